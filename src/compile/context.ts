@@ -1,0 +1,54 @@
+/**
+ * The compile context: the service model plus the Istio config indexes every translator reads.
+ * Built once per compile by `createContext` (compile/index.ts), then read-only.
+ */
+import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { DestinationRule, DestinationRuleSpec, HTTPRoute, TCPRoute, TLSRoute, VirtualService } from '../model/istio.js';
+import type { MeshConfig } from '../model/mesh-config.js';
+import type { ServiceModel } from '../model/service-model.js';
+
+/** A DestinationRule as it applies to one host (several rules may have been merged). */
+export interface ResolvedDestinationRule {
+  readonly hostname: string;
+  /** The effective spec: subsets of merged rules appended, first trafficPolicy wins. */
+  readonly spec: DestinationRuleSpec;
+  /** The rules that contributed, first = the one whose metadata goes on clusters. */
+  readonly sources: readonly DestinationRule[];
+}
+
+export interface DestinationRuleIndex {
+  /** The rule for a service hostname, or undefined. */
+  lookup(hostname: string): ResolvedDestinationRule | undefined;
+}
+
+/** One HTTP route of a VirtualService, with the object it came from (for provenance metadata). */
+export interface SourcedHttpRoute {
+  readonly route: HTTPRoute;
+  readonly source: VirtualService;
+}
+
+export interface SourcedTcpRoute {
+  readonly route: TCPRoute;
+  readonly source: VirtualService;
+}
+
+export interface SourcedTlsRoute {
+  readonly route: TLSRoute;
+  readonly source: VirtualService;
+}
+
+/** VirtualServices that apply to sidecars ("mesh" gateway), merged per host as istiod merges them. */
+export interface VirtualServiceIndex {
+  /** HTTP routes for a service hostname, in evaluation order; undefined when no VirtualService applies. */
+  httpRoutes(hostname: string): readonly SourcedHttpRoute[] | undefined;
+  tcpRoutes(hostname: string): readonly SourcedTcpRoute[] | undefined;
+  tlsRoutes(hostname: string): readonly SourcedTlsRoute[] | undefined;
+}
+
+export interface CompileContext {
+  readonly model: ServiceModel;
+  readonly mesh: MeshConfig;
+  readonly diags: Diagnostics;
+  readonly destinationRules: DestinationRuleIndex;
+  readonly virtualServices: VirtualServiceIndex;
+}

@@ -1,0 +1,145 @@
+/**
+ * The compiler: a pure function from an InputSet to Envoy resources and proxy classes.
+ *
+ * One translator per xDS type (clusters.ts, endpoints.ts, listeners.ts, routes.ts), plus the
+ * proxyless gRPC variants. This file only wires them together and decides grouping:
+ *
+ *   InputSet ──buildServiceModel──▶ ServiceModel ──translators──▶ groups of resources + classes
+ *
+ * No I/O, no clocks, no randomness, no Node built-ins: it also runs in Workers and Lambda.
+ */
+import { Diagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { buildServiceModel } from '../model/build.js';
+import type { InputSet } from '../model/inputs.js';
+import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
+import { buildClusters } from './clusters.js';
+import type { CompileContext } from './context.js';
+import { indexDestinationRules } from './destination-rules.js';
+import { buildEndpoints } from './endpoints.js';
+import { buildInbound, buildOutboundListeners, buildProxylessListeners } from './listeners.js';
+import { buildOutboundRoutes, buildProxylessRoutes } from './routes.js';
+import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
+import { indexVirtualServices } from './virtual-services.js';
+
+export interface CompileResult {
+  readonly output: CompileOutput;
+  /** Input diagnostics followed by the compiler's, in canonical order. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export function createContext(inputs: InputSet, diags: Diagnostics): CompileContext {
+  const model = buildServiceModel(inputs, diags);
+  return {
+    model,
+    mesh: inputs.meshConfig,
+    diags,
+    destinationRules: indexDestinationRules(model, inputs.meshConfig, diags),
+    virtualServices: indexVirtualServices(model, inputs.meshConfig, diags),
+  };
+}
+
+export function compile(inputs: InputSet): CompileResult {
+  const diags = new Diagnostics();
+  for (const d of inputs.diagnostics) diags.add(d);
+  const ctx = createContext(inputs, diags);
+  const output = compileContext(ctx);
+  return { output, diagnostics: diags.sorted() };
+}
+
+export function compileContext(ctx: CompileContext): CompileOutput {
+  const groups = new Map<string, ResourceTable>();
+  const group = (id: string): ResourceTable => {
+    let t = groups.get(id);
+    if (!t) groups.set(id, (t = emptyTable()));
+    return t;
+  };
+
+  const outbound = group('outbound');
+  for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
+  const endpoints = group('endpoints');
+  for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
+  const listeners = group('outbound-listeners');
+  for (const [name, l] of buildOutboundListeners(ctx)) listeners.listeners.set(name, l);
+  const grpcClusters = group('grpc-clusters');
+  for (const [name, c] of buildClusters(ctx, 'grpc')) grpcClusters.clusters.set(name, c);
+
+  const classes: ProxyClass[] = [];
+  for (const ns of ctx.model.namespaces) {
+    const routes = group(`routes/${ns}`);
+    for (const [name, r] of buildOutboundRoutes(ctx, ns)) routes.routes.set(name, r);
+
+    const grpc = group(`grpc/${ns}`);
+    for (const [name, l] of buildProxylessListeners(ctx, ns)) grpc.listeners.set(name, l);
+    for (const [name, r] of buildProxylessRoutes(ctx, ns)) grpc.routes.set(name, r);
+    classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: ['grpc-clusters', 'endpoints', `grpc/${ns}`] });
+
+    for (const shape of workloadShapes(ctx.model, ns)) {
+      const id = sidecarClassId(ns, shape);
+      const inboundId = `inbound/${id.slice('sidecar/'.length)}`;
+      const inbound = group(inboundId);
+      const built = buildInbound(ctx, { namespace: ns, services: shape });
+      for (const [name, l] of built.listeners) inbound.listeners.set(name, l);
+      for (const [name, c] of built.clusters) inbound.clusters.set(name, c);
+      classes.push({
+        id,
+        generator: 'sidecar',
+        namespace: ns,
+        services: shape.map((s) => s.hostname),
+        groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, inboundId],
+      });
+    }
+  }
+  classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx.model) };
+}
+
+/** `sidecar/<ns>/<service,service>`; `sidecar/<ns>/_` for a workload no service selects. */
+export function sidecarClassId(namespace: string, services: readonly MeshService[]): string {
+  return `sidecar/${namespace}/${services.length ? services.map((s) => s.name).join(',') : '_'}`;
+}
+
+/** Services whose selector matches the labels, in hostname order. */
+export function servicesSelecting(model: ServiceModel, namespace: string, labels: Readonly<Record<string, string>>): MeshService[] {
+  return model.services.filter((s) => s.namespace === namespace && s.selector !== undefined && Object.keys(s.selector).length > 0 && selects(s.selector, labels));
+}
+
+export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
+  return true;
+}
+
+/**
+ * The distinct inbound shapes of a namespace: the empty one (for proxies no service selects, or
+ * unknown to the compiler), one per set of services selecting some pod, and one per selector
+ * service on its own (so a proxy whose labels match one service gets its inbound even before its
+ * pod shows up in the inputs).
+ */
+function workloadShapes(model: ServiceModel, namespace: string): MeshService[][] {
+  const shapes = new Map<string, MeshService[]>();
+  const add = (services: MeshService[]) => shapes.set(services.map((s) => s.hostname).join(','), services);
+  add([]);
+  for (const s of model.services) if (s.namespace === namespace && s.selector && Object.keys(s.selector).length > 0) add([s]);
+  for (const w of model.workloads as readonly Workload[]) if (w.namespace === namespace) add(servicesSelecting(model, namespace, w.labels));
+  return [...shapes.keys()].sort().map((k) => shapes.get(k) as MeshService[]);
+}
+
+function classSelectors(model: ServiceModel): ClassSelector[] {
+  const out: ClassSelector[] = [];
+  for (const s of model.services) {
+    if (s.selector && Object.keys(s.selector).length > 0) out.push({ namespace: s.namespace, hostname: s.hostname, selector: s.selector });
+  }
+  return out;
+}
+
+function sortGroups(groups: Map<string, ResourceTable>): Map<string, ResourceTable> {
+  const sorted = new Map<string, ResourceTable>();
+  for (const id of [...groups.keys()].sort()) {
+    const t = groups.get(id) as ResourceTable;
+    const s = emptyTable();
+    for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const) {
+      for (const name of [...t[type].keys()].sort()) (s[type] as Map<string, unknown>).set(name, t[type].get(name));
+    }
+    sorted.set(id, s);
+  }
+  return sorted;
+}

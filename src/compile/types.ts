@@ -1,0 +1,59 @@
+/**
+ * What the compiler produces: Envoy resources grouped for sharing, and the proxy classes that say
+ * which groups each kind of proxy receives.
+ *
+ * Why groups: every sidecar in a namespace gets the same outbound clusters, endpoints and routes;
+ * only its inbound side differs. A class is therefore a list of groups, and a group's resources
+ * are encoded and stored once however many classes use it.
+ */
+import type { Cluster, ClusterLoadAssignment, Listener, RouteConfiguration } from '../xds/proto.js';
+import type { XdsType } from '../xds/type-urls.js';
+
+export interface ResourceMessages {
+  clusters: Cluster;
+  endpoints: ClusterLoadAssignment;
+  listeners: Listener;
+  routes: RouteConfiguration;
+}
+
+/** Resources of one group, per xDS type, by resource name. */
+export type ResourceTable = { [T in XdsType]: Map<string, ResourceMessages[T]> };
+
+export const emptyTable = (): ResourceTable => ({ clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() });
+
+/**
+ * Group ids in use:
+ * - `outbound`              shared clusters (outbound|…, BlackHoleCluster, PassthroughCluster, InboundPassthroughCluster)
+ * - `endpoints`             every ClusterLoadAssignment
+ * - `outbound-listeners`    0.0.0.0_<port> / <ip>_<port> listeners and virtualOutbound
+ * - `routes/<ns>`           outbound route configs as seen from namespace <ns> (short-name domains differ)
+ * - `inbound/<classKey>`    virtualInbound and inbound|<port>|| clusters of one workload shape
+ * - `grpc/<ns>`             proxyless gRPC api_listeners and their route configs for namespace <ns>
+ */
+export type GroupId = string;
+
+export type Generator = 'sidecar' | 'grpc';
+
+export interface ProxyClass {
+  /** e.g. `sidecar/default/reviews` or `grpc/default`. */
+  readonly id: string;
+  readonly generator: Generator;
+  readonly namespace: string;
+  /** Hostnames of the services whose selector picks this workload shape (sidecar classes). */
+  readonly services: readonly string[];
+  readonly groups: readonly GroupId[];
+}
+
+/** Service selectors the relay needs to place a node (by its LABELS) into a class. */
+export interface ClassSelector {
+  readonly namespace: string;
+  readonly hostname: string;
+  readonly selector: Readonly<Record<string, string>>;
+}
+
+export interface CompileOutput {
+  readonly groups: ReadonlyMap<GroupId, ResourceTable>;
+  /** Sorted by id. */
+  readonly classes: readonly ProxyClass[];
+  readonly selectors: readonly ClassSelector[];
+}

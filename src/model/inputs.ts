@@ -1,0 +1,19 @@
+/** Everything the compiler reads: the validated objects of one compile, in no particular order. */
+import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { DestinationRule, VirtualService } from './istio.js';
+import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
+import type { MeshConfig } from './mesh-config.js';
+
+export interface InputSet {
+  readonly meshConfig: MeshConfig;
+  readonly services: readonly Service[];
+  readonly endpointSlices: readonly EndpointSlice[];
+  readonly endpoints: readonly Endpoints[];
+  readonly pods: readonly Pod[];
+  readonly namespaces: readonly Namespace[];
+  readonly nodes: readonly Node[];
+  readonly virtualServices: readonly VirtualService[];
+  readonly destinationRules: readonly DestinationRule[];
+  /** What parsing and validation said; the compiler adds its own. */
+  readonly diagnostics: readonly Diagnostic[];
+}

@@ -1,0 +1,80 @@
+/**
+ * The service model: Kubernetes Services, EndpointSlices/Endpoints and Pods joined into what a
+ * proxy needs to know (istiod's `model.Service` and `IstioEndpoint`). Built by `buildServiceModel`
+ * (model/build.ts); every list is sorted so the compiler's output does not depend on input order.
+ */
+import type { DestinationRule, VirtualService } from './istio.js';
+import type { Origin } from '../inputs/diagnostics.js';
+
+/** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
+export type Protocol = 'HTTP' | 'HTTP2' | 'GRPC' | 'GRPC-Web' | 'HTTPS' | 'TLS' | 'TCP' | 'Mongo' | 'Redis' | 'MySQL' | 'UDP' | 'Unsupported';
+
+export const isHttpProtocol = (p: Protocol): boolean => p === 'HTTP' || p === 'HTTP2' || p === 'GRPC' || p === 'GRPC-Web';
+export const isHttp2Protocol = (p: Protocol): boolean => p === 'HTTP2' || p === 'GRPC';
+
+export interface MeshServicePort {
+  readonly name?: string;
+  readonly port: number;
+  /** The Service's targetPort as written (number or container port name). */
+  readonly targetPort: number | string;
+  readonly protocol: Protocol;
+}
+
+export interface MeshService {
+  /** `<name>.<namespace>.svc.<domainSuffix>`. */
+  readonly hostname: string;
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** Absent for headless services and services without an allocated IP. */
+  readonly clusterIP?: string;
+  readonly headless: boolean;
+  readonly externalName?: string;
+  readonly selector?: Readonly<Record<string, string>>;
+  readonly ports: readonly MeshServicePort[];
+  readonly origin: Origin;
+}
+
+export interface Locality {
+  readonly region: string;
+  readonly zone: string;
+  readonly subzone: string;
+}
+
+export type HealthStatus = 'HEALTHY' | 'UNHEALTHY' | 'DRAINING';
+
+export interface MeshEndpoint {
+  readonly address: string;
+  /** The port the workload listens on (targetPort resolved). */
+  readonly port: number;
+  /** Labels of the backing pod (empty when unknown); subsets select on these. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly locality: Locality;
+  readonly health: HealthStatus;
+  /** `istio` when the workload has a sidecar (label `security.istio.io/tlsMode`). */
+  readonly tlsMode: 'istio' | 'disabled';
+  readonly podName?: string;
+  readonly serviceAccount?: string;
+}
+
+export interface ServiceModel {
+  /** Sorted by hostname. */
+  readonly services: readonly MeshService[];
+  readonly byHostname: ReadonlyMap<string, MeshService>;
+  /** hostname → service port → endpoints, sorted by address then port. */
+  readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly MeshEndpoint[]>>;
+  /** Namespaces known to the mesh (Namespace objects and namespaces of services/pods), sorted. */
+  readonly namespaces: readonly string[];
+  /** Workloads (pods) by namespace, for inbound config and proxy classes. */
+  readonly workloads: readonly Workload[];
+  readonly virtualServices: readonly VirtualService[];
+  readonly destinationRules: readonly DestinationRule[];
+}
+
+export interface Workload {
+  readonly namespace: string;
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly ips: readonly string[];
+  readonly serviceAccount: string;
+}

@@ -1,0 +1,20 @@
+/** Paths tests use: the repo (source, not dist) and the owners' shared fixtures beside it. */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findRepoRoot(start: string): string {
+  let dir = start;
+  while (!existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'dist', '..', 'tsconfig.json')) === false) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`package.json not found above ${start}`);
+    dir = up;
+  }
+  return dir;
+}
+
+export const REPO = findRepoRoot(dirname(fileURLToPath(import.meta.url)));
+export const FIXTURES = join(REPO, '..', 'shared', 'fixtures');
+export const ISTIO_SAMPLES = join(FIXTURES, 'istio', 'samples');
+export const BOOKINFO_STATE = join(FIXTURES, 'derived', 'bookinfo-cluster-state.yaml');
+export const EXAMPLES = join(REPO, 'examples');
