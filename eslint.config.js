@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/xds/gen/**', '.wrangler/**', '.meshsnap/**', 'test-artifacts/**'] },
+  { ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'src/xds/gen/**', '.wrangler/**', '.meshsnap/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

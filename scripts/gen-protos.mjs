@@ -68,8 +68,9 @@ if (!fresh) {
 }
 
 // tsc does not copy plain .js files; place the generated code beside the compiled output.
-if (process.argv.includes('--copy')) {
-  const dist = join(repo, 'dist', 'src', 'xds', 'gen');
+const copyAt = process.argv.indexOf('--copy');
+if (copyAt >= 0) {
+  const dist = join(repo, process.argv[copyAt + 1] ?? 'dist', 'src', 'xds', 'gen');
   mkdirSync(dist, { recursive: true });
   for (const f of ['envoy.js', 'descriptor.js']) copyFileSync(join(outDir, f), join(dist, f));
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 function findRepoRoot(start: string): string {
   let dir = start;
-  while (!existsSync(join(dir, 'package.json')) || existsSync(join(dir, 'dist', '..', 'tsconfig.json')) === false) {
+  while (!existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
     if (up === dir) throw new Error(`package.json not found above ${start}`);
     dir = up;
