@@ -5,7 +5,8 @@
  * Node, Cloudflare Workers and Lambda alike. The `$Properties` interfaces are generated from
  * Envoy's .proto files, so a misspelled field is a type error rather than a silently dropped value.
  */
-import root, { envoy, google } from './gen/envoy.js';
+import * as root from './gen/envoy.js';
+import { envoy, google } from './gen/envoy.js';
 import { typeUrl, TypeName } from './type-urls.js';
 
 export { envoy, google };

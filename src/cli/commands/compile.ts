@@ -1,0 +1,59 @@
+/**
+ * `meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE]`
+ *
+ * Prints one JSON line: {"version":N,"digest":"sha256:…","resources":{…},"diagnostics":{"error":n,"warning":n}}
+ * plus `"status"`: `published`, `unchanged` (same digest as the channel head: nothing new stored)
+ * or `dry-run` (nothing stored; version is the one a publish would get).
+ */
+import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
+import { loadInputsFromPaths } from '../../inputs/files.js';
+import { compileInputSet } from '../../pipeline.js';
+import { snapshotCounts } from '../../snapshot/build.js';
+import { nodeSha256Hex } from '../../snapshot/store/local.js';
+import { publishSnapshot } from '../../snapshot/store/publish.js';
+import { parse, storeOptions, UsageError } from '../args.js';
+import { note, printJson } from '../output.js';
+import { checkChannel, openStore } from '../store.js';
+
+export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--quiet]';
+
+export async function compileCommand(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    ...storeOptions,
+    strict: { type: 'boolean', default: false },
+    'dry-run': { type: 'boolean', default: false },
+    'mesh-config': { type: 'string' },
+    quiet: { type: 'boolean', short: 'q', default: false },
+  });
+  if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
+  const channel = checkChannel(values.channel);
+
+  const inputs = await loadInputsFromPaths(positionals, values['mesh-config'] !== undefined ? { meshConfig: values['mesh-config'] } : {});
+  const result = compileInputSet(inputs, { hasher: nodeSha256Hex });
+  const counts = countBySeverity(result.diagnostics);
+  if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
+
+  const c = snapshotCounts(result.snapshot.content);
+  const resources = { clusters: c.clusters, endpoints: c.endpoints, listeners: c.listeners, routes: c.routes };
+  const line = { digest: result.snapshot.digest, resources, classes: c.classes, diagnostics: counts };
+
+  if (values.strict && counts.error > 0) {
+    printJson({ version: null, ...line, status: 'failed' });
+    note(`--strict: ${counts.error} error diagnostic(s); nothing stored`);
+    return 1;
+  }
+  const store = openStore(values.store);
+  if (values['dry-run']) {
+    const head = await store.readChannel(channel);
+    printJson({ version: head ? head.version + (head.digest === result.snapshot.digest ? 0 : 1) : 1, ...line, status: 'dry-run' });
+    return 0;
+  }
+  const published = await publishSnapshot(store, channel, result.snapshot, { createdAt: new Date().toISOString(), diagnostics: result.diagnostics });
+  if (published.status === 'unchanged') {
+    printJson({ version: published.head.version, ...line, status: 'unchanged' });
+    note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);
+  } else {
+    printJson({ version: published.record.version, ...line, status: 'published', objectsWritten: published.objectsWritten });
+  }
+  return 0;
+}

@@ -1,0 +1,30 @@
+/** `meshsnap log [--channel NAME] [--store DIR]`: versions, newest first, one JSON line each. */
+import { countBySeverity } from '../../inputs/diagnostics.js';
+import { parse, storeOptions } from '../args.js';
+import { printJson } from '../output.js';
+import { checkChannel, openStore } from '../store.js';
+
+export const logUsage = 'meshsnap log [--channel NAME] [--store DIR] [--limit N]';
+
+export async function logCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parse(argv, { ...storeOptions, limit: { type: 'string' } }, { max: 0 });
+  const channel = checkChannel(values.channel);
+  const store = openStore(values.store);
+  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  const versions = (await store.listVersions(channel)).slice(0, limit);
+  for (const n of versions) {
+    const r = await store.getVersion(channel, n);
+    if (!r) continue;
+    printJson({
+      version: r.version,
+      digest: r.digest,
+      parent: r.parent,
+      createdAt: r.createdAt,
+      inputsDigest: r.inputsDigest,
+      compiler: r.compiler,
+      resources: { clusters: r.counts.clusters, endpoints: r.counts.endpoints, listeners: r.counts.listeners, routes: r.counts.routes },
+      diagnostics: countBySeverity(r.diagnostics),
+    });
+  }
+  return 0;
+}

@@ -1,0 +1,66 @@
+/**
+ * The clusters a service gets, decided once and shared by CDS and EDS so that every EDS cluster
+ * has its ClusterLoadAssignment and no other cluster does.
+ *
+ * Per service port (UDP ports get none, as in istiod): `outbound|<port>||<host>`, plus
+ * `outbound|<port>|<subset>|<host>` per subset of the DestinationRule that applies.
+ */
+import type { ResolvedDestinationRule } from '../context.js';
+import type { CompileContext } from '../context.js';
+import type { Subset } from '../../model/istio.js';
+import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import { outboundClusterName } from '../names.js';
+import { policyForPort, policyForSubset, type EffectivePolicy } from '../traffic-policy.js';
+
+/**
+ * EDS: endpoints come from the ClusterLoadAssignment of the same name.
+ * ORIGINAL_DST: headless services and `loadBalancer.simple: PASSTHROUGH` (Envoy connects to the
+ * address the app dialled). STRICT_DNS: ExternalName services (meshsnap resolves the external
+ * name in Envoy; istiod nowadays treats them as aliases, which needs VirtualService support).
+ */
+export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS';
+
+export interface PlannedCluster {
+  readonly name: string;
+  readonly service: MeshService;
+  readonly port: MeshServicePort;
+  /** Empty for the main cluster. */
+  readonly subsetName: string;
+  readonly subset?: Subset;
+  readonly policy: EffectivePolicy | undefined;
+  readonly discovery: Discovery;
+  readonly rule?: ResolvedDestinationRule;
+}
+
+export function planServiceClusters(ctx: CompileContext, service: MeshService): PlannedCluster[] {
+  const rule = ctx.destinationRules.lookup(service.hostname);
+  const out: PlannedCluster[] = [];
+  const seen = new Set<string>();
+  for (const port of service.ports) {
+    if (port.protocol === 'UDP') continue;
+    const mainPolicy = policyForPort(rule?.spec.trafficPolicy, port.port);
+    const add = (subsetName: string, subset: Subset | undefined, policy: EffectivePolicy | undefined) => {
+      const name = outboundClusterName(port.port, subsetName, service.hostname);
+      // Two Service ports with the same number would make equal names: the first wins, as in istiod.
+      if (seen.has(name)) return;
+      seen.add(name);
+      out.push({ name, service, port, subsetName, ...(subset ? { subset } : {}), policy, discovery: discoveryOf(service, policy), ...(rule ? { rule } : {}) });
+    };
+    add('', undefined, mainPolicy);
+    for (const subset of rule?.spec.subsets ?? []) add(subset.name, subset, policyForSubset(rule?.spec.trafficPolicy, subset.trafficPolicy, port.port));
+  }
+  return out;
+}
+
+function discoveryOf(service: MeshService, policy: EffectivePolicy | undefined): Discovery {
+  if (service.externalName !== undefined) return 'STRICT_DNS';
+  if (service.headless || policy?.loadBalancer?.simple === 'PASSTHROUGH') return 'ORIGINAL_DST';
+  return 'EDS';
+}
+
+/** Endpoints of a service port selected by subset labels (all of them without a subset). */
+export function selectsLabels(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
+  if (!selector) return true;
+  for (const k in selector) if (labels[k] !== selector[k]) return false;
+  return true;
+}

@@ -1,0 +1,193 @@
+/**
+ * CDS: outbound clusters for every service port and DestinationRule subset, plus the fixed
+ * clusters, as istiod builds them for sidecars (pilot/pkg/networking/core/cluster*.go), or the
+ * reduced set proxyless gRPC clients accept (generator 'grpc', see cluster/grpc.ts).
+ *
+ * Left out on purpose: the `istio.metadata_exchange` upstream network filter (meshsnap does not
+ * ship that Istio-specific extension's proto) and mesh-wide defaults meshsnap's MeshConfig does
+ * not carry (h2UpgradePolicy, tcpKeepalive, defaultTrafficPolicy, localityLbSetting).
+ */
+import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import type { MeshService } from '../model/service-model.js';
+import { envoy, durationMs, type Cluster, type JsonValue } from '../xds/proto.js';
+import type { CompileContext } from './context.js';
+import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
+import { grpcCluster } from './cluster/grpc.js';
+import { planServiceClusters, type PlannedCluster } from './cluster/plan.js';
+import { istioConfigMetadata, istioMetadata } from './metadata.js';
+import { istioMtlsSni } from './names.js';
+import { autoMtlsSocketMatches, istioMutualTlsContext, spiffeId, tlsTransportSocket, userTlsContext } from './tls.js';
+import { applyConnectionPool, applyH2Upgrade, applyLoadBalancer, applyOutlierDetection, applyPortProtocol, finishDraft, type ClusterDraft } from './traffic-policy.js';
+
+const { DiscoveryType, DnsLookupFamily } = envoy.config.cluster.v3.Cluster;
+const V3 = envoy.config.core.v3.ApiVersion.V3;
+
+/** istiod's EDS source: ADS, never block on the first fetch. Shared by every EDS cluster. */
+const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({ ads: {}, initial_fetch_timeout: durationMs(0), resource_api_version: V3 });
+/** MeshConfig.dnsRefreshRate default. */
+const DNS_REFRESH_RATE = durationMs(60_000);
+
+export function buildClusters(ctx: CompileContext, generator: 'sidecar' | 'grpc'): Map<string, Cluster> {
+  const out = new Map<string, Cluster>();
+  // Diagnostics are the same for both generators: report them once, from the sidecar pass.
+  const diags = generator === 'sidecar' ? ctx.diags : undefined;
+  for (const service of ctx.model.services) {
+    for (const [name, c] of buildServiceClusters(ctx, service, generator, diags)) if (!out.has(name)) out.set(name, c);
+  }
+  if (generator === 'sidecar') {
+    for (const c of [blackHoleCluster(ctx.mesh), passthroughCluster(ctx.mesh), inboundPassthroughCluster(ctx.mesh)]) out.set(c.name as string, c);
+  }
+  return out;
+}
+
+/** The clusters of one service (for incremental compiles); `diags` receives problems with its DestinationRule. */
+export function buildServiceClusters(ctx: CompileContext, service: MeshService, generator: 'sidecar' | 'grpc', diags?: Diagnostics): Map<string, Cluster> {
+  const out = new Map<string, Cluster>();
+  const plans = planServiceClusters(ctx, service);
+  if (generator === 'grpc') {
+    for (const plan of plans) {
+      const c = grpcCluster(plan);
+      if (c) out.set(plan.name, c);
+    }
+    return out;
+  }
+  const sans = serviceIdentities(ctx, service);
+  const reported = new Set<string>();
+  const report = diags ? (key: string, f: (d: Diagnostics) => void) => {
+    if (!reported.has(key)) {
+      reported.add(key);
+      f(diags);
+    }
+  } : undefined;
+  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report));
+  return out;
+}
+
+type Reporter = ((key: string, f: (d: Diagnostics) => void) => void) | undefined;
+
+function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonly string[], report: Reporter): Cluster {
+  const { service, port, policy } = plan;
+  const draft: ClusterDraft = {
+    cluster: {
+      name: plan.name,
+      type: plan.discovery === 'EDS' ? DiscoveryType.EDS : plan.discovery === 'STRICT_DNS' ? DiscoveryType.STRICT_DNS : DiscoveryType.ORIGINAL_DST,
+      alt_stat_name: `${plan.name};`,
+      common_lb_config: {},
+    },
+  };
+  const c = draft.cluster;
+  if (plan.discovery === 'STRICT_DNS') {
+    // The proxy resolves the external name itself; IPv4 as istiod picks for IPv4-only proxies.
+    c.dns_lookup_family = DnsLookupFamily.V4_ONLY;
+    c.dns_refresh_rate = DNS_REFRESH_RATE;
+    c.respect_dns_ttl = true;
+    c.load_assignment = {
+      cluster_name: plan.name,
+      endpoints: [{ locality: {}, lb_endpoints: [{ endpoint: { address: { socket_address: { address: service.externalName as string, port_value: port.port } } }, load_balancing_weight: { value: 1 } }], load_balancing_weight: { value: 1 } }],
+    };
+  }
+  applyPortProtocol(draft, port.protocol);
+
+  applyH2Upgrade(draft, policy?.connectionPool);
+  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh.connectTimeoutMs);
+  applyOutlierDetection(c, policy?.outlierDetection);
+  applyLoadBalancer(c, policy?.loadBalancer);
+  applyTls(ctx, plan, draft, sans, report);
+
+  if (c.type === DiscoveryType.EDS) c.eds_cluster_config = { service_name: plan.name, eds_config: EDS_CONFIG };
+
+  const meta: Record<string, JsonValue> = { services: [{ host: service.hostname, name: service.name, namespace: service.namespace }] };
+  if (plan.rule) {
+    const mode = policy?.tls?.mode;
+    if (mode === 'SIMPLE' || mode === 'MUTUAL') meta.alpn_override = 'false';
+    if (plan.subsetName) meta.subset = plan.subsetName;
+    const source = plan.rule.sources[0];
+    c.metadata = source ? istioConfigMetadata(source, meta) : istioMetadata(meta);
+  } else {
+    c.metadata = istioMetadata(meta);
+  }
+  return finishDraft(draft);
+}
+
+/** SPIFFE identities of the workloads behind a service, for SAN checks under Istio mTLS. */
+function serviceIdentities(ctx: CompileContext, service: MeshService): string[] {
+  const ids = new Set<string>();
+  for (const eps of ctx.model.endpoints.get(service.hostname)?.values() ?? []) {
+    for (const ep of eps) if (ep.serviceAccount) ids.add(spiffeId(service.namespace, ep.serviceAccount));
+  }
+  return [...ids].sort();
+}
+
+const isHttp2Draft = (draft: ClusterDraft): boolean => draft.http?.explicit_http_config?.http2_protocol_options != null;
+
+/**
+ * istiod's buildUpstreamTLSSettings + applyUpstreamTLSSettings: the DestinationRule's TLS when set,
+ * otherwise auto mTLS (unless turned off, or the service is external). Auto mTLS on an
+ * ORIGINAL_DST cluster is all-or-nothing: Istio mTLS only when every endpoint has a sidecar.
+ */
+function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, sans: readonly string[], report: Reporter): void {
+  const c = draft.cluster;
+  const tls = plan.policy?.tls;
+  const sni = istioMtlsSni(plan.port.port, plan.subsetName, plan.service.hostname);
+  const http2 = isHttp2Draft(draft);
+  if (tls) {
+    if (tls.mode === 'DISABLE') return;
+    if (tls.mode === 'ISTIO_MUTUAL') {
+      c.transport_socket = tlsTransportSocket(istioMutualTlsContext({ sni: tls.sni || sni, subjectAltNames: tls.subjectAltNames ?? sans, http2 }));
+      return;
+    }
+    if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
+      // istiod does not hand secrets named by a rule without workloadSelector to every sidecar.
+      reportTls(plan, report, 'credential-name-ignored', 'warning', `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`);
+      return;
+    }
+    const ctxOrProblem = userTlsContext(tls, http2);
+    if (typeof ctxOrProblem === 'string') {
+      const message =
+        ctxOrProblem === 'inline-key-material'
+          ? 'clientCertificate, privateKey and caCertificates are file paths on the proxy, not PEM content; no TLS is originated'
+          : 'MUTUAL TLS needs clientCertificate and privateKey (file paths) or a credentialName; no TLS is originated';
+      reportTls(plan, report, 'invalid-tls', 'error', message);
+      return;
+    }
+    c.transport_socket = tlsTransportSocket(ctxOrProblem);
+    return;
+  }
+  if (!ctx.mesh.enableAutoMtls || plan.service.externalName !== undefined) return;
+  if (c.type === DiscoveryType.ORIGINAL_DST) {
+    const eps = ctx.model.endpoints.get(plan.service.hostname)?.get(plan.port.port) ?? [];
+    if (eps.length === 0 || eps.some((ep) => ep.tlsMode !== 'istio')) return;
+    c.transport_socket = tlsTransportSocket(istioMutualTlsContext({ sni, subjectAltNames: sans, http2 }));
+    return;
+  }
+  c.transport_socket_matches = autoMtlsSocketMatches(istioMutualTlsContext({ sni, subjectAltNames: sans, http2 }));
+}
+
+/** Points at the `tls` field of the rule (subset or top level) that set it. */
+function reportTls(plan: PlannedCluster, report: Reporter, code: string, severity: 'warning' | 'error', message: string): void {
+  if (!report || !plan.rule) return;
+  const tls = plan.policy?.tls as ClientTLSSettings;
+  for (const dr of plan.rule.sources) {
+    const field = tlsField(dr.spec, tls);
+    if (field === undefined) continue;
+    report(`${code}|${dr.meta.namespace}/${dr.meta.name}|${field}`, (d) =>
+      d.add({ severity, code, message, kind: 'DestinationRule', namespace: dr.meta.namespace, name: dr.meta.name, field, file: dr.origin.file, index: dr.origin.index }),
+    );
+    return;
+  }
+}
+
+function tlsField(spec: DestinationRuleSpec, tls: ClientTLSSettings): string | undefined {
+  if (spec.trafficPolicy?.tls === tls) return 'spec.trafficPolicy.tls';
+  const pl = spec.trafficPolicy?.portLevelSettings?.findIndex((p) => p.tls === tls) ?? -1;
+  if (pl >= 0) return `spec.trafficPolicy.portLevelSettings[${pl}].tls`;
+  const subsets = spec.subsets ?? [];
+  for (let i = 0; i < subsets.length; i++) {
+    const tp = subsets[i]?.trafficPolicy;
+    if (tp?.tls === tls) return `spec.subsets[${i}].trafficPolicy.tls`;
+    const j = tp?.portLevelSettings?.findIndex((p) => p.tls === tls) ?? -1;
+    if (j >= 0) return `spec.subsets[${i}].trafficPolicy.portLevelSettings[${j}].tls`;
+  }
+  return undefined;
+}

@@ -1,0 +1,140 @@
+/**
+ * Which DestinationRule applies to each service.
+ *
+ * istiod picks a rule per *proxy* (proxy namespace, then service namespace, then root namespace).
+ * meshsnap's outbound clusters are shared by every sidecar, so the choice cannot depend on the
+ * proxy; it is, for a service host:
+ *   1. rules in the service's own namespace,
+ *   2. then rules in the root namespace (mesh.rootNamespace),
+ *   3. then the first other namespace (alphabetically) that has a matching rule.
+ * Within the chosen namespace an exact host beats a wildcard (`*.ns.svc.cluster.local`), and the
+ * most specific wildcard beats broader ones. Several rules for the same host there are merged as
+ * istiod merges them: subsets appended in namespace/name order (a repeated subset name is dropped
+ * with a warning), the first rule with a trafficPolicy wins.
+ *
+ * Not modelled: `exportTo` (every rule is visible everywhere) and rules with a `workloadSelector`
+ * (they apply to some workloads only; meshsnap reports and skips them rather than apply them to all).
+ */
+import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { DestinationRule, DestinationRuleSpec, Subset } from '../model/istio.js';
+import type { MeshConfig } from '../model/mesh-config.js';
+import type { MeshService, ServiceModel } from '../model/service-model.js';
+import type { DestinationRuleIndex, ResolvedDestinationRule } from './context.js';
+import { hostMatches, resolveHost } from './names.js';
+
+interface HostRules {
+  /** Resolved host as written (FQDN or wildcard). */
+  readonly host: string;
+  readonly namespace: string;
+  readonly rules: DestinationRule[];
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const where = (dr: DestinationRule) => ({ kind: 'DestinationRule', namespace: dr.meta.namespace, name: dr.meta.name, file: dr.origin.file, index: dr.origin.index });
+
+export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): DestinationRuleIndex {
+  const sorted = [...model.destinationRules].sort((a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
+
+  // namespace → host → rules
+  const byNamespace = new Map<string, Map<string, HostRules>>();
+  for (const dr of sorted) {
+    if (dr.spec.workloadSelector) {
+      diags.warn({ ...where(dr), code: 'unsupported-workload-selector', field: 'spec.workloadSelector', message: 'DestinationRules with a workloadSelector are not supported; the rule is ignored' });
+      continue;
+    }
+    const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix);
+    let hosts = byNamespace.get(dr.meta.namespace);
+    if (!hosts) byNamespace.set(dr.meta.namespace, (hosts = new Map()));
+    let entry = hosts.get(host);
+    if (!entry) hosts.set(host, (entry = { host, namespace: dr.meta.namespace, rules: [] }));
+    entry.rules.push(dr);
+  }
+
+  const namespaces = [...byNamespace.keys()].sort(cmp);
+  const merged = new Map<HostRules, ResolvedDestinationRule>();
+  const used = new Set<HostRules>();
+  const byHostname = new Map<string, ResolvedDestinationRule>();
+
+  for (const service of model.services) {
+    const chosen = chooseRules(service, namespaces, byNamespace, mesh.rootNamespace);
+    if (!chosen) continue;
+    used.add(chosen);
+    let resolved = merged.get(chosen);
+    if (!resolved) merged.set(chosen, (resolved = mergeRules(chosen, diags)));
+    byHostname.set(service.hostname, { ...resolved, hostname: service.hostname });
+    warnEmptySubsets(model, service, resolved, diags);
+  }
+
+  for (const hosts of byNamespace.values()) {
+    for (const entry of hosts.values()) {
+      const matchesAny = entry.host.startsWith('*') ? model.services.some((s) => hostMatches(entry.host, s.hostname)) : model.byHostname.has(entry.host);
+      if (!matchesAny) {
+        for (const dr of entry.rules) diags.warn({ ...where(dr), code: 'unknown-host', field: 'spec.host', message: `host ${dr.spec.host} matches no known service` });
+      } else if (!used.has(entry)) {
+        for (const dr of entry.rules) diags.info({ ...where(dr), code: 'shadowed-destination-rule', field: 'spec.host', message: `another DestinationRule for ${dr.spec.host} takes precedence` });
+      }
+    }
+  }
+
+  return { lookup: (hostname) => byHostname.get(hostname) };
+}
+
+function chooseRules(service: MeshService, namespaces: readonly string[], byNamespace: Map<string, Map<string, HostRules>>, rootNamespace: string): HostRules | undefined {
+  const order = [service.namespace, rootNamespace, ...namespaces.filter((n) => n !== service.namespace && n !== rootNamespace)];
+  for (const ns of order) {
+    const hosts = byNamespace.get(ns);
+    if (!hosts) continue;
+    const exact = hosts.get(service.hostname);
+    if (exact) return exact;
+    let best: HostRules | undefined;
+    for (const entry of hosts.values()) {
+      if (!entry.host.startsWith('*') || !hostMatches(entry.host, service.hostname)) continue;
+      // Most specific wildcard: the longest pattern; ties broken by name for determinism.
+      if (!best || entry.host.length > best.host.length || (entry.host.length === best.host.length && entry.host < best.host)) best = entry;
+    }
+    if (best) return best;
+  }
+  return undefined;
+}
+
+function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRule {
+  const [first, ...rest] = entry.rules as [DestinationRule, ...DestinationRule[]];
+  if (rest.length === 0) return { hostname: entry.host, spec: first.spec, sources: [first] };
+  const subsets: Subset[] = [];
+  const seen = new Set<string>();
+  let trafficPolicy = first.spec.trafficPolicy;
+  for (const dr of entry.rules) {
+    if (dr !== first) {
+      diags.warn({ ...where(dr), code: 'merged-destination-rule', field: 'spec.host', message: `merged with DestinationRule ${first.meta.namespace}/${first.meta.name} for the same host ${entry.host}` });
+    }
+    trafficPolicy ??= dr.spec.trafficPolicy;
+    (dr.spec.subsets ?? []).forEach((s, i) => {
+      if (seen.has(s.name)) {
+        diags.warn({ ...where(dr), code: 'duplicate-subset', field: `spec.subsets[${i}].name`, message: `subset ${s.name} is already defined by another DestinationRule for ${entry.host}; this one is ignored` });
+        return;
+      }
+      seen.add(s.name);
+      subsets.push(s);
+    });
+  }
+  const spec: DestinationRuleSpec = { ...first.spec, subsets, ...(trafficPolicy ? { trafficPolicy } : {}) };
+  return { hostname: entry.host, spec, sources: entry.rules };
+}
+
+/** istiod keeps a subset cluster that selects nothing (it may fill later); say so, since it is often a typo. */
+function warnEmptySubsets(model: ServiceModel, service: MeshService, resolved: ResolvedDestinationRule, diags: Diagnostics): void {
+  const byPort = model.endpoints.get(service.hostname);
+  (resolved.spec.subsets ?? []).forEach((subset, i) => {
+    const labels = subset.labels ?? {};
+    const keys = Object.keys(labels);
+    if (keys.length === 0) return;
+    for (const eps of byPort?.values() ?? []) {
+      for (const ep of eps) if (keys.every((k) => ep.labels[k] === labels[k])) return;
+    }
+    const source = resolved.sources.find((dr) => dr.spec.subsets?.includes(subset)) ?? resolved.sources[0];
+    if (!source) return;
+    const idx = source.spec.subsets?.indexOf(subset) ?? i;
+    diags.warn({ ...where(source), code: 'subset-no-endpoints', field: `spec.subsets[${idx}].labels`, message: `subset ${subset.name} selects no endpoint of ${service.hostname}` });
+  });
+}

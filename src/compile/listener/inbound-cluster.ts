@@ -1,0 +1,65 @@
+/**
+ * `inbound|<targetPort>||`: the cluster through which the sidecar hands inbound traffic to the
+ * application (istiod: buildInboundCluster with the default PASSTHROUGH inbound policy). It is an
+ * ORIGINAL_DST cluster, so Envoy connects to the address the client dialled, from 127.0.0.6 so
+ * that iptables does not capture the connection back into the sidecar.
+ */
+import type { CompileContext } from '../context.js';
+import { istioConfigMetadata, istioMetadata } from '../metadata.js';
+import { inboundClusterName } from '../names.js';
+import type { ConnectionPoolSettings } from '../../model/istio.js';
+import { isHttp2Protocol, type MeshService } from '../../model/service-model.js';
+import { durationMs, envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
+import { TypeName } from '../../xds/type-urls.js';
+import { u32 } from './filters.js';
+import type { InboundPort } from './inbound-ports.js';
+
+const ClusterMsg = envoy.config.cluster.v3.Cluster;
+const MAX_U32 = 4294967295;
+/** istiod disables cleanup of inbound original-dst hosts with the largest Duration Go can hold. */
+const NEVER_CLEAN_UP_SECONDS = 9223372035;
+/** iptables lets connections from this source through to the application. */
+const INBOUND_PASSTHROUGH_BIND_IP = '127.0.0.6';
+
+export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluster {
+  const services: JsonValue[] = p.services.map(serviceMetadata);
+  const rule = ctx.destinationRules.lookup(p.service.hostname);
+  const policy = rule?.spec.trafficPolicy;
+  const pool = policy?.portLevelSettings?.find((s) => s.port?.number === p.port.port)?.connectionPool ?? policy?.connectionPool;
+  const source = rule?.sources[0];
+
+  const cluster: Cluster = {
+    name: inboundClusterName(p.targetPort),
+    type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
+    lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+    connect_timeout: durationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs),
+    cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
+    common_lb_config: {},
+    // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
+    circuit_breakers: { thresholds: [thresholds(pool)] },
+    upstream_bind_config: { source_address: { address: INBOUND_PASSTHROUGH_BIND_IP, port_value: 0 } },
+    metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
+  };
+  if (isHttp2Protocol(p.port.protocol)) {
+    cluster.typed_extension_protocol_options = {
+      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, { explicit_http_config: { http2_protocol_options: {} } }),
+    };
+  }
+  return cluster;
+}
+
+function thresholds(pool: ConnectionPoolSettings | undefined): envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties {
+  const positive = (n: number | undefined): number | undefined => (n !== undefined && n > 0 ? n : undefined);
+  return {
+    max_connections: u32(positive(pool?.tcp?.maxConnections) ?? MAX_U32),
+    max_pending_requests: u32(positive(pool?.http?.http1MaxPendingRequests) ?? MAX_U32),
+    max_requests: u32(positive(pool?.http?.http2MaxRequests) ?? MAX_U32),
+    max_retries: u32(positive(pool?.http?.maxRetries) ?? MAX_U32),
+    track_remaining: true,
+  };
+}
+
+/** What Istio's telemetry reads to label inbound metrics with the destination service. */
+function serviceMetadata(s: MeshService): JsonValue {
+  return { host: s.hostname, name: s.name, namespace: s.namespace };
+}

@@ -1,0 +1,59 @@
+/**
+ * The ports a workload shape receives traffic on: the target ports of the services selecting it,
+ * one entry per distinct target port (istiod: getFilterChainsByServicePort). When two services
+ * target the same port the first in hostname order decides the protocol, as istiod keeps the
+ * oldest Service; the others still appear in the cluster's telemetry metadata.
+ */
+import type { CompileContext } from '../context.js';
+import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+
+export interface InboundPort {
+  readonly targetPort: number;
+  /** The service and port that decide protocol and naming. */
+  readonly service: MeshService;
+  readonly port: MeshServicePort;
+  /** Every service reaching this target port through the same service port number, for metadata. */
+  readonly services: readonly MeshService[];
+}
+
+export function inboundPorts(ctx: CompileContext, services: readonly MeshService[]): InboundPort[] {
+  const byTarget = new Map<number, { service: MeshService; port: MeshServicePort; services: MeshService[] }>();
+  const ordered = [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
+  for (const service of ordered) {
+    for (const [i, port] of service.ports.entries()) {
+      if (port.protocol === 'UDP') continue;
+      const targetPort = resolveTargetPort(ctx, service, port, i);
+      if (targetPort === undefined) continue;
+      const entry = byTarget.get(targetPort);
+      if (!entry) byTarget.set(targetPort, { service, port, services: [service] });
+      else if (entry.port.port === port.port && !entry.services.includes(service)) entry.services.push(service);
+    }
+  }
+  return [...byTarget.entries()].sort(([a], [b]) => a - b).map(([targetPort, e]) => ({ targetPort, ...e }));
+}
+
+const reportedPorts = new WeakMap<CompileContext, Set<string>>();
+
+/** A numeric targetPort as is; a named one through the endpoints (the container port it resolved to). */
+function resolveTargetPort(ctx: CompileContext, service: MeshService, port: MeshServicePort, index: number): number | undefined {
+  if (typeof port.targetPort === 'number') return port.targetPort;
+  const resolved = ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
+  if (resolved !== undefined) return resolved;
+  // A service belongs to several shapes; say it once per compile.
+  let reported = reportedPorts.get(ctx);
+  if (!reported) reportedPorts.set(ctx, (reported = new Set()));
+  const key = `${service.hostname}:${port.port}`;
+  if (reported.has(key)) return undefined;
+  reported.add(key);
+  ctx.diags.warn({
+    code: 'unresolved-target-port',
+    message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
+    kind: 'Service',
+    namespace: service.namespace,
+    name: service.name,
+    field: `spec.ports[${index}].targetPort`,
+    file: service.origin.file,
+    index: service.origin.index,
+  });
+  return undefined;
+}

@@ -1,0 +1,78 @@
+/**
+ * The inbound side of one workload shape (istiod: buildInboundListeners + buildInboundClusters):
+ * `virtualInbound` on 0.0.0.0:15006, where iptables redirects incoming connections, and one
+ * `inbound|<targetPort>||` cluster per target port of the services selecting the workload.
+ */
+import type { CompileContext } from '../context.js';
+import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
+import type { MeshService } from '../../model/service-model.js';
+import { envoy, type Cluster, type FilterChain, type Listener } from '../../xds/proto.js';
+import { HTTP_INSPECTOR_FILTER, ORIGINAL_DST_FILTER, socketAddress, TLS_INSPECTOR_FILTER, TLS_TRANSPORT, type ListenerFilter } from './filters.js';
+import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
+import { buildInboundCluster } from './inbound-cluster.js';
+import { inboundPorts } from './inbound-ports.js';
+
+type Predicate = envoy.config.listener.v3.ListenerFilterChainMatchPredicate.$Properties;
+
+export function buildInbound(
+  ctx: CompileContext,
+  shape: { namespace: string; services: readonly MeshService[] },
+): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
+  const ports = inboundPorts(ctx, shape.services);
+  const clusters = new Map<string, Cluster>();
+  for (const p of ports) {
+    const c = buildInboundCluster(ctx, p);
+    clusters.set(c.name as string, c);
+  }
+  // istiod's order: blackhole, passthrough, then service ports by target port.
+  const chains = [blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER), ...passthroughChains(), ...ports.flatMap(portChains)];
+  const listener: Listener = {
+    name: VIRTUAL_INBOUND,
+    address: socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT),
+    traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
+    continue_on_listener_filters_timeout: true,
+    listener_filters: [ORIGINAL_DST_FILTER, ...inspectors(chains)],
+    listener_filters_timeout: { seconds: 0 },
+    filter_chains: chains,
+  };
+  return { listeners: new Map([[VIRTUAL_INBOUND, listener]]), clusters };
+}
+
+/**
+ * The TLS and HTTP inspectors, switched off on ports where no chain needs them (istiod:
+ * populateListenerFilters). Sniffing a server-first protocol would stall it, so a declared TCP
+ * port must not wait for the HTTP inspector. Port 0 stands for the passthrough chains.
+ */
+function inspectors(chains: readonly FilterChain[]): ListenerFilter[] {
+  const needs = new Map<number, { tls: boolean; http: boolean }>();
+  for (const c of chains) {
+    const match = c.filter_chain_match ?? {};
+    const port = match.destination_port?.value ?? 0;
+    const n = needs.get(port) ?? { tls: false, http: false };
+    n.tls ||= match.transport_protocol === TLS_TRANSPORT;
+    n.http ||= (match.application_protocols ?? []).some((a) => a === 'http/1.1' || a === 'h2c');
+    needs.set(port, n);
+  }
+  const out: ListenerFilter[] = [];
+  const portsWhere = (pred: (n: { tls: boolean; http: boolean }) => boolean) =>
+    [...needs.entries()].filter(([p, n]) => p !== 0 && pred(n)).map(([p]) => p).sort((a, b) => a - b);
+
+  const all = [...needs.values()];
+  if (all.some((n) => n.tls)) {
+    const byDefault = needs.get(0)?.tls ?? false;
+    const ports = portsWhere((n) => n.tls !== byDefault);
+    if (ports.length === 0) out.push(TLS_INSPECTOR_FILTER);
+    else out.push({ ...TLS_INSPECTOR_FILTER, filter_disabled: byDefault ? anyPort(ports) : { not_match: anyPort(ports) } });
+  }
+  if (all.some((n) => n.http)) {
+    const ports = [...needs.entries()].filter(([, n]) => !n.http).map(([p]) => p).sort((a, b) => a - b);
+    out.push(ports.length === 0 ? HTTP_INSPECTOR_FILTER : { ...HTTP_INSPECTOR_FILTER, filter_disabled: anyPort(ports) });
+  }
+  return out;
+}
+
+/** Matches connections to any of the ports (ranges are [start, end)). */
+function anyPort(ports: readonly number[]): Predicate {
+  const rules: Predicate[] = ports.map((p) => ({ destination_port_range: { start: p, end: p + 1 } }));
+  return rules.length === 1 ? (rules[0] as Predicate) : { or_match: { rules } };
+}

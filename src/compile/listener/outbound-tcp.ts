@@ -1,0 +1,163 @@
+/**
+ * Filter chains of an outbound TCP/TLS service port (istiod: buildSidecarOutboundTCPFilterChainOpts
+ * and buildSidecarOutboundTLSFilterChainOpts): VirtualService `tcp`/`tls` routes that match the
+ * port, else one tcp_proxy to `outbound|<port>||<host>`.
+ *
+ * Outbound listeners are shared by every sidecar, so matches on `sourceLabels` cannot be decided
+ * here: such a match is left out with a warning rather than applied to every client.
+ */
+import type { CompileContext } from '../context.js';
+import { istioConfigMetadata } from '../metadata.js';
+import { outboundClusterName, resolveHost } from '../names.js';
+import type { Destination, L4MatchAttributes, RouteDestination, VirtualService } from '../../model/istio.js';
+import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import type { NetworkFilter } from './filters.js';
+import type { OutboundChain } from './outbound-listener.js';
+import { tcpProxyFilter, type TcpProxyOptions } from './tcp-proxy.js';
+
+const MESH_GATEWAY = 'mesh';
+
+export const isTlsProtocol = (p: MeshServicePort['protocol']): boolean => p === 'TLS' || p === 'HTTPS';
+
+export function outboundTcpChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
+  return isTlsProtocol(port.protocol) ? tlsChains(ctx, service, port) : tcpChains(ctx, service, port);
+}
+
+function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
+  const out: OutboundChain[] = [];
+  const seenSubnets = new Set<string>();
+  for (const sourced of ctx.virtualServices.tcpRoutes(service.hostname) ?? []) {
+    const { route, source } = sourced;
+    if (route.route.length === 0) continue;
+    const field = `spec.tcp[${indexIn(source.spec.tcp, route)}]`;
+    if (!route.match?.length) {
+      const filters = routeFilters(ctx, route.route, port, source, field);
+      if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
+      continue;
+    }
+    const subnets: string[] = [];
+    for (const [j, match] of route.match.entries()) {
+      if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
+      if (!match.destinationSubnets?.length) {
+        const filters = routeFilters(ctx, route.route, port, source, field);
+        if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
+        continue;
+      }
+      subnets.push(...match.destinationSubnets);
+    }
+    if (subnets.length) {
+      const key = [...subnets].sort().join(',');
+      // Two chains with the same match make Envoy reject the whole listener: the first one wins.
+      if (seenSubnets.has(key)) continue;
+      seenSubnets.add(key);
+      const filters = routeFilters(ctx, route.route, port, source, field);
+      if (filters) out.push({ filters, prefixRanges: subnets });
+    }
+  }
+  out.push({ filters: [defaultFilter(ctx, service, port)] });
+  return out;
+}
+
+function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
+  const out: OutboundChain[] = [];
+  const handled = new Set<string>();
+  for (const sourced of ctx.virtualServices.tlsRoutes(service.hostname) ?? []) {
+    const { route, source } = sourced;
+    if (route.route.length === 0) continue;
+    const field = `spec.tls[${indexIn(source.spec.tls, route)}]`;
+    for (const [j, match] of route.match.entries()) {
+      if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
+      // Matches with the same runtime predicates: only the first can ever be reached.
+      const key = `${match.sniHosts.join(',')}|${(match.destinationSubnets ?? []).join(',')}`;
+      if (handled.has(key)) continue;
+      handled.add(key);
+      const filters = routeFilters(ctx, route.route, port, source, field);
+      if (filters) out.push({ filters, serverNames: match.sniHosts, prefixRanges: match.destinationSubnets ?? [], metadata: istioConfigMetadata(source) });
+    }
+  }
+  // The service has a VIP (else it gets no listener), so no SNI match is needed for its own traffic.
+  if (out.length === 0) out.push({ filters: [defaultFilter(ctx, service, port)] });
+  return out;
+}
+
+/** Static predicates of an L4 match: port and gateways; sourceLabels cannot be honoured on shared listeners. */
+function l4MatchApplies(ctx: CompileContext, match: L4MatchAttributes, port: number, source: VirtualService, field: string): boolean {
+  if (match.port !== undefined && match.port !== port) return false;
+  if (match.gateways?.length && !match.gateways.includes(MESH_GATEWAY)) return false;
+  if (match.sourceLabels && Object.keys(match.sourceLabels).length > 0) {
+    ctx.diags.warn({
+      code: 'unsupported-field',
+      message: 'sourceLabels on tcp/tls matches is not supported for sidecars (their outbound listeners are shared); this match is ignored',
+      kind: source.kind,
+      namespace: source.meta.namespace,
+      name: source.meta.name,
+      field: `${field}.sourceLabels`,
+      file: source.origin.file,
+      index: source.origin.index,
+    });
+    return false;
+  }
+  return true;
+}
+
+/** The tcp_proxy for one route's destinations (istiod: buildOutboundNetworkFilters). */
+function routeFilters(ctx: CompileContext, routes: readonly RouteDestination[], port: MeshServicePort, source: VirtualService, field: string): NetworkFilter[] | undefined {
+  const first = routes[0] as RouteDestination;
+  const firstHost = resolveHost(first.destination.host, source.meta.namespace, ctx.mesh.domainSuffix);
+  const policy = destinationRuleTcpOptions(ctx, firstHost, routes.length === 1 ? first.destination.subset : undefined);
+  if (routes.length === 1) {
+    const cluster = destinationCluster(ctx, first.destination, source.meta.namespace, port.port);
+    return [tcpProxyFilter({ ...policy, statPrefix: cluster, cluster })];
+  }
+  const weightedClusters = routes
+    .filter((r) => (r.weight ?? 0) > 0)
+    .map((r) => ({ name: destinationCluster(ctx, r.destination, source.meta.namespace, port.port), weight: r.weight as number }));
+  if (weightedClusters.length === 0) {
+    ctx.diags.warn({
+      code: 'invalid-field',
+      message: 'route has several destinations but none with a positive weight; it is ignored',
+      kind: source.kind,
+      namespace: source.meta.namespace,
+      name: source.meta.name,
+      field: `${field}.route`,
+      file: source.origin.file,
+      index: source.origin.index,
+    });
+    return undefined;
+  }
+  return [tcpProxyFilter({ ...policy, statPrefix: `${source.meta.name}.${source.meta.namespace}`, weightedClusters })];
+}
+
+/** istiod's GetDestinationCluster: the destination port, else the service's only port, else the listener port. */
+function destinationCluster(ctx: CompileContext, dest: Destination, namespace: string, listenerPort: number): string {
+  const host = resolveHost(dest.host, namespace, ctx.mesh.domainSuffix);
+  const service = ctx.model.byHostname.get(host);
+  const only = service?.ports.length === 1 ? service.ports[0] : undefined;
+  const port = dest.port?.number ?? only?.port ?? listenerPort;
+  return outboundClusterName(port, dest.subset ?? '', service?.externalName ?? host);
+}
+
+function defaultFilter(ctx: CompileContext, service: MeshService, port: MeshServicePort): NetworkFilter {
+  const cluster = outboundClusterName(port.port, '', service.hostname);
+  return tcpProxyFilter({ ...destinationRuleTcpOptions(ctx, service.hostname, undefined), statPrefix: cluster, cluster });
+}
+
+/** What a DestinationRule changes on a tcp_proxy: idle timeout, connection lifetime, source-IP hashing. */
+function destinationRuleTcpOptions(ctx: CompileContext, hostname: string, subset: string | undefined): Omit<TcpProxyOptions, 'statPrefix'> {
+  const spec = ctx.destinationRules.lookup(hostname)?.spec;
+  if (!spec) return {};
+  const tcp = spec.trafficPolicy?.connectionPool?.tcp;
+  let hashOnSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp ?? false;
+  const subsetLb = spec.subsets?.find((s) => s.name === (subset ?? ''))?.trafficPolicy?.loadBalancer;
+  if (subsetLb) hashOnSourceIp = subsetLb.consistentHash?.useSourceIp ?? false;
+  return {
+    ...(tcp?.idleTimeoutMs !== undefined ? { idleTimeoutMs: tcp.idleTimeoutMs } : {}),
+    ...(tcp?.maxConnectionDurationMs !== undefined ? { maxConnectionDurationMs: tcp.maxConnectionDurationMs } : {}),
+    ...(hashOnSourceIp ? { hashOnSourceIp } : {}),
+  };
+}
+
+function indexIn<T>(list: readonly T[] | undefined, item: T): number {
+  const i = list?.indexOf(item) ?? -1;
+  return i < 0 ? 0 : i;
+}

@@ -1,0 +1,45 @@
+/**
+ * Listeners for proxyless gRPC clients (@grpc/grpc-js-xds, grpc-go…; istiod: grpcgen/lds.go).
+ * A client dialling `xds:///<host>:<port>` asks for the Listener of exactly that name; it must be
+ * an api_listener whose HttpConnectionManager fetches routes over RDS and ends with the router.
+ *
+ * Only HTTP-family ports get one (their route configs exist); the namespace does not change the
+ * listener, only the route configuration behind the same name.
+ */
+import type { CompileContext } from '../context.js';
+import { proxylessListenerName } from '../names.js';
+import { isHttpProtocol } from '../../model/service-model.js';
+import { envoy, packAny, type HttpConnectionManager, type Listener } from '../../xds/proto.js';
+import { TypeName } from '../../xds/type-urls.js';
+import { PROXYLESS_HTTP_FILTERS, socketAddress } from './filters.js';
+
+/** The listeners are the same for every client namespace: built once per compile. */
+const cache = new WeakMap<CompileContext, Map<string, Listener>>();
+
+export function buildProxylessListeners(ctx: CompileContext, _clientNamespace: string): Map<string, Listener> {
+  let built = cache.get(ctx);
+  if (!built) cache.set(ctx, (built = build(ctx)));
+  return new Map(built);
+}
+
+function build(ctx: CompileContext): Map<string, Listener> {
+  const listeners = new Map<string, Listener>();
+  for (const service of ctx.model.services) {
+    if (service.externalName !== undefined) continue;
+    for (const port of service.ports) {
+      if (!isHttpProtocol(port.protocol)) continue;
+      const name = proxylessListenerName(service.hostname, port.port);
+      const hcm: HttpConnectionManager = {
+        http_filters: [...PROXYLESS_HTTP_FILTERS],
+        rds: { route_config_name: name, config_source: { ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 } },
+      };
+      listeners.set(name, {
+        name,
+        // Informational for gRPC (it never binds); istiod puts the service address here.
+        address: socketAddress(service.clusterIP ?? '0.0.0.0', port.port),
+        api_listener: { api_listener: packAny(TypeName.HttpConnectionManager, hcm) },
+      });
+    }
+  }
+  return new Map([...listeners.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

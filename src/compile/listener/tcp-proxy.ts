@@ -1,0 +1,46 @@
+/** The `envoy.filters.network.tcp_proxy` network filter. */
+import { durationMs, envoy } from '../../xds/proto.js';
+import { TypeName, typeUrl } from '../../xds/type-urls.js';
+import { FilterName, type NetworkFilter } from './filters.js';
+
+type TcpProxy = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.$Properties;
+
+export interface WeightedCluster {
+  readonly name: string;
+  readonly weight: number;
+}
+
+export interface TcpProxyOptions {
+  readonly statPrefix: string;
+  /** One destination… */
+  readonly cluster?: string;
+  /** …or several, weighted (ignored when `cluster` is set). */
+  readonly weightedClusters?: readonly WeightedCluster[];
+  /** From a DestinationRule's `connectionPool.tcp`. */
+  readonly idleTimeoutMs?: number;
+  readonly maxConnectionDurationMs?: number;
+  /** DestinationRule consistentHash.useSourceIp: hash on the client address. */
+  readonly hashOnSourceIp?: boolean;
+}
+
+export function buildTcpProxy(opts: TcpProxyOptions): TcpProxy {
+  const proxy: TcpProxy = { stat_prefix: opts.statPrefix };
+  if (opts.cluster !== undefined) proxy.cluster = opts.cluster;
+  else proxy.weighted_clusters = { clusters: (opts.weightedClusters ?? []).map((c) => ({ name: c.name, weight: c.weight })) };
+  if (opts.idleTimeoutMs !== undefined) proxy.idle_timeout = durationMs(opts.idleTimeoutMs);
+  if (opts.maxConnectionDurationMs !== undefined) proxy.max_downstream_connection_duration = durationMs(opts.maxConnectionDurationMs);
+  if (opts.hashOnSourceIp) proxy.hash_policy = [{ source_ip: {} }];
+  return proxy;
+}
+
+// There is one tcp_proxy per TCP service port (10k services, 10k of them): encode with the codec
+// directly rather than looking it up by name each time.
+const TcpProxyCodec = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy;
+const TCP_PROXY_URL = typeUrl(TypeName.TcpProxy);
+
+export function tcpProxyFilter(opts: TcpProxyOptions): NetworkFilter {
+  return { name: FilterName.TcpProxy, typed_config: { type_url: TCP_PROXY_URL, value: TcpProxyCodec.encode(buildTcpProxy(opts)).finish() } };
+}
+
+/** A plain tcp_proxy to one cluster whose stat prefix is the cluster name (passthrough, blackhole, inbound). */
+export const tcpProxyTo = (cluster: string): NetworkFilter => tcpProxyFilter({ statPrefix: cluster, cluster });

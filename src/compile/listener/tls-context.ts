@@ -1,0 +1,75 @@
+/**
+ * The server side of Istio mTLS on inbound chains (istiod: BuildInboundTLS for PERMISSIVE/STRICT).
+ * Certificates are never in the config: Envoy fetches them by name (`default`, `ROOTCA`) over SDS
+ * from the `sds-grpc` cluster of its bootstrap, i.e. from the local istio-agent.
+ */
+import { envoy, packAny } from '../../xds/proto.js';
+import { TypeName } from '../../xds/type-urls.js';
+import { bool, FilterName } from './filters.js';
+
+type DownstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext.$Properties;
+type TransportSocket = envoy.config.core.v3.TransportSocket.$Properties;
+type SdsSecretConfig = envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig.$Properties;
+
+const V3 = envoy.config.core.v3.ApiVersion.V3;
+const TlsProtocol = envoy.extensions.transport_sockets.tls.v3.TlsParameters.TlsProtocol;
+
+export const SDS_CLUSTER = 'sds-grpc';
+export const SDS_CERTIFICATE = 'default';
+export const SDS_ROOT_CA = 'ROOTCA';
+
+/** istiod's server-side cipher list for sidecars. */
+const CIPHER_SUITES = [
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'AES256-GCM-SHA384',
+  'AES128-GCM-SHA256',
+];
+
+function sdsSecret(name: string): SdsSecretConfig {
+  return {
+    name,
+    sds_config: {
+      api_config_source: {
+        api_type: envoy.config.core.v3.ApiConfigSource.ApiType.GRPC,
+        set_node_on_first_message_only: true,
+        transport_api_version: V3,
+        grpc_services: [{ envoy_grpc: { cluster_name: SDS_CLUSTER } }],
+      },
+      initial_fetch_timeout: { seconds: 0 },
+      resource_api_version: V3,
+    },
+  };
+}
+
+/**
+ * HTTP chains offer h2/http1.1; TCP chains also `istio-peer-exchange` (metadata exchange). The
+ * `istio*` ALPNs the client sends are matched on the chain, never offered back, as they would
+ * disturb the negotiation of the real protocol.
+ */
+export function inboundMtlsContext(kind: 'http' | 'tcp'): DownstreamTlsContext {
+  return {
+    common_tls_context: {
+      alpn_protocols: kind === 'tcp' ? ['istio-peer-exchange', 'h2', 'http/1.1'] : ['h2', 'http/1.1'],
+      tls_params: {
+        cipher_suites: CIPHER_SUITES,
+        tls_minimum_protocol_version: TlsProtocol.TLSv1_2,
+        tls_maximum_protocol_version: TlsProtocol.TLSv1_3,
+      },
+      tls_certificate_sds_secret_configs: [sdsSecret(SDS_CERTIFICATE)],
+      combined_validation_context: { default_validation_context: {}, validation_context_sds_secret_config: sdsSecret(SDS_ROOT_CA) },
+    },
+    require_client_certificate: bool(true),
+  };
+}
+
+const socket = (kind: 'http' | 'tcp'): TransportSocket => ({
+  name: FilterName.TlsTransportSocket,
+  typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind)),
+});
+
+/** Packed once: every inbound mTLS chain of a kind carries the same transport socket. */
+export const INBOUND_MTLS_HTTP_SOCKET: TransportSocket = socket('http');
+export const INBOUND_MTLS_TCP_SOCKET: TransportSocket = socket('tcp');

@@ -1,0 +1,26 @@
+/** istiod's `default` route for a service port without a VirtualService (BuildDefaultHTTPOutboundRoute). */
+import type { Route } from '../../xds/proto.js';
+import { outboundClusterName } from '../names.js';
+import type { ResolvedDestinationRule } from '../context.js';
+import { NO_TIMEOUT } from './action.js';
+import { serviceHash, toHashPolicy } from './hash-policy.js';
+import { translateRetry } from './retry.js';
+
+export const DEFAULT_ROUTE_NAME = 'default';
+
+export function defaultRoute(hostname: string, port: number, rule: ResolvedDestinationRule | undefined): Route {
+  const hash = toHashPolicy(serviceHash(rule, port));
+  return {
+    name: DEFAULT_ROUTE_NAME,
+    match: { prefix: '/' },
+    route: {
+      cluster: outboundClusterName(port, '', hostname),
+      timeout: NO_TIMEOUT,
+      max_grpc_timeout: NO_TIMEOUT,
+      // istiod keeps the previous-hosts predicate here even with a hash policy.
+      retry_policy: translateRetry(undefined, false),
+      ...(hash ? { hash_policy: [hash] } : {}),
+    },
+    decorator: { operation: `${hostname}:${port}/*` },
+  };
+}

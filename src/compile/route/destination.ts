@@ -1,0 +1,67 @@
+/**
+ * Compile-time checks of VirtualService destinations against the service model, and the cluster
+ * a valid destination routes to. A bad destination is reported and dropped rather than sent to
+ * Envoy as a cluster that does not exist (which would answer 503).
+ */
+import type { Diagnostics } from '../../inputs/diagnostics.js';
+import type { Destination, VirtualService } from '../../model/istio.js';
+import type { MeshService } from '../../model/service-model.js';
+import type { CompileContext } from '../context.js';
+import { outboundClusterName } from '../names.js';
+import { reportOnce } from './report-once.js';
+
+export interface DestinationProblem {
+  readonly code: 'unknown-host' | 'unknown-subset' | 'missing-port' | 'unknown-port';
+  readonly message: string;
+  /** Sub-field of the destination (`host`, `subset`, `port`). */
+  readonly field: 'host' | 'subset' | 'port';
+}
+
+/** The service port a destination goes to: its explicit port, or the service's only port. */
+export function destinationPort(dest: Destination, service: MeshService | undefined): number | undefined {
+  if (dest.port?.number !== undefined) return dest.port.number;
+  if (service && service.ports.length === 1) return service.ports[0]?.port;
+  return undefined;
+}
+
+/** `outbound|<port>|<subset>|<host>` for a checked destination (host already fully qualified). */
+export function destinationCluster(ctx: CompileContext, dest: Destination, fallbackPort: number): string {
+  const service = ctx.model.byHostname.get(dest.host);
+  return outboundClusterName(destinationPort(dest, service) ?? fallbackPort, dest.subset ?? '', dest.host);
+}
+
+export function checkDestination(ctx: CompileContext, dest: Destination): DestinationProblem | undefined {
+  const service = ctx.model.byHostname.get(dest.host);
+  if (!service) return { code: 'unknown-host', field: 'host', message: `no service ${dest.host} in the mesh` };
+  const port = dest.port?.number;
+  if (port !== undefined) {
+    if (!service.ports.some((p) => p.port === port)) {
+      return { code: 'unknown-port', field: 'port', message: `service ${dest.host} has no port ${port} (ports: ${service.ports.map((p) => p.port).join(', ') || 'none'})` };
+    }
+  } else if (service.ports.length !== 1) {
+    return { code: 'missing-port', field: 'port', message: `service ${dest.host} has ${service.ports.length} ports: the destination must name one` };
+  }
+  if (dest.subset !== undefined) {
+    const rule = ctx.destinationRules.lookup(dest.host);
+    if (!rule?.spec.subsets?.some((s) => s.name === dest.subset)) {
+      return { code: 'unknown-subset', field: 'subset', message: `subset ${dest.subset} of ${dest.host} is not defined by any DestinationRule` };
+    }
+  }
+  return undefined;
+}
+
+const FIELD_SUFFIX = { host: 'destination.host', subset: 'destination.subset', port: 'destination.port.number' } as const;
+
+export function reportDestination(diags: Diagnostics, source: VirtualService, path: string, problem: DestinationProblem): void {
+  reportOnce(diags, {
+    severity: 'error',
+    code: problem.code,
+    message: `${problem.message}; the destination is dropped`,
+    kind: source.kind,
+    namespace: source.meta.namespace,
+    name: source.meta.name,
+    field: `${path}.${FIELD_SUFFIX[problem.field]}`,
+    ...(source.origin.file !== undefined ? { file: source.origin.file } : {}),
+    ...(source.origin.index !== undefined ? { index: source.origin.index } : {}),
+  });
+}

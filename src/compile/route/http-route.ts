@@ -1,0 +1,134 @@
+/**
+ * A VirtualService's HTTP routes → Envoy routes for one listener port (istiod's
+ * BuildHTTPRoutesForVirtualService + TranslateRoute): one Envoy route per match (or one catch-all),
+ * stopping after the first route that matches everything.
+ */
+import type { HTTPMatchRequest, HTTPRoute, VirtualService } from '../../model/istio.js';
+import { packAny, type Any, type Route } from '../../xds/proto.js';
+import { TypeName } from '../../xds/type-urls.js';
+import type { CompileContext, SourcedHttpRoute } from '../context.js';
+import { istioConfigMetadata } from '../metadata.js';
+import { directResponseAction, forwardAction, redirectAction } from './action.js';
+import { checkedRoute, objectRef, originOf } from './checked-route.js';
+import { translateCors } from './cors.js';
+import { translateFault } from './fault.js';
+import { mutationFields, translateHeaders } from './headers.js';
+import { isCatchAll, translateRouteMatch, usesJwtClaims } from './match.js';
+import { reportOnce } from './report-once.js';
+
+/** HTTP filter names shared with the listener's HttpConnectionManager. */
+export const FAULT_FILTER = 'envoy.filters.http.fault';
+export const CORS_FILTER = 'envoy.filters.http.cors';
+
+export interface RouteTarget {
+  readonly listenerPort: number;
+  readonly clientNamespace: string;
+  /** Proxyless gRPC: only what grpc-js-xds accepts. */
+  readonly proxyless: boolean;
+}
+
+export function translateVirtualServiceRoutes(ctx: CompileContext, routes: readonly SourcedHttpRoute[], target: RouteTarget): Route[] {
+  const out: Route[] = [];
+  for (const sourced of routes) {
+    const http = checkedRoute(ctx, sourced);
+    if (!http) continue;
+    let catchAll = false;
+    if (!http.match?.length) {
+      const r = translateRoute(ctx, sourced, http, undefined, target);
+      if (r) out.push(r);
+      catchAll = true;
+    } else {
+      for (const [k, match] of http.match.entries()) {
+        if (!matchApplies(ctx, sourced, match, k, target)) continue;
+        const r = translateRoute(ctx, sourced, http, match, target);
+        if (!r) continue;
+        out.push(r);
+        if (r.match && isCatchAll(r.match)) {
+          catchAll = true;
+          break;
+        }
+      }
+    }
+    if (catchAll) break;
+  }
+  return out;
+}
+
+/** istiod's port and source checks; what a shared per-namespace config cannot honour is reported. */
+function matchApplies(ctx: CompileContext, sourced: SourcedHttpRoute, match: HTTPMatchRequest, k: number, target: RouteTarget): boolean {
+  if (match.port && match.port !== target.listenerPort) return false;
+  if (match.gateways?.length) return match.gateways.includes('mesh');
+  const { source, path } = originOf(sourced);
+  const unsupported = (field: string, why: string) =>
+    reportOnce(ctx.diags, { severity: 'warning', code: 'unsupported-field', ...objectRef(source), field: `${path}.match[${k}].${field}`, message: `${why}; this match is skipped` });
+  if (match.sourceLabels && Object.keys(match.sourceLabels).length) {
+    // Route configs are shared by every proxy of a namespace, so they cannot depend on pod labels.
+    unsupported('sourceLabels', 'meshsnap shares route configurations across a namespace and cannot select by source labels');
+    return false;
+  }
+  if (usesJwtClaims(match)) {
+    unsupported('headers', 'routing on JWT claims (@request.auth.claims) is not supported');
+    return false;
+  }
+  return !match.sourceNamespace || match.sourceNamespace === target.clientNamespace;
+}
+
+function routeName(http: HTTPRoute, match: HTTPMatchRequest | undefined): string {
+  const base = http.name ?? '';
+  return match?.name ? `${base}.${match.name}` : base;
+}
+
+function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HTTPRoute, match: HTTPMatchRequest | undefined, target: RouteTarget): Route | undefined {
+  const source: VirtualService = sourced.source;
+  const out: Route = {};
+  const name = routeName(http, match);
+  if (name) out.name = name;
+  out.match = translateRouteMatch(match);
+  out.metadata = istioConfigMetadata(source);
+
+  let authority = '';
+  if (http.headers) {
+    const ops = translateHeaders(http.headers);
+    Object.assign(out, mutationFields(ops));
+    authority = ops.authority;
+  }
+
+  if (http.redirect || http.directResponse) {
+    if (target.proxyless) {
+      // grpc-js-xds NACKs a whole RouteConfiguration holding such a route; istiod leaves them out.
+      const { source: origin, path } = originOf(sourced);
+      reportOnce(ctx.diags, {
+        severity: 'info',
+        code: 'proxyless-unsupported-route',
+        ...objectRef(origin),
+        field: `${path}.${http.redirect ? 'redirect' : 'directResponse'}`,
+        message: 'proxyless gRPC clients cannot follow redirect or directResponse routes; the route is left out of their configuration',
+      });
+      return undefined;
+    }
+    if (http.redirect) out.redirect = redirectAction(http.redirect, target.listenerPort);
+    else if (http.directResponse) out.direct_response = directResponseAction(http.directResponse);
+  } else {
+    const action = forwardAction(ctx, http, out, target.listenerPort, authority, target.proxyless);
+    if (!action) return undefined;
+    out.route = action;
+  }
+  out.decorator = { operation: routeOperation(out, source.meta.name, target.listenerPort) };
+
+  const filters: [string, Any][] = [];
+  if (http.corsPolicy && !target.proxyless) filters.push([CORS_FILTER, packAny(TypeName.CorsPolicy, translateCors(http.corsPolicy))]);
+  const fault = http.fault ? translateFault(http.fault) : undefined;
+  if (fault) filters.push([FAULT_FILTER, packAny(TypeName.Fault, fault)]);
+  if (filters.length) out.typed_per_filter_config = Object.fromEntries(filters.sort(([a], [b]) => (a < b ? -1 : 1)));
+  return out;
+}
+
+/** Tracing operation name, as istiod's GetRouteOperation: `<host>:<port><path>` or `<vs>:<listener port><path>`. */
+export function routeOperation(route: Route, vsName: string, port: number): string {
+  const m = route.match ?? {};
+  const path = m.prefix != null ? `${m.prefix}*` : m.path != null ? m.path : m.safe_regex?.regex != null ? m.safe_regex.regex : '/*';
+  const cluster = route.route?.cluster;
+  const parts = cluster?.split('|');
+  if (parts && parts.length === 4 && parts[0] === 'outbound' && /^\d+$/.test(parts[1] ?? '')) return `${parts[3]}:${parts[1]}${path}`;
+  return `${vsName}:${port}${path}`;
+}

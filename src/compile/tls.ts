@@ -1,0 +1,156 @@
+/**
+ * Upstream TLS for outbound clusters, as istiod builds it (cluster_tls.go):
+ *
+ * - DISABLE       → no transport socket.
+ * - SIMPLE/MUTUAL → UpstreamTlsContext whose certificates are SDS *references*: a credentialName
+ *                   becomes `kubernetes://<name>` (+ `-cacert` for the CA) over ADS, file paths
+ *                   become the istio-agent's `file-cert:<cert>~<key>` / `file-root:<ca>` resources
+ *                   on `sds-grpc`. Key material is never inlined in a snapshot.
+ * - ISTIO_MUTUAL  → the workload certificate `default` and trust bundle `ROOTCA` from the agent's SDS
+ *                   (`sds-grpc`), ALPN `istio-peer-exchange,istio`, SNI `outbound_.<port>_.<subset>_.<host>`.
+ * - auto mTLS     → the ISTIO_MUTUAL socket only for endpoints labelled `tlsMode: istio`
+ *                   (`transport_socket_matches` tlsMode-istio, then tlsMode-disabled → raw_buffer).
+ */
+import type { ClientTLSSettings } from '../model/istio.js';
+import { envoy, packAny, toStruct, durationMs, type Cluster } from '../xds/proto.js';
+import { TypeName } from '../xds/type-urls.js';
+
+type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
+type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
+type SdsSecretConfig = envoy.extensions.transport_sockets.tls.v3.SdsSecretConfig.$Properties;
+type TransportSocket = envoy.config.core.v3.TransportSocket.$Properties;
+type TransportSocketMatch = envoy.config.cluster.v3.Cluster.TransportSocketMatch.$Properties;
+type ConfigSource = envoy.config.core.v3.ConfigSource.$Properties;
+
+const V3 = envoy.config.core.v3.ApiVersion.V3;
+const TlsProtocol = envoy.extensions.transport_sockets.tls.v3.TlsParameters.TlsProtocol;
+
+export const TLS_TRANSPORT_SOCKET = 'envoy.transport_sockets.tls';
+export const RAW_BUFFER_TRANSPORT_SOCKET = 'envoy.transport_sockets.raw_buffer';
+/** The istio-agent's SDS server, a static cluster in every sidecar's bootstrap. */
+export const SDS_CLUSTER = 'sds-grpc';
+export const SDS_DEFAULT_RESOURCE = 'default';
+export const SDS_ROOT_RESOURCE = 'ROOTCA';
+/** istiod's default trust domain; meshsnap's MeshConfig has no trustDomain field (yet). */
+export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+
+const ALPN_IN_MESH = ['istio-peer-exchange', 'istio'];
+const ALPN_IN_MESH_H2 = ['istio-peer-exchange', 'istio', 'h2'];
+const ALPN_H2_ONLY = ['h2'];
+
+/** The agent's SDS source, exactly as istiod writes it for `default` / `ROOTCA` / file resources. */
+function agentSdsConfig(initialFetchTimeoutZero: boolean): ConfigSource {
+  return {
+    api_config_source: {
+      api_type: envoy.config.core.v3.ApiConfigSource.ApiType.GRPC,
+      set_node_on_first_message_only: true,
+      transport_api_version: V3,
+      grpc_services: [{ envoy_grpc: { cluster_name: SDS_CLUSTER } }],
+    },
+    ...(initialFetchTimeoutZero ? { initial_fetch_timeout: durationMs(0) } : {}),
+    resource_api_version: V3,
+  };
+}
+
+const AGENT_SDS = agentSdsConfig(true);
+const AGENT_FILE_SDS = agentSdsConfig(false);
+/** credentialName secrets are served over ADS; no initial_fetch_timeout so a missing secret does not block the proxy. */
+const ADS_SDS: ConfigSource = { ads: {}, resource_api_version: V3 };
+
+export const sdsAgentSecret = (name: string): SdsSecretConfig => ({ name, sds_config: name === SDS_DEFAULT_RESOURCE || name === SDS_ROOT_RESOURCE ? AGENT_SDS : AGENT_FILE_SDS });
+
+/** `kubernetes://name` unless the credential already names its type (istiod's ToResourceName). */
+export function credentialResourceName(credentialName: string): string {
+  if (credentialName.startsWith('builtin://')) return SDS_DEFAULT_RESOURCE;
+  if (/^(kubernetes|kubernetes-gateway|configmap):\/\//.test(credentialName)) return credentialName;
+  return `kubernetes://${credentialName}`;
+}
+
+const credentialSecret = (credentialName: string): SdsSecretConfig => ({ name: credentialResourceName(credentialName), sds_config: ADS_SDS });
+
+const defaultTlsParams = (): CommonTlsContext['tls_params'] => ({
+  tls_minimum_protocol_version: TlsProtocol.TLSv1_2,
+  tls_maximum_protocol_version: TlsProtocol.TLSv1_3,
+});
+
+const exactSans = (sans: readonly string[] | undefined) => (sans ?? []).map((exact) => ({ exact }));
+
+/** `spiffe://<trust domain>/ns/<ns>/sa/<sa>`: the identity istiod expects from a workload. */
+export const spiffeId = (namespace: string, serviceAccount: string, trustDomain = DEFAULT_TRUST_DOMAIN): string => `spiffe://${trustDomain}/ns/${namespace}/sa/${serviceAccount}`;
+
+export interface IstioMutualOptions {
+  readonly sni: string;
+  /** SPIFFE ids the server certificate must carry (empty: any mesh identity). */
+  readonly subjectAltNames: readonly string[];
+  readonly http2: boolean;
+}
+
+export function istioMutualTlsContext(opts: IstioMutualOptions): UpstreamTlsContext {
+  return {
+    common_tls_context: {
+      tls_params: defaultTlsParams(),
+      tls_certificate_sds_secret_configs: [sdsAgentSecret(SDS_DEFAULT_RESOURCE)],
+      combined_validation_context: {
+        default_validation_context: { match_subject_alt_names: exactSans(opts.subjectAltNames) },
+        validation_context_sds_secret_config: sdsAgentSecret(SDS_ROOT_RESOURCE),
+      },
+      alpn_protocols: opts.http2 ? ALPN_IN_MESH_H2 : ALPN_IN_MESH,
+    },
+    sni: opts.sni,
+  };
+}
+
+/** Why a user TLS setting produced no context (reported by the caller). */
+export type TlsProblem = 'mutual-without-client-cert' | 'inline-key-material';
+
+/** The fields are file paths; PEM text pasted into them must not end up in a snapshot. */
+const looksLikePem = (v: string | undefined): boolean => v !== undefined && v.includes('-----BEGIN');
+
+/** SIMPLE / MUTUAL origination from a DestinationRule (istiod's constructUpstreamTLS). */
+export function userTlsContext(tls: ClientTLSSettings, http2: boolean): UpstreamTlsContext | TlsProblem {
+  const mutual = tls.mode === 'MUTUAL';
+  if (looksLikePem(tls.privateKey) || looksLikePem(tls.clientCertificate) || looksLikePem(tls.caCertificates)) return 'inline-key-material';
+  const common: CommonTlsContext = { tls_params: defaultTlsParams() };
+  if (tls.credentialName) {
+    if (mutual) common.tls_certificate_sds_secret_configs = [credentialSecret(tls.credentialName)];
+    if (!tls.insecureSkipVerify) {
+      common.combined_validation_context = {
+        default_validation_context: { match_subject_alt_names: exactSans(tls.subjectAltNames) },
+        validation_context_sds_secret_config: credentialSecret(`${tls.credentialName}-cacert`),
+      };
+    }
+  } else {
+    if (mutual) {
+      if (!tls.clientCertificate || !tls.privateKey) return 'mutual-without-client-cert';
+      // Paths only: the agent reads the files and serves them over SDS.
+      common.tls_certificate_sds_secret_configs = [sdsAgentSecret(`file-cert:${tls.clientCertificate}~${tls.privateKey}`)];
+    }
+    if (tls.insecureSkipVerify) {
+      common.validation_context = {};
+    } else {
+      common.combined_validation_context = {
+        default_validation_context: { match_subject_alt_names: exactSans(tls.subjectAltNames) },
+        validation_context_sds_secret_config: sdsAgentSecret(`file-root:${tls.caCertificates || 'system'}`),
+      };
+    }
+  }
+  if (http2) common.alpn_protocols = ALPN_H2_ONLY;
+  return { common_tls_context: common, ...(tls.sni ? { sni: tls.sni } : {}) };
+}
+
+export const tlsTransportSocket = (ctx: UpstreamTlsContext): TransportSocket => ({
+  name: TLS_TRANSPORT_SOCKET,
+  typed_config: packAny(TypeName.UpstreamTlsContext, ctx),
+});
+
+const RAW_BUFFER_SOCKET: TransportSocket = { name: RAW_BUFFER_TRANSPORT_SOCKET, typed_config: packAny(TypeName.RawBuffer, {}) };
+const TLS_MODE_ISTIO_MATCH = toStruct({ tlsMode: 'istio' });
+const TLS_MODE_DISABLED: TransportSocketMatch = { name: 'tlsMode-disabled', match: {}, transport_socket: RAW_BUFFER_SOCKET };
+
+/** Auto mTLS: Istio mTLS towards endpoints with a sidecar, plaintext to the rest. */
+export function autoMtlsSocketMatches(ctx: UpstreamTlsContext): TransportSocketMatch[] {
+  return [{ name: 'tlsMode-istio', match: TLS_MODE_ISTIO_MATCH, transport_socket: tlsTransportSocket(ctx) }, TLS_MODE_DISABLED];
+}
+
+/** The part of a Cluster the TLS decision sets. */
+export type ClusterTlsFields = Pick<Cluster, 'transport_socket' | 'transport_socket_matches'>;

@@ -1,0 +1,271 @@
+/**
+ * DestinationRule traffic policies → Cluster fields, following istiod
+ * (cluster_traffic_policy.go, util.MergeSubsetTrafficPolicy):
+ *
+ * - Which policy applies: a `portLevelSettings` entry for the port REPLACES the top-level policy
+ *   (its unset parts fall back to defaults, not to the top level). A subset's policy is resolved
+ *   for the port the same way and then overrides the result part by part (connectionPool,
+ *   outlierDetection, loadBalancer, tls); when the subset has a port-level entry, all four parts
+ *   come from it.
+ * - Each part is translated as istiod does, including its quirks (zero means "unset").
+ */
+import type { ConnectionPoolSettings, LoadBalancerSettings, OutlierDetection, PortTrafficPolicy, TrafficPolicy } from '../model/istio.js';
+import type { Protocol } from '../model/service-model.js';
+import { durationMs, envoy, packAny, type Any, type Cluster } from '../xds/proto.js';
+import { TypeName } from '../xds/type-urls.js';
+
+type Thresholds = envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties;
+type UpstreamHttpOptions = envoy.extensions.upstreams.http.v3.HttpProtocolOptions.$Properties;
+
+const LbPolicy = envoy.config.cluster.v3.Cluster.LbPolicy;
+const DiscoveryType = envoy.config.cluster.v3.Cluster.DiscoveryType;
+const MAX_UINT32 = 4294967295;
+
+/** The four parts of a policy that apply to one cluster (port-level and subset already resolved). */
+export interface EffectivePolicy {
+  readonly connectionPool?: ConnectionPoolSettings;
+  readonly outlierDetection?: OutlierDetection;
+  readonly loadBalancer?: LoadBalancerSettings;
+  readonly tls?: TrafficPolicy['tls'];
+}
+
+function portLevel(policy: TrafficPolicy | undefined, port: number): { policy: EffectivePolicy | undefined; portLevel: boolean } {
+  if (!policy) return { policy: undefined, portLevel: false };
+  const entry: PortTrafficPolicy | undefined = policy.portLevelSettings?.find((p) => p.port?.number === port);
+  if (!entry) return { policy, portLevel: false };
+  const { port: _ignored, ...rest } = entry;
+  return { policy: rest, portLevel: true };
+}
+
+/** The policy of the main cluster `outbound|port||host`. */
+export function policyForPort(policy: TrafficPolicy | undefined, port: number): EffectivePolicy | undefined {
+  return portLevel(policy, port).policy;
+}
+
+/** The policy of a subset cluster: subset (port-level resolved) over the rule's policy for the port. */
+export function policyForSubset(top: TrafficPolicy | undefined, subset: TrafficPolicy | undefined, port: number): EffectivePolicy | undefined {
+  const base = portLevel(top, port).policy;
+  if (!subset) return base;
+  const { policy: sub, portLevel: hasPortLevel } = portLevel(subset, port);
+  if (!base) return sub;
+  const s = sub ?? {};
+  const pick = <K extends keyof EffectivePolicy>(k: K): EffectivePolicy[K] => (s[k] !== undefined || hasPortLevel ? s[k] : base[k]);
+  return { connectionPool: pick('connectionPool'), outlierDetection: pick('outlierDetection'), loadBalancer: pick('loadBalancer'), tls: pick('tls') };
+}
+
+/** istiod's default thresholds: effectively no circuit breaking. Shared, never mutated. */
+export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({
+  max_connections: { value: MAX_UINT32 },
+  max_pending_requests: { value: MAX_UINT32 },
+  max_requests: { value: MAX_UINT32 },
+  max_retries: { value: MAX_UINT32 },
+  track_remaining: true,
+});
+export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = Object.freeze({ thresholds: [DEFAULT_THRESHOLDS] });
+
+/**
+ * A cluster under construction: the Cluster itself plus the upstream HttpProtocolOptions, which
+ * are packed into `typed_extension_protocol_options` at the end (istiod's clusterWrapper).
+ */
+export interface ClusterDraft {
+  cluster: Cluster;
+  http?: UpstreamHttpOptions;
+}
+
+function setUpstreamProtocol(http: UpstreamHttpOptions, kind: 'h2' | 'downstream'): void {
+  delete http.explicit_http_config;
+  delete http.use_downstream_protocol_config;
+  if (kind === 'h2') http.explicit_http_config = { http2_protocol_options: {} };
+  else http.use_downstream_protocol_config = { http_protocol_options: {}, http2_protocol_options: {} };
+}
+
+const hasUpstreamProtocol = (http: UpstreamHttpOptions): boolean => !!(http.explicit_http_config || http.use_downstream_protocol_config);
+
+/** HTTP/2 for HTTP2/GRPC ports; the client's protocol for ports whose protocol is sniffed. */
+export function applyPortProtocol(draft: ClusterDraft, protocol: Protocol): void {
+  if (protocol === 'HTTP2' || protocol === 'GRPC') setUpstreamProtocol((draft.http ??= {}), 'h2');
+  else if (protocol === 'Unsupported') setUpstreamProtocol((draft.http ??= {}), 'downstream');
+}
+
+/** DestinationRule `h2UpgradePolicy` (the mesh-wide default is DO_NOT_UPGRADE). */
+export function applyH2Upgrade(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined): void {
+  const http = pool?.http;
+  if (!http || http.useClientProtocol) return;
+  // Only an explicit UPGRADE upgrades, even on a non-HTTP port (the user says it is HTTP).
+  if (http.h2UpgradePolicy === 'UPGRADE') {
+    const opts = (draft.http ??= {});
+    if (!hasUpstreamProtocol(opts)) setUpstreamProtocol(opts, 'h2');
+  }
+}
+
+export function applyConnectionPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined, connectTimeoutMs: number): void {
+  const c = draft.cluster;
+  c.connect_timeout = durationMs(connectTimeoutMs);
+  if (!pool) {
+    c.circuit_breakers = DEFAULT_CIRCUIT_BREAKERS;
+    return;
+  }
+  const t: Thresholds = { ...DEFAULT_THRESHOLDS };
+  const { http, tcp } = pool;
+  let idleTimeoutMs: number | undefined;
+  let maxRequestsPerConnection = 0;
+  let maxConcurrentStreams = 0;
+  let maxConnectionDurationMs: number | undefined;
+  if (http) {
+    // istiod treats 0 as "unset" for these.
+    if (http.http2MaxRequests && http.http2MaxRequests > 0) t.max_requests = { value: http.http2MaxRequests };
+    if (http.http1MaxPendingRequests && http.http1MaxPendingRequests > 0) t.max_pending_requests = { value: http.http1MaxPendingRequests };
+    if (http.maxRetries && http.maxRetries > 0) t.max_retries = { value: http.maxRetries };
+    idleTimeoutMs = http.idleTimeoutMs;
+    maxRequestsPerConnection = http.maxRequestsPerConnection ?? 0;
+    maxConcurrentStreams = http.maxConcurrentStreams ?? 0;
+  }
+  if (tcp) {
+    if (tcp.connectTimeoutMs !== undefined) c.connect_timeout = durationMs(tcp.connectTimeoutMs);
+    if (tcp.maxConnections && tcp.maxConnections > 0) t.max_connections = { value: tcp.maxConnections };
+    maxConnectionDurationMs = tcp.maxConnectionDurationMs;
+    idleTimeoutMs ??= tcp.idleTimeoutMs;
+    const ka = tcp.tcpKeepalive;
+    if (ka) {
+      const keepalive: envoy.config.core.v3.TcpKeepalive.$Properties = {};
+      if (ka.probes && ka.probes > 0) keepalive.keepalive_probes = { value: ka.probes };
+      // Envoy takes whole seconds.
+      if (ka.timeMs !== undefined) keepalive.keepalive_time = { value: Math.floor(ka.timeMs / 1000) };
+      if (ka.intervalMs !== undefined) keepalive.keepalive_interval = { value: Math.floor(ka.intervalMs / 1000) };
+      c.upstream_connection_options = { tcp_keepalive: keepalive };
+    }
+  }
+  c.circuit_breakers = { thresholds: [t] };
+
+  if (maxConnectionDurationMs !== undefined || idleTimeoutMs !== undefined || maxRequestsPerConnection > 0 || maxConcurrentStreams > 0) {
+    const opts = (draft.http ??= {});
+    const common: envoy.config.core.v3.HttpProtocolOptions.$Properties = { ...(opts.common_http_protocol_options ?? {}) };
+    if (idleTimeoutMs !== undefined) common.idle_timeout = durationMs(idleTimeoutMs);
+    if (maxRequestsPerConnection > 0) common.max_requests_per_connection = { value: maxRequestsPerConnection };
+    if (maxConnectionDurationMs !== undefined) common.max_connection_duration = durationMs(maxConnectionDurationMs);
+    opts.common_http_protocol_options = common;
+    const h2 = opts.explicit_http_config?.http2_protocol_options;
+    if (h2 && maxConcurrentStreams > 0) h2.max_concurrent_streams = { value: maxConcurrentStreams };
+  }
+  if (http?.useClientProtocol) setUpstreamProtocol((draft.http ??= {}), 'downstream');
+}
+
+/** Outlier detection as istiod maps it: success-rate ejection off, enforcing 100% when a threshold is > 0. */
+export function outlierDetection(od: OutlierDetection): envoy.config.cluster.v3.OutlierDetection.$Properties {
+  const out: envoy.config.cluster.v3.OutlierDetection.$Properties = { enforcing_success_rate: { value: 0 } };
+  if (od.consecutive5xxErrors !== undefined) {
+    out.consecutive_5xx = { value: od.consecutive5xxErrors };
+    out.enforcing_consecutive_5xx = { value: od.consecutive5xxErrors > 0 ? 100 : 0 };
+  }
+  if (od.consecutiveGatewayErrors !== undefined) {
+    out.consecutive_gateway_failure = { value: od.consecutiveGatewayErrors };
+    out.enforcing_consecutive_gateway_failure = { value: od.consecutiveGatewayErrors > 0 ? 100 : 0 };
+  }
+  if (od.intervalMs !== undefined) out.interval = durationMs(od.intervalMs);
+  if (od.baseEjectionTimeMs !== undefined) out.base_ejection_time = durationMs(od.baseEjectionTimeMs);
+  if (od.maxEjectionPercent && od.maxEjectionPercent > 0) out.max_ejection_percent = { value: od.maxEjectionPercent };
+  if (od.splitExternalLocalOriginErrors) {
+    out.split_external_local_origin_errors = true;
+    if (od.consecutiveLocalOriginFailures && od.consecutiveLocalOriginFailures > 0) {
+      out.consecutive_local_origin_failure = { value: od.consecutiveLocalOriginFailures };
+      out.enforcing_consecutive_local_origin_failure = { value: 100 };
+    }
+    out.enforcing_local_origin_success_rate = { value: 0 };
+  }
+  return out;
+}
+
+export function applyOutlierDetection(c: Cluster, od: OutlierDetection | undefined): void {
+  if (!od) return;
+  c.outlier_detection = outlierDetection(od);
+  // istiod always sets the panic threshold here (default 0: never send to ejected hosts in panic).
+  c.common_lb_config = { ...(c.common_lb_config ?? {}), healthy_panic_threshold: { value: od.minHealthPercent ?? 0 } };
+}
+
+/** Turns an EDS draft into an ORIGINAL_DST one (headless services, `simple: PASSTHROUGH`). */
+export function makeOriginalDst(c: Cluster): void {
+  c.type = DiscoveryType.ORIGINAL_DST;
+  c.lb_policy = LbPolicy.CLUSTER_PROVIDED;
+  delete c.eds_cluster_config;
+  delete c.load_assignment;
+}
+
+function slowStart(lb: LoadBalancerSettings | undefined): envoy.config.cluster.v3.Cluster.SlowStartConfig.$Properties | undefined {
+  return lb?.warmupDurationSecsMs !== undefined ? { slow_start_window: durationMs(lb.warmupDurationSecsMs) } : undefined;
+}
+
+/**
+ * Load balancing. Locality: istiod's per-proxy priorities (failover) and weights (distribute)
+ * depend on the locality of the proxy asking; meshsnap's clusters and endpoints are shared by all
+ * proxies, so it only sets `locality_weighted_lb_config` where istiod would (distribute, or
+ * failover with outlier detection) and leaves priorities at 0.
+ */
+export function applyLoadBalancer(c: Cluster, lb: LoadBalancerSettings | undefined): void {
+  const locality = lb?.localityLbSetting;
+  if (locality && locality.enabled !== false) {
+    const failover = (locality.failover?.length ?? 0) > 0 || (locality.failoverPriority?.length ?? 0) > 0;
+    if (locality.distribute?.length || (failover && c.outlier_detection)) {
+      c.common_lb_config = { ...(c.common_lb_config ?? {}), locality_weighted_lb_config: {} };
+    }
+  }
+  if (c.type === DiscoveryType.ORIGINAL_DST) {
+    c.lb_policy = LbPolicy.CLUSTER_PROVIDED;
+    return;
+  }
+  const warm = slowStart(lb);
+  switch (lb?.simple) {
+    case 'ROUND_ROBIN':
+      c.lb_policy = LbPolicy.ROUND_ROBIN;
+      if (warm) c.round_robin_lb_config = { slow_start_config: warm };
+      break;
+    case 'RANDOM':
+      c.lb_policy = LbPolicy.RANDOM;
+      break;
+    case 'PASSTHROUGH':
+      makeOriginalDst(c);
+      return;
+    default:
+      // LEAST_CONN (deprecated alias), LEAST_REQUEST and unset: istiod's default is LEAST_REQUEST.
+      c.lb_policy = LbPolicy.LEAST_REQUEST;
+      if (warm) c.least_request_lb_config = { slow_start_config: warm };
+  }
+  applyConsistentHash(c, lb);
+}
+
+export function applyConsistentHash(c: Cluster, lb: LoadBalancerSettings | undefined): void {
+  const hash = lb?.consistentHash;
+  if (!hash) return;
+  delete c.round_robin_lb_config;
+  delete c.least_request_lb_config;
+  if (hash.maglev) {
+    c.lb_policy = LbPolicy.MAGLEV;
+    if (hash.maglev.tableSize) c.maglev_lb_config = { table_size: { value: hash.maglev.tableSize } };
+  } else if (hash.ringHash) {
+    c.lb_policy = LbPolicy.RING_HASH;
+    if (hash.ringHash.minimumRingSize) c.ring_hash_lb_config = { minimum_ring_size: { value: hash.ringHash.minimumRingSize } };
+  } else {
+    // Deprecated top-level minimumRingSize; 1024 is Envoy's default, which istiod writes out.
+    c.lb_policy = LbPolicy.RING_HASH;
+    c.ring_hash_lb_config = { minimum_ring_size: { value: hash.minimumRingSize || 1024 } };
+  }
+}
+
+const packedHttpOptions = new Map<string, Any>();
+
+/** Packs the draft's HttpProtocolOptions (explicit HTTP/1.1 when no protocol was chosen), sharing equal ones. */
+export function finishDraft(draft: ClusterDraft): Cluster {
+  const c = draft.cluster;
+  if (draft.http) {
+    const opts = draft.http;
+    if (!hasUpstreamProtocol(opts)) opts.explicit_http_config = { http_protocol_options: {} };
+    // Field order is fixed by construction, so the JSON is a stable key for sharing the packed bytes.
+    const key = JSON.stringify(opts);
+    let any = packedHttpOptions.get(key);
+    if (!any) {
+      any = packAny(TypeName.HttpProtocolOptions, opts);
+      if (packedHttpOptions.size < 1024) packedHttpOptions.set(key, any);
+    }
+    c.typed_extension_protocol_options = { [TypeName.HttpProtocolOptions]: any };
+  }
+  return c;
+}

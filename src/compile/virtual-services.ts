@@ -1,0 +1,285 @@
+/**
+ * The VirtualService index: which VirtualService routes each service hostname, as seen by sidecars.
+ *
+ * Semantics (istiod's sidecar behaviour, pilot/pkg/networking/core/route + model/virtualservice.go):
+ * - Only VirtualServices bound to the `mesh` gateway apply (no `gateways`, or `mesh` listed).
+ * - Hosts are resolved relative to the VirtualService's namespace; a wildcard host applies to the
+ *   services it matches. An exact host beats a wildcard; among wildcards the most specific wins.
+ * - Several VirtualServices for one host are NOT merged for sidecars: istiod builds one virtual host
+ *   per hostname and drops later duplicates, so the oldest VirtualService wins. meshsnap has no
+ *   creation timestamps it can trust, so "oldest" is "first by namespace, then name"; the others
+ *   are reported (`conflicting-virtual-service`). The choice is made per route kind (http/tcp/tls),
+ *   since a VirtualService without HTTP routes builds no virtual host in istiod.
+ * - `delegate` routes are replaced by the delegate VirtualService's routes merged under the parent
+ *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
+ *   namespace. Delegates are one level deep, as in istiod.
+ */
+import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { Destination, HTTPMatchRequest, HTTPRoute, StringMatch, TCPRoute, TLSRoute, VirtualService } from '../model/istio.js';
+import type { MeshConfig } from '../model/mesh-config.js';
+import type { ServiceModel } from '../model/service-model.js';
+import type { SourcedHttpRoute, SourcedTcpRoute, SourcedTlsRoute, VirtualServiceIndex } from './context.js';
+import { hostMatches, resolveHost } from './names.js';
+
+/** Where a (possibly merged) HTTP route was written: the object and the field path of its `http[i]`. */
+export interface RouteOrigin {
+  readonly source: VirtualService;
+  readonly path: string;
+}
+
+const origins = new WeakMap<HTTPRoute, RouteOrigin>();
+
+/** The object and path that wrote this route (for delegates: the delegate VirtualService). */
+export function routeOrigin(route: HTTPRoute): RouteOrigin | undefined {
+  return origins.get(route);
+}
+
+export const appliesToSidecars = (vs: VirtualService): boolean => !vs.spec.gateways?.length || vs.spec.gateways.includes('mesh');
+
+const key = (vs: VirtualService): string => `${vs.meta.namespace}/${vs.meta.name}`;
+const byNamespaceName = (a: VirtualService, b: VirtualService): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+function where(vs: VirtualService): { kind: string; namespace: string; name: string; file?: string; index?: number } {
+  return {
+    kind: vs.kind,
+    namespace: vs.meta.namespace,
+    name: vs.meta.name,
+    ...(vs.origin.file !== undefined ? { file: vs.origin.file } : {}),
+    ...(vs.origin.index !== undefined ? { index: vs.origin.index } : {}),
+  };
+}
+
+function resolveDestination(d: Destination, namespace: string, suffix: string): Destination {
+  return { ...d, host: resolveHost(d.host, namespace, suffix).toLowerCase() };
+}
+
+/** A copy of the route with destination hosts fully qualified relative to `namespace`. */
+function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: string): HTTPRoute {
+  return {
+    ...route,
+    ...(route.route ? { route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) } : {}),
+    ...(route.mirrors ? { mirrors: route.mirrors.map((m) => ({ ...m, destination: resolveDestination(m.destination, namespace, suffix) })) } : {}),
+  };
+}
+
+function resolveL4<R extends TCPRoute | TLSRoute>(route: R, namespace: string, suffix: string): R {
+  return { ...route, route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) };
+}
+
+export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): VirtualServiceIndex {
+  const suffix = mesh.domainSuffix;
+  const all = [...model.virtualServices].sort(byNamespaceName);
+  const byKey = new Map(all.map((vs) => [key(vs), vs]));
+
+  interface Entry {
+    vs: VirtualService;
+    hosts: string[];
+    http: SourcedHttpRoute[];
+    tcp: SourcedTcpRoute[];
+    tls: SourcedTlsRoute[];
+  }
+  const entries: Entry[] = [];
+  for (const vs of all) {
+    // A VirtualService without hosts can only be used as a delegate.
+    if (!vs.spec.hosts.length || !appliesToSidecars(vs)) continue;
+    const ns = vs.meta.namespace;
+    const http = expandHttp(vs, byKey, suffix, diags).map((route) => ({ route, source: vs }));
+    const tcp = (vs.spec.tcp ?? []).map((r) => ({ route: resolveL4(r, ns, suffix), source: vs }));
+    const tls = (vs.spec.tls ?? []).map((r) => ({ route: resolveL4(r, ns, suffix), source: vs }));
+    const hosts = [...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix).toLowerCase()))];
+    entries.push({ vs, hosts, http, tcp, tls });
+  }
+
+  const exact = new Map<string, Entry[]>();
+  const wildcards: { pattern: string; entry: Entry }[] = [];
+  for (const e of entries) {
+    for (const h of e.hosts) {
+      if (h.startsWith('*')) wildcards.push({ pattern: h, entry: e });
+      else {
+        const list = exact.get(h) ?? [];
+        if (!list.includes(e)) list.push(e);
+        exact.set(h, list);
+      }
+    }
+  }
+
+  const http = new Map<string, readonly SourcedHttpRoute[]>();
+  const tcp = new Map<string, readonly SourcedTcpRoute[]>();
+  const tls = new Map<string, readonly SourcedTlsRoute[]>();
+  const warned = new Set<string>();
+
+  for (const service of model.services) {
+    const h = service.hostname;
+    let candidates = exact.get(h);
+    if (!candidates?.length) {
+      let best = -1;
+      let found: Entry[] = [];
+      for (const w of wildcards) {
+        if (!hostMatches(w.pattern, h)) continue;
+        if (w.pattern.length > best) {
+          best = w.pattern.length;
+          found = [w.entry];
+        } else if (w.pattern.length === best && !found.includes(w.entry)) found.push(w.entry);
+      }
+      candidates = found;
+    }
+    if (!candidates.length) continue;
+    const pick = <T>(kind: 'http' | 'tcp' | 'tls', out: Map<string, readonly T[]>, get: (e: Entry) => T[]): void => {
+      const withRoutes = candidates.filter((e) => e[kind].length > 0);
+      const winner = withRoutes[0];
+      if (!winner) return;
+      out.set(h, get(winner));
+      for (const loser of withRoutes.slice(1)) {
+        const id = `${h}|${key(loser.vs)}`;
+        if (warned.has(id)) continue;
+        warned.add(id);
+        diags.warn({
+          ...where(loser.vs),
+          code: 'conflicting-virtual-service',
+          field: 'spec.hosts',
+          message:
+            `VirtualServices ${withRoutes.map((e) => key(e.vs)).join(', ')} all route ${h}; sidecars use only the first ` +
+            `(${key(winner.vs)}, ordered by namespace/name in place of istiod's creation time), so this one is ignored for that host`,
+        });
+      }
+    };
+    pick('http', http, (e) => e.http);
+    pick('tcp', tcp, (e) => e.tcp);
+    pick('tls', tls, (e) => e.tls);
+  }
+
+  return {
+    httpRoutes: (hostname) => http.get(hostname),
+    tcpRoutes: (hostname) => tcp.get(hostname),
+    tlsRoutes: (hostname) => tls.get(hostname),
+  };
+}
+
+/** The VirtualService's HTTP routes with delegates expanded and destination hosts resolved. */
+function expandHttp(vs: VirtualService, byKey: ReadonlyMap<string, VirtualService>, suffix: string, diags: Diagnostics): HTTPRoute[] {
+  const out: HTTPRoute[] = [];
+  (vs.spec.http ?? []).forEach((route, i) => {
+    const path = `spec.http[${i}]`;
+    if (!route.delegate) {
+      const resolved = resolveHttpRoute(route, vs.meta.namespace, suffix);
+      origins.set(resolved, { source: vs, path });
+      out.push(resolved);
+      return;
+    }
+    const ref = `${route.delegate.namespace ?? vs.meta.namespace}/${route.delegate.name}`;
+    const delegate = byKey.get(ref);
+    if (!delegate || delegate.spec.hosts.length > 0) {
+      diags.warn({
+        ...where(vs),
+        code: 'unknown-delegate',
+        field: `${path}.delegate`,
+        message: delegate ? `delegate VirtualService ${ref} has hosts, so it cannot be a delegate; the route is skipped` : `delegate VirtualService ${ref} not found; the route is skipped`,
+      });
+      return;
+    }
+    (delegate.spec.http ?? []).forEach((child, j) => {
+      const childPath = `spec.http[${j}]`;
+      if (child.delegate) {
+        diags.warn({ ...where(delegate), code: 'unsupported-field', field: `${childPath}.delegate`, message: 'a delegate VirtualService cannot delegate again; the route is skipped' });
+        return;
+      }
+      const merged = mergeDelegateRoute(route, resolveHttpRoute(child, delegate.meta.namespace, suffix));
+      if (!merged) {
+        diags.warn({ ...where(delegate), code: 'conflicting-match', field: `${childPath}.match`, message: `its matches conflict with every match of the delegating route ${key(vs)} ${path}; the route is skipped` });
+        return;
+      }
+      origins.set(merged, { source: delegate, path: childPath });
+      out.push(merged);
+    });
+  });
+  return out;
+}
+
+// ---- Delegate merging (istiod: model.MergeHTTPRoutes) ----
+
+function mergeDelegateRoute(root: HTTPRoute, child: HTTPRoute): HTTPRoute | undefined {
+  const match = mergeMatches(root.match ?? [], child.match ?? []);
+  if (match === undefined) return undefined;
+  const name = !child.name ? root.name : root.name ? `${root.name}-${child.name}` : child.name;
+  const merged: HTTPRoute = {
+    ...child,
+    ...(name !== undefined ? { name } : {}),
+    ...(match.length ? { match } : {}),
+  };
+  const inherit = ['rewrite', 'directResponse', 'timeoutMs', 'retries', 'fault', 'mirrors', 'corsPolicy', 'headers'] as const;
+  const out: Record<string, unknown> = { ...merged };
+  for (const k of inherit) if (out[k] === undefined && root[k] !== undefined) out[k] = root[k];
+  return out as HTTPRoute;
+}
+
+/** undefined = conflict (no child match fits any root match). */
+function mergeMatches(root: readonly HTTPMatchRequest[], child: readonly HTTPMatchRequest[]): HTTPMatchRequest[] | undefined {
+  if (!root.length) return [...child];
+  if (!child.length) return [...root];
+  const out: HTTPMatchRequest[] = [];
+  for (const c of child) {
+    let found = false;
+    for (const r of root) {
+      if (matchesConflict(r, c)) continue;
+      out.push(mergeMatch(r, c));
+      found = true;
+    }
+    if (!found) return undefined;
+  }
+  return out.length ? out : undefined;
+}
+
+function mergeMatch(root: HTTPMatchRequest, child: HTTPMatchRequest): HTTPMatchRequest {
+  const name = !child.name ? root.name : root.name ? `${root.name}-${child.name}` : child.name;
+  const mergeMap = <V>(a?: Readonly<Record<string, V>>, b?: Readonly<Record<string, V>>) => (a || b ? { ...a, ...b } : undefined);
+  const out: Record<string, unknown> = {
+    ...child,
+    name,
+    uri: child.uri ?? root.uri,
+    scheme: child.scheme ?? root.scheme,
+    method: child.method ?? root.method,
+    authority: child.authority ?? root.authority,
+    headers: mergeMap(root.headers, child.headers),
+    withoutHeaders: mergeMap(root.withoutHeaders, child.withoutHeaders),
+    queryParams: mergeMap(root.queryParams, child.queryParams),
+    sourceLabels: mergeMap(root.sourceLabels, child.sourceLabels),
+    port: child.port || root.port,
+    sourceNamespace: child.sourceNamespace || root.sourceNamespace,
+    gateways: child.gateways?.length ? child.gateways : root.gateways,
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out as HTTPMatchRequest;
+}
+
+function matchesConflict(root: HTTPMatchRequest, leaf: HTTPMatchRequest): boolean {
+  const pairs: [StringMatch | undefined, StringMatch | undefined][] = [
+    [root.uri, leaf.uri],
+    [root.scheme, leaf.scheme],
+    [root.method, leaf.method],
+    [root.authority, leaf.authority],
+  ];
+  for (const [k, v] of Object.entries(leaf.headers ?? {})) pairs.push([root.headers?.[k], v]);
+  for (const [k, v] of Object.entries(leaf.withoutHeaders ?? {})) pairs.push([root.withoutHeaders?.[k], v]);
+  for (const [k, v] of Object.entries(leaf.queryParams ?? {})) pairs.push([root.queryParams?.[k], v]);
+  if (pairs.some(([r, l]) => stringMatchConflict(r, l))) return true;
+  if (Boolean(root.ignoreUriCase) !== Boolean(leaf.ignoreUriCase)) return true;
+  if (root.port && leaf.port && root.port !== leaf.port) return true;
+  if (root.sourceNamespace && leaf.sourceNamespace !== root.sourceNamespace) return true;
+  for (const [k, v] of Object.entries(leaf.sourceLabels ?? {})) if (root.sourceLabels?.[k] !== undefined && root.sourceLabels[k] !== v) return true;
+  if (root.gateways?.length && leaf.gateways?.length) {
+    if (root.gateways.length < leaf.gateways.length || leaf.gateways.some((g) => !root.gateways?.includes(g))) return true;
+  }
+  return false;
+}
+
+/** A leaf match must narrow its root's: same exact value, or a prefix/exact inside the root's prefix. */
+function stringMatchConflict(root: StringMatch | undefined, leaf: StringMatch | undefined): boolean {
+  if (!root || !leaf) return false;
+  if (root.regex || leaf.regex) return true;
+  if (root.exact) return leaf.prefix !== undefined || leaf.exact !== root.exact;
+  if (root.prefix) {
+    if (leaf.prefix) return !leaf.prefix.startsWith(root.prefix);
+    if (leaf.exact) return !leaf.exact.startsWith(root.prefix);
+  }
+  return true;
+}

@@ -1,0 +1,128 @@
+/**
+ * Parsing: text of one file → raw documents, the way `kubectl apply -f` reads it (multi-document
+ * YAML or JSON, `---` separators, empty documents skipped, `List` kinds expanded).
+ * Pure: never throws on user data; every problem becomes a `parse-error` diagnostic.
+ */
+import { parseAllDocuments } from 'yaml';
+import type { Diagnostic } from './diagnostics.js';
+
+/** One object as written by the user, with where it came from. */
+export interface RawDocument {
+  readonly file: string;
+  /** 0-based index of the document in its file (List items share their List's index). */
+  readonly index: number;
+  readonly object: Readonly<Record<string, unknown>>;
+}
+
+export interface ParseResult {
+  readonly docs: RawDocument[];
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Real Kubernetes/Istio objects are nowhere near this deep; deeper is garbage or an attack. */
+export const MAX_DEPTH = 64;
+/** YAML alias expansion limit (billion-laughs guard). */
+const MAX_ALIAS_COUNT = 100;
+
+export function parseDocuments(text: string, file: string): ParseResult {
+  const docs: RawDocument[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const values = looksLikeJson(text) ? parseJson(text) : undefined;
+  const parsed = values ?? parseYaml(text, file, diagnostics);
+  for (const [index, value] of parsed.entries()) {
+    if (value === undefined) continue; // a YAML document that failed; already reported
+    addDocument(value, file, index, docs, diagnostics, false);
+  }
+  return { docs, diagnostics };
+}
+
+function addDocument(value: unknown, file: string, index: number, docs: RawDocument[], diagnostics: Diagnostic[], inList: boolean): void {
+  if (value === null || value === undefined) return; // empty document (`---` followed by nothing)
+  const err = (message: string): void => {
+    diagnostics.push({ severity: 'error', code: 'parse-error', message, file, index });
+  };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    err(`document is ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, expected an object`);
+    return;
+  }
+  if (depthExceeds(value, MAX_DEPTH)) {
+    err(`document is nested deeper than ${MAX_DEPTH} levels`);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  const kind = object['kind'];
+  if (!inList && typeof kind === 'string' && kind.endsWith('List') && Array.isArray(object['items'])) {
+    for (const item of object['items'] as unknown[]) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+        err(`an item of ${kind} is not an object`);
+        continue;
+      }
+      addDocument(item, file, index, docs, diagnostics, true);
+    }
+    return;
+  }
+  docs.push({ file, index, object });
+}
+
+function looksLikeJson(text: string): boolean {
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[';
+}
+
+/** Whole-file JSON (one object or an array of objects is one document). Undefined: not JSON, try YAML. */
+function parseJson(text: string): unknown[] | undefined {
+  try {
+    return [JSON.parse(text) as unknown];
+  } catch {
+    return undefined;
+  }
+}
+
+function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unknown[] {
+  const out: unknown[] = [];
+  let documents;
+  try {
+    documents = parseAllDocuments(text, { merge: true, uniqueKeys: true, prettyErrors: false });
+  } catch (e) {
+    // The YAML library recurses; absurd nesting can exhaust the stack. Report, never throw.
+    diagnostics.push({ severity: 'error', code: 'parse-error', message: `cannot parse: ${errorMessage(e)}`, file, index: 0 });
+    return out;
+  }
+  const list = Array.isArray(documents) ? documents : [];
+  for (const [index, doc] of list.entries()) {
+    if (doc.errors.length > 0) {
+      const first = doc.errors[0];
+      diagnostics.push({ severity: 'error', code: 'parse-error', message: `YAML syntax error: ${first ? oneLine(first.message) : 'unknown'}`, file, index });
+      out.push(undefined);
+      continue;
+    }
+    try {
+      out.push(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+    } catch (e) {
+      diagnostics.push({ severity: 'error', code: 'parse-error', message: `cannot read document: ${errorMessage(e)}`, file, index });
+      out.push(undefined);
+    }
+  }
+  return out;
+}
+
+/** Iterative, so a hostile document cannot blow the stack here. */
+function depthExceeds(root: object, max: number): boolean {
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) return true;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, d + 1]);
+  }
+  return false;
+}
+
+function errorMessage(e: unknown): string {
+  return oneLine(e instanceof Error ? e.message : String(e));
+}
+
+function oneLine(s: string): string {
+  const line = s.split('\n')[0] ?? '';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}

@@ -1,0 +1,46 @@
+/** Pieces shared by the Istio validators: destinations, port selectors, percentages, weights. */
+import type { Destination, Percent, PortSelector } from '../../model/istio.js';
+import { compact, fields, get, int, num, port, requiredStr, str, type Reader } from './reader.js';
+
+export function portSelector(r: Reader, v: unknown, path: string): PortSelector | undefined {
+  const o = fields(r, v, path, ['number']);
+  if (!o) return undefined;
+  return compact({ number: port(r, get(o, 'number'), `${path}.number`) });
+}
+
+export function destination(r: Reader, v: unknown, path: string): Destination | undefined {
+  const o = fields(r, v, path, ['host', 'subset', 'port']);
+  if (!o) {
+    if (v === undefined || v === null) r.error(path, 'is required', 'missing-field');
+    return undefined;
+  }
+  const host = requiredStr(r, get(o, 'host'), `${path}.host`);
+  const subset = str(r, get(o, 'subset'), `${path}.subset`);
+  const portSel = portSelector(r, get(o, 'port'), `${path}.port`);
+  if (host === undefined) return undefined;
+  return compact({ host, subset: subset === '' ? undefined : subset, port: portSel?.number !== undefined ? portSel : undefined });
+}
+
+export function percent(r: Reader, v: unknown, path: string): Percent | undefined {
+  const o = fields(r, v, path, ['value']);
+  if (!o) return undefined;
+  const value = num(r, get(o, 'value'), `${path}.value`, 0, 100);
+  return value === undefined ? undefined : { value };
+}
+
+/** The deprecated integer percentage form (`percent: 50`). */
+export function intPercent(r: Reader, v: unknown, path: string): Percent | undefined {
+  const value = int(r, v, path, 0, 100);
+  return value === undefined ? undefined : { value };
+}
+
+export function weight(r: Reader, v: unknown, path: string): number | undefined {
+  return int(r, v, path, 0, 100);
+}
+
+/** Istio's rule: with several destinations the weights must add up to 100; one may omit it. */
+export function checkWeights(r: Reader, weights: readonly (number | undefined)[], path: string): void {
+  if (weights.length <= 1) return;
+  const sum = weights.reduce<number>((a, w) => a + (w ?? 0), 0);
+  if (sum !== 100) r.error(path, `weights of ${weights.length} destinations add up to ${sum}, must be 100`);
+}

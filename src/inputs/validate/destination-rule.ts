@@ -1,0 +1,231 @@
+/**
+ * DestinationRule (networking.istio.io) → model/istio.ts. As for VirtualServices, one invalid
+ * part invalidates the whole object (istiod's webhook would reject it).
+ */
+import type { Origin } from '../diagnostics.js';
+import type {
+  ClientTLSSettings,
+  ConnectionPoolSettings,
+  ConsistentHashLB,
+  DestinationRule,
+  LoadBalancerSettings,
+  LocalityLbSetting,
+  OutlierDetection,
+  PortTrafficPolicy,
+  SimpleLB,
+  Subset,
+  TLSMode,
+  TrafficPolicy,
+} from '../../model/istio.js';
+import { portSelector } from './common-istio.js';
+import { duration } from './duration.js';
+import { readMeta } from './meta.js';
+import { bool, compact, fields, get, int, list, mapOf, num, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+
+const SIMPLE_LB: readonly SimpleLB[] = ['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST'];
+const TLS_MODES: readonly TLSMode[] = ['DISABLE', 'SIMPLE', 'MUTUAL', 'ISTIO_MUTUAL'];
+const H2_UPGRADE = ['DEFAULT', 'DO_NOT_UPGRADE', 'UPGRADE'] as const;
+
+export function readDestinationRule(r: Reader, raw: Raw, origin: Origin, apiVersion: string): DestinationRule | undefined {
+  const meta = readMeta(r, raw, true, 'subdomain');
+  const spec = fields(r, get(raw, 'spec'), 'spec', ['host', 'trafficPolicy', 'subsets', 'exportTo', 'workloadSelector']);
+  if (!spec) {
+    r.error('spec', 'is required', 'missing-field');
+    return undefined;
+  }
+  const host = requiredStr(r, get(spec, 'host'), 'spec.host');
+  const trafficPolicy = policy(r, get(spec, 'trafficPolicy'), 'spec.trafficPolicy', true);
+  const subsets = list(r, get(spec, 'subsets'), 'spec.subsets', (v, p): Subset | undefined => {
+    const o = fields(r, v, p, ['name', 'labels', 'trafficPolicy']);
+    if (!o) return undefined;
+    const name = requiredStr(r, get(o, 'name'), `${p}.name`);
+    const labels = strMap(r, get(o, 'labels'), `${p}.labels`);
+    const tp = policy(r, get(o, 'trafficPolicy'), `${p}.trafficPolicy`, true);
+    return name === undefined ? undefined : compact({ name, labels, trafficPolicy: tp });
+  });
+  const seen = new Set<string>();
+  subsets?.forEach((s, i) => {
+    if (seen.has(s.name)) r.error(`spec.subsets[${i}].name`, `duplicate subset name "${s.name}"`);
+    seen.add(s.name);
+  });
+  const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
+  const ws = fields(r, get(spec, 'workloadSelector'), 'spec.workloadSelector', ['matchLabels']);
+  const workloadSelector = ws ? compact({ matchLabels: strMap(r, get(ws, 'matchLabels'), 'spec.workloadSelector.matchLabels') }) : undefined;
+  if (!meta || r.failed || host === undefined) return undefined;
+  return { kind: 'DestinationRule', apiVersion, meta, origin, spec: compact({ host, trafficPolicy, subsets, exportTo, workloadSelector }) };
+}
+
+const POLICY_FIELDS = ['loadBalancer', 'connectionPool', 'outlierDetection', 'tls'];
+
+function policy(r: Reader, v: unknown, path: string, withPorts: boolean): TrafficPolicy | undefined {
+  const o = fields(r, v, path, withPorts ? [...POLICY_FIELDS, 'portLevelSettings'] : [...POLICY_FIELDS, 'port']);
+  if (!o) return undefined;
+  const base = compact({
+    loadBalancer: loadBalancer(r, get(o, 'loadBalancer'), `${path}.loadBalancer`),
+    connectionPool: connectionPool(r, get(o, 'connectionPool'), `${path}.connectionPool`),
+    outlierDetection: outlier(r, get(o, 'outlierDetection'), `${path}.outlierDetection`),
+    tls: tls(r, get(o, 'tls'), `${path}.tls`),
+  });
+  if (!withPorts) return base;
+  const portLevelSettings = list(r, get(o, 'portLevelSettings'), `${path}.portLevelSettings`, (item, p): PortTrafficPolicy | undefined => {
+    const pl = policy(r, item, p, false);
+    const po = item !== null && typeof item === 'object' && !Array.isArray(item) ? (item as Raw) : {};
+    const port = portSelector(r, get(po, 'port'), `${p}.port`);
+    if (port?.number === undefined && !r.failed) r.error(`${p}.port`, 'a port-level setting needs port.number', 'missing-field');
+    return pl ? compact({ port, ...pl }) : undefined;
+  });
+  return compact({ ...base, portLevelSettings });
+}
+
+function loadBalancer(r: Reader, v: unknown, path: string): LoadBalancerSettings | undefined {
+  const o = fields(r, v, path, ['simple', 'consistentHash', 'localityLbSetting', 'warmupDurationSecs']);
+  if (!o) return undefined;
+  const simple = str(r, get(o, 'simple'), `${path}.simple`);
+  if (simple !== undefined && !(SIMPLE_LB as readonly string[]).includes(simple)) {
+    r.error(`${path}.simple`, `unknown load balancer "${simple.slice(0, 40)}", must be one of ${SIMPLE_LB.join(', ')}`);
+  }
+  const consistentHash = hashLb(r, get(o, 'consistentHash'), `${path}.consistentHash`);
+  if (simple !== undefined && consistentHash) r.error(path, 'cannot set both simple and consistentHash');
+  return compact({
+    simple: simple as SimpleLB | undefined,
+    consistentHash,
+    localityLbSetting: locality(r, get(o, 'localityLbSetting'), `${path}.localityLbSetting`),
+    warmupDurationSecsMs: duration(r, get(o, 'warmupDurationSecs'), `${path}.warmupDurationSecs`),
+  });
+}
+
+const HASH_KEYS = ['httpHeaderName', 'httpCookie', 'useSourceIp', 'httpQueryParameterName'];
+
+function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefined {
+  const o = fields(r, v, path, [...HASH_KEYS, 'ringHash', 'maglev', 'minimumRingSize']);
+  if (!o) return undefined;
+  const keys = HASH_KEYS.filter((k) => get(o, k) !== undefined && get(o, k) !== null);
+  if (keys.length !== 1) r.error(path, keys.length === 0 ? `needs one hash key: ${HASH_KEYS.join(', ')}` : `sets several hash keys (${keys.join(', ')}), only one is allowed`);
+  const c = fields(r, get(o, 'httpCookie'), `${path}.httpCookie`, ['name', 'path', 'ttl']);
+  const httpCookie = c
+    ? (() => {
+        const name = requiredStr(r, get(c, 'name'), `${path}.httpCookie.name`);
+        const cookie = compact({ name: name ?? '', path: str(r, get(c, 'path'), `${path}.httpCookie.path`), ttlMs: duration(r, get(c, 'ttl'), `${path}.httpCookie.ttl`) });
+        return cookie;
+      })()
+    : undefined;
+  const ring = fields(r, get(o, 'ringHash'), `${path}.ringHash`, ['minimumRingSize']);
+  const maglev = fields(r, get(o, 'maglev'), `${path}.maglev`, ['tableSize']);
+  if (ring && maglev) r.error(path, 'cannot set both ringHash and maglev');
+  return compact({
+    httpHeaderName: str(r, get(o, 'httpHeaderName'), `${path}.httpHeaderName`),
+    httpCookie,
+    useSourceIp: bool(r, get(o, 'useSourceIp'), `${path}.useSourceIp`),
+    httpQueryParameterName: str(r, get(o, 'httpQueryParameterName'), `${path}.httpQueryParameterName`),
+    ringHash: ring ? compact({ minimumRingSize: int(r, get(ring, 'minimumRingSize'), `${path}.ringHash.minimumRingSize`, 0, 2 ** 53) }) : undefined,
+    maglev: maglev ? compact({ tableSize: int(r, get(maglev, 'tableSize'), `${path}.maglev.tableSize`, 0, 2 ** 53) }) : undefined,
+    minimumRingSize: int(r, get(o, 'minimumRingSize'), `${path}.minimumRingSize`, 0, 2 ** 53),
+  });
+}
+
+function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | undefined {
+  const o = fields(r, v, path, ['enabled', 'distribute', 'failover', 'failoverPriority']);
+  if (!o) return undefined;
+  return compact({
+    enabled: bool(r, get(o, 'enabled'), `${path}.enabled`),
+    distribute: list(r, get(o, 'distribute'), `${path}.distribute`, (item, p) => {
+      const d = fields(r, item, p, ['from', 'to']);
+      if (!d) return undefined;
+      const from = requiredStr(r, get(d, 'from'), `${p}.from`);
+      const to = mapOf(r, get(d, 'to'), `${p}.to`, (w, wp) => int(r, w, wp, 0, 100)) ?? {};
+      return from === undefined ? undefined : { from, to };
+    }),
+    failover: list(r, get(o, 'failover'), `${path}.failover`, (item, p) => {
+      const f = fields(r, item, p, ['from', 'to']);
+      if (!f) return undefined;
+      const from = requiredStr(r, get(f, 'from'), `${p}.from`);
+      const to = requiredStr(r, get(f, 'to'), `${p}.to`);
+      return from !== undefined && to !== undefined ? { from, to } : undefined;
+    }),
+    failoverPriority: strList(r, get(o, 'failoverPriority'), `${path}.failoverPriority`),
+  });
+}
+
+function connectionPool(r: Reader, v: unknown, path: string): ConnectionPoolSettings | undefined {
+  const o = fields(r, v, path, ['tcp', 'http']);
+  if (!o) return undefined;
+  const u32 = (x: Raw, key: string, p: string): number | undefined => int(r, get(x, key), `${p}.${key}`, 0, 2 ** 32 - 1);
+  const t = fields(r, get(o, 'tcp'), `${path}.tcp`, ['maxConnections', 'connectTimeout', 'tcpKeepalive', 'maxConnectionDuration', 'idleTimeout']);
+  const tp = `${path}.tcp`;
+  const ka = t ? fields(r, get(t, 'tcpKeepalive'), `${tp}.tcpKeepalive`, ['probes', 'time', 'interval']) : undefined;
+  const kp = `${tp}.tcpKeepalive`;
+  const tcp = t
+    ? compact({
+        maxConnections: u32(t, 'maxConnections', tp),
+        connectTimeoutMs: duration(r, get(t, 'connectTimeout'), `${tp}.connectTimeout`),
+        tcpKeepalive: ka ? compact({ probes: u32(ka, 'probes', kp), timeMs: duration(r, get(ka, 'time'), `${kp}.time`), intervalMs: duration(r, get(ka, 'interval'), `${kp}.interval`) }) : undefined,
+        maxConnectionDurationMs: duration(r, get(t, 'maxConnectionDuration'), `${tp}.maxConnectionDuration`),
+        idleTimeoutMs: duration(r, get(t, 'idleTimeout'), `${tp}.idleTimeout`),
+      })
+    : undefined;
+  const hp = `${path}.http`;
+  const h = fields(r, get(o, 'http'), hp, [
+    'http1MaxPendingRequests', 'http2MaxRequests', 'maxRequestsPerConnection', 'maxRetries', 'idleTimeout', 'h2UpgradePolicy', 'useClientProtocol', 'maxConcurrentStreams',
+  ]);
+  let http: ConnectionPoolSettings['http'];
+  if (h) {
+    const upgrade = str(r, get(h, 'h2UpgradePolicy'), `${hp}.h2UpgradePolicy`);
+    if (upgrade !== undefined && !(H2_UPGRADE as readonly string[]).includes(upgrade)) r.error(`${hp}.h2UpgradePolicy`, `must be one of ${H2_UPGRADE.join(', ')}`);
+    http = compact({
+      http1MaxPendingRequests: u32(h, 'http1MaxPendingRequests', hp),
+      http2MaxRequests: u32(h, 'http2MaxRequests', hp),
+      maxRequestsPerConnection: u32(h, 'maxRequestsPerConnection', hp),
+      maxRetries: u32(h, 'maxRetries', hp),
+      idleTimeoutMs: duration(r, get(h, 'idleTimeout'), `${hp}.idleTimeout`),
+      h2UpgradePolicy: upgrade as (typeof H2_UPGRADE)[number] | undefined,
+      useClientProtocol: bool(r, get(h, 'useClientProtocol'), `${hp}.useClientProtocol`),
+      maxConcurrentStreams: u32(h, 'maxConcurrentStreams', hp),
+    });
+  }
+  return compact({ tcp, http });
+}
+
+function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefined {
+  const o = fields(r, v, path, [
+    'consecutiveErrors', 'consecutive5xxErrors', 'consecutiveGatewayErrors', 'consecutiveLocalOriginFailures', 'splitExternalLocalOriginErrors',
+    'interval', 'baseEjectionTime', 'maxEjectionPercent', 'minHealthPercent',
+  ]);
+  if (!o) return undefined;
+  const u32 = (key: string): number | undefined => int(r, get(o, key), `${path}.${key}`, 0, 2 ** 32 - 1);
+  return compact({
+    consecutiveErrors: u32('consecutiveErrors'),
+    consecutive5xxErrors: u32('consecutive5xxErrors'),
+    consecutiveGatewayErrors: u32('consecutiveGatewayErrors'),
+    consecutiveLocalOriginFailures: u32('consecutiveLocalOriginFailures'),
+    splitExternalLocalOriginErrors: bool(r, get(o, 'splitExternalLocalOriginErrors'), `${path}.splitExternalLocalOriginErrors`),
+    intervalMs: duration(r, get(o, 'interval'), `${path}.interval`),
+    baseEjectionTimeMs: duration(r, get(o, 'baseEjectionTime'), `${path}.baseEjectionTime`),
+    maxEjectionPercent: num(r, get(o, 'maxEjectionPercent'), `${path}.maxEjectionPercent`, 0, 100),
+    minHealthPercent: num(r, get(o, 'minHealthPercent'), `${path}.minHealthPercent`, 0, 100),
+  });
+}
+
+function tls(r: Reader, v: unknown, path: string): ClientTLSSettings | undefined {
+  const o = fields(r, v, path, ['mode', 'clientCertificate', 'privateKey', 'caCertificates', 'credentialName', 'subjectAltNames', 'sni', 'insecureSkipVerify']);
+  if (!o) return undefined;
+  const rawMode = str(r, get(o, 'mode'), `${path}.mode`) ?? 'DISABLE';
+  if (!(TLS_MODES as readonly string[]).includes(rawMode)) r.error(`${path}.mode`, `unknown TLS mode "${rawMode.slice(0, 40)}", must be one of ${TLS_MODES.join(', ')}`);
+  const s = (key: string): string | undefined => {
+    const x = str(r, get(o, key), `${path}.${key}`);
+    return x === '' ? undefined : x;
+  };
+  const out = compact({
+    mode: rawMode as TLSMode,
+    clientCertificate: s('clientCertificate'),
+    privateKey: s('privateKey'),
+    caCertificates: s('caCertificates'),
+    credentialName: s('credentialName'),
+    subjectAltNames: strList(r, get(o, 'subjectAltNames'), `${path}.subjectAltNames`),
+    sni: s('sni'),
+    insecureSkipVerify: bool(r, get(o, 'insecureSkipVerify'), `${path}.insecureSkipVerify`),
+  });
+  if (out.mode === 'MUTUAL' && out.credentialName === undefined && (out.clientCertificate === undefined || out.privateKey === undefined)) {
+    r.error(path, 'MUTUAL needs clientCertificate and privateKey, or credentialName', 'missing-field');
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+/**
+ * Mesh config, from either
+ *  - `kind: MeshConfig` (apiVersion meshsnap.dev/v1alpha1), fields of model/mesh-config.ts under
+ *    `spec` (or at the top level); or
+ *  - Istio's own `ConfigMap istio` in istio-system, whose `data.mesh` is MeshConfig YAML. Only the
+ *    fields meshsnap uses are read; `defaultConfig` and `trustDomain` are dropped silently (they
+ *    only matter to proxies and certificates), anything else gets an `info`.
+ * Missing fields take DEFAULT_MESH_CONFIG's values.
+ */
+import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../model/mesh-config.js';
+import { parseDocuments } from '../parse.js';
+import { duration } from './duration.js';
+import { isDns1123Label } from './meta.js';
+import { bool, fields, get, num, obj, str, type Raw, type Reader } from './reader.js';
+
+const MESH_FIELDS = ['domainSuffix', 'outboundTrafficPolicy', 'enableAutoMtls', 'connectTimeout', 'connectTimeoutMs', 'rootNamespace'];
+const SILENTLY_IGNORED = new Set(['defaultConfig', 'trustDomain']);
+
+export function readMeshConfigObject(r: Reader, raw: Raw): MeshConfig | undefined {
+  const hasSpec = get(raw, 'spec') !== undefined;
+  const body = hasSpec
+    ? fields(r, get(raw, 'spec'), 'spec', MESH_FIELDS)
+    : fields(r, raw, '', ['apiVersion', 'kind', 'metadata', ...MESH_FIELDS]);
+  if (!body) return undefined;
+  const mesh = readMeshFields(r, body, hasSpec ? 'spec' : '');
+  return r.failed ? undefined : mesh;
+}
+
+/** Is this document Istio's mesh ConfigMap? */
+export function isIstioMeshConfigMap(raw: Raw): boolean {
+  const m = get(raw, 'metadata');
+  if (m === null || typeof m !== 'object') return false;
+  const meta = m as Raw;
+  return get(meta, 'name') === 'istio' && get(meta, 'namespace') === 'istio-system';
+}
+
+export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
+  const data = obj(r, get(raw, 'data'), 'data');
+  const text = data ? str(r, get(data, 'mesh'), 'data.mesh') : undefined;
+  if (text === undefined) {
+    if (!r.failed) r.error('data.mesh', 'the istio ConfigMap needs a `mesh` entry', 'missing-field');
+    return undefined;
+  }
+  const parsed = parseDocuments(text, r.id.file ?? '');
+  for (const d of parsed.diagnostics) r.error('data.mesh', d.message, 'parse-error');
+  const doc = parsed.docs[0]?.object ?? {};
+  if (parsed.docs.length > 1) r.error('data.mesh', 'must hold one YAML document');
+  const body: Record<string, unknown> = {};
+  for (const key of Object.keys(doc).sort()) {
+    if (MESH_FIELDS.includes(key) && key !== 'connectTimeoutMs' && key !== 'domainSuffix') body[key] = doc[key];
+    else if (!SILENTLY_IGNORED.has(key)) r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
+  }
+  const mesh = readMeshFields(r, body, 'data.mesh');
+  return r.failed ? undefined : mesh;
+}
+
+function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
+  const at = (k: string): string => (path === '' ? k : `${path}.${k}`);
+  const domainSuffix = str(r, get(o, 'domainSuffix'), at('domainSuffix'));
+  if (domainSuffix !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(domainSuffix)) r.error(at('domainSuffix'), `"${domainSuffix.slice(0, 60)}" is not a DNS suffix`);
+  const rootNamespace = str(r, get(o, 'rootNamespace'), at('rootNamespace'));
+  if (rootNamespace !== undefined && !isDns1123Label(rootNamespace)) r.error(at('rootNamespace'), `"${rootNamespace.slice(0, 60)}" is not a namespace name`);
+  const connectTimeoutMs = num(r, get(o, 'connectTimeoutMs'), at('connectTimeoutMs'), 0) ?? duration(r, get(o, 'connectTimeout'), at('connectTimeout'));
+  return {
+    domainSuffix: domainSuffix ?? DEFAULT_MESH_CONFIG.domainSuffix,
+    outboundTrafficPolicy: outboundPolicy(r, get(o, 'outboundTrafficPolicy'), at('outboundTrafficPolicy')) ?? DEFAULT_MESH_CONFIG.outboundTrafficPolicy,
+    enableAutoMtls: bool(r, get(o, 'enableAutoMtls'), at('enableAutoMtls')) ?? DEFAULT_MESH_CONFIG.enableAutoMtls,
+    connectTimeoutMs: connectTimeoutMs ?? DEFAULT_MESH_CONFIG.connectTimeoutMs,
+    rootNamespace: rootNamespace ?? DEFAULT_MESH_CONFIG.rootNamespace,
+  };
+}
+
+/** `REGISTRY_ONLY` or Istio's `{ mode: REGISTRY_ONLY }`. */
+function outboundPolicy(r: Reader, v: unknown, path: string): MeshConfig['outboundTrafficPolicy'] | undefined {
+  let mode: unknown = v;
+  let modePath = path;
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const o = fields(r, v, path, ['mode']) ?? {};
+    mode = get(o, 'mode');
+    modePath = `${path}.mode`;
+  }
+  const s = str(r, mode, modePath);
+  if (s === undefined) return undefined;
+  if (s !== 'ALLOW_ANY' && s !== 'REGISTRY_ONLY') {
+    r.error(modePath, `must be ALLOW_ANY or REGISTRY_ONLY, got "${s.slice(0, 40)}"`);
+    return undefined;
+  }
+  return s;
+}

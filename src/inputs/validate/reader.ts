@@ -1,0 +1,190 @@
+/**
+ * Typed field readers for raw documents. Every reader takes the raw value and its field path,
+ * returns the typed value or `undefined`, and reports what is wrong on the object's `Reader`
+ * (which remembers that the object failed). `null` counts as absent, as in Kubernetes.
+ */
+import type { Diagnostic } from '../diagnostics.js';
+
+export interface ObjectId {
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly file?: string;
+  readonly index?: number;
+}
+
+export type Raw = Readonly<Record<string, unknown>>;
+
+export class Reader {
+  /** True once any error was reported: the object must be skipped. */
+  failed = false;
+  /** Errors reported so far, to skip checks that would only repeat an earlier error. */
+  errorCount = 0;
+
+  constructor(
+    public id: ObjectId,
+    private readonly out: Diagnostic[],
+  ) {}
+
+  error(field: string, message: string, code = 'invalid-field'): void {
+    this.failed = true;
+    this.errorCount++;
+    this.out.push({ severity: 'error', code, message, ...this.where(field) });
+  }
+
+  warn(field: string, message: string, code: string): void {
+    this.out.push({ severity: 'warning', code, message, ...this.where(field) });
+  }
+
+  info(field: string, message: string, code: string): void {
+    this.out.push({ severity: 'info', code, message, ...this.where(field) });
+  }
+
+  private where(field: string): Omit<Diagnostic, 'severity' | 'code' | 'message'> {
+    const { kind, namespace, name, file, index } = this.id;
+    return {
+      ...(kind !== undefined ? { kind } : {}),
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(field !== '' ? { field } : {}),
+      ...(file !== undefined ? { file } : {}),
+      ...(index !== undefined ? { index } : {}),
+    };
+  }
+}
+
+/** An own property (never one inherited from Object.prototype). */
+export function get(obj: Raw, key: string): unknown {
+  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+export const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  return typeof v === 'object' ? 'an object' : `${typeof v} ${JSON.stringify(v)?.slice(0, 40) ?? ''}`.trim();
+}
+
+export function obj(r: Reader, v: unknown, path: string): Raw | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    r.error(path, `must be an object, got ${describe(v)}`);
+    return undefined;
+  }
+  return v as Raw;
+}
+
+/** Reads an object and warns (code `unknown-field`) about keys outside `known`. */
+export function fields(r: Reader, v: unknown, path: string, known: readonly string[]): Raw | undefined {
+  const o = obj(r, v, path);
+  if (o) {
+    for (const key of Object.keys(o).sort()) {
+      if (!known.includes(key)) r.warn(join(path, key), `unknown field "${key}" is ignored`, 'unknown-field');
+    }
+  }
+  return o;
+}
+
+export function str(r: Reader, v: unknown, path: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') {
+    r.error(path, `must be a string, got ${describe(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+/** A string that must be present and non-empty. */
+export function requiredStr(r: Reader, v: unknown, path: string): string | undefined {
+  const s = str(r, v, path);
+  if (s === undefined && (v === undefined || v === null)) r.error(path, 'is required', 'missing-field');
+  else if (s === '') r.error(path, 'must not be empty', 'missing-field');
+  return s === '' ? undefined : s;
+}
+
+export function bool(r: Reader, v: unknown, path: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') {
+    r.error(path, `must be true or false, got ${describe(v)}`);
+    return undefined;
+  }
+  return v;
+}
+
+export function num(r: Reader, v: unknown, path: string, min = -Infinity, max = Infinity): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    r.error(path, `must be a number, got ${describe(v)}`);
+    return undefined;
+  }
+  if (v < min || v > max) {
+    r.error(path, `must be between ${min} and ${max}, got ${v}`);
+    return undefined;
+  }
+  return v;
+}
+
+export function int(r: Reader, v: unknown, path: string, min = 0, max = 2 ** 32 - 1): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v)) {
+    r.error(path, `must be an integer, got ${describe(v)}`);
+    return undefined;
+  }
+  return num(r, v, path, min, max);
+}
+
+export function port(r: Reader, v: unknown, path: string): number | undefined {
+  return int(r, v, path, 1, 65535);
+}
+
+/** A list; `each` reads one item (path `path[i]`) and returns undefined to drop it. */
+export function list<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined): T[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) {
+    r.error(path, `must be a list, got ${describe(v)}`);
+    return undefined;
+  }
+  const out: T[] = [];
+  for (const [i, item] of v.entries()) {
+    const t = each(item, `${path}[${i}]`);
+    if (t !== undefined) out.push(t);
+  }
+  return out;
+}
+
+export function strList(r: Reader, v: unknown, path: string): string[] | undefined {
+  return list(r, v, path, (item, p) => {
+    if (typeof item === 'string') return item;
+    r.error(p, `must be a string, got ${describe(item)}`);
+    return undefined;
+  });
+}
+
+/** A map of string values, with keys sorted (protobuf maps keep insertion order). */
+export function strMap(r: Reader, v: unknown, path: string): Record<string, string> | undefined {
+  return mapOf(r, v, path, (item, p) => {
+    if (typeof item === 'string') return item;
+    r.error(p, `must be a string, got ${describe(item)}`);
+    return undefined;
+  });
+}
+
+/** A map whose values are read by `each`; keys sorted. Built with fromEntries: `__proto__` stays a plain key. */
+export function mapOf<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined): Record<string, T> | undefined {
+  const o = obj(r, v, path);
+  if (!o) return undefined;
+  const entries: [string, T][] = [];
+  for (const key of Object.keys(o).sort()) {
+    const t = each(o[key], join(path, key));
+    if (t !== undefined) entries.push([key, t]);
+  }
+  return Object.fromEntries(entries) as Record<string, T>;
+}
+
+/** Drops undefined properties so objects compare equal whatever was written. */
+export function compact<T extends object>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}

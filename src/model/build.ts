@@ -1,0 +1,259 @@
+/**
+ * The service model builder: Services + EndpointSlices (or legacy Endpoints) + Pods + Nodes →
+ * MeshServices and MeshEndpoints, as istiod's Kubernetes registry builds `model.Service` and
+ * `IstioEndpoint`. Pure; every lookup goes through a Map (10k services must build in milliseconds).
+ */
+import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { InputSet } from './inputs.js';
+import type { EndpointPort, EndpointSlice, Endpoints, Node, ObjectRef, Pod, PortProtocol, Service, ServicePort } from './k8s.js';
+import type { HealthStatus, Locality, MeshEndpoint, MeshService, MeshServicePort, Protocol, ServiceModel, Workload } from './service-model.js';
+
+const PROTOCOL_BY_PREFIX: Readonly<Record<string, Protocol>> = {
+  http: 'HTTP',
+  http2: 'HTTP2',
+  https: 'HTTPS',
+  grpc: 'GRPC',
+  'grpc-web': 'GRPC-Web',
+  tcp: 'TCP',
+  tls: 'TLS',
+  mongo: 'Mongo',
+  redis: 'Redis',
+  mysql: 'MySQL',
+  udp: 'UDP',
+};
+
+/** Kubernetes' standard appProtocol names. */
+const APP_PROTOCOLS: Readonly<Record<string, Protocol>> = {
+  'kubernetes.io/h2c': 'HTTP2',
+  h2c: 'HTTP2',
+  'kubernetes.io/ws': 'HTTP',
+  ws: 'HTTP',
+  'kubernetes.io/wss': 'HTTPS',
+};
+
+/** Ports istiod never sniffs (SMTP, DNS, MySQL, MongoDB): plain TCP when the name says nothing. */
+const WELL_KNOWN_TCP_PORTS = new Set([25, 53, 3306, 27017]);
+
+/**
+ * The protocol of a Service port, as istiod decides it: UDP ports are UDP; then `appProtocol`,
+ * else the port name's prefix before the first `-` (case-insensitive; `grpc-web` is checked first
+ * since it contains a `-`). Undefined: the name says nothing. istiod would then sniff the protocol
+ * at runtime; meshsnap does not sniff, so the caller treats such ports as TCP.
+ */
+export function portProtocol(port: { readonly name?: string; readonly protocol: PortProtocol; readonly appProtocol?: string }): Protocol | undefined {
+  if (port.protocol === 'UDP') return 'UDP';
+  const name = (port.appProtocol ?? port.name ?? '').toLowerCase();
+  if (port.appProtocol !== undefined) {
+    const std = APP_PROTOCOLS[name];
+    if (std) return std;
+  }
+  if (name.startsWith('grpc-web')) return 'GRPC-Web';
+  const dash = name.indexOf('-');
+  const prefix = dash >= 0 ? name.slice(0, dash) : name;
+  return Object.hasOwn(PROTOCOL_BY_PREFIX, prefix) ? PROTOCOL_BY_PREFIX[prefix] : undefined;
+}
+
+export function serviceHostname(name: string, namespace: string, domainSuffix: string): string {
+  return `${name}.${namespace}.svc.${domainSuffix}`;
+}
+
+interface Indexes {
+  readonly podsByName: ReadonlyMap<string, Pod>;
+  readonly podsByIp: ReadonlyMap<string, Pod>;
+  readonly nodes: ReadonlyMap<string, Node>;
+  readonly slicesByService: ReadonlyMap<string, EndpointSlice[]>;
+  readonly endpointsByName: ReadonlyMap<string, Endpoints>;
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byNsName = <T extends { readonly meta: { readonly namespace: string; readonly name: string } }>(a: T, b: T): number =>
+  cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
+
+export function buildServiceModel(inputs: InputSet, diags: Diagnostics): ServiceModel {
+  const idx = index(inputs);
+  const domain = inputs.meshConfig.domainSuffix;
+  const services: MeshService[] = [];
+  const endpoints = new Map<string, ReadonlyMap<number, readonly MeshEndpoint[]>>();
+  for (const svc of [...inputs.services].sort(byNsName)) {
+    const ms = meshService(svc, domain, diags);
+    services.push(ms);
+    endpoints.set(ms.hostname, serviceEndpoints(svc, ms, idx));
+  }
+  services.sort((a, b) => cmp(a.hostname, b.hostname));
+
+  const namespaces = new Set<string>();
+  for (const n of inputs.namespaces) namespaces.add(n.meta.name);
+  for (const s of inputs.services) namespaces.add(s.meta.namespace);
+  for (const p of inputs.pods) namespaces.add(p.meta.namespace);
+
+  const workloads: Workload[] = [...inputs.pods]
+    .filter((p) => p.ips.length > 0)
+    .sort(byNsName)
+    .map((p) => ({ namespace: p.meta.namespace, name: p.meta.name, labels: p.meta.labels, ips: [...p.ips].sort(), serviceAccount: p.serviceAccount }));
+
+  return {
+    services,
+    byHostname: new Map(services.map((s) => [s.hostname, s])),
+    endpoints,
+    namespaces: [...namespaces].sort(),
+    workloads,
+    virtualServices: [...inputs.virtualServices].sort(byNsName),
+    destinationRules: [...inputs.destinationRules].sort(byNsName),
+  };
+}
+
+function index(inputs: InputSet): Indexes {
+  const podsByName = new Map<string, Pod>();
+  const podsByIp = new Map<string, Pod>();
+  // Sorted first so that, when two pods claim an IP (host network), the same one always wins.
+  for (const pod of [...inputs.pods].sort(byNsName)) {
+    podsByName.set(`${pod.meta.namespace}/${pod.meta.name}`, pod);
+    for (const ip of pod.ips) if (!podsByIp.has(ip)) podsByIp.set(ip, pod);
+  }
+  const nodes = new Map(inputs.nodes.map((n) => [n.meta.name, n]));
+  const slicesByService = new Map<string, EndpointSlice[]>();
+  for (const s of [...inputs.endpointSlices].sort(byNsName)) {
+    if (s.serviceName === '') continue;
+    const key = `${s.meta.namespace}/${s.serviceName}`;
+    const list = slicesByService.get(key);
+    if (list) list.push(s);
+    else slicesByService.set(key, [s]);
+  }
+  const endpointsByName = new Map(inputs.endpoints.map((e) => [`${e.meta.namespace}/${e.meta.name}`, e]));
+  return { podsByName, podsByIp, nodes, slicesByService, endpointsByName };
+}
+
+const PROTOCOL_RANK: Readonly<Record<PortProtocol, number>> = { TCP: 0, SCTP: 1, UDP: 2 };
+
+function meshService(svc: Service, domain: string, diags: Diagnostics): MeshService {
+  const { name, namespace } = svc.meta;
+  // One mesh port per number: a 53/TCP + 53/UDP pair keeps the TCP one (the mesh proxies TCP).
+  const sorted = [...svc.ports].sort((a, b) => a.port - b.port || PROTOCOL_RANK[a.protocol] - PROTOCOL_RANK[b.protocol]);
+  const ports: MeshServicePort[] = [];
+  for (const p of sorted) {
+    if (ports.length > 0 && ports[ports.length - 1]!.port === p.port) continue;
+    let protocol = portProtocol(p);
+    if (protocol === undefined) {
+      protocol = 'TCP';
+      if (!WELL_KNOWN_TCP_PORTS.has(p.port)) {
+        const field = `spec.ports[${svc.ports.indexOf(p)}]`;
+        diags.info({
+          code: 'protocol-defaulted',
+          message: `port ${p.port}${p.name ? ` (${p.name})` : ''} names no protocol; treated as TCP (meshsnap does not sniff protocols: name it http-…, grpc-…, tcp-… or set appProtocol)`,
+          kind: 'Service',
+          namespace,
+          name,
+          field,
+          ...svc.origin,
+        });
+      }
+    }
+    ports.push({ ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, targetPort: p.targetPort, protocol });
+  }
+  const headless = svc.clusterIP === 'None';
+  const clusterIP = !headless && svc.clusterIP ? svc.clusterIP : undefined;
+  return {
+    hostname: serviceHostname(name, namespace, domain),
+    name,
+    namespace,
+    labels: svc.meta.labels,
+    ...(clusterIP !== undefined ? { clusterIP } : {}),
+    headless,
+    ...(svc.externalName !== undefined && svc.type === 'ExternalName' ? { externalName: svc.externalName } : {}),
+    ...(svc.selector !== undefined ? { selector: svc.selector } : {}),
+    ports,
+    origin: svc.origin,
+  };
+}
+
+/** The slice port serving a Service port: same name, or the only port when the Service port is unnamed. */
+function matchPort(sp: ServicePort | MeshServicePort, ports: readonly EndpointPort[]): EndpointPort | undefined {
+  const named = ports.find((p) => p.name === sp.name);
+  if (named) return named;
+  return sp.name === undefined && ports.length === 1 ? ports[0] : undefined;
+}
+
+interface RawEndpoint {
+  readonly address: string;
+  readonly health: HealthStatus;
+  readonly targetRef?: ObjectRef;
+  readonly nodeName?: string;
+  readonly zone?: string;
+}
+
+function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): Map<number, readonly MeshEndpoint[]> {
+  const out = new Map<number, readonly MeshEndpoint[]>();
+  if (svc.type === 'ExternalName') return out;
+  const key = `${svc.meta.namespace}/${svc.meta.name}`;
+  const slices = idx.slicesByService.get(key);
+  const legacy = slices ? undefined : idx.endpointsByName.get(key);
+  for (const sp of ms.ports) {
+    const list: MeshEndpoint[] = [];
+    const add = (raw: RawEndpoint, port: number): void => {
+      list.push(meshEndpoint(raw, port, svc.meta.namespace, idx));
+    };
+    for (const slice of slices ?? []) {
+      if (slice.addressType === 'FQDN') continue;
+      const p = matchPort(sp, slice.ports);
+      if (!p) continue;
+      for (const e of slice.endpoints) {
+        // Ready → serving traffic; not ready but still serving while terminating → draining.
+        const health: HealthStatus = e.ready ? 'HEALTHY' : e.serving && e.terminating ? 'DRAINING' : 'UNHEALTHY';
+        for (const address of e.addresses) add({ address, health, targetRef: e.targetRef, nodeName: e.nodeName, zone: e.zone }, p.port);
+      }
+    }
+    for (const subset of legacy?.subsets ?? []) {
+      const p = matchPort(sp, subset.ports);
+      if (!p) continue;
+      for (const a of subset.addresses) add({ address: a.ip, health: 'HEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+      for (const a of subset.notReadyAddresses) add({ address: a.ip, health: 'UNHEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+    }
+    out.set(sp.port, dedupeEndpoints(list));
+  }
+  return out;
+}
+
+const HEALTH_RANK: Readonly<Record<HealthStatus, number>> = { HEALTHY: 0, DRAINING: 1, UNHEALTHY: 2 };
+
+/** Sorted by address then port; of identical address+port, the healthiest (then first by pod name) stays. */
+function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
+  list.sort(
+    (a, b) => cmp(a.address, b.address) || a.port - b.port || HEALTH_RANK[a.health] - HEALTH_RANK[b.health] || cmp(a.podName ?? '', b.podName ?? ''),
+  );
+  return list.filter((e, i) => {
+    const prev = list[i - 1];
+    return !prev || prev.address !== e.address || prev.port !== e.port;
+  });
+}
+
+function meshEndpoint(raw: RawEndpoint, port: number, namespace: string, idx: Indexes): MeshEndpoint {
+  const ref = raw.targetRef;
+  const byRef = ref && (ref.kind === 'Pod' || ref.kind === '') ? idx.podsByName.get(`${ref.namespace ?? namespace}/${ref.name}`) : undefined;
+  const pod = byRef ?? idx.podsByIp.get(raw.address);
+  const labels = pod?.meta.labels ?? {};
+  return {
+    address: raw.address,
+    port,
+    labels,
+    locality: locality(raw, pod, idx),
+    health: raw.health,
+    tlsMode: labels['security.istio.io/tlsMode'] === 'istio' ? 'istio' : 'disabled',
+    ...(pod ? { podName: pod.meta.name, serviceAccount: pod.serviceAccount } : {}),
+  };
+}
+
+/** Node topology labels, else the slice's zone; the pod label `istio-locality` (region.zone.subzone) wins. */
+function locality(raw: RawEndpoint, pod: Pod | undefined, idx: Indexes): Locality {
+  const override = pod?.meta.labels['istio-locality'];
+  if (override !== undefined && override !== '') {
+    const [region = '', zone = '', subzone = ''] = override.split('.');
+    return { region, zone, subzone };
+  }
+  const nodeName = raw.nodeName ?? pod?.nodeName;
+  const node = nodeName !== undefined ? idx.nodes.get(nodeName) : undefined;
+  return {
+    region: node?.region ?? '',
+    zone: node?.zone ?? raw.zone ?? '',
+    subzone: node?.subzone ?? '',
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The canonical form of an InputSet: every object without its origin (file/index), each list
+ * sorted by kind/namespace/name. Equal meshes give equal canonical forms however their files
+ * were laid out, so the digest of this form identifies "the inputs" of a snapshot.
+ */
+import { canonicalJson } from '../snapshot/canonical-json.js';
+import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
+import type { InputSet } from './inputs.js';
+
+interface Named {
+  readonly meta: { readonly namespace: string; readonly name: string };
+  readonly origin?: unknown;
+}
+
+const byNamespaceName = (a: Named, b: Named): number =>
+  a.meta.namespace < b.meta.namespace ? -1 : a.meta.namespace > b.meta.namespace ? 1 : a.meta.name < b.meta.name ? -1 : a.meta.name > b.meta.name ? 1 : 0;
+
+function strip<T extends Named>(items: readonly T[]): Omit<T, 'origin'>[] {
+  return [...items].sort(byNamespaceName).map((item) => {
+    const copy: Record<string, unknown> = { ...(item as object) };
+    delete copy.origin;
+    return copy as Omit<T, 'origin'>;
+  });
+}
+
+export const INPUTS_SCHEMA = 'meshsnap.inputs/v1';
+
+export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
+  return {
+    schema: INPUTS_SCHEMA,
+    meshConfig: inputs.meshConfig,
+    namespaces: strip(inputs.namespaces),
+    nodes: strip(inputs.nodes),
+    services: strip(inputs.services),
+    endpointSlices: strip(inputs.endpointSlices),
+    endpoints: strip(inputs.endpoints),
+    pods: strip(inputs.pods),
+    virtualServices: strip(inputs.virtualServices),
+    destinationRules: strip(inputs.destinationRules),
+  };
+}
+
+export function inputsDigest(inputs: InputSet, hasher?: Hasher): string {
+  return digestOf(utf8Bytes(canonicalJson(canonicalInputs(inputs))), hasher);
+}

@@ -1,0 +1,70 @@
+/**
+ * Places a connecting proxy into a proxy class of a snapshot, and lists the resources of a class.
+ *
+ * Proxyless gRPC clients (GENERATOR=grpc) get `grpc/<ns>`. A sidecar gets the class of the
+ * services in its namespace whose selector matches its LABELS, named as the compiler names it;
+ * when the compiler has no such class (e.g. the pod appeared after the compile) it falls back to
+ * the namespace's selector-less class `sidecar/<ns>/_`.
+ */
+import { selects, sidecarClassId } from '../compile/index.js';
+import type { ProxyClass } from '../compile/types.js';
+import { parseProxyNode, type ProxyNode } from '../model/proxy-node.js';
+import type { MeshService } from '../model/service-model.js';
+import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
+import type { SnapshotContent } from './content.js';
+
+export interface NodeIdentity {
+  readonly id: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export type Classification = { readonly ok: true; readonly classId: string; readonly node: ProxyNode } | { readonly ok: false; readonly reason: string };
+
+export function classifyNode(content: SnapshotContent, identity: NodeIdentity): Classification {
+  const parsed = parseProxyNode(identity.id, identity.metadata ?? {});
+  if (!parsed.ok) return parsed;
+  const node = parsed.node;
+  const classes = new Map<string, ProxyClass>(content.classes.map((c) => [c.id, c]));
+  const ns = node.namespace;
+  const unknownNamespace = (): Classification => ({ ok: false, reason: `node ${identity.id}: namespace ${JSON.stringify(ns)} is not in the mesh snapshot` });
+
+  if (node.generator === 'grpc') {
+    const classId = `grpc/${ns}`;
+    return classes.has(classId) ? { ok: true, classId, node } : unknownNamespace();
+  }
+  if (node.generator !== undefined) return { ok: false, reason: `node ${identity.id}: unsupported GENERATOR ${JSON.stringify(node.generator)}` };
+  if (node.type === 'router') return { ok: false, reason: `node ${identity.id}: gateways (router proxies) are not served` };
+
+  const selecting = content.selectors
+    .filter((s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels))
+    .map((s) => s.hostname)
+    .sort();
+  const exact = sidecarClassId(ns, selecting.map((hostname) => serviceStub(hostname, ns)));
+  if (classes.has(exact)) return { ok: true, classId: exact, node };
+  const fallback = sidecarClassId(ns, []);
+  if (classes.has(fallback)) return { ok: true, classId: fallback, node };
+  return unknownNamespace();
+}
+
+/** The resources a class receives, per type: name → object digest (names sorted). Undefined for an unknown class. */
+export function resourcesForClass(content: SnapshotContent, classId: string): Record<XdsType, Map<string, string>> | undefined {
+  const cls = content.classes.find((c) => c.id === classId);
+  if (!cls) return undefined;
+  const out = {} as Record<XdsType, Map<string, string>>;
+  for (const type of XDS_TYPES) {
+    const merged: [string, string][] = [];
+    for (const g of cls.groups) {
+      const table = content.groups[g]?.[type];
+      if (table) for (const [name, digest] of Object.entries(table)) merged.push([name, digest]);
+    }
+    merged.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    out[type] = new Map(merged);
+  }
+  return out;
+}
+
+/** Just enough of a MeshService for sidecarClassId, from a selector's hostname `<name>.<ns>.svc.<domain>`. */
+function serviceStub(hostname: string, namespace: string): MeshService {
+  const dot = hostname.indexOf('.');
+  return { hostname, name: dot > 0 ? hostname.slice(0, dot) : hostname, namespace, labels: {}, headless: false, ports: [], origin: {} };
+}

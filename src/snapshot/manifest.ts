@@ -1,0 +1,113 @@
+/**
+ * Channel version records: one immutable record per published version of a channel, pointing at
+ * a snapshot digest and its parent version. The core has no clock: `createdAt` comes from the caller.
+ */
+import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { SnapshotCounts } from './build.js';
+import type { CompilerInfo } from './content.js';
+import { isDigest } from './digest.js';
+
+export const VERSION_SCHEMA = 'meshsnap.version/v1';
+
+export interface VersionRecord {
+  readonly schema: typeof VERSION_SCHEMA;
+  readonly channel: string;
+  /** 1, 2, 3, … per channel. */
+  readonly version: number;
+  /** Snapshot digest. */
+  readonly digest: string;
+  readonly parent: number | null;
+  /** ISO 8601. */
+  readonly createdAt: string;
+  readonly inputsDigest: string;
+  readonly compiler: CompilerInfo;
+  readonly counts: SnapshotCounts;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A record before the store allocated its version. */
+export type VersionDraft = Omit<VersionRecord, 'schema' | 'channel' | 'version' | 'parent'>;
+
+/** Where a channel stands. */
+export interface ChannelHead {
+  readonly version: number;
+  readonly digest: string;
+}
+
+export function versionRecord(channel: string, version: number, draft: VersionDraft): VersionRecord {
+  return {
+    schema: VERSION_SCHEMA,
+    channel,
+    version,
+    digest: draft.digest,
+    parent: version > 1 ? version - 1 : null,
+    createdAt: draft.createdAt,
+    inputsDigest: draft.inputsDigest,
+    compiler: { name: draft.compiler.name, version: draft.compiler.version },
+    counts: draft.counts,
+    diagnostics: draft.diagnostics,
+  };
+}
+
+/** Channel names become path segments and object keys: keep them plain. */
+const CHANNEL_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const isValidChannel = (channel: string): boolean => CHANNEL_RE.test(channel) && !channel.includes('..');
+
+export class InvalidChannelError extends Error {
+  override readonly name = 'InvalidChannelError';
+  constructor(readonly channel: string) {
+    super(`invalid channel name ${JSON.stringify(channel)}: use letters, digits, '.', '_' and '-'`);
+  }
+}
+
+export function assertChannel(channel: string): void {
+  if (!isValidChannel(channel)) throw new InvalidChannelError(channel);
+}
+
+export class InvalidVersionRecordError extends Error {
+  override readonly name = 'InvalidVersionRecordError';
+}
+
+const COUNT_KEYS = ['clusters', 'endpoints', 'listeners', 'routes', 'classes', 'objects'] as const;
+
+/** Checks the shape of a parsed version record. */
+export function parseVersionRecord(value: unknown): VersionRecord {
+  const fail = (why: string): never => {
+    throw new InvalidVersionRecordError(`not a ${VERSION_SCHEMA} record: ${why}`);
+  };
+  if (!isRecord(value)) return fail('not an object');
+  if (value.schema !== VERSION_SCHEMA) return fail(`schema is ${JSON.stringify(value.schema)}`);
+  if (typeof value.channel !== 'string') return fail('bad channel');
+  if (!isVersionNumber(value.version)) return fail('bad version');
+  if (!isDigest(value.digest)) return fail('bad digest');
+  if (value.parent !== null && !isVersionNumber(value.parent)) return fail('bad parent');
+  if (typeof value.createdAt !== 'string') return fail('bad createdAt');
+  if (typeof value.inputsDigest !== 'string') return fail('bad inputsDigest');
+  const c = value.compiler;
+  if (!isRecord(c) || typeof c.name !== 'string' || typeof c.version !== 'string') return fail('bad compiler');
+  const counts = value.counts;
+  if (!isRecord(counts) || COUNT_KEYS.some((k) => typeof counts[k] !== 'number')) return fail('bad counts');
+  if (!Array.isArray(value.diagnostics)) return fail('bad diagnostics');
+  return value as unknown as VersionRecord;
+}
+
+export function parseChannelHead(value: unknown): ChannelHead {
+  if (!isRecord(value) || !isVersionNumber(value.version) || !isDigest(value.digest)) throw new InvalidVersionRecordError('not a channel head');
+  return { version: value.version, digest: value.digest };
+}
+
+/** The record's history, newest first, as far as `get` can read it. */
+export async function versionHistory(get: (version: number) => Promise<VersionRecord | null>, from: VersionRecord, limit = Infinity): Promise<VersionRecord[]> {
+  const out: VersionRecord[] = [from];
+  let parent = from.parent;
+  while (parent !== null && out.length < limit) {
+    const rec = await get(parent);
+    if (!rec) break;
+    out.push(rec);
+    parent = rec.parent;
+  }
+  return out;
+}
+
+const isVersionNumber = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,0 +1,253 @@
+/**
+ * The local-disk SnapshotStore (Node edge). Layout under the root folder (default `./.meshsnap`):
+ *
+ *   objects/sha256/<aa>/<hex>              protobuf bytes of one resource
+ *   snapshots/<hex>.json                   snapshot documents (canonical JSON)
+ *   channels/<name>/versions/<N>.json      version records, immutable
+ *   channels/<name>/head.json              {version, digest}: a hint, see readChannel
+ *   tmp/                                   files being written
+ *
+ * Every file is written to tmp/ first and then linked (create-if-absent) or renamed into place,
+ * so readers never see a partial file. Immutable files are placed with link(), which fails when
+ * the target exists: that is both "never overwrite" and the atomic version allocation.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseSnapshotContent, snapshotContentBytes, type SnapshotContent } from '../content.js';
+import { digestHex, digestOf, type Hasher } from '../digest.js';
+import { assertChannel, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
+
+/** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
+export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+export const DEFAULT_STORE_DIR = '.meshsnap';
+
+export interface LocalStoreOptions {
+  readonly hasher?: Hasher;
+}
+
+let tmpCounter = 0;
+
+export class LocalStore implements SnapshotStore {
+  private readonly hasher: Hasher;
+  private readonly made = new Set<string>();
+
+  constructor(
+    readonly root: string = DEFAULT_STORE_DIR,
+    opts: LocalStoreOptions = {},
+  ) {
+    this.hasher = opts.hasher ?? nodeSha256Hex;
+  }
+
+  async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    const path = this.objectPath(digest);
+    const actual = digestOf(bytes, this.hasher);
+    if (actual !== digest) throw new DigestMismatchError(digest, actual);
+    if (!(await exists(path)) && (await this.placeNew(path, bytes)) === 'created') return 'created';
+    await this.verifiedRead(digest, path);
+    return 'exists';
+  }
+
+  async getObject(digest: string): Promise<Uint8Array | null> {
+    return this.verifiedRead(digest, this.objectPath(digest));
+  }
+
+  async hasObject(digest: string): Promise<boolean> {
+    return exists(this.objectPath(digest));
+  }
+
+  async putSnapshot(content: SnapshotContent): Promise<string> {
+    const bytes = snapshotContentBytes(content);
+    const digest = digestOf(bytes, this.hasher);
+    const path = this.snapshotPath(digest);
+    if ((await exists(path)) || (await this.placeNew(path, bytes)) === 'exists') await this.verifiedRead(digest, path);
+    return digest;
+  }
+
+  async getSnapshot(digest: string): Promise<SnapshotContent | null> {
+    const bytes = await this.verifiedRead(digest, this.snapshotPath(digest));
+    return bytes ? parseSnapshotContent(JSON.parse(new TextDecoder().decode(bytes))) : null;
+  }
+
+  /**
+   * head.json is moved after the version record is written, and concurrent publishers may move it
+   * in either order; the version files are the truth. So the head is read as a hint and the
+   * versions after it are probed.
+   */
+  async readChannel(channel: string): Promise<ChannelHead | null> {
+    assertChannel(channel);
+    const hint = await readJson(this.headPath(channel));
+    let latest: number;
+    if (hint === null) {
+      const versions = await this.listVersions(channel);
+      if (versions.length === 0) return null;
+      latest = versions[0] as number;
+    } else {
+      latest = parseChannelHead(hint).version;
+      while (await exists(this.versionPath(channel, latest + 1))) latest++;
+    }
+    const record = await this.getVersion(channel, latest);
+    return record ? { version: record.version, digest: record.digest } : null;
+  }
+
+  async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
+    assertChannel(channel);
+    let version = ((await this.readChannel(channel))?.version ?? 0) + 1;
+    let record: VersionRecord;
+    for (;;) {
+      record = versionRecord(channel, version, draft);
+      if ((await this.placeNew(this.versionPath(channel, version), jsonBytes(record))) === 'created') break;
+      version++; // another publisher took this number
+    }
+    await this.moveHead(channel, { version: record.version, digest: record.digest });
+    return record;
+  }
+
+  async listVersions(channel: string): Promise<number[]> {
+    assertChannel(channel);
+    let names: string[];
+    try {
+      names = await readdir(join(this.channelDir(channel), 'versions'));
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return [];
+      throw e;
+    }
+    return names
+      .filter((n) => /^[1-9][0-9]*\.json$/.test(n))
+      .map((n) => Number(n.slice(0, -'.json'.length)))
+      .sort((a, b) => b - a);
+  }
+
+  async getVersion(channel: string, version: number): Promise<VersionRecord | null> {
+    assertChannel(channel);
+    if (!Number.isInteger(version) || version < 1) return null;
+    const json = await readJson(this.versionPath(channel, version));
+    return json === null ? null : parseVersionRecord(json);
+  }
+
+  // --- paths
+
+  objectPath(digest: string): string {
+    const hex = mustHex(digest);
+    return join(this.root, 'objects', 'sha256', hex.slice(0, 2), hex);
+  }
+
+  snapshotPath(digest: string): string {
+    return join(this.root, 'snapshots', `${mustHex(digest)}.json`);
+  }
+
+  private channelDir(channel: string): string {
+    return join(this.root, 'channels', channel);
+  }
+
+  private versionPath(channel: string, version: number): string {
+    return join(this.channelDir(channel), 'versions', `${version}.json`);
+  }
+
+  private headPath(channel: string): string {
+    return join(this.channelDir(channel), 'head.json');
+  }
+
+  // --- writing
+
+  /** Only ever moves the head forward (as far as this process can tell; readChannel corrects races). */
+  private async moveHead(channel: string, head: ChannelHead): Promise<void> {
+    const current = await readJson(this.headPath(channel));
+    if (current !== null && parseChannelHead(current).version >= head.version) return;
+    const tmp = await this.writeTemp(jsonBytes(head));
+    await rename(tmp, this.headPath(channel));
+  }
+
+  /** Puts a complete file at `path` unless something is already there. */
+  private async placeNew(path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    await this.mkdirOnce(join(path, '..'));
+    const tmp = await this.writeTemp(bytes);
+    try {
+      await link(tmp, path);
+      return 'created';
+    } catch (e) {
+      if (isCode(e, 'EEXIST')) return 'exists';
+      if (isCode(e, 'EPERM') || isCode(e, 'ENOTSUP') || isCode(e, 'ENOSYS')) return createExclusive(path, bytes);
+      throw e;
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  private async writeTemp(bytes: Uint8Array): Promise<string> {
+    const dir = join(this.root, 'tmp');
+    await this.mkdirOnce(dir);
+    const path = join(dir, `${process.pid}-${++tmpCounter}-${randomUUID()}`);
+    await writeFile(path, bytes, { flag: 'wx' });
+    return path;
+  }
+
+  private async mkdirOnce(dir: string): Promise<void> {
+    if (this.made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.made.add(dir);
+  }
+
+  private async verifiedRead(digest: string, path: string): Promise<Uint8Array | null> {
+    let bytes: Uint8Array;
+    try {
+      const buffer = await readFile(path);
+      bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength); // a plain view, not a Buffer
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return null;
+      throw e;
+    }
+    const actual = digestOf(bytes, this.hasher);
+    if (actual !== digest) throw new CorruptObjectError(digest, actual, path);
+    return bytes;
+  }
+}
+
+/** For filesystems without hard links: exclusive create, then write (not atomic for readers). */
+async function createExclusive(path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+  let handle;
+  try {
+    handle = await open(path, 'wx');
+  } catch (e) {
+    if (isCode(e, 'EEXIST')) return 'exists';
+    throw e;
+  }
+  try {
+    await handle.writeFile(bytes);
+  } finally {
+    await handle.close();
+  }
+  return 'created';
+}
+
+function mustHex(digest: string): string {
+  const hex = digestHex(digest);
+  if (hex === undefined) throw new InvalidDigestError(digest);
+  return hex;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    throw e;
+  }
+}
+
+async function readJson(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+}
+
+const jsonBytes = (value: unknown): Uint8Array => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
+
+const isCode = (e: unknown, code: string): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
+

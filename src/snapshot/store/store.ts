@@ -1,0 +1,59 @@
+/**
+ * Where snapshots live. Objects are content-addressed and immutable; snapshot documents are named
+ * by their digest; a channel is a numbered list of version records with a head. Local disk
+ * (local.ts) implements it now; S3 and R2 backends implement the same contract.
+ */
+import type { SnapshotContent } from '../content.js';
+import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
+
+export interface SnapshotStore {
+  /** Stores bytes under their digest. Idempotent; an existing object is never overwritten. Bytes that do not hash to `digest` are refused (DigestMismatchError). */
+  putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
+  /** The bytes, verified against the digest (CorruptObjectError when they do not match), or null. */
+  getObject(digest: string): Promise<Uint8Array | null>;
+  hasObject(digest: string): Promise<boolean>;
+  /** Stores a snapshot document (canonical JSON) and returns its digest. Idempotent. */
+  putSnapshot(content: SnapshotContent): Promise<string>;
+  /** The document, verified against its digest, or null. */
+  getSnapshot(digest: string): Promise<SnapshotContent | null>;
+  /** The newest version of a channel, or null when nothing was published. */
+  readChannel(channel: string): Promise<ChannelHead | null>;
+  /**
+   * Appends a version: allocates the next number atomically (two publishers never get the same
+   * one), stores the record, then moves the head.
+   */
+  publish(channel: string, draft: VersionDraft): Promise<VersionRecord>;
+  /** Version numbers, newest first. */
+  listVersions(channel: string): Promise<number[]>;
+  getVersion(channel: string, version: number): Promise<VersionRecord | null>;
+}
+
+/** Stored bytes do not hash to the digest they are stored under. */
+export class CorruptObjectError extends Error {
+  override readonly name = 'CorruptObjectError';
+  constructor(
+    readonly digest: string,
+    readonly actual: string,
+    where = '',
+  ) {
+    super(`corrupt object ${digest}${where ? ` at ${where}` : ''}: its bytes hash to ${actual}`);
+  }
+}
+
+/** A put whose bytes do not hash to the digest it names: refused, nothing is written. */
+export class DigestMismatchError extends Error {
+  override readonly name = 'DigestMismatchError';
+  constructor(
+    readonly digest: string,
+    readonly actual: string,
+  ) {
+    super(`refusing to store bytes hashing to ${actual} under ${digest}`);
+  }
+}
+
+export class InvalidDigestError extends Error {
+  override readonly name = 'InvalidDigestError';
+  constructor(readonly digest: string) {
+    super(`not a sha256 digest: ${JSON.stringify(digest)}`);
+  }
+}
