@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { compile } from '../src/compile/index.js';
-import { buildInputSet } from '../src/inputs/index.js';
-import { parseDocuments, type RawDocument } from '../src/inputs/parse.js';
-import { buildSnapshot } from '../src/snapshot/build.js';
+import { buildInputSet, parseDocuments } from '../src/inputs/index.js';
+import { buildSnapshot, snapshotCounts } from '../src/snapshot/build.js';
+import { snapshotContentBytes } from '../src/snapshot/content.js';
 import type { Hasher } from '../src/snapshot/digest.js';
+import { applyEndpointSlice, BENCH_COMPILER, compileState, type Stages } from './incremental.js';
 import { generateMesh, nthAddress, toYaml, withMovedEndpoint } from './synthetic.js';
 
 export interface SizeResult {
@@ -20,72 +20,86 @@ export interface SizeResult {
   virtualServices: number;
   destinationRules: number;
   documents: number;
-  /** Milliseconds, first (cold) run of the whole pipeline: inputs → compile → snapshot. */
+  /** Milliseconds, first (cold) run of the whole pipeline: documents → InputSet → compile → inputs digest → snapshot. */
   fullMs: number;
   /** The same pipeline again in the same process (JIT warm). */
   fullWarmMs: number;
-  stagesMs: { inputs: number; compile: number; snapshot: number };
-  /** buildSnapshot alone with the pure-JS noble SHA-256 (what workerd uses). */
+  stagesMs: Stages;
+  /** buildSnapshot alone with the pure-JS noble SHA-256 (what workerd uses), fresh encoder. */
   snapshotNobleMs: number;
-  endpointChange: { ms: number; mode: 'incremental' | 'full-recompile'; encodes: number; digestChanged: boolean };
+  endpointChange: {
+    /** Median over several changes. */
+    ms: number;
+    mode: 'incremental';
+    stagesMs: Stages;
+    /** The incremental snapshot equals a full recompile of the changed documents. */
+    matchesFullRecompile: boolean;
+    fullRecompileMs: number;
+  };
   peakRssMB: number;
   resources: number;
   objects: number;
+  /** Stored bytes: every object plus the snapshot document. */
   snapshotBytes: number;
+  contentBytes: number;
   diagnostics: number;
   yaml: { bytes: number; parseMs: number; inputSetMs: number };
 }
 
 const nodeSha256: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
-const COMPILER = { name: 'meshsnap-bench', version: '0' };
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k === 'encodes' ? t : t + v), 0);
+const CHANGES = 7;
 
-function pipeline(docs: RawDocument[], hasher: Hasher) {
-  const t0 = performance.now();
-  const inputs = buildInputSet(docs);
-  const t1 = performance.now();
-  const { output, diagnostics } = compile(inputs);
-  const t2 = performance.now();
-  const snapshot = buildSnapshot(output, { inputsDigest: inputsDigestOf(docs, hasher), compiler: COMPILER }, { hasher });
-  const t3 = performance.now();
-  return { inputs, output, diagnostics, snapshot, stages: { inputs: t1 - t0, compile: t2 - t1, snapshot: t3 - t2 }, total: t3 - t0 };
-}
-
-/** The bench has no files to digest; a cheap stand-in keeps the field meaningful. */
-function inputsDigestOf(docs: readonly RawDocument[], hasher: Hasher): string {
-  return `sha256:${hasher(new TextEncoder().encode(String(docs.length)))}`;
-}
-
-export function measureSize(services: number): SizeResult {
+export function measureSize(services: number, opts: { yaml?: boolean } = {}): SizeResult {
   const mesh = generateMesh({ services });
   gc();
-  const cold = pipeline(mesh.docs, nodeSha256);
+  const cold = compileState(mesh.docs, nodeSha256);
   gc();
-  const warm = pipeline(mesh.docs, nodeSha256);
+  const warm = compileState(mesh.docs, nodeSha256);
+  const { state } = warm;
 
   const tn = performance.now();
-  buildSnapshot(warm.output, { inputsDigest: 'sha256:' + '0'.repeat(64), compiler: COMPILER }, {});
+  buildSnapshot(state.output, { inputsDigest: state.snapshot.content.inputsDigest, compiler: BENCH_COMPILER }, {});
   const snapshotNobleMs = performance.now() - tn;
 
-  // One pod moves: its EndpointSlice gets a new address. Measured as a full recompile for now.
-  const sliceIndex = Math.floor(services / 2);
-  const moved = withMovedEndpoint(mesh.docs, sliceIndex, nthAddress([10, 250], 1));
+  // Pods move, one at a time: each change is a new EndpointSlice for one service.
+  const runs: { ms: number; stages: Stages }[] = [];
+  let current = state;
+  let docs = mesh.docs;
+  for (let i = 0; i < CHANGES; i++) {
+    const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
+    const moved = withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i));
+    const changedDoc = moved.docs.find((d, k) => d !== docs[k]);
+    if (!changedDoc) throw new Error('no changed document');
+    const t0 = performance.now();
+    const next = applyEndpointSlice(current, changedDoc);
+    runs.push({ ms: performance.now() - t0, stages: next.stages });
+    current = next.state;
+    docs = moved.docs;
+  }
+  const median = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)] ?? { ms: NaN, stages: {} };
   gc();
-  const change = pipeline(moved.docs, nodeSha256);
-  const endpointChange = { ms: change.total, mode: 'full-recompile' as const, encodes: 0, digestChanged: change.snapshot.digest !== warm.snapshot.digest };
+  const tf = performance.now();
+  const full = compileState(docs, nodeSha256);
+  const fullRecompileMs = performance.now() - tf;
 
-  let resources = 0;
-  for (const table of warm.output.groups.values()) for (const m of Object.values(table)) resources += (m as Map<string, unknown>).size;
-  const { objects, bytes } = objectStats(warm.snapshot.objects);
+  const counts = snapshotCounts(state.snapshot.content);
+  let bytes = 0;
+  for (const b of state.snapshot.objects.values()) bytes += b.byteLength;
+  const contentBytes = snapshotContentBytes(state.snapshot.content).byteLength;
   const peakRssMB = process.resourceUsage().maxRSS / 1024;
 
   // For information only, after the peak RSS was read: the same objects as YAML through the parser.
-  const text = toYaml(mesh.docs);
-  const ty0 = performance.now();
-  const parsed = parseDocuments(text, 'synthetic.yaml');
-  const ty1 = performance.now();
-  buildInputSet(parsed.docs);
-  const ty2 = performance.now();
+  let yaml = { bytes: 0, parseMs: NaN, inputSetMs: NaN };
+  if (opts.yaml !== false) {
+    const text = toYaml(mesh.docs);
+    const ty0 = performance.now();
+    const parsed = parseDocuments(text, 'synthetic.yaml');
+    const ty1 = performance.now();
+    buildInputSet(parsed.docs);
+    yaml = { bytes: Buffer.byteLength(text), parseMs: ty1 - ty0, inputSetMs: performance.now() - ty1 };
+  }
 
   return {
     services,
@@ -94,28 +108,17 @@ export function measureSize(services: number): SizeResult {
     virtualServices: mesh.virtualServices,
     destinationRules: mesh.destinationRules,
     documents: mesh.docs.length,
-    fullMs: cold.total,
-    fullWarmMs: warm.total,
+    fullMs: sum(cold.stages),
+    fullWarmMs: sum(warm.stages),
     stagesMs: cold.stages,
     snapshotNobleMs,
-    endpointChange,
+    endpointChange: { ms: median.ms, mode: 'incremental', stagesMs: median.stages, matchesFullRecompile: full.state.snapshot.digest === current.snapshot.digest, fullRecompileMs },
     peakRssMB,
-    resources,
-    objects,
-    snapshotBytes: bytes,
-    diagnostics: cold.diagnostics.length,
-    yaml: { bytes: Buffer.byteLength(text), parseMs: ty1 - ty0, inputSetMs: ty2 - ty1 },
+    resources: counts.clusters + counts.endpoints + counts.listeners + counts.routes,
+    objects: counts.objects,
+    snapshotBytes: bytes + contentBytes,
+    contentBytes,
+    diagnostics: state.ctx.diags.all.length,
+    yaml,
   };
-}
-
-function objectStats(objects: unknown): { objects: number; bytes: number } {
-  let n = 0;
-  let bytes = 0;
-  const values = objects instanceof Map ? objects.values() : Array.isArray(objects) ? objects.values() : Object.values(objects as object).values();
-  for (const v of values) {
-    n++;
-    const b = v instanceof Uint8Array ? v : (v as { bytes?: Uint8Array }).bytes;
-    bytes += b?.byteLength ?? 0;
-  }
-  return { objects: n, bytes };
 }

@@ -3,7 +3,7 @@
  * process (so peak memory is per size), prints a Markdown table beside the targets and writes
  * bench-results/compile.json.
  *
- *   node --expose-gc dist/bench/run.js [--sizes 1000,5000] [--child N]
+ *   node --expose-gc dist/bench/run.js [--sizes 1000,5000] [--no-yaml] [--child N]
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -20,14 +20,16 @@ function argValue(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+const yaml = !process.argv.includes('--no-yaml');
+
 async function child(services: number): Promise<void> {
   const { measureSize } = await import('./measure.js');
-  process.stdout.write(JSON.stringify(measureSize(services)) + '\n');
+  process.stdout.write(JSON.stringify(measureSize(services, { yaml })) + '\n');
 }
 
 function runSize(services: number): SizeResult | { services: number; error: string } {
   const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, ['--expose-gc', self, '--child', String(services)], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
+  const r = spawnSync(process.execPath, ['--expose-gc', self, '--child', String(services), ...(yaml ? [] : ['--no-yaml'])], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
   const line = r.stdout?.trim().split('\n').pop();
   if (r.status !== 0 || !line) return { services, error: (r.error?.message ?? r.stderr?.trim().split('\n').slice(-5).join(' | ')) || `exit ${r.status}` };
   return JSON.parse(line) as SizeResult;

@@ -35,6 +35,7 @@ const PROTOS = [
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
   'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/service/discovery/v3/ads.proto',
   'envoy/service/cluster/v3/cds.proto',
   'envoy/service/endpoint/v3/eds.proto',

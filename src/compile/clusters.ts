@@ -10,14 +10,14 @@
 import type { Diagnostics } from '../inputs/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
 import type { MeshService } from '../model/service-model.js';
-import { envoy, durationMs, type Cluster, type JsonValue } from '../xds/proto.js';
+import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
 import { grpcCluster } from './cluster/grpc.js';
 import { planServiceClusters, type PlannedCluster } from './cluster/plan.js';
 import { istioConfigMetadata, istioMetadata } from './metadata.js';
 import { istioMtlsSni } from './names.js';
-import { autoMtlsSocketMatches, istioMutualTlsContext, spiffeId, tlsTransportSocket, userTlsContext } from './tls.js';
+import { autoMtlsSocketMatches, istioMutualTransportSocket, spiffeId, tlsTransportSocket, userTlsContext } from './tls.js';
 import { applyConnectionPool, applyH2Upgrade, applyLoadBalancer, applyOutlierDetection, applyPortProtocol, finishDraft, type ClusterDraft } from './traffic-policy.js';
 
 const { DiscoveryType, DnsLookupFamily } = envoy.config.cluster.v3.Cluster;
@@ -53,6 +53,9 @@ export function buildServiceClusters(ctx: CompileContext, service: MeshService, 
     return out;
   }
   const sans = serviceIdentities(ctx, service);
+  const servicesMeta: Record<string, JsonValue> = { services: [{ host: service.hostname, name: service.name, namespace: service.namespace }] };
+  // Clusters without a DestinationRule share one metadata object (it is only read when encoding).
+  const plainMeta = istioMetadata(servicesMeta);
   const reported = new Set<string>();
   const report = diags ? (key: string, f: (d: Diagnostics) => void) => {
     if (!reported.has(key)) {
@@ -60,13 +63,13 @@ export function buildServiceClusters(ctx: CompileContext, service: MeshService, 
       f(diags);
     }
   } : undefined;
-  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report));
+  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
   return out;
 }
 
 type Reporter = ((key: string, f: (d: Diagnostics) => void) => void) | undefined;
 
-function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonly string[], report: Reporter): Cluster {
+function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonly string[], report: Reporter, meta: Record<string, JsonValue> | Metadata): Cluster {
   const { service, port, policy } = plan;
   const draft: ClusterDraft = {
     cluster: {
@@ -97,26 +100,26 @@ function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonl
 
   if (c.type === DiscoveryType.EDS) c.eds_cluster_config = { service_name: plan.name, eds_config: EDS_CONFIG };
 
-  const meta: Record<string, JsonValue> = { services: [{ host: service.hostname, name: service.name, namespace: service.namespace }] };
-  if (plan.rule) {
+  const source = plan.rule?.sources[0];
+  if (source) {
+    const extra: Record<string, JsonValue> = { ...(meta as Record<string, JsonValue>) };
     const mode = policy?.tls?.mode;
-    if (mode === 'SIMPLE' || mode === 'MUTUAL') meta.alpn_override = 'false';
-    if (plan.subsetName) meta.subset = plan.subsetName;
-    const source = plan.rule.sources[0];
-    c.metadata = source ? istioConfigMetadata(source, meta) : istioMetadata(meta);
+    if (mode === 'SIMPLE' || mode === 'MUTUAL') extra.alpn_override = 'false';
+    if (plan.subsetName) extra.subset = plan.subsetName;
+    c.metadata = istioConfigMetadata(source, extra);
   } else {
-    c.metadata = istioMetadata(meta);
+    c.metadata = meta as Metadata;
   }
   return finishDraft(draft);
 }
 
 /** SPIFFE identities of the workloads behind a service, for SAN checks under Istio mTLS. */
 function serviceIdentities(ctx: CompileContext, service: MeshService): string[] {
-  const ids = new Set<string>();
+  const accounts: string[] = [];
   for (const eps of ctx.model.endpoints.get(service.hostname)?.values() ?? []) {
-    for (const ep of eps) if (ep.serviceAccount) ids.add(spiffeId(service.namespace, ep.serviceAccount));
+    for (const ep of eps) if (ep.serviceAccount && !accounts.includes(ep.serviceAccount)) accounts.push(ep.serviceAccount);
   }
-  return [...ids].sort();
+  return accounts.map((sa) => spiffeId(service.namespace, sa)).sort();
 }
 
 const isHttp2Draft = (draft: ClusterDraft): boolean => draft.http?.explicit_http_config?.http2_protocol_options != null;
@@ -134,7 +137,7 @@ function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft
   if (tls) {
     if (tls.mode === 'DISABLE') return;
     if (tls.mode === 'ISTIO_MUTUAL') {
-      c.transport_socket = tlsTransportSocket(istioMutualTlsContext({ sni: tls.sni || sni, subjectAltNames: tls.subjectAltNames ?? sans, http2 }));
+      c.transport_socket = istioMutualTransportSocket({ sni: tls.sni || sni, subjectAltNames: tls.subjectAltNames ?? sans, http2 });
       return;
     }
     if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
@@ -158,10 +161,10 @@ function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft
   if (c.type === DiscoveryType.ORIGINAL_DST) {
     const eps = ctx.model.endpoints.get(plan.service.hostname)?.get(plan.port.port) ?? [];
     if (eps.length === 0 || eps.some((ep) => ep.tlsMode !== 'istio')) return;
-    c.transport_socket = tlsTransportSocket(istioMutualTlsContext({ sni, subjectAltNames: sans, http2 }));
+    c.transport_socket = istioMutualTransportSocket({ sni, subjectAltNames: sans, http2 });
     return;
   }
-  c.transport_socket_matches = autoMtlsSocketMatches(istioMutualTlsContext({ sni, subjectAltNames: sans, http2 }));
+  c.transport_socket_matches = autoMtlsSocketMatches(istioMutualTransportSocket({ sni, subjectAltNames: sans, http2 }));
 }
 
 /** Points at the `tls` field of the rule (subset or top level) that set it. */

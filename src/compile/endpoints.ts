@@ -91,7 +91,7 @@ function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEn
   // Keys in sorted order: protobufjs writes map entries in insertion order.
   if (mtls && ep.tlsMode === 'istio') filter_metadata['envoy.transport_socket_match'] = TLS_MODE_ISTIO;
   const workload = workloadTelemetry(ep, service.namespace);
-  if (workload !== undefined) filter_metadata.istio = toStruct({ workload });
+  if (workload !== undefined) filter_metadata.istio = { fields: { workload: { stringValue: workload } } };
   return {
     endpoint: { address: { socket_address: { address: ep.address, port_value: ep.port } } },
     health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,

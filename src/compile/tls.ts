@@ -12,8 +12,8 @@
  *                   (`transport_socket_matches` tlsMode-istio, then tlsMode-disabled → raw_buffer).
  */
 import type { ClientTLSSettings } from '../model/istio.js';
-import { envoy, packAny, toStruct, durationMs, type Cluster } from '../xds/proto.js';
-import { TypeName } from '../xds/type-urls.js';
+import { envoy, encodeMessage, packAny, toStruct, durationMs } from '../xds/proto.js';
+import { TypeName, typeUrl } from '../xds/type-urls.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
 type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
@@ -143,14 +143,35 @@ export const tlsTransportSocket = (ctx: UpstreamTlsContext): TransportSocket => 
   typed_config: packAny(TypeName.UpstreamTlsContext, ctx),
 });
 
+/**
+ * The Istio mTLS socket of a cluster, packed fast: only the SNI differs between the clusters of a
+ * service, so the encoded common_tls_context (field 1) is cached per SAN list and the SNI (field 2)
+ * appended. Protobuf messages are the concatenation of their fields, so the bytes equal a full encode.
+ */
+export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportSocket {
+  const key = `${opts.http2 ? 'h2' : 'h1'}|${opts.subjectAltNames.join(',')}`;
+  let common = commonBytesCache.get(key);
+  if (!common) {
+    const { sni: _sni, ...withoutSni } = istioMutualTlsContext(opts);
+    common = encodeMessage(TypeName.UpstreamTlsContext, withoutSni);
+    if (commonBytesCache.size >= 4096) commonBytesCache.clear();
+    commonBytesCache.set(key, common);
+  }
+  const sni = encodeMessage(TypeName.UpstreamTlsContext, { sni: opts.sni });
+  const value = new Uint8Array(common.length + sni.length);
+  value.set(common, 0);
+  value.set(sni, common.length);
+  return { name: TLS_TRANSPORT_SOCKET, typed_config: { type_url: typeUrl(TypeName.UpstreamTlsContext), value } };
+}
+
+const commonBytesCache = new Map<string, Uint8Array>();
+
 const RAW_BUFFER_SOCKET: TransportSocket = { name: RAW_BUFFER_TRANSPORT_SOCKET, typed_config: packAny(TypeName.RawBuffer, {}) };
 const TLS_MODE_ISTIO_MATCH = toStruct({ tlsMode: 'istio' });
 const TLS_MODE_DISABLED: TransportSocketMatch = { name: 'tlsMode-disabled', match: {}, transport_socket: RAW_BUFFER_SOCKET };
 
 /** Auto mTLS: Istio mTLS towards endpoints with a sidecar, plaintext to the rest. */
-export function autoMtlsSocketMatches(ctx: UpstreamTlsContext): TransportSocketMatch[] {
-  return [{ name: 'tlsMode-istio', match: TLS_MODE_ISTIO_MATCH, transport_socket: tlsTransportSocket(ctx) }, TLS_MODE_DISABLED];
+export function autoMtlsSocketMatches(istioMutual: TransportSocket): TransportSocketMatch[] {
+  return [{ name: 'tlsMode-istio', match: TLS_MODE_ISTIO_MATCH, transport_socket: istioMutual }, TLS_MODE_DISABLED];
 }
 
-/** The part of a Cluster the TLS decision sets. */
-export type ClusterTlsFields = Pick<Cluster, 'transport_socket' | 'transport_socket_matches'>;

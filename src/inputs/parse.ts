@@ -82,7 +82,7 @@ function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unkno
   const out: unknown[] = [];
   let documents;
   try {
-    documents = parseAllDocuments(text, { merge: true, uniqueKeys: true, prettyErrors: false });
+    documents = parseAllDocuments(text, { merge: true, uniqueKeys: true, prettyErrors: false, logLevel: 'silent' });
   } catch (e) {
     // The YAML library recurses; absurd nesting can exhaust the stack. Report, never throw.
     diagnostics.push({ severity: 'error', code: 'parse-error', message: `cannot parse: ${errorMessage(e)}`, file, index: 0 });

@@ -82,7 +82,7 @@ function scalarJson(type: string, v: unknown): Json {
 /** Renders an `Any`: `{"@type": url, ...payload}`; an undecodable payload is shown as base64. */
 export function anyToJson(typeUrl: string, value: Uint8Array): Json {
   const name = typeNameOf(typeUrl);
-  if (!codecOf(name) || !lookup(name)) return { '@type': typeUrl, value: toBase64(value) };
+  if (!codecOf(name) || !lookup(name)) return value.length === 0 ? { '@type': typeUrl } : { '@type': typeUrl, value: toBase64(value) };
   const inner = messageToJson(name, decodeMessage(name, value) as Record<string, unknown>);
   if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) return { '@type': typeUrl, ...inner };
   return { '@type': typeUrl, value: inner };

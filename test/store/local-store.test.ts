@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestOf, utf8Bytes } from '../../src/snapshot/digest.js';
 import { LocalStore } from '../../src/snapshot/store/local.js';
@@ -112,9 +112,13 @@ test('a stale or missing head is corrected from the version records', async () =
   assert.ok(next.status === 'published');
   assert.equal(next.record.version, 4);
   // a crash between the version record and the head move: no head at all
-  const { unlinkSync } = await import('node:fs');
   unlinkSync(head);
   assert.deepEqual(await store.readChannel('c'), { version: 4, digest: nthSnapshot(4).digest });
+  writeFileSync(head, '{"vers');
+  assert.deepEqual(await store.readChannel('c'), { version: 4, digest: nthSnapshot(4).digest }, 'a garbled head is ignored');
+  const fifth = await publishSnapshot(store, 'c', nthSnapshot(5), { createdAt: CREATED_AT });
+  assert.ok(fifth.status === 'published');
+  assert.deepEqual(JSON.parse(readFileSync(head, 'utf8')), { version: 5, digest: nthSnapshot(5).digest }, 'and replaced on the next publish');
 });
 
 test('no temporary files are left behind', async () => {

@@ -52,13 +52,18 @@ function toFilterChain(c: OutboundChain): FilterChain {
   return chain;
 }
 
+// Shared by every outbound listener (there is one per TCP service port).
+const NOT_BOUND = bool(false);
+const NO_TIMEOUT = { seconds: 0 };
+const OUTBOUND = envoy.config.core.v3.TrafficDirection.OUTBOUND;
+
 export function assembleOutboundListener(ctx: CompileContext, name: string, address: string, port: number, chains: readonly OutboundChain[]): Listener {
   const listener: Listener = {
     name,
     address: socketAddress(address, port),
-    traffic_direction: envoy.config.core.v3.TrafficDirection.OUTBOUND,
+    traffic_direction: OUTBOUND,
     continue_on_listener_filters_timeout: true,
-    bind_to_port: bool(false),
+    bind_to_port: NOT_BOUND,
   };
   const needsTls = chains.some((c) => c.serverNames?.length);
   const needsHttp = chains.some((c) => c.applicationProtocols?.length);
@@ -67,7 +72,7 @@ export function assembleOutboundListener(ctx: CompileContext, name: string, addr
   if (needsHttp) listenerFilters.push(HTTP_INSPECTOR_FILTER);
   if (listenerFilters.length) listener.listener_filters = listenerFilters;
   // MeshConfig.protocolDetectionTimeout defaults to 0s: never give up on sniffing halfway.
-  listener.listener_filters_timeout = { seconds: 0 };
+  listener.listener_filters_timeout = NO_TIMEOUT;
 
   let defaultChain: FilterChain | undefined;
   const filterChains: FilterChain[] = [];

@@ -16,7 +16,7 @@ import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile }
 import { join } from 'node:path';
 import { parseSnapshotContent, snapshotContentBytes, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
-import { assertChannel, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
@@ -78,14 +78,14 @@ export class LocalStore implements SnapshotStore {
    */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    const hint = await readJson(this.headPath(channel));
+    const hint = await this.readHeadHint(channel);
     let latest: number;
     if (hint === null) {
       const versions = await this.listVersions(channel);
       if (versions.length === 0) return null;
       latest = versions[0] as number;
     } else {
-      latest = parseChannelHead(hint).version;
+      latest = hint;
       while (await exists(this.versionPath(channel, latest + 1))) latest++;
     }
     const record = await this.getVersion(channel, latest);
@@ -152,10 +152,21 @@ export class LocalStore implements SnapshotStore {
 
   // --- writing
 
+  /** The head's version, or null when head.json is missing or unreadable (the version files are the truth). */
+  private async readHeadHint(channel: string): Promise<number | null> {
+    try {
+      const json = await readJson(this.headPath(channel));
+      return json === null ? null : parseChannelHead(json).version;
+    } catch (e) {
+      if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return null;
+      throw e;
+    }
+  }
+
   /** Only ever moves the head forward (as far as this process can tell; readChannel corrects races). */
   private async moveHead(channel: string, head: ChannelHead): Promise<void> {
-    const current = await readJson(this.headPath(channel));
-    if (current !== null && parseChannelHead(current).version >= head.version) return;
+    const current = await this.readHeadHint(channel);
+    if (current !== null && current >= head.version) return;
     const tmp = await this.writeTemp(jsonBytes(head));
     await rename(tmp, this.headPath(channel));
   }

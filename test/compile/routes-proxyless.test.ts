@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildProxylessRoutes } from '../../src/compile/routes.js';
+import { decodeMessage, encodeMessage, type RouteConfiguration } from '../../src/xds/proto.js';
+import { TypeName } from '../../src/xds/type-urls.js';
+import { bookinfo, bookinfoServices, context, dr, model, vs } from './routes-fixture.js';
+
+const REVIEWS = 'reviews.default.svc.cluster.local';
+
+test('one route config per service port, named like the api_listener, with host:port domains', () => {
+  const ctx = bookinfo('virtual-service-reviews-50-v3.yaml');
+  const rcs = buildProxylessRoutes(ctx, 'default');
+  assert.deepEqual([...rcs.keys()], ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`));
+  const rc = rcs.get(`${REVIEWS}:9080`);
+  assert.equal(rc?.virtual_hosts?.length, 1);
+  const vh = rc?.virtual_hosts?.[0];
+  assert.equal(vh?.name, `${REVIEWS}:9080`);
+  assert.deepEqual(vh?.domains?.slice(0, 4), [REVIEWS, `${REVIEWS}:9080`, 'reviews', 'reviews:9080']);
+  assert.ok(vh?.domains?.includes('10.96.0.13:9080'));
+  assert.equal(rc?.validate_clusters, undefined);
+  const other = buildProxylessRoutes(ctx, 'other').get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.domains;
+  assert.ok(!other?.includes('reviews:9080'), 'short name only resolves from the same namespace');
+  assert.ok(other?.includes('reviews.default:9080'));
+  const route = vh?.routes?.[0];
+  assert.deepEqual(route?.route?.weighted_clusters?.clusters?.map((c) => c.name), [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v3|${REVIEWS}`]);
+});
+
+test('timeouts become max_stream_duration; redirect and direct responses are left out with an info', () => {
+  const ctx = context(
+    model(bookinfoServices(), [
+      vs('reviews', 'default', ['reviews'], [
+        { name: 'redir', match: [{ uri: { prefix: '/old' } }], redirect: { uri: '/new' } },
+        { name: 'direct', match: [{ uri: { prefix: '/teapot' } }], directResponse: { status: 418 } },
+        { name: 'main', timeoutMs: 2000, fault: { delay: { fixedDelayMs: 100, percentage: { value: 50 } } }, corsPolicy: { allowMethods: ['GET'] }, route: [{ destination: { host: 'reviews', subset: 'v1' } }] },
+      ]),
+    ], [dr('reviews', 'default', 'reviews', ['v1'])]),
+  );
+  const vh = buildProxylessRoutes(ctx, 'default').get(`${REVIEWS}:9080`)?.virtual_hosts?.[0];
+  assert.deepEqual(vh?.routes?.map((r) => r.name), ['main']);
+  const main = vh?.routes?.[0];
+  assert.deepEqual(main?.route?.max_stream_duration, { max_stream_duration: { seconds: 2 } });
+  assert.equal(main?.route?.max_grpc_timeout, undefined);
+  assert.deepEqual(Object.keys(main?.typed_per_filter_config ?? {}), ['envoy.filters.http.fault'], 'no CORS for grpc-js-xds');
+  const infos = ctx.diags.sorted().filter((d) => d.severity === 'info');
+  assert.deepEqual(infos.map((d) => [d.code, d.field]), [
+    ['proxyless-unsupported-route', 'spec.http[0].redirect'],
+    ['proxyless-unsupported-route', 'spec.http[1].directResponse'],
+  ]);
+  buildProxylessRoutes(ctx, 'other');
+  assert.equal(ctx.diags.all.length, 2, 'reported once');
+  const rc = buildProxylessRoutes(ctx, 'default').get(`${REVIEWS}:9080`) as RouteConfiguration;
+  const bytes = encodeMessage(TypeName.RouteConfiguration, rc);
+  assert.deepEqual(encodeMessage(TypeName.RouteConfiguration, decodeMessage(TypeName.RouteConfiguration, bytes)), bytes);
+});

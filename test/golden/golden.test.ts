@@ -1,0 +1,56 @@
+/**
+ * Golden tests for the compiler: every test/golden/<case>/case.json names its inputs and the nodes
+ * to look at; the test compiles, then compares diagnostics and what each node is served with
+ * test/golden/<case>/expected/*.json. `UPDATE_GOLDEN=1 npm test` rewrites them (review the diff).
+ *
+ * Input references: `fixtures:<path>` (../shared/fixtures), `examples:<path>`, `case:<path>`.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Diagnostic } from '../../src/inputs/diagnostics.js';
+import type { XdsType } from '../../src/xds/type-urls.js';
+import { assertGolden } from '../helpers/golden.js';
+import { BOOKINFO_NODES, compilePaths, servedDump, type TestNode } from '../helpers/mesh.js';
+import { EXAMPLES, FIXTURES, REPO } from '../helpers/paths.js';
+
+interface CaseFile {
+  readonly description: string;
+  readonly inputs: readonly string[];
+  readonly nodes: readonly { name: string; node: keyof typeof BOOKINFO_NODES | TestNode; types: XdsType[] }[];
+}
+
+const GOLDEN = join(REPO, 'test', 'golden');
+const cases = readdirSync(GOLDEN).filter((d) => existsSync(join(GOLDEN, d, 'case.json'))).sort();
+
+function resolveInput(ref: string, caseDir: string): string {
+  const [scheme, ...rest] = ref.split(':');
+  const path = rest.join(':');
+  if (scheme === 'fixtures') return join(FIXTURES, path);
+  if (scheme === 'examples') return join(EXAMPLES, path);
+  if (scheme === 'case') return join(caseDir, path);
+  throw new Error(`bad input reference ${ref}`);
+}
+
+/** File paths in diagnostics, made independent of where the repo is checked out. */
+function portable(d: Diagnostic): Diagnostic {
+  if (d.file === undefined) return d;
+  const file = d.file.replace(FIXTURES, 'fixtures:').replace(join(REPO, 'test', 'golden'), 'golden:').replace(EXAMPLES, 'examples:');
+  return { ...d, file };
+}
+
+for (const name of cases) {
+  const dir = join(GOLDEN, name);
+  const spec = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as CaseFile;
+  test(`golden ${name}`, async () => {
+    const result = await compilePaths(spec.inputs.map((i) => resolveInput(i, dir)));
+    assertGolden(join(dir, 'expected', 'diagnostics.json'), result.diagnostics.map(portable));
+    for (const n of spec.nodes) {
+      const node = typeof n.node === 'string' ? BOOKINFO_NODES[n.node] : n.node;
+      assert.ok(node, `unknown node ${String(n.node)}`);
+      const { classId, dump } = servedDump(result, node, n.types);
+      assertGolden(join(dir, 'expected', `${n.name}.json`), { class: classId, ...dump });
+    }
+  });
+}
