@@ -5,8 +5,7 @@
  * Per service port (UDP ports get none, as in istiod): `outbound|<port>||<host>`, plus
  * `outbound|<port>|<subset>|<host>` per subset of the DestinationRule that applies.
  */
-import type { ResolvedDestinationRule } from '../context.js';
-import type { CompileContext } from '../context.js';
+import type { CompileContext, ResolvedDestinationRule } from '../context.js';
 import type { Subset } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import { outboundClusterName } from '../names.js';

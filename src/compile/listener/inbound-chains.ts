@@ -95,8 +95,17 @@ export function portChains(p: InboundPort): FilterChain[] {
   return chainsFor({ destinationPort: p.targetPort, name: () => name, filters }, optionsFor(p.port.protocol));
 }
 
-/** Traffic to ports no service declares still reaches the application, through `InboundPassthroughCluster`. */
-export function passthroughChains(): FilterChain[] {
+let passthrough: readonly FilterChain[] | undefined;
+
+/**
+ * Traffic to ports no service declares still reaches the application, through
+ * `InboundPassthroughCluster`. The same for every workload: built once.
+ */
+export function passthroughChains(): readonly FilterChain[] {
+  return (passthrough ??= buildPassthroughChains());
+}
+
+function buildPassthroughChains(): FilterChain[] {
   const cluster = INBOUND_PASSTHROUGH_CLUSTER;
   const http = [hcmFilter(buildSidecarHcm({ statPrefix: cluster, routeConfig: inboundRouteConfig(cluster, 0, ':0/*', true), inbound: true }))];
   const tcp = [tcpProxyTo(cluster)];
