@@ -57,12 +57,21 @@ export function serviceHostname(name: string, namespace: string, domainSuffix: s
   return `${name}.${namespace}.svc.${domainSuffix}`;
 }
 
+/** namespace → name → value: no key strings built per lookup. */
+type ByNamespace<T> = Map<string, Map<string, T>>;
+
+function put<T>(m: ByNamespace<T>, ns: string, name: string, v: T): void {
+  let inner = m.get(ns);
+  if (!inner) m.set(ns, (inner = new Map()));
+  inner.set(name, v);
+}
+
 interface Indexes {
-  readonly podsByName: ReadonlyMap<string, Pod>;
+  readonly podsByName: ByNamespace<Pod>;
   readonly podsByIp: ReadonlyMap<string, Pod>;
   readonly nodes: ReadonlyMap<string, Node>;
-  readonly slicesByService: ReadonlyMap<string, EndpointSlice[]>;
-  readonly endpointsByName: ReadonlyMap<string, Endpoints>;
+  readonly slicesByService: ByNamespace<EndpointSlice[]>;
+  readonly endpointsByName: ByNamespace<Endpoints>;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -103,23 +112,23 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
 }
 
 function index(inputs: InputSet): Indexes {
-  const podsByName = new Map<string, Pod>();
+  const podsByName: ByNamespace<Pod> = new Map();
   const podsByIp = new Map<string, Pod>();
   // Sorted first so that, when two pods claim an IP (host network), the same one always wins.
   for (const pod of [...inputs.pods].sort(byNsName)) {
-    podsByName.set(`${pod.meta.namespace}/${pod.meta.name}`, pod);
+    put(podsByName, pod.meta.namespace, pod.meta.name, pod);
     for (const ip of pod.ips) if (!podsByIp.has(ip)) podsByIp.set(ip, pod);
   }
   const nodes = new Map(inputs.nodes.map((n) => [n.meta.name, n]));
-  const slicesByService = new Map<string, EndpointSlice[]>();
+  const slicesByService: ByNamespace<EndpointSlice[]> = new Map();
   for (const s of [...inputs.endpointSlices].sort(byNsName)) {
     if (s.serviceName === '') continue;
-    const key = `${s.meta.namespace}/${s.serviceName}`;
-    const list = slicesByService.get(key);
+    const list = slicesByService.get(s.meta.namespace)?.get(s.serviceName);
     if (list) list.push(s);
-    else slicesByService.set(key, [s]);
+    else put(slicesByService, s.meta.namespace, s.serviceName, [s]);
   }
-  const endpointsByName = new Map(inputs.endpoints.map((e) => [`${e.meta.namespace}/${e.meta.name}`, e]));
+  const endpointsByName: ByNamespace<Endpoints> = new Map();
+  for (const e of inputs.endpoints) put(endpointsByName, e.meta.namespace, e.meta.name, e);
   return { podsByName, podsByIp, nodes, slicesByService, endpointsByName };
 }
 
@@ -128,7 +137,7 @@ const PROTOCOL_RANK: Readonly<Record<PortProtocol, number>> = { TCP: 0, SCTP: 1,
 function meshService(svc: Service, domain: string, diags: Diagnostics): MeshService {
   const { name, namespace } = svc.meta;
   // One mesh port per number: a 53/TCP + 53/UDP pair keeps the TCP one (the mesh proxies TCP).
-  const sorted = [...svc.ports].sort((a, b) => a.port - b.port || PROTOCOL_RANK[a.protocol] - PROTOCOL_RANK[b.protocol]);
+  const sorted = svc.ports.length < 2 ? svc.ports : [...svc.ports].sort((a, b) => a.port - b.port || PROTOCOL_RANK[a.protocol] - PROTOCOL_RANK[b.protocol]);
   const ports: MeshServicePort[] = [];
   for (const p of sorted) {
     if (ports.length > 0 && ports[ports.length - 1]!.port === p.port) continue;
@@ -184,9 +193,8 @@ interface RawEndpoint {
 function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): Map<number, readonly MeshEndpoint[]> {
   const out = new Map<number, readonly MeshEndpoint[]>();
   if (svc.type === 'ExternalName') return out;
-  const key = `${svc.meta.namespace}/${svc.meta.name}`;
-  const slices = idx.slicesByService.get(key);
-  const legacy = slices ? undefined : idx.endpointsByName.get(key);
+  const slices = idx.slicesByService.get(svc.meta.namespace)?.get(svc.meta.name);
+  const legacy = slices ? undefined : idx.endpointsByName.get(svc.meta.namespace)?.get(svc.meta.name);
   for (const sp of ms.ports) {
     const list: MeshEndpoint[] = [];
     const add = (raw: RawEndpoint, port: number): void => {
@@ -228,7 +236,7 @@ function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
 
 function meshEndpoint(raw: RawEndpoint, port: number, namespace: string, idx: Indexes): MeshEndpoint {
   const ref = raw.targetRef;
-  const byRef = ref && (ref.kind === 'Pod' || ref.kind === '') ? idx.podsByName.get(`${ref.namespace ?? namespace}/${ref.name}`) : undefined;
+  const byRef = ref && (ref.kind === 'Pod' || ref.kind === '') ? idx.podsByName.get(ref.namespace ?? namespace)?.get(ref.name) : undefined;
   const pod = byRef ?? idx.podsByIp.get(raw.address);
   const labels = pod?.meta.labels ?? {};
   return {

@@ -183,5 +183,6 @@ test('10k services with 3 endpoints each build fast', () => {
   const ms = performance.now() - started;
   assert.equal(m.services.length, 10_000);
   assert.equal(m.endpoints.get('svc42.ns42.svc.cluster.local')!.get(80)!.length, 3);
-  assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
+  // Generous: the test machine is shared. A quadratic join (10k services × 30k pods) would take minutes.
+  assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
 });

@@ -4,7 +4,7 @@
  * (recognised by the `istio*` ALPNs the client sidecar sends), plaintext, and for TCP also
  * non-Istio TLS, which is proxied untouched. Chains of one port share a name, as in istiod.
  */
-import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND } from '../names.js';
+import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildcardListenerName } from '../names.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
 import {
@@ -51,6 +51,9 @@ const PERMISSIVE_AUTO: readonly MatchOption[] = [
   { kind: 'tcp', transportProtocol: TLS_TRANSPORT },
 ];
 
+/** istiod's protocol.IsGRPC: gRPC-Web counts (it is HTTP/2 towards the app too). */
+export const isGrpcFamily = (p: Protocol): boolean => p === 'GRPC' || p === 'GRPC-Web';
+
 function optionsFor(protocol: Protocol): readonly MatchOption[] {
   if (isHttpProtocol(protocol)) return PERMISSIVE_HTTP;
   if (protocol === 'Unsupported') return PERMISSIVE_AUTO;
@@ -82,9 +85,9 @@ function chainsFor(target: ChainTarget, options: readonly MatchOption[]): Filter
 /** The chains of one service target port, named like istiod's `0.0.0.0_<targetPort>`. */
 export function portChains(p: InboundPort): FilterChain[] {
   const cluster = inboundClusterName(p.targetPort);
-  const name = `0.0.0.0_${p.targetPort}`;
-  const grpc = p.port.protocol === 'GRPC';
-  const http2 = p.port.protocol === 'HTTP2' || grpc;
+  const name = wildcardListenerName(p.targetPort);
+  const grpc = isGrpcFamily(p.port.protocol);
+  const http2 = grpc || p.port.protocol === 'HTTP2';
   let http: NetworkFilter[] | undefined;
   let tcp: NetworkFilter[] | undefined;
   const filters = (kind: ChainKind): NetworkFilter[] => {

@@ -8,10 +8,11 @@ import type { CompileContext } from '../context.js';
 import { istioConfigMetadata, istioMetadata } from '../metadata.js';
 import { inboundClusterName } from '../names.js';
 import type { ConnectionPoolSettings } from '../../model/istio.js';
-import { isHttp2Protocol, type MeshService } from '../../model/service-model.js';
+import type { MeshService } from '../../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import { u32 } from './filters.js';
+import { isGrpcFamily } from './inbound-chains.js';
 import type { InboundPort } from './inbound-ports.js';
 
 const ClusterMsg = envoy.config.cluster.v3.Cluster;
@@ -40,7 +41,8 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
     upstream_bind_config: { source_address: { address: INBOUND_PASSTHROUGH_BIND_IP, port_value: 0 } },
     metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
   };
-  if (isHttp2Protocol(p.port.protocol)) {
+  // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
+  if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = {
       [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, { explicit_http_config: { http2_protocol_options: {} } }),
     };

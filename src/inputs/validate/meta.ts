@@ -19,8 +19,8 @@ export function readMeta(r: Reader, raw: Raw, namespaced: boolean, rule: NameRul
   const rawName = m ? get(m, 'name') : undefined;
   const rawNs = m ? get(m, 'namespace') : undefined;
   const namespace = namespaced ? (typeof rawNs === 'string' && rawNs !== '' ? rawNs : 'default') : '';
-  if (typeof rawName === 'string' && rawName !== '') r.id = { ...r.id, name: rawName };
-  if (namespaced) r.id = { ...r.id, namespace };
+  const { kind, file, index } = r.id;
+  r.id = { kind, file, index, ...(namespaced ? { namespace } : {}), ...(typeof rawName === 'string' && rawName !== '' ? { name: rawName } : {}) };
 
   const name = requiredStr(r, rawName, 'metadata.name');
   if (name !== undefined && !(rule === 'label' ? isDns1123Label(name) : isDns1123Subdomain(name))) {

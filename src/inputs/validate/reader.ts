@@ -184,7 +184,11 @@ export function mapOf<T>(r: Reader, v: unknown, path: string, each: (item: unkno
 
 /** Drops undefined properties so objects compare equal whatever was written. */
 export function compact<T extends object>(o: T): T {
+  const src = o as Record<string, unknown>;
+  let undef = false;
+  for (const k in src) if (src[k] === undefined) undef = true;
+  if (!undef) return o;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  for (const k in src) if (src[k] !== undefined) out[k] = src[k];
   return out as T;
 }
