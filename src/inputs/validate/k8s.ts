@@ -21,7 +21,7 @@ import type {
   SliceEndpoint,
 } from '../../model/k8s.js';
 import { readMeta } from './meta.js';
-import { bool, compact, get, int, list, obj, port, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import { bool, compact, get, list, obj, port, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
 const PROTOCOLS: readonly PortProtocol[] = ['TCP', 'UDP', 'SCTP'];
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;

@@ -3,6 +3,7 @@
  * by their digest; a channel is a numbered list of version records with a head. Local disk
  * (local.ts) implements it now; S3 and R2 backends implement the same contract.
  */
+import type { AuditRecord } from '../audit.js';
 import type { SnapshotContent } from '../content.js';
 import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
 
@@ -26,6 +27,13 @@ export interface SnapshotStore {
   /** Version numbers, newest first. */
   listVersions(channel: string): Promise<number[]>;
   getVersion(channel: string, version: number): Promise<VersionRecord | null>;
+  /**
+   * Appends a batch of audit records (relay ACKs/NACKs) as one new immutable object; never
+   * overwrites an earlier batch. An empty batch writes nothing.
+   */
+  appendAudit(records: readonly AuditRecord[]): Promise<void>;
+  /** Audit records, oldest batch first; `since` (ISO time) skips records before it. */
+  readAudit(opts?: { readonly since?: string }): AsyncIterable<AuditRecord>;
 }
 
 /** Stored bytes do not hash to the digest they are stored under. */

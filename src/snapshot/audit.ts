@@ -1,0 +1,68 @@
+/**
+ * The relay audit log: one record per ACK or NACK (and a few lifecycle events), appended to the
+ * store in immutable JSON-lines batches, so one can later answer "which proxies ran version N, when".
+ */
+
+export type AuditKind = 'ack' | 'nack' | 'connect' | 'disconnect' | 'rejected';
+
+export interface AuditRecord {
+  /** ISO 8601 time of the event. */
+  readonly at: string;
+  readonly kind: AuditKind;
+  /** Id of the relay that saw it (several relays may serve one store). */
+  readonly relay: string;
+  readonly channel: string;
+  readonly nodeId: string;
+  readonly classId: string;
+  /** xDS type URL; empty for events not about one type. */
+  readonly typeUrl: string;
+  /** xDS version_info ACKed or NACKed. */
+  readonly version: string;
+  /** Channel version number of the snapshot the proxy was on. */
+  readonly snapshotVersion: number;
+  /** Snapshot digest, when known. */
+  readonly digest?: string;
+  /** NACK error_detail, or the rejection reason. */
+  readonly error?: string;
+}
+
+const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected']);
+
+export class InvalidAuditRecordError extends Error {
+  override readonly name = 'InvalidAuditRecordError';
+}
+
+/** A batch as stored: one JSON object per line, each line ending in `\n`. */
+export function auditBatchBytes(records: readonly AuditRecord[]): Uint8Array {
+  return new TextEncoder().encode(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+}
+
+/** Parses a stored batch; throws InvalidAuditRecordError on a line that is not a record. */
+export function parseAuditBatch(text: string, where = ''): AuditRecord[] {
+  const out: AuditRecord[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new InvalidAuditRecordError(`${where}:${i + 1}: not JSON`);
+    }
+    out.push(parseAuditRecord(value, `${where}:${i + 1}`));
+  }
+  return out;
+}
+
+export function parseAuditRecord(value: unknown, where = ''): AuditRecord {
+  const fail = (why: string): never => {
+    throw new InvalidAuditRecordError(`${where}: not an audit record: ${why}`);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('not an object');
+  const v = value as Record<string, unknown>;
+  for (const key of ['at', 'relay', 'channel', 'nodeId', 'classId', 'typeUrl', 'version'] as const) if (typeof v[key] !== 'string') fail(`bad ${key}`);
+  if (typeof v.kind !== 'string' || !KINDS.has(v.kind)) fail('bad kind');
+  if (typeof v.snapshotVersion !== 'number') fail('bad snapshotVersion');
+  if (v.digest !== undefined && typeof v.digest !== 'string') fail('bad digest');
+  if (v.error !== undefined && typeof v.error !== 'string') fail('bad error');
+  return v as unknown as AuditRecord;
+}
