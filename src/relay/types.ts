@@ -11,7 +11,10 @@ export interface ServedResource {
   readonly bytes: Uint8Array;
 }
 
-export type Placement = { readonly ok: true; readonly classId: string } | { readonly ok: false; readonly reason: string };
+/** `code` (when set) says which gRPC status fits a refusal: a malformed node vs one the snapshot has no class for. */
+export type Placement =
+  | { readonly ok: true; readonly classId: string }
+  | { readonly ok: false; readonly reason: string; readonly code?: 'invalid-argument' | 'not-found' };
 
 /** A snapshot fully loaded into memory and verified (every object's digest checked). */
 export interface ServedSnapshot {

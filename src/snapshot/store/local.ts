@@ -5,6 +5,7 @@
  *   snapshots/<hex>.json                   snapshot documents (canonical JSON)
  *   channels/<name>/versions/<N>.json      version records, immutable
  *   channels/<name>/head.json              {version, digest}: a hint, see readChannel
+ *   audit/<yyyy-mm-dd>/<time>-<relay>-<seq>.jsonl   relay audit batches (JSON lines), immutable
  *   tmp/                                   files being written
  *
  * Every file is written to tmp/ first and then linked (create-if-absent) or renamed into place,
@@ -14,6 +15,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { parseSnapshotContent, snapshotContentBytes, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
@@ -33,6 +35,7 @@ let tmpCounter = 0;
 export class LocalStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly made = new Set<string>();
+  private auditSeq = 0;
 
   constructor(
     readonly root: string = DEFAULT_STORE_DIR,
@@ -125,6 +128,40 @@ export class LocalStore implements SnapshotStore {
     if (!Number.isInteger(version) || version < 1) return null;
     const json = await readJson(this.versionPath(channel, version));
     return json === null ? null : parseVersionRecord(json);
+  }
+
+  async appendAudit(records: readonly AuditRecord[]): Promise<void> {
+    const first = records[0];
+    if (first === undefined) return;
+    const bytes = auditBatchBytes(records);
+    const at = new Date(Date.parse(first.at) || Date.now()).toISOString();
+    const day = at.slice(0, 10);
+    // ':' is not portable in file names; the basic ISO form still sorts by time.
+    const stamp = at.replace(/[:]/g, '');
+    const relay = first.relay.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'relay';
+    // The sequence number only makes names unique; a taken name (another relay with the same id,
+    // or a restart within the same millisecond) moves on to the next number, never overwrites.
+    for (;;) {
+      const path = join(this.root, 'audit', day, `${stamp}-${relay}-${++this.auditSeq}.jsonl`);
+      if ((await this.placeNew(path, bytes)) === 'created') return;
+    }
+  }
+
+  async *readAudit(opts: { readonly since?: string } = {}): AsyncIterable<AuditRecord> {
+    const since = opts.since === undefined ? undefined : Date.parse(opts.since);
+    if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
+    // A batch is filed under the day of its first record and may run past midnight: keep the day before.
+    const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
+    const days = (await readdirOrEmpty(join(this.root, 'audit'))).filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d) && d >= fromDay).sort();
+    for (const day of days) {
+      const files = (await readdirOrEmpty(join(this.root, 'audit', day))).filter((f) => f.endsWith('.jsonl')).sort();
+      for (const file of files) {
+        const path = join(this.root, 'audit', day, file);
+        for (const record of parseAuditBatch(await readFile(path, 'utf8'), path)) {
+          if (since === undefined || Date.parse(record.at) >= since) yield record;
+        }
+      }
+    }
   }
 
   // --- paths
@@ -237,6 +274,15 @@ function mustHex(digest: string): string {
   const hex = digestHex(digest);
   if (hex === undefined) throw new InvalidDigestError(digest);
   return hex;
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return [];
+    throw e;
+  }
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -1,0 +1,187 @@
+/**
+ * Follows a channel of the store: on boot loads the channel head; then polls the head (cheap: one
+ * small read) and, when it moves, loads and verifies the new version completely before handing it
+ * over. Any failure (store unreachable, document or object missing or corrupt) leaves the last good
+ * snapshot in service; the error is logged, counted and shown in status(), and the attempt is
+ * retried with exponential backoff (capped), so a broken store is not hammered.
+ */
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { errorMessage, silentLogger, type RelayLogger } from './log.js';
+import { loadServedSnapshot } from './snapshot/load.js';
+import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
+
+export interface FollowerOptions {
+  readonly store: SnapshotStore;
+  readonly channel: string;
+  /** Head polling period. Default 1000 ms. */
+  readonly pollMs?: number;
+  /** Backoff cap after repeated failures. Default 30 s. */
+  readonly maxBackoffMs?: number;
+  /** Called with each new verified snapshot, in version order. */
+  readonly onSnapshot: (next: LoadedSnapshot, previous: LoadedSnapshot | undefined) => void;
+  /** Called for every failed poll or load (metrics). */
+  readonly onError?: (error: unknown) => void;
+  readonly log?: RelayLogger;
+}
+
+export interface FollowerStatus {
+  readonly channel: string;
+  readonly ready: boolean;
+  /** Why not ready, or why the served snapshot is behind the head. */
+  readonly reason?: string;
+  readonly serving?: { readonly version: number; readonly digest: string; readonly loadedAt: string; readonly classes: number; readonly objects: number; readonly bytes: number };
+  readonly head?: { readonly version: number; readonly digest: string };
+  readonly lastPollAt?: string;
+  readonly lastError?: { readonly message: string; readonly at: string; readonly version?: number };
+  readonly consecutiveFailures: number;
+  readonly nextAttemptAt?: string;
+}
+
+export class SnapshotFollower {
+  private readonly pollMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly log: RelayLogger;
+  private current: LoadedSnapshot | undefined;
+  private head: { version: number; digest: string } | undefined;
+  private lastPollAt: Date | undefined;
+  private lastError: { message: string; at: Date; version?: number } | undefined;
+  private failures = 0;
+  private nextAttemptAt: Date | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly opts: FollowerOptions) {
+    this.pollMs = opts.pollMs ?? 1000;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+    this.log = opts.log ?? silentLogger;
+  }
+
+  /** The snapshot in service, if any. */
+  get snapshot(): LoadedSnapshot | undefined {
+    return this.current;
+  }
+
+  /** Makes the boot attempt (resolves whether or not it succeeded), then keeps polling. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.attempt();
+  }
+
+  /** Stops polling; waits for an attempt in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Polls now (tests, or an operator nudge); resolves when the attempt is done. */
+  async pollNow(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+    await this.attempt();
+  }
+
+  status(): FollowerStatus {
+    const c = this.current;
+    const reason = !c
+      ? (this.lastError?.message ?? (this.head === undefined ? `channel ${this.opts.channel}: no snapshot loaded yet` : 'loading'))
+      : this.lastError && this.head && this.head.version !== c.version
+        ? `serving version ${c.version}; head version ${this.head.version} refused: ${this.lastError.message}`
+        : this.lastError?.message;
+    return {
+      channel: this.opts.channel,
+      ready: c !== undefined,
+      ...(reason !== undefined ? { reason } : {}),
+      ...(c ? { serving: { version: c.version, digest: c.digest, loadedAt: c.loadedAt.toISOString(), classes: c.classIds.length, objects: c.objects.size, bytes: c.objectBytes } } : {}),
+      ...(this.head ? { head: { ...this.head } } : {}),
+      ...(this.lastPollAt ? { lastPollAt: this.lastPollAt.toISOString() } : {}),
+      ...(this.lastError ? { lastError: { message: this.lastError.message, at: this.lastError.at.toISOString(), ...(this.lastError.version !== undefined ? { version: this.lastError.version } : {}) } } : {}),
+      consecutiveFailures: this.failures,
+      ...(this.nextAttemptAt ? { nextAttemptAt: this.nextAttemptAt.toISOString() } : {}),
+    };
+  }
+
+  private attempt(): Promise<void> {
+    const run = this.tick().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async tick(): Promise<void> {
+    let delay = this.pollMs;
+    let version: number | undefined;
+    try {
+      const head = await this.opts.store.readChannel(this.opts.channel);
+      this.lastPollAt = new Date();
+      if (!head) {
+        this.head = undefined;
+        if (!this.current) this.lastError = { message: `channel ${this.opts.channel} has no versions yet`, at: new Date() };
+      } else {
+        this.head = { version: head.version, digest: head.digest };
+        version = head.version;
+        const c = this.current;
+        if (c && c.version === head.version && c.digest === head.digest) {
+          this.recovered();
+        } else if (c && head.version < c.version) {
+          // Heads only move forward; a lower one is a lagging replica of the store: keep serving.
+          this.log.log('warn', 'snapshot.head_behind', { channel: this.opts.channel, serving: c.version, head: head.version });
+        } else {
+          const started = Date.now();
+          const next = await loadServedSnapshot(this.opts.store, this.opts.channel, head, c ? { previous: c } : {});
+          if (this.stopped) return;
+          this.current = next;
+          this.recovered();
+          this.log.log('info', 'snapshot.switch', {
+            channel: this.opts.channel,
+            version: next.version,
+            digest: next.digest,
+            from: c?.version ?? null,
+            classes: next.classIds.length,
+            objects: next.objects.size,
+            loadMs: Date.now() - started,
+          });
+          try {
+            this.opts.onSnapshot(next, c);
+          } catch (e) {
+            this.log.log('error', 'snapshot.handoff_failed', { version: next.version, error: errorMessage(e) });
+          }
+        }
+      }
+    } catch (e) {
+      this.failures++;
+      this.lastError = { message: errorMessage(e), at: new Date(), ...(version !== undefined ? { version } : {}) };
+      delay = Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(this.failures - 1, 20));
+      this.opts.onError?.(e);
+      this.log.log(this.current ? 'warn' : 'error', 'snapshot.refused', {
+        channel: this.opts.channel,
+        ...(version !== undefined ? { version } : {}),
+        serving: this.current?.version ?? null,
+        failures: this.failures,
+        retryInMs: delay,
+        error: this.lastError.message,
+      });
+    }
+    this.schedule(delay);
+  }
+
+  private recovered(): void {
+    if (this.failures > 0) this.log.log('info', 'snapshot.recovered', { channel: this.opts.channel, afterFailures: this.failures });
+    this.failures = 0;
+    this.lastError = undefined;
+  }
+
+  private schedule(delay: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer); // one loop only, even after pollNow()
+    this.nextAttemptAt = new Date(Date.now() + delay);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.attempt();
+    }, delay);
+  }
+}

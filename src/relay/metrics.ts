@@ -1,0 +1,103 @@
+/**
+ * Prometheus metrics of one relay, in a private registry (several relays may share a process in
+ * tests, and the global registry would mix them).
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { XDS_TYPES, xdsTypeOfUrl } from '../xds/type-urls.js';
+import type { XdsEvent } from './types.js';
+
+export interface MetricsSources {
+  /** Open xDS streams right now. */
+  readonly streams: () => number;
+}
+
+/** Label value for a type URL: `clusters`, `endpoints`, … (or the URL of an unknown type). */
+const typeLabel = (typeUrl: string): string => xdsTypeOfUrl(typeUrl) ?? typeUrl;
+
+export class RelayMetrics {
+  readonly registry = new Registry();
+  readonly pushes: Counter<'type'>;
+  readonly pushLatency: Histogram<'type'>;
+  readonly acks: Counter<'type'>;
+  readonly nacks: Counter<'type'>;
+  readonly connections: Counter<'protocol'>;
+  readonly rejected: Counter;
+  readonly snapshotVersion: Gauge;
+  readonly snapshotSwitches: Counter;
+  readonly storeErrors: Counter;
+  readonly auditErrors: Counter;
+  readonly auditDropped: Counter;
+  readonly ready: Gauge;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'meshsnap_relay_streams',
+      help: 'Open xDS streams.',
+      registers,
+      collect() {
+        this.set(sources.streams());
+      },
+    });
+    this.pushes = new Counter({ name: 'meshsnap_relay_pushes_total', help: 'DiscoveryResponses sent, by xDS type.', labelNames: ['type'], registers });
+    this.pushLatency = new Histogram({
+      name: 'meshsnap_relay_push_latency_seconds',
+      help: 'From a snapshot switch (or a request) to the response being written, by xDS type.',
+      labelNames: ['type'],
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.acks = new Counter({ name: 'meshsnap_relay_acks_total', help: 'ACKs received, by xDS type.', labelNames: ['type'], registers });
+    this.nacks = new Counter({ name: 'meshsnap_relay_nacks_total', help: 'NACKs received, by xDS type.', labelNames: ['type'], registers });
+    this.connections = new Counter({ name: 'meshsnap_relay_connections_total', help: 'xDS streams accepted, by protocol.', labelNames: ['protocol'], registers });
+    this.rejected = new Counter({ name: 'meshsnap_relay_rejected_streams_total', help: 'xDS streams refused (unknown or malformed node, stream cap).', registers });
+    this.snapshotVersion = new Gauge({ name: 'meshsnap_relay_snapshot_version', help: 'Channel version of the snapshot being served (0: none yet).', registers });
+    this.snapshotSwitches = new Counter({ name: 'meshsnap_relay_snapshot_switches_total', help: 'Snapshots loaded, verified and switched to.', registers });
+    this.storeErrors = new Counter({ name: 'meshsnap_relay_store_errors_total', help: 'Failed store polls or snapshot loads (store unreachable, missing or corrupt data).', registers });
+    this.auditErrors = new Counter({ name: 'meshsnap_relay_audit_errors_total', help: 'Failed audit log appends (retried).', registers });
+    this.auditDropped = new Counter({ name: 'meshsnap_relay_audit_dropped_total', help: 'Audit records dropped because the buffer was full.', registers });
+    this.ready = new Gauge({ name: 'meshsnap_relay_ready', help: '1 once a snapshot is served.', registers });
+    // Pre-create the per-type series so dashboards see zeros, not gaps.
+    for (const t of XDS_TYPES) {
+      this.pushes.inc({ type: t }, 0);
+      this.acks.inc({ type: t }, 0);
+      this.nacks.inc({ type: t }, 0);
+    }
+    this.snapshotVersion.set(0);
+    this.ready.set(0);
+  }
+
+  /** Counts one xDS server event. */
+  observe(e: XdsEvent): void {
+    switch (e.kind) {
+      case 'push':
+        this.pushes.inc({ type: typeLabel(e.typeUrl) });
+        if (e.latencyMs !== undefined) this.pushLatency.observe({ type: typeLabel(e.typeUrl) }, e.latencyMs / 1000);
+        break;
+      case 'ack':
+        this.acks.inc({ type: typeLabel(e.typeUrl) });
+        break;
+      case 'nack':
+        this.nacks.inc({ type: typeLabel(e.typeUrl) });
+        break;
+      case 'connect':
+        this.connections.inc({ protocol: e.protocol });
+        break;
+      case 'rejected':
+        this.rejected.inc();
+        break;
+      case 'disconnect':
+        break;
+    }
+  }
+
+  snapshotServed(version: number): void {
+    this.snapshotVersion.set(version);
+    this.snapshotSwitches.inc();
+    this.ready.set(1);
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Response bytes built from the resource bytes encoded at compile time; no resource is re-encoded
+ * per stream.
+ *
+ * SotW: a DiscoveryResponse body (version_info, resources, type_url) is encoded once per
+ * class + type + version + subscription and shared by every stream of that class; each stream only
+ * appends its nonce. Protobuf allows this: fields may appear in any order and a parser reads them
+ * all, so `prefix ‖ field 5 (nonce)` is a complete DiscoveryResponse
+ * (https://protobuf.dev/programming-guides/encoding/#order).
+ *
+ * Delta: each resource's `Resource` entry (name, version = digest, Any) is encoded once and cached;
+ * a DeltaDiscoveryResponse is the concatenation of those entries and a few small fields.
+ */
+import { createHash } from 'node:crypto';
+import { encodeMessage } from '../../xds/proto.js';
+import type { ServedResource } from '../types.js';
+import { MSG } from './services.js';
+
+const RESOURCE = 'envoy.service.discovery.v3.Resource';
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  while (n > 0x7f) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
+
+/** A length-delimited field (wire type 2): tag, length, bytes. */
+function lengthDelimited(field: number, bytes: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
+}
+const stringField = (field: number, s: string): Buffer => lengthDelimited(field, Buffer.from(s, 'utf8'));
+
+/** DiscoveryResponse.nonce and DeltaDiscoveryResponse.nonce are both field 5 (string). */
+export const NONCE_FIELD = 5;
+
+/** The cached body plus this stream's nonce. */
+export function withNonce(prefix: Uint8Array, nonce: string): Buffer {
+  return Buffer.concat([prefix, stringField(NONCE_FIELD, nonce)]);
+}
+
+/** A SotW response body without nonce, encoded once and reused by all streams of a class. */
+export interface SotwBody {
+  readonly prefix: Uint8Array;
+  readonly version: string;
+  /** Changes iff the served (name, digest) set changes: "did anything change for this proxy". */
+  readonly contentKey: string;
+  readonly count: number;
+}
+
+export function encodeSotwBody(typeUrl: string, version: string, resources: readonly ServedResource[], contentKey: string): SotwBody {
+  const prefix = encodeMessage(MSG.Response, {
+    version_info: version,
+    type_url: typeUrl,
+    resources: resources.map((r) => ({ type_url: typeUrl, value: r.bytes })),
+  });
+  return { prefix, version, contentKey, count: resources.length };
+}
+
+/** A short digest of the served (name, digest) pairs; names must be sorted by the caller. */
+export function contentKeyOf(resources: readonly ServedResource[]): string {
+  const h = createHash('sha256');
+  for (const r of resources) h.update(`${r.name}\0${r.digest}\n`);
+  return h.digest('base64url').slice(0, 22);
+}
+
+/** Encoded `DeltaDiscoveryResponse.resources` entries (field 2), one per resource object. */
+const deltaEntries = new WeakMap<ServedResource, Buffer>();
+
+function deltaEntry(typeUrl: string, r: ServedResource): Buffer {
+  let entry = deltaEntries.get(r);
+  if (!entry) {
+    // Per-resource version = the resource digest (the object's content address).
+    const resource = encodeMessage(RESOURCE, { name: r.name, version: r.digest, resource: { type_url: typeUrl, value: r.bytes } });
+    entry = lengthDelimited(2, resource);
+    deltaEntries.set(r, entry);
+  }
+  return entry;
+}
+
+export function encodeDelta(systemVersion: string, typeUrl: string, resources: readonly ServedResource[], removed: readonly string[], nonce: string): Buffer {
+  const parts: Buffer[] = [stringField(1, systemVersion)];
+  for (const r of resources) parts.push(deltaEntry(typeUrl, r));
+  parts.push(stringField(4, typeUrl));
+  parts.push(stringField(NONCE_FIELD, nonce));
+  for (const name of removed) parts.push(stringField(6, name));
+  return Buffer.concat(parts);
+}

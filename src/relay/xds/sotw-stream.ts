@@ -1,0 +1,112 @@
+/**
+ * State of the World xDS on one stream (ADS or a per-type service). Written from the xDS protocol:
+ * https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol
+ */
+import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
+import { withNonce } from './responses.js';
+import { WILDCARD_KEY } from './sotw-cache.js';
+import { StreamBase } from './stream-base.js';
+
+interface SotwRequest {
+  version_info?: string | null;
+  node?: { id?: string | null; metadata?: unknown } | null;
+  resource_names?: string[] | null;
+  type_url?: string | null;
+  response_nonce?: string | null;
+  error_detail?: { code?: number | null; message?: string | null } | null;
+}
+
+interface SotwTypeState {
+  wildcard: boolean;
+  /** '*' or the sorted subscribed names joined by '\n' (the SotwCache key). */
+  subscriptionKey: string;
+  lastNonce?: string;
+  /** What the last response carried: its version, content key and snapshot version. */
+  sentVersion?: string;
+  sentContentKey?: string;
+  sentSnapshot?: number;
+}
+
+/** Types whose empty subscription means "everything" (legacy wildcard). */
+const WILDCARD_TYPES: ReadonlySet<XdsType> = new Set(['clusters', 'listeners']);
+
+export class SotwStream extends StreamBase {
+  private readonly types = new Map<XdsType, SotwTypeState>();
+
+  handle(raw: object): void {
+    const req = raw as SotwRequest;
+    this.learnNode(req.node);
+    const type = this.typeOf(req.type_url);
+    if (!type) return; // a type this relay does not serve (e.g. secrets): no response
+    const typeUrl = XDS_TYPE_URL[type];
+    let st = this.types.get(type);
+    const first = st === undefined;
+    const nonce = req.response_nonce ?? '';
+
+    // A request whose nonce is not the latest one sent for its type answers an older response:
+    // ignore it, a newer response is on its way.
+    // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#resource-updates
+    if (st && nonce !== '' && nonce !== st.lastNonce) return;
+
+    if (st && nonce !== '' && st.sentVersion !== undefined) {
+      // ACK / NACK: error_detail set means the proxy rejected the response it names by nonce and
+      // keeps its previous config.
+      // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#ack-nack-and-resource-type-instance-version
+      if (req.error_detail) this.recordNack(typeUrl, st.sentVersion, st.sentSnapshot ?? 0, req.error_detail.message || `code ${req.error_detail.code ?? '?'}`);
+      else this.recordAck(typeUrl, st.sentVersion, st.sentSnapshot ?? 0);
+    }
+
+    // Subscription. For LDS and CDS an empty first request is a wildcard subscription, and "*"
+    // asks for the wildcard explicitly; EDS/RDS name what they want.
+    // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#how-the-client-specifies-what-resources-to-return
+    const names = [...new Set(req.resource_names ?? [])];
+    const wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(type) && (first || st?.wildcard === true));
+    const subscriptionKey = wildcard ? WILDCARD_KEY : names.sort().join('\n');
+    if (!st) {
+      st = { wildcard, subscriptionKey };
+      this.types.set(type, st);
+    }
+    const changed = first || st.subscriptionKey !== subscriptionKey;
+    st.wildcard = wildcard;
+    st.subscriptionKey = subscriptionKey;
+
+    // Respond to a new or changed subscription, and to a fresh request (empty nonce, e.g. after a
+    // reconnect); an ACK/NACK with the same subscription gets no response.
+    if (changed || nonce === '') this.respond(type, st, false, true);
+  }
+
+  pushType(type: XdsType): void {
+    const st = this.types.get(type);
+    if (!st || !this.ready) return;
+    this.respond(type, st, true, false);
+  }
+
+  /**
+   * Sends the current resources of a type for the stream's subscription. On a snapshot switch
+   * (`onlyIfChanged`) nothing is sent when the proxy's resources of the type did not change.
+   */
+  private respond(type: XdsType, st: SotwTypeState, sinceSwitch: boolean, force: boolean): void {
+    if (!this.ready) return; // before the first snapshot: streams wait, they get it on setSnapshot
+    const cache = this.ctx.sotwCache;
+    const snapshot = this.ctx.snapshot;
+    if (!cache || !snapshot) return;
+    if (!st.wildcard && st.subscriptionKey === '' && st.sentVersion === undefined) return; // subscribed to nothing yet
+    const body = cache.body(this.classId, type, st.subscriptionKey);
+    if (!force && body.contentKey === st.sentContentKey) {
+      this.markInSync(type, snapshot.version);
+      return;
+    }
+    const nonce = this.ctx.nextNonce();
+    st.lastNonce = nonce;
+    st.sentVersion = body.version;
+    st.sentContentKey = body.contentKey;
+    st.sentSnapshot = snapshot.version;
+    // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
+    this.send(type, withNonce(body.prefix, nonce), body.version, body.count, `sotw:${type}`, sinceSwitch);
+  }
+
+  /** On the first snapshot: answer every request that waited. */
+  flushPending(): void {
+    for (const [type, st] of this.types) if (st.sentVersion === undefined) this.respond(type, st, true, true);
+  }
+}

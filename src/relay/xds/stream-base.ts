@@ -1,0 +1,204 @@
+/**
+ * What SotW and delta streams share: the proxy's identity and class, per-type status (sent,
+ * ACKed, last NACK), events, bounded writes, and ending with a gRPC status.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { XDS_TYPES, XDS_TYPE_URL, xdsTypeOfUrl, type XdsType } from '../../xds/type-urls.js';
+import type { ProxyStatus, ServedSnapshot } from '../types.js';
+import type { StreamContext } from './context.js';
+import type { StreamWriter } from './fanout.js';
+import { nodeOf, type NodeInfo } from './node.js';
+
+export type XdsCall = grpc.ServerDuplexStream<object, object | Uint8Array>;
+
+interface TypeStatus {
+  sent?: string;
+  acked?: string;
+  nack?: { version: string; error: string; at: string };
+  /** Snapshot version of the state the proxy has ACKed for this type. */
+  ackedSnapshot?: number;
+  /** True while a sent response of this type is not yet ACKed or NACKed. */
+  outstanding: boolean;
+}
+
+export class StatusError extends Error {
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The gRPC code for a failed placement: an unknown namespace/class is NOT_FOUND, anything else is a bad node. */
+export function placementCode(reason: string): grpc.status {
+  return /not in the mesh snapshot|no class|not found/i.test(reason) ? grpc.status.NOT_FOUND : grpc.status.INVALID_ARGUMENT;
+}
+
+export abstract class StreamBase {
+  nodeId = '';
+  classId = '';
+  node: NodeInfo | undefined;
+  readonly connectedAt = new Date();
+  protected readonly typeStatus = new Map<string, TypeStatus>();
+  private ended = false;
+
+  constructor(
+    readonly streamId: string,
+    readonly protocol: 'sotw' | 'delta',
+    protected readonly call: XdsCall,
+    protected readonly ctx: StreamContext,
+    protected readonly writer: StreamWriter,
+    /** The type of a per-type service (CDS, EDS, …); undefined on ADS. */
+    protected readonly fixedType: XdsType | undefined,
+  ) {}
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Handles one decoded request; errors end the stream with their status. */
+  abstract handle(req: object): void;
+  /** Pushes what changed of one type after a snapshot switch (called in CDS, EDS, LDS, RDS order). */
+  abstract pushType(type: XdsType): void;
+
+  /**
+   * Learns the node from the first request that carries one and places it in a class. The node is
+   * only required on the first request of a stream
+   * (https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#basic-protocol-overview).
+   */
+  protected learnNode(raw: { id?: string | null; metadata?: unknown } | null | undefined): void {
+    if (this.node) return;
+    const node = nodeOf(raw);
+    if (!node || !node.id) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'the first request of a stream must carry node.id');
+    this.node = node;
+    this.nodeId = node.id;
+    const snapshot = this.ctx.snapshot;
+    if (snapshot) this.place(snapshot);
+  }
+
+  /** (Re)places the node in a class of a snapshot; a failure ends the stream with the reason. */
+  place(snapshot: ServedSnapshot): boolean {
+    if (!this.node) return false;
+    const placed = snapshot.classify(this.node);
+    if (!placed.ok) {
+      this.ctx.emit({ kind: 'rejected', nodeId: this.nodeId, reason: placed.reason, at: Date.now() });
+      this.fail(new StatusError(placementCode(placed.reason), placed.reason));
+      return false;
+    }
+    const first = this.classId === '';
+    this.classId = placed.classId;
+    if (first) this.ctx.emit({ kind: 'connect', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, protocol: this.protocol, at: Date.now() });
+    return true;
+  }
+
+  /** True when responses can be computed: a snapshot is loaded and the node is placed. */
+  protected get ready(): boolean {
+    return !this.ended && this.ctx.snapshot !== undefined && this.classId !== '';
+  }
+
+  /** The xDS type of a request's type_url (per-type services may leave it empty). */
+  protected typeOf(typeUrl: string | null | undefined): XdsType | undefined {
+    if (this.fixedType) {
+      if (typeUrl && typeUrl !== XDS_TYPE_URL[this.fixedType]) throw new StatusError(grpc.status.INVALID_ARGUMENT, `this service serves ${XDS_TYPE_URL[this.fixedType]}, not ${typeUrl}`);
+      return this.fixedType;
+    }
+    if (!typeUrl) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'ADS requests must set type_url');
+    return xdsTypeOfUrl(typeUrl);
+  }
+
+  protected status(typeUrl: string): TypeStatus {
+    let s = this.typeStatus.get(typeUrl);
+    if (!s) {
+      s = { outstanding: false };
+      this.typeStatus.set(typeUrl, s);
+    }
+    return s;
+  }
+
+  /** Queues a response; `push` event and latency when grpc-js has taken it. */
+  protected send(type: XdsType, bytes: Uint8Array, version: string, resources: number, key: string | undefined, sinceSwitch: boolean): void {
+    const typeUrl = XDS_TYPE_URL[type];
+    const snapshotVersion = this.ctx.snapshot?.version ?? 0;
+    const s = this.status(typeUrl);
+    s.sent = version;
+    s.outstanding = true;
+    const started = sinceSwitch ? this.ctx.switchedAt : Date.now();
+    this.writer.push({
+      bytes,
+      ...(key !== undefined ? { key } : {}),
+      onWritten: (err) => {
+        if (err) return;
+        this.ctx.emit({ kind: 'push', streamId: this.streamId, nodeId: this.nodeId, typeUrl, version, snapshotVersion, resources, at: Date.now(), latencyMs: Date.now() - started });
+      },
+    });
+  }
+
+  protected recordAck(typeUrl: string, version: string, snapshotVersion: number): void {
+    const s = this.status(typeUrl);
+    s.acked = version;
+    s.ackedSnapshot = snapshotVersion;
+    s.outstanding = false;
+    this.ctx.emit({ kind: 'ack', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, typeUrl, version, snapshotVersion, at: Date.now() });
+  }
+
+  /** A NACK: recorded and reported; the proxy stays on its last ACKed version (nothing is resent). */
+  protected recordNack(typeUrl: string, version: string, snapshotVersion: number, error: string): void {
+    const s = this.status(typeUrl);
+    s.nack = { version, error, at: new Date().toISOString() };
+    s.outstanding = false;
+    this.ctx.emit({ kind: 'nack', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, typeUrl, version, snapshotVersion, error, at: Date.now() });
+    this.ctx.log(`xds: NACK node=${this.nodeId} type=${typeUrl} version=${version}: ${error}`);
+  }
+
+  /** After a switch that changed nothing of a type the proxy is in sync on, it is at the new snapshot. */
+  protected markInSync(type: XdsType, snapshotVersion: number): void {
+    const s = this.typeStatus.get(XDS_TYPE_URL[type]);
+    if (s && !s.outstanding && s.acked !== undefined && s.acked === s.sent) s.ackedSnapshot = snapshotVersion;
+  }
+
+  proxyStatus(): ProxyStatus {
+    const types: Record<string, { sent?: string; acked?: string; nack?: { version: string; error: string; at: string } }> = {};
+    let snapshotVersion: number | undefined;
+    let complete = this.typeStatus.size > 0;
+    for (const type of XDS_TYPES) {
+      const url = XDS_TYPE_URL[type];
+      const s = this.typeStatus.get(url);
+      if (!s) continue;
+      types[url] = { ...(s.sent !== undefined ? { sent: s.sent } : {}), ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.nack ? { nack: s.nack } : {}) };
+      if (s.ackedSnapshot === undefined) complete = false;
+      else snapshotVersion = snapshotVersion === undefined ? s.ackedSnapshot : Math.min(snapshotVersion, s.ackedSnapshot);
+    }
+    return {
+      streamId: this.streamId,
+      nodeId: this.nodeId,
+      classId: this.classId,
+      protocol: this.protocol,
+      connectedAt: this.connectedAt.toISOString(),
+      types,
+      ...(complete && snapshotVersion !== undefined ? { snapshotVersion } : {}),
+    };
+  }
+
+  /** Ends the stream with an error status (the reason reaches the proxy). */
+  fail(err: StatusError): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.writer.close();
+    this.call.emit('error', { code: err.code, details: err.message });
+  }
+
+  /** Ends the stream with status OK (graceful drain: the proxy reconnects elsewhere). */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.writer.close();
+    this.call.end();
+  }
+
+  /** The stream closed from the other side. */
+  closed(): void {
+    this.ended = true;
+    this.writer.close();
+  }
+}
