@@ -3,6 +3,7 @@ import { compileCommand, compileUsage } from './commands/compile.js';
 import { demoCommand, demoUsage } from './commands/demo.js';
 import { diagnosticsCommand, diagnosticsUsage } from './commands/diagnostics.js';
 import { logCommand, logUsage } from './commands/log.js';
+import { relayCommand, relayUsage } from './commands/relay.js';
 import { showCommand, showUsage } from './commands/show.js';
 import { UsageError } from './args.js';
 
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   show: { run: showCommand, usage: showUsage, summary: 'print what a proxy would be served (config_dump JSON)' },
   diagnostics: { run: diagnosticsCommand, usage: diagnosticsUsage, summary: 'print a version’s diagnostics' },
   demo: { run: demoCommand, usage: demoUsage, summary: 'compile the bundled example mesh and summarize a proxy’s config' },
+  relay: { run: relayCommand, usage: relayUsage, summary: 'serve a channel’s snapshots to proxies over xDS (gRPC)' },
 };
 
 function usage(): string {

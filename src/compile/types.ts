@@ -57,3 +57,17 @@ export interface CompileOutput {
   readonly classes: readonly ProxyClass[];
   readonly selectors: readonly ClassSelector[];
 }
+
+/** What changed in one group's resources of one xDS type: new or replaced messages, and removed names. */
+export interface ResourceChanges<M> {
+  readonly upserts: Map<string, M>;
+  readonly deletes: Set<string>;
+}
+
+/**
+ * The difference between two CompileOutputs with the same classes and selectors (what an
+ * incremental compile produces, src/compile/incremental.ts). Groups and types without changes are
+ * absent; a name is never both upserted and deleted. Applying it to the previous output gives
+ * the next one (`applyCompileDelta`).
+ */
+export type CompileDelta = { [groupId: GroupId]: { [T in XdsType]?: ResourceChanges<ResourceMessages[T]> } };

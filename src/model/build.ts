@@ -58,7 +58,7 @@ export function serviceHostname(name: string, namespace: string, domainSuffix: s
 }
 
 /** namespace → name → value: no key strings built per lookup. */
-type ByNamespace<T> = Map<string, Map<string, T>>;
+export type ByNamespace<T> = Map<string, Map<string, T>>;
 
 function put<T>(m: ByNamespace<T>, ns: string, name: string, v: T): void {
   let inner = m.get(ns);
@@ -66,7 +66,8 @@ function put<T>(m: ByNamespace<T>, ns: string, name: string, v: T): void {
   inner.set(name, v);
 }
 
-interface Indexes {
+/** The lookups the builder joins objects through; exported (with `indexInputs`) for incremental compiles. */
+export interface Indexes {
   readonly podsByName: ByNamespace<Pod>;
   readonly podsByIp: ReadonlyMap<string, Pod>;
   readonly nodes: ReadonlyMap<string, Node>;
@@ -109,6 +110,11 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     virtualServices: [...inputs.virtualServices].sort(byNsName),
     destinationRules: [...inputs.destinationRules].sort(byNsName),
   };
+}
+
+/** Builds the lookups of `buildServiceModel` (src/compile/incremental keeps them up to date). */
+export function indexInputs(inputs: InputSet): Indexes {
+  return index(inputs);
 }
 
 function index(inputs: InputSet): Indexes {
@@ -190,7 +196,8 @@ interface RawEndpoint {
   readonly zone?: string;
 }
 
-function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): Map<number, readonly MeshEndpoint[]> {
+/** One service's model endpoints from the lookups: what `buildServiceModel` puts in `endpoints` for it. */
+export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): Map<number, readonly MeshEndpoint[]> {
   const out = new Map<number, readonly MeshEndpoint[]>();
   if (svc.type === 'ExternalName') return out;
   const slices = idx.slicesByService.get(svc.meta.namespace)?.get(svc.meta.name);

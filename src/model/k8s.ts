@@ -113,6 +113,6 @@ export interface Node extends Base<'Node'> {
   readonly subzone?: string;
 }
 
-export interface Namespace extends Base<'Namespace'> {}
+export type Namespace = Base<'Namespace'>;
 
 export type KubeObject = Service | EndpointSlice | Endpoints | Pod | Namespace | Node;

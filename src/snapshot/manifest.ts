@@ -23,6 +23,41 @@ export interface VersionRecord {
   readonly compiler: CompilerInfo;
   readonly counts: SnapshotCounts;
   readonly diagnostics: readonly Diagnostic[];
+  /** Digest of the stored inputs manifest (`meshsnap.inputs/v1`, src/model/stored-inputs.ts): what this version was compiled from. */
+  readonly inputs?: string;
+  /** What changed since the parent version (the watcher records it; `meshsnap compile` does not). */
+  readonly provenance?: VersionProvenance;
+}
+
+/** One object that changed since the parent version. */
+export interface ProvenanceChange {
+  readonly kind: string;
+  /** "" for cluster-scoped objects. */
+  readonly namespace: string;
+  readonly name: string;
+  /** The API server's resourceVersion of the change (the deleted object's last one for a delete). */
+  readonly resourceVersion?: string;
+  readonly change: 'added' | 'modified' | 'deleted';
+}
+
+/** An object compiled from its last valid version because its current one is invalid. */
+export interface LastKnownGoodSubstitution {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** resourceVersion of the invalid object that was set aside, and of the valid one compiled instead. */
+  readonly rejectedResourceVersion?: string;
+  readonly usedResourceVersion?: string;
+  /** The first failing field and why. */
+  readonly field?: string;
+  readonly message: string;
+}
+
+export interface VersionProvenance {
+  readonly changes: readonly ProvenanceChange[];
+  /** Changes folded away because the list was too long (a relist of a big cluster). */
+  readonly truncated?: number;
+  readonly lastKnownGood?: readonly LastKnownGoodSubstitution[];
 }
 
 /** A record before the store allocated its version. */
@@ -46,6 +81,8 @@ export function versionRecord(channel: string, version: number, draft: VersionDr
     compiler: { name: draft.compiler.name, version: draft.compiler.version },
     counts: draft.counts,
     diagnostics: draft.diagnostics,
+    ...(draft.inputs !== undefined ? { inputs: draft.inputs } : {}),
+    ...(draft.provenance !== undefined ? { provenance: draft.provenance } : {}),
   };
 }
 
@@ -88,6 +125,8 @@ export function parseVersionRecord(value: unknown): VersionRecord {
   const counts = value.counts;
   if (!isRecord(counts) || COUNT_KEYS.some((k) => typeof counts[k] !== 'number')) return fail('bad counts');
   if (!Array.isArray(value.diagnostics)) return fail('bad diagnostics');
+  if (value.inputs !== undefined && !isDigest(value.inputs)) return fail('bad inputs');
+  if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes))) return fail('bad provenance');
   return value as unknown as VersionRecord;
 }
 

@@ -6,8 +6,9 @@
  * or `dry-run` (nothing stored; version is the one a publish would get).
  */
 import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
-import { loadInputsFromPaths } from '../../inputs/files.js';
-import { compileInputSet } from '../../pipeline.js';
+import { readInputFiles } from '../../inputs/files.js';
+import { putStoredInputs, storedInputsOfTexts } from '../../model/stored-inputs.js';
+import { compileInputSet, parseInputTexts } from '../../pipeline.js';
 import { snapshotCounts } from '../../snapshot/build.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { publishSnapshot } from '../../snapshot/store/publish.js';
@@ -28,7 +29,8 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 
-  const inputs = await loadInputsFromPaths(positionals, values['mesh-config'] !== undefined ? { meshConfig: values['mesh-config'] } : {});
+  const files = await readInputFiles(values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals);
+  const inputs = parseInputTexts(files);
   const result = compileInputSet(inputs, { hasher: nodeSha256Hex });
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
@@ -48,7 +50,15 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     printJson({ version: head ? head.version + (head.digest === result.snapshot.digest ? 0 : 1) : 1, ...line, status: 'dry-run' });
     return 0;
   }
-  const published = await publishSnapshot(store, channel, result.snapshot, { createdAt: new Date().toISOString(), diagnostics: result.diagnostics });
+  // The inputs go in first, so a version record never names inputs that are not stored.
+  const head = await store.readChannel(channel);
+  const stored = storedInputsOfTexts(files, nodeSha256Hex);
+  if (head?.digest !== result.snapshot.digest) await putStoredInputs(store, stored);
+  const published = await publishSnapshot(store, channel, result.snapshot, {
+    createdAt: new Date().toISOString(),
+    diagnostics: result.diagnostics,
+    record: { inputs: stored.digest },
+  });
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });
     note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);

@@ -104,9 +104,4 @@ export class SotwStream extends StreamBase {
     // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
     this.send(type, withNonce(body.prefix, nonce), body.version, body.count, `sotw:${type}`, sinceSwitch);
   }
-
-  /** On the first snapshot: answer every request that waited. */
-  flushPending(): void {
-    for (const [type, st] of this.types) if (st.sentVersion === undefined) this.respond(type, st, true, true);
-  }
 }

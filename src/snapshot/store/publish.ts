@@ -4,13 +4,15 @@
  */
 import type { Diagnostic } from '../../inputs/diagnostics.js';
 import { snapshotCounts, type BuiltSnapshot } from '../build.js';
-import type { ChannelHead, VersionRecord } from '../manifest.js';
+import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
 import type { SnapshotStore } from './store.js';
 
 export interface PublishInfo {
   /** ISO 8601 time of the publish (the caller's clock). */
   readonly createdAt: string;
   readonly diagnostics?: readonly Diagnostic[];
+  /** Optional version-record fields: the stored inputs manifest digest and the provenance (see manifest.ts). */
+  readonly record?: Pick<VersionDraft, 'inputs' | 'provenance'>;
   /** Parallel object writes (default 16). */
   readonly concurrency?: number;
 }
@@ -45,6 +47,7 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
     compiler: snapshot.content.compiler,
     counts: snapshotCounts(snapshot.content),
     diagnostics: info.diagnostics ?? [],
+    ...info.record,
   });
   return { status: 'published', record, objectsWritten };
 }

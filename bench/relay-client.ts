@@ -1,0 +1,182 @@
+/**
+ * Lightweight xDS load for the relay benchmark, run as a child process (relay.ts starts a few):
+ * many raw SotW ADS bidi streams (grpc-js + the generated DiscoveryRequest/Response codecs) that
+ * subscribe by name like grpc-js-xds does and ACK every response. Many streams share one channel
+ * (one HTTP/2 connection): `perChannel` streams per channel.
+ *
+ * Protocol over stdio, one JSON line each way per command:
+ *   {"op":"open", port, streams, perChannel, firstIndex, services}  → {"ok":n,"failed":k,"error"?:…}
+ *   {"op":"arm"}                                                   → {"armed":n}
+ *   {"op":"wait", timeoutMs}  → {"reached":n,"total":n,"first":epochMs,"last":epochMs}
+ * `arm` remembers each stream's EDS version; `wait` resolves once every stream received an EDS
+ * response with another version (the snapshot switch), or at the timeout.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { createInterface } from 'node:readline';
+import { envoy } from '../src/xds/proto.js';
+import { toStruct } from '../src/xds/proto.js';
+import { XDS_TYPE_URL, XDS_TYPES, type XdsType } from '../src/xds/type-urls.js';
+import { benchNames, BENCH_NAMESPACE } from './relay-mesh.js';
+
+const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
+const { DiscoveryRequest, DiscoveryResponse } = envoy.service.discovery.v3;
+const EDS_URL = XDS_TYPE_URL.endpoints;
+
+interface Response {
+  version_info: string;
+  type_url: string;
+  nonce: string;
+}
+
+interface StreamState {
+  readonly call: grpc.ClientDuplexStream<Uint8Array, Response>;
+  readonly seen: Set<string>;
+  eds?: string;
+  armedEds?: string;
+  reachedAt?: number;
+  ended: boolean;
+}
+
+const streams: StreamState[] = [];
+const channels: grpc.Client[] = [];
+let onReach: (() => void) | undefined;
+let reached = 0;
+
+const serialize = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+// Only the envelope is read: resources stay undecoded Any bytes, as a real client would hand them on.
+const deserialize = (b: Buffer): Response => DiscoveryResponse.decode(b) as unknown as Response;
+
+function openStream(client: grpc.Client, index: number, services: number): Promise<StreamState> {
+  const names = benchNames(0);
+  const own = benchNames(1 + (index % Math.max(1, services - 1)));
+  const subscribed: Record<XdsType, string[]> = {
+    clusters: [...names.clusters, ...own.clusters],
+    endpoints: [...names.endpoints, ...own.endpoints],
+    listeners: [...names.listeners, ...own.listeners],
+    routes: [...names.routes, ...own.routes],
+  };
+  const node = {
+    id: `sidecar~10.3.${Math.floor(index / 250) % 250}.${(index % 250) + 1}~client-${index}.${BENCH_NAMESPACE}~${BENCH_NAMESPACE}.svc.cluster.local`,
+    metadata: toStruct({ GENERATOR: 'grpc', NAMESPACE: BENCH_NAMESPACE }),
+    locality: { zone: 'z1' },
+  };
+  const call = client.makeBidiStreamRequest(ADS_PATH, serialize, deserialize, new grpc.Metadata(), {}) as grpc.ClientDuplexStream<Uint8Array, Response>;
+  const st: StreamState = { call, seen: new Set(), ended: false };
+  const send = (type: XdsType, version: string, nonce: string, withNode: boolean): void => {
+    call.write(
+      DiscoveryRequest.encode({ version_info: version, resource_names: subscribed[type], type_url: XDS_TYPE_URL[type], response_nonce: nonce, ...(withNode ? { node } : {}) }).finish(),
+    );
+  };
+  return new Promise<StreamState>((resolve, reject) => {
+    call.on('data', (r: Response) => {
+      const type = XDS_TYPES.find((t) => XDS_TYPE_URL[t] === r.type_url);
+      if (!type) return;
+      send(type, r.version_info, r.nonce, false); // ACK
+      if (r.type_url === EDS_URL) {
+        st.eds = r.version_info;
+        if (st.armedEds !== undefined && st.reachedAt === undefined && r.version_info !== st.armedEds) {
+          st.reachedAt = Date.now();
+          reached++;
+          onReach?.();
+        }
+      }
+      st.seen.add(r.type_url);
+      if (st.seen.size === XDS_TYPES.length) resolve(st);
+    });
+    call.on('error', (e) => {
+      st.ended = true;
+      reject(e);
+    });
+    call.on('end', () => {
+      st.ended = true;
+    });
+    XDS_TYPES.forEach((t, i) => send(t, '', '', i === 0));
+  });
+}
+
+async function open(cmd: { port: number; streams: number; perChannel: number; firstIndex: number; services: number }): Promise<{ ok: number; failed: number; error?: string }> {
+  let ok = 0;
+  let failed = 0;
+  let error: string | undefined;
+  const batch = 250; // streams opened at once: bounds the burst of initial pushes
+  for (let start = 0; start < cmd.streams; start += batch) {
+    const pending: Promise<void>[] = [];
+    for (let i = start; i < Math.min(cmd.streams, start + batch); i++) {
+      const index = cmd.firstIndex + i;
+      if (i % cmd.perChannel === 0) {
+        // A local subchannel pool: each Client gets its own HTTP/2 connection instead of sharing one.
+        channels.push(new grpc.Client(`127.0.0.1:${cmd.port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': 64 << 20 }));
+      }
+      const client = channels[channels.length - 1]!;
+      pending.push(
+        withTimeout(openStream(client, index, cmd.services), 30_000).then(
+          (st) => {
+            streams.push(st);
+            ok++;
+          },
+          (e: unknown) => {
+            failed++;
+            error ??= (e as Error).message;
+          },
+        ),
+      );
+    }
+    await Promise.all(pending);
+  }
+  return { ok, failed, ...(error ? { error } : {}) };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no response on every type within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(t);
+        reject(e as Error);
+      },
+    );
+  });
+}
+
+function arm(): { armed: number } {
+  reached = 0;
+  for (const st of streams) {
+    st.armedEds = st.eds ?? '';
+    delete st.reachedAt;
+  }
+  return { armed: streams.length };
+}
+
+async function wait(timeoutMs: number): Promise<{ reached: number; total: number; first?: number; last?: number }> {
+  const live = streams.filter((s) => !s.ended).length;
+  if (reached < live) {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, timeoutMs);
+      onReach = () => {
+        if (reached >= live) {
+          clearTimeout(t);
+          resolve();
+        }
+      };
+    });
+    onReach = undefined;
+  }
+  const times = streams.map((s) => s.reachedAt).filter((t): t is number => t !== undefined);
+  return { reached: times.length, total: streams.length, ...(times.length ? { first: Math.min(...times), last: Math.max(...times) } : {}) };
+}
+
+for await (const line of createInterface({ input: process.stdin })) {
+  const cmd = JSON.parse(line) as { op: string; [k: string]: unknown };
+  let out: unknown;
+  if (cmd.op === 'open') out = await open(cmd as unknown as Parameters<typeof open>[0]);
+  else if (cmd.op === 'arm') out = arm();
+  else if (cmd.op === 'wait') out = await wait(Number(cmd.timeoutMs));
+  else break;
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+for (const c of channels) c.close();
+process.exit(0);

@@ -1,0 +1,77 @@
+/**
+ * `meshsnap relay [--store DIR|URL] [--channel main] [--port 15010] [--http-port 15014] [--host 0.0.0.0]
+ *  [--poll-ms 1000] [--max-streams N] [--relay-id ID] [--drain-ms 5000] [--log-level info]`
+ *
+ * Serves the channel's snapshots over xDS until SIGTERM/SIGINT, then drains and exits 0. Logs go to
+ * stderr as JSON lines; the `relay.listening` line carries the bound ports (so `--port 0` works).
+ */
+import { jsonLogger, type LogLevel } from '../../relay/log.js';
+import { startRelay } from '../../relay/relay.js';
+import { parse, storeOptions, UsageError } from '../args.js';
+import { checkChannel, openStore } from '../store.js';
+
+export const relayUsage =
+  'meshsnap relay [--store DIR|URL] [--channel main] [--port 15010] [--http-port 15014] [--host 0.0.0.0] [--poll-ms 1000] [--max-streams N] [--relay-id ID] [--drain-ms 5000] [--log-level debug|info|warn|error]';
+
+export async function relayCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    {
+      ...storeOptions,
+      port: { type: 'string', default: '15010' },
+      'http-port': { type: 'string', default: '15014' },
+      host: { type: 'string', default: '0.0.0.0' },
+      'poll-ms': { type: 'string', default: '1000' },
+      'max-streams': { type: 'string' },
+      'relay-id': { type: 'string' },
+      'drain-ms': { type: 'string', default: '5000' },
+      'log-level': { type: 'string', default: 'info' },
+    },
+    { max: 0 },
+  );
+  const channel = checkChannel(values.channel);
+  const level = values['log-level'];
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new UsageError(`--log-level: not a level: ${JSON.stringify(level)}`);
+  const log = jsonLogger(process.stderr, level as LogLevel);
+
+  const relay = await startRelay({
+    store: openStore(values.store),
+    channel,
+    host: values.host,
+    port: intOption('--port', values.port, 0, 65535),
+    httpPort: intOption('--http-port', values['http-port'], 0, 65535),
+    pollMs: intOption('--poll-ms', values['poll-ms'], 10, 3_600_000),
+    drainTimeoutMs: intOption('--drain-ms', values['drain-ms'], 0, 600_000),
+    ...(values['max-streams'] !== undefined ? { maxStreams: intOption('--max-streams', values['max-streams'], 1, 10_000_000) } : {}),
+    ...(values['relay-id'] !== undefined ? { relayId: values['relay-id'] } : {}),
+    log,
+  });
+
+  return new Promise<number>((resolve) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (signalled) {
+        log.log('warn', 'relay.forced_exit', { signal });
+        process.exit(1); // a second signal: the operator does not want to wait for the drain
+      }
+      signalled = true;
+      log.log('info', 'relay.signal', { signal });
+      void relay.close().then(() => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        // Everything is closed; should a library keep a handle open, don't let it hold the exit.
+        setTimeout(() => process.exit(0), 2000).unref();
+        resolve(0);
+      });
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+function intOption(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name}: not a number: ${JSON.stringify(value)}`);
+  const n = Number(value);
+  if (n < min || n > max) throw new UsageError(`${name}: ${n} is out of range ${min}..${max}`);
+  return n;
+}

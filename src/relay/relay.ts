@@ -1,0 +1,235 @@
+/**
+ * The relay process, minus the command line: a grpc-js server carrying the xDS services (XdsServer),
+ * the store follower feeding it verified snapshots, the HTTP side (health, readiness, debug,
+ * metrics) and the audit log. Several relays may serve one store side by side: they share nothing
+ * but the store, and each writes its own audit batches.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { AuditLog } from './audit.js';
+import { SnapshotFollower, type FollowerStatus } from './follower.js';
+import { startHttpServer } from './http.js';
+import { errorMessage, silentLogger, type RelayLogger } from './log.js';
+import { RelayMetrics } from './metrics.js';
+import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
+import type { XdsEvent } from './types.js';
+import { XdsServer } from './xds/server.js';
+
+export interface KeepaliveOptions {
+  /** Server pings an idle connection after this long. Default 30 s. */
+  readonly timeMs?: number;
+  /** …and drops it when the ping is not answered in this long. Default 10 s. */
+  readonly timeoutMs?: number;
+  /** Minimum client ping interval without data before the server complains. Default 10 s. */
+  readonly minPingIntervalMs?: number;
+  /** Close connections older than this (rebalances proxies across relays). Default: never. */
+  readonly maxConnectionAgeMs?: number;
+}
+
+export interface RelayOptions {
+  readonly store: SnapshotStore;
+  readonly channel?: string;
+  /** xDS gRPC port; 0 picks a free one. Default 15010. */
+  readonly port?: number;
+  /** HTTP port; 0 picks a free one. Default 15014. */
+  readonly httpPort?: number;
+  /** Default 0.0.0.0. */
+  readonly host?: string;
+  /** Channel head polling. Default 1000 ms. */
+  readonly pollMs?: number;
+  readonly maxBackoffMs?: number;
+  /** xDS streams beyond this get RESOURCE_EXHAUSTED. */
+  readonly maxStreams?: number;
+  /** Response writes in flight across all streams. */
+  readonly writeConcurrency?: number;
+  readonly keepalive?: KeepaliveOptions;
+  readonly auditFlushMs?: number;
+  readonly auditMaxBatch?: number;
+  /** Names this relay in logs and audit records. Default `<hostname>-<random>`. */
+  readonly relayId?: string;
+  /** How long close() lets streams end before forcing. Default 5 s. */
+  readonly drainTimeoutMs?: number;
+  readonly log?: RelayLogger;
+}
+
+export interface RelayStatus {
+  readonly relay: string;
+  readonly channel: string;
+  readonly draining: boolean;
+  readonly streams: number;
+  readonly snapshot: FollowerStatus;
+  readonly audit: { readonly pending: number; readonly written: number };
+}
+
+export interface Relay {
+  readonly port: number;
+  readonly httpPort: number;
+  readonly relayId: string;
+  readonly xds: XdsServer;
+  readonly follower: SnapshotFollower;
+  readonly metrics: RelayMetrics;
+  readonly audit: AuditLog;
+  status(): RelayStatus;
+  /** Graceful: stop accepting, end the streams (proxies reconnect to another relay), flush the audit log. Idempotent. */
+  close(): Promise<void>;
+}
+
+export async function startRelay(opts: RelayOptions): Promise<Relay> {
+  const log = opts.log ?? silentLogger;
+  const channel = opts.channel ?? 'main';
+  const host = opts.host ?? '0.0.0.0';
+  const relayId = opts.relayId ?? `${hostname().replace(/[^A-Za-z0-9._-]/g, '_')}-${randomBytes(3).toString('hex')}`;
+  let draining = false;
+
+  // Digests of recent versions, for audit records (an ACK may arrive for the previous version).
+  const digests = new Map<number, string>();
+  let xds: XdsServer | undefined;
+  const metrics = new RelayMetrics({ streams: () => xds?.streamCount ?? 0 });
+  const audit = new AuditLog({
+    store: opts.store,
+    relayId,
+    channel,
+    ...(opts.auditFlushMs !== undefined ? { flushMs: opts.auditFlushMs } : {}),
+    ...(opts.auditMaxBatch !== undefined ? { maxBatch: opts.auditMaxBatch } : {}),
+    digestOf: (v) => digests.get(v),
+    onError: () => metrics.auditErrors.inc(),
+    onDropped: (n) => metrics.auditDropped.inc(n),
+    log,
+  });
+
+  const onEvent = (e: XdsEvent): void => {
+    metrics.observe(e);
+    audit.observe(e);
+    switch (e.kind) {
+      case 'nack':
+        log.log('warn', 'xds.nack', { node: e.nodeId, class: e.classId, type: e.typeUrl, version: e.version, snapshot: e.snapshotVersion, error: e.error });
+        break;
+      case 'rejected':
+        log.log('warn', 'xds.rejected', { node: e.nodeId, reason: e.reason });
+        break;
+      case 'connect':
+        log.log('debug', 'xds.connect', { stream: e.streamId, node: e.nodeId, class: e.classId, protocol: e.protocol });
+        break;
+      case 'disconnect':
+        log.log('debug', 'xds.disconnect', { stream: e.streamId, node: e.nodeId });
+        break;
+      default:
+        break;
+    }
+  };
+  xds = new XdsServer({
+    onEvent,
+    ...(opts.maxStreams !== undefined ? { maxStreams: opts.maxStreams } : {}),
+    ...(opts.writeConcurrency !== undefined ? { writeConcurrency: opts.writeConcurrency } : {}),
+    log: (line) => log.log('info', 'xds', { msg: line }),
+  });
+  const server = xds;
+
+  const follower = new SnapshotFollower({
+    store: opts.store,
+    channel,
+    ...(opts.pollMs !== undefined ? { pollMs: opts.pollMs } : {}),
+    ...(opts.maxBackoffMs !== undefined ? { maxBackoffMs: opts.maxBackoffMs } : {}),
+    onSnapshot: (next: LoadedSnapshot) => {
+      digests.set(next.version, next.digest);
+      for (const v of digests.keys()) if (digests.size > 16 && v !== next.version) digests.delete(v);
+      server.setSnapshot(next);
+      metrics.snapshotServed(next.version);
+    },
+    onError: () => metrics.storeErrors.inc(),
+    log,
+  });
+
+  const status = (): RelayStatus => ({
+    relay: relayId,
+    channel,
+    draining,
+    streams: server.streamCount,
+    snapshot: follower.status(),
+    audit: { pending: audit.pending, written: audit.written },
+  });
+
+  // HTTP first: /healthz answers and /readyz says "loading" while the boot snapshot is verified.
+  const http = await startHttpServer({
+    host,
+    port: opts.httpPort ?? 15014,
+    log,
+    sources: {
+      readiness: () => {
+        const s = follower.status();
+        if (draining) return { ready: false, reason: 'relay is shutting down' };
+        return s.ready
+          ? { ready: true, version: s.serving?.version, digest: s.serving?.digest, ...(s.reason ? { warning: s.reason } : {}) }
+          : { ready: false, reason: s.reason ?? 'no snapshot loaded yet', ...(s.lastError ? { lastError: s.lastError } : {}) };
+      },
+      proxies: () => ({
+        relay: relayId,
+        channel,
+        snapshotVersion: follower.snapshot?.version ?? null,
+        proxies: server.statuses().sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0)),
+      }),
+      snapshot: status,
+      metrics: () => metrics.render(),
+    },
+  });
+
+  // Boot: the channel head is loaded and every digest checked before anything is served.
+  await follower.start();
+
+  const grpcServer = new grpc.Server(grpcOptions(opts.keepalive));
+  server.addTo(grpcServer);
+  let port: number;
+  try {
+    port = await new Promise<number>((resolve, reject) =>
+      grpcServer.bindAsync(`${host}:${opts.port ?? 15010}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    );
+  } catch (e) {
+    await follower.stop();
+    await http.close();
+    throw e;
+  }
+
+  log.log('info', 'relay.listening', { relay: relayId, host, port, httpPort: http.port, channel, serving: follower.snapshot?.version ?? null, ready: follower.status().ready });
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      draining = true;
+      const drainTimeoutMs = opts.drainTimeoutMs ?? 5000;
+      log.log('info', 'relay.draining', { relay: relayId, streams: server.streamCount });
+      await follower.stop();
+      // Stop accepting new calls, then end the open streams with OK so proxies reconnect elsewhere.
+      const shutdown = new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve()));
+      await server.drain(drainTimeoutMs);
+      const forced = await Promise.race([shutdown.then(() => false), delay(drainTimeoutMs).then(() => true)]);
+      if (forced) grpcServer.forceShutdown();
+      await audit.close();
+      await http.close();
+      log.log('info', 'relay.closed', { relay: relayId, forced, auditWritten: audit.written });
+    })().catch((e: unknown) => {
+      log.log('error', 'relay.close_failed', { error: errorMessage(e) });
+      grpcServer.forceShutdown();
+    }));
+
+  return { port, httpPort: http.port, relayId, xds: server, follower, metrics, audit, status, close };
+}
+
+function grpcOptions(k: KeepaliveOptions = {}): grpc.ServerOptions {
+  return {
+    'grpc.keepalive_time_ms': k.timeMs ?? 30_000,
+    'grpc.keepalive_timeout_ms': k.timeoutMs ?? 10_000,
+    // Proxies keep streams open for hours with little data: allow their keepalive pings.
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.http2.min_ping_interval_without_data_ms': k.minPingIntervalMs ?? 10_000,
+    ...(k.maxConnectionAgeMs !== undefined ? { 'grpc.max_connection_age_ms': k.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 10_000 } : {}),
+    // Snapshots can be large (a big mesh's CDS); responses are bounded by what the compiler emits.
+    'grpc.max_send_message_length': -1,
+  };
+}
+
+const delay = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
