@@ -4,8 +4,17 @@
  * service and cluster that a resource refers to is present. An inconsistent snapshot makes
  * Envoy wait forever for a missing resource (or reject an update), so it is never published.
  *
- * Classes share most groups, so references are gathered once per group and bucketed by the set
- * of groups that can satisfy them; a class then needs one set lookup per bucket, not per name.
+ * Cost: O(resources + references) once, plus per class O(Σ over its groups of the distinct
+ * "holder sets" involved), never O(classes × resources):
+ * - every (type, name) gets the set of groups holding it, interned: names held by the same groups
+ *   share one holder set;
+ * - a reference a group satisfies itself is settled for every class; the others are bucketed per
+ *   group by the holder set of their target, and a class checks one bucket with one intersection
+ *   of two small sets (the holder set and the class's groups);
+ * - a duplicate needs two holders of one name in a class: per class, each group adds one to the
+ *   shared holder sets it belongs to, and a set reaching two is a duplicate.
+ * `ConsistencyIndex` keeps holders and reverse references so a delta re-checks only the changed
+ * names: references from upserted resources, references to deleted names, and new names.
  */
 import type { CompileOutput, GroupId, ResourceTable } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';

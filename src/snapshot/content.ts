@@ -1,13 +1,37 @@
 /**
- * The snapshot document: which resource (by digest) each group holds, plus the proxy classes and
- * selectors. It is stored as canonical JSON, and its digest names the snapshot.
+ * The snapshot, stored as a Merkle tree of small content-addressed documents.
+ *
+ * Every document is canonical JSON (keys sorted, no whitespace), named by `sha256:<hex>` of its
+ * bytes and stored once: a document that already exists is never written again, so two versions
+ * share every document they have in common and storage grows with the change, not the mesh.
+ *
+ *   top       {"schema":"meshsnap.snapshot/v2","compiler":{name,version},"inputsDigest":…,
+ *              "classes":<classes digest>,"groups":<table root: group id → group digest>}
+ *   classes   {"classes":[ProxyClass…],"selectors":[ClassSelector…]}     (sorted, plain copies)
+ *   group     {"clusters":<table root>,"endpoints":<table root>,"listeners":<table root>,"routes":<table root>}
+ *   table     a name → digest map stored as a fixed-depth hash trie:
+ *               leaf      {"entries":{name:digest,…}}
+ *               interior  {"children":{hexDigit:digest,…}}             (non-empty children only)
+ *
+ * A table of n entries has depth d = ⌈log16(n / 32)⌉ (0 for n ≤ 32: the root is a leaf). An entry
+ * sits in the leaf named by the first d hex digits of FNV-1a-32 of its bucket key (the name after
+ * its last `|`, so all clusters/ClusterLoadAssignments of one service share a leaf), and an
+ * interior node at prefix p lists its children p0…pf. Depth and placement depend only on the
+ * entries, so the tree is a pure function of the content: the same inputs in any order, built
+ * from scratch or by applying a delta, give the same documents and digests (tree.ts, build.ts).
+ * Group tables and the group index (group id → group digest) use the same trie. With a
+ * ClusterLoadAssignment changed at 10k services, a publish writes one leaf (~1 KB), the ≤ 3
+ * interior nodes above it (≤ 1.3 KB each), the group document, one index path and the top.
+ *
+ * **The snapshot digest is the top document's digest.** Readers use the expanded view,
+ * `SnapshotContent` below: `readSnapshotContent` reads the top document and every document under
+ * it (each verified against its digest by the store) and returns it.
  */
 import type { ClassSelector, GroupId, ProxyClass } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import { canonicalJson } from './canonical-json.js';
-import { digestOf, isDigest, utf8Bytes, type Hasher } from './digest.js';
+import { isDigest } from './digest.js';
 
-export const SNAPSHOT_SCHEMA = 'meshsnap.snapshot/v1';
+export const SNAPSHOT_SCHEMA = 'meshsnap.snapshot/v2';
 
 export interface CompilerInfo {
   readonly name: string;
@@ -17,6 +41,7 @@ export interface CompilerInfo {
 /** Per xDS type: resource name → object digest. */
 export type GroupDigests = { readonly [T in XdsType]: Readonly<Record<string, string>> };
 
+/** The expanded snapshot: what relays and the CLI read. */
 export interface SnapshotContent {
   readonly schema: typeof SNAPSHOT_SCHEMA;
   readonly compiler: CompilerInfo;
@@ -26,21 +51,103 @@ export interface SnapshotContent {
   readonly selectors: readonly ClassSelector[];
 }
 
-/** The stored form of a snapshot document. */
-export const snapshotContentBytes = (content: SnapshotContent): Uint8Array => utf8Bytes(canonicalJson(content));
+/** The top document. */
+export interface TopDocument {
+  readonly schema: typeof SNAPSHOT_SCHEMA;
+  readonly compiler: CompilerInfo;
+  readonly inputsDigest: string;
+  /** Digest of the classes document. */
+  readonly classes: string;
+  /** Root digest of the table group id → group document digest. */
+  readonly groups: string;
+}
 
-export const snapshotDigest = (content: SnapshotContent, hasher?: Hasher): string => digestOf(snapshotContentBytes(content), hasher);
+export interface ClassesDocument {
+  readonly classes: readonly ProxyClass[];
+  readonly selectors: readonly ClassSelector[];
+}
 
-/** Thrown when a stored document is not a snapshot this version understands. */
+/** Per xDS type: root digest of the table name → object digest. */
+export type GroupDocument = { readonly [T in XdsType]: string };
+
+export type TableNode = { readonly entries: Readonly<Record<string, string>> } | { readonly children: Readonly<Record<string, string>> };
+
+/** Thrown when a stored document is not a snapshot document this version understands. */
 export class InvalidSnapshotContentError extends Error {
   override readonly name = 'InvalidSnapshotContentError';
 }
 
-/** Checks the shape of a parsed snapshot document (e.g. read back from a store). */
-export function parseSnapshotContent(value: unknown): SnapshotContent {
-  const fail = (why: string): never => {
-    throw new InvalidSnapshotContentError(`not a ${SNAPSHOT_SCHEMA} document: ${why}`);
+/** A document the tree refers to is not in the store. */
+export class MissingDocumentError extends Error {
+  override readonly name = 'MissingDocumentError';
+  constructor(
+    readonly digest: string,
+    readonly what: string,
+  ) {
+    super(`${what} document ${digest} is missing from the store`);
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const failWith =
+  (what: string) =>
+  (why: string): never => {
+    throw new InvalidSnapshotContentError(`not a ${what}: ${why}`);
   };
+
+export function parseTopDocument(value: unknown): TopDocument {
+  const fail = failWith(`${SNAPSHOT_SCHEMA} document`);
+  if (!isRecord(value)) return fail('not an object');
+  if (value.schema !== SNAPSHOT_SCHEMA) return fail(`schema is ${JSON.stringify(value.schema)}`);
+  const compiler = value.compiler;
+  if (!isRecord(compiler) || typeof compiler.name !== 'string' || typeof compiler.version !== 'string') return fail('bad compiler');
+  if (typeof value.inputsDigest !== 'string') return fail('bad inputsDigest');
+  if (!isDigest(value.classes)) return fail('bad classes digest');
+  if (!isDigest(value.groups)) return fail('bad groups digest');
+  return value as unknown as TopDocument;
+}
+
+export function parseClassesDocument(value: unknown): ClassesDocument {
+  const fail = failWith('classes document');
+  if (!isRecord(value)) return fail('not an object');
+  if (!Array.isArray(value.classes)) return fail('bad classes');
+  for (const c of value.classes as unknown[]) {
+    if (!isRecord(c) || typeof c.id !== 'string' || typeof c.namespace !== 'string' || !Array.isArray(c.groups) || !Array.isArray(c.services)) return fail('bad class');
+    if (c.generator !== 'sidecar' && c.generator !== 'grpc') return fail(`class ${c.id}: bad generator`);
+  }
+  if (!Array.isArray(value.selectors)) return fail('bad selectors');
+  for (const s of value.selectors as unknown[]) {
+    if (!isRecord(s) || typeof s.namespace !== 'string' || typeof s.hostname !== 'string' || !isRecord(s.selector)) return fail('bad selector');
+  }
+  return value as unknown as ClassesDocument;
+}
+
+export function parseGroupDocument(value: unknown): GroupDocument {
+  const fail = failWith('group document');
+  if (!isRecord(value)) return fail('not an object');
+  for (const type of XDS_TYPES) if (!isDigest(value[type])) return fail(`bad ${type} digest`);
+  return value as unknown as GroupDocument;
+}
+
+const HEX_DIGIT = /^[0-9a-f]$/;
+
+export function parseTableNode(value: unknown): TableNode {
+  const fail = failWith('table node');
+  if (!isRecord(value)) return fail('not an object');
+  if (isRecord(value.entries)) {
+    for (const [name, digest] of Object.entries(value.entries)) if (!isDigest(digest)) return fail(`${name}: bad digest`);
+    return value as unknown as TableNode;
+  }
+  if (isRecord(value.children)) {
+    for (const [k, digest] of Object.entries(value.children)) if (!HEX_DIGIT.test(k) || !isDigest(digest)) return fail(`child ${k}: bad digest`);
+    return value as unknown as TableNode;
+  }
+  return fail('neither entries nor children');
+}
+
+/** Checks the shape of an expanded snapshot (e.g. from a test or a tool). */
+export function parseSnapshotContent(value: unknown): SnapshotContent {
+  const fail = failWith(`${SNAPSHOT_SCHEMA} content`);
   if (!isRecord(value)) return fail('not an object');
   if (value.schema !== SNAPSHOT_SCHEMA) return fail(`schema is ${JSON.stringify(value.schema)}`);
   const compiler = value.compiler;
@@ -55,16 +162,103 @@ export function parseSnapshotContent(value: unknown): SnapshotContent {
       for (const [name, digest] of Object.entries(table)) if (!isDigest(digest)) return fail(`group ${id} ${type} ${name}: bad digest`);
     }
   }
-  if (!Array.isArray(value.classes)) return fail('bad classes');
-  for (const c of value.classes as unknown[]) {
-    if (!isRecord(c) || typeof c.id !== 'string' || typeof c.namespace !== 'string' || !Array.isArray(c.groups) || !Array.isArray(c.services)) return fail('bad class');
-    if (c.generator !== 'sidecar' && c.generator !== 'grpc') return fail(`class ${c.id}: bad generator`);
-  }
-  if (!Array.isArray(value.selectors)) return fail('bad selectors');
-  for (const s of value.selectors as unknown[]) {
-    if (!isRecord(s) || typeof s.namespace !== 'string' || typeof s.hostname !== 'string' || !isRecord(s.selector)) return fail('bad selector');
-  }
+  parseClassesDocument({ classes: value.classes, selectors: value.selectors });
   return value as unknown as SnapshotContent;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+/** Reads one document's verified bytes (null when absent); the store checks the digest. */
+export type DocumentReader = (digest: string) => Promise<Uint8Array | null>;
+
+export interface ReadTreeOptions {
+  /** Document reads in flight at once (default 32). */
+  readonly concurrency?: number;
+}
+
+/**
+ * Reads a snapshot tree and returns the expanded view; null when the top document is absent.
+ * A missing sub-document throws MissingDocumentError; a malformed one InvalidSnapshotContentError.
+ */
+export async function readSnapshotContent(read: DocumentReader, digest: string, opts: ReadTreeOptions = {}): Promise<SnapshotContent | null> {
+  const limit = limiter(opts.concurrency ?? 32);
+  const decoder = new TextDecoder();
+  const memo = new Map<string, Promise<unknown>>();
+  const json = (d: string, what: string): Promise<unknown> => {
+    let p = memo.get(d);
+    if (!p) {
+      p = limit(() => read(d)).then((bytes) => {
+        if (!bytes) throw new MissingDocumentError(d, what);
+        try {
+          return JSON.parse(decoder.decode(bytes)) as unknown;
+        } catch {
+          throw new InvalidSnapshotContentError(`${what} document ${d} is not JSON`);
+        }
+      });
+      memo.set(d, p);
+    }
+    return p;
+  };
+  // Expanded tables are shared between groups with the same root (e.g. every empty table).
+  const tables = new Map<string, Promise<Record<string, string>>>();
+  const table = (root: string): Promise<Record<string, string>> => {
+    let p = tables.get(root);
+    if (!p) {
+      p = (async () => {
+        const entries: [string, string][] = [];
+        const walk = async (d: string): Promise<void> => {
+          const node = parseTableNode(await json(d, 'table'));
+          if ('entries' in node) for (const e of Object.entries(node.entries)) entries.push(e);
+          else await Promise.all(Object.values(node.children).map(walk));
+        };
+        await walk(root);
+        entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+        return Object.fromEntries(entries);
+      })();
+      tables.set(root, p);
+    }
+    return p;
+  };
+
+  const topBytes = await read(digest);
+  if (!topBytes) return null;
+  let topJson: unknown;
+  try {
+    topJson = JSON.parse(decoder.decode(topBytes));
+  } catch {
+    throw new InvalidSnapshotContentError(`snapshot document ${digest} is not JSON`);
+  }
+  const top = parseTopDocument(topJson);
+  const [classesDoc, groupIndex] = await Promise.all([json(top.classes, 'classes').then(parseClassesDocument), table(top.groups)]);
+  const ids = Object.keys(groupIndex);
+  const expanded = await Promise.all(
+    ids.map(async (id) => {
+      const doc = parseGroupDocument(await json(groupIndex[id] as string, 'group'));
+      const [clusters, endpoints, listeners, routes] = await Promise.all(XDS_TYPES.map((t) => table(doc[t])));
+      return { clusters, endpoints, listeners, routes } as GroupDigests;
+    }),
+  );
+  const groups: Record<GroupId, GroupDigests> = {};
+  ids.forEach((id, i) => (groups[id] = expanded[i] as GroupDigests));
+  return {
+    schema: SNAPSHOT_SCHEMA,
+    compiler: { name: top.compiler.name, version: top.compiler.version },
+    inputsDigest: top.inputsDigest,
+    groups,
+    classes: classesDoc.classes,
+    selectors: classesDoc.selectors,
+  };
+}
+
+function limiter(n: number): <T>(f: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(f: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await f();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}

@@ -91,6 +91,11 @@ export function echoMeshYaml(o: EchoMeshOptions): string {
         port:
           number: ${ECHO_PORT}
       weight: ${weight}`;
+  // The route's name changes with the scenario on purpose: grpc-js-xds 1.14 compares a new resource
+  // with its cached one by walking only the OLD object's keys (xds-resource-type.js deepEqual), so
+  // an update that only ADDS something (a typed_per_filter_config fault entry to a route that had
+  // none) is taken as "unchanged" and silently not applied. A changed scalar makes it apply.
+  const routeName = ['split', ...(o.abort ? ['abort'] : []), ...(o.retries ? ['retry'] : [])].join('-');
   const docs = [
     `apiVersion: v1
 kind: Namespace
@@ -142,7 +147,7 @@ spec:
   hosts:
   - ${ECHO_HOST}
   http:
-  - name: split${fault}${retries}
+  - name: ${routeName}${fault}${retries}
     route:${route('v1', o.weights.v1)}${route('v2', o.weights.v2)}
 `,
   ];

@@ -130,8 +130,8 @@ test('snapshot switch: only changed types, in CDS, EDS, LDS, RDS order; nothing 
     // An endpoint the proxy did not subscribe to changes: nothing for it. A route changes: RDS only.
     h2.xds.setSnapshot(
       v2.derive(4, (_c, type, m) => {
-        if (type === 'endpoints') m.set(REVIEWS_V2, bumped(m.get(REVIEWS_V2) as never, 'v4'));
-        if (type === 'routes') m.set('9080', bumped(m.get('9080') as never, 'v4'));
+        const r = type === 'endpoints' ? m.get(REVIEWS_V2) : type === 'routes' ? m.get('9080') : undefined;
+        if (r) m.set(r.name, bumped(r, 'v4'));
       }),
     );
     const rds = await s.next();

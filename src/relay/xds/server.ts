@@ -38,6 +38,7 @@ export class XdsServer {
   private streamCounter = 0;
   private draining = false;
   private readonly closedWaiters = new Set<() => void>();
+  private sharedContext: StreamContext | undefined;
 
   constructor(options: XdsServerOptions = {}) {
     this.fanout = new Fanout(Math.max(1, options.writeConcurrency ?? 256));
@@ -106,16 +107,17 @@ export class XdsServer {
   }
 
   private context(): StreamContext {
-    const self = this;
+    // Getters: streams always see the server's current snapshot and cache.
+    const current = (): { snapshot: ServedSnapshot | undefined; cache: SotwCache | undefined; at: number } => ({ snapshot: this.snapshot, cache: this.cache, at: this.switchedAt });
     return {
       get snapshot() {
-        return self.snapshot;
+        return current().snapshot;
       },
       get sotwCache() {
-        return self.cache;
+        return current().cache;
       },
       get switchedAt() {
-        return self.switchedAt;
+        return current().at;
       },
       fanout: this.fanout,
       nextNonce: () => (++this.nonceCounter).toString(36),
@@ -174,6 +176,4 @@ export class XdsServer {
     call.on('finish', close);
     call.on('error', close);
   }
-
-  private sharedContext: StreamContext | undefined;
 }

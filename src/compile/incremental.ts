@@ -1,0 +1,217 @@
+/**
+ * Incremental compilation: after a full compile, an endpoint-only change recompiles only what
+ * reads the endpoints of the services it touches, and returns the difference as a CompileDelta.
+ *
+ * Endpoint-layer changes are EndpointSlices, Endpoints, and updates of pods that keep their
+ * labels, service account and whether they have an IP (labels and IPs decide the proxy classes).
+ * For each touched service, recomputed from the kept model lookups (no pass over all services):
+ *   - its model endpoints (model/build.ts `serviceEndpoints`);
+ *   - its ClusterLoadAssignments (`endpoints` group);
+ *   - its sidecar clusters (`outbound`): SPIFFE SANs come from its pods' service accounts and
+ *     auto mTLS on ORIGINAL_DST clusters from their sidecars. Proxyless clusters read no
+ *     endpoints and are left alone;
+ *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
+ *     its endpoints;
+ *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts).
+ * Every other change (Services, Istio config, Namespaces, Nodes, mesh config, pods coming, going
+ * or relabelled) is a full compile. Either way the result equals `compile(next)`: the delta
+ * applied to the previous output gives its output, and the diagnostics are its diagnostics
+ * (test/compile/incremental*.test.ts checks this on random endpoint churn).
+ */
+import { Diagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { serviceEndpoints, serviceHostname } from '../model/build.js';
+import type { InputSet } from '../model/inputs.js';
+import type { Pod, Service } from '../model/k8s.js';
+import type { MeshConfig } from '../model/mesh-config.js';
+import type { MeshEndpoint, MeshService } from '../model/service-model.js';
+import { buildServiceClusters } from './clusters.js';
+import type { CompileContext } from './context.js';
+import { buildServiceEndpoints } from './endpoints.js';
+import { compileContext, createContext, type CompileResult } from './index.js';
+import { DeltaBuilder, copyTables } from './incremental/delta.js';
+import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
+import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
+import { lookupInput } from './incremental/inputs-patch.js';
+import { buildInbound } from './listeners.js';
+import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
+
+export { applyCompileDelta } from './incremental/delta.js';
+export { indexedInputs, lookupInput, withDeleted, withInputDiagnostics, withMeshConfig, withReplaced, type InputKind, type InputObject, type InputObjects } from './incremental/inputs-patch.js';
+
+/** An object added, updated or deleted between the previous InputSet and the next one. */
+export interface ChangedObject {
+  /** The object's kind (`EndpointSlice`, `Pod`, …; `ConfigMap`/`MeshConfig` for the mesh config). */
+  readonly kind: string;
+  /** "" for cluster-scoped kinds. */
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export type IncrementalResult =
+  | { readonly kind: 'delta'; readonly delta: CompileDelta; readonly diagnostics: readonly Diagnostic[] }
+  | { readonly kind: 'full'; readonly output: CompileOutput; readonly diagnostics: readonly Diagnostic[] };
+
+/** One inbound group and the services (in hostname order) of the workload shape it serves. */
+interface Shape {
+  readonly group: GroupId;
+  readonly namespace: string;
+  readonly services: readonly MeshService[];
+}
+
+interface State {
+  readonly ctx: CompileContext;
+  readonly endpoints: Map<string, ReadonlyMap<number, readonly MeshEndpoint[]>>;
+  readonly layer: EndpointLayer;
+  readonly services: ReadonlyMap<ServiceKey, { readonly raw: Service; readonly mesh: MeshService }>;
+  readonly shapesByService: ReadonlyMap<string, readonly Shape[]>;
+  readonly tables: Map<GroupId, ResourceTable>;
+  readonly serviceDiagnostics: Map<string, readonly Diagnostic[]>;
+  readonly diagnostics: SortedDiagnostics;
+  inputDiagnostics: readonly Diagnostic[];
+  readonly meshConfig: MeshConfig;
+}
+
+export class IncrementalCompiler {
+  private state: State | undefined;
+
+  /** A full compile (the same result as `compile(inputs)`) that becomes the base of later updates. */
+  compileFull(inputs: InputSet): CompileResult {
+    const diags = new Diagnostics();
+    for (const d of inputs.diagnostics) diags.add(d);
+    const built = createContext(inputs, diags);
+    const output = compileContext(built);
+    const diagnostics = diags.sorted();
+
+    // Own copies of what updates edit; the returned output stays as it is.
+    const endpoints = new Map(built.model.endpoints);
+    const ctx: CompileContext = { ...built, model: { ...built.model, endpoints } };
+    const services = new Map<ServiceKey, { raw: Service; mesh: MeshService }>();
+    for (const raw of inputs.services) {
+      const mesh = ctx.model.byHostname.get(serviceHostname(raw.meta.name, raw.meta.namespace, inputs.meshConfig.domainSuffix));
+      if (mesh) services.set(serviceKey(raw.meta.namespace, raw.meta.name), { raw, mesh });
+    }
+    const serviceDiagnostics = new Map<string, readonly Diagnostic[]>();
+    for (const s of ctx.model.services) {
+      const list = serviceEndpointDiagnostics(ctx, s);
+      if (list.length > 0) serviceDiagnostics.set(s.hostname, list);
+    }
+    this.state = {
+      ctx,
+      endpoints,
+      layer: new EndpointLayer(inputs),
+      services,
+      shapesByService: shapesByService(output, ctx),
+      tables: copyTables(output),
+      serviceDiagnostics,
+      diagnostics: new SortedDiagnostics(diagnostics),
+      inputDiagnostics: inputs.diagnostics,
+      meshConfig: inputs.meshConfig,
+    };
+    return { output, diagnostics };
+  }
+
+  /**
+   * Compiles `next`, which differs from the previous InputSet by `changed`: a delta when only the
+   * endpoint layer changed (or nothing did), else a full compile. `next` made by `withReplaced` /
+   * `withDeleted` makes the lookups of changed objects O(1).
+   */
+  update(next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
+    const state = this.state;
+    if (!state || !this.endpointOnly(state, next, changed)) return { kind: 'full', ...this.compileFull(next) };
+
+    const touched = new Set<ServiceKey>();
+    const add = (keys: Iterable<ServiceKey>) => {
+      for (const k of keys) touched.add(k);
+    };
+    for (const c of changed) {
+      if (c.kind === 'EndpointSlice') add(state.layer.replaceSlice(c.namespace, c.name, lookupInput(next, 'EndpointSlice', c.namespace, c.name)));
+      else if (c.kind === 'Endpoints') add(state.layer.replaceEndpoints(c.namespace, c.name, lookupInput(next, 'Endpoints', c.namespace, c.name)));
+      else add(state.layer.replacePod(lookupInput(next, 'Pod', c.namespace, c.name) as Pod));
+    }
+
+    const builder = new DeltaBuilder(state.tables);
+    const shapes = new Set<Shape>();
+    for (const key of [...touched].sort()) {
+      const svc = state.services.get(key);
+      if (!svc) continue; // a slice of a service that does not exist (yet) compiles to nothing
+      this.recompileService(state, svc.raw, svc.mesh, builder);
+      if (hasNamedTargetPort(svc.mesh)) for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
+    }
+    // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
+    const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
+    for (const shape of shapes) {
+      const built = buildInbound(scratch, shape);
+      builder.replaceAll(shape.group, 'listeners', built.listeners);
+      builder.replaceAll(shape.group, 'clusters', built.clusters);
+    }
+
+    if (next.diagnostics !== state.inputDiagnostics) {
+      state.diagnostics.replace(sortedCopy(state.inputDiagnostics), sortedCopy(next.diagnostics));
+      state.inputDiagnostics = next.diagnostics;
+    }
+    return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
+  }
+
+  /** Whether every change is in the endpoint layer (pods: updated without touching what decides classes). */
+  private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
+    if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig)) return false;
+    for (const c of changed) {
+      if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
+      if (c.kind !== 'Pod') return false;
+      const prev = state.layer.pod(c.namespace, c.name);
+      const pod = lookupInput(next, 'Pod', c.namespace, c.name);
+      if (!prev || !pod || !samePodShape(prev, pod)) return false;
+    }
+    return true;
+  }
+
+  private recompileService(state: State, raw: Service, mesh: MeshService, builder: DeltaBuilder): void {
+    state.endpoints.set(mesh.hostname, serviceEndpoints(raw, mesh, state.layer.idx));
+    // The service's cluster and assignment names come from its ports and DestinationRule, not
+    // its endpoints: the same names come back, so nothing here is ever deleted.
+    for (const [name, cla] of buildServiceEndpoints(state.ctx, mesh)) builder.upsert('endpoints', 'endpoints', name, cla);
+    for (const [name, c] of buildServiceClusters(state.ctx, mesh, 'sidecar')) builder.upsert('outbound', 'clusters', name, c);
+
+    const before = state.serviceDiagnostics.get(mesh.hostname) ?? [];
+    const after = serviceEndpointDiagnostics(state.ctx, mesh);
+    state.diagnostics.replace(before, after);
+    if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
+    else state.serviceDiagnostics.delete(mesh.hostname);
+  }
+}
+
+/** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
+function samePodShape(a: Pod, b: Pod): boolean {
+  return a.serviceAccount === b.serviceAccount && (a.ips.length > 0) === (b.ips.length > 0) && sameRecord(a.meta.labels, b.meta.labels);
+}
+
+function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  if (a === b) return true;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+function sortedCopy(list: readonly Diagnostic[]): Diagnostic[] {
+  const d = new Diagnostics();
+  for (const x of list) d.add(x);
+  return d.sorted();
+}
+
+/** hostname → the inbound groups of the sidecar classes whose shape includes the service. */
+function shapesByService(output: CompileOutput, ctx: CompileContext): Map<string, Shape[]> {
+  const out = new Map<string, Shape[]>();
+  for (const cls of output.classes) {
+    if (cls.generator !== 'sidecar' || cls.services.length === 0) continue;
+    const group = cls.groups.find((g) => g.startsWith('inbound/'));
+    if (group === undefined) continue;
+    const services = cls.services.map((h) => ctx.model.byHostname.get(h) as MeshService);
+    const shape: Shape = { group, namespace: cls.namespace, services };
+    for (const s of services) {
+      const list = out.get(s.hostname);
+      if (list) list.push(shape);
+      else out.set(s.hostname, [shape]);
+    }
+  }
+  return out;
+}

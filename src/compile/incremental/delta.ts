@@ -1,0 +1,115 @@
+/**
+ * Building and applying CompileDeltas (types.ts).
+ *
+ * A recomputed resource goes into the delta only when its encoding differs from the current one:
+ * most endpoint events change a ClusterLoadAssignment and nothing else, and a resource that did
+ * not change keeps its message object (the snapshot encoder's cache then skips it).
+ */
+import { encodeMessage } from '../../xds/proto.js';
+import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
+import { emptyTable, type CompileDelta, type CompileOutput, type GroupId, type ResourceChanges, type ResourceMessages, type ResourceTable } from '../types.js';
+
+const encodings = new WeakMap<object, Uint8Array>();
+
+function encoded(type: XdsType, message: object): Uint8Array {
+  let bytes = encodings.get(message);
+  if (!bytes) {
+    bytes = encodeMessage(XDS_TYPE_NAME[type], message);
+    encodings.set(message, bytes);
+  }
+  return bytes;
+}
+
+export function sameResource(type: XdsType, a: object, b: object): boolean {
+  if (a === b) return true;
+  const x = encoded(type, a);
+  const y = encoded(type, b);
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** Collects changes against the live tables it is given, and applies them to those tables as it goes. */
+export class DeltaBuilder {
+  readonly delta: CompileDelta = {};
+
+  constructor(private readonly tables: ReadonlyMap<GroupId, ResourceTable>) {}
+
+  /** Sets `name` in a group to `message` unless it is already encoded the same. */
+  upsert<T extends XdsType>(group: GroupId, type: T, name: string, message: ResourceMessages[T]): void {
+    const table = this.table(group);
+    const current = table[type].get(name);
+    if (current !== undefined && sameResource(type, current, message)) return;
+    (table[type] as Map<string, ResourceMessages[T]>).set(name, message);
+    const changes = this.changes(group, type);
+    changes.deletes.delete(name);
+    changes.upserts.set(name, message);
+  }
+
+  delete(group: GroupId, type: XdsType, name: string): void {
+    const table = this.table(group);
+    if (!table[type].delete(name)) return;
+    const changes = this.changes(group, type);
+    changes.upserts.delete(name);
+    changes.deletes.add(name);
+  }
+
+  /** Makes a group's `type` hold exactly `next`. */
+  replaceAll<T extends XdsType>(group: GroupId, type: T, next: ReadonlyMap<string, ResourceMessages[T]>): void {
+    for (const name of [...this.table(group)[type].keys()]) if (!next.has(name)) this.delete(group, type, name);
+    for (const [name, m] of next) this.upsert(group, type, name, m);
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.delta).length === 0;
+  }
+
+  private table(group: GroupId): ResourceTable {
+    const t = this.tables.get(group);
+    if (!t) throw new Error(`incremental compile: no group ${group}`);
+    return t;
+  }
+
+  private changes<T extends XdsType>(group: GroupId, type: T): ResourceChanges<ResourceMessages[T]> {
+    const g = (this.delta[group] ??= {});
+    return (g[type] ??= { upserts: new Map(), deletes: new Set() }) as ResourceChanges<ResourceMessages[T]>;
+  }
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The output `delta` leads to from `output`, which is left untouched. Tables keep the compiler's
+ * name order. Unchanged groups and tables are shared with `output`.
+ */
+export function applyCompileDelta(output: CompileOutput, delta: CompileDelta): CompileOutput {
+  const groups = new Map(output.groups);
+  for (const [id, changes] of Object.entries(delta)) {
+    const before = groups.get(id) ?? emptyTable();
+    const after: ResourceTable = { ...before };
+    for (const type of XDS_TYPES) {
+      const c = changes[type] as ResourceChanges<object> | undefined;
+      if (!c) continue;
+      const m = new Map(before[type] as ReadonlyMap<string, object>);
+      for (const name of c.deletes) m.delete(name);
+      let added = false;
+      for (const [name, message] of c.upserts) {
+        added ||= !m.has(name);
+        m.set(name, message);
+      }
+      (after as Record<XdsType, Map<string, object>>)[type] = added ? new Map([...m].sort(([a], [b]) => cmp(a, b))) : m;
+    }
+    groups.set(id, after);
+  }
+  const sorted = [...groups.keys()].every((k, i, all) => i === 0 || cmp(all[i - 1] as string, k) < 0);
+  return { ...output, groups: sorted ? groups : new Map([...groups].sort(([a], [b]) => cmp(a, b))) };
+}
+
+/** Deep copies of the tables (not the messages): the incremental compiler's own, mutable view of an output. */
+export function copyTables(output: CompileOutput): Map<GroupId, ResourceTable> {
+  const out = new Map<GroupId, ResourceTable>();
+  for (const [id, t] of output.groups) {
+    out.set(id, { clusters: new Map(t.clusters), endpoints: new Map(t.endpoints), listeners: new Map(t.listeners), routes: new Map(t.routes) });
+  }
+  return out;
+}

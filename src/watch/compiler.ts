@@ -1,0 +1,51 @@
+/**
+ * How the watcher turns its inputs into a snapshot: in process (full, or incremental when only
+ * endpoints changed) or remotely (`--compile-url`, remote-compile.ts). Every strategy must give
+ * the snapshot a full local compile of the same objects gives.
+ */
+import type { Diagnostic } from '../inputs/diagnostics.js';
+import { buildInputSet } from '../inputs/load.js';
+import type { RawDocument } from '../inputs/parse.js';
+import { compileInputSet } from '../pipeline.js';
+import type { BuiltSnapshot } from '../snapshot/build.js';
+import type { Hasher } from '../snapshot/digest.js';
+import { ResourceEncoder } from '../snapshot/encoder.js';
+import type { CachedObject } from './object-cache.js';
+
+export interface CompileRequest {
+  /** Every object to compile (last-known-good versions already substituted), sorted by key. */
+  readonly objects: readonly CachedObject[];
+  /** Keys (`Kind/ns/name`) changed since the previous compile. */
+  readonly changed: ReadonlySet<string>;
+}
+
+export interface CompileResult {
+  readonly snapshot: BuiltSnapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly mode: 'full' | 'incremental' | 'remote';
+}
+
+export interface SnapshotCompiler {
+  compile(req: CompileRequest): Promise<CompileResult>;
+}
+
+export const documentsOf = (objects: readonly CachedObject[]): RawDocument[] =>
+  objects.map((o) => ({ file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`, index: 0, object: o.object }));
+
+/**
+ * Full compile in process. The ResourceEncoder lives as long as the watcher, so messages that did
+ * not change are not encoded again (its cache is keyed by message identity and content).
+ */
+export class LocalCompiler implements SnapshotCompiler {
+  private readonly encoder: ResourceEncoder;
+
+  constructor(private readonly hasher?: Hasher) {
+    this.encoder = new ResourceEncoder(hasher);
+  }
+
+  async compile(req: CompileRequest): Promise<CompileResult> {
+    const inputs = buildInputSet(documentsOf(req.objects));
+    const result = compileInputSet(inputs, { encoder: this.encoder, ...(this.hasher ? { hasher: this.hasher } : {}) });
+    return { snapshot: result.snapshot, diagnostics: result.diagnostics, mode: 'full' };
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * One client-node informer (ListWatch) per resource and namespace, kept alive.
+ *
+ * client-node relists by itself after a 410 (expired resourceVersion, as HTTP status or as an
+ * in-stream ERROR event) and re-opens a watch that simply ended. On any other error — a 500, a
+ * reset connection, a failed list — it stops for good and reports `error`; this wrapper restarts
+ * it with exponential backoff. The restart watches on from the informer's last resourceVersion,
+ * so no event is lost (and if that version has expired meanwhile, the 410 path relists and
+ * reports the difference as add/update/delete). `stop()` makes the informer report an
+ * AbortError: that one is ours and is not restarted.
+ */
+import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import type { Clock } from './clock.js';
+import { kubeGet } from './kube-http.js';
+import { collectionPath, type ResourceSpec } from './resources.js';
+
+type Raw = Record<string, unknown>;
+
+export interface InformerHandlers {
+  upsert(raw: Raw): void;
+  remove(raw: Raw): void;
+  /** The first complete list was delivered. */
+  synced(): void;
+  error(err: unknown, restartInMs: number): void;
+}
+
+export interface BackoffOptions {
+  /** First restart delay (default 500 ms), doubled per failure up to `maxMs` (default 30 s). */
+  readonly initialMs?: number;
+  readonly maxMs?: number;
+}
+
+export class ResourceInformer {
+  readonly id: string;
+  private readonly lw: ListWatch<KubernetesObject>;
+  private stopped = false;
+  private failures = 0;
+  private errorsSeen = 0;
+  private restartTimer: unknown = null;
+  private isSynced = false;
+
+  constructor(
+    kc: KubeConfig,
+    readonly spec: ResourceSpec,
+    readonly version: string,
+    readonly namespace: string | undefined,
+    private readonly handlers: InformerHandlers,
+    private readonly clock: Clock,
+    private readonly backoff: BackoffOptions = {},
+  ) {
+    const path = collectionPath(spec, version, namespace);
+    this.id = `${spec.kind}${spec.namespace ?? namespace ? ` in ${spec.namespace ?? namespace}` : ''} (${spec.group ? `${spec.group}/` : ''}${version})`;
+    const apiVersion = spec.group ? `${spec.group}/${version}` : version;
+    const query = spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {};
+    // Lists of built-in types omit kind/apiVersion on items (as kube-apiserver does); put them back.
+    const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
+      const body = (await kubeGet(kc, path, query)) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
+      const items = (body.items ?? []).map((i) => ({ ...i, kind: spec.kind, apiVersion }) as KubernetesObject);
+      return { metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' }, items } as KubernetesListObject<KubernetesObject>;
+    };
+    this.lw = new ListWatch(path, new Watch(kc), list, false, undefined, spec.fieldSelector);
+    // Watch events carry kind/apiVersion; fill them in anyway so every object names its kind.
+    const typed = (o: KubernetesObject): Raw => ({ ...(o as Raw), kind: spec.kind, apiVersion });
+    this.lw.on('add', (o) => this.handlers.upsert(typed(o)));
+    this.lw.on('update', (o) => this.handlers.upsert(typed(o)));
+    this.lw.on('delete', (o) => this.handlers.remove(typed(o)));
+    this.lw.on('error', (err) => this.onError(err));
+  }
+
+  get synced(): boolean {
+    return this.isSynced;
+  }
+
+  start(): void {
+    this.stopped = false;
+    void this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer !== null) this.clock.clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    await this.lw.stop();
+  }
+
+  private async run(): Promise<void> {
+    const errorsBefore = this.errorsSeen;
+    try {
+      await this.lw.start();
+    } catch (err) {
+      this.onError(err);
+      return;
+    }
+    // start() resolves once the list is applied and the watch is open — unless it failed, which
+    // it reports through `error` rather than by rejecting.
+    if (this.stopped || this.errorsSeen !== errorsBefore) return;
+    this.failures = 0;
+    if (!this.isSynced) {
+      this.isSynced = true;
+      this.handlers.synced();
+    }
+  }
+
+  private onError(err: unknown): void {
+    if (this.stopped) return; // our own stop(): an AbortError, not a failure
+    this.errorsSeen++;
+    if (this.restartTimer !== null) return;
+    const initial = this.backoff.initialMs ?? 500;
+    const delay = Math.min(initial * 2 ** this.failures, this.backoff.maxMs ?? 30_000);
+    this.failures++;
+    this.handlers.error(err, delay);
+    this.restartTimer = this.clock.setTimeout(() => {
+      this.restartTimer = null;
+      if (!this.stopped) void this.run();
+    }, delay);
+  }
+}

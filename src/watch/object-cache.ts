@@ -1,0 +1,68 @@
+/**
+ * The watcher's view of the cluster: every object the informers hold, canonicalized (server noise
+ * stripped, src/model/stored-inputs.ts) and content-addressed. An event whose canonical form is
+ * unchanged (a Node heartbeat, a Pod status field the compiler never reads) is not a change.
+ */
+import { keyString, storedObject, type ObjectKey, type StoredObject } from '../model/stored-inputs.js';
+import type { Hasher } from '../snapshot/digest.js';
+
+export interface CachedObject extends StoredObject {
+  /** The API server's resourceVersion of this version. */
+  readonly resourceVersion?: string;
+}
+
+export type Raw = Readonly<Record<string, unknown>>;
+
+export interface CacheChange {
+  readonly key: ObjectKey;
+  readonly change: 'added' | 'modified' | 'deleted';
+  readonly resourceVersion?: string;
+}
+
+export function resourceVersionOf(raw: Raw): string | undefined {
+  const meta = raw.metadata as Raw | undefined;
+  const rv = meta && typeof meta === 'object' ? meta.resourceVersion : undefined;
+  return typeof rv === 'string' ? rv : undefined;
+}
+
+export class ObjectCache {
+  private readonly objects = new Map<string, CachedObject>();
+
+  constructor(private readonly hasher?: Hasher) {}
+
+  /** Adds or replaces an object; undefined when nothing the compiler reads changed. */
+  upsert(raw: Raw): CacheChange | undefined {
+    const stored = storedObject(raw, this.hasher);
+    if (!stored) return undefined;
+    const k = keyString(stored.key);
+    const prev = this.objects.get(k);
+    const resourceVersion = resourceVersionOf(raw);
+    const next: CachedObject = { ...stored, ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+    this.objects.set(k, next);
+    if (prev && prev.digest === next.digest) return undefined;
+    return { key: stored.key, change: prev ? 'modified' : 'added', ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+  }
+
+  remove(raw: Raw): CacheChange | undefined {
+    const stored = storedObject(raw, this.hasher);
+    if (!stored) return undefined;
+    const k = keyString(stored.key);
+    const prev = this.objects.get(k);
+    if (!prev) return undefined;
+    this.objects.delete(k);
+    const resourceVersion = resourceVersionOf(raw) ?? prev.resourceVersion;
+    return { key: stored.key, change: 'deleted', ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+  }
+
+  get(key: string): CachedObject | undefined {
+    return this.objects.get(key);
+  }
+
+  values(): IterableIterator<CachedObject> {
+    return this.objects.values();
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+}

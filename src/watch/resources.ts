@@ -1,0 +1,47 @@
+/**
+ * What the watcher reads from the API server: the kinds the compiler reads, with where they live.
+ * RBAC in infra/k8s/ grants get/list/watch on exactly these.
+ */
+export interface ResourceSpec {
+  readonly kind: string;
+  /** "" for the core group. */
+  readonly group: string;
+  /** Versions in order of preference; discovery picks the first one served. */
+  readonly versions: readonly string[];
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Only this namespace (the mesh config). */
+  readonly namespace?: string;
+  readonly fieldSelector?: string;
+  /** A CRD: may be missing; then skipped with a warning and waited for. */
+  readonly optional?: boolean;
+}
+
+export const SERVICES: ResourceSpec = { kind: 'Service', group: '', versions: ['v1'], plural: 'services', namespaced: true };
+export const ENDPOINT_SLICES: ResourceSpec = { kind: 'EndpointSlice', group: 'discovery.k8s.io', versions: ['v1'], plural: 'endpointslices', namespaced: true };
+/** Used instead of EndpointSlices where discovery.k8s.io/v1 is not served, as istiod's endpoint modes do. */
+export const ENDPOINTS: ResourceSpec = { kind: 'Endpoints', group: '', versions: ['v1'], plural: 'endpoints', namespaced: true };
+export const PODS: ResourceSpec = { kind: 'Pod', group: '', versions: ['v1'], plural: 'pods', namespaced: true };
+export const NAMESPACES: ResourceSpec = { kind: 'Namespace', group: '', versions: ['v1'], plural: 'namespaces', namespaced: false };
+export const NODES: ResourceSpec = { kind: 'Node', group: '', versions: ['v1'], plural: 'nodes', namespaced: false };
+export const MESH_CONFIG: ResourceSpec = {
+  kind: 'ConfigMap',
+  group: '',
+  versions: ['v1'],
+  plural: 'configmaps',
+  namespaced: true,
+  namespace: 'istio-system',
+  fieldSelector: 'metadata.name=istio',
+};
+const ISTIO_VERSIONS = ['v1', 'v1beta1', 'v1alpha3'];
+export const VIRTUAL_SERVICES: ResourceSpec = { kind: 'VirtualService', group: 'networking.istio.io', versions: ISTIO_VERSIONS, plural: 'virtualservices', namespaced: true, optional: true };
+export const DESTINATION_RULES: ResourceSpec = { kind: 'DestinationRule', group: 'networking.istio.io', versions: ISTIO_VERSIONS, plural: 'destinationrules', namespaced: true, optional: true };
+
+export const ALL_RESOURCES: readonly ResourceSpec[] = [SERVICES, ENDPOINT_SLICES, PODS, NAMESPACES, NODES, MESH_CONFIG, VIRTUAL_SERVICES, DESTINATION_RULES];
+
+/** The collection path of a resource, in one namespace or across all. */
+export function collectionPath(spec: ResourceSpec, version: string, namespace?: string): string {
+  const base = spec.group === '' ? `/api/${version}` : `/apis/${spec.group}/${version}`;
+  const ns = spec.namespace ?? namespace;
+  return spec.namespaced && ns !== undefined ? `${base}/namespaces/${encodeURIComponent(ns)}/${spec.plural}` : `${base}/${spec.plural}`;
+}

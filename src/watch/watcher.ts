@@ -1,0 +1,306 @@
+/**
+ * `meshsnap watch`: informers → object cache → debounce → compile → publish.
+ *
+ * - Nothing is published before every informer has synced (listed once): a half-listed cluster
+ *   would publish a snapshot missing services, and proxies would drop their clusters.
+ * - Events are debounced as istiod does (debounce.ts); each round compiles what the cache holds,
+ *   with last-known-good substitutions (last-known-good.ts), and publishes unless the snapshot is
+ *   the one the channel already serves.
+ * - Each published version carries its stored inputs (src/model/stored-inputs.ts) and its
+ *   provenance: the objects changed since its parent and the substitutions in force.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { buildStoredInputs, keyString, putStoredInputs } from '../model/stored-inputs.js';
+import type { Hasher } from '../snapshot/digest.js';
+import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { systemClock, type Clock } from './clock.js';
+import { LocalCompiler, type CompileResult, type SnapshotCompiler } from './compiler.js';
+import { Debouncer } from './debounce.js';
+import { makeDiscovery, type Discover } from './discovery.js';
+import { ResourceInformer, type BackoffOptions } from './informers.js';
+import { LastKnownGood } from './last-known-good.js';
+import { WatchMetrics } from './metrics.js';
+import { ObjectCache, type CacheChange, type CachedObject, type Raw } from './object-cache.js';
+import { ChangeLog } from './provenance.js';
+import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, type ResourceSpec } from './resources.js';
+
+export type WatchLog = (event: Record<string, unknown>) => void;
+
+export interface WatcherOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly store: SnapshotStore;
+  readonly channel: string;
+  /** Watch only these namespaces (cluster-scoped kinds and the mesh config are read anyway). */
+  readonly namespaces?: readonly string[];
+  /** Default: in process (LocalCompiler). */
+  readonly compiler?: SnapshotCompiler;
+  readonly quietMs?: number;
+  readonly maxDelayMs?: number;
+  /** Drives the debounce (tests inject a ManualClock). */
+  readonly clock?: Clock;
+  /** Drives informer restarts and CRD polling (default: real time). */
+  readonly timerClock?: Clock;
+  readonly backoff?: BackoffOptions;
+  /** How often discovery is asked again for CRDs that were missing (default 30 s). */
+  readonly crdPollMs?: number;
+  readonly hasher?: Hasher;
+  readonly discover?: Discover;
+  readonly log?: WatchLog;
+  /** Wall clock for version records' createdAt. */
+  readonly now?: () => Date;
+}
+
+export interface RoundResult {
+  readonly mode: CompileResult['mode'];
+  readonly publish: PublishResult['status'];
+  readonly digest: string;
+  readonly version: number;
+  readonly compileMs: number;
+}
+
+export class Watcher {
+  readonly metrics = new WatchMetrics();
+  private readonly cache: ObjectCache;
+  private readonly changes = new ChangeLog();
+  private readonly lkg = new LastKnownGood();
+  private readonly compiler: SnapshotCompiler;
+  private readonly debouncer: Debouncer;
+  private readonly clock: Clock;
+  private readonly timerClock: Clock;
+  private readonly log: WatchLog;
+  private readonly informers: ResourceInformer[] = [];
+  private missing: ResourceSpec[] = [];
+  private changedSinceCompile = new Set<string>();
+  private crdTimer: unknown = null;
+  private started = false;
+  private stopped = false;
+  private everSynced = false;
+  /** Events applied (changed or not); tests wait on it. */
+  eventsSeen = 0;
+  readonly rounds: RoundResult[] = [];
+
+  constructor(private readonly opts: WatcherOptions) {
+    this.cache = new ObjectCache(opts.hasher);
+    this.compiler = opts.compiler ?? new LocalCompiler(opts.hasher);
+    this.clock = opts.clock ?? systemClock;
+    this.timerClock = opts.timerClock ?? systemClock;
+    this.log = opts.log ?? (() => undefined);
+    this.debouncer = new Debouncer({
+      quietMs: opts.quietMs ?? 100,
+      maxMs: opts.maxDelayMs ?? 10_000,
+      clock: this.clock,
+      fire: (waited) => this.round(waited),
+      onError: (err) => this.log({ level: 'error', msg: 'compile round failed', error: String(err) }),
+    });
+  }
+
+  /** Discovers what the cluster serves and starts one informer per resource (and namespace). */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('watcher already started');
+    this.started = true;
+    const discover = this.opts.discover ?? makeDiscovery(this.opts.kubeConfig);
+    for (const spec of ALL_RESOURCES) {
+      const chosen = await this.choose(spec, discover);
+      if (chosen) this.startInformers(chosen.spec, chosen.version);
+    }
+    if (this.missing.length > 0) this.pollCrds(discover);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.debouncer.close();
+    if (this.crdTimer !== null) this.timerClock.clearTimeout(this.crdTimer);
+    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.debouncer.idle();
+  }
+
+  /** Resolves when no compile round is running. */
+  idle(): Promise<void> {
+    return this.debouncer.idle();
+  }
+
+  get synced(): boolean {
+    return this.started && this.informers.length > 0 && this.informers.every((i) => i.synced);
+  }
+
+  readiness(): { ready: boolean; waitingFor?: string[]; missingCrds?: string[] } {
+    const waiting = this.informers.filter((i) => !i.synced).map((i) => i.id);
+    const ready = this.synced;
+    return {
+      ready,
+      ...(waiting.length > 0 || !ready ? { waitingFor: waiting } : {}),
+      ...(this.missing.length > 0 ? { missingCrds: this.missing.map((s) => `${s.kind}.${s.group}`) } : {}),
+    };
+  }
+
+  /** Informers running now (for tests and /readyz). */
+  informerIds(): string[] {
+    return this.informers.map((i) => i.id);
+  }
+
+  // ---- discovery ------------------------------------------------------------------------------
+
+  private async choose(spec: ResourceSpec, discover: Discover): Promise<{ spec: ResourceSpec; version: string } | undefined> {
+    // Core v1 is always there; asking would only cost a request per kind.
+    if (spec.group === '') return { spec, version: spec.versions[0] as string };
+    const version = await discover(spec);
+    if (version !== undefined) return { spec, version };
+    if (spec === ENDPOINT_SLICES) {
+      this.log({ level: 'warning', msg: 'discovery.k8s.io/v1 EndpointSlices are not served; reading core v1 Endpoints instead' });
+      return { spec: ENDPOINTS, version: 'v1' };
+    }
+    if (spec.optional) {
+      this.log({ level: 'warning', msg: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`, versions: spec.versions });
+      this.missing.push(spec);
+      return undefined;
+    }
+    throw new Error(`the API server does not serve ${spec.kind}.${spec.group} in ${spec.versions.join(', ')}`);
+  }
+
+  private pollCrds(discover: Discover): void {
+    this.crdTimer = this.timerClock.setTimeout(() => {
+      this.crdTimer = null;
+      void this.checkMissing(discover).finally(() => {
+        if (!this.stopped && this.missing.length > 0) this.pollCrds(discover);
+      });
+    }, this.opts.crdPollMs ?? 30_000);
+  }
+
+  private async checkMissing(discover: Discover): Promise<void> {
+    for (const spec of [...this.missing]) {
+      let version: string | undefined;
+      try {
+        version = await discover(spec);
+      } catch (err) {
+        this.log({ level: 'warning', msg: 'discovery failed; will ask again', error: String(err) });
+        return;
+      }
+      if (version === undefined || this.stopped) continue;
+      this.missing = this.missing.filter((s) => s !== spec);
+      this.log({ level: 'info', msg: `${spec.kind}.${spec.group}/${version} is now served; starting its informer` });
+      this.startInformers(spec, version);
+    }
+  }
+
+  // ---- informers ------------------------------------------------------------------------------
+
+  private startInformers(spec: ResourceSpec, version: string): void {
+    const namespaces = spec.namespaced && spec.namespace === undefined && this.opts.namespaces?.length ? this.opts.namespaces : [undefined];
+    for (const ns of namespaces) {
+      const informer: ResourceInformer = new ResourceInformer(
+        this.opts.kubeConfig,
+        spec,
+        version,
+        ns,
+        {
+          upsert: (raw) => this.apply(this.cache.upsert(raw), spec.kind),
+          remove: (raw) => this.apply(this.cache.remove(raw), spec.kind, 'deleted'),
+          synced: () => this.onSynced(informer),
+          error: (err, inMs) => {
+            this.metrics.informerErrors.inc({ informer: informer.id });
+            this.log({ level: 'warning', msg: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
+          },
+        },
+        this.timerClock,
+        this.opts.backoff,
+      );
+      this.informers.push(informer);
+      informer.start();
+    }
+  }
+
+  private apply(change: CacheChange | undefined, kind: string, type = 'upsert'): void {
+    this.eventsSeen++;
+    this.metrics.events.inc({ kind, type: change?.change ?? (type === 'deleted' ? 'deleted' : 'unchanged') });
+    if (!change) return;
+    this.changes.record(change.key, change.change, change.resourceVersion);
+    this.changedSinceCompile.add(keyString(change.key));
+    this.debouncer.trigger();
+  }
+
+  private onSynced(informer: ResourceInformer): void {
+    this.log({ level: 'info', msg: `informer ${informer.id} synced` });
+    if (!this.synced) return;
+    this.metrics.synced.set(1);
+    if (!this.everSynced) this.log({ level: 'info', msg: 'every informer has synced', objects: this.cache.size });
+    this.everSynced = true;
+    // The first publish (and, for an informer that started later, the one with its objects).
+    this.debouncer.trigger();
+  }
+
+  // ---- compile and publish --------------------------------------------------------------------
+
+  private async round(waitedMs: number): Promise<void> {
+    // Sync gate: rounds that fire before every informer listed are dropped; the last informer's
+    // sync triggers the round that sees everything.
+    if (!this.synced || this.stopped) return;
+    this.metrics.debounceSeconds.observe(waitedMs / 1000);
+
+    const changed = this.changedSinceCompile;
+    this.changedSinceCompile = new Set();
+    for (const key of changed) {
+      const current = this.cache.get(key);
+      if (current) this.lkg.review(current);
+      else this.lkg.forget(key);
+    }
+    const objects = [...this.cache.values()].map((o) => this.lkg.resolve(o)).sort(byKey);
+    this.metrics.lastKnownGood.set(this.lkg.substitutions().length);
+
+    const t0 = performance.now();
+    let result: CompileResult;
+    try {
+      result = await this.compiler.compile({ objects, changed });
+    } catch (err) {
+      this.metrics.compiles.inc({ mode: 'unknown', result: 'error' });
+      // Keep the keys so the next round looks at them again.
+      for (const k of changed) this.changedSinceCompile.add(k);
+      throw err;
+    }
+    const compileMs = performance.now() - t0;
+    this.metrics.compiles.inc({ mode: result.mode, result: 'ok' });
+    this.metrics.compileSeconds.observe({ mode: result.mode }, compileMs / 1000);
+
+    const lkgDiagnostics = this.lkg.diagnostics();
+    for (const d of lkgDiagnostics) this.log({ level: 'warning', msg: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
+    const diagnostics: Diagnostic[] = sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]);
+
+    const { store, channel } = this.opts;
+    const head = await store.readChannel(channel);
+    let published: PublishResult;
+    if (head && head.digest === result.snapshot.digest) {
+      published = { status: 'unchanged', head };
+    } else {
+      const stored = buildStoredInputs(objects, this.opts.hasher);
+      await putStoredInputs(store, stored);
+      published = await publishSnapshot(store, channel, result.snapshot, {
+        createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
+        diagnostics,
+        record: { inputs: stored.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
+      });
+    }
+    this.metrics.publishes.inc({ result: published.status });
+    const version = published.status === 'published' ? published.record.version : published.head.version;
+    if (published.status === 'published') {
+      this.changes.clear();
+      this.metrics.version.set(version);
+    }
+    const round: RoundResult = { mode: result.mode, publish: published.status, digest: result.snapshot.digest, version, compileMs };
+    this.rounds.push(round);
+    this.log({ level: 'info', msg: published.status === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: objects.length });
+  }
+}
+
+const byKey = (a: CachedObject, b: CachedObject): number => {
+  const x = keyString(a.key);
+  const y = keyString(b.key);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}
+
+export type { Raw };

@@ -1,0 +1,115 @@
+/**
+ * Helpers for the incremental compiler tests: byte-level output comparison, and a seeded source
+ * of random endpoint churn (IP changes, endpoints added/removed, readiness, slices added/deleted,
+ * port renumbering, pod moves, legacy Endpoints edits, and now and then a pod relabel that must
+ * take the full path).
+ */
+import assert from 'node:assert/strict';
+import type { ChangedObject } from '../../src/compile/incremental.js';
+import { withDeleted, withReplaced } from '../../src/compile/incremental.js';
+import type { CompileOutput } from '../../src/compile/types.js';
+import type { InputSet } from '../../src/model/inputs.js';
+import type { EndpointSlice, Endpoints, Pod, SliceEndpoint } from '../../src/model/k8s.js';
+import { encodeMessage } from '../../src/xds/proto.js';
+import { XDS_TYPE_NAME, XDS_TYPES } from '../../src/xds/type-urls.js';
+import { pick, type Rand } from '../inputs/prng.js';
+
+/** Same groups, same names in the same order, same encoded bytes per resource, same classes and selectors. */
+export function assertSameOutput(actual: CompileOutput, expected: CompileOutput, what: string): void {
+  assert.deepEqual([...actual.groups.keys()], [...expected.groups.keys()], `${what}: group ids`);
+  for (const [id, want] of expected.groups) {
+    const got = actual.groups.get(id)!;
+    for (const type of XDS_TYPES) {
+      assert.deepEqual([...got[type].keys()], [...want[type].keys()], `${what}: ${id} ${type} names`);
+      for (const [name, msg] of want[type]) {
+        const a = Buffer.from(encodeMessage(XDS_TYPE_NAME[type], got[type].get(name)!));
+        const b = Buffer.from(encodeMessage(XDS_TYPE_NAME[type], msg));
+        assert.ok(a.equals(b), `${what}: ${id} ${type} ${name} differs`);
+      }
+    }
+  }
+  assert.deepEqual(actual.classes, expected.classes, `${what}: classes`);
+  assert.deepEqual(actual.selectors, expected.selectors, `${what}: selectors`);
+}
+
+export interface Step {
+  readonly next: InputSet;
+  readonly changed: ChangedObject[];
+  readonly label: string;
+}
+
+const META = { labels: {}, annotations: {} };
+
+/** One random change of the endpoint layer (sometimes a pod relabel) applied with withReplaced/withDeleted. */
+export function randomStep(inputs: InputSet, rand: Rand, n: number): Step {
+  const slices = inputs.endpointSlices;
+  const pods = inputs.pods.filter((p) => p.ips.length > 0);
+  const ip = (): string => `10.${200 + Math.floor(rand() * 2)}.${Math.floor(rand() * 4)}.${1 + Math.floor(rand() * 20)}`;
+  const someIp = (): string => (rand() < 0.4 && pods.length > 0 ? (pick(rand, pods).ips[0] as string) : ip());
+  const ref = (ns: string) => {
+    const inNs = pods.filter((p) => p.meta.namespace === ns);
+    return rand() < 0.7 && inNs.length > 0 ? { targetRef: { kind: 'Pod', namespace: ns, name: pick(rand, inNs).meta.name } } : {};
+  };
+  const endpoint = (ns: string): SliceEndpoint => ({ addresses: [someIp()], ready: rand() < 0.8, serving: rand() < 0.9, terminating: rand() < 0.3, ...ref(ns), ...(rand() < 0.5 ? { zone: pick(rand, ['zone-a', 'zone-b']) } : {}) });
+  const putSlice = (s: EndpointSlice, label: string): Step => ({
+    next: withReplaced(inputs, 'EndpointSlice', s),
+    changed: [{ kind: 'EndpointSlice', namespace: s.meta.namespace, name: s.meta.name }],
+    label,
+  });
+  const editEndpoints = (s: EndpointSlice, f: (eps: SliceEndpoint[]) => void, label: string): Step => {
+    const endpoints = [...s.endpoints];
+    f(endpoints);
+    return putSlice({ ...s, endpoints }, label);
+  };
+
+  const r = rand();
+  if (slices.length > 0 && r < 0.6) {
+    const s = pick(rand, slices);
+    const ns = s.meta.namespace;
+    const which = Math.floor(rand() * 7);
+    const i = Math.floor(rand() * s.endpoints.length);
+    const at = s.endpoints[i];
+    if (which === 0 && at) return editEndpoints(s, (e) => void (e[i] = { ...at, addresses: [someIp()] }), `ip ${s.meta.name}`);
+    if (which === 1 && at) return editEndpoints(s, (e) => void (e[i] = { ...at, ready: !at.ready, serving: rand() < 0.5, terminating: rand() < 0.5 }), `ready ${s.meta.name}`);
+    if (which === 2 && at) return editEndpoints(s, (e) => void e.splice(i, 1), `remove ${s.meta.name}`);
+    if (which === 3 && at?.targetRef) return editEndpoints(s, (e) => void (e[i] = { addresses: at.addresses, ready: at.ready, serving: at.serving, terminating: at.terminating }), `unref ${s.meta.name}`);
+    if (which === 4 && s.ports.length > 0) {
+      const ports = s.ports.map((p) => (rand() < 0.5 ? { ...p, port: 8000 + Math.floor(rand() * 3) } : p));
+      return putSlice({ ...s, ports }, `ports ${s.meta.name}`);
+    }
+    if (which === 5) return { next: withDeleted(inputs, 'EndpointSlice', ns, s.meta.name), changed: [{ kind: 'EndpointSlice', namespace: ns, name: s.meta.name }], label: `delete ${s.meta.name}` };
+    return editEndpoints(s, (e) => void e.push(endpoint(ns)), `add ${s.meta.name}`);
+  }
+  if (slices.length > 0 && r < 0.72) {
+    // A new slice for a service that has one: same service and ports, a few endpoints.
+    const like = pick(rand, slices);
+    const ns = like.meta.namespace;
+    const endpoints = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => endpoint(ns));
+    const s: EndpointSlice = { ...like, meta: { ...like.meta, name: `${like.serviceName}-x${n}` }, endpoints };
+    return putSlice(s, `new slice ${s.meta.name}`);
+  }
+  if (pods.length > 0 && r < 0.9) {
+    const p = pick(rand, pods);
+    const moved: Pod = rand() < 0.7 ? { ...p, ips: [someIp()] } : { ...p, nodeName: pick(rand, ['node-1', 'node-2', 'nowhere']) };
+    return { next: withReplaced(inputs, 'Pod', moved), changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }], label: `pod ${p.meta.name}` };
+  }
+  if (inputs.endpoints.length > 0 && r < 0.97) {
+    const e = pick(rand, inputs.endpoints);
+    const [first, ...rest] = e.subsets;
+    const moved: Endpoints = first
+      ? { ...e, subsets: [{ ...first, addresses: first.addresses.length > 0 && rand() < 0.5 ? [] : [{ ip: someIp() }], notReadyAddresses: rand() < 0.5 ? [{ ip: ip() }] : [] }, ...rest] }
+      : { ...e, subsets: [{ addresses: [{ ip: someIp() }], notReadyAddresses: [], ports: [{ port: 5432, protocol: 'TCP' }] }] };
+    return { next: withReplaced(inputs, 'Endpoints', moved), changed: [{ kind: 'Endpoints', namespace: e.meta.namespace, name: e.meta.name }], label: `endpoints ${e.meta.name}` };
+  }
+  if (pods.length > 0) {
+    const p = pick(rand, pods);
+    const relabelled: Pod = { ...p, meta: { ...p.meta, labels: { ...p.meta.labels, version: pick(rand, ['v1', 'v2', 'v9']) } } };
+    return { next: withReplaced(inputs, 'Pod', relabelled), changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }], label: `relabel ${p.meta.name}` };
+  }
+  return { next: inputs, changed: [], label: 'nothing' };
+}
+
+/** A legacy Endpoints object for a service (tests add one beside the slices). */
+export function legacyEndpoints(namespace: string, name: string, ips: readonly string[]): Endpoints {
+  return { kind: 'Endpoints', meta: { name, namespace, ...META }, origin: {}, subsets: [{ addresses: ips.map((ip) => ({ ip })), notReadyAddresses: [], ports: [{ name: 'tcp-db', port: 5432, protocol: 'TCP' }] }] };
+}

@@ -1,0 +1,213 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateMesh } from '../../bench/synthetic.js';
+import { compile } from '../../src/compile/index.js';
+import { applyCompileDelta, IncrementalCompiler, withReplaced, type IncrementalResult } from '../../src/compile/incremental.js';
+import type { CompileOutput } from '../../src/compile/types.js';
+import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
+import type { InputSet } from '../../src/model/inputs.js';
+import type { EndpointSlice } from '../../src/model/k8s.js';
+import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
+import { mulberry32 } from '../inputs/prng.js';
+import { assertSameOutput, randomStep } from './incremental-helpers.js';
+
+/**
+ * Bookinfo plus what makes endpoints matter beyond assignments: a named targetPort (inbound
+ * ports resolve through endpoints), a subset that selects nothing yet, a headless service (auto
+ * mTLS on ORIGINAL_DST is all-or-nothing over its endpoints), a persistent-session service
+ * (draining endpoints are sent) and a service with legacy Endpoints only.
+ */
+const EXTRAS = `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default, labels: {app: web}}
+spec:
+  clusterIP: 10.96.20.1
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: http-web}, {name: grpc-api, port: 81, targetPort: grpc-api}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-v1-5f6d7c8b9-abcde, namespace: default, labels: {app: web, version: v1, security.istio.io/tlsMode: istio}}
+spec:
+  serviceAccountName: web
+  nodeName: node-1
+  containers: [{name: web, image: web, ports: [{name: http-web, containerPort: 8080}]}]
+status: {phase: Running, podIP: 10.244.1.1, podIPs: [{ip: 10.244.1.1}], conditions: [{type: Ready, status: 'True'}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-v2-5f6d7c8b9-abcde, namespace: default, labels: {app: web, version: v2}}
+spec:
+  serviceAccountName: web-canary
+  nodeName: node-2
+  containers: [{name: web, image: web, ports: [{name: http-web, containerPort: 8080}]}]
+status: {phase: Running, podIP: 10.244.1.2, podIPs: [{ip: 10.244.1.2}], conditions: [{type: Ready, status: 'True'}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-abcde, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+- addresses: [10.244.1.1]
+  conditions: {ready: true}
+  targetRef: {kind: Pod, namespace: default, name: web-v1-5f6d7c8b9-abcde}
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: web, namespace: default}
+spec:
+  host: web
+  subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}, {name: v3, labels: {version: v3}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: db, namespace: default}
+subsets:
+- addresses: [{ip: 10.244.0.12}]
+  ports: [{name: tcp-db, port: 5432}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: sticky, namespace: default, labels: {istio.io/persistent-session: cookie}}
+spec:
+  clusterIP: 10.96.20.3
+  selector: {app: ratings}
+  ports: [{name: http, port: 9080, targetPort: 9080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: sticky-abcde, namespace: default, labels: {kubernetes.io/service-name: sticky}}
+addressType: IPv4
+ports: [{name: http, port: 9080, protocol: TCP}]
+endpoints:
+- addresses: [10.244.0.12]
+  conditions: {ready: false, serving: true, terminating: true}
+  targetRef: {kind: Pod, namespace: default, name: ratings-v1-5f6d7c8b9-abcde}
+`;
+
+function bookinfo(): InputSet {
+  const texts = [
+    [BOOKINFO_STATE, readFileSync(BOOKINFO_STATE, 'utf8')],
+    ['dr.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'destination-rule-all.yaml'), 'utf8')],
+    ['vs.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-80-20.yaml'), 'utf8')],
+    ['extras.yaml', EXTRAS],
+  ] as const;
+  const inputs = buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
+  assert.deepEqual(inputs.diagnostics.filter((d) => d.severity === 'error'), []);
+  return inputs;
+}
+
+function applyResult(prev: CompileOutput, r: IncrementalResult): CompileOutput {
+  return r.kind === 'full' ? r.output : applyCompileDelta(prev, r.delta);
+}
+
+/** Runs `steps` random changes; after each, the patched output and diagnostics must be a full compile's. */
+function churn(base: InputSet, seed: number, steps: number): { deltas: number; fulls: number } {
+  const rand = mulberry32(seed);
+  const ic = new IncrementalCompiler();
+  const first = ic.compileFull(base);
+  const reference = compile(base);
+  assertSameOutput(first.output, reference.output, 'initial');
+  assert.deepEqual(first.diagnostics, reference.diagnostics);
+
+  let inputs = base;
+  let output = first.output;
+  let deltas = 0;
+  let fulls = 0;
+  for (let n = 0; n < steps; n++) {
+    const step = randomStep(inputs, rand, n);
+    const r = ic.update(step.next, step.changed);
+    if (r.kind === 'delta') deltas++;
+    else fulls++;
+    output = applyResult(output, r);
+    inputs = step.next;
+    const want = compile(inputs);
+    assertSameOutput(output, want.output, `seed ${seed} step ${n} (${step.label}, ${r.kind})`);
+    assert.deepEqual(r.diagnostics, want.diagnostics, `seed ${seed} step ${n} (${step.label}) diagnostics`);
+  }
+  return { deltas, fulls };
+}
+
+test('bookinfo: random endpoint churn, patched output equals a full compile at every step', () => {
+  for (const seed of [1, 2, 3]) {
+    const { deltas, fulls } = churn(bookinfo(), seed, 80);
+    assert.ok(deltas > 60, `seed ${seed}: only ${deltas} deltas (${fulls} full)`);
+  }
+});
+
+test('synthetic mesh: random endpoint churn, patched output equals a full compile at every step', () => {
+  const mesh = generateMesh({ services: 120, perNamespace: 40, seed: 7 });
+  const { deltas } = churn(buildInputSet(mesh.docs), 11, 60);
+  assert.ok(deltas > 45, `only ${deltas} deltas`);
+});
+
+test('an IP change yields only the changed assignments and clusters; an identical slice yields an empty delta', () => {
+  const base = bookinfo();
+  const ic = new IncrementalCompiler();
+  ic.compileFull(base);
+  const slice = base.endpointSlices.find((s) => s.meta.name === 'details-abcde') as EndpointSlice;
+  const moved: EndpointSlice = { ...slice, endpoints: slice.endpoints.map((e) => ({ ...e, addresses: ['10.244.9.9'] })) };
+  const r = ic.update(withReplaced(base, 'EndpointSlice', moved), [{ kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' }]);
+  assert.equal(r.kind, 'delta');
+  if (r.kind !== 'delta') return;
+  // Only EDS changes: same pod, same service account, so the details clusters are unchanged.
+  assert.deepEqual(Object.keys(r.delta), ['endpoints']);
+  assert.deepEqual([...(r.delta['endpoints']?.endpoints?.upserts.keys() ?? [])].sort(), [
+    'outbound|9080|v1|details.default.svc.cluster.local',
+    'outbound|9080|v2|details.default.svc.cluster.local',
+    'outbound|9080||details.default.svc.cluster.local',
+  ]);
+
+  const again = ic.update(withReplaced(withReplaced(base, 'EndpointSlice', moved), 'EndpointSlice', { ...moved }), [{ kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' }]);
+  assert.equal(again.kind, 'delta');
+  if (again.kind === 'delta') assert.deepEqual(again.delta, {});
+});
+
+test('a new service account behind a service changes its SANs; a named targetPort moving renames the inbound cluster', () => {
+  const base = bookinfo();
+  const ic = new IncrementalCompiler();
+  const prev = ic.compileFull(base).output;
+  const slice = base.endpointSlices.find((s) => s.meta.name === 'web-abcde') as EndpointSlice;
+  const next = withReplaced(base, 'EndpointSlice', {
+    ...slice,
+    ports: [{ name: 'http', port: 9090, protocol: 'TCP' }],
+    endpoints: [...slice.endpoints, { addresses: ['10.244.1.2'], ready: true, serving: true, terminating: false, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-v2-5f6d7c8b9-abcde' } }],
+  });
+  const r = ic.update(next, [{ kind: 'EndpointSlice', namespace: 'default', name: 'web-abcde' }]);
+  assert.equal(r.kind, 'delta');
+  if (r.kind !== 'delta') return;
+  assert.ok(r.delta['outbound']?.clusters?.upserts.has('outbound|80||web.default.svc.cluster.local'));
+  const inbound = r.delta['inbound/default/web'];
+  assert.deepEqual([...(inbound?.clusters?.deletes ?? [])], ['inbound|8080||']);
+  assert.ok(inbound?.clusters?.upserts.has('inbound|9090||'));
+  // v2 now has an endpoint: its subset-no-endpoints warning is gone, v3's stays.
+  const empty = r.diagnostics.filter((d) => d.code === 'subset-no-endpoints' && d.name === 'web').map((d) => d.message);
+  assert.deepEqual(empty, ['subset v3 selects no endpoint of web.default.svc.cluster.local']);
+  assertSameOutput(applyCompileDelta(prev, r.delta), compile(next).output, 'after');
+});
+
+test('changes outside the endpoint layer take the full path', () => {
+  const base = bookinfo();
+  const ic = new IncrementalCompiler();
+  ic.compileFull(base);
+  const svc = base.services.find((s) => s.meta.name === 'details')!;
+  const next = withReplaced(base, 'Service', { ...svc, meta: { ...svc.meta, labels: { ...svc.meta.labels, x: 'y' } } });
+  const r = ic.update(next, [{ kind: 'Service', namespace: 'default', name: 'details' }]);
+  assert.equal(r.kind, 'full');
+  if (r.kind === 'full') assertSameOutput(r.output, compile(next).output, 'full');
+  const pod = base.pods[0]!;
+  const relabelled = withReplaced(next, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
+  assert.equal(ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind, 'full');
+});
