@@ -43,6 +43,8 @@ export interface RelayLevel {
   /** (RSS − RSS with no streams) / streams, KB. */
   rssPerStreamKB: number;
   switch: { reached: number; total: number; publishToLastMs?: number; fanoutMs?: number; publishToFirstMs?: number };
+  /** The relay's own view (its push-latency histogram, EDS, this switch only): every write done within this bound, ms. */
+  relayEdsPushWithinMs?: number;
   error?: string;
 }
 
@@ -140,6 +142,7 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
       if (firstError) level.error = String(firstError);
 
       await Promise.all(clients.map((c) => c.send({ op: 'arm' })));
+      const bucketsBefore = edsPushBuckets(await relay.getText('/metrics'));
       generation++;
       await publish(store, generation);
       const published = Date.now();
@@ -153,6 +156,8 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
         level.switch.publishToLastMs = Math.max(...lasts) - published;
         level.switch.fanoutMs = Math.max(...lasts) - Math.min(...firsts);
       }
+      const bound = pushBound(bucketsBefore, edsPushBuckets(await relay.getText('/metrics')));
+      if (bound !== undefined) level.relayEdsPushWithinMs = bound;
       result.levels.push(level);
       if (failed > 0 || rss > RSS_GUARD_MB * (1 << 20) || reached < held) {
         for (const rest of levels.slice(levels.indexOf(target) + 1)) result.levels.push({ streams: rest, opened: 0, failed: 0, openMs: 0, relayRssMB: 0, rssPerStreamKB: 0, switch: { reached: 0, total: 0 }, error: `skipped after ${target}` });
@@ -167,22 +172,42 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
   return result;
 }
 
+/** Cumulative counts of the relay's EDS push-latency histogram, by upper bound (seconds). */
+function edsPushBuckets(metrics: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const line of metrics.split('\n')) {
+    const m = /^meshsnap_relay_push_latency_seconds_bucket\{([^}]*)\} (\d+)/.exec(line);
+    if (!m || !/type="[^"]*(endpoint|eds|ClusterLoadAssignment)[^"]*"/i.test(m[1]!)) continue;
+    const le = /le="([^"]+)"/.exec(m[1]!)?.[1];
+    if (le !== undefined) out.set(le === '+Inf' ? Infinity : Number(le), (out.get(le === '+Inf' ? Infinity : Number(le)) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** The smallest bucket bound holding every push between two readings, ms (undefined: no pushes seen). */
+function pushBound(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
+  if (total <= 0) return undefined;
+  for (const le of [...after.keys()].sort((a, b) => a - b)) if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= total) return le * 1000;
+  return undefined;
+}
+
 export function formatRelayTable(r: RelayBenchResult): string {
   const mark = (ok: boolean): string => (ok ? '✅' : '❌');
   const lines = [
     `relay: baseline RSS ${r.baselineRssMB} MB; ${r.config.clientProcesses} client processes, ${r.config.streamsPerChannel} streams per connection, relay polls every ${r.config.relayPollMs} ms`,
-    '| streams | opened (failed) | open s | relay RSS MB | RSS/stream KB | switch reached | publish→first ms | publish→last ms | fan-out ms |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| streams | opened (failed) | open s | relay RSS MB | RSS/stream KB | switch reached | publish→first ms | publish→last ms | fan-out ms | relay wrote all EDS within ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const l of r.levels) {
     if (l.error?.startsWith('skipped')) {
-      lines.push(`| ${l.streams} | ${l.error} ||||||||`);
+      lines.push(`| ${l.streams} | ${l.error} |||||||||`);
       continue;
     }
     const big = l.streams >= r.targets.streams;
     const s = l.switch;
     lines.push(
-      `| ${l.streams} | ${l.opened} (${l.failed}) | ${(l.openMs / 1000).toFixed(1)} | ${l.relayRssMB}${big ? ` ${mark(l.relayRssMB <= r.targets.rssMB)}` : ''} | ${l.rssPerStreamKB} | ${s.reached}/${s.total} | ${s.publishToFirstMs ?? '–'} | ${s.publishToLastMs ?? '–'}${s.publishToLastMs !== undefined ? ` ${mark(s.publishToLastMs <= r.targets.switchMs && s.reached === s.total)}` : ''} | ${s.fanoutMs ?? '–'} |`,
+      `| ${l.streams} | ${l.opened} (${l.failed}) | ${(l.openMs / 1000).toFixed(1)} | ${l.relayRssMB}${big ? ` ${mark(l.relayRssMB <= r.targets.rssMB)}` : ''} | ${l.rssPerStreamKB} | ${s.reached}/${s.total} | ${s.publishToFirstMs ?? '–'} | ${s.publishToLastMs ?? '–'}${s.publishToLastMs !== undefined ? ` ${mark(s.publishToLastMs <= r.targets.switchMs && s.reached === s.total)}` : ''} | ${s.fanoutMs ?? '–'} | ≤ ${l.relayEdsPushWithinMs ?? '–'} |`,
     );
   }
   return lines.join('\n');

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   const file = join(dir, 'compile.json');
   writeFileSync(file, JSON.stringify({ node: process.version, platform: `${process.platform}/${process.arch}`, targets: TARGETS, results }, null, 2) + '\n');
   process.stderr.write(`bench: wrote ${file}\n`);
+  // The relay benchmark (bench/relay.ts): streams held, RSS per stream, switch time → bench-results/relay.json.
+  await (await import('./relay.js')).runRelayBench();
 }
 
 await main();

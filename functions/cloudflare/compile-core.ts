@@ -9,7 +9,7 @@ import { compile } from '../../src/compile/index.js';
 import { sortDiagnostics, type Diagnostic } from '../../src/inputs/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
-import { buildSnapshot, snapshotCounts, type SnapshotCounts } from '../../src/snapshot/build.js';
+import { buildSnapshot, type SnapshotCounts } from '../../src/snapshot/build.js';
 import type { Hasher } from '../../src/snapshot/digest.js';
 import { inputsDigest } from '../../src/model/canonical-inputs.js';
 
@@ -42,7 +42,7 @@ export function compileFiles(files: readonly InputFile[], hasher?: Hasher): Comp
   const inputs = buildInputSet(docs);
   const { output, diagnostics } = compile({ ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] });
   const snapshot = buildSnapshot(output, { inputsDigest: inputsDigest(inputs, hasher), compiler: COMPILER }, hasher ? { hasher } : {});
-  return { digest: snapshot.digest, counts: snapshotCounts(snapshot.content), diagnostics: sortDiagnostics(diagnostics) };
+  return { digest: snapshot.digest, counts: snapshot.counts, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 function isInputFiles(value: unknown): value is InputFile[] {

@@ -5,6 +5,8 @@ import { diagnosticsCommand, diagnosticsUsage } from './commands/diagnostics.js'
 import { logCommand, logUsage } from './commands/log.js';
 import { relayCommand, relayUsage } from './commands/relay.js';
 import { showCommand, showUsage } from './commands/show.js';
+import { watchCommand, watchUsage } from './commands/watch.js';
+import { bootstrapCommand, bootstrapUsage } from './commands/bootstrap.js';
 import { UsageError } from './args.js';
 
 type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; summary: string };
@@ -16,6 +18,8 @@ const COMMANDS: Record<string, Command> = {
   diagnostics: { run: diagnosticsCommand, usage: diagnosticsUsage, summary: 'print a version’s diagnostics' },
   demo: { run: demoCommand, usage: demoUsage, summary: 'compile the bundled example mesh and summarize a proxy’s config' },
   relay: { run: relayCommand, usage: relayUsage, summary: 'serve a channel’s snapshots to proxies over xDS (gRPC)' },
+  watch: { run: watchCommand, usage: watchUsage, summary: 'watch a cluster and publish a snapshot after every debounced change' },
+  bootstrap: { run: bootstrapCommand, usage: bootstrapUsage, summary: 'print an Envoy and a proxyless gRPC bootstrap pointing at the relay' },
 };
 
 function usage(): string {

@@ -34,6 +34,13 @@ export function routeOrigin(route: HTTPRoute): RouteOrigin | undefined {
   return origins.get(route);
 }
 
+const l4Indexes = new WeakMap<TCPRoute | TLSRoute, number>();
+
+/** The index `i` of a resolved tcp/tls route in its VirtualService's `spec.tcp[i]`/`spec.tls[i]`. */
+export function l4RouteIndex(route: TCPRoute | TLSRoute): number | undefined {
+  return l4Indexes.get(route);
+}
+
 export const appliesToSidecars = (vs: VirtualService): boolean => !vs.spec.gateways?.length || vs.spec.gateways.includes('mesh');
 
 const key = (vs: VirtualService): string => `${vs.meta.namespace}/${vs.meta.name}`;
@@ -62,8 +69,10 @@ function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: string): 
   };
 }
 
-function resolveL4<R extends TCPRoute | TLSRoute>(route: R, namespace: string, suffix: string): R {
-  return { ...route, route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) };
+function resolveL4<R extends TCPRoute | TLSRoute>(route: R, index: number, namespace: string, suffix: string): R {
+  const resolved = { ...route, route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) };
+  l4Indexes.set(resolved, index);
+  return resolved;
 }
 
 export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): VirtualServiceIndex {
@@ -84,8 +93,8 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     if (!vs.spec.hosts.length || !appliesToSidecars(vs)) continue;
     const ns = vs.meta.namespace;
     const http = expandHttp(vs, byKey, suffix, diags).map((route) => ({ route, source: vs }));
-    const tcp = (vs.spec.tcp ?? []).map((r) => ({ route: resolveL4(r, ns, suffix), source: vs }));
-    const tls = (vs.spec.tls ?? []).map((r) => ({ route: resolveL4(r, ns, suffix), source: vs }));
+    const tcp = (vs.spec.tcp ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
+    const tls = (vs.spec.tls ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
     const hosts = [...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix).toLowerCase()))];
     entries.push({ vs, hosts, http, tcp, tls });
   }

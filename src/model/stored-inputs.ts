@@ -17,6 +17,7 @@
 import { parseDocuments, type RawDocument } from '../inputs/parse.js';
 import { canonicalJson } from '../snapshot/canonical-json.js';
 import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
+import type { VersionDraft } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 
 export const STORED_INPUTS_SCHEMA = 'meshsnap.inputs/v1';
@@ -225,4 +226,19 @@ export function storedInputsOfTexts(files: readonly { readonly file: string; rea
   const docs: RawDocument[] = [];
   for (const f of files) docs.push(...parseDocuments(f.text, f.file).docs);
   return storedInputsOfDocuments(docs, hasher);
+}
+
+/**
+ * The store, with extra fields (`inputs`, `provenance`) added to the version record its next
+ * `publish` writes. publishSnapshot builds the draft itself; this carries the optional record
+ * fields through it without widening its signature.
+ */
+export function withRecordFields(store: SnapshotStore, fields: Pick<VersionDraft, 'inputs' | 'provenance'>): SnapshotStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'publish') return (channel: string, draft: VersionDraft) => target.publish(channel, { ...draft, ...fields });
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -68,12 +68,18 @@ export class SnapshotFollower {
     await this.attempt();
   }
 
-  /** Stops polling; waits for an attempt in progress. */
-  async stop(): Promise<void> {
+  /**
+   * Stops polling. Waits up to `waitMs` for an attempt in progress (a big snapshot load must not
+   * hold up a shutdown; a load that finishes after stop() is dropped, not handed over).
+   */
+  async stop(waitMs = 1000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.running;
+    if (!this.running) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   /** Polls now (tests, or an operator nudge); resolves when the attempt is done. */

@@ -13,6 +13,7 @@ import { SnapshotFollower, type FollowerStatus } from './follower.js';
 import { startHttpServer } from './http.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { RelayMetrics } from './metrics.js';
+import { proxiesView } from './proxy-status.js';
 import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
 import type { XdsEvent } from './types.js';
 import { XdsServer } from './xds/server.js';
@@ -85,8 +86,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
 
   // Digests of recent versions, for audit records (an ACK may arrive for the previous version).
   const digests = new Map<number, string>();
-  let xds: XdsServer | undefined;
-  const metrics = new RelayMetrics({ streams: () => xds?.streamCount ?? 0 });
+  // `server` is created below; the gauge only reads it at scrape time.
+  const metrics = new RelayMetrics({ streams: () => server.streamCount });
   const audit = new AuditLog({
     store: opts.store,
     relayId,
@@ -119,13 +120,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         break;
     }
   };
-  xds = new XdsServer({
+  const server = new XdsServer({
     onEvent,
     ...(opts.maxStreams !== undefined ? { maxStreams: opts.maxStreams } : {}),
     ...(opts.writeConcurrency !== undefined ? { writeConcurrency: opts.writeConcurrency } : {}),
     log: (line) => log.log('info', 'xds', { msg: line }),
   });
-  const server = xds;
 
   const follower = new SnapshotFollower({
     store: opts.store,
@@ -168,7 +168,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         relay: relayId,
         channel,
         snapshotVersion: follower.snapshot?.version ?? null,
-        proxies: server.statuses().sort((a, b) => (a.nodeId < b.nodeId ? -1 : a.nodeId > b.nodeId ? 1 : 0)),
+        proxies: proxiesView(server.statuses()),
       }),
       snapshot: status,
       metrics: () => metrics.render(),

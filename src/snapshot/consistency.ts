@@ -16,7 +16,7 @@
  * `ConsistencyIndex` keeps holders and reverse references so a delta re-checks only the changed
  * names: references from upserted resources, references to deleted names, and new names.
  */
-import type { CompileOutput, GroupId, ResourceTable } from '../compile/types.js';
+import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { resourceRefs } from './references.js';
 
@@ -50,6 +50,7 @@ const MISSING: Record<RefKind, { code: ConsistencyCode; what: string }> = {
   clusters: { code: 'missing-cluster', what: 'cluster' },
 };
 const SINGULAR: Record<XdsType, string> = { clusters: 'cluster', endpoints: 'ClusterLoadAssignment', listeners: 'listener', routes: 'route config' };
+const isRefKind = (t: XdsType): t is RefKind => t !== 'listeners';
 
 interface Ref {
   readonly type: XdsType;
@@ -57,20 +58,55 @@ interface Ref {
   readonly ref: string;
 }
 
-/** References of one group whose target is provided by exactly the groups in `providers`. */
-interface RefBucket {
-  readonly providers: readonly GroupId[];
+const missing = (classId: string, kind: RefKind, r: Ref): ConsistencyProblem => ({
+  classId,
+  code: MISSING[kind].code,
+  type: r.type,
+  name: r.name,
+  ref: r.ref,
+  message: `class ${classId}: ${SINGULAR[r.type]} ${r.name} refers to ${MISSING[kind].what} ${JSON.stringify(r.ref)}, which the class does not have`,
+});
+const duplicate = (classId: string, type: XdsType, name: string, here: readonly GroupId[]): ConsistencyProblem => ({
+  classId,
+  code: 'duplicate-name',
+  type,
+  name,
+  ref: name,
+  message: `class ${classId}: ${SINGULAR[type]} ${name} is defined in several groups (${here.join(', ')})`,
+});
+const undecodable = (classId: string, r: Ref): ConsistencyProblem => ({
+  classId,
+  code: 'undecodable-filter',
+  type: r.type,
+  name: r.name,
+  ref: r.ref,
+  message: `class ${classId}: ${SINGULAR[r.type]} ${r.name} has an undecodable ${r.ref}`,
+});
+const unknownGroup = (classId: string, g: GroupId): ConsistencyProblem => ({ classId, code: 'unknown-group', name: g, message: `class ${classId}: group ${g} does not exist` });
+
+/** Whether two sets meet, iterating the smaller. */
+function meets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) return true;
+  return false;
+}
+
+interface HolderSet {
+  readonly id: number;
+  readonly list: readonly GroupId[];
+  readonly members: ReadonlySet<GroupId>;
+}
+
+interface Bucket {
+  readonly kind: RefKind;
+  /** Holder set of the targets; undefined: no group has them. */
+  readonly holders: HolderSet | undefined;
   readonly refs: Ref[];
 }
 
-interface GroupRefs {
-  readonly buckets: { [K in RefKind]: RefBucket[] };
-  readonly undecodable: Ref[];
-}
-
 export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
-  // name → groups that hold it, per type
-  const providers = {} as Record<XdsType, Map<string, GroupId[]>>;
+  // (type, name) → groups holding it, in output order
+  const holders = {} as Record<XdsType, Map<string, GroupId[]>>;
   for (const type of XDS_TYPES) {
     const index = new Map<string, GroupId[]>();
     for (const [id, table] of output.groups) {
@@ -80,47 +116,92 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
         else index.set(name, [id]);
       }
     }
-    providers[type] = index;
+    holders[type] = index;
+  }
+  // Holder sets interned: one object per distinct list, found per (type, name) once.
+  const interned = new Map<string, HolderSet>();
+  const setOfName = {} as Record<XdsType, Map<string, HolderSet>>;
+  for (const type of XDS_TYPES) setOfName[type] = new Map();
+  const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
+    let set = setOfName[type].get(name);
+    if (set) return set;
+    const list = holders[type].get(name);
+    if (!list) return undefined;
+    const key = list.length === 1 ? (list[0] as string) : list.join('\n');
+    set = interned.get(key);
+    if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
+    setOfName[type].set(name, set);
+    return set;
+  };
+
+  // Names held by several groups, by (type, holder set); and per group the shared sets it is in.
+  const shared = new Map<string, { type: XdsType; set: HolderSet; names: string[] }>();
+  const sharedOfGroup = new Map<GroupId, string[]>();
+  for (const type of XDS_TYPES) {
+    for (const [name, list] of holders[type]) {
+      if (list.length < 2) continue;
+      const set = holderSet(type, name) as HolderSet;
+      const key = `${type}\t${set.id}`;
+      let entry = shared.get(key);
+      if (!entry) {
+        shared.set(key, (entry = { type, set, names: [] }));
+        for (const g of set.members) {
+          const keys = sharedOfGroup.get(g);
+          if (keys) keys.push(key);
+          else sharedOfGroup.set(g, [key]);
+        }
+      }
+      entry.names.push(name);
+    }
   }
 
-  const shared: { type: XdsType; name: string; holders: GroupId[] }[] = [];
-  for (const type of XDS_TYPES) for (const [name, holders] of providers[type]) if (holders.length > 1) shared.push({ type, name, holders });
-
-  const groupRefs = new Map<GroupId, GroupRefs>();
-  for (const [id, table] of output.groups) groupRefs.set(id, collectGroupRefs(table, providers));
+  // References a group does not satisfy itself, bucketed by the holder set of their target.
+  const groupRefs = new Map<GroupId, { buckets: Bucket[]; undecodable: Ref[] }>();
+  for (const [id, table] of output.groups) {
+    const buckets = new Map<string, Bucket>();
+    const bad: Ref[] = [];
+    for (const type of XDS_TYPES) {
+      for (const [name, message] of table[type] as Map<string, object>) {
+        const refs = resourceRefs(type, message);
+        for (const u of refs.undecodable) bad.push({ type, name, ref: u });
+        for (const kind of REF_KINDS) {
+          for (const ref of refs[kind]) {
+            const set = holderSet(kind, ref);
+            if (set?.members.has(id)) continue; // satisfied in every class that has this group
+            const key = `${kind}\t${set ? set.id : '-'}`;
+            let bucket = buckets.get(key);
+            if (!bucket) buckets.set(key, (bucket = { kind, holders: set, refs: [] }));
+            bucket.refs.push({ type, name, ref });
+          }
+        }
+      }
+    }
+    groupRefs.set(id, { buckets: [...buckets.values()], undecodable: bad });
+  }
 
   const problems: ConsistencyProblem[] = [];
   for (const cls of output.classes) {
     const inClass = new Set(cls.groups);
-    for (const g of cls.groups) {
-      if (!output.groups.has(g)) problems.push({ classId: cls.id, code: 'unknown-group', name: g, message: `class ${cls.id}: group ${g} does not exist` });
-    }
-    for (const { type, name, holders } of shared) {
-      const here = holders.filter((h) => inClass.has(h));
-      if (here.length > 1) {
-        problems.push({ classId: cls.id, code: 'duplicate-name', type, name, ref: name, message: `class ${cls.id}: ${SINGULAR[type]} ${name} is defined in several groups (${here.join(', ')})` });
+    const counts = new Map<string, number>();
+    for (const g of inClass) {
+      if (!output.groups.has(g)) {
+        problems.push(unknownGroup(cls.id, g));
+        continue;
       }
-    }
-    for (const g of new Set(cls.groups)) {
+      for (const key of sharedOfGroup.get(g) ?? []) {
+        const c = (counts.get(key) ?? 0) + 1;
+        counts.set(key, c);
+        if (c !== 2) continue;
+        const entry = shared.get(key) as { type: XdsType; set: HolderSet; names: string[] };
+        const here = entry.set.list.filter((h) => inClass.has(h));
+        for (const name of entry.names) problems.push(duplicate(cls.id, entry.type, name, here));
+      }
       const refs = groupRefs.get(g);
       if (!refs) continue;
-      for (const r of refs.undecodable) {
-        problems.push({ classId: cls.id, code: 'undecodable-filter', type: r.type, name: r.name, ref: r.ref, message: `class ${cls.id}: ${SINGULAR[r.type]} ${r.name} has an undecodable ${r.ref}` });
-      }
-      for (const kind of REF_KINDS) {
-        for (const bucket of refs.buckets[kind]) {
-          if (bucket.providers.some((p) => inClass.has(p))) continue;
-          for (const r of bucket.refs) {
-            problems.push({
-              classId: cls.id,
-              code: MISSING[kind].code,
-              type: r.type,
-              name: r.name,
-              ref: r.ref,
-              message: `class ${cls.id}: ${SINGULAR[r.type]} ${r.name} refers to ${MISSING[kind].what} ${JSON.stringify(r.ref)}, which the class does not have`,
-            });
-          }
-        }
+      for (const r of refs.undecodable) problems.push(undecodable(cls.id, r));
+      for (const bucket of refs.buckets) {
+        if (bucket.holders && meets(bucket.holders.members, inClass)) continue;
+        for (const r of bucket.refs) problems.push(missing(cls.id, bucket.kind, r));
       }
     }
   }
@@ -133,25 +214,132 @@ export function assertConsistent(output: CompileOutput): void {
   if (problems.length) throw new InconsistentSnapshotError(problems);
 }
 
-function collectGroupRefs(table: ResourceTable, providers: Record<XdsType, Map<string, GroupId[]>>): GroupRefs {
-  const buckets = { routes: new Map<string, RefBucket>(), endpoints: new Map<string, RefBucket>(), clusters: new Map<string, RefBucket>() };
-  const undecodable: Ref[] = [];
-  for (const type of XDS_TYPES) {
-    for (const [name, message] of table[type] as Map<string, object>) {
-      const refs = resourceRefs(type, message);
-      for (const u of refs.undecodable) undecodable.push({ type, name, ref: u });
-      for (const kind of REF_KINDS) {
-        for (const ref of refs[kind]) {
-          const holders = providers[kind].get(ref) ?? [];
-          const key = holders.join('\n');
-          let bucket = buckets[kind].get(key);
-          if (!bucket) buckets[kind].set(key, (bucket = { providers: holders, refs: [] }));
-          bucket.refs.push({ type, name, ref });
+/** One resource changed by a delta, after the tables were updated. */
+export interface ResourceChange {
+  readonly group: GroupId;
+  readonly type: XdsType;
+  readonly name: string;
+  /** The message before the change; undefined for a new name. */
+  readonly before: object | undefined;
+  /** The message after the change; undefined for a deletion. */
+  readonly after: object | undefined;
+}
+
+interface Referrer extends Ref {
+  readonly group: GroupId;
+}
+
+/**
+ * What a delta check needs, kept up to date across deltas: who holds each name, who refers to
+ * each name, and which classes use each group. Build it from a consistent output; then
+ * `update(changes)` returns exactly the problems the changes introduce (none of the others can
+ * appear: a duplicate needs a new name, a missing reference needs a new or changed referrer or a
+ * deleted target). Classes are fixed: a change of classes needs a full check and a new index.
+ */
+export class ConsistencyIndex {
+  private readonly holders = {} as Record<XdsType, Map<string, Set<GroupId>>>;
+  private readonly referrers = {} as Record<RefKind, Map<string, Map<string, Referrer>>>;
+  private readonly classesOf = new Map<GroupId, { id: string; groups: ReadonlySet<GroupId> }[]>();
+
+  constructor(groups: ReadonlyMap<GroupId, ResourceTable>, classes: readonly ProxyClass[]) {
+    for (const type of XDS_TYPES) this.holders[type] = new Map();
+    for (const kind of REF_KINDS) this.referrers[kind] = new Map();
+    for (const [id, table] of groups) {
+      for (const type of XDS_TYPES) {
+        for (const [name, message] of table[type] as Map<string, object>) {
+          this.hold(type, name, id);
+          this.addRefs(id, type, name, message);
         }
       }
     }
+    for (const cls of classes) {
+      const entry = { id: cls.id, groups: new Set(cls.groups) };
+      for (const g of entry.groups) {
+        const list = this.classesOf.get(g);
+        if (list) list.push(entry);
+        else this.classesOf.set(g, [entry]);
+      }
+    }
   }
-  return { buckets: { routes: [...buckets.routes.values()], endpoints: [...buckets.endpoints.values()], clusters: [...buckets.clusters.values()] }, undecodable };
+
+  /** Applies the changes to the index and returns the problems they introduce. `removedGroups`: groups gone altogether. */
+  update(changes: readonly ResourceChange[], removedGroups: readonly GroupId[] = []): ConsistencyProblem[] {
+    for (const ch of changes) {
+      if (ch.before) this.removeRefs(ch.group, ch.type, ch.name, ch.before);
+      if (ch.after) {
+        if (!ch.before) this.hold(ch.type, ch.name, ch.group);
+        this.addRefs(ch.group, ch.type, ch.name, ch.after);
+      } else if (ch.before) {
+        const set = this.holders[ch.type].get(ch.name);
+        set?.delete(ch.group);
+        if (set?.size === 0) this.holders[ch.type].delete(ch.name);
+      }
+    }
+    const problems: ConsistencyProblem[] = [];
+    for (const g of removedGroups) for (const cls of this.classesOf.get(g) ?? []) problems.push(unknownGroup(cls.id, g));
+    for (const ch of changes) {
+      const classes = this.classesOf.get(ch.group);
+      if (!classes) continue;
+      if (ch.after) {
+        if (!ch.before) {
+          const set = this.holders[ch.type].get(ch.name);
+          if (set && set.size > 1) {
+            for (const cls of classes) {
+              const here = [...set].filter((h) => cls.groups.has(h)).sort();
+              if (here.length > 1) problems.push(duplicate(cls.id, ch.type, ch.name, here));
+            }
+          }
+        }
+        const refs = resourceRefs(ch.type, ch.after);
+        for (const u of refs.undecodable) for (const cls of classes) problems.push(undecodable(cls.id, { type: ch.type, name: ch.name, ref: u }));
+        for (const kind of REF_KINDS) {
+          for (const ref of refs[kind]) {
+            const set = this.holders[kind].get(ref);
+            if (set?.has(ch.group)) continue;
+            for (const cls of classes) if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, { type: ch.type, name: ch.name, ref }));
+          }
+        }
+      } else if (ch.before && isRefKind(ch.type)) {
+        const kind = ch.type;
+        const set = this.holders[kind].get(ch.name);
+        for (const r of this.referrers[kind].get(ch.name)?.values() ?? []) {
+          if (set?.has(r.group)) continue;
+          for (const cls of this.classesOf.get(r.group) ?? []) if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, r));
+        }
+      }
+    }
+    return problems.sort(compareProblems);
+  }
+
+  private hold(type: XdsType, name: string, group: GroupId): void {
+    const set = this.holders[type].get(name);
+    if (set) set.add(group);
+    else this.holders[type].set(name, new Set([group]));
+  }
+
+  private addRefs(group: GroupId, type: XdsType, name: string, message: object): void {
+    const refs = resourceRefs(type, message);
+    const key = `${group}\u0000${type}\u0000${name}`;
+    for (const kind of REF_KINDS) {
+      for (const ref of refs[kind]) {
+        let map = this.referrers[kind].get(ref);
+        if (!map) this.referrers[kind].set(ref, (map = new Map()));
+        map.set(key, { group, type, name, ref });
+      }
+    }
+  }
+
+  private removeRefs(group: GroupId, type: XdsType, name: string, message: object): void {
+    const refs = resourceRefs(type, message);
+    const key = `${group}\u0000${type}\u0000${name}`;
+    for (const kind of REF_KINDS) {
+      for (const ref of refs[kind]) {
+        const map = this.referrers[kind].get(ref);
+        map?.delete(key);
+        if (map?.size === 0) this.referrers[kind].delete(ref);
+      }
+    }
+  }
 }
 
 const PROBLEM_KEYS = ['classId', 'code', 'type', 'name', 'ref'] as const;

@@ -29,7 +29,9 @@
  */
 import type { ClassSelector, GroupId, ProxyClass } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import { isDigest } from './digest.js';
+import { canonicalJson } from './canonical-json.js';
+import { isDigest, nobleSha256Hex, type Hasher } from './digest.js';
+import { DocumentSink, LAYER, TableTree, type TreeDocument } from './tree.js';
 
 export const SNAPSHOT_SCHEMA = 'meshsnap.snapshot/v2';
 
@@ -262,3 +264,35 @@ function limiter(n: number): <T>(f: () => Promise<T>) => Promise<T> {
     }
   };
 }
+
+/**
+ * The documents of an expanded snapshot, children before parents and the top last: the same
+ * documents and digest a build of the same resources gives (build.ts builds them incrementally).
+ */
+export function snapshotDocuments(content: SnapshotContent, hasher: Hasher = nobleSha256Hex): { digest: string; documents: TreeDocument[] } {
+  const sink = new DocumentSink(hasher);
+  const index: [string, string][] = [];
+  for (const id of Object.keys(content.groups).sort()) {
+    const group = content.groups[id] as GroupDigests;
+    const roots = {} as Record<XdsType, string>;
+    for (const type of XDS_TYPES) roots[type] = TableTree.of(Object.entries(group[type])).commit(sink);
+    index.push([id, sink.emit(canonicalJson(roots), LAYER.groupDoc)]);
+  }
+  const classes = sink.emit(canonicalJson({ classes: sortedClasses(content.classes), selectors: sortedSelectors(content.selectors) }), LAYER.classes);
+  const groups = TableTree.of(index, LAYER.index).commit(sink);
+  const top = { schema: SNAPSHOT_SCHEMA, compiler: { name: content.compiler.name, version: content.compiler.version }, inputsDigest: content.inputsDigest, classes, groups };
+  const digest = sink.emit(canonicalJson(top), LAYER.top);
+  return { digest, documents: sink.sorted() };
+}
+
+/** The snapshot digest of an expanded snapshot. */
+export const snapshotDigest = (content: SnapshotContent, hasher?: Hasher): string => snapshotDocuments(content, hasher).digest;
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+// Plain copies, sorted, so the documents hold exactly the contract's fields whatever objects the compiler used.
+export const sortedClasses = (classes: readonly ProxyClass[]): ProxyClass[] => [...classes].sort((a, b) => compare(a.id, b.id)).map(copyClass);
+export const sortedSelectors = (selectors: readonly ClassSelector[]): ClassSelector[] =>
+  [...selectors].sort((a, b) => compare(a.namespace, b.namespace) || compare(a.hostname, b.hostname)).map(copySelector);
+const copyClass = (c: ProxyClass): ProxyClass => ({ id: c.id, generator: c.generator, namespace: c.namespace, services: [...c.services], groups: [...c.groups] });
+const copySelector = (s: ClassSelector): ClassSelector => ({ namespace: s.namespace, hostname: s.hostname, selector: { ...s.selector } });

@@ -51,7 +51,7 @@ export class ResourceInformer {
     const path = collectionPath(spec, version, namespace);
     this.id = `${spec.kind}${spec.namespace ?? namespace ? ` in ${spec.namespace ?? namespace}` : ''} (${spec.group ? `${spec.group}/` : ''}${version})`;
     const apiVersion = spec.group ? `${spec.group}/${version}` : version;
-    const query = spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {};
+    const query: Record<string, string> = spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {};
     // Lists of built-in types omit kind/apiVersion on items (as kube-apiserver does); put them back.
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const body = (await kubeGet(kc, path, query)) as { metadata?: { resourceVersion?: string }; items?: Raw[] };

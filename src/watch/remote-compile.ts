@@ -30,7 +30,7 @@ export class RemoteCompiler implements SnapshotCompiler {
       signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
     });
     if (!res.ok) throw new RemoteCompileError(`compile at ${this.url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
-    const { snapshot, diagnostics } = readCompileResponse(await res.json(), this.opts.hasher);
+    const { snapshot, diagnostics } = await readCompileResponse(await res.json(), this.opts.hasher);
     return { snapshot, diagnostics, mode: 'remote' };
   }
 }

@@ -14,21 +14,23 @@
  * Response, `200`, `content-type: application/json`:
  *
  *     { "schema": "meshsnap.compile-response/v1",
- *       "digest": "sha256:…",                       // the snapshot's digest
- *       "content": { <the snapshot document, meshsnap.snapshot/v1> },
+ *       "digest": "sha256:…",                       // the snapshot's digest (its top document's)
+ *       "documents": [ { "digest": "sha256:…", "layer": n, "text": "<canonical JSON>" }, ... ],
+ *                                                   // the snapshot tree, children first, top last
  *       "objects": { "sha256:…": "<base64 protobuf bytes>", ... },
  *       "diagnostics": [ <Diagnostic>, ... ] }
  *
- * The client trusts nothing: it re-digests the document and every object and refuses a mismatch.
+ * The client trusts nothing: it re-digests every document and object, refuses a mismatch, and
+ * reads the tree back from the documents it got (src/snapshot/content.ts).
  * Any other status is an error; its body (text) is the message.
  */
 import type { Diagnostic } from '../inputs/diagnostics.js';
 import type { RawDocument } from '../inputs/parse.js';
 import { compileInputSet } from '../pipeline.js';
 import { buildInputSet } from '../inputs/load.js';
-import type { BuiltSnapshot } from '../snapshot/build.js';
-import { parseSnapshotContent, snapshotDigest } from '../snapshot/content.js';
-import { digestOf, type Hasher } from '../snapshot/digest.js';
+import { snapshotCounts, type BuiltSnapshot, type TreeDocument } from '../snapshot/build.js';
+import { readSnapshotContent } from '../snapshot/content.js';
+import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
 
 export const COMPILE_REQUEST_SCHEMA = 'meshsnap.compile-request/v1';
 export const COMPILE_RESPONSE_SCHEMA = 'meshsnap.compile-response/v1';
@@ -43,7 +45,7 @@ export interface CompileRequestBody {
 export interface CompileResponseBody {
   readonly schema: typeof COMPILE_RESPONSE_SCHEMA;
   readonly digest: string;
-  readonly content: unknown;
+  readonly documents: readonly { readonly digest: string; readonly layer: number; readonly text: string }[];
   readonly objects: Readonly<Record<string, string>>;
   readonly diagnostics: readonly Diagnostic[];
 }
@@ -76,17 +78,28 @@ export function serveCompileRequest(body: unknown, hasher?: Hasher): CompileResp
   const result = compileInputSet(buildInputSet(docs), hasher ? { hasher } : {});
   const objects: Record<string, string> = {};
   for (const [digest, bytes] of result.snapshot.objects) objects[digest] = toBase64(bytes);
-  return { schema: COMPILE_RESPONSE_SCHEMA, digest: result.snapshot.digest, content: result.snapshot.content, objects, diagnostics: result.diagnostics };
+  const decoder = new TextDecoder();
+  const documents = result.snapshot.documents.map((d) => ({ digest: d.digest, layer: d.layer, text: decoder.decode(d.bytes) }));
+  return { schema: COMPILE_RESPONSE_SCHEMA, digest: result.snapshot.digest, documents, objects, diagnostics: result.diagnostics };
 }
 
 /** Client side: checks a response body and turns it into a snapshot. */
-export function readCompileResponse(body: unknown, hasher?: Hasher): { snapshot: BuiltSnapshot; diagnostics: Diagnostic[] } {
-  if (!isRecord(body) || body.schema !== COMPILE_RESPONSE_SCHEMA || typeof body.digest !== 'string' || !isRecord(body.objects)) {
+export async function readCompileResponse(body: unknown, hasher?: Hasher): Promise<{ snapshot: BuiltSnapshot; diagnostics: Diagnostic[] }> {
+  if (!isRecord(body) || body.schema !== COMPILE_RESPONSE_SCHEMA || typeof body.digest !== 'string' || !isRecord(body.objects) || !Array.isArray(body.documents)) {
     throw new RemoteCompileError(`not a ${COMPILE_RESPONSE_SCHEMA} response`);
   }
-  const content = parseSnapshotContent(body.content);
-  const actual = snapshotDigest(content, hasher);
-  if (actual !== body.digest) throw new RemoteCompileError(`snapshot document hashes to ${actual}, response says ${body.digest}`);
+  const documents: TreeDocument[] = [];
+  const byDigest = new Map<string, Uint8Array>();
+  for (const d of body.documents) {
+    if (!isRecord(d) || typeof d.digest !== 'string' || typeof d.text !== 'string' || typeof d.layer !== 'number') throw new RemoteCompileError('malformed document entry');
+    const bytes = utf8Bytes(d.text);
+    const got = digestOf(bytes, hasher);
+    if (got !== d.digest) throw new RemoteCompileError(`document ${d.digest} hashes to ${got}`);
+    documents.push({ digest: got, layer: d.layer, bytes });
+    byDigest.set(got, bytes);
+  }
+  const content = await readSnapshotContent(async (d) => byDigest.get(d) ?? null, body.digest);
+  if (!content) throw new RemoteCompileError(`the response has no top document ${body.digest}`);
   const objects = new Map<string, Uint8Array>();
   for (const digest of Object.keys(body.objects).sort()) {
     const text = body.objects[digest];
@@ -97,5 +110,14 @@ export function readCompileResponse(body: unknown, hasher?: Hasher): { snapshot:
     objects.set(digest, bytes);
   }
   const diagnostics = Array.isArray(body.diagnostics) ? (body.diagnostics.filter(isRecord) as unknown as Diagnostic[]) : [];
-  return { snapshot: { digest: actual, content, objects }, diagnostics };
+  const snapshot: BuiltSnapshot = {
+    digest: body.digest,
+    inputsDigest: content.inputsDigest,
+    compiler: content.compiler,
+    content,
+    counts: snapshotCounts(content),
+    objects,
+    documents,
+  };
+  return { snapshot, diagnostics };
 }

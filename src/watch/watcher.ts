@@ -11,12 +11,13 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
-import { buildStoredInputs, keyString, putStoredInputs } from '../model/stored-inputs.js';
+import { buildStoredInputs, keyString, putStoredInputs, withRecordFields } from '../model/stored-inputs.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { systemClock, type Clock } from './clock.js';
-import { LocalCompiler, type CompileResult, type SnapshotCompiler } from './compiler.js';
+import type { CompileResult, SnapshotCompiler } from './compiler.js';
+import { IncrementalLocalCompiler } from './incremental-compiler.js';
 import { Debouncer } from './debounce.js';
 import { makeDiscovery, type Discover } from './discovery.js';
 import { ResourceInformer, type BackoffOptions } from './informers.js';
@@ -34,7 +35,7 @@ export interface WatcherOptions {
   readonly channel: string;
   /** Watch only these namespaces (cluster-scoped kinds and the mesh config are read anyway). */
   readonly namespaces?: readonly string[];
-  /** Default: in process (LocalCompiler). */
+  /** Default: in process, incremental for endpoint-only rounds (IncrementalLocalCompiler). */
   readonly compiler?: SnapshotCompiler;
   readonly quietMs?: number;
   readonly maxDelayMs?: number;
@@ -83,7 +84,7 @@ export class Watcher {
 
   constructor(private readonly opts: WatcherOptions) {
     this.cache = new ObjectCache(opts.hasher);
-    this.compiler = opts.compiler ?? new LocalCompiler(opts.hasher);
+    this.compiler = opts.compiler ?? new IncrementalLocalCompiler(opts.hasher);
     this.clock = opts.clock ?? systemClock;
     this.timerClock = opts.timerClock ?? systemClock;
     this.log = opts.log ?? (() => undefined);
@@ -274,10 +275,10 @@ export class Watcher {
     } else {
       const stored = buildStoredInputs(objects, this.opts.hasher);
       await putStoredInputs(store, stored);
-      published = await publishSnapshot(store, channel, result.snapshot, {
+      const fields = { inputs: stored.digest, provenance: this.changes.provenance(this.lkg.substitutions()) };
+      published = await publishSnapshot(withRecordFields(store, fields), channel, result.snapshot, {
         createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
         diagnostics,
-        record: { inputs: stored.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
       });
     }
     this.metrics.publishes.inc({ result: published.status });

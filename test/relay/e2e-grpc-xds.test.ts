@@ -34,6 +34,12 @@ async function eventually(probe: () => Promise<RunResult>, done: (r: RunResult) 
   assert.fail(`${what} not reached within ${SWITCH_WITHIN_MS} ms; last round: ${JSON.stringify(last)}`);
 }
 
+/** meshsnap_relay_rejected_streams_total from /metrics (0 when absent). */
+function rejectedStreams(metrics: string): number {
+  const m = /^meshsnap_relay_rejected_streams_total(?:\{[^}]*\})? (\d+)/m.exec(metrics);
+  return m ? Number(m[1]) : 0;
+}
+
 describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => {
   let dir = '';
   let store = '';
@@ -115,6 +121,25 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
     const during = v2!.calls() - before;
     await client!.run(ECHO_TARGET, 20);
     assert.equal(v2!.calls() - before, during, 'aborted calls must not reach the backend');
+  });
+
+  test('a client of a namespace the snapshot does not know is refused with a reason, not left hanging', async () => {
+    const stranger = startXdsClientProcess(relay!.xdsPort, { ...NODE, id: 'sidecar~127.0.0.1~client.nope~nope.svc.cluster.local', metadata: { GENERATOR: 'grpc', NAMESPACE: 'nope' } });
+    try {
+      const rejectedBefore = rejectedStreams(await relay!.getText('/metrics'));
+      const started = Date.now();
+      const r = await stranger.run(ECHO_TARGET, 2, { deadlineMs: 4000, concurrency: 1 });
+      assert.deepEqual(r.counts, {}, 'an unplaceable client must not get config');
+      assert.ok(Object.keys(r.errors).length > 0);
+      assert.ok(Date.now() - started < 15_000);
+      assert.ok(rejectedStreams(await relay!.getText('/metrics')) > rejectedBefore, 'the relay counts the refused stream');
+      assert.ok(
+        relay!.logs().some((l) => l.includes('nope') && /not in the mesh snapshot|NOT_FOUND|rejected/i.test(l)),
+        `no log line gives the reason:\n${relay!.logs().slice(-10).join('\n')}`,
+      );
+    } finally {
+      await stranger.close();
+    }
   });
 
   test('retries (3 attempts on unavailable) turn a failing first attempt into a success', async () => {

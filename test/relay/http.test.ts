@@ -100,6 +100,9 @@ test('a proxy ACK and NACK: /debug/proxies, /metrics and the audit log in the st
   const g = proxies.proxies.find((p) => p.nodeId === NODE.grpc.id) as ProxyStatus;
   assert.equal(g.classId, 'grpc/default');
   assert.equal(g.types[cds]?.nack?.error, 'cluster rejected for the test');
+  const sync = (p: ProxyStatus) => (p as ProxyStatus & { sync: Record<string, string> }).sync;
+  assert.deepEqual(sync(pp), { CDS: 'SYNCED', EDS: 'NOT SENT', LDS: 'NOT SENT', RDS: 'NOT SENT' });
+  assert.equal(sync(g).CDS, 'NACKED');
 
   const m = (await get(relay.httpPort, '/metrics')).text;
   assert.equal(metric(m, 'meshsnap_relay_streams'), 2);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSnapshot, snapshotCounts } from '../../src/snapshot/build.js';
-import { parseSnapshotContent, snapshotContentBytes, snapshotDigest, SNAPSHOT_SCHEMA } from '../../src/snapshot/content.js';
+import { parseSnapshotContent, snapshotDigest, snapshotDocuments, SNAPSHOT_SCHEMA } from '../../src/snapshot/content.js';
 import { digestOf, isDigest } from '../../src/snapshot/digest.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -16,13 +16,19 @@ test('same output in any order gives the same digest and byte-identical objects'
   assert.equal(two.digest, one.digest);
   assert.deepEqual([...two.objects.keys()], [...one.objects.keys()]);
   for (const [digest, bytes] of one.objects) assert.deepEqual(two.objects.get(digest), bytes);
-  assert.deepEqual(snapshotContentBytes(two.content), snapshotContentBytes(one.content));
+  assert.deepEqual(two.content, one.content);
+  assert.deepEqual(two.documents, one.documents);
 });
 
-test('the snapshot digest is the hash of the canonical content, and objects are named by their bytes', () => {
+test('the snapshot digest is the hash of the top document, and objects and documents are named by their bytes', () => {
   const snap = buildSnapshot(sampleOutput(), INFO);
   assert.equal(snap.content.schema, SNAPSHOT_SCHEMA);
-  assert.equal(snap.digest, digestOf(snapshotContentBytes(snap.content)));
+  const top = snap.documents.at(-1);
+  assert.ok(top);
+  assert.equal(snap.digest, top.digest);
+  assert.equal(snap.digest, digestOf(top.bytes));
+  for (const d of snap.documents) assert.equal(digestOf(d.bytes), d.digest);
+  assert.deepEqual(snapshotDocuments(snap.content), { digest: snap.digest, documents: snap.documents }, 'the documents are a function of the expanded content');
   for (const [digest, bytes] of snap.objects) assert.equal(digestOf(bytes), digest);
   const digests = [...snap.objects.keys()];
   assert.deepEqual(digests, [...digests].sort());
@@ -89,7 +95,7 @@ test('counts are distinct resources per type', () => {
 
 test('content survives a JSON round trip and is checked when read back', () => {
   const snap = buildSnapshot(sampleOutput(), INFO);
-  const back = parseSnapshotContent(JSON.parse(new TextDecoder().decode(snapshotContentBytes(snap.content))));
+  const back = parseSnapshotContent(JSON.parse(JSON.stringify(snap.content)));
   assert.deepEqual(back, snap.content);
   assert.equal(snapshotDigest(back), snap.digest);
   assert.throws(() => parseSnapshotContent({ ...snap.content, schema: 'other' }), /schema/);

@@ -50,12 +50,14 @@ test('snapshot documents round-trip and are verified', async () => {
   const root = tempStoreDir();
   const store = new LocalStore(root);
   const snap = nthSnapshot(1);
-  assert.equal(await store.putSnapshot(snap.content), snap.digest);
-  assert.equal(await store.putSnapshot(snap.content), snap.digest);
+  const docs = new Map(snap.documents.map((d) => [d.digest, d.bytes]));
+  assert.deepEqual(await store.putDocuments(docs), [...docs.keys()].sort());
+  assert.deepEqual(await store.putDocuments(docs), [], 'stored once');
   assert.deepEqual(await store.getSnapshot(snap.digest), snap.content);
   assert.equal(await store.getSnapshot(nthSnapshot(2).digest), null);
-  writeFileSync(store.snapshotPath(snap.digest), '{}');
-  await assert.rejects(store.getSnapshot(snap.digest), CorruptObjectError);
+  await assert.rejects(store.putDocuments(new Map([[snap.digest, utf8Bytes('{}')]])), DigestMismatchError);
+  writeFileSync(store.documentPath(snap.digest), '{}');
+  await assert.rejects(new LocalStore(root).getSnapshot(snap.digest), CorruptObjectError);
 });
 
 test('publishSnapshot stores objects, document, record and head; an unchanged digest is not republished', async () => {

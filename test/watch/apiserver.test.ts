@@ -92,7 +92,7 @@ describe('fake apiserver: discovery and served group-versions', () => {
     assert.equal(groups.find((g) => g.name === 'networking.istio.io')?.preferredVersion.version, 'v1');
     assert.equal((await getJson(s, '/apis/networking.istio.io/v1/virtualservices')).status, 200);
     for (const v of ['v1', 'v1beta1', 'v1alpha3']) s.removeGroupVersion(`networking.istio.io/${v}`);
-    groups = (await getJson(s, '/apis')).body.groups as { name: string }[];
+    groups = (await getJson(s, '/apis')).body.groups as typeof groups;
     assert.ok(!groups.some((g) => g.name === 'networking.istio.io'));
     assert.equal((await getJson(s, '/apis/networking.istio.io')).status, 404);
     assert.deepEqual(s.objects('CustomResourceDefinition'), []);

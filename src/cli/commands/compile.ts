@@ -7,9 +7,8 @@
  */
 import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { putStoredInputs, storedInputsOfTexts } from '../../model/stored-inputs.js';
+import { putStoredInputs, storedInputsOfTexts, withRecordFields } from '../../model/stored-inputs.js';
 import { compileInputSet, parseInputTexts } from '../../pipeline.js';
-import { snapshotCounts } from '../../snapshot/build.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { publishSnapshot } from '../../snapshot/store/publish.js';
 import { parse, storeOptions, UsageError } from '../args.js';
@@ -35,7 +34,7 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
-  const c = snapshotCounts(result.snapshot.content);
+  const c = result.snapshot.counts;
   const resources = { clusters: c.clusters, endpoints: c.endpoints, listeners: c.listeners, routes: c.routes };
   const line = { digest: result.snapshot.digest, resources, classes: c.classes, diagnostics: counts };
 
@@ -54,10 +53,9 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const head = await store.readChannel(channel);
   const stored = storedInputsOfTexts(files, nodeSha256Hex);
   if (head?.digest !== result.snapshot.digest) await putStoredInputs(store, stored);
-  const published = await publishSnapshot(store, channel, result.snapshot, {
+  const published = await publishSnapshot(withRecordFields(store, { inputs: stored.digest }), channel, result.snapshot, {
     createdAt: new Date().toISOString(),
     diagnostics: result.diagnostics,
-    record: { inputs: stored.digest },
   });
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });

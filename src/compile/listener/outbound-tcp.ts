@@ -8,9 +8,12 @@
  */
 import type { CompileContext } from '../context.js';
 import { istioConfigMetadata } from '../metadata.js';
-import { outboundClusterName, resolveHost } from '../names.js';
-import type { Destination, L4MatchAttributes, RouteDestination, VirtualService } from '../../model/istio.js';
+import { outboundClusterName } from '../names.js';
+import { checkDestination, destinationCluster, reportDestination } from '../route/destination.js';
+import type { L4MatchAttributes, RouteDestination, TCPRoute, TLSRoute, VirtualService } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import type { Diagnostics } from '../../inputs/diagnostics.js';
+import { l4RouteIndex } from '../virtual-services.js';
 import type { NetworkFilter } from './filters.js';
 import type { OutboundChain } from './outbound-listener.js';
 import { tcpProxyFilter, type TcpProxyOptions } from './tcp-proxy.js';
@@ -28,10 +31,11 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
   const seenSubnets = new Set<string>();
   for (const sourced of ctx.virtualServices.tcpRoutes(service.hostname) ?? []) {
     const { route, source } = sourced;
-    if (route.route.length === 0) continue;
-    const field = `spec.tcp[${indexIn(source.spec.tcp, route)}]`;
+    const field = `spec.tcp[${l4RouteIndex(route) ?? indexIn(source.spec.tcp, route)}]`;
+    const destinations = checkedDestinations(ctx, route, source, field);
+    if (destinations.length === 0) continue;
     if (!route.match?.length) {
-      const filters = routeFilters(ctx, route.route, port, source, field);
+      const filters = routeFilters(ctx, destinations, port, source, field);
       if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
       continue;
     }
@@ -39,7 +43,7 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
     for (const [j, match] of route.match.entries()) {
       if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
       if (!match.destinationSubnets?.length) {
-        const filters = routeFilters(ctx, route.route, port, source, field);
+        const filters = routeFilters(ctx, destinations, port, source, field);
         if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
         continue;
       }
@@ -50,7 +54,7 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
       // Two chains with the same match make Envoy reject the whole listener: the first one wins.
       if (seenSubnets.has(key)) continue;
       seenSubnets.add(key);
-      const filters = routeFilters(ctx, route.route, port, source, field);
+      const filters = routeFilters(ctx, destinations, port, source, field);
       if (filters) out.push({ filters, prefixRanges: subnets });
     }
   }
@@ -63,15 +67,16 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
   const handled = new Set<string>();
   for (const sourced of ctx.virtualServices.tlsRoutes(service.hostname) ?? []) {
     const { route, source } = sourced;
-    if (route.route.length === 0) continue;
-    const field = `spec.tls[${indexIn(source.spec.tls, route)}]`;
+    const field = `spec.tls[${l4RouteIndex(route) ?? indexIn(source.spec.tls, route)}]`;
+    const destinations = checkedDestinations(ctx, route, source, field);
+    if (destinations.length === 0) continue;
     for (const [j, match] of route.match.entries()) {
       if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
       // Matches with the same runtime predicates: only the first can ever be reached.
       const key = `${match.sniHosts.join(',')}|${(match.destinationSubnets ?? []).join(',')}`;
       if (handled.has(key)) continue;
       handled.add(key);
-      const filters = routeFilters(ctx, route.route, port, source, field);
+      const filters = routeFilters(ctx, destinations, port, source, field);
       if (filters) out.push({ filters, serverNames: match.sniHosts, prefixRanges: match.destinationSubnets ?? [], metadata: istioConfigMetadata(source) });
     }
   }
@@ -100,18 +105,39 @@ function l4MatchApplies(ctx: CompileContext, match: L4MatchAttributes, port: num
   return true;
 }
 
-/** The tcp_proxy for one route's destinations (istiod: buildOutboundNetworkFilters). */
+/**
+ * The route's destinations that exist in the model, as the HTTP routes check them: an unknown host,
+ * port or subset is reported (`spec.tcp[i].route[j].destination…`) and dropped rather than sent to
+ * Envoy as a tcp_proxy to a cluster that does not exist. Checked once per compile: a route is met
+ * once per service port it applies to.
+ */
+const checked = new WeakMap<Diagnostics, WeakMap<TCPRoute | TLSRoute, readonly RouteDestination[]>>();
+
+function checkedDestinations(ctx: CompileContext, route: TCPRoute | TLSRoute, source: VirtualService, field: string): readonly RouteDestination[] {
+  let perDiags = checked.get(ctx.diags);
+  if (!perDiags) checked.set(ctx.diags, (perDiags = new WeakMap()));
+  const hit = perDiags.get(route);
+  if (hit) return hit;
+  const kept = route.route.filter((d, j) => {
+    const problem = checkDestination(ctx, d.destination);
+    if (problem) reportDestination(ctx.diags, source, `${field}.route[${j}]`, problem);
+    return !problem;
+  });
+  perDiags.set(route, kept);
+  return kept;
+}
+
+/** The tcp_proxy for one route's (checked, non-empty) destinations (istiod: buildOutboundNetworkFilters). */
 function routeFilters(ctx: CompileContext, routes: readonly RouteDestination[], port: MeshServicePort, source: VirtualService, field: string): NetworkFilter[] | undefined {
   const first = routes[0] as RouteDestination;
-  const firstHost = resolveHost(first.destination.host, source.meta.namespace, ctx.mesh.domainSuffix);
-  const policy = destinationRuleTcpOptions(ctx, firstHost, routes.length === 1 ? first.destination.subset : undefined);
+  const policy = destinationRuleTcpOptions(ctx, first.destination.host, routes.length === 1 ? first.destination.subset : undefined);
   if (routes.length === 1) {
-    const cluster = destinationCluster(ctx, first.destination, source.meta.namespace, port.port);
+    const cluster = destinationCluster(ctx, first.destination, port.port);
     return [tcpProxyFilter({ ...policy, statPrefix: cluster, cluster })];
   }
   const weightedClusters = routes
     .filter((r) => (r.weight ?? 0) > 0)
-    .map((r) => ({ name: destinationCluster(ctx, r.destination, source.meta.namespace, port.port), weight: r.weight as number }));
+    .map((r) => ({ name: destinationCluster(ctx, r.destination, port.port), weight: r.weight as number }));
   if (weightedClusters.length === 0) {
     ctx.diags.warn({
       code: 'invalid-field',
@@ -126,15 +152,6 @@ function routeFilters(ctx: CompileContext, routes: readonly RouteDestination[], 
     return undefined;
   }
   return [tcpProxyFilter({ ...policy, statPrefix: `${source.meta.name}.${source.meta.namespace}`, weightedClusters })];
-}
-
-/** istiod's GetDestinationCluster: the destination port, else the service's only port, else the listener port. */
-function destinationCluster(ctx: CompileContext, dest: Destination, namespace: string, listenerPort: number): string {
-  const host = resolveHost(dest.host, namespace, ctx.mesh.domainSuffix);
-  const service = ctx.model.byHostname.get(host);
-  const only = service?.ports.length === 1 ? service.ports[0] : undefined;
-  const port = dest.port?.number ?? only?.port ?? listenerPort;
-  return outboundClusterName(port, dest.subset ?? '', service?.externalName ?? host);
 }
 
 function defaultFilter(ctx: CompileContext, service: MeshService, port: MeshServicePort): NetworkFilter {

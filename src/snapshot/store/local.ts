@@ -2,7 +2,7 @@
  * The local-disk SnapshotStore (Node edge). Layout under the root folder (default `./.meshsnap`):
  *
  *   objects/sha256/<aa>/<hex>              protobuf bytes of one resource
- *   snapshots/<hex>.json                   snapshot documents (canonical JSON)
+ *   documents/sha256/<aa>/<hex>.json       snapshot tree documents (canonical JSON, see content.ts)
  *   channels/<name>/versions/<N>.json      version records, immutable
  *   channels/<name>/head.json              {version, digest}: a hint, see readChannel
  *   audit/<yyyy-mm-dd>/<time>-<relay>-<seq>.jsonl   relay audit batches (JSON lines), immutable
@@ -16,7 +16,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
-import { parseSnapshotContent, snapshotContentBytes, type SnapshotContent } from '../content.js';
+import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
@@ -61,17 +61,36 @@ export class LocalStore implements SnapshotStore {
     return exists(this.objectPath(digest));
   }
 
-  async putSnapshot(content: SnapshotContent): Promise<string> {
-    const bytes = snapshotContentBytes(content);
-    const digest = digestOf(bytes, this.hasher);
-    const path = this.snapshotPath(digest);
-    if ((await exists(path)) || (await this.placeNew(path, bytes)) === 'exists') await this.verifiedRead(digest, path);
-    return digest;
+  async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
+    const pending = [...documents];
+    for (const [digest, bytes] of pending) {
+      const actual = digestOf(bytes, this.hasher);
+      if (actual !== digest) throw new DigestMismatchError(digest, actual);
+    }
+    const written: string[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pending.length) {
+        const [digest, bytes] = pending[next++] as [string, Uint8Array];
+        const path = this.documentPath(digest);
+        if (!(await exists(path)) && (await this.placeNew(path, bytes)) === 'created') written.push(digest);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
+    return written.sort();
+  }
+
+  async getDocument(digest: string): Promise<Uint8Array | null> {
+    return this.verifiedRead(digest, this.documentPath(digest));
+  }
+
+  async hasDocument(digest: string): Promise<boolean> {
+    return exists(this.documentPath(digest));
   }
 
   async getSnapshot(digest: string): Promise<SnapshotContent | null> {
-    const bytes = await this.verifiedRead(digest, this.snapshotPath(digest));
-    return bytes ? parseSnapshotContent(JSON.parse(new TextDecoder().decode(bytes))) : null;
+    mustHex(digest);
+    return readSnapshotContent((d) => this.getDocument(d), digest);
   }
 
   /**
@@ -171,8 +190,9 @@ export class LocalStore implements SnapshotStore {
     return join(this.root, 'objects', 'sha256', hex.slice(0, 2), hex);
   }
 
-  snapshotPath(digest: string): string {
-    return join(this.root, 'snapshots', `${mustHex(digest)}.json`);
+  documentPath(digest: string): string {
+    const hex = mustHex(digest);
+    return join(this.root, 'documents', 'sha256', hex.slice(0, 2), `${hex}.json`);
   }
 
   private channelDir(channel: string): string {

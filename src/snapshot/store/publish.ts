@@ -1,9 +1,11 @@
 /**
- * Publishing a built snapshot to a channel, in crash-safe order: objects, then the snapshot
- * document, then the version record and head. A head therefore never points at missing data.
+ * Publishing a built snapshot to a channel, in crash-safe order: objects, then the tree's
+ * documents bottom-up (table leaves and nodes → group documents → group index → classes → top),
+ * then the version record and head. A head therefore never points at missing data, and a
+ * document already in the store (shared with an earlier version) is not written again.
  */
 import type { Diagnostic } from '../../inputs/diagnostics.js';
-import { snapshotCounts, type BuiltSnapshot } from '../build.js';
+import type { BuiltSnapshot } from '../build.js';
 import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
 import type { SnapshotStore } from './store.js';
 
@@ -18,36 +20,63 @@ export interface PublishInfo {
 }
 
 export type PublishResult =
-  | { readonly status: 'published'; readonly record: VersionRecord; readonly objectsWritten: number }
+  | { readonly status: 'published'; readonly record: VersionRecord; readonly objectsWritten: number; readonly documentsWritten: number; /** Object and document bytes newly stored. */ readonly bytesWritten: number }
   | { readonly status: 'unchanged'; readonly head: ChannelHead };
+
+/** A delta-built snapshot whose base is not in the store: its unchanged documents would be missing. */
+export class MissingBaseError extends Error {
+  override readonly name = 'MissingBaseError';
+  constructor(readonly base: string) {
+    super(`snapshot built as a delta of ${base}, which is not in the store: publish a full build`);
+  }
+}
 
 export async function publishSnapshot(store: SnapshotStore, channel: string, snapshot: BuiltSnapshot, info: PublishInfo): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
+  if (snapshot.base !== undefined && !(await store.hasDocument(snapshot.base))) throw new MissingBaseError(snapshot.base);
 
   let objectsWritten = 0;
+  let bytesWritten = 0;
   const pending = [...snapshot.objects];
   const worker = async (): Promise<void> => {
     for (let next = pending.pop(); next; next = pending.pop()) {
       const [digest, bytes] = next;
       if (await store.hasObject(digest)) continue;
-      if ((await store.putObject(digest, bytes)) === 'created') objectsWritten++;
+      if ((await store.putObject(digest, bytes)) === 'created') {
+        objectsWritten++;
+        bytesWritten += bytes.byteLength;
+      }
     }
   };
   const workers = Math.max(1, Math.min(info.concurrency ?? 16, pending.length));
   await Promise.all(Array.from({ length: workers }, worker));
 
-  const stored = await store.putSnapshot(snapshot.content);
-  if (stored !== snapshot.digest) throw new Error(`store computed snapshot digest ${stored}, expected ${snapshot.digest}`);
+  // Layer by layer: a document is written only after every document it names.
+  let documentsWritten = 0;
+  const docs = snapshot.documents;
+  for (let i = 0; i < docs.length; ) {
+    const layer = docs[i]?.layer;
+    const batch = new Map<string, Uint8Array>();
+    for (; i < docs.length && docs[i]?.layer === layer; i++) {
+      const d = docs[i] as (typeof docs)[number];
+      batch.set(d.digest, d.bytes);
+    }
+    for (const d of await store.putDocuments(batch)) {
+      documentsWritten++;
+      bytesWritten += (batch.get(d) as Uint8Array).byteLength;
+    }
+  }
+  if (!(await store.hasDocument(snapshot.digest))) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
 
   const record = await store.publish(channel, {
     digest: snapshot.digest,
     createdAt: info.createdAt,
-    inputsDigest: snapshot.content.inputsDigest,
-    compiler: snapshot.content.compiler,
-    counts: snapshotCounts(snapshot.content),
+    inputsDigest: snapshot.inputsDigest,
+    compiler: snapshot.compiler,
+    counts: snapshot.counts,
     diagnostics: info.diagnostics ?? [],
     ...info.record,
   });
-  return { status: 'published', record, objectsWritten };
+  return { status: 'published', record, objectsWritten, documentsWritten, bytesWritten };
 }

@@ -1,7 +1,8 @@
 /**
- * Where snapshots live. Objects are content-addressed and immutable; snapshot documents are named
- * by their digest; a channel is a numbered list of version records with a head. Local disk
- * (local.ts) implements it now; S3 and R2 backends implement the same contract.
+ * Where snapshots live. Objects (protobuf bytes of one resource) and documents (the canonical
+ * JSON nodes of a snapshot tree, see content.ts) are content-addressed and immutable; a channel
+ * is a numbered list of version records with a head. Local disk (local.ts) implements it now; S3
+ * and R2 backends implement the same contract.
  */
 import type { AuditRecord } from '../audit.js';
 import type { SnapshotContent } from '../content.js';
@@ -13,9 +14,21 @@ export interface SnapshotStore {
   /** The bytes, verified against the digest (CorruptObjectError when they do not match), or null. */
   getObject(digest: string): Promise<Uint8Array | null>;
   hasObject(digest: string): Promise<boolean>;
-  /** Stores a snapshot document (canonical JSON) and returns its digest. Idempotent. */
-  putSnapshot(content: SnapshotContent): Promise<string>;
-  /** The document, verified against its digest, or null. */
+  /**
+   * Stores snapshot documents under their digests; all are stored when the promise resolves
+   * (callers write children before parents by calling once per layer). Idempotent: a document
+   * already stored is not written again. Refuses bytes that do not hash to their digest
+   * (DigestMismatchError), before writing any. Returns the digests written (sorted).
+   */
+  putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]>;
+  /** One document's bytes, verified against the digest (CorruptObjectError), or null. */
+  getDocument(digest: string): Promise<Uint8Array | null>;
+  hasDocument(digest: string): Promise<boolean>;
+  /**
+   * The expanded snapshot: the top document and every document under it, each verified against
+   * its digest. Null when the top document is absent; a missing sub-document throws
+   * MissingDocumentError, a corrupt one CorruptObjectError.
+   */
   getSnapshot(digest: string): Promise<SnapshotContent | null>;
   /** The newest version of a channel, or null when nothing was published. */
   readChannel(channel: string): Promise<ChannelHead | null>;

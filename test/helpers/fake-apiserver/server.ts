@@ -2,7 +2,9 @@
  * A local HTTP server that behaves like kube-apiserver where client-node's informers look:
  * discovery, list, get and watch of the collections the watcher reads, one global resourceVersion,
  * replayable watch history with expiry (410), BOOKMARKs, and fault injection. Tests drive it
- * through `apply` / `delete` and observe it through `requests`.
+ * through `apply` / `delete` and observe it through `requests`. Not modelled: writes over HTTP
+ * (405), list pagination (`limit`/`continue` are ignored: one page), protobuf, watch of a single
+ * object by path, "too large resourceVersion" waits.
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -1,0 +1,108 @@
+/**
+ * `meshsnap bootstrap --node ID [--relay host:port] [--namespace NS] [--labels k=v,...]`
+ *
+ * Prints two JSON lines: an Envoy bootstrap (`{"envoy": {...}}`: ADS over gRPC to the relay
+ * cluster `xds-grpc`, node id and Istio-style metadata) and a bootstrap for proxyless gRPC
+ * (`{"grpc": {...}}`: what GRPC_XDS_BOOTSTRAP / GRPC_XDS_BOOTSTRAP_CONFIG take). The node
+ * metadata (NAMESPACE, LABELS, and GENERATOR=grpc for proxyless) is what the relay uses to place
+ * the proxy in its class (README "Node ids and proxy classes").
+ */
+import { parse, UsageError } from '../args.js';
+import { printJson } from '../output.js';
+
+export const bootstrapUsage = 'meshsnap bootstrap --node ID [--relay host:port] [--namespace NS] [--labels k=v,...]';
+
+export function parseLabels(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (text === undefined || text === '') return out;
+  for (const pair of text.split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--labels: expected k=v, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+export function splitHostPort(relay: string): { host: string; port: number } {
+  const m = /^(\[[^\]]+\]|[^:]+):([0-9]{1,5})$/.exec(relay);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port < 1 || port > 65535) throw new UsageError(`--relay: expected host:port, got ${JSON.stringify(relay)}`);
+  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+export interface BootstrapInput {
+  readonly node: string;
+  readonly relay: string;
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
+  const { host, port } = splitHostPort(b.relay);
+  return {
+    node: {
+      id: b.node,
+      cluster: b.labels.app ?? b.node,
+      metadata: { NAMESPACE: b.namespace, LABELS: b.labels },
+      locality: {},
+    },
+    dynamic_resources: {
+      ads_config: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }], set_node_on_first_message_only: true },
+      cds_config: { ads: {}, resource_api_version: 'V3' },
+      lds_config: { ads: {}, resource_api_version: 'V3' },
+    },
+    static_resources: {
+      clusters: [
+        {
+          name: 'xds-grpc',
+          type: 'STRICT_DNS',
+          connect_timeout: '1s',
+          typed_extension_protocol_options: {
+            'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+              '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+              explicit_http_config: { http2_protocol_options: {} },
+            },
+          },
+          load_assignment: {
+            cluster_name: 'xds-grpc',
+            endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }] }],
+          },
+        },
+      ],
+    },
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: 15000 } } },
+  };
+}
+
+export function grpcBootstrap(b: BootstrapInput): Record<string, unknown> {
+  return {
+    xds_servers: [{ server_uri: b.relay, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    node: {
+      id: b.node,
+      // grpc-js-xds refuses a node without a locality.
+      locality: { region: '', zone: '', sub_zone: '' },
+      metadata: { NAMESPACE: b.namespace, LABELS: b.labels, GENERATOR: 'grpc' },
+    },
+  };
+}
+
+export async function bootstrapCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    {
+      node: { type: 'string' },
+      relay: { type: 'string', default: 'meshsnap-relay.meshsnap-system.svc:15010' },
+      namespace: { type: 'string' },
+      labels: { type: 'string' },
+    },
+    { max: 0 },
+  );
+  if (values.node === undefined || values.node === '') throw new UsageError('--node is required');
+  // The namespace defaults to the one in an Istio node id (sidecar~ip~pod.ns~ns.svc.cluster.local).
+  const fromId = /^[^~]+~[^~]*~[^~]*\.([^.~]+)~/.exec(values.node)?.[1];
+  const input: BootstrapInput = { node: values.node, relay: values.relay, namespace: values.namespace ?? fromId ?? 'default', labels: parseLabels(values.labels) };
+  splitHostPort(input.relay);
+  printJson({ envoy: envoyBootstrap(input) });
+  printJson({ grpc: grpcBootstrap(input) });
+  return 0;
+}

@@ -1,0 +1,90 @@
+/**
+ * `meshsnap watch [--kubeconfig FILE] [--context NAME] [--store DIR|URL] [--channel main]
+ *   [--namespace NS ...] [--compile-url URL] [--debounce-ms 100] [--debounce-max-ms 10000]
+ *   [--http-port 15015]`
+ *
+ * Watches the cluster and publishes a snapshot to the channel after every debounced change
+ * (src/watch/watcher.ts). Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster
+ * service account. Logs are JSON lines on stderr; each published version is one JSON line on
+ * stdout. Runs until SIGINT/SIGTERM.
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { nodeSha256Hex } from '../../snapshot/store/local.js';
+import { startWatchHttp } from '../../watch/http.js';
+import { RemoteCompiler } from '../../watch/remote-compile.js';
+import { Watcher } from '../../watch/watcher.js';
+import { parse, storeOptions, UsageError } from '../args.js';
+import { printJson } from '../output.js';
+import { checkChannel, openStore } from '../store.js';
+
+export const watchUsage =
+  'meshsnap watch [--kubeconfig FILE] [--context NAME] [--store DIR|URL] [--channel main] [--namespace NS ...] [--compile-url URL] [--debounce-ms 100] [--debounce-max-ms 10000] [--http-port 15015]';
+
+function nonNegativeInt(name: string, value: string): number {
+  if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+export async function watchCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parse(
+    argv,
+    {
+      ...storeOptions,
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      namespace: { type: 'string', multiple: true },
+      'compile-url': { type: 'string' },
+      'debounce-ms': { type: 'string', default: '100' },
+      'debounce-max-ms': { type: 'string', default: '10000' },
+      'http-port': { type: 'string', default: '15015' },
+    },
+    { max: 0 },
+  );
+  const channel = checkChannel(values.channel);
+  const quietMs = nonNegativeInt('debounce-ms', values['debounce-ms']);
+  const maxDelayMs = nonNegativeInt('debounce-max-ms', values['debounce-max-ms']);
+  const httpPort = nonNegativeInt('http-port', values['http-port']);
+  if (maxDelayMs < quietMs) throw new UsageError('--debounce-max-ms must not be less than --debounce-ms');
+  const compileUrl = values['compile-url'];
+  if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl)) throw new UsageError('--compile-url must be an http(s) URL');
+
+  const kc = new KubeConfig();
+  if (values.kubeconfig !== undefined) kc.loadFromFile(values.kubeconfig);
+  else kc.loadFromDefault();
+  if (values.context !== undefined) {
+    if (!kc.getContextObject(values.context)) throw new UsageError(`no context ${JSON.stringify(values.context)} in the kubeconfig`);
+    kc.setCurrentContext(values.context);
+  }
+
+  const log = (event: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
+  const watcher = new Watcher({
+    kubeConfig: kc,
+    store: openStore(values.store),
+    channel,
+    ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
+    ...(compileUrl !== undefined ? { compiler: new RemoteCompiler(compileUrl, { hasher: nodeSha256Hex }) } : {}),
+    quietMs,
+    maxDelayMs,
+    hasher: nodeSha256Hex,
+    log: (e) => {
+      log(e);
+      if (e.msg === 'published') printJson({ version: e.version, digest: e.digest, mode: e.mode, status: 'published' });
+    },
+  });
+  const http = await startWatchHttp(httpPort, {
+    readiness: () => watcher.readiness(),
+    metrics: async () => ({ contentType: watcher.metrics.registry.contentType, body: await watcher.metrics.registry.metrics() }),
+  });
+  log({ level: 'info', msg: `health and metrics on :${http.port} (/healthz, /readyz, /metrics)` });
+  await watcher.start();
+
+  await new Promise<void>((resolve) => {
+    const done = () => resolve();
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  log({ level: 'info', msg: 'stopping' });
+  await watcher.stop();
+  await http.close();
+  return 0;
+}
