@@ -2,9 +2,10 @@
  * The "one endpoint moved" path, done incrementally with what src/ exposes today:
  *
  *   validate the changed EndpointSlice alone → rebuild that service's model endpoints from a
- *   one-service InputSet → `buildServiceEndpoints` for that service → swap its
- *   ClusterLoadAssignments into the previous output → re-digest the inputs → `buildSnapshot`
- *   with the previous ResourceEncoder (unchanged messages are the same objects: cache hits).
+ *   one-service InputSet → `buildServiceEndpoints` for that service → re-digest the inputs →
+ *   `SnapshotBuilder.applyDelta` with its ClusterLoadAssignments as upserts (encodes only them,
+ *   checks consistency around them, rewrites one leaf path of the snapshot tree). measure.ts then
+ *   publishes the result to a LocalStore ("reaches the store").
  *
  * The result must be the very snapshot a full recompile gives (checked by the bench and its test).
  */
@@ -20,7 +21,7 @@ import { buildServiceModel } from '../src/model/build.js';
 import { inputsDigest } from '../src/model/canonical-inputs.js';
 import type { InputSet } from '../src/model/inputs.js';
 import type { EndpointSlice, Pod, Service } from '../src/model/k8s.js';
-import { buildSnapshot, type BuiltSnapshot } from '../src/snapshot/build.js';
+import { SnapshotBuilder, type BuiltSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { ResourceEncoder } from '../src/snapshot/encoder.js';
 
@@ -30,8 +31,11 @@ export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
 export interface CompiledState {
   readonly inputs: InputSet;
   readonly ctx: CompileContext;
+  /** The builder's live output: it changes with the builder's next delta. */
   readonly output: CompileOutput;
   readonly encoder: ResourceEncoder;
+  /** Holds the last snapshot's tree; applyEndpointSlice moves it forward. */
+  readonly builder: SnapshotBuilder;
   readonly snapshot: BuiltSnapshot;
   readonly servicesByKey: ReadonlyMap<string, Service>;
   readonly podsByNamespace: ReadonlyMap<string, readonly Pod[]>;
@@ -55,7 +59,8 @@ export function compileState(docs: readonly RawDocument[], hasher: Hasher): { st
   const digest = inputsDigest(inputs, hasher);
   const t3 = performance.now();
   const encoder = new ResourceEncoder(hasher);
-  const snapshot = buildSnapshot(output, { inputsDigest: digest, compiler: BENCH_COMPILER }, { encoder });
+  const builder = new SnapshotBuilder({ inputsDigest: digest, compiler: BENCH_COMPILER }, { encoder });
+  const snapshot = builder.build(output);
   const t4 = performance.now();
   const podsByNamespace = new Map<string, Pod[]>();
   for (const p of inputs.pods) {
@@ -65,7 +70,7 @@ export function compileState(docs: readonly RawDocument[], hasher: Hasher): { st
   }
   const servicesByKey = new Map(inputs.services.map((s) => [key(s.meta.namespace, s.meta.name), s]));
   return {
-    state: { inputs, ctx, output, encoder, snapshot, servicesByKey, podsByNamespace },
+    state: { inputs, ctx, output, encoder, builder, snapshot, servicesByKey, podsByNamespace },
     stages: { inputs: t1 - t0, compile: t2 - t1, inputsDigest: t3 - t2, snapshot: t4 - t3 },
   };
 }
@@ -102,28 +107,22 @@ export function applyEndpointSlice(state: CompiledState, doc: RawDocument): { st
   const t2 = performance.now();
 
   const clas = buildServiceEndpoints(ctx, meshService);
-  const groups = new Map(state.output.groups);
-  const table = groups.get('endpoints');
-  if (!table) throw new Error('no endpoints group');
-  const endpoints = new Map(table.endpoints);
-  for (const [n, cla] of clas) endpoints.set(n, cla);
-  groups.set('endpoints', { ...table, endpoints });
-  const output: CompileOutput = { ...state.output, groups };
   const t3 = performance.now();
 
   const digest = inputsDigest(inputs, state.encoder.hasher);
   const t4 = performance.now();
   const encodesBefore = state.encoder.encodes;
-  const snapshot = buildSnapshot(output, { inputsDigest: digest, compiler: BENCH_COMPILER }, { encoder: state.encoder });
+  if (state.builder.snapshot !== state.snapshot) throw new Error('applyEndpointSlice: the builder has moved past this state');
+  const snapshot = state.builder.applyDelta({ endpoints: { endpoints: { upserts: clas } } }, { inputsDigest: digest });
   const t5 = performance.now();
   return {
-    state: { ...state, inputs, ctx, output, snapshot },
+    state: { ...state, inputs, ctx, output: state.builder.output(), snapshot },
     stages: {
       validateSlice: t1 - t0,
       serviceModel: t2 - t1,
       buildEndpoints: t3 - t2,
       inputsDigest: t4 - t3,
-      buildSnapshot: t5 - t4,
+      applyDelta: t5 - t4,
       encodes: state.encoder.encodes - encodesBefore,
     },
   };

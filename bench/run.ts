@@ -27,7 +27,7 @@ const yaml = !process.argv.includes('--no-yaml');
 
 async function child(services: number): Promise<void> {
   const { measureSize } = await import('./measure.js');
-  process.stdout.write(JSON.stringify(measureSize(services, { yaml })) + '\n');
+  process.stdout.write(JSON.stringify(await measureSize(services, { yaml })) + '\n');
 }
 
 function runSize(services: number): SizeResult | { services: number; error: string } {

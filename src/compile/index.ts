@@ -17,7 +17,7 @@ import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
 import { buildInbound, buildOutboundListeners, buildProxylessListeners } from './listeners.js';
-import { buildOutboundRoutes, buildProxylessRoutes } from './routes.js';
+import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
 
@@ -62,16 +62,26 @@ export function compileContext(ctx: CompileContext): CompileOutput {
   for (const [name, l] of buildOutboundListeners(ctx)) listeners.listeners.set(name, l);
   const grpcClusters = group('grpc-clusters');
   for (const [name, c] of buildClusters(ctx, 'grpc')) grpcClusters.clusters.set(name, c);
+  // Proxyless clients dial FQDN targets, so their listeners and route configs are the same in every
+  // namespace: one shared group (O(services), not O(services × namespaces)).
+  const grpc = group('grpc');
+  for (const [name, l] of buildProxylessListeners(ctx)) grpc.listeners.set(name, l);
+  for (const [name, r] of buildProxylessRoutes(ctx)) grpc.routes.set(name, r);
 
   const classes: ProxyClass[] = [];
   for (const ns of ctx.model.namespaces) {
     const routes = group(`routes/${ns}`);
     for (const [name, r] of buildOutboundRoutes(ctx, ns)) routes.routes.set(name, r);
 
-    const grpc = group(`grpc/${ns}`);
-    for (const [name, l] of buildProxylessListeners(ctx, ns)) grpc.listeners.set(name, l);
-    for (const [name, r] of buildProxylessRoutes(ctx, ns)) grpc.routes.set(name, r);
-    classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: ['grpc-clusters', 'endpoints', `grpc/${ns}`] });
+    // Only route configs whose routes match on sourceNamespace differ per namespace (usually none).
+    const grpcGroups = ['grpc-clusters', 'endpoints', 'grpc'];
+    const nsRoutes = buildProxylessNamespaceRoutes(ctx, ns);
+    if (nsRoutes.size) {
+      const own = group(`grpc/${ns}`);
+      for (const [name, r] of nsRoutes) own.routes.set(name, r);
+      grpcGroups.push(`grpc/${ns}`);
+    }
+    classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
     for (const shape of workloadShapes(ctx.model, ns)) {
       const id = sidecarClassId(ns, shape);

@@ -5,8 +5,12 @@
  * HTTP service exposing P (domains as seen from the client's namespace), sorted by name, then the
  * catch-all `allow_any` (ALLOW_ANY) or `block_all` (REGISTRY_ONLY) virtual host.
  *
+ * Virtual hosts of services outside the client's namespace are the same objects in every
+ * namespace's config (built once; see PortPlan).
+ *
  * Proxyless gRPC: one RouteConfiguration per HTTP service port, named like its api_listener
- * (`host:port`), holding that service's virtual host only.
+ * (`host:port`), holding that service's virtual host only, with FQDN domains: shared by every
+ * client namespace.
  *
  * A service routed by a VirtualService gets its translated routes; if none apply to the port it
  * gets istiod's `default` route, as istiod does.
@@ -29,6 +33,11 @@ const MAX_DIRECT_RESPONSE_BODY = 1024 * 1024;
 /** Services that get virtual hosts: ExternalName services are aliases, which istiod skips here. */
 const routable = (s: MeshService): boolean => s.externalName === undefined;
 
+/** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
+function routesPerNamespace(ctx: CompileContext, service: MeshService): boolean {
+  return ctx.virtualServices.httpRoutes(service.hostname)?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ?? false;
+}
+
 /**
  * Routes do not depend on the client namespace unless a match names a sourceNamespace, so they are
  * built once per compile and shared between the namespaces' configs (10k services × namespaces).
@@ -38,11 +47,11 @@ const routeCache = new WeakMap<CompileContext, Map<string, Route[]>>();
 function serviceRoutes(ctx: CompileContext, service: MeshService, port: number, clientNamespace: string, proxyless: boolean): Route[] {
   let cache = routeCache.get(ctx);
   if (!cache) routeCache.set(ctx, (cache = new Map()));
-  const sourced = ctx.virtualServices.httpRoutes(service.hostname);
-  const perNamespace = sourced?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ?? false;
+  const perNamespace = routesPerNamespace(ctx, service);
   const key = `${proxyless ? 'g' : 's'}|${port}|${service.hostname}${perNamespace ? `|${clientNamespace}` : ''}`;
   const hit = cache.get(key);
   if (hit) return hit;
+  const sourced = ctx.virtualServices.httpRoutes(service.hostname);
   let routes: Route[] = [];
   if (sourced?.length) routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
   if (!routes.length) routes = [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
@@ -50,16 +59,24 @@ function serviceRoutes(ctx: CompileContext, service: MeshService, port: number, 
   return routes;
 }
 
+/** The catch-all virtual host: one object per compile, shared by every route config (and encoded once). */
+const catchAllCache = new WeakMap<CompileContext, VirtualHost>();
+
 function catchAllVirtualHost(ctx: CompileContext): VirtualHost {
+  let vh = catchAllCache.get(ctx);
+  if (vh) return vh;
   if (ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY') {
-    return { name: BLOCK_ALL_VHOST, domains: ['*'], routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }], include_request_attempt_count: true };
+    vh = { name: BLOCK_ALL_VHOST, domains: ['*'], routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }], include_request_attempt_count: true };
+  } else {
+    vh = {
+      name: ALLOW_ANY_VHOST,
+      domains: ['*'],
+      routes: [{ name: ALLOW_ANY_VHOST, match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: NO_TIMEOUT, max_grpc_timeout: NO_TIMEOUT } }],
+      include_request_attempt_count: true,
+    };
   }
-  return {
-    name: ALLOW_ANY_VHOST,
-    domains: ['*'],
-    routes: [{ name: ALLOW_ANY_VHOST, match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: NO_TIMEOUT, max_grpc_timeout: NO_TIMEOUT } }],
-    include_request_attempt_count: true,
-  };
+  catchAllCache.set(ctx, vh);
+  return vh;
 }
 
 /** HTTP service ports, grouped by port number; services stay in hostname order. */
@@ -77,23 +94,97 @@ function httpServicesByPort(ctx: CompileContext): Map<number, MeshService[]> {
   return byPort;
 }
 
-const byName = (a: VirtualHost, b: VirtualHost): number => ((a.name ?? '') < (b.name ?? '') ? -1 : (a.name ?? '') > (b.name ?? '') ? 1 : 0);
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * One sidecar route config port, planned once per compile. A service's virtual host is the same
+ * object in every client namespace's config, except where the namespace changes it: services of
+ * the client's own namespace (their short name is a domain there) and services whose routes match
+ * on sourceNamespace. Those are built per namespace; everything else is shared, so the snapshot
+ * encoder can encode each shared virtual host once (src/xds/route-config-encoder.ts).
+ */
+interface PortPlan {
+  readonly port: number;
+  /** In virtual host name order. */
+  readonly services: readonly MeshService[];
+  /** Aligned with `services`: the shared virtual host, or null where it is built per namespace. */
+  readonly shared: readonly (VirtualHost | null)[];
+  /** Aligned with `services`: domains an earlier virtual host claimed (lowercase), usually none. */
+  readonly claimed: readonly (ReadonlySet<string> | undefined)[];
+  /** Client namespace → indexes of `services` whose virtual host is built for that namespace. */
+  readonly perNamespace: ReadonlyMap<string, readonly number[]>;
+  /** Indexes whose routes depend on the client namespace (built for every namespace). */
+  readonly everyNamespace: readonly number[];
+}
+
+const planCache = new WeakMap<CompileContext, PortPlan[]>();
+
+/** A namespace no Kubernetes object can have: domains as seen from another namespace. */
+const NO_NAMESPACE = '';
+
+function portPlans(ctx: CompileContext): PortPlan[] {
+  const hit = planCache.get(ctx);
+  if (hit) return hit;
+  const plans: PortPlan[] = [];
+  const byPort = httpServicesByPort(ctx);
+  for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
+    const services = [...(byPort.get(port) as MeshService[])].sort((a, b) => compareStrings(virtualHostName(a.hostname, port), virtualHostName(b.hostname, port)));
+    // Domains that collide across services (the same cluster IP twice) go to the first service in
+    // name order, as they did when each namespace deduplicated its own list: only namespace-free
+    // forms can collide (a short name has no dot, every other form has one, or is a bracketed IPv6).
+    const dedupe = new DomainDeduper();
+    const shared: (VirtualHost | null)[] = [];
+    const claimed: (ReadonlySet<string> | undefined)[] = [];
+    const perNamespace = new Map<string, number[]>();
+    const everyNamespace: number[] = [];
+    for (const [i, s] of services.entries()) {
+      const all = serviceDomains(s, NO_NAMESPACE, ctx.mesh.domainSuffix, undefined);
+      const domains = dedupe.keep(all);
+      claimed.push(domains.length === all.length ? undefined : new Set(all.map((d) => d.toLowerCase()).filter((d) => !domains.some((k) => k.toLowerCase() === d))));
+      const list = perNamespace.get(s.namespace) ?? [];
+      list.push(i);
+      perNamespace.set(s.namespace, list);
+      if (routesPerNamespace(ctx, s)) {
+        everyNamespace.push(i);
+        shared.push(null);
+      } else {
+        shared.push(domains.length ? { name: virtualHostName(s.hostname, port), domains, routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false), include_request_attempt_count: true } : null);
+      }
+    }
+    plans.push({ port, services, shared, claimed, perNamespace, everyNamespace });
+  }
+  planCache.set(ctx, plans);
+  return plans;
+}
+
+/** The virtual host of `service` as a client in `clientNamespace` sees it, or undefined when it has no domain left. */
+function namespaceVirtualHost(ctx: CompileContext, plan: PortPlan, i: number, clientNamespace: string): VirtualHost | undefined {
+  const s = plan.services[i] as MeshService;
+  const claimed = plan.claimed[i];
+  let domains = serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined);
+  if (claimed) domains = domains.filter((d) => !claimed.has(d.toLowerCase()));
+  domains = new DomainDeduper().keep(domains);
+  if (!domains.length) return undefined;
+  return { name: virtualHostName(s.hostname, plan.port), domains, routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false), include_request_attempt_count: true };
+}
 
 export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
-  const byPort = httpServicesByPort(ctx);
-  for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
-    const services = byPort.get(port) as MeshService[];
-    const dedupe = new DomainDeduper();
-    const vhosts: VirtualHost[] = [];
-    for (const s of services) {
-      const domains = dedupe.keep(serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined));
-      if (!domains.length) continue;
-      vhosts.push({ name: virtualHostName(s.hostname, port), domains, routes: serviceRoutes(ctx, s, port, clientNamespace, false), include_request_attempt_count: true });
+  for (const plan of portPlans(ctx)) {
+    const slots: (VirtualHost | null | undefined)[] = plan.shared.slice();
+    let holes = false;
+    const own = plan.perNamespace.get(clientNamespace) ?? [];
+    for (const indexes of [own, plan.everyNamespace]) {
+      for (const i of indexes) {
+        const vh = namespaceVirtualHost(ctx, plan, i, clientNamespace);
+        slots[i] = vh;
+        if (!vh) holes = true;
+      }
     }
-    vhosts.sort(byName);
+    if (!holes) holes = slots.includes(null);
+    const vhosts = (holes ? slots.filter((v): v is VirtualHost => !!v) : slots) as VirtualHost[];
     vhosts.push(catchAllVirtualHost(ctx));
-    const name = routeConfigName(port);
+    const name = routeConfigName(plan.port);
     out.set(name, {
       name,
       virtual_hosts: vhosts,
@@ -105,22 +196,39 @@ export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string
   return out;
 }
 
-export function buildProxylessRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+/**
+ * Proxyless gRPC route configs, one per HTTP service port, named like the api_listener
+ * (`<fqdn>:<port>`). Clients dial `xds:///<fqdn>:<port>`, so the only domains are the FQDN forms
+ * `<fqdn>` and `<fqdn>:<port>` (as istiod's grpcgen): the config does not depend on the client
+ * namespace and is shared by every proxyless client. Services whose routes match on
+ * sourceNamespace are left out here: `buildProxylessNamespaceRoutes` builds them per namespace.
+ */
+export function buildProxylessRoutes(ctx: CompileContext): Map<string, RouteConfiguration> {
+  return proxylessRoutes(ctx, undefined);
+}
+
+/** The proxyless route configs that depend on the client namespace (sourceNamespace matches); usually none. */
+export function buildProxylessNamespaceRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+  return proxylessRoutes(ctx, clientNamespace);
+}
+
+function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
   for (const s of ctx.model.services) {
     if (!routable(s)) continue;
+    if (routesPerNamespace(ctx, s) !== (clientNamespace !== undefined)) continue;
     for (const p of s.ports) {
       if (!isHttpProtocol(p.protocol)) continue;
       const name = proxylessListenerName(s.hostname, p.port);
       if (out.has(name)) continue;
       const vhost: VirtualHost = {
         name: virtualHostName(s.hostname, p.port),
-        domains: new DomainDeduper().keep(serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, p.port)),
-        routes: serviceRoutes(ctx, s, p.port, clientNamespace, true),
+        domains: [s.hostname, name],
+        routes: serviceRoutes(ctx, s, p.port, clientNamespace ?? NO_NAMESPACE, true),
         include_request_attempt_count: true,
       };
       out.set(name, { name, virtual_hosts: [vhost] });
     }
   }
-  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return new Map([...out.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }

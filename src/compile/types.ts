@@ -28,7 +28,9 @@ export const emptyTable = (): ResourceTable => ({ clusters: new Map(), endpoints
  * - `outbound-listeners`    0.0.0.0_<port> / <ip>_<port> listeners and virtualOutbound
  * - `routes/<ns>`           outbound route configs as seen from namespace <ns> (short-name domains differ)
  * - `inbound/<classKey>`    virtualInbound and inbound|<port>|| clusters of one workload shape
- * - `grpc/<ns>`             proxyless gRPC api_listeners and their route configs for namespace <ns>
+ * - `grpc-clusters`         proxyless gRPC clusters
+ * - `grpc`                  proxyless gRPC api_listeners and route configs (FQDN domains), shared by all namespaces
+ * - `grpc/<ns>`             proxyless route configs whose routes match on sourceNamespace <ns> (usually absent)
  */
 export type GroupId = string;
 

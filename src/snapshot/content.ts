@@ -275,13 +275,13 @@ export function snapshotDocuments(content: SnapshotContent, hasher: Hasher = nob
   for (const id of Object.keys(content.groups).sort()) {
     const group = content.groups[id] as GroupDigests;
     const roots = {} as Record<XdsType, string>;
-    for (const type of XDS_TYPES) roots[type] = TableTree.of(Object.entries(group[type])).commit(sink);
-    index.push([id, sink.emit(canonicalJson(roots), LAYER.groupDoc)]);
+    for (const type of XDS_TYPES) roots[type] = TableTree.of(Object.entries(group[type])).commit(sink).digest;
+    index.push([id, sink.emit(canonicalJson(roots), LAYER.groupDoc).digest]);
   }
-  const classes = sink.emit(canonicalJson({ classes: sortedClasses(content.classes), selectors: sortedSelectors(content.selectors) }), LAYER.classes);
-  const groups = TableTree.of(index, LAYER.index).commit(sink);
+  const classes = sink.emit(canonicalJson({ classes: sortedClasses(content.classes), selectors: sortedSelectors(content.selectors) }), LAYER.classes).digest;
+  const groups = TableTree.of(index, LAYER.index).commit(sink).digest;
   const top = { schema: SNAPSHOT_SCHEMA, compiler: { name: content.compiler.name, version: content.compiler.version }, inputsDigest: content.inputsDigest, classes, groups };
-  const digest = sink.emit(canonicalJson(top), LAYER.top);
+  const digest = sink.emit(canonicalJson(top), LAYER.top).digest;
   return { digest, documents: sink.sorted() };
 }
 

@@ -40,11 +40,8 @@ export function fnv1a32(text: string): number {
   return h >>> 0;
 }
 
-/** The leaf prefix (`depth` hex digits, most significant first) of a name. */
-export function leafPrefix(name: string, depth: number): string {
-  if (depth === 0) return '';
-  return fnv1a32(bucketKey(name)).toString(16).padStart(8, '0').slice(0, depth);
-}
+/** The bucket hash of a name. */
+export const nameHash = (name: string): number => fnv1a32(bucketKey(name));
 
 export function tableDepth(size: number): number {
   let depth = 0;
@@ -75,34 +72,21 @@ export interface TreeDocument {
   readonly layer: number;
 }
 
-/**
- * Where documents go while building: hashes each text once (a cache from the previous full build
- * spares re-hashing unchanged documents) and collects each document once.
- */
+/** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
   readonly documents = new Map<string, TreeDocument>();
-  /** text → document, for the next build's cache (full builds only). */
-  readonly seen: Map<string, TreeDocument> | undefined;
-  hashed = 0;
 
-  constructor(
-    private readonly hasher: Hasher,
-    private readonly cache: ReadonlyMap<string, TreeDocument> = new Map(),
-    keepForCache = false,
-  ) {
-    this.seen = keepForCache ? new Map() : undefined;
+  constructor(private readonly hasher: Hasher) {}
+
+  emit(text: string, layer: number): TreeDocument {
+    const bytes = utf8Bytes(text);
+    const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
+    this.add(doc);
+    return doc;
   }
 
-  emit(text: string, layer: number): string {
-    let doc = this.cache.get(text) ?? this.seen?.get(text);
-    if (!doc || doc.layer !== layer) {
-      const bytes = utf8Bytes(text);
-      doc = { digest: digestOf(bytes, this.hasher), bytes, layer };
-      this.hashed++;
-    }
-    this.seen?.set(text, doc);
+  add(doc: TreeDocument): void {
     if (!this.documents.has(doc.digest)) this.documents.set(doc.digest, doc);
-    return doc.digest;
   }
 
   /** Documents sorted by layer, then digest: children before parents. */
@@ -114,11 +98,12 @@ export class DocumentSink {
 /** A name → digest table and its documents, updatable entry by entry. */
 export class TableTree {
   private depth = 0;
-  private count = 0;
-  private readonly leaves = new Map<string, Map<string, string>>();
-  /** prefix → digest of the node (leaf or interior) at that prefix; '' is the root. */
-  private readonly nodes = new Map<string, string>();
-  private readonly dirty = new Set<string>();
+  private readonly flat = new Map<string, string>();
+  /** Leaf number (the top 4·depth bits of the name hash) → its entries. */
+  private readonly leaves = new Map<number, Map<string, string>>();
+  /** levels[k]: node number at level k → its document (k = depth: the leaves; level 0: the root). */
+  private levels: Map<number, TreeDocument>[] = [];
+  private readonly dirty = new Set<number>();
   private rehash = true;
 
   /** @param layerBase layer of this table's leaves (the root is `layerBase + depth`). */
@@ -131,101 +116,105 @@ export class TableTree {
   }
 
   get size(): number {
-    return this.count;
+    return this.flat.size;
   }
 
-  get root(): string {
-    const r = this.nodes.get('');
+  get root(): TreeDocument {
+    const r = this.levels[0]?.get(0);
     if (r === undefined || this.rehash || this.dirty.size) throw new Error('TableTree: commit() before reading the root');
     return r;
   }
 
   get(name: string): string | undefined {
-    return this.leaves.get(leafPrefix(name, this.depth))?.get(name);
+    return this.flat.get(name);
+  }
+
+  /** Name → digest (insertion order). */
+  entries(): IterableIterator<[string, string]> {
+    return this.flat.entries();
   }
 
   set(name: string, digest: string): void {
-    const prefix = leafPrefix(name, this.depth);
-    let leaf = this.leaves.get(prefix);
-    if (!leaf) this.leaves.set(prefix, (leaf = new Map()));
-    if (leaf.get(name) === digest) return;
-    if (!leaf.has(name)) this.resized(this.count + 1);
-    leaf.set(name, digest);
-    this.dirty.add(prefix);
+    const had = this.flat.get(name);
+    if (had === digest) return;
+    this.flat.set(name, digest);
+    if (had === undefined && tableDepth(this.flat.size) !== this.depth) this.rehash = true;
+    if (this.rehash) return; // redistributed at commit
+    const leaf = this.depth === 0 ? 0 : nameHash(name) >>> (32 - 4 * this.depth);
+    let entries = this.leaves.get(leaf);
+    if (!entries) this.leaves.set(leaf, (entries = new Map()));
+    entries.set(name, digest);
+    this.dirty.add(leaf);
   }
 
   delete(name: string): boolean {
-    const prefix = leafPrefix(name, this.depth);
-    const leaf = this.leaves.get(prefix);
-    if (!leaf?.delete(name)) return false;
-    this.resized(this.count - 1);
-    this.dirty.add(prefix);
+    if (!this.flat.delete(name)) return false;
+    if (tableDepth(this.flat.size) !== this.depth) this.rehash = true;
+    if (this.rehash) return true;
+    const leaf = this.depth === 0 ? 0 : nameHash(name) >>> (32 - 4 * this.depth);
+    this.leaves.get(leaf)?.delete(name);
+    this.dirty.add(leaf);
     return true;
   }
 
-  /** Name → digest, names sorted. */
-  entries(): [string, string][] {
-    const out: [string, string][] = [];
-    for (const leaf of this.leaves.values()) for (const e of leaf) out.push(e);
-    return out.sort((a, b) => cmp(a[0], b[0]));
+  /** Every document of the table. */
+  documents(out: (doc: TreeDocument) => void): void {
+    for (const level of this.levels) for (const doc of level.values()) out(doc);
   }
 
-  /** Writes the documents that changed since the last commit into `sink`; returns the root digest. */
-  commit(sink: DocumentSink): string {
+  /** Writes the documents that changed since the last commit into `sink`; returns the root. */
+  commit(sink: DocumentSink): TreeDocument {
     if (this.rehash) this.redistribute();
     if (this.dirty.size === 0) return this.root;
     const depth = this.depth;
-    let level = new Set<string>();
-    for (const prefix of this.dirty) {
-      const leaf = this.leaves.get(prefix);
-      if (leaf && (leaf.size > 0 || prefix === '')) this.nodes.set(prefix, sink.emit(leafText(leaf), this.layerBase));
+    const leafLevel = this.levels[depth] as Map<number, TreeDocument>;
+    let changed = new Set<number>();
+    for (const leaf of this.dirty) {
+      const entries = this.leaves.get(leaf);
+      if (entries && (entries.size > 0 || depth === 0)) leafLevel.set(leaf, sink.emit(leafText(entries), this.layerBase));
       else {
-        this.leaves.delete(prefix);
-        this.nodes.delete(prefix);
+        this.leaves.delete(leaf);
+        leafLevel.delete(leaf);
       }
-      if (depth > 0) level.add(prefix.slice(0, depth - 1));
+      changed.add(leaf >>> 4);
     }
     this.dirty.clear();
     for (let k = depth - 1; k >= 0; k--) {
-      const parents = new Set<string>();
-      for (const prefix of level) {
+      const level = this.levels[k] as Map<number, TreeDocument>;
+      const below = this.levels[k + 1] as Map<number, TreeDocument>;
+      const parents = new Set<number>();
+      for (const node of changed) {
         const children: [string, string][] = [];
-        for (const c of HEX) {
-          const d = this.nodes.get(prefix + c);
-          if (d !== undefined) children.push([c, d]);
+        for (let c = 0; c < FANOUT; c++) {
+          const d = below.get(node * FANOUT + c);
+          if (d !== undefined) children.push([HEX[c] as string, d.digest]);
         }
-        if (children.length === 0 && k > 0) this.nodes.delete(prefix);
-        else this.nodes.set(prefix, sink.emit(nodeText(children), this.layerBase + depth - k));
-        if (k > 0) parents.add(prefix.slice(0, k - 1));
+        if (children.length === 0 && k > 0) level.delete(node);
+        else level.set(node, sink.emit(nodeText(children), this.layerBase + depth - k));
+        parents.add(node >>> 4);
       }
-      level = parents;
+      changed = parents;
     }
     return this.root;
   }
 
-  private resized(size: number): void {
-    this.count = size;
-    if (tableDepth(size) !== this.depth) this.rehash = true;
-  }
-
   private redistribute(): void {
-    const all: [string, string][] = [];
-    for (const leaf of this.leaves.values()) for (const e of leaf) all.push(e);
     this.leaves.clear();
-    this.nodes.clear();
     this.dirty.clear();
-    this.depth = tableDepth(all.length);
+    this.depth = tableDepth(this.flat.size);
+    this.levels = Array.from({ length: this.depth + 1 }, () => new Map<number, TreeDocument>());
     this.rehash = false;
-    for (const [name, digest] of all) {
-      const prefix = leafPrefix(name, this.depth);
-      let leaf = this.leaves.get(prefix);
-      if (!leaf) this.leaves.set(prefix, (leaf = new Map()));
-      leaf.set(name, digest);
-      this.dirty.add(prefix);
+    const shift = 32 - 4 * this.depth;
+    for (const [name, digest] of this.flat) {
+      const leaf = this.depth === 0 ? 0 : nameHash(name) >>> shift;
+      let entries = this.leaves.get(leaf);
+      if (!entries) this.leaves.set(leaf, (entries = new Map()));
+      entries.set(name, digest);
+      this.dirty.add(leaf);
     }
-    if (this.depth === 0) {
-      if (!this.leaves.has('')) this.leaves.set('', new Map());
-      this.dirty.add('');
+    if (this.depth === 0 && !this.leaves.has(0)) {
+      this.leaves.set(0, new Map());
+      this.dirty.add(0);
     }
   }
 }

@@ -9,6 +9,9 @@ import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { EndpointSlice } from '../../src/model/k8s.js';
+import { inputsDigest } from '../../src/model/canonical-inputs.js';
+import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32 } from '../inputs/prng.js';
 import { assertSameOutput, randomStep } from './incremental-helpers.js';
@@ -209,4 +212,21 @@ test('changes outside the endpoint layer take the full path', () => {
   const pod = base.pods[0]!;
   const relabelled = withReplaced(next, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
   assert.equal(ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind, 'full');
+});
+
+test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as building a full compile', () => {
+  const rand = mulberry32(99);
+  let inputs = bookinfo();
+  const ic = new IncrementalCompiler();
+  const info = (i: InputSet) => ({ inputsDigest: inputsDigest(i, nodeSha256Hex), compiler: { name: 'test', version: '0' } });
+  const builder = new SnapshotBuilder(info(inputs), { hasher: nodeSha256Hex });
+  builder.build(ic.compileFull(inputs).output);
+  for (let n = 0; n < 25; n++) {
+    const step = randomStep(inputs, rand, n);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    const delta: SnapshotDelta = r.kind === 'delta' ? r.delta : {};
+    const built = r.kind === 'delta' ? builder.applyDelta(delta, { inputsDigest: info(inputs).inputsDigest }) : builder.build(r.output, info(inputs));
+    assert.equal(built.digest, buildSnapshot(compile(inputs).output, info(inputs), { hasher: nodeSha256Hex }).digest, `step ${n} (${step.label})`);
+  }
 });

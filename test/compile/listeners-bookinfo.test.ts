@@ -51,7 +51,7 @@ test('bookinfo: inbound of the reviews workload and proxyless listeners', () => 
   const chains = inbound.listeners.get('virtualInbound')?.filter_chains ?? [];
   assert.equal(chains.filter((c) => c.name === '0.0.0.0_9080').length, 2);
 
-  const grpc = buildProxylessListeners(ctx, 'default');
+  const grpc = buildProxylessListeners(ctx);
   assert.ok(grpc.has('reviews.default.svc.cluster.local:9080'));
   assert.ok(!grpc.has('mysqldb.default.svc.cluster.local:3306'), 'TCP ports get no proxyless listener');
 });

@@ -1,26 +1,24 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildProxylessRoutes } from '../../src/compile/routes.js';
+import { buildProxylessNamespaceRoutes, buildProxylessRoutes } from '../../src/compile/routes.js';
 import { decodeMessage, encodeMessage, type RouteConfiguration } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import { bookinfo, bookinfoServices, context, dr, model, vs } from './routes-fixture.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 
-test('one route config per service port, named like the api_listener, with host:port domains', () => {
+test('one route config per service port, named like the api_listener, with FQDN domains only', () => {
   const ctx = bookinfo('virtual-service-reviews-50-v3.yaml');
-  const rcs = buildProxylessRoutes(ctx, 'default');
+  const rcs = buildProxylessRoutes(ctx);
   assert.deepEqual([...rcs.keys()], ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`));
   const rc = rcs.get(`${REVIEWS}:9080`);
   assert.equal(rc?.virtual_hosts?.length, 1);
   const vh = rc?.virtual_hosts?.[0];
   assert.equal(vh?.name, `${REVIEWS}:9080`);
-  assert.deepEqual(vh?.domains?.slice(0, 4), [REVIEWS, `${REVIEWS}:9080`, 'reviews', 'reviews:9080']);
-  assert.ok(vh?.domains?.includes('10.96.0.13:9080'));
+  // Targets are `xds:///<fqdn>:<port>`: no namespace-relative short names, so one config for every namespace.
+  assert.deepEqual(vh?.domains, [REVIEWS, `${REVIEWS}:9080`]);
   assert.equal(rc?.validate_clusters, undefined);
-  const other = buildProxylessRoutes(ctx, 'other').get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.domains;
-  assert.ok(!other?.includes('reviews:9080'), 'short name only resolves from the same namespace');
-  assert.ok(other?.includes('reviews.default:9080'));
+  assert.equal(buildProxylessNamespaceRoutes(ctx, 'default').size, 0, 'nothing depends on the client namespace');
   const route = vh?.routes?.[0];
   assert.deepEqual(route?.route?.weighted_clusters?.clusters?.map((c) => c.name), [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v3|${REVIEWS}`]);
 });
@@ -35,7 +33,7 @@ test('timeouts become max_stream_duration; redirect and direct responses are lef
       ]),
     ], [dr('reviews', 'default', 'reviews', ['v1'])]),
   );
-  const vh = buildProxylessRoutes(ctx, 'default').get(`${REVIEWS}:9080`)?.virtual_hosts?.[0];
+  const vh = buildProxylessRoutes(ctx).get(`${REVIEWS}:9080`)?.virtual_hosts?.[0];
   assert.deepEqual(vh?.routes?.map((r) => r.name), ['main']);
   const main = vh?.routes?.[0];
   assert.deepEqual(main?.route?.max_stream_duration, { max_stream_duration: { seconds: 2 } });
@@ -46,9 +44,9 @@ test('timeouts become max_stream_duration; redirect and direct responses are lef
     ['proxyless-unsupported-route', 'spec.http[0].redirect'],
     ['proxyless-unsupported-route', 'spec.http[1].directResponse'],
   ]);
-  buildProxylessRoutes(ctx, 'other');
+  buildProxylessRoutes(ctx);
   assert.equal(ctx.diags.all.length, 2, 'reported once');
-  const rc = buildProxylessRoutes(ctx, 'default').get(`${REVIEWS}:9080`) as RouteConfiguration;
+  const rc = buildProxylessRoutes(ctx).get(`${REVIEWS}:9080`) as RouteConfiguration;
   const bytes = encodeMessage(TypeName.RouteConfiguration, rc);
   assert.deepEqual(encodeMessage(TypeName.RouteConfiguration, decodeMessage(TypeName.RouteConfiguration, bytes)), bytes);
 });

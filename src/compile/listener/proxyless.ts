@@ -3,8 +3,8 @@
  * A client dialling `xds:///<host>:<port>` asks for the Listener of exactly that name; it must be
  * an api_listener whose HttpConnectionManager fetches routes over RDS and ends with the router.
  *
- * Only HTTP-family ports get one (their route configs exist); the namespace does not change the
- * listener, only the route configuration behind the same name.
+ * Only HTTP-family ports get one (their route configs exist). Neither depends on the client
+ * namespace: every proxyless client shares one `grpc` group (targets are FQDN `host:port`).
  */
 import type { CompileContext } from '../context.js';
 import { proxylessListenerName } from '../names.js';
@@ -13,16 +13,7 @@ import { envoy, packAny, type HttpConnectionManager, type Listener } from '../..
 import { TypeName } from '../../xds/type-urls.js';
 import { PROXYLESS_HTTP_FILTERS, socketAddress } from './filters.js';
 
-/** The listeners are the same for every client namespace: built once per compile. */
-const cache = new WeakMap<CompileContext, Map<string, Listener>>();
-
-export function buildProxylessListeners(ctx: CompileContext, _clientNamespace: string): Map<string, Listener> {
-  let built = cache.get(ctx);
-  if (!built) cache.set(ctx, (built = build(ctx)));
-  return new Map(built);
-}
-
-function build(ctx: CompileContext): Map<string, Listener> {
+export function buildProxylessListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = new Map<string, Listener>();
   for (const service of ctx.model.services) {
     if (service.externalName !== undefined) continue;

@@ -22,6 +22,11 @@ const REDIRECT_CODE: Readonly<Record<number, number>> = {
 
 export const NO_TIMEOUT: Duration = { seconds: 0 };
 
+type HashPolicy = NonNullable<RouteAction['hash_policy']>[number];
+
+/** Hash policies are small plain objects built in a fixed key order (hash-policy.ts): compare their JSON. */
+const sameHashPolicy = (a: HashPolicy, b: HashPolicy): boolean => JSON.stringify(a) === JSON.stringify(b);
+
 /** Sidecars bound gRPC calls by `max_grpc_timeout`; proxyless gRPC only knows max_stream_duration. */
 export function timeoutFields(timeoutMs: number | undefined, proxyless: boolean): Pick<RouteAction, 'timeout' | 'max_grpc_timeout' | 'max_stream_duration'> {
   const timeout = timeoutMs !== undefined ? durationMs(timeoutMs) : NO_TIMEOUT;
@@ -112,7 +117,8 @@ export function forwardAction(ctx: CompileContext, http: HTTPRoute, route: Route
       }
       clusters.push(cw);
       const policy = toHashPolicy(destinationHash(ctx.destinationRules.lookup(d.destination.host), d.destination));
-      if (policy) hashes.push(policy);
+      // Destinations of one service usually share its consistent hash: Envoy needs it once.
+      if (policy && !hashes.some((h) => sameHashPolicy(h, policy))) hashes.push(policy);
     }
     if (!clusters.length) return undefined;
     action.weighted_clusters = { clusters };
