@@ -88,6 +88,12 @@ export function buildSnapshot(output: CompileOutput, info: SnapshotBuildInfo, op
 type Trees = Record<XdsType, TableTree>;
 type Change = { readonly group: GroupId; readonly type: XdsType; readonly name: string; readonly digest: string | undefined };
 
+interface GroupState {
+  readonly table: ResourceTable;
+  readonly trees: Trees;
+  doc?: { readonly text: string; readonly doc: TreeDocument };
+}
+
 /** A delta chain longer than this materializes the older content, so unread snapshots do not pile up. */
 const MAX_CHAIN = 32;
 
@@ -95,17 +101,14 @@ export class SnapshotBuilder {
   readonly encoder: ResourceEncoder;
   readonly hasher: Hasher;
   private info: SnapshotBuildInfo;
-  private tables = new Map<GroupId, ResourceTable>();
-  private trees = new Map<GroupId, Trees>();
-  private groupDocs = new Map<GroupId, { text: string; digest: string }>();
-  private index = new TableTree(LAYER.index);
+  private readonly groups = new Map<GroupId, GroupState>();
+  private readonly index = new TableTree(LAYER.index);
   private classes: readonly ProxyClass[] = [];
   private selectors: readonly ClassSelector[] = [];
-  private classesDigest = '';
-  private pairs = {} as Record<XdsType, Map<string, number>>;
-  private objectRefs = new Map<string, number>();
+  private classesDoc: TreeDocument | undefined;
+  private readonly pairs = { clusters: new Map<string, number>(), endpoints: new Map<string, number>(), listeners: new Map<string, number>(), routes: new Map<string, number>() };
+  private readonly objectRefs = new Map<string, { count: number; bytes: Uint8Array }>();
   private consistency: ConsistencyIndex | undefined;
-  private docCache: ReadonlyMap<string, TreeDocument> = new Map();
   private current: BuiltSnapshot | undefined;
   private chain = 0;
 
@@ -120,57 +123,73 @@ export class SnapshotBuilder {
     return this.current;
   }
 
-  /** A full build (the output is copied: later changes to its maps do not affect the builder). */
+  /**
+   * A full build: every object and document is in the result. Against the previous build it is
+   * computed as a delta (the output's maps are compared to the builder's copy, message objects by
+   * identity, then by digest), so unchanged tables cost a comparison, not a re-serialization.
+   */
   build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
     assertConsistent(output);
     if (info) this.info = { inputsDigest: info.inputsDigest ?? this.info.inputsDigest, compiler: info.compiler ?? this.info.compiler };
-    const sink = new DocumentSink(this.hasher, this.docCache, true);
-    const found = new Map<string, Uint8Array>();
-    this.tables = new Map();
-    this.trees = new Map();
-    this.groupDocs = new Map();
-    this.objectRefs = new Map();
-    for (const type of XDS_TYPES) this.pairs[type] = new Map();
-    const groups: Record<GroupId, GroupDigests> = {};
+    const changes: ResourceChange[] = [];
+    const removed: GroupId[] = [];
+    const added: GroupId[] = [];
+    const content: Record<GroupId, GroupDigests> = {};
+    for (const id of [...this.groups.keys()]) if (!output.groups.has(id)) removed.push(id);
+    for (const id of removed) {
+      const gone = (this.groups.get(id) as GroupState).table;
+      for (const type of XDS_TYPES) for (const [name, before] of gone[type] as Map<string, object>) changes.push({ group: id, type, name, before, after: undefined });
+    }
     for (const id of [...output.groups.keys()].sort()) {
-      const table = output.groups.get(id) as ResourceTable;
-      const own = emptyTable();
-      const trees = newTrees();
+      const next = output.groups.get(id) as ResourceTable;
+      let state = this.groups.get(id);
+      if (!state) {
+        added.push(id);
+        this.groups.set(id, (state = { table: emptyTable(), trees: newTrees() }));
+      }
       const digests = {} as Record<XdsType, Record<string, string>>;
       for (const type of XDS_TYPES) {
-        const messages = table[type] as ReadonlyMap<string, object>;
+        const mine = state.table[type] as Map<string, object>;
+        const theirs = next[type] as ReadonlyMap<string, object>;
+        const tree = state.trees[type];
         const byName: Record<string, string> = {};
-        const ownMap = own[type] as Map<string, object>;
-        for (const name of [...messages.keys()].sort()) {
-          const message = messages.get(name) as object;
-          const encoded = this.encoder.encode(type, message);
-          ownMap.set(name, message);
-          byName[name] = encoded.digest;
-          trees[type].set(name, encoded.digest);
-          found.set(encoded.digest, encoded.bytes);
-          this.count(type, name, encoded.digest, 1);
+        for (const name of [...theirs.keys()].sort()) {
+          const after = theirs.get(name) as object;
+          const before = mine.get(name);
+          if (before !== after) {
+            mine.set(name, after);
+            changes.push({ group: id, type, name, before, after });
+            byName[name] = this.encoder.encode(type, after).digest;
+          } else byName[name] = tree.get(name) as string;
+        }
+        if (mine.size !== theirs.size) {
+          for (const [name, before] of mine) {
+            if (theirs.has(name)) continue;
+            mine.delete(name);
+            changes.push({ group: id, type, name, before, after: undefined });
+          }
         }
         digests[type] = byName;
       }
-      groups[id] = digests;
-      this.tables.set(id, own);
-      this.trees.set(id, trees);
-      this.commitGroup(id, sink);
+      content[id] = digests;
     }
-    this.index = TableTree.of(
-      [...this.groupDocs].map(([id, g]) => [id, g.digest] as const),
-      LAYER.index,
-    );
-    this.setClasses(output.classes, output.selectors, sink);
-    const digest = this.commitTop(sink);
-    this.docCache = sink.seen as Map<string, TreeDocument>;
     this.consistency = undefined;
     this.chain = 0;
+    const { sink } = this.commit(changes, removed, added, { classes: output.classes, selectors: output.selectors });
+    for (const id of removed) this.groups.delete(id);
 
+    // Complete: every document and object, not only the new ones.
+    for (const state of this.groups.values()) {
+      for (const type of XDS_TYPES) state.trees[type].documents((d) => sink.add(d));
+      if (state.doc) sink.add(state.doc.doc);
+    }
+    this.index.documents((d) => sink.add(d));
+    if (this.classesDoc) sink.add(this.classesDoc);
     const objects = new Map<string, Uint8Array>();
-    for (const d of [...found.keys()].sort()) objects.set(d, found.get(d) as Uint8Array);
-    const content: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups, classes: this.classes, selectors: this.selectors };
-    this.current = { digest, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content, counts: this.counts(), objects, documents: sink.sorted() };
+    for (const d of [...this.objectRefs.keys()].sort()) objects.set(d, (this.objectRefs.get(d) as { bytes: Uint8Array }).bytes);
+    const top = this.topDocument(sink);
+    const snapshot: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups: content, classes: this.classes, selectors: this.selectors };
+    this.current = { digest: top, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content: snapshot, counts: this.counts(), objects, documents: sink.sorted() };
     return this.current;
   }
 
@@ -182,7 +201,7 @@ export class SnapshotBuilder {
     const base = this.current;
     if (!base) throw new Error('SnapshotBuilder.applyDelta: build() a snapshot first');
     const classesChange = update.classes !== undefined || update.selectors !== undefined;
-    if (!classesChange && !this.consistency) this.consistency = new ConsistencyIndex(this.tables, this.classes);
+    if (!classesChange && !this.consistency) this.consistency = new ConsistencyIndex(this.tables(), this.classes);
 
     // 1. The tables, with an undo log.
     const changes: ResourceChange[] = [];
@@ -191,25 +210,22 @@ export class SnapshotBuilder {
     const undo: (() => void)[] = [];
     for (const id of Object.keys(delta).sort()) {
       const groupDelta = delta[id];
-      let table = this.tables.get(id);
+      let state = this.groups.get(id);
       if (groupDelta === null || groupDelta === undefined) {
-        if (!table) continue;
-        const gone = table;
-        for (const type of XDS_TYPES) for (const [name, before] of gone[type] as Map<string, object>) changes.push({ group: id, type, name, before, after: undefined });
-        this.tables.delete(id);
-        undo.push(() => this.tables.set(id, gone));
+        if (!state) continue;
+        for (const type of XDS_TYPES) for (const [name, before] of state.table[type] as Map<string, object>) changes.push({ group: id, type, name, before, after: undefined });
         removed.push(id);
         continue;
       }
-      if (!table) {
-        this.tables.set(id, (table = emptyTable()));
-        undo.push(() => this.tables.delete(id));
+      if (!state) {
+        this.groups.set(id, (state = { table: emptyTable(), trees: newTrees() }));
+        undo.push(() => this.groups.delete(id));
         added.push(id);
       }
       for (const type of XDS_TYPES) {
         const typeDelta = groupDelta[type] as TypeDelta<object> | undefined;
         if (!typeDelta) continue;
-        const map = table[type] as Map<string, object>;
+        const map = state.table[type] as Map<string, object>;
         for (const name of typeDelta.deletes ?? []) {
           const before = map.get(name);
           if (before === undefined) continue;
@@ -228,11 +244,11 @@ export class SnapshotBuilder {
     }
 
     // 2. Consistency: around the changes, or in full when the classes change.
-    const classes = update.classes ? sortedClasses(update.classes) : this.classes;
-    const selectors = update.selectors ? sortedSelectors(update.selectors) : this.selectors;
     let problems: ConsistencyProblem[];
     if (classesChange) {
-      problems = checkConsistency({ groups: this.tables, classes, selectors });
+      const tables = this.tables();
+      for (const id of removed) tables.delete(id);
+      problems = checkConsistency({ groups: tables, classes: update.classes ?? this.classes, selectors: update.selectors ?? this.selectors });
       this.consistency = undefined;
     } else {
       problems = (this.consistency as ConsistencyIndex).update(changes, removed);
@@ -244,41 +260,10 @@ export class SnapshotBuilder {
     }
 
     // 3. Objects, trees and documents.
-    const sink = new DocumentSink(this.hasher);
-    const newObjects = new Map<string, Uint8Array>();
-    const contentChanges: Change[] = [];
-    const touched = new Set<GroupId>();
-    for (const id of added) this.trees.set(id, newTrees());
-    for (const ch of changes) {
-      const trees = this.trees.get(ch.group) as Trees;
-      const tree = trees[ch.type];
-      const old = ch.before ? tree.get(ch.name) : undefined;
-      let digest: string | undefined;
-      if (ch.after) {
-        const encoded = this.encoder.encode(ch.type, ch.after);
-        digest = encoded.digest;
-        if (this.count(ch.type, ch.name, digest, 1)) newObjects.set(digest, encoded.bytes);
-        tree.set(ch.name, digest);
-      } else tree.delete(ch.name);
-      if (old !== undefined) this.count(ch.type, ch.name, old, -1);
-      touched.add(ch.group);
-      contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
-    }
-    for (const id of removed) {
-      this.trees.delete(id);
-      this.groupDocs.delete(id);
-      this.index.delete(id);
-      touched.delete(id);
-    }
-    for (const id of added) touched.add(id);
-    for (const id of [...touched].sort()) {
-      const before = this.groupDocs.get(id)?.digest;
-      const after = this.commitGroup(id, sink);
-      if (after !== before) this.index.set(id, after);
-    }
-    if (classesChange) this.setClasses(classes, selectors, sink);
+    const { sink, newObjects, contentChanges } = this.commit(changes, removed, added, classesChange ? { classes: update.classes ?? this.classes, selectors: update.selectors ?? this.selectors } : undefined);
+    for (const id of removed) this.groups.delete(id);
     if (update.inputsDigest !== undefined) this.info = { ...this.info, inputsDigest: update.inputsDigest };
-    const digest = this.commitTop(sink);
+    const digest = this.topDocument(sink);
 
     // The chain of unread delta contents stays short.
     if (++this.chain > MAX_CHAIN) {
@@ -312,20 +297,83 @@ export class SnapshotBuilder {
 
   /** The compiler output the builder holds now (its own maps: do not change them). */
   output(): CompileOutput {
-    return { groups: this.tables, classes: this.classes, selectors: this.selectors };
+    return { groups: this.tables(), classes: this.classes, selectors: this.selectors };
   }
 
-  /** Refcounts of (type, name, digest) pairs and objects; true when the object is new. */
-  private count(type: XdsType, name: string, digest: string, by: 1 | -1): boolean {
+  private tables(): Map<GroupId, ResourceTable> {
+    const out = new Map<GroupId, ResourceTable>();
+    for (const [id, state] of this.groups) out.set(id, state.table);
+    return out;
+  }
+
+  /**
+   * Encodes the changed messages, updates counts, trees, group documents and the group index
+   * (the tables already hold the changes; removed groups are dropped by the caller afterwards).
+   */
+  private commit(
+    changes: readonly ResourceChange[],
+    removed: readonly GroupId[],
+    added: readonly GroupId[],
+    classes: { classes: readonly ProxyClass[]; selectors: readonly ClassSelector[] } | undefined,
+  ): { sink: DocumentSink; newObjects: Map<string, Uint8Array>; contentChanges: Change[] } {
+    const sink = new DocumentSink(this.hasher);
+    const newObjects = new Map<string, Uint8Array>();
+    const contentChanges: Change[] = [];
+    const touched = new Set<GroupId>(added);
+    for (const ch of changes) {
+      const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
+      const old = ch.before ? tree.get(ch.name) : undefined;
+      let digest: string | undefined;
+      if (ch.after) {
+        const encoded = this.encoder.encode(ch.type, ch.after);
+        digest = encoded.digest;
+        if (this.count(ch.type, ch.name, digest, encoded.bytes)) newObjects.set(digest, encoded.bytes);
+        tree.set(ch.name, digest);
+      } else tree.delete(ch.name);
+      if (old !== undefined) this.count(ch.type, ch.name, old, undefined);
+      touched.add(ch.group);
+      contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
+    }
+    for (const id of removed) {
+      this.index.delete(id);
+      touched.delete(id);
+    }
+    for (const id of [...touched].sort()) {
+      const state = this.groups.get(id) as GroupState;
+      const roots = {} as Record<XdsType, string>;
+      for (const type of XDS_TYPES) roots[type] = state.trees[type].commit(sink).digest;
+      const text = canonicalJson(roots);
+      if (state.doc?.text === text) continue;
+      state.doc = { text, doc: sink.emit(text, LAYER.groupDoc) };
+      this.index.set(id, state.doc.doc.digest);
+    }
+    if (classes) {
+      const sortedC = sortedClasses(classes.classes);
+      const sortedS = sortedSelectors(classes.selectors);
+      const doc = sink.emit(canonicalJson({ classes: sortedC, selectors: sortedS }), LAYER.classes);
+      this.classes = sortedC;
+      this.selectors = sortedS;
+      this.classesDoc = doc;
+    }
+    return { sink, newObjects, contentChanges };
+  }
+
+  /** Refcounts of (type, name, digest) pairs and objects; true when the object is new. `bytes` undefined: a release. */
+  private count(type: XdsType, name: string, digest: string, bytes: Uint8Array | undefined): boolean {
     const key = `${name}\n${digest}`;
     const pairs = this.pairs[type];
+    const by = bytes ? 1 : -1;
     const p = (pairs.get(key) ?? 0) + by;
     if (p === 0) pairs.delete(key);
     else pairs.set(key, p);
-    const o = (this.objectRefs.get(digest) ?? 0) + by;
-    if (o === 0) this.objectRefs.delete(digest);
-    else this.objectRefs.set(digest, o);
-    return by === 1 && o === 1;
+    const o = this.objectRefs.get(digest);
+    if (bytes) {
+      if (o) o.count++;
+      else this.objectRefs.set(digest, { count: 1, bytes });
+      return o === undefined;
+    }
+    if (o && --o.count === 0) this.objectRefs.delete(digest);
+    return false;
   }
 
   private counts(): SnapshotCounts {
@@ -333,28 +381,10 @@ export class SnapshotBuilder {
     return { clusters: p.clusters.size, endpoints: p.endpoints.size, listeners: p.listeners.size, routes: p.routes.size, classes: this.classes.length, objects: this.objectRefs.size };
   }
 
-  private commitGroup(id: GroupId, sink: DocumentSink): string {
-    const trees = this.trees.get(id) as Trees;
-    const roots = {} as Record<XdsType, string>;
-    for (const type of XDS_TYPES) roots[type] = trees[type].commit(sink);
-    const text = canonicalJson(roots);
-    const known = this.groupDocs.get(id);
-    if (known?.text === text) return known.digest;
-    const digest = sink.emit(text, LAYER.groupDoc);
-    this.groupDocs.set(id, { text, digest });
-    return digest;
-  }
-
-  private setClasses(classes: readonly ProxyClass[], selectors: readonly ClassSelector[], sink: DocumentSink): void {
-    this.classes = sortedClasses(classes);
-    this.selectors = sortedSelectors(selectors);
-    this.classesDigest = sink.emit(canonicalJson({ classes: this.classes, selectors: this.selectors }), LAYER.classes);
-  }
-
-  private commitTop(sink: DocumentSink): string {
-    const groups = this.index.commit(sink);
-    const top = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, classes: this.classesDigest, groups };
-    return sink.emit(canonicalJson(top), LAYER.top);
+  private topDocument(sink: DocumentSink): string {
+    const groups = this.index.commit(sink).digest;
+    const top = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, classes: (this.classesDoc as TreeDocument).digest, groups };
+    return sink.emit(canonicalJson(top), LAYER.top).digest;
   }
 }
 

@@ -128,7 +128,8 @@ test('VirtualService tcp routes: weighted clusters, config metadata, Destination
       },
     ],
   });
-  const dr = destinationRule('mysql', 'default', { host: 'mysqldb', trafficPolicy: { connectionPool: { tcp: { idleTimeoutMs: 1500 } } } });
+  const subsets = ['v1', 'v2', 'v3'].map((name) => ({ name, labels: { version: name } }));
+  const dr = destinationRule('mysql', 'default', { host: 'mysqldb', trafficPolicy: { connectionPool: { tcp: { idleTimeoutMs: 1500 } } }, subsets });
   const ctx = makeContext(bookinfo(), { virtualServices: [vs], destinationRules: new Map([['mysqldb.default.svc.cluster.local', dr]]) });
   const l = buildOutboundListeners(ctx).get('10.96.3.4_3306');
   assert.ok(l);
@@ -155,8 +156,8 @@ test('VirtualService tcp match on another port or with sourceLabels does not app
   const vs = virtualService('mysql-other', 'default', {
     hosts: ['mysqldb'],
     tcp: [
-      { match: [{ port: 3307 }], route: [{ destination: { host: 'other' } }] },
-      { match: [{ sourceLabels: { app: 'x' } }], route: [{ destination: { host: 'other' } }] },
+      { match: [{ port: 3307 }], route: [{ destination: { host: 'ratings' } }] },
+      { match: [{ sourceLabels: { app: 'x' } }], route: [{ destination: { host: 'ratings' } }] },
     ],
   });
   const ctx = makeContext(bookinfo(), { virtualServices: [vs] });
@@ -166,6 +167,45 @@ test('VirtualService tcp match on another port or with sourceLabels does not app
     ctx.diags.all.map((d) => [d.severity, d.kind, d.name, d.field]),
     [['warning', 'VirtualService', 'mysql-other', 'spec.tcp[1].match[0].sourceLabels']],
   );
+});
+
+test('tcp/tls route destinations naming an unknown host, subset or port are dropped with an error; a route left empty is dropped', () => {
+  const vs = virtualService('mysql-bad', 'default', {
+    hosts: ['mysqldb', 'secure'],
+    tcp: [
+      { match: [{ destinationSubnets: ['10.0.0.0/8'] }], route: [{ destination: { host: 'nowhere' } }] },
+      {
+        route: [
+          { destination: { host: 'mysqldb', subset: 'v9' }, weight: 50 },
+          { destination: { host: 'mysqldb', port: { number: 15021 } }, weight: 30 },
+          { destination: { host: 'mysqldb.default.svc.cluster.local' }, weight: 20 },
+        ],
+      },
+    ],
+    tls: [
+      { match: [{ sniHosts: ['a.example.com'] }], route: [{ destination: { host: 'secure' } }] },
+      { match: [{ sniHosts: ['b.example.com'] }], route: [{ destination: { host: 'secure', port: { number: 8443 } } }] },
+    ],
+  });
+  const ctx = makeContext([...bookinfo(), service('secure', 'default', [port(443, 'HTTPS'), port(8443, 'TLS')], { clusterIP: '10.96.5.5' })], { virtualServices: [vs] });
+  const listeners = buildOutboundListeners(ctx);
+  for (const l of listeners.values()) assertListenerRoundTrip(l);
+  const mysql = listeners.get('10.96.3.4_3306');
+  assert.equal(mysql?.filter_chains?.length, 1, 'the route to an unknown host is dropped');
+  assert.equal(filterConfig(mysql?.filter_chains?.[0], TCP).cluster, 'outbound|3306||mysqldb.default.svc.cluster.local', 'the one good destination is left');
+  const secure = listeners.get('10.96.5.5_443');
+  assert.deepEqual(secure?.filter_chains?.map((c) => c.filter_chain_match?.server_names), [['b.example.com']]);
+  assert.deepEqual(
+    ctx.diags.sorted().map((d) => [d.severity, d.code, d.field]),
+    [
+      ['error', 'missing-port', 'spec.tls[0].route[0].destination.port.number'],
+      ['error', 'unknown-host', 'spec.tcp[0].route[0].destination.host'],
+      ['error', 'unknown-port', 'spec.tcp[1].route[1].destination.port.number'],
+      ['error', 'unknown-subset', 'spec.tcp[1].route[0].destination.subset'],
+    ],
+  );
+  buildOutboundListeners(ctx);
+  assert.equal(ctx.diags.all.length, 4, 'reported once per compile');
 });
 
 test('VirtualService tls routes: SNI chains, TLS inspector, passthrough default', () => {

@@ -165,3 +165,14 @@ test('stream cap: streams beyond maxStreams get RESOURCE_EXHAUSTED', { timeout: 
   const status = await second.status;
   assert.equal(status.code, grpc.status.RESOURCE_EXHAUSTED);
 });
+
+test('two relays side by side on one store: both follow the channel, each under its own id', { timeout: 20_000 }, async (t) => {
+  const store = new LocalStore(join(tmp.dir, 'pair'));
+  await publishSet(store, 'base');
+  const a = await relayOn(store, t);
+  const b = await startRelay({ store, host: '127.0.0.1', port: 0, httpPort: 0, pollMs: 50, relayId: 'test-relay-b', drainTimeoutMs: 500, log: silentLogger });
+  t.after(() => b.close());
+  await publishSet(store, 'reviews50');
+  for (const r of [a, b]) await eventually(async () => (await get(r.httpPort, '/readyz')).json().version === 2, 5000, `${r.relayId} on version 2`);
+  assert.notEqual(a.relayId, b.relayId);
+});

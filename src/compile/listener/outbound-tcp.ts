@@ -8,7 +8,7 @@
  */
 import type { CompileContext } from '../context.js';
 import { istioConfigMetadata } from '../metadata.js';
-import { outboundClusterName } from '../names.js';
+import { outboundClusterName, resolveHost } from '../names.js';
 import { checkDestination, destinationCluster, reportDestination } from '../route/destination.js';
 import type { L4MatchAttributes, RouteDestination, TCPRoute, TLSRoute, VirtualService } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
@@ -118,11 +118,15 @@ function checkedDestinations(ctx: CompileContext, route: TCPRoute | TLSRoute, so
   if (!perDiags) checked.set(ctx.diags, (perDiags = new WeakMap()));
   const hit = perDiags.get(route);
   if (hit) return hit;
-  const kept = route.route.filter((d, j) => {
-    const problem = checkDestination(ctx, d.destination);
+  const kept: RouteDestination[] = [];
+  for (const [j, d] of route.route.entries()) {
+    // The VirtualService index has already qualified the hosts; resolving again is a no-op then.
+    const host = resolveHost(d.destination.host, source.meta.namespace, ctx.mesh.domainSuffix).toLowerCase();
+    const rd = host === d.destination.host ? d : { ...d, destination: { ...d.destination, host } };
+    const problem = checkDestination(ctx, rd.destination);
     if (problem) reportDestination(ctx.diags, source, `${field}.route[${j}]`, problem);
-    return !problem;
-  });
+    else kept.push(rd);
+  }
   perDiags.set(route, kept);
   return kept;
 }
