@@ -198,10 +198,10 @@ test('tcp/tls route destinations naming an unknown host, subset or port are drop
   assert.deepEqual(
     ctx.diags.sorted().map((d) => [d.severity, d.code, d.field]),
     [
-      ['error', 'missing-port', 'spec.tls[0].route[0].destination.port.number'],
       ['error', 'unknown-host', 'spec.tcp[0].route[0].destination.host'],
-      ['error', 'unknown-port', 'spec.tcp[1].route[1].destination.port.number'],
       ['error', 'unknown-subset', 'spec.tcp[1].route[0].destination.subset'],
+      ['error', 'unknown-port', 'spec.tcp[1].route[1].destination.port.number'],
+      ['error', 'missing-port', 'spec.tls[0].route[0].destination.port.number'],
     ],
   );
   buildOutboundListeners(ctx);
