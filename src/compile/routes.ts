@@ -19,11 +19,12 @@ import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
-import { PASSTHROUGH_CLUSTER, proxylessListenerName, routeConfigName, virtualHostName } from './names.js';
+import { outboundClusterName, PASSTHROUGH_CLUSTER, proxylessListenerName, routeConfigName, virtualHostName } from './names.js';
 import { NO_TIMEOUT } from './route/action.js';
 import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
+import { proxylessClusterNames } from './route/proxyless-clusters.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
 export const BLOCK_ALL_VHOST = 'block_all';
@@ -214,11 +215,12 @@ export function buildProxylessNamespaceRoutes(ctx: CompileContext, clientNamespa
 
 function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
+  const clusters = proxylessClusterNames(ctx);
   for (const s of ctx.model.services) {
     if (!routable(s)) continue;
     if (routesPerNamespace(ctx, s) !== (clientNamespace !== undefined)) continue;
     for (const p of s.ports) {
-      if (!isHttpProtocol(p.protocol)) continue;
+      if (!isHttpProtocol(p.protocol) || !clusters.has(outboundClusterName(p.port, '', s.hostname))) continue;
       const name = proxylessListenerName(s.hostname, p.port);
       if (out.has(name)) continue;
       const vhost: VirtualHost = {

@@ -23,7 +23,7 @@ function strip<T extends Named>(items: readonly T[]): Omit<T, 'origin'>[] {
   });
 }
 
-export const INPUTS_SCHEMA = 'meshsnap.inputs/v1';
+export const INPUTS_SCHEMA = 'meshsnap.validated-inputs/v1';
 
 export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
   return {

@@ -15,7 +15,11 @@ test('an incrementally applied endpoint move gives the snapshot a full recompile
   const full = compileState(moved.docs, nobleSha256Hex).state;
   assert.notEqual(next.state.snapshot.digest, base.snapshot.digest);
   assert.equal(next.state.snapshot.digest, full.snapshot.digest);
-  assert.deepEqual([...next.state.snapshot.objects.keys()], [...full.snapshot.objects.keys()]);
+  assert.deepEqual(next.state.snapshot.content, full.snapshot.content);
+  assert.deepEqual(next.state.snapshot.counts, full.snapshot.counts);
+  // a delta carries only the new objects and documents
+  for (const d of next.state.snapshot.objects.keys()) assert.ok(full.snapshot.objects.has(d) && !base.snapshot.objects.has(d));
+  assert.ok(next.state.snapshot.documents.length < 12, `${next.state.snapshot.documents.length} documents`);
   // Only the moved service's assignments are new messages; everything else hit the encoder cache.
   const encodes = next.stages['encodes'] ?? 0;
   assert.ok(encodes >= 1 && encodes <= 6, `encoded ${encodes} messages`);

@@ -85,6 +85,46 @@ test('domains depend on the client namespace', () => {
   assert.deepEqual(other, [REVIEWS, 'reviews.default', 'reviews.default.svc', '10.96.0.13']);
 });
 
+test('virtual hosts of other namespaces\' services are the same objects in every namespace\'s config', () => {
+  const services = [...bookinfoServices(), service('web', 'shop', [[9080, 'HTTP']], '10.96.1.1'), service('pay', 'payments', [[9080, 'HTTP']], '10.96.2.1')];
+  const ctx = context(model(services, [vs('reviews', 'default', ['reviews'], [{ match: [{ sourceNamespace: 'shop' }], route: [{ destination: { host: 'reviews' } }] }])]));
+  const rc = (ns: string) => buildOutboundRoutes(ctx, ns).get('9080') as RouteConfiguration;
+  const [def, shop, pay, none] = [rc('default'), rc('shop'), rc('payments'), rc('nowhere')];
+  const RATINGS_VH = `${RATINGS}:9080`;
+  // Shared: built once, encoded once (src/xds/route-config-encoder.ts).
+  assert.equal(vhost(shop, RATINGS_VH), vhost(pay, RATINGS_VH));
+  assert.equal(vhost(shop, RATINGS_VH), vhost(none, RATINGS_VH));
+  assert.equal(vhost(shop, 'allow_any'), vhost(def, 'allow_any'));
+  assert.equal(vhost(def, 'web.shop.svc.cluster.local:9080'), vhost(pay, 'web.shop.svc.cluster.local:9080'));
+  // Own namespace: its own object, with the short name.
+  assert.notEqual(vhost(def, RATINGS_VH), vhost(shop, RATINGS_VH));
+  assert.ok(vhost(def, RATINGS_VH).domains?.includes('ratings'));
+  assert.ok(!vhost(shop, RATINGS_VH).domains?.includes('ratings'));
+  assert.ok(vhost(shop, 'web.shop.svc.cluster.local:9080').domains?.includes('web'));
+  assert.notEqual(vhost(shop, 'web.shop.svc.cluster.local:9080'), vhost(pay, 'web.shop.svc.cluster.local:9080'));
+  // Routes that match on sourceNamespace: per namespace.
+  assert.deepEqual(vhost(shop, `${REVIEWS}:9080`).routes?.map((r) => r.name ?? ''), ['']);
+  assert.deepEqual(vhost(pay, `${REVIEWS}:9080`).routes?.map((r) => r.name), ['default']);
+  // Same order and content as a per-namespace build would give.
+  for (const r of [def, shop, pay, none]) {
+    const names = r.virtual_hosts?.map((v) => v.name) ?? [];
+    assert.deepEqual(names.slice(0, -1), [...names.slice(0, -1)].sort());
+    assert.equal(names.at(-1), 'allow_any');
+  }
+  assert.deepEqual(vhost(pay, `${REVIEWS}:9080`).domains, [REVIEWS, 'reviews.default', 'reviews.default.svc', '10.96.0.13']);
+});
+
+test('a cluster IP used twice is claimed by the first virtual host in every namespace', () => {
+  const services = [service('a', 'x', [[80, 'HTTP']], '10.0.0.9'), service('b', 'y', [[80, 'HTTP']], '10.0.0.9')];
+  const ctx = context(model(services));
+  for (const ns of ['x', 'y', 'z']) {
+    const rc = buildOutboundRoutes(ctx, ns).get('80');
+    assert.ok(vhost(rc, 'a.x.svc.cluster.local:80').domains?.includes('10.0.0.9'));
+    assert.ok(!vhost(rc, 'b.y.svc.cluster.local:80').domains?.includes('10.0.0.9'), ns);
+    assert.equal(vhost(rc, 'b.y.svc.cluster.local:80').domains?.includes('b'), ns === 'y');
+  }
+});
+
 test('one route config per HTTP port; TCP ports get none', () => {
   const ctx = context(model([service('web', 'default', [[80, 'HTTP'], [8443, 'GRPC']], '10.0.0.1'), service('db', 'default', [[3306, 'MySQL']], '10.0.0.2')]));
   assert.deepEqual([...buildOutboundRoutes(ctx, 'default').keys()], ['80', '8443']);
@@ -241,6 +281,23 @@ test('consistent hash from the DestinationRule becomes the route hash policy, wi
   const ctx = context(model(bookinfoServices(), [], [dr('ratings', 'default', 'ratings', [], { trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: 'u' } } } })]));
   const def = firstRoute(vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${RATINGS}:9080`));
   assert.deepEqual(def.route?.hash_policy, [{ query_parameter: { name: 'u' } }]);
+});
+
+test('weighted destinations sharing a consistent hash carry its hash policy once', () => {
+  const rule = dr('reviews', 'default', 'reviews', ['v1', 'v2'], { trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'x-user-id' } } } });
+  const other = dr('ratings', 'default', 'ratings', [], { trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } } });
+  const { route } = single(
+    {
+      route: [
+        { destination: { host: 'reviews', subset: 'v1' }, weight: 40 },
+        { destination: { host: 'ratings' }, weight: 20 },
+        { destination: { host: 'reviews', subset: 'v2' }, weight: 40 },
+      ],
+    },
+    bookinfoServices(),
+    [rule, other],
+  );
+  assert.deepEqual(route.route?.hash_policy, [{ header: { header_name: 'x-user-id' } }, { connection_properties: { source_ip: true } }]);
 });
 
 test('unknown host, subset and port are reported on the destination and dropped', () => {

@@ -158,6 +158,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       // A round that was already running let later events start another one: finish that too.
       clock.advance(100);
       await watcher.idle();
+      const failed = logs.find((l) => l.level === 'error');
+      if (failed) throw new Error(`watcher: ${JSON.stringify(failed)}`);
     },
     async head() {
       const head = await store.readChannel('main');

@@ -84,10 +84,21 @@ test('synthetic mesh: byte-identical; another namespace only encodes its own ser
   encodeRouteConfiguration(first);
   assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, total);
 
+  // ns-1's config holds its own services' virtual hosts (short names) and the shared ones of
+  // ns-0's services, which ns-0's own config did not use.
   before = routeConfigEncoderStats.virtualHostEncodes;
   encodeRouteConfiguration(second);
-  assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, own('ns-1'), 'only the virtual hosts with ns-1 short names are new');
+  assert.equal(own('ns-0'), 50);
   assert.equal(own('ns-1'), 50);
+  assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, own('ns-1') + own('ns-0'));
+
+  // From then on, a namespace costs only its own services' virtual hosts.
+  for (const ns of ['ns-2', 'ns-3', 'ns-4', 'ns-5']) {
+    before = routeConfigEncoderStats.virtualHostEncodes;
+    const bytes = encodeRouteConfiguration(rc(ns));
+    assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, own(ns), ns);
+    assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc(ns)))));
+  }
 
   before = routeConfigEncoderStats.virtualHostEncodes;
   encodeRouteConfiguration(second);
@@ -95,14 +106,20 @@ test('synthetic mesh: byte-identical; another namespace only encodes its own ser
   assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 0, 'encoding again costs nothing');
 });
 
-test('a client namespace without services of its own costs no virtual host encodes', () => {
-  const output = compileFiles([BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml')]);
-  const a = output.groups.get('routes/default')?.routes.get('9080') as RouteConfiguration;
-  const b = output.groups.get('routes/istio-system')?.routes.get('9080') as RouteConfiguration;
-  assert.ok(a && b);
-  encodeRouteConfiguration(a);
-  const before = routeConfigEncoderStats.virtualHostEncodes;
-  const bytes = encodeRouteConfiguration(b);
+test('bookinfo: a second client namespace without services of its own costs no virtual host encodes', () => {
+  const docs: RawDocument[] = [];
+  for (const file of [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml')]) docs.push(...parseDocuments(readFileSync(file, 'utf8'), file).docs);
+  const namespaces = ['team-a', 'team-b'].map((name) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`).join('---\n');
+  docs.push(...parseDocuments(namespaces, 'namespaces.yaml').docs);
+  const output = compile(buildInputSet(docs)).output;
+  const rc = (ns: string) => output.groups.get(`routes/${ns}`)?.routes.get('9080') as RouteConfiguration;
+  assert.ok(rc('default') && rc('team-a') && rc('team-b'));
+  encodeRouteConfiguration(rc('default'));
+  let before = routeConfigEncoderStats.virtualHostEncodes;
+  encodeRouteConfiguration(rc('team-a'));
+  assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 4, "the shared virtual hosts of default's 4 services (allow_any is already done)");
+  before = routeConfigEncoderStats.virtualHostEncodes;
+  const bytes = encodeRouteConfiguration(rc('team-b'));
   assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 0);
-  assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, b))));
+  assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc('team-b')))));
 });

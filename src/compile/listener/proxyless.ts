@@ -7,7 +7,8 @@
  * namespace: every proxyless client shares one `grpc` group (targets are FQDN `host:port`).
  */
 import type { CompileContext } from '../context.js';
-import { proxylessListenerName } from '../names.js';
+import { outboundClusterName, proxylessListenerName } from '../names.js';
+import { proxylessClusterNames } from '../route/proxyless-clusters.js';
 import { isHttpProtocol } from '../../model/service-model.js';
 import { envoy, packAny, type HttpConnectionManager, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
@@ -15,10 +16,12 @@ import { PROXYLESS_HTTP_FILTERS, socketAddress } from './filters.js';
 
 export function buildProxylessListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = new Map<string, Listener>();
+  // Only ports whose cluster proxyless clients get (EDS: not headless, ExternalName or PASSTHROUGH).
+  const clusters = proxylessClusterNames(ctx);
   for (const service of ctx.model.services) {
     if (service.externalName !== undefined) continue;
     for (const port of service.ports) {
-      if (!isHttpProtocol(port.protocol)) continue;
+      if (!isHttpProtocol(port.protocol) || !clusters.has(outboundClusterName(port.port, '', service.hostname))) continue;
       const name = proxylessListenerName(service.hostname, port.port);
       const hcm: HttpConnectionManager = {
         http_filters: [...PROXYLESS_HTTP_FILTERS],

@@ -3,7 +3,7 @@
  * BuildHTTPRoutesForVirtualService + TranslateRoute): one Envoy route per match (or one catch-all),
  * stopping after the first route that matches everything.
  */
-import type { HTTPMatchRequest, HTTPRoute, VirtualService } from '../../model/istio.js';
+import type { Destination, HTTPMatchRequest, HTTPRoute, VirtualService } from '../../model/istio.js';
 import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
@@ -11,9 +11,11 @@ import { istioConfigMetadata } from '../metadata.js';
 import { directResponseAction, forwardAction, redirectAction } from './action.js';
 import { checkedRoute, objectRef, originOf } from './checked-route.js';
 import { translateCors } from './cors.js';
+import { destinationCluster } from './destination.js';
 import { translateFault } from './fault.js';
 import { mutationFields, translateHeaders } from './headers.js';
 import { isCatchAll, translateRouteMatch, usesJwtClaims } from './match.js';
+import { proxylessClusterNames } from './proxyless-clusters.js';
 import { reportOnce } from './report-once.js';
 
 /** HTTP filter names shared with the listener's HttpConnectionManager. */
@@ -109,7 +111,9 @@ function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HT
     if (http.redirect) out.redirect = redirectAction(http.redirect, target.listenerPort);
     else if (http.directResponse) out.direct_response = directResponseAction(http.directResponse);
   } else {
-    const action = forwardAction(ctx, http, out, target.listenerPort, authority, target.proxyless);
+    const forwarded = target.proxyless ? proxylessForward(ctx, sourced, http, target.listenerPort) : http;
+    if (!forwarded) return undefined;
+    const action = forwardAction(ctx, forwarded, out, target.listenerPort, authority, target.proxyless);
     if (!action) return undefined;
     out.route = action;
   }
@@ -121,6 +125,31 @@ function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HT
   if (fault) filters.push([FAULT_FILTER, packAny(TypeName.Fault, fault)]);
   if (filters.length) out.typed_per_filter_config = Object.fromEntries(filters.sort(([a], [b]) => (a < b ? -1 : 1)));
   return out;
+}
+
+/**
+ * Proxyless clients only get EDS clusters (cluster/grpc.ts): destinations and mirrors going to a
+ * headless, ExternalName or PASSTHROUGH service are left out of their routes (with an info), and a
+ * route left without a destination is left out.
+ */
+function proxylessForward(ctx: CompileContext, sourced: SourcedHttpRoute, http: HTTPRoute, listenerPort: number): HTTPRoute | undefined {
+  const clusters = proxylessClusterNames(ctx);
+  const ok = (d: Destination): boolean => clusters.has(destinationCluster(ctx, d, listenerPort));
+  const route = http.route ?? [];
+  const mirrors = http.mirrors ?? [];
+  const kept = route.filter((d) => ok(d.destination));
+  const keptMirrors = mirrors.filter((m) => ok(m.destination));
+  if (kept.length === route.length && keptMirrors.length === mirrors.length) return http;
+  const { source, path } = originOf(sourced);
+  reportOnce(ctx.diags, {
+    severity: 'info',
+    code: 'proxyless-unsupported-destination',
+    ...objectRef(source),
+    field: `${path}.${kept.length === route.length ? 'mirrors' : 'route'}`,
+    message: 'proxyless gRPC clients only get EDS clusters: destinations to headless, ExternalName or PASSTHROUGH services are left out of their configuration',
+  });
+  if (!kept.length) return undefined;
+  return { ...http, route: kept, mirrors: keptMirrors };
 }
 
 /** Tracing operation name, as istiod's GetRouteOperation: `<host>:<port><path>` or `<vs>:<listener port><path>`. */

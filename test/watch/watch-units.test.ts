@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bootstrapCommand, envoyBootstrap, grpcBootstrap } from '../../src/cli/commands/bootstrap.js';
+import { canonicalObject, layerOf, storedObject } from '../../src/model/stored-inputs.js';
+import { ManualClock } from '../../src/watch/clock.js';
+import { Debouncer } from '../../src/watch/debounce.js';
+import { ChangeLog } from '../../src/watch/provenance.js';
+
+test('debounce: fires after the quiet period, and at the latest after the maximum delay', async () => {
+  const clock = new ManualClock();
+  const fired: number[] = [];
+  const d = new Debouncer({ quietMs: 100, maxMs: 1000, clock, fire: async (w) => void fired.push(w) });
+  d.trigger();
+  clock.advance(50);
+  d.trigger();
+  clock.advance(99);
+  assert.deepEqual(fired, []);
+  clock.advance(1);
+  await d.idle();
+  assert.deepEqual(fired, [150]);
+  // A steady stream (every 50 ms) never goes quiet: the maximum delay fires it.
+  for (let i = 0; i < 30; i++) {
+    d.trigger();
+    clock.advance(50);
+    await d.idle();
+  }
+  assert.ok(fired.length >= 2 && fired[1] === 1000, JSON.stringify(fired));
+  d.close();
+});
+
+test('stored inputs: noise is stripped, compiler inputs kept, layers split', () => {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'a', uid: 'u', resourceVersion: '9', managedFields: [{}], creationTimestamp: 'x', labels: { app: 'p' }, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+    spec: { containers: [] },
+    status: { phase: 'Running', podIP: '1.2.3.4', hostIP: '5.6.7.8', startTime: 't', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't' }, { type: 'Initialized', status: 'True' }] },
+  };
+  assert.deepEqual(canonicalObject(pod), {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'a', labels: { app: 'p' } },
+    spec: { containers: [] },
+    status: { phase: 'Running', podIP: '1.2.3.4', conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const later = { ...pod, metadata: { ...pod.metadata, resourceVersion: '10' }, status: { ...pod.status, startTime: 'u' } };
+  assert.equal(storedObject(later)?.digest, storedObject(pod)?.digest);
+  assert.equal(layerOf('Pod'), 'endpoints');
+  assert.equal(layerOf('VirtualService'), 'config');
+});
+
+test('provenance folds changes relative to the parent', () => {
+  const log = new ChangeLog();
+  const k = (name: string) => ({ kind: 'Service', namespace: 'a', name });
+  log.record(k('x'), 'added', '1');
+  log.record(k('x'), 'modified', '2');
+  log.record(k('y'), 'added', '3');
+  log.record(k('y'), 'deleted', '4');
+  log.record(k('z'), 'deleted', '5');
+  log.record(k('z'), 'added', '6');
+  assert.deepEqual(log.provenance().changes, [
+    { kind: 'Service', namespace: 'a', name: 'x', resourceVersion: '2', change: 'added' },
+    { kind: 'Service', namespace: 'a', name: 'z', resourceVersion: '6', change: 'modified' },
+  ]);
+});
+
+test('bootstrap: Envoy ADS to xds-grpc and a proxyless gRPC bootstrap', async () => {
+  const input = { node: 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local', relay: 'relay.meshsnap:15010', namespace: 'shop', labels: { app: 'web' } };
+  const envoy = envoyBootstrap(input) as { dynamic_resources: { ads_config: { grpc_services: { envoy_grpc: { cluster_name: string } }[] } }; static_resources: { clusters: { name: string }[] } };
+  assert.equal(envoy.dynamic_resources.ads_config.grpc_services[0]?.envoy_grpc.cluster_name, 'xds-grpc');
+  assert.equal(envoy.static_resources.clusters[0]?.name, 'xds-grpc');
+  const grpc = grpcBootstrap(input) as { xds_servers: { server_uri: string }[]; node: { metadata: Record<string, unknown>; locality: unknown } };
+  assert.equal(grpc.xds_servers[0]?.server_uri, 'relay.meshsnap:15010');
+  assert.equal(grpc.node.metadata.GENERATOR, 'grpc');
+  assert.ok(grpc.node.locality);
+  await assert.rejects(bootstrapCommand(['--relay', 'nope']), /--node is required/);
+});
+
+test('infra/k8s: the ClusterRole grants get/list/watch on exactly what the watcher reads', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { parseAllDocuments } = await import('yaml');
+  const { ALL_RESOURCES, ENDPOINTS } = await import('../../src/watch/resources.js');
+  const { REPO } = await import('../helpers/paths.js');
+  const docs = parseAllDocuments(readFileSync(join(REPO, 'infra', 'k8s', 'rbac.yaml'), 'utf8')).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[] });
+  const granted = new Set<string>();
+  for (const d of docs.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
+    for (const r of d.rules ?? []) {
+      assert.deepEqual(r.verbs, ['get', 'list', 'watch']);
+      for (const g of r.apiGroups) for (const res of r.resources) granted.add(`${g}/${res}`);
+    }
+  }
+  const read = new Set([...ALL_RESOURCES, ENDPOINTS].map((s) => `${s.group}/${s.plural}`));
+  assert.deepEqual([...granted].sort(), [...read].sort());
+});
