@@ -69,6 +69,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
   for (const [name, r] of buildProxylessRoutes(ctx)) grpc.routes.set(name, r);
 
   const classes: ProxyClass[] = [];
+  const byNamespace = namespaceIndex(ctx.model);
   for (const ns of ctx.model.namespaces) {
     const routes = group(`routes/${ns}`);
     for (const [name, r] of buildOutboundRoutes(ctx, ns)) routes.routes.set(name, r);
@@ -83,7 +84,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
-    for (const shape of workloadShapes(ctx.model, ns)) {
+    for (const shape of workloadShapes(byNamespace, ns)) {
       const id = sidecarClassId(ns, shape);
       const inboundId = `inbound/${id.slice('sidecar/'.length)}`;
       const inbound = group(inboundId);
@@ -110,7 +111,13 @@ export function sidecarClassId(namespace: string, services: readonly MeshService
 
 /** Services whose selector matches the labels, in hostname order. */
 export function servicesSelecting(model: ServiceModel, namespace: string, labels: Readonly<Record<string, string>>): MeshService[] {
-  return model.services.filter((s) => s.namespace === namespace && s.selector !== undefined && Object.keys(s.selector).length > 0 && selects(s.selector, labels));
+  return selectingAmong(model.services.filter((s) => s.namespace === namespace), labels);
+}
+
+const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Object.keys(s.selector).length > 0;
+
+function selectingAmong(services: readonly MeshService[], labels: Readonly<Record<string, string>>): MeshService[] {
+  return services.filter((s) => hasSelector(s) && selects(s.selector as Readonly<Record<string, string>>, labels));
 }
 
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
@@ -124,13 +131,43 @@ export function selects(selector: Readonly<Record<string, string>>, labels: Read
  * service on its own (so a proxy whose labels match one service gets its inbound even before its
  * pod shows up in the inputs).
  */
-function workloadShapes(model: ServiceModel, namespace: string): MeshService[][] {
+function workloadShapes(byNamespace: NamespaceIndex, namespace: string): MeshService[][] {
+  const services = byNamespace.services.get(namespace) ?? [];
   const shapes = new Map<string, MeshService[]>();
-  const add = (services: MeshService[]) => shapes.set(services.map((s) => s.hostname).join(','), services);
+  const add = (list: MeshService[]) => shapes.set(list.map((s) => s.hostname).join(','), list);
   add([]);
-  for (const s of model.services) if (s.namespace === namespace && s.selector && Object.keys(s.selector).length > 0) add([s]);
-  for (const w of model.workloads as readonly Workload[]) if (w.namespace === namespace) add(servicesSelecting(model, namespace, w.labels));
+  for (const s of services) if (hasSelector(s)) add([s]);
+  // Pods of one Deployment share their labels: match each distinct label set once.
+  const seen = new Set<string>();
+  for (const w of byNamespace.workloads.get(namespace) ?? []) {
+    const key = JSON.stringify(Object.keys(w.labels).sort().map((k) => [k, w.labels[k]]));
+    if (seen.has(key)) continue;
+    seen.add(key);
+    add(selectingAmong(services, w.labels));
+  }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as MeshService[]);
+}
+
+/** Services (hostname order) and workloads per namespace: built once, so shapes cost O(namespace), not O(mesh). */
+interface NamespaceIndex {
+  readonly services: ReadonlyMap<string, MeshService[]>;
+  readonly workloads: ReadonlyMap<string, Workload[]>;
+}
+
+function namespaceIndex(model: ServiceModel): NamespaceIndex {
+  const services = new Map<string, MeshService[]>();
+  const workloads = new Map<string, Workload[]>();
+  for (const s of model.services) {
+    const list = services.get(s.namespace);
+    if (list) list.push(s);
+    else services.set(s.namespace, [s]);
+  }
+  for (const w of model.workloads as readonly Workload[]) {
+    const list = workloads.get(w.namespace);
+    if (list) list.push(w);
+    else workloads.set(w.namespace, [w]);
+  }
+  return { services, workloads };
 }
 
 function classSelectors(model: ServiceModel): ClassSelector[] {

@@ -175,7 +175,7 @@ export class SnapshotBuilder {
     }
     this.consistency = undefined;
     this.chain = 0;
-    const { sink } = this.commit(changes, removed, added, { classes: output.classes, selectors: output.selectors });
+    const { sink } = this.commit(changes, removed, added, { classes: output.classes, selectors: output.selectors }, false);
     for (const id of removed) this.groups.delete(id);
 
     // Complete: every document and object, not only the new ones.
@@ -315,6 +315,7 @@ export class SnapshotBuilder {
     removed: readonly GroupId[],
     added: readonly GroupId[],
     classes: { classes: readonly ProxyClass[]; selectors: readonly ClassSelector[] } | undefined,
+    recordContent = true,
   ): { sink: DocumentSink; newObjects: Map<string, Uint8Array>; contentChanges: Change[] } {
     const sink = new DocumentSink(this.hasher);
     const newObjects = new Map<string, Uint8Array>();
@@ -327,12 +328,12 @@ export class SnapshotBuilder {
       if (ch.after) {
         const encoded = this.encoder.encode(ch.type, ch.after);
         digest = encoded.digest;
-        if (this.count(ch.type, ch.name, digest, encoded.bytes)) newObjects.set(digest, encoded.bytes);
+        if (this.count(ch.type, digest, encoded.bytes)) newObjects.set(digest, encoded.bytes);
         tree.set(ch.name, digest);
       } else tree.delete(ch.name);
-      if (old !== undefined) this.count(ch.type, ch.name, old, undefined);
+      if (old !== undefined) this.count(ch.type, old, undefined);
       touched.add(ch.group);
-      contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
+      if (recordContent) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
     }
     for (const id of removed) {
       this.index.delete(id);
@@ -358,14 +359,16 @@ export class SnapshotBuilder {
     return { sink, newObjects, contentChanges };
   }
 
-  /** Refcounts of (type, name, digest) pairs and objects; true when the object is new. `bytes` undefined: a release. */
-  private count(type: XdsType, name: string, digest: string, bytes: Uint8Array | undefined): boolean {
-    const key = `${name}\n${digest}`;
+  /**
+   * Refcounts of resources per type and of objects; true when the object is new. `bytes`
+   * undefined: a release. A resource's name is part of its bytes (every xDS type encodes it), so
+   * distinct (name, digest) pairs of a type are its distinct digests.
+   */
+  private count(type: XdsType, digest: string, bytes: Uint8Array | undefined): boolean {
     const pairs = this.pairs[type];
-    const by = bytes ? 1 : -1;
-    const p = (pairs.get(key) ?? 0) + by;
-    if (p === 0) pairs.delete(key);
-    else pairs.set(key, p);
+    const p = (pairs.get(digest) ?? 0) + (bytes ? 1 : -1);
+    if (p === 0) pairs.delete(digest);
+    else pairs.set(digest, p);
     const o = this.objectRefs.get(digest);
     if (bytes) {
       if (o) o.count++;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { buildProxylessNamespaceRoutes, buildProxylessRoutes } from '../../src/compile/routes.js';
 import { decodeMessage, encodeMessage, type RouteConfiguration } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
-import { bookinfo, bookinfoServices, context, dr, model, vs } from './routes-fixture.js';
+import { bookinfo, bookinfoServices, context, dr, model, service, vs } from './routes-fixture.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 
@@ -49,4 +49,47 @@ test('timeouts become max_stream_duration; redirect and direct responses are lef
   const rc = buildProxylessRoutes(ctx).get(`${REVIEWS}:9080`) as RouteConfiguration;
   const bytes = encodeMessage(TypeName.RouteConfiguration, rc);
   assert.deepEqual(encodeMessage(TypeName.RouteConfiguration, decodeMessage(TypeName.RouteConfiguration, bytes)), bytes);
+});
+
+test('headless, ExternalName and PASSTHROUGH services get no proxyless route config; destinations to them are left out with an info', () => {
+  const services = [
+    ...bookinfoServices(),
+    service('hl', 'default', [[9080, 'HTTP']]),
+    service('ext', 'default', [[9080, 'HTTP']], undefined, { headless: false, externalName: 'api.example.com' }),
+    service('pt', 'default', [[9080, 'HTTP']], '10.96.0.40'),
+  ];
+  const ctx = context(
+    model(services, [
+      vs('reviews', 'default', ['reviews'], [
+        { name: 'to-hl', match: [{ uri: { prefix: '/hl' } }], route: [{ destination: { host: 'hl' } }] },
+        { name: 'split', route: [{ destination: { host: 'pt' }, weight: 50 }, { destination: { host: 'ratings' }, weight: 50 }] },
+      ]),
+    ], [dr('pt', 'default', 'pt', [], { trafficPolicy: { loadBalancer: { simple: 'PASSTHROUGH' } } })]),
+  );
+  const rcs = buildProxylessRoutes(ctx);
+  assert.deepEqual([...rcs.keys()], ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`));
+  const routes = rcs.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes;
+  assert.deepEqual(routes?.map((r) => [r.name, r.route?.cluster]), [['split', 'outbound|9080||ratings.default.svc.cluster.local']]);
+  assert.deepEqual(
+    ctx.diags.sorted().map((d) => [d.severity, d.code, d.field]),
+    [
+      ['info', 'proxyless-unsupported-destination', 'spec.http[0].route'],
+      ['info', 'proxyless-unsupported-destination', 'spec.http[1].route'],
+    ],
+  );
+});
+
+test('only route configs whose routes match on sourceNamespace are built per client namespace', () => {
+  const ctx = context(
+    model(bookinfoServices(), [
+      vs('reviews', 'default', ['reviews'], [{ name: 'team', match: [{ sourceNamespace: 'team' }], route: [{ destination: { host: 'reviews', subset: 'v2' } }] }]),
+    ], [dr('reviews', 'default', 'reviews', ['v1', 'v2'])]),
+  );
+  assert.ok(!buildProxylessRoutes(ctx).has(`${REVIEWS}:9080`));
+  const team = buildProxylessNamespaceRoutes(ctx, 'team');
+  const other = buildProxylessNamespaceRoutes(ctx, 'default');
+  assert.deepEqual([...team.keys()], [`${REVIEWS}:9080`]);
+  assert.deepEqual(team.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.route?.cluster), [`outbound|9080|v2|${REVIEWS}`]);
+  assert.deepEqual(other.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.name), ['default']);
+  assert.deepEqual(team.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.domains, [REVIEWS, `${REVIEWS}:9080`]);
 });
