@@ -5,16 +5,12 @@
  * Node-side code: it may use node:* freely; what it times is the pure core.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildInputSet, parseDocuments } from '../src/inputs/index.js';
+import { compileDocuments } from '../src/pipeline.js';
 import { buildSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
-import { LocalStore } from '../src/snapshot/store/local.js';
-import { publishSnapshot } from '../src/snapshot/store/publish.js';
-import { applyEndpointSlice, BENCH_COMPILER, compileState, type Stages } from './incremental.js';
+import { BENCH_COMPILER, compileState, WatchPath, type Stages } from './incremental.js';
 import { generateMesh, nthAddress, toYaml, withMovedEndpoint } from './synthetic.js';
 
 export interface SizeResult {
@@ -24,26 +20,48 @@ export interface SizeResult {
   virtualServices: number;
   destinationRules: number;
   documents: number;
-  /** Milliseconds, first (cold) run of the whole pipeline: documents → InputSet → compile → inputs digest → snapshot. */
+  /** Milliseconds, first (cold) run of the whole pipeline: documents → InputSet → compile → stored inputs tree (the inputs digest) → snapshot. */
   fullMs: number;
   /** The same pipeline again in the same process (JIT warm). */
   fullWarmMs: number;
   stagesMs: Stages;
   /** buildSnapshot alone with the pure-JS noble SHA-256 (what workerd uses), fresh encoder. */
   snapshotNobleMs: number;
+  /** The watcher (src/watch/watcher.ts) fed the mesh without an API server, publishing to a LocalStore in a temp dir. */
+  watcher: {
+    /** Its first round: a full compile (IncrementalLocalCompiler, the watcher's compile time). */
+    fullCompileMs: number;
+    /** Median compile time of the endpoint changes below (incremental: InputSet patch, update, applyDelta). */
+    incrementalCompileMs: number;
+    /** Every object received, then the first round: cache, inputs tree, full compile, first publish. */
+    firstRoundMs: number;
+    firstRoundBytes: number;
+  };
   endpointChange: {
-    /** Median over several changes, from the changed EndpointSlice to the new version published in a LocalStore. */
+    /**
+     * Median over several changes, from the changed EndpointSlice object handed to the watcher to
+     * the new head written in the LocalStore: object cache, last-known-good review, stored inputs
+     * tree update, InputSet patch, IncrementalCompiler.update, SnapshotBuilder.applyDelta, publish
+     * (inputs objects + documents, snapshot objects + documents, version record, head).
+     */
     ms: number;
-    /** Median bytes (objects + documents) a change adds to the store. */
+    /** Every change's ms, in order. */
+    allMs: number[];
+    /** Median bytes (objects + documents, inputs and snapshot) a change adds to the store. */
     bytesWritten: number;
     documentsWritten: number;
-    mode: 'incremental';
+    /** 'incremental' when every change compiled incrementally. */
+    mode: string;
+    /** Of the median change: receive (cache), inputs (LKG + inputs tree), compile, publish. */
     stagesMs: Stages;
-    /** The incremental snapshot equals a full recompile of the changed documents. */
+    /** The last published snapshot equals a full compile of the changed documents (src/pipeline.ts). */
     matchesFullRecompile: boolean;
     fullRecompileMs: number;
   };
+  /** Peak RSS after the full compiles (before the watcher part). */
   peakRssMB: number;
+  /** Peak RSS at the end, the watcher part included. */
+  peakRssWatchMB: number;
   resources: number;
   objects: number;
   /** Stored bytes: every object plus every document of the snapshot tree. */
@@ -60,49 +78,21 @@ export interface SizeResult {
 const nodeSha256: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k === 'encodes' ? t : t + v), 0);
-const CHANGES = 7;
+const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const CHANGES = 9;
 
-export async function measureSize(services: number, opts: { yaml?: boolean } = {}): Promise<SizeResult> {
-  const mesh = generateMesh({ services });
+/** The full pipeline, cold then warm; only numbers come out, so its state can be collected. */
+function measureFull(docs: Parameters<typeof compileState>[0]) {
   gc();
-  const cold = compileState(mesh.docs, nodeSha256);
+  let cold: ReturnType<typeof compileState> | undefined = compileState(docs, nodeSha256);
+  const coldStages = cold.stages;
+  cold = undefined;
   gc();
-  const warm = compileState(mesh.docs, nodeSha256);
-  const { state } = warm;
+  const { state, stages: warmStages } = compileState(docs, nodeSha256);
 
   const tn = performance.now();
-  buildSnapshot(state.output, { inputsDigest: state.snapshot.content.inputsDigest, compiler: BENCH_COMPILER }, {});
+  buildSnapshot(state.output, { inputsDigest: state.snapshot.inputsDigest, compiler: BENCH_COMPILER }, {});
   const snapshotNobleMs = performance.now() - tn;
-
-  // Pods move, one at a time: each change is a new EndpointSlice for one service, applied as a
-  // snapshot delta and published to a local store (the first version is a full publish).
-  const storeDir = mkdtempSync(join(tmpdir(), 'meshsnap-bench-'));
-  const store = new LocalStore(join(storeDir, '.meshsnap'));
-  await publishSnapshot(store, 'bench', state.snapshot, { createdAt: new Date().toISOString() });
-  const runs: { ms: number; stages: Stages; bytes: number; documents: number }[] = [];
-  let current = state;
-  let docs = mesh.docs;
-  for (let i = 0; i < CHANGES; i++) {
-    const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
-    const moved = withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i));
-    const changedDoc = moved.docs.find((d, k) => d !== docs[k]);
-    if (!changedDoc) throw new Error('no changed document');
-    const t0 = performance.now();
-    const next = applyEndpointSlice(current, changedDoc);
-    const t1 = performance.now();
-    const published = await publishSnapshot(store, 'bench', next.state.snapshot, { createdAt: new Date().toISOString() });
-    const t2 = performance.now();
-    if (published.status !== 'published') throw new Error('an endpoint change did not publish');
-    runs.push({ ms: t2 - t0, stages: { ...next.stages, store: t2 - t1 }, bytes: published.bytesWritten, documents: published.documentsWritten });
-    current = next.state;
-    docs = moved.docs;
-  }
-  rmSync(storeDir, { recursive: true, force: true });
-  const median = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)] ?? { ms: NaN, stages: {}, bytes: NaN, documents: NaN };
-  gc();
-  const tf = performance.now();
-  const full = compileState(docs, nodeSha256);
-  const fullRecompileMs = performance.now() - tf;
 
   const counts = state.snapshot.counts;
   let bytes = 0;
@@ -113,7 +103,51 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     contentBytes += d.bytes.byteLength;
     maxDocumentBytes = Math.max(maxDocumentBytes, d.bytes.byteLength);
   }
+  const treeDocuments = state.snapshot.documents.length;
+  const diagnostics = state.ctx.diags.all.length;
   const peakRssMB = process.resourceUsage().maxRSS / 1024;
+  return { coldStages, warmStages, snapshotNobleMs, counts, bytes, contentBytes, maxDocumentBytes, treeDocuments, diagnostics, peakRssMB };
+}
+
+export async function measureSize(services: number, opts: { yaml?: boolean } = {}): Promise<SizeResult> {
+  const mesh = generateMesh({ services });
+  const { coldStages, warmStages, snapshotNobleMs, counts, bytes, contentBytes, maxDocumentBytes, treeDocuments, diagnostics, peakRssMB } = measureFull(mesh.docs);
+
+  // The watcher: the mesh as an informer's list, the first (full) round, then pods move one at a
+  // time: each change is a new version of one service's EndpointSlice, handed to the watcher and
+  // compiled and published as the watcher does it.
+  gc();
+  const path = new WatchPath(nodeSha256);
+  const first = await path.initial(mesh.docs);
+  if (first.round.publish !== 'published') throw new Error('the first round did not publish');
+  const runs: { ms: number; stages: Stages; bytes: number; documents: number; mode: string; compileMs: number }[] = [];
+  let docs = mesh.docs;
+  for (let i = 0; i < CHANGES; i++) {
+    const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
+    const moved = withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i));
+    const changedDoc = moved.docs.find((d, k) => d !== docs[k]);
+    if (!changedDoc) throw new Error('no changed document');
+    const { ms, receiveMs, round } = await path.change(changedDoc);
+    if (round.publish !== 'published') throw new Error('an endpoint change did not publish');
+    runs.push({
+      ms,
+      stages: { receive: receiveMs, inputs: round.inputsMs, compile: round.compileMs, publish: round.publishMs },
+      bytes: round.bytesWritten,
+      documents: round.documentsWritten,
+      mode: round.mode,
+      compileMs: round.compileMs,
+    });
+    docs = moved.docs;
+  }
+  const head = await path.store.readChannel('bench');
+  path.close();
+  const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+  const modes = [...new Set(runs.map((r) => r.mode))].join('+');
+  gc();
+  const tf = performance.now();
+  const full = compileDocuments(docs, { hasher: nodeSha256 });
+  const fullRecompileMs = performance.now() - tf;
+  const peakRssWatchMB = process.resourceUsage().maxRSS / 1024;
 
   // For information only, after the peak RSS was read: the same objects as YAML through the parser.
   let yaml = { bytes: 0, parseMs: NaN, inputSetMs: NaN };
@@ -133,27 +167,35 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     virtualServices: mesh.virtualServices,
     destinationRules: mesh.destinationRules,
     documents: mesh.docs.length,
-    fullMs: sum(cold.stages),
-    fullWarmMs: sum(warm.stages),
-    stagesMs: cold.stages,
+    fullMs: sum(coldStages),
+    fullWarmMs: sum(warmStages),
+    stagesMs: coldStages,
     snapshotNobleMs,
+    watcher: {
+      fullCompileMs: first.round.compileMs,
+      incrementalCompileMs: median(runs.map((r) => r.compileMs)),
+      firstRoundMs: first.ms,
+      firstRoundBytes: first.round.bytesWritten,
+    },
     endpointChange: {
-      ms: median.ms,
-      bytesWritten: [...runs].map((r) => r.bytes).sort((a, b) => a - b)[Math.floor(runs.length / 2)] ?? NaN,
-      documentsWritten: median.documents,
-      mode: 'incremental',
-      stagesMs: median.stages,
-      matchesFullRecompile: full.state.snapshot.digest === current.snapshot.digest,
+      ms: mid?.ms ?? NaN,
+      allMs: runs.map((r) => r.ms),
+      bytesWritten: median(runs.map((r) => r.bytes)),
+      documentsWritten: median(runs.map((r) => r.documents)),
+      mode: modes,
+      stagesMs: mid?.stages ?? {},
+      matchesFullRecompile: head?.digest === full.snapshot.digest,
       fullRecompileMs,
     },
     peakRssMB,
+    peakRssWatchMB,
     resources: counts.clusters + counts.endpoints + counts.listeners + counts.routes,
     objects: counts.objects,
     snapshotBytes: bytes + contentBytes,
     contentBytes,
-    treeDocuments: state.snapshot.documents.length,
+    treeDocuments,
     maxDocumentBytes,
-    diagnostics: state.ctx.diags.all.length,
+    diagnostics,
     yaml,
   };
 }

@@ -19,7 +19,7 @@ const stage = (s: Stages, k: string): string => (s[k] === undefined ? '–' : ms
 
 export function formatTable(rows: readonly Row[]): string {
   const head = [
-    '| services | docs | full compile ms (cold / warm) | inputs / compile / inputs digest / snapshot ms | snapshot w/ noble ms | 1 endpoint change ms | full recompile ms | peak RSS MB | resources | objects | snapshot MB | YAML parse ms |',
+    '| services | docs | full compile ms (cold / warm) | inputs / compile / inputs digest / snapshot ms | snapshot w/ noble ms | 1 endpoint change → store ms | full recompile ms | peak RSS MB (full compile / + watcher) | resources | objects | snapshot MB | YAML parse ms |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const ok = rows.filter((r): r is SizeResult => !('error' in r));
@@ -29,22 +29,27 @@ export function formatTable(rows: readonly Row[]): string {
     const big = r.services >= 10000;
     const full = `${ms(r.fullMs)} / ${ms(r.fullWarmMs)}${big ? ` ${mark(r.fullMs <= TARGETS.fullMs10k)}` : ''}`;
     const e = r.endpointChange;
-    const ep = `${ms(e.ms)} ${mark(e.ms <= TARGETS.endpointChangeMs)}${e.matchesFullRecompile ? '' : ' (≠ full recompile!)'}`;
-    const rss = `${r.peakRssMB.toFixed(0)}${big ? ` ${mark(r.peakRssMB <= TARGETS.peakRssMB10k)}` : ''}`;
+    const ep = `${ms(e.ms)} ${mark(e.ms <= TARGETS.endpointChangeMs)}${e.matchesFullRecompile ? '' : ' (≠ full recompile!)'}${e.mode === 'incremental' ? '' : ` (${e.mode})`}`;
+    const rss = `${r.peakRssMB.toFixed(0)}${big ? ` ${mark(r.peakRssMB <= TARGETS.peakRssMB10k)}` : ''} / ${r.peakRssWatchMB.toFixed(0)}`;
     const stages = ['inputs', 'compile', 'inputsDigest', 'snapshot'].map((k) => stage(s, k)).join(' / ');
     return `| ${r.services} | ${r.documents} | ${full} | ${stages} | ${ms(r.snapshotNobleMs)} | ${ep} | ${ms(e.fullRecompileMs)} | ${rss} | ${r.resources} | ${r.objects} | ${mb(r.snapshotBytes)} | ${ms(r.yaml.parseMs)} (+${ms(r.yaml.inputSetMs)}) |`;
   });
   const breakdown = [
     '',
-    'One endpoint change (incremental, median of several), by stage in ms:',
+    'One endpoint change reaches the store (median of several): a changed EndpointSlice object handed to the watcher',
+    '(src/watch/watcher.ts, no API server, no debounce wait) until the new head is written in a LocalStore in a temp dir.',
+    'receive: object cache (canonical form, digest); inputs: last-known-good review + stored inputs tree update;',
+    'compile: InputSet patch + IncrementalCompiler.update + SnapshotBuilder.applyDelta; publish: head read, inputs objects and',
+    'documents, snapshot objects and documents, version record, head. Watcher compile: its full first round vs the median incremental one.',
     '',
-    '| services | validate slice | service model | build endpoints | inputs digest | buildSnapshot | messages encoded |',
-    '|---:|---:|---:|---:|---:|---:|---:|',
+    '| services | total ms | receive | inputs | compile | publish | bytes written | documents written | watcher compile ms (full / incremental) | first round ms (all objects → published) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...ok.map((r) => {
-      const s = r.endpointChange.stagesMs;
-      return `| ${r.services} | ${['validateSlice', 'serviceModel', 'buildEndpoints', 'inputsDigest', 'buildSnapshot'].map((k) => stage(s, k)).join(' | ')} | ${s['encodes'] ?? '–'} |`;
+      const e = r.endpointChange;
+      const w = r.watcher;
+      return `| ${r.services} | ${ms(e.ms)} | ${['receive', 'inputs', 'compile', 'publish'].map((k) => stage(e.stagesMs, k)).join(' | ')} | ${e.bytesWritten} | ${e.documentsWritten} | ${ms(w.fullCompileMs)} / ${ms(w.incrementalCompileMs)} | ${ms(w.firstRoundMs)} |`;
     }),
   ];
-  const targets = `Targets: 10k services ≤ ${TARGETS.fullMs10k} ms and ≤ ${TARGETS.peakRssMB10k} MB peak RSS; one endpoint change ≤ ${TARGETS.endpointChangeMs} ms.`;
+  const targets = `Targets: 10k services ≤ ${TARGETS.fullMs10k} ms and ≤ ${TARGETS.peakRssMB10k} MB peak RSS (full compile); one endpoint change reaches the store ≤ ${TARGETS.endpointChangeMs} ms.`;
   return [...head, ...lines, ...breakdown, '', targets].join('\n');
 }

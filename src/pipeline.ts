@@ -1,13 +1,17 @@
 /**
- * The whole pure pipeline in one call: input texts → documents → InputSet → compile → snapshot.
- * The CLI, the Worker, the Lambda and the watcher all go through here, so they produce the same
- * digest for the same inputs.
+ * The whole pure pipeline in one call: input texts → documents → stored inputs + InputSet →
+ * compile → snapshot. The CLI, the Worker, the Lambda and the watcher all go through here (the
+ * watcher's incremental path keeps the same pieces alive between changes), so they produce the
+ * same digest for the same inputs.
+ *
+ * The snapshot's `inputsDigest` is the root of the stored inputs tree of the documents
+ * (src/model/stored-inputs.ts): the same objects in any file layout or order give the same one.
  */
 import { compile } from './compile/index.js';
 import { sortDiagnostics, type Diagnostic } from './inputs/diagnostics.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
-import { inputsDigest } from './model/canonical-inputs.js';
 import type { InputSet } from './model/inputs.js';
+import { storedInputsOfDocuments, type BuiltInputs } from './model/stored-inputs.js';
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';
@@ -23,31 +27,57 @@ export interface PipelineOptions {
   readonly encoder?: ResourceEncoder;
 }
 
-export interface PipelineResult {
+export interface CompiledInputs {
   readonly inputs: InputSet;
   readonly snapshot: BuiltSnapshot;
   /** Parse, validation and compile diagnostics, in canonical order. */
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export function parseInputTexts(files: readonly InputText[]): InputSet {
-  const docs: RawDocument[] = [];
+export interface PipelineResult extends CompiledInputs {
+  /** The stored inputs (every object and document); `snapshot.inputsDigest` is their digest. */
+  readonly stored: BuiltInputs;
+}
+
+export interface ParsedTexts {
+  readonly documents: RawDocument[];
+  readonly parseDiagnostics: Diagnostic[];
+}
+
+export function parseTexts(files: readonly InputText[]): ParsedTexts {
+  const documents: RawDocument[] = [];
   const parseDiagnostics: Diagnostic[] = [];
   for (const f of files) {
     const parsed = parseDocuments(f.text, f.file);
-    docs.push(...parsed.docs);
+    documents.push(...parsed.docs);
     parseDiagnostics.push(...parsed.diagnostics);
   }
-  const inputs = buildInputSet(docs);
+  return { documents, parseDiagnostics };
+}
+
+/** The InputSet of input texts, parse diagnostics included. */
+export function parseInputTexts(files: readonly InputText[]): InputSet {
+  const { documents, parseDiagnostics } = parseTexts(files);
+  const inputs = buildInputSet(documents);
   return { ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] };
 }
 
-export function compileInputSet(inputs: InputSet, opts: PipelineOptions = {}): PipelineResult {
+/** Compiles an InputSet whose stored inputs have the digest `inputsDigest`. */
+export function compileInputSet(inputs: InputSet, inputsDigest: string, opts: PipelineOptions = {}): CompiledInputs {
   const { output, diagnostics } = compile(inputs);
-  const snapshot = buildSnapshot(output, { inputsDigest: inputsDigest(inputs, opts.hasher), compiler: COMPILER }, opts);
+  const snapshot = buildSnapshot(output, { inputsDigest, compiler: COMPILER }, opts);
   return { inputs, snapshot, diagnostics: sortDiagnostics(diagnostics) };
 }
 
+/** Compiles raw documents; `parseDiagnostics` are those of the texts they were parsed from. */
+export function compileDocuments(documents: readonly RawDocument[], opts: PipelineOptions = {}, parseDiagnostics: readonly Diagnostic[] = []): PipelineResult {
+  const stored = storedInputsOfDocuments(documents, opts.hasher);
+  const built = buildInputSet(documents);
+  const inputs = parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
+  return { ...compileInputSet(inputs, stored.digest, opts), stored };
+}
+
 export function compileTexts(files: readonly InputText[], opts: PipelineOptions = {}): PipelineResult {
-  return compileInputSet(parseInputTexts(files), opts);
+  const { documents, parseDiagnostics } = parseTexts(files);
+  return compileDocuments(documents, opts, parseDiagnostics);
 }

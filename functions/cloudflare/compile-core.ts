@@ -9,9 +9,9 @@ import { compile } from '../../src/compile/index.js';
 import { sortDiagnostics, type Diagnostic } from '../../src/inputs/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
+import { storedInputsOfDocuments } from '../../src/model/stored-inputs.js';
 import { buildSnapshot, type SnapshotCounts } from '../../src/snapshot/build.js';
 import type { Hasher } from '../../src/snapshot/digest.js';
-import { inputsDigest } from '../../src/model/canonical-inputs.js';
 
 export interface InputFile {
   readonly file: string;
@@ -29,7 +29,10 @@ export const COMPILER = { name: 'meshsnap-worker', version: '0.1.0' } as const;
 /** Files in name order, so the result does not depend on the order they were posted in. */
 const byName = (files: readonly InputFile[]): InputFile[] => [...files].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 
-/** parse → buildInputSet → compile → buildSnapshot. Pure; `hasher` defaults to @noble/hashes. */
+/**
+ * parse → stored inputs (their root is the inputs digest, as in src/pipeline.ts) + buildInputSet →
+ * compile → buildSnapshot. Pure; `hasher` defaults to @noble/hashes.
+ */
 export function compileFiles(files: readonly InputFile[], hasher?: Hasher): CompileSummary {
   const sorted = byName(files);
   const docs: RawDocument[] = [];
@@ -41,7 +44,8 @@ export function compileFiles(files: readonly InputFile[], hasher?: Hasher): Comp
   }
   const inputs = buildInputSet(docs);
   const { output, diagnostics } = compile({ ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] });
-  const snapshot = buildSnapshot(output, { inputsDigest: inputsDigest(inputs, hasher), compiler: COMPILER }, hasher ? { hasher } : {});
+  const inputsDigest = storedInputsOfDocuments(docs, hasher).digest;
+  const snapshot = buildSnapshot(output, { inputsDigest, compiler: COMPILER }, hasher ? { hasher } : {});
   return { digest: snapshot.digest, counts: snapshot.counts, diagnostics: sortDiagnostics(diagnostics) };
 }
 

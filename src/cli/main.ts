@@ -8,6 +8,16 @@ import { showCommand, showUsage } from './commands/show.js';
 import { watchCommand, watchUsage } from './commands/watch.js';
 import { bootstrapCommand, bootstrapUsage } from './commands/bootstrap.js';
 import { UsageError } from './args.js';
+import { serveCommand, serveUsage } from './commands/serve.js';
+import { auditCommand, auditUsage } from './commands/audit.js';
+import { diffCommand, diffUsage } from './commands/diff.js';
+import { gcCommand, gcUsage } from './commands/gc.js';
+import { pinCommand, pinUsage } from './commands/pin.js';
+import { promoteCommand, promoteUsage } from './commands/promote.js';
+import { rollbackCommand, rollbackUsage } from './commands/rollback.js';
+import { tagCommand, tagUsage } from './commands/tag.js';
+import { unpinCommand, unpinUsage } from './commands/unpin.js';
+import { verifyCommand, verifyUsage } from './commands/verify.js';
 
 type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; summary: string };
 
@@ -20,6 +30,16 @@ const COMMANDS: Record<string, Command> = {
   relay: { run: relayCommand, usage: relayUsage, summary: 'serve a channel’s snapshots to proxies over xDS (gRPC)' },
   watch: { run: watchCommand, usage: watchUsage, summary: 'watch a cluster and publish a snapshot after every debounced change' },
   bootstrap: { run: bootstrapCommand, usage: bootstrapUsage, summary: 'print an Envoy and a proxyless gRPC bootstrap pointing at the relay' },
+  serve: { run: serveCommand, usage: serveUsage, summary: 'run watch + relay + HTTP API (and audit page) in one process' },
+  diff: { run: diffCommand, usage: diffUsage, summary: 'what changed between two versions, per proxy class and xDS type, and in the inputs' },
+  rollback: { run: rollbackCommand, usage: rollbackUsage, summary: 'serve an earlier version’s config with the current endpoints (pins the channel)' },
+  pin: { run: pinCommand, usage: pinUsage, summary: 'keep serving a version’s config; config changes become candidates' },
+  unpin: { run: unpinCommand, usage: unpinUsage, summary: 'follow the cluster’s config again' },
+  promote: { run: promoteCommand, usage: promoteUsage, summary: 'serve a candidate recorded while pinned' },
+  verify: { run: verifyCommand, usage: verifyUsage, summary: 'recompile a version from its stored inputs and check the digest is identical' },
+  tag: { run: tagCommand, usage: tagUsage, summary: 'name a version (e.g. a git SHA); list or delete tags' },
+  gc: { run: gcCommand, usage: gcUsage, summary: 'delete old versions and unreferenced data (tagged, pinned, current are kept)' },
+  audit: { run: auditCommand, usage: auditUsage, summary: 'publishes, rollbacks, pins, promotions, tags, gc runs and relay ACK/NACKs' },
 };
 
 function usage(): string {

@@ -1,16 +1,18 @@
-/** Opens the store a command names (`--store`): a local folder (default `./.meshsnap`). */
-import { DEFAULT_STORE_DIR, LocalStore } from '../snapshot/store/local.js';
+/** Opens the store a command names (`--store`): a local folder (default `./.meshsnap`), `file://…` or `s3://…` (src/snapshot/store/open.ts). */
+import { openStore as openStoreSpec, UnsupportedStoreError } from '../snapshot/store/open.js';
+import { DEFAULT_STORE_DIR } from '../snapshot/store/local.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { assertChannel } from '../snapshot/manifest.js';
 import { UsageError } from './args.js';
 
 export function openStore(spec: string | undefined): SnapshotStore {
-  const where = spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR;
-  if (/^[a-z0-9]+:\/\//i.test(where) && !where.startsWith('file://')) {
-    throw new UsageError(`store ${where}: only local folders are supported by this build`);
+  try {
+    return openStoreSpec(spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR);
+  } catch (err) {
+    if (err instanceof UnsupportedStoreError || err instanceof TypeError) throw new UsageError((err as Error).message);
+    throw err;
   }
-  return new LocalStore(where.startsWith('file://') ? new URL(where).pathname : where);
 }
 
 export function checkChannel(channel: string): string {

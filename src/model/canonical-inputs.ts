@@ -1,7 +1,11 @@
 /**
- * The canonical form of an InputSet: every object without its origin (file/index), each list
- * sorted by kind/namespace/name. Equal meshes give equal canonical forms however their files
- * were laid out, so the digest of this form identifies "the inputs" of a snapshot.
+ * The canonical form of a *validated* InputSet: every object without its origin (file/index),
+ * each list sorted by kind/namespace/name. Equal InputSets give equal canonical forms however
+ * they were built (tests use it to check that patched InputSets equal rebuilt ones).
+ *
+ * NOT the snapshot's inputs digest: that is the root of the stored inputs tree
+ * (src/model/stored-inputs.ts, `meshsnap.inputs/v2`), maintained incrementally. This form costs
+ * a pass over every object and is for tests and debugging only.
  */
 import { canonicalJson } from '../snapshot/canonical-json.js';
 import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
@@ -23,11 +27,11 @@ function strip<T extends Named>(items: readonly T[]): Omit<T, 'origin'>[] {
   });
 }
 
-export const INPUTS_SCHEMA = 'meshsnap.validated-inputs/v1';
+export const VALIDATED_INPUTS_SCHEMA = 'meshsnap.validated-inputs/v1';
 
 export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
   return {
-    schema: INPUTS_SCHEMA,
+    schema: VALIDATED_INPUTS_SCHEMA,
     meshConfig: inputs.meshConfig,
     namespaces: strip(inputs.namespaces),
     nodes: strip(inputs.nodes),

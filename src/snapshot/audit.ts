@@ -3,7 +3,10 @@
  * store in immutable JSON-lines batches, so one can later answer "which proxies ran version N, when".
  */
 
-export type AuditKind = 'ack' | 'nack' | 'connect' | 'disconnect' | 'rejected';
+export type AuditKind = 'ack' | 'nack' | 'connect' | 'disconnect' | 'rejected' | HistoryAuditKind;
+
+/** Operator actions on a channel's history (src/history); relay-only fields are empty for them. */
+export type HistoryAuditKind = 'rollback' | 'pin' | 'unpin' | 'promote' | 'tag' | 'untag' | 'gc';
 
 export interface AuditRecord {
   /** ISO 8601 time of the event. */
@@ -24,9 +27,13 @@ export interface AuditRecord {
   readonly digest?: string;
   /** NACK error_detail, or the rejection reason. */
   readonly error?: string;
+  /** History actions: who did it and why, and what it touched (e.g. a tag name, gc counts). */
+  readonly actor?: string;
+  readonly reason?: string;
+  readonly detail?: Readonly<Record<string, unknown>>;
 }
 
-const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected']);
+const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected', 'rollback', 'pin', 'unpin', 'promote', 'tag', 'untag', 'gc']);
 
 export class InvalidAuditRecordError extends Error {
   override readonly name = 'InvalidAuditRecordError';
@@ -64,5 +71,7 @@ export function parseAuditRecord(value: unknown, where = ''): AuditRecord {
   if (typeof v.snapshotVersion !== 'number') fail('bad snapshotVersion');
   if (v.digest !== undefined && typeof v.digest !== 'string') fail('bad digest');
   if (v.error !== undefined && typeof v.error !== 'string') fail('bad error');
+  if (v.actor !== undefined && typeof v.actor !== 'string') fail('bad actor');
+  if (v.reason !== undefined && typeof v.reason !== 'string') fail('bad reason');
   return v as unknown as AuditRecord;
 }

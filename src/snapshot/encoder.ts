@@ -5,7 +5,8 @@
  * kept by an incremental compile), so a WeakMap from the object to its bytes and digest saves the
  * encoding and hashing work. Messages must not be mutated after they were encoded.
  */
-import { encodeMessage } from '../xds/proto.js';
+import { encodeMessage, type RouteConfiguration } from '../xds/proto.js';
+import { encodeRouteConfiguration } from '../xds/route-config-encoder.js';
 import { XDS_TYPE_NAME, type XdsType } from '../xds/type-urls.js';
 import { digestOf, nobleSha256Hex, type Hasher } from './digest.js';
 
@@ -25,7 +26,9 @@ export class ResourceEncoder {
   encode(type: XdsType, message: object): EncodedResource {
     const hit = this.cache.get(message);
     if (hit && hit.type === type) return hit;
-    const bytes = encodeMessage(XDS_TYPE_NAME[type], message);
+    // Route configs of different client namespaces share most virtual host objects: the route
+    // config encoder encodes each virtual host once and splices the bytes (identical output).
+    const bytes = type === 'routes' ? encodeRouteConfiguration(message as RouteConfiguration) : encodeMessage(XDS_TYPE_NAME[type], message);
     const encoded: EncodedResource = { type, bytes, digest: digestOf(bytes, this.hasher) };
     this.encodes++;
     this.cache.set(message, encoded);

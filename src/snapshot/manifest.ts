@@ -27,6 +27,35 @@ export interface VersionRecord {
   readonly inputs?: string;
   /** What changed since the parent version (the watcher records it; `meshsnap compile` does not). */
   readonly provenance?: VersionProvenance;
+  /** The packs that together hold this snapshot's documents and objects (src/snapshot/store/packs.ts). */
+  readonly packs?: PackList;
+  /** `candidate`: recorded while the channel was pinned, not served (lives in the `<channel>.candidates` channel, see src/history). Absent = served. */
+  readonly status?: 'candidate';
+  /** How this version was made when not by a plain compile: a rollback, a promotion, an endpoint update on a pinned config. */
+  readonly origin?: VersionOrigin;
+  /** Who made it (`--actor`, $MESHSNAP_ACTOR or the OS user) and why. */
+  readonly actor?: string;
+  readonly reason?: string;
+}
+
+/** Where a version's config layer came from (its endpoint layer is always the current one). */
+export interface VersionOrigin {
+  readonly kind: 'rollback' | 'promote' | 'pinned';
+  /** The version (or `candidate:N`) whose config layer was used. */
+  readonly from: number | string;
+}
+
+/** A pack: an object holding many documents and objects (src/snapshot/store/packs.ts). */
+export interface PackRef {
+  readonly digest: string;
+  /** Its size in bytes. */
+  readonly bytes: number;
+}
+
+/** A full checkpoint pack and the delta packs written after it, oldest first. */
+export interface PackList {
+  readonly checkpoint: PackRef;
+  readonly deltas: readonly PackRef[];
 }
 
 /** One object that changed since the parent version. */
@@ -83,6 +112,11 @@ export function versionRecord(channel: string, version: number, draft: VersionDr
     diagnostics: draft.diagnostics,
     ...(draft.inputs !== undefined ? { inputs: draft.inputs } : {}),
     ...(draft.provenance !== undefined ? { provenance: draft.provenance } : {}),
+    ...(draft.packs !== undefined ? { packs: draft.packs } : {}),
+    ...(draft.status !== undefined ? { status: draft.status } : {}),
+    ...(draft.origin !== undefined ? { origin: draft.origin } : {}),
+    ...(draft.actor !== undefined ? { actor: draft.actor } : {}),
+    ...(draft.reason !== undefined ? { reason: draft.reason } : {}),
   };
 }
 
@@ -127,6 +161,7 @@ export function parseVersionRecord(value: unknown): VersionRecord {
   if (!Array.isArray(value.diagnostics)) return fail('bad diagnostics');
   if (value.inputs !== undefined && !isDigest(value.inputs)) return fail('bad inputs');
   if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes))) return fail('bad provenance');
+  if (value.packs !== undefined && !isPackList(value.packs)) return fail('bad packs');
   return value as unknown as VersionRecord;
 }
 
@@ -148,5 +183,7 @@ export async function versionHistory(get: (version: number) => Promise<VersionRe
   return out;
 }
 
+const isPackRef = (v: unknown): v is PackRef => isRecord(v) && isDigest(v.digest) && typeof v.bytes === 'number';
+const isPackList = (v: unknown): v is PackList => isRecord(v) && isPackRef(v.checkpoint) && Array.isArray(v.deltas) && v.deltas.every(isPackRef);
 const isVersionNumber = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

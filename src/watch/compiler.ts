@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../inputs/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { RawDocument } from '../inputs/parse.js';
+import { buildStoredInputs } from '../model/stored-inputs.js';
 import { compileInputSet } from '../pipeline.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
@@ -13,10 +14,17 @@ import { ResourceEncoder } from '../snapshot/encoder.js';
 import type { CachedObject } from './object-cache.js';
 
 export interface CompileRequest {
-  /** Every object to compile (last-known-good versions already substituted), sorted by key. */
+  /** Every object to compile (last-known-good versions already substituted), sorted by key. The watcher computes it on first read. */
   readonly objects: readonly CachedObject[];
   /** Keys (`Kind/ns/name`) changed since the previous compile. */
   readonly changed: ReadonlySet<string>;
+  /** One object to compile by key (what `objects` holds under it), without materializing `objects`. */
+  readonly get?: (key: string) => CachedObject | undefined;
+  /**
+   * The digest of the stored inputs of `objects` (src/model/stored-inputs.ts), which the watcher
+   * keeps up to date per change: the snapshot's inputs digest. Computed from `objects` when absent.
+   */
+  readonly inputsDigest?: string;
 }
 
 export interface CompileResult {
@@ -27,7 +35,15 @@ export interface CompileResult {
 
 export interface SnapshotCompiler {
   compile(req: CompileRequest): Promise<CompileResult>;
+  /**
+   * The last snapshot returned may not have reached the store: the next one must carry every
+   * object and document, not a delta of it (incremental compilers; others always do).
+   */
+  invalidate?(): void;
 }
+
+/** The inputs digest of a request: the watcher's, or computed from its objects. */
+export const requestInputsDigest = (req: CompileRequest, hasher?: Hasher): string => req.inputsDigest ?? buildStoredInputs(req.objects, hasher).digest;
 
 export const documentsOf = (objects: readonly CachedObject[]): RawDocument[] =>
   objects.map((o) => ({ file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`, index: 0, object: o.object }));
@@ -45,7 +61,7 @@ export class LocalCompiler implements SnapshotCompiler {
 
   async compile(req: CompileRequest): Promise<CompileResult> {
     const inputs = buildInputSet(documentsOf(req.objects));
-    const result = compileInputSet(inputs, { encoder: this.encoder, ...(this.hasher ? { hasher: this.hasher } : {}) });
+    const result = compileInputSet(inputs, requestInputsDigest(req, this.hasher), { encoder: this.encoder, ...(this.hasher ? { hasher: this.hasher } : {}) });
     return { snapshot: result.snapshot, diagnostics: result.diagnostics, mode: 'full' };
   }
 }

@@ -5,21 +5,24 @@
  * edited per changed object: each changed object is validated alone — the inputs layer validates
  * objects independently, and watcher objects have unique keys, so this is what validating them
  * all would say — and replaced or deleted. `IncrementalCompiler.update` then recompiles only what
- * reads the changed endpoints when nothing else changed, else compiles in full. Either way the
- * snapshot equals a full compile of the same objects (test/watch/watcher-incremental.test.ts).
+ * reads the changed endpoints when nothing else changed, else compiles in full. A delta goes to
+ * `SnapshotBuilder.applyDelta`: only the changed resources are encoded and only their leaves and
+ * paths to the top are rewritten, and the snapshot carries only the new objects and documents
+ * (its `base` is the previous one, which the watcher has published). A full compile goes to
+ * `SnapshotBuilder.build`, which returns every object and document. Either way the snapshot
+ * equals a full compile of the same objects (test/watch/watcher-incremental.test.ts). The inputs
+ * digest comes with the request (the watcher's stored inputs tree).
  */
-import { IncrementalCompiler, applyCompileDelta, indexedInputs, withDeleted, withInputDiagnostics, withReplaced, type ChangedObject, type InputKind, type InputObjects } from '../compile/incremental.js';
+import { IncrementalCompiler, indexedInputs, withDeleted, withInputDiagnostics, withReplaced, type ChangedObject, type InputKind, type InputObjects } from '../compile/incremental.js';
 import { isInputKind } from '../compile/incremental/inputs-patch.js';
-import type { CompileOutput } from '../compile/types.js';
 import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
-import { inputsDigest } from '../model/canonical-inputs.js';
 import type { InputSet } from '../model/inputs.js';
-import { parseKeyString } from '../model/stored-inputs.js';
+import { keyString, parseKeyString } from '../model/stored-inputs.js';
 import { SnapshotBuilder } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';
-import { documentsOf, type CompileRequest, type CompileResult, type SnapshotCompiler } from './compiler.js';
+import { documentsOf, requestInputsDigest, type CompileRequest, type CompileResult, type SnapshotCompiler } from './compiler.js';
 import type { CachedObject } from './object-cache.js';
 
 const LISTS: Readonly<Record<InputKind, keyof InputSet>> = {
@@ -37,10 +40,10 @@ const MESH_KINDS = new Set(['ConfigMap', 'MeshConfig']);
 
 export class IncrementalLocalCompiler implements SnapshotCompiler {
   private readonly compiler = new IncrementalCompiler();
-  /** Full builds each round, reusing encoded messages and hashed documents of the previous one. */
+  /** Holds the last snapshot's tree: deltas are applied to it, full compiles rebuilt against it. */
   private readonly builder: SnapshotBuilder;
+  /** The InputSet of the last snapshot; undefined: the next compile is a full one. */
   private inputs: InputSet | undefined;
-  private output: CompileOutput | undefined;
   /** Validation diagnostics per object key, so the InputSet's diagnostics can be rebuilt after an edit. */
   private readonly diagnosticsByKey = new Map<string, readonly Diagnostic[]>();
 
@@ -49,17 +52,30 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
   }
 
   async compile(req: CompileRequest): Promise<CompileResult> {
-    const edited = this.inputs && this.output ? this.edit(this.inputs, req) : undefined;
-    if (!edited) return this.full(req.objects);
-    const result = this.compiler.update(edited.inputs, edited.changed);
-    const output = result.kind === 'delta' ? applyCompileDelta(this.output as CompileOutput, result.delta) : result.output;
-    this.inputs = edited.inputs;
-    this.output = output;
-    const snapshot = this.builder.build(output, { inputsDigest: inputsDigest(edited.inputs, this.hasher) });
-    return { snapshot, diagnostics: result.diagnostics, mode: result.kind === 'delta' ? 'incremental' : 'full' };
+    const inputsDigest = requestInputsDigest(req, this.hasher);
+    try {
+      const edited = this.inputs && this.builder.snapshot ? this.edit(this.inputs, req) : undefined;
+      if (!edited) return this.full(req.objects, inputsDigest);
+      const result = this.compiler.update(edited.inputs, edited.changed);
+      this.inputs = edited.inputs;
+      if (result.kind === 'delta') {
+        const snapshot = this.builder.applyDelta(result.delta, { inputsDigest });
+        return { snapshot, diagnostics: result.diagnostics, mode: 'incremental' };
+      }
+      return { snapshot: this.builder.build(result.output, { inputsDigest }), diagnostics: result.diagnostics, mode: 'full' };
+    } catch (err) {
+      // The compiler's state may be ahead of the builder's: start again from scratch next time.
+      this.invalidate();
+      throw err;
+    }
   }
 
-  private full(objects: readonly CachedObject[]): CompileResult {
+  /** The next compile is a full one, and its snapshot carries every object and document. */
+  invalidate(): void {
+    this.inputs = undefined;
+  }
+
+  private full(objects: readonly CachedObject[], inputsDigest: string): CompileResult {
     const docs = documentsOf(objects);
     this.diagnosticsByKey.clear();
     for (const d of docs) {
@@ -68,37 +84,45 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
     }
     const inputs = indexedInputs(buildInputSet(docs));
     const { output, diagnostics } = this.compiler.compileFull(inputs);
+    const snapshot = this.builder.build(output, { inputsDigest });
     this.inputs = inputs;
-    this.output = output;
-    const snapshot = this.builder.build(output, { inputsDigest: inputsDigest(inputs, this.hasher) });
     return { snapshot, diagnostics, mode: 'full' };
   }
 
   /** The kept InputSet with the round's changes applied, or undefined when a full compile is simpler (mesh config). */
   private edit(base: InputSet, req: CompileRequest): { inputs: InputSet; changed: ChangedObject[] } | undefined {
-    const byKey = new Map<string, CachedObject | undefined>();
-    for (const key of req.changed) byKey.set(key, undefined);
-    for (const o of req.objects) {
-      const k = `${o.key.kind}/${o.key.namespace}/${o.key.name}`;
-      if (byKey.has(k)) byKey.set(k, o);
-    }
+    const lookup = req.get ?? scanFor(req);
     let next = base;
+    let diagnosticsChanged = false;
     const changed: ChangedObject[] = [];
-    for (const [key, object] of byKey) {
+    for (const key of req.changed) {
       const id = parseKeyString(key);
       if (!id) return undefined;
       if (MESH_KINDS.has(id.kind)) return undefined;
+      const object = lookup(key);
       const validated = object ? buildInputSet(documentsOf([object])) : undefined;
-      if (validated && validated.diagnostics.length > 0) this.diagnosticsByKey.set(key, validated.diagnostics);
-      else this.diagnosticsByKey.delete(key);
+      const had = this.diagnosticsByKey.get(key);
+      if (validated && validated.diagnostics.length > 0) {
+        if (!had || JSON.stringify(had) !== JSON.stringify(validated.diagnostics)) diagnosticsChanged = true;
+        this.diagnosticsByKey.set(key, validated.diagnostics);
+      } else if (had) {
+        this.diagnosticsByKey.delete(key);
+        diagnosticsChanged = true;
+      }
       if (!isInputKind(id.kind)) continue; // a kind the compiler ignores: only its info diagnostic changes
       const kind = id.kind;
       const value = validated ? ((validated[LISTS[kind]] as readonly InputObjects[InputKind][])[0] as InputObjects[typeof kind] | undefined) : undefined;
       next = value ? withReplaced(next, kind, value) : withDeleted(next, kind, id.namespace, id.name);
       changed.push({ kind, namespace: id.namespace, name: id.name });
     }
-    const diagnostics = sortDiagnostics([...this.diagnosticsByKey.values()].flat());
-    next = withInputDiagnostics(next, diagnostics);
+    if (diagnosticsChanged) next = withInputDiagnostics(next, sortDiagnostics([...this.diagnosticsByKey.values()].flat()));
     return { inputs: next, changed };
   }
+}
+
+/** A lookup by key over a request's objects (requests built without `get`). */
+function scanFor(req: CompileRequest): (key: string) => CachedObject | undefined {
+  const byKey = new Map<string, CachedObject>();
+  for (const o of req.objects) byKey.set(keyString(o.key), o);
+  return (key) => byKey.get(key);
 }

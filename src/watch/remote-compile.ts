@@ -31,6 +31,9 @@ export class RemoteCompiler implements SnapshotCompiler {
     });
     if (!res.ok) throw new RemoteCompileError(`compile at ${this.url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
     const { snapshot, diagnostics } = await readCompileResponse(await res.json(), this.opts.hasher);
+    if (req.inputsDigest !== undefined && snapshot.inputsDigest !== req.inputsDigest) {
+      throw new RemoteCompileError(`compile at ${this.url} compiled inputs ${snapshot.inputsDigest}, not the ${req.inputsDigest} it was sent`);
+    }
     return { snapshot, diagnostics, mode: 'remote' };
   }
 }

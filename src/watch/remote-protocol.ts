@@ -9,7 +9,8 @@
  *       "objects": [ <canonical Kubernetes/Istio object>, ... ] }   // sorted by Kind/namespace/name
  *
  * The objects are the stored inputs (src/model/stored-inputs.ts): exactly what a local compile
- * reads, so both give the same snapshot.
+ * reads, so both give the same snapshot, whose inputs digest is the root of their stored inputs
+ * tree (the watcher checks it against its own).
  *
  * Response, `200`, `content-type: application/json`:
  *
@@ -26,8 +27,7 @@
  */
 import type { Diagnostic } from '../inputs/diagnostics.js';
 import type { RawDocument } from '../inputs/parse.js';
-import { compileInputSet } from '../pipeline.js';
-import { buildInputSet } from '../inputs/load.js';
+import { compileDocuments } from '../pipeline.js';
 import { snapshotCounts, type BuiltSnapshot, type TreeDocument } from '../snapshot/build.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
@@ -75,7 +75,7 @@ export function serveCompileRequest(body: unknown, hasher?: Hasher): CompileResp
     throw new RemoteCompileError(`not a ${COMPILE_REQUEST_SCHEMA} request`);
   }
   const docs: RawDocument[] = body.objects.filter(isRecord).map((object, index) => ({ file: 'request', index, object }));
-  const result = compileInputSet(buildInputSet(docs), hasher ? { hasher } : {});
+  const result = compileDocuments(docs, hasher ? { hasher } : {});
   const objects: Record<string, string> = {};
   for (const [digest, bytes] of result.snapshot.objects) objects[digest] = toBase64(bytes);
   const decoder = new TextDecoder();

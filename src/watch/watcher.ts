@@ -7,16 +7,20 @@
  *   with last-known-good substitutions (last-known-good.ts), and publishes unless the snapshot is
  *   the one the channel already serves.
  * - Each published version carries its stored inputs (src/model/stored-inputs.ts) and its
- *   provenance: the objects changed since its parent and the substitutions in force.
+ *   provenance: the objects changed since its parent and the substitutions in force. The stored
+ *   inputs tree is kept here and updated per changed object; its root is the snapshot's inputs
+ *   digest, whichever compiler compiled it.
+ * - An endpoint change is incremental end to end: object → InputSet patch → incremental compile
+ *   → snapshot delta → inputs tree update → publish of only the new objects and documents.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
-import { buildStoredInputs, keyString, putStoredInputs, withRecordFields } from '../model/stored-inputs.js';
+import { keyString, putStoredInputs, StoredInputsTree } from '../model/stored-inputs.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { systemClock, type Clock } from './clock.js';
-import type { CompileResult, SnapshotCompiler } from './compiler.js';
+import type { CompileRequest, CompileResult, SnapshotCompiler } from './compiler.js';
 import { IncrementalLocalCompiler } from './incremental-compiler.js';
 import { Debouncer } from './debounce.js';
 import { makeDiscovery, type Discover } from './discovery.js';
@@ -59,6 +63,13 @@ export interface RoundResult {
   readonly digest: string;
   readonly version: number;
   readonly compileMs: number;
+  /** Last-known-good review and the stored inputs tree update of the changed objects. */
+  readonly inputsMs: number;
+  /** Reading the head and writing inputs, objects, documents, version record and head. */
+  readonly publishMs: number;
+  /** Object and document bytes this round added to the store (stored inputs and snapshot). */
+  readonly bytesWritten: number;
+  readonly documentsWritten: number;
 }
 
 export class Watcher {
@@ -74,6 +85,10 @@ export class Watcher {
   private readonly informers: ResourceInformer[] = [];
   private missing: ResourceSpec[] = [];
   private changedSinceCompile = new Set<string>();
+  /** The stored inputs of what the next round compiles, updated per changed object. */
+  private readonly inputsTree: StoredInputsTree;
+  /** The last publish may have failed: write every inputs document, and compile a complete snapshot. */
+  private storeIncomplete = false;
   private crdTimer: unknown = null;
   private started = false;
   private stopped = false;
@@ -84,6 +99,7 @@ export class Watcher {
 
   constructor(private readonly opts: WatcherOptions) {
     this.cache = new ObjectCache(opts.hasher);
+    this.inputsTree = new StoredInputsTree(opts.hasher);
     this.compiler = opts.compiler ?? new IncrementalLocalCompiler(opts.hasher);
     this.clock = opts.clock ?? systemClock;
     this.timerClock = opts.timerClock ?? systemClock;
@@ -233,30 +249,74 @@ export class Watcher {
 
   // ---- compile and publish --------------------------------------------------------------------
 
+  /**
+   * Applies one object event as an informer does. With `compileNow`, it drives the watcher
+   * without an API server (the benchmark's "one endpoint change reaches the store").
+   */
+  receive(raw: Raw, kind: string, deleted = false): void {
+    this.apply(deleted ? this.cache.remove(raw) : this.cache.upsert(raw), kind, deleted ? 'deleted' : 'upsert');
+  }
+
+  /** Compiles and publishes now, without the debounce or the sync gate. Not while started. */
+  compileNow(): Promise<RoundResult> {
+    if (this.started) throw new Error('compileNow: the watcher is running; its rounds are debounced');
+    return this.compileAndPublish();
+  }
+
   private async round(waitedMs: number): Promise<void> {
     // Sync gate: rounds that fire before every informer listed are dropped; the last informer's
     // sync triggers the round that sees everything.
     if (!this.synced || this.stopped) return;
     this.metrics.debounceSeconds.observe(waitedMs / 1000);
+    await this.compileAndPublish();
+  }
 
+  private async compileAndPublish(): Promise<RoundResult> {
+    const ti = performance.now();
     const changed = this.changedSinceCompile;
     this.changedSinceCompile = new Set();
     for (const key of changed) {
       const current = this.cache.get(key);
-      if (current) this.lkg.review(current);
-      else this.lkg.forget(key);
+      if (current) {
+        this.lkg.review(current);
+        this.inputsTree.set(this.lkg.resolve(current));
+      } else {
+        this.lkg.forget(key);
+        this.inputsTree.delete(key);
+      }
     }
-    const objects = [...this.cache.values()].map((o) => this.lkg.resolve(o)).sort(byKey);
+    // Only the objects that changed: rewritten leaves and their paths, and the new root.
+    const inputs = this.inputsTree.commit();
     this.metrics.lastKnownGood.set(this.lkg.substitutions().length);
+    const inputsMs = performance.now() - ti;
+
+    const cache = this.cache;
+    const lkg = this.lkg;
+    let objects: CachedObject[] | undefined;
+    const request: CompileRequest = {
+      changed,
+      inputsDigest: inputs.digest,
+      get: (key) => {
+        const o = cache.get(key);
+        return o ? lkg.resolve(o) : undefined;
+      },
+      // Sorted once, and only for a compiler that reads them all (full and remote compiles).
+      get objects() {
+        return (objects ??= [...cache.values()].map((o) => lkg.resolve(o)).sort(byKey));
+      },
+    };
+    if (this.storeIncomplete) this.compiler.invalidate?.();
 
     const t0 = performance.now();
     let result: CompileResult;
     try {
-      result = await this.compiler.compile({ objects, changed });
+      result = await this.compiler.compile(request);
     } catch (err) {
       this.metrics.compiles.inc({ mode: 'unknown', result: 'error' });
-      // Keep the keys so the next round looks at them again.
+      // Keep the keys so the next round looks at them again; this round's inputs documents were
+      // not stored, so the next publish writes them all.
       for (const k of changed) this.changedSinceCompile.add(k);
+      this.storeIncomplete = true;
       throw err;
     }
     const compileMs = performance.now() - t0;
@@ -265,31 +325,46 @@ export class Watcher {
 
     const lkgDiagnostics = this.lkg.diagnostics();
     for (const d of lkgDiagnostics) this.log({ level: 'warning', msg: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
-    const diagnostics: Diagnostic[] = sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]);
+    const diagnostics: readonly Diagnostic[] = lkgDiagnostics.length > 0 ? sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]) : result.diagnostics;
 
     const { store, channel } = this.opts;
-    const head = await store.readChannel(channel);
     let published: PublishResult;
-    if (head && head.digest === result.snapshot.digest) {
-      published = { status: 'unchanged', head };
-    } else {
-      const stored = buildStoredInputs(objects, this.opts.hasher);
-      await putStoredInputs(store, stored);
-      const fields = { inputs: stored.digest, provenance: this.changes.provenance(this.lkg.substitutions()) };
-      published = await publishSnapshot(withRecordFields(store, fields), channel, result.snapshot, {
-        createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
-        diagnostics,
-      });
+    let bytesWritten = 0;
+    let documentsWritten = 0;
+    const tp = performance.now();
+    try {
+      const head = await store.readChannel(channel);
+      if (head && head.digest === result.snapshot.digest) {
+        published = { status: 'unchanged', head };
+      } else {
+        // The inputs first, so a version record never names inputs that are not stored.
+        const wrote = await putStoredInputs(store, this.storeIncomplete ? this.inputsTree.complete() : inputs);
+        published = await publishSnapshot(store, channel, result.snapshot, {
+          createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
+          diagnostics,
+          record: { inputs: inputs.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
+        });
+        bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
+        documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
+      }
+    } catch (err) {
+      // What this round's delta builds on may be missing from the store: next time, everything.
+      this.storeIncomplete = true;
+      this.metrics.publishes.inc({ result: 'error' });
+      throw err;
     }
+    const publishMs = performance.now() - tp;
+    this.storeIncomplete = false;
     this.metrics.publishes.inc({ result: published.status });
     const version = published.status === 'published' ? published.record.version : published.head.version;
     if (published.status === 'published') {
       this.changes.clear();
       this.metrics.version.set(version);
     }
-    const round: RoundResult = { mode: result.mode, publish: published.status, digest: result.snapshot.digest, version, compileMs };
+    const round: RoundResult = { mode: result.mode, publish: published.status, digest: result.snapshot.digest, version, compileMs, inputsMs, publishMs, bytesWritten, documentsWritten };
     this.rounds.push(round);
-    this.log({ level: 'info', msg: published.status === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: objects.length });
+    this.log({ level: 'info', msg: published.status === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: this.cache.size });
+    return round;
   }
 }
 

@@ -110,7 +110,7 @@ test('usage errors exit 2', () => {
   assert.equal(run('frobnicate').code, 2);
   assert.equal(run('compile').code, 2);
   assert.equal(run('show', '--store', join(tmp, 'x')).code, 2);
-  assert.equal(run('show', 'v1', '--node', 'a', '--store', join(tmp, 'x')).code, 2);
+  assert.equal(run('show', 'tag:', '--node', 'a', '--store', join(tmp, 'x')).code, 2); // plain names are tags now (src/history/select.ts)
   assert.equal(run('log', '--bogus').code, 2);
   assert.equal(run('compile', BOOKINFO_STATE, '--channel', '../etc').code, 2);
 });

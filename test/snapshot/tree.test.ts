@@ -232,7 +232,7 @@ test('a tree round-trips through the local store; corrupt and missing documents 
   rmSync(join(root, '..'), { recursive: true, force: true });
 });
 
-test('storage grows with the change: one endpoint at 1k services writes a few KB', async () => {
+test('storage grows with the change: one endpoint at 1k services writes a few KB, not MB', async () => {
   const mesh = generateMesh({ services: 1000 });
   const { state } = compileState(mesh.docs, nodeSha256Hex);
   const root = tempStoreDir();
@@ -248,7 +248,7 @@ test('storage grows with the change: one endpoint at 1k services writes a few KB
   console.log(`# first publish ${first.bytesWritten} B in ${first.documentsWritten} documents (largest ${biggest} B); one endpoint: ${second.bytesWritten} B in ${second.documentsWritten} documents + ${second.objectsWritten} object`);
   assert.equal(second.objectsWritten, 1);
   assert.ok(second.documentsWritten <= 10, `${second.documentsWritten} documents`);
-  assert.ok(second.bytesWritten < 16 * 1024, `${second.bytesWritten} bytes`);
+  assert.ok(second.bytesWritten < 32 * 1024, `${second.bytesWritten} bytes`); // tree documents + the version record (which lists diagnostics)
   assert.ok(second.bytesWritten * 100 < first.bytesWritten);
   rmSync(join(root, '..'), { recursive: true, force: true });
 });

@@ -19,3 +19,29 @@ export function nthSnapshot(n: number): BuiltSnapshot {
 }
 
 export const CREATED_AT = '2025-01-01T00:00:00.000Z';
+
+/**
+ * A mesh of `services` services (cluster + ClusterLoadAssignment each) at revision `rev`: revision
+ * r moves the endpoints of services r mod services … (r + changed - 1) mod services, so
+ * consecutive revisions differ in `changed` assignments.
+ */
+export function meshSnapshot(services: number, rev: number, changed = 1): BuiltSnapshot {
+  const clusters = [];
+  const endpoints = [];
+  for (let i = 0; i < services; i++) {
+    const name = `outbound|80||svc${i}.ns.svc.cluster.local`;
+    clusters.push(edsCluster(name));
+    // Service i's endpoint shows the last revision that touched it.
+    let last = 0;
+    for (let r = rev; r > 0 && r > rev - services; r--) {
+      const first = (r * changed) % services;
+      if ((i - first + services) % services < changed) {
+        last = r;
+        break;
+      }
+    }
+    endpoints.push(cla(name, [`10.${(i >> 8) & 255}.${i & 255}.${last % 250}`, `10.200.${(last >> 8) & 255}.${last & 255}`]));
+  }
+  const out = output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
+  return buildSnapshot(out, INFO, { hasher: nodeSha256Hex });
+}

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadStoredInputs } from '../../src/model/stored-inputs.js';
-import { buildInputSet } from '../../src/inputs/load.js';
-import { compileInputSet } from '../../src/pipeline.js';
+import { compileDocuments } from '../../src/pipeline.js';
 import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -204,7 +203,7 @@ export async function servedFromStore(store: LocalStore, record: VersionRecord, 
 export async function recompileStored(store: LocalStore, record: VersionRecord): Promise<string> {
   if (!record.inputs) throw new Error(`version ${record.version} has no stored inputs`);
   const docs = await loadStoredInputs(store, record.inputs);
-  return compileInputSet(buildInputSet(docs), { hasher: nodeSha256Hex }).snapshot.digest;
+  return compileDocuments(docs, { hasher: nodeSha256Hex }).snapshot.digest;
 }
 
 /** Endpoint IPs of one ClusterLoadAssignment. */

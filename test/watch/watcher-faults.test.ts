@@ -38,8 +38,6 @@ test('an expired resourceVersion (410) relists and reports what changed meanwhil
       // Watches reconnect slowly; meanwhile objects change and the history is compacted away.
       h.server.delay(150, (r) => r.watch);
       h.server.endWatches();
-      // The fake server's end() closes the stream asynchronously: let it finish before writing.
-      await new Promise((r) => setTimeout(r, 20));
       h.server.apply(service('ratings'));
       h.server.delete('Service', 'default', 'productpage');
       h.server.compact();

@@ -7,8 +7,8 @@
  */
 import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { putStoredInputs, storedInputsOfTexts, withRecordFields } from '../../model/stored-inputs.js';
-import { compileInputSet, parseInputTexts } from '../../pipeline.js';
+import { putStoredInputs, withRecordFields } from '../../model/stored-inputs.js';
+import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { publishSnapshot } from '../../snapshot/store/publish.js';
 import { parse, storeOptions, UsageError } from '../args.js';
@@ -29,8 +29,7 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const channel = checkChannel(values.channel);
 
   const files = await readInputFiles(values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals);
-  const inputs = parseInputTexts(files);
-  const result = compileInputSet(inputs, { hasher: nodeSha256Hex });
+  const result = compileTexts(files, { hasher: nodeSha256Hex });
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
@@ -50,10 +49,10 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   // The inputs go in first, so a version record never names inputs that are not stored.
+  // Their digest is the snapshot's inputs digest.
   const head = await store.readChannel(channel);
-  const stored = storedInputsOfTexts(files, nodeSha256Hex);
-  if (head?.digest !== result.snapshot.digest) await putStoredInputs(store, stored);
-  const published = await publishSnapshot(withRecordFields(store, { inputs: stored.digest }), channel, result.snapshot, {
+  if (head?.digest !== result.snapshot.digest) await putStoredInputs(store, result.stored);
+  const published = await publishSnapshot(withRecordFields(store, { inputs: result.stored.digest }), channel, result.snapshot, {
     createdAt: new Date().toISOString(),
     diagnostics: result.diagnostics,
   });

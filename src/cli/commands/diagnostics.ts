@@ -1,14 +1,15 @@
-/** `meshsnap diagnostics [VERSION|latest] [--channel NAME] [--store DIR]`: one JSON line per diagnostic. */
-import { parse, parseVersionArg, storeOptions } from '../args.js';
+/** `meshsnap diagnostics [VERSION|latest|tag:NAME|candidate:N] [--channel NAME] [--store DIR]`: one JSON line per diagnostic. */
+import { selectArg } from '../history.js';
+import { parse, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
-import { checkChannel, openStore, resolveVersion } from '../store.js';
+import { checkChannel, openStore } from '../store.js';
 
-export const diagnosticsUsage = 'meshsnap diagnostics [VERSION|latest] [--channel NAME] [--store DIR]';
+export const diagnosticsUsage = 'meshsnap diagnostics [VERSION|latest|tag:NAME|candidate:N] [--channel NAME] [--store DIR]';
 
 export async function diagnosticsCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, storeOptions, { max: 1 });
   const channel = checkChannel(values.channel);
-  const record = await resolveVersion(openStore(values.store), channel, parseVersionArg(positionals[0]));
+  const record = await selectArg(openStore(values.store), channel, positionals[0]);
   for (const d of record.diagnostics) printJson(d);
   return 0;
 }

@@ -1,5 +1,5 @@
 /**
- * `meshsnap show [VERSION|latest] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes]`
+ * `meshsnap show [VERSION|latest|tag:NAME|candidate:N] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes]`
  *
  * Exactly what that proxy would be served, shaped like Envoy's /config_dump.
  */
@@ -7,11 +7,12 @@ import { classifyNode, resourcesForClass } from '../../snapshot/classify.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { configDump, type ServedResource } from '../../xds/config-dump.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
-import { parse, parseVersionArg, storeOptions, UsageError } from '../args.js';
+import { selectArg } from '../history.js';
+import { parse, storeOptions, UsageError } from '../args.js';
 import { note, printJson } from '../output.js';
-import { checkChannel, NotFoundError, openStore, resolveVersion } from '../store.js';
+import { checkChannel, NotFoundError, openStore } from '../store.js';
 
-export const showUsage = 'meshsnap show [VERSION|latest] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes] [--channel NAME] [--store DIR]';
+export const showUsage = 'meshsnap show [VERSION|latest|tag:NAME|candidate:N] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes] [--channel NAME] [--store DIR]';
 
 export function parseMetadata(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
@@ -39,7 +40,7 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   const metadata = parseMetadata(values.metadata);
   const channel = checkChannel(values.channel);
   const store = openStore(values.store);
-  const record = await resolveVersion(store, channel, parseVersionArg(positionals[0]));
+  const record = await selectArg(store, channel, positionals[0]);
   const served = await servedConfig(store, record.digest, String(record.version), { id: values.node, metadata }, types);
   note(`version ${record.version} (${record.digest}), proxy class ${served.classId}`);
   printJson(served.dump);

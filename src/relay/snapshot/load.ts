@@ -6,6 +6,8 @@
  */
 import type { ChannelHead } from '../../snapshot/manifest.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
+import { nodeSha256Hex } from '../../snapshot/store/local.js';
+import { loadSnapshotPacked } from '../../snapshot/store/packs.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
 import { LoadedSnapshot } from './served-snapshot.js';
 
@@ -35,6 +37,18 @@ export async function loadServedSnapshot(store: SnapshotStore, channel: string, 
   const fail = (why: string, cause?: unknown): never => {
     throw new SnapshotLoadError(head.version, `channel ${channel} version ${head.version} (${head.digest}): ${why}`, cause === undefined ? undefined : { cause });
   };
+  if (!opts.previous) {
+    // Cold start: the record's packs hold the whole snapshot, ≤ 8 reads whatever its size (packs.ts).
+    try {
+      const record = await store.getVersion(channel, head.version);
+      if (record?.packs && record.digest === head.digest) {
+        const packed = await loadSnapshotPacked(store, record, nodeSha256Hex);
+        if (packed) return new LoadedSnapshot({ channel, version: head.version, digest: head.digest, content: packed.content, objects: packed.objects });
+      }
+    } catch (e) {
+      return fail(`loading from packs: ${(e as Error).message}`, e);
+    }
+  }
   let content;
   try {
     content = await store.getSnapshot(head.digest);

@@ -13,13 +13,13 @@
  * the target exists: that is both "never overwrite" and the atomic version allocation.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
-import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
+import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -48,7 +48,7 @@ export class LocalStore implements SnapshotStore {
     const path = this.objectPath(digest);
     const actual = digestOf(bytes, this.hasher);
     if (actual !== digest) throw new DigestMismatchError(digest, actual);
-    if (!(await exists(path)) && (await this.placeNew(path, bytes)) === 'created') return 'created';
+    if (!(await freshen(path)) && (await this.placeNew(path, bytes)) === 'created') return 'created';
     await this.verifiedRead(digest, path);
     return 'exists';
   }
@@ -57,8 +57,9 @@ export class LocalStore implements SnapshotStore {
     return this.verifiedRead(digest, this.objectPath(digest));
   }
 
+  /** A writer asks before reusing an object: its time is refreshed, so gc's grace period covers the reuse. */
   async hasObject(digest: string): Promise<boolean> {
-    return exists(this.objectPath(digest));
+    return freshen(this.objectPath(digest));
   }
 
   async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
@@ -73,7 +74,7 @@ export class LocalStore implements SnapshotStore {
       while (next < pending.length) {
         const [digest, bytes] = pending[next++] as [string, Uint8Array];
         const path = this.documentPath(digest);
-        if (!(await exists(path)) && (await this.placeNew(path, bytes)) === 'created') written.push(digest);
+        if (!(await freshen(path)) && (await this.placeNew(path, bytes)) === 'created') written.push(digest);
       }
     };
     await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
@@ -85,7 +86,7 @@ export class LocalStore implements SnapshotStore {
   }
 
   async hasDocument(digest: string): Promise<boolean> {
-    return exists(this.documentPath(digest));
+    return freshen(this.documentPath(digest));
   }
 
   async getSnapshot(digest: string): Promise<SnapshotContent | null> {
@@ -181,6 +182,83 @@ export class LocalStore implements SnapshotStore {
         }
       }
     }
+  }
+
+  // --- history support (channel state, gc)
+
+  /** channels/<name>/state/<revision>.json, create-only like version records. */
+  async getChannelState(channel: string): Promise<{ revision: number; bytes: Uint8Array } | null> {
+    assertChannel(channel);
+    const revisions = (await readdirOrEmpty(join(this.channelDir(channel), 'state')))
+      .filter((n) => /^[1-9][0-9]*\.json$/.test(n))
+      .map((n) => Number(n.slice(0, -'.json'.length)))
+      .sort((a, b) => b - a);
+    for (const revision of revisions) {
+      try {
+        const buffer = await readFile(this.statePath(channel, revision));
+        return { revision, bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) };
+      } catch (e) {
+        if (!isCode(e, 'ENOENT')) throw e; // pruned meanwhile: take the next one
+      }
+    }
+    return null;
+  }
+
+  async putChannelState(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    assertChannel(channel);
+    if (!Number.isInteger(revision) || revision < 1) throw new RangeError(`bad state revision ${revision}`);
+    return this.placeNew(this.statePath(channel, revision), bytes);
+  }
+
+  async listChannels(): Promise<string[]> {
+    const names = await readdirOrEmpty(join(this.root, 'channels'));
+    const out: string[] = [];
+    for (const name of names.sort()) if ((await this.listVersions(name).catch(() => [])).length > 0) out.push(name);
+    return out;
+  }
+
+  listObjects(): AsyncIterable<StoredEntry> {
+    return this.listTree(join(this.root, 'objects', 'sha256'), '');
+  }
+
+  listDocuments(): AsyncIterable<StoredEntry> {
+    return this.listTree(join(this.root, 'documents', 'sha256'), '.json');
+  }
+
+  async deleteObject(digest: string, olderThan: number): Promise<boolean> {
+    return deleteIfOlder(this.objectPath(digest), olderThan);
+  }
+
+  async deleteDocument(digest: string, olderThan: number): Promise<boolean> {
+    return deleteIfOlder(this.documentPath(digest), olderThan);
+  }
+
+  async deleteVersion(channel: string, version: number): Promise<void> {
+    const head = await this.readChannel(channel);
+    if (head && head.version === version) throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
+    await unlink(this.versionPath(channel, version)).catch((e: unknown) => {
+      if (!isCode(e, 'ENOENT')) throw e;
+    });
+  }
+
+  private async *listTree(dir: string, suffix: string): AsyncIterable<StoredEntry> {
+    for (const prefix of (await readdirOrEmpty(dir)).sort()) {
+      for (const name of (await readdirOrEmpty(join(dir, prefix))).sort()) {
+        if (!name.endsWith(suffix)) continue;
+        const hex = name.slice(0, name.length - suffix.length);
+        if (!/^[0-9a-f]{64}$/.test(hex)) continue;
+        try {
+          const st = await stat(join(dir, prefix, name));
+          yield { digest: `sha256:${hex}`, modifiedAt: st.mtimeMs };
+        } catch (e) {
+          if (!isCode(e, 'ENOENT')) throw e;
+        }
+      }
+    }
+  }
+
+  private statePath(channel: string, revision: number): string {
+    return join(this.channelDir(channel), 'state', `${revision}.json`);
   }
 
   // --- paths
@@ -301,6 +379,32 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
     return await readdir(dir);
   } catch (e) {
     if (isCode(e, 'ENOENT')) return [];
+    throw e;
+  }
+}
+
+/** Whether the file exists; if so its mtime becomes now (git's "freshen": gc's grace period counts from the last reuse). */
+async function freshen(path: string): Promise<boolean> {
+  const now = new Date();
+  try {
+    await utimes(path, now, now);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    // A read-only store can still be read: fall back to a plain existence check.
+    if (isCode(e, 'EPERM') || isCode(e, 'EACCES') || isCode(e, 'EROFS')) return exists(path);
+    throw e;
+  }
+}
+
+/** Unlinks the file unless it was written or freshened at or after `olderThan` (ms). */
+async function deleteIfOlder(path: string, olderThan: number): Promise<boolean> {
+  try {
+    if ((await stat(path)).mtimeMs >= olderThan) return false;
+    await unlink(path);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
     throw e;
   }
 }

@@ -7,6 +7,8 @@
 import type { Diagnostic } from '../../inputs/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
 import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
+import type { Hasher } from '../digest.js';
+import { writePacks, type PackWriteResult } from './packs.js';
 import type { SnapshotStore } from './store.js';
 
 export interface PublishInfo {
@@ -17,6 +19,10 @@ export interface PublishInfo {
   readonly record?: Pick<VersionDraft, 'inputs' | 'provenance'>;
   /** Parallel object writes (default 16). */
   readonly concurrency?: number;
+  /** Write packs for a bounded cold start (packs.ts); default true. */
+  readonly packs?: boolean;
+  /** Hashes pack bytes (default @noble/hashes; Node edges pass node:crypto's). */
+  readonly hasher?: Hasher;
 }
 
 export type PublishResult =
@@ -69,6 +75,15 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
   }
   if (!(await store.hasDocument(snapshot.digest))) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
 
+  // Packs after the documents and before the record: a record never names a pack not yet stored.
+  let packs: PackWriteResult | undefined;
+  if (info.packs !== false) {
+    const base = head ? await store.getVersion(channel, head.version) : null;
+    // A base whose packs cannot be read (gc, corruption) is not fatal: start a new checkpoint.
+    packs = await writePacks(store, snapshot, base, info.hasher).catch(() => writePacks(store, snapshot, null, info.hasher));
+    bytesWritten += packs.bytesWritten;
+  }
+
   const record = await store.publish(channel, {
     digest: snapshot.digest,
     createdAt: info.createdAt,
@@ -77,6 +92,7 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
     counts: snapshot.counts,
     diagnostics: info.diagnostics ?? [],
     ...info.record,
+    ...(packs ? { packs: packs.packs } : {}),
   });
   return { status: 'published', record, objectsWritten, documentsWritten, bytesWritten };
 }

@@ -47,6 +47,41 @@ export interface SnapshotStore {
   appendAudit(records: readonly AuditRecord[]): Promise<void>;
   /** Audit records, oldest batch first; `since` (ISO time) skips records before it. */
   readAudit(opts?: { readonly since?: string }): AsyncIterable<AuditRecord>;
+
+  // --- History support (src/history: pins, tags, gc). Optional so a backend can add them later;
+  // the history operations say so when a store lacks one. Every backend should implement them.
+
+  /**
+   * The newest revision of a channel's state document (pins and tags, src/history/channel-state.ts),
+   * or null when none was written.
+   */
+  getChannelState?(channel: string): Promise<{ readonly revision: number; readonly bytes: Uint8Array } | null>;
+  /**
+   * Writes revision `revision` (1, 2, …) of a channel's state, create-only: 'exists' when another
+   * writer took that number first (the caller re-reads and retries: a compare-and-swap).
+   */
+  putChannelState?(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'>;
+  /** Channel names with at least one version. */
+  listChannels?(): Promise<string[]>;
+  /** Every stored object / document with its last write or reuse time (ms since the epoch). */
+  listObjects?(): AsyncIterable<StoredEntry>;
+  listDocuments?(): AsyncIterable<StoredEntry>;
+  /**
+   * Deletes an object / document, but only when it was not written or reused since `olderThan`
+   * (ms): the check and the delete are as close together as the backend allows. Returns whether
+   * it was deleted. Writers refresh the time of an object they find and reuse (putObject,
+   * hasObject, putDocuments, hasDocument), which is what gc's grace period relies on.
+   */
+  deleteObject?(digest: string, olderThan: number): Promise<boolean>;
+  deleteDocument?(digest: string, olderThan: number): Promise<boolean>;
+  /** Deletes a version record (gc); never the channel's newest. */
+  deleteVersion?(channel: string, version: number): Promise<void>;
+}
+
+export interface StoredEntry {
+  readonly digest: string;
+  /** Last write or reuse, ms since the epoch. */
+  readonly modifiedAt: number;
 }
 
 /** Stored bytes do not hash to the digest they are stored under. */

@@ -93,10 +93,17 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, store: Object
       // synchronously), so the current revision is a safe place to resume from.
       if (req.allowBookmarks) write(line('BOOKMARK', { kind: req.resource.kind, apiVersion, metadata: { resourceVersion: String(store.currentRv()) } }));
     },
+    // Both mark the stream closed at once (not on 'finish'/'close', which come a tick later), so
+    // an apply() right after end() or drop() is not written to a stream that is going away.
     end: () => {
-      if (!closed) res.end();
+      if (closed) return;
+      cleanup();
+      res.end();
     },
-    drop: () => res.socket?.destroy(),
+    drop: () => {
+      cleanup();
+      res.socket?.destroy();
+    },
   };
   const cleanup = () => {
     if (closed) return;

@@ -1,0 +1,66 @@
+/**
+ * What the API needs from the history library (src/history): version selection, channel state
+ * (pin, tags, candidates), diff, the audit trail, and the audit-logged writes. The app takes it by
+ * injection (default: history-binding.ts) so route handlers stay small and tests can swap it.
+ */
+import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { BuiltInputs, StoredObject } from '../model/stored-inputs.js';
+import type { BuiltSnapshot } from '../snapshot/build.js';
+import type { VersionRecord } from '../snapshot/manifest.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { XdsType } from '../xds/type-urls.js';
+
+/** Who did a write, when and why: the library records it in the version record / audit log. */
+export interface Operator {
+  readonly actor: string;
+  readonly at: Date;
+  readonly reason?: string;
+}
+
+export interface ChannelStatus {
+  /** The served version (the head), or null before the first publish. */
+  readonly current: number | null;
+  readonly pinned: { readonly version: number; readonly actor?: string; readonly at?: string; readonly reason?: string } | null;
+  /** tag name → version. */
+  readonly tags: Readonly<Record<string, number>>;
+  /** Candidate numbers (selector `candidate:N`), newest first: config changes recorded while pinned. */
+  readonly candidates: readonly number[];
+}
+
+/** One audit trail entry: a publish, an operator action, or a relay ACK/NACK. */
+export interface AuditEntry {
+  readonly at: string;
+  readonly kind: string;
+  readonly channel: string;
+}
+
+export interface CompiledSnapshot {
+  readonly snapshot: BuiltSnapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  /** The canonical input objects and their manifest (stored by the publish, before the record). */
+  readonly objects: readonly StoredObject[];
+  readonly stored: BuiltInputs;
+}
+
+export type PublishOutcome =
+  | { readonly status: 'published'; readonly version: number; readonly record: VersionRecord }
+  /** The channel is pinned: the config was recorded as candidate `candidate`; `version` is what is served. */
+  | { readonly status: 'candidate'; readonly version: number; readonly candidate: number | null }
+  | { readonly status: 'unchanged'; readonly version: number };
+
+export interface HistoryOps {
+  /** A selector (`latest`, a number, `tag:NAME`, a tag name, `candidate:N`) → its record; throws VersionNotFoundError. */
+  select(store: SnapshotStore, channel: string, selector: string): Promise<VersionRecord>;
+  status(store: SnapshotStore, channel: string): Promise<ChannelStatus>;
+  /** Channels with versions (candidate channels left out). */
+  channels(store: SnapshotStore): Promise<string[]>;
+  diff(store: SnapshotStore, from: VersionRecord, to: VersionRecord, opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] }): Promise<unknown>;
+  publish(store: SnapshotStore, channel: string, compiled: CompiledSnapshot, op: Operator): Promise<PublishOutcome>;
+  rollback(store: SnapshotStore, channel: string, selector: string, op: Operator): Promise<Record<string, unknown>>;
+  pin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
+  unpin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
+  promote(store: SnapshotStore, channel: string, selector: string, op: Operator): Promise<Record<string, unknown>>;
+  tag(store: SnapshotStore, channel: string, selector: string, name: string, op: Operator): Promise<Record<string, unknown>>;
+  /** The audit trail of one channel, oldest first. */
+  audit(store: SnapshotStore, filter: { readonly channel: string; readonly since?: string; readonly proxy?: string }): Promise<readonly AuditEntry[]>;
+}

@@ -1,0 +1,161 @@
+/**
+ * The OpenAPI 3.1 document, served at /api/openapi.json. Written from a route table rather than
+ * generated from validators: the handlers validate by hand (small, no schema library in workerd),
+ * and a test checks that every route the app registers is listed here and vice versa.
+ */
+export interface RouteDoc {
+  readonly method: 'get' | 'post';
+  /** Hono path (`:param`). */
+  readonly path: string;
+  readonly summary: string;
+  readonly write?: boolean;
+  readonly query?: readonly { name: string; description: string; required?: boolean }[];
+  /** Body fields: name → description (required ones end in `!`). */
+  readonly body?: Readonly<Record<string, string>>;
+}
+
+const V = '/api/v1';
+const versionParam = 'version: a number, "latest", "tag:NAME" or a tag name';
+
+export const ROUTES: readonly RouteDoc[] = [
+  { method: 'get', path: `${V}/channels`, summary: 'Channels with their current, pinned, tagged and candidate versions' },
+  {
+    method: 'get',
+    path: `${V}/channels/:ch/snapshots`,
+    summary: 'Versions of a channel, newest first, with status (current, candidate, pinned, tags)',
+    query: [
+      { name: 'limit', description: 'page size, 1..200 (default 20)' },
+      { name: 'cursor', description: 'nextCursor of the previous page' },
+    ],
+  },
+  { method: 'get', path: `${V}/channels/:ch/snapshots/:v`, summary: `One version record with provenance and counts (${versionParam})` },
+  { method: 'get', path: `${V}/channels/:ch/snapshots/:v/diagnostics`, summary: 'A version’s diagnostics' },
+  { method: 'get', path: `${V}/channels/:ch/snapshots/:v/inputs`, summary: 'The stored inputs manifest and its objects' },
+  {
+    method: 'get',
+    path: `${V}/channels/:ch/snapshots/:v/config`,
+    summary: 'What a node is served (config_dump JSON, as `meshsnap show`)',
+    query: [
+      { name: 'node', description: 'proxy node id', required: true },
+      { name: 'metadata', description: 'node metadata, a JSON object' },
+      { name: 'type', description: 'clusters, endpoints, listeners, routes (comma list)' },
+    ],
+  },
+  {
+    method: 'get',
+    path: `${V}/channels/:ch/diff`,
+    summary: 'Semantic diff between two versions (resources per class and type, and inputs)',
+    query: [
+      { name: 'from', description: versionParam, required: true },
+      { name: 'to', description: versionParam, required: true },
+      { name: 'node', description: 'limit to what this node is served' },
+      { name: 'metadata', description: 'node metadata, a JSON object' },
+      { name: 'type', description: 'xDS types (comma list)' },
+    ],
+  },
+  {
+    method: 'get',
+    path: `${V}/audit`,
+    summary: 'The audit log, newest first: operations (who, when, why) and relay ACK/NACKs',
+    query: [
+      { name: 'since', description: 'ISO 8601 time or a duration (15m, 2h, 7d)' },
+      { name: 'proxy', description: 'node id' },
+      { name: 'channel', description: 'channel name' },
+      { name: 'limit', description: 'at most this many entries (default 1000)' },
+    ],
+  },
+  {
+    method: 'get',
+    path: `${V}/proxies`,
+    summary: 'Proxies with the version each ACKed per type and their last NACK',
+    query: [
+      { name: 'channel', description: 'channel name' },
+      { name: 'since', description: 'only records after this time' },
+    ],
+  },
+  {
+    method: 'post',
+    path: `${V}/channels/:ch/compile`,
+    summary: 'Compile input files and publish (a candidate while pinned)',
+    write: true,
+    body: { 'files!': 'array of { file, text } (YAML or JSON)', strict: 'boolean: any error diagnostic fails with 400', dryRun: 'boolean: store nothing', reason: 'why' },
+  },
+  { method: 'post', path: `${V}/channels/:ch/rollback`, summary: 'Recompile an earlier version’s config with current endpoints, publish and pin', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
+  { method: 'post', path: `${V}/channels/:ch/pin`, summary: 'Pin the served config (config changes become candidates)', write: true, body: { 'reason!': 'why' } },
+  { method: 'post', path: `${V}/channels/:ch/unpin`, summary: 'Unpin', write: true, body: { reason: 'why' } },
+  { method: 'post', path: `${V}/channels/:ch/promote`, summary: 'Serve a candidate', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
+  { method: 'post', path: `${V}/channels/:ch/tags`, summary: 'Name a version', write: true, body: { 'version!': versionParam, 'name!': 'tag name (starts with a letter)', reason: 'why' } },
+];
+
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', enum: ['unauthorized', 'forbidden', 'not_found', 'bad_request', 'invalid_inputs', 'conflict', 'internal'] },
+        message: { type: 'string' },
+        diagnostics: { type: 'array', items: { type: 'object' } },
+      },
+    },
+  },
+};
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+const openApiPath = (p: string): string => p.replace(/:([A-Za-z]+)/g, '{$1}');
+
+function operation(r: RouteDoc, readsOpen: boolean) {
+  const params = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: m[1] === 'ch' ? 'channel' : versionParam,
+  }));
+  const query = (r.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, schema: { type: 'string' }, description: q.description }));
+  const body = r.body
+    ? {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: Object.keys(r.body)
+                .filter((k) => k.endsWith('!'))
+                .map((k) => k.slice(0, -1)),
+              properties: Object.fromEntries(Object.entries(r.body).map(([k, d]) => [k.replace(/!$/, ''), { description: d }])),
+            },
+          },
+        },
+      }
+    : undefined;
+  const secured = r.write === true || !readsOpen;
+  return {
+    summary: r.summary,
+    operationId: `${r.method}${openApiPath(r.path).replace(/^\/api\/v1/, '').replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, ch: string) => ch.toUpperCase())}`,
+    parameters: [...params, ...query],
+    ...(body ? { requestBody: body } : {}),
+    ...(secured ? { security: [{ bearer: [] }] } : { security: [] }),
+    responses: {
+      [r.method === 'post' && r.path.endsWith('/tags') ? '201' : '200']: { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
+      '400': errorResponse('bad input (code bad_request, or invalid_inputs with diagnostics)'),
+      ...(secured ? { '401': errorResponse('missing or invalid token'), '403': errorResponse('token may not do this') } : {}),
+      '404': errorResponse('unknown channel, version or object'),
+      ...(r.write ? { '409': errorResponse('conflicts with the channel state') } : {}),
+    },
+  };
+}
+
+export function openApiDocument(opts: { readsOpen: boolean; version: string }) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of ROUTES) (paths[openApiPath(r.path)] ??= {})[r.method] = operation(r, opts.readsOpen);
+  return {
+    openapi: '3.1.0',
+    info: { title: 'meshsnap API', version: opts.version, description: 'Snapshots, history and audit of a meshsnap store. Writes need Authorization: Bearer <token>.' },
+    paths,
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Error: ERROR_SCHEMA } },
+  };
+}

@@ -1,0 +1,100 @@
+/** Request parsing shared by the routes: every problem becomes a 400 with a stable code, never a 500. */
+import type { Context } from 'hono';
+import { isValidChannel } from '../snapshot/manifest.js';
+import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
+import type { ApiEnv } from './context.js';
+import { ApiError, badRequest } from './errors.js';
+
+type Json = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The request body as a JSON object (an empty body is `{}`). */
+export async function jsonBody(c: Context<ApiEnv>, maxBytes: number): Promise<Json> {
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > maxBytes) throw badRequest(`request body is larger than ${maxBytes} bytes`);
+  const text = await c.req.text();
+  if (text.length > maxBytes) throw badRequest(`request body is larger than ${maxBytes} bytes`);
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`request body is not JSON: ${(err as Error).message}`);
+  }
+  if (!isRecord(value)) throw badRequest('request body must be a JSON object');
+  return value;
+}
+
+export function channelParam(c: Context<ApiEnv>): string {
+  const ch = c.req.param('ch') ?? '';
+  if (!isValidChannel(ch)) throw badRequest(`invalid channel name ${JSON.stringify(ch)}: use letters, digits, '.', '_' and '-'`);
+  return ch;
+}
+
+/** A version selector: a number, `latest`, `tag:NAME` or a plain tag name. */
+export function selectorOf(value: unknown, what: string): string {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return String(value);
+  if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9:._-]{0,127}$/.test(value)) throw badRequest(`${what}: expected a version number, "latest" or a tag name`);
+  return value;
+}
+
+export function optionalString(body: Json, key: string, max = 1024): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw badRequest(`${key} must be a string`);
+  if (v.length > max) throw badRequest(`${key} is longer than ${max} characters`);
+  return v;
+}
+
+export function requiredString(body: Json, key: string, max = 1024): string {
+  const v = optionalString(body, key, max);
+  if (v === undefined || v.trim() === '') throw badRequest(`${key} is required`);
+  return v;
+}
+
+export function intQuery(c: Context<ApiEnv>, key: string, min: number, max: number): number | undefined {
+  const v = c.req.query(key);
+  if (v === undefined || v === '') return undefined;
+  if (!/^[0-9]{1,9}$/.test(v)) throw badRequest(`${key} must be a whole number`);
+  const n = Number(v);
+  if (n < min || n > max) throw badRequest(`${key} must be between ${min} and ${max}`);
+  return n;
+}
+
+/** `type=clusters,routes` → those types; absent → all four. */
+export function typesQuery(c: Context<ApiEnv>): readonly XdsType[] {
+  const v = c.req.query('type');
+  if (v === undefined || v === '') return XDS_TYPES;
+  const types = v.split(',');
+  for (const t of types) if (!(XDS_TYPES as readonly string[]).includes(t)) throw badRequest(`type must be one of ${XDS_TYPES.join(', ')}`);
+  return types as XdsType[];
+}
+
+/** `metadata=<JSON object>` (node metadata, as Envoy sends it). */
+export function metadataQuery(c: Context<ApiEnv>): Record<string, unknown> {
+  const v = c.req.query('metadata');
+  if (v === undefined || v === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(v);
+  } catch (err) {
+    throw badRequest(`metadata is not JSON: ${(err as Error).message}`);
+  }
+  if (!isRecord(value)) throw badRequest('metadata must be a JSON object');
+  return value;
+}
+
+/** An ISO 8601 time or a duration back from now (`15m`, `2h`, `7d`). */
+export function sinceQuery(c: Context<ApiEnv>, now: Date): string | undefined {
+  const v = c.req.query('since');
+  if (v === undefined || v === '') return undefined;
+  const d = /^([0-9]{1,6})(s|m|h|d)$/.exec(v);
+  if (d) {
+    const unit = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3 }[d[2] as 's' | 'm' | 'h' | 'd'];
+    return new Date(now.getTime() - Number(d[1]) * unit).toISOString();
+  }
+  const t = Date.parse(v);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(t)) throw new ApiError('bad_request', 'since must be an ISO 8601 time or a duration like 15m, 2h, 7d');
+  return new Date(t).toISOString();
+}

@@ -1,0 +1,69 @@
+/**
+ * POST /channels/:ch/compile — inputs in, snapshot out: { files: [{ file, text }], strict?, dryRun?, reason? }.
+ * Compiles through src/pipeline.ts (the same digest as the CLI, the Worker and the Lambda), stores
+ * the inputs, and publishes through the history library: the record names the caller and the
+ * reason; on a pinned channel the new config becomes a candidate and endpoints still follow.
+ * Bad input is a 400 `invalid_inputs` with the diagnostics: when nothing parses at all, or when
+ * `strict` and any error diagnostic exists. Otherwise invalid objects are skipped, as the CLI does.
+ */
+import { countBySeverity } from '../../inputs/diagnostics.js';
+import { storedDocument } from '../../model/stored-inputs.js';
+import { compileDocuments, parseTexts } from '../../pipeline.js';
+import type { ApiApp, ApiDeps, Guard } from '../context.js';
+import { ApiError, badRequest } from '../errors.js';
+import type { HistoryOps } from '../history-port.js';
+import { channelParam, jsonBody, optionalString } from '../request.js';
+
+const MAX_FILES = 10_000;
+
+interface InputFile {
+  readonly file: string;
+  readonly text: string;
+}
+
+function filesOf(value: unknown): InputFile[] {
+  if (!Array.isArray(value) || value.length === 0) throw badRequest('files must be a non-empty array of { file, text }');
+  if (value.length > MAX_FILES) throw badRequest(`at most ${MAX_FILES} files`);
+  return value.map((f, i) => {
+    const o = f as Record<string, unknown> | null;
+    if (o === null || typeof o !== 'object' || typeof o.text !== 'string') throw badRequest(`files[${i}].text must be a string`);
+    if (o.file !== undefined && (typeof o.file !== 'string' || o.file.length > 1024)) throw badRequest(`files[${i}].file must be a string (a name for diagnostics)`);
+    return { file: (o.file as string | undefined) ?? `files[${i}]`, text: o.text };
+  });
+}
+
+function boolOf(value: unknown, key: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw badRequest(`${key} must be true or false`);
+  return value;
+}
+
+export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write: Guard): void {
+  const { store } = deps;
+  app.post('/api/v1/channels/:ch/compile', write, async (c) => {
+    const channel = channelParam(c);
+    const body = await jsonBody(c, deps.maxBodyBytes);
+    const files = filesOf(body.files);
+    const strict = boolOf(body.strict, 'strict');
+    const dryRun = boolOf(body.dryRun, 'dryRun');
+    const reason = optionalString(body, 'reason');
+
+    const { documents, parseDiagnostics } = parseTexts(files);
+    if (documents.length === 0) throw new ApiError('invalid_inputs', 'no document in the request parsed', parseDiagnostics);
+    const result = compileDocuments(documents, deps.compile, parseDiagnostics);
+    const counts = countBySeverity(result.diagnostics);
+    if (strict && counts.error > 0) throw new ApiError('invalid_inputs', `strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
+
+    const snap = result.snapshot;
+    const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };
+    if (dryRun) return c.json({ ...line, status: 'dry-run' });
+    const objects = documents.map((d) => storedDocument(d.object, deps.compile.hasher));
+    const stored = result.stored;
+    const outcome = await history.publish(store, channel, { snapshot: snap, diagnostics: result.diagnostics, objects, stored }, {
+      actor: c.get('actor'),
+      at: deps.clock(),
+      ...(reason !== undefined ? { reason } : {}),
+    });
+    return c.json({ ...line, ...outcome, inputs: stored.digest }, outcome.status === 'unchanged' ? 200 : 201);
+  });
+}

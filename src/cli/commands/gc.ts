@@ -1,0 +1,24 @@
+/** `meshsnap gc [--keep N] [--keep-days D] [--dry-run]`: retention over the whole store. */
+import { gc } from '../../history/gc.js';
+import { parse, UsageError } from '../args.js';
+import { historyContext, historyOptions } from '../history.js';
+import { printJson } from '../output.js';
+
+export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--grace-minutes M] [--dry-run] [--store DIR]';
+
+const count = (v: string | undefined, what: string, min: number): number | undefined => {
+  if (v === undefined) return undefined;
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(v) || Number(v) < min) throw new UsageError(`${what} must be a number ≥ ${min}`);
+  return Number(v);
+};
+
+export async function gcCommand(argv: readonly string[]): Promise<number> {
+  const { values } = parse(argv, { ...historyOptions, keep: { type: 'string' }, 'keep-days': { type: 'string' }, 'grace-minutes': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } }, { max: 0 });
+  const ctx = historyContext(values);
+  const keep = count(values.keep, '--keep', 1);
+  const keepDays = count(values['keep-days'], '--keep-days', 0);
+  const grace = count(values['grace-minutes'], '--grace-minutes', 0);
+  const r = await gc(ctx, { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] });
+  printJson(r);
+  return 0;
+}

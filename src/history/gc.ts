@@ -1,0 +1,148 @@
+/**
+ * `gc`: retention for a store. Mark, then sweep:
+ *
+ * - kept versions, per channel: the newest `keep`, those younger than `keepDays`, tagged ones,
+ *   the pinned one and the head; candidates: the newest `keep` and those younger than `keepDays`;
+ * - mark from each kept record its snapshot documents (walking the tree), resource objects, inputs
+ *   manifest and input objects;
+ * - sweep: version records not kept first (so no record ever names deleted data), then
+ *   unmarked documents and objects.
+ *
+ * A publish running concurrently is protected by a grace period: nothing written or reused after
+ * `startedAt - graceMs` is deleted. Writers refresh the time of an object they find and reuse
+ * (hasObject/putObject/hasDocument/putDocuments), and the store re-checks that time right before
+ * deleting, so an old unreferenced object that a new compile is reusing is not deleted under it.
+ * This assumes a publish takes less than the grace period (default 1 h).
+ */
+import { readStoredInputsIndex } from '../model/stored-inputs.js';
+import { readSnapshotContent } from '../snapshot/content.js';
+import type { VersionRecord } from '../snapshot/manifest.js';
+import { packDigests } from '../snapshot/store/packs.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { recordEvent } from './audit.js';
+import { readChannelState } from './channel-state.js';
+import { isCandidatesChannel, type HistoryContext } from './context.js';
+import { UnsupportedStoreError } from './errors.js';
+
+export interface GcOptions {
+  /** Newest versions kept per channel (default 10, at least 1). */
+  readonly keep?: number;
+  readonly keepDays?: number;
+  /** Default 1 h. */
+  readonly graceMs?: number;
+  readonly dryRun?: boolean;
+}
+
+export interface GcResult {
+  readonly startedAt: string;
+  readonly dryRun: boolean;
+  readonly keptVersions: Readonly<Record<string, readonly number[]>>;
+  readonly deletedVersions: Readonly<Record<string, readonly number[]>>;
+  readonly deletedDocuments: number;
+  readonly deletedObjects: number;
+  /** Unreferenced but inside the grace period. */
+  readonly spared: number;
+}
+
+const DAY = 86_400_000;
+
+export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcResult> {
+  const { store } = ctx;
+  const need = <K extends keyof SnapshotStore>(k: K): NonNullable<SnapshotStore[K]> => {
+    const f = store[k];
+    if (!f) throw new UnsupportedStoreError(String(k));
+    return f as NonNullable<SnapshotStore[K]>;
+  };
+  const listChannels = need('listChannels').bind(store);
+  const listObjects = need('listObjects').bind(store);
+  const listDocuments = need('listDocuments').bind(store);
+  const deleteObject = need('deleteObject').bind(store);
+  const deleteDocument = need('deleteDocument').bind(store);
+  const deleteVersion = need('deleteVersion').bind(store);
+
+  const started = ctx.now();
+  const cutoff = started.getTime() - (opts.graceMs ?? 3_600_000);
+  const keepN = Math.max(1, opts.keep ?? 10);
+  const youngerThan = opts.keepDays === undefined ? Infinity : started.getTime() - opts.keepDays * DAY;
+
+  const keptVersions: Record<string, number[]> = {};
+  const dropVersions: Record<string, number[]> = {};
+  const docs = new Set<string>();
+  const objects = new Set<string>();
+  for (const channel of await listChannels()) {
+    const versions = await store.listVersions(channel);
+    const head = await store.readChannel(channel);
+    const protectedVersions = new Set<number>(head ? [head.version] : []);
+    if (!isCandidatesChannel(channel)) {
+      const { state } = await readChannelState(store, channel);
+      if (state.pin) protectedVersions.add(state.pin.version);
+      for (const v of Object.values(state.tags)) protectedVersions.add(v);
+    }
+    keptVersions[channel] = [];
+    dropVersions[channel] = [];
+    for (const [i, n] of versions.entries()) {
+      const record = await store.getVersion(channel, n);
+      if (!record) continue;
+      const keep = i < keepN || protectedVersions.has(n) || Date.parse(record.createdAt) >= youngerThan;
+      if (!keep) {
+        dropVersions[channel].push(n);
+        continue;
+      }
+      keptVersions[channel].push(n);
+      await markRecord(store, record, docs, objects);
+    }
+  }
+
+  let deletedDocuments = 0;
+  let deletedObjects = 0;
+  let spared = 0;
+  if (!opts.dryRun) for (const [channel, list] of Object.entries(dropVersions)) for (const n of list) await deleteVersion(channel, n);
+  for await (const d of listDocuments()) {
+    if (docs.has(d.digest)) continue;
+    if (d.modifiedAt >= cutoff) spared++;
+    else if (opts.dryRun || (await deleteDocument(d.digest, cutoff))) deletedDocuments++;
+    else spared++;
+  }
+  for await (const o of listObjects()) {
+    if (objects.has(o.digest)) continue;
+    if (o.modifiedAt >= cutoff) spared++;
+    else if (opts.dryRun || (await deleteObject(o.digest, cutoff))) deletedObjects++;
+    else spared++;
+  }
+  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared };
+  if (!opts.dryRun) {
+    await recordEvent(ctx, {
+      kind: 'gc',
+      detail: { keep: keepN, ...(opts.keepDays !== undefined ? { keepDays: opts.keepDays } : {}), deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared },
+    });
+  }
+  return result;
+}
+
+/** Everything a version record reaches: tree documents, resource objects, stored inputs. */
+async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
+  if (!docs.has(record.digest)) {
+    const content = await readSnapshotContent(async (d) => {
+      docs.add(d);
+      return store.getDocument(d);
+    }, record.digest);
+    if (content) for (const group of Object.values(content.groups)) for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
+  }
+  for (const p of packDigests(record)) objects.add(p);
+  if (record.inputs !== undefined && !docs.has(record.inputs) && !objects.has(record.inputs)) {
+    // v2 inputs are a document tree, v1 a single manifest object: mark the digest as both.
+    docs.add(record.inputs);
+    objects.add(record.inputs);
+    const index = await readStoredInputsIndex(
+      {
+        getObject: (d) => store.getObject(d),
+        getDocument: async (d) => {
+          docs.add(d);
+          return store.getDocument(d);
+        },
+      },
+      record.inputs,
+    );
+    for (const layer of Object.values(index)) for (const d of layer.values()) objects.add(d);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * A watcher round on a pinned channel (called by src/watch/watcher.ts):
+ * - the served version is the pinned config layer + the cluster's current endpoint layer;
+ * - a cluster config that differs from the pinned one is published as a candidate to
+ *   `<channel>.candidates` (once per distinct config layer), diffable but never served.
+ * Returns null when the channel is not pinned, or when the cluster's config IS the pinned one
+ * (then the watcher's own compile is exactly what should be served).
+ */
+import type { Diagnostic } from '../inputs/diagnostics.js';
+import { buildStoredInputs, putStoredInputs, type StoredObject } from '../model/stored-inputs.js';
+import type { BuiltSnapshot } from '../snapshot/build.js';
+import type { Hasher } from '../snapshot/digest.js';
+import type { VersionProvenance } from '../snapshot/manifest.js';
+import type { PublishResult } from '../snapshot/store/publish.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { readChannelState } from './channel-state.js';
+import { candidatesChannel } from './context.js';
+import { compileLayers, indexOfBuilt, inputsOf, sameLayer } from './layers.js';
+import { publishCompiled } from './publish.js';
+
+export interface PinnedRoundInput {
+  readonly store: SnapshotStore;
+  readonly channel: string;
+  /** What the cluster holds now (after last-known-good substitutions). */
+  readonly objects: readonly StoredObject[];
+  /** The watcher's compile of those objects. */
+  readonly snapshot: BuiltSnapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly provenance?: VersionProvenance;
+  readonly createdAt: string;
+  readonly hasher?: Hasher;
+}
+
+export interface PinnedRoundResult {
+  readonly served: PublishResult;
+  readonly candidate?: PublishResult;
+  readonly pinnedVersion: number;
+}
+
+export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundResult | null> {
+  const { store, channel } = input;
+  const { state } = await readChannelState(store, channel);
+  if (!state.pin) return null;
+  const pinned = await store.getVersion(channel, state.pin.version);
+  if (!pinned) return null; // pinned version gone (should not happen: gc keeps it); serve the cluster
+  const pinnedIndex = await inputsOf(store, pinned);
+  const current = buildStoredInputs(input.objects, input.hasher);
+  const currentIndex = await indexOfBuilt(current);
+  if (sameLayer(currentIndex, pinnedIndex, 'config')) return null;
+
+  let candidate: PublishResult | undefined;
+  const candChannel = candidatesChannel(channel);
+  const lastHead = await store.readChannel(candChannel);
+  const last = lastHead ? await store.getVersion(candChannel, lastHead.version) : null;
+  const lastIndex = last?.inputs !== undefined ? await inputsOf(store, last) : undefined;
+  if (!lastIndex || !sameLayer(currentIndex, lastIndex, 'config')) {
+    candidate = await publishCompiled(
+      store,
+      candChannel,
+      { snapshot: input.snapshot, diagnostics: input.diagnostics, stored: current },
+      { status: 'candidate', ...(input.provenance ? { provenance: input.provenance } : {}) },
+      input.createdAt,
+    );
+  }
+  await putStoredInputs(store, current); // its endpoint objects are read back below
+  const served = await publishCompiled(
+    store,
+    channel,
+    await compileLayers(store, pinnedIndex, currentIndex, input.hasher),
+    { origin: { kind: 'pinned', from: pinned.version }, ...(input.provenance ? { provenance: input.provenance } : {}) },
+    input.createdAt,
+  );
+  return { served, pinnedVersion: pinned.version, ...(candidate ? { candidate } : {}) };
+}

@@ -1,0 +1,38 @@
+/**
+ * Publishing a history-made snapshot: stored inputs first (a record never names missing inputs),
+ * then publishSnapshot's crash-safe order, with the history fields on the version record.
+ */
+import { putStoredInputs } from '../model/stored-inputs.js';
+import type { VersionDraft } from '../snapshot/manifest.js';
+import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { Compiled } from './layers.js';
+
+export type RecordFields = Pick<VersionDraft, 'provenance' | 'status' | 'origin' | 'actor' | 'reason'>;
+
+export async function publishCompiled(store: SnapshotStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string): Promise<PublishResult> {
+  const head = await store.readChannel(channel);
+  if (head?.digest === compiled.snapshot.digest) return { status: 'unchanged', head };
+  await putStoredInputs(store, compiled.stored);
+  const extra: Partial<VersionDraft> = { inputs: compiled.stored.digest, ...dropUndefined(fields) };
+  return publishSnapshot(withFields(store, extra), channel, compiled.snapshot, { createdAt, diagnostics: compiled.diagnostics });
+}
+
+/** The store, with extra fields merged into the draft its next `publish` receives. */
+export function withFields(store: SnapshotStore, fields: Partial<VersionDraft>): SnapshotStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'publish') return (channel: string, draft: VersionDraft) => target.publish(channel, { ...draft, ...fields });
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+function dropUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The version a publish result stands on. */
+export const resultVersion = (r: PublishResult): number => (r.status === 'published' ? r.record.version : r.head.version);
+export const resultDigest = (r: PublishResult): string => (r.status === 'published' ? r.record.digest : r.head.digest);

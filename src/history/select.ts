@@ -1,0 +1,46 @@
+/**
+ * Version selectors, shared by every command taking a VERSION: `latest` (default), a number,
+ * `tag:NAME` or a plain NAME that is not a number, `candidate:N` / `candidate:latest` (a
+ * candidate recorded while pinned).
+ */
+import type { VersionRecord } from '../snapshot/manifest.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { readChannelState } from './channel-state.js';
+import { candidatesChannel } from './context.js';
+import { HistoryError, VersionNotFoundError } from './errors.js';
+
+/** A selector that cannot name anything (the CLI reports it as a usage error). */
+export class InvalidSelectorError extends HistoryError {
+  override readonly name = 'InvalidSelectorError';
+}
+
+const SELECTOR_RE = /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
+
+export async function selectVersion(store: SnapshotStore, channel: string, spec: string | undefined = 'latest'): Promise<VersionRecord> {
+  if (!SELECTOR_RE.test(spec)) throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (use a number, latest, tag:NAME, NAME or candidate:N)`);
+  if (spec.startsWith('candidate:')) return byNumber(store, candidatesChannel(channel), spec.slice('candidate:'.length), 'candidate');
+  if (spec === 'latest' || /^[0-9]+$/.test(spec)) return byNumber(store, channel, spec, 'version');
+  const name = spec.startsWith('tag:') ? spec.slice(4) : spec;
+  const { state } = await readChannelState(store, channel);
+  const version = state.tags[name];
+  if (version === undefined) throw new VersionNotFoundError(`channel ${channel} has no tag ${JSON.stringify(name)}`);
+  return byNumber(store, channel, String(version), `tag ${name} →`);
+}
+
+/** How a record is named in output: `7` or `candidate:3`. */
+export const versionLabel = (record: VersionRecord): string => (record.status === 'candidate' ? `candidate:${record.version}` : String(record.version));
+
+async function byNumber(store: SnapshotStore, channel: string, spec: string, what: string): Promise<VersionRecord> {
+  let n: number;
+  if (spec === 'latest') {
+    const head = await store.readChannel(channel);
+    if (!head) throw new VersionNotFoundError(`channel ${channel} has no versions yet`);
+    n = head.version;
+  } else {
+    if (!/^[1-9][0-9]*$/.test(spec)) throw new VersionNotFoundError(`not a version: ${JSON.stringify(spec)}`);
+    n = Number(spec);
+  }
+  const record = await store.getVersion(channel, n);
+  if (!record) throw new VersionNotFoundError(`channel ${channel} has no ${what} ${n}`);
+  return record;
+}

@@ -1,0 +1,272 @@
+/**
+ * The SnapshotStore contract over object storage (S3, R2: see blob.ts), with the local store's
+ * layout as keys under a prefix:
+ *
+ *   objects/sha256/<aa>/<hex>              protobuf bytes of one resource, and packs (packs.ts)
+ *   documents/sha256/<aa>/<hex>.json       snapshot tree documents
+ *   channels/<name>/versions/<N>.json      version records, create-only
+ *   channels/<name>/head.json              {version, digest}, moved by compare-and-swap on its ETag
+ *   channels/<name>/state/<R>.json         channel state revisions (src/history), create-only
+ *   audit/<yyyy-mm-dd>/<time>-<relay>-<id>.jsonl   audit batches, create-only
+ *
+ * Safety comes from the server's conditional writes, not from locks: immutable keys are written
+ * with If-None-Match: * (a taken version number moves on to the next one, so two writers never
+ * share a version), and the head with If-Match on the ETag read just before (a writer that lost
+ * the race re-reads, and gives up only when the head already is newer). Each key is written in
+ * one PUT, which object stores make visible atomically, and publish.ts writes objects, documents,
+ * the version record and the head in that order: a crash leaves unreferenced keys, never a head
+ * on a half-written snapshot. Pure (no node:*): it also runs in workerd over an R2 binding.
+ */
+import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
+import { readSnapshotContent, type SnapshotContent } from '../content.js';
+import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
+import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import type { BlobBackend } from './blob.js';
+import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
+
+export interface ObjectStoreOptions {
+  readonly hasher?: Hasher;
+  /** Head compare-and-swap attempts before HeadConflictError (default 16). */
+  readonly headAttempts?: number;
+}
+
+/** The head could not be moved: other writers kept moving it (reported, never overwritten). */
+export class HeadConflictError extends Error {
+  override readonly name = 'HeadConflictError';
+}
+
+const utf8 = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class ObjectStore implements SnapshotStore {
+  private readonly hasher: Hasher;
+  private readonly headAttempts: number;
+  private auditSeq = 0;
+
+  constructor(
+    readonly backend: BlobBackend,
+    opts: ObjectStoreOptions = {},
+  ) {
+    this.hasher = opts.hasher ?? nobleSha256Hex;
+    this.headAttempts = opts.headAttempts ?? 16;
+  }
+
+  toString(): string {
+    return this.backend.url;
+  }
+
+  async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    const key = objectKey(digest);
+    const actual = digestOf(bytes, this.hasher);
+    if (actual !== digest) throw new DigestMismatchError(digest, actual);
+    if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return 'created';
+    await this.verifiedRead(digest, key); // a 412: what is there must be the same bytes
+    return 'exists';
+  }
+
+  getObject(digest: string): Promise<Uint8Array | null> {
+    return this.verifiedRead(digest, objectKey(digest));
+  }
+
+  hasObject(digest: string): Promise<boolean> {
+    return this.backend.exists(objectKey(digest));
+  }
+
+  async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
+    const pending = [...documents];
+    for (const [digest, bytes] of pending) {
+      const actual = digestOf(bytes, this.hasher);
+      if (actual !== digest) throw new DigestMismatchError(digest, actual);
+    }
+    const written: string[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < pending.length) {
+        const [digest, bytes] = pending[next++] as [string, Uint8Array];
+        if ((await this.backend.putIfAbsent(documentKey(digest), bytes)) === 'created') written.push(digest);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
+    return written.sort();
+  }
+
+  getDocument(digest: string): Promise<Uint8Array | null> {
+    return this.verifiedRead(digest, documentKey(digest));
+  }
+
+  hasDocument(digest: string): Promise<boolean> {
+    return this.backend.exists(documentKey(digest));
+  }
+
+  async getSnapshot(digest: string): Promise<SnapshotContent | null> {
+    mustHex(digest);
+    return readSnapshotContent((d) => this.getDocument(d), digest);
+  }
+
+  /** As LocalStore: the head is a hint (it may lag a racing publisher), the version records are the truth. */
+  async readChannel(channel: string): Promise<ChannelHead | null> {
+    assertChannel(channel);
+    const hint = (await this.readHead(channel))?.head.version ?? null;
+    let latest: number;
+    if (hint === null) {
+      const versions = await this.listVersions(channel);
+      if (versions.length === 0) return null;
+      latest = versions[0] as number;
+    } else {
+      latest = hint;
+      while (await this.backend.exists(versionKey(channel, latest + 1))) latest++;
+    }
+    const record = await this.getVersion(channel, latest);
+    return record ? { version: record.version, digest: record.digest } : null;
+  }
+
+  async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
+    assertChannel(channel);
+    let version = ((await this.readChannel(channel))?.version ?? 0) + 1;
+    let record: VersionRecord;
+    for (;;) {
+      record = versionRecord(channel, version, draft);
+      if ((await this.backend.putIfAbsent(versionKey(channel, version), jsonBytes(record))) === 'created') break;
+      version++; // a 412: another publisher took this number
+    }
+    await this.moveHead(channel, { version: record.version, digest: record.digest });
+    return record;
+  }
+
+  async listVersions(channel: string): Promise<number[]> {
+    assertChannel(channel);
+    return numberedKeys(this.backend, `channels/${channel}/versions/`);
+  }
+
+  async getVersion(channel: string, version: number): Promise<VersionRecord | null> {
+    assertChannel(channel);
+    if (!Number.isInteger(version) || version < 1) return null;
+    const blob = await this.backend.get(versionKey(channel, version));
+    return blob === null ? null : parseVersionRecord(JSON.parse(decoder.decode(blob.bytes)));
+  }
+
+  async appendAudit(records: readonly AuditRecord[]): Promise<void> {
+    const first = records[0];
+    if (first === undefined) return;
+    const bytes = auditBatchBytes(records);
+    const at = new Date(Date.parse(first.at) || Date.now()).toISOString();
+    const stamp = at.replace(/[:]/g, '');
+    const relay = first.relay.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'relay';
+    // A random part keeps names unique across processes; a taken name moves on, never overwrites.
+    for (;;) {
+      const key = `audit/${at.slice(0, 10)}/${stamp}-${relay}-${++this.auditSeq}-${randomId()}.jsonl`;
+      if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return;
+    }
+  }
+
+  async *readAudit(opts: { readonly since?: string } = {}): AsyncIterable<AuditRecord> {
+    const since = opts.since === undefined ? undefined : Date.parse(opts.since);
+    if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
+    const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
+    const keys: string[] = [];
+    for await (const { key } of this.backend.list('audit/')) {
+      const m = /^audit\/(\d{4}-\d{2}-\d{2})\/[^/]+\.jsonl$/.exec(key);
+      if (m && (m[1] as string) >= fromDay) keys.push(key);
+    }
+    for (const key of keys.sort()) {
+      const blob = await this.backend.get(key);
+      if (!blob) continue;
+      for (const record of parseAuditBatch(decoder.decode(blob.bytes), key)) {
+        if (since === undefined || Date.parse(record.at) >= since) yield record;
+      }
+    }
+  }
+
+  // --- history support (src/history): channel state revisions, create-only like version records
+
+  async getChannelState(channel: string): Promise<{ revision: number; bytes: Uint8Array } | null> {
+    assertChannel(channel);
+    for (const revision of await numberedKeys(this.backend, `channels/${channel}/state/`)) {
+      const blob = await this.backend.get(`channels/${channel}/state/${revision}.json`);
+      if (blob) return { revision, bytes: blob.bytes };
+    }
+    return null;
+  }
+
+  async putChannelState(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    assertChannel(channel);
+    if (!Number.isInteger(revision) || revision < 1) throw new RangeError(`bad state revision ${revision}`);
+    return this.backend.putIfAbsent(`channels/${channel}/state/${revision}.json`, bytes);
+  }
+
+  async listChannels(): Promise<string[]> {
+    const names = new Set<string>();
+    for await (const { key } of this.backend.list('channels/')) {
+      const m = /^channels\/([^/]+)\/versions\/[1-9][0-9]*\.json$/.exec(key);
+      if (m) names.add(m[1] as string);
+    }
+    return [...names].sort();
+  }
+
+  // --- internals
+
+  private async readHead(channel: string): Promise<{ head: ChannelHead; etag: string } | null> {
+    const blob = await this.backend.get(headKey(channel));
+    if (!blob) return null;
+    try {
+      return { head: parseChannelHead(JSON.parse(decoder.decode(blob.bytes))), etag: blob.etag };
+    } catch (e) {
+      if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return { head: { version: 0, digest: '' }, etag: blob.etag };
+      throw e;
+    }
+  }
+
+  /** Compare-and-swap, forward only: a lost race is re-read; a newer head there means done. */
+  private async moveHead(channel: string, head: ChannelHead): Promise<void> {
+    const bytes = jsonBytes(head);
+    for (let attempt = 0; attempt < this.headAttempts; attempt++) {
+      const current = await this.readHead(channel);
+      if (current && current.head.version >= head.version) return;
+      const result = current ? await this.backend.putIfMatch(headKey(channel), bytes, current.etag) : await this.backend.putIfAbsent(headKey(channel), bytes);
+      if (result === 'ok' || result === 'created') return;
+    }
+    // The version record is stored, so readers already find it (readChannel probes past the head).
+    throw new HeadConflictError(`${this.backend.url}: could not move the head of ${channel} to ${head.version} after ${this.headAttempts} attempts`);
+  }
+
+  private async verifiedRead(digest: string, key: string): Promise<Uint8Array | null> {
+    const blob = await this.backend.get(key);
+    if (!blob) return null;
+    const actual = digestOf(blob.bytes, this.hasher);
+    if (actual !== digest) throw new CorruptObjectError(digest, actual, `${this.backend.url}/${key}`);
+    return blob.bytes;
+  }
+}
+
+export const objectKey = (digest: string): string => {
+  const hex = mustHex(digest);
+  return `objects/sha256/${hex.slice(0, 2)}/${hex}`;
+};
+
+export const documentKey = (digest: string): string => {
+  const hex = mustHex(digest);
+  return `documents/sha256/${hex.slice(0, 2)}/${hex}.json`;
+};
+
+export const versionKey = (channel: string, version: number): string => `channels/${channel}/versions/${version}.json`;
+export const headKey = (channel: string): string => `channels/${channel}/head.json`;
+
+/** `<prefix><N>.json` keys as numbers, newest first. */
+async function numberedKeys(backend: BlobBackend, prefix: string): Promise<number[]> {
+  const out: number[] = [];
+  for await (const { key } of backend.list(prefix)) {
+    const name = key.slice(prefix.length);
+    if (/^[1-9][0-9]*\.json$/.test(name)) out.push(Number(name.slice(0, -'.json'.length)));
+  }
+  return out.sort((a, b) => b - a);
+}
+
+function mustHex(digest: string): string {
+  const hex = digestHex(digest);
+  if (hex === undefined) throw new InvalidDigestError(digest);
+  return hex;
+}
+
+const randomId = (): string => Math.floor(Math.random() * 2 ** 48).toString(36);
+
+const jsonBytes = (value: unknown): Uint8Array => utf8.encode(`${JSON.stringify(value, null, 2)}\n`);
