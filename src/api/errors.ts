@@ -48,8 +48,8 @@ export const badRequest = (message: string): ApiError => new ApiError('bad_reque
 const NOT_FOUND_NAMES = new Set(['NotFoundError', 'VersionNotFoundError', 'UnknownVersionError', 'UnknownTagError', 'TagNotFoundError', 'ChannelNotFoundError', 'InvalidStoredInputsError']);
 /** …that the request itself is wrong. */
 const BAD_REQUEST_NAMES = new Set(['InvalidChannelError', 'InvalidDigestError', 'UsageError', 'InvalidVersionSelectorError', 'InvalidTagError', 'InvalidTagNameError', 'SelectError']);
-/** …that the request is fine but clashes with the channel's state (a pin, a tag taken, a race). */
-const CONFLICT_NAMES = new Set(['ConflictError', 'PinnedError', 'NotPinnedError', 'AlreadyPinnedError', 'TagExistsError', 'NotACandidateError', 'HeadConflictError', 'MissingBaseError']);
+/** …that the request is fine but clashes with the channel's state (a candidate tagged, a version without stored inputs, a race). */
+const CONFLICT_NAMES = new Set(['HistoryError', 'ConflictError', 'PinnedError', 'NotPinnedError', 'AlreadyPinnedError', 'TagExistsError', 'NotACandidateError', 'HeadConflictError', 'MissingBaseError']);
 
 /** Any thrown value as an ApiError; unknown errors become `internal` (their message is kept: it names no secret). */
 export function toApiError(err: unknown): ApiError {

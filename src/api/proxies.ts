@@ -20,9 +20,13 @@ export interface ProxyStatus {
   ackedVersion: number | null;
 }
 
+const RELAY_KINDS: ReadonlySet<string> = new Set(['ack', 'nack', 'connect', 'disconnect', 'rejected']);
+
 export async function proxyStatuses(records: AsyncIterable<AuditRecord>, channel?: string): Promise<ProxyStatus[]> {
   const byNode = new Map<string, ProxyStatus>();
   for await (const r of records) {
+    // The same log holds operator actions (pin, tag, …): only relay records describe proxies.
+    if (!RELAY_KINDS.has(r.kind) || r.nodeId === '') continue;
     if (channel !== undefined && r.channel !== channel) continue;
     const key = `${r.channel}\u0000${r.nodeId}`;
     let p = byNode.get(key);

@@ -168,23 +168,38 @@ function podStatus(status: Raw): Record<string, unknown> | undefined {
 }
 
 /**
- * A JSON value: non-finite numbers (YAML `.nan`, `.inf`) become null, as JSON.stringify makes
- * them; anything that is not JSON (a function, a symbol) is left out. Never throws on user data.
+ * Canonical JSON (src/snapshot/canonical-json.ts: keys sorted, no whitespace, undefined members
+ * left out) that never throws on user data: non-finite numbers (YAML `.nan`, `.inf`) become
+ * null, as JSON.stringify makes them.
  */
-function jsonValue(v: unknown): unknown {
-  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (v === null || typeof v !== 'object') return typeof v === 'string' || typeof v === 'boolean' ? v : typeof v === 'bigint' ? Number(v) : undefined;
-  if (Array.isArray(v)) return v.map((x) => jsonValue(x) ?? null);
-  const out = dict();
-  for (const k of Object.keys(v)) {
-    const x = jsonValue((v as Record<string, unknown>)[k]);
-    if (x !== undefined) out[k] = x;
+function jsonText(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return `[${v.map((x) => jsonText(x) ?? 'null').join(',')}]`;
+      const o = v as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const k of Object.keys(o).sort()) {
+        const x = jsonText(o[k]);
+        if (x !== undefined) parts.push(`${JSON.stringify(k)}:${x}`);
+      }
+      return `{${parts.join(',')}}`;
+    }
+    default:
+      return undefined;
   }
-  return out;
 }
 
-/** A copy of the object without server noise. Values the compiler reads are never touched. */
-export function canonicalObject(raw: Raw): Record<string, unknown> {
+/** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
+function canonicalText(raw: Raw): string {
   const out = dict();
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
@@ -196,28 +211,33 @@ export function canonicalObject(raw: Raw): Record<string, unknown> {
     const kept = podStatus(status);
     if (kept) out.status = kept;
   }
-  // Through canonical JSON and back: plain JSON values only, ordinary objects.
-  return JSON.parse(canonicalJson(jsonValue(out))) as Record<string, unknown>;
+  return jsonText(out) as string;
+}
+
+/** A copy of the object without server noise: plain JSON values, ordinary objects. */
+export function canonicalObject(raw: Raw): Record<string, unknown> {
+  return JSON.parse(canonicalText(raw)) as Record<string, unknown>;
+}
+
+function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
+  const text = canonicalText(raw);
+  const bytes = utf8Bytes(text);
+  const digest = digestOf(bytes, hasher);
+  const object = JSON.parse(text) as Record<string, unknown>;
+  if (key) return { key, layer: layerOf(key.kind), object, bytes, digest };
+  const kind = own(raw, 'kind');
+  return { key: { kind: UNKEYED_KIND, namespace: '', name: digest }, layer: layerOf(typeof kind === 'string' ? kind : ''), object, bytes, digest };
 }
 
 /** The stored form of a keyed object; undefined when it has no kind or name. */
 export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefined {
   const key = objectKeyOf(raw);
-  if (!key) return undefined;
-  const object = canonicalObject(raw);
-  const bytes = utf8Bytes(canonicalJson(object));
-  return { key, layer: layerOf(key.kind), object, bytes, digest: digestOf(bytes, hasher) };
+  return key ? stored(raw, key, hasher) : undefined;
 }
 
 /** The stored form of any document: keyed by kind/namespace/name, or by its digest when it has no kind or name. */
 export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject {
-  const keyed = storedObject(raw, hasher);
-  if (keyed) return keyed;
-  const object = canonicalObject(raw);
-  const bytes = utf8Bytes(canonicalJson(object));
-  const digest = digestOf(bytes, hasher);
-  const kind = own(raw, 'kind');
-  return { key: { kind: UNKEYED_KIND, namespace: '', name: digest }, layer: layerOf(typeof kind === 'string' ? kind : ''), object, bytes, digest };
+  return stored(raw, objectKeyOf(raw), hasher);
 }
 
 /**

@@ -18,7 +18,9 @@ import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
 import { keyString, putStoredInputs, StoredInputsTree } from '../model/stored-inputs.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
+import type { VersionDraft } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
+import { pinnedRound } from '../history/pinned-round.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CompileRequest, CompileResult, SnapshotCompiler } from './compiler.js';
 import { IncrementalLocalCompiler } from './incremental-compiler.js';
@@ -332,18 +334,38 @@ export class Watcher {
     let bytesWritten = 0;
     let documentsWritten = 0;
     const tp = performance.now();
+    let pinned: Awaited<ReturnType<typeof pinnedRound>> = null;
     try {
-      const head = await store.readChannel(channel);
-      if (head && head.digest === result.snapshot.digest) {
-        published = { status: 'unchanged', head };
+      // A pinned channel serves the pinned config with the current endpoints, and config changes
+      // become candidates (src/history/pinned-round.ts); null when not pinned or nothing differs.
+      pinned = await pinnedRound({
+        store,
+        channel,
+        // Read (and sorted) only when the channel is pinned: an unpinned round stays O(change).
+        get objects() {
+          return request.objects;
+        },
+        snapshot: result.snapshot,
+        diagnostics,
+        provenance: this.changes.provenance(this.lkg.substitutions()),
+        createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
+        ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
+      });
+      if (pinned) {
+        published = pinned.served;
       } else {
-        // The inputs first, so a version record never names inputs that are not stored.
-        const wrote = await putStoredInputs(store, this.storeIncomplete ? this.inputsTree.complete() : inputs);
-        published = await publishSnapshot(store, channel, result.snapshot, {
+        // The inputs are written alongside the snapshot's objects and documents, and the version
+        // record only after both: a record never names inputs that are not stored. When the
+        // channel already serves this snapshot, publishSnapshot stores nothing (and the inputs,
+        // the same as that version's, are already stored: writing them is a no-op).
+        const writing = putStoredInputs(store, this.storeIncomplete ? this.inputsTree.complete() : inputs);
+        writing.catch(() => undefined); // awaited below; a failure fails the publish
+        published = await publishSnapshot(afterInputs(store, writing), channel, result.snapshot, {
           createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
           diagnostics,
           record: { inputs: inputs.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
         });
+        const wrote = await writing;
         bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
         documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
       }
@@ -354,18 +376,35 @@ export class Watcher {
       throw err;
     }
     const publishMs = performance.now() - tp;
-    this.storeIncomplete = false;
+    // A pinned round stores other snapshots than this one, which the next delta would build on.
+    this.storeIncomplete = pinned !== null;
     this.metrics.publishes.inc({ result: published.status });
     const version = published.status === 'published' ? published.record.version : published.head.version;
     if (published.status === 'published') {
       this.changes.clear();
       this.metrics.version.set(version);
     }
-    const round: RoundResult = { mode: result.mode, publish: published.status, digest: result.snapshot.digest, version, compileMs, inputsMs, publishMs, bytesWritten, documentsWritten };
+    const round: RoundResult = { mode: result.mode, publish: published.status, digest: published.status === 'published' ? published.record.digest : published.head.digest, version, compileMs, inputsMs, publishMs, bytesWritten, documentsWritten };
     this.rounds.push(round);
     this.log({ level: 'info', msg: published.status === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: this.cache.size });
     return round;
   }
+}
+
+/** The store, whose `publish` (the version record and head) waits for `before` first. */
+function afterInputs(store: SnapshotStore, before: Promise<unknown>): SnapshotStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'publish') {
+        return async (channel: string, draft: VersionDraft) => {
+          await before;
+          return target.publish(channel, draft);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 const byKey = (a: CachedObject, b: CachedObject): number => {

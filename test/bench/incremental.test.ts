@@ -1,26 +1,44 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyEndpointSlice, compileState } from '../../bench/incremental.js';
-import { generateMesh, withMovedEndpoint } from '../../bench/synthetic.js';
-import { nobleSha256Hex } from '../../src/snapshot/digest.js';
+import { WatchPath } from '../../bench/incremental.js';
+import { generateMesh, nthAddress, withMovedEndpoint } from '../../bench/synthetic.js';
+import { loadStoredInputs } from '../../src/model/stored-inputs.js';
+import { compileDocuments } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 
-test('an incrementally applied endpoint move gives the snapshot a full recompile gives', () => {
+test('the benchmarked endpoint-change path is the watcher, incremental end to end, equal to a full compile', async () => {
   const mesh = generateMesh({ services: 60, perNamespace: 20 });
-  const base = compileState(mesh.docs, nobleSha256Hex).state;
-  const moved = withMovedEndpoint(mesh.docs, 25, '10.250.0.7');
-  const changed = moved.docs.find((d, i) => d !== mesh.docs[i]);
-  assert.ok(changed);
+  const path = new WatchPath(nodeSha256Hex);
+  try {
+    const first = await path.initial(mesh.docs);
+    assert.equal(first.round.mode, 'full');
+    assert.equal(first.round.publish, 'published');
+    assert.equal(first.round.digest, compileDocuments(mesh.docs, { hasher: nodeSha256Hex }).snapshot.digest);
 
-  const next = applyEndpointSlice(base, changed);
-  const full = compileState(moved.docs, nobleSha256Hex).state;
-  assert.notEqual(next.state.snapshot.digest, base.snapshot.digest);
-  assert.equal(next.state.snapshot.digest, full.snapshot.digest);
-  assert.deepEqual(next.state.snapshot.content, full.snapshot.content);
-  assert.deepEqual(next.state.snapshot.counts, full.snapshot.counts);
-  // a delta carries only the new objects and documents
-  for (const d of next.state.snapshot.objects.keys()) assert.ok(full.snapshot.objects.has(d) && !base.snapshot.objects.has(d));
-  assert.ok(next.state.snapshot.documents.length < 12, `${next.state.snapshot.documents.length} documents`);
-  // Only the moved service's assignments are new messages; everything else hit the encoder cache.
-  const encodes = next.stages['encodes'] ?? 0;
-  assert.ok(encodes >= 1 && encodes <= 6, `encoded ${encodes} messages`);
+    let docs = mesh.docs;
+    for (let i = 0; i < 4; i++) {
+      const moved = withMovedEndpoint(docs, 10 + 11 * i, nthAddress([10, 250], i));
+      const changed = moved.docs.find((d, k) => d !== docs[k]);
+      assert.ok(changed);
+      const { round } = await path.change(changed);
+      docs = moved.docs;
+      assert.equal(round.mode, 'incremental');
+      assert.equal(round.publish, 'published');
+      // One slice object, a few inputs documents, one or two assignments, a few snapshot documents.
+      assert.ok(round.documentsWritten > 0 && round.documentsWritten < 20, `${round.documentsWritten} documents`);
+      assert.ok(round.bytesWritten < first.round.bytesWritten / 20, `${round.bytesWritten} bytes written`);
+    }
+    const head = await path.store.readChannel('bench');
+    assert.ok(head);
+    const full = compileDocuments(docs, { hasher: nodeSha256Hex });
+    assert.equal(head.digest, full.snapshot.digest);
+    // The version record names the stored inputs, which are the snapshot's inputs and recompile to it.
+    const record = await path.store.getVersion('bench', head.version);
+    assert.equal(record?.inputs, full.stored.digest);
+    assert.equal(record?.inputsDigest, full.stored.digest);
+    const again = compileDocuments(await loadStoredInputs(path.store, full.stored.digest), { hasher: nodeSha256Hex });
+    assert.equal(again.snapshot.digest, head.digest);
+  } finally {
+    path.close();
+  }
 });

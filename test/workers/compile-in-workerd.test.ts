@@ -1,39 +1,38 @@
 /**
- * The compile core runs unchanged in Cloudflare workerd: the Worker entry is bundled for plain
- * workerd (no nodejs_compat), run in real workerd through Miniflare, fed the bookinfo fixtures,
- * and must produce the very snapshot digest Node computes for the same files.
+ * The compile function runs unchanged in Cloudflare workerd: the Worker (functions/cloudflare/
+ * worker.ts) is bundled for plain workerd (no nodejs_compat), run in real workerd through
+ * Miniflare, and its POST /compile — the watcher's `--compile-url` wire format — is driven by the
+ * watcher's own client (RemoteCompiler, which re-digests everything it gets). The snapshot must be
+ * the very one Node computes for the same files.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
-import { compileFiles, type CompileSummary, type InputFile } from '../../functions/cloudflare/compile-core.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
+import { compileTexts, parseTexts, type InputText } from '../../src/pipeline.js';
+import type { CompileResult } from '../../src/watch/compiler.js';
+import { RemoteCompiler } from '../../src/watch/remote-compile.js';
+import { COMPILE_REQUEST_SCHEMA } from '../../src/watch/remote-protocol.js';
+import { BASE_PATHS, nodeHasher, readInputs, REVIEWS_50_V3 } from '../functions/bookinfo.js';
+import { REPO } from '../helpers/paths.js';
 import { bundleWorker, findDynamicCode, type WorkerBundle } from './bundle.js';
 
-const FIXTURE_PATHS = [
-  join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml'),
-  BOOKINFO_STATE,
-  join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-50-v3.yaml'),
-  join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'destination-rule-all.yaml'),
-];
 // What wrangler.toml says; the test runs the Worker under the same date.
 const COMPATIBILITY_DATE = '2025-09-01';
 
 let dir: string;
 let bundle: WorkerBundle;
 let mf: Miniflare | undefined;
-let files: InputFile[];
+let files: InputText[];
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'meshsnap-workerd-'));
-  bundle = await bundleWorker(join(REPO, 'functions', 'cloudflare', 'compile-core.ts'), dir, REPO);
-  files = await Promise.all(FIXTURE_PATHS.map(async (p) => ({ file: p.slice(p.lastIndexOf('/') + 1), text: await readFile(p, 'utf8') })));
+  bundle = await bundleWorker(join(REPO, 'functions', 'cloudflare', 'worker.ts'), dir, REPO);
+  files = await readInputs([...BASE_PATHS, REVIEWS_50_V3]);
   // modulesRoot: module names are paths relative to it, and workerd refuses names with '..'.
-  mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: bundle.path, compatibilityDate: COMPATIBILITY_DATE });
+  mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: bundle.path, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['MESHSNAP_BUCKET'], bindings: { MESHSNAP_WRITE_TOKEN: 'unused-here' } });
   await mf.ready;
 });
 
@@ -42,16 +41,28 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function postToWorker(body: unknown): Promise<{ status: number; json: unknown }> {
+/** The watcher's client, talking to the Worker through Miniflare instead of the network. */
+function remote(): RemoteCompiler {
   assert.ok(mf, 'miniflare did not start');
-  const res = await mf.dispatchFetch('http://worker.test/', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-  return { status: res.status, json: await res.json() };
+  const m = mf;
+  const viaWorkerd = (async (url: string | URL | Request, init?: RequestInit) => {
+    const { signal: _signal, ...rest } = init ?? {};
+    return (await m.dispatchFetch(String(url), rest as never)) as unknown as Response;
+  }) as typeof fetch;
+  return new RemoteCompiler('http://worker.test/compile', { hasher: nodeHasher, fetch: viaWorkerd });
 }
 
-test('the bundle pulls in our core and third-party code only, no Node built-ins', { timeout: 30_000 }, () => {
+async function compileInWorker(texts: readonly InputText[]): Promise<CompileResult> {
+  const objects = parseTexts(texts).documents.map((d) => ({ object: d.object }));
+  return remote().compile({ objects: objects as never, changed: new Set() });
+}
+
+test('the bundle pulls in our code and third-party code only, no Node built-ins', { timeout: 30_000 }, () => {
   assert.ok(bundle.inputs.includes('src/compile/index.ts'), 'compiler is bundled');
-  assert.ok(bundle.inputs.includes('src/snapshot/build.ts'), 'snapshot builder is bundled');
+  assert.ok(bundle.inputs.includes('src/api/app.ts'), 'the API app is bundled');
+  assert.ok(bundle.inputs.includes('src/snapshot/store/r2.ts'), 'the R2 store is bundled');
   assert.deepEqual(bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')), []);
+  assert.ok(!bundle.inputs.some((p) => p.includes('@aws-sdk')), 'no AWS SDK in the Worker');
 });
 
 test('no new Function or eval anywhere in the bundle', { timeout: 30_000 }, () => {
@@ -61,34 +72,36 @@ test('no new Function or eval anywhere in the bundle', { timeout: 30_000 }, () =
   assert.ok(!/\bFunction\s*\(\s*["'`]/.test(bundle.text), 'no Function("…") constructor calls');
 });
 
-test('workerd compiles bookinfo to the same snapshot digest as Node', { timeout: 60_000 }, async () => {
-  const nodeHasher = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-  const inNode: CompileSummary = compileFiles(files, nodeHasher);
+test('workerd compiles bookinfo to the same snapshot as Node, checked by the watcher client', { timeout: 60_000 }, async () => {
+  const inNode = compileTexts(files, { hasher: nodeHasher });
   // Posted in reverse order: the result must not depend on it.
-  const { status, json } = await postToWorker([...files].reverse());
-  assert.equal(status, 200, JSON.stringify(json));
-  const inWorker = json as CompileSummary;
-  assert.match(inWorker.digest, /^sha256:[0-9a-f]{64}$/);
-  assert.equal(inWorker.digest, inNode.digest);
-  assert.deepEqual(inWorker.counts, inNode.counts);
-  assert.deepEqual(inWorker.diagnostics, inNode.diagnostics);
+  const inWorker = await compileInWorker([...files].reverse());
+  assert.equal(inWorker.mode, 'remote');
+  assert.match(inWorker.snapshot.digest, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(inWorker.snapshot.digest, inNode.snapshot.digest);
+  assert.equal(inWorker.snapshot.inputsDigest, inNode.snapshot.inputsDigest);
+  assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
+  assert.equal(inWorker.snapshot.objects.size, inNode.snapshot.objects.size);
   for (const type of ['clusters', 'endpoints', 'listeners', 'routes', 'classes', 'objects'] as const) {
-    assert.ok(inWorker.counts[type] > 0, `${type} count is ${inWorker.counts[type]}`);
+    assert.ok(inWorker.snapshot.counts[type] > 0, `${type} count is ${inWorker.snapshot.counts[type]}`);
   }
 });
 
 test('dropping the DestinationRules in workerd drops their subset clusters', { timeout: 60_000 }, async () => {
   const withoutRules = files.filter((f) => f.file !== 'destination-rule-all.yaml');
   assert.equal(withoutRules.length, files.length - 1);
-  const fewer = await postToWorker(withoutRules);
-  const all = await postToWorker(files);
-  assert.equal(fewer.status, 200, JSON.stringify(fewer.json));
-  const [a, b] = [(fewer.json as CompileSummary).counts, (all.json as CompileSummary).counts];
-  assert.ok(a.clusters < b.clusters, `clusters without rules ${a.clusters}, with ${b.clusters}`);
-  assert.deepEqual(fewer.json, compileFiles(withoutRules));
+  const [fewer, all] = [await compileInWorker(withoutRules), await compileInWorker(files)];
+  assert.ok(fewer.snapshot.counts.clusters < all.snapshot.counts.clusters, `clusters without rules ${fewer.snapshot.counts.clusters}, with ${all.snapshot.counts.clusters}`);
+  assert.equal(fewer.snapshot.digest, compileTexts(withoutRules, { hasher: nodeHasher }).snapshot.digest);
 });
 
-test('the Worker rejects a body that is not a list of files', { timeout: 30_000 }, async () => {
-  const res = await postToWorker({ file: 'x.yaml' });
-  assert.equal(res.status, 400);
+test('POST /compile rejects a body that is not a compile request, with a 400', { timeout: 30_000 }, async () => {
+  assert.ok(mf);
+  for (const body of ['{"file":"x.yaml"}', 'not json', JSON.stringify({ schema: 'other/v1', objects: [] })]) {
+    const res = await mf.dispatchFetch('http://worker.test/compile', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400, body);
+    assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'bad_request');
+  }
+  const empty = await mf.dispatchFetch('http://worker.test/compile', { method: 'POST', body: JSON.stringify({ schema: COMPILE_REQUEST_SCHEMA, objects: [] }) });
+  assert.equal(empty.status, 200, 'no objects compiles to the empty mesh');
 });

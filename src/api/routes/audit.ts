@@ -25,8 +25,8 @@ export function auditRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, rea
     const channels = channel ? [channel] : await history.channels(store);
     const entries: AuditEntry[] = [];
     for (const ch of channels) entries.push(...(await history.audit(store, { channel: ch, ...(since ? { since } : {}), ...(proxy ? { proxy } : {}) })));
-    // Newest first; the newest `limit` entries.
-    entries.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
+    // Newest first (an operation and the version it published share a time: the operation first).
+    entries.reverse().sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
     return c.json({ entries: entries.slice(0, limit), truncated: entries.length > limit });
   });
 

@@ -3,8 +3,8 @@
  *   [--relay-port 15010] [--relay-http-port 15014] [--kubeconfig FILE] [--context NAME]
  *   [--no-watch] [--no-relay] [--trust-actor-header]`
  *
- * The simplest install: one Node process running the watcher, the relay and the HTTP API (with
- * its audit page) over one store. Tokens come from the environment, never from flags (flags show
+ * The simplest install: one Node process running the watcher, the relay and the HTTP API with
+ * its audit page (at /) over one store. Tokens come from the environment, never from flags (flags show
  * up in `ps`): MESHSNAP_API_TOKEN (writes; a random one is generated and printed once when unset)
  * and MESHSNAP_API_READ_TOKEN (when set, reads need a token too). Logs are JSON lines on stderr;
  * the `serve.listening` line carries the bound ports (so port 0 works). SIGTERM/SIGINT: stop the
@@ -15,6 +15,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { createApp } from '../../api/app.js';
 import { actorHeaderIdentity, tokenIdentity } from '../../api/auth.js';
 import { startApiServer } from '../../api/node-server.js';
+import { mountUi } from '../../api/ui/mount.js';
 import { jsonLogger } from '../../relay/log.js';
 import { startRelay, type Relay } from '../../relay/relay.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
@@ -85,6 +86,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     compile: { hasher: nodeSha256Hex },
     onInternalError: (err) => log.log('error', 'api.internal_error', { error: (err as Error).stack ?? String(err) }),
   });
+  mountUi(app); // the audit page at /
   const api = await startApiServer(app, { host: values.host, port: httpPort });
   if (watcher) await watcher.start();
   log.log('info', 'serve.listening', { channel, api: api.port, relay: relay?.port ?? null, relayHttp: relay?.httpPort ?? null, watch: watcher !== undefined });

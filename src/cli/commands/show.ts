@@ -3,14 +3,12 @@
  *
  * Exactly what that proxy would be served, shaped like Envoy's /config_dump.
  */
-import { classifyNode, resourcesForClass } from '../../snapshot/classify.js';
-import type { SnapshotStore } from '../../snapshot/store/store.js';
-import { configDump, type ServedResource } from '../../xds/config-dump.js';
+import { servedConfig } from '../../api/served-config.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { selectArg } from '../history.js';
 import { parse, storeOptions, UsageError } from '../args.js';
 import { note, printJson } from '../output.js';
-import { checkChannel, NotFoundError, openStore } from '../store.js';
+import { checkChannel, openStore } from '../store.js';
 
 export const showUsage = 'meshsnap show [VERSION|latest|tag:NAME|candidate:N] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes] [--channel NAME] [--store DIR]';
 
@@ -47,22 +45,5 @@ export async function showCommand(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-export async function servedConfig(store: SnapshotStore, digest: string, versionInfo: string, node: { id: string; metadata: Record<string, unknown> }, types: readonly XdsType[]) {
-  const content = await store.getSnapshot(digest);
-  if (!content) throw new NotFoundError(`snapshot ${digest} is missing from the store`);
-  const placed = classifyNode(content, node);
-  if (!placed.ok) throw new NotFoundError(placed.reason);
-  const resources = resourcesForClass(content, placed.classId);
-  if (!resources) throw new NotFoundError(`class ${placed.classId} is missing from snapshot ${digest}`);
-  const served: Partial<Record<XdsType, ServedResource[]>> = {};
-  for (const type of types) {
-    const list: ServedResource[] = [];
-    for (const [name, objectDigest] of resources[type]) {
-      const bytes = await store.getObject(objectDigest);
-      if (!bytes) throw new NotFoundError(`object ${objectDigest} (${type} ${name}) is missing from the store`);
-      list.push({ name, bytes });
-    }
-    served[type] = list;
-  }
-  return { classId: placed.classId, dump: configDump(versionInfo, served) };
-}
+// The pure core lives beside the HTTP API (GET …/snapshots/:v/config answers the same).
+export { servedConfig } from '../../api/served-config.js';

@@ -64,11 +64,11 @@ export class ObjectStore implements SnapshotStore {
     return 'exists';
   }
 
-  getObject(digest: string): Promise<Uint8Array | null> {
+  async getObject(digest: string): Promise<Uint8Array | null> {
     return this.verifiedRead(digest, objectKey(digest));
   }
 
-  hasObject(digest: string): Promise<boolean> {
+  async hasObject(digest: string): Promise<boolean> {
     return this.backend.exists(objectKey(digest));
   }
 
@@ -90,11 +90,11 @@ export class ObjectStore implements SnapshotStore {
     return written.sort();
   }
 
-  getDocument(digest: string): Promise<Uint8Array | null> {
+  async getDocument(digest: string): Promise<Uint8Array | null> {
     return this.verifiedRead(digest, documentKey(digest));
   }
 
-  hasDocument(digest: string): Promise<boolean> {
+  async hasDocument(digest: string): Promise<boolean> {
     return this.backend.exists(documentKey(digest));
   }
 

@@ -71,11 +71,11 @@ export class R2Backend implements BlobBackend {
   }
 
   async putIfAbsent(key: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
-    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, bytes, { onlyIf: { etagDoesNotMatch: '*' }, httpMetadata: { contentType: contentType(key) } })) ? 'created' : 'exists'));
+    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagDoesNotMatch: '*' }, httpMetadata: { contentType: contentType(key) } })) ? 'created' : 'exists'));
   }
 
   async putIfMatch(key: string, bytes: Uint8Array, etag: string): Promise<'ok' | 'conflict'> {
-    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, bytes, { onlyIf: { etagMatches: etag }, httpMetadata: { contentType: contentType(key) } })) ? 'ok' : 'conflict'));
+    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagMatches: etag }, httpMetadata: { contentType: contentType(key) } })) ? 'ok' : 'conflict'));
   }
 
   async *list(prefix: string): AsyncIterable<BlobInfo> {
@@ -110,6 +110,17 @@ export function isTransientR2Error(e: unknown): boolean {
   if (e instanceof TransientStoreError) return true;
   const msg = String((e as { message?: unknown } | null)?.message ?? '');
   return /\((10001|10043|10054|10058)\)|internal error|try again|timed? ?out|network connection lost|too many requests|reduce your concurrent/i.test(msg);
+}
+
+/**
+ * The bytes as an ArrayBuffer of exactly their length: R2 needs a known length, and a view into a
+ * larger buffer (Node's pooled Buffers) would not survive a serialization boundary (Miniflare's proxy).
+ */
+function exactBuffer(bytes: Uint8Array): ArrayBuffer {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+  const copy = new Uint8Array(bytes.byteLength); // not bytes.slice(): on a Buffer that is a view
+  copy.set(bytes);
+  return copy.buffer;
 }
 
 const contentType = (key: string): string => (key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream');

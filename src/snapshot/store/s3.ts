@@ -102,6 +102,8 @@ export class S3Backend implements BlobBackend {
   }
 
   async putIfAbsent(key: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    // A server that ignores If-None-Match still gets create-only for one writer (racy for several).
+    if (!this.conditional && (await this.exists(key))) return 'exists';
     return this.retry(async () => {
       try {
         await this.put(key, bytes, { IfNoneMatch: '*' });

@@ -1,0 +1,67 @@
+/**
+ * The Cloudflare Worker: the meshsnap API, its audit page and the watcher's compile function, over
+ * an R2 bucket binding. Plain workerd, no `nodejs_compat`: the app, the compiler and the R2 store
+ * are pure, and hashing is the pure-JS default (@noble/hashes).
+ *
+ * Bindings (wrangler.toml, `wrangler secret put`):
+ *   MESHSNAP_BUCKET        the R2 bucket (snapshots, audit log, stored inputs)
+ *   MESHSNAP_PREFIX        optional key prefix inside the bucket
+ *   MESHSNAP_WRITE_TOKEN … the auth and channel settings of functions/shared/env.ts
+ *
+ * Routes: /api/v1/… and /api/openapi.json (src/api), the page at / (when the app mounts it), and
+ * POST /compile (functions/shared/compile-route.ts), which `meshsnap watch --compile-url` can use.
+ */
+import type { Hono } from 'hono';
+import { createApp } from '../../src/api/app.js';
+import { ApiError, errorBody } from '../../src/api/errors.js';
+import { r2Store, type R2BucketLike } from '../../src/snapshot/store/r2.js';
+import { mountCompileRoute } from '../shared/compile-route.js';
+import { authFromEnv, channelFromEnv, envString, identityFromEnv } from '../shared/env.js';
+
+export interface WorkerEnv {
+  readonly MESHSNAP_BUCKET: R2BucketLike;
+  readonly [name: string]: unknown;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's context variables do not matter here
+type App = Hono<any>;
+
+/**
+ * One app per env object: workerd hands the same env to every request of an isolate, so the app
+ * (and its routes) is built once per isolate, not per request.
+ */
+const apps = new WeakMap<object, App>();
+
+export function workerApp(env: WorkerEnv): App {
+  let app = apps.get(env);
+  if (!app) {
+    if (!env.MESHSNAP_BUCKET) throw new Error('no R2 binding MESHSNAP_BUCKET (see wrangler.toml)');
+    const prefix = envString(env, 'MESHSNAP_PREFIX');
+    const compileToken = envString(env, 'MESHSNAP_COMPILE_TOKEN');
+    app = createApp({
+      store: r2Store(env.MESHSNAP_BUCKET, prefix !== undefined ? { prefix } : {}),
+      channelDefault: channelFromEnv(env),
+      auth: authFromEnv(env),
+      identity: identityFromEnv(env),
+      onInternalError: (err) => console.error('meshsnap: internal error', err),
+    });
+    mountCompileRoute(app, compileToken !== undefined ? { token: compileToken } : {});
+    apps.set(env, app);
+  }
+  return app;
+}
+
+export default {
+  fetch(request: Request, env: WorkerEnv, ctx: unknown): Response | Promise<Response> {
+    let app: App;
+    try {
+      app = workerApp(env);
+    } catch (err) {
+      // A missing binding or secret: say which, in the API's error shape (never the secret's value).
+      console.error('meshsnap: configuration error', err);
+      return new Response(JSON.stringify(errorBody(new ApiError('internal', `configuration: ${(err as Error).message}`))), { status: 500, headers: { 'content-type': 'application/json' } });
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's ExecutionContext type vs workerd's
+    return app.fetch(request, env, ctx as any);
+  },
+};

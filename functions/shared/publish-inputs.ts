@@ -1,0 +1,45 @@
+/**
+ * Input files → compile → publish to a channel, as the API's compile route does, for callers that
+ * are not HTTP requests (the S3 inputs handler). Publishing goes through the history library, so a
+ * pinned channel records a candidate instead, and the record names who and why. Pure.
+ */
+import { defaultHistory } from '../../src/api/history-binding.js';
+import type { HistoryOps, Operator } from '../../src/api/history-port.js';
+import { countBySeverity, type Diagnostic } from '../../src/inputs/diagnostics.js';
+import { storedDocument } from '../../src/model/stored-inputs.js';
+import { compileDocuments, parseTexts, type InputText, type PipelineOptions } from '../../src/pipeline.js';
+import type { SnapshotStore } from '../../src/snapshot/store/store.js';
+
+export interface PublishInputsOptions {
+  readonly compile?: PipelineOptions;
+  /** Publish nothing when any error diagnostic exists (as `meshsnap compile --strict`). */
+  readonly strict?: boolean;
+  readonly history?: HistoryOps;
+}
+
+export interface PublishInputsResult {
+  readonly channel: string;
+  /** published | candidate | unchanged (from the history library), or failed (nothing stored). */
+  readonly status: string;
+  readonly version: number | null;
+  readonly digest: string | null;
+  readonly diagnosticCounts: { readonly error: number; readonly warning: number };
+  readonly diagnostics: readonly Diagnostic[];
+  readonly message?: string;
+}
+
+export async function publishInputs(store: SnapshotStore, channel: string, files: readonly InputText[], op: Operator, opts: PublishInputsOptions = {}): Promise<PublishInputsResult> {
+  const history = opts.history ?? defaultHistory;
+  const hasher = opts.compile?.hasher;
+  const { documents, parseDiagnostics } = parseTexts(files);
+  if (documents.length === 0) {
+    return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: countBySeverity(parseDiagnostics), diagnostics: parseDiagnostics, message: 'no document parsed' };
+  }
+  const result = compileDocuments(documents, opts.compile ?? {}, parseDiagnostics);
+  const counts = countBySeverity(result.diagnostics);
+  const base = { channel, digest: result.snapshot.digest, diagnosticCounts: counts, diagnostics: result.diagnostics };
+  if (opts.strict && counts.error > 0) return { ...base, status: 'failed', version: null, message: `strict: ${counts.error} error diagnostic(s); nothing stored` };
+  const objects = documents.map((d) => storedDocument(d.object, hasher));
+  const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
+  return { ...base, status: outcome.status, version: outcome.version };
+}

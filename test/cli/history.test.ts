@@ -1,0 +1,72 @@
+/** The history commands through the CLI of this build, on a temp store. */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
+const tmp = mkdtempSync(join(tmpdir(), 'meshsnap-cli-hist-'));
+const store = join(tmp, 'store');
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+function run(...args: string[]): { code: number; stdout: string; stderr: string; lines: Record<string, unknown>[] } {
+  const script = `const { main } = await import(${JSON.stringify(MAIN)}); process.exitCode = await main(${JSON.stringify([...args, '--store', store])});`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, MESHSNAP_ACTOR: 'ci-bot' } });
+  const lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, lines };
+}
+
+test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
+  const dr = join(NET, 'destination-rule-all.yaml');
+  assert.equal(run('compile', BOOKINFO_STATE, dr, join(NET, 'virtual-service-reviews-v3.yaml')).code, 0);
+  assert.equal(run('compile', BOOKINFO_STATE, dr, join(NET, 'virtual-service-reviews-50-v3.yaml')).code, 0);
+
+  const text = run('diff', '1', '2');
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /routes ~ 9080/);
+  assert.match(text.stdout, /weighted_clusters/);
+  const json = run('diff', '1', 'latest', '--json', '--type', 'routes', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}');
+  assert.equal(json.code, 0, json.stderr);
+  const d = json.lines[0] as { classes: { classA: string; types: { routes: { changed: { name: string }[] } } }[]; inputs: { kind: string }[] };
+  assert.equal(d.classes.length, 1);
+  assert.equal(d.classes[0]?.classA, 'sidecar/default/productpage');
+  assert.deepEqual(d.classes[0]?.types.routes.changed.map((c) => c.name), ['9080']);
+  assert.deepEqual(d.inputs.map((i) => i.kind), ['VirtualService']);
+
+  assert.equal(run('tag', '1', 'v1.0').code, 0);
+  assert.equal(run('show', 'v1.0', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--type', 'routes').code, 0);
+  assert.equal(run('diagnostics', 'tag:v1.0').code, 0);
+  assert.equal(run('diagnostics', 'no-such-tag').code, 1);
+
+  const rb = run('rollback', 'v1.0', '--reason', 'canary broke');
+  assert.equal(rb.code, 0, rb.stderr);
+  assert.equal(rb.lines[0]?.version, 3);
+  assert.equal(rb.lines[0]?.pinned, 3);
+  assert.equal(rb.lines[0]?.actor, 'ci-bot');
+
+  const verify = run('verify', '--all');
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.deepEqual(verify.lines.map((l) => l.ok), [true, true, true]);
+
+  const audit = run('audit', '--json', '--since', '1h');
+  assert.equal(audit.code, 0, audit.stderr);
+  const kinds = audit.lines.map((l) => l.kind);
+  for (const k of ['publish', 'tag', 'rollback']) assert.ok(kinds.includes(k), kinds.join());
+  assert.equal(audit.lines.find((l) => l.kind === 'rollback')?.reason, 'canary broke');
+  assert.match(run('audit').stdout, /rollback .*by ci-bot — canary broke/);
+
+  assert.equal(run('unpin').lines[0]?.unpinned !== null, true);
+  assert.equal(run('pin', '2', '--actor', 'carol').lines[0]?.pinned !== undefined, true);
+  const gc = run('gc', '--keep', '1', '--dry-run');
+  assert.equal(gc.code, 0, gc.stderr);
+  assert.deepEqual((gc.lines[0]?.keptVersions as Record<string, number[]>).main, [3, 2, 1]);
+
+  assert.equal(run('diff', '1').code, 2);
+  assert.equal(run('gc', '--keep', 'x').code, 2);
+  assert.equal(run('promote', 'candidate:1').code, 1);
+});
