@@ -1,17 +1,16 @@
 /**
  * The AWS Lambda entry of the API: the same hono app as every runtime, through hono's Lambda
  * adapter (API Gateway HTTP API payload 2.0, REST API 1.0, function URLs, ALB), over the S3 store
- * of MESHSNAP_STORE. POST /compile (the watcher's --compile-url) is mounted too.
+ * of MESHSNAP_STORE, with the audit page at / and POST /compile (the watcher's --compile-url).
  *
  * Handler: `handler` (bundle: scripts/bundle-lambda.mjs → dist-lambda/api/index.mjs). The app is
  * built on the first invocation and reused while the instance stays warm.
  */
 import { handle } from 'hono/aws-lambda';
-import { createApp } from '../../src/api/app.js';
 import { historyBinding } from '../../src/api/history-binding.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { mountCompileRoute } from '../shared/compile-route.js';
 import { authFromEnv, channelFromEnv, envString, identityFromEnv, type EnvLike } from '../shared/env.js';
+import { functionApp } from '../shared/function-app.js';
 import { storeFromEnv, type AwsOptions } from './store.js';
 
 export type ApiHandler = ReturnType<typeof handle>;
@@ -20,7 +19,7 @@ export function createApiHandler(env: EnvLike = process.env, opts: AwsOptions = 
   // node:crypto hashes several times faster than the pure-JS default, and gives the same digests.
   const compile = { hasher: nodeSha256Hex };
   const compileToken = envString(env, 'MESHSNAP_COMPILE_TOKEN');
-  const app = createApp({
+  const app = functionApp({
     store: storeFromEnv(env, opts),
     channelDefault: channelFromEnv(env),
     auth: authFromEnv(env),
@@ -29,8 +28,8 @@ export function createApiHandler(env: EnvLike = process.env, opts: AwsOptions = 
     history: historyBinding(compile.hasher),
     // CloudWatch gets the stack; the response gets only the message.
     onInternalError: (err) => console.error(JSON.stringify({ level: 'error', msg: 'api.internal', error: err instanceof Error ? (err.stack ?? err.message) : String(err) })),
+    ...(compileToken !== undefined ? { compileToken } : {}),
   });
-  mountCompileRoute(app, { hasher: compile.hasher, ...(compileToken !== undefined ? { token: compileToken } : {}) });
   return handle(app);
 }
 

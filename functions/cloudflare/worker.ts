@@ -8,15 +8,13 @@
  *   MESHSNAP_PREFIX        optional key prefix inside the bucket
  *   MESHSNAP_WRITE_TOKEN … the auth and channel settings of functions/shared/env.ts
  *
- * Routes: /api/v1/… and /api/openapi.json (src/api), the page at / (when the app mounts it), and
- * POST /compile (functions/shared/compile-route.ts), which `meshsnap watch --compile-url` can use.
+ * Routes: /api/v1/… and /api/openapi.json (src/api), the audit page at /, and POST /compile (functions/shared/compile-route.ts), which `meshsnap watch --compile-url` can use.
  */
 import type { Hono } from 'hono';
-import { createApp } from '../../src/api/app.js';
 import { ApiError, errorBody } from '../../src/api/errors.js';
 import { r2Store, type R2BucketLike } from '../../src/snapshot/store/r2.js';
-import { mountCompileRoute } from '../shared/compile-route.js';
 import { authFromEnv, channelFromEnv, envString, identityFromEnv } from '../shared/env.js';
+import { functionApp } from '../shared/function-app.js';
 
 export interface WorkerEnv {
   readonly MESHSNAP_BUCKET: R2BucketLike;
@@ -38,14 +36,14 @@ export function workerApp(env: WorkerEnv): App {
     if (!env.MESHSNAP_BUCKET) throw new Error('no R2 binding MESHSNAP_BUCKET (see wrangler.toml)');
     const prefix = envString(env, 'MESHSNAP_PREFIX');
     const compileToken = envString(env, 'MESHSNAP_COMPILE_TOKEN');
-    app = createApp({
+    app = functionApp({
       store: r2Store(env.MESHSNAP_BUCKET, prefix !== undefined ? { prefix } : {}),
       channelDefault: channelFromEnv(env),
       auth: authFromEnv(env),
       identity: identityFromEnv(env),
       onInternalError: (err) => console.error('meshsnap: internal error', err),
+      ...(compileToken !== undefined ? { compileToken } : {}),
     });
-    mountCompileRoute(app, compileToken !== undefined ? { token: compileToken } : {});
     apps.set(env, app);
   }
   return app;

@@ -73,6 +73,12 @@ test('API Gateway events: list, compile with the token, bad input', { timeout: 6
   const list = await api(httpEvent('GET', '/api/v1/channels/main/snapshots?limit=5'), lambdaContext);
   assert.deepEqual(body(list).snapshots.map((s: Json) => s.version), [1]);
 
+  // The audit page, as text (not base64) through the adapter.
+  const page = await api(httpEvent('GET', '/'), lambdaContext);
+  assert.equal(page.statusCode, 200);
+  assert.equal(page.isBase64Encoded, false);
+  assert.match(String(page.headers['content-type']), /text\/html/);
+
   // The watcher's compile function is there too.
   const wire = await api(httpEvent('POST', '/compile', { body: { schema: 'meshsnap.compile-request/v1', objects: [] } }), lambdaContext);
   assert.equal(wire.statusCode, 200);

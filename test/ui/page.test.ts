@@ -169,6 +169,7 @@ test('a compile while pinned is a candidate; promoting it serves it as v5', { sk
   });
   assert.equal(((await res.json()) as { status: string }).status, 'candidate');
   await page.goto(server.url + '#/timeline');
+  await page.reload(); // a hash-only goto would not reload the page
   await page.waitForSelector('#candidates tbody tr');
   assert.match(await page.locator('#candidates').innerText(), /candidate:1[\s\S]*try 80\/20/);
   await shot('6-candidate');

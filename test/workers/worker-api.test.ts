@@ -123,6 +123,18 @@ test('bad input is a 400 with a stable code, never a 500', { timeout: 60_000 }, 
   assert.equal(nowhere.status, 404);
 });
 
+test('the audit page and its assets are served by the Worker', { timeout: 30_000 }, async () => {
+  assert.ok(mf);
+  const page = await mf.dispatchFetch('http://worker.test/');
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+  assert.match(await page.text(), /ui\/app\.js/);
+  const js = await mf.dispatchFetch('http://worker.test/ui/app.js');
+  assert.equal(js.status, 200);
+  assert.match(js.headers.get('content-type') ?? '', /javascript/);
+  await js.arrayBuffer();
+});
+
 test('the OpenAPI document is served', { timeout: 30_000 }, async () => {
   const doc = await call('GET', '/api/openapi.json', undefined, null);
   assert.equal(doc.status, 200);

@@ -11,6 +11,8 @@ export const APP_CSS = `
   color: var(--fg); background: var(--bg);
 }
 * { box-sizing: border-box; }
+/* display rules below (label.block, flex rows) must not undo the hidden attribute. */
+[hidden] { display: none !important; }
 body { margin: 0; }
 code, .mono { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
 a { color: var(--accent); }
