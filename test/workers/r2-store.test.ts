@@ -11,6 +11,11 @@ import { R2Backend, r2Store, type R2BucketLike } from '../../src/snapshot/store/
 import { publishSnapshot } from '../../src/snapshot/store/publish.js';
 import { runStoreContract } from '../store/contract.js';
 import { CREATED_AT, nthSnapshot } from '../store/helpers.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO } from '../helpers/paths.js';
+import { bundleWorker } from './bundle.js';
 
 let mf: Miniflare;
 let bucket: R2BucketLike;
@@ -27,6 +32,7 @@ after(async () => {
 runStoreContract({
   name: 'r2 (workerd)',
   conditional: true,
+  scale: { services: 24, versions: 12 },
   open: async () => {
     const prefix = `t${++prefixes}`;
     return {
@@ -53,9 +59,22 @@ test('r2: create-only and compare-and-swap writes are enforced', { timeout: 30_0
 
 test('r2: racing publishers never move the head backwards', { timeout: 30_000 }, async () => {
   const store = r2Store(bucket, { prefix: 'heads', hasher: nodeSha256Hex });
-  await Promise.all(Array.from({ length: 10 }, (_, i) => publishSnapshot(store, 'main', nthSnapshot(500 + i), { createdAt: CREATED_AT })));
+  await Promise.all(Array.from({ length: 6 }, (_, i) => publishSnapshot(store, 'main', nthSnapshot(500 + i), { createdAt: CREATED_AT })));
   const head = await bucket.get('heads/channels/main/head.json');
   assert.ok(head);
   const json = JSON.parse(new TextDecoder().decode(await head.arrayBuffer())) as { version: number };
-  assert.equal(json.version, 10, 'the head.json written by compare-and-swap is the newest version');
+  assert.equal(json.version, 6, 'the head.json written by compare-and-swap is the newest version');
+});
+
+test('the R2 store, publishing and packs bundle for plain workerd: no Node built-ins', { timeout: 30_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'meshsnap-r2-bundle-'));
+  try {
+    for (const entry of ['r2.ts', 'publish.ts', 'packs.ts']) {
+      const bundle = await bundleWorker(join(REPO, 'src', 'snapshot', 'store', entry), dir, REPO);
+      assert.ok(bundle.inputs.includes(`src/snapshot/store/${entry}`));
+      assert.deepEqual(bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')), []);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

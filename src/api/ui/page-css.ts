@@ -94,6 +94,7 @@ table.fields td { overflow-wrap: anywhere; font-family: ui-monospace, "DejaVu Sa
 td.from { background: #fff5f5; }
 td.to { background: #f3fff5; }
 .resname { font-weight: 600; overflow-wrap: anywhere; }
+th[scope="row"].node { max-width: 280px; white-space: normal; overflow-wrap: anywhere; }
 .nack { color: var(--bad); overflow-wrap: anywhere; max-width: 420px; }
 
 dialog { border: 1px solid var(--line); border-radius: 10px; padding: 0; width: min(520px, 92vw); box-shadow: 0 10px 30px rgba(0,0,0,.25); }

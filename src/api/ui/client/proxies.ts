@@ -20,12 +20,12 @@ function proxyRow(p) {
   // A NACK older than the last ACK of its type was followed by a good config: it is history.
   var later = nack && p.acked[nack.typeUrl] && p.acked[nack.typeUrl].at > nack.at;
   return h('tr', { 'data-node': p.nodeId },
-    h('th', { scope: 'row' }, h('code', null, p.nodeId)),
+    h('th', { scope: 'row', class: 'node' }, h('code', null, p.nodeId)),
     h('td', null, h('code', null, p.classId || '—')),
-    h('td', null, p.relay || '—'),
+    h('td', { class: 'nowrap' }, p.relay || '—'),
     h('td', null, p.connected ? badge('current', 'connected') : badge('origin', 'disconnected')),
     h('td', null, p.ackedVersion === null ? h('span', { class: 'muted' }, 'mixed / none') : h('strong', null, 'v' + p.ackedVersion)),
-    h('td', null, acks.length ? h('ul', { class: 'names' }, acks) : h('span', { class: 'muted' }, 'none')),
+    h('td', { class: 'nowrap' }, acks.length ? h('ul', { class: 'names' }, acks) : h('span', { class: 'muted' }, 'none')),
     h('td', { class: 'nack' }, nack
       ? [badge(later ? 'warning' : 'error', typeName(nack.typeUrl) + ' v' + nack.snapshotVersion + (later ? ' (since fixed)' : '')), h('div', null, nack.error), h('div', { class: 'muted' }, fmtTime(nack.at))]
       : h('span', { class: 'muted' }, 'none')),
