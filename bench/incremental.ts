@@ -78,7 +78,10 @@ export class WatchPath {
   readonly store: LocalStore;
   readonly watcher: Watcher;
 
-  constructor(hasher: Hasher, channel = 'bench') {
+  constructor(
+    hasher: Hasher,
+    readonly channel = 'bench',
+  ) {
     this.dir = mkdtempSync(join(tmpdir(), 'meshsnap-bench-watch-'));
     this.store = new LocalStore(join(this.dir, '.meshsnap'));
     // A clock that never moves: no debounced round ever fires; rounds run by `compileNow`.
@@ -93,13 +96,15 @@ export class WatchPath {
     return { ms: performance.now() - t0, round };
   }
 
-  /** One changed object, from its arrival to the head written. */
-  async change(doc: RawDocument): Promise<{ ms: number; receiveMs: number; round: RoundResult }> {
+  /** One changed object, from its arrival to the head written; `recordBytes`: the JSON size of the version record it wrote (read back afterwards, untimed). */
+  async change(doc: RawDocument): Promise<{ ms: number; receiveMs: number; round: RoundResult; recordBytes: number }> {
     const t0 = performance.now();
     this.watcher.receive(doc.object, kindOf(doc));
     const t1 = performance.now();
     const round = await this.watcher.compileNow();
-    return { ms: performance.now() - t0, receiveMs: t1 - t0, round };
+    const ms = performance.now() - t0;
+    const record = await this.store.getVersion(this.channel, round.version);
+    return { ms, receiveMs: t1 - t0, round, recordBytes: record ? JSON.stringify(record).length : 0 };
   }
 
   close(): void {

@@ -49,6 +49,8 @@ export interface SizeResult {
     allMs: number[];
     /** Median bytes (objects + documents, inputs and snapshot) a change adds to the store. */
     bytesWritten: number;
+    /** Median JSON size of the version record a change writes (it carries every diagnostic: O(diagnostics)). */
+    recordBytes: number;
     documentsWritten: number;
     /** 'incremental' when every change compiled incrementally. */
     mode: string;
@@ -120,19 +122,20 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
   const path = new WatchPath(nodeSha256);
   const first = await path.initial(mesh.docs);
   if (first.round.publish !== 'published') throw new Error('the first round did not publish');
-  const runs: { ms: number; stages: Stages; bytes: number; documents: number; mode: string; compileMs: number }[] = [];
+  const runs: { ms: number; stages: Stages; bytes: number; recordBytes: number; documents: number; mode: string; compileMs: number }[] = [];
   let docs = mesh.docs;
   for (let i = 0; i < CHANGES; i++) {
     const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
     const moved = withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i));
     const changedDoc = moved.docs.find((d, k) => d !== docs[k]);
     if (!changedDoc) throw new Error('no changed document');
-    const { ms, receiveMs, round } = await path.change(changedDoc);
+    const { ms, receiveMs, round, recordBytes } = await path.change(changedDoc);
     if (round.publish !== 'published') throw new Error('an endpoint change did not publish');
     runs.push({
       ms,
       stages: { receive: receiveMs, inputs: round.inputsMs, compile: round.compileMs, publish: round.publishMs },
       bytes: round.bytesWritten,
+      recordBytes,
       documents: round.documentsWritten,
       mode: round.mode,
       compileMs: round.compileMs,
@@ -181,6 +184,7 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
       ms: mid?.ms ?? NaN,
       allMs: runs.map((r) => r.ms),
       bytesWritten: median(runs.map((r) => r.bytes)),
+      recordBytes: median(runs.map((r) => r.recordBytes)),
       documentsWritten: median(runs.map((r) => r.documents)),
       mode: modes,
       stagesMs: mid?.stages ?? {},

@@ -42,12 +42,12 @@ export function formatTable(rows: readonly Row[]): string {
     'compile: InputSet patch + IncrementalCompiler.update + SnapshotBuilder.applyDelta; publish: head read, inputs objects and',
     'documents, snapshot objects and documents, version record, head. Watcher compile: its full first round vs the median incremental one.',
     '',
-    '| services | total ms | receive | inputs | compile | publish | bytes written | documents written | watcher compile ms (full / incremental) | first round ms (all objects → published) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| services | total ms | receive | inputs | compile | publish | bytes written (objects + documents) | documents written | version record bytes (diagnostics) | watcher compile ms (full / incremental) | first round ms (all objects → published) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...ok.map((r) => {
       const e = r.endpointChange;
       const w = r.watcher;
-      return `| ${r.services} | ${ms(e.ms)} | ${['receive', 'inputs', 'compile', 'publish'].map((k) => stage(e.stagesMs, k)).join(' | ')} | ${e.bytesWritten} | ${e.documentsWritten} | ${ms(w.fullCompileMs)} / ${ms(w.incrementalCompileMs)} | ${ms(w.firstRoundMs)} |`;
+      return `| ${r.services} | ${ms(e.ms)} | ${['receive', 'inputs', 'compile', 'publish'].map((k) => stage(e.stagesMs, k)).join(' | ')} | ${e.bytesWritten} | ${e.documentsWritten} | ${e.recordBytes ?? '–'} (${r.diagnostics}) | ${ms(w.fullCompileMs)} / ${ms(w.incrementalCompileMs)} | ${ms(w.firstRoundMs)} |`;
     }),
   ];
   const targets = `Targets: 10k services ≤ ${TARGETS.fullMs10k} ms and ≤ ${TARGETS.peakRssMB10k} MB peak RSS (full compile); one endpoint change reaches the store ≤ ${TARGETS.endpointChangeMs} ms.`;

@@ -9,6 +9,7 @@ import type { LoadedSnapshot } from '../../src/relay/snapshot/served-snapshot.js
 import { LocalStore } from '../../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../../src/xds/type-urls.js';
 import { BOOKINFO_NODES, compileSet, corruptObject, newObjects, publishSet, tempDir } from './store-fixture.js';
+import { packDigests } from '../../src/snapshot/store/packs.js';
 
 const tmp = tempDir();
 after(() => tmp.remove());
@@ -132,6 +133,8 @@ test('a missing object refuses the version; nothing is served at boot until a co
   const head = await publishSet(store, 'base');
   const digest = [...compileSet('base').snapshot.objects.keys()][0] as string;
   unlinkSync(store.objectPath(digest));
+  // The version's packs hold a copy of every object (a cold start reads those): remove them too.
+  for (const pack of packDigests((await store.getVersion('main', head.version)) ?? {})) unlinkSync(store.objectPath(pack));
   await assert.rejects(loadServedSnapshot(store, 'main', head), /missing from the store/);
 
   const switched: LoadedSnapshot[] = [];

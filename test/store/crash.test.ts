@@ -21,6 +21,8 @@ import { startS3rver, type RunningS3 } from './s3rver.js';
 
 const WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'crash-worker.js');
 const SERVICES = 1500;
+/** Fewer over HTTP to s3rver, which stores each key as files: the test stays within seconds. */
+const S3_SERVICES = 300;
 let s3: RunningS3;
 
 before(async () => {
@@ -31,8 +33,8 @@ after(async () => {
 });
 
 /** Starts the publisher, waits for its first complete version, lets it run `ms` more, kills it. */
-async function publishAndKill(spec: string, ms: number, env: NodeJS.ProcessEnv = {}): Promise<number> {
-  const child = spawn(process.execPath, [WORKER, spec, String(SERVICES)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+async function publishAndKill(spec: string, ms: number, services: number, env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const child = spawn(process.execPath, [WORKER, spec, String(services)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   try {
     let lines = 0;
     const first = new Promise<void>((resolve, reject) => {
@@ -77,20 +79,20 @@ async function assertComplete(store: SnapshotStore): Promise<number> {
 for (const ms of [0, 40, 150, 400]) {
   test(`folder store: killed ${ms} ms after the first version, the head is on a complete snapshot`, { timeout: 60_000 }, async () => {
     const root = tempStoreDir();
-    await publishAndKill(root, ms);
+    await publishAndKill(root, ms, SERVICES);
     assert.ok((await assertComplete(openStore(root))) >= SERVICES);
   });
 }
 
-for (const ms of [0, 200]) {
+for (const ms of [0, 100, 300]) {
   test(`s3 store: killed ${ms} ms after the first version, the head is on a complete snapshot`, { timeout: 90_000 }, async () => {
     const spec = `s3://${s3.bucket}/crash-${ms}?endpoint=${encodeURIComponent(s3.endpoint)}&region=us-east-1&forcePathStyle=true&conditional=false`;
     const creds = { AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey };
-    await publishAndKill(spec, ms, creds);
+    await publishAndKill(spec, ms, S3_SERVICES, creds);
     Object.assign(process.env, creds);
     const store = openStore(spec);
     try {
-      assert.ok((await assertComplete(store)) >= SERVICES);
+      assert.ok((await assertComplete(store)) >= S3_SERVICES);
     } finally {
       ((store as ObjectStore).backend as S3Backend).destroy();
     }

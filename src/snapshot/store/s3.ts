@@ -68,7 +68,8 @@ export class S3Backend implements BlobBackend {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 1,
-      requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 30_000, connectionTimeout: 10_000 },
+      // throwOnRequestTimeout: without it the SDK only logs a warning and waits on.
+      requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 30_000, connectionTimeout: 10_000, throwOnRequestTimeout: true },
     });
   }
 
