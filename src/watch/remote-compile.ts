@@ -12,6 +12,8 @@ export interface RemoteCompilerOptions {
   /** Per request (default 60 s). */
   readonly timeoutMs?: number;
   readonly fetch?: typeof fetch;
+  /** Sent as `Authorization: Bearer …` (the Worker's MESHSNAP_COMPILE_TOKEN). */
+  readonly token?: string;
 }
 
 export class RemoteCompiler implements SnapshotCompiler {
@@ -25,7 +27,7 @@ export class RemoteCompiler implements SnapshotCompiler {
     const doFetch = this.opts.fetch ?? fetch;
     const res = await doFetch(this.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
     });

@@ -5,7 +5,7 @@
  *
  * The simplest install: one Node process running the watcher, the relay and the HTTP API with
  * its audit page (at /) over one store. Tokens come from the environment, never from flags (flags show
- * up in `ps`): MESHSNAP_API_TOKEN (writes; a random one is generated and printed once when unset)
+ * up in `ps`): MESHSNAP_WRITE_TOKEN, alias MESHSNAP_API_TOKEN (writes; a random one is generated and printed once when unset)
  * and MESHSNAP_API_READ_TOKEN (when set, reads need a token too). Logs are JSON lines on stderr;
  * the `serve.listening` line carries the bound ports (so port 0 works). SIGTERM/SIGINT: stop the
  * watcher, drain the relay, close the API, exit 0.
@@ -55,11 +55,12 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const store = openStore(values.store);
   const log = jsonLogger(process.stderr, 'info');
 
-  let writeToken = process.env.MESHSNAP_API_TOKEN ?? '';
+  // MESHSNAP_WRITE_TOKEN is the name the Worker and the Lambda use too; MESHSNAP_API_TOKEN is kept as an alias.
+  let writeToken = process.env.MESHSNAP_WRITE_TOKEN ?? process.env.MESHSNAP_API_TOKEN ?? '';
   if (writeToken === '') {
     writeToken = randomBytes(24).toString('base64url');
-    // Printed once so a first run is usable; set MESHSNAP_API_TOKEN to keep one across restarts.
-    log.log('warn', 'serve.generated_token', { token: writeToken, hint: 'set MESHSNAP_API_TOKEN to choose the write token' });
+    // Printed once so a first run is usable; set MESHSNAP_WRITE_TOKEN to keep one across restarts.
+    log.log('warn', 'serve.generated_token', { token: writeToken, hint: 'set MESHSNAP_WRITE_TOKEN to choose the write token' });
   }
   const readToken = process.env.MESHSNAP_API_READ_TOKEN || undefined;
 

@@ -62,7 +62,7 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
     store: openStore(values.store),
     channel,
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
-    ...(compileUrl !== undefined ? { compiler: new RemoteCompiler(compileUrl, { hasher: nodeSha256Hex }) } : {}),
+    ...(compileUrl !== undefined ? { compiler: new RemoteCompiler(compileUrl, { hasher: nodeSha256Hex, ...(process.env.MESHSNAP_COMPILE_TOKEN ? { token: process.env.MESHSNAP_COMPILE_TOKEN } : {}) }) } : {}),
     quietMs,
     maxDelayMs,
     hasher: nodeSha256Hex,
