@@ -53,7 +53,21 @@ function listenerRefs(l: Listener, refs: ResourceRefs): void {
   if (api) networkFilterRefs(api, refs);
 }
 
+// A packed filter is often one object in many listeners (the passthrough chains of every
+// virtualInbound, the HTTP filter shared by a port's chains): decoded once per object.
+const filterCache = new WeakMap<Any, ResourceRefs>();
+
 function networkFilterRefs(any: Any, refs: ResourceRefs): void {
+  let own = filterCache.get(any);
+  if (!own) {
+    own = { routes: [], endpoints: [], clusters: [], undecodable: [] };
+    decodeFilterRefs(any, own);
+    filterCache.set(any, own);
+  }
+  for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const) for (const r of own[kind]) refs[kind].push(r);
+}
+
+function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
   const typeName = typeNameOf(any.type_url ?? '');
   if (typeName !== TypeName.HttpConnectionManager && typeName !== TypeName.TcpProxy) return;
   let decoded: object;

@@ -33,8 +33,18 @@ export interface MessageCodec<P> {
   fromObject(object: Record<string, unknown>): object;
 }
 
-/** Finds the generated codec of a fully qualified message name (e.g. `envoy.config.cluster.v3.Cluster`). */
+const codecs = new Map<string, MessageCodec<object>>();
+
+/** Finds the generated codec of a fully qualified message name (e.g. `envoy.config.cluster.v3.Cluster`); a found one is remembered. */
 export function codecOf(typeName: string): MessageCodec<object> | undefined {
+  const hit = codecs.get(typeName);
+  if (hit) return hit;
+  const codec = findCodec(typeName);
+  if (codec) codecs.set(typeName, codec);
+  return codec;
+}
+
+function findCodec(typeName: string): MessageCodec<object> | undefined {
   let node: unknown = root;
   for (const part of typeName.split('.')) {
     if (node === null || (typeof node !== 'object' && typeof node !== 'function')) return undefined;

@@ -36,8 +36,8 @@ function resolveInput(ref: string, caseDir: string): string {
 /** File paths in diagnostics, made independent of where the repo is checked out. */
 function portable(d: Diagnostic): Diagnostic {
   if (d.file === undefined) return d;
-  const file = d.file.replace(FIXTURES, 'fixtures:').replace(join(REPO, 'test', 'golden'), 'golden:').replace(EXAMPLES, 'examples:');
-  return { ...d, file };
+  const local = (text: string) => text.split(FIXTURES).join('fixtures:').split(join(REPO, 'test', 'golden')).join('golden:').split(EXAMPLES).join('examples:');
+  return { ...d, file: local(d.file), message: local(d.message) };
 }
 
 for (const name of cases) {

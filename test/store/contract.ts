@@ -39,7 +39,7 @@ const RACERS = 8;
 
 export function runStoreContract(target: ContractTarget): void {
   const withStore = (name: string, fn: (s: OpenedStore) => Promise<void>, opts: { skip?: string | false } = {}) =>
-    test(name, { timeout: 60_000, ...(opts.skip ? { skip: opts.skip } : {}) }, async () => {
+    test(name, { timeout: 120_000, ...(opts.skip ? { skip: opts.skip } : {}) }, async () => {
       const opened = await target.open();
       try {
         await fn(opened);
