@@ -3,8 +3,8 @@
  *
  * - kept versions, per channel: the newest `keep`, those younger than `keepDays`, tagged ones,
  *   the pinned one and the head; candidates: the newest `keep` and those younger than `keepDays`;
- * - mark from each kept record its snapshot documents (walking the tree), resource objects, inputs
- *   manifest and input objects;
+ * - mark from each kept record its snapshot documents (walking the tree), resource objects, packs,
+ *   diagnostics document, inputs manifest and input objects;
  * - sweep: version records not kept first (so no record ever names deleted data), then
  *   unmarked documents and objects.
  *
@@ -119,7 +119,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   return result;
 }
 
-/** Everything a version record reaches: tree documents, resource objects, stored inputs. */
+/** Everything a version record reaches: tree documents, resource objects, packs, diagnostics document, stored inputs. */
 async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
   if (!docs.has(record.digest)) {
     const content = await readSnapshotContent(async (d) => {
@@ -129,6 +129,7 @@ async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set
     if (content) for (const group of Object.values(content.groups)) for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
   }
   for (const p of packDigests(record)) objects.add(p);
+  if (record.diagnosticsDigest !== undefined) docs.add(record.diagnosticsDigest);
   if (record.inputs !== undefined && !docs.has(record.inputs) && !objects.has(record.inputs)) {
     // v2 inputs are a document tree, v1 a single manifest object: mark the digest as both.
     docs.add(record.inputs);

@@ -219,14 +219,30 @@ export function canonicalObject(raw: Raw): Record<string, unknown> {
   return JSON.parse(canonicalText(raw)) as Record<string, unknown>;
 }
 
+/**
+ * A stored object whose canonical object is parsed from its bytes on first read (an own enumerable
+ * getter, so a spread copy still carries the object): building the inputs tree (the inputs digest)
+ * only needs the bytes, so a full compile does not keep a second parsed copy of every input.
+ */
+function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, digest: string): StoredObject {
+  let parsed: Raw | undefined;
+  return {
+    key,
+    layer,
+    get object(): Raw {
+      return (parsed ??= JSON.parse(decoder.decode(bytes)) as Raw);
+    },
+    bytes,
+    digest,
+  };
+}
+
 function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
-  const text = canonicalText(raw);
-  const bytes = utf8Bytes(text);
+  const bytes = utf8Bytes(canonicalText(raw));
   const digest = digestOf(bytes, hasher);
-  const object = JSON.parse(text) as Record<string, unknown>;
-  if (key) return { key, layer: layerOf(key.kind), object, bytes, digest };
+  if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
   const kind = own(raw, 'kind');
-  return { key: { kind: UNKEYED_KIND, namespace: '', name: digest }, layer: layerOf(typeof kind === 'string' ? kind : ''), object, bytes, digest };
+  return parsedOnRead({ kind: UNKEYED_KIND, namespace: '', name: digest }, layerOf(typeof kind === 'string' ? kind : ''), bytes, digest);
 }
 
 /** The stored form of a keyed object; undefined when it has no kind or name. */

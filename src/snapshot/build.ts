@@ -17,7 +17,8 @@ import { canonicalJson } from './canonical-json.js';
 import { assertConsistent, checkConsistency, ConsistencyIndex, InconsistentSnapshotError, type ConsistencyProblem, type ResourceChange } from './consistency.js';
 import { SNAPSHOT_SCHEMA, snapshotDocuments, sortedClasses, sortedSelectors, type CompilerInfo, type GroupDigests, type SnapshotContent } from './content.js';
 import type { Hasher } from './digest.js';
-import { ResourceEncoder } from './encoder.js';
+import { EncodedObjects, ResourceEncoder, type EncodedResource } from './encoder.js';
+import { resourceRefs, type ResourceRefs } from './references.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from './tree.js';
 
 export { snapshotDigest, snapshotDocuments } from './content.js';
@@ -107,7 +108,7 @@ export class SnapshotBuilder {
   private selectors: readonly ClassSelector[] = [];
   private classesDoc: TreeDocument | undefined;
   private readonly pairs = { clusters: new Map<string, number>(), endpoints: new Map<string, number>(), listeners: new Map<string, number>(), routes: new Map<string, number>() };
-  private readonly objectRefs = new Map<string, { count: number; bytes: Uint8Array }>();
+  private readonly objectRefs = new Map<string, { count: number; encoded: EncodedResource }>();
   private consistency: ConsistencyIndex | undefined;
   private current: BuiltSnapshot | undefined;
   private chain = 0;
@@ -185,8 +186,9 @@ export class SnapshotBuilder {
     }
     this.index.documents((d) => sink.add(d));
     if (this.classesDoc) sink.add(this.classesDoc);
-    const objects = new Map<string, Uint8Array>();
-    for (const d of [...this.objectRefs.keys()].sort()) objects.set(d, (this.objectRefs.get(d) as { bytes: Uint8Array }).bytes);
+    const sources = new Map<string, EncodedResource>();
+    for (const d of [...this.objectRefs.keys()].sort()) sources.set(d, (this.objectRefs.get(d) as { encoded: EncodedResource }).encoded);
+    const objects = new EncodedObjects(sources);
     const top = this.topDocument(sink);
     const snapshot: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups: content, classes: this.classes, selectors: this.selectors };
     this.current = { digest: top, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content: snapshot, counts: this.counts(), objects, documents: sink.sorted() };
@@ -201,7 +203,9 @@ export class SnapshotBuilder {
     const base = this.current;
     if (!base) throw new Error('SnapshotBuilder.applyDelta: build() a snapshot first');
     const classesChange = update.classes !== undefined || update.selectors !== undefined;
-    if (!classesChange && !this.consistency) this.consistency = new ConsistencyIndex(this.tables(), this.classes);
+    // The index is built when first needed, from the tables before this delta: a delta that only
+    // replaces resources by ones with the same references (an endpoint change) does not need it.
+    if (!classesChange && !this.consistency && this.mayBreakConsistency(delta)) this.consistency = new ConsistencyIndex(this.tables(), this.classes);
 
     // 1. The tables, with an undo log.
     const changes: ResourceChange[] = [];
@@ -250,8 +254,10 @@ export class SnapshotBuilder {
       for (const id of removed) tables.delete(id);
       problems = checkConsistency({ groups: tables, classes: update.classes ?? this.classes, selectors: update.selectors ?? this.selectors });
       this.consistency = undefined;
+    } else if (this.consistency) {
+      problems = this.consistency.update(changes, removed);
     } else {
-      problems = (this.consistency as ConsistencyIndex).update(changes, removed);
+      problems = []; // see mayBreakConsistency; an index built later reads these tables
     }
     if (problems.length) {
       for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
@@ -270,8 +276,9 @@ export class SnapshotBuilder {
       void base.content;
       this.chain = 1;
     }
-    const objects = new Map<string, Uint8Array>();
-    for (const d of [...newObjects.keys()].sort()) objects.set(d, newObjects.get(d) as Uint8Array);
+    const sources = new Map<string, EncodedResource>();
+    for (const d of [...newObjects.keys()].sort()) sources.set(d, newObjects.get(d) as EncodedResource);
+    const objects = new EncodedObjects(sources);
     const info = this.info;
     const newClasses = classesChange ? { classes: this.classes, selectors: this.selectors } : undefined;
     let prev: BuiltSnapshot | undefined = base;
@@ -295,6 +302,36 @@ export class SnapshotBuilder {
     return this.current;
   }
 
+  /**
+   * Whether a delta can make a consistent snapshot inconsistent. One that only replaces existing
+   * resources by ones with the same references cannot: a duplicate needs a new name, a missing
+   * reference a new or changed referrer or a deleted target, an undecodable filter a changed
+   * reference list. Conservative: anything else (a new or deleted name or group) says yes.
+   */
+  private mayBreakConsistency(delta: SnapshotDelta): boolean {
+    for (const id of Object.keys(delta)) {
+      const groupDelta = delta[id];
+      const state = this.groups.get(id);
+      if (!groupDelta || !state) return true;
+      for (const type of XDS_TYPES) {
+        const typeDelta = groupDelta[type] as TypeDelta<object> | undefined;
+        if (!typeDelta) continue;
+        const map = state.table[type] as Map<string, object>;
+        const deletes = typeDelta.deletes;
+        if (deletes !== undefined) {
+          if (!(deletes instanceof Set || Array.isArray(deletes))) return true; // may be a one-shot iterator
+          for (const name of deletes as Iterable<string>) if (map.has(name)) return true;
+        }
+        for (const [name, after] of typeDelta.upserts ?? []) {
+          const before = map.get(name);
+          if (before === undefined) return true;
+          if (before !== after && !sameRefs(resourceRefs(type, before), resourceRefs(type, after))) return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The compiler output the builder holds now (its own maps: do not change them). */
   output(): CompileOutput {
     return { groups: this.tables(), classes: this.classes, selectors: this.selectors };
@@ -316,9 +353,9 @@ export class SnapshotBuilder {
     added: readonly GroupId[],
     classes: { classes: readonly ProxyClass[]; selectors: readonly ClassSelector[] } | undefined,
     recordContent = true,
-  ): { sink: DocumentSink; newObjects: Map<string, Uint8Array>; contentChanges: Change[] } {
+  ): { sink: DocumentSink; newObjects: Map<string, EncodedResource>; contentChanges: Change[] } {
     const sink = new DocumentSink(this.hasher);
-    const newObjects = new Map<string, Uint8Array>();
+    const newObjects = new Map<string, EncodedResource>();
     const contentChanges: Change[] = [];
     const touched = new Set<GroupId>(added);
     for (const ch of changes) {
@@ -328,7 +365,7 @@ export class SnapshotBuilder {
       if (ch.after) {
         const encoded = this.encoder.encode(ch.type, ch.after);
         digest = encoded.digest;
-        if (this.count(ch.type, digest, encoded.bytes)) newObjects.set(digest, encoded.bytes);
+        if (this.count(ch.type, digest, encoded)) newObjects.set(digest, encoded);
         tree.set(ch.name, digest);
       } else tree.delete(ch.name);
       if (old !== undefined) this.count(ch.type, old, undefined);
@@ -360,19 +397,19 @@ export class SnapshotBuilder {
   }
 
   /**
-   * Refcounts of resources per type and of objects; true when the object is new. `bytes`
+   * Refcounts of resources per type and of objects; true when the object is new. `encoded`
    * undefined: a release. A resource's name is part of its bytes (every xDS type encodes it), so
    * distinct (name, digest) pairs of a type are its distinct digests.
    */
-  private count(type: XdsType, digest: string, bytes: Uint8Array | undefined): boolean {
+  private count(type: XdsType, digest: string, encoded: EncodedResource | undefined): boolean {
     const pairs = this.pairs[type];
-    const p = (pairs.get(digest) ?? 0) + (bytes ? 1 : -1);
+    const p = (pairs.get(digest) ?? 0) + (encoded ? 1 : -1);
     if (p === 0) pairs.delete(digest);
     else pairs.set(digest, p);
     const o = this.objectRefs.get(digest);
-    if (bytes) {
+    if (encoded) {
       if (o) o.count++;
-      else this.objectRefs.set(digest, { count: 1, bytes });
+      else this.objectRefs.set(digest, { count: 1, encoded });
       return o === undefined;
     }
     if (o && --o.count === 0) this.objectRefs.delete(digest);
@@ -390,6 +427,9 @@ export class SnapshotBuilder {
     return sink.emit(canonicalJson(top), LAYER.top).digest;
   }
 }
+
+const REF_LISTS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
+const sameRefs = (a: ResourceRefs, b: ResourceRefs): boolean => a === b || REF_LISTS.every((k) => a[k].length === b[k].length && a[k].every((r, i) => r === b[k][i]));
 
 const newTrees = (): Trees => ({ clusters: new TableTree(), endpoints: new TableTree(), listeners: new TableTree(), routes: new TableTree() });
 

@@ -4,8 +4,9 @@
  */
 import type { Diagnostic } from '../inputs/diagnostics.js';
 import type { SnapshotCounts } from './build.js';
+import { canonicalJson } from './canonical-json.js';
 import type { CompilerInfo } from './content.js';
-import { isDigest } from './digest.js';
+import { digestOf, isDigest, nobleSha256Hex, type Hasher } from './digest.js';
 
 export const VERSION_SCHEMA = 'meshsnap.version/v1';
 
@@ -22,7 +23,15 @@ export interface VersionRecord {
   readonly inputsDigest: string;
   readonly compiler: CompilerInfo;
   readonly counts: SnapshotCounts;
-  readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The diagnostics document (`meshsnap.diagnostics/v1`, see diagnosticsDocument): stored once per
+   * distinct list, so a version record stays small however many diagnostics there are.
+   */
+  readonly diagnosticsDigest?: string;
+  /** How many diagnostics of each severity the diagnostics document holds. */
+  readonly diagnosticCounts?: DiagnosticCounts;
+  /** Records written before diagnostics documents carry the list itself (read with recordDiagnostics). */
+  readonly diagnostics?: readonly Diagnostic[];
   /** Digest of the stored inputs manifest (`meshsnap.inputs/v1`, src/model/stored-inputs.ts): what this version was compiled from. */
   readonly inputs?: string;
   /** What changed since the parent version (the watcher records it; `meshsnap compile` does not). */
@@ -36,6 +45,12 @@ export interface VersionRecord {
   /** Who made it (`--actor`, $MESHSNAP_ACTOR or the OS user) and why. */
   readonly actor?: string;
   readonly reason?: string;
+}
+
+export interface DiagnosticCounts {
+  readonly error: number;
+  readonly warning: number;
+  readonly info: number;
 }
 
 /** Where a version's config layer came from (its endpoint layer is always the current one). */
@@ -109,7 +124,9 @@ export function versionRecord(channel: string, version: number, draft: VersionDr
     inputsDigest: draft.inputsDigest,
     compiler: { name: draft.compiler.name, version: draft.compiler.version },
     counts: draft.counts,
-    diagnostics: draft.diagnostics,
+    ...(draft.diagnosticsDigest !== undefined ? { diagnosticsDigest: draft.diagnosticsDigest } : {}),
+    ...(draft.diagnosticCounts !== undefined ? { diagnosticCounts: draft.diagnosticCounts } : {}),
+    ...(draft.diagnostics !== undefined ? { diagnostics: draft.diagnostics } : {}),
     ...(draft.inputs !== undefined ? { inputs: draft.inputs } : {}),
     ...(draft.provenance !== undefined ? { provenance: draft.provenance } : {}),
     ...(draft.packs !== undefined ? { packs: draft.packs } : {}),
@@ -158,7 +175,9 @@ export function parseVersionRecord(value: unknown): VersionRecord {
   if (!isRecord(c) || typeof c.name !== 'string' || typeof c.version !== 'string') return fail('bad compiler');
   const counts = value.counts;
   if (!isRecord(counts) || COUNT_KEYS.some((k) => typeof counts[k] !== 'number')) return fail('bad counts');
-  if (!Array.isArray(value.diagnostics)) return fail('bad diagnostics');
+  if (value.diagnostics !== undefined && !Array.isArray(value.diagnostics)) return fail('bad diagnostics');
+  if (value.diagnosticsDigest !== undefined && !isDigest(value.diagnosticsDigest)) return fail('bad diagnosticsDigest');
+  if (value.diagnosticCounts !== undefined && !isDiagnosticCounts(value.diagnosticCounts)) return fail('bad diagnosticCounts');
   if (value.inputs !== undefined && !isDigest(value.inputs)) return fail('bad inputs');
   if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes))) return fail('bad provenance');
   if (value.packs !== undefined && !isPackList(value.packs)) return fail('bad packs');
@@ -183,6 +202,88 @@ export async function versionHistory(get: (version: number) => Promise<VersionRe
   return out;
 }
 
+// --- diagnostics documents
+
+export const DIAGNOSTICS_SCHEMA = 'meshsnap.diagnostics/v1';
+
+/** A diagnostics document, ready for `putDocuments`: canonical JSON, so equal lists are one document. */
+export interface DiagnosticsDocument {
+  readonly digest: string;
+  readonly bytes: Uint8Array;
+  readonly counts: DiagnosticCounts;
+}
+
+const utf8 = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function countDiagnostics(diagnostics: readonly Diagnostic[]): DiagnosticCounts {
+  let error = 0;
+  let warning = 0;
+  let info = 0;
+  for (const d of diagnostics) {
+    if (d.severity === 'error') error++;
+    else if (d.severity === 'warning') warning++;
+    else info++;
+  }
+  return { error, warning, info };
+}
+
+// Diagnostic objects are immutable and mostly the same objects from one round to the next: each
+// one's canonical text is computed once, and the last document is kept for an identical list.
+const diagnosticText = new WeakMap<Diagnostic, string>();
+let lastDocument: { readonly list: readonly Diagnostic[]; readonly hasher: Hasher; readonly doc: DiagnosticsDocument } | undefined;
+
+/** `{"diagnostics":[…],"schema":"meshsnap.diagnostics/v1"}` in canonical JSON, in the list's order. */
+export function diagnosticsDocument(diagnostics: readonly Diagnostic[], hasher: Hasher = nobleSha256Hex): DiagnosticsDocument {
+  const last = lastDocument;
+  if (last && last.hasher === hasher && last.list.length === diagnostics.length && last.list.every((d, i) => d === diagnostics[i])) return last.doc;
+  const parts: string[] = [];
+  for (const d of diagnostics) {
+    let text = diagnosticText.get(d);
+    if (text === undefined) diagnosticText.set(d, (text = canonicalJson(d)));
+    parts.push(text);
+  }
+  const bytes = utf8.encode(`{"diagnostics":[${parts.join(',')}],"schema":${JSON.stringify(DIAGNOSTICS_SCHEMA)}}`);
+  const doc: DiagnosticsDocument = { digest: digestOf(bytes, hasher), bytes, counts: countDiagnostics(diagnostics) };
+  lastDocument = { list: [...diagnostics], hasher, doc };
+  return doc;
+}
+
+export function parseDiagnosticsDocument(bytes: Uint8Array): Diagnostic[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(decoder.decode(bytes));
+  } catch {
+    throw new InvalidVersionRecordError(`not a ${DIAGNOSTICS_SCHEMA} document: not JSON`);
+  }
+  if (!isRecord(value) || value.schema !== DIAGNOSTICS_SCHEMA || !Array.isArray(value.diagnostics)) throw new InvalidVersionRecordError(`not a ${DIAGNOSTICS_SCHEMA} document`);
+  return value.diagnostics as Diagnostic[];
+}
+
+/** A version's diagnostics: from its diagnostics document, or inline in an older record. */
+export async function recordDiagnostics(store: { getDocument(digest: string): Promise<Uint8Array | null> }, record: Pick<VersionRecord, 'diagnostics' | 'diagnosticsDigest' | 'version'>): Promise<readonly Diagnostic[]> {
+  if (record.diagnosticsDigest === undefined) return record.diagnostics ?? [];
+  const bytes = await store.getDocument(record.diagnosticsDigest);
+  if (!bytes) throw new MissingDiagnosticsError(record.version, record.diagnosticsDigest);
+  return parseDiagnosticsDocument(bytes);
+}
+
+/** A version's diagnostic counts, without reading its diagnostics document. */
+export function recordDiagnosticCounts(record: Pick<VersionRecord, 'diagnostics' | 'diagnosticCounts'>): DiagnosticCounts {
+  return record.diagnosticCounts ?? countDiagnostics(record.diagnostics ?? []);
+}
+
+export class MissingDiagnosticsError extends Error {
+  override readonly name = 'MissingDiagnosticsError';
+  constructor(
+    readonly version: number,
+    readonly digest: string,
+  ) {
+    super(`the diagnostics document ${digest} of version ${version} is missing from the store`);
+  }
+}
+
+const isDiagnosticCounts = (v: unknown): v is DiagnosticCounts => isRecord(v) && typeof v.error === 'number' && typeof v.warning === 'number' && typeof v.info === 'number';
 const isPackRef = (v: unknown): v is PackRef => isRecord(v) && isDigest(v.digest) && typeof v.bytes === 'number';
 const isPackList = (v: unknown): v is PackList => isRecord(v) && isPackRef(v.checkpoint) && Array.isArray(v.deltas) && v.deltas.every(isPackRef);
 const isVersionNumber = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;

@@ -364,6 +364,7 @@ export class Watcher {
           createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
           diagnostics,
           record: { inputs: inputs.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
+          ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
         });
         const wrote = await writing;
         bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);

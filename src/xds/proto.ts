@@ -62,7 +62,16 @@ function mustCodec(typeName: string): MessageCodec<object> {
 
 /** Encodes a message given as plain `$Properties`. Map keys are written in insertion order: build them sorted. */
 export function encodeMessage(typeName: string, message: object): Uint8Array {
-  return mustCodec(typeName).encode(message).finish();
+  return compactBytes(mustCodec(typeName).encode(message).finish());
+}
+
+/**
+ * The bytes in their own exactly sized buffer. In Node protobufjs allocates small encodings from
+ * the shared 8 KiB Buffer pool, so a kept encoding would pin its whole slab (with whatever garbage
+ * shares it): a compile keeps tens of thousands of them. Same class (Buffer stays Buffer).
+ */
+export function compactBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes);
 }
 
 export function decodeMessage(typeName: string, bytes: Uint8Array): object {

@@ -16,7 +16,7 @@
  * Messages are immutable once built (the compiler never mutates a virtual host after handing it
  * out), so cached bytes stay valid for as long as the object lives.
  */
-import { envoy, type RouteConfiguration, type VirtualHost } from './proto.js';
+import { compactBytes, envoy, type RouteConfiguration, type VirtualHost } from './proto.js';
 
 const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
 const VirtualHostCodec = envoy.config.route.v3.VirtualHost;
@@ -33,7 +33,7 @@ export const routeConfigEncoderStats = { virtualHostEncodes: 0 };
 export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
   let bytes = vhBytes.get(vh);
   if (!bytes) {
-    bytes = VirtualHostCodec.encode(vh).finish();
+    bytes = compactBytes(VirtualHostCodec.encode(vh).finish());
     vhBytes.set(vh, bytes);
     routeConfigEncoderStats.virtualHostEncodes++;
   }
@@ -70,8 +70,8 @@ export interface RouteConfigurationParts {
 export function routeConfigurationParts(rc: RouteConfiguration): RouteConfigurationParts {
   // Everything but the virtual hosts goes through the generated codec, split around field 2.
   const { name, virtual_hosts: vhosts, ...after } = rc;
-  const head = name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== '' ? RouteConfigurationCodec.encode({ name }).finish() : EMPTY;
-  const tail = RouteConfigurationCodec.encode(after).finish();
+  const head = name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== '' ? compactBytes(RouteConfigurationCodec.encode({ name }).finish()) : EMPTY;
+  const tail = compactBytes(RouteConfigurationCodec.encode(after).finish());
   const parts: Uint8Array[] = [];
   let size = head.length + tail.length;
   if (vhosts != null) {

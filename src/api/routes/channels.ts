@@ -5,8 +5,7 @@ import { ApiError, badRequest, notFound } from '../errors.js';
 import type { ChannelStatus, HistoryOps } from '../history-port.js';
 import { channelParam, intQuery, metadataQuery, selectorOf, typesQuery } from '../request.js';
 import { servedConfig } from '../served-config.js';
-import type { VersionRecord } from '../../snapshot/manifest.js';
-import { countBySeverity } from '../../inputs/diagnostics.js';
+import { recordDiagnosticCounts, recordDiagnostics, type VersionRecord } from '../../snapshot/manifest.js';
 import { candidatesChannel } from '../../history/context.js';
 import { versionLabel } from '../../history/select.js';
 
@@ -29,10 +28,10 @@ export function versionStatus(r: VersionRecord, s: ChannelStatus) {
   };
 }
 
-/** A version record without its (possibly long) diagnostics list: counts instead. */
+/** A version record without its (possibly long) diagnostics list (older records carry it): counts instead. */
 export function summary(r: VersionRecord, s: ChannelStatus) {
-  const { diagnostics, ...rest } = r;
-  return { ...rest, diagnosticCounts: countBySeverity(diagnostics), label: versionLabel(r), status: versionStatus(r, s) };
+  const { diagnostics: _list, ...rest } = r;
+  return { ...rest, diagnosticCounts: recordDiagnosticCounts(r), label: versionLabel(r), status: versionStatus(r, s) };
 }
 
 export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, read: Guard): void {
@@ -85,7 +84,9 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
   app.get('/api/v1/channels/:ch/snapshots/:v/diagnostics', read, async (c) => {
     const channel = channelParam(c);
     const r = await select(channel, c.req.param('v'));
-    return c.json({ channel, version: r.version, counts: countBySeverity(r.diagnostics), diagnostics: r.diagnostics });
+    const diagnostics = await recordDiagnostics(store, r);
+    const { error, warning } = recordDiagnosticCounts(r);
+    return c.json({ channel, version: r.version, counts: { error, warning }, diagnostics });
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v/inputs', read, async (c) => {

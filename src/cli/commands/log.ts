@@ -1,5 +1,5 @@
 /** `meshsnap log [--channel NAME] [--store DIR]`: versions, newest first, one JSON line each. */
-import { countBySeverity } from '../../inputs/diagnostics.js';
+import { recordDiagnosticCounts } from '../../snapshot/manifest.js';
 import { parse, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
@@ -23,8 +23,14 @@ export async function logCommand(argv: readonly string[]): Promise<number> {
       inputsDigest: r.inputsDigest,
       compiler: r.compiler,
       resources: { clusters: r.counts.clusters, endpoints: r.counts.endpoints, listeners: r.counts.listeners, routes: r.counts.routes },
-      diagnostics: countBySeverity(r.diagnostics),
+      diagnostics: errorsAndWarnings(r),
     });
   }
   return 0;
+}
+
+/** `{error, warning}`, as `meshsnap compile` prints them. */
+function errorsAndWarnings(r: Parameters<typeof recordDiagnosticCounts>[0]): { error: number; warning: number } {
+  const { error, warning } = recordDiagnosticCounts(r);
+  return { error, warning };
 }

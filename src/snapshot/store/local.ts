@@ -85,6 +85,52 @@ export class LocalStore implements SnapshotStore {
     return this.verifiedRead(digest, this.documentPath(digest));
   }
 
+  /**
+   * Every file not stored yet is first written to tmp/, all at once; then they are only linked
+   * into place, the objects and then each layer in order. A layer costs one link, not a write.
+   */
+  async putLayered(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ objects: string[]; documents: string[] }> {
+    type Entry = { readonly digest: string; readonly bytes: Uint8Array; readonly path: string; tmp?: string };
+    const entries = (m: ReadonlyMap<string, Uint8Array>, path: (d: string) => string): Entry[] => [...m].map(([digest, bytes]) => ({ digest, bytes, path: path(digest) }));
+    const groups: Entry[][] = [entries(objects, (d) => this.objectPath(d)), ...layers.map((l) => entries(l, (d) => this.documentPath(d)))];
+    const all = groups.flat();
+    for (const e of all) {
+      const actual = digestOf(e.bytes, this.hasher);
+      if (actual !== e.digest) throw new DigestMismatchError(e.digest, actual);
+    }
+    const unlinks: Promise<unknown>[] = [];
+    try {
+      // Stage what is not stored yet; what is stored is freshened (reused: gc's grace period).
+      let next = 0;
+      const stage = async (): Promise<void> => {
+        while (next < all.length) {
+          const e = all[next++] as Entry;
+          if (await freshen(e.path)) continue;
+          await this.mkdirOnce(join(e.path, '..'));
+          e.tmp = await this.writeTemp(e.bytes);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(16, all.length) }, stage));
+      const written: string[][] = [];
+      for (const group of groups) {
+        const placed = await Promise.all(
+          group.map(async (e) => {
+            if (e.tmp === undefined) return undefined;
+            const result = await this.linkStaged(e.tmp, e.path, e.bytes);
+            unlinks.push(unlink(e.tmp).catch(() => undefined));
+            e.tmp = undefined;
+            return result === 'created' ? e.digest : undefined;
+          }),
+        );
+        written.push(placed.filter((d): d is string => d !== undefined));
+      }
+      return { objects: (written[0] ?? []).sort(), documents: written.slice(1).flat().sort() };
+    } finally {
+      for (const e of all) if (e.tmp !== undefined) unlinks.push(unlink(e.tmp).catch(() => undefined));
+      await Promise.all(unlinks);
+    }
+  }
+
   async hasDocument(digest: string): Promise<boolean> {
     return freshen(this.documentPath(digest));
   }
@@ -97,19 +143,21 @@ export class LocalStore implements SnapshotStore {
   /**
    * head.json is moved after the version record is written, and concurrent publishers may move it
    * in either order; the version files are the truth. So the head is read as a hint and the
-   * versions after it are probed.
+   * versions after it are probed. A head with nothing after it is the answer as it stands (it was
+   * written from that version's record): no record is read.
    */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    const hint = await this.readHeadHint(channel);
+    const hint = await this.readHead(channel);
     let latest: number;
     if (hint === null) {
       const versions = await this.listVersions(channel);
       if (versions.length === 0) return null;
       latest = versions[0] as number;
     } else {
-      latest = hint;
+      latest = hint.version;
       while (await exists(this.versionPath(channel, latest + 1))) latest++;
+      if (latest === hint.version) return hint;
     }
     const record = await this.getVersion(channel, latest);
     return record ? { version: record.version, digest: record.digest } : null;
@@ -287,21 +335,23 @@ export class LocalStore implements SnapshotStore {
 
   // --- writing
 
-  /** The head's version, or null when head.json is missing or unreadable (the version files are the truth). */
-  private async readHeadHint(channel: string): Promise<number | null> {
+  /** head.json, or null when it is missing or unreadable (the version files are the truth). */
+  private async readHead(channel: string): Promise<ChannelHead | null> {
     try {
       const json = await readJson(this.headPath(channel));
-      return json === null ? null : parseChannelHead(json).version;
+      return json === null ? null : parseChannelHead(json);
     } catch (e) {
       if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return null;
       throw e;
     }
   }
 
-  /** Only ever moves the head forward (as far as this process can tell; readChannel corrects races). */
+  /**
+   * Only ever moves the head forward, as far as this process can tell (readChannel corrects
+   * races): not when a newer version is already there, whose publisher moves the head itself.
+   */
   private async moveHead(channel: string, head: ChannelHead): Promise<void> {
-    const current = await this.readHeadHint(channel);
-    if (current !== null && current >= head.version) return;
+    if (await exists(this.versionPath(channel, head.version + 1))) return;
     const tmp = await this.writeTemp(jsonBytes(head));
     await rename(tmp, this.headPath(channel));
   }
@@ -311,14 +361,21 @@ export class LocalStore implements SnapshotStore {
     await this.mkdirOnce(join(path, '..'));
     const tmp = await this.writeTemp(bytes);
     try {
+      return await this.linkStaged(tmp, path, bytes);
+    } finally {
+      await unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  /** Links a complete temp file to `path` unless something is already there (the temp file stays). */
+  private async linkStaged(tmp: string, path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    try {
       await link(tmp, path);
       return 'created';
     } catch (e) {
       if (isCode(e, 'EEXIST')) return 'exists';
       if (isCode(e, 'EPERM') || isCode(e, 'ENOTSUP') || isCode(e, 'ENOSYS')) return createExclusive(path, bytes);
       throw e;
-    } finally {
-      await unlink(tmp).catch(() => undefined);
     }
   }
 

@@ -103,18 +103,22 @@ export class ObjectStore implements SnapshotStore {
     return readSnapshotContent((d) => this.getDocument(d), digest);
   }
 
-  /** As LocalStore: the head is a hint (it may lag a racing publisher), the version records are the truth. */
+  /**
+   * As LocalStore: the head is a hint (it may lag a racing publisher), the version records are the
+   * truth; a head with no version after it is the answer, without reading its record.
+   */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    const hint = (await this.readHead(channel))?.head.version ?? null;
+    const hint = (await this.readHead(channel))?.head ?? null;
     let latest: number;
     if (hint === null) {
       const versions = await this.listVersions(channel);
       if (versions.length === 0) return null;
       latest = versions[0] as number;
     } else {
-      latest = hint;
+      latest = hint.version;
       while (await this.backend.exists(versionKey(channel, latest + 1))) latest++;
+      if (latest === hint.version && hint.version >= 1) return { version: hint.version, digest: hint.digest };
     }
     const record = await this.getVersion(channel, latest);
     return record ? { version: record.version, digest: record.digest } : null;

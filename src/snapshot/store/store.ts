@@ -21,6 +21,15 @@ export interface SnapshotStore {
    * (DigestMismatchError), before writing any. Returns the digests written (sorted).
    */
   putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]>;
+  /**
+   * Optional, for small batches (a delta's new objects and documents): stores the objects, then
+   * the documents layer by layer, with putObject's and putDocuments' contract, in one call. Nothing
+   * becomes visible before everything it may name: the objects first, then `layers[0]`, … A store
+   * that can stage the bytes and only place them in order (LocalStore) saves a round trip per
+   * layer; publish falls back to putObject and one putDocuments per layer. Returns the digests
+   * newly written (sorted).
+   */
+  putLayered?(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ readonly objects: string[]; readonly documents: string[] }>;
   /** One document's bytes, verified against the digest (CorruptObjectError), or null. */
   getDocument(digest: string): Promise<Uint8Array | null>;
   hasDocument(digest: string): Promise<boolean>;
