@@ -40,6 +40,7 @@ import { canonicalJson } from '../snapshot/canonical-json.js';
 import { parseTableNode } from '../snapshot/content.js';
 import { digestOf, isDigest, nobleSha256Hex, utf8Bytes, type Hasher } from '../snapshot/digest.js';
 import type { VersionDraft } from '../snapshot/manifest.js';
+import { putTree } from '../snapshot/store/put-tree.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../snapshot/tree.js';
 
@@ -378,33 +379,8 @@ export interface PutInputsResult {
  * Writes the objects, then the documents layer by layer (children before parents, the top last),
  * so a stored top document never names anything missing.
  */
-export async function putStoredInputs(store: Pick<SnapshotStore, 'putObject' | 'hasObject' | 'putDocuments'>, inputs: BuiltInputs): Promise<PutInputsResult> {
-  let objectsWritten = 0;
-  let documentsWritten = 0;
-  let bytesWritten = 0;
-  const pending = [...inputs.objects];
-  const worker = async (): Promise<void> => {
-    for (let next = pending.pop(); next; next = pending.pop()) {
-      const [digest, bytes] = next;
-      if (await store.hasObject(digest)) continue;
-      if ((await store.putObject(digest, bytes)) === 'created') {
-        objectsWritten++;
-        bytesWritten += bytes.byteLength;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(16, pending.length)) }, worker));
-  const docs = inputs.documents;
-  for (let i = 0; i < docs.length; ) {
-    const layer = (docs[i] as TreeDocument).layer;
-    const batch = new Map<string, Uint8Array>();
-    for (; i < docs.length && (docs[i] as TreeDocument).layer === layer; i++) batch.set((docs[i] as TreeDocument).digest, (docs[i] as TreeDocument).bytes);
-    for (const d of await store.putDocuments(batch)) {
-      documentsWritten++;
-      bytesWritten += (batch.get(d) as Uint8Array).byteLength;
-    }
-  }
-  return { objectsWritten, documentsWritten, bytesWritten };
+export async function putStoredInputs(store: Pick<SnapshotStore, 'putObject' | 'hasObject' | 'putDocuments' | 'putLayered'>, inputs: BuiltInputs): Promise<PutInputsResult> {
+  return putTree(store, inputs.objects, inputs.documents);
 }
 
 export class InvalidStoredInputsError extends Error {

@@ -65,6 +65,15 @@ test('a failed publish is repaired: the next round writes every inputs document 
       }
       return put(docs);
     };
+    // Small batches (a delta's) go through putLayered: refused the same way.
+    const layered = h.store.putLayered.bind(h.store);
+    h.store.putLayered = async (objects, layers) => {
+      if (fail) {
+        fail = false;
+        throw new Error('disk full');
+      }
+      return layered(objects, layers);
+    };
     h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
     await assert.rejects(h.settle(1), /disk full/);
     h.logs.length = 0;

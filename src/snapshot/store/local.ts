@@ -35,6 +35,8 @@ let tmpCounter = 0;
 export class LocalStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly made = new Set<string>();
+  /** Per channel, the newest version this store read or wrote: known to exist, so a probe can start there. */
+  private readonly heads = new Map<string, ChannelHead>();
   private auditSeq = 0;
 
   constructor(
@@ -86,11 +88,12 @@ export class LocalStore implements SnapshotStore {
   }
 
   /**
-   * Every file not stored yet is first written to tmp/, all at once; then they are only linked
-   * into place, the objects and then each layer in order. A layer costs one link, not a write.
+   * Every file is first written to tmp/, all at once; then they are only linked into place, the
+   * objects and then each layer in order, so a layer costs one link. A batch is mostly new files
+   * (an update's): one already stored is found by its link failing, and then freshened.
    */
   async putLayered(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ objects: string[]; documents: string[] }> {
-    type Entry = { readonly digest: string; readonly bytes: Uint8Array; readonly path: string; tmp?: string };
+    type Entry = { readonly digest: string; readonly bytes: Uint8Array; readonly path: string; tmp?: Promise<string> };
     const entries = (m: ReadonlyMap<string, Uint8Array>, path: (d: string) => string): Entry[] => [...m].map(([digest, bytes]) => ({ digest, bytes, path: path(digest) }));
     const groups: Entry[][] = [entries(objects, (d) => this.objectPath(d)), ...layers.map((l) => entries(l, (d) => this.documentPath(d)))];
     const all = groups.flat();
@@ -98,36 +101,34 @@ export class LocalStore implements SnapshotStore {
       const actual = digestOf(e.bytes, this.hasher);
       if (actual !== e.digest) throw new DigestMismatchError(e.digest, actual);
     }
-    const unlinks: Promise<unknown>[] = [];
+    for (const e of all) {
+      e.tmp = this.mkdirOnce(join(e.path, '..')).then(() => this.writeTemp(e.bytes));
+      e.tmp.catch(() => undefined);
+    }
+    // A temp file is removed once linked (meanwhile the next layer is placed), or at the end.
+    const removed: Promise<unknown>[] = [];
+    const remove = (e: Entry): void => {
+      if (e.tmp) removed.push(e.tmp.then((tmp) => unlink(tmp)).catch(() => undefined));
+      e.tmp = undefined;
+    };
     try {
-      // Stage what is not stored yet; what is stored is freshened (reused: gc's grace period).
-      let next = 0;
-      const stage = async (): Promise<void> => {
-        while (next < all.length) {
-          const e = all[next++] as Entry;
-          if (await freshen(e.path)) continue;
-          await this.mkdirOnce(join(e.path, '..'));
-          e.tmp = await this.writeTemp(e.bytes);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(16, all.length) }, stage));
       const written: string[][] = [];
       for (const group of groups) {
         const placed = await Promise.all(
           group.map(async (e) => {
-            if (e.tmp === undefined) return undefined;
-            const result = await this.linkStaged(e.tmp, e.path, e.bytes);
-            unlinks.push(unlink(e.tmp).catch(() => undefined));
-            e.tmp = undefined;
-            return result === 'created' ? e.digest : undefined;
+            const result = await this.linkStaged(await (e.tmp as Promise<string>), e.path, e.bytes);
+            remove(e);
+            if (result === 'created') return e.digest;
+            await freshen(e.path); // found and reused
+            return undefined;
           }),
         );
         written.push(placed.filter((d): d is string => d !== undefined));
       }
       return { objects: (written[0] ?? []).sort(), documents: written.slice(1).flat().sort() };
     } finally {
-      for (const e of all) if (e.tmp !== undefined) unlinks.push(unlink(e.tmp).catch(() => undefined));
-      await Promise.all(unlinks);
+      for (const e of all) remove(e);
+      await Promise.all(removed);
     }
   }
 
@@ -148,7 +149,13 @@ export class LocalStore implements SnapshotStore {
    */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    const hint = await this.readHead(channel);
+    // A version this store saw needs one stat, head.json a read (and it may lag behind anyway).
+    let hint = this.heads.get(channel) ?? null;
+    if (hint && !(await exists(this.versionPath(channel, hint.version)))) {
+      this.heads.delete(channel); // removed behind this store's back
+      hint = null;
+    }
+    hint ??= await this.readHead(channel);
     let latest: number;
     if (hint === null) {
       const versions = await this.listVersions(channel);
@@ -157,10 +164,16 @@ export class LocalStore implements SnapshotStore {
     } else {
       latest = hint.version;
       while (await exists(this.versionPath(channel, latest + 1))) latest++;
-      if (latest === hint.version) return hint;
+      if (latest === hint.version) return this.sawHead(channel, hint);
     }
     const record = await this.getVersion(channel, latest);
-    return record ? { version: record.version, digest: record.digest } : null;
+    return record ? this.sawHead(channel, { version: record.version, digest: record.digest }) : null;
+  }
+
+  private sawHead(channel: string, head: ChannelHead): ChannelHead {
+    const known = this.heads.get(channel);
+    if (!known || known.version < head.version) this.heads.set(channel, { version: head.version, digest: head.digest });
+    return { version: head.version, digest: head.digest };
   }
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
@@ -172,7 +185,7 @@ export class LocalStore implements SnapshotStore {
       if ((await this.placeNew(this.versionPath(channel, version), jsonBytes(record))) === 'created') break;
       version++; // another publisher took this number
     }
-    await this.moveHead(channel, { version: record.version, digest: record.digest });
+    await this.moveHead(channel, this.sawHead(channel, { version: record.version, digest: record.digest }));
     return record;
   }
 

@@ -9,6 +9,7 @@ import type { BuiltSnapshot } from '../build.js';
 import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { Hasher } from '../digest.js';
 import { writePacks, type PackWriteResult } from './packs.js';
+import { LAYERED_MAX, putTree } from './put-tree.js';
 import type { SnapshotStore } from './store.js';
 
 export interface PublishInfo {
@@ -50,66 +51,22 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
   writingDiagnostics.catch(() => undefined);
   readingBase.catch(() => undefined);
 
-  let objectsWritten = 0;
-  let bytesWritten = 0;
-  let documentsWritten = 0;
-  const docs = snapshot.documents;
   // Packs before the record (a record never names a pack not yet stored). A base whose packs
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
-  const packsFor = (base: VersionRecord | null): Promise<PackWriteResult> => writePacks(store, snapshot, base, info.hasher).catch(() => writePacks(store, snapshot, null, info.hasher));
-  let packing: Promise<PackWriteResult> | undefined;
-
-  if (store.putLayered && snapshot.objects.size + docs.length <= LAYERED_MAX) {
-    // A delta: objects and documents in one call, and the packs meanwhile (they only name what
-    // this snapshot holds, and are read only through the record written after both).
-    if (info.packs !== false) packing = readingBase.then(packsFor);
-    packing?.catch(() => undefined);
-    const objects = new Map<string, Uint8Array>();
-    for (const digest of snapshot.objects.keys()) objects.set(digest, snapshot.objects.get(digest) as Uint8Array);
-    const layers = byLayer(docs);
-    const written = await store.putLayered(objects, layers);
-    for (const d of written.objects) {
-      objectsWritten++;
-      bytesWritten += (objects.get(d) as Uint8Array).byteLength;
-    }
-    const sizes = new Map(docs.map((d) => [d.digest, d.bytes.byteLength]));
-    for (const d of written.documents) {
-      documentsWritten++;
-      bytesWritten += sizes.get(d) ?? 0;
-    }
-  } else {
-    // Digests only: an object's bytes are read when it is written (large route configs are spliced
-    // from shared parts on read, so holding them all at once would cost services × namespaces bytes).
-    const pending = [...snapshot.objects.keys()];
-    const worker = async (): Promise<void> => {
-      for (let digest = pending.pop(); digest !== undefined; digest = pending.pop()) {
-        if (await store.hasObject(digest)) continue;
-        const bytes = snapshot.objects.get(digest) as Uint8Array;
-        if ((await store.putObject(digest, bytes)) === 'created') {
-          objectsWritten++;
-          bytesWritten += bytes.byteLength;
-        }
-      }
-    };
-    const workers = Math.max(1, Math.min(info.concurrency ?? 16, pending.length));
-    await Promise.all(Array.from({ length: workers }, worker));
-
-    // Layer by layer: a document is written only after every document it names.
-    for (const batch of byLayer(docs)) {
-      for (const d of await store.putDocuments(batch)) {
-        documentsWritten++;
-        bytesWritten += (batch.get(d) as Uint8Array).byteLength;
-      }
-    }
-    if (info.packs !== false) packing = readingBase.then(packsFor);
-  }
-  if (!(await store.hasDocument(snapshot.digest))) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
-
-  let packs: PackWriteResult | undefined;
-  if (packing) {
-    packs = await packing;
-    bytesWritten += packs.bytesWritten;
-  }
+  const writingPacks = (): Promise<PackWriteResult> | undefined =>
+    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher).catch(() => writePacks(store, snapshot, null, info.hasher)));
+  // A delta's packs are written meanwhile (they name only what this snapshot holds, and are read
+  // only through the record written after both); a full build's after its objects and documents.
+  const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;
+  let packing = small ? writingPacks() : undefined;
+  packing?.catch(() => undefined);
+  const tree = await putTree(store, snapshot.objects, snapshot.documents, info.concurrency);
+  const { objectsWritten } = tree;
+  let { documentsWritten, bytesWritten } = tree;
+  if (!small) packing = writingPacks();
+  const [stored, packs] = await Promise.all([store.hasDocument(snapshot.digest), packing]);
+  if (!stored) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
+  if (packs) bytesWritten += packs.bytesWritten;
 
   const diagnosticsWritten = await writingDiagnostics;
   if (diagnosticsWritten > 0) {
@@ -129,23 +86,6 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
     ...(packs ? { packs: packs.packs } : {}),
   });
   return { status: 'published', record, objectsWritten, documentsWritten, bytesWritten };
-}
-
-/** Objects plus documents up to this many go through `putLayered` (a delta's are tens). */
-const LAYERED_MAX = 512;
-
-/** The documents (children before parents) as one map per layer, in order. */
-function byLayer(docs: BuiltSnapshot['documents']): Map<string, Uint8Array>[] {
-  const out: Map<string, Uint8Array>[] = [];
-  let layer: number | undefined;
-  for (const d of docs) {
-    if (out.length === 0 || d.layer !== layer) {
-      out.push(new Map());
-      layer = d.layer;
-    }
-    (out[out.length - 1] as Map<string, Uint8Array>).set(d.digest, d.bytes);
-  }
-  return out;
 }
 
 /** Stores the diagnostics document unless it is there (found: its time is refreshed, for gc); the bytes written. */
