@@ -7,7 +7,7 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import type { EnvLike } from '../shared/env.js';
 import { ConfigError, envString } from '../shared/env.js';
 import { openStore } from '../../src/snapshot/store/open.js';
-import { parseS3Url, type S3Location } from '../../src/snapshot/store/s3.js';
+import { parseS3Url, s3ClientConfig, type S3Location } from '../../src/snapshot/store/s3.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 
 export interface AwsOptions {
@@ -27,14 +27,7 @@ export function storeFromEnv(env: EnvLike, opts: AwsOptions = {}): SnapshotStore
 
 /** A client for the inputs objects, pointed where the store is (same endpoint, region, style). */
 export function s3ClientFor(location: S3Location, opts: AwsOptions = {}): S3Client {
-  return new S3Client({
-    region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    ...(location.endpoint ? { endpoint: location.endpoint } : {}),
-    forcePathStyle: location.forcePathStyle ?? false,
-    ...(opts.credentials ? { credentials: opts.credentials } : {}),
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  return new S3Client(s3ClientConfig(location, opts.credentials));
 }
 
 export const storeLocationFromEnv = (env: EnvLike): S3Location => parseS3Url(storeSpecFromEnv(env));

@@ -14,7 +14,7 @@
  * digest comes with the request (the watcher's stored inputs tree).
  */
 import { IncrementalCompiler, indexedInputs, withDeleted, withInputDiagnostics, withReplaced, type ChangedObject, type InputKind, type InputObjects } from '../compile/incremental.js';
-import { isInputKind } from '../compile/incremental/inputs-patch.js';
+import { isInputKind, LIST_OF_KIND } from '../compile/incremental/inputs-patch.js';
 import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { InputSet } from '../model/inputs.js';
@@ -24,17 +24,6 @@ import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';
 import { documentsOf, requestInputsDigest, type CompileRequest, type CompileResult, type SnapshotCompiler } from './compiler.js';
 import type { CachedObject } from './object-cache.js';
-
-const LISTS: Readonly<Record<InputKind, keyof InputSet>> = {
-  Service: 'services',
-  EndpointSlice: 'endpointSlices',
-  Endpoints: 'endpoints',
-  Pod: 'pods',
-  Namespace: 'namespaces',
-  Node: 'nodes',
-  VirtualService: 'virtualServices',
-  DestinationRule: 'destinationRules',
-};
 
 const MESH_KINDS = new Set(['ConfigMap', 'MeshConfig']);
 
@@ -111,7 +100,7 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       }
       if (!isInputKind(id.kind)) continue; // a kind the compiler ignores: only its info diagnostic changes
       const kind = id.kind;
-      const value = validated ? ((validated[LISTS[kind]] as readonly InputObjects[InputKind][])[0] as InputObjects[typeof kind] | undefined) : undefined;
+      const value = validated ? ((validated[LIST_OF_KIND[kind]] as readonly InputObjects[InputKind][])[0] as InputObjects[typeof kind] | undefined) : undefined;
       next = value ? withReplaced(next, kind, value) : withDeleted(next, kind, id.namespace, id.name);
       changed.push({ kind, namespace: id.namespace, name: id.name });
     }

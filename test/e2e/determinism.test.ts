@@ -14,19 +14,10 @@ import { resourceToJson } from '../../src/xds/json.js';
 import { codecOf, decodeMessage, encodeMessage } from '../../src/xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES } from '../../src/xds/type-urls.js';
 import { BOOKINFO_STATE, EXAMPLES, ISTIO_SAMPLES } from '../helpers/paths.js';
+import { mulberry32 } from '../inputs/prng.js';
 
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 const SCENARIO = ['destination-rule-all.yaml', 'virtual-service-reviews-jason-v2-v3.yaml', 'virtual-service-ratings-test-delay.yaml', 'virtual-service-details-v2.yaml'];
-
-/** A seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffle<T>(items: T[], rand: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
@@ -38,7 +29,7 @@ function shuffle<T>(items: T[], rand: () => number): T[] {
 
 /** Re-lays the documents of some files into `parts` new files, shuffled, as JSON or YAML. */
 function relayout(files: InputText[], seed: number, parts: number): InputText[] {
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const docs = files.flatMap((f) => parseAllDocuments(f.text).map((d) => d.toJS() as unknown)).filter((d) => d !== null);
   shuffle(docs, rand);
   const out: InputText[] = [];

@@ -1,17 +1,10 @@
 /** A small seeded PRNG for reproducible shuffles and fuzzing in tests. */
+import { seededRandom } from '../../bench/synthetic.js';
+
 export type Rand = () => number;
 
-/** mulberry32: 32-bit state, good enough for test-case generation. */
-export function mulberry32(seed: number): Rand {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32, the same generator the benchmark's synthetic mesh uses. */
+export const mulberry32: (seed: number) => Rand = seededRandom;
 
 export const pick = <T>(rand: Rand, items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
 

@@ -60,13 +60,7 @@ export class S3Backend implements BlobBackend {
     this.conditional = location.conditional ?? true;
     this.keyPrefix = location.prefix ? `${location.prefix}/` : '';
     this.client = new S3Client({
-      region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-      ...(location.endpoint ? { endpoint: location.endpoint } : {}),
-      forcePathStyle: location.forcePathStyle ?? false,
-      ...(opts.credentials ? { credentials: opts.credentials } : {}),
-      // Checksums only where S3 requires them: otherwise bodies go out aws-chunked, which S3-compatible servers may store framed.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
+      ...s3ClientConfig(location, opts.credentials),
       maxAttempts: 1,
       // throwOnRequestTimeout: without it the SDK only logs a warning and waits on.
       requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 30_000, connectionTimeout: 10_000, throwOnRequestTimeout: true },
@@ -171,3 +165,16 @@ export function isTransientS3Error(e: unknown): boolean {
 const statusOf = (e: unknown): number | undefined => (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 const nameOf = (e: unknown): string => String((e as { name?: unknown } | null)?.name ?? '');
 const contentType = (key: string): string => (key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream');
+
+/** Client settings shared by the store and the Lambda's inputs reader: same region, endpoint and style. */
+export function s3ClientConfig(location: S3Location, credentials?: S3ClientConfig['credentials']): S3ClientConfig {
+  return {
+    region: location.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    ...(location.endpoint ? { endpoint: location.endpoint } : {}),
+    forcePathStyle: location.forcePathStyle ?? false,
+    ...(credentials ? { credentials } : {}),
+    // Checksums only where S3 requires them: otherwise bodies go out aws-chunked, which S3-compatible servers may store framed.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
