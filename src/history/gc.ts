@@ -12,7 +12,11 @@
  * `startedAt - graceMs` is deleted. Writers refresh the time of an object they find and reuse
  * (hasObject/putObject/hasDocument/putDocuments), and the store re-checks that time right before
  * deleting, so an old unreferenced object that a new compile is reusing is not deleted under it.
- * This assumes a publish takes less than the grace period (default 1 h).
+ * This assumes a publish takes less than the grace period (default 1 h). Object stores refresh a
+ * reused key only when it is older than their `freshenAfterMs` (10 min by default: a touch is a
+ * copy request), so the grace period must be longer than that; gc refuses a shorter one.
+ *
+ * Works on every store that implements the history methods: the folder store, S3 and R2.
  */
 import { readStoredInputsIndex } from '../model/stored-inputs.js';
 import { readSnapshotContent } from '../snapshot/content.js';
@@ -60,8 +64,13 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const deleteDocument = need('deleteDocument').bind(store);
   const deleteVersion = need('deleteVersion').bind(store);
 
+  const graceMs = opts.graceMs ?? 3_600_000;
+  const freshen = store.freshenAfterMs ?? 0;
+  if (graceMs < freshen) {
+    throw new RangeError(`gc: a grace period of ${graceMs / 60_000} min is shorter than the ${freshen / 60_000} min after which ${String(store)} refreshes reused objects: an object reused meanwhile could be deleted`);
+  }
   const started = ctx.now();
-  const cutoff = started.getTime() - (opts.graceMs ?? 3_600_000);
+  const cutoff = started.getTime() - graceMs;
   const keepN = Math.max(1, opts.keep ?? 10);
   const youngerThan = opts.keepDays === undefined ? Infinity : started.getTime() - opts.keepDays * DAY;
 

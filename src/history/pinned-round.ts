@@ -7,7 +7,7 @@
  * (then the watcher's own compile is exactly what should be served).
  */
 import type { Diagnostic } from '../inputs/diagnostics.js';
-import { buildStoredInputs, putStoredInputs, type StoredObject } from '../model/stored-inputs.js';
+import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../model/stored-inputs.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { VersionProvenance } from '../snapshot/manifest.js';
@@ -21,12 +21,17 @@ import { publishCompiled } from './publish.js';
 export interface PinnedRoundInput {
   readonly store: SnapshotStore;
   readonly channel: string;
-  /** What the cluster holds now (after last-known-good substitutions). */
-  readonly objects: readonly StoredObject[];
+  /** What the cluster holds now (after last-known-good substitutions)… */
+  readonly objects?: readonly StoredObject[];
+  /** …or those objects' stored inputs, already built (a CLI compile has them). */
+  readonly stored?: BuiltInputs;
   /** The watcher's compile of those objects. */
   readonly snapshot: BuiltSnapshot;
   readonly diagnostics: readonly Diagnostic[];
   readonly provenance?: VersionProvenance;
+  /** Who caused the round and why (an API or CLI compile), recorded on the candidate and the served version. */
+  readonly actor?: string;
+  readonly reason?: string;
   readonly createdAt: string;
   readonly hasher?: Hasher;
 }
@@ -44,10 +49,11 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
   const pinned = await store.getVersion(channel, state.pin.version);
   if (!pinned) return null; // pinned version gone (should not happen: gc keeps it); serve the cluster
   const pinnedIndex = await inputsOf(store, pinned);
-  const current = buildStoredInputs(input.objects, input.hasher);
+  const current = input.stored ?? buildStoredInputs(input.objects ?? [], input.hasher);
   const currentIndex = await indexOfBuilt(current);
   if (sameLayer(currentIndex, pinnedIndex, 'config')) return null;
 
+  const who = { ...(input.actor !== undefined ? { actor: input.actor } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
   let candidate: PublishResult | undefined;
   const candChannel = candidatesChannel(channel);
   const lastHead = await store.readChannel(candChannel);
@@ -58,7 +64,7 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
       store,
       candChannel,
       { snapshot: input.snapshot, diagnostics: input.diagnostics, stored: current },
-      { status: 'candidate', ...(input.provenance ? { provenance: input.provenance } : {}) },
+      { status: 'candidate', ...who, ...(input.provenance ? { provenance: input.provenance } : {}) },
       input.createdAt,
     );
   }
@@ -67,7 +73,7 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
     store,
     channel,
     await compileLayers(store, pinnedIndex, currentIndex, input.hasher),
-    { origin: { kind: 'pinned', from: pinned.version }, ...(input.provenance ? { provenance: input.provenance } : {}) },
+    { origin: { kind: 'pinned', from: pinned.version }, ...who, ...(input.provenance ? { provenance: input.provenance } : {}) },
     input.createdAt,
   );
   return { served, pinnedVersion: pinned.version, ...(candidate ? { candidate } : {}) };

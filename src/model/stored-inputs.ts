@@ -39,7 +39,6 @@ import { parseDocuments, type RawDocument } from '../inputs/parse.js';
 import { canonicalJson } from '../snapshot/canonical-json.js';
 import { parseTableNode } from '../snapshot/content.js';
 import { digestOf, isDigest, nobleSha256Hex, utf8Bytes, type Hasher } from '../snapshot/digest.js';
-import type { VersionDraft } from '../snapshot/manifest.js';
 import { putTree } from '../snapshot/store/put-tree.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../snapshot/tree.js';
@@ -447,17 +446,3 @@ export async function loadStoredInputs(store: Pick<SnapshotStore, 'getObject' | 
   return docs;
 }
 
-/**
- * The store, with extra fields (`inputs`, `provenance`) added to the version record its next
- * `publish` writes. publishSnapshot builds the draft itself; this carries the optional record
- * fields through it without widening its signature.
- */
-export function withRecordFields(store: SnapshotStore, fields: Pick<VersionDraft, 'inputs' | 'provenance'>): SnapshotStore {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'publish') return (channel: string, draft: VersionDraft) => target.publish(channel, { ...draft, ...fields });
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}

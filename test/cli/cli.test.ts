@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { BOOKINFO_NODES } from '../helpers/mesh.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
+import { BIN, BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
-const BIN = join(REPO, 'bin', 'meshsnap.js');
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 const tmp = mkdtempSync(join(tmpdir(), 'meshsnap-cli-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));

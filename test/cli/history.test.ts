@@ -1,7 +1,7 @@
 /** The history commands through the CLI of this build, on a temp store. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -14,8 +14,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'meshsnap-cli-hist-'));
 const store = join(tmp, 'store');
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-function run(...args: string[]): { code: number; stdout: string; stderr: string; lines: Record<string, unknown>[] } {
-  const script = `const { main } = await import(${JSON.stringify(MAIN)}); process.exitCode = await main(${JSON.stringify([...args, '--store', store])});`;
+type Ran = { code: number; stdout: string; stderr: string; lines: Record<string, unknown>[] };
+const run = (...args: string[]): Ran => runAt(store, ...args);
+
+function runAt(storeDir: string, ...args: string[]): Ran {
+  const script = `const { main } = await import(${JSON.stringify(MAIN)}); process.exitCode = await main(${JSON.stringify([...args, '--store', storeDir])});`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, MESHSNAP_ACTOR: 'ci-bot' } });
   const lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, lines };
@@ -69,4 +72,38 @@ test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
   assert.equal(run('diff', '1').code, 2);
   assert.equal(run('gc', '--keep', 'x').code, 2);
   assert.equal(run('promote', 'candidate:1').code, 1);
+});
+
+test('compile on a pinned channel: the config becomes a candidate, the channel keeps the pinned config with the new endpoints; who and why are recorded', () => {
+  const at = (...args: string[]): Ran => runAt(join(tmp, 'pinned'), ...args);
+  const dr = join(NET, 'destination-rule-all.yaml');
+  const movedState = join(tmp, 'moved-state.yaml');
+  writeFileSync(movedState, readFileSync(BOOKINFO_STATE, 'utf8').replaceAll('10.244.0.', '10.77.0.'));
+  const first = at('compile', BOOKINFO_STATE, dr, join(NET, 'virtual-service-reviews-v3.yaml'), '--reason', 'initial');
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(at('pin', '--reason', 'freeze').code, 0);
+
+  const c = at('compile', movedState, dr, join(NET, 'virtual-service-reviews-50-v3.yaml'), '--actor', 'dave', '--reason', 'try 50/50');
+  assert.equal(c.code, 0, c.stderr);
+  assert.deepEqual([c.lines[0]?.status, c.lines[0]?.version, c.lines[0]?.candidate, c.lines[0]?.pinned], ['candidate', 2, 1, 1]);
+  assert.match(c.stderr, /pinned to version 1/);
+
+  // Served: version 1's routes (all traffic to reviews v3) with the moved endpoints.
+  const served = at('diff', '1', '2', '--json');
+  assert.equal(served.code, 0, served.stderr);
+  const changedTypes = new Set((served.lines[0] as { classes: { types: Record<string, { added: unknown[]; removed: unknown[]; changed: unknown[] }> }[] }).classes.flatMap((k) => Object.entries(k.types).filter(([, t]) => t.added.length + t.removed.length + t.changed.length > 0).map(([type]) => type)));
+  assert.deepEqual([...changedTypes], ['endpoints'], 'only endpoints moved on the served channel');
+  const candidate = at('diff', '2', 'candidate:1', '--type', 'routes');
+  assert.match(candidate.stdout, /weighted_clusters/, 'the candidate holds the 50/50 split');
+
+  const log = at('log');
+  const v2 = log.lines.find((l) => l.version === 2);
+  assert.deepEqual([v2?.actor, v2?.reason], ['dave', 'try 50/50']);
+  const audit = at('audit', '--json');
+  const cand = audit.lines.find((l) => l.kind === 'candidate');
+  assert.deepEqual([cand?.actor, cand?.reason], ['dave', 'try 50/50']);
+
+  const promoted = at('promote', 'candidate:1', '--reason', 'ok');
+  assert.equal(promoted.code, 0, promoted.stderr);
+  assert.equal(at('verify', '--all').lines.every((l) => l.ok === true), true);
 });

@@ -18,3 +18,5 @@ export const FIXTURES = join(REPO, '..', 'shared', 'fixtures');
 export const ISTIO_SAMPLES = join(FIXTURES, 'istio', 'samples');
 export const BOOKINFO_STATE = join(FIXTURES, 'derived', 'bookinfo-cluster-state.yaml');
 export const EXAMPLES = join(REPO, 'examples');
+/** The CLI entry point (it loads the compiled dist/src/cli/main.js). */
+export const BIN = join(REPO, 'bin', 'meshsnap.js');

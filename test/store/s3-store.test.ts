@@ -5,7 +5,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
+import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { digestOf } from '../../src/snapshot/digest.js';
+import { BIN } from '../helpers/paths.js';
 import { ObjectStore } from '../../src/snapshot/store/object-store.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { openStore } from '../../src/snapshot/store/open.js';
@@ -41,11 +44,14 @@ runStoreContract({
   // s3rver answers each request in tens of milliseconds: a smaller history keeps the packs test
   // (checkpoints and deltas) well inside its time bound on a loaded 2-core machine.
   scale: { services: 60, versions: 16 },
-  open: async () => {
+  // AWS S3 gives a copy (onto itself too) a new LastModified; s3rver keeps the file's old time. The
+  // touch request itself is checked below ('a reuse touches …'); its effect on the time only on AWS.
+  touchKeepsTime: 's3rver keeps LastModified on a copy onto itself (AWS S3 gives the copy a new one)',
+  open: async (opts = {}) => {
     const prefix = `t${++prefixes}/store`;
     const b = backend(prefix);
     return {
-      store: new ObjectStore(b, { hasher: nodeSha256Hex }),
+      store: new ObjectStore(b, { hasher: nodeSha256Hex, ...opts }),
       rawPut: async (key, bytes) => {
         const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
         await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}/${key}`, Body: bytes, ContentLength: bytes.byteLength }));
@@ -83,3 +89,61 @@ test('openStore(s3://…) publishes and reads back, with keys in the documented 
   assert.ok(keys.some((k) => /^objects\/sha256\/[0-9a-f]{2}\/[0-9a-f]{64}$/.test(k)));
   ((store as ObjectStore).backend as S3Backend).destroy();
 });
+
+test('a reuse touches an S3 object older than freshenAfterMs: a copy onto itself, bytes and ETag unchanged', { timeout: 30_000 }, async () => {
+  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  const headOf = (prefix: string, digest: string) => client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `${prefix}/objects/sha256/${digest.slice(7, 9)}/${digest.slice(7)}` }));
+  try {
+    const bytes = new TextEncoder().encode('touch me');
+    const digest = digestOf(bytes);
+    const lazy = new ObjectStore(backend('touch-lazy'), { hasher: nodeSha256Hex }); // default: touch after 10 min
+    await lazy.putObject(digest, bytes);
+    assert.equal(await lazy.hasObject(digest), true);
+    assert.equal((await headOf('touch-lazy', digest)).Metadata?.['meshsnap-touched'], undefined, 'a fresh object is not touched');
+
+    const eager = new ObjectStore(backend('touch-eager'), { hasher: nodeSha256Hex, freshenAfterMs: 0 });
+    await eager.putObject(digest, bytes);
+    const before = await headOf('touch-eager', digest);
+    assert.equal(await eager.hasObject(digest), true);
+    const after = await headOf('touch-eager', digest);
+    const touched = after.Metadata?.['meshsnap-touched'];
+    assert.ok(touched && Date.parse(touched) >= Date.now() - 10_000, `touched at ${touched}`);
+    assert.equal(after.ETag, before.ETag);
+    assert.deepEqual(new Uint8Array((await eager.getObject(digest)) as Uint8Array), bytes);
+  } finally {
+    client.destroy();
+  }
+});
+
+test('meshsnap gc --store s3://… collects over S3; a grace shorter than the freshen interval is refused', { timeout: 60_000 }, async () => {
+  const env = { ...process.env, AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey };
+  const store = new ObjectStore(backend('cli-gc'), { hasher: nodeSha256Hex });
+  for (const n of [1, 2, 3]) await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT });
+  const refused = await cli(['gc', '--store', url('cli-gc'), '--grace-minutes', '0'], env);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /grace period of 0 min is shorter than the 10 min/);
+  assert.deepEqual(await store.listVersions('main'), [3, 2, 1], 'nothing was deleted');
+
+  await new Promise((r) => setTimeout(r, 1_100)); // S3 times are whole seconds
+  const ran = await cli(['gc', '--store', `${url('cli-gc')}&freshenMinutes=0`, '--grace-minutes', '0', '--keep', '1'], env);
+  assert.equal(ran.code, 0, ran.stderr);
+  const result = JSON.parse(ran.stdout) as { deletedVersions: { main: number[] }; deletedObjects: number; deletedDocuments: number };
+  assert.deepEqual(result.deletedVersions.main, [2, 1]);
+  assert.ok(result.deletedObjects > 0 && result.deletedDocuments > 0);
+  assert.deepEqual(await store.listVersions('main'), [3]);
+  assert.deepEqual(await store.getSnapshot(nthSnapshot(3).digest), nthSnapshot(3).content);
+  for (const [d] of nthSnapshot(1).objects) if (!nthSnapshot(3).objects.has(d)) assert.equal(await store.getObject(d), null);
+});
+
+/** The CLI in a child process, asynchronously: s3rver runs in this process and must keep answering. */
+function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 45_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

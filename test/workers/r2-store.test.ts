@@ -33,10 +33,10 @@ runStoreContract({
   name: 'r2 (workerd)',
   conditional: true,
   scale: { services: 24, versions: 12 },
-  open: async () => {
+  open: async (opts = {}) => {
     const prefix = `t${++prefixes}`;
     return {
-      store: r2Store(bucket, { prefix, hasher: nodeSha256Hex }),
+      store: r2Store(bucket, { prefix, hasher: nodeSha256Hex, ...opts }),
       rawPut: async (key, bytes) => {
         await bucket.put(`${prefix}/${key}`, bytes);
       },

@@ -1,25 +1,29 @@
 /**
- * `meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE]`
+ * `meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--actor WHO] [--reason TEXT]`
  *
  * Prints one JSON line: {"version":N,"digest":"sha256:…","resources":{…},"diagnostics":{"error":n,"warning":n}}
- * plus `"status"`: `published`, `unchanged` (same digest as the channel head: nothing new stored)
- * or `dry-run` (nothing stored; version is the one a publish would get).
+ * plus `"status"`: `published`, `unchanged` (same digest as the channel head: nothing new stored),
+ * `dry-run` (nothing stored; version is the one a publish would get) or, on a pinned channel whose
+ * config differs, `candidate` (as a watcher round: the config is recorded as candidate N on
+ * `<channel>.candidates`; the channel gets the pinned config with these endpoints as `version`).
+ * The version records who (`--actor`, $MESHSNAP_ACTOR, the OS user) and why (`--reason`).
  */
 import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { putStoredInputs, withRecordFields } from '../../model/stored-inputs.js';
 import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
-import { publishSnapshot } from '../../snapshot/store/publish.js';
-import { parse, storeOptions, UsageError } from '../args.js';
+import { pinnedRound } from '../../history/pinned-round.js';
+import { publishCompiled } from '../../history/publish.js';
+import { parse, UsageError } from '../args.js';
+import { actorOf, historyOptions } from '../history.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 
-export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--quiet]';
+export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--actor WHO] [--reason TEXT] [--quiet]';
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
-    ...storeOptions,
+    ...historyOptions,
     strict: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
     'mesh-config': { type: 'string' },
@@ -48,14 +52,19 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     printJson({ version: head ? head.version + (head.digest === result.snapshot.digest ? 0 : 1) : 1, ...line, status: 'dry-run' });
     return 0;
   }
-  // The inputs go in first, so a version record never names inputs that are not stored.
-  // Their digest is the snapshot's inputs digest.
-  const head = await store.readChannel(channel);
-  if (head?.digest !== result.snapshot.digest) await putStoredInputs(store, result.stored);
-  const published = await publishSnapshot(withRecordFields(store, { inputs: result.stored.digest }), channel, result.snapshot, {
-    createdAt: new Date().toISOString(),
-    diagnostics: result.diagnostics,
-  });
+  const createdAt = new Date().toISOString();
+  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
+  // A pinned channel keeps its config (src/history/pinned-round.ts), as in a watcher round.
+  const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who });
+  if (round) {
+    const served = round.served.status === 'published' ? round.served.record.version : round.served.head.version;
+    const candidate = round.candidate ? (round.candidate.status === 'published' ? round.candidate.record.version : round.candidate.head.version) : null;
+    printJson({ version: served, ...line, status: 'candidate', candidate, pinned: round.pinnedVersion });
+    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${candidate === null ? 'already a candidate' : `candidate ${candidate}`} (meshsnap promote candidate:N serves it); version ${served} serves the pinned config with these endpoints`);
+    return 0;
+  }
+  // Stored inputs first (a version record never names inputs that are not stored), then the snapshot.
+  const published = await publishCompiled(store, channel, result, who, createdAt);
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });
     note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);

@@ -4,7 +4,7 @@ import { parse, UsageError } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { printJson } from '../output.js';
 
-export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--grace-minutes M] [--dry-run] [--store DIR]';
+export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--grace-minutes M] [--dry-run] [--store DIR|s3://…]';
 
 const count = (v: string | undefined, what: string, min: number): number | undefined => {
   if (v === undefined) return undefined;
@@ -18,7 +18,11 @@ export async function gcCommand(argv: readonly string[]): Promise<number> {
   const keep = count(values.keep, '--keep', 1);
   const keepDays = count(values['keep-days'], '--keep-days', 0);
   const grace = count(values['grace-minutes'], '--grace-minutes', 0);
-  const r = await gc(ctx, { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] });
+  const opts = { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] };
+  const r = await gc(ctx, opts).catch((err: unknown) => {
+    if (err instanceof RangeError) throw new UsageError(err.message); // grace shorter than the store's freshen interval
+    throw err;
+  });
   printJson(r);
   return 0;
 }

@@ -1,4 +1,4 @@
-/** `meshsnap log [--channel NAME] [--store DIR]`: versions, newest first, one JSON line each. */
+/** `meshsnap log [--channel NAME] [--store DIR] [--limit N]`: versions, newest first, one JSON line each (with origin, actor and reason when recorded). */
 import { recordDiagnosticCounts } from '../../snapshot/manifest.js';
 import { parse, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
@@ -24,6 +24,10 @@ export async function logCommand(argv: readonly string[]): Promise<number> {
       compiler: r.compiler,
       resources: { clusters: r.counts.clusters, endpoints: r.counts.endpoints, listeners: r.counts.listeners, routes: r.counts.routes },
       diagnostics: errorsAndWarnings(r),
+      // History fields, when the record has them (rollbacks, pinned rounds, who and why).
+      ...(r.origin !== undefined ? { origin: r.origin } : {}),
+      ...(r.actor !== undefined ? { actor: r.actor } : {}),
+      ...(r.reason !== undefined ? { reason: r.reason } : {}),
     });
   }
   return 0;

@@ -12,7 +12,13 @@ export interface Blob {
 
 export interface BlobInfo {
   readonly key: string;
-  /** Last write, ms since the epoch. */
+  /** Last write (or touch), ms since the epoch, by the server's clock. */
+  readonly modifiedAt: number;
+}
+
+export interface BlobHead {
+  readonly etag: string;
+  /** Last write (or touch), ms since the epoch, by the server's clock. */
   readonly modifiedAt: number;
 }
 
@@ -26,6 +32,13 @@ export interface BlobBackend {
   readonly conditional: boolean;
   get(key: string): Promise<Blob | null>;
   exists(key: string): Promise<boolean>;
+  /** The key's ETag and modification time, or null when absent. */
+  head(key: string): Promise<BlobHead | null>;
+  /**
+   * Makes the key's modification time now without changing its bytes (gc's grace period counts from
+   * the last reuse: see ObjectStore's freshen). False when the key is absent.
+   */
+  touch(key: string): Promise<boolean>;
   /** Writes only when nothing is stored under the key (If-None-Match: *). */
   putIfAbsent(key: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
   /** Writes only when the stored ETag is still `etag` (If-Match); 'conflict' when it moved. */

@@ -22,13 +22,25 @@ import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { BlobBackend } from './blob.js';
-import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store.js';
+import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
 
 export interface ObjectStoreOptions {
   readonly hasher?: Hasher;
   /** Head compare-and-swap attempts before HeadConflictError (default 16). */
   readonly headAttempts?: number;
+  /**
+   * A reused object or document older than this (ms, default 10 min) gets its modification time
+   * refreshed (one copy-onto-itself request), so gc's grace period counts from its last reuse.
+   * Younger ones are not touched again, which bounds the extra requests; gc's grace period must
+   * exceed this plus the longest publish (gc checks it). 0 touches on every reuse.
+   */
+  readonly freshenAfterMs?: number;
+  /** The local clock (tests). */
+  readonly now?: () => number;
 }
+
+/** Default for ObjectStoreOptions.freshenAfterMs; history/gc.ts refuses a shorter grace period. */
+export const FRESHEN_AFTER_MS = 600_000;
 
 /** The head could not be moved: other writers kept moving it (reported, never overwritten). */
 export class HeadConflictError extends Error {
@@ -41,6 +53,8 @@ const decoder = new TextDecoder();
 export class ObjectStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly headAttempts: number;
+  readonly freshenAfterMs: number;
+  private readonly now: () => number;
   private auditSeq = 0;
 
   constructor(
@@ -49,6 +63,8 @@ export class ObjectStore implements SnapshotStore {
   ) {
     this.hasher = opts.hasher ?? nobleSha256Hex;
     this.headAttempts = opts.headAttempts ?? 16;
+    this.freshenAfterMs = opts.freshenAfterMs ?? FRESHEN_AFTER_MS;
+    this.now = opts.now ?? Date.now;
   }
 
   toString(): string {
@@ -59,9 +75,12 @@ export class ObjectStore implements SnapshotStore {
     const key = objectKey(digest);
     const actual = digestOf(bytes, this.hasher);
     if (actual !== digest) throw new DigestMismatchError(digest, actual);
-    if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return 'created';
-    await this.verifiedRead(digest, key); // a 412: what is there must be the same bytes
-    return 'exists';
+    for (let attempt = 1; ; attempt++) {
+      if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return 'created';
+      await this.verifiedRead(digest, key); // a 412: what is there must be the same bytes
+      if (await this.freshen(key)) return 'exists';
+      vanished(key, attempt); // gc deleted it just now: write it again
+    }
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
@@ -69,7 +88,7 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async hasObject(digest: string): Promise<boolean> {
-    return this.backend.exists(objectKey(digest));
+    return this.freshen(objectKey(digest));
   }
 
   async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
@@ -83,7 +102,7 @@ export class ObjectStore implements SnapshotStore {
     const worker = async (): Promise<void> => {
       while (next < pending.length) {
         const [digest, bytes] = pending[next++] as [string, Uint8Array];
-        if ((await this.backend.putIfAbsent(documentKey(digest), bytes)) === 'created') written.push(digest);
+        if ((await this.putOrReuse(documentKey(digest), bytes)) === 'created') written.push(digest);
       }
     };
     await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
@@ -95,7 +114,7 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async hasDocument(digest: string): Promise<boolean> {
-    return this.backend.exists(documentKey(digest));
+    return this.freshen(documentKey(digest));
   }
 
   async getSnapshot(digest: string): Promise<SnapshotContent | null> {
@@ -207,7 +226,73 @@ export class ObjectStore implements SnapshotStore {
     return [...names].sort();
   }
 
+  // --- retention (src/history/gc.ts)
+
+  listObjects(): AsyncIterable<StoredEntry> {
+    return this.listDigests('objects/sha256/', '');
+  }
+
+  listDocuments(): AsyncIterable<StoredEntry> {
+    return this.listDigests('documents/sha256/', '.json');
+  }
+
+  async deleteObject(digest: string, olderThan: number): Promise<boolean> {
+    return this.deleteIfOlder(objectKey(digest), olderThan);
+  }
+
+  async deleteDocument(digest: string, olderThan: number): Promise<boolean> {
+    return this.deleteIfOlder(documentKey(digest), olderThan);
+  }
+
+  async deleteVersion(channel: string, version: number): Promise<void> {
+    assertChannel(channel);
+    const head = await this.readChannel(channel);
+    if (head && head.version === version) throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
+    await this.backend.delete(versionKey(channel, version));
+  }
+
   // --- internals
+
+  /**
+   * Whether the key exists; a found key older than freshenAfterMs is touched (S3: copied onto
+   * itself), git's "freshen": gc spares what a writer just reused. False when it vanished meanwhile.
+   */
+  private async freshen(key: string): Promise<boolean> {
+    const head = await this.backend.head(key);
+    if (!head) return false;
+    if (head.modifiedAt > this.now() - this.freshenAfterMs) return true;
+    return this.backend.touch(key);
+  }
+
+  /** Create-only write; an existing key is reused (and freshened), one deleted meanwhile written again. */
+  private async putOrReuse(key: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+    for (let attempt = 1; ; attempt++) {
+      if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return 'created';
+      if (await this.freshen(key)) return 'exists';
+      vanished(key, attempt);
+    }
+  }
+
+  private async *listDigests(prefix: string, suffix: string): AsyncIterable<StoredEntry> {
+    for await (const { key, modifiedAt } of this.backend.list(prefix)) {
+      const name = key.slice(key.lastIndexOf('/') + 1);
+      if (!name.endsWith(suffix)) continue;
+      const hex = name.slice(0, name.length - suffix.length);
+      if (/^[0-9a-f]{64}$/.test(hex) && key === `${prefix}${hex.slice(0, 2)}/${name}`) yield { digest: `sha256:${hex}`, modifiedAt };
+    }
+  }
+
+  /**
+   * Deletes the key unless it was written or touched at or after `olderThan`. The check and the
+   * delete are two requests (object stores have no conditional delete on modification time); the
+   * window between them is what the grace period's margin covers.
+   */
+  private async deleteIfOlder(key: string, olderThan: number): Promise<boolean> {
+    const head = await this.backend.head(key);
+    if (!head || head.modifiedAt >= olderThan) return false;
+    await this.backend.delete(key);
+    return true;
+  }
 
   private async readHead(channel: string): Promise<{ head: ChannelHead; etag: string } | null> {
     const blob = await this.backend.get(headKey(channel));
@@ -240,6 +325,11 @@ export class ObjectStore implements SnapshotStore {
     if (actual !== digest) throw new CorruptObjectError(digest, actual, `${this.backend.url}/${key}`);
     return blob.bytes;
   }
+}
+
+/** A key reported present by a create-only write, then absent, again and again: give up rather than spin. */
+function vanished(key: string, attempt: number): void {
+  if (attempt >= 5) throw new Error(`${key} exists for create-only writes but not for reads (tried ${attempt} times)`);
 }
 
 export const objectKey = (digest: string): string => {

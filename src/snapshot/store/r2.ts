@@ -6,7 +6,7 @@
  * `onlyIf: { etagMatches: <etag> }` — the object form (workerd honours it; a failed condition
  * makes `put` resolve to null). Bodies are passed with a known length (Uint8Array), as R2 needs.
  */
-import type { Blob, BlobBackend, BlobInfo } from './blob.js';
+import type { Blob, BlobBackend, BlobHead, BlobInfo } from './blob.js';
 import { ObjectStore, type ObjectStoreOptions } from './object-store.js';
 import { TransientStoreError, withRetry, type RetryOptions } from './retry.js';
 
@@ -67,7 +67,27 @@ export class R2Backend implements BlobBackend {
   }
 
   async exists(key: string): Promise<boolean> {
-    return this.retry(async () => (await this.bucket.head(this.keyPrefix + key)) !== null);
+    return (await this.head(key)) !== null;
+  }
+
+  async head(key: string): Promise<BlobHead | null> {
+    return this.retry(async () => {
+      const o = await this.bucket.head(this.keyPrefix + key);
+      return o ? { etag: o.etag, modifiedAt: new Date(o.uploaded).getTime() } : null;
+    });
+  }
+
+  /**
+   * The binding has no copy: the same bytes are put again, only if the ETag is still the one read
+   * (so a key deleted or replaced meanwhile is left alone). R2 gives the new put a new `uploaded`.
+   */
+  async touch(key: string): Promise<boolean> {
+    return this.retry(async () => {
+      const o = await this.bucket.get(this.keyPrefix + key);
+      if (!o) return false;
+      const bytes = new Uint8Array(await o.arrayBuffer());
+      return (await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagMatches: o.etag }, httpMetadata: { contentType: contentType(key) } })) !== null;
+    });
   }
 
   async putIfAbsent(key: string, bytes: Uint8Array): Promise<'created' | 'exists'> {

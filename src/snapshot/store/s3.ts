@@ -7,8 +7,8 @@
  * `If-Match: <etag>` (412 = moved by someone else). AWS S3 honours both; s3rver ignores them
  * (`conditional: false` in its URL says so). Retries are ours (retry.ts), so the SDK's are off.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import type { Blob, BlobBackend, BlobInfo } from './blob.js';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import type { Blob, BlobBackend, BlobHead, BlobInfo } from './blob.js';
 import { isRetryableStatus, withRetry, type RetryOptions } from './retry.js';
 
 export interface S3Location {
@@ -78,19 +78,49 @@ export class S3Backend implements BlobBackend {
         const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
         return { bytes, etag: res.ETag ?? '' };
       } catch (e) {
-        if (statusOf(e) === 404 || nameOf(e) === 'NoSuchKey') return null;
+        if (isNotFound(e)) return null;
         throw e;
       }
     });
   }
 
   async exists(key: string): Promise<boolean> {
+    return (await this.head(key)) !== null;
+  }
+
+  async head(key: string): Promise<BlobHead | null> {
     return this.retry(async () => {
       try {
-        await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }));
+        const res = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }));
+        return { etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
+      } catch (e) {
+        if (isNotFound(e)) return null;
+        throw e;
+      }
+    });
+  }
+
+  /**
+   * Copies the object onto itself with its metadata replaced: S3's way to give an object a new
+   * LastModified without sending its bytes again (the bytes, hence the ETag, stay the same). The
+   * x-amz-meta-meshsnap-touched header records when, for people looking at the bucket.
+   */
+  async touch(key: string): Promise<boolean> {
+    return this.retry(async () => {
+      try {
+        await this.client.send(
+          new CopyObjectCommand({
+            Bucket: this.location.bucket,
+            Key: this.keyPrefix + key,
+            CopySource: `${this.location.bucket}/${encodeURI(this.keyPrefix + key)}`,
+            MetadataDirective: 'REPLACE',
+            Metadata: { 'meshsnap-touched': new Date().toISOString() },
+            ContentType: contentType(key),
+          }),
+        );
         return true;
       } catch (e) {
-        if (statusOf(e) === 404 || nameOf(e) === 'NotFound' || nameOf(e) === 'NoSuchKey') return false;
+        if (isNotFound(e)) return false;
         throw e;
       }
     });
@@ -162,6 +192,7 @@ export function isTransientS3Error(e: unknown): boolean {
   return typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code);
 }
 
+const isNotFound = (e: unknown): boolean => statusOf(e) === 404 || ['NotFound', 'NoSuchKey'].includes(nameOf(e));
 const statusOf = (e: unknown): number | undefined => (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 const nameOf = (e: unknown): string => String((e as { name?: unknown } | null)?.name ?? '');
 const contentType = (key: string): string => (key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream');

@@ -1,8 +1,8 @@
 /**
  * Where snapshots live. Objects (protobuf bytes of one resource) and documents (the canonical
  * JSON nodes of a snapshot tree, see content.ts) are content-addressed and immutable; a channel
- * is a numbered list of version records with a head. Local disk (local.ts) implements it now; S3
- * and R2 backends implement the same contract.
+ * is a numbered list of version records with a head. The local folder (local.ts) and object storage
+ * (object-store.ts over S3 or R2) implement it; test/store/contract.ts checks every backend alike.
  */
 import type { AuditRecord } from '../audit.js';
 import type { SnapshotContent } from '../content.js';
@@ -57,8 +57,9 @@ export interface SnapshotStore {
   /** Audit records, oldest batch first; `since` (ISO time) skips records before it. */
   readAudit(opts?: { readonly since?: string }): AsyncIterable<AuditRecord>;
 
-  // --- History support (src/history: pins, tags, gc). Optional so a backend can add them later;
-  // the history operations say so when a store lacks one. Every backend should implement them.
+  // --- History support (src/history: pins, tags, gc). Every backend here implements them; they are
+  // optional so a read-only or third-party store still serves the relay (history operations then
+  // fail with UnsupportedStoreError, naming the method).
 
   /**
    * The newest revision of a channel's state document (pins and tags, src/history/channel-state.ts),
@@ -85,6 +86,11 @@ export interface SnapshotStore {
   deleteDocument?(digest: string, olderThan: number): Promise<boolean>;
   /** Deletes a version record (gc); never the channel's newest. */
   deleteVersion?(channel: string, version: number): Promise<void>;
+  /**
+   * How stale (ms) a reused object may be before a reuse refreshes its time (0: every reuse does).
+   * gc's grace period must not be shorter.
+   */
+  readonly freshenAfterMs?: number;
 }
 
 export interface StoredEntry {
