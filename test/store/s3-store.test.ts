@@ -16,27 +16,39 @@ import { publishSnapshot } from '../../src/snapshot/store/publish.js';
 import { parseS3Url, S3Backend } from '../../src/snapshot/store/s3.js';
 import { runStoreContract } from './contract.js';
 import { CREATED_AT, nthSnapshot } from './helpers.js';
+import { startConditionalProxy, type ConditionalProxy } from './s3-conditional-proxy.js';
 import { startS3rver, type RunningS3 } from './s3rver.js';
 
 let s3: RunningS3;
+let proxy: ConditionalProxy;
 let prefixes = 0;
 const backends: S3Backend[] = [];
 
 before(async () => {
   s3 = await startS3rver();
+  proxy = await startConditionalProxy(s3);
 });
 after(async () => {
   for (const b of backends) b.destroy();
+  await proxy.close();
   await s3.close();
 });
 
 const url = (prefix: string): string => `s3://${s3.bucket}/${prefix}?endpoint=${encodeURIComponent(s3.endpoint)}&region=us-east-1&forcePathStyle=true&conditional=false`;
+/** Through the proxy that enforces If-None-Match / If-Match (s3-conditional-proxy.ts). */
+const conditionalUrl = (prefix: string): string => `s3://${s3.bucket}/${prefix}?endpoint=${encodeURIComponent(proxy.endpoint)}&region=us-east-1&forcePathStyle=true`;
 
-function backend(prefix: string): S3Backend {
-  const b = new S3Backend(parseS3Url(url(prefix)), { credentials: s3.credentials, retry: { baseMs: 5 } });
+function backend(prefix: string, spec = url(prefix)): S3Backend {
+  const b = new S3Backend(parseS3Url(spec), { credentials: s3.credentials, retry: { baseMs: 5 } });
   backends.push(b);
   return b;
 }
+
+const rawPutter = (prefix: string) => async (key: string, bytes: Uint8Array): Promise<void> => {
+  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
+  await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}/${key}`, Body: bytes, ContentLength: bytes.byteLength }));
+  client.destroy();
+};
 
 runStoreContract({
   name: 's3 (s3rver)',
@@ -50,15 +62,40 @@ runStoreContract({
   open: async (opts = {}) => {
     const prefix = `t${++prefixes}/store`;
     const b = backend(prefix);
-    return {
-      store: new ObjectStore(b, { hasher: nodeSha256Hex, ...opts }),
-      rawPut: async (key, bytes) => {
-        const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
-        await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}/${key}`, Body: bytes, ContentLength: bytes.byteLength }));
-        client.destroy();
-      },
-    };
+    return { store: new ObjectStore(b, { hasher: nodeSha256Hex, ...opts }), rawPut: rawPutter(prefix) };
   },
+});
+
+// The same contract with conditional writes enforced (AWS's semantics, by the proxy): the backend
+// writes without its existence pre-check and must read S3's 412/404 answers right; concurrent
+// writers on one channel run here.
+runStoreContract({
+  name: 's3 (s3rver + conditional writes)',
+  conditional: true,
+  scale: { services: 60, versions: 16 },
+  touchKeepsTime: 's3rver keeps LastModified on a copy onto itself (AWS S3 gives the copy a new one)',
+  open: async (opts = {}) => {
+    const prefix = `c${++prefixes}/store`;
+    return { store: new ObjectStore(backend(prefix, conditionalUrl(prefix)), { hasher: nodeSha256Hex, ...opts }), rawPut: rawPutter(prefix) };
+  },
+});
+
+test('s3 conditional writes: a taken key answers 412 (exists), a stale or missing ETag is a conflict', { timeout: 30_000 }, async () => {
+  const a = backend('cas', conditionalUrl('cas'));
+  const b = backend('cas', conditionalUrl('cas'));
+  assert.equal(a.conditional, true);
+  const refusedBefore = proxy.refused();
+  const bytes = (t: string): Uint8Array => new TextEncoder().encode(t);
+  assert.equal(await a.putIfAbsent('k', bytes('1')), 'created');
+  assert.equal(await b.putIfAbsent('k', bytes('2')), 'exists');
+  const first = await a.get('k');
+  assert.deepEqual(first && new TextDecoder().decode(first.bytes), '1', 'the first write stays');
+  assert.ok(first);
+  assert.equal(await a.putIfMatch('k', bytes('3'), first.etag), 'ok');
+  assert.equal(await b.putIfMatch('k', bytes('4'), first.etag), 'conflict', 'a stale ETag loses');
+  assert.equal(await b.putIfMatch('absent', bytes('5'), first.etag), 'conflict', 'no key: 404, a conflict');
+  assert.equal(new TextDecoder().decode((await a.get('k'))?.bytes), '3');
+  assert.equal(proxy.refused() - refusedBefore, 3, 'three writes were refused by the server, none pre-checked by the client');
 });
 
 test('s3:// URLs parse into bucket, prefix and client options', () => {
