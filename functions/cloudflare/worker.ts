@@ -7,14 +7,20 @@
  *   MESHSNAP_BUCKET        the R2 bucket (snapshots, audit log, stored inputs)
  *   MESHSNAP_PREFIX        optional key prefix inside the bucket
  *   MESHSNAP_WRITE_TOKEN … the auth and channel settings of functions/shared/env.ts
+ *   MESHSNAP_GC_KEEP …     the cron's retention settings and the store's freshen interval
+ *                          (functions/shared/gc-env.ts)
  *
  * Routes: /api/v1/… and /api/openapi.json (src/api), the audit page at /, and POST /compile (functions/shared/compile-route.ts), which `meshsnap watch --compile-url` can use.
+ * Cron (`[triggers] crons`): gc over the bucket (cron-gc.ts).
  */
 import type { Hono } from 'hono';
 import { ApiError, errorBody } from '../../src/api/errors.js';
+import type { ObjectStore } from '../../src/snapshot/store/object-store.js';
 import { r2Store, type R2BucketLike } from '../../src/snapshot/store/r2.js';
 import { authFromEnv, channelFromEnv, envString, identityFromEnv } from '../shared/env.js';
 import { functionApp } from '../shared/function-app.js';
+import { freshenAfterMsFromEnv } from '../shared/gc-env.js';
+import { cronGc, type ScheduledEventLike } from './cron-gc.js';
 
 export interface WorkerEnv {
   readonly MESHSNAP_BUCKET: R2BucketLike;
@@ -30,14 +36,20 @@ type App = Hono<any>;
  */
 const apps = new WeakMap<object, App>();
 
+/** The store over the bucket: MESHSNAP_PREFIX, MESHSNAP_FRESHEN_MINUTES. */
+export function workerStore(env: WorkerEnv): ObjectStore {
+  if (!env.MESHSNAP_BUCKET) throw new Error('no R2 binding MESHSNAP_BUCKET (see wrangler.toml)');
+  const prefix = envString(env, 'MESHSNAP_PREFIX');
+  const freshenAfterMs = freshenAfterMsFromEnv(env);
+  return r2Store(env.MESHSNAP_BUCKET, { ...(prefix !== undefined ? { prefix } : {}), ...(freshenAfterMs !== undefined ? { freshenAfterMs } : {}) });
+}
+
 export function workerApp(env: WorkerEnv): App {
   let app = apps.get(env);
   if (!app) {
-    if (!env.MESHSNAP_BUCKET) throw new Error('no R2 binding MESHSNAP_BUCKET (see wrangler.toml)');
-    const prefix = envString(env, 'MESHSNAP_PREFIX');
     const compileToken = envString(env, 'MESHSNAP_COMPILE_TOKEN');
     app = functionApp({
-      store: r2Store(env.MESHSNAP_BUCKET, prefix !== undefined ? { prefix } : {}),
+      store: workerStore(env),
       channelDefault: channelFromEnv(env),
       auth: authFromEnv(env),
       identity: identityFromEnv(env),
@@ -61,5 +73,9 @@ export default {
     }
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's ExecutionContext type vs workerd's
     return app.fetch(request, env, ctx as any);
+  },
+
+  async scheduled(event: ScheduledEventLike, env: WorkerEnv): Promise<void> {
+    await cronGc(event, { env, store: () => workerStore(env) });
   },
 };

@@ -23,6 +23,7 @@ import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { compileRoutes } from './routes/compile.js';
 import { diffRoutes } from './routes/diff.js';
+import { gcRoutes } from './routes/gc.js';
 
 export interface AppOptions {
   readonly store: SnapshotStore;
@@ -89,5 +90,6 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
   auditRoutes(app, deps, history, read);
   compileRoutes(app, deps, history, write);
   actionRoutes(app, deps, history, write);
+  gcRoutes(app, deps, history, write);
   return app;
 }

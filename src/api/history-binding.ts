@@ -7,6 +7,7 @@ import { auditTrail } from '../history/audit.js';
 import { readChannelState } from '../history/channel-state.js';
 import { candidatesChannel, isCandidatesChannel, type HistoryContext } from '../history/context.js';
 import { diffVersions } from '../history/diff/index.js';
+import { gc } from '../history/gc.js';
 import { pin, unpin } from '../history/pin.js';
 import { pinnedRound } from '../history/pinned-round.js';
 import { promote } from '../history/promote.js';
@@ -56,7 +57,7 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
     async publish(store, channel, compiled, op) {
       const createdAt = op.at.toISOString();
       // A pinned channel keeps its config: the new config becomes a candidate (as in a watcher round).
-      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, ...(hasher ? { hasher } : {}) });
+      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}), ...(hasher ? { hasher } : {}) });
       if (round) {
         const served = round.served.status === 'published' ? round.served.record.version : round.served.head.version;
         const candidate = round.candidate ? (round.candidate.status === 'published' ? round.candidate.record.version : round.candidate.head.version) : null;
@@ -72,6 +73,7 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
     pin: async (store, channel, op) => ({ pin: await pin(context(store, channel, op, hasher), 'latest') }),
     unpin: async (store, channel, op) => ({ unpinned: (await unpin(context(store, channel, op, hasher))) ?? null }),
     tag: async (store, channel, selector, name, op) => ({ version: await tag(context(store, channel, op, hasher), selector, name) }),
+    gc: (store, channel, opts, op) => gc(context(store, channel, op, hasher), opts),
 
     audit: (store, filter) => auditTrail(store, filter),
   };

@@ -3,6 +3,7 @@
  * (pin, tags, candidates), diff, the audit trail, and the audit-logged writes. The app takes it by
  * injection (default: history-binding.ts) so route handlers stay small and tests can swap it.
  */
+import type { GcOptions, GcResult } from '../history/gc.js';
 import type { Diagnostic } from '../inputs/diagnostics.js';
 import type { BuiltInputs, StoredObject } from '../model/stored-inputs.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
@@ -61,6 +62,8 @@ export interface HistoryOps {
   unpin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
   promote(store: SnapshotStore, channel: string, selector: string, op: Operator): Promise<Record<string, unknown>>;
   tag(store: SnapshotStore, channel: string, selector: string, name: string, op: Operator): Promise<Record<string, unknown>>;
+  /** Retention over the whole store (src/history/gc.ts); its audit record is filed under `channel`. */
+  gc(store: SnapshotStore, channel: string, opts: GcOptions, op: Operator): Promise<GcResult>;
   /** The audit trail of one channel, oldest first. */
   audit(store: SnapshotStore, filter: { readonly channel: string; readonly since?: string; readonly proxy?: string }): Promise<readonly AuditEntry[]>;
 }

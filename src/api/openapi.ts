@@ -85,6 +85,19 @@ export const ROUTES: readonly RouteDoc[] = [
   { method: 'post', path: `${V}/channels/:ch/unpin`, summary: 'Unpin', write: true, body: { reason: 'why' } },
   { method: 'post', path: `${V}/channels/:ch/promote`, summary: 'Serve a candidate', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
   { method: 'post', path: `${V}/channels/:ch/tags`, summary: 'Name a version', write: true, body: { 'version!': versionParam, 'name!': 'tag name (starts with a letter)', reason: 'why' } },
+  {
+    method: 'post',
+    path: `${V}/gc`,
+    summary: 'Retention over the whole store (as `meshsnap gc`): keeps the newest N, recent, tagged, pinned and head versions, deletes the other records and what nothing kept references; answers the GcResult with action "gc"',
+    write: true,
+    body: {
+      keep: 'whole number ≥ 1: newest versions kept per channel (default 10)',
+      keepDays: 'number ≥ 0: versions younger than this many days are kept too',
+      graceMinutes: 'number ≥ 0: nothing written or reused this recently is deleted (default 60; not shorter than the store’s freshen interval)',
+      dryRun: 'boolean: report, delete nothing',
+      reason: 'why (in the audit record)',
+    },
+  },
 ];
 
 const ERROR_SCHEMA = {
@@ -116,16 +129,18 @@ function operation(r: RouteDoc, readsOpen: boolean) {
     description: m[1] === 'ch' ? 'channel' : versionParam,
   }));
   const query = (r.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, schema: { type: 'string' }, description: q.description }));
+  const requiredFields = Object.keys(r.body ?? {})
+    .filter((k) => k.endsWith('!'))
+    .map((k) => k.slice(0, -1));
   const body = r.body
     ? {
-        required: true,
+        // An empty body is `{}`: only a body with a required field is itself required.
+        required: requiredFields.length > 0,
         content: {
           'application/json': {
             schema: {
               type: 'object',
-              required: Object.keys(r.body)
-                .filter((k) => k.endsWith('!'))
-                .map((k) => k.slice(0, -1)),
+              required: requiredFields,
               properties: Object.fromEntries(Object.entries(r.body).map(([k, d]) => [k.replace(/!$/, ''), { description: d }])),
             },
           },

@@ -53,6 +53,30 @@ export function requiredString(body: Json, key: string, max = 1024): string {
   return v;
 }
 
+/** A boolean field; absent (or null) is false. */
+export function booleanField(body: Json, key: string): boolean {
+  const v = body[key];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw badRequest(`${key} must be true or false`);
+  return v;
+}
+
+/** An optional finite number field, at least `min` (and whole when `integer`). */
+export function optionalNumber(body: Json, key: string, min: number, opts: { readonly integer?: boolean } = {}): number | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  const kind = opts.integer ? 'a whole number' : 'a number';
+  if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v))) throw badRequest(`${key} must be ${kind}`);
+  if (v < min) throw badRequest(`${key} must be ${kind} ≥ ${min}`);
+  return v;
+}
+
+/** Rejects fields the route does not know (a misspelt option of a destructive write must not be ignored). */
+export function onlyFields(body: Json, known: readonly string[]): void {
+  const unknown = Object.keys(body).filter((k) => !known.includes(k));
+  if (unknown.length > 0) throw badRequest(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${known.join(', ')}`);
+}
+
 export function intQuery(c: Context<ApiEnv>, key: string, min: number, max: number): number | undefined {
   const v = c.req.query(key);
   if (v === undefined || v === '') return undefined;

@@ -49,6 +49,8 @@ export interface GcResult {
 }
 
 const DAY = 86_400_000;
+/** The default grace period: 1 h. */
+export const GC_GRACE_MS = 3_600_000;
 
 export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcResult> {
   const { store } = ctx;
@@ -64,7 +66,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const deleteDocument = need('deleteDocument').bind(store);
   const deleteVersion = need('deleteVersion').bind(store);
 
-  const graceMs = opts.graceMs ?? 3_600_000;
+  const graceMs = opts.graceMs ?? GC_GRACE_MS;
   const freshen = store.freshenAfterMs ?? 0;
   if (graceMs < freshen) {
     throw new RangeError(`gc: a grace period of ${graceMs / 60_000} min is shorter than the ${freshen / 60_000} min after which ${String(store)} refreshes reused objects: an object reused meanwhile could be deleted`);

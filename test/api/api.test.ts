@@ -211,6 +211,8 @@ test('writes: tag, pin (compiles become candidates), promote, unpin, rollback â€
   const cand = await post('/api/v1/channels/main/compile', { files: [STATE, DR, V8020], reason: 'try 80/20' });
   assert.equal(cand.json.status, 'candidate', JSON.stringify(cand.json));
   assert.equal(cand.json.candidate, 1);
+  const candRecord = (await get('/api/v1/channels/main/snapshots/candidate:1')).json;
+  assert.deepEqual([candRecord.actor, candRecord.reason], ['api', 'try 80/20'], 'a candidate records who compiled it and why');
   const list = await get('/api/v1/channels/main/snapshots');
   assert.deepEqual(
     list.json.candidates.map((c: Json) => [c.label, c.status.candidate]),
@@ -243,7 +245,7 @@ test('writes: tag, pin (compiles become candidates), promote, unpin, rollback â€
   const audit = await get('/api/v1/audit?channel=main');
   const kinds = audit.json.entries.map((e: Json) => e.kind);
   for (const k of ['tag', 'pin', 'unpin', 'promote', 'rollback', 'publish', 'candidate']) assert.ok(kinds.includes(k), `${k} in ${kinds}`);
-  assert.ok(audit.json.entries.filter((e: Json) => e.kind !== 'candidate' && e.kind !== 'publish').every((e: Json) => e.actor === 'api'));
+  assert.ok(audit.json.entries.filter((e: Json) => e.kind !== 'publish').every((e: Json) => e.actor === 'api'));
   assert.equal(audit.json.entries[0].kind, 'rollback', 'newest first');
   const all = await get('/api/v1/audit');
   assert.equal(all.json.entries.length, audit.json.entries.length);

@@ -25,7 +25,7 @@ test('served at /api/openapi.json, listing every /api/v1 route with its method, 
   );
   const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`)));
   assert.deepEqual([...documented].sort(), [...registered].sort());
-  assert.equal(registered.size, 15);
+  assert.equal(registered.size, 16);
 
   const ids = new Set<string>();
   for (const [path, ops] of Object.entries(doc.paths)) {
@@ -37,4 +37,24 @@ test('served at /api/openapi.json, listing every /api/v1 route with its method, 
       assert.equal(op.security.length > 0, method === 'post', `${method} ${path} security`);
     }
   }
+});
+
+test('POST /api/v1/gc is documented: secured, every body field optional', async () => {
+  const app = createApp({ store: new LocalStore(tmp), auth: { writeToken: 't' } });
+  const doc = (await (await app.request('/api/openapi.json')).json()) as {
+    paths: Record<string, Record<string, { operationId: string; security: unknown[]; responses: Record<string, unknown>; requestBody?: { required: boolean; content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }> } }>>;
+  };
+  const op = doc.paths['/api/v1/gc']?.post;
+  assert.ok(op, 'POST /api/v1/gc is in the document');
+  assert.equal(op.operationId, 'postGc');
+  assert.deepEqual(op.security, [{ bearer: [] }]);
+  assert.ok(op.responses['401'] && op.responses['400']);
+  const body = op.requestBody;
+  assert.ok(body);
+  assert.equal(body.required, false, 'an empty body runs gc with the defaults');
+  const schema = body.content['application/json']?.schema;
+  assert.deepEqual(schema?.required, []);
+  assert.deepEqual(Object.keys(schema?.properties ?? {}).sort(), ['dryRun', 'graceMinutes', 'keep', 'keepDays', 'reason']);
+  // A body with a required field stays required.
+  assert.equal(doc.paths['/api/v1/channels/{ch}/rollback']?.post?.requestBody?.required, true);
 });

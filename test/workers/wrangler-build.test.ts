@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,4 +51,15 @@ test('wrangler bundles the Worker with the R2 binding, and the bundle serves in 
   const channels = await mf.dispatchFetch('http://worker.test/api/v1/channels');
   assert.equal(channels.status, 200);
   assert.deepEqual(((await channels.json()) as { channels: { name: string }[] }).channels.map((c) => c.name), ['main']);
+});
+
+test('wrangler.toml schedules the daily gc, and the wrangler bundle has the scheduled handler', { timeout: 60_000 }, async () => {
+  const toml = await readFile(join(REPO, 'wrangler.toml'), 'utf8');
+  assert.match(toml, /^\[triggers\]\ncrons = \["23 3 \* \* \*"\]$/m);
+  assert.match(output, /env\.MESHSNAP_GC_KEEP \("10"\)/);
+  assert.match(output, /env\.MESHSNAP_GC_GRACE_MINUTES \("60"\)/);
+  assert.ok(mf);
+  const worker = (await mf.getWorker()) as unknown as { scheduled(e: { cron: string; scheduledTime: Date }): Promise<{ outcome: string }> };
+  // Default settings (keep 10, grace 60 min ≥ the 10 min freshen interval): a run over the bucket succeeds.
+  assert.equal((await worker.scheduled({ cron: '23 3 * * *', scheduledTime: new Date() })).outcome, 'ok');
 });

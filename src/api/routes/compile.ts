@@ -12,7 +12,7 @@ import { compileDocuments, parseTexts } from '../../pipeline.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { HistoryOps } from '../history-port.js';
-import { channelParam, jsonBody, optionalString } from '../request.js';
+import { booleanField, channelParam, jsonBody, optionalString } from '../request.js';
 
 const MAX_FILES = 10_000;
 
@@ -32,20 +32,14 @@ function filesOf(value: unknown): InputFile[] {
   });
 }
 
-function boolOf(value: unknown, key: string): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value !== 'boolean') throw badRequest(`${key} must be true or false`);
-  return value;
-}
-
 export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write: Guard): void {
   const { store } = deps;
   app.post('/api/v1/channels/:ch/compile', write, async (c) => {
     const channel = channelParam(c);
     const body = await jsonBody(c, deps.maxBodyBytes);
     const files = filesOf(body.files);
-    const strict = boolOf(body.strict, 'strict');
-    const dryRun = boolOf(body.dryRun, 'dryRun');
+    const strict = booleanField(body, 'strict');
+    const dryRun = booleanField(body, 'dryRun');
     const reason = optionalString(body, 'reason');
 
     const { documents, parseDiagnostics } = parseTexts(files);
