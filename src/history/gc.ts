@@ -68,7 +68,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
 
   const graceMs = opts.graceMs ?? GC_GRACE_MS;
   const freshen = store.freshenAfterMs ?? 0;
-  if (graceMs < freshen) {
+  if (freshen > 0 && graceMs < freshen) {
     throw new RangeError(`gc: a grace period of ${graceMs / 60_000} min is shorter than the ${freshen / 60_000} min after which ${String(store)} refreshes reused objects: an object reused meanwhile could be deleted`);
   }
   const started = ctx.now();

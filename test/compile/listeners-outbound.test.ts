@@ -231,20 +231,13 @@ test('output does not depend on the order of the inputs', () => {
   assert.deepEqual([...a.values()], [...b.values()]);
 });
 
-test('10k services translate well under half a second', () => {
+test('10k services: one listener per port and per TCP service IP, plus virtualOutbound', () => {
   const services = [];
   const count = 10_000;
   for (let i = 0; i < count; i++) {
     const ip = `10.${96 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
     services.push(service(`svc-${i}`, `ns-${i % 50}`, [port(8000 + (i % 20), 'HTTP'), port(9000 + (i % 7), 'TCP')], { clusterIP: ip }));
   }
-  buildOutboundListeners(makeContext(services.slice(0, 200))); // warm up the JIT
-  const ctx = makeContext(services);
-  // CPU time of this process: the machine running the tests may be shared with other jobs.
-  const start = process.cpuUsage();
-  const listeners = buildOutboundListeners(ctx);
-  const used = process.cpuUsage(start);
-  const ms = (used.user + used.system) / 1000;
-  assert.equal(listeners.size, 1 + 20 + count);
-  assert.ok(ms < 500, `took ${ms.toFixed(0)} ms of CPU`);
+  const listeners = buildOutboundListeners(makeContext(services));
+  assert.equal(listeners.size, 1 + 20 + count); // speed: bench/, not a timed test
 });

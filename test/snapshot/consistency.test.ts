@@ -109,7 +109,7 @@ test('buildSnapshot refuses an inconsistent output with a typed error listing th
   );
 });
 
-test('consistency of a large output is fast', () => {
+test('a large consistent output (5000 services, 200 classes) has no problems', () => {
   const n = 5000;
   const names = Array.from({ length: n }, (_, i) => `outbound|80||s${i}.ns.svc.cluster.local`);
   const routes = Array.from({ length: 20 }, (_, r) => routeConfig(`r${r}`, names.slice(r * 250, r * 250 + 250)));
@@ -125,8 +125,5 @@ test('consistency of a large output is fast', () => {
     },
     classes,
   );
-  const t0 = performance.now();
-  assert.deepEqual(checkConsistency(out), []);
-  const first = performance.now() - t0;
-  assert.ok(first < 2000, `took ${first.toFixed(0)} ms`);
+  assert.deepEqual(checkConsistency(out), []); // its speed: bench/, not a timed test
 });
