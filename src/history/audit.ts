@@ -47,6 +47,8 @@ export interface TrailEvent {
   readonly actor?: string;
   readonly reason?: string;
   readonly origin?: VersionRecord['origin'];
+  /** Of a watcher's version: the field managers that wrote the changed objects (provenance), sorted. */
+  readonly managers?: readonly string[];
   readonly nodeId?: string;
   readonly classId?: string;
   readonly typeUrl?: string;
@@ -84,6 +86,7 @@ export async function auditTrail(store: SnapshotStore, q: TrailQuery): Promise<T
 }
 
 function publishEvent(r: VersionRecord): TrailEvent {
+  const managers = [...new Set((r.provenance?.changes ?? []).flatMap((c) => (c.manager !== undefined ? [c.manager] : [])))].sort();
   return {
     at: r.createdAt,
     kind: r.status === 'candidate' ? 'candidate' : 'publish',
@@ -93,6 +96,7 @@ function publishEvent(r: VersionRecord): TrailEvent {
     ...(r.actor !== undefined ? { actor: r.actor } : {}),
     ...(r.reason !== undefined ? { reason: r.reason } : {}),
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
+    ...(managers.length > 0 ? { managers } : {}),
   };
 }
 

@@ -82,6 +82,12 @@ export interface ProvenanceChange {
   /** The API server's resourceVersion of the change (the deleted object's last one for a delete). */
   readonly resourceVersion?: string;
   readonly change: 'added' | 'modified' | 'deleted';
+  /**
+   * Who wrote it, as far as Kubernetes tells: the field manager of the object's newest
+   * managedFields entry (`kubectl-client-side-apply`, `helm`, `argocd-controller`, …). Kubernetes
+   * records no user; its audit log does, and this points there. Absent for deletes.
+   */
+  readonly manager?: string;
 }
 
 /** An object compiled from its last valid version because its current one is invalid. */

@@ -5,6 +5,7 @@
  */
 import { keyString, storedObject, type ObjectKey, type StoredObject } from '../model/stored-inputs.js';
 import type { Hasher } from '../snapshot/digest.js';
+import { lastFieldManager } from './field-manager.js';
 
 export interface CachedObject extends StoredObject {
   /** The API server's resourceVersion of this version. */
@@ -17,6 +18,8 @@ export interface CacheChange {
   readonly key: ObjectKey;
   readonly change: 'added' | 'modified' | 'deleted';
   readonly resourceVersion?: string;
+  /** The field manager of the newest write (field-manager.ts), for an add or modify. */
+  readonly manager?: string;
 }
 
 export function resourceVersionOf(raw: Raw): string | undefined {
@@ -40,7 +43,8 @@ export class ObjectCache {
     const next: CachedObject = { ...stored, ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
     this.objects.set(k, next);
     if (prev && prev.digest === next.digest) return undefined;
-    return { key: stored.key, change: prev ? 'modified' : 'added', ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+    const manager = lastFieldManager(raw);
+    return { key: stored.key, change: prev ? 'modified' : 'added', ...(resourceVersion !== undefined ? { resourceVersion } : {}), ...(manager !== undefined ? { manager } : {}) };
   }
 
   remove(raw: Raw): CacheChange | undefined {

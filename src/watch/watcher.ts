@@ -234,7 +234,7 @@ export class Watcher {
     this.eventsSeen++;
     this.metrics.events.inc({ kind, type: change?.change ?? (type === 'deleted' ? 'deleted' : 'unchanged') });
     if (!change) return;
-    this.changes.record(change.key, change.change, change.resourceVersion);
+    this.changes.record(change.key, change.change, change.resourceVersion, change.manager);
     this.changedSinceCompile.add(keyString(change.key));
     this.debouncer.trigger();
   }

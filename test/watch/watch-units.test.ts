@@ -5,6 +5,7 @@ import { canonicalObject, layerOf, storedObject } from '../../src/model/stored-i
 import { ManualClock } from '../../src/watch/clock.js';
 import { Debouncer } from '../../src/watch/debounce.js';
 import { ChangeLog } from '../../src/watch/provenance.js';
+import { lastFieldManager } from '../../src/watch/field-manager.js';
 
 test('debounce: fires after the quiet period, and at the latest after the maximum delay', async () => {
   const clock = new ManualClock();
@@ -47,6 +48,20 @@ test('stored inputs: noise is stripped, compiler inputs kept, layers split', () 
   assert.equal(storedObject(later)?.digest, storedObject(pod)?.digest);
   assert.equal(layerOf('Pod'), 'endpoints');
   assert.equal(layerOf('VirtualService'), 'config');
+});
+
+test('the last field manager is the newest managedFields entry; provenance keeps it, not for deletes', () => {
+  const at = (manager: string, time?: string) => ({ manager, operation: 'Update', ...(time ? { time } : {}) });
+  assert.equal(lastFieldManager({ metadata: { managedFields: [at('helm', '2026-01-02T00:00:00Z'), at('kubectl', '2026-01-01T00:00:00Z')] } }), 'helm');
+  assert.equal(lastFieldManager({ metadata: { managedFields: [at('old'), at('kubectl', '2026-01-01T00:00:00Z')] } }), 'kubectl');
+  assert.equal(lastFieldManager({ metadata: { managedFields: [{ operation: 'Update' }, 'junk', at('')] } }), undefined);
+  assert.equal(lastFieldManager({ metadata: {} }), undefined);
+  const log = new ChangeLog();
+  const k = (name: string) => ({ kind: 'VirtualService', namespace: 'a', name });
+  log.record(k('x'), 'modified', '7', 'argocd-controller');
+  log.record(k('y'), 'modified', '8', 'helm');
+  log.record(k('y'), 'deleted', '9');
+  assert.deepEqual(log.provenance().changes.map((c) => [c.name, c.change, c.manager]), [['x', 'modified', 'argocd-controller'], ['y', 'deleted', undefined]]);
 });
 
 test('provenance folds changes relative to the parent', () => {

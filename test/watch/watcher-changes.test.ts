@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { destinationRule, endpointIps, meshConfigMap, node, pod, recompileStored, servedFromStore, service, slice, startHarness, virtualService } from './watch-harness.js';
+import { auditTrail } from '../../src/history/audit.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 
@@ -33,11 +34,19 @@ test('add, update and delete of each kind produce the right snapshot, with prove
     served = await servedFromStore(h.store, (head = await h.head())!);
     const weighted = (r: Json | undefined) => ((r?.route as Json)?.weighted_clusters as { clusters: { name: string; weight: number }[] })?.clusters.map((c) => [c.name, c.weight]);
     assert.deepEqual(weighted(reviewsRoute(served.routes)), [[`outbound|9080|v1|${REVIEWS}`, 80], [`outbound|9080|v2|${REVIEWS}`, 20]]);
-    h.server.apply(virtualService(REVIEWS, [50, 50]));
+    // As a real API server reports it: the newest managedFields entry is Argo CD's update.
+    const vs5050 = virtualService(REVIEWS, [50, 50]);
+    const managedFields = [
+      { manager: 'kubectl-client-side-apply', operation: 'Update', time: '2026-01-01T10:00:00Z' },
+      { manager: 'argocd-controller', operation: 'Update', time: '2026-01-01T11:00:00Z' },
+    ];
+    h.server.apply({ ...vs5050, metadata: { ...vs5050.metadata, managedFields } } as typeof vs5050);
     await h.settle(1);
     served = await servedFromStore(h.store, (head = await h.head())!);
     assert.deepEqual(weighted(reviewsRoute(served.routes)), [[`outbound|9080|v1|${REVIEWS}`, 50], [`outbound|9080|v2|${REVIEWS}`, 50]]);
-    assert.deepEqual(head!.provenance?.changes.map((c) => [c.kind, c.change]), [['VirtualService', 'modified']]);
+    assert.deepEqual(head!.provenance?.changes.map((c) => [c.kind, c.change, c.manager]), [['VirtualService', 'modified', 'argocd-controller']]);
+    const trail = await auditTrail(h.store, { channel: 'main' });
+    assert.deepEqual(trail.find((e) => e.version === head!.version)?.managers, ['argocd-controller'], 'meshsnap audit answers who changed it');
     h.server.delete({ apiVersion: 'networking.istio.io/v1', kind: 'VirtualService' }, 'default', REVIEWS);
     await h.settle(1);
     served = await servedFromStore(h.store, (head = await h.head())!);

@@ -28,6 +28,7 @@ function eventText(e: TrailEvent): string {
   if (e.origin) parts.push(`(${e.origin.kind} from ${e.origin.from})`);
   if (e.nodeId) parts.push(e.nodeId, e.typeUrl?.replace(/^.*\./, '') ?? '');
   if (e.actor) parts.push(`by ${e.actor}`);
+  else if (e.managers) parts.push(`by ${e.managers.join(', ')} (field managers)`);
   if (e.reason) parts.push(`— ${e.reason}`);
   if (e.error) parts.push(`error: ${e.error}`);
   if (e.detail) parts.push(JSON.stringify(e.detail));

@@ -92,7 +92,7 @@ function diagCell(s) {
 
 function changeItem(c) {
   var mark = c.change === 'added' ? '+' : (c.change === 'removed' || c.change === 'deleted') ? '−' : '~';
-  return h('li', { class: 'chg-' + c.change }, mark + ' ' + objName(c) + (c.layer ? ' [' + c.layer + ']' : ''));
+  return h('li', { class: 'chg-' + c.change }, mark + ' ' + objName(c) + (c.layer ? ' [' + c.layer + ']' : '') + (c.manager ? ' by ' + c.manager : ''));
 }
 
 /** Which objects changed: the watcher's provenance when recorded, else the inputs diff from the parent. */
