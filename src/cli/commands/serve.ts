@@ -11,7 +11,7 @@
  * watcher, drain the relay, close the API, exit 0.
  */
 import { randomBytes } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../kubeconfig.js';
 import { createApp } from '../../api/app.js';
 import { actorHeaderIdentity, tokenIdentity } from '../../api/auth.js';
 import { startApiServer } from '../../api/node-server.js';
@@ -66,13 +66,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
 
   let watcher: Watcher | undefined;
   if (!values['no-watch']) {
-    const kc = new KubeConfig();
-    if (values.kubeconfig !== undefined) kc.loadFromFile(values.kubeconfig);
-    else kc.loadFromDefault();
-    if (values.context !== undefined) {
-      if (!kc.getContextObject(values.context)) throw new UsageError(`no context ${JSON.stringify(values.context)} in the kubeconfig`);
-      kc.setCurrentContext(values.context);
-    }
+    const kc = loadKubeConfig(values.kubeconfig, values.context);
     watcher = new Watcher({ kubeConfig: kc, store, channel, hasher: nodeSha256Hex, log: (e) => log.log(e.level === 'error' ? 'error' : e.level === 'warn' ? 'warn' : 'info', `watch.${String(e.msg)}`, e) });
   }
 

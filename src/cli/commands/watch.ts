@@ -8,7 +8,7 @@
  * service account. Logs are JSON lines on stderr; each published version is one JSON line on
  * stdout. Runs until SIGINT/SIGTERM.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig } from '../kubeconfig.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { startWatchHttp } from '../../watch/http.js';
 import { RemoteCompiler } from '../../watch/remote-compile.js';
@@ -48,13 +48,7 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
   const compileUrl = values['compile-url'];
   if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl)) throw new UsageError('--compile-url must be an http(s) URL');
 
-  const kc = new KubeConfig();
-  if (values.kubeconfig !== undefined) kc.loadFromFile(values.kubeconfig);
-  else kc.loadFromDefault();
-  if (values.context !== undefined) {
-    if (!kc.getContextObject(values.context)) throw new UsageError(`no context ${JSON.stringify(values.context)} in the kubeconfig`);
-    kc.setCurrentContext(values.context);
-  }
+  const kc = loadKubeConfig(values.kubeconfig, values.context);
 
   const log = (event: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...event })}\n`);
   const watcher = new Watcher({
