@@ -15,6 +15,7 @@
  * This assumes a publish takes less than the grace period (default 1 h).
  */
 import { readStoredInputsIndex } from '../model/stored-inputs.js';
+import { compositeParts } from '../snapshot/composite.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { packDigests } from '../snapshot/store/packs.js';
@@ -126,7 +127,18 @@ async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set
       docs.add(d);
       return store.getDocument(d);
     }, record.digest);
-    if (content) for (const group of Object.values(content.groups)) for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
+    if (content) {
+      // Only route configs are ever stored as composites (composite.ts): their parts are reached through them.
+      const routes = new Set<string>();
+      for (const group of Object.values(content.groups)) {
+        for (const d of Object.values(group.routes)) if (!objects.has(d)) routes.add(d);
+        for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
+      }
+      for (const d of routes) {
+        const bytes = await store.getObject(d).catch(() => null);
+        for (const p of (bytes && compositeParts(bytes)) ?? []) objects.add(p);
+      }
+    }
   }
   for (const p of packDigests(record)) objects.add(p);
   if (record.diagnosticsDigest !== undefined) docs.add(record.diagnosticsDigest);
