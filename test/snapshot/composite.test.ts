@@ -3,11 +3,12 @@
  * what a proxy is served stays byte for byte the plain encoding.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ProxyClass } from '../../src/compile/types.js';
+import { gc } from '../../src/history/gc.js';
 import { loadServedSnapshot } from '../../src/relay/snapshot/load.js';
 import { SnapshotBuilder, buildSnapshot } from '../../src/snapshot/build.js';
 import { COMPOSITE_MAGIC, compositeBytes, compositeParts, InvalidCompositeError, isComposite, materialize, resourceBytes } from '../../src/snapshot/composite.js';
@@ -147,6 +148,12 @@ test('stored composites round-trip through a store, the relay and packs; a corru
     sameBytes(packed?.objects.get(digest), want);
     const loaded = await loadServedSnapshot(store, 'main', head);
     sameBytes(loaded.resources('sidecar/ns-2/_', 'routes')?.get('8080')?.bytes, want);
+
+    // gc keeps the parts a kept composite names (everything is old enough to be collected).
+    const t = new Date(Date.now() - 2 * 3_600_000);
+    for (const name of readdirSync(store.root, { recursive: true }) as string[]) if (statSync(join(store.root, name)).isFile()) utimesSync(join(store.root, name), t, t);
+    await gc({ store, channel: 'main', actor: 'test', now: () => new Date(), hasher: nodeSha256Hex }, { keep: 1 });
+    sameBytes(await resourceBytes((d) => store.getObject(d), digest), want);
 
     // Bit rot in one part: reading the resource fails rather than serve different bytes.
     const part = (compositeParts((await store.getObject(digest)) as Uint8Array) as string[])[3] as string;
