@@ -27,10 +27,8 @@ export interface EncodedResource {
  * namespaces bytes to hash and store, almost all of them the same in every namespace.
  */
 export const COMPOSITE_ROUTES_MIN_BYTES = 64 * 1024;
-const FEW_VIRTUAL_HOSTS = 16;
-
-/** The protobuf bytes of an encoded resource (a composite's parts concatenated). */
-export const protobufBytes = (e: EncodedResource): Uint8Array => (e.parts ? concatParts(e.parts.map((p) => p.bytes)) : e.bytes);
+/** Route configs with fewer virtual hosts are stored whole, whatever their size: there is nothing for namespaces to share. */
+export const COMPOSITE_ROUTES_MIN_VHOSTS = 16;
 
 export class ResourceEncoder {
   private readonly cache = new WeakMap<object, EncodedResource>();
@@ -58,50 +56,13 @@ export class ResourceEncoder {
   }
 
   private encodeRoutes(rc: RouteConfiguration): EncodedResource {
-    // Few virtual hosts (e.g. a proxyless config: one): never large enough, not worth chunking.
-    if ((rc.virtual_hosts?.length ?? 0) < FEW_VIRTUAL_HOSTS) return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
+    // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share).
+    if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS) return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
     const parts = this.chunker.parts(rc);
     let size = 0;
     for (const p of parts) size += p.bytes.length;
     if (size < COMPOSITE_ROUTES_MIN_BYTES) return this.encoded('routes', concatParts(parts.map((p) => p.bytes)));
     const bytes = compositeBytes(parts.map((p) => p.digest));
     return { type: 'routes', bytes, digest: digestOf(bytes, this.hasher), parts };
-  }
-}
-
-/** Objects by digest (stored bytes) from their encodings. */
-export class EncodedObjects implements ReadonlyMap<string, Uint8Array> {
-  constructor(private readonly sources: ReadonlyMap<string, { readonly bytes: Uint8Array }>) {}
-
-  get size(): number {
-    return this.sources.size;
-  }
-
-  has(digest: string): boolean {
-    return this.sources.has(digest);
-  }
-
-  get(digest: string): Uint8Array | undefined {
-    return this.sources.get(digest)?.bytes;
-  }
-
-  keys(): MapIterator<string> {
-    return this.sources.keys();
-  }
-
-  *values(): MapIterator<Uint8Array> {
-    for (const s of this.sources.values()) yield s.bytes;
-  }
-
-  *entries(): MapIterator<[string, Uint8Array]> {
-    for (const [d, s] of this.sources) yield [d, s.bytes];
-  }
-
-  [Symbol.iterator](): MapIterator<[string, Uint8Array]> {
-    return this.entries();
-  }
-
-  forEach(fn: (value: Uint8Array, key: string, map: ReadonlyMap<string, Uint8Array>) => void, thisArg?: unknown): void {
-    for (const [d, s] of this.sources) fn.call(thisArg, s.bytes, d, this);
   }
 }

@@ -26,6 +26,11 @@ import { digestOf, type Hasher } from './digest.js';
 export const CHUNK_SPREAD = 8;
 /** At most this many virtual hosts per chunk. */
 export const MAX_CHUNK = 64;
+/**
+ * Chunks cached per first virtual host. A run usually has two variants: the one most namespaces
+ * share and the one of the namespace owning a service in it.
+ */
+const MAX_VARIANTS = 4;
 
 export interface Part {
   readonly digest: string;
@@ -114,8 +119,12 @@ export class RouteChunker {
     const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: vhosts.slice(start, to), closed };
     const first = vhosts[start] as VirtualHost;
     const list = this.chunks.get(first);
-    if (list) list.push(chunk);
-    else this.chunks.set(first, [chunk]);
+    if (!list) this.chunks.set(first, [chunk]);
+    else {
+      // Bounded: a long-lived encoder (the watcher's) must not keep every past variant alive.
+      if (list.length >= MAX_VARIANTS) list.shift();
+      list.push(chunk);
+    }
     return chunk;
   }
 }
