@@ -3,6 +3,7 @@
  * of `meshsnap show`, shared by the CLI and the HTTP API (so both answer the same). No node:*.
  */
 import { classifyNode, resourcesForClass } from '../snapshot/classify.js';
+import { resourceBytes } from '../snapshot/composite.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { configDump, type ServedResource } from '../xds/config-dump.js';
 import type { XdsType } from '../xds/type-urls.js';
@@ -28,7 +29,7 @@ export async function servedConfig(store: Pick<SnapshotStore, 'getSnapshot' | 'g
   for (const type of types) {
     const list: ServedResource[] = [];
     for (const [name, objectDigest] of resources[type]) {
-      const bytes = await store.getObject(objectDigest);
+      const bytes = await resourceBytes((d) => store.getObject(d), objectDigest);
       if (!bytes) throw new ServedConfigNotFoundError(`object ${objectDigest} (${type} ${name}) is missing from the store`);
       list.push({ name, bytes });
     }

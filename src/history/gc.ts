@@ -19,6 +19,7 @@
  * Works on every store that implements the history methods: the folder store, S3 and R2.
  */
 import { readStoredInputsIndex } from '../model/stored-inputs.js';
+import { compositeParts } from '../snapshot/composite.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { packDigests } from '../snapshot/store/packs.js';
@@ -137,7 +138,18 @@ async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set
       docs.add(d);
       return store.getDocument(d);
     }, record.digest);
-    if (content) for (const group of Object.values(content.groups)) for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
+    if (content) {
+      // Only route configs are ever stored as composites (composite.ts): their parts are reached through them.
+      const routes = new Set<string>();
+      for (const group of Object.values(content.groups)) {
+        for (const d of Object.values(group.routes)) if (!objects.has(d)) routes.add(d);
+        for (const table of Object.values(group)) for (const d of Object.values(table)) objects.add(d);
+      }
+      for (const d of routes) {
+        const bytes = await store.getObject(d).catch(() => null);
+        for (const p of (bytes && compositeParts(bytes)) ?? []) objects.add(p);
+      }
+    }
   }
   for (const p of packDigests(record)) objects.add(p);
   if (record.diagnosticsDigest !== undefined) docs.add(record.diagnosticsDigest);

@@ -3,6 +3,7 @@
  * (reproducible builds). When it is not, say why: another compiler version, inputs missing from
  * the store, inputs that no longer validate the same way, and which resources differ.
  */
+import { resourceReader } from '../snapshot/composite.js';
 import type { CompilerInfo } from '../snapshot/content.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
@@ -44,7 +45,10 @@ export async function verifyVersion(store: SnapshotStore, record: VersionRecord,
   let differences: ClassDiff[] | undefined;
   if (stored) {
     const built = compiled.snapshot.objects;
-    differences = await diffResources({ content: stored, getObject: (d) => store.getObject(d) }, { content: compiled.snapshot.content, getObject: async (d) => built.get(d) ?? store.getObject(d) });
+    differences = await diffResources(
+      { content: stored, getObject: resourceReader((d) => store.getObject(d)) },
+      { content: compiled.snapshot.content, getObject: resourceReader(async (d) => built.get(d) ?? store.getObject(d)) },
+    );
     if (differences.length > 0) reasons.push(`${differences.length} proxy class(es) get different resources`);
   } else reasons.push(`the stored snapshot ${record.digest} is missing`);
   if (reasons.length === 0) reasons.push('digests differ, resources are the same: the snapshot metadata (compiler or inputs digest) differs');

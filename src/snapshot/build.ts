@@ -17,7 +17,7 @@ import { canonicalJson } from './canonical-json.js';
 import { assertConsistent, checkConsistency, ConsistencyIndex, InconsistentSnapshotError, type ConsistencyProblem, type ResourceChange } from './consistency.js';
 import { SNAPSHOT_SCHEMA, snapshotDocuments, sortedClasses, sortedSelectors, type CompilerInfo, type GroupDigests, type SnapshotContent } from './content.js';
 import type { Hasher } from './digest.js';
-import { EncodedObjects, ResourceEncoder, type EncodedResource } from './encoder.js';
+import { ResourceEncoder, type EncodedResource } from './encoder.js';
 import { resourceRefs, type ResourceRefs } from './references.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from './tree.js';
 
@@ -109,6 +109,8 @@ export class SnapshotBuilder {
   private classesDoc: TreeDocument | undefined;
   private readonly pairs = { clusters: new Map<string, number>(), endpoints: new Map<string, number>(), listeners: new Map<string, number>(), routes: new Map<string, number>() };
   private readonly objectRefs = new Map<string, { count: number; encoded: EncodedResource }>();
+  /** Parts of the composite objects in objectRefs (composite.ts): digest → how many composites hold it. */
+  private readonly partRefs = new Map<string, { count: number; bytes: Uint8Array }>();
   private consistency: ConsistencyIndex | undefined;
   private current: BuiltSnapshot | undefined;
   private chain = 0;
@@ -186,9 +188,10 @@ export class SnapshotBuilder {
     }
     this.index.documents((d) => sink.add(d));
     if (this.classesDoc) sink.add(this.classesDoc);
-    const sources = new Map<string, EncodedResource>();
-    for (const d of [...this.objectRefs.keys()].sort()) sources.set(d, (this.objectRefs.get(d) as { encoded: EncodedResource }).encoded);
-    const objects = new EncodedObjects(sources);
+    const all = new Map<string, Uint8Array>();
+    for (const [d, r] of this.objectRefs) all.set(d, r.encoded.bytes);
+    for (const [d, r] of this.partRefs) if (!all.has(d)) all.set(d, r.bytes);
+    const objects = sortedObjects(all);
     const top = this.topDocument(sink);
     const snapshot: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups: content, classes: this.classes, selectors: this.selectors };
     this.current = { digest: top, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content: snapshot, counts: this.counts(), objects, documents: sink.sorted() };
@@ -276,9 +279,7 @@ export class SnapshotBuilder {
       void base.content;
       this.chain = 1;
     }
-    const sources = new Map<string, EncodedResource>();
-    for (const d of [...newObjects.keys()].sort()) sources.set(d, newObjects.get(d) as EncodedResource);
-    const objects = new EncodedObjects(sources);
+    const objects = sortedObjects(newObjects);
     const info = this.info;
     const newClasses = classesChange ? { classes: this.classes, selectors: this.selectors } : undefined;
     let prev: BuiltSnapshot | undefined = base;
@@ -353,9 +354,9 @@ export class SnapshotBuilder {
     added: readonly GroupId[],
     classes: { classes: readonly ProxyClass[]; selectors: readonly ClassSelector[] } | undefined,
     recordContent = true,
-  ): { sink: DocumentSink; newObjects: Map<string, EncodedResource>; contentChanges: Change[] } {
+  ): { sink: DocumentSink; newObjects: Map<string, Uint8Array>; contentChanges: Change[] } {
     const sink = new DocumentSink(this.hasher);
-    const newObjects = new Map<string, EncodedResource>();
+    const newObjects = new Map<string, Uint8Array>();
     const contentChanges: Change[] = [];
     const touched = new Set<GroupId>(added);
     for (const ch of changes) {
@@ -365,7 +366,17 @@ export class SnapshotBuilder {
       if (ch.after) {
         const encoded = this.encoder.encode(ch.type, ch.after);
         digest = encoded.digest;
-        if (this.count(ch.type, digest, encoded)) newObjects.set(digest, encoded);
+        if (this.count(ch.type, digest, encoded)) {
+          newObjects.set(digest, encoded.bytes);
+          for (const part of encoded.parts ?? []) {
+            const r = this.partRefs.get(part.digest);
+            if (r) r.count++;
+            else {
+              this.partRefs.set(part.digest, { count: 1, bytes: part.bytes });
+              newObjects.set(part.digest, part.bytes);
+            }
+          }
+        }
         tree.set(ch.name, digest);
       } else tree.delete(ch.name);
       if (old !== undefined) this.count(ch.type, old, undefined);
@@ -412,7 +423,13 @@ export class SnapshotBuilder {
       else this.objectRefs.set(digest, { count: 1, encoded });
       return o === undefined;
     }
-    if (o && --o.count === 0) this.objectRefs.delete(digest);
+    if (o && --o.count === 0) {
+      this.objectRefs.delete(digest);
+      for (const part of o.encoded.parts ?? []) {
+        const r = this.partRefs.get(part.digest);
+        if (r && --r.count === 0) this.partRefs.delete(part.digest);
+      }
+    }
     return false;
   }
 
@@ -430,6 +447,13 @@ export class SnapshotBuilder {
 
 const REF_LISTS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
 const sameRefs = (a: ResourceRefs, b: ResourceRefs): boolean => a === b || REF_LISTS.every((k) => a[k].length === b[k].length && a[k].every((r, i) => r === b[k][i]));
+
+/** Objects sorted by digest. */
+function sortedObjects(objects: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
+  return out;
+}
 
 const newTrees = (): Trees => ({ clusters: new TableTree(), endpoints: new TableTree(), listeners: new TableTree(), routes: new TableTree() });
 

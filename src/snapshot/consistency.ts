@@ -97,11 +97,22 @@ interface HolderSet {
   readonly members: ReadonlySet<GroupId>;
 }
 
+/** A resource with references its group does not satisfy (one object per resource, not per reference). */
+interface Owner {
+  readonly type: XdsType;
+  readonly name: string;
+  readonly message: object;
+}
+
 interface Bucket {
   readonly kind: RefKind;
   /** Holder set of the targets; undefined: no group has them. */
   readonly holders: HolderSet | undefined;
-  readonly refs: Ref[];
+  /**
+   * The resources with references into this holder set, each once. The references themselves are
+   * looked up again only for a problem: a large mesh has millions of them, nearly all satisfied.
+   */
+  readonly owners: Owner[];
 }
 
 export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
@@ -158,25 +169,38 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
   // References a group does not satisfy itself, bucketed by the holder set of their target.
   const groupRefs = new Map<GroupId, { buckets: Bucket[]; undecodable: Ref[] }>();
   for (const [id, table] of output.groups) {
-    const buckets = new Map<string, Bucket>();
+    const buckets: Bucket[] = [];
     const bad: Ref[] = [];
+    // Per kind and holder set: its bucket, or null when this group is in the set (satisfied in every class that has the group).
+    const bucketsOf = { routes: new Map(), endpoints: new Map(), clusters: new Map() } as Record<RefKind, Map<HolderSet | undefined, Bucket | null>>;
     for (const type of XDS_TYPES) {
       for (const [name, message] of table[type] as Map<string, object>) {
         const refs = resourceRefs(type, message);
         for (const u of refs.undecodable) bad.push({ type, name, ref: u });
+        let owner: Owner | undefined;
         for (const kind of REF_KINDS) {
+          const byHolders = bucketsOf[kind];
+          let lastSet: HolderSet | undefined | null = null;
+          let bucket: Bucket | null | undefined = null;
           for (const ref of refs[kind]) {
             const set = holderSet(kind, ref);
-            if (set?.members.has(id)) continue; // satisfied in every class that has this group
-            const key = `${kind}\t${set ? set.id : '-'}`;
-            let bucket = buckets.get(key);
-            if (!bucket) buckets.set(key, (bucket = { kind, holders: set, refs: [] }));
-            bucket.refs.push({ type, name, ref });
+            if (set !== lastSet) {
+              lastSet = set;
+              bucket = byHolders.get(set);
+              if (bucket === undefined) {
+                bucket = set?.members.has(id) ? null : { kind, holders: set, owners: [] };
+                byHolders.set(set, bucket);
+                if (bucket) buckets.push(bucket);
+              }
+            }
+            if (bucket === null || bucket === undefined) continue;
+            owner ??= { type, name, message };
+            if (bucket.owners[bucket.owners.length - 1] !== owner) bucket.owners.push(owner);
           }
         }
       }
     }
-    groupRefs.set(id, { buckets: [...buckets.values()], undecodable: bad });
+    groupRefs.set(id, { buckets, undecodable: bad });
   }
 
   const problems: ConsistencyProblem[] = [];
@@ -201,7 +225,9 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
       for (const r of refs.undecodable) problems.push(undecodable(cls.id, r));
       for (const bucket of refs.buckets) {
         if (bucket.holders && meets(bucket.holders.members, inClass)) continue;
-        for (const r of bucket.refs) problems.push(missing(cls.id, bucket.kind, r));
+        for (const o of bucket.owners) {
+          for (const ref of resourceRefs(o.type, o.message)[bucket.kind]) if (holderSet(bucket.kind, ref) === bucket.holders) problems.push(missing(cls.id, bucket.kind, { type: o.type, name: o.name, ref }));
+        }
       }
     }
   }

@@ -6,45 +6,39 @@
  * encoding and hashing work. Messages must not be mutated after they were encoded.
  */
 import { encodeMessage, type RouteConfiguration } from '../xds/proto.js';
-import { routeConfigurationParts, writeRouteConfiguration, type RouteConfigurationParts } from '../xds/route-config-encoder.js';
+import { routeConfigurationParts, writeRouteConfiguration } from '../xds/route-config-encoder.js';
 import { XDS_TYPE_NAME, type XdsType } from '../xds/type-urls.js';
+import { compositeBytes, concatParts } from './composite.js';
 import { digestOf, nobleSha256Hex, type Hasher } from './digest.js';
+import { RouteChunker, type Part } from './route-chunks.js';
 
 export interface EncodedResource {
   readonly type: XdsType;
-  /** The protobuf bytes. For a large route config, spliced anew on every read: keep what you need, not the resource. */
+  /** The stored object's bytes: the protobuf encoding, or for a composite (`parts` set) the composite object (composite.ts). */
   readonly bytes: Uint8Array;
   readonly digest: string;
+  /** A composite's parts, in order (plain objects; the same part may appear twice). */
+  readonly parts?: readonly Part[];
 }
 
 /**
- * Route configs at least this large keep their parts (virtual host bytes shared with the other
- * namespaces' configs), not their own spliced bytes: a sidecar config holds every service of the
- * port, so per-namespace copies would be services × namespaces bytes held for the whole build.
+ * Route configs at least this large are stored as composites of shared parts (route-chunks.ts): a
+ * sidecar config holds every service of the port, so per-namespace copies would be services ×
+ * namespaces bytes to hash and store, almost all of them the same in every namespace.
  */
-export const SPLICED_ROUTES_MIN_BYTES = 64 * 1024;
-
-/** A large route config: digest computed once, bytes spliced from shared parts when read. */
-class SplicedRouteConfig implements EncodedResource {
-  readonly type = 'routes' as const;
-  constructor(
-    private readonly parts: RouteConfigurationParts,
-    readonly digest: string,
-  ) {}
-
-  get bytes(): Uint8Array {
-    return writeRouteConfiguration(this.parts);
-  }
-}
+export const COMPOSITE_ROUTES_MIN_BYTES = 64 * 1024;
+/** Route configs with fewer virtual hosts are stored whole, whatever their size: there is nothing for namespaces to share. */
+export const COMPOSITE_ROUTES_MIN_VHOSTS = 16;
 
 export class ResourceEncoder {
   private readonly cache = new WeakMap<object, EncodedResource>();
-  /** Reused for hashing large route configs (never handed out). */
-  private scratch = new Uint8Array(0);
+  private readonly chunker: RouteChunker;
   /** How many messages were actually encoded (cache misses). */
   encodes = 0;
 
-  constructor(readonly hasher: Hasher = nobleSha256Hex) {}
+  constructor(readonly hasher: Hasher = nobleSha256Hex) {
+    this.chunker = new RouteChunker(hasher);
+  }
 
   encode(type: XdsType, message: object): EncodedResource {
     const hit = this.cache.get(message);
@@ -62,46 +56,13 @@ export class ResourceEncoder {
   }
 
   private encodeRoutes(rc: RouteConfiguration): EncodedResource {
-    const parts = routeConfigurationParts(rc);
-    if (parts.size < SPLICED_ROUTES_MIN_BYTES) return this.encoded('routes', writeRouteConfiguration(parts));
-    if (this.scratch.length < parts.size) this.scratch = new Uint8Array(Math.max(parts.size, this.scratch.length * 2));
-    return new SplicedRouteConfig(parts, digestOf(writeRouteConfiguration(parts, this.scratch), this.hasher));
-  }
-}
-
-/** Objects by digest whose bytes are read from their encodings when asked for (large route configs are spliced then). */
-export class EncodedObjects implements ReadonlyMap<string, Uint8Array> {
-  constructor(private readonly sources: ReadonlyMap<string, { readonly bytes: Uint8Array }>) {}
-
-  get size(): number {
-    return this.sources.size;
-  }
-
-  has(digest: string): boolean {
-    return this.sources.has(digest);
-  }
-
-  get(digest: string): Uint8Array | undefined {
-    return this.sources.get(digest)?.bytes;
-  }
-
-  keys(): MapIterator<string> {
-    return this.sources.keys();
-  }
-
-  *values(): MapIterator<Uint8Array> {
-    for (const s of this.sources.values()) yield s.bytes;
-  }
-
-  *entries(): MapIterator<[string, Uint8Array]> {
-    for (const [d, s] of this.sources) yield [d, s.bytes];
-  }
-
-  [Symbol.iterator](): MapIterator<[string, Uint8Array]> {
-    return this.entries();
-  }
-
-  forEach(fn: (value: Uint8Array, key: string, map: ReadonlyMap<string, Uint8Array>) => void, thisArg?: unknown): void {
-    for (const [d, s] of this.sources) fn.call(thisArg, s.bytes, d, this);
+    // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share).
+    if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS) return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
+    const parts = this.chunker.parts(rc);
+    let size = 0;
+    for (const p of parts) size += p.bytes.length;
+    if (size < COMPOSITE_ROUTES_MIN_BYTES) return this.encoded('routes', concatParts(parts.map((p) => p.bytes)));
+    const bytes = compositeBytes(parts.map((p) => p.digest));
+    return { type: 'routes', bytes, digest: digestOf(bytes, this.hasher), parts };
   }
 }

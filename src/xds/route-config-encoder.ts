@@ -22,7 +22,7 @@ const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
 const VirtualHostCodec = envoy.config.route.v3.VirtualHost;
 
 /** Field 2 (`virtual_hosts`), wire type 2 (length-delimited). */
-const VIRTUAL_HOSTS_TAG = (2 << 3) | 2;
+export const VIRTUAL_HOSTS_TAG = (2 << 3) | 2;
 
 const vhBytes = new WeakMap<VirtualHost, Uint8Array>();
 
@@ -40,9 +40,9 @@ export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
   return bytes;
 }
 
-const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+export const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
 
-function writeVarint(out: Uint8Array, at: number, n: number): number {
+export function writeVarint(out: Uint8Array, at: number, n: number): number {
   while (n >= 0x80) {
     out[at++] = (n & 0x7f) | 0x80;
     n >>>= 7;
@@ -67,11 +67,18 @@ export interface RouteConfigurationParts {
   readonly size: number;
 }
 
-export function routeConfigurationParts(rc: RouteConfiguration): RouteConfigurationParts {
+/** The encodings of the fields before `virtual_hosts` (`name`) and after it; either may be empty. */
+export function routeConfigurationEnds(rc: RouteConfiguration): { readonly head: Uint8Array; readonly tail: Uint8Array } {
   // Everything but the virtual hosts goes through the generated codec, split around field 2.
-  const { name, virtual_hosts: vhosts, ...after } = rc;
+  const { name, virtual_hosts: _vhosts, ...after } = rc;
   const head = name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== '' ? compactBytes(RouteConfigurationCodec.encode({ name }).finish()) : EMPTY;
   const tail = compactBytes(RouteConfigurationCodec.encode(after).finish());
+  return { head, tail };
+}
+
+export function routeConfigurationParts(rc: RouteConfiguration): RouteConfigurationParts {
+  const { head, tail } = routeConfigurationEnds(rc);
+  const vhosts = rc.virtual_hosts;
   const parts: Uint8Array[] = [];
   let size = head.length + tail.length;
   if (vhosts != null) {

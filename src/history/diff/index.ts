@@ -1,4 +1,5 @@
 /** `diff A B`: resources per proxy class and xDS type, and the input objects that changed. */
+import { resourceReader } from '../../snapshot/composite.js';
 import type { VersionRecord } from '../../snapshot/manifest.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { HistoryError } from '../errors.js';
@@ -20,7 +21,8 @@ export async function diffVersions(store: SnapshotStore, a: VersionRecord, b: Ve
   const cb = await store.getSnapshot(b.digest);
   if (!ca || !cb) throw new HistoryError(`snapshot ${!ca ? a.digest : b.digest} is missing from the store`);
   const read = (d: string) => store.getObject(d);
-  const classes = a.digest === b.digest ? [] : await diffResources({ content: ca, getObject: read }, { content: cb, getObject: read }, opts);
+  const resources = resourceReader(read);
+  const classes = a.digest === b.digest ? [] : await diffResources({ content: ca, getObject: resources }, { content: cb, getObject: resources }, opts);
   let inputs: InputChange[] | undefined;
   if (a.inputs !== undefined && b.inputs !== undefined) inputs = await diffInputs(await inputsOf(store, a), await inputsOf(store, b), read);
   return {

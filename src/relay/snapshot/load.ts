@@ -2,8 +2,11 @@
  * Loads one channel version from the store into a LoadedSnapshot, verifying everything first:
  * the snapshot document against its digest, and every object any group references against its
  * digest (store.getObject does the hashing). A single missing or corrupt object refuses the whole
- * snapshot, so a bad byte never reaches a proxy.
+ * snapshot, so a bad byte never reaches a proxy. A composite object (a large route config stored as
+ * shared parts, composite.ts) is materialized here, once per digest: every class and stream that
+ * serves it shares those bytes.
  */
+import { resourceBytes } from '../../snapshot/composite.js';
 import type { ChannelHead } from '../../snapshot/manifest.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
@@ -74,7 +77,7 @@ export async function loadServedSnapshot(store: SnapshotStore, channel: string, 
       const d = toRead[next++] as string;
       let bytes: Uint8Array | null;
       try {
-        bytes = await store.getObject(d);
+        bytes = await resourceBytes((x) => store.getObject(x), d);
       } catch (e) {
         next = toRead.length; // the snapshot is refused: stop the other workers too
         return fail(`object ${d}: ${(e as Error).message}`, e);

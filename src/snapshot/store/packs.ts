@@ -21,6 +21,7 @@
  *
  *   "meshsnap.pack/v1\n" {"entries":[[digest, length], …]} "\n" <bytes of each entry, in order>
  */
+import { compositeParts, isComposite, materialize } from '../composite.js';
 import { parseGroupDocument, parseTableNode, parseTopDocument, readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
@@ -159,14 +160,14 @@ export async function snapshotEntries(top: string, read: Reader, readObject: Rea
     () => true,
     (d) => objects.add(d),
   );
-  await Promise.all(
-    [...objects].map(async (d) => {
-      if (out.has(d)) return;
-      const b = await readObject(d);
-      if (!b) throw new InvalidPackError(`object ${d} is not available`);
-      out.set(d, b);
-    }),
-  );
+  const get = async (d: string): Promise<Uint8Array> => {
+    const b = out.get(d) ?? (await readObject(d));
+    if (!b) throw new InvalidPackError(`object ${d} is not available`);
+    out.set(d, b);
+    return b;
+  };
+  // A composite object's parts are objects of the snapshot too (composite.ts).
+  await Promise.all([...objects].map(async (d) => Promise.all((compositeParts(await get(d)) ?? []).map(get))));
   return out;
 }
 
@@ -204,6 +205,8 @@ export async function newSince(store: Pick<SnapshotStore, 'getDocument'>, snapsh
       if (under) old.add(d);
     },
   );
+  // The parts of a composite the base has are the base's too.
+  for (const [d, b] of snapshot.objects) if (old.has(d)) for (const p of compositeParts(b) ?? []) old.add(p);
   const out = new Map<string, Uint8Array>();
   for (const [d, b] of mine) if (!old.has(d)) out.set(d, b);
   for (const [d, b] of snapshot.objects) if (!old.has(d)) out.set(d, b);
@@ -295,7 +298,7 @@ const packRefs = (packs: PackList): PackRef[] => [packs.checkpoint, ...packs.del
 
 export interface PackedLoad {
   readonly content: SnapshotContent;
-  /** Every object the snapshot's tables name, verified. */
+  /** Every object the snapshot's tables name, verified, composites materialized (the resources' protobuf bytes). */
   readonly objects: Map<string, Uint8Array>;
   /** Store reads made: packs, and single documents/objects not found in them (0 when the packs are complete). */
   readonly packReads: number;
@@ -352,5 +355,12 @@ export async function loadSnapshotPacked(store: SnapshotStore, record: Pick<Vers
     }
   };
   await Promise.all(Array.from({ length: Math.min(32, unique.length) }, worker));
+  const readPart = async (d: string): Promise<Uint8Array | null> => {
+    const b = have.get(d);
+    if (b) return b;
+    fallbackReads++;
+    return store.getObject(d);
+  };
+  for (const [d, b] of objects) if (isComposite(b)) objects.set(d, await materialize(readPart, d, b));
   return { content, objects, packReads, fallbackReads };
 }

@@ -1,0 +1,130 @@
+/**
+ * Splits a large RouteConfiguration's encoding into the parts of a composite object (composite.ts):
+ *
+ *   [head (`name`)] ‖ chunk ‖ chunk ‖ … ‖ [tail (fields after `virtual_hosts`)]
+ *
+ * A chunk is a run of consecutive virtual hosts, each framed as the field-2 entry it is in the
+ * RouteConfiguration (tag, length, bytes), so concatenating the parts gives exactly the encoding.
+ *
+ * Chunk boundaries depend only on virtual host names: a chunk ends after a virtual host whose
+ * name hashes to 0 modulo CHUNK_SPREAD (or after MAX_CHUNK hosts). A service's virtual host has
+ * the same name in every client namespace's config, so the namespaces' configs are cut at the same
+ * places, and a chunk differs between two namespaces only where one of its virtual hosts does (the
+ * few services of the client's own namespace, whose short names are domains there). Everything
+ * else is the same chunk, stored once. Being a function of the content alone, the parts (and so
+ * the digest) do not depend on which message objects the compiler happened to share.
+ *
+ * Chunks are cached per run of virtual host objects (by identity), so a run shared by every
+ * namespace's config is framed and hashed once per compile.
+ */
+import type { RouteConfiguration, VirtualHost } from '../xds/proto.js';
+import { encodeVirtualHost, routeConfigurationEnds, VIRTUAL_HOSTS_TAG, varintSize, writeVarint } from '../xds/route-config-encoder.js';
+import { fnv1a32 } from './tree.js';
+import { digestOf, type Hasher } from './digest.js';
+
+/** Average virtual hosts per chunk. */
+export const CHUNK_SPREAD = 8;
+/** At most this many virtual hosts per chunk. */
+export const MAX_CHUNK = 64;
+/**
+ * Chunks cached per first virtual host. A run usually has two variants: the one most namespaces
+ * share and the one of the namespace owning a service in it.
+ */
+const MAX_VARIANTS = 4;
+
+export interface Part {
+  readonly digest: string;
+  readonly bytes: Uint8Array;
+}
+
+interface Chunk extends Part {
+  readonly vhosts: readonly VirtualHost[];
+  /** Whether the chunk ended by the boundary rule (not because its config ended there). */
+  readonly closed: boolean;
+}
+
+const endsAfter = (vh: VirtualHost, length: number): boolean => length >= MAX_CHUNK || fnv1a32(vh.name ?? '') % CHUNK_SPREAD === 0;
+
+export class RouteChunker {
+  /** First virtual host of a run → the chunks starting with it. */
+  private readonly chunks = new WeakMap<VirtualHost, Chunk[]>();
+  /** Heads and tails are few (one per config name, one per set of trailing fields). */
+  private readonly ends = new Map<string, Part>();
+
+  constructor(private readonly hasher: Hasher) {}
+
+  /** The parts of `rc`, in order; their bytes concatenated are the RouteConfiguration's encoding. */
+  parts(rc: RouteConfiguration): Part[] {
+    const { head, tail } = routeConfigurationEnds(rc);
+    const out: Part[] = [];
+    if (head.length) out.push(this.end(head));
+    const vhosts = rc.virtual_hosts ?? [];
+    for (let start = 0; start < vhosts.length; ) {
+      const c = this.cached(vhosts, start) ?? this.chunk(vhosts, start);
+      out.push(c);
+      start += c.vhosts.length;
+    }
+    if (tail.length) out.push(this.end(tail));
+    return out;
+  }
+
+  private end(bytes: Uint8Array): Part {
+    const key = bytes.join(',');
+    let part = this.ends.get(key);
+    if (!part) this.ends.set(key, (part = { digest: digestOf(bytes, this.hasher), bytes }));
+    return part;
+  }
+
+  /**
+   * A chunk built earlier from the same virtual host objects at `start`: the same names, so the
+   * same boundary (the rule looks at nothing after the chunk), unless it ended with its config.
+   */
+  private cached(vhosts: readonly VirtualHost[], start: number): Chunk | undefined {
+    const list = this.chunks.get(vhosts[start] as VirtualHost);
+    if (!list) return undefined;
+    search: for (const c of list) {
+      const n = c.vhosts.length;
+      if (start + n > vhosts.length || (!c.closed && start + n !== vhosts.length)) continue;
+      for (let k = 1; k < n; k++) if (c.vhosts[k] !== vhosts[start + k]) continue search;
+      return c;
+    }
+    return undefined;
+  }
+
+  private chunk(vhosts: readonly VirtualHost[], start: number): Chunk {
+    let to = start;
+    let closed = false;
+    while (to < vhosts.length) {
+      to++;
+      if (endsAfter(vhosts[to - 1] as VirtualHost, to - start)) {
+        closed = true;
+        break;
+      }
+    }
+    const encoded: Uint8Array[] = [];
+    let size = 0;
+    for (let i = start; i < to; i++) {
+      const b = encodeVirtualHost(vhosts[i] as VirtualHost);
+      encoded.push(b);
+      size += 1 + varintSize(b.length) + b.length;
+    }
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const b of encoded) {
+      bytes[at++] = VIRTUAL_HOSTS_TAG;
+      at = writeVarint(bytes, at, b.length);
+      bytes.set(b, at);
+      at += b.length;
+    }
+    const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: vhosts.slice(start, to), closed };
+    const first = vhosts[start] as VirtualHost;
+    const list = this.chunks.get(first);
+    if (!list) this.chunks.set(first, [chunk]);
+    else {
+      // Bounded: a long-lived encoder (the watcher's) must not keep every past variant alive.
+      if (list.length >= MAX_VARIANTS) list.shift();
+      list.push(chunk);
+    }
+    return chunk;
+  }
+}
