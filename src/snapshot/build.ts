@@ -122,8 +122,8 @@ class LazyContent {
 
   get(): SnapshotContent {
     if (this.value) return this.value;
-    const steps: ContentStep[] = [];
-    let at: LazyContent | SnapshotContent | undefined = this;
+    const steps: ContentStep[] = [this.step as ContentStep];
+    let at = this.prev;
     while (at instanceof LazyContent && at.value === undefined) {
       steps.push(at.step as ContentStep);
       at = at.prev;
