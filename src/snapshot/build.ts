@@ -98,6 +98,44 @@ interface GroupState {
 /** A delta chain longer than this materializes the older content, so unread snapshots do not pile up. */
 const MAX_CHAIN = 32;
 
+/** What a delta did to the expanded content (applied when the content is first read). */
+interface ContentStep {
+  readonly info: SnapshotBuildInfo;
+  readonly changes: readonly Change[];
+  readonly removed: readonly GroupId[];
+  readonly added: readonly GroupId[];
+  readonly classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
+}
+
+/**
+ * A delta snapshot's content: the content of the snapshot before it plus its step, computed on
+ * first read. Reading it applies every step since the nearest computed content at once, so each
+ * table they touch is copied once however long the chain (see applySteps).
+ */
+class LazyContent {
+  private value: SnapshotContent | undefined;
+
+  constructor(
+    private prev: LazyContent | SnapshotContent | undefined,
+    private step: ContentStep | undefined,
+  ) {}
+
+  get(): SnapshotContent {
+    if (this.value) return this.value;
+    const steps: ContentStep[] = [this.step as ContentStep];
+    let at = this.prev;
+    while (at instanceof LazyContent && at.value === undefined) {
+      steps.push(at.step as ContentStep);
+      at = at.prev;
+    }
+    const base = at instanceof LazyContent ? (at.value as SnapshotContent) : (at as SnapshotContent);
+    this.value = applySteps(base, steps.reverse());
+    this.prev = undefined;
+    this.step = undefined;
+    return this.value;
+  }
+}
+
 export class SnapshotBuilder {
   readonly encoder: ResourceEncoder;
   readonly hasher: Hasher;
@@ -114,6 +152,8 @@ export class SnapshotBuilder {
   private consistency: ConsistencyIndex | undefined;
   private current: BuiltSnapshot | undefined;
   private chain = 0;
+  /** The last delta's content (undefined after a full build, whose content is computed). */
+  private lazy: LazyContent | undefined;
 
   constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
     this.info = { inputsDigest: info.inputsDigest, compiler: { name: info.compiler.name, version: info.compiler.version } };
@@ -178,6 +218,7 @@ export class SnapshotBuilder {
     }
     this.consistency = undefined;
     this.chain = 0;
+    this.lazy = undefined;
     const { sink } = this.commit(changes, removed, added, { classes: output.classes, selectors: output.selectors }, false);
     for (const id of removed) this.groups.delete(id);
 
@@ -276,24 +317,20 @@ export class SnapshotBuilder {
 
     // The chain of unread delta contents stays short.
     if (++this.chain > MAX_CHAIN) {
-      void base.content;
+      this.lazy?.get();
       this.chain = 1;
     }
     const objects = sortedObjects(newObjects);
     const info = this.info;
     const newClasses = classesChange ? { classes: this.classes, selectors: this.selectors } : undefined;
-    let prev: BuiltSnapshot | undefined = base;
-    let content: SnapshotContent | undefined;
+    const content = new LazyContent(this.lazy ?? base.content, { info, changes: contentChanges, removed, added, classes: newClasses });
+    this.lazy = content;
     this.current = {
       digest,
       inputsDigest: info.inputsDigest,
       compiler: info.compiler,
       get content(): SnapshotContent {
-        if (!content) {
-          content = applyContent((prev as BuiltSnapshot).content, info, contentChanges, removed, added, newClasses);
-          prev = undefined;
-        }
-        return content;
+        return content.get();
       },
       counts: this.counts(),
       objects,
@@ -457,37 +494,53 @@ function sortedObjects(objects: ReadonlyMap<string, Uint8Array>): Map<string, Ui
 
 const newTrees = (): Trees => ({ clusters: new TableTree(), endpoints: new TableTree(), listeners: new TableTree(), routes: new TableTree() });
 
-/** The expanded content after a delta, from the content before it. */
-function applyContent(
-  prev: SnapshotContent,
-  info: SnapshotBuildInfo,
-  changes: readonly Change[],
-  removed: readonly GroupId[],
-  added: readonly GroupId[],
-  classes: { classes: readonly ProxyClass[]; selectors: readonly ClassSelector[] } | undefined,
-): SnapshotContent {
+/**
+ * The expanded content after some deltas, from the content before them: each table they touch
+ * is copied once, and sorted again only when a name was added to it (an update keeps the order).
+ */
+function applySteps(prev: SnapshotContent, steps: readonly ContentStep[]): SnapshotContent {
+  const last = steps[steps.length - 1];
+  if (!last) return prev;
   const groups: Record<GroupId, GroupDigests> = { ...prev.groups };
-  for (const id of removed) delete groups[id];
-  for (const id of added) groups[id] = { clusters: {}, endpoints: {}, listeners: {}, routes: {} };
-  const copies = new Map<string, Record<string, string>>();
-  for (const ch of changes) {
-    if (!(ch.group in groups)) continue;
-    const key = `${ch.group}\n${ch.type}`;
-    let table = copies.get(key);
-    if (!table) copies.set(key, (table = { ...(groups[ch.group] as GroupDigests)[ch.type] }));
-    if (ch.digest === undefined) delete table[ch.name];
-    else table[ch.name] = ch.digest;
+  /** `group\ntype` → its copy, and whether a name was added to it. */
+  const copies = new Map<string, { readonly table: Record<string, string>; added: boolean }>();
+  const forget = (id: GroupId): void => {
+    for (const type of XDS_TYPES) copies.delete(`${id}\n${type}`);
+  };
+  let classes: ContentStep['classes'];
+  for (const step of steps) {
+    for (const id of step.removed) {
+      delete groups[id];
+      forget(id);
+    }
+    for (const id of step.added) {
+      groups[id] = { clusters: {}, endpoints: {}, listeners: {}, routes: {} };
+      forget(id);
+    }
+    for (const ch of step.changes) {
+      const group = groups[ch.group];
+      if (!group) continue;
+      const key = `${ch.group}\n${ch.type}`;
+      let copy = copies.get(key);
+      if (!copy) copies.set(key, (copy = { table: { ...group[ch.type] }, added: false }));
+      if (ch.digest === undefined) delete copy.table[ch.name];
+      else {
+        if (!copy.added && !Object.hasOwn(copy.table, ch.name)) copy.added = true;
+        copy.table[ch.name] = ch.digest;
+      }
+    }
+    if (step.classes) classes = step.classes;
   }
-  for (const [key, table] of copies) {
+  for (const [key, copy] of copies) {
     const [group, type] = key.split('\n') as [GroupId, XdsType];
-    groups[group] = { ...(groups[group] as GroupDigests), [type]: sortedRecord(table) };
+    groups[group] = { ...(groups[group] as GroupDigests), [type]: copy.added ? sortedRecord(copy.table) : copy.table };
   }
   const sortedGroups: Record<GroupId, GroupDigests> = {};
   for (const id of Object.keys(groups).sort()) sortedGroups[id] = groups[id] as GroupDigests;
   return {
     schema: SNAPSHOT_SCHEMA,
-    compiler: info.compiler,
-    inputsDigest: info.inputsDigest,
+    compiler: last.info.compiler,
+    inputsDigest: last.info.inputsDigest,
     groups: sortedGroups,
     classes: classes ? classes.classes : prev.classes,
     selectors: classes ? classes.selectors : prev.selectors,

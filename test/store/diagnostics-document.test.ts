@@ -96,7 +96,7 @@ function meshOutput(services: number): CompileOutput {
   return output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
 }
 
-test('finding the head reads no version record; a delta goes through putLayered, objects then layers in order', async () => {
+test('finding the head reads no version record; a delta goes through putLayered, objects then layers in order, and its pack too', async () => {
   const root = tempStoreDir();
   const writer = new LocalStore(root);
   await publishSnapshot(writer, 'main', meshSnapshot(40, 1), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
@@ -133,10 +133,14 @@ test('finding the head reads no version record; a delta goes through putLayered,
   assert.ok(r.status === 'published');
   assert.equal(r.record.version, 4);
   assert.equal(recordReads, 1, 'the base record, for its packs; none to find the head');
-  assert.equal(calls.length, 1);
-  assert.deepEqual(calls[0]!.objects, [...delta.objects.keys()]);
-  assert.deepEqual(calls[0]!.layers.flat(), delta.documents.map((d) => d.digest), 'children before parents');
-  assert.deepEqual(calls[0]!.layers.at(-1), [delta.digest], 'the top document last');
+  // The tree in one call; the delta pack (one object, no layers) in another.
+  const tree = calls.filter((c) => c.layers.length > 0);
+  assert.equal(tree.length, 1);
+  assert.deepEqual(tree[0]!.objects, [...delta.objects.keys()]);
+  assert.deepEqual(tree[0]!.layers.flat(), delta.documents.map((d) => d.digest), 'children before parents');
+  assert.deepEqual(tree[0]!.layers.at(-1), [delta.digest], 'the top document last');
+  const packs = calls.filter((c) => c.layers.length === 0);
+  assert.deepEqual(packs.map((c) => c.objects), [[r.record.packs!.deltas.at(-1)!.digest]], 'the delta pack');
   assert.equal(r.documentsWritten, delta.documents.length);
   assert.deepEqual(await store.getSnapshot(delta.digest), delta.content);
   assert.deepEqual((await store.readChannel('main'))?.digest, delta.digest);

@@ -21,11 +21,46 @@ function encoded(type: XdsType, message: object): Uint8Array {
 }
 
 export function sameResource(type: XdsType, a: object, b: object): boolean {
-  if (a === b) return true;
+  if (a === b || sameValue(a, b)) return true;
   const x = encoded(type, a);
   const y = encoded(type, b);
   if (x.length !== y.length) return false;
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/**
+ * Structural equality of message values: same prototypes, own keys in the same order (map fields
+ * are encoded in insertion order), equal arrays, bytes and primitives. Equal values encode to the
+ * same bytes, so a recomputed resource that did not change (an endpoint move's clusters) is found
+ * without encoding it; unequal ones are compared by their encodings (a default value set or left
+ * out encodes the same).
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true; // not ===: 0 and -0 encode differently as doubles
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (ArrayBuffer.isView(a)) {
+    const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const y = b as ArrayBufferView;
+    if (x.byteLength !== y.byteLength) return false;
+    const z = new Uint8Array(y.buffer, y.byteOffset, y.byteLength);
+    for (let i = 0; i < x.length; i++) if (x[i] !== z[i]) return false;
+    return true;
+  }
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], y[i])) return false;
+    return true;
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i] as string;
+    if (k !== kb[i] || !sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
   return true;
 }
 

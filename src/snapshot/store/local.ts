@@ -11,10 +11,18 @@
  * Every file is written to tmp/ first and then linked (create-if-absent) or renamed into place,
  * so readers never see a partial file. Immutable files are placed with link(), which fails when
  * the target exists: that is both "never overwrite" and the atomic version allocation.
+ *
+ * Small files (version records, the head, a delta's tens of objects and documents through
+ * putLayered, small packs) are written and read with synchronous calls: each costs one system
+ * call of a few microseconds, where a promise call is a thread-pool round trip that costs
+ * 0.1–2 ms on a busy machine, and an endpoint change writes ~20 files. Such a batch blocks the
+ * event loop for about a millisecond. Big writes (a full snapshot, a checkpoint pack) stay
+ * asynchronous and parallel.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, readdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { link, mkdir, open, readFile, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
@@ -26,17 +34,29 @@ export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(byte
 
 export const DEFAULT_STORE_DIR = '.meshsnap';
 
+/** Batches (putLayered, putDocuments) of up to this many bytes are written synchronously… */
+export const SYNC_WRITE_MAX = 1 << 20;
+/** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
+const SYNC_BATCH_MAX = 64;
+
 export interface LocalStoreOptions {
   readonly hasher?: Hasher;
 }
 
+/** Temp file names: unique per process (the pid alone may repeat across hosts sharing a store), then a counter. */
+const TMP_PREFIX = `${process.pid}-${randomUUID()}-`;
 let tmpCounter = 0;
 
 export class LocalStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly made = new Set<string>();
+  private readonly objectsDir: string;
+  private readonly documentsDir: string;
+  private readonly tmpDir: string;
   /** Per channel, the newest version this store read or wrote: known to exist, so a probe can start there. */
   private readonly heads = new Map<string, ChannelHead>();
+  /** Per channel, the last record this store published: the next publish reads it (packs' base) without parsing it again. */
+  private readonly published = new Map<string, VersionRecord>();
   private auditSeq = 0;
 
   constructor(
@@ -44,6 +64,9 @@ export class LocalStore implements SnapshotStore {
     opts: LocalStoreOptions = {},
   ) {
     this.hasher = opts.hasher ?? nodeSha256Hex;
+    this.objectsDir = join(root, 'objects', 'sha256');
+    this.documentsDir = join(root, 'documents', 'sha256');
+    this.tmpDir = join(root, 'tmp');
   }
 
   async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
@@ -71,6 +94,13 @@ export class LocalStore implements SnapshotStore {
       if (actual !== digest) throw new DigestMismatchError(digest, actual);
     }
     const written: string[] = [];
+    if (pending.length <= SYNC_BATCH_MAX && pending.reduce((n, [, b]) => n + b.byteLength, 0) <= SYNC_WRITE_MAX) {
+      for (const [digest, bytes] of pending) {
+        const path = this.documentPath(digest);
+        if (!freshenSync(path) && this.placeNewSync(path, bytes) === 'created') written.push(digest);
+      }
+      return written.sort();
+    }
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < pending.length) {
@@ -88,21 +118,35 @@ export class LocalStore implements SnapshotStore {
   }
 
   /**
-   * Every file is first written to tmp/, all at once; then they are only linked into place, the
-   * objects and then each layer in order, so a layer costs one link. A batch is mostly new files
-   * (an update's): one already stored is found by its link failing, and then freshened.
+   * A batch is mostly new files (an update's): one already stored is found by its link failing,
+   * and then freshened. Up to SYNC_WRITE_MAX bytes, each file is written, linked into place and
+   * its temp file removed, one after the other in order (objects, then each layer). A bigger
+   * batch writes every temp file at once, then links them in order, a layer at a time.
    */
   async putLayered(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ objects: string[]; documents: string[] }> {
     type Entry = { readonly digest: string; readonly bytes: Uint8Array; readonly path: string; tmp?: Promise<string> };
     const entries = (m: ReadonlyMap<string, Uint8Array>, path: (d: string) => string): Entry[] => [...m].map(([digest, bytes]) => ({ digest, bytes, path: path(digest) }));
     const groups: Entry[][] = [entries(objects, (d) => this.objectPath(d)), ...layers.map((l) => entries(l, (d) => this.documentPath(d)))];
     const all = groups.flat();
+    let total = 0;
     for (const e of all) {
       const actual = digestOf(e.bytes, this.hasher);
       if (actual !== e.digest) throw new DigestMismatchError(e.digest, actual);
+      total += e.bytes.byteLength;
+    }
+    if (total <= SYNC_WRITE_MAX) {
+      const written = groups.map((group) => {
+        const created: string[] = [];
+        for (const e of group) {
+          if (this.placeNewSync(e.path, e.bytes) === 'created') created.push(e.digest);
+          else freshenSync(e.path); // found and reused
+        }
+        return created;
+      });
+      return { objects: (written[0] ?? []).sort(), documents: written.slice(1).flat().sort() };
     }
     for (const e of all) {
-      e.tmp = this.mkdirOnce(join(e.path, '..')).then(() => this.writeTemp(e.bytes));
+      e.tmp = this.mkdirOnce(dirname(e.path)).then(() => this.writeTemp(e.bytes));
       e.tmp.catch(() => undefined);
     }
     // A temp file is removed once linked (meanwhile the next layer is placed), or at the end.
@@ -133,7 +177,7 @@ export class LocalStore implements SnapshotStore {
   }
 
   async hasDocument(digest: string): Promise<boolean> {
-    return freshen(this.documentPath(digest));
+    return freshenSync(this.documentPath(digest));
   }
 
   async getSnapshot(digest: string): Promise<SnapshotContent | null> {
@@ -151,11 +195,11 @@ export class LocalStore implements SnapshotStore {
     assertChannel(channel);
     // A version this store saw needs one stat, head.json a read (and it may lag behind anyway).
     let hint = this.heads.get(channel) ?? null;
-    if (hint && !(await exists(this.versionPath(channel, hint.version)))) {
+    if (hint && !existsSync(this.versionPath(channel, hint.version))) {
       this.heads.delete(channel); // removed behind this store's back
       hint = null;
     }
-    hint ??= await this.readHead(channel);
+    hint ??= this.readHead(channel);
     let latest: number;
     if (hint === null) {
       const versions = await this.listVersions(channel);
@@ -163,7 +207,7 @@ export class LocalStore implements SnapshotStore {
       latest = versions[0] as number;
     } else {
       latest = hint.version;
-      while (await exists(this.versionPath(channel, latest + 1))) latest++;
+      while (existsSync(this.versionPath(channel, latest + 1))) latest++;
       if (latest === hint.version) return this.sawHead(channel, hint);
     }
     const record = await this.getVersion(channel, latest);
@@ -182,10 +226,11 @@ export class LocalStore implements SnapshotStore {
     let record: VersionRecord;
     for (;;) {
       record = versionRecord(channel, version, draft);
-      if ((await this.placeNew(this.versionPath(channel, version), jsonBytes(record))) === 'created') break;
+      if (this.placeNewSync(this.versionPath(channel, version), jsonBytes(record)) === 'created') break;
       version++; // another publisher took this number
     }
-    await this.moveHead(channel, this.sawHead(channel, { version: record.version, digest: record.digest }));
+    this.published.set(channel, record);
+    this.moveHead(channel, this.sawHead(channel, { version: record.version, digest: record.digest }));
     return record;
   }
 
@@ -207,7 +252,10 @@ export class LocalStore implements SnapshotStore {
   async getVersion(channel: string, version: number): Promise<VersionRecord | null> {
     assertChannel(channel);
     if (!Number.isInteger(version) || version < 1) return null;
-    const json = await readJson(this.versionPath(channel, version));
+    const path = this.versionPath(channel, version);
+    const mine = this.published.get(channel);
+    if (mine?.version === version && existsSync(path)) return mine; // immutable while it exists
+    const json = readJsonSync(path);
     return json === null ? null : parseVersionRecord(json);
   }
 
@@ -250,13 +298,13 @@ export class LocalStore implements SnapshotStore {
   /** channels/<name>/state/<revision>.json, create-only like version records. */
   async getChannelState(channel: string): Promise<{ revision: number; bytes: Uint8Array } | null> {
     assertChannel(channel);
-    const revisions = (await readdirOrEmpty(join(this.channelDir(channel), 'state')))
+    const revisions = readdirOrEmptySync(join(this.channelDir(channel), 'state'))
       .filter((n) => /^[1-9][0-9]*\.json$/.test(n))
       .map((n) => Number(n.slice(0, -'.json'.length)))
       .sort((a, b) => b - a);
     for (const revision of revisions) {
       try {
-        const buffer = await readFile(this.statePath(channel, revision));
+        const buffer = readFileSync(this.statePath(channel, revision));
         return { revision, bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) };
       } catch (e) {
         if (!isCode(e, 'ENOENT')) throw e; // pruned meanwhile: take the next one
@@ -326,12 +374,12 @@ export class LocalStore implements SnapshotStore {
 
   objectPath(digest: string): string {
     const hex = mustHex(digest);
-    return join(this.root, 'objects', 'sha256', hex.slice(0, 2), hex);
+    return `${this.objectsDir}${sep}${hex.slice(0, 2)}${sep}${hex}`;
   }
 
   documentPath(digest: string): string {
     const hex = mustHex(digest);
-    return join(this.root, 'documents', 'sha256', hex.slice(0, 2), `${hex}.json`);
+    return `${this.documentsDir}${sep}${hex.slice(0, 2)}${sep}${hex}.json`;
   }
 
   private channelDir(channel: string): string {
@@ -349,9 +397,9 @@ export class LocalStore implements SnapshotStore {
   // --- writing
 
   /** head.json, or null when it is missing or unreadable (the version files are the truth). */
-  private async readHead(channel: string): Promise<ChannelHead | null> {
+  private readHead(channel: string): ChannelHead | null {
     try {
-      const json = await readJson(this.headPath(channel));
+      const json = readJsonSync(this.headPath(channel));
       return json === null ? null : parseChannelHead(json);
     } catch (e) {
       if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return null;
@@ -363,20 +411,46 @@ export class LocalStore implements SnapshotStore {
    * Only ever moves the head forward, as far as this process can tell (readChannel corrects
    * races): not when a newer version is already there, whose publisher moves the head itself.
    */
-  private async moveHead(channel: string, head: ChannelHead): Promise<void> {
-    if (await exists(this.versionPath(channel, head.version + 1))) return;
-    const tmp = await this.writeTemp(jsonBytes(head));
-    await rename(tmp, this.headPath(channel));
+  private moveHead(channel: string, head: ChannelHead): void {
+    if (existsSync(this.versionPath(channel, head.version + 1))) return;
+    const tmp = this.writeTempSync(jsonBytes(head));
+    const path = this.headPath(channel);
+    // The old head is removed first: ext4 flushes a file renamed over an existing one to disk
+    // (auto_da_alloc), which costs milliseconds on a busy disk, and the rename onto a free name
+    // does not. Meanwhile there is no head.json, which readers already handle (see readChannel:
+    // the version files are the truth), as after a crash between a record and its head.
+    unlinkIfPresent(path);
+    renameSync(tmp, path);
   }
 
   /** Puts a complete file at `path` unless something is already there. */
   private async placeNew(path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
-    await this.mkdirOnce(join(path, '..'));
+    await this.mkdirOnce(dirname(path));
     const tmp = await this.writeTemp(bytes);
     try {
       return await this.linkStaged(tmp, path, bytes);
     } finally {
       await unlink(tmp).catch(() => undefined);
+    }
+  }
+
+  /** placeNew with synchronous calls (small files, see the top of this file). */
+  private placeNewSync(path: string, bytes: Uint8Array): 'created' | 'exists' {
+    this.mkdirOnceSync(dirname(path));
+    const tmp = this.writeTempSync(bytes);
+    try {
+      linkSync(tmp, path);
+      return 'created';
+    } catch (e) {
+      if (isCode(e, 'EEXIST')) return 'exists';
+      if (isCode(e, 'EPERM') || isCode(e, 'ENOTSUP') || isCode(e, 'ENOSYS')) return createExclusiveSync(path, bytes);
+      throw e;
+    } finally {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // left for a later cleanup, as placeNew does
+      }
     }
   }
 
@@ -393,11 +467,23 @@ export class LocalStore implements SnapshotStore {
   }
 
   private async writeTemp(bytes: Uint8Array): Promise<string> {
-    const dir = join(this.root, 'tmp');
-    await this.mkdirOnce(dir);
-    const path = join(dir, `${process.pid}-${++tmpCounter}-${randomUUID()}`);
+    await this.mkdirOnce(this.tmpDir);
+    const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     await writeFile(path, bytes, { flag: 'wx' });
     return path;
+  }
+
+  private writeTempSync(bytes: Uint8Array): string {
+    this.mkdirOnceSync(this.tmpDir);
+    const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
+    writeAllSync(path, bytes);
+    return path;
+  }
+
+  private mkdirOnceSync(dir: string): void {
+    if (this.made.has(dir)) return;
+    mkdirSync(dir, { recursive: true });
+    this.made.add(dir);
   }
 
   private async mkdirOnce(dir: string): Promise<void> {
@@ -438,10 +524,39 @@ async function createExclusive(path: string, bytes: Uint8Array): Promise<'create
   return 'created';
 }
 
+function createExclusiveSync(path: string, bytes: Uint8Array): 'created' | 'exists' {
+  try {
+    writeAllSync(path, bytes);
+  } catch (e) {
+    if (isCode(e, 'EEXIST')) return 'exists';
+    throw e;
+  }
+  return 'created';
+}
+
+/** Creates `path` (it must not exist) with `bytes`. */
+function writeAllSync(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, 'wx');
+  try {
+    for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at, bytes.byteLength - at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function mustHex(digest: string): string {
   const hex = digestHex(digest);
   if (hex === undefined) throw new InvalidDigestError(digest);
   return hex;
+}
+
+function readdirOrEmptySync(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return [];
+    throw e;
+  }
 }
 
 async function readdirOrEmpty(dir: string): Promise<string[]> {
@@ -463,6 +578,18 @@ async function freshen(path: string): Promise<boolean> {
     if (isCode(e, 'ENOENT')) return false;
     // A read-only store can still be read: fall back to a plain existence check.
     if (isCode(e, 'EPERM') || isCode(e, 'EACCES') || isCode(e, 'EROFS')) return exists(path);
+    throw e;
+  }
+}
+
+function freshenSync(path: string): boolean {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    if (isCode(e, 'EPERM') || isCode(e, 'EACCES') || isCode(e, 'EROFS')) return existsSync(path);
     throw e;
   }
 }
@@ -489,13 +616,25 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function readJson(path: string): Promise<unknown> {
+function unlinkIfPresent(path: string): void {
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as unknown;
+    unlinkSync(path);
+  } catch (e) {
+    if (!isCode(e, 'ENOENT')) throw e;
+  }
+}
+
+const existsSync = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
+
+function readJsonSync(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
   } catch (e) {
     if (isCode(e, 'ENOENT')) return null;
     throw e;
   }
+  return JSON.parse(text) as unknown;
 }
 
 const jsonBytes = (value: unknown): Uint8Array => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);

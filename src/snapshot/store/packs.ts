@@ -225,20 +225,23 @@ export interface PackWriteResult {
  */
 export async function writePacks(store: SnapshotStore, snapshot: BuiltSnapshot, base: VersionRecord | null, hasher: Hasher = nobleSha256Hex): Promise<PackWriteResult> {
   let bytesWritten = 0;
-  const put = async (bytes: Uint8Array): Promise<PackRef> => {
+  const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
     const digest = digestOf(bytes, hasher);
-    if ((await store.putObject(digest, bytes)) === 'created') bytesWritten += bytes.byteLength;
+    // A small pack goes through the store's small-batch path when it has one (one object, no layers).
+    const created = store.putLayered && bytes.byteLength <= SMALL_PACK ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0 : (await store.putObject(digest, bytes)) === 'created';
+    if (created) bytesWritten += bytes.byteLength;
+    recentPacks.remember(digest, entries, bytes.byteLength);
     return { digest, bytes: bytes.byteLength };
   };
-  const loaded = new Map<string, Map<string, Uint8Array>>();
-  const readPack = async (ref: PackRef): Promise<Map<string, Uint8Array>> => {
-    let m = loaded.get(ref.digest);
+  const loaded = new Map<string, ReadonlyMap<string, Uint8Array>>();
+  const readPack = async (ref: PackRef): Promise<ReadonlyMap<string, Uint8Array>> => {
+    let m = loaded.get(ref.digest) ?? recentPacks.get(ref.digest);
     if (!m) {
       const bytes = await store.getObject(ref.digest);
       if (!bytes) throw new InvalidPackError(`pack ${ref.digest} is missing`);
       m = decodePack(bytes, hasher);
-      loaded.set(ref.digest, m);
     }
+    loaded.set(ref.digest, m);
     return m;
   };
   const checkpoint = async (): Promise<PackWriteResult> => {
@@ -258,7 +261,7 @@ export async function writePacks(store: SnapshotStore, snapshot: BuiltSnapshot, 
         (d) => have.get(d) ?? store.getObject(d),
       );
     }
-    return { packs: { checkpoint: await put(encodePack(entries)), deltas: [] }, bytesWritten };
+    return { packs: { checkpoint: await put(entries, encodePack(entries)), deltas: [] }, bytesWritten };
   };
 
   const chain = base?.packs;
@@ -280,7 +283,7 @@ export async function writePacks(store: SnapshotStore, snapshot: BuiltSnapshot, 
   // Binary-counter merging: fold the newest pack into the one before while it is at least half
   // its size, or while the chain is too long.
   const deltas = [...chain.deltas];
-  let lastEntries = delta;
+  let lastEntries: PackEntries = delta;
   for (;;) {
     const prev = deltas[deltas.length - 1];
     if (!prev || (last.byteLength * 2 < prev.bytes && deltas.length + 1 <= MAX_PACKS - 1)) break;
@@ -290,11 +293,43 @@ export async function writePacks(store: SnapshotStore, snapshot: BuiltSnapshot, 
     lastEntries = merged;
     last = encodePack(merged);
   }
-  deltas.push(await put(last));
+  deltas.push(await put(lastEntries, last));
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten };
 }
 
 const packRefs = (packs: PackList): PackRef[] => [packs.checkpoint, ...packs.deltas];
+
+/** Packs up to this size are written with the store's putLayered when it has one. */
+const SMALL_PACK = 1 << 20;
+
+/**
+ * The entries of the packs this process wrote last, up to a byte budget: the next publish merges
+ * its delta into the newest of them, and reads it from here instead of the store (a pack is
+ * content-addressed: the entries under a digest never change).
+ */
+class RecentPacks {
+  private readonly packs = new Map<string, { readonly entries: PackEntries; readonly bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly budget: number) {}
+
+  get(digest: string): PackEntries | undefined {
+    return this.packs.get(digest)?.entries;
+  }
+
+  remember(digest: string, entries: PackEntries, bytes: number): void {
+    if (bytes > this.budget || this.packs.has(digest)) return;
+    this.packs.set(digest, { entries, bytes });
+    this.bytes += bytes;
+    for (const [d, p] of this.packs) {
+      if (this.bytes <= this.budget) break;
+      this.packs.delete(d);
+      this.bytes -= p.bytes;
+    }
+  }
+}
+
+const recentPacks = new RecentPacks(16 << 20);
 
 export interface PackedLoad {
   readonly content: SnapshotContent;
