@@ -28,6 +28,7 @@ import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
+import { assertDigests, forEachLimited } from './concurrent.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -89,10 +90,7 @@ export class LocalStore implements SnapshotStore {
 
   async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
     const pending = [...documents];
-    for (const [digest, bytes] of pending) {
-      const actual = digestOf(bytes, this.hasher);
-      if (actual !== digest) throw new DigestMismatchError(digest, actual);
-    }
+    assertDigests(pending, this.hasher);
     const written: string[] = [];
     if (pending.length <= SYNC_BATCH_MAX && pending.reduce((n, [, b]) => n + b.byteLength, 0) <= SYNC_WRITE_MAX) {
       for (const [digest, bytes] of pending) {
@@ -101,15 +99,10 @@ export class LocalStore implements SnapshotStore {
       }
       return written.sort();
     }
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < pending.length) {
-        const [digest, bytes] = pending[next++] as [string, Uint8Array];
-        const path = this.documentPath(digest);
-        if (!(await freshen(path)) && (await this.placeNew(path, bytes)) === 'created') written.push(digest);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
+    await forEachLimited(pending, 16, async ([digest, bytes]) => {
+      const path = this.documentPath(digest);
+      if (!(await freshen(path)) && (await this.placeNew(path, bytes)) === 'created') written.push(digest);
+    });
     return written.sort();
   }
 

@@ -23,6 +23,7 @@ import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { BlobBackend } from './blob.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
+import { assertDigests, forEachLimited } from './concurrent.js';
 
 export interface ObjectStoreOptions {
   readonly hasher?: Hasher;
@@ -93,19 +94,11 @@ export class ObjectStore implements SnapshotStore {
 
   async putDocuments(documents: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
     const pending = [...documents];
-    for (const [digest, bytes] of pending) {
-      const actual = digestOf(bytes, this.hasher);
-      if (actual !== digest) throw new DigestMismatchError(digest, actual);
-    }
+    assertDigests(pending, this.hasher);
     const written: string[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < pending.length) {
-        const [digest, bytes] = pending[next++] as [string, Uint8Array];
-        if ((await this.putOrReuse(documentKey(digest), bytes)) === 'created') written.push(digest);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(16, pending.length) }, worker));
+    await forEachLimited(pending, 16, async ([digest, bytes]) => {
+      if ((await this.putOrReuse(documentKey(digest), bytes)) === 'created') written.push(digest);
+    });
     return written.sort();
   }
 

@@ -28,6 +28,7 @@ import type { BuiltSnapshot } from '../build.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
 import { CorruptObjectError, type SnapshotStore } from './store.js';
+import { forEachLimited } from './concurrent.js';
 
 export const PACK_MAGIC = 'meshsnap.pack/v1\n';
 /** Packs a cold start reads at most: one checkpoint and MAX_PACKS - 1 deltas. */
@@ -378,18 +379,12 @@ export async function loadSnapshotPacked(store: SnapshotStore, record: Pick<Vers
       }
     }
   }
-  const unique = [...new Set(missing)];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < unique.length) {
-      const d = unique[next++] as string;
-      fallbackReads++;
-      const b = await store.getObject(d);
-      if (!b) throw new InvalidPackError(`object ${d} is missing from the store`);
-      objects.set(d, b);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(32, unique.length) }, worker));
+  await forEachLimited([...new Set(missing)], 32, async (d) => {
+    fallbackReads++;
+    const b = await store.getObject(d);
+    if (!b) throw new InvalidPackError(`object ${d} is missing from the store`);
+    objects.set(d, b);
+  });
   const readPart = async (d: string): Promise<Uint8Array | null> => {
     const b = have.get(d);
     if (b) return b;

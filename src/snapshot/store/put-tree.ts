@@ -5,6 +5,7 @@
  */
 import type { TreeDocument } from '../tree.js';
 import type { SnapshotStore } from './store.js';
+import { forEachLimited } from './concurrent.js';
 
 /** Objects by digest; `get` may build the bytes on demand (see BuiltSnapshot.objects). */
 export interface ObjectSource {
@@ -53,18 +54,14 @@ export async function putTree(
 
   // Digests only: an object's bytes are read when it is written (large route configs are spliced
   // from shared parts on read, so holding them all at once would cost services × namespaces bytes).
-  const pending = [...objects.keys()];
-  const worker = async (): Promise<void> => {
-    for (let digest = pending.pop(); digest !== undefined; digest = pending.pop()) {
-      if (await store.hasObject(digest)) continue;
-      const bytes = objects.get(digest) as Uint8Array;
-      if ((await store.putObject(digest, bytes)) === 'created') {
-        objectsWritten++;
-        bytesWritten += bytes.byteLength;
-      }
+  await forEachLimited([...objects.keys()], concurrency, async (digest) => {
+    if (await store.hasObject(digest)) return;
+    const bytes = objects.get(digest) as Uint8Array;
+    if ((await store.putObject(digest, bytes)) === 'created') {
+      objectsWritten++;
+      bytesWritten += bytes.byteLength;
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, pending.length)) }, worker));
+  });
 
   // Layer by layer: a document is written only after every document it names.
   for (const batch of layers) {
