@@ -6,7 +6,8 @@
  * why — a bad var or a grace period the store refuses fails before anything is deleted. A failure
  * is thrown again after the line, so the run shows as failed in the Worker's cron events.
  */
-import { gcOptions, graceProblem } from '../../src/api/gc-settings.js';
+import { gcOptions } from '../../src/api/gc-settings.js';
+import { graceProblem } from '../../src/history/gc.js';
 import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps } from '../../src/api/history-port.js';
 import type { GcResult } from '../../src/history/gc.js';
@@ -37,7 +38,7 @@ export async function cronGc(event: ScheduledEventLike, deps: CronGcDeps): Promi
   try {
     const settings = gcSettingsFromEnv(deps.env);
     const store = deps.store();
-    const problem = graceProblem(settings.graceMinutes, store, 'MESHSNAP_GC_GRACE_MINUTES');
+    const problem = graceProblem(settings.graceMinutes * 60_000, store, 'MESHSNAP_GC_GRACE_MINUTES');
     if (problem !== undefined) throw new ConfigError(problem);
     const op = { actor: 'cron', at: (deps.now ?? (() => new Date()))(), reason: `scheduled gc (cron "${cron}")` };
     const result = await (deps.history ?? defaultHistory).gc(store, channelFromEnv(deps.env), gcOptions(settings), op);

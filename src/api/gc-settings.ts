@@ -5,7 +5,6 @@
  * delete an object a publish is reusing (src/history/gc.ts refuses it too, with a RangeError).
  */
 import { GC_GRACE_MS, type GcOptions } from '../history/gc.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
 
 /** The library's default grace period, in the minutes callers here speak in. */
 export const GC_GRACE_MINUTES_DEFAULT = GC_GRACE_MS / 60_000;
@@ -25,10 +24,3 @@ export const gcOptions = (s: GcSettings): GcOptions => ({
   graceMs: s.graceMinutes * 60_000,
   dryRun: s.dryRun,
 });
-
-/** Why the store refuses this grace period (`name`: what the caller called it), or undefined when it does not. */
-export function graceProblem(graceMinutes: number, store: SnapshotStore, name = 'graceMinutes'): string | undefined {
-  const freshenMs = store.freshenAfterMs ?? 0;
-  if (graceMinutes * 60_000 >= freshenMs) return undefined;
-  return `${name} ${graceMinutes} is shorter than the store's freshen interval of ${freshenMs / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
-}

@@ -50,6 +50,17 @@ export interface GcResult {
 }
 
 const DAY = 86_400_000;
+
+/**
+ * Why `store` refuses this grace period (`name`: what the caller calls the setting), or undefined:
+ * shorter than the interval after which the store refreshes a reused object, an object a publish
+ * is reusing could be deleted. The CLI, the API and the Worker's cron all ask here.
+ */
+export function graceProblem(graceMs: number, store: SnapshotStore, name = 'the grace period in minutes'): string | undefined {
+  const freshen = store.freshenAfterMs ?? 0;
+  if (freshen <= 0 || graceMs >= freshen) return undefined;
+  return `${name} ${graceMs / 60_000} is shorter than the store's freshen interval of ${freshen / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
+}
 /** The default grace period: 1 h. */
 export const GC_GRACE_MS = 3_600_000;
 
@@ -68,10 +79,8 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const deleteVersion = need('deleteVersion').bind(store);
 
   const graceMs = opts.graceMs ?? GC_GRACE_MS;
-  const freshen = store.freshenAfterMs ?? 0;
-  if (freshen > 0 && graceMs < freshen) {
-    throw new RangeError(`gc: a grace period of ${graceMs / 60_000} min is shorter than the ${freshen / 60_000} min after which ${String(store)} refreshes reused objects: an object reused meanwhile could be deleted`);
-  }
+  const problem = graceProblem(graceMs, store);
+  if (problem !== undefined) throw new RangeError(`gc: ${problem}`);
   const started = ctx.now();
   const cutoff = started.getTime() - graceMs;
   const keepN = Math.max(1, opts.keep ?? 10);

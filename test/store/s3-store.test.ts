@@ -158,7 +158,7 @@ test('meshsnap gc --store s3://… collects over S3; a grace shorter than the fr
   for (const n of [1, 2, 3]) await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT });
   const refused = await cli(['gc', '--store', url('cli-gc'), '--grace-minutes', '0'], env);
   assert.equal(refused.code, 2, refused.stderr);
-  assert.match(refused.stderr, /grace period of 0 min is shorter than the 10 min/);
+  assert.match(refused.stderr, /grace period in minutes 0 is shorter than the store's freshen interval of 10 min/);
   assert.deepEqual(await store.listVersions('main'), [3, 2, 1], 'nothing was deleted');
 
   await new Promise((r) => setTimeout(r, 1_100)); // S3 times are whole seconds

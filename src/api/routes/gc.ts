@@ -4,7 +4,8 @@
  * Through the history port, so the audit record (kind `gc`, filed under the default channel)
  * names the caller, the injected clock's time and the reason.
  */
-import { GC_GRACE_MINUTES_DEFAULT, gcOptions, graceProblem, type GcSettings } from '../gc-settings.js';
+import { graceProblem } from '../../history/gc.js';
+import { GC_GRACE_MINUTES_DEFAULT, gcOptions, type GcSettings } from '../gc-settings.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
 import { badRequest } from '../errors.js';
 import type { HistoryOps } from '../history-port.js';
@@ -26,7 +27,7 @@ export function gcRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write:
       dryRun: booleanField(body, 'dryRun'),
     };
     const reason = optionalString(body, 'reason');
-    const problem = graceProblem(settings.graceMinutes, store);
+    const problem = graceProblem(settings.graceMinutes * 60_000, store, 'graceMinutes');
     if (problem !== undefined) throw badRequest(problem);
     const op = { actor: c.get('actor'), at: deps.clock(), ...(reason !== undefined ? { reason } : {}) };
     const result = await history.gc(store, deps.channelDefault, gcOptions(settings), op);

@@ -8,6 +8,8 @@ export interface Blob {
   readonly bytes: Uint8Array;
   /** Opaque version tag for putIfMatch. */
   readonly etag: string;
+  /** Last write (or touch), ms since the epoch, by the server's clock. */
+  readonly modifiedAt: number;
 }
 
 export interface BlobInfo {

@@ -29,6 +29,7 @@ import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
+import { resolveHead } from './channel-head.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -192,19 +193,12 @@ export class LocalStore implements SnapshotStore {
       this.heads.delete(channel); // removed behind this store's back
       hint = null;
     }
-    hint ??= this.readHead(channel);
-    let latest: number;
-    if (hint === null) {
-      const versions = await this.listVersions(channel);
-      if (versions.length === 0) return null;
-      latest = versions[0] as number;
-    } else {
-      latest = hint.version;
-      while (existsSync(this.versionPath(channel, latest + 1))) latest++;
-      if (latest === hint.version) return this.sawHead(channel, hint);
-    }
-    const record = await this.getVersion(channel, latest);
-    return record ? this.sawHead(channel, { version: record.version, digest: record.digest }) : null;
+    const head = await resolveHead(hint ?? this.readHead(channel), {
+      hasVersion: (n) => existsSync(this.versionPath(channel, n)),
+      newestVersion: async () => (await this.listVersions(channel))[0],
+      getVersion: (n) => this.getVersion(channel, n),
+    });
+    return head ? this.sawHead(channel, head) : null;
   }
 
   private sawHead(channel: string, head: ChannelHead): ChannelHead {

@@ -21,7 +21,8 @@ import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js'
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
-import type { BlobBackend } from './blob.js';
+import type { Blob, BlobBackend } from './blob.js';
+import { resolveHead } from './channel-head.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
 
@@ -78,8 +79,8 @@ export class ObjectStore implements SnapshotStore {
     if (actual !== digest) throw new DigestMismatchError(digest, actual);
     for (let attempt = 1; ; attempt++) {
       if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return 'created';
-      await this.verifiedRead(digest, key); // a 412: what is there must be the same bytes
-      if (await this.freshen(key)) return 'exists';
+      const found = await this.verifiedBlob(digest, key); // a 412: what is there must be the same bytes
+      if (found && (this.isFresh(found.modifiedAt) || (await this.backend.touch(key)))) return 'exists';
       vanished(key, attempt); // gc deleted it just now: write it again
     }
   }
@@ -121,19 +122,11 @@ export class ObjectStore implements SnapshotStore {
    */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    const hint = (await this.readHead(channel))?.head ?? null;
-    let latest: number;
-    if (hint === null) {
-      const versions = await this.listVersions(channel);
-      if (versions.length === 0) return null;
-      latest = versions[0] as number;
-    } else {
-      latest = hint.version;
-      while (await this.backend.exists(versionKey(channel, latest + 1))) latest++;
-      if (latest === hint.version && hint.version >= 1) return { version: hint.version, digest: hint.digest };
-    }
-    const record = await this.getVersion(channel, latest);
-    return record ? { version: record.version, digest: record.digest } : null;
+    return resolveHead((await this.readHead(channel))?.head ?? null, {
+      hasVersion: (n) => this.backend.exists(versionKey(channel, n)),
+      newestVersion: async () => (await this.listVersions(channel))[0],
+      getVersion: (n) => this.getVersion(channel, n),
+    });
   }
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
@@ -253,8 +246,11 @@ export class ObjectStore implements SnapshotStore {
   private async freshen(key: string): Promise<boolean> {
     const head = await this.backend.head(key);
     if (!head) return false;
-    if (head.modifiedAt > this.now() - this.freshenAfterMs) return true;
-    return this.backend.touch(key);
+    return this.isFresh(head.modifiedAt) || this.backend.touch(key);
+  }
+
+  private isFresh(modifiedAt: number): boolean {
+    return modifiedAt > this.now() - this.freshenAfterMs;
   }
 
   /** Create-only write; an existing key is reused (and freshened), one deleted meanwhile written again. */
@@ -312,11 +308,15 @@ export class ObjectStore implements SnapshotStore {
   }
 
   private async verifiedRead(digest: string, key: string): Promise<Uint8Array | null> {
+    return (await this.verifiedBlob(digest, key))?.bytes ?? null;
+  }
+
+  private async verifiedBlob(digest: string, key: string): Promise<Blob | null> {
     const blob = await this.backend.get(key);
     if (!blob) return null;
     const actual = digestOf(blob.bytes, this.hasher);
     if (actual !== digest) throw new CorruptObjectError(digest, actual, `${this.backend.url}/${key}`);
-    return blob.bytes;
+    return blob;
   }
 }
 

@@ -62,7 +62,7 @@ export class R2Backend implements BlobBackend {
   async get(key: string): Promise<Blob | null> {
     return this.retry(async () => {
       const o = await this.bucket.get(this.keyPrefix + key);
-      return o ? { bytes: new Uint8Array(await o.arrayBuffer()), etag: o.etag } : null;
+      return o ? { bytes: new Uint8Array(await o.arrayBuffer()), etag: o.etag, modifiedAt: new Date(o.uploaded).getTime() } : null;
     });
   }
 

@@ -76,7 +76,7 @@ export class S3Backend implements BlobBackend {
       try {
         const res = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }));
         const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
-        return { bytes, etag: res.ETag ?? '' };
+        return { bytes, etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
       } catch (e) {
         if (isNotFound(e)) return null;
         throw e;
