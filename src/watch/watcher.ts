@@ -12,15 +12,13 @@
  *   digest, whichever compiler compiled it.
  * - An endpoint change is incremental end to end: object → InputSet patch → incremental compile
  *   → snapshot delta → inputs tree update → publish of only the new objects and documents.
+ * - A round's steps (inputs, compile request, compile, publish, result) live in ./round/.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
-import { keyString, putStoredInputs, StoredInputsTree } from '../model/stored-inputs.js';
+import { keyString, StoredInputsTree, type BuiltInputs } from '../model/stored-inputs.js';
 import type { Hasher } from '../snapshot/digest.js';
-import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
-import type { VersionDraft } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
-import { pinnedRound } from '../history/pinned-round.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CompileRequest, CompileResult, SnapshotCompiler } from './compiler.js';
 import { IncrementalLocalCompiler } from './incremental-compiler.js';
@@ -29,9 +27,16 @@ import { makeDiscovery, type Discover } from './discovery.js';
 import { ResourceInformer, type BackoffOptions } from './informers.js';
 import { LastKnownGood } from './last-known-good.js';
 import { WatchMetrics } from './metrics.js';
-import { ObjectCache, type CacheChange, type CachedObject, type Raw } from './object-cache.js';
+import { ObjectCache, type CacheChange, type Raw } from './object-cache.js';
 import { ChangeLog } from './provenance.js';
 import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, type ResourceSpec } from './resources.js';
+import { compileTimed } from './round/compile.js';
+import { updateStoredInputs } from './round/inputs.js';
+import { publishRound, type PublishedRound } from './round/publish.js';
+import { compileRequest } from './round/request.js';
+import { roundResult, type RoundResult } from './round/result.js';
+
+export type { RoundResult } from './round/result.js';
 
 export type WatchLog = (event: Record<string, unknown>) => void;
 
@@ -57,21 +62,6 @@ export interface WatcherOptions {
   readonly log?: WatchLog;
   /** Wall clock for version records' createdAt. */
   readonly now?: () => Date;
-}
-
-export interface RoundResult {
-  readonly mode: CompileResult['mode'];
-  readonly publish: PublishResult['status'];
-  readonly digest: string;
-  readonly version: number;
-  readonly compileMs: number;
-  /** Last-known-good review and the stored inputs tree update of the changed objects. */
-  readonly inputsMs: number;
-  /** Reading the head and writing inputs, objects, documents, version record and head. */
-  readonly publishMs: number;
-  /** Object and document bytes this round added to the store (stored inputs and snapshot). */
-  readonly bytesWritten: number;
-  readonly documentsWritten: number;
 }
 
 export class Watcher {
@@ -273,146 +263,88 @@ export class Watcher {
     await this.compileAndPublish();
   }
 
+  /** One round, as a list of steps (src/watch/round/). */
   private async compileAndPublish(): Promise<RoundResult> {
-    const ti = performance.now();
+    const changed = this.takeChanged();
+    const { inputs, inputsMs } = this.updateInputs(changed);
+    const request = compileRequest(changed, inputs.digest, this.cache, this.lkg);
+    const { result, compileMs } = await this.compile(request, changed);
+    const diagnostics = this.diagnostics(result);
+    const stored = await this.publish(request, result, diagnostics, inputs);
+    return this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+  }
+
+  /** The keys changed since the last round; events from now on go to the next one. */
+  private takeChanged(): Set<string> {
     const changed = this.changedSinceCompile;
     this.changedSinceCompile = new Set();
-    for (const key of changed) {
-      const current = this.cache.get(key);
-      if (current) {
-        this.lkg.review(current);
-        this.inputsTree.set(this.lkg.resolve(current));
-      } else {
-        this.lkg.forget(key);
-        this.inputsTree.delete(key);
-      }
-    }
-    // Only the objects that changed: rewritten leaves and their paths, and the new root.
-    const inputs = this.inputsTree.commit();
+    return changed;
+  }
+
+  private updateInputs(changed: ReadonlySet<string>): { readonly inputs: BuiltInputs; readonly inputsMs: number } {
+    const ti = performance.now();
+    const inputs = updateStoredInputs(changed, this.cache, this.lkg, this.inputsTree);
     this.metrics.lastKnownGood.set(this.lkg.substitutions().length);
-    const inputsMs = performance.now() - ti;
+    return { inputs, inputsMs: performance.now() - ti };
+  }
 
-    const cache = this.cache;
-    const lkg = this.lkg;
-    let objects: CachedObject[] | undefined;
-    const request: CompileRequest = {
-      changed,
-      inputsDigest: inputs.digest,
-      get: (key) => {
-        const o = cache.get(key);
-        return o ? lkg.resolve(o) : undefined;
-      },
-      // Sorted once, and only for a compiler that reads them all (full and remote compiles).
-      get objects() {
-        return (objects ??= [...cache.values()].map((o) => lkg.resolve(o)).sort(byKey));
-      },
-    };
+  private async compile(request: CompileRequest, changed: ReadonlySet<string>): Promise<{ readonly result: CompileResult; readonly compileMs: number }> {
     if (this.storeIncomplete) this.compiler.invalidate?.();
-
-    const t0 = performance.now();
-    let result: CompileResult;
     try {
-      result = await this.compiler.compile(request);
+      return await compileTimed(this.compiler, request, this.metrics);
     } catch (err) {
-      this.metrics.compiles.inc({ mode: 'unknown', result: 'error' });
       // Keep the keys so the next round looks at them again; this round's inputs documents were
       // not stored, so the next publish writes them all.
       for (const k of changed) this.changedSinceCompile.add(k);
       this.storeIncomplete = true;
       throw err;
     }
-    const compileMs = performance.now() - t0;
-    this.metrics.compiles.inc({ mode: result.mode, result: 'ok' });
-    this.metrics.compileSeconds.observe({ mode: result.mode }, compileMs / 1000);
+  }
 
+  /** The compile's diagnostics and the last-known-good substitutions' (which are logged). */
+  private diagnostics(result: CompileResult): readonly Diagnostic[] {
     const lkgDiagnostics = this.lkg.diagnostics();
     for (const d of lkgDiagnostics) this.log({ level: 'warning', msg: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
-    const diagnostics: readonly Diagnostic[] = lkgDiagnostics.length > 0 ? sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]) : result.diagnostics;
+    return lkgDiagnostics.length > 0 ? sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]) : result.diagnostics;
+  }
 
-    const { store, channel } = this.opts;
-    let published: PublishResult;
-    let bytesWritten = 0;
-    let documentsWritten = 0;
-    const tp = performance.now();
-    let pinned: Awaited<ReturnType<typeof pinnedRound>> = null;
+  private async publish(request: CompileRequest, result: CompileResult, diagnostics: readonly Diagnostic[], inputs: BuiltInputs): Promise<PublishedRound> {
+    let stored: PublishedRound;
     try {
-      // A pinned channel serves the pinned config with the current endpoints, and config changes
-      // become candidates (src/history/pinned-round.ts); null when not pinned or nothing differs.
-      pinned = await pinnedRound({
-        store,
-        channel,
-        // Read (and sorted) only when the channel is pinned: an unpinned round stays O(change).
-        get objects() {
-          return request.objects;
-        },
+      stored = await publishRound({
+        store: this.opts.store,
+        channel: this.opts.channel,
         snapshot: result.snapshot,
         diagnostics,
-        provenance: this.changes.provenance(this.lkg.substitutions()),
-        createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
+        inputs,
+        inputsToWrite: () => (this.storeIncomplete ? this.inputsTree.complete() : inputs),
+        objects: () => request.objects,
+        provenance: () => this.changes.provenance(this.lkg.substitutions()),
+        createdAt: () => (this.opts.now?.() ?? new Date()).toISOString(),
         ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
       });
-      if (pinned) {
-        published = pinned.served;
-      } else {
-        // The inputs are written alongside the snapshot's objects and documents, and the version
-        // record only after both: a record never names inputs that are not stored. When the
-        // channel already serves this snapshot, publishSnapshot stores nothing (and the inputs,
-        // the same as that version's, are already stored: writing them is a no-op).
-        const writing = putStoredInputs(store, this.storeIncomplete ? this.inputsTree.complete() : inputs);
-        writing.catch(() => undefined); // awaited below; a failure fails the publish
-        published = await publishSnapshot(afterInputs(store, writing), channel, result.snapshot, {
-          createdAt: (this.opts.now?.() ?? new Date()).toISOString(),
-          diagnostics,
-          record: { inputs: inputs.digest, provenance: this.changes.provenance(this.lkg.substitutions()) },
-          ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
-        });
-        const wrote = await writing;
-        bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
-        documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
-      }
     } catch (err) {
       // What this round's delta builds on may be missing from the store: next time, everything.
       this.storeIncomplete = true;
       this.metrics.publishes.inc({ result: 'error' });
       throw err;
     }
-    const publishMs = performance.now() - tp;
     // A pinned round stores other snapshots than this one, which the next delta would build on.
-    this.storeIncomplete = pinned !== null;
-    this.metrics.publishes.inc({ result: published.status });
-    const version = published.status === 'published' ? published.record.version : published.head.version;
-    if (published.status === 'published') {
+    this.storeIncomplete = stored.pinned;
+    this.metrics.publishes.inc({ result: stored.published.status });
+    return stored;
+  }
+
+  private record(round: RoundResult, changed: ReadonlySet<string>): RoundResult {
+    if (round.publish === 'published') {
       this.changes.clear();
-      this.metrics.version.set(version);
+      this.metrics.version.set(round.version);
     }
-    const round: RoundResult = { mode: result.mode, publish: published.status, digest: published.status === 'published' ? published.record.digest : published.head.digest, version, compileMs, inputsMs, publishMs, bytesWritten, documentsWritten };
     this.rounds.push(round);
-    this.log({ level: 'info', msg: published.status === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: this.cache.size });
+    this.log({ level: 'info', msg: round.publish === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: this.cache.size });
     return round;
   }
 }
-
-/** The store, whose `publish` (the version record and head) waits for `before` first. */
-function afterInputs(store: SnapshotStore, before: Promise<unknown>): SnapshotStore {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'publish') {
-        return async (channel: string, draft: VersionDraft) => {
-          await before;
-          return target.publish(channel, draft);
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
-const byKey = (a: CachedObject, b: CachedObject): number => {
-  const x = keyString(a.key);
-  const y = keyString(b.key);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
 
 function errorText(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;

@@ -24,7 +24,8 @@ function mesh(services: number, ip = (i: number) => `10.0.${i}.1`): CompileOutpu
   return output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
 }
 
-const indexOf = (b: SnapshotBuilder): unknown => (b as unknown as { consistency: unknown }).consistency;
+/** The builder's consistency index (src/snapshot/build/delta-consistency.ts), undefined until built. */
+const indexOf = (b: SnapshotBuilder): unknown => (b as unknown as { consistency: { index: unknown } }).consistency.index;
 
 test('endpoint deltas need no consistency index; a delta that could break consistency is still checked', () => {
   const builder = new SnapshotBuilder(INFO, { hasher: nodeSha256Hex });

@@ -1,0 +1,128 @@
+/**
+ * `SnapshotBuilder` keeps the last snapshot's tree so that the next snapshot costs what changed:
+ * - `build(output)` is a full build; it reuses the ResourceEncoder (unchanged message objects are
+ *   not encoded again) and the previous build's documents (an unchanged document is not hashed again);
+ * - `applyDelta(delta)` takes upserted/deleted resources per group and type, encodes only the
+ *   upserted messages, re-checks consistency only around the changed names, rewrites only the
+ *   touched leaves and their paths to the top, and returns only the new objects and documents.
+ * A delta gives exactly the digest a full build of the resulting output gives.
+ */
+import type { CompileOutput } from '../../compile/types.js';
+import { assertConsistent, InconsistentSnapshotError } from '../consistency.js';
+import { SNAPSHOT_SCHEMA, type SnapshotContent } from '../content.js';
+import type { Hasher } from '../digest.js';
+import { ResourceEncoder } from '../encoder.js';
+import { applyToTables } from './delta.js';
+import { DeltaConsistency } from './delta-consistency.js';
+import { diffOutput } from './full.js';
+import { ContentChain } from './lazy-content.js';
+import { SnapshotTrees, type ClassesUpdate } from './trees.js';
+import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
+
+/** Throws InconsistentSnapshotError (consistency.ts) rather than produce a snapshot a proxy would choke on. */
+export function buildSnapshot(output: CompileOutput, info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}): BuiltSnapshot {
+  return new SnapshotBuilder(info, opts).build(output);
+}
+
+export class SnapshotBuilder {
+  readonly encoder: ResourceEncoder;
+  readonly hasher: Hasher;
+  private info: SnapshotBuildInfo;
+  private readonly trees: SnapshotTrees;
+  private readonly consistency = new DeltaConsistency();
+  private readonly contents = new ContentChain();
+  private current: BuiltSnapshot | undefined;
+
+  constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
+    this.info = { inputsDigest: info.inputsDigest, compiler: { name: info.compiler.name, version: info.compiler.version } };
+    this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher);
+    this.hasher = opts.hasher ?? this.encoder.hasher;
+    this.trees = new SnapshotTrees(this.encoder, this.hasher);
+  }
+
+  /** The last snapshot built. */
+  get snapshot(): BuiltSnapshot | undefined {
+    return this.current;
+  }
+
+  /**
+   * A full build: every object and document is in the result. Against the previous build it is
+   * computed as a delta (the output's maps are compared to the builder's copy, message objects by
+   * identity, then by digest), so unchanged tables cost a comparison, not a re-serialization.
+   */
+  build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
+    assertConsistent(output);
+    if (info) this.info = { inputsDigest: info.inputsDigest ?? this.info.inputsDigest, compiler: info.compiler ?? this.info.compiler };
+    const diff = diffOutput(this.trees.groups, output, this.encoder);
+    this.consistency.forget();
+    this.contents.reset();
+    const { sink } = this.trees.commit(diff, { classes: output.classes, selectors: output.selectors }, false);
+    this.trees.drop(diff.removed);
+
+    // Complete: every document and object, not only the new ones.
+    this.trees.addEveryDocument(sink);
+    const objects = sortedObjects(this.trees.refs.all());
+    const top = this.trees.topDocument(sink, this.info);
+    const { trees } = this;
+    const content: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups: diff.content, classes: trees.classes, selectors: trees.selectors };
+    this.current = { digest: top, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content, counts: trees.counts(), objects, documents: sink.sorted() };
+    return this.current;
+  }
+
+  /**
+   * Applies a delta to the last snapshot. Throws InconsistentSnapshotError (leaving the builder at
+   * the last snapshot) when the result would be inconsistent.
+   */
+  applyDelta(delta: SnapshotDelta, update: DeltaUpdate = {}): BuiltSnapshot {
+    const base = this.current;
+    if (!base) throw new Error('SnapshotBuilder.applyDelta: build() a snapshot first');
+    const { trees } = this;
+    const classes: ClassesUpdate | undefined =
+      update.classes !== undefined || update.selectors !== undefined ? { classes: update.classes ?? trees.classes, selectors: update.selectors ?? trees.selectors } : undefined;
+
+    // 1. The tables, with an undo log; 2. consistency: around the changes, or in full when the classes change.
+    if (!classes) this.consistency.beforeDelta(delta, trees.groups, trees.classes);
+    const tables = applyToTables(trees.groups, delta);
+    const problems = classes ? this.consistency.checkAll(trees.groups, tables.removed, classes) : this.consistency.afterDelta(tables.changes, tables.removed);
+    if (problems.length) {
+      tables.undo();
+      this.consistency.forget(); // it saw the changes: rebuilt from the restored tables when next needed
+      throw new InconsistentSnapshotError(problems);
+    }
+
+    // 3. Objects, trees and documents.
+    const { sink, newObjects, contentChanges } = trees.commit(tables, classes);
+    trees.drop(tables.removed);
+    if (update.inputsDigest !== undefined) this.info = { ...this.info, inputsDigest: update.inputsDigest };
+    const digest = trees.topDocument(sink, this.info);
+
+    const info = this.info;
+    const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
+    const content = this.contents.next(base, { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses });
+    this.current = {
+      digest,
+      inputsDigest: info.inputsDigest,
+      compiler: info.compiler,
+      get content(): SnapshotContent {
+        return content.get();
+      },
+      counts: trees.counts(),
+      objects: sortedObjects(newObjects),
+      documents: sink.sorted(),
+      base: base.digest,
+    };
+    return this.current;
+  }
+
+  /** The compiler output the builder holds now (its own maps: do not change them). */
+  output(): CompileOutput {
+    return { groups: this.trees.tables(), classes: this.trees.classes, selectors: this.trees.selectors };
+  }
+}
+
+/** Objects sorted by digest. */
+function sortedObjects(objects: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
+  return out;
+}

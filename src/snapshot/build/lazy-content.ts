@@ -1,0 +1,136 @@
+/**
+ * A delta snapshot's expanded content, computed only when read: the content before the delta
+ * plus what the delta did to it. Reading it applies every step since the nearest computed
+ * content at once, so each table they touch is copied once however long the chain.
+ */
+import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
+import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
+import { SNAPSHOT_SCHEMA, type GroupDigests, type SnapshotContent } from '../content.js';
+import type { BuiltSnapshot, SnapshotBuildInfo } from './types.js';
+
+/** One resource's new digest in a group, or undefined for a deleted one. */
+export interface ContentChange {
+  readonly group: GroupId;
+  readonly type: XdsType;
+  readonly name: string;
+  readonly digest: string | undefined;
+}
+
+/** What a delta did to the expanded content (applied when the content is first read). */
+export interface ContentStep {
+  readonly info: SnapshotBuildInfo;
+  readonly changes: readonly ContentChange[];
+  readonly removed: readonly GroupId[];
+  readonly added: readonly GroupId[];
+  readonly classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
+}
+
+/** A delta chain longer than this materializes the older content, so unread snapshots do not pile up. */
+const MAX_CHAIN = 32;
+
+/** The contents of the deltas since the last full build, each built on the one before. */
+export class ContentChain {
+  /** The last delta's content (undefined after a full build, whose content is computed). */
+  private last: LazyContent | undefined;
+  private length = 0;
+
+  /** After a full build: the next delta builds on its computed content. */
+  reset(): void {
+    this.length = 0;
+    this.last = undefined;
+  }
+
+  /** The content of the delta applied to `base` (the last snapshot built), computed on first read. */
+  next(base: BuiltSnapshot, step: ContentStep): LazyContent {
+    // The chain of unread delta contents stays short.
+    if (++this.length > MAX_CHAIN) {
+      this.last?.get();
+      this.length = 1;
+    }
+    this.last = new LazyContent(this.last ?? base.content, step);
+    return this.last;
+  }
+}
+
+export class LazyContent {
+  private value: SnapshotContent | undefined;
+
+  constructor(
+    private prev: LazyContent | SnapshotContent | undefined,
+    private step: ContentStep | undefined,
+  ) {}
+
+  get(): SnapshotContent {
+    if (this.value) return this.value;
+    const steps: ContentStep[] = [this.step as ContentStep];
+    let at = this.prev;
+    while (at instanceof LazyContent && at.value === undefined) {
+      steps.push(at.step as ContentStep);
+      at = at.prev;
+    }
+    const base = at instanceof LazyContent ? (at.value as SnapshotContent) : (at as SnapshotContent);
+    this.value = applySteps(base, steps.reverse());
+    this.prev = undefined;
+    this.step = undefined;
+    return this.value;
+  }
+}
+
+/**
+ * The expanded content after some deltas, from the content before them: each table they touch
+ * is copied once, and sorted again only when a name was added to it (an update keeps the order).
+ */
+function applySteps(prev: SnapshotContent, steps: readonly ContentStep[]): SnapshotContent {
+  const last = steps[steps.length - 1];
+  if (!last) return prev;
+  const groups: Record<GroupId, GroupDigests> = { ...prev.groups };
+  /** `group\ntype` → its copy, and whether a name was added to it. */
+  const copies = new Map<string, { readonly table: Record<string, string>; added: boolean }>();
+  const forget = (id: GroupId): void => {
+    for (const type of XDS_TYPES) copies.delete(`${id}\n${type}`);
+  };
+  let classes: ContentStep['classes'];
+  for (const step of steps) {
+    for (const id of step.removed) {
+      delete groups[id];
+      forget(id);
+    }
+    for (const id of step.added) {
+      groups[id] = { clusters: {}, endpoints: {}, listeners: {}, routes: {} };
+      forget(id);
+    }
+    for (const ch of step.changes) {
+      const group = groups[ch.group];
+      if (!group) continue;
+      const key = `${ch.group}\n${ch.type}`;
+      let copy = copies.get(key);
+      if (!copy) copies.set(key, (copy = { table: { ...group[ch.type] }, added: false }));
+      if (ch.digest === undefined) delete copy.table[ch.name];
+      else {
+        if (!copy.added && !Object.hasOwn(copy.table, ch.name)) copy.added = true;
+        copy.table[ch.name] = ch.digest;
+      }
+    }
+    if (step.classes) classes = step.classes;
+  }
+  for (const [key, copy] of copies) {
+    const [group, type] = key.split('\n') as [GroupId, XdsType];
+    groups[group] = { ...(groups[group] as GroupDigests), [type]: copy.added ? sortedRecord(copy.table) : copy.table };
+  }
+  const sortedGroups: Record<GroupId, GroupDigests> = {};
+  for (const id of Object.keys(groups).sort()) sortedGroups[id] = groups[id] as GroupDigests;
+  return {
+    schema: SNAPSHOT_SCHEMA,
+    compiler: last.info.compiler,
+    inputsDigest: last.info.inputsDigest,
+    groups: sortedGroups,
+    classes: classes ? classes.classes : prev.classes,
+    selectors: classes ? classes.selectors : prev.selectors,
+  };
+}
+
+const sortedRecord = (r: Record<string, string>): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(r).sort()) out[k] = r[k] as string;
+  return out;
+};

@@ -1,0 +1,72 @@
+/**
+ * Reference counts of the objects a snapshot holds: per type, the distinct resource digests; per
+ * object, how many resources hold it; per part of a composite object (composite.ts), how many
+ * composites hold it. An object is stored while something holds it.
+ */
+import type { XdsType } from '../../xds/type-urls.js';
+import type { EncodedResource } from '../encoder.js';
+
+export class ObjectRefs {
+  private readonly pairs: Record<XdsType, Map<string, number>> = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() };
+  private readonly objects = new Map<string, { count: number; encoded: EncodedResource }>();
+  /** Parts of the composite objects in `objects`: digest → how many composites hold it. */
+  private readonly parts = new Map<string, { count: number; bytes: Uint8Array }>();
+
+  /** One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to `added`. */
+  hold(type: XdsType, encoded: EncodedResource, added: Map<string, Uint8Array>): void {
+    if (!this.count(type, encoded.digest, encoded)) return;
+    added.set(encoded.digest, encoded.bytes);
+    for (const part of encoded.parts ?? []) {
+      const r = this.parts.get(part.digest);
+      if (r) r.count++;
+      else {
+        this.parts.set(part.digest, { count: 1, bytes: part.bytes });
+        added.set(part.digest, part.bytes);
+      }
+    }
+  }
+
+  /** One resource less holds the object `digest`. */
+  release(type: XdsType, digest: string): void {
+    this.count(type, digest, undefined);
+  }
+
+  /** Every object held, and every part of them. */
+  all(): Map<string, Uint8Array> {
+    const all = new Map<string, Uint8Array>();
+    for (const [d, r] of this.objects) all.set(d, r.encoded.bytes);
+    for (const [d, r] of this.parts) if (!all.has(d)) all.set(d, r.bytes);
+    return all;
+  }
+
+  /** Distinct resources per type, and distinct objects (parts aside). */
+  sizes(): Record<XdsType, number> & { readonly objects: number } {
+    const p = this.pairs;
+    return { clusters: p.clusters.size, endpoints: p.endpoints.size, listeners: p.listeners.size, routes: p.routes.size, objects: this.objects.size };
+  }
+
+  /**
+   * True when the object is new. `encoded` undefined: a release. A resource's name is part of its
+   * bytes (every xDS type encodes it), so distinct (name, digest) pairs of a type are its distinct digests.
+   */
+  private count(type: XdsType, digest: string, encoded: EncodedResource | undefined): boolean {
+    const pairs = this.pairs[type];
+    const p = (pairs.get(digest) ?? 0) + (encoded ? 1 : -1);
+    if (p === 0) pairs.delete(digest);
+    else pairs.set(digest, p);
+    const o = this.objects.get(digest);
+    if (encoded) {
+      if (o) o.count++;
+      else this.objects.set(digest, { count: 1, encoded });
+      return o === undefined;
+    }
+    if (o && --o.count === 0) {
+      this.objects.delete(digest);
+      for (const part of o.encoded.parts ?? []) {
+        const r = this.parts.get(part.digest);
+        if (r && --r.count === 0) this.parts.delete(part.digest);
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The snapshot's Merkle tree as the builder keeps it between snapshots: per group, one TableTree
+ * per type and the group document; the group index; the classes document; the top document.
+ * `commit` brings it in line with changed tables, rewriting only the touched leaves and their
+ * paths to the top.
+ */
+import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
+import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
+import { canonicalJson } from '../canonical-json.js';
+import type { ResourceChange } from '../consistency.js';
+import { SNAPSHOT_SCHEMA, sortedClasses, sortedSelectors } from '../content.js';
+import type { Hasher } from '../digest.js';
+import type { ResourceEncoder } from '../encoder.js';
+import { DocumentSink, LAYER, TableTree, type TreeDocument } from '../tree.js';
+import { tablesOf, type Groups, type GroupState, type TableChanges } from './groups.js';
+import type { ContentChange } from './lazy-content.js';
+import { ObjectRefs } from './refcounts.js';
+import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
+
+export interface ClassesUpdate {
+  readonly classes: readonly ProxyClass[];
+  readonly selectors: readonly ClassSelector[];
+}
+
+export interface Committed {
+  readonly sink: DocumentSink;
+  /** Objects new to the snapshot (and new parts of composites). */
+  readonly newObjects: Map<string, Uint8Array>;
+  /** Each change's new digest, when recorded. */
+  readonly contentChanges: ContentChange[];
+}
+
+export class SnapshotTrees {
+  readonly groups: Groups = new Map();
+  readonly refs = new ObjectRefs();
+  private readonly index = new TableTree(LAYER.index);
+  private sortedClasses: readonly ProxyClass[] = [];
+  private sortedSelectors: readonly ClassSelector[] = [];
+  private classesDoc: TreeDocument | undefined;
+
+  constructor(
+    private readonly encoder: ResourceEncoder,
+    private readonly hasher: Hasher,
+  ) {}
+
+  get classes(): readonly ProxyClass[] {
+    return this.sortedClasses;
+  }
+
+  get selectors(): readonly ClassSelector[] {
+    return this.sortedSelectors;
+  }
+
+  /**
+   * Encodes the changed messages, updates refcounts, trees, group documents and the group index
+   * (the tables already hold the changes; removed groups are dropped by `drop` afterwards).
+   */
+  commit({ changes, removed, added }: TableChanges, classes: ClassesUpdate | undefined, recordContent = true): Committed {
+    const sink = new DocumentSink(this.hasher);
+    const newObjects = new Map<string, Uint8Array>();
+    const contentChanges: ContentChange[] = [];
+    const touched = new Set<GroupId>(added);
+    for (const ch of changes) {
+      const digest = this.commitChange(ch, newObjects);
+      touched.add(ch.group);
+      if (recordContent) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
+    }
+    for (const id of removed) {
+      this.index.delete(id);
+      touched.delete(id);
+    }
+    for (const id of [...touched].sort()) this.commitGroup(id, sink);
+    if (classes) this.commitClasses(classes, sink);
+    return { sink, newObjects, contentChanges };
+  }
+
+  /** Forgets the groups a commit removed from the index. */
+  drop(removed: readonly GroupId[]): void {
+    for (const id of removed) this.groups.delete(id);
+  }
+
+  /** Emits the top document and returns its digest: the snapshot's. */
+  topDocument(sink: DocumentSink, info: SnapshotBuildInfo): string {
+    const groups = this.index.commit(sink).digest;
+    const top = { schema: SNAPSHOT_SCHEMA, compiler: info.compiler, inputsDigest: info.inputsDigest, classes: (this.classesDoc as TreeDocument).digest, groups };
+    return sink.emit(canonicalJson(top), LAYER.top).digest;
+  }
+
+  /** Adds every document below the top one to `sink`, not only the ones the last commit wrote. */
+  addEveryDocument(sink: DocumentSink): void {
+    for (const state of this.groups.values()) {
+      for (const type of XDS_TYPES) state.trees[type].documents((d) => sink.add(d));
+      if (state.doc) sink.add(state.doc.doc);
+    }
+    this.index.documents((d) => sink.add(d));
+    if (this.classesDoc) sink.add(this.classesDoc);
+  }
+
+  counts(): SnapshotCounts {
+    const { clusters, endpoints, listeners, routes, objects } = this.refs.sizes();
+    return { clusters, endpoints, listeners, routes, classes: this.sortedClasses.length, objects };
+  }
+
+  tables(): ReturnType<typeof tablesOf> {
+    return tablesOf(this.groups);
+  }
+
+  /** The change's object held, its tree entry set; returns its new digest (undefined: deleted). */
+  private commitChange(ch: ResourceChange, newObjects: Map<string, Uint8Array>): string | undefined {
+    const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
+    const old = ch.before ? tree.get(ch.name) : undefined;
+    let digest: string | undefined;
+    if (ch.after) {
+      const encoded = this.encoder.encode(ch.type, ch.after);
+      digest = encoded.digest;
+      this.refs.hold(ch.type, encoded, newObjects);
+      tree.set(ch.name, digest);
+    } else tree.delete(ch.name);
+    // Released after the new one is held: an unchanged digest keeps its object.
+    if (old !== undefined) this.refs.release(ch.type, old);
+    return digest;
+  }
+
+  private commitGroup(id: GroupId, sink: DocumentSink): void {
+    const state = this.groups.get(id) as GroupState;
+    const roots = {} as Record<XdsType, string>;
+    for (const type of XDS_TYPES) roots[type] = state.trees[type].commit(sink).digest;
+    const text = canonicalJson(roots);
+    if (state.doc?.text === text) return;
+    state.doc = { text, doc: sink.emit(text, LAYER.groupDoc) };
+    this.index.set(id, state.doc.doc.digest);
+  }
+
+  private commitClasses(classes: ClassesUpdate, sink: DocumentSink): void {
+    const sortedC = sortedClasses(classes.classes);
+    const sortedS = sortedSelectors(classes.selectors);
+    this.classesDoc = sink.emit(canonicalJson({ classes: sortedC, selectors: sortedS }), LAYER.classes);
+    this.sortedClasses = sortedC;
+    this.sortedSelectors = sortedS;
+  }
+}

@@ -1,0 +1,64 @@
+/** The snapshot builder's public types: what it is given and what it returns. */
+import type { ClassSelector, GroupId, ProxyClass, ResourceMessages } from '../../compile/types.js';
+import type { XdsType } from '../../xds/type-urls.js';
+import type { CompilerInfo, SnapshotContent } from '../content.js';
+import type { Hasher } from '../digest.js';
+import type { ResourceEncoder } from '../encoder.js';
+import type { TreeDocument } from '../tree.js';
+
+export interface SnapshotBuildInfo {
+  readonly inputsDigest: string;
+  readonly compiler: CompilerInfo;
+}
+
+export interface SnapshotBuildOptions {
+  /** Hash for object and document digests (default: the encoder's, else @noble/hashes). */
+  readonly hasher?: Hasher;
+  /** Reuse across builds so unchanged message objects are not encoded again. */
+  readonly encoder?: ResourceEncoder;
+}
+
+export interface SnapshotCounts {
+  readonly clusters: number;
+  readonly endpoints: number;
+  readonly listeners: number;
+  readonly routes: number;
+  readonly classes: number;
+  /** Distinct stored objects. */
+  readonly objects: number;
+}
+
+export interface BuiltSnapshot {
+  /** The top document's digest. */
+  readonly digest: string;
+  readonly inputsDigest: string;
+  readonly compiler: CompilerInfo;
+  /** The expanded view (for a delta: computed on first use). */
+  readonly content: SnapshotContent;
+  readonly counts: SnapshotCounts;
+  /** Objects to store, digest → protobuf bytes, sorted by digest: every object, or for a delta only the new ones. */
+  readonly objects: ReadonlyMap<string, Uint8Array>;
+  /** Documents to store, children before parents (ascending `layer`), the top document last: all of them, or for a delta only the rewritten ones. */
+  readonly documents: readonly TreeDocument[];
+  /** For a delta: the digest of the snapshot it applies to, whose objects and documents must already be stored. */
+  readonly base?: string;
+}
+
+/** Changes to one type of one group. Deletes are applied before upserts. */
+export interface TypeDelta<M> {
+  readonly upserts?: ReadonlyMap<string, M>;
+  readonly deletes?: Iterable<string>;
+}
+
+export type GroupDelta = { readonly [T in XdsType]?: TypeDelta<ResourceMessages[T]> };
+
+/** Per group: its changes, or null to remove the group altogether. A group not yet there is created. */
+export type SnapshotDelta = Readonly<Record<GroupId, GroupDelta | null>>;
+
+export interface DeltaUpdate {
+  readonly inputsDigest?: string;
+  /** New classes (and/or selectors): consistency is then checked in full. */
+  readonly classes?: readonly ProxyClass[];
+  readonly selectors?: readonly ClassSelector[];
+}
+

@@ -1,0 +1,99 @@
+/**
+ * A round's publish: the compiled snapshot with its stored inputs to the channel, or, when the
+ * channel is pinned, the pinned config with the current endpoints, and the config as a candidate.
+ */
+import type { Diagnostic } from '../../inputs/diagnostics.js';
+import { putStoredInputs, type BuiltInputs } from '../../model/stored-inputs.js';
+import { pinnedRound } from '../../history/pinned-round.js';
+import type { BuiltSnapshot } from '../../snapshot/build.js';
+import type { Hasher } from '../../snapshot/digest.js';
+import type { VersionDraft, VersionProvenance } from '../../snapshot/manifest.js';
+import { publishSnapshot, type PublishResult } from '../../snapshot/store/publish.js';
+import type { SnapshotStore } from '../../snapshot/store/store.js';
+import type { CachedObject } from '../object-cache.js';
+
+export interface PublishRoundInput {
+  readonly store: SnapshotStore;
+  readonly channel: string;
+  readonly snapshot: BuiltSnapshot;
+  readonly diagnostics: readonly Diagnostic[];
+  /** The round's inputs: their digest goes in the version record. */
+  readonly inputs: BuiltInputs;
+  /** The inputs documents to write (all of them after a failed publish, else the round's new ones); read when not pinned. */
+  readonly inputsToWrite: () => BuiltInputs;
+  /** Every object compiled; read (and sorted) only when the channel is pinned: an unpinned round stays O(change). */
+  readonly objects: () => readonly CachedObject[];
+  /** Called when needed, so that both read the state of that moment. */
+  readonly provenance: () => VersionProvenance;
+  readonly createdAt: () => string;
+  readonly hasher?: Hasher;
+}
+
+export interface PublishedRound {
+  readonly published: PublishResult;
+  /** The channel is pinned and its cluster config differs: other snapshots than this one were stored. */
+  readonly pinned: boolean;
+  /** Object and document bytes written to the store (stored inputs and snapshot). */
+  readonly bytesWritten: number;
+  readonly documentsWritten: number;
+  /** Reading the head and writing inputs, objects, documents, version record and head. */
+  readonly publishMs: number;
+}
+
+export async function publishRound(input: PublishRoundInput): Promise<PublishedRound> {
+  const { store, channel, inputs, diagnostics } = input;
+  let published: PublishResult;
+  let bytesWritten = 0;
+  let documentsWritten = 0;
+  const tp = performance.now();
+  // A pinned channel serves the pinned config with the current endpoints, and config changes
+  // become candidates (src/history/pinned-round.ts); null when not pinned or nothing differs.
+  const pinned = await pinnedRound({
+    store,
+    channel,
+    get objects() {
+      return input.objects();
+    },
+    snapshot: input.snapshot,
+    diagnostics,
+    provenance: input.provenance(),
+    createdAt: input.createdAt(),
+    ...(input.hasher ? { hasher: input.hasher } : {}),
+  });
+  if (pinned) {
+    published = pinned.served;
+  } else {
+    // The inputs are written alongside the snapshot's objects and documents, and the version
+    // record only after both: a record never names inputs that are not stored. When the
+    // channel already serves this snapshot, publishSnapshot stores nothing (and the inputs,
+    // the same as that version's, are already stored: writing them is a no-op).
+    const writing = putStoredInputs(store, input.inputsToWrite());
+    writing.catch(() => undefined); // awaited below; a failure fails the publish
+    published = await publishSnapshot(afterInputs(store, writing), channel, input.snapshot, {
+      createdAt: input.createdAt(),
+      diagnostics,
+      record: { inputs: inputs.digest, provenance: input.provenance() },
+      ...(input.hasher ? { hasher: input.hasher } : {}),
+    });
+    const wrote = await writing;
+    bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
+    documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
+  }
+  return { published, pinned: pinned !== null, bytesWritten, documentsWritten, publishMs: performance.now() - tp };
+}
+
+/** The store, whose `publish` (the version record and head) waits for `before` first. */
+function afterInputs(store: SnapshotStore, before: Promise<unknown>): SnapshotStore {
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'publish') {
+        return async (channel: string, draft: VersionDraft) => {
+          await before;
+          return target.publish(channel, draft);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,27 @@
+/** What a round asks the compiler: the changed keys, and the cache's objects as last-known-good resolves them. */
+import { keyString } from '../../model/stored-inputs.js';
+import type { CompileRequest } from '../compiler.js';
+import type { LastKnownGood } from '../last-known-good.js';
+import type { CachedObject, ObjectCache } from '../object-cache.js';
+
+export function compileRequest(changed: ReadonlySet<string>, inputsDigest: string, cache: ObjectCache, lkg: LastKnownGood): CompileRequest {
+  let objects: CachedObject[] | undefined;
+  return {
+    changed,
+    inputsDigest,
+    get: (key) => {
+      const o = cache.get(key);
+      return o ? lkg.resolve(o) : undefined;
+    },
+    // Sorted once, and only for a compiler that reads them all (full and remote compiles).
+    get objects() {
+      return (objects ??= [...cache.values()].map((o) => lkg.resolve(o)).sort(byKey));
+    },
+  };
+}
+
+const byKey = (a: CachedObject, b: CachedObject): number => {
+  const x = keyString(a.key);
+  const y = keyString(b.key);
+  return x < y ? -1 : x > y ? 1 : 0;
+};
