@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { digestHex, digestOf, isDigest, nobleSha256Hex, utf8Bytes } from '../../src/snapshot/digest.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { canonicalJson } from '../../src/snapshot/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 
 test('noble and node:crypto hashers give the same digests', () => {
   for (const size of [0, 1, 55, 56, 63, 64, 65, 1000, 70_000]) {
