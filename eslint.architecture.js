@@ -24,7 +24,7 @@ export const ALLOWED = {
   api: ['history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
   cli: ['api', 'watch', 'relay', 'history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds', 'proxy-class'],
   functions: ['api', 'watch', 'history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
-  bench: ['cli', 'api', 'watch', 'relay', 'history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds', 'proxy-class'],
+  bench: ['api', 'watch', 'relay', 'history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds', 'proxy-class'],
   test: [],
 };
 
