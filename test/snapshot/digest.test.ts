@@ -27,3 +27,9 @@ test('canonical JSON sorts keys at every depth and drops undefined members', () 
   assert.equal(a, b);
   assert.equal(a, '{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
 });
+
+test('canonical JSON never throws on user data: non-finite numbers become null, undefined, function and symbol members are left out', () => {
+  const value = { b: [Number.NaN, undefined, () => 1, -Infinity], a: { y: Infinity, x: Symbol('s'), w: 'ü"' }, c: 12n };
+  assert.equal(canonicalJson(value), '{"a":{"w":"ü\\"","y":null},"b":[null,null,null,null],"c":12}');
+  assert.equal(canonicalJson(undefined), 'null');
+});
