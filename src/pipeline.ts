@@ -8,8 +8,8 @@
  * (src/snapshot/stored-inputs/): the same objects in any file layout or order give the same one.
  */
 import { compile } from './compile/index.js';
-import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
+import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
 import { storedInputsOfDocuments, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
