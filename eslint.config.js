@@ -1,6 +1,7 @@
-// Lint rules: typescript-eslint's recommended set over sources and tests.
+// Lint rules: typescript-eslint's recommended set over sources and tests, and the allowed imports between folders.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { architectureBlocks } from './eslint.architecture.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'src/xds/gen/**', '.wrangler/**', '.meshsnap/**', 'test-artifacts/**'] },
@@ -16,4 +17,6 @@ export default tseslint.config(
     files: ['scripts/**/*.mjs', 'bin/**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  // One direction of imports between folders (eslint.architecture.js, README.md: Architecture).
+  ...architectureBlocks(),
 );

@@ -1,5 +1,5 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with Node's test runner.
-// Each test file is bounded in time; see test/README.md for the conventions.
+// Each test is bounded in time (--test-timeout below); README.md, Tests, says what each folder covers.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

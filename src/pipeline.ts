@@ -5,13 +5,13 @@
  * same digest for the same inputs.
  *
  * The snapshot's `inputsDigest` is the root of the stored inputs tree of the documents
- * (src/model/stored-inputs.ts): the same objects in any file layout or order give the same one.
+ * (src/snapshot/stored-inputs/): the same objects in any file layout or order give the same one.
  */
 import { compile } from './compile/index.js';
-import { sortDiagnostics, type Diagnostic } from './inputs/diagnostics.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
+import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
-import { storedInputsOfDocuments, type BuiltInputs } from './model/stored-inputs.js';
+import { storedInputsOfDocuments, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';

@@ -5,8 +5,8 @@
  */
 import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps, Operator } from '../../src/api/history-port.js';
-import { countBySeverity, type Diagnostic } from '../../src/inputs/diagnostics.js';
-import { storedDocument } from '../../src/model/stored-inputs.js';
+import { countBySeverity, type Diagnostic } from '../../src/model/diagnostics.js';
+import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
 import { compileDocuments, parseTexts, type InputText, type PipelineOptions } from '../../src/pipeline.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 

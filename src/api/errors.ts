@@ -4,7 +4,7 @@
  * works across bundles (a Worker bundle may hold a second copy of a class) and so this file does not
  * have to import every library that may throw.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 
 export type ErrorCode = 'unauthorized' | 'forbidden' | 'not_found' | 'bad_request' | 'invalid_inputs' | 'conflict' | 'internal';
 

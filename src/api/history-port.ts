@@ -4,8 +4,8 @@
  * injection (default: history-binding.ts) so route handlers stay small and tests can swap it.
  */
 import type { GcOptions, GcResult } from '../history/gc.js';
-import type { Diagnostic } from '../inputs/diagnostics.js';
-import type { BuiltInputs, StoredObject } from '../model/stored-inputs.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import type { BuiltInputs, StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';

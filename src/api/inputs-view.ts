@@ -1,5 +1,5 @@
 /** A version's stored inputs as the API shows them: per object its layer, digest and canonical JSON. Pure. */
-import { INPUT_LAYERS, readStoredInputsIndex, type InputLayer } from '../model/stored-inputs.js';
+import { INPUT_LAYERS, readStoredInputsIndex, type InputLayer } from '../snapshot/stored-inputs/index.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 
 const decoder = new TextDecoder();

@@ -7,7 +7,7 @@
  * ship that Istio-specific extension's proto) and mesh-wide defaults meshsnap's MeshConfig does
  * not carry (h2UpgradePolicy, tcpKeepalive, defaultTrafficPolicy, localityLbSetting).
  */
-import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';

@@ -15,7 +15,7 @@
  * Not modelled: `exportTo` (every rule is visible everywhere) and rules with a `workloadSelector`
  * (they apply to some workloads only; meshsnap reports and skips them rather than apply them to all).
  */
-import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { Diagnostics } from '../model/diagnostics.js';
 import type { DestinationRule, DestinationRuleSpec, Subset } from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { MeshService, ServiceModel } from '../model/service-model.js';

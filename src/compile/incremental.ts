@@ -18,7 +18,7 @@
  * applied to the previous output gives its output, and the diagnostics are its diagnostics
  * (test/compile/incremental*.test.ts checks this on random endpoint churn).
  */
-import { Diagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { serviceEndpoints, serviceHostname } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { Pod, Service } from '../model/k8s.js';

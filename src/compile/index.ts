@@ -8,10 +8,11 @@
  *
  * No I/O, no clocks, no randomness, no Node built-ins: it also runs in Workers and Lambda.
  */
-import { Diagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
+import { selects, sidecarClassId } from '../proxy-class/class-id.js';
 import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
@@ -85,7 +86,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
     for (const shape of workloadShapes(byNamespace, ns)) {
-      const id = sidecarClassId(ns, shape);
+      const id = sidecarClassId(ns, shape.map((s) => s.name));
       const inboundId = `inbound/${id.slice('sidecar/'.length)}`;
       const inbound = group(inboundId);
       const built = buildInbound(ctx, { namespace: ns, services: shape });
@@ -104,11 +105,6 @@ export function compileContext(ctx: CompileContext): CompileOutput {
   return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx.model) };
 }
 
-/** `sidecar/<ns>/<service,service>`; `sidecar/<ns>/_` for a workload no service selects. */
-export function sidecarClassId(namespace: string, services: readonly MeshService[]): string {
-  return `sidecar/${namespace}/${services.length ? services.map((s) => s.name).join(',') : '_'}`;
-}
-
 /** Services whose selector matches the labels, in hostname order. */
 export function servicesSelecting(model: ServiceModel, namespace: string, labels: Readonly<Record<string, string>>): MeshService[] {
   return selectingAmong(model.services.filter((s) => s.namespace === namespace), labels);
@@ -118,11 +114,6 @@ const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Obj
 
 function selectingAmong(services: readonly MeshService[], labels: Readonly<Record<string, string>>): MeshService[] {
   return services.filter((s) => hasSelector(s) && selects(s.selector as Readonly<Record<string, string>>, labels));
-}
-
-export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
-  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
-  return true;
 }
 
 /**

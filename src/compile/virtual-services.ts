@@ -14,7 +14,7 @@
  *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
  *   namespace. Delegates are one level deep, as in istiod.
  */
-import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { Diagnostics } from '../model/diagnostics.js';
 import type { Destination, HTTPMatchRequest, HTTPRoute, StringMatch, TCPRoute, TLSRoute, VirtualService } from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';

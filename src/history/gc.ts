@@ -18,7 +18,7 @@
  *
  * Works on every store that implements the history methods: the folder store, S3 and R2.
  */
-import { readStoredInputsIndex } from '../model/stored-inputs.js';
+import { readStoredInputsIndex } from '../snapshot/stored-inputs/index.js';
 import { compositeParts } from '../snapshot/composite.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import type { VersionRecord } from '../snapshot/manifest.js';

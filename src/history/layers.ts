@@ -1,12 +1,12 @@
 /**
- * The two input layers of a version (src/model/stored-inputs.ts): `config` (Istio config,
+ * The two input layers of a version (src/snapshot/stored-inputs/): `config` (Istio config,
  * Services, Namespaces, mesh config) and `endpoints` (EndpointSlices, Endpoints, Pods, Nodes).
  * Rollbacks, promotions and pinned rounds compile one version's config layer with another's
  * (the current) endpoint layer, so going back in config never brings back dead pod IPs.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import type { RawDocument } from '../inputs/index.js';
-import { InvalidStoredInputsError, readStoredInputsIndex, type BuiltInputs, type InputLayer } from '../model/stored-inputs.js';
+import { InvalidStoredInputsError, readStoredInputsIndex, type BuiltInputs, type InputLayer } from '../snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../pipeline.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';

@@ -6,8 +6,8 @@
  * Returns null when the channel is not pinned, or when the cluster's config IS the pinned one
  * (then the watcher's own compile is exactly what should be served).
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
-import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../model/stored-inputs.js';
+import type { Diagnostic } from '../model/diagnostics.js';
+import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { VersionProvenance } from '../snapshot/manifest.js';

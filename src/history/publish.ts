@@ -2,7 +2,7 @@
  * Publishing a history-made snapshot: stored inputs first (a record never names missing inputs),
  * then publishSnapshot's crash-safe order, with the history fields on the version record.
  */
-import { putStoredInputs } from '../model/stored-inputs.js';
+import { putStoredInputs } from '../snapshot/stored-inputs/index.js';
 import type { VersionDraft } from '../snapshot/manifest.js';
 import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet } from './load.js';
 import { parseDocuments, type RawDocument } from './parse.js';
-import { sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 
 const EXTENSIONS = ['.yaml', '.yml', '.json'];
 

@@ -3,7 +3,8 @@
  * (their diagnostics explain why), resolves duplicates, and sorts everything so the result does not
  * depend on the order documents were given in. Pure.
  */
-import { sortDiagnostics, type Diagnostic, type Origin } from './diagnostics.js';
+import { canonicalJson } from '../canonical-json.js';
+import { sortDiagnostics, type Diagnostic, type Origin } from '../model/diagnostics.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
 import type { InputSet } from '../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Service } from '../model/k8s.js';
@@ -14,7 +15,6 @@ import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, rea
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
 import { get, Reader, type Raw } from './validate/reader.js';
 import { readVirtualService } from './validate/virtual-service.js';
-import { stableStringify } from './stable-json.js';
 
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
 
@@ -173,7 +173,7 @@ function dedupe<T>(
   const kept: T[] = [];
   for (const group of groups.values()) {
     if (group.length > 1) {
-      const keyed = group.map((c) => ({ c, content: stableStringify(c.doc.object) }));
+      const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
       keyed.sort((a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index);
       group.splice(0, group.length, ...keyed.map((x) => x.c));
       const first = group[0]!;

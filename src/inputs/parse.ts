@@ -4,7 +4,7 @@
  * Pure: never throws on user data; every problem becomes a `parse-error` diagnostic.
  */
 import { parseAllDocuments } from 'yaml';
-import type { Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 
 /** One object as written by the user, with where it came from. */
 export interface RawDocument {

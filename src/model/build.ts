@@ -3,7 +3,7 @@
  * MeshServices and MeshEndpoints, as istiod's Kubernetes registry builds `model.Service` and
  * `IstioEndpoint`. Pure; every lookup goes through a Map (10k services must build in milliseconds).
  */
-import type { Diagnostics } from '../inputs/diagnostics.js';
+import type { Diagnostics } from './diagnostics.js';
 import type { InputSet } from './inputs.js';
 import type { EndpointPort, EndpointSlice, Endpoints, Node, ObjectRef, Pod, PortProtocol, Service, ServicePort } from './k8s.js';
 import type { HealthStatus, Locality, MeshEndpoint, MeshService, MeshServicePort, Protocol, ServiceModel, Workload } from './service-model.js';

@@ -1,5 +1,5 @@
 /** Everything the compiler reads: the validated objects of one compile, in no particular order. */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';

@@ -4,7 +4,7 @@
  * reported and left out, so the compiler can trust every field here.
  */
 import type { ObjectMeta } from './k8s.js';
-import type { Origin } from '../inputs/diagnostics.js';
+import type { Origin } from './diagnostics.js';
 
 export interface StringMatch {
   readonly exact?: string;

@@ -2,7 +2,7 @@
  * Kubernetes objects as meshsnap reads them: validated, defaulted and reduced to the fields the
  * compiler uses. The inputs layer builds these from raw documents (see src/inputs/).
  */
-import type { Origin } from '../inputs/diagnostics.js';
+import type { Origin } from './diagnostics.js';
 
 export interface ObjectMeta {
   readonly name: string;

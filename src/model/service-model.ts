@@ -4,7 +4,7 @@
  * (model/build.ts); every list is sorted so the compiler's output does not depend on input order.
  */
 import type { DestinationRule, VirtualService } from './istio.js';
-import type { Origin } from '../inputs/diagnostics.js';
+import type { Origin } from './diagnostics.js';
 
 /** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
 export type Protocol = 'HTTP' | 'HTTP2' | 'GRPC' | 'GRPC-Web' | 'HTTPS' | 'TLS' | 'TCP' | 'Mongo' | 'Redis' | 'MySQL' | 'UDP' | 'Unsupported';

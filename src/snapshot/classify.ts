@@ -6,10 +6,9 @@
  * when the compiler has no such class (e.g. the pod appeared after the compile) it falls back to
  * the namespace's selector-less class `sidecar/<ns>/_`.
  */
-import { selects, sidecarClassId } from '../compile/index.js';
 import type { ProxyClass } from '../compile/types.js';
-import { parseProxyNode, type ProxyNode } from '../model/proxy-node.js';
-import type { MeshService } from '../model/service-model.js';
+import { selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
+import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import type { SnapshotContent } from './content.js';
 
@@ -39,7 +38,7 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
     .filter((s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels))
     .map((s) => s.hostname)
     .sort();
-  const exact = sidecarClassId(ns, selecting.map((hostname) => serviceStub(hostname, ns)));
+  const exact = sidecarClassId(ns, selecting.map(serviceNameOf));
   if (classes.has(exact)) return { ok: true, classId: exact, node };
   const fallback = sidecarClassId(ns, []);
   if (classes.has(fallback)) return { ok: true, classId: fallback, node };
@@ -61,10 +60,4 @@ export function resourcesForClass(content: SnapshotContent, classId: string): Re
     out[type] = new Map(merged);
   }
   return out;
-}
-
-/** Just enough of a MeshService for sidecarClassId, from a selector's hostname `<name>.<ns>.svc.<domain>`. */
-function serviceStub(hostname: string, namespace: string): MeshService {
-  const dot = hostname.indexOf('.');
-  return { hostname, name: dot > 0 ? hostname.slice(0, dot) : hostname, namespace, labels: {}, headless: false, ports: [], origin: {} };
 }

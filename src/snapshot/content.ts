@@ -29,7 +29,7 @@
  */
 import type { ClassSelector, GroupId, ProxyClass } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import { isDigest, nobleSha256Hex, type Hasher } from './digest.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from './tree.js';
 

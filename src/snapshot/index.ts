@@ -1,4 +1,4 @@
-/** The snapshot layer's pure API (no Node built-ins). The local store lives in ./store/local.js. */
+/** The snapshot layer's pure API (no Node built-ins). Stores live in ./store/ (publishSnapshot: ./store/publish.js). */
 export {
   buildSnapshot,
   snapshotCounts,
@@ -16,7 +16,7 @@ export {
   type TreeDocument,
   type TypeDelta,
 } from './build.js';
-export { canonicalJson } from './canonical-json.js';
+export { canonicalJson } from '../canonical-json.js';
 export { classifyNode, resourcesForClass, type Classification, type NodeIdentity } from './classify.js';
 export { assertConsistent, checkConsistency, ConsistencyIndex, InconsistentSnapshotError, type ConsistencyCode, type ConsistencyProblem, type ResourceChange } from './consistency.js';
 export {
@@ -33,5 +33,3 @@ export {
 export { digestHex, digestOf, isDigest, nobleSha256Hex, type Hasher } from './digest.js';
 export { ResourceEncoder, type EncodedResource } from './encoder.js';
 export * from './manifest.js';
-export { MissingBaseError, publishSnapshot, type PublishInfo, type PublishResult } from './store/publish.js';
-export { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from './store/store.js';

@@ -2,9 +2,9 @@
  * Channel version records: one immutable record per published version of a channel, pointing at
  * a snapshot digest and its parent version. The core has no clock: `createdAt` comes from the caller.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import type { SnapshotCounts } from './build.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../canonical-json.js';
 import type { CompilerInfo } from './content.js';
 import { digestOf, isDigest, nobleSha256Hex, type Hasher } from './digest.js';
 
@@ -32,7 +32,7 @@ export interface VersionRecord {
   readonly diagnosticCounts?: DiagnosticCounts;
   /** Records written before diagnostics documents carry the list itself (read with recordDiagnostics). */
   readonly diagnostics?: readonly Diagnostic[];
-  /** Digest of the stored inputs manifest (`meshsnap.inputs/v1`, src/model/stored-inputs.ts): what this version was compiled from. */
+  /** Digest of the stored inputs manifest (`meshsnap.inputs/v2` tree, or a `v1` manifest before it; src/snapshot/stored-inputs/): what this version was compiled from. */
   readonly inputs?: string;
   /** What changed since the parent version (the watcher records it; `meshsnap compile` does not). */
   readonly provenance?: VersionProvenance;

@@ -3,10 +3,10 @@
  * endpoints changed) or remotely (`--compile-url`, remote-compile.ts). Every strategy must give
  * the snapshot a full local compile of the same objects gives.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { RawDocument } from '../inputs/parse.js';
-import { buildStoredInputs } from '../model/stored-inputs.js';
+import { buildStoredInputs } from '../snapshot/stored-inputs/index.js';
 import { compileInputSet } from '../pipeline.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
@@ -21,7 +21,7 @@ export interface CompileRequest {
   /** One object to compile by key (what `objects` holds under it), without materializing `objects`. */
   readonly get?: (key: string) => CachedObject | undefined;
   /**
-   * The digest of the stored inputs of `objects` (src/model/stored-inputs.ts), which the watcher
+   * The digest of the stored inputs of `objects` (src/snapshot/stored-inputs/), which the watcher
    * keeps up to date per change: the snapshot's inputs digest. Computed from `objects` when absent.
    */
   readonly inputsDigest?: string;

@@ -5,7 +5,7 @@
  * `kube-controller-manager`, … with a time. The newest entry's manager is the best answer to
  * "who changed it" a watcher can give; a version's provenance records it per changed object.
  */
-import type { Raw } from './object-cache.js';
+import type { Raw } from '../snapshot/stored-inputs/index.js';
 
 /** The manager of the newest managedFields entry (ties: the later entry), or undefined when there is none. */
 export function lastFieldManager(raw: Raw): string | undefined {

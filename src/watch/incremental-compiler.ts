@@ -15,10 +15,10 @@
  */
 import { IncrementalCompiler, indexedInputs, withDeleted, withInputDiagnostics, withReplaced, type ChangedObject, type InputKind, type InputObjects } from '../compile/incremental.js';
 import { isInputKind, LIST_OF_KIND } from '../compile/incremental/inputs-patch.js';
-import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
+import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { InputSet } from '../model/inputs.js';
-import { keyString, parseKeyString } from '../model/stored-inputs.js';
+import { keyString, parseKeyString } from '../snapshot/stored-inputs/index.js';
 import { SnapshotBuilder } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';

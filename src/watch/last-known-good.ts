@@ -7,9 +7,9 @@
  * the version's provenance. An object that was never valid is compiled as it is (the inputs layer
  * reports and skips it); a delete forgets everything about the object.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
-import { keyString } from '../model/stored-inputs.js';
+import { keyString } from '../snapshot/stored-inputs/index.js';
 import type { LastKnownGoodSubstitution } from '../snapshot/manifest.js';
 import type { CachedObject } from './object-cache.js';
 

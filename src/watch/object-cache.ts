@@ -1,9 +1,9 @@
 /**
  * The watcher's view of the cluster: every object the informers hold, canonicalized (server noise
- * stripped, src/model/stored-inputs.ts) and content-addressed. An event whose canonical form is
+ * stripped, src/snapshot/stored-inputs/) and content-addressed. An event whose canonical form is
  * unchanged (a Node heartbeat, a Pod status field the compiler never reads) is not a change.
  */
-import { keyString, storedObject, type ObjectKey, type StoredObject } from '../model/stored-inputs.js';
+import { keyString, storedObject, type ObjectKey, type Raw, type StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { lastFieldManager } from './field-manager.js';
 
@@ -12,7 +12,7 @@ export interface CachedObject extends StoredObject {
   readonly resourceVersion?: string;
 }
 
-export type Raw = Readonly<Record<string, unknown>>;
+export type { Raw };
 
 export interface CacheChange {
   readonly key: ObjectKey;

@@ -5,7 +5,7 @@
  * added+modified = added, added+deleted = nothing, deleted+added = modified.
  */
 import type { ProvenanceChange, VersionProvenance, LastKnownGoodSubstitution } from '../snapshot/manifest.js';
-import { keyString, type ObjectKey } from '../model/stored-inputs.js';
+import { keyString, type ObjectKey } from '../snapshot/stored-inputs/index.js';
 
 /** Above this many entries a version lists the first ones and counts the rest (a relist of a big cluster). */
 export const MAX_PROVENANCE_ENTRIES = 1000;

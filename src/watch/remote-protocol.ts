@@ -8,7 +8,7 @@
  *     { "schema": "meshsnap.compile-request/v1",
  *       "objects": [ <canonical Kubernetes/Istio object>, ... ] }   // sorted by Kind/namespace/name
  *
- * The objects are the stored inputs (src/model/stored-inputs.ts): exactly what a local compile
+ * The objects are the stored inputs (src/snapshot/stored-inputs/): exactly what a local compile
  * reads, so both give the same snapshot, whose inputs digest is the root of their stored inputs
  * tree (the watcher checks it against its own).
  *
@@ -25,7 +25,7 @@
  * reads the tree back from the documents it got (src/snapshot/content.ts).
  * Any other status is an error; its body (text) is the message.
  */
-import type { Diagnostic } from '../inputs/diagnostics.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import type { RawDocument } from '../inputs/parse.js';
 import { compileDocuments } from '../pipeline.js';
 import { snapshotCounts, type BuiltSnapshot, type TreeDocument } from '../snapshot/build.js';

@@ -6,7 +6,7 @@
  * - Events are debounced as istiod does (debounce.ts); each round compiles what the cache holds,
  *   with last-known-good substitutions (last-known-good.ts), and publishes unless the snapshot is
  *   the one the channel already serves.
- * - Each published version carries its stored inputs (src/model/stored-inputs.ts) and its
+ * - Each published version carries its stored inputs (src/snapshot/stored-inputs/) and its
  *   provenance: the objects changed since its parent and the substitutions in force. The stored
  *   inputs tree is kept here and updated per changed object; its root is the snapshot's inputs
  *   digest, whichever compiler compiled it.
@@ -15,8 +15,8 @@
  * - A round's steps (inputs, compile request, compile, publish, result) live in ./round/.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { sortDiagnostics, type Diagnostic } from '../inputs/diagnostics.js';
-import { keyString, StoredInputsTree, type BuiltInputs } from '../model/stored-inputs.js';
+import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
+import { keyString, StoredInputsTree, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { systemClock, type Clock } from './clock.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WatchPath } from '../../bench/incremental.js';
 import { generateMesh, nthAddress, withMovedEndpoint } from '../../bench/synthetic.js';
-import { loadStoredInputs } from '../../src/model/stored-inputs.js';
+import { loadStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildClusters } from '../../src/compile/clusters.js';
 import { buildEndpoints } from '../../src/compile/endpoints.js';
 import { createContext } from '../../src/compile/index.js';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import { loadInputsFromPaths } from '../../src/inputs/files.js';
 import { encodeMessage } from '../../src/xds/proto.js';
 import { resourceToJson } from '../../src/xds/json.js';

@@ -1,5 +1,5 @@
 /** Hand-built service models for the CDS/EDS/DestinationRule tests (no inputs layer needed). */
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { DestinationRule, DestinationRuleSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
 import type { Locality, MeshEndpoint, MeshService, MeshServicePort, Protocol, ServiceModel } from '../../src/model/service-model.js';

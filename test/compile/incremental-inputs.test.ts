@@ -4,7 +4,7 @@ import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import { indexedInputs, lookupInput, withDeleted, withMeshConfig, withReplaced } from '../../src/compile/incremental.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { inputsDigest } from '../../src/model/canonical-inputs.js';
+import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.js';
 import type { Pod } from '../../src/model/k8s.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { assertSameOutput } from './incremental-helpers.js';

@@ -9,7 +9,7 @@ import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { EndpointSlice } from '../../src/model/k8s.js';
-import { inputsDigest } from '../../src/model/canonical-inputs.js';
+import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.js';
 import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createContext } from '../../src/compile/index.js';
 import { buildInbound, buildOutboundListeners, buildProxylessListeners } from '../../src/compile/listeners.js';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import { parseInputTexts } from '../../src/pipeline.js';
 import { BOOKINFO_STATE } from '../helpers/paths.js';
 import { assertListenerRoundTrip, filterConfig } from './listeners-helpers.js';

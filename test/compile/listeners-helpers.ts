@@ -1,7 +1,7 @@
 /** Hand-built service models and small decoding helpers for the listener tests. */
 import assert from 'node:assert/strict';
 import type { CompileContext, ResolvedDestinationRule, SourcedTcpRoute, SourcedTlsRoute } from '../../src/compile/context.js';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { DestinationRule, VirtualService, VirtualServiceSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
 import type { MeshEndpoint, MeshService, MeshServicePort, ServiceModel } from '../../src/model/service-model.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { DestinationRule, HTTPRoute, VirtualService } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
 import type { MeshService, Protocol, ServiceModel } from '../../src/model/service-model.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh-config.js';
 import { indexVirtualServices } from '../../src/compile/virtual-services.js';
 import { bookinfoServices, model, service, vs } from './routes-fixture.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Diagnostic } from '../../src/inputs/diagnostics.js';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
 import { assertGolden } from '../helpers/golden.js';
 import { BOOKINFO_NODES, compilePaths, servedDump, type TestNode } from '../helpers/mesh.js';

@@ -16,7 +16,7 @@ import { rollback } from '../../src/history/rollback.js';
 import { selectVersion } from '../../src/history/select.js';
 import { tag } from '../../src/history/tag.js';
 import { verifyVersion } from '../../src/history/verify.js';
-import { storedDocument } from '../../src/model/stored-inputs.js';
+import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
 import { parseDocuments } from '../../src/inputs/parse.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { resourcesForClass } from '../../src/snapshot/classify.js';

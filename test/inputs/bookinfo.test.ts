@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
-import type { Diagnostic } from '../../src/inputs/diagnostics.js';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
 const BOOKINFO_KUBE = join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
 import { buildServiceModel } from '../../src/model/build.js';

@@ -1,5 +1,5 @@
 /** Shared by the inputs tests: YAML text → InputSet, and finders for diagnostics. */
-import type { Diagnostic } from '../../src/inputs/diagnostics.js';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { parseDocuments } from '../../src/inputs/parse.js';
 import type { InputSet } from '../../src/model/inputs.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Diagnostics, sortDiagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics, sortDiagnostics } from '../../src/model/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
 import { buildServiceModel } from '../../src/model/build.js';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
 import { buildServiceModel, portProtocol } from '../../src/model/build.js';

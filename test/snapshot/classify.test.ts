@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSnapshot } from '../../src/snapshot/build.js';
 import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
-import { parseProxyNode } from '../../src/model/proxy-node.js';
+import { parseProxyNode } from '../../src/proxy-class/node-id.js';
 import { A, B, INFO, inlineRouteListener, output, sampleOutput, sidecarClass, staticCluster } from './sample-output.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 

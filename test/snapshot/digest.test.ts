@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { digestHex, digestOf, isDigest, nobleSha256Hex, utf8Bytes } from '../../src/snapshot/digest.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { canonicalJson } from '../../src/snapshot/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 
 test('noble and node:crypto hashers give the same digests', () => {
   for (const size of [0, 1, 55, 56, 63, 64, 65, 1000, 70_000]) {
@@ -26,4 +26,10 @@ test('canonical JSON sorts keys at every depth and drops undefined members', () 
   const b = canonicalJson({ a: { d: [3, { y: 2, z: 1 }] }, b: 1 });
   assert.equal(a, b);
   assert.equal(a, '{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+});
+
+test('canonical JSON never throws on user data: non-finite numbers become null, undefined, function and symbol members are left out', () => {
+  const value = { b: [Number.NaN, undefined, () => 1, -Infinity], a: { y: Infinity, x: Symbol('s'), w: 'ü"' }, c: 12n };
+  assert.equal(canonicalJson(value), '{"a":{"w":"ü\\"","y":null},"b":[null,null,null,null],"c":12}');
+  assert.equal(canonicalJson(undefined), 'null');
 });

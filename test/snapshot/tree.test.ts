@@ -13,7 +13,7 @@ import { emptyTable } from '../../src/compile/types.js';
 import { compile } from '../../src/compile/index.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { buildSnapshot, SnapshotBuilder, type BuiltSnapshot, type SnapshotDelta, type TypeDelta } from '../../src/snapshot/build.js';
-import { canonicalJson } from '../../src/snapshot/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import { checkConsistency, InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { MissingDocumentError, snapshotDocuments } from '../../src/snapshot/content.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompileOutput } from '../../src/compile/types.js';
-import type { Diagnostic } from '../../src/inputs/diagnostics.js';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { gc } from '../../src/history/gc.js';
 import { countDiagnostics, diagnosticsDocument, parseDiagnosticsDocument, parseVersionRecord, recordDiagnosticCounts, recordDiagnostics, VERSION_SCHEMA } from '../../src/snapshot/manifest.js';
 import { SnapshotBuilder } from '../../src/snapshot/build.js';

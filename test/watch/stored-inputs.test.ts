@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { canonicalJson } from '../../src/snapshot/canonical-json.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import {
   buildStoredInputs,
   keyString,
@@ -17,7 +17,7 @@ import {
   STORED_INPUTS_SCHEMA_V1,
   UNKEYED_KIND,
   type StoredObject,
-} from '../../src/model/stored-inputs.js';
+} from '../../src/snapshot/stored-inputs/index.js';
 import { digestOf, utf8Bytes } from '../../src/snapshot/digest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { pod, slice } from './watch-harness.js';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { loadStoredInputs } from '../../src/model/stored-inputs.js';
+import { loadStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../../src/pipeline.js';
 import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';

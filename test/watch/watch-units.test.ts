@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bootstrapCommand, envoyBootstrap, grpcBootstrap } from '../../src/cli/commands/bootstrap.js';
-import { canonicalObject, layerOf, storedObject } from '../../src/model/stored-inputs.js';
+import { canonicalObject, layerOf, storedObject } from '../../src/snapshot/stored-inputs/index.js';
 import { ManualClock } from '../../src/watch/clock.js';
 import { Debouncer } from '../../src/watch/debounce.js';
 import { ChangeLog } from '../../src/watch/provenance.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { storedObject } from '../../src/model/stored-inputs.js';
+import { storedObject } from '../../src/snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { baseMesh, pod, recompileStored, slice, startHarness } from './watch-harness.js';

@@ -6,8 +6,8 @@
  * Bad input is a 400 `invalid_inputs` with the diagnostics: when nothing parses at all, or when
  * `strict` and any error diagnostic exists. Otherwise invalid objects are skipped, as the CLI does.
  */
-import { countBySeverity } from '../../inputs/diagnostics.js';
-import { storedDocument } from '../../model/stored-inputs.js';
+import { countBySeverity } from '../../model/diagnostics.js';
+import { storedDocument } from '../../snapshot/stored-inputs/index.js';
 import { compileDocuments, parseTexts } from '../../pipeline.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';

@@ -8,7 +8,7 @@
  * `<channel>.candidates`; the channel gets the pinned config with these endpoints as `version`).
  * The version records who (`--actor`, $MESHSNAP_ACTOR, the OS user) and why (`--reason`).
  */
-import { countBySeverity, formatDiagnostic } from '../../inputs/diagnostics.js';
+import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
 import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';

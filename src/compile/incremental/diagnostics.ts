@@ -7,7 +7,7 @@
  * recomputed per service by running the very code that reports them, on that service alone, so
  * they cannot drift from what a full compile says.
  */
-import { Diagnostics, type Diagnostic } from '../../inputs/diagnostics.js';
+import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
 import type { MeshService, ServiceModel } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { indexDestinationRules } from '../destination-rules.js';
@@ -16,7 +16,7 @@ import { buildInbound } from '../listeners.js';
 /** The codes of the diagnostics that depend on endpoints. */
 export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set(['subset-no-endpoints', 'unresolved-target-port']);
 
-/** The order of `sortDiagnostics` (inputs/diagnostics.ts): two diagnostics comparing equal are equal. */
+/** The order of `sortDiagnostics` (model/diagnostics.ts): two diagnostics comparing equal are equal. */
 const KEYS = ['kind', 'namespace', 'name', 'field', 'code', 'severity', 'message', 'file'] as const;
 
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {

@@ -9,7 +9,7 @@
  * input order); a namespace's sorted slice is cached, so re-reading after one edit re-sorts one
  * namespace only.
  */
-import type { Diagnostic } from '../../inputs/diagnostics.js';
+import type { Diagnostic } from '../../model/diagnostics.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';

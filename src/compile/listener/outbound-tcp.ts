@@ -12,7 +12,7 @@ import { outboundClusterName, resolveHost } from '../names.js';
 import { checkDestination, destinationCluster, reportDestination } from '../route/destination.js';
 import type { L4MatchAttributes, RouteDestination, TCPRoute, TLSRoute, VirtualService } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
-import type { Diagnostics } from '../../inputs/diagnostics.js';
+import type { Diagnostics } from '../../model/diagnostics.js';
 import { l4RouteIndex } from '../virtual-services.js';
 import type { NetworkFilter } from './filters.js';
 import type { OutboundChain } from './outbound-listener.js';

@@ -3,7 +3,7 @@
  * part: destinations and mirrors that name unknown hosts, ports or subsets are dropped (reported),
  * and a route left with nothing to do is dropped.
  */
-import type { Diagnostics } from '../../inputs/diagnostics.js';
+import type { Diagnostics } from '../../model/diagnostics.js';
 import type { HTTPRoute, VirtualService } from '../../model/istio.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
 import { routeOrigin } from '../virtual-services.js';

@@ -3,7 +3,7 @@
  * a valid destination routes to. A bad destination is reported and dropped rather than sent to
  * Envoy as a cluster that does not exist (which would answer 503).
  */
-import type { Diagnostics } from '../../inputs/diagnostics.js';
+import type { Diagnostics } from '../../model/diagnostics.js';
 import type { Destination, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';

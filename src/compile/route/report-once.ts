@@ -2,7 +2,7 @@
  * Route configs are built once per client namespace and port, so the same problem in a
  * VirtualService would be met many times: report it once per compile (per Diagnostics).
  */
-import type { Diagnostic, Diagnostics } from '../../inputs/diagnostics.js';
+import type { Diagnostic, Diagnostics } from '../../model/diagnostics.js';
 
 const seen = new WeakMap<Diagnostics, Set<string>>();
 

@@ -5,7 +5,7 @@
 import type { InputChange } from './inputs.js';
 import type { ClassDiff } from './resources.js';
 import { formatChange } from './structural.js';
-import type { VersionDiff } from './index.js';
+import type { VersionDiff } from './version-diff.js';
 
 export function formatVersionDiff(d: VersionDiff): string {
   const lines = [`diff ${d.from.version} (${d.from.digest.slice(0, 19)}…) → ${d.to.version} (${d.to.digest.slice(0, 19)}…)`];

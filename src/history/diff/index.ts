@@ -6,15 +6,8 @@ import { HistoryError } from '../errors.js';
 import { inputsOf } from '../layers.js';
 import { versionLabel } from '../select.js';
 import { diffInputs, type InputChange } from './inputs.js';
-import { diffResources, type ClassDiff, type ResourceDiffOptions } from './resources.js';
-
-export interface VersionDiff {
-  readonly from: { readonly version: string; readonly digest: string };
-  readonly to: { readonly version: string; readonly digest: string };
-  readonly classes: readonly ClassDiff[];
-  /** Undefined when either version has no stored inputs. */
-  readonly inputs?: readonly InputChange[];
-}
+import { diffResources, type ResourceDiffOptions } from './resources.js';
+import type { VersionDiff } from './version-diff.js';
 
 export async function diffVersions(store: SnapshotStore, a: VersionRecord, b: VersionRecord, opts: ResourceDiffOptions = {}): Promise<VersionDiff> {
   const ca = await store.getSnapshot(a.digest);
@@ -37,3 +30,4 @@ export { diffResources, type ClassDiff, type ChangedResource, type TypeDiff, typ
 export { diffInputs, type InputChange } from './inputs.js';
 export { diffJson, formatChange, type FieldChange } from './structural.js';
 export { formatVersionDiff } from './format.js';
+export type { VersionDiff } from './version-diff.js';

@@ -1,5 +1,5 @@
 /** The input objects that changed between two versions, from their stored inputs manifests. */
-import { parseKeyString, type InputLayer } from '../../model/stored-inputs.js';
+import { parseKeyString, type InputLayer } from '../../snapshot/stored-inputs/index.js';
 import type { LayerIndex } from '../layers.js';
 import { HistoryError } from '../errors.js';
 import type { ObjectReader } from './resources.js';

@@ -2,7 +2,7 @@
  * DestinationRule (networking.istio.io) → model/istio.ts. As for VirtualServices, one invalid
  * part invalidates the whole object (istiod's webhook would reject it).
  */
-import type { Origin } from '../diagnostics.js';
+import type { Origin } from '../../model/diagnostics.js';
 import type {
   ClientTLSSettings,
   ConnectionPoolSettings,

@@ -3,7 +3,7 @@
  * with the API server's defaults applied. Only the fields meshsnap uses are read; the others
  * (containers' images, status details, …) are ignored without a diagnostic.
  */
-import type { Origin } from '../diagnostics.js';
+import type { Origin } from '../../model/diagnostics.js';
 import type {
   ContainerPort,
   EndpointAddress,

@@ -3,7 +3,7 @@
  * returns the typed value or `undefined`, and reports what is wrong on the object's `Reader`
  * (which remembers that the object failed). `null` counts as absent, as in Kubernetes.
  */
-import type { Diagnostic } from '../diagnostics.js';
+import type { Diagnostic } from '../../model/diagnostics.js';
 
 export interface ObjectId {
   readonly kind?: string;

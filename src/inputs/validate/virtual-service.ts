@@ -5,7 +5,7 @@
  * and it is skipped, as istiod's validation webhook rejects whole objects. Keeping the valid rest
  * would silently change routing order (a later catch-all route would start matching first).
  */
-import type { Origin } from '../diagnostics.js';
+import type { Origin } from '../../model/diagnostics.js';
 import type {
   CorsPolicy,
   HTTPDirectResponse,

@@ -6,7 +6,7 @@
  */
 import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
-import { canonicalJson } from '../canonical-json.js';
+import { canonicalJson } from '../../canonical-json.js';
 import type { ResourceChange } from '../consistency.js';
 import { SNAPSHOT_SCHEMA, sortedClasses, sortedSelectors } from '../content.js';
 import type { Hasher } from '../digest.js';

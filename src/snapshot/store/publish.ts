@@ -4,7 +4,7 @@
  * then the version record and head. A head therefore never points at missing data, and a
  * document already in the store (shared with an earlier version) is not written again.
  */
-import type { Diagnostic } from '../../inputs/diagnostics.js';
+import type { Diagnostic } from '../../model/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
 import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { Hasher } from '../digest.js';

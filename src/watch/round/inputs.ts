@@ -1,5 +1,5 @@
 /** A round's first step: the changed objects reviewed for last-known-good, and the stored inputs tree updated. */
-import type { BuiltInputs, StoredInputsTree } from '../../model/stored-inputs.js';
+import type { BuiltInputs, StoredInputsTree } from '../../snapshot/stored-inputs/index.js';
 import type { LastKnownGood } from '../last-known-good.js';
 import type { ObjectCache } from '../object-cache.js';
 

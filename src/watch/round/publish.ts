@@ -2,8 +2,8 @@
  * A round's publish: the compiled snapshot with its stored inputs to the channel, or, when the
  * channel is pinned, the pinned config with the current endpoints, and the config as a candidate.
  */
-import type { Diagnostic } from '../../inputs/diagnostics.js';
-import { putStoredInputs, type BuiltInputs } from '../../model/stored-inputs.js';
+import type { Diagnostic } from '../../model/diagnostics.js';
+import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
 import { pinnedRound } from '../../history/pinned-round.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';

@@ -1,5 +1,5 @@
 /** What a round asks the compiler: the changed keys, and the cache's objects as last-known-good resolves them. */
-import { keyString } from '../../model/stored-inputs.js';
+import { keyString } from '../../snapshot/stored-inputs/index.js';
 import type { CompileRequest } from '../compiler.js';
 import type { LastKnownGood } from '../last-known-good.js';
 import type { CachedObject, ObjectCache } from '../object-cache.js';

@@ -4,12 +4,12 @@
  * they were built (tests use it to check that patched InputSets equal rebuilt ones).
  *
  * NOT the snapshot's inputs digest: that is the root of the stored inputs tree
- * (src/model/stored-inputs.ts, `meshsnap.inputs/v2`), maintained incrementally. This form costs
+ * (./tree.ts, `meshsnap.inputs/v2`), maintained incrementally. This form costs
  * a pass over every object and is for tests and debugging only.
  */
-import { canonicalJson } from '../snapshot/canonical-json.js';
-import { digestOf, utf8Bytes, type Hasher } from '../snapshot/digest.js';
-import type { InputSet } from './inputs.js';
+import { canonicalJson } from '../../canonical-json.js';
+import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
+import type { InputSet } from '../../model/inputs.js';
 
 interface Named {
   readonly meta: { readonly namespace: string; readonly name: string };

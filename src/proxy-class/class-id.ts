@@ -1,0 +1,22 @@
+/**
+ * Proxy class ids, shared by the compiler (which names the classes) and the snapshot's
+ * classifier (which places a connecting proxy into one), so the relay can place proxies without
+ * loading the compiler.
+ */
+
+/** `sidecar/<ns>/<service,service>` (service names in hostname order); `sidecar/<ns>/_` for a workload no service selects. */
+export function sidecarClassId(namespace: string, serviceNames: readonly string[]): string {
+  return `sidecar/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}`;
+}
+
+/** Whether a service selector picks a workload with these labels (every selector label matches). */
+export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
+  return true;
+}
+
+/** The service name of a hostname `<name>.<ns>.svc.<domain>`. */
+export function serviceNameOf(hostname: string): string {
+  const dot = hostname.indexOf('.');
+  return dot > 0 ? hostname.slice(0, dot) : hostname;
+}

@@ -1,0 +1,135 @@
+/**
+ * The canonical form of a stored object: the raw object a snapshot was compiled from, without the
+ * noise the API server adds and the compiler never reads (status, managedFields, uid,
+ * resourceVersion, timestamps, kubectl's last-applied annotation). An object that only changed in
+ * noise has the same digest, and two clusters holding the same mesh store the same bytes. Pod
+ * status keeps what the compiler reads (IPs, phase, the Ready condition): for a Pod those ARE
+ * inputs. Objects carry no origin (file, document index), so the same objects in any file layout
+ * or document order are the same inputs.
+ *
+ * Each object's canonical JSON (src/canonical-json.ts) is stored as a store object named by its
+ * digest. Invalid documents ARE stored inputs: they are what the user gave, and a recompile must
+ * reproduce the same diagnostics. Pure (no node:*): the Worker computes the same digest.
+ */
+import { canonicalJson } from '../../canonical-json.js';
+import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
+import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
+import { isRecord, own, type Raw } from './raw.js';
+
+const decoder = new TextDecoder();
+
+export interface StoredObject {
+  readonly key: ObjectKey;
+  readonly layer: InputLayer;
+  /** The canonical object (noise stripped). */
+  readonly object: Raw;
+  /** Its canonical JSON bytes, and their digest. */
+  readonly bytes: Uint8Array;
+  readonly digest: string;
+}
+
+/**
+ * Annotations that change without the object meaning anything new: kubectl's copy of the whole
+ * object, and the endpoints controller's trigger time (it changes on every endpoints update).
+ */
+const NOISY_ANNOTATIONS = new Set([
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'endpoints.kubernetes.io/last-change-trigger-time',
+  'deployment.kubernetes.io/revision',
+]);
+
+/** A plain object without a prototype, so a `__proto__` key is kept as data. */
+const dict = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
+
+/** Metadata the compiler reads; everything else in `metadata` is server bookkeeping. */
+function canonicalMeta(meta: Raw): Record<string, unknown> {
+  const out = dict();
+  for (const k of ['name', 'namespace'] as const) {
+    const v = own(meta, k);
+    if (typeof v === 'string' && v !== '') out[k] = v;
+  }
+  const labels = own(meta, 'labels');
+  if (isRecord(labels) && Object.keys(labels).length > 0) out.labels = labels;
+  const annotations = own(meta, 'annotations');
+  if (isRecord(annotations)) {
+    const kept = dict();
+    for (const [k, v] of Object.entries(annotations)) if (!NOISY_ANNOTATIONS.has(k)) kept[k] = v;
+    if (Object.keys(kept).length > 0) out.annotations = kept;
+  }
+  return out;
+}
+
+/** The parts of a Pod's status the compiler reads (src/inputs/validate/k8s.ts readPod). */
+function podStatus(status: Raw): Record<string, unknown> | undefined {
+  const out = dict();
+  const phase = own(status, 'phase');
+  if (phase !== undefined) out.phase = phase;
+  const podIP = own(status, 'podIP');
+  if (podIP !== undefined) out.podIP = podIP;
+  const podIPs = own(status, 'podIPs');
+  if (Array.isArray(podIPs)) out.podIPs = podIPs.map((p) => (isRecord(p) ? { ip: own(p, 'ip') } : p));
+  const conditions = own(status, 'conditions');
+  if (Array.isArray(conditions)) {
+    const ready = conditions.filter((c) => isRecord(c) && own(c, 'type') === 'Ready').map((c) => ({ type: 'Ready', status: own(c as Raw, 'status') }));
+    if (ready.length > 0) out.conditions = ready;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
+function canonicalText(raw: Raw): string {
+  const out = dict();
+  for (const k of Object.keys(raw)) {
+    if (k === 'status') continue;
+    const v = raw[k];
+    out[k] = k === 'metadata' && isRecord(v) ? canonicalMeta(v) : v;
+  }
+  const status = own(raw, 'status');
+  if (own(raw, 'kind') === 'Pod' && isRecord(status)) {
+    const kept = podStatus(status);
+    if (kept) out.status = kept;
+  }
+  return canonicalJson(out);
+}
+
+/** A copy of the object without server noise: plain JSON values, ordinary objects. */
+export function canonicalObject(raw: Raw): Record<string, unknown> {
+  return JSON.parse(canonicalText(raw)) as Record<string, unknown>;
+}
+
+/**
+ * A stored object whose canonical object is parsed from its bytes on first read (an own enumerable
+ * getter, so a spread copy still carries the object): building the inputs tree (the inputs digest)
+ * only needs the bytes, so a full compile does not keep a second parsed copy of every input.
+ */
+function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, digest: string): StoredObject {
+  let parsed: Raw | undefined;
+  return {
+    key,
+    layer,
+    get object(): Raw {
+      return (parsed ??= JSON.parse(decoder.decode(bytes)) as Raw);
+    },
+    bytes,
+    digest,
+  };
+}
+
+function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
+  const bytes = utf8Bytes(canonicalText(raw));
+  const digest = digestOf(bytes, hasher);
+  if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
+  const kind = own(raw, 'kind');
+  return parsedOnRead({ kind: UNKEYED_KIND, namespace: '', name: digest }, layerOf(typeof kind === 'string' ? kind : ''), bytes, digest);
+}
+
+/** The stored form of a keyed object; undefined when it has no kind or name. */
+export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefined {
+  const key = objectKeyOf(raw);
+  return key ? stored(raw, key, hasher) : undefined;
+}
+
+/** The stored form of any document: keyed by kind/namespace/name, or by its digest when it has no kind or name. */
+export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject {
+  return stored(raw, objectKeyOf(raw), hasher);
+}

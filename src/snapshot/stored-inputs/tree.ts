@@ -1,0 +1,159 @@
+/**
+ * The stored inputs tree (`meshsnap.inputs/v2`): a Merkle tree of content-addressed documents,
+ * stored with the store's `putDocuments`, built like the snapshot's tables (src/snapshot/tree.ts):
+ *
+ *   top     {"schema":"meshsnap.inputs/v2","layers":{"config":<table root>,"endpoints":<table root>}}
+ *   table   `Kind/namespace/name` → object digest, as a fixed-depth hash trie
+ *           (leaves {"entries":{key:digest,…}}, interior nodes {"children":{hexDigit:digest,…}})
+ *
+ * per layer (keys.ts). Its top document's digest is THE inputs digest: the snapshot's
+ * `inputsDigest` and the version record's `inputs`. The trie is a pure function of its entries,
+ * so the root is the same whether built from scratch (`buildStoredInputs`: the CLI, the Worker, a
+ * remote compile) or updated object by object (`StoredInputsTree`, the watcher: one change
+ * rewrites one leaf, ≤ 3 interior nodes and the top). Two documents with one key (the same object
+ * in two files) keep the one with the smaller digest, whatever the reading order. Not stored: text
+ * that is not YAML/JSON and documents that are not objects; their `parse-error` diagnostics stay in
+ * the version record.
+ */
+import { canonicalJson } from '../../canonical-json.js';
+import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
+import { nobleSha256Hex, type Hasher } from '../digest.js';
+import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
+import { storedDocument, type StoredObject } from './canonical-object.js';
+import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
+
+export const STORED_INPUTS_SCHEMA = 'meshsnap.inputs/v2';
+/** The flat manifest of earlier versions (one store object); still readable. */
+export const STORED_INPUTS_SCHEMA_V1 = 'meshsnap.inputs/v1';
+
+/** The top document of the inputs tree. */
+export interface InputsTopDocument {
+  readonly schema: typeof STORED_INPUTS_SCHEMA;
+  /** Per layer: root digest of its key → object digest table. */
+  readonly layers: Readonly<Record<InputLayer, string>>;
+}
+
+export interface BuiltInputs {
+  /** The top document's digest: the inputs digest. */
+  readonly digest: string;
+  /** Documents to store, children before parents (ascending `layer`), the top last: every document, or after an update only the rewritten ones. */
+  readonly documents: readonly TreeDocument[];
+  /** Objects to store, digest → canonical JSON bytes: every object, or after an update only the ones set since the last commit. */
+  readonly objects: ReadonlyMap<string, Uint8Array>;
+  /** Objects in the tree. */
+  readonly count: number;
+}
+
+/** Document layers: table leaves at 0, their roots at ≤ MAX_DEPTH, the top above them. */
+const TOP_LAYER = MAX_DEPTH + 1;
+
+/**
+ * The inputs tree, updatable object by object. `set`/`delete` edit it; `commit` returns the new
+ * root and only what changed since the last commit (documents rewritten, objects set);
+ * `complete` returns every document and object (for a store that may lack earlier commits).
+ */
+export class StoredInputsTree {
+  private readonly tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
+  /** key → the object in the tree (its bytes, for `complete`). */
+  private readonly objects = new Map<string, StoredObject>();
+  /** Keys set since the last commit. */
+  private pending = new Set<string>();
+  private dirty = true;
+  private top: TreeDocument | undefined;
+
+  constructor(private readonly hasher: Hasher = nobleSha256Hex) {}
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  /** The digest of the last commit. */
+  get digest(): string {
+    if (!this.top || this.dirty) throw new Error('StoredInputsTree: commit() before reading the digest');
+    return this.top.digest;
+  }
+
+  get(key: string): StoredObject | undefined {
+    return this.objects.get(key);
+  }
+
+  /** Adds or replaces an object (under `keyString(o.key)`). */
+  set(o: StoredObject): void {
+    const key = keyString(o.key);
+    const prev = this.objects.get(key);
+    if (prev && prev.digest === o.digest && prev.layer === o.layer) return;
+    if (prev && prev.layer !== o.layer) this.tables[prev.layer].delete(key);
+    this.objects.set(key, o);
+    this.tables[o.layer].set(key, o.digest);
+    this.pending.add(key);
+    this.dirty = true;
+  }
+
+  delete(key: string): boolean {
+    const prev = this.objects.get(key);
+    if (!prev) return false;
+    this.objects.delete(key);
+    this.tables[prev.layer].delete(key);
+    this.dirty = true;
+    return true;
+  }
+
+  /** Writes the changed documents; returns them, the objects set since the last commit, and the root. */
+  commit(): BuiltInputs {
+    const sink = new DocumentSink(this.hasher);
+    const objects = new Map<string, Uint8Array>();
+    for (const key of this.pending) {
+      const o = this.objects.get(key);
+      if (o) objects.set(o.digest, o.bytes);
+    }
+    this.pending = new Set();
+    if (this.dirty || !this.top) {
+      const layers = { config: this.tables.config.commit(sink).digest, endpoints: this.tables.endpoints.commit(sink).digest };
+      const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
+      this.top = sink.emit(canonicalJson(top), TOP_LAYER);
+      this.dirty = false;
+    }
+    return { digest: this.top.digest, documents: sink.sorted(), objects: sortedByKey(objects), count: this.objects.size };
+  }
+
+  /** Every document and object of the current tree (commits first). */
+  complete(): BuiltInputs {
+    const { digest } = this.commit();
+    const sink = new DocumentSink(this.hasher);
+    for (const layer of INPUT_LAYERS) this.tables[layer].documents((d) => sink.add(d));
+    sink.add(this.top as TreeDocument);
+    const objects = new Map<string, Uint8Array>();
+    for (const o of this.objects.values()) objects.set(o.digest, o.bytes);
+    return { digest, documents: sink.sorted(), objects: sortedByKey(objects), count: this.objects.size };
+  }
+}
+
+const sortedByKey = (m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> => new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/** The inputs of a set of objects, built from scratch: every document and object. Two objects with one key keep the smaller digest. */
+export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hasher): BuiltInputs {
+  const chosen = new Map<string, StoredObject>();
+  for (const o of objects) {
+    const k = keyString(o.key);
+    const prev = chosen.get(k);
+    if (!prev || o.digest < prev.digest) chosen.set(k, o);
+  }
+  const tree = new StoredInputsTree(hasher);
+  for (const o of chosen.values()) tree.set(o);
+  return tree.complete();
+}
+
+/** Stored inputs of raw documents (as `meshsnap compile` reads them), invalid and unkeyed ones included. */
+export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: Hasher): BuiltInputs {
+  return buildStoredInputs(
+    docs.map((d) => storedDocument(d.object, hasher)),
+    hasher,
+  );
+}
+
+/** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */
+export function storedInputsOfTexts(files: readonly { readonly file: string; readonly text: string }[], hasher?: Hasher): BuiltInputs {
+  const docs: RawDocument[] = [];
+  for (const f of files) docs.push(...parseDocuments(f.text, f.file).docs);
+  return storedInputsOfDocuments(docs, hasher);
+}
