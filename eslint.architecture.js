@@ -3,12 +3,14 @@
 // (Architecture) shows the same table. Import cycles between files: .dependency-cruiser.mjs.
 
 /** Imported by every unit; they import nothing of the project. */
-const LEAVES = ['version', 'canonical-json'];
+const LEAVES = ['version', 'canonical-json', 'errors', 'log'];
 
 /** unit → the units it may import (besides itself and the leaves). */
 export const ALLOWED = {
   version: [],
   'canonical-json': [],
+  errors: [],
+  log: [],
   xds: [],
   'proxy-class': [],
   model: [],
@@ -32,6 +34,8 @@ export const ALLOWED = {
 const FILES = {
   version: { files: ['src/version.ts'] },
   'canonical-json': { files: ['src/canonical-json.ts'] },
+  errors: { files: ['src/errors.ts'] },
+  log: { files: ['src/log.ts'] },
   pipeline: { files: ['src/pipeline.ts'] },
   snapshot: { files: ['src/snapshot/**/*.ts'], ignores: ['src/snapshot/store/**', 'src/snapshot/stored-inputs/**'] },
   functions: { files: ['functions/**/*.ts'] },
@@ -39,7 +43,7 @@ const FILES = {
 };
 const filesOf = (unit) => FILES[unit] ?? { files: [`src/${unit}/**/*.ts`] };
 
-const ROOT_FILES = new Set(['version', 'canonical-json', 'pipeline']);
+const ROOT_FILES = new Set(['version', 'canonical-json', 'errors', 'log', 'pipeline']);
 const TOP_FOLDERS = new Set(['functions', 'bench', 'test']);
 
 /** A relative import specifier naming the unit, as written from any file of another unit. */

@@ -8,6 +8,7 @@
  */
 import { handle } from 'hono/aws-lambda';
 import { historyBinding } from '../../src/api/history-binding.js';
+import { createLogger, errorMessage } from '../../src/log.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { authFromEnv, channelFromEnv, envString, identityFromEnv, type EnvLike } from '../shared/env.js';
 import { functionApp } from '../shared/function-app.js';
@@ -18,6 +19,7 @@ export type ApiHandler = ReturnType<typeof handle>;
 export function createApiHandler(env: EnvLike = process.env, opts: AwsOptions = {}): ApiHandler {
   // node:crypto hashes several times faster than the pure-JS default, and gives the same digests.
   const compile = { hasher: nodeSha256Hex };
+  const log = createLogger();
   const compileToken = envString(env, 'MESHSNAP_COMPILE_TOKEN');
   const app = functionApp({
     store: storeFromEnv(env, opts),
@@ -27,7 +29,7 @@ export function createApiHandler(env: EnvLike = process.env, opts: AwsOptions = 
     compile,
     history: historyBinding(compile.hasher),
     // CloudWatch gets the stack; the response gets only the message.
-    onInternalError: (err) => console.error(JSON.stringify({ level: 'error', msg: 'api.internal', error: err instanceof Error ? (err.stack ?? err.message) : String(err) })),
+    onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
     ...(compileToken !== undefined ? { compileToken } : {}),
   });
   return handle(app);

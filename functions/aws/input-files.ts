@@ -4,6 +4,7 @@
  * `{"files": [{"file", "text"}, ...]}` is a bundle (one upload carrying a whole set, as a watcher
  * would send it) and is expanded in its place. Pure.
  */
+import { MeshsnapError } from '../../src/errors.js';
 import type { InputText } from '../../src/pipeline.js';
 
 export interface InputObject {
@@ -12,8 +13,11 @@ export interface InputObject {
   readonly text: string;
 }
 
-export class InputBundleError extends Error {
+export class InputBundleError extends MeshsnapError {
   override readonly name = 'InputBundleError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('bad_request', message, options);
+  }
 }
 
 function bundleFiles(name: string, value: unknown): InputText[] | null {

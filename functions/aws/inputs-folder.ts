@@ -1,4 +1,5 @@
 /** Reads a channel's inputs folder (every YAML/JSON object under a prefix) from S3, with limits. */
+import { MeshsnapError } from '../../src/errors.js';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { isInputKey, type InputObject } from './input-files.js';
 
@@ -9,8 +10,11 @@ export interface FolderLimits {
   readonly maxBytes?: number;
 }
 
-export class InputsTooLargeError extends Error {
+export class InputsTooLargeError extends MeshsnapError {
   override readonly name = 'InputsTooLargeError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('payload_too_large', message, options);
+  }
 }
 
 export async function readInputsFolder(client: S3Client, bucket: string, folder: string, limits: FolderLimits = {}): Promise<InputObject[]> {

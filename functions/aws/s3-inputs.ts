@@ -13,6 +13,7 @@
  * could finish out of order and publish an older folder last.
  */
 import { historyBinding } from '../../src/api/history-binding.js';
+import { createLogger, errorMessage } from '../../src/log.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -30,7 +31,8 @@ export interface InputsHandlerResult {
 
 export type InputsHandler = (event: S3Event) => Promise<InputsHandlerResult>;
 
-const log = (msg: string, fields: Record<string, unknown>): void => console.log(JSON.stringify({ level: 'info', msg, ...fields }));
+const logger = createLogger();
+const log = (event: string, fields: Record<string, unknown>): void => logger.info(event, fields);
 
 export function createInputsHandler(env: EnvLike = process.env, opts: AwsOptions & { readonly now?: () => Date } = {}): InputsHandler {
   const prefix = (envString(env, 'MESHSNAP_INPUTS_PREFIX') ?? 'inputs/').replace(/^\/+/, '').replace(/\/*$/, '/');
@@ -63,7 +65,7 @@ export function createInputsHandler(env: EnvLike = process.env, opts: AwsOptions
       } catch (e) {
         // Keep going with the other channels; fail the invocation at the end so Lambda retries it.
         failures.push(`${t.channel}: ${(e as Error).message}`);
-        console.error(JSON.stringify({ level: 'error', msg: 'inputs.failed', channel: t.channel, key: t.key, error: (e as Error).stack ?? String(e) }));
+        logger.error('inputs.failed', { channel: t.channel, key: t.key, error: errorMessage(e), stack: (e as Error).stack });
       }
     }
     if (failures.length > 0) throw new Error(`inputs handler failed for ${failures.join('; ')}`);

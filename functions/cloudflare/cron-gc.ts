@@ -11,6 +11,7 @@ import { graceProblem } from '../../src/history/gc.js';
 import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps } from '../../src/api/history-port.js';
 import type { GcResult } from '../../src/history/gc.js';
+import { createLogger, errorMessage, type Logger } from '../../src/log.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 import { channelFromEnv, ConfigError, type EnvLike } from '../shared/env.js';
 import { gcSettingsFromEnv } from '../shared/gc-env.js';
@@ -26,14 +27,12 @@ export interface CronGcDeps {
   readonly store: () => SnapshotStore;
   readonly history?: HistoryOps;
   readonly now?: () => Date;
-  /** Where the line goes (default: console.log / console.error). */
-  readonly log?: (level: 'info' | 'error', line: string) => void;
+  /** Default: src/log.ts's logger (JSON lines on the Worker's console). */
+  readonly log?: Logger;
 }
 
-const consoleLog = (level: 'info' | 'error', line: string): void => (level === 'error' ? console.error(line) : console.log(line));
-
 export async function cronGc(event: ScheduledEventLike, deps: CronGcDeps): Promise<GcResult> {
-  const log = deps.log ?? consoleLog;
+  const log = deps.log ?? createLogger();
   const cron = event.cron;
   try {
     const settings = gcSettingsFromEnv(deps.env);
@@ -42,10 +41,10 @@ export async function cronGc(event: ScheduledEventLike, deps: CronGcDeps): Promi
     if (problem !== undefined) throw new ConfigError(problem);
     const op = { actor: 'cron', at: (deps.now ?? (() => new Date()))(), reason: `scheduled gc (cron "${cron}")` };
     const result = await (deps.history ?? defaultHistory).gc(store, channelFromEnv(deps.env), gcOptions(settings), op);
-    log('info', JSON.stringify({ level: 'info', msg: 'gc.done', cron, ...result }));
+    log.info('gc.done', { cron, ...result });
     return result;
   } catch (err) {
-    log('error', JSON.stringify({ level: 'error', msg: 'gc.failed', cron, error: err instanceof Error ? err.message : String(err) }));
+    log.error('gc.failed', { cron, error: errorMessage(err) });
     throw err;
   }
 }

@@ -14,7 +14,9 @@
  * Cron (`[triggers] crons`): gc over the bucket (cron-gc.ts).
  */
 import type { Hono } from 'hono';
-import { ApiError, errorBody } from '../../src/api/errors.js';
+import { errorResponse } from '../../src/api/errors.js';
+import { errorMessage, createLogger } from '../../src/log.js';
+import { MeshsnapError } from '../../src/errors.js';
 import type { ObjectStore } from '../../src/snapshot/store/object-store.js';
 import { r2Store, type R2BucketLike } from '../../src/snapshot/store/r2.js';
 import { authFromEnv, channelFromEnv, envString, identityFromEnv } from '../shared/env.js';
@@ -35,6 +37,7 @@ type App = Hono<any>;
  * (and its routes) is built once per isolate, not per request.
  */
 const apps = new WeakMap<object, App>();
+const log = createLogger();
 
 /** The store over the bucket: MESHSNAP_PREFIX, MESHSNAP_FRESHEN_MINUTES. */
 export function workerStore(env: WorkerEnv): ObjectStore {
@@ -53,7 +56,7 @@ export function workerApp(env: WorkerEnv): App {
       channelDefault: channelFromEnv(env),
       auth: authFromEnv(env),
       identity: identityFromEnv(env),
-      onInternalError: (err) => console.error('meshsnap: internal error', err),
+      onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
       ...(compileToken !== undefined ? { compileToken } : {}),
     });
     apps.set(env, app);
@@ -68,8 +71,8 @@ export default {
       app = workerApp(env);
     } catch (err) {
       // A missing binding or secret: say which, in the API's error shape (never the secret's value).
-      console.error('meshsnap: configuration error', err);
-      return new Response(JSON.stringify(errorBody(new ApiError('internal', `configuration: ${(err as Error).message}`))), { status: 500, headers: { 'content-type': 'application/json' } });
+      log.error('worker.config_error', { error: errorMessage(err) });
+      return errorResponse(new MeshsnapError('internal', `configuration: ${errorMessage(err)}`));
     }
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- hono's ExecutionContext type vs workerd's
     return app.fetch(request, env, ctx as any);

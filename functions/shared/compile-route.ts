@@ -7,9 +7,11 @@
  * is set (then it needs that bearer token; put the function behind a private network, Cloudflare
  * Access or IAM auth instead when a watcher must reach it without one).
  */
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { constantTimeEqual } from '../../src/api/auth.js';
-import { ApiError, errorBody } from '../../src/api/errors.js';
+import { errorResponse } from '../../src/api/errors.js';
+import { badRequest, payloadTooLarge, unauthorized } from '../../src/errors.js';
 import type { Hasher } from '../../src/snapshot/digest.js';
 import { RemoteCompileError, serveCompileRequest } from '../../src/watch/remote-protocol.js';
 
@@ -21,33 +23,29 @@ export interface CompileRouteOptions {
   readonly maxBodyBytes?: number;
 }
 
-const fail = (e: ApiError): Response =>
-  new Response(JSON.stringify(errorBody(e)), {
-    status: e.status,
-    headers: { 'content-type': 'application/json', ...(e.status === 401 ? { 'www-authenticate': 'Bearer realm="meshsnap"' } : {}) },
-  });
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app: the route uses no context variables
 export function mountCompileRoute(app: Hono<any>, opts: CompileRouteOptions = {}): void {
   const max = opts.maxBodyBytes ?? 32 * 1024 * 1024;
-  app.post('/compile', async (c) => {
+  const checkToken: MiddlewareHandler = async (c, next) => {
     if (opts.token !== undefined) {
       const presented = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-      if (!constantTimeEqual(presented, opts.token)) return fail(new ApiError('unauthorized', 'this needs Authorization: Bearer <compile token>'));
+      if (!constantTimeEqual(presented, opts.token)) return errorResponse(unauthorized('this needs Authorization: Bearer <compile token>'));
     }
-    if (Number(c.req.header('content-length') ?? '0') > max) return fail(new ApiError('bad_request', `request body is larger than ${max} bytes`));
+    await next();
+  };
+  const limit = bodyLimit({ maxSize: max, onError: () => errorResponse(payloadTooLarge(max)) });
+  app.post('/compile', checkToken, limit, async (c) => {
     const text = await c.req.text();
-    if (text.length > max) return fail(new ApiError('bad_request', `request body is larger than ${max} bytes`));
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch (err) {
-      return fail(new ApiError('bad_request', `request body is not JSON: ${(err as Error).message}`));
+      return errorResponse(badRequest(`request body is not JSON: ${(err as Error).message}`));
     }
     try {
       return c.json(serveCompileRequest(body, opts.hasher));
     } catch (err) {
-      if (err instanceof RemoteCompileError) return fail(new ApiError('bad_request', err.message));
+      if (err instanceof RemoteCompileError) return errorResponse(badRequest(err.message));
       // User data yields diagnostics, never a throw: anything else is a bug, reported by the app's onError.
       throw err;
     }

@@ -13,12 +13,16 @@
  *   MESHSNAP_TRUST_ACTOR_HEADER  "true": record X-Meshsnap-Actor (set by an authenticating proxy)
  *   MESHSNAP_COMPILE_TOKEN optional; when set, POST /compile needs it as a bearer token
  */
+import { MeshsnapError } from '../../src/errors.js';
 import { actorHeaderIdentity, tokenIdentity, type AuthConfig, type IdentityResolver, type NamedToken } from '../../src/api/auth.js';
 
 export type EnvLike = Readonly<Record<string, unknown>>;
 
-export class ConfigError extends Error {
+export class ConfigError extends MeshsnapError {
   override readonly name = 'ConfigError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 /** A string variable, or undefined when absent or empty (an empty secret is as good as none). */

@@ -8,13 +8,16 @@
  * Routes live under /api/v1 (routes/*.ts); the OpenAPI document is at /api/openapi.json.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { every } from 'hono/combine';
 import type { PipelineOptions } from '../pipeline.js';
 import { assertChannel } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { COMPILER } from '../version.js';
 import { authenticator, tokenIdentity, type Access, type AuthConfig, type IdentityResolver } from './auth.js';
 import type { ApiDeps, ApiEnv } from './context.js';
-import { ApiError, errorBody, toApiError } from './errors.js';
+import { notFound, payloadTooLarge } from '../errors.js';
+import { errorReply } from './errors.js';
 import { historyBinding } from './history-binding.js';
 import type { HistoryOps } from './history-port.js';
 import { openApiDocument } from './openapi.js';
@@ -42,7 +45,7 @@ export interface AppOptions {
   readonly history?: HistoryOps;
   /** Largest request body accepted (default 32 MiB). */
   readonly maxBodyBytes?: number;
-  /** Called for every `internal` error (logging); the response never carries a stack. */
+  /** Called for every 5xx error (logging); the response never carries a stack or a server path. */
   readonly onInternalError?: (err: unknown) => void;
 }
 
@@ -71,15 +74,26 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
       await next();
     };
   const read = guard('read');
-  const write = guard('write');
+  // After the token check, so an unauthenticated body is never read; the limit counts a chunked
+  // body as it arrives and stops reading it at the limit.
+  const limit = bodyLimit({
+    maxSize: deps.maxBodyBytes,
+    onError: () => {
+      throw payloadTooLarge(deps.maxBodyBytes);
+    },
+  });
+  const write = every(guard('write'), limit);
 
   app.onError((err, c) => {
-    const e = toApiError(err);
-    if (e.code === 'internal') opts.onInternalError?.(err);
-    if (e.status === 401) c.header('WWW-Authenticate', 'Bearer realm="meshsnap"');
-    return c.json(errorBody(e), e.status);
+    const { status, body } = errorReply(err);
+    if (status >= 500) opts.onInternalError?.(err);
+    if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="meshsnap"');
+    return c.json(body, status);
   });
-  app.notFound((c) => c.json(errorBody(new ApiError('not_found', `no route ${c.req.method} ${new URL(c.req.url).pathname}`)), 404));
+  app.notFound((c) => {
+    const { status, body } = errorReply(notFound(`no route ${c.req.method} ${new URL(c.req.url).pathname}`));
+    return c.json(body, status);
+  });
 
   // The document itself is always readable: it describes, it does not disclose.
   const openapi = openApiDocument({ readsOpen: deps.auth.openReads, version: COMPILER.version });

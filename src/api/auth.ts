@@ -6,8 +6,13 @@
  * Lambda): XOR over the UTF-8 bytes, with the length difference folded into the result, and every
  * configured token is compared (no early exit), so the time taken says nothing about how much of
  * a guess was right or which token it was close to.
+ *
+ * Not hono/bearer-auth: it answers 400 to a header that is not `Bearer <token>` (the contract here
+ * is 401), refuses tokens outside RFC 6750's token68 characters before comparing (named tokens
+ * from MESHSNAP_WRITE_TOKENS may hold any character), and has no notion of open reads or of a
+ * read token on a write (403); its `verifyToken` hook would leave only this comparison to it.
  */
-import { ApiError } from './errors.js';
+import { badRequest, forbidden, unauthorized } from '../errors.js';
 
 export interface NamedToken {
   /** The caller's identity when it presents this token (recorded in the audit log). */
@@ -58,7 +63,7 @@ function match(presented: string, tokens: readonly NamedToken[]): NamedToken | n
 }
 
 export interface Authenticator {
-  /** The caller allowed `access`, or an ApiError (401 without a valid token, 403 with a read token on a write). */
+  /** The caller allowed `access`, or a MeshsnapError (401 without a valid token, 403 with a read token on a write). */
   check(authorization: string | undefined, access: Access): Caller;
   readonly openReads: boolean;
 }
@@ -76,17 +81,17 @@ export function authenticator(config: AuthConfig): Authenticator {
       const presented = m?.[1];
       if (presented === undefined) {
         if (access === 'read' && openReads) return { access: 'none', token: null };
-        throw new ApiError('unauthorized', authorization === undefined ? 'this needs Authorization: Bearer <token>' : 'malformed Authorization header (expected "Bearer <token>")');
+        throw unauthorized(authorization === undefined ? 'this needs Authorization: Bearer <token>' : 'malformed Authorization header (expected "Bearer <token>")');
       }
       const w = match(presented, write);
       if (w) return { access: 'write', token: w.name };
       const r = match(presented, read);
       if (r) {
-        if (access === 'write') throw new ApiError('forbidden', `token ${r.name} may only read`);
+        if (access === 'write') throw forbidden(`token ${r.name} may only read`);
         return { access: 'read', token: r.name };
       }
       // A wrong token is refused even where reads are open: it is a misconfigured client.
-      throw new ApiError('unauthorized', 'invalid token');
+      throw unauthorized('invalid token');
     },
   };
 }
@@ -104,6 +109,6 @@ export const actorHeaderIdentity: IdentityResolver = (caller, header) => {
   const actor = header(ACTOR_HEADER)?.trim();
   const token = caller.token ?? 'anonymous';
   if (!actor) return token;
-  if (!/^[\w.@+:/ -]{1,128}$/.test(actor)) throw new ApiError('bad_request', `${ACTOR_HEADER}: use at most 128 letters, digits and . @ + : / - _ space`);
+  if (!/^[\w.@+:/ -]{1,128}$/.test(actor)) throw badRequest(`${ACTOR_HEADER}: use at most 128 letters, digits and . @ + : / - _ space`);
   return `${actor} (via ${token})`;
 };

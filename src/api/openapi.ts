@@ -3,6 +3,8 @@
  * generated from validators: the handlers validate by hand (small, no schema library in workerd),
  * and a test checks that every route the app registers is listed here and vice versa.
  */
+import { ERROR_STATUS } from '../errors.js';
+
 export interface RouteDoc {
   readonly method: 'get' | 'post';
   /** Hono path (`:param`). */
@@ -15,7 +17,7 @@ export interface RouteDoc {
 }
 
 const V = '/api/v1';
-const versionParam = 'version: a number, "latest", "tag:NAME" or a tag name';
+const versionParam = 'version: a number, "latest", "tag:NAME", a tag name or "candidate:N" (malformed: 400; naming nothing: 404)';
 
 export const ROUTES: readonly RouteDoc[] = [
   { method: 'get', path: `${V}/channels`, summary: 'Channels with their current, pinned, tagged and candidate versions' },
@@ -108,7 +110,7 @@ const ERROR_SCHEMA = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', enum: ['unauthorized', 'forbidden', 'not_found', 'bad_request', 'invalid_inputs', 'conflict', 'internal'] },
+        code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
         message: { type: 'string' },
         diagnostics: { type: 'array', items: { type: 'object' } },
       },
@@ -158,8 +160,10 @@ function operation(r: RouteDoc, readsOpen: boolean) {
       [r.method === 'post' && r.path.endsWith('/tags') ? '201' : '200']: { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
       '400': errorResponse('bad input (code bad_request, or invalid_inputs with diagnostics)'),
       ...(secured ? { '401': errorResponse('missing or invalid token'), '403': errorResponse('token may not do this') } : {}),
-      '404': errorResponse('unknown channel, version or object'),
-      ...(r.write ? { '409': errorResponse('conflicts with the channel state') } : {}),
+      '404': errorResponse(r.path.includes(':ch') ? 'unknown channel, version, tag or candidate' : 'unknown route'),
+      ...(r.write ? { '409': errorResponse('conflicts with the channel state'), '413': errorResponse('request body larger than the limit (code payload_too_large)') } : {}),
+      '500': errorResponse('a fault of the server or its store (code internal; no stack or server path in the message)'),
+      '503': errorResponse('the store stayed unreachable (code unavailable)'),
     },
   };
 }

@@ -2,19 +2,20 @@
 import type { Context } from 'hono';
 import { isValidChannel } from '../snapshot/manifest.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import type { ApiEnv } from './context.js';
-import { ApiError, badRequest } from './errors.js';
+import type { ApiDeps, ApiEnv } from './context.js';
+import { badRequest, notFound } from '../errors.js';
+import { isVersionSelector, SELECTOR_GRAMMAR } from '../history/select.js';
 
 type Json = Record<string, unknown>;
 
 const isRecord = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** The request body as a JSON object (an empty body is `{}`). */
-export async function jsonBody(c: Context<ApiEnv>, maxBytes: number): Promise<Json> {
-  const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > maxBytes) throw badRequest(`request body is larger than ${maxBytes} bytes`);
+/**
+ * The request body as a JSON object (an empty body is `{}`). Its size was checked as it arrived by
+ * the write guard's body limit (app.ts), which refuses a larger body with 413 before it is buffered.
+ */
+export async function jsonBody(c: Context<ApiEnv>): Promise<Json> {
   const text = await c.req.text();
-  if (text.length > maxBytes) throw badRequest(`request body is larger than ${maxBytes} bytes`);
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -32,10 +33,21 @@ export function channelParam(c: Context<ApiEnv>): string {
   return ch;
 }
 
-/** A version selector: a number, `latest`, `tag:NAME` or a plain tag name. */
+/** The `:ch` of a channel that exists (the default, a configured one, or one with versions); else 404. */
+export async function knownChannel(c: Context<ApiEnv>, deps: Pick<ApiDeps, 'store' | 'channelDefault' | 'channels'>): Promise<string> {
+  const ch = channelParam(c);
+  if (ch === deps.channelDefault || deps.channels.includes(ch) || (await deps.store.readChannel(ch)) !== null) return ch;
+  throw notFound(`no channel ${JSON.stringify(ch)}`);
+}
+
+/**
+ * A version selector, checked against the one grammar (src/history/select.ts): a number, `latest`,
+ * `tag:NAME`, a plain NAME that is not a number, `candidate:N`. Malformed is a 400; a well-formed
+ * selector naming nothing is a 404 later, from the history library.
+ */
 export function selectorOf(value: unknown, what: string): string {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return String(value);
-  if (typeof value !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9:._-]{0,127}$/.test(value)) throw badRequest(`${what}: expected a version number, "latest" or a tag name`);
+  if (typeof value !== 'string' || !isVersionSelector(value)) throw badRequest(`${what}: ${JSON.stringify(value ?? null)} is not a version (${SELECTOR_GRAMMAR})`);
   return value;
 }
 
@@ -119,6 +131,6 @@ export function sinceQuery(c: Context<ApiEnv>, now: Date): string | undefined {
     return new Date(now.getTime() - Number(d[1]) * unit).toISOString();
   }
   const t = Date.parse(v);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(t)) throw new ApiError('bad_request', 'since must be an ISO 8601 time or a duration like 15m, 2h, 7d');
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(t)) throw badRequest('since must be an ISO 8601 time or a duration like 15m, 2h, 7d');
   return new Date(t).toISOString();
 }

@@ -2,6 +2,7 @@
  * What one proxy is served from a stored snapshot, shaped like Envoy's /config_dump: the pure core
  * of `meshsnap show`, shared by the CLI and the HTTP API (so both answer the same). No node:*.
  */
+import { MeshsnapError } from '../errors.js';
 import { classifyNode, resourcesForClass } from '../snapshot/classify.js';
 import { resourceBytes } from '../snapshot/composite.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
@@ -9,8 +10,11 @@ import { configDump, type ServedResource } from '../xds/config-dump.js';
 import type { XdsType } from '../xds/type-urls.js';
 
 /** Something the snapshot or the store does not have (a class, a document, an object). */
-export class ServedConfigNotFoundError extends Error {
+export class ServedConfigNotFoundError extends MeshsnapError {
   override readonly name = 'NotFoundError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('not_found', message, options);
+  }
 }
 
 export interface ServedNode {

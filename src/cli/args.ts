@@ -1,8 +1,14 @@
 /** Argument parsing on top of Node's util.parseArgs, with usage errors that map to exit code 2. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { MeshsnapError } from '../errors.js';
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../log.js';
 
-export class UsageError extends Error {
+/** A wrong command line: exit code 2 (main.ts), and a 400 wherever it may reach the API. */
+export class UsageError extends MeshsnapError {
   override readonly name = 'UsageError';
+  constructor(message: string) {
+    super('bad_request', message);
+  }
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -25,6 +31,14 @@ export function parseVersionArg(value: string | undefined): number | 'latest' {
   if (value === undefined || value === 'latest') return 'latest';
   if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`not a version: ${JSON.stringify(value)} (use a number or "latest")`);
   return Number(value);
+}
+
+/** `--log-level` of the long-running commands (relay, watch, serve). */
+export const logLevelOption = { 'log-level': { type: 'string', default: 'info' } } as const;
+
+export function parseLogLevel(value: string): LogLevel {
+  if (!isLogLevel(value)) throw new UsageError(`--log-level: not a level: ${JSON.stringify(value)} (use ${LOG_LEVELS.join(', ')})`);
+  return value;
 }
 
 export const storeOptions = {

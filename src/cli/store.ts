@@ -4,6 +4,7 @@ import { DEFAULT_STORE_DIR } from '../snapshot/store/local.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { assertChannel } from '../snapshot/manifest.js';
+import { MeshsnapError } from '../errors.js';
 import { UsageError } from './args.js';
 
 export function openStore(spec: string | undefined): SnapshotStore {
@@ -24,8 +25,11 @@ export function checkChannel(channel: string): string {
   return channel;
 }
 
-export class NotFoundError extends Error {
+export class NotFoundError extends MeshsnapError {
   override readonly name = 'NotFoundError';
+  constructor(message: string) {
+    super('not_found', message);
+  }
 }
 
 export async function resolveVersion(store: SnapshotStore, channel: string, version: number | 'latest'): Promise<VersionRecord> {

@@ -10,7 +10,7 @@
  * never points at one.
  */
 import type { SnapshotStore } from '../snapshot/store/store.js';
-import { UnsupportedStoreError } from './errors.js';
+import { HistoryError, UnsupportedStoreError } from './errors.js';
 
 export const CHANNEL_STATE_SCHEMA = 'meshsnap.channel-state/v1';
 
@@ -44,7 +44,7 @@ export async function readChannelState(store: SnapshotStore, channel: string): P
 
 function parseChannelState(value: unknown, channel: string): ChannelState {
   const v = (value ?? {}) as Record<string, unknown>;
-  if (v.schema !== CHANNEL_STATE_SCHEMA) throw new Error(`channel ${channel}: state is not ${CHANNEL_STATE_SCHEMA}`);
+  if (v.schema !== CHANNEL_STATE_SCHEMA) throw new HistoryError(`channel ${channel}: state is not ${CHANNEL_STATE_SCHEMA}`, 'internal');
   const tags = v.tags !== null && typeof v.tags === 'object' ? (v.tags as Record<string, number>) : {};
   const pin = v.pin as Pin | undefined;
   return { schema: CHANNEL_STATE_SCHEMA, channel, tags, ...(pin && typeof pin.version === 'number' ? { pin } : {}) };
@@ -63,7 +63,7 @@ export async function updateChannelState(store: SnapshotStore, channel: string, 
     const bytes = new TextEncoder().encode(`${JSON.stringify(next, null, 2)}\n`);
     if ((await store.putChannelState(channel, revision + 1, bytes)) === 'created') return next;
   }
-  throw new Error(`channel ${channel}: state kept changing under us; try again`);
+  throw new HistoryError(`channel ${channel}: state kept changing under us; try again`);
 }
 
 export function withoutPin(state: ChannelState): ChannelState {

@@ -6,11 +6,12 @@
 import { updateChannelState, withoutPin, type ChannelState, type Pin } from './channel-state.js';
 import type { HistoryContext } from './context.js';
 import { recordEvent } from './audit.js';
+import { HistoryError } from './errors.js';
 import { selectVersion } from './select.js';
 
 export async function pin(ctx: HistoryContext, spec = 'latest'): Promise<Pin> {
   const record = await selectVersion(ctx.store, ctx.channel, spec);
-  if (record.status === 'candidate') throw new Error(`${spec} is a candidate: promote it instead of pinning it`);
+  if (record.status === 'candidate') throw new HistoryError(`${spec} is a candidate: promote it instead of pinning it`);
   const p: Pin = { version: record.version, actor: ctx.actor, at: ctx.now().toISOString(), ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) };
   await setPin(ctx, p);
   await recordEvent(ctx, { kind: 'pin', version: record.version, digest: record.digest });

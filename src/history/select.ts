@@ -9,15 +9,26 @@ import { readChannelState } from './channel-state.js';
 import { candidatesChannel } from './context.js';
 import { HistoryError, VersionNotFoundError } from './errors.js';
 
-/** A selector that cannot name anything (the CLI reports it as a usage error). */
+/** A selector that cannot name anything: a 400 in the API, a usage error in the CLI. */
 export class InvalidSelectorError extends HistoryError {
   override readonly name = 'InvalidSelectorError';
+  constructor(message: string) {
+    super(message, 'bad_request');
+  }
 }
 
+/**
+ * The grammar: `latest`, a version number (no leading zero), `candidate:N` or `candidate:latest`,
+ * `tag:NAME` or a plain NAME, where NAME is 1–128 of letters, digits, `.`, `_`, `/`, `-`, starts
+ * with a letter or digit and is not all digits (a tag is never a number: `tag:123` is malformed).
+ */
 const SELECTOR_RE = /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
+export const SELECTOR_GRAMMAR = 'use a number, latest, tag:NAME, NAME or candidate:N';
+
+export const isVersionSelector = (spec: string): boolean => SELECTOR_RE.test(spec);
 
 export async function selectVersion(store: SnapshotStore, channel: string, spec: string | undefined = 'latest'): Promise<VersionRecord> {
-  if (!SELECTOR_RE.test(spec)) throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (use a number, latest, tag:NAME, NAME or candidate:N)`);
+  if (!SELECTOR_RE.test(spec)) throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (${SELECTOR_GRAMMAR})`);
   if (spec.startsWith('candidate:')) return byNumber(store, candidatesChannel(channel), spec.slice('candidate:'.length), 'candidate');
   if (spec === 'latest' || /^[0-9]+$/.test(spec)) return byNumber(store, channel, spec, 'version');
   const name = spec.startsWith('tag:') ? spec.slice(4) : spec;

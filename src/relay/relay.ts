@@ -124,7 +124,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     onEvent,
     ...(opts.maxStreams !== undefined ? { maxStreams: opts.maxStreams } : {}),
     ...(opts.writeConcurrency !== undefined ? { writeConcurrency: opts.writeConcurrency } : {}),
-    log: (line) => log.log('info', 'xds', { msg: line }),
+    log: (line) => log.log('info', 'xds.server', { message: line }),
   });
 
   const follower = new SnapshotFollower({

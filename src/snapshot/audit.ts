@@ -2,6 +2,7 @@
  * The relay audit log: one record per ACK or NACK (and a few lifecycle events), appended to the
  * store in immutable JSON-lines batches, so one can later answer "which proxies ran version N, when".
  */
+import { MeshsnapError } from '../errors.js';
 
 export type AuditKind = 'ack' | 'nack' | 'connect' | 'disconnect' | 'rejected' | HistoryAuditKind;
 
@@ -35,8 +36,11 @@ export interface AuditRecord {
 
 const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected', 'rollback', 'pin', 'unpin', 'promote', 'tag', 'untag', 'gc']);
 
-export class InvalidAuditRecordError extends Error {
+export class InvalidAuditRecordError extends MeshsnapError {
   override readonly name = 'InvalidAuditRecordError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 /** A batch as stored: one JSON object per line, each line ending in `\n`. */

@@ -18,6 +18,7 @@
  * of reads. Readers that serve or decode a resource go through `resourceBytes` /
  * `materializeResources`, which return exactly the protobuf bytes the whole object would have held.
  */
+import { MeshsnapError } from '../errors.js';
 import { DIGEST_PREFIX, type Hasher } from './digest.js';
 
 /** 0x07 then `MSC1` ("meshsnap composite", version 1). */
@@ -49,8 +50,11 @@ export function isComposite(bytes: Uint8Array): boolean {
 }
 
 /** Thrown when bytes start like a composite but are not a well-formed one, or a part is bad. */
-export class InvalidCompositeError extends Error {
+export class InvalidCompositeError extends MeshsnapError {
   override readonly name = 'InvalidCompositeError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

@@ -16,6 +16,7 @@
  * `ConsistencyIndex` keeps holders and reverse references so a delta re-checks only the changed
  * names: references from upserted resources, references to deleted names, and new names.
  */
+import { MeshsnapError } from '../errors.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { resourceRefs } from './references.js';
@@ -33,12 +34,12 @@ export interface ConsistencyProblem {
   readonly message: string;
 }
 
-export class InconsistentSnapshotError extends Error {
+export class InconsistentSnapshotError extends MeshsnapError {
   override readonly name = 'InconsistentSnapshotError';
   constructor(readonly problems: readonly ConsistencyProblem[]) {
     const shown = problems.slice(0, 20).map((p) => `  ${p.message}`);
     if (problems.length > shown.length) shown.push(`  … and ${problems.length - shown.length} more`);
-    super(`inconsistent snapshot (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`);
+    super('internal', `inconsistent snapshot (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`);
   }
 }
 

@@ -27,6 +27,7 @@
  * `SnapshotContent` below: `readSnapshotContent` reads the top document and every document under
  * it (each verified against its digest by the store) and returns it.
  */
+import { MeshsnapError } from '../errors.js';
 import type { ClassSelector, GroupId, ProxyClass } from '../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { canonicalJson } from '../canonical-json.js';
@@ -75,18 +76,21 @@ export type GroupDocument = { readonly [T in XdsType]: string };
 export type TableNode = { readonly entries: Readonly<Record<string, string>> } | { readonly children: Readonly<Record<string, string>> };
 
 /** Thrown when a stored document is not a snapshot document this version understands. */
-export class InvalidSnapshotContentError extends Error {
+export class InvalidSnapshotContentError extends MeshsnapError {
   override readonly name = 'InvalidSnapshotContentError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 /** A document the tree refers to is not in the store. */
-export class MissingDocumentError extends Error {
+export class MissingDocumentError extends MeshsnapError {
   override readonly name = 'MissingDocumentError';
   constructor(
     readonly digest: string,
     readonly what: string,
   ) {
-    super(`${what} document ${digest} is missing from the store`);
+    super('internal', `${what} document ${digest} is missing from the store`);
   }
 }
 

@@ -2,6 +2,7 @@
  * Channel version records: one immutable record per published version of a channel, pointing at
  * a snapshot digest and its parent version. The core has no clock: `createdAt` comes from the caller.
  */
+import { MeshsnapError } from '../errors.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { SnapshotCounts } from './build.js';
 import { canonicalJson } from '../canonical-json.js';
@@ -147,10 +148,10 @@ export function versionRecord(channel: string, version: number, draft: VersionDr
 const CHANNEL_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const isValidChannel = (channel: string): boolean => CHANNEL_RE.test(channel) && !channel.includes('..');
 
-export class InvalidChannelError extends Error {
+export class InvalidChannelError extends MeshsnapError {
   override readonly name = 'InvalidChannelError';
   constructor(readonly channel: string) {
-    super(`invalid channel name ${JSON.stringify(channel)}: use letters, digits, '.', '_' and '-'`);
+    super('bad_request', `invalid channel name ${JSON.stringify(channel)}: use letters, digits, '.', '_' and '-'`);
   }
 }
 
@@ -158,8 +159,11 @@ export function assertChannel(channel: string): void {
   if (!isValidChannel(channel)) throw new InvalidChannelError(channel);
 }
 
-export class InvalidVersionRecordError extends Error {
+export class InvalidVersionRecordError extends MeshsnapError {
   override readonly name = 'InvalidVersionRecordError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 const COUNT_KEYS = ['clusters', 'endpoints', 'listeners', 'routes', 'classes', 'objects'] as const;
@@ -279,13 +283,13 @@ export function recordDiagnosticCounts(record: Pick<VersionRecord, 'diagnostics'
   return record.diagnosticCounts ?? countDiagnostics(record.diagnostics ?? []);
 }
 
-export class MissingDiagnosticsError extends Error {
+export class MissingDiagnosticsError extends MeshsnapError {
   override readonly name = 'MissingDiagnosticsError';
   constructor(
     readonly version: number,
     readonly digest: string,
   ) {
-    super(`the diagnostics document ${digest} of version ${version} is missing from the store`);
+    super('internal', `the diagnostics document ${digest} of version ${version} is missing from the store`);
   }
 }
 

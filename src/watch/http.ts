@@ -1,9 +1,12 @@
 /**
  * The watcher's HTTP side: /healthz (the process is up), /readyz (200 once every informer has
- * synced, else 503 with the informers still listing), /metrics (Prometheus text).
+ * synced, else 503 with the informers still listing), /metrics (Prometheus text). A small hono app
+ * (watchHttpApp, testable without a socket) served by @hono/node-server.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { errorMessage } from '../log.js';
 
 export interface WatchHttpSources {
   readonly readiness: () => { readonly ready: boolean; readonly [k: string]: unknown };
@@ -15,35 +18,36 @@ export interface WatchHttpServer {
   close(): Promise<void>;
 }
 
-export async function startWatchHttp(port: number, sources: WatchHttpSources, host = '0.0.0.0'): Promise<WatchHttpServer> {
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const json = (code: number, body: unknown) => res.writeHead(code, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'GET only' });
-    if (path === '/healthz') return json(200, { ok: true });
-    if (path === '/readyz') {
-      const r = sources.readiness();
-      return json(r.ready ? 200 : 503, r);
-    }
-    if (path === '/metrics') {
-      sources.metrics().then(
-        (m) => res.writeHead(200, { 'content-type': m.contentType }).end(m.body),
-        (err: unknown) => json(500, { error: String(err) }),
-      );
-      return;
-    }
-    json(404, { error: 'not found' });
+export function watchHttpApp(sources: WatchHttpSources): Hono {
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const r = sources.readiness();
+    return c.json(r, r.ready ? 200 : 503);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
+  app.get('/metrics', async (c) => {
+    const m = await sources.metrics();
+    return c.body(m.body, 200, { 'content-type': m.contentType });
   });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
+  // GET routes answer HEAD too (hono); any other method on a known path is a 405.
+  app.all('/*', (c) => (['/healthz', '/readyz', '/metrics'].includes(c.req.path) ? c.json({ error: 'GET only' }, 405) : c.json({ error: 'not found' }, 404)));
+  app.onError((err, c) => c.json({ error: errorMessage(err) }, 500));
+  return app;
+}
+
+export function startWatchHttp(port: number, sources: WatchHttpSources, host = '0.0.0.0'): Promise<WatchHttpServer> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: watchHttpApp(sources).fetch, hostname: host, port }, (info: AddressInfo) =>
+      resolve({
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Keep-alive connections (a Prometheus scraper's) would hold close() open.
+            if ('closeAllConnections' in server) server.closeAllConnections();
+          }),
       }),
-  };
+    );
+    server.once('error', reject);
+  });
 }

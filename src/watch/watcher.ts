@@ -19,6 +19,7 @@ import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { keyString, StoredInputsTree, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { LogFields, LogLevel } from '../log.js';
 import { systemClock, type Clock } from './clock.js';
 import type { CompileRequest, CompileResult, SnapshotCompiler } from './compiler.js';
 import { IncrementalLocalCompiler } from './incremental-compiler.js';
@@ -38,7 +39,9 @@ import { roundResult, type RoundResult } from './round/result.js';
 
 export type { RoundResult } from './round/result.js';
 
-export type WatchLog = (event: Record<string, unknown>) => void;
+/** One log entry in the shape of src/log.ts: a stable dotted `event`, optional human `message`, fields. */
+export type WatchLogEntry = LogFields & { readonly level: LogLevel; readonly event: string; readonly message?: string };
+export type WatchLog = (entry: WatchLogEntry) => void;
 
 export interface WatcherOptions {
   readonly kubeConfig: KubeConfig;
@@ -101,7 +104,7 @@ export class Watcher {
       maxMs: opts.maxDelayMs ?? 10_000,
       clock: this.clock,
       fire: (waited) => this.round(waited),
-      onError: (err) => this.log({ level: 'error', msg: 'compile round failed', error: String(err) }),
+      onError: (err) => this.log({ level: 'error', event: 'watch.round_failed', message: 'compile round failed', error: String(err) }),
     });
   }
 
@@ -157,11 +160,11 @@ export class Watcher {
     const version = await discover(spec);
     if (version !== undefined) return { spec, version };
     if (spec === ENDPOINT_SLICES) {
-      this.log({ level: 'warning', msg: 'discovery.k8s.io/v1 EndpointSlices are not served; reading core v1 Endpoints instead' });
+      this.log({ level: 'warn', event: 'watch.endpoints_fallback', message: 'discovery.k8s.io/v1 EndpointSlices are not served; reading core v1 Endpoints instead' });
       return { spec: ENDPOINTS, version: 'v1' };
     }
     if (spec.optional) {
-      this.log({ level: 'warning', msg: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`, versions: spec.versions });
+      this.log({ level: 'warn', event: 'watch.crd_missing', message: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`, versions: spec.versions });
       this.missing.push(spec);
       return undefined;
     }
@@ -183,12 +186,12 @@ export class Watcher {
       try {
         version = await discover(spec);
       } catch (err) {
-        this.log({ level: 'warning', msg: 'discovery failed; will ask again', error: String(err) });
+        this.log({ level: 'warn', event: 'watch.discovery_failed', message: 'discovery failed; will ask again', error: String(err) });
         return;
       }
       if (version === undefined || this.stopped) continue;
       this.missing = this.missing.filter((s) => s !== spec);
-      this.log({ level: 'info', msg: `${spec.kind}.${spec.group}/${version} is now served; starting its informer` });
+      this.log({ level: 'info', event: 'watch.crd_found', message: `${spec.kind}.${spec.group}/${version} is now served; starting its informer` });
       this.startInformers(spec, version);
     }
   }
@@ -209,7 +212,7 @@ export class Watcher {
           synced: () => this.onSynced(informer),
           error: (err, inMs) => {
             this.metrics.informerErrors.inc({ informer: informer.id });
-            this.log({ level: 'warning', msg: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
+            this.log({ level: 'warn', event: 'watch.informer_restart', message: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
           },
         },
         this.timerClock,
@@ -230,10 +233,10 @@ export class Watcher {
   }
 
   private onSynced(informer: ResourceInformer): void {
-    this.log({ level: 'info', msg: `informer ${informer.id} synced` });
+    this.log({ level: 'info', event: 'watch.informer_synced', message: `informer ${informer.id} synced` });
     if (!this.synced) return;
     this.metrics.synced.set(1);
-    if (!this.everSynced) this.log({ level: 'info', msg: 'every informer has synced', objects: this.cache.size });
+    if (!this.everSynced) this.log({ level: 'info', event: 'watch.synced', message: 'every informer has synced', objects: this.cache.size });
     this.everSynced = true;
     // The first publish (and, for an informer that started later, the one with its objects).
     this.debouncer.trigger();
@@ -304,7 +307,7 @@ export class Watcher {
   /** The compile's diagnostics and the last-known-good substitutions' (which are logged). */
   private diagnostics(result: CompileResult): readonly Diagnostic[] {
     const lkgDiagnostics = this.lkg.diagnostics();
-    for (const d of lkgDiagnostics) this.log({ level: 'warning', msg: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
+    for (const d of lkgDiagnostics) this.log({ level: 'warn', event: 'watch.last_known_good', message: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
     return lkgDiagnostics.length > 0 ? sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]) : result.diagnostics;
   }
 
@@ -341,7 +344,7 @@ export class Watcher {
       this.metrics.version.set(round.version);
     }
     this.rounds.push(round);
-    this.log({ level: 'info', msg: round.publish === 'published' ? 'published' : 'unchanged; nothing published', ...round, changed: changed.size, objects: this.cache.size });
+    this.log({ level: 'info', event: round.publish === 'published' ? 'watch.published' : 'watch.unchanged', ...round, changed: changed.size, objects: this.cache.size });
     return round;
   }
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { actorHeaderIdentity, authenticator, constantTimeEqual, tokenIdentity } from '../../src/api/auth.js';
-import { ApiError } from '../../src/api/errors.js';
+import { MeshsnapError } from '../../src/errors.js';
 
 test('constantTimeEqual: equal strings only, lengths folded in, UTF-8 aware', () => {
   assert.equal(constantTimeEqual('s3cret', 's3cret'), true);
@@ -18,7 +18,7 @@ const code = (fn: () => unknown): string => {
   try {
     fn();
   } catch (e) {
-    assert.ok(e instanceof ApiError);
+    assert.ok(e instanceof MeshsnapError);
     return e.code;
   }
   return 'ok';

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { assertLogLines } from '../helpers/log-shape.js';
 
 const MAIN = new URL('../../src/cli/main.js', import.meta.url).href;
 
@@ -71,4 +72,7 @@ test('serve --no-watch: API and page, relay xDS and relay HTTP on port 0, then a
   }
   assert.equal(await exited, 0, stderr);
   assert.match(stderr, /serve\.stopping/);
+  // One log shape, no plain-text line among the JSON ones.
+  const events = assertLogLines(stderr).map((l) => l.event);
+  for (const e of ['serve.listening', 'relay.listening', 'serve.stopping', 'relay.closed']) assert.ok(events.includes(e), `${e} in ${events.join(', ')}`);
 });

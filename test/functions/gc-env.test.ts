@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { cronGc } from '../../functions/cloudflare/cron-gc.js';
 import { ConfigError } from '../../functions/shared/env.js';
 import { freshenAfterMsFromEnv, gcSettingsFromEnv } from '../../functions/shared/gc-env.js';
+import { createLogger } from '../../src/log.js';
 import { compileAndPublish, STATE, tempStore } from '../history/helpers.js';
 
 test('gc settings from vars: defaults, strings and numbers, bad values are ConfigErrors', () => {
@@ -31,14 +32,15 @@ test('the cron run: a bad var logs gc.failed and deletes nothing; a good one run
   try {
     for (const vs of ['virtual-service-reviews-v3.yaml', 'virtual-service-reviews-50-v3.yaml', 'virtual-service-reviews-80-20.yaml']) await compileAndPublish(store, STATE, [vs]);
     const lines: [string, Record<string, unknown>][] = [];
-    const log = (level: 'info' | 'error', line: string) => void lines.push([level, JSON.parse(line) as Record<string, unknown>]);
+    const at = new Date('2030-01-01T00:00:00.000Z');
+    const log = createLogger({ clock: () => at, write: (line) => void lines.push([String((JSON.parse(line) as { level: string }).level), JSON.parse(line) as Record<string, unknown>]) });
     const later = () => new Date(Date.now() + 2 * 3_600_000);
     const event = { cron: '23 3 * * *' };
 
     await assert.rejects(cronGc(event, { env: { MESHSNAP_GC_KEEP: 'x' }, store: () => store, log, now: later }), ConfigError);
     assert.equal(lines.length, 1);
     assert.equal(lines[0]?.[0], 'error');
-    assert.deepEqual(lines[0]?.[1], { level: 'error', msg: 'gc.failed', cron: '23 3 * * *', error: 'MESHSNAP_GC_KEEP must be a whole number ≥ 1, not "x"' });
+    assert.deepEqual(lines[0]?.[1], { time: '2030-01-01T00:00:00.000Z', level: 'error', event: 'gc.failed', cron: '23 3 * * *', error: 'MESHSNAP_GC_KEEP must be a whole number ≥ 1, not "x"' });
     assert.deepEqual(await store.listVersions('main'), [3, 2, 1]);
 
     const result = await cronGc(event, { env: { MESHSNAP_GC_KEEP: '1' }, store: () => store, log, now: later });
@@ -46,7 +48,7 @@ test('the cron run: a bad var logs gc.failed and deletes nothing; a good one run
     assert.ok(result.deletedObjects > 0);
     assert.deepEqual(await store.listVersions('main'), [3]);
     assert.equal(lines[1]?.[0], 'info');
-    assert.equal(lines[1]?.[1].msg, 'gc.done');
+    assert.equal(lines[1]?.[1].event, 'gc.done');
     assert.deepEqual(lines[1]?.[1].deletedVersions, { main: [2, 1] });
     const audit = [];
     for await (const a of store.readAudit({})) audit.push(a);

@@ -16,6 +16,7 @@ import { ADS_SERVICE } from '../../src/relay/xds/services.js';
 import { XDS_TYPE_URL } from '../../src/xds/type-urls.js';
 import { NODE, TestStream } from './protocol-client.js';
 import { compileSet, eventually, INPUTS, newObjects, tempDir } from './store-fixture.js';
+import { assertLogLines } from '../helpers/log-shape.js';
 
 // The compiled CLI next to this compiled test (works for any dist-* build dir).
 const MAIN = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli', 'main.js')).href;
@@ -131,6 +132,9 @@ test('boots from the store alone, serves a proxy, refuses a corrupt new version,
   assert.deepEqual(exit, { code: 0, signal: null });
   assert.ok(Date.now() - t0 < 5000, `exit took ${Date.now() - t0} ms`);
   assert.ok(relay.lines.some((l) => l.event === 'relay.closed'));
+  // One log shape (src/log.ts): every stderr line is JSON with time, level and a dotted event.
+  assert.deepEqual(relay.lines.filter((l) => 'raw' in l), [], 'no plain-text lines');
+  assertLogLines(relay.lines.map((l) => JSON.stringify(l)).join('\n'));
 
   const records: AuditRecord[] = [];
   for await (const r of new LocalStore(store).readAudit()) records.push(r);

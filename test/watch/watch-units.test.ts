@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/watch/clock.js';
 import { Debouncer } from '../../src/watch/debounce.js';
 import { ChangeLog } from '../../src/watch/provenance.js';
 import { lastFieldManager } from '../../src/watch/field-manager.js';
+import { startWatchHttp, watchHttpApp } from '../../src/watch/http.js';
 
 test('debounce: fires after the quiet period, and at the latest after the maximum delay', async () => {
   const clock = new ManualClock();
@@ -107,4 +108,34 @@ test('infra/k8s: the ClusterRole grants get/list/watch on exactly what the watch
   }
   const read = new Set([...ALL_RESOURCES, ENDPOINTS].map((s) => `${s.group}/${s.plural}`));
   assert.deepEqual([...granted].sort(), [...read].sort());
+});
+
+test('watch HTTP: /healthz, /readyz 503 until synced then 200, /metrics, 405 and 404 (hono app over @hono/node-server)', async () => {
+  let ready = false;
+  const sources = {
+    readiness: () => (ready ? { ready: true } : { ready: false, listing: ['Pod'] }),
+    metrics: async () => ({ contentType: 'text/plain; version=0.0.4', body: 'meshsnap_watch_events_total 3\n' }),
+  };
+  const app = watchHttpApp(sources);
+  assert.deepEqual(await (await app.request('/healthz')).json(), { ok: true });
+  const notReady = await app.request('/readyz');
+  assert.equal(notReady.status, 503);
+  assert.deepEqual(await notReady.json(), { ready: false, listing: ['Pod'] });
+  ready = true;
+  assert.equal((await app.request('/readyz')).status, 200);
+  assert.equal((await app.request('/healthz', { method: 'HEAD' })).status, 200);
+  assert.equal((await app.request('/healthz', { method: 'POST' })).status, 405);
+  assert.equal((await app.request('/nothing')).status, 404);
+  const failing = watchHttpApp({ ...sources, metrics: () => Promise.reject(new Error('registry broke')) });
+  assert.equal((await failing.request('/metrics')).status, 500);
+
+  const server = await startWatchHttp(0, sources, '127.0.0.1');
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.port}/metrics`, { signal: AbortSignal.timeout(5000) });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4');
+    assert.equal(await res.text(), 'meshsnap_watch_events_total 3\n');
+  } finally {
+    await server.close();
+  }
 });

@@ -67,7 +67,7 @@ test('a 500 and dropped connections: informers restart with backoff and nothing 
     assert.ok(errors >= 1, 'no informer error was seen');
     const head = (await h.head())!;
     assert.ok(head.provenance?.changes.some((c) => c.kind === 'Namespace' && c.name === 'extra'));
-    assert.ok(h.logs.some((l) => String(l.msg).includes('restarting in')));
+    assert.ok(h.logs.some((l) => l.event === 'watch.informer_restart' && String(l.message).includes('restarting in')));
   } finally {
     await h.close();
   }
@@ -79,7 +79,7 @@ test('missing Istio CRDs are skipped, then watched once installed; EndpointSlice
     assert.equal((await h.head())?.version, 1);
     assert.ok(h.watcher.informerIds().some((id) => id.startsWith('Endpoints')), h.watcher.informerIds().join(', '));
     assert.ok(!h.watcher.informerIds().some((id) => id.startsWith('VirtualService')));
-    assert.ok(h.logs.some((l) => String(l.msg).includes('VirtualService.networking.istio.io is not installed')));
+    assert.ok(h.logs.some((l) => l.event === 'watch.crd_missing' && String(l.message).includes('VirtualService.networking.istio.io is not installed')));
     // Installed later, in v1beta1 only.
     h.server.addGroupVersion('networking.istio.io/v1beta1');
     h.server.apply({ ...destinationRule(REVIEWS), apiVersion: 'networking.istio.io/v1beta1' });

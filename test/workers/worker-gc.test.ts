@@ -96,9 +96,9 @@ async function scheduled(): Promise<string> {
   return r.outcome;
 }
 
-/** The log lines of the given msg, parsed (after the runtime's output has been read). */
-async function logLines(msg: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const parsed = () => logs.flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [])).filter((l) => l.msg === msg);
+/** The log lines of the given event, parsed (after the runtime's output has been read). */
+async function logLines(event: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const parsed = () => logs.flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [])).filter((l) => l.event === event);
   for (let i = 0; i < 50 && parsed().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
   return parsed();
 }

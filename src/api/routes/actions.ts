@@ -4,17 +4,17 @@
  */
 import type { Context } from 'hono';
 import type { ApiApp, ApiDeps, ApiEnv, Guard } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { HistoryOps, Operator } from '../history-port.js';
-import { channelParam, jsonBody, optionalString, requiredString, selectorOf } from '../request.js';
+import { knownChannel, jsonBody, optionalString, requiredString, selectorOf } from '../request.js';
 
 export function actionRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write: Guard): void {
   const { store } = deps;
   const operator = (c: Context<ApiEnv>, reason: string | undefined): Operator => ({ actor: c.get('actor'), at: deps.clock(), ...(reason !== undefined ? { reason } : {}) });
-  const body = (c: Context<ApiEnv>) => jsonBody(c, deps.maxBodyBytes);
+  const body = jsonBody;
 
   app.post('/api/v1/channels/:ch/rollback', write, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const b = await body(c);
     const target = selectorOf(b.version, 'version');
     const result = await history.rollback(store, channel, target, operator(c, requiredString(b, 'reason')));
@@ -22,21 +22,21 @@ export function actionRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, wr
   });
 
   app.post('/api/v1/channels/:ch/pin', write, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const b = await body(c);
     const result = await history.pin(store, channel, operator(c, requiredString(b, 'reason')));
     return c.json({ channel, action: 'pin', ...result });
   });
 
   app.post('/api/v1/channels/:ch/unpin', write, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const b = await body(c);
     const result = await history.unpin(store, channel, operator(c, optionalString(b, 'reason')));
     return c.json({ channel, action: 'unpin', ...result });
   });
 
   app.post('/api/v1/channels/:ch/promote', write, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const b = await body(c);
     const candidate = selectorOf(b.version, 'version');
     const result = await history.promote(store, channel, candidate, operator(c, requiredString(b, 'reason')));
@@ -44,7 +44,7 @@ export function actionRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, wr
   });
 
   app.post('/api/v1/channels/:ch/tags', write, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const b = await body(c);
     const name = requiredString(b, 'name', 128);
     // A tag that looks like a number or `latest` could never be selected by name.

@@ -1,6 +1,6 @@
 /** The audit log (operations and relay ACK/NACKs) and per-proxy status. */
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { AuditEntry, HistoryOps } from '../history-port.js';
 import { proxyStatuses } from '../proxies.js';
 import { intQuery, sinceQuery } from '../request.js';

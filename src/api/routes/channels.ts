@@ -1,9 +1,9 @@
 /** Read routes over channels and their snapshots. */
 import { loadInputsView } from '../inputs-view.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { badRequest, notFound } from '../../errors.js';
 import type { ChannelStatus, HistoryOps } from '../history-port.js';
-import { channelParam, intQuery, metadataQuery, selectorOf, typesQuery } from '../request.js';
+import { intQuery, knownChannel, metadataQuery, selectorOf, typesQuery } from '../request.js';
 import { servedConfig } from '../served-config.js';
 import { recordDiagnosticCounts, recordDiagnostics, type VersionRecord } from '../../snapshot/manifest.js';
 import { candidatesChannel } from '../../history/context.js';
@@ -49,7 +49,7 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
   });
 
   app.get('/api/v1/channels/:ch/snapshots', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const limit = intQuery(c, 'limit', 1, PAGE_MAX) ?? PAGE_DEFAULT;
     const cursor = c.req.query('cursor');
     if (cursor !== undefined && !/^[1-9][0-9]{0,9}$/.test(cursor)) throw badRequest('cursor must be a value returned as nextCursor');
@@ -76,13 +76,13 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const r = await select(channel, c.req.param('v'));
     return c.json({ ...summary(r, await history.status(store, channel)), counts: r.counts, provenance: r.provenance ?? null });
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v/diagnostics', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const r = await select(channel, c.req.param('v'));
     const diagnostics = await recordDiagnostics(store, r);
     const { error, warning } = recordDiagnosticCounts(r);
@@ -90,16 +90,16 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v/inputs', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const r = await select(channel, c.req.param('v'));
     if (r.inputs === undefined) throw notFound(`version ${r.version} of ${channel} has no stored inputs`);
     return c.json({ channel, version: r.version, ...(await loadInputsView(store, r.inputs)) });
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v/config', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const node = c.req.query('node');
-    if (node === undefined || node === '') throw new ApiError('bad_request', 'node is required (a proxy node id)');
+    if (node === undefined || node === '') throw badRequest('node is required (a proxy node id)');
     const types = typesQuery(c);
     const metadata = metadataQuery(c);
     const r = await select(channel, c.req.param('v'));

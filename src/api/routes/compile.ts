@@ -10,7 +10,8 @@ import { countBySeverity } from '../../model/diagnostics.js';
 import { storedDocument } from '../../snapshot/stored-inputs/index.js';
 import { compileDocuments, parseTexts } from '../../pipeline.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
-import { ApiError, badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
+import { InvalidInputsError } from '../errors.js';
 import type { HistoryOps } from '../history-port.js';
 import { booleanField, channelParam, jsonBody, optionalString } from '../request.js';
 
@@ -36,17 +37,17 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
   const { store } = deps;
   app.post('/api/v1/channels/:ch/compile', write, async (c) => {
     const channel = channelParam(c);
-    const body = await jsonBody(c, deps.maxBodyBytes);
+    const body = await jsonBody(c);
     const files = filesOf(body.files);
     const strict = booleanField(body, 'strict');
     const dryRun = booleanField(body, 'dryRun');
     const reason = optionalString(body, 'reason');
 
     const { documents, parseDiagnostics } = parseTexts(files);
-    if (documents.length === 0) throw new ApiError('invalid_inputs', 'no document in the request parsed', parseDiagnostics);
+    if (documents.length === 0) throw new InvalidInputsError('no document in the request parsed', parseDiagnostics);
     const result = compileDocuments(documents, deps.compile, parseDiagnostics);
     const counts = countBySeverity(result.diagnostics);
-    if (strict && counts.error > 0) throw new ApiError('invalid_inputs', `strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
+    if (strict && counts.error > 0) throw new InvalidInputsError(`strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
 
     const snap = result.snapshot;
     const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };

@@ -1,13 +1,13 @@
 /** GET /channels/:ch/diff?from=A&to=B[&node=ID&metadata=JSON][&type=…]: hist's semantic diff. */
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { HistoryOps } from '../history-port.js';
-import { channelParam, metadataQuery, selectorOf, typesQuery } from '../request.js';
+import { knownChannel, metadataQuery, selectorOf, typesQuery } from '../request.js';
 
 export function diffRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, read: Guard): void {
   const { store } = deps;
   app.get('/api/v1/channels/:ch/diff', read, async (c) => {
-    const channel = channelParam(c);
+    const channel = await knownChannel(c, deps);
     const fromQ = c.req.query('from');
     const toQ = c.req.query('to');
     if (!fromQ || !toQ) throw badRequest('diff needs from and to (version numbers, "latest" or tags)');

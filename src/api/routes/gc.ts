@@ -7,7 +7,7 @@
 import { graceProblem } from '../../history/gc.js';
 import { GC_GRACE_MINUTES_DEFAULT, gcOptions, type GcSettings } from '../gc-settings.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { HistoryOps } from '../history-port.js';
 import { booleanField, jsonBody, onlyFields, optionalNumber, optionalString } from '../request.js';
 
@@ -16,7 +16,7 @@ const FIELDS = ['keep', 'keepDays', 'graceMinutes', 'dryRun', 'reason'] as const
 export function gcRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write: Guard): void {
   const { store } = deps;
   app.post('/api/v1/gc', write, async (c) => {
-    const body = await jsonBody(c, deps.maxBodyBytes);
+    const body = await jsonBody(c);
     onlyFields(body, FIELDS);
     const keep = optionalNumber(body, 'keep', 1, { integer: true });
     const keepDays = optionalNumber(body, 'keepDays', 0);

@@ -5,9 +5,9 @@
  * Serves the channel's snapshots over xDS until SIGTERM/SIGINT, then drains and exits 0. Logs go to
  * stderr as JSON lines; the `relay.listening` line carries the bound ports (so `--port 0` works).
  */
-import { jsonLogger, type LogLevel } from '../../relay/log.js';
+import { createLogger } from '../../log.js';
 import { startRelay } from '../../relay/relay.js';
-import { parse, storeOptions, UsageError } from '../args.js';
+import { logLevelOption, parse, parseLogLevel, storeOptions, UsageError } from '../args.js';
 import { checkChannel, openStore } from '../store.js';
 
 export const relayUsage =
@@ -25,14 +25,12 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
       'max-streams': { type: 'string' },
       'relay-id': { type: 'string' },
       'drain-ms': { type: 'string', default: '5000' },
-      'log-level': { type: 'string', default: 'info' },
+      ...logLevelOption,
     },
     { max: 0 },
   );
   const channel = checkChannel(values.channel);
-  const level = values['log-level'];
-  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new UsageError(`--log-level: not a level: ${JSON.stringify(level)}`);
-  const log = jsonLogger(process.stderr, level as LogLevel);
+  const log = createLogger({ level: parseLogLevel(values['log-level']) });
 
   const relay = await startRelay({
     store: openStore(values.store),

@@ -12,7 +12,7 @@ import type { VersionDiff } from './version-diff.js';
 export async function diffVersions(store: SnapshotStore, a: VersionRecord, b: VersionRecord, opts: ResourceDiffOptions = {}): Promise<VersionDiff> {
   const ca = await store.getSnapshot(a.digest);
   const cb = await store.getSnapshot(b.digest);
-  if (!ca || !cb) throw new HistoryError(`snapshot ${!ca ? a.digest : b.digest} is missing from the store`);
+  if (!ca || !cb) throw new HistoryError(`snapshot ${!ca ? a.digest : b.digest} is missing from the store`, 'internal');
   const read = (d: string) => store.getObject(d);
   const resources = resourceReader(read);
   const classes = a.digest === b.digest ? [] : await diffResources({ content: ca, getObject: resources }, { content: cb, getObject: resources }, opts);

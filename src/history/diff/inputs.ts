@@ -36,6 +36,6 @@ export async function diffInputs(a: LayerIndex, b: LayerIndex, read: ObjectReade
 
 async function load(digest: string, read: ObjectReader): Promise<Json> {
   const bytes = await read(digest);
-  if (!bytes) throw new HistoryError(`input object ${digest} is missing from the store`);
+  if (!bytes) throw new HistoryError(`input object ${digest} is missing from the store`, 'internal');
   return JSON.parse(new TextDecoder().decode(bytes)) as Json;
 }

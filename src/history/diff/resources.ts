@@ -89,6 +89,6 @@ async function fieldChanges(type: XdsType, da: string, db: string, readA: Object
 
 async function decode(type: XdsType, digest: string, read: ObjectReader): Promise<Json> {
   const bytes = await read(digest);
-  if (!bytes) throw new HistoryError(`object ${digest} is missing from the store`);
+  if (!bytes) throw new HistoryError(`object ${digest} is missing from the store`, 'internal');
   return resourceToJson(XDS_TYPE_NAME[type], bytes) as Json;
 }

@@ -17,6 +17,7 @@
  * the version record and the head in that order: a crash leaves unreferenced keys, never a head
  * on a half-written snapshot. Pure (no node:*): it also runs in workerd over an R2 binding.
  */
+import { MeshsnapError } from '../../errors.js';
 import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
@@ -45,8 +46,11 @@ export interface ObjectStoreOptions {
 export const FRESHEN_AFTER_MS = 600_000;
 
 /** The head could not be moved: other writers kept moving it (reported, never overwritten). */
-export class HeadConflictError extends Error {
+export class HeadConflictError extends MeshsnapError {
   override readonly name = 'HeadConflictError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('conflict', message, options);
+  }
 }
 
 const utf8 = new TextEncoder();

@@ -4,14 +4,18 @@
  * (`&conditional=false` for test servers that ignore conditional writes; `&freshenMinutes=M` for how
  * stale a reused object may get before it is touched for gc, default 10). Node edge.
  */
+import { MeshsnapError } from '../../errors.js';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_STORE_DIR, LocalStore, nodeSha256Hex } from './local.js';
 import { ObjectStore } from './object-store.js';
 import { parseS3Url, S3Backend, type S3BackendOptions } from './s3.js';
 import type { SnapshotStore } from './store.js';
 
-export class UnsupportedStoreError extends Error {
+export class UnsupportedStoreError extends MeshsnapError {
   override readonly name = 'UnsupportedStoreError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('bad_request', message, options);
+  }
 }
 
 export function openStore(spec: string = DEFAULT_STORE_DIR, opts: S3BackendOptions = {}): SnapshotStore {

@@ -21,6 +21,7 @@
  *
  *   "meshsnap.pack/v1\n" {"entries":[[digest, length], …]} "\n" <bytes of each entry, in order>
  */
+import { MeshsnapError } from '../../errors.js';
 import { compositeParts, isComposite, materialize } from '../composite.js';
 import { parseGroupDocument, parseTableNode, parseTopDocument, readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
@@ -41,8 +42,11 @@ const decoder = new TextDecoder();
 
 export type PackEntries = ReadonlyMap<string, Uint8Array>;
 
-export class InvalidPackError extends Error {
+export class InvalidPackError extends MeshsnapError {
   override readonly name = 'InvalidPackError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
 }
 
 /** Deterministic: entries sorted by digest, so the same content is the same pack. */

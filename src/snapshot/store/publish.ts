@@ -4,6 +4,7 @@
  * then the version record and head. A head therefore never points at missing data, and a
  * document already in the store (shared with an earlier version) is not written again.
  */
+import { MeshsnapError } from '../../errors.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
 import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
@@ -31,10 +32,10 @@ export type PublishResult =
   | { readonly status: 'unchanged'; readonly head: ChannelHead };
 
 /** A delta-built snapshot whose base is not in the store: its unchanged documents would be missing. */
-export class MissingBaseError extends Error {
+export class MissingBaseError extends MeshsnapError {
   override readonly name = 'MissingBaseError';
   constructor(readonly base: string) {
-    super(`snapshot built as a delta of ${base}, which is not in the store: publish a full build`);
+    super('conflict', `snapshot built as a delta of ${base}, which is not in the store: publish a full build`);
   }
 }
 

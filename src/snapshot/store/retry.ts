@@ -4,6 +4,7 @@
  * digest mismatch, a lost conditional write) is the caller's to handle and is thrown at once.
  * Pure: the sleep and the random source are injectable, so tests run without waiting.
  */
+import { MeshsnapError } from '../../errors.js';
 
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */
@@ -32,13 +33,13 @@ export class TransientStoreError extends Error {
 }
 
 /** Thrown when every attempt failed: carries the last failure. */
-export class RetriesExhaustedError extends Error {
+export class RetriesExhaustedError extends MeshsnapError {
   override readonly name = 'RetriesExhaustedError';
   constructor(
     readonly attempts: number,
     readonly last: unknown,
   ) {
-    super(`store call failed ${attempts} times: ${(last as Error)?.message ?? String(last)}`, { cause: last });
+    super('unavailable', `store call failed ${attempts} times: ${(last as Error)?.message ?? String(last)}`, { cause: last });
   }
 }
 

@@ -4,6 +4,7 @@
  * is a numbered list of version records with a head. The local folder (local.ts) and object storage
  * (object-store.ts over S3 or R2) implement it; test/store/contract.ts checks every backend alike.
  */
+import { MeshsnapError } from '../../errors.js';
 import type { AuditRecord } from '../audit.js';
 import type { SnapshotContent } from '../content.js';
 import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
@@ -100,31 +101,31 @@ export interface StoredEntry {
 }
 
 /** Stored bytes do not hash to the digest they are stored under. */
-export class CorruptObjectError extends Error {
+export class CorruptObjectError extends MeshsnapError {
   override readonly name = 'CorruptObjectError';
   constructor(
     readonly digest: string,
     readonly actual: string,
     where = '',
   ) {
-    super(`corrupt object ${digest}${where ? ` at ${where}` : ''}: its bytes hash to ${actual}`);
+    super('internal', `corrupt object ${digest}${where ? ` at ${where}` : ''}: its bytes hash to ${actual}`);
   }
 }
 
 /** A put whose bytes do not hash to the digest it names: refused, nothing is written. */
-export class DigestMismatchError extends Error {
+export class DigestMismatchError extends MeshsnapError {
   override readonly name = 'DigestMismatchError';
   constructor(
     readonly digest: string,
     readonly actual: string,
   ) {
-    super(`refusing to store bytes hashing to ${actual} under ${digest}`);
+    super('internal', `refusing to store bytes hashing to ${actual} under ${digest}`);
   }
 }
 
-export class InvalidDigestError extends Error {
+export class InvalidDigestError extends MeshsnapError {
   override readonly name = 'InvalidDigestError';
   constructor(readonly digest: string) {
-    super(`not a sha256 digest: ${JSON.stringify(digest)}`);
+    super('bad_request', `not a sha256 digest: ${JSON.stringify(digest)}`);
   }
 }

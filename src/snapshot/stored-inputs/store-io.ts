@@ -4,6 +4,7 @@
  * an index (key → object digest per layer) or as raw documents ready for `buildInputSet`. Also
  * reads the flat `meshsnap.inputs/v1` manifest object of versions stored before the tree.
  */
+import { MeshsnapError } from '../../errors.js';
 import type { RawDocument } from '../../inputs/parse.js';
 import { parseTableNode } from '../content.js';
 import { isDigest } from '../digest.js';
@@ -28,8 +29,12 @@ export async function putStoredInputs(store: Pick<SnapshotStore, 'putObject' | '
   return putTree(store, inputs.objects, inputs.documents);
 }
 
-export class InvalidStoredInputsError extends Error {
+/** Stored inputs that are missing or malformed: damage to the store (500), never bad input. */
+export class InvalidStoredInputsError extends MeshsnapError {
   override readonly name = 'InvalidStoredInputsError';
+  constructor(message: string) {
+    super('internal', message);
+  }
 }
 
 const decoder = new TextDecoder();
