@@ -6,8 +6,8 @@
  *
  * Bounded against hostile proxies: a record is at most `maxRecordBytes` as JSON (the node id and
  * error are cut to fit, saying so, or the record is dropped and counted); a failed batch is split
- * in halves and retried at once, so one bad record cannot hold back the others; a single record
- * that fails `maxAttempts` flushes in a row is dropped and counted. While the store is down the
+ * in halves and retried at once, and a record the store refuses while it takes the others is
+ * dropped and counted, so one bad record cannot hold back the others. While the store is down the
  * buffer is capped at `maxBuffered` (the oldest go first).
  */
 import type { AuditRecord } from '../snapshot/audit.js';
@@ -141,36 +141,51 @@ export class AuditLog {
 
   /**
    * Appends batches of up to maxBatch. A failed batch is halved and retried at once, down to one
-   * record; a record failing alone stops this flush (the store may be down), and is dropped after
-   * maxAttempts flushes so it cannot hold back the records behind it.
+   * record. A single failing record is set aside while the rest is tried: if the store takes the
+   * rest, that record is what it refuses, and it is dropped (counted); if the store refuses the rest
+   * too, it is down: everything stays for the next flush (a record alone in the buffer is dropped
+   * after maxAttempts flushes).
    */
   private async drain(): Promise<void> {
     let size = this.maxBatch;
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, size);
+    let start = 0; // records before `start` are set aside: they failed alone
+    while (start < this.buffer.length) {
+      const batch = this.buffer.slice(start, start + size);
       try {
         await this.opts.store.appendAudit(batch);
-        this.buffer.splice(0, batch.length);
+        this.buffer.splice(start, batch.length);
         this.written += batch.length;
-        this.headFailures = 0;
+        if (start > 0) this.dropHead(start, 'refused by the store while later records were written');
+        start = 0;
         size = this.maxBatch;
+        this.headFailures = 0;
       } catch (e) {
         this.opts.onError?.(e);
         if (batch.length > 1) {
           size = Math.ceil(batch.length / 2);
           continue;
         }
-        this.headFailures++;
-        if (this.headFailures < this.maxAttempts) {
-          this.log.log('warn', 'audit.append_failed', { records: batch.length, pending: this.buffer.length, error: forLog(errorMessage(e)) });
-          return;
+        if (start === 0 && this.buffer.length > 1) {
+          start = 1;
+          size = this.maxBatch;
+          continue;
         }
-        this.buffer.shift();
-        this.headFailures = 0;
-        this.opts.onDropped?.(1);
-        this.log.log('error', 'audit.record_dropped', { kind: batch[0]?.kind, node: forLog(batch[0]?.nodeId ?? ''), attempts: this.maxAttempts, error: forLog(errorMessage(e)) });
+        this.headFailures++;
+        if (start === 0 && this.headFailures >= this.maxAttempts) {
+          this.dropHead(1, `failed ${this.maxAttempts} flushes: ${errorMessage(e)}`);
+          continue;
+        }
+        this.log.log('warn', 'audit.append_failed', { records: batch.length, pending: this.buffer.length, error: forLog(errorMessage(e)) });
+        return;
       }
     }
+  }
+
+  private dropHead(n: number, why: string): void {
+    const dropped = this.buffer.splice(0, n);
+    this.headFailures = 0;
+    this.opts.onDropped?.(n);
+    this.log.log('error', 'audit.records_dropped', { records: n, kind: dropped[0]?.kind, node: forLog(dropped[0]?.nodeId ?? ''), reason: forLog(why) });
   }
 
   private arm(): void {
