@@ -24,5 +24,5 @@ test('a node id with escape sequences reaches stderr as printable text only', ()
   // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(out.slice(0, -1), /[\u0000-\u001f\u007f-\u009f]/, 'no raw control character');
   assert.ok(out.length < 600, `bounded: ${out.length}`);
-  assert.match(out, /truncated by the relay: 5014 chars sent/);
+  assert.match(out, /truncated by the relay: 5017 chars sent/);
 });

@@ -10,6 +10,7 @@ import type { ProxyStatus, ServedSnapshot, XdsEvent } from '../types.js';
 import type { StreamContext } from './context.js';
 import { DeltaStream } from './delta-stream.js';
 import { forLog } from '../client-text.js';
+import { resetCallStream } from './abort-call.js';
 import { Fanout, type StallReason } from './fanout.js';
 import { DEFAULT_CLIENT_LIMITS, RequestRate, type ClientLimits } from './limits.js';
 import { SotwCache } from './sotw-cache.js';
@@ -182,6 +183,8 @@ export class XdsServer {
       this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} closed: stalled (${detail})`);
       this.onStalled(id, stream.nodeId, why);
       stream.fail(new StatusError(grpc.status.UNAVAILABLE, `closed by the relay: ${detail}`));
+      // The status above waits behind the unread write: reset the HTTP/2 stream so it really ends.
+      if (!resetCallStream(call)) this.logLine(`xds: stream ${id}: could not reset the HTTP/2 stream (grpc-js internals changed?)`);
     });
     const rate = new RequestRate(this.limits.requestsPerSecond, this.limits.requestBurst);
     const stream: StreamBase = method.delta ? new DeltaStream(id, 'delta', call, ctx, writer, method.fixedType) : new SotwStream(id, 'sotw', call, ctx, writer, method.fixedType);
