@@ -25,14 +25,14 @@ import { startRelayProcess, type RelayProcess } from './relay-process.js';
 
 export const RELAY_TARGETS = { streams: 10_000, rssMB: 1024, switchMs: 1000 } as const;
 
-const CLIENT_PROCESSES = 4;
-const STREAMS_PER_CHANNEL = 100;
-const SERVICES = 50;
-const POLL_MS = 100;
-const SWITCH_TIMEOUT_MS = 15_000;
+export const CLIENT_PROCESSES = 4;
+export const STREAMS_PER_CHANNEL = 100;
+export const SERVICES = 50;
+export const POLL_MS = 100;
+export const SWITCH_TIMEOUT_MS = 15_000;
 /** Stop adding streams beyond this relay RSS (a shared 2-core machine). */
 const RSS_GUARD_MB = 1536;
-const CHANNEL = 'main';
+export const CHANNEL = 'main';
 
 export interface RelayLevel {
   streams: number;
@@ -57,12 +57,12 @@ export interface RelayBenchResult {
   levels: RelayLevel[];
 }
 
-interface ClientChild {
+export interface ClientChild {
   readonly child: ChildProcess;
   send(cmd: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
-function startClient(): ClientChild {
+export function startClient(): ClientChild {
   const child = spawn(process.execPath, [fileURLToPath(new URL('./relay-client.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
   const waiting: ((v: Record<string, unknown>) => void)[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => waiting.shift()?.(JSON.parse(line) as Record<string, unknown>));
@@ -83,7 +83,7 @@ function startClient(): ClientChild {
 const mb = (bytes: number): number => Math.round((bytes / (1 << 20)) * 10) / 10;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function publish(store: LocalStore, generation: number): Promise<void> {
+export async function publish(store: LocalStore, generation: number): Promise<void> {
   const result = compileTexts([{ file: 'bench-relay.yaml', text: benchMeshYaml(SERVICES, generation) }], { hasher: nodeSha256Hex });
   const r = await publishSnapshot(store, CHANNEL, result.snapshot, { createdAt: new Date().toISOString() });
   if (r.status !== 'published') throw new Error(`generation ${generation} was not a new snapshot`);

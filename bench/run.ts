@@ -4,6 +4,7 @@
  * bench-results/compile.json.
  *
  *   node --expose-gc dist/bench/run.js [--sizes 1000,5000] [--no-yaml] [--child N]
+ *   node --expose-gc dist/bench/run.js --relay-stalled     (only the stalled-readers relay bench)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,10 @@ function runSize(services: number): SizeResult | { services: number; error: stri
 async function main(): Promise<void> {
   const childSize = argValue('--child');
   if (childSize) return child(Number(childSize));
+  if (process.argv.includes('--relay-stalled')) {
+    await (await import('./relay-stalled.js')).runStalledBench();
+    return;
+  }
 
   const sizes = (argValue('--sizes')?.split(',').map(Number) ?? DEFAULT_SIZES).filter((n) => Number.isInteger(n) && n > 0);
   const results: (SizeResult | { services: number; error: string })[] = [];
@@ -67,6 +72,8 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: wrote ${file}\n`);
   // The relay benchmark (bench/relay.ts): streams held, RSS per stream, switch time → bench-results/relay.json.
   await (await import('./relay.js')).runRelayBench();
+  // Healthy streams' switch time with 300 stalled readers connected (bench/relay-stalled.ts).
+  await (await import('./relay-stalled.js')).runStalledBench();
 }
 
 await main();

@@ -16,6 +16,10 @@
  * reused key only when it is older than their `freshenAfterMs` (10 min by default: a touch is a
  * copy request), so the grace period must be longer than that; gc refuses a shorter one.
  *
+ * The relays' audit records (ACKs, NACKs, refused streams) are kept `auditDays` (default 30):
+ * gc deletes the relay audit batches filed on days before that window. Operator actions (pins,
+ * tags, rollbacks, gc runs) in the same log are kept.
+ *
  * Works on every store that implements the history methods: the folder store, S3 and R2.
  */
 import { readStoredInputsIndex } from '../snapshot/stored-inputs/index.js';
@@ -36,6 +40,8 @@ export interface GcOptions {
   /** Default 1 h. */
   readonly graceMs?: number;
   readonly dryRun?: boolean;
+  /** Relay audit records are kept this many days (default 30); older day batches are deleted. */
+  readonly auditDays?: number;
 }
 
 export interface GcResult {
@@ -47,6 +53,8 @@ export interface GcResult {
   readonly deletedObjects: number;
   /** Unreferenced but inside the grace period. */
   readonly spared: number;
+  /** Relay audit batches older than auditDays (0 when the store keeps no audit). */
+  readonly deletedAuditBatches: number;
 }
 
 const DAY = 86_400_000;
@@ -61,6 +69,8 @@ export function graceProblem(graceMs: number, store: SnapshotStore, name = 'the 
   if (freshen <= 0 || graceMs >= freshen) return undefined;
   return `${name} ${graceMs / 60_000} is shorter than the store's freshen interval of ${freshen / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
 }
+/** Relay audit retention by default: 30 days. */
+export const GC_AUDIT_DAYS = 30;
 /** The default grace period: 1 h. */
 export const GC_GRACE_MS = 3_600_000;
 
@@ -130,11 +140,13 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
     else if (opts.dryRun || (await deleteObject(o.digest, cutoff))) deletedObjects++;
     else spared++;
   }
-  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared };
+  const auditBefore = new Date(started.getTime() - (opts.auditDays ?? GC_AUDIT_DAYS) * DAY).toISOString();
+  const deletedAuditBatches = (await store.pruneAudit?.(auditBefore, { dryRun: opts.dryRun ?? false })) ?? 0;
+  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches };
   if (!opts.dryRun) {
     await recordEvent(ctx, {
       kind: 'gc',
-      detail: { keep: keepN, ...(opts.keepDays !== undefined ? { keepDays: opts.keepDays } : {}), deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared },
+      detail: { keep: keepN, ...(opts.keepDays !== undefined ? { keepDays: opts.keepDays } : {}), deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches },
     });
   }
   return result;

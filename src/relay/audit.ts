@@ -2,10 +2,17 @@
  * The relay's audit log: every ACK and NACK (plus refused streams) becomes an AuditRecord, buffered
  * and appended to the store in batches (every `flushMs`, or at once when `maxBatch` records wait),
  * each batch one immutable JSON-lines object. Batching keeps the store cheap under a 10k-proxy
- * switch; a failed append keeps its records and is retried at the next flush.
+ * switch.
+ *
+ * Bounded against hostile proxies: a record is at most `maxRecordBytes` as JSON (the node id and
+ * error are cut to fit, saying so, or the record is dropped and counted); a failed batch is split
+ * in halves and retried at once, and a record the store refuses while it takes the others is
+ * dropped and counted, so one bad record cannot hold back the others. While the store is down the
+ * buffer is capped at `maxBuffered` (the oldest go first).
  */
 import type { AuditRecord } from '../snapshot/audit.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
+import { clip, forLog } from './client-text.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import type { XdsEvent } from './types.js';
 
@@ -19,6 +26,10 @@ export interface AuditLogOptions {
   readonly maxBatch?: number;
   /** Records held while the store is failing; beyond it the oldest are dropped (and counted). Default 100 000. */
   readonly maxBuffered?: number;
+  /** Largest record as JSON (characters). Default 16 384. */
+  readonly maxRecordBytes?: number;
+  /** Flushes a single record may fail before it is dropped. Default 3. */
+  readonly maxAttempts?: number;
   /** Snapshot digest of a channel version, when the relay knows it. */
   readonly digestOf?: (snapshotVersion: number) => string | undefined;
   readonly onError?: (error: unknown) => void;
@@ -34,6 +45,10 @@ export class AuditLog {
   private readonly flushMs: number;
   private readonly maxBatch: number;
   private readonly maxBuffered: number;
+  private readonly maxRecordBytes: number;
+  private readonly maxAttempts: number;
+  /** Failed flushes in a row of the record at the head of the buffer. */
+  private headFailures = 0;
   private readonly log: RelayLogger;
   /** Records appended so far (tests, status). */
   written = 0;
@@ -42,6 +57,8 @@ export class AuditLog {
     this.flushMs = opts.flushMs ?? 1000;
     this.maxBatch = opts.maxBatch ?? 500;
     this.maxBuffered = opts.maxBuffered ?? 100_000;
+    this.maxRecordBytes = opts.maxRecordBytes ?? 16_384;
+    this.maxAttempts = opts.maxAttempts ?? 3;
     this.log = opts.log ?? silentLogger;
   }
 
@@ -73,10 +90,17 @@ export class AuditLog {
   }
 
   add(record: AuditRecord): void {
-    this.buffer.push(record);
+    const bounded = this.bounded(record);
+    if (!bounded) {
+      this.opts.onDropped?.(1);
+      this.log.log('warn', 'audit.record_dropped', { kind: record.kind, node: forLog(record.nodeId), reason: `larger than ${this.maxRecordBytes} bytes` });
+      return;
+    }
+    this.buffer.push(bounded);
     if (this.buffer.length > this.maxBuffered) {
       const drop = this.buffer.length - this.maxBuffered;
       this.buffer.splice(0, drop);
+      this.headFailures = 0;
       this.opts.onDropped?.(drop);
     }
     if (this.buffer.length >= this.maxBatch) void this.flush();
@@ -106,19 +130,62 @@ export class AuditLog {
     if (this.buffer.length > 0) this.log.log('error', 'audit.lost', { records: this.buffer.length });
   }
 
+  /** The record within maxRecordBytes: as is, with its client text cut to fit, or undefined. */
+  private bounded(record: AuditRecord): AuditRecord | undefined {
+    const size = (r: AuditRecord): number => JSON.stringify(r).length;
+    if (size(record) <= this.maxRecordBytes) return record;
+    const room = Math.max(64, Math.floor(this.maxRecordBytes / 4));
+    const cut = { ...record, nodeId: clip(record.nodeId, room).text, ...(record.error !== undefined ? { error: clip(record.error, room).text } : {}) };
+    return size(cut) <= this.maxRecordBytes ? cut : undefined;
+  }
+
+  /**
+   * Appends batches of up to maxBatch. A failed batch is halved and retried at once, down to one
+   * record. A single failing record is set aside while the rest is tried: if the store takes the
+   * rest, that record is what it refuses, and it is dropped (counted); if the store refuses the rest
+   * too, it is down: everything stays for the next flush (a record alone in the buffer is dropped
+   * after maxAttempts flushes).
+   */
   private async drain(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, this.maxBatch);
+    let size = this.maxBatch;
+    let start = 0; // records before `start` are set aside: they failed alone
+    while (start < this.buffer.length) {
+      const batch = this.buffer.slice(start, start + size);
       try {
         await this.opts.store.appendAudit(batch);
+        this.buffer.splice(start, batch.length);
         this.written += batch.length;
+        if (start > 0) this.dropHead(start, 'refused by the store while later records were written');
+        start = 0;
+        size = this.maxBatch;
+        this.headFailures = 0;
       } catch (e) {
-        this.buffer.unshift(...batch); // keep them, in order, for the next flush
         this.opts.onError?.(e);
-        this.log.log('warn', 'audit.append_failed', { records: batch.length, pending: this.buffer.length, error: errorMessage(e) });
+        if (batch.length > 1) {
+          size = Math.ceil(batch.length / 2);
+          continue;
+        }
+        if (start === 0 && this.buffer.length > 1) {
+          start = 1;
+          size = this.maxBatch;
+          continue;
+        }
+        this.headFailures++;
+        if (start === 0 && this.headFailures >= this.maxAttempts) {
+          this.dropHead(1, `failed ${this.maxAttempts} flushes: ${errorMessage(e)}`);
+          continue;
+        }
+        this.log.log('warn', 'audit.append_failed', { records: batch.length, pending: this.buffer.length, error: forLog(errorMessage(e)) });
         return;
       }
     }
+  }
+
+  private dropHead(n: number, why: string): void {
+    const dropped = this.buffer.splice(0, n);
+    this.headFailures = 0;
+    this.opts.onDropped?.(n);
+    this.log.log('error', 'audit.records_dropped', { records: n, kind: dropped[0]?.kind, node: forLog(dropped[0]?.nodeId ?? ''), reason: forLog(why) });
   }
 
   private arm(): void {

@@ -21,6 +21,8 @@ export interface FollowerOptions {
   readonly onSnapshot: (next: LoadedSnapshot, previous: LoadedSnapshot | undefined) => void;
   /** Called for every failed poll or load (metrics). */
   readonly onError?: (error: unknown) => void;
+  /** Called after every successful poll (metrics: the store answers again). */
+  readonly onPolled?: () => void;
   readonly log?: RelayLogger;
 }
 
@@ -126,7 +128,10 @@ export class SnapshotFollower {
       this.lastPollAt = new Date();
       if (!head) {
         this.head = undefined;
-        if (!this.current) this.lastError = { message: `channel ${this.opts.channel} has no versions yet`, at: new Date() };
+        // A head that disappears under a served snapshot means the store was lost (folder
+        // deleted, bucket emptied): a failure, while the last good snapshot stays in service.
+        if (this.current) throw new Error(`channel ${this.opts.channel} head is gone from the store (deleted or emptied?); still serving version ${this.current.version}`);
+        this.lastError = { message: `channel ${this.opts.channel} has no versions yet`, at: new Date() };
       } else {
         this.head = { version: head.version, digest: head.digest };
         version = head.version;
@@ -158,6 +163,7 @@ export class SnapshotFollower {
           }
         }
       }
+      this.opts.onPolled?.();
     } catch (e) {
       this.failures++;
       this.lastError = { message: errorMessage(e), at: new Date(), ...(version !== undefined ? { version } : {}) };

@@ -1,16 +1,26 @@
 /**
- * The relay's HTTP side (node:http): /healthz (the process is up), /readyz (a snapshot is served:
- * 200; before that 503 with the reason), /debug/proxies (per proxy what was sent and ACKed, as
- * `istioctl proxy-status`), /debug/snapshot (what the follower serves and why it may be behind),
- * /metrics (Prometheus text).
+ * The relay's HTTP side (a hono app on @hono/node-server): /healthz (the process is up), /readyz
+ * (a snapshot is served: 200; before that 503 with the reason), /debug/proxies (per proxy what was
+ * sent and ACKed, as `istioctl proxy-status`, a page at a time), /debug/snapshot (what the follower
+ * serves and why it may be behind), /metrics (Prometheus text).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { serve, type ServerType } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 
+/** A page request of /debug/proxies: `?limit=` (default 100, at most 1000) and `?cursor=`. */
+export interface ProxiesPage {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
+export const PROXIES_PAGE_DEFAULT = 100;
+export const PROXIES_PAGE_MAX = 1000;
+
 export interface HttpSources {
   readonly readiness: () => { readonly ready: boolean; readonly reason?: string; readonly [k: string]: unknown };
-  readonly proxies: () => unknown;
+  readonly proxies: (page: ProxiesPage) => unknown;
   readonly snapshot: () => unknown;
   readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
 }
@@ -28,64 +38,66 @@ export interface RelayHttpServer {
   close(): Promise<void>;
 }
 
-export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHttpServer> {
-  const log = opts.log ?? silentLogger;
-  const { sources } = opts;
-  const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
-      log.log('error', 'http.error', { path: req.url, error: errorMessage(e) });
-      if (!res.headersSent) send(res, 500, { error: errorMessage(e) });
-      else res.destroy();
-    });
-  });
-  // Scrapes and probes are short; don't let an idle keep-alive connection hold up shutdown.
-  server.keepAliveTimeout = 5_000;
+const ROUTES = ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics'];
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://relay').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'only GET' });
-    switch (path) {
-      case '/healthz':
-        return send(res, 200, { ok: true });
-      case '/readyz': {
-        const r = sources.readiness();
-        return send(res, r.ready ? 200 : 503, r);
-      }
-      case '/debug/proxies':
-        return send(res, 200, sources.proxies());
-      case '/debug/snapshot':
-        return send(res, 200, sources.snapshot());
-      case '/metrics': {
-        const m = await sources.metrics();
-        res.writeHead(200, { 'content-type': m.contentType });
-        res.end(m.body);
-        return;
-      }
-      default:
-        return send(res, 404, { error: `no route ${path}`, routes: ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics'] });
+/** The routes as a hono app (no I/O of its own: serve it, or call `app.request` in tests). */
+export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogger): Hono {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return json(c, 405, { error: 'only GET' });
+    await next();
+  });
+  app.get('/healthz', (c) => json(c, 200, { ok: true }));
+  app.get('/readyz', (c) => {
+    const r = sources.readiness();
+    return json(c, r.ready ? 200 : 503, r);
+  });
+  app.get('/debug/proxies', (c) => {
+    const limitParam = c.req.query('limit');
+    const limit = limitParam === undefined ? PROXIES_PAGE_DEFAULT : Number(limitParam);
+    if (!Number.isInteger(limit) || limit < 1 || limit > PROXIES_PAGE_MAX) return json(c, 400, { error: `limit must be an integer from 1 to ${PROXIES_PAGE_MAX}` });
+    const cursor = c.req.query('cursor');
+    try {
+      return json(c, 200, sources.proxies({ limit, ...(cursor ? { cursor } : {}) }));
+    } catch (e) {
+      if (e instanceof RangeError) return json(c, 400, { error: e.message });
+      throw e;
     }
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '0.0.0.0', () => {
-      server.off('error', reject);
-      resolve();
-    });
   });
-  const port = (server.address() as AddressInfo).port;
+  app.get('/debug/snapshot', (c) => json(c, 200, sources.snapshot()));
+  app.get('/metrics', async (c) => {
+    const m = await sources.metrics();
+    return c.body(m.body, 200, { 'content-type': m.contentType });
+  });
+  app.notFound((c) => json(c, 404, { error: `no route ${c.req.path}`, routes: ROUTES }));
+  app.onError((e, c) => {
+    log.log('error', 'http.error', { path: c.req.path, error: errorMessage(e) });
+    return json(c, 500, { error: errorMessage(e) });
+  });
+  return app;
+}
+
+export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHttpServer> {
+  const app = relayHttpApp(opts.sources, opts.log);
+  let server: ServerType | undefined;
+  await new Promise<void>((resolve, reject) => {
+    server = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host ?? '0.0.0.0' }, () => resolve());
+    server.once('error', reject);
+  });
+  const http = server as ServerType & { keepAliveTimeout?: number; closeAllConnections?: () => void };
+  // Scrapes and probes are short; don't let an idle keep-alive connection hold up shutdown.
+  http.keepAliveTimeout = 5_000;
+  const port = (http.address() as AddressInfo).port;
   return {
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        http.close(() => resolve());
+        http.closeAllConnections?.();
       }),
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = `${JSON.stringify(body, null, 2)}\n`;
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(text);
+function json(c: Context, status: 200 | 400 | 404 | 405 | 500 | 503, body: unknown): Response {
+  return c.body(`${JSON.stringify(body, null, 2)}\n`, status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
 }

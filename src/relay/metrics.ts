@@ -9,6 +9,8 @@ import type { XdsEvent } from './types.js';
 export interface MetricsSources {
   /** Open xDS streams right now. */
   readonly streams: () => number;
+  /** Response writes unfinished past the slow-write bound (proxies not reading). */
+  readonly slowWrites?: () => number;
 }
 
 /** Label value for a type URL: `clusters`, `endpoints`, … (or the URL of an unknown type). */
@@ -28,6 +30,10 @@ export class RelayMetrics {
   readonly auditErrors: Counter;
   readonly auditDropped: Counter;
   readonly ready: Gauge;
+  readonly stalledStreams: Counter;
+  readonly limitedStreams: Counter;
+  readonly storeOk: Gauge;
+  readonly storeFailures: Gauge;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -57,6 +63,18 @@ export class RelayMetrics {
     this.auditErrors = new Counter({ name: 'meshsnap_relay_audit_errors_total', help: 'Failed audit log appends (retried).', registers });
     this.auditDropped = new Counter({ name: 'meshsnap_relay_audit_dropped_total', help: 'Audit records dropped because the buffer was full.', registers });
     this.ready = new Gauge({ name: 'meshsnap_relay_ready', help: '1 once a snapshot is served.', registers });
+    this.stalledStreams = new Counter({ name: 'meshsnap_relay_stalled_streams_total', help: 'xDS streams closed because they did not read their responses in time.', registers });
+    this.limitedStreams = new Counter({ name: 'meshsnap_relay_limited_streams_total', help: 'xDS streams closed for going over a client limit (node size, resource names, request rate).', registers });
+    this.storeOk = new Gauge({ name: 'meshsnap_relay_store_ok', help: '1 while the last store poll succeeded, 0 after a failed one.', registers });
+    this.storeFailures = new Gauge({ name: 'meshsnap_relay_store_consecutive_failures', help: 'Failed store polls or loads in a row (0 when the store answers).', registers });
+    new Gauge({
+      name: 'meshsnap_relay_slow_writes',
+      help: 'Responses written but not read by their proxy past the slow-write bound.',
+      registers,
+      collect() {
+        this.set(sources.slowWrites?.() ?? 0);
+      },
+    });
     // Pre-create the per-type series so dashboards see zeros, not gaps.
     for (const t of XDS_TYPES) {
       this.pushes.inc({ type: t }, 0);
@@ -65,6 +83,8 @@ export class RelayMetrics {
     }
     this.snapshotVersion.set(0);
     this.ready.set(0);
+    this.storeOk.set(1);
+    this.storeFailures.set(0);
   }
 
   /** Counts one xDS server event. */

@@ -10,12 +10,14 @@ import { hostname } from 'node:os';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { AuditLog } from './audit.js';
 import { SnapshotFollower, type FollowerStatus } from './follower.js';
+import { forLog } from './client-text.js';
 import { startHttpServer } from './http.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { RelayMetrics } from './metrics.js';
-import { proxiesView } from './proxy-status.js';
+import { proxiesPage } from './proxy-status.js';
 import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
-import type { XdsEvent } from './types.js';
+import type { ProxyStatus, XdsEvent } from './types.js';
+import type { ClientLimits } from './xds/limits.js';
 import { XdsServer } from './xds/server.js';
 
 export interface KeepaliveOptions {
@@ -45,6 +47,14 @@ export interface RelayOptions {
   readonly maxStreams?: number;
   /** Response writes in flight across all streams. */
   readonly writeConcurrency?: number;
+  /** A response write unfinished after this long gives back its shared slot. Default 250 ms. */
+  readonly slowWriteMs?: number;
+  /** A stream that has not read a response after this long is closed. Default 10 s. */
+  readonly writeTimeoutMs?: number;
+  /** Bounds on what xDS clients send (README "Limits"). */
+  readonly limits?: Partial<ClientLimits>;
+  /** /readyz turns 503 after this many failed store polls in a row. Default: never (a field says it). */
+  readonly unreadyAfterStoreFailures?: number;
   readonly keepalive?: KeepaliveOptions;
   readonly auditFlushMs?: number;
   readonly auditMaxBatch?: number;
@@ -87,7 +97,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   // Digests of recent versions, for audit records (an ACK may arrive for the previous version).
   const digests = new Map<number, string>();
   // `server` is created below; the gauge only reads it at scrape time.
-  const metrics = new RelayMetrics({ streams: () => server.streamCount });
+  const metrics = new RelayMetrics({ streams: () => server.streamCount, slowWrites: () => server.slowWrites });
   const audit = new AuditLog({
     store: opts.store,
     relayId,
@@ -105,16 +115,16 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     audit.observe(e);
     switch (e.kind) {
       case 'nack':
-        log.log('warn', 'xds.nack', { node: e.nodeId, class: e.classId, type: e.typeUrl, version: e.version, snapshot: e.snapshotVersion, error: e.error });
+        log.log('warn', 'xds.nack', { node: forLog(e.nodeId), class: e.classId, type: e.typeUrl, version: e.version, snapshot: e.snapshotVersion, error: forLog(e.error, 1024) });
         break;
       case 'rejected':
-        log.log('warn', 'xds.rejected', { node: e.nodeId, reason: e.reason });
+        log.log('warn', 'xds.rejected', { node: forLog(e.nodeId), reason: forLog(e.reason, 1024) });
         break;
       case 'connect':
-        log.log('debug', 'xds.connect', { stream: e.streamId, node: e.nodeId, class: e.classId, protocol: e.protocol });
+        log.log('debug', 'xds.connect', { stream: e.streamId, node: forLog(e.nodeId), class: e.classId, protocol: e.protocol });
         break;
       case 'disconnect':
-        log.log('debug', 'xds.disconnect', { stream: e.streamId, node: e.nodeId });
+        log.log('debug', 'xds.disconnect', { stream: e.streamId, node: forLog(e.nodeId) });
         break;
       default:
         break;
@@ -124,6 +134,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     onEvent,
     ...(opts.maxStreams !== undefined ? { maxStreams: opts.maxStreams } : {}),
     ...(opts.writeConcurrency !== undefined ? { writeConcurrency: opts.writeConcurrency } : {}),
+    ...(opts.slowWriteMs !== undefined ? { slowWriteMs: opts.slowWriteMs } : {}),
+    ...(opts.writeTimeoutMs !== undefined ? { writeTimeoutMs: opts.writeTimeoutMs } : {}),
+    ...(opts.limits !== undefined ? { limits: opts.limits } : {}),
+    onStalled: () => metrics.stalledStreams.inc(),
+    onLimited: () => metrics.limitedStreams.inc(),
     log: (line) => log.log('info', 'xds.server', { message: line }),
   });
 
@@ -138,7 +153,15 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       server.setSnapshot(next);
       metrics.snapshotServed(next.version);
     },
-    onError: () => metrics.storeErrors.inc(),
+    onError: () => {
+      metrics.storeErrors.inc();
+      metrics.storeOk.set(0);
+      metrics.storeFailures.set(follower.status().consecutiveFailures);
+    },
+    onPolled: () => {
+      metrics.storeOk.set(1);
+      metrics.storeFailures.set(0);
+    },
     log,
   });
 
@@ -157,18 +180,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     port: opts.httpPort ?? 15014,
     log,
     sources: {
-      readiness: () => {
-        const s = follower.status();
-        if (draining) return { ready: false, reason: 'relay is shutting down' };
-        return s.ready
-          ? { ready: true, version: s.serving?.version, digest: s.serving?.digest, ...(s.reason ? { warning: s.reason } : {}) }
-          : { ready: false, reason: s.reason ?? 'no snapshot loaded yet', ...(s.lastError ? { lastError: s.lastError } : {}) };
-      },
-      proxies: () => ({
+      readiness: () => readiness(follower.status(), draining, server.statuses(), opts.unreadyAfterStoreFailures),
+      proxies: (page) => ({
         relay: relayId,
         channel,
         snapshotVersion: follower.snapshot?.version ?? null,
-        proxies: proxiesView(server.statuses()),
+        ...proxiesPage(server.statuses(), page),
       }),
       snapshot: status,
       metrics: () => metrics.render(),
@@ -214,6 +231,27 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     }));
 
   return { port, httpPort: http.port, relayId, xds: server, follower, metrics, audit, status, close };
+}
+
+/**
+ * What /readyz says. Ready (200) means: this relay has a verified snapshot loaded and every stream
+ * that connects is served it. It does not mean every connected proxy runs it: `proxies` counts
+ * those that ACKed the served version (`synced`) against those connected (`placed`). `store` says
+ * whether the store still answers; after `unreadyAfter` failures in a row the relay is not ready
+ * (it keeps serving the last good snapshot either way).
+ */
+export function readiness(s: FollowerStatus, draining: boolean, proxies: readonly ProxyStatus[], unreadyAfter: number | undefined): { readonly ready: boolean; readonly reason?: string; readonly [k: string]: unknown } {
+  if (draining) return { ready: false, reason: 'relay is shutting down' };
+  const store = { ok: s.consecutiveFailures === 0, consecutiveFailures: s.consecutiveFailures, ...(s.lastError ? { lastError: s.lastError } : {}) };
+  if (!s.ready) return { ready: false, reason: s.reason ?? 'no snapshot loaded yet', ...(s.lastError ? { lastError: s.lastError } : {}), store };
+  const version = s.serving?.version;
+  const placed = proxies.filter((p) => p.classId !== '');
+  const counts = { placed: placed.length, synced: placed.filter((p) => p.snapshotVersion === version).length };
+  const body = { version, digest: s.serving?.digest, ...(s.reason ? { warning: s.reason } : {}), store, proxies: counts };
+  if (unreadyAfter !== undefined && unreadyAfter > 0 && s.consecutiveFailures >= unreadyAfter) {
+    return { ready: false, reason: `store failed ${s.consecutiveFailures} times in a row: ${s.lastError?.message ?? 'unknown error'}`, ...body };
+  }
+  return { ready: true, ...body };
 }
 
 function grpcOptions(k: KeepaliveOptions = {}): grpc.ServerOptions {

@@ -48,6 +48,18 @@ export function auditBatchBytes(records: readonly AuditRecord[]): Uint8Array {
   return new TextEncoder().encode(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
 }
 
+const RELAY_KINDS: ReadonlySet<AuditKind> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected']);
+
+/** True for a batch of relay records only (operator actions are batches of their own and kept by retention). */
+export const isRelayBatch = (records: readonly AuditRecord[]): boolean => records.length > 0 && records.every((r) => RELAY_KINDS.has(r.kind));
+
+/** The day (YYYY-MM-DD, UTC) an ISO time files under; throws RangeError on a non-time. */
+export function auditDay(at: string): string {
+  const t = Date.parse(at);
+  if (Number.isNaN(t)) throw new RangeError(`not a time: ${JSON.stringify(at)}`);
+  return new Date(t).toISOString().slice(0, 10);
+}
+
 /** Parses a stored batch; throws InvalidAuditRecordError on a line that is not a record. */
 export function parseAuditBatch(text: string, where = ''): AuditRecord[] {
   const out: AuditRecord[] = [];

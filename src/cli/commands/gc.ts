@@ -4,7 +4,7 @@ import { parse, UsageError } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { printJson } from '../output.js';
 
-export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--grace-minutes M] [--dry-run] [--store DIR|s3://…]';
+export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--audit-days D] [--grace-minutes M] [--dry-run] [--store DIR|s3://…]';
 
 const count = (v: string | undefined, what: string, min: number): number | undefined => {
   if (v === undefined) return undefined;
@@ -13,12 +13,13 @@ const count = (v: string | undefined, what: string, min: number): number | undef
 };
 
 export async function gcCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, { ...historyOptions, keep: { type: 'string' }, 'keep-days': { type: 'string' }, 'grace-minutes': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } }, { max: 0 });
+  const { values } = parse(argv, { ...historyOptions, keep: { type: 'string' }, 'keep-days': { type: 'string' }, 'audit-days': { type: 'string' }, 'grace-minutes': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } }, { max: 0 });
   const ctx = historyContext(values);
   const keep = count(values.keep, '--keep', 1);
   const keepDays = count(values['keep-days'], '--keep-days', 0);
   const grace = count(values['grace-minutes'], '--grace-minutes', 0);
-  const opts = { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] };
+  const auditDays = count(values['audit-days'], '--audit-days', 0);
+  const opts = { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(auditDays !== undefined ? { auditDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] };
   const r = await gc(ctx, opts).catch((err: unknown) => {
     if (err instanceof RangeError) throw new UsageError(err.message); // grace shorter than the store's freshen interval
     throw err;

@@ -4,6 +4,7 @@
  */
 import type { ServedSnapshot, XdsEvent } from '../types.js';
 import type { Fanout } from './fanout.js';
+import type { ClientLimits } from './limits.js';
 import type { SotwCache } from './sotw-cache.js';
 
 export interface StreamContext {
@@ -12,6 +13,7 @@ export interface StreamContext {
   /** When the current snapshot was switched to (ms epoch), for push latency. */
   readonly switchedAt: number;
   readonly fanout: Fanout;
+  readonly limits: ClientLimits;
   nextNonce(): string;
   emit(e: XdsEvent): void;
   log(line: string): void;

@@ -8,6 +8,7 @@
  */
 import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
 import type { ServedResource } from '../types.js';
+import { checkNameCount } from './limits.js';
 import { encodeDelta } from './responses.js';
 import { StreamBase } from './stream-base.js';
 
@@ -44,6 +45,7 @@ export class DeltaStream extends StreamBase {
     const typeUrl = XDS_TYPE_URL[type];
     const subscribe = req.resource_names_subscribe ?? [];
     const unsubscribe = req.resource_names_unsubscribe ?? [];
+    checkNameCount(subscribe.length + unsubscribe.length + Object.keys(req.initial_resource_versions ?? {}).length, this.ctx.limits);
     let st = this.types.get(type);
     if (!st) {
       // First request of the type. LDS/CDS with nothing named is a wildcard subscription; "*"
@@ -81,6 +83,7 @@ export class DeltaStream extends StreamBase {
         if (!st.wildcard) st.known.delete(name);
       }
     }
+    checkNameCount(st.names.size, this.ctx.limits);
     this.respond(type, st, false);
   }
 

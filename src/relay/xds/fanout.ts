@@ -1,9 +1,15 @@
 /**
- * Bounded writes in flight across all streams. grpc-js copies every message it writes into the
- * HTTP/2 stream, so pushing a switch to 10k streams at once would hold 10k copies at a time; here
- * at most `limit` writes are in flight, streams take turns (round robin, one write per turn), and
- * each stream's writes stay in order. A write is done when grpc-js calls back (flushed to HTTP/2),
- * so a slow proxy holds at most one slot.
+ * Bounded writes in flight, across all streams and per stream. grpc-js copies every message it
+ * writes into the HTTP/2 stream, so pushing a switch to 10k streams at once would hold 10k copies
+ * at a time; here at most `limit` writes are in flight, streams take turns (round robin, one write
+ * per turn), and each stream's writes stay in order. A write is done when grpc-js calls back
+ * (flushed to HTTP/2).
+ *
+ * A proxy that does not read (HTTP/2 flow control window closed) never lets a write finish. So a
+ * write still unfinished after `slowWriteMs` gives its shared slot back (the stream keeps it as its
+ * own: one write in flight, nothing more starts on it), and a stream whose write is unfinished after
+ * `writeTimeoutMs`, or whose queue outgrows `maxQueued`, is reported stalled (the server closes it).
+ * Stalled streams therefore cannot hold the shared budget, and healthy streams are not kept waiting.
  */
 export interface WriteItem {
   readonly bytes: Uint8Array;
@@ -16,18 +22,49 @@ export interface WritableCall {
   write(chunk: unknown, cb: (err?: Error | null) => void): boolean;
 }
 
+export interface FanoutOptions {
+  /** Writes in flight across all streams. */
+  readonly limit: number;
+  /** An unfinished write gives back its shared slot after this long. Default 250 ms. */
+  readonly slowWriteMs?: number;
+  /** An unfinished write makes its stream stalled after this long. Default 10 s. */
+  readonly writeTimeoutMs?: number;
+  /** Queued responses per stream beyond which the stream is stalled. Default 64. */
+  readonly maxQueued?: number;
+}
+
+/** Why a stream was reported stalled. */
+export type StallReason = { readonly kind: 'write-timeout'; readonly ms: number } | { readonly kind: 'queue-full'; readonly queued: number };
+
 export class Fanout {
+  readonly limit: number;
+  readonly slowWriteMs: number;
+  readonly writeTimeoutMs: number;
+  readonly maxQueued: number;
   private active = 0;
+  private slow = 0;
   private readonly waiting: StreamWriter[] = [];
 
-  constructor(readonly limit: number) {}
-
-  writer(call: WritableCall): StreamWriter {
-    return new StreamWriter(this, call);
+  constructor(opts: FanoutOptions) {
+    this.limit = Math.max(1, opts.limit);
+    this.slowWriteMs = opts.slowWriteMs ?? 250;
+    this.writeTimeoutMs = opts.writeTimeoutMs ?? 10_000;
+    this.maxQueued = opts.maxQueued ?? 64;
   }
 
+  /** `onStalled` is called once when the stream stops draining its writes. */
+  writer(call: WritableCall, onStalled: (why: StallReason) => void = () => {}): StreamWriter {
+    return new StreamWriter(this, call, onStalled);
+  }
+
+  /** Writes holding a shared slot. */
   get inFlight(): number {
     return this.active;
+  }
+
+  /** Writes unfinished past `slowWriteMs` (they no longer hold a shared slot). */
+  get slowWrites(): number {
+    return this.slow;
   }
 
   /** @internal */
@@ -40,6 +77,11 @@ export class Fanout {
   release(): void {
     this.active--;
     this.pump();
+  }
+
+  /** @internal A write became slow (+1) or a slow write ended (-1). */
+  countSlow(delta: 1 | -1): void {
+    this.slow += delta;
   }
 
   private pump(): void {
@@ -55,11 +97,13 @@ export class StreamWriter {
   private inFlight = false;
   private waiting = false;
   private closed = false;
-  private releaseSlot: (() => void) | undefined;
+  private stalled = false;
+  private finishWrite: (() => void) | undefined;
 
   constructor(
     private readonly fanout: Fanout,
     private readonly call: WritableCall,
+    private readonly onStalled: (why: StallReason) => void,
   ) {}
 
   push(item: WriteItem): void {
@@ -72,6 +116,7 @@ export class StreamWriter {
       }
     }
     this.queue.push(item);
+    if (this.queue.length > this.fanout.maxQueued) return this.stall({ kind: 'queue-full', queued: this.queue.length });
     this.schedule();
   }
 
@@ -83,7 +128,14 @@ export class StreamWriter {
   close(): void {
     this.closed = true;
     this.queue.length = 0;
-    this.releaseSlot?.();
+    this.finishWrite?.();
+  }
+
+  private stall(why: StallReason): void {
+    if (this.stalled || this.closed) return;
+    this.stalled = true;
+    this.onStalled(why);
+    this.close();
   }
 
   private schedule(): void {
@@ -99,23 +151,41 @@ export class StreamWriter {
     const item = this.queue.shift();
     if (!item || this.closed) return false;
     this.inFlight = true;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      this.releaseSlot = undefined;
-      this.inFlight = false;
+    let holdsSlot = true;
+    let slow = false;
+    let done = false;
+    const giveBackSlot = (): void => {
+      if (!holdsSlot) return;
+      holdsSlot = false;
       this.fanout.release();
+    };
+    const slowTimer = setTimeout(() => {
+      slow = true;
+      this.fanout.countSlow(1);
+      giveBackSlot();
+    }, this.fanout.slowWriteMs);
+    const stallTimer = setTimeout(() => this.stall({ kind: 'write-timeout', ms: this.fanout.writeTimeoutMs }), this.fanout.writeTimeoutMs);
+    slowTimer.unref();
+    stallTimer.unref();
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(slowTimer);
+      clearTimeout(stallTimer);
+      if (slow) this.fanout.countSlow(-1);
+      this.finishWrite = undefined;
+      this.inFlight = false;
+      giveBackSlot();
       this.schedule();
     };
-    this.releaseSlot = release;
+    this.finishWrite = finish;
     try {
       this.call.write(item.bytes, (err) => {
-        release();
+        finish();
         item.onWritten?.(err);
       });
     } catch (err) {
-      release();
+      finish();
       item.onWritten?.(err as Error);
     }
     return true;

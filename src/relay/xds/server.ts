@@ -9,11 +9,15 @@ import { XDS_TYPES } from '../../xds/type-urls.js';
 import type { ProxyStatus, ServedSnapshot, XdsEvent } from '../types.js';
 import type { StreamContext } from './context.js';
 import { DeltaStream } from './delta-stream.js';
-import { Fanout } from './fanout.js';
+import { forLog } from '../client-text.js';
+import { resetCallStream } from './abort-call.js';
+import { Fanout, type StallReason } from './fanout.js';
+import { DEFAULT_CLIENT_LIMITS, RequestRate, type ClientLimits } from './limits.js';
 import { SotwCache } from './sotw-cache.js';
 import { XDS_METHODS, serviceDefinition, type XdsMethod } from './services.js';
 import { StatusError, type StreamBase, type XdsCall } from './stream-base.js';
 import { SotwStream } from './sotw-stream.js';
+import { LimitExceeded } from './status-error.js';
 
 export interface XdsServerOptions {
   readonly onEvent?: (e: XdsEvent) => void;
@@ -21,6 +25,18 @@ export interface XdsServerOptions {
   readonly maxStreams?: number;
   /** Response writes in flight across all streams. Default 256. */
   readonly writeConcurrency?: number;
+  /** A write unfinished after this long gives back its shared slot. Default 250 ms. */
+  readonly slowWriteMs?: number;
+  /** A stream whose write is unfinished after this long is closed (UNAVAILABLE). Default 10 s. */
+  readonly writeTimeoutMs?: number;
+  /** Queued responses per stream beyond which it is closed. Default 64. */
+  readonly maxQueuedWrites?: number;
+  /** What a client may send (defaults: DEFAULT_CLIENT_LIMITS). */
+  readonly limits?: Partial<ClientLimits>;
+  /** A stream was closed because it did not drain its writes. */
+  readonly onStalled?: (streamId: string, nodeId: string, why: StallReason) => void;
+  /** A stream was closed for going over a client limit (rate, size). */
+  readonly onLimited?: (streamId: string, nodeId: string, reason: string) => void;
   /** One line per event class (NACK, rejection, stream errors). Default: none. */
   readonly log?: (line: string) => void;
 }
@@ -39,9 +55,20 @@ export class XdsServer {
   private draining = false;
   private readonly closedWaiters = new Set<() => void>();
   private sharedContext: StreamContext | undefined;
+  private readonly limits: ClientLimits;
+  private readonly onStalled: NonNullable<XdsServerOptions['onStalled']>;
+  private readonly onLimited: NonNullable<XdsServerOptions['onLimited']>;
 
   constructor(options: XdsServerOptions = {}) {
-    this.fanout = new Fanout(Math.max(1, options.writeConcurrency ?? 256));
+    this.fanout = new Fanout({
+      limit: options.writeConcurrency ?? 256,
+      ...(options.slowWriteMs !== undefined ? { slowWriteMs: options.slowWriteMs } : {}),
+      ...(options.writeTimeoutMs !== undefined ? { writeTimeoutMs: options.writeTimeoutMs } : {}),
+      ...(options.maxQueuedWrites !== undefined ? { maxQueued: options.maxQueuedWrites } : {}),
+    });
+    this.limits = { ...DEFAULT_CLIENT_LIMITS, ...options.limits };
+    this.onStalled = options.onStalled ?? (() => {});
+    this.onLimited = options.onLimited ?? (() => {});
     this.maxStreams = options.maxStreams ?? 20000;
     this.onEvent = options.onEvent ?? (() => {});
     this.logLine = options.log ?? (() => {});
@@ -64,9 +91,14 @@ export class XdsServer {
     return this.snapshot;
   }
 
-  /** Writes queued or in flight (for tests and metrics). */
+  /** Writes holding a shared slot (for tests and metrics). */
   get writesInFlight(): number {
     return this.fanout.inFlight;
+  }
+
+  /** Writes unfinished past slowWriteMs: streams that are not reading (for metrics). */
+  get slowWrites(): number {
+    return this.fanout.slowWrites;
   }
 
   /**
@@ -120,6 +152,7 @@ export class XdsServer {
         return current().at;
       },
       fanout: this.fanout,
+      limits: this.limits,
       nextNonce: () => (++this.nonceCounter).toString(36),
       emit: (e) => {
         try {
@@ -144,8 +177,17 @@ export class XdsServer {
     }
     const id = `s${++this.streamCounter}`;
     const ctx = this.sharedContext ?? (this.sharedContext = this.context());
-    const writer = this.fanout.writer(call);
-    const stream = method.delta ? new DeltaStream(id, 'delta', call, ctx, writer, method.fixedType) : new SotwStream(id, 'sotw', call, ctx, writer, method.fixedType);
+    // `stream` is assigned below; a stall is only reported after a write, so it is set by then.
+    const writer = this.fanout.writer(call, (why) => {
+      const detail = why.kind === 'write-timeout' ? `a response was not read within ${why.ms} ms` : `${why.queued} responses queued unread`;
+      this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} closed: stalled (${detail})`);
+      this.onStalled(id, stream.nodeId, why);
+      stream.fail(new StatusError(grpc.status.UNAVAILABLE, `closed by the relay: ${detail}`));
+      // The status above waits behind the unread write: reset the HTTP/2 stream so it really ends.
+      if (!resetCallStream(call)) this.logLine(`xds: stream ${id}: could not reset the HTTP/2 stream (grpc-js internals changed?)`);
+    });
+    const rate = new RequestRate(this.limits.requestsPerSecond, this.limits.requestBurst);
+    const stream: StreamBase = method.delta ? new DeltaStream(id, 'delta', call, ctx, writer, method.fixedType) : new SotwStream(id, 'sotw', call, ctx, writer, method.fixedType);
     this.streams.set(id, stream);
 
     let gone = false;
@@ -160,10 +202,15 @@ export class XdsServer {
     call.on('data', (req: object) => {
       if (stream.isEnded) return;
       try {
+        if (!rate.take()) {
+          const reason = `more than ${this.limits.requestBurst} requests at once or ${this.limits.requestsPerSecond} per second`;
+          throw new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, `closed by the relay: ${reason}`);
+        }
         stream.handle(req);
       } catch (err) {
         const e = err instanceof StatusError ? err : new StatusError(grpc.status.INTERNAL, (err as Error).message);
-        this.logLine(`xds: stream ${id} node=${stream.nodeId || '?'} ended: ${e.message}`);
+        if (e instanceof LimitExceeded) this.onLimited(id, stream.nodeId, e.message);
+        this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} ended: ${forLog(e.message, 512)}`);
         stream.fail(e);
       }
     });

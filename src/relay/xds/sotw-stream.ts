@@ -3,6 +3,7 @@
  * https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol
  */
 import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
+import { checkNameCount } from './limits.js';
 import { withNonce } from './responses.js';
 import { WILDCARD_KEY } from './sotw-cache.js';
 import { StreamBase } from './stream-base.js';
@@ -59,6 +60,7 @@ export class SotwStream extends StreamBase {
     // Subscription. For LDS and CDS an empty first request is a wildcard subscription, and "*"
     // asks for the wildcard explicitly; EDS/RDS name what they want.
     // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#how-the-client-specifies-what-resources-to-return
+    checkNameCount(req.resource_names?.length ?? 0, this.ctx.limits);
     const names = [...new Set(req.resource_names ?? [])];
     const wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(type) && (first || st?.wildcard === true));
     const subscriptionKey = wildcard ? WILDCARD_KEY : names.sort().join('\n');

@@ -7,7 +7,10 @@ import { XDS_TYPES, XDS_TYPE_URL, xdsTypeOfUrl, type XdsType } from '../../xds/t
 import type { ProxyStatus, ServedSnapshot } from '../types.js';
 import type { StreamContext } from './context.js';
 import type { StreamWriter } from './fanout.js';
+import { clip, forLog } from '../client-text.js';
+import { checkNode } from './limits.js';
 import { nodeOf, type NodeInfo } from './node.js';
+import { StatusError } from './status-error.js';
 
 export type XdsCall = grpc.ServerDuplexStream<object, object | Uint8Array>;
 
@@ -21,14 +24,7 @@ interface TypeStatus {
   outstanding: boolean;
 }
 
-export class StatusError extends Error {
-  constructor(
-    readonly code: grpc.status,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { StatusError };
 
 /** The gRPC code for a failed placement: an unknown namespace/class is NOT_FOUND, anything else is a bad node. */
 export function placementCode(reason: string): grpc.status {
@@ -71,6 +67,7 @@ export abstract class StreamBase {
     if (this.node) return;
     const node = nodeOf(raw);
     if (!node || !node.id) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'the first request of a stream must carry node.id');
+    checkNode(node, this.ctx.limits);
     this.node = node;
     this.nodeId = node.id;
     const snapshot = this.ctx.snapshot;
@@ -143,12 +140,14 @@ export abstract class StreamBase {
   }
 
   /** A NACK: recorded and reported; the proxy stays on its last ACKed version (nothing is resent). */
-  protected recordNack(typeUrl: string, version: string, snapshotVersion: number, error: string): void {
+  protected recordNack(typeUrl: string, version: string, snapshotVersion: number, detail: string): void {
+    // error_detail is the proxy's text: bounded before it is kept, audited or logged.
+    const error = clip(detail, this.ctx.limits.maxErrorDetailLength).text;
     const s = this.status(typeUrl);
     s.nack = { version, error, at: new Date().toISOString() };
     s.outstanding = false;
     this.ctx.emit({ kind: 'nack', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, typeUrl, version, snapshotVersion, error, at: Date.now() });
-    this.ctx.log(`xds: NACK node=${this.nodeId} type=${typeUrl} version=${version}: ${error}`);
+    this.ctx.log(`xds: NACK node=${forLog(this.nodeId)} type=${forLog(typeUrl)} version=${forLog(version)}: ${forLog(error)}`);
   }
 
   /** After a switch that changed nothing of a type the proxy is in sync on, it is at the new snapshot. */

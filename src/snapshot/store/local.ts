@@ -23,7 +23,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { link, mkdir, open, readFile, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
-import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
+import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
@@ -278,6 +278,21 @@ export class LocalStore implements SnapshotStore {
         }
       }
     }
+  }
+
+  async pruneAudit(before: string, opts: { readonly dryRun?: boolean } = {}): Promise<number> {
+    const day = auditDay(before);
+    let deleted = 0;
+    for (const d of await readdirOrEmpty(join(this.root, 'audit'))) {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(d) || d >= day) continue;
+      for (const file of await readdirOrEmpty(join(this.root, 'audit', d))) {
+        const path = join(this.root, 'audit', d, file);
+        if (!file.endsWith('.jsonl') || !isRelayBatch(parseAuditBatch(await readFile(path, 'utf8'), path))) continue;
+        if (!opts.dryRun) await unlink(path);
+        deleted++;
+      }
+    }
+    return deleted;
   }
 
   // --- history support (channel state, gc)

@@ -18,7 +18,7 @@
  * on a half-written snapshot. Pure (no node:*): it also runs in workerd over an R2 binding.
  */
 import { MeshsnapError } from '../../errors.js';
-import { auditBatchBytes, parseAuditBatch, type AuditRecord } from '../audit.js';
+import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
@@ -188,6 +188,23 @@ export class ObjectStore implements SnapshotStore {
         if (since === undefined || Date.parse(record.at) >= since) yield record;
       }
     }
+  }
+
+  async pruneAudit(before: string, opts: { readonly dryRun?: boolean } = {}): Promise<number> {
+    const day = auditDay(before);
+    const old: string[] = [];
+    for await (const { key } of this.backend.list('audit/')) {
+      const m = /^audit\/(\d{4}-\d{2}-\d{2})\/[^/]+\.jsonl$/.exec(key);
+      if (m && (m[1] as string) < day) old.push(key);
+    }
+    let deleted = 0;
+    for (const key of old) {
+      const blob = await this.backend.get(key);
+      if (!blob || !isRelayBatch(parseAuditBatch(decoder.decode(blob.bytes), key))) continue;
+      if (!opts.dryRun) await this.backend.delete(key);
+      deleted++;
+    }
+    return deleted;
   }
 
   // --- history support (src/history): channel state revisions, create-only like version records

@@ -57,6 +57,12 @@ export interface SnapshotStore {
   appendAudit(records: readonly AuditRecord[]): Promise<void>;
   /** Audit records, oldest batch first; `since` (ISO time) skips records before it. */
   readAudit(opts?: { readonly since?: string }): AsyncIterable<AuditRecord>;
+  /**
+   * Retention (gc): deletes the relay audit batches (isRelayBatch) filed under days before the day
+   * of `before` (ISO time), or only counts them (`dryRun`); returns how many. A batch is filed
+   * under the day of its first record; operator actions are kept.
+   */
+  pruneAudit?(before: string, opts?: { readonly dryRun?: boolean }): Promise<number>;
 
   // --- History support (src/history: pins, tags, gc). Every backend here implements them; they are
   // optional so a read-only or third-party store still serves the relay (history operations then
