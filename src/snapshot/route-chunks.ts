@@ -17,8 +17,9 @@
  * Chunks are cached per run of virtual host objects (by identity), so a run shared by every
  * namespace's config is framed and hashed once per compile.
  */
-import type { RouteConfiguration, VirtualHost } from '../xds/proto.js';
-import { encodeVirtualHost, routeConfigurationEnds, VIRTUAL_HOSTS_TAG, varintSize, writeVarint } from '../xds/route-config-encoder.js';
+import protobuf from 'protobufjs/minimal.js';
+import { compactBytes, type RouteConfiguration, type VirtualHost } from '../xds/proto.js';
+import { encodeVirtualHost, routeConfigurationEnds, writeVirtualHosts } from '../xds/route-config-encoder.js';
 import { fnv1a32 } from './tree.js';
 import { digestOf, type Hasher } from './digest.js';
 
@@ -101,22 +102,9 @@ export class RouteChunker {
         break;
       }
     }
-    const encoded: Uint8Array[] = [];
-    let size = 0;
-    for (let i = start; i < to; i++) {
-      const b = encodeVirtualHost(vhosts[i] as VirtualHost);
-      encoded.push(b);
-      size += 1 + varintSize(b.length) + b.length;
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const b of encoded) {
-      bytes[at++] = VIRTUAL_HOSTS_TAG;
-      at = writeVarint(bytes, at, b.length);
-      bytes.set(b, at);
-      at += b.length;
-    }
-    const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: vhosts.slice(start, to), closed };
+    const run = vhosts.slice(start, to);
+    const bytes = compactBytes(writeVirtualHosts(protobuf.Writer.create(), run.map(encodeVirtualHost)).finish());
+    const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: run, closed };
     const first = vhosts[start] as VirtualHost;
     const list = this.chunks.get(first);
     if (!list) this.chunks.set(first, [chunk]);
