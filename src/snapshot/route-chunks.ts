@@ -17,9 +17,8 @@
  * Chunks are cached per run of virtual host objects (by identity), so a run shared by every
  * namespace's config is framed and hashed once per compile.
  */
-import protobuf from 'protobufjs/minimal.js';
-import { compactBytes, type RouteConfiguration, type VirtualHost } from '../xds/proto.js';
-import { encodeVirtualHost, routeConfigurationEnds, writeVirtualHosts } from '../xds/route-config-encoder.js';
+import type { RouteConfiguration, VirtualHost } from '../xds/proto.js';
+import { encodeVirtualHost, routeConfigurationEnds, spliceVirtualHosts } from '../xds/route-config-encoder.js';
 import { fnv1a32 } from './tree.js';
 import { digestOf, type Hasher } from './digest.js';
 
@@ -43,6 +42,8 @@ interface Chunk extends Part {
   /** Whether the chunk ended by the boundary rule (not because its config ended there). */
   readonly closed: boolean;
 }
+
+const EMPTY = new Uint8Array(0);
 
 const endsAfter = (vh: VirtualHost, length: number): boolean => length >= MAX_CHUNK || fnv1a32(vh.name ?? '') % CHUNK_SPREAD === 0;
 
@@ -103,7 +104,7 @@ export class RouteChunker {
       }
     }
     const run = vhosts.slice(start, to);
-    const bytes = compactBytes(writeVirtualHosts(protobuf.Writer.create(), run.map(encodeVirtualHost)).finish());
+    const bytes = spliceVirtualHosts(EMPTY, run.map(encodeVirtualHost), EMPTY);
     const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: run, closed };
     const first = vhosts[start] as VirtualHost;
     const list = this.chunks.get(first);

@@ -41,10 +41,25 @@ export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
   return bytes;
 }
 
-/** Appends each encoded virtual host as a `virtual_hosts` entry (tag, length, bytes). */
-export function writeVirtualHosts(writer: protobuf.Writer, vhosts: readonly Uint8Array[]): protobuf.Writer {
+/**
+ * One Writer reused by every splice (synchronous, never re-entered), so its buffer grows once
+ * instead of doubling up from 128 bytes per call; replaced after an unusually large output so
+ * that it does not stay pinned.
+ */
+let splicer = protobuf.Writer.create();
+const SPLICER_KEEP_BYTES = 1 << 20;
+
+/**
+ * `head ‖ each virtual host as a virtual_hosts entry (tag, length, bytes) ‖ tail`, in an exactly
+ * sized array of its own (no shared pool slab is pinned by a kept encoding).
+ */
+export function spliceVirtualHosts(head: Uint8Array, vhosts: readonly Uint8Array[], tail: Uint8Array): Uint8Array {
+  const writer = splicer.reset().raw(head);
   for (const bytes of vhosts) writer.uint32(VIRTUAL_HOSTS_TAG).bytes(bytes);
-  return writer;
+  writer.raw(tail);
+  const out = writer.finishInto(new Uint8Array(writer.pos));
+  if (writer.buf.length > SPLICER_KEEP_BYTES) splicer = protobuf.Writer.create();
+  return out;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -75,10 +90,9 @@ export function routeConfigurationParts(rc: RouteConfiguration): RouteConfigurat
   return { head, vhosts: (rc.virtual_hosts ?? []).map(encodeVirtualHost), tail };
 }
 
-/** Splices the parts into the RouteConfiguration's encoding (its own exactly sized buffer). */
+/** Splices the parts into the RouteConfiguration's encoding. */
 export function writeRouteConfiguration(parts: RouteConfigurationParts): Uint8Array {
-  const writer = protobuf.Writer.create().raw(parts.head);
-  return compactBytes(writeVirtualHosts(writer, parts.vhosts).raw(parts.tail).finish());
+  return spliceVirtualHosts(parts.head, parts.vhosts, parts.tail);
 }
 
 /** Byte-identical to `encodeMessage(TypeName.RouteConfiguration, rc)`, encoding each VirtualHost object once. */
