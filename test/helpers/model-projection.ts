@@ -5,11 +5,12 @@
  * is in the model's own sorted order; file paths and internal caches are left out, so the same
  * inputs give the same bytes wherever the repo is checked out.
  */
-import { createContext, selects } from '../../src/compile/index.js';
-import { Diagnostics } from '../../src/inputs/diagnostics.js';
+import { createContext } from '../../src/compile/index.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { MeshEndpoint, MeshService } from '../../src/model/service-model.js';
 import type { CompileContext } from '../../src/compile/context.js';
+import { selects } from '../../src/proxy-class/class-id.js';
 
 type Json = null | boolean | number | string | readonly Json[] | { readonly [key: string]: Json | undefined };
 
