@@ -8,7 +8,7 @@ import { dirname, join, relative } from 'node:path';
 
 export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-const REGENERATE = 'run the tests with UPDATE_GOLDEN=1 (e.g. `UPDATE_GOLDEN=1 node scripts/run-tests.mjs golden`), review the diff, commit';
+const REGENERATE = 'run the tests with UPDATE_GOLDEN=1 (e.g. `UPDATE_GOLDEN=1 node scripts/run-tests.mjs test/golden/`), review the diff, commit';
 
 export function assertGolden(file: string, actual: unknown): void {
   const text = `${JSON.stringify(actual, null, 2)}\n`;
