@@ -3,7 +3,7 @@
 // (Architecture) shows the same table. Import cycles between files: .dependency-cruiser.mjs.
 
 /** Imported by every unit; they import nothing of the project. */
-const LEAVES = ['version', 'canonical-json', 'errors', 'log'];
+const LEAVES = ['version', 'canonical-json', 'errors', 'log', 'backoff'];
 
 /** unit → the units it may import (besides itself and the leaves). */
 export const ALLOWED = {
@@ -11,6 +11,7 @@ export const ALLOWED = {
   'canonical-json': [],
   errors: [],
   log: [],
+  backoff: [],
   xds: [],
   'proxy-class': [],
   model: [],
@@ -36,6 +37,7 @@ const FILES = {
   'canonical-json': { files: ['src/canonical-json.ts'] },
   errors: { files: ['src/errors.ts'] },
   log: { files: ['src/log.ts'] },
+  backoff: { files: ['src/backoff.ts'] },
   pipeline: { files: ['src/pipeline.ts'] },
   snapshot: { files: ['src/snapshot/**/*.ts'], ignores: ['src/snapshot/store/**', 'src/snapshot/stored-inputs/**'] },
   functions: { files: ['functions/**/*.ts'] },
@@ -43,7 +45,7 @@ const FILES = {
 };
 const filesOf = (unit) => FILES[unit] ?? { files: [`src/${unit}/**/*.ts`] };
 
-const ROOT_FILES = new Set(['version', 'canonical-json', 'errors', 'log', 'pipeline']);
+const ROOT_FILES = new Set(['version', 'canonical-json', 'errors', 'log', 'backoff', 'pipeline']);
 const TOP_FOLDERS = new Set(['functions', 'bench', 'test']);
 
 /** A relative import specifier naming the unit, as written from any file of another unit. */

@@ -5,6 +5,7 @@
  * snapshot in service; the error is logged, counted and shown in status(), and the attempt is
  * retried with exponential backoff (capped), so a broken store is not hammered.
  */
+import { backoff } from '../backoff.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { loadServedSnapshot } from './snapshot/load.js';
@@ -167,7 +168,7 @@ export class SnapshotFollower {
     } catch (e) {
       this.failures++;
       this.lastError = { message: errorMessage(e), at: new Date(), ...(version !== undefined ? { version } : {}) };
-      delay = Math.min(this.maxBackoffMs, this.pollMs * 2 ** Math.min(this.failures - 1, 20));
+      delay = backoff(this.failures, { baseMs: this.pollMs, maxMs: this.maxBackoffMs, jitter: 'none' });
       this.opts.onError?.(e);
       this.log.log(this.current ? 'warn' : 'error', 'snapshot.refused', {
         channel: this.opts.channel,

@@ -17,8 +17,9 @@
  * Chunks are cached per run of virtual host objects (by identity), so a run shared by every
  * namespace's config is framed and hashed once per compile.
  */
+import { LRUCache } from 'lru-cache';
 import type { RouteConfiguration, VirtualHost } from '../xds/proto.js';
-import { encodeVirtualHost, routeConfigurationEnds, VIRTUAL_HOSTS_TAG, varintSize, writeVarint } from '../xds/route-config-encoder.js';
+import { encodeVirtualHost, routeConfigurationEnds, spliceVirtualHosts } from '../xds/route-config-encoder.js';
 import { fnv1a32 } from './tree.js';
 import { digestOf, type Hasher } from './digest.js';
 
@@ -31,6 +32,8 @@ export const MAX_CHUNK = 64;
  * share and the one of the namespace owning a service in it.
  */
 const MAX_VARIANTS = 4;
+/** Distinct heads and tails kept (one per config name, one per set of trailing fields). */
+const MAX_ENDS = 1024;
 
 export interface Part {
   readonly digest: string;
@@ -43,13 +46,15 @@ interface Chunk extends Part {
   readonly closed: boolean;
 }
 
+const EMPTY = new Uint8Array(0);
+
 const endsAfter = (vh: VirtualHost, length: number): boolean => length >= MAX_CHUNK || fnv1a32(vh.name ?? '') % CHUNK_SPREAD === 0;
 
 export class RouteChunker {
   /** First virtual host of a run → the chunks starting with it. */
   private readonly chunks = new WeakMap<VirtualHost, Chunk[]>();
-  /** Heads and tails are few (one per config name, one per set of trailing fields). */
-  private readonly ends = new Map<string, Part>();
+  /** Heads and tails: few per compile, but a long-lived encoder (the watcher's) sees namespaces come and go. */
+  private readonly ends = new LRUCache<string, Part>({ max: MAX_ENDS });
 
   constructor(private readonly hasher: Hasher) {}
 
@@ -82,10 +87,12 @@ export class RouteChunker {
   private cached(vhosts: readonly VirtualHost[], start: number): Chunk | undefined {
     const list = this.chunks.get(vhosts[start] as VirtualHost);
     if (!list) return undefined;
-    search: for (const c of list) {
+    search: for (const [i, c] of list.entries()) {
       const n = c.vhosts.length;
       if (start + n > vhosts.length || (!c.closed && start + n !== vhosts.length)) continue;
       for (let k = 1; k < n; k++) if (c.vhosts[k] !== vhosts[start + k]) continue search;
+      // Least recently used first: the variant most namespaces share is not evicted by rarer ones.
+      if (i !== list.length - 1) list.push(...list.splice(i, 1));
       return c;
     }
     return undefined;
@@ -101,27 +108,15 @@ export class RouteChunker {
         break;
       }
     }
-    const encoded: Uint8Array[] = [];
-    let size = 0;
-    for (let i = start; i < to; i++) {
-      const b = encodeVirtualHost(vhosts[i] as VirtualHost);
-      encoded.push(b);
-      size += 1 + varintSize(b.length) + b.length;
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const b of encoded) {
-      bytes[at++] = VIRTUAL_HOSTS_TAG;
-      at = writeVarint(bytes, at, b.length);
-      bytes.set(b, at);
-      at += b.length;
-    }
-    const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: vhosts.slice(start, to), closed };
+    const run = vhosts.slice(start, to);
+    const bytes = spliceVirtualHosts(EMPTY, run.map(encodeVirtualHost), EMPTY);
+    const chunk: Chunk = { digest: digestOf(bytes, this.hasher), bytes, vhosts: run, closed };
     const first = vhosts[start] as VirtualHost;
     const list = this.chunks.get(first);
     if (!list) this.chunks.set(first, [chunk]);
     else {
-      // Bounded: a long-lived encoder (the watcher's) must not keep every past variant alive.
+      // Bounded: a long-lived encoder (the watcher's) must not keep every past variant alive. A
+      // per-key LRUCache would cost ~2 KB per first virtual host; this list is the same policy.
       if (list.length >= MAX_VARIANTS) list.shift();
       list.push(chunk);
     }

@@ -10,6 +10,7 @@
  * AbortError: that one is ours and is not restarted.
  */
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { backoff } from '../backoff.js';
 import type { Clock } from './clock.js';
 import { kubeGet } from './kube-http.js';
 import { collectionPath, type ResourceSpec } from './resources.js';
@@ -105,9 +106,8 @@ export class ResourceInformer {
     if (this.stopped) return; // our own stop(): an AbortError, not a failure
     this.errorsSeen++;
     if (this.restartTimer !== null) return;
-    const initial = this.backoff.initialMs ?? 500;
-    const delay = Math.min(initial * 2 ** this.failures, this.backoff.maxMs ?? 30_000);
     this.failures++;
+    const delay = backoff(this.failures, { baseMs: this.backoff.initialMs ?? 500, maxMs: this.backoff.maxMs ?? 30_000, jitter: 'none' });
     this.handlers.error(err, delay);
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = null;

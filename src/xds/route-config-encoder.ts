@@ -16,6 +16,7 @@
  * Messages are immutable once built (the compiler never mutates a virtual host after handing it
  * out), so cached bytes stay valid for as long as the object lives.
  */
+import protobuf from 'protobufjs/minimal.js';
 import { compactBytes, envoy, type RouteConfiguration, type VirtualHost } from './proto.js';
 
 const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
@@ -40,15 +41,25 @@ export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
   return bytes;
 }
 
-export const varintSize = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+/**
+ * One Writer reused by every splice (synchronous, never re-entered), so its buffer grows once
+ * instead of doubling up from 128 bytes per call; replaced after an unusually large output so
+ * that it does not stay pinned.
+ */
+let splicer = protobuf.Writer.create();
+const SPLICER_KEEP_BYTES = 1 << 20;
 
-export function writeVarint(out: Uint8Array, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n >>>= 7;
-  }
-  out[at++] = n;
-  return at;
+/**
+ * `head ‖ each virtual host as a virtual_hosts entry (tag, length, bytes) ‖ tail`, in an exactly
+ * sized array of its own (no shared pool slab is pinned by a kept encoding).
+ */
+export function spliceVirtualHosts(head: Uint8Array, vhosts: readonly Uint8Array[], tail: Uint8Array): Uint8Array {
+  const writer = splicer.reset().raw(head);
+  for (const bytes of vhosts) writer.uint32(VIRTUAL_HOSTS_TAG).bytes(bytes);
+  writer.raw(tail);
+  const out = writer.finishInto(new Uint8Array(writer.pos));
+  if (writer.buf.length > SPLICER_KEEP_BYTES) splicer = protobuf.Writer.create();
+  return out;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -63,8 +74,6 @@ export interface RouteConfigurationParts {
   readonly head: Uint8Array;
   readonly vhosts: readonly Uint8Array[];
   readonly tail: Uint8Array;
-  /** Bytes of the whole encoding. */
-  readonly size: number;
 }
 
 /** The encodings of the fields before `virtual_hosts` (`name`) and after it; either may be empty. */
@@ -78,31 +87,12 @@ export function routeConfigurationEnds(rc: RouteConfiguration): { readonly head:
 
 export function routeConfigurationParts(rc: RouteConfiguration): RouteConfigurationParts {
   const { head, tail } = routeConfigurationEnds(rc);
-  const vhosts = rc.virtual_hosts;
-  const parts: Uint8Array[] = [];
-  let size = head.length + tail.length;
-  if (vhosts != null) {
-    for (const vh of vhosts) {
-      const bytes = encodeVirtualHost(vh);
-      parts.push(bytes);
-      size += 1 + varintSize(bytes.length) + bytes.length;
-    }
-  }
-  return { head, vhosts: parts, tail, size };
+  return { head, vhosts: (rc.virtual_hosts ?? []).map(encodeVirtualHost), tail };
 }
 
-/** Splices the parts into `out` (at least `parts.size` bytes long; a new array by default); returns the `parts.size` bytes written. */
-export function writeRouteConfiguration(parts: RouteConfigurationParts, out: Uint8Array = new Uint8Array(parts.size)): Uint8Array {
-  out.set(parts.head, 0);
-  let at = parts.head.length;
-  for (const bytes of parts.vhosts) {
-    out[at++] = VIRTUAL_HOSTS_TAG;
-    at = writeVarint(out, at, bytes.length);
-    out.set(bytes, at);
-    at += bytes.length;
-  }
-  out.set(parts.tail, at);
-  return out.length === parts.size ? out : out.subarray(0, parts.size);
+/** Splices the parts into the RouteConfiguration's encoding. */
+export function writeRouteConfiguration(parts: RouteConfigurationParts): Uint8Array {
+  return spliceVirtualHosts(parts.head, parts.vhosts, parts.tail);
 }
 
 /** Byte-identical to `encodeMessage(TypeName.RouteConfiguration, rc)`, encoding each VirtualHost object once. */

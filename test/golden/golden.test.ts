@@ -1,7 +1,15 @@
 /**
  * Golden tests for the compiler: every test/golden/<case>/case.json names its inputs and the nodes
- * to look at; the test compiles, then compares diagnostics and what each node is served with
- * test/golden/<case>/expected/*.json. `UPDATE_GOLDEN=1 npm test` rewrites them (review the diff).
+ * to look at, and the xDS types to look at for each. The test compiles, then compares with
+ * test/golden/<case>/expected/:
+ *
+ *   diagnostics.json          what parsing, validation and the compiler reported
+ *   model.json                the model stage (test/helpers/model-projection.ts)
+ *   <node>/<type>.json        what the node is served of one xDS type (listeners, routes,
+ *                             clusters, endpoints), as config_dump JSON with one section
+ *
+ * `UPDATE_GOLDEN=1 npm test` rewrites them and removes expected files no longer produced (review
+ * the diff). A missing or stale expected file fails the test.
  *
  * Input references: `fixtures:<path>` (../shared/fixtures), `examples:<path>`, `case:<path>`.
  */
@@ -11,8 +19,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
-import { assertGolden } from '../helpers/golden.js';
+import { GoldenFolder } from '../helpers/golden.js';
 import { BOOKINFO_NODES, compilePaths, servedDump, type TestNode } from '../helpers/mesh.js';
+import { projectModel } from '../helpers/model-projection.js';
 import { EXAMPLES, FIXTURES, REPO } from '../helpers/paths.js';
 
 interface CaseFile {
@@ -45,12 +54,17 @@ for (const name of cases) {
   const spec = JSON.parse(readFileSync(join(dir, 'case.json'), 'utf8')) as CaseFile;
   test(`golden ${name}`, async () => {
     const result = await compilePaths(spec.inputs.map((i) => resolveInput(i, dir)));
-    assertGolden(join(dir, 'expected', 'diagnostics.json'), result.diagnostics.map(portable));
+    const expected = new GoldenFolder(join(dir, 'expected'));
+    expected.check('diagnostics.json', result.diagnostics.map(portable));
+    expected.check('model.json', projectModel(result.inputs));
     for (const n of spec.nodes) {
       const node = typeof n.node === 'string' ? BOOKINFO_NODES[n.node] : n.node;
       assert.ok(node, `unknown node ${String(n.node)}`);
-      const { classId, dump } = servedDump(result, node, n.types);
-      assertGolden(join(dir, 'expected', `${n.name}.json`), { class: classId, ...dump });
+      for (const type of new Set(n.types)) {
+        const { classId, dump } = servedDump(result, node, [type]);
+        expected.check(`${n.name}/${type}.json`, { class: classId, ...dump });
+      }
     }
+    expected.finish();
   });
 }

@@ -12,27 +12,16 @@
  * a DeltaDiscoveryResponse is the concatenation of those entries and a few small fields.
  */
 import { createHash } from 'node:crypto';
+import protobuf from 'protobufjs/minimal.js';
 import { encodeMessage } from '../../xds/proto.js';
 import type { ServedResource } from '../types.js';
 import { MSG } from './services.js';
 
 const RESOURCE = 'envoy.service.discovery.v3.Resource';
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  out.push(n);
-  return out;
-}
-
 /** A length-delimited field (wire type 2): tag, length, bytes. */
-function lengthDelimited(field: number, bytes: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.from([...varint((field << 3) | 2), ...varint(bytes.length)]), bytes]);
-}
-const stringField = (field: number, s: string): Buffer => lengthDelimited(field, Buffer.from(s, 'utf8'));
+const lengthDelimited = (field: number, bytes: Uint8Array): Uint8Array => protobuf.Writer.create().uint32((field << 3) | 2).bytes(bytes).finish();
+const stringField = (field: number, s: string): Uint8Array => protobuf.Writer.create().uint32((field << 3) | 2).string(s).finish();
 
 /** DiscoveryResponse.nonce and DeltaDiscoveryResponse.nonce are both field 5 (string). */
 export const NONCE_FIELD = 5;
@@ -68,9 +57,9 @@ export function contentKeyOf(resources: readonly ServedResource[]): string {
 }
 
 /** Encoded `DeltaDiscoveryResponse.resources` entries (field 2), one per resource object. */
-const deltaEntries = new WeakMap<ServedResource, Buffer>();
+const deltaEntries = new WeakMap<ServedResource, Uint8Array>();
 
-function deltaEntry(typeUrl: string, r: ServedResource): Buffer {
+function deltaEntry(typeUrl: string, r: ServedResource): Uint8Array {
   let entry = deltaEntries.get(r);
   if (!entry) {
     // Per-resource version = the resource digest (the object's content address).
@@ -82,7 +71,7 @@ function deltaEntry(typeUrl: string, r: ServedResource): Buffer {
 }
 
 export function encodeDelta(systemVersion: string, typeUrl: string, resources: readonly ServedResource[], removed: readonly string[], nonce: string): Buffer {
-  const parts: Buffer[] = [stringField(1, systemVersion)];
+  const parts: Uint8Array[] = [stringField(1, systemVersion)];
   for (const r of resources) parts.push(deltaEntry(typeUrl, r));
   parts.push(stringField(4, typeUrl));
   parts.push(stringField(NONCE_FIELD, nonce));

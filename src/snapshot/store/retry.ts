@@ -4,6 +4,7 @@
  * digest mismatch, a lost conditional write) is the caller's to handle and is thrown at once.
  * Pure: the sleep and the random source are injectable, so tests run without waiting.
  */
+import { backoff } from '../../backoff.js';
 import { MeshsnapError } from '../../errors.js';
 
 export interface RetryOptions {
@@ -47,9 +48,7 @@ export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve)
 
 /** Full jitter (AWS's recommendation): a uniform delay in [0, min(max, base·2^n)). */
 export function backoffDelay(attempt: number, opts: RetryOptions = {}, random: () => number = Math.random): number {
-  const base = opts.baseMs ?? 100;
-  const cap = Math.min(opts.maxMs ?? 5000, base * 2 ** (attempt - 1));
-  return Math.floor(random() * cap);
+  return backoff(attempt, { baseMs: opts.baseMs ?? 100, maxMs: opts.maxMs ?? 5000, jitter: 'full' }, random);
 }
 
 export async function withRetry<T>(op: () => Promise<T>, isTransient: (e: unknown) => boolean, opts: RetryOptions = {}): Promise<T> {
