@@ -11,7 +11,14 @@ import { startHarness } from './protocol-client.js';
 
 test('grpc-js-xds resolves a target through the relay and ACKs every type', { timeout: 20_000 }, async (t) => {
   const h = await startHarness();
-  t.after(() => h.close());
+  let client: grpc.Client | undefined;
+  // The xDS client first, then the server: closed the other way round, grpc-js-xds reacts to the
+  // dropped ADS stream after the test has ended (an unhandled rejection in its CDS watcher).
+  t.after(async () => {
+    client?.close();
+    await new Promise((r) => setTimeout(r, 200));
+    await h.close();
+  });
   h.xds.setSnapshot(bookinfo());
   const port = (h.client.getChannel().getTarget().match(/:(\d+)$/) ?? [])[1];
   const nodeId = 'sidecar~10.244.0.99~client.default~default.svc.cluster.local';
@@ -21,8 +28,7 @@ test('grpc-js-xds resolves a target through the relay and ACKs every type', { ti
   });
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
-  const client = new grpc.Client('xds:///productpage.default.svc.cluster.local:9080', grpc.credentials.createInsecure());
-  t.after(() => client.close());
+  client = new grpc.Client('xds:///productpage.default.svc.cluster.local:9080', grpc.credentials.createInsecure());
   client.getChannel().getConnectivityState(true);
   const acked = (url: string) => h.events.some((e) => e.kind === 'ack' && e.nodeId === nodeId && e.typeUrl === url);
   const deadline = Date.now() + 15_000;
