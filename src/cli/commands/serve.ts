@@ -43,7 +43,6 @@ export const serveSpec = command({
 });
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
-  const stop = untilStopSignal();
   const { values } = parseCommand(serveSpec, argv);
   const channel = checkChannel(values.channel);
   const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
@@ -67,6 +66,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     watcher = new Watcher({ kubeConfig: kc, store, channel, hasher: nodeSha256Hex, log: ({ level, event, ...fields }) => log.log(level, event, fields) });
   }
 
+  // From here on, a signal drains and exits 0 (before: a usage error has already returned).
+  const stop = untilStopSignal();
   let relay: Relay | undefined;
   if (!values['no-relay']) relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
 
