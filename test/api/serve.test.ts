@@ -169,7 +169,7 @@ test('serve without any kubeconfig: one error naming where it looked, exit 2; --
   assert.match(http.stderr(), /plain HTTP \(http:\/\/127\.0\.0\.1:1\)/);
 });
 
-test('watch: watch.listening with its HTTP port before the cluster answers; SIGTERM exits 0', { timeout: 60_000 }, async (t) => {
+test('watch: watch.http_listening with its HTTP port before the cluster answers; SIGTERM exits 0', { timeout: 60_000 }, async (t) => {
   const api = await startFakeApiServer();
   t.after(() => api.close());
   const kubeconfig = join(tmp, 'watch.kubeconfig');
@@ -177,8 +177,8 @@ test('watch: watch.listening with its HTTP port before the cluster answers; SIGT
   api.delay(1000, '/api/v1'); // discovery and lists are slow: the port is announced first anyway
   const w = serve(['watch', '--kubeconfig', kubeconfig, '--store', join(tmp, 'store-watch'), '--http-port', '0'], {});
   try {
-    const listening = await w.line('watch.listening');
-    const health = await fetch(`http://127.0.0.1:${listening.http as number}/healthz`);
+    const listening = await w.line('watch.http_listening');
+    const health = await fetch(`http://127.0.0.1:${listening.port as number}/healthz`);
     assert.equal(health.status, 200);
     await health.body?.cancel();
   } finally {

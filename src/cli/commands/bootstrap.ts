@@ -7,7 +7,7 @@
  * metadata (NAMESPACE, LABELS, and GENERATOR=grpc for proxyless) is what the relay uses to place
  * the proxy in its class (README "Node ids and proxy classes").
  */
-import { parseProxyNode } from '../../model/proxy-node.js';
+import { parseProxyNode } from '../../proxy-class/node-id.js';
 import { command, parseCommand, UsageError } from '../args.js';
 import { printJson } from '../output.js';
 
