@@ -91,7 +91,7 @@ test('the README’s CLI reference has one row per command, naming exactly the f
 
 test('usage errors exit 2 and name the flag', async () => {
   const cases: [string[], RegExp][] = [
-    [['log', '--limit', 'abc', '--store', STORE], /--limit: not a whole number: "abc"/],
+    [['log', '--limit', 'abc', '--store', STORE], /--limit: not a number: "abc"/],
     [['log', '--limit', '0', '--store', STORE], /--limit: 0 is out of range 1\.\./],
     [['log', '--limit', '1.5', '--store', STORE], /--limit/],
     [['tag', '1', 'bad name!', '--store', STORE], /NAME: bad tag name "bad name!"/],
