@@ -1,77 +1,104 @@
 /** The `meshsnap` command line. Exit codes: 0 ok, 1 failed, 2 usage. */
-import { compileCommand, compileUsage } from './commands/compile.js';
-import { demoCommand, demoUsage } from './commands/demo.js';
-import { diagnosticsCommand, diagnosticsUsage } from './commands/diagnostics.js';
-import { logCommand, logUsage } from './commands/log.js';
-import { relayCommand, relayUsage } from './commands/relay.js';
-import { showCommand, showUsage } from './commands/show.js';
-import { watchCommand, watchUsage } from './commands/watch.js';
-import { bootstrapCommand, bootstrapUsage } from './commands/bootstrap.js';
-import { UsageError } from './args.js';
-import { serveCommand, serveUsage } from './commands/serve.js';
-import { auditCommand, auditUsage } from './commands/audit.js';
-import { diffCommand, diffUsage } from './commands/diff.js';
-import { gcCommand, gcUsage } from './commands/gc.js';
-import { pinCommand, pinUsage } from './commands/pin.js';
-import { promoteCommand, promoteUsage } from './commands/promote.js';
-import { rollbackCommand, rollbackUsage } from './commands/rollback.js';
-import { tagCommand, tagUsage } from './commands/tag.js';
-import { unpinCommand, unpinUsage } from './commands/unpin.js';
-import { verifyCommand, verifyUsage } from './commands/verify.js';
+import { createRequire } from 'node:module';
+import { COMPILER } from '../version.js';
+import { helpText, UsageError, usageLine, type CommandSpec } from './args.js';
+import { auditCommand, auditSpec } from './commands/audit.js';
+import { bootstrapCommand, bootstrapSpec } from './commands/bootstrap.js';
+import { compileCommand, compileSpec } from './commands/compile.js';
+import { demoCommand, demoSpec } from './commands/demo.js';
+import { diagnosticsCommand, diagnosticsSpec } from './commands/diagnostics.js';
+import { diffCommand, diffSpec } from './commands/diff.js';
+import { gcCommand, gcSpec } from './commands/gc.js';
+import { logCommand, logSpec } from './commands/log.js';
+import { pinCommand, pinSpec } from './commands/pin.js';
+import { promoteCommand, promoteSpec } from './commands/promote.js';
+import { relayCommand, relaySpec } from './commands/relay.js';
+import { rollbackCommand, rollbackSpec } from './commands/rollback.js';
+import { serveCommand, serveSpec } from './commands/serve.js';
+import { showCommand, showSpec } from './commands/show.js';
+import { tagCommand, tagSpec } from './commands/tag.js';
+import { unpinCommand, unpinSpec } from './commands/unpin.js';
+import { verifyCommand, verifySpec } from './commands/verify.js';
+import { watchCommand, watchSpec } from './commands/watch.js';
 
-type Command = { run: (argv: readonly string[]) => Promise<number>; usage: string; summary: string };
+interface Command {
+  readonly spec: CommandSpec;
+  readonly run: (argv: readonly string[]) => Promise<number>;
+}
 
-const COMMANDS: Record<string, Command> = {
-  compile: { run: compileCommand, usage: compileUsage, summary: 'compile Istio config + services into a stored snapshot' },
-  log: { run: logCommand, usage: logUsage, summary: 'list a channel’s versions, newest first' },
-  show: { run: showCommand, usage: showUsage, summary: 'print what a proxy would be served (config_dump JSON)' },
-  diagnostics: { run: diagnosticsCommand, usage: diagnosticsUsage, summary: 'print a version’s diagnostics' },
-  demo: { run: demoCommand, usage: demoUsage, summary: 'compile the bundled example mesh and summarize a proxy’s config' },
-  relay: { run: relayCommand, usage: relayUsage, summary: 'serve a channel’s snapshots to proxies over xDS (gRPC)' },
-  watch: { run: watchCommand, usage: watchUsage, summary: 'watch a cluster and publish a snapshot after every debounced change' },
-  bootstrap: { run: bootstrapCommand, usage: bootstrapUsage, summary: 'print an Envoy and a proxyless gRPC bootstrap pointing at the relay' },
-  serve: { run: serveCommand, usage: serveUsage, summary: 'run watch + relay + HTTP API (and audit page) in one process' },
-  diff: { run: diffCommand, usage: diffUsage, summary: 'what changed between two versions, per proxy class and xDS type, and in the inputs' },
-  rollback: { run: rollbackCommand, usage: rollbackUsage, summary: 'serve an earlier version’s config with the current endpoints (pins the channel)' },
-  pin: { run: pinCommand, usage: pinUsage, summary: 'keep serving a version’s config; config changes become candidates' },
-  unpin: { run: unpinCommand, usage: unpinUsage, summary: 'follow the cluster’s config again' },
-  promote: { run: promoteCommand, usage: promoteUsage, summary: 'serve a candidate recorded while pinned' },
-  verify: { run: verifyCommand, usage: verifyUsage, summary: 'recompile a version from its stored inputs and check the digest is identical' },
-  tag: { run: tagCommand, usage: tagUsage, summary: 'name a version (e.g. a git SHA); list or delete tags' },
-  gc: { run: gcCommand, usage: gcUsage, summary: 'delete old versions and unreferenced data (tagged, pinned, current are kept)' },
-  audit: { run: auditCommand, usage: auditUsage, summary: 'publishes, rollbacks, pins, promotions, tags, gc runs and relay ACK/NACKs' },
-};
+/** In the order `meshsnap --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  { spec: compileSpec, run: compileCommand },
+  { spec: logSpec, run: logCommand },
+  { spec: showSpec, run: showCommand },
+  { spec: diagnosticsSpec, run: diagnosticsCommand },
+  { spec: demoSpec, run: demoCommand },
+  { spec: relaySpec, run: relayCommand },
+  { spec: watchSpec, run: watchCommand },
+  { spec: bootstrapSpec, run: bootstrapCommand },
+  { spec: serveSpec, run: serveCommand },
+  { spec: diffSpec, run: diffCommand },
+  { spec: rollbackSpec, run: rollbackCommand },
+  { spec: pinSpec, run: pinCommand },
+  { spec: unpinSpec, run: unpinCommand },
+  { spec: promoteSpec, run: promoteCommand },
+  { spec: verifySpec, run: verifyCommand },
+  { spec: tagSpec, run: tagCommand },
+  { spec: gcSpec, run: gcCommand },
+  { spec: auditSpec, run: auditCommand },
+];
+
+const byName = (name: string): Command | undefined => COMMANDS.find((c) => c.spec.name === name);
 
 function usage(): string {
-  const lines = ['usage: meshsnap <command> [options]', '', 'commands:'];
-  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)} ${c.summary}`);
-  lines.push('', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`));
+  const lines = ['usage: meshsnap <command> [options]', '       meshsnap <command> --help   (or meshsnap help <command>): every flag, with examples', '       meshsnap --version', '', 'commands:'];
+  for (const { spec } of COMMANDS) lines.push(`  ${spec.name.padEnd(12)} ${spec.summary}`);
   return lines.join('\n');
+}
+
+/** `meshsnap <package version> (compiler <name> <version>)`. */
+export function versionText(): string {
+  const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
+  return `meshsnap ${pkg.version} (compiler ${COMPILER.name} ${COMPILER.version})`;
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`${versionText()}\n`);
+    return 0;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    if (topic !== undefined) {
+      const command = byName(topic);
+      if (!command) return unknown(topic);
+      process.stdout.write(`${helpText(command.spec)}\n`);
+      return 0;
+    }
     process.stdout.write(`${usage()}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`meshsnap: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
-    return 2;
-  }
+  const command = byName(name);
+  if (!command) return unknown(name);
+  // Before parsing, so `--help` works next to a flag that is missing or wrong.
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(`usage: ${command.usage}\n`);
+    process.stdout.write(`${helpText(command.spec)}\n`);
     return 0;
   }
   try {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`meshsnap ${name}: ${err.message}\nusage: ${command.usage}\n`);
+      process.stderr.write(`meshsnap ${name}: ${err.message}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`);
       return 2;
     }
     process.stderr.write(`meshsnap ${name}: ${(err as Error).message ?? String(err)}\n`);
     return 1;
   }
+}
+
+function unknown(name: string): number {
+  process.stderr.write(`meshsnap: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
+  return 2;
 }

@@ -1,4 +1,6 @@
 /** Opens the store a command names (`--store`): a local folder (default `./.meshsnap`), `file://…` or `s3://…` (src/snapshot/store/open.ts). */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { openStore as openStoreSpec, UnsupportedStoreError } from '../snapshot/store/open.js';
 import { DEFAULT_STORE_DIR } from '../snapshot/store/local.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
@@ -14,6 +16,21 @@ export function openStore(spec: string | undefined): SnapshotStore {
     if (err instanceof UnsupportedStoreError || err instanceof TypeError) throw new UsageError((err as Error).message);
     throw err;
   }
+}
+
+/**
+ * For commands that only read (log, show, diff, …): a folder store must exist, or the command
+ * would report an empty channel for a mistyped path. Object stores are checked by their first read.
+ */
+export function openExistingStore(spec: string | undefined): SnapshotStore {
+  const chosen = spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR;
+  const store = openStore(chosen);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen) || chosen.startsWith('file://')) {
+    const dir = chosen.startsWith('file://') ? fileURLToPath(chosen) : chosen;
+    const from = spec !== undefined ? '--store' : process.env.MESHSNAP_STORE !== undefined ? '$MESHSNAP_STORE' : 'the default store';
+    if (!existsSync(dir)) throw new UsageError(`no store at ${dir} (${from}): the folder does not exist (run meshsnap compile or meshsnap demo first, or pass --store)`);
+  }
+  return store;
 }
 
 export function checkChannel(channel: string): string {

@@ -7,9 +7,11 @@ import { selectVersion } from './select.js';
 
 /** Not a number (that selects a version), no ':' (prefixes), plain path-safe text. */
 const TAG_RE = /^(?![0-9]+$)(?!latest$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/;
+export const TAG_NAME_RULE = `letters, digits, '.', '_', '/', '-', not a number, not "latest"`;
+export const isTagName = (name: string): boolean => TAG_RE.test(name);
 
 export async function tag(ctx: HistoryContext, spec: string, name: string): Promise<number> {
-  if (!TAG_RE.test(name)) throw new HistoryError(`bad tag name ${JSON.stringify(name)}: letters, digits, '.', '_', '/', '-', not a number, not "latest"`);
+  if (!isTagName(name)) throw new HistoryError(`bad tag name ${JSON.stringify(name)}: ${TAG_NAME_RULE}`);
   const record = await selectVersion(ctx.store, ctx.channel, spec);
   if (record.status === 'candidate') throw new HistoryError('candidates cannot be tagged: promote first');
   await updateChannelState(ctx.store, ctx.channel, (s) => (s.tags[name] === record.version ? undefined : { ...s, tags: { ...s.tags, [name]: record.version } }));

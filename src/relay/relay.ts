@@ -15,6 +15,7 @@ import { startHttpServer } from './http.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { RelayMetrics } from './metrics.js';
 import { proxiesPage } from './proxy-status.js';
+import { connectionAuditor } from './connection-audit.js';
 import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
 import type { ProxyStatus, XdsEvent } from './types.js';
 import type { ClientLimits } from './xds/limits.js';
@@ -110,9 +111,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     log,
   });
 
+  const connections = connectionAuditor(relayId, channel);
   const onEvent = (e: XdsEvent): void => {
     metrics.observe(e);
     audit.observe(e);
+    const connection = connections(e);
+    if (connection) audit.add(connection);
     switch (e.kind) {
       case 'nack':
         log.log('warn', 'xds.nack', { node: forLog(e.nodeId), class: e.classId, type: e.typeUrl, version: e.version, snapshot: e.snapshotVersion, error: forLog(e.error, 1024) });

@@ -115,6 +115,7 @@ export class Watcher {
     const discover = this.opts.discover ?? makeDiscovery(this.opts.kubeConfig);
     for (const spec of ALL_RESOURCES) {
       const chosen = await this.choose(spec, discover);
+      if (this.stopped) return; // stopped while discovery was waiting on the API server
       if (chosen) this.startInformers(chosen.spec, chosen.version);
     }
     if (this.missing.length > 0) this.pollCrds(discover);

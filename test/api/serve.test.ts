@@ -1,12 +1,17 @@
-/** `meshsnap serve` as a child process: the API answers, the relay's ports are open, SIGTERM exits 0. */
+/**
+ * `meshsnap serve` as a child process: the API answers, the relay's ports are open, SIGTERM exits 0
+ * (also while the watcher cannot reach its cluster), and a missing kubeconfig is one clear error.
+ */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { assertLogLines } from '../helpers/log-shape.js';
+import { startFakeApiServer, until } from '../helpers/fake-apiserver.js';
+import { kubeconfigText } from '../helpers/fake-apiserver/kubeconfig.js';
 
 const MAIN = new URL('../../src/cli/main.js', import.meta.url).href;
 
@@ -75,4 +80,109 @@ test('serve --no-watch: API and page, relay xDS and relay HTTP on port 0, then a
   // One log shape, no plain-text line among the JSON ones.
   const events = assertLogLines(stderr).map((l) => l.event);
   for (const e of ['serve.listening', 'relay.listening', 'serve.stopping', 'relay.closed']) assert.ok(events.includes(e), `${e} in ${events.join(', ')}`);
+});
+
+/** Starts `meshsnap serve` (the build this test belongs to) with `env` replacing the kube-related variables. */
+function serve(args: readonly string[], env: Record<string, string | undefined>) {
+  const script = `import { main } from ${JSON.stringify(MAIN)}; process.exitCode = await main(JSON.parse(process.env.MESHSNAP_TEST_ARGS));`;
+  const base = { ...process.env };
+  for (const k of ['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT']) delete base[k];
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...base, HOME: join(tmp, 'home'), MESHSNAP_API_TOKEN: 'smoke-token', MESHSNAP_TEST_ARGS: JSON.stringify(args), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  /** The first stderr JSON line whose event is `name`. */
+  const line = (name: string) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${name} line: ${stderr}`)), 30_000);
+      const check = (): void => {
+        const found = stderr.split('\n').find((l) => l.includes(`"${name}"`));
+        if (!found) return;
+        clearTimeout(timer);
+        resolve(JSON.parse(found) as Record<string, unknown>);
+      };
+      child.stderr.on('data', check);
+      check();
+      void exited.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`exited before ${name}: ${stderr}`));
+      });
+    });
+  return { child, exited, line, stderr: () => stderr };
+}
+
+const portArgs = (store: string) => ['--store', join(tmp, store), '--host', '127.0.0.1', '--http-port', '0', '--relay-port', '0', '--relay-http-port', '0'];
+
+test('serve with a cluster that does not answer: ports announced and the API answers at once; SIGTERM drains and exits 0', { timeout: 60_000 }, async () => {
+  const kubeconfig = join(tmp, 'unreachable.kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigText('http://127.0.0.1:1')); // nothing listens on port 1
+  const s = serve(['serve', ...portArgs('store-unreachable'), '--kubeconfig', kubeconfig], {});
+  try {
+    const listening = await s.line('serve.listening');
+    assert.equal(listening.watch, true);
+    const res = await fetch(`http://127.0.0.1:${listening.api as number}/api/v1/channels`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+  assert.equal(await s.exited, 0, s.stderr());
+  assert.match(s.stderr(), /serve\.stopping/);
+});
+
+test('serve watching the fake API server: listening, then SIGTERM drains and exits 0', { timeout: 60_000 }, async (t) => {
+  const api = await startFakeApiServer();
+  t.after(() => api.close());
+  const kubeconfig = join(tmp, 'fake.kubeconfig');
+  writeFileSync(kubeconfig, api.kubeconfig());
+  const s = serve(['serve', ...portArgs('store-fake'), '--kubeconfig', kubeconfig], {});
+  try {
+    const listening = await s.line('serve.listening');
+    assert.equal(listening.watch, true);
+    await until(() => api.requests.some((r) => r.watch), 30_000, 'a watch request from serve'); // the watcher reached the cluster
+  } finally {
+    s.child.kill('SIGTERM');
+  }
+  assert.equal(await s.exited, 0, s.stderr());
+  assert.match(s.stderr(), /relay\.closed/);
+});
+
+test('serve without any kubeconfig: one error naming where it looked, exit 2; --no-watch needs none', { timeout: 60_000 }, async () => {
+  const s = serve(['serve', ...portArgs('store-nokube')], {});
+  assert.equal(await s.exited, 2, s.stderr());
+  const err = s.stderr();
+  assert.match(err, /no usable kubeconfig/);
+  assert.match(err, /--kubeconfig: not given/);
+  assert.match(err, /\$KUBECONFIG: not set/);
+  assert.match(err, /\.kube\/config: no such file/);
+  assert.match(err, /in-cluster: \$KUBERNETES_SERVICE_HOST is not set/);
+  assert.match(err, /--no-watch/);
+  assert.doesNotMatch(err, /skipTLSVerify/);
+
+  const plain = join(tmp, 'plain-http.kubeconfig');
+  writeFileSync(plain, kubeconfigText('http://127.0.0.1:1').replace('"insecure-skip-tls-verify": true', '"insecure-skip-tls-verify": false'));
+  const http = serve(['serve', ...portArgs('store-plain'), '--kubeconfig', plain], {});
+  assert.equal(await http.exited, 2, http.stderr());
+  assert.match(http.stderr(), /plain HTTP \(http:\/\/127\.0\.0\.1:1\)/);
+});
+
+test('watch: watch.http_listening with its HTTP port before the cluster answers; SIGTERM exits 0', { timeout: 60_000 }, async (t) => {
+  const api = await startFakeApiServer();
+  t.after(() => api.close());
+  const kubeconfig = join(tmp, 'watch.kubeconfig');
+  writeFileSync(kubeconfig, api.kubeconfig());
+  api.delay(1000, '/api/v1'); // discovery and lists are slow: the port is announced first anyway
+  const w = serve(['watch', '--kubeconfig', kubeconfig, '--store', join(tmp, 'store-watch'), '--http-port', '0'], {});
+  try {
+    const listening = await w.line('watch.http_listening');
+    const health = await fetch(`http://127.0.0.1:${listening.port as number}/healthz`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    w.child.kill('SIGTERM');
+  }
+  assert.equal(await w.exited, 0, w.stderr());
 });

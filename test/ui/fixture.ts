@@ -72,6 +72,7 @@ export async function startUiServer(): Promise<UiServer> {
       snapshotVersion: 3,
       error: 'Proto constraint validation failed: route: value is required',
     },
+    { ...base, at: at(4), kind: 'disconnect', nodeId: 'sidecar~10.244.0.12~reviews-v1-1.default~default.svc.cluster.local', classId: 'sidecar/default/reviews', typeUrl: '', version: '', snapshotVersion: 0 },
   ]);
   const server = await startApiServer(app, { host: '127.0.0.1', port: 0 });
   return {

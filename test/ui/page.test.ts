@@ -90,6 +90,39 @@ test('a diff of reviews-v3 → reviews-50-v3 shows the weight change side by sid
   assert.deepEqual(problems, []);
 });
 
+test('a diff only for one node takes its metadata too, which picks its class (not sidecar/<ns>/_)', { skip: skip ?? false, timeout: 60_000 }, async () => {
+  await page.fill('#diff-node', 'sidecar~10.244.0.11~productpage-v1-1.default~default.svc.cluster.local');
+  await page.fill('#diff-metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}');
+  await page.click('#diff-form button[type="submit"]');
+  await page.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.includes('metadata='));
+  await page.waitForSelector('#diff-out .group');
+  const out = await page.locator('#diff-out').innerText();
+  assert.match(out, /sidecar\/default\/[^\s_]*productpage/);
+  assert.doesNotMatch(out, /sidecar\/default\/_/);
+  assert.match(page.url(), /&node=sidecar.*&metadata=%7B/, 'linkable with its metadata');
+  // A side without the field is blank: not shaded as the column's values are.
+  const shades = await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { createElement(t: string): { className: string; appendChild(c: unknown): unknown; remove(): void } ; body: { appendChild(c: unknown): unknown } } }).document;
+    const table = d.createElement('table');
+    table.className = 'fields';
+    const cells = ['from', 'empty'].map((c) => {
+      const td = d.createElement('td');
+      td.className = c;
+      table.appendChild(td);
+      return td;
+    });
+    d.body.appendChild(table);
+    const bg = cells.map((td) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(td).backgroundColor);
+    table.remove();
+    return bg;
+  });
+  assert.notEqual(shades[0], 'rgba(0, 0, 0, 0)');
+  assert.equal(shades[1], 'rgba(0, 0, 0, 0)');
+  await page.fill('#diff-node', '');
+  await page.fill('#diff-metadata', '');
+  assert.deepEqual(problems, []);
+});
+
 test('Escape cancels a rollback: nothing is published', { skip: skip ?? false, timeout: 60_000 }, async () => {
   await page.click('#views a[data-view="timeline"]');
   await page.click('#timeline tr[data-version="1"] button:text("Roll back")');
@@ -193,6 +226,10 @@ test('proxies: ACKed versions per type and the NACK with its error', { skip: ski
   assert.match(text, /productpage-v1-1/);
   assert.match(text, /Cluster: v3/);
   assert.match(text, /Proto constraint validation failed: route: value is required/);
+  // Connected or not is what the relays recorded, with the time.
+  const row = (node: string) => page.locator(`#proxies-out tr[data-node*="${node}"] td.state`).innerText();
+  assert.match(await row('productpage-v1-1'), /^connected\s+since 2026-05-04 09:10/);
+  assert.match(await row('reviews-v1-1'), /^disconnected\s+at 2026-05-04 09:14/);
   await shot('7-proxies');
 });
 
@@ -203,6 +240,11 @@ test('the audit log names who did what and why', { skip: skip ?? false, timeout:
   assert.match(text, /rollback/);
   assert.match(text, /freeze during the release/);
   assert.match(text, /NACK/);
+  assert.match(text, /disconnect/);
+  // productpage ACKed CDS and RDS of v3: one row for the push.
+  const acks = await page.locator('#audit-out tbody tr', { hasText: 'productpage-v1-1' }).filter({ hasText: 'ACK' }).allInnerTexts();
+  assert.equal(acks.filter((t) => /\bACK\b/.test(t) && !/NACK/.test(t)).length, 1, acks.join('\n'));
+  assert.match(acks.find((t) => /\bACK\b/.test(t)) ?? '', /Cluster, RouteConfiguration/);
   await shot('8-audit');
   assert.deepEqual(problems, []);
 });

@@ -45,6 +45,7 @@ export const PAGE_HTML = `<!doctype html>
       <label>From (A) <select id="diff-from" required></select></label>
       <label>To (B) <select id="diff-to" required></select></label>
       <label class="grow">Only for node <input id="diff-node" placeholder="sidecar~10.0.0.1~pod.ns~ns.svc.cluster.local (optional)"></label>
+      <label class="grow">with metadata <input id="diff-metadata" placeholder='{"NAMESPACE":"ns","LABELS":{"app":"web"}} (picks the pod’s class)'></label>
       <button type="submit" class="primary">Compare</button>
     </form>
     <div id="diff-out"></div>

@@ -1,32 +1,46 @@
 /** `meshsnap audit [--since ISO|duration] [--proxy NODE_ID] [--json]`: publishes, operator actions, relay ACK/NACKs. */
-import { auditTrail, parseSince, type TrailEvent } from '../../history/audit.js';
-import { parse, storeOptions, UsageError } from '../args.js';
+import { auditTrail, parseSince } from '../../history/audit.js';
+import { groupAcksPerPush, type GroupedEvent } from '../../history/audit-groups.js';
+import { command, parseCommand, storeOptions, UsageError } from '../args.js';
 import { printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openExistingStore } from '../store.js';
 
-export const auditUsage = 'meshsnap audit [--since ISO|15m|2h|7d] [--proxy NODE_ID] [--channel NAME] [--json] [--store DIR]';
+export const auditSpec = command({
+  name: 'audit',
+  summary: 'publishes, rollbacks, pins, promotions, tags, gc runs and relay connects, disconnects and ACK/NACKs (one line per push), oldest first',
+  options: {
+    ...storeOptions,
+    since: { type: 'string', value: 'ISO|15m|2h|7d', help: 'only events at or after this time (ISO 8601) or this long ago' },
+    proxy: { type: 'string', value: 'NODE_ID', help: 'only the relay events of this proxy' },
+    json: { type: 'boolean', default: false, help: 'one JSON object per event (every ACK record) instead of text' },
+  },
+  examples: ['meshsnap audit --since 2h', "meshsnap audit --proxy 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --json"],
+});
 
 export async function auditCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, { ...storeOptions, since: { type: 'string' }, proxy: { type: 'string' }, json: { type: 'boolean', default: false } }, { max: 0 });
+  const { values } = parseCommand(auditSpec, argv);
   const channel = checkChannel(values.channel);
   let since: string | undefined;
   if (values.since !== undefined) {
     since = parseSince(values.since, new Date());
     if (since === undefined) throw new UsageError(`--since: not a time or duration: ${JSON.stringify(values.since)}`);
   }
-  const events = await auditTrail(openStore(values.store), { channel, ...(since !== undefined ? { since } : {}), ...(values.proxy !== undefined ? { proxy: values.proxy } : {}) });
-  for (const e of events) {
-    if (values.json) printJson(e);
-    else process.stdout.write(`${eventText(e)}\n`);
-  }
+  const events = await auditTrail(openExistingStore(values.store), { channel, ...(since !== undefined ? { since } : {}), ...(values.proxy !== undefined ? { proxy: values.proxy } : {}) });
+  if (values.json) for (const e of events) printJson(e);
+  else for (const e of groupAcksPerPush(events)) process.stdout.write(`${eventText(e)}\n`);
   return 0;
 }
 
-function eventText(e: TrailEvent): string {
+const shortType = (typeUrl: string): string => typeUrl.replace(/^.*\./, '');
+
+function eventText(e: GroupedEvent): string {
   const parts = [e.at, e.kind.padEnd(9)];
-  if (e.version !== undefined) parts.push(`v${e.version}`);
+  // Candidates are already named `candidate:N`.
+  if (e.version !== undefined) parts.push(typeof e.version === 'number' ? `v${e.version}` : e.version);
   if (e.origin) parts.push(`(${e.origin.kind} from ${e.origin.from})`);
-  if (e.nodeId) parts.push(e.nodeId, e.typeUrl?.replace(/^.*\./, '') ?? '');
+  if (e.nodeId) parts.push(e.nodeId);
+  if (e.typeUrls) parts.push(e.typeUrls.map(shortType).join(','));
+  else if (e.typeUrl) parts.push(shortType(e.typeUrl));
   if (e.actor) parts.push(`by ${e.actor}`);
   else if (e.managers) parts.push(`by ${e.managers.join(', ')} (field managers)`);
   if (e.reason) parts.push(`— ${e.reason}`);

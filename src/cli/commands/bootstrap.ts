@@ -7,10 +7,21 @@
  * metadata (NAMESPACE, LABELS, and GENERATOR=grpc for proxyless) is what the relay uses to place
  * the proxy in its class (README "Node ids and proxy classes").
  */
-import { parse, UsageError } from '../args.js';
+import { parseProxyNode } from '../../proxy-class/node-id.js';
+import { command, parseCommand, UsageError } from '../args.js';
 import { printJson } from '../output.js';
 
-export const bootstrapUsage = 'meshsnap bootstrap --node ID [--relay host:port] [--namespace NS] [--labels k=v,...]';
+export const bootstrapSpec = command({
+  name: 'bootstrap',
+  summary: 'print an Envoy and a proxyless gRPC bootstrap pointing at the relay',
+  options: {
+    node: { type: 'string', value: 'NODE_ID', required: true, help: 'the node id, as istiod names it: <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>' },
+    relay: { type: 'string', value: 'HOST:PORT', default: 'meshsnap-relay.meshsnap-system.svc:15010', help: 'the relay’s xDS address' },
+    namespace: { type: 'string', value: 'NS', help: 'node metadata NAMESPACE (default: the namespace in the node id)' },
+    labels: { type: 'string', value: 'k=v,...', help: 'node metadata LABELS, which place a sidecar in its proxy class' },
+  },
+  examples: ["meshsnap bootstrap --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --labels app=web,version=v1 --relay 127.0.0.1:15010"],
+});
 
 export function parseLabels(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -87,20 +98,13 @@ export function grpcBootstrap(b: BootstrapInput): Record<string, unknown> {
 }
 
 export async function bootstrapCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(
-    argv,
-    {
-      node: { type: 'string' },
-      relay: { type: 'string', default: 'meshsnap-relay.meshsnap-system.svc:15010' },
-      namespace: { type: 'string' },
-      labels: { type: 'string' },
-    },
-    { max: 0 },
-  );
-  if (values.node === undefined || values.node === '') throw new UsageError('--node is required');
-  // The namespace defaults to the one in an Istio node id (sidecar~ip~pod.ns~ns.svc.cluster.local).
-  const fromId = /^[^~]+~[^~]*~[^~]*\.([^.~]+)~/.exec(values.node)?.[1];
-  const input: BootstrapInput = { node: values.node, relay: values.relay, namespace: values.namespace ?? fromId ?? 'default', labels: parseLabels(values.labels) };
+  const { values } = parseCommand(bootstrapSpec, argv);
+  const nodeId = values.node as string;
+  const labels = parseLabels(values.labels);
+  // The relay places a node by this parse (src/snapshot/classify.ts): refuse what it would refuse.
+  const parsed = parseProxyNode(nodeId, { ...(values.namespace !== undefined ? { NAMESPACE: values.namespace } : {}), LABELS: labels });
+  if (!parsed.ok) throw new UsageError(`--node: ${parsed.reason}`);
+  const input: BootstrapInput = { node: nodeId, relay: values.relay, namespace: parsed.node.namespace, labels };
   splitHostPort(input.relay);
   printJson({ envoy: envoyBootstrap(input) });
   printJson({ grpc: grpcBootstrap(input) });

@@ -14,21 +14,28 @@ import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { pinnedRound } from '../../history/pinned-round.js';
 import { publishCompiled } from '../../history/publish.js';
-import { parse, UsageError } from '../args.js';
+import { command, parseCommand, UsageError } from '../args.js';
 import { actorOf, historyOptions } from '../history.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 
-export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--actor WHO] [--reason TEXT] [--quiet]';
+export const compileSpec = command({
+  name: 'compile',
+  summary: 'compile Istio config + services into a stored snapshot',
+  args: '<file|dir>...',
+  positionals: { min: 1 },
+  options: {
+    ...historyOptions,
+    strict: { type: 'boolean', default: false, help: 'exit 1 and store nothing when there is any error diagnostic' },
+    'dry-run': { type: 'boolean', default: false, help: 'compile and print the line a publish would; store nothing' },
+    'mesh-config': { type: 'string', value: 'FILE', help: 'a mesh config file (ConfigMap istio or kind: MeshConfig)' },
+    quiet: { type: 'boolean', short: 'q', default: false, help: 'do not print the warning and error diagnostics on stderr (they are still stored and counted)' },
+  },
+  examples: ['meshsnap compile k8s/ istio/ --reason "reviews 50/50"', 'meshsnap compile mesh.yaml --strict --dry-run'],
+});
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    ...historyOptions,
-    strict: { type: 'boolean', default: false },
-    'dry-run': { type: 'boolean', default: false },
-    'mesh-config': { type: 'string' },
-    quiet: { type: 'boolean', short: 'q', default: false },
-  });
+  const { values, positionals } = parseCommand(compileSpec, argv);
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 

@@ -5,14 +5,19 @@
  */
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse, storeOptions } from '../args.js';
+import { command, parseCommand, storeOptions } from '../args.js';
 import { note } from '../output.js';
 import { checkChannel, openStore, resolveVersion } from '../store.js';
 import { compileCommand } from './compile.js';
 import { servedConfig } from './show.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
 
-export const demoUsage = 'meshsnap demo [--store DIR] [--channel NAME]';
+export const demoSpec = command({
+  name: 'demo',
+  summary: 'compile the bundled example mesh and summarize a proxy’s config',
+  options: storeOptions,
+  examples: ['meshsnap demo', 'meshsnap demo --store /tmp/demo-store --channel demo'],
+});
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'examples', 'bookstore');
 const NODE = {
@@ -25,7 +30,7 @@ const arr = (v: unknown): J[] => (Array.isArray(v) ? (v as J[]) : []);
 const obj = (v: unknown): J => (v && typeof v === 'object' ? (v as J) : {});
 
 export async function demoCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, storeOptions, { max: 0 });
+  const { values } = parseCommand(demoSpec, argv);
   const channel = checkChannel(values.channel);
   const storeArgs = [...(values.store !== undefined ? ['--store', values.store] : []), '--channel', channel];
   const rel = relative(process.cwd(), EXAMPLE) || '.';
@@ -56,14 +61,15 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       const names = arr(section.dynamic_active_clusters).map((c) => String(obj(c.cluster).name));
       out.push('', `Clusters (${names.length}):`, ...names.map((n) => `  ${n}`));
     } else if (type.endsWith('EndpointsConfigDump')) {
-      out.push('', 'Endpoints:');
-      for (const cla of arr(section.dynamic_endpoint_configs).map((e) => obj(e.endpoint_config))) {
+      const sets = arr(section.dynamic_endpoint_configs).map((e) => obj(e.endpoint_config));
+      out.push('', `Endpoints (${sets.length}):`);
+      for (const cla of sets) {
         const addrs = arr(cla.endpoints).flatMap((l) => arr(l.lb_endpoints).map((e) => socket(e)));
-        if (String(cla.cluster_name).includes('||')) out.push(`  ${String(cla.cluster_name)}: ${addrs.join(', ') || '(none)'}`);
+        out.push(`  ${String(cla.cluster_name)}: ${addrs.join(', ') || '(none)'}`);
       }
     }
   }
-  out.push('', 'Full config_dump JSON for this proxy:', `  node bin/meshsnap.js show latest --node '${NODE.id}' --metadata '${JSON.stringify(NODE.metadata)}'${values.store !== undefined ? ` --store ${values.store}` : ''}`);
+  out.push('', 'Full config_dump JSON for this proxy:', `  node bin/meshsnap.js show latest --node '${NODE.id}' --metadata '${JSON.stringify(NODE.metadata)}' ${storeArgs.join(' ')}`);
   process.stdout.write(`${out.join('\n')}\n`);
   return 0;
 }

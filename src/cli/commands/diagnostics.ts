@@ -1,16 +1,23 @@
 /** `meshsnap diagnostics [VERSION|latest|tag:NAME|candidate:N] [--channel NAME] [--store DIR]`: one JSON line per diagnostic. */
 import { recordDiagnostics } from '../../snapshot/manifest.js';
 import { selectArg } from '../history.js';
-import { parse, storeOptions } from '../args.js';
+import { command, parseCommand, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openExistingStore } from '../store.js';
 
-export const diagnosticsUsage = 'meshsnap diagnostics [VERSION|latest|tag:NAME|candidate:N] [--channel NAME] [--store DIR]';
+export const diagnosticsSpec = command({
+  name: 'diagnostics',
+  summary: 'print a version’s diagnostics, one JSON line each',
+  args: '[VERSION|latest|tag:NAME|candidate:N]',
+  positionals: { max: 1 },
+  options: storeOptions,
+  examples: ['meshsnap diagnostics latest', 'meshsnap diagnostics 7 --channel staging'],
+});
 
 export async function diagnosticsCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, storeOptions, { max: 1 });
+  const { values, positionals } = parseCommand(diagnosticsSpec, argv);
   const channel = checkChannel(values.channel);
-  const store = openStore(values.store);
+  const store = openExistingStore(values.store);
   const record = await selectArg(store, channel, positionals[0]);
   for (const d of await recordDiagnostics(store, record)) printJson(d);
   return 0;

@@ -1,22 +1,44 @@
-/** `meshsnap diff <A> <B> [--node ID --metadata JSON] [--type …] [--json]`. */
+/**
+ * `meshsnap diff <A> <B> [--node ID [--metadata JSON]] [--type …] [--json]`. With --node, the
+ * class chosen in each version is named (first line, or `node` in the JSON) and a fallback to
+ * the namespace's `sidecar/<ns>/_` is warned about on stderr.
+ */
 import { diffVersions, formatVersionDiff } from '../../history/diff/index.js';
 import { selectArg } from '../history.js';
-import { parse, storeOptions } from '../args.js';
+import { command, parseCommand, storeOptions, UsageError } from '../args.js';
+import { classOfNode, warnOnFallback } from '../node-class.js';
 import { printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
-import { parseMetadata, parseTypes } from './show.js';
+import { checkChannel, openExistingStore } from '../store.js';
+import { nodeOptions, parseMetadata, parseTypes, typeOption } from './show.js';
 
-export const diffUsage = 'meshsnap diff <A> <B> [--node NODE_ID --metadata JSON] [--type clusters,endpoints,listeners,routes] [--json] [--channel NAME] [--store DIR]';
+export const diffSpec = command({
+  name: 'diff',
+  summary: 'what changed between two versions, per proxy class and xDS type, and in the inputs',
+  args: '<A> <B>',
+  positionals: { min: 2, max: 2 },
+  options: { ...nodeOptions, ...typeOption, json: { type: 'boolean', default: false, help: 'one JSON object instead of text' }, ...storeOptions },
+  examples: ['meshsnap diff 3 4', `meshsnap diff tag:v1.2 latest --type routes --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","LABELS":{"app":"web"}}'`],
+});
 
 export async function diffCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...storeOptions, node: { type: 'string' }, metadata: { type: 'string' }, type: { type: 'string' }, json: { type: 'boolean', default: false } }, { min: 2, max: 2 });
+  const { values, positionals } = parseCommand(diffSpec, argv);
+  if (values.metadata !== undefined && values.node === undefined) throw new UsageError('--metadata needs --node (it describes that proxy)');
   const channel = checkChannel(values.channel);
   const types = parseTypes(values.type);
-  const store = openStore(values.store);
+  const node = values.node !== undefined ? { id: values.node, metadata: parseMetadata(values.metadata) } : undefined;
+  const store = openExistingStore(values.store);
   const a = await selectArg(store, channel, positionals[0]);
   const b = await selectArg(store, channel, positionals[1]);
-  const d = await diffVersions(store, a, b, { types, ...(values.node !== undefined ? { node: { id: values.node, metadata: parseMetadata(values.metadata) } } : {}) });
-  if (values.json) printJson(d);
-  else process.stdout.write(`${formatVersionDiff(d)}\n`);
+  const d = await diffVersions(store, a, b, { types, ...(node ? { node } : {}) });
+  let nodeLine: { id: string; classFrom: string | null; classTo: string | null } | undefined;
+  if (node) {
+    const [from, to] = [await classOfNode(store, a.digest, node), await classOfNode(store, b.digest, node)];
+    nodeLine = { id: node.id, classFrom: from ?? null, classTo: to ?? null };
+    warnOnFallback(to ?? from, node);
+  }
+  if (values.json) printJson(nodeLine ? { node: nodeLine, ...d } : d);
+  else process.stdout.write(`${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}\n`);
   return 0;
 }
+
+const classText = (from: string | null, to: string | null): string => (from === to ? String(from) : `${from ?? '(none)'} → ${to ?? '(none)'}`);

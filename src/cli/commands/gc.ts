@@ -1,10 +1,22 @@
-/** `meshsnap gc [--keep N] [--keep-days D] [--dry-run]`: retention over the whole store. */
+/** `meshsnap gc` (flags: gcSpec): retention over the whole store. */
 import { gc } from '../../history/gc.js';
-import { parse, UsageError } from '../args.js';
-import { historyContext, historyOptions } from '../history.js';
+import { command, parseCommand, UsageError } from '../args.js';
+import { actorOptions, historyContext } from '../history.js';
 import { printJson } from '../output.js';
 
-export const gcUsage = 'meshsnap gc [--keep N] [--keep-days D] [--audit-days D] [--grace-minutes M] [--dry-run] [--store DIR|s3://…]';
+export const gcSpec = command({
+  name: 'gc',
+  summary: 'delete old versions and unreferenced data (tagged, pinned, current are kept)',
+  options: {
+    keep: { type: 'string', value: 'N', help: 'keep the newest N versions per channel, N ≥ 1 (default: 10)' },
+    'keep-days': { type: 'string', value: 'D', help: 'also keep versions younger than D days' },
+    'audit-days': { type: 'string', value: 'D', help: 'delete relay audit batches older than D days (default: 30; operator actions are kept)' },
+    'grace-minutes': { type: 'string', value: 'M', help: 'delete unreferenced data only when older than M minutes (default: 60)' },
+    'dry-run': { type: 'boolean', default: false, help: 'say what would be deleted; delete nothing' },
+    ...actorOptions,
+  },
+  examples: ['meshsnap gc --keep 20 --dry-run', 'meshsnap gc --keep-days 30 --store s3://bucket/meshsnap'],
+});
 
 const count = (v: string | undefined, what: string, min: number): number | undefined => {
   if (v === undefined) return undefined;
@@ -13,7 +25,7 @@ const count = (v: string | undefined, what: string, min: number): number | undef
 };
 
 export async function gcCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, { ...historyOptions, keep: { type: 'string' }, 'keep-days': { type: 'string' }, 'audit-days': { type: 'string' }, 'grace-minutes': { type: 'string' }, 'dry-run': { type: 'boolean', default: false } }, { max: 0 });
+  const { values } = parseCommand(gcSpec, argv);
   const ctx = historyContext(values);
   const keep = count(values.keep, '--keep', 1);
   const keepDays = count(values['keep-days'], '--keep-days', 0);

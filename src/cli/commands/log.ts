@@ -1,16 +1,21 @@
 /** `meshsnap log [--channel NAME] [--store DIR] [--limit N]`: versions, newest first, one JSON line each (with origin, actor and reason when recorded). */
 import { recordDiagnosticCounts } from '../../snapshot/manifest.js';
-import { parse, storeOptions } from '../args.js';
+import { command, intFlag, parseCommand, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openExistingStore } from '../store.js';
 
-export const logUsage = 'meshsnap log [--channel NAME] [--store DIR] [--limit N]';
+export const logSpec = command({
+  name: 'log',
+  summary: 'list a channel’s versions, newest first',
+  options: { ...storeOptions, limit: { type: 'string', value: 'N', help: 'print at most N versions (a whole number ≥ 1)' } },
+  examples: ['meshsnap log --limit 5', 'meshsnap log --channel staging --store s3://bucket/meshsnap'],
+});
 
 export async function logCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, { ...storeOptions, limit: { type: 'string' } }, { max: 0 });
+  const { values } = parseCommand(logSpec, argv);
   const channel = checkChannel(values.channel);
-  const store = openStore(values.store);
-  const limit = values.limit === undefined ? Infinity : Number(values.limit);
+  const limit = values.limit === undefined ? Infinity : intFlag('limit', values.limit, 1);
+  const store = openExistingStore(values.store);
   const versions = (await store.listVersions(channel)).slice(0, limit);
   for (const n of versions) {
     const r = await store.getVersion(channel, n);

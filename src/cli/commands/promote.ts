@@ -1,13 +1,20 @@
 /** `meshsnap promote <candidate:N|VERSION>`: serve a candidate (its config + the current endpoints). */
 import { promote } from '../../history/promote.js';
-import { parse } from '../args.js';
+import { command, parseCommand } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { note, printJson } from '../output.js';
 
-export const promoteUsage = 'meshsnap promote <candidate:N|VERSION> [--channel NAME] [--reason TEXT] [--actor WHO] [--store DIR]';
+export const promoteSpec = command({
+  name: 'promote',
+  summary: 'serve a candidate recorded while pinned',
+  args: '<candidate:N|VERSION>',
+  positionals: { min: 1, max: 1 },
+  options: historyOptions,
+  examples: ["meshsnap promote candidate:3 --reason 'reviewed in #1234'"],
+});
 
 export async function promoteCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, historyOptions, { min: 1, max: 1 });
+  const { values, positionals } = parseCommand(promoteSpec, argv);
   const ctx = historyContext(values);
   const r = await promote(ctx, positionals[0] as string);
   printJson({ version: r.version, digest: r.digest, from: r.from, status: r.result.status, pinned: r.pin.version, actor: ctx.actor });

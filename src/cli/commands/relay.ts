@@ -1,7 +1,5 @@
 /**
- * `meshsnap relay [--store DIR|URL] [--channel main] [--port 15010] [--http-port 15014] [--host 0.0.0.0]
- *  [--poll-ms 1000] [--max-streams N] [--relay-id ID] [--drain-ms 5000] [--log-level info]
- *  [limit flags: see LIMIT_FLAGS and the README's "Limits" table]`
+ * `meshsnap relay` (flags: relaySpec; the limit flags are the README's "Limits" table).
  *
  * Serves the channel's snapshots over xDS until SIGTERM/SIGINT, then drains and exits 0. Logs go to
  * stderr as JSON lines; the `relay.listening` line carries the bound ports (so `--port 0` works).
@@ -9,11 +7,8 @@
 import { createLogger } from '../../log.js';
 import type { ClientLimits } from '../../relay/xds/limits.js';
 import { startRelay } from '../../relay/relay.js';
-import { logLevelOption, parse, parseLogLevel, storeOptions, UsageError } from '../args.js';
+import { command, intFlag, logLevelOption, parseCommand, parseLogLevel, storeOptions, type FlagSpec } from '../args.js';
 import { checkChannel, openStore } from '../store.js';
-
-export const relayUsage =
-  'meshsnap relay [--store DIR|URL] [--channel main] [--port 15010] [--http-port 15014] [--host 0.0.0.0] [--poll-ms 1000] [--max-streams N] [--relay-id ID] [--drain-ms 5000] [--log-level debug|info|warn|error] [--write-timeout-ms 10000] [--slow-write-ms 250] [--max-node-id 1024] [--max-node-metadata 65536] [--max-resource-names 100000] [--max-error-detail 4096] [--max-requests-per-second 50] [--request-burst 200] [--unready-after-store-failures N]';
 
 /** Flags that set one client limit each (README "Limits"). */
 const LIMIT_FLAGS: Readonly<Record<string, keyof ClientLimits>> = {
@@ -25,37 +20,47 @@ const LIMIT_FLAGS: Readonly<Record<string, keyof ClientLimits>> = {
   'request-burst': 'requestBurst',
 };
 
+const limitFlag = (help: string): FlagSpec => ({ type: 'string', value: 'N', help });
+
+export const relaySpec = command({
+  name: 'relay',
+  summary: 'serve a channel’s snapshots to proxies over xDS (gRPC)',
+  options: {
+    ...storeOptions,
+    port: { type: 'string', value: 'PORT', default: '15010', help: 'xDS (gRPC) port; 0 picks a free one (see the relay.listening log line)' },
+    'http-port': { type: 'string', value: 'PORT', default: '15014', help: 'HTTP port: /healthz, /readyz, /metrics, /debug/proxies' },
+    host: { type: 'string', value: 'ADDR', default: '0.0.0.0', help: 'address to listen on' },
+    'poll-ms': { type: 'string', value: 'MS', default: '1000', help: 'how often to check the channel head (10..3600000)' },
+    'max-streams': { type: 'string', value: 'N', help: 'refuse xDS streams beyond N (default: 20000)' },
+    'relay-id': { type: 'string', value: 'ID', help: 'this relay’s name in the audit log (default: host name and a random suffix)' },
+    'drain-ms': { type: 'string', value: 'MS', default: '5000', help: 'on SIGTERM, how long to wait for streams to end (0..600000)' },
+    ...logLevelOption,
+    'write-timeout-ms': { type: 'string', value: 'MS', help: 'reset a stream whose response is unread this long (100..3600000; default 10000)' },
+    'slow-write-ms': { type: 'string', value: 'MS', help: 'an unread write gives back its shared slot after MS (default 250)' },
+    'unready-after-store-failures': { type: 'string', value: 'N', help: '/readyz fails after N store failures in a row (default: never)' },
+    'max-node-id': limitFlag('longest node id accepted, in characters (default 1024)'),
+    'max-node-metadata': limitFlag('largest node metadata accepted, in bytes of JSON (default 65536)'),
+    'max-resource-names': limitFlag('most resource names per request or subscription (default 100000)'),
+    'max-error-detail': limitFlag('NACK error_detail kept, in characters (default 4096)'),
+    'max-requests-per-second': limitFlag('requests per stream per second after the burst (default 50)'),
+    'request-burst': limitFlag('requests a stream may send at once (default 200)'),
+  },
+  examples: ['meshsnap relay --store s3://bucket/meshsnap --port 15010', 'meshsnap relay --port 0 --http-port 0 --log-level debug --max-streams 5000'],
+});
+
 export async function relayCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(
-    argv,
-    {
-      ...storeOptions,
-      port: { type: 'string', default: '15010' },
-      'http-port': { type: 'string', default: '15014' },
-      host: { type: 'string', default: '0.0.0.0' },
-      'poll-ms': { type: 'string', default: '1000' },
-      'max-streams': { type: 'string' },
-      'relay-id': { type: 'string' },
-      'drain-ms': { type: 'string', default: '5000' },
-      ...logLevelOption,
-      'write-timeout-ms': { type: 'string' },
-      'slow-write-ms': { type: 'string' },
-      'unready-after-store-failures': { type: 'string' },
-      ...Object.fromEntries(Object.keys(LIMIT_FLAGS).map((f) => [f, { type: 'string' as const }])),
-    },
-    { max: 0 },
-  );
+  const { values } = parseCommand(relaySpec, argv);
   const channel = checkChannel(values.channel);
   const log = createLogger({ level: parseLogLevel(values['log-level']) });
   const flag = (name: string): string | undefined => (values as Record<string, string | undefined>)[name];
   const limits: Partial<Record<keyof ClientLimits, number>> = {};
   for (const [name, key] of Object.entries(LIMIT_FLAGS)) {
     const v = flag(name);
-    if (v !== undefined) limits[key] = intOption(`--${name}`, v, 1, 1_000_000_000);
+    if (v !== undefined) limits[key] = intFlag(name, v, 1, 1_000_000_000);
   }
   const optionalInt = (name: string, min: number, max: number): number | undefined => {
     const v = flag(name);
-    return v === undefined ? undefined : intOption(`--${name}`, v, min, max);
+    return v === undefined ? undefined : intFlag(name, v, min, max);
   };
   const writeTimeoutMs = optionalInt('write-timeout-ms', 100, 3_600_000);
   const slowWriteMs = optionalInt('slow-write-ms', 1, 3_600_000);
@@ -65,11 +70,11 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
     store: openStore(values.store),
     channel,
     host: values.host,
-    port: intOption('--port', values.port, 0, 65535),
-    httpPort: intOption('--http-port', values['http-port'], 0, 65535),
-    pollMs: intOption('--poll-ms', values['poll-ms'], 10, 3_600_000),
-    drainTimeoutMs: intOption('--drain-ms', values['drain-ms'], 0, 600_000),
-    ...(values['max-streams'] !== undefined ? { maxStreams: intOption('--max-streams', values['max-streams'], 1, 10_000_000) } : {}),
+    port: intFlag('port', values.port, 0, 65535),
+    httpPort: intFlag('http-port', values['http-port'], 0, 65535),
+    pollMs: intFlag('poll-ms', values['poll-ms'], 10, 3_600_000),
+    drainTimeoutMs: intFlag('drain-ms', values['drain-ms'], 0, 600_000),
+    ...(values['max-streams'] !== undefined ? { maxStreams: intFlag('max-streams', values['max-streams'], 1, 10_000_000) } : {}),
     ...(values['relay-id'] !== undefined ? { relayId: values['relay-id'] } : {}),
     ...(writeTimeoutMs !== undefined ? { writeTimeoutMs } : {}),
     ...(slowWriteMs !== undefined ? { slowWriteMs } : {}),
@@ -98,11 +103,4 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-}
-
-function intOption(name: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${name}: not a number: ${JSON.stringify(value)}`);
-  const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`${name}: ${n} is out of range ${min}..${max}`);
-  return n;
 }

@@ -1,14 +1,13 @@
 /**
- * `meshsnap serve [--store DIR|URL] [--channel main] [--host 0.0.0.0] [--http-port 8080]
- *   [--relay-port 15010] [--relay-http-port 15014] [--kubeconfig FILE] [--context NAME]
- *   [--no-watch] [--no-relay] [--trust-actor-header] [--log-level info]`
- *
- * The simplest install: one Node process running the watcher, the relay and the HTTP API with
- * its audit page (at /) over one store. Tokens come from the environment, never from flags (flags show
- * up in `ps`): MESHSNAP_WRITE_TOKEN, alias MESHSNAP_API_TOKEN (writes; a random one is generated and printed once when unset)
- * and MESHSNAP_API_READ_TOKEN (when set, reads need a token too). Logs are JSON lines on stderr (src/log.ts);
- * the `serve.listening` line carries the bound ports (so port 0 works). SIGTERM/SIGINT: stop the
- * watcher, drain the relay, close the API, exit 0.
+ * `meshsnap serve`: the simplest install: one Node process running the watcher, the relay and the
+ * HTTP API with its audit page (at / of the API port) over one store. Tokens come from the
+ * environment, never from flags (flags show up in `ps`): MESHSNAP_WRITE_TOKEN, alias
+ * MESHSNAP_API_TOKEN (writes; a random one is generated and printed once when unset) and
+ * MESHSNAP_API_READ_TOKEN (when set, reads need a token too). Logs are JSON lines on stderr; the
+ * `serve.listening` line carries the bound ports (so port 0 works) as soon as they listen, before
+ * the watcher has reached the cluster. A missing or unusable kubeconfig is a usage error (exit 2)
+ * unless --no-watch. SIGTERM/SIGINT, at any time: stop the watcher, drain the relay, close the API,
+ * exit 0.
  */
 import { randomBytes } from 'node:crypto';
 import { loadKubeConfig } from '../kubeconfig.js';
@@ -20,39 +19,35 @@ import { mountUi } from '../../api/ui/mount.js';
 import { startRelay, type Relay } from '../../relay/relay.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { Watcher } from '../../watch/watcher.js';
-import { logLevelOption, parse, parseLogLevel, storeOptions, UsageError } from '../args.js';
+import { command, intFlag, logLevelOption, parseCommand, parseLogLevel, storeOptions } from '../args.js';
+import { exitSoon, untilStopSignal } from '../signals.js';
 import { checkChannel, openStore } from '../store.js';
 
-export const serveUsage =
-  'meshsnap serve [--store DIR|URL] [--channel main] [--host 0.0.0.0] [--http-port 8080] [--relay-port 15010] [--relay-http-port 15014] [--kubeconfig FILE] [--context NAME] [--no-watch] [--no-relay] [--trust-actor-header] [--log-level debug|info|warn|error]';
-
-function port(name: string, value: string): number {
-  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--${name}: not a port: ${JSON.stringify(value)}`);
-  return Number(value);
-}
+export const serveSpec = command({
+  name: 'serve',
+  summary: 'run watch + relay + HTTP API (and its page at /) in one process',
+  options: {
+    ...storeOptions,
+    host: { type: 'string', value: 'ADDR', default: '0.0.0.0', help: 'address every port listens on' },
+    'http-port': { type: 'string', value: 'PORT', default: '8080', help: 'the HTTP API, with the page at /; 0 picks a free port (see the serve.listening log line)' },
+    'relay-port': { type: 'string', value: 'PORT', default: '15010', help: 'the relay’s xDS (gRPC) port' },
+    'relay-http-port': { type: 'string', value: 'PORT', default: '15014', help: 'the relay’s /healthz, /readyz, /metrics, /debug/proxies' },
+    kubeconfig: { type: 'string', value: 'FILE', help: 'the cluster to watch (default: $KUBECONFIG, ~/.kube/config, in-cluster)' },
+    context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: its current context)' },
+    'no-watch': { type: 'boolean', default: false, help: 'do not watch a cluster (publish through the API or meshsnap compile)' },
+    'no-relay': { type: 'boolean', default: false, help: 'do not run the relay' },
+    'trust-actor-header': { type: 'boolean', default: false, help: 'take the actor from the X-Meshsnap-Actor header (behind a proxy that sets it)' },
+    ...logLevelOption,
+  },
+  examples: ['MESHSNAP_WRITE_TOKEN=… meshsnap serve --store /var/lib/meshsnap', 'meshsnap serve --no-watch --http-port 0 --relay-port 0 --relay-http-port 0'],
+});
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(
-    argv,
-    {
-      ...storeOptions,
-      host: { type: 'string', default: '0.0.0.0' },
-      'http-port': { type: 'string', default: '8080' },
-      'relay-port': { type: 'string', default: '15010' },
-      'relay-http-port': { type: 'string', default: '15014' },
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      'no-watch': { type: 'boolean', default: false },
-      'no-relay': { type: 'boolean', default: false },
-      'trust-actor-header': { type: 'boolean', default: false },
-      ...logLevelOption,
-    },
-    { max: 0 },
-  );
+  const { values } = parseCommand(serveSpec, argv);
   const channel = checkChannel(values.channel);
-  const httpPort = port('http-port', values['http-port']);
-  const relayPort = port('relay-port', values['relay-port']);
-  const relayHttpPort = port('relay-http-port', values['relay-http-port']);
+  const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
+  const relayPort = intFlag('relay-port', values['relay-port'], 0, 65535);
+  const relayHttpPort = intFlag('relay-http-port', values['relay-http-port'], 0, 65535);
   const store = openStore(values.store);
   const log = createLogger({ level: parseLogLevel(values['log-level']) });
 
@@ -67,10 +62,12 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
 
   let watcher: Watcher | undefined;
   if (!values['no-watch']) {
-    const kc = loadKubeConfig(values.kubeconfig, values.context);
+    const kc = loadKubeConfig(values.kubeconfig, values.context, 'pass --kubeconfig FILE, or --no-watch to serve without a cluster');
     watcher = new Watcher({ kubeConfig: kc, store, channel, hasher: nodeSha256Hex, log: ({ level, event, ...fields }) => log.log(level, event, fields) });
   }
 
+  // From here on, a signal drains and exits 0 (before: a usage error has already returned).
+  const stop = untilStopSignal();
   let relay: Relay | undefined;
   if (!values['no-relay']) relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
 
@@ -84,18 +81,18 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   });
   mountUi(app); // the audit page at /
   const api = await startApiServer(app, { host: values.host, port: httpPort });
-  if (watcher) await watcher.start();
   log.log('info', 'serve.listening', { channel, api: api.port, relay: relay?.port ?? null, relayHttp: relay?.httpPort ?? null, watch: watcher !== undefined });
-
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+  // The watcher starts after the ports are announced: an unreachable cluster must not hide them.
+  watcher?.start().catch(async (err: unknown) => {
+    log.error('serve.watch_failed', { error: errorMessage(err), hint: 'the API and relay keep serving the stored versions; fix the cluster access and restart' });
+    await watcher?.stop();
   });
-  log.info('serve.stopping');
+
+  const signal = await stop;
+  log.log('info', 'serve.stopping', { signal });
   await watcher?.stop();
   await relay?.close();
   await api.close();
-  // Everything is closed; should a library keep a handle open, don't let it hold the exit.
-  setTimeout(() => process.exit(0), 2000).unref();
+  exitSoon(0);
   return 0;
 }

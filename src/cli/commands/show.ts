@@ -1,16 +1,38 @@
 /**
  * `meshsnap show [VERSION|latest|tag:NAME|candidate:N] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes]`
  *
- * Exactly what that proxy would be served, shaped like Envoy's /config_dump.
+ * Exactly what that proxy would be served, shaped like Envoy's /config_dump, with the chosen proxy
+ * class as `class` (a warning on stderr when it is the namespace's fallback `sidecar/<ns>/_`).
  */
 import { servedConfig } from '../../api/served-config.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { selectArg } from '../history.js';
-import { parse, storeOptions, UsageError } from '../args.js';
+import { command, parseCommand, storeOptions, UsageError, type FlagSpec } from '../args.js';
+import { warnOnFallback } from '../node-class.js';
 import { note, printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openExistingStore } from '../store.js';
 
-export const showUsage = 'meshsnap show [VERSION|latest|tag:NAME|candidate:N] --node NODE_ID [--metadata JSON] [--type clusters|endpoints|listeners|routes] [--channel NAME] [--store DIR]';
+/** The flags that say which proxy (show, diff). */
+export const nodeOptions = {
+  node: { type: 'string', value: 'NODE_ID', help: 'the proxy’s node id, e.g. sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' },
+  metadata: { type: 'string', value: 'JSON', help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_' },
+} as const satisfies Record<string, FlagSpec>;
+
+export const typeOption = {
+  type: { type: 'string', value: 'clusters,endpoints,listeners,routes', help: 'only these xDS types (one or a comma list)' },
+} as const satisfies Record<string, FlagSpec>;
+
+export const showSpec = command({
+  name: 'show',
+  summary: 'print what a proxy would be served (config_dump JSON, with the chosen class)',
+  args: '[VERSION|latest|tag:NAME|candidate:N]',
+  positionals: { max: 1 },
+  options: { ...nodeOptions, node: { ...nodeOptions.node, required: true }, ...typeOption, ...storeOptions },
+  examples: [
+    `meshsnap show latest --type routes --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","LABELS":{"app":"web","version":"v1"}}'`,
+    `meshsnap show tag:v1.2 --node 'grpc~10.244.2.7~client.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","GENERATOR":"grpc"}'`,
+  ],
+});
 
 export function parseMetadata(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};
@@ -32,16 +54,16 @@ export function parseTypes(value: string | undefined): readonly XdsType[] {
 }
 
 export async function showCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...storeOptions, node: { type: 'string' }, metadata: { type: 'string' }, type: { type: 'string' } }, { max: 1 });
-  if (values.node === undefined) throw new UsageError('show needs --node NODE_ID');
+  const { values, positionals } = parseCommand(showSpec, argv);
+  const node = { id: values.node as string, metadata: parseMetadata(values.metadata) };
   const types = parseTypes(values.type);
-  const metadata = parseMetadata(values.metadata);
   const channel = checkChannel(values.channel);
-  const store = openStore(values.store);
+  const store = openExistingStore(values.store);
   const record = await selectArg(store, channel, positionals[0]);
-  const served = await servedConfig(store, record.digest, String(record.version), { id: values.node, metadata }, types);
+  const served = await servedConfig(store, record.digest, String(record.version), node, types);
   note(`version ${record.version} (${record.digest}), proxy class ${served.classId}`);
-  printJson(served.dump);
+  warnOnFallback(served.classId, node);
+  printJson({ class: served.classId, ...served.dump });
   return 0;
 }
 

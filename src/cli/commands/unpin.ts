@@ -1,13 +1,18 @@
 /** `meshsnap unpin`: the watcher serves the cluster's config again from its next round. */
 import { unpin } from '../../history/pin.js';
-import { parse } from '../args.js';
+import { command, parseCommand } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { note, printJson } from '../output.js';
 
-export const unpinUsage = 'meshsnap unpin [--channel NAME] [--reason TEXT] [--actor WHO] [--store DIR]';
+export const unpinSpec = command({
+  name: 'unpin',
+  summary: 'follow the cluster’s config again',
+  options: historyOptions,
+  examples: ["meshsnap unpin --reason 'sale is over'"],
+});
 
 export async function unpinCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(argv, historyOptions, { max: 0 });
+  const { values } = parseCommand(unpinSpec, argv);
   const ctx = historyContext(values);
   const was = await unpin(ctx);
   printJson({ channel: ctx.channel, unpinned: was ?? null });

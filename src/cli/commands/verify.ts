@@ -2,17 +2,24 @@
 import { verifyVersion } from '../../history/verify.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { selectArg } from '../history.js';
-import { parse, storeOptions, UsageError } from '../args.js';
+import { command, parseCommand, storeOptions, UsageError } from '../args.js';
 import { note, printJson } from '../output.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openExistingStore } from '../store.js';
 
-export const verifyUsage = 'meshsnap verify [VERSION|latest|tag:NAME|candidate:N] [--all] [--channel NAME] [--store DIR]';
+export const verifySpec = command({
+  name: 'verify',
+  summary: 'recompile a version from its stored inputs and check the digest is identical',
+  args: '[VERSION|latest|tag:NAME|candidate:N]',
+  positionals: { max: 1 },
+  options: { ...storeOptions, all: { type: 'boolean', default: false, help: 'verify every version of the channel' } },
+  examples: ['meshsnap verify latest', 'meshsnap verify --all'],
+});
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...storeOptions, all: { type: 'boolean', default: false } }, { max: 1 });
+  const { values, positionals } = parseCommand(verifySpec, argv);
   if (values.all && positionals.length > 0) throw new UsageError('--all takes no VERSION');
   const channel = checkChannel(values.channel);
-  const store = openStore(values.store);
+  const store = openExistingStore(values.store);
   const records = values.all
     ? await Promise.all((await store.listVersions(channel)).map((n) => selectArg(store, channel, String(n))))
     : [await selectArg(store, channel, positionals[0] ?? 'latest')];

@@ -1,51 +1,46 @@
 /**
- * `meshsnap watch [--kubeconfig FILE] [--context NAME] [--store DIR|URL] [--channel main]
- *   [--namespace NS ...] [--compile-url URL] [--debounce-ms 100] [--debounce-max-ms 10000]
- *   [--http-port 15015] [--log-level info]`
- *
- * Watches the cluster and publishes a snapshot to the channel after every debounced change
- * (src/watch/watcher.ts). Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or the in-cluster
- * service account. Logs are JSON lines on stderr (src/log.ts); each published version is one JSON line on
- * stdout. Runs until SIGINT/SIGTERM.
+ * `meshsnap watch`: watches the cluster and publishes a snapshot to the channel after every
+ * debounced change (src/watch/watcher.ts). Without --kubeconfig: $KUBECONFIG, ~/.kube/config, or
+ * the in-cluster service account; none usable is a usage error (exit 2) saying where it looked.
+ * Logs are JSON lines on stderr (src/log.ts; `watch.http_listening` with the HTTP port as soon as it
+ * listens, before the cluster answers); each published version is one JSON line on stdout. Runs
+ * until SIGINT/SIGTERM (then exit 0, even during startup); exit 1 when the watcher cannot start
+ * (e.g. the API server does not answer discovery).
  */
 import { loadKubeConfig } from '../kubeconfig.js';
-import { createLogger } from '../../log.js';
+import { createLogger, errorMessage } from '../../log.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { startWatchHttp } from '../../watch/http.js';
 import { RemoteCompiler } from '../../watch/remote-compile.js';
 import { Watcher } from '../../watch/watcher.js';
-import { logLevelOption, parse, parseLogLevel, storeOptions, UsageError } from '../args.js';
+import { command, intFlag, logLevelOption, parseCommand, parseLogLevel, storeOptions, UsageError } from '../args.js';
 import { printJson } from '../output.js';
+import { exitSoon, untilStopSignal } from '../signals.js';
 import { checkChannel, openStore } from '../store.js';
 
-export const watchUsage =
-  'meshsnap watch [--kubeconfig FILE] [--context NAME] [--store DIR|URL] [--channel main] [--namespace NS ...] [--compile-url URL] [--debounce-ms 100] [--debounce-max-ms 10000] [--http-port 15015] [--log-level debug|info|warn|error]';
-
-function nonNegativeInt(name: string, value: string): number {
-  if (!/^[0-9]+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
+export const watchSpec = command({
+  name: 'watch',
+  summary: 'watch a cluster and publish a snapshot after every debounced change',
+  options: {
+    kubeconfig: { type: 'string', value: 'FILE', help: 'the cluster (default: $KUBECONFIG, ~/.kube/config, in-cluster)' },
+    context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: its current context)' },
+    ...storeOptions,
+    namespace: { type: 'string', multiple: true, value: 'NS', help: 'watch only this namespace (repeatable; default: all)' },
+    'compile-url': { type: 'string', value: 'URL', help: 'compile remotely with POST URL (token from $MESHSNAP_COMPILE_TOKEN)' },
+    'debounce-ms': { type: 'string', value: 'MS', default: '100', help: 'publish once changes are quiet this long' },
+    'debounce-max-ms': { type: 'string', value: 'MS', default: '10000', help: 'publish at the latest this long after the first change' },
+    'http-port': { type: 'string', value: 'PORT', default: '15015', help: '/healthz, /readyz, /metrics; 0 picks a free port (see the watch.http_listening log line)' },
+    ...logLevelOption,
+  },
+  examples: ['meshsnap watch --store s3://bucket/meshsnap', 'meshsnap watch --kubeconfig ~/.kube/kind --namespace shop --namespace istio-system'],
+});
 
 export async function watchCommand(argv: readonly string[]): Promise<number> {
-  const { values } = parse(
-    argv,
-    {
-      ...storeOptions,
-      kubeconfig: { type: 'string' },
-      context: { type: 'string' },
-      namespace: { type: 'string', multiple: true },
-      'compile-url': { type: 'string' },
-      'debounce-ms': { type: 'string', default: '100' },
-      'debounce-max-ms': { type: 'string', default: '10000' },
-      'http-port': { type: 'string', default: '15015' },
-      ...logLevelOption,
-    },
-    { max: 0 },
-  );
+  const { values } = parseCommand(watchSpec, argv);
   const channel = checkChannel(values.channel);
-  const quietMs = nonNegativeInt('debounce-ms', values['debounce-ms']);
-  const maxDelayMs = nonNegativeInt('debounce-max-ms', values['debounce-max-ms']);
-  const httpPort = nonNegativeInt('http-port', values['http-port']);
+  const quietMs = intFlag('debounce-ms', values['debounce-ms'], 0);
+  const maxDelayMs = intFlag('debounce-max-ms', values['debounce-max-ms'], 0);
+  const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
   if (maxDelayMs < quietMs) throw new UsageError('--debounce-max-ms must not be less than --debounce-ms');
   const compileUrl = values['compile-url'];
   if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl)) throw new UsageError('--compile-url must be an http(s) URL');
@@ -67,20 +62,22 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
       if (event === 'watch.published') printJson({ version: fields.version, digest: fields.digest, mode: fields.mode, status: 'published' });
     },
   });
+  const stop = untilStopSignal(); // from here on, a signal stops cleanly and exits 0
   const http = await startWatchHttp(httpPort, {
     readiness: () => watcher.readiness(),
     metrics: async () => ({ contentType: watcher.metrics.registry.contentType, body: await watcher.metrics.registry.metrics() }),
   });
   log.info('watch.http_listening', { message: 'health and metrics: /healthz, /readyz, /metrics', port: http.port });
-  await watcher.start();
-
-  await new Promise<void>((resolve) => {
-    const done = () => resolve();
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
-  log.info('watch.stopping');
+  const failed = watcher.start().then(
+    () => new Promise<never>(() => {}), // started: only a signal ends the command
+    (err: unknown) => err,
+  );
+  const outcome = await Promise.race([stop.then((signal) => ({ signal })), failed.then((error) => ({ error }))]);
+  if ('error' in outcome) log.error('watch.start_failed', { error: errorMessage(outcome.error) });
+  else log.info('watch.stopping', { signal: outcome.signal });
   await watcher.stop();
   await http.close();
-  return 0;
+  const code = 'error' in outcome ? 1 : 0;
+  exitSoon(code);
+  return code;
 }

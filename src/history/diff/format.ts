@@ -41,8 +41,12 @@ function classBody(c: ClassDiff): string[] {
   return out;
 }
 
+/** Kinds without a namespace; any other object stored without one was applied to `default`. */
+const CLUSTER_SCOPED: ReadonlySet<string> = new Set(['Namespace', 'Node', 'MeshConfig', '~']);
+
 function inputLines(i: InputChange): string[] {
-  const id = `${i.kind} ${i.namespace ? `${i.namespace}/` : ''}${i.name} [${i.layer}]`;
+  const namespace = i.namespace || (CLUSTER_SCOPED.has(i.kind) ? '' : 'default');
+  const id = `${i.kind} ${namespace ? `${namespace}/` : ''}${i.name} [${i.layer}]`;
   const sign = i.change === 'added' ? '+' : i.change === 'removed' ? '-' : '~';
   return [`  ${sign} ${id}`, ...(i.fields ?? []).map((f) => `      ${formatChange(f)}`)];
 }

@@ -1,6 +1,6 @@
 /**
  * Client script, part 3: the diff view. Pick A and B (any versions or candidates), optionally one
- * node; shows the input objects that changed and, per proxy class and xDS type, the resources added,
+ * node (id and metadata, which decide its class); shows the input objects that changed and, per proxy class and xDS type, the resources added,
  * removed and changed, changed ones as field | A | B rows side by side. Classes with the very same
  * changes are shown once, naming all of them (a route change seen by 12 sidecar classes is one block).
  */
@@ -23,10 +23,11 @@ function fillDiffSelects() {
   });
 }
 
-async function showDiff(from, to, node) {
+async function showDiff(from, to, node, metadata) {
   var out = $('diff-out');
   fill(out, h('p', { class: 'muted' }, 'Comparing…'));
-  var q = '/diff?from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to) + (node ? '&node=' + encodeURIComponent(node) : '');
+  var q = '/diff?from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to) + (node ? '&node=' + encodeURIComponent(node) : '') +
+    (node && metadata ? '&metadata=' + encodeURIComponent(metadata) : '');
   try {
     var r = await api('GET', chPath(q));
     renderDiff(out, r.diff);
@@ -42,9 +43,16 @@ function fieldsTable(fields, a, b) {
     h('tbody', null, fields.map(function (f) {
       return h('tr', { class: 'chg-' + f.change },
         h('td', null, f.path),
-        h('td', { class: 'from' }, f.change === 'added' ? '' : jsonText(f.from)),
-        h('td', { class: 'to' }, f.change === 'removed' ? '' : jsonText(f.to)));
+        // A side without the field is blank, not shaded as a value.
+        f.change === 'added' ? h('td', { class: 'empty' }, '') : h('td', { class: 'from' }, jsonText(f.from)),
+        f.change === 'removed' ? h('td', { class: 'empty' }, '') : h('td', { class: 'to' }, jsonText(f.to)));
     })));
+}
+
+// Kinds without a namespace; any other object stored without one was applied to "default" (as in meshsnap diff).
+function inputName(i) {
+  var clusterScoped = ['Namespace', 'Node', 'MeshConfig', '~'].indexOf(i.kind) >= 0;
+  return objName({ kind: i.kind, namespace: i.namespace || (clusterScoped ? '' : 'default'), name: i.name });
 }
 
 function className(c) {
@@ -73,7 +81,7 @@ function renderDiff(out, d) {
   if (!inputs) parts.push(h('p', { class: 'muted' }, 'One of the versions has no stored inputs.'));
   else if (inputs.length === 0) parts.push(h('p', { class: 'muted' }, 'No input object changed.'));
   else inputs.forEach(function (i) {
-    parts.push(h('div', { class: 'group' }, h('h3', null, h('span', { class: 'badge b-' + (i.change === 'added' ? 'current' : i.change === 'removed' ? 'error' : 'warning') }, i.change), ' ', objName(i), h('span', { class: 'muted' }, ' [' + i.layer + ' layer]')),
+    parts.push(h('div', { class: 'group' }, h('h3', null, h('span', { class: 'badge b-' + (i.change === 'added' ? 'current' : i.change === 'removed' ? 'error' : 'warning') }, i.change), ' ', inputName(i), h('span', { class: 'muted' }, ' [' + i.layer + ' layer]')),
       i.fields && i.fields.length ? fieldsTable(i.fields, a, b) : null));
   });
 

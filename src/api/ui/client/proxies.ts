@@ -1,5 +1,6 @@
 /**
- * Client script, part 4: per-proxy status (from the relays' ACK/NACK records) and the audit log.
+ * Client script, part 4: per-proxy status (from the relays' connect, disconnect and ACK/NACK
+ * records) and the audit log, where one proxy's ACKs of one push (one per xDS type) are one row.
  */
 export const PROXIES_JS = String.raw`
 async function loadProxies() {
@@ -23,7 +24,7 @@ function proxyRow(p) {
     h('th', { scope: 'row', class: 'node' }, h('code', null, p.nodeId)),
     h('td', null, h('code', null, p.classId || '—')),
     h('td', { class: 'nowrap' }, p.relay || '—'),
-    h('td', null, p.connected ? badge('current', 'connected') : badge('origin', 'disconnected')),
+    h('td', { class: 'state' }, connectionState(p)),
     h('td', null, p.ackedVersion === null ? h('span', { class: 'muted' }, 'mixed / none') : h('strong', null, 'v' + p.ackedVersion)),
     h('td', { class: 'nowrap' }, acks.length ? h('ul', { class: 'names' }, acks) : h('span', { class: 'muted' }, 'none')),
     h('td', { class: 'nack' }, nack
@@ -32,12 +33,34 @@ function proxyRow(p) {
     timeCell(p.lastSeen));
 }
 
+function connectionState(p) {
+  var since = p.connected ? p.connectedAt : p.disconnectedAt;
+  return [p.connected ? badge('current', 'connected') : badge('error', 'disconnected'),
+    since ? h('div', { class: 'muted' }, (p.connected ? 'since ' : 'at ') + fmtTime(since)) : null];
+}
+
+// One proxy's ACKs of one version from one relay, not separated by another event of that proxy,
+// are one push (newest first here, as the API lists them). Same rule as meshsnap audit.
+function groupAcks(entries) {
+  var out = [], open = new Map();
+  entries.forEach(function (e) {
+    if (!e.nodeId) { out.push(e); return; }
+    var key = (e.relay || '') + ' ' + e.nodeId;
+    var g = open.get(key);
+    if (e.kind === 'ack' && g && g.version === e.version && g.typeUrls.indexOf(e.typeUrl) < 0) { g.typeUrls.push(e.typeUrl); return; }
+    var entry = e.kind === 'ack' ? Object.assign({}, e, { typeUrls: [e.typeUrl] }) : e;
+    out.push(entry);
+    if (e.kind === 'ack') open.set(key, entry); else open.delete(key);
+  });
+  return out;
+}
+
 async function loadAudit() {
   var out = $('audit-out');
   try {
     var r = await api('GET', 'audit?limit=300&channel=' + encodeURIComponent(state.channel));
     if (r.entries.length === 0) { fill(out, h('p', { class: 'muted' }, 'Nothing recorded yet.')); return; }
-    fill(out, table(['When (UTC)', 'Event', 'Version', 'Who', 'Why', 'Proxy / detail'], r.entries.map(auditRow), 'Audit log'),
+    fill(out, table(['When (UTC)', 'Event', 'Version', 'Who', 'Why', 'Proxy / detail'], groupAcks(r.entries).map(auditRow), 'Audit log'),
       r.truncated ? h('p', { class: 'muted' }, 'Showing the newest 300 entries.') : null);
   } catch (e) { fill(out, h('p', { class: 'error', role: 'alert' }, e.code + ': ' + e.message)); }
 }
@@ -46,7 +69,8 @@ function auditRow(e) {
   var kind = e.kind === 'nack' ? badge('error', 'NACK') : e.kind === 'ack' ? badge('current', 'ACK') : badge('origin', e.kind);
   var detail = [];
   if (e.nodeId) detail.push(h('code', null, e.nodeId));
-  if (e.typeUrl) detail.push(' ' + typeName(e.typeUrl));
+  if (e.typeUrls) detail.push(' ' + e.typeUrls.map(typeName).sort().join(', '));
+  else if (e.typeUrl) detail.push(' ' + typeName(e.typeUrl));
   if (e.error) detail.push(h('div', { class: 'nack' }, e.error));
   if (e.origin) detail.push(h('div', null, originText(e)));
   if (e.detail) detail.push(h('div', { class: 'muted' }, h('code', null, JSON.stringify(e.detail))));

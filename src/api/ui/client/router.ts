@@ -31,8 +31,10 @@ async function route() {
   if (r.view === 'diff') {
     fillDiffSelects();
     var node = r.params.get('node') || '';
+    var metadata = r.params.get('metadata') || '';
     $('diff-node').value = node;
-    if (r.params.get('from') && r.params.get('to')) await showDiff(r.params.get('from'), r.params.get('to'), node);
+    $('diff-metadata').value = metadata;
+    if (r.params.get('from') && r.params.get('to')) await showDiff(r.params.get('from'), r.params.get('to'), node, metadata);
   } else if (r.view === 'proxies') await loadProxies();
   else if (r.view === 'audit') await loadAudit();
 }
@@ -81,7 +83,9 @@ async function boot() {
   $('diff-form').addEventListener('submit', function (ev) {
     ev.preventDefault();
     var node = $('diff-node').value.trim();
-    go('#/diff?ch=' + encodeURIComponent(state.channel) + '&from=' + encodeURIComponent($('diff-from').value) + '&to=' + encodeURIComponent($('diff-to').value) + (node ? '&node=' + encodeURIComponent(node) : ''));
+    var metadata = node ? $('diff-metadata').value.trim() : '';
+    go('#/diff?ch=' + encodeURIComponent(state.channel) + '&from=' + encodeURIComponent($('diff-from').value) + '&to=' + encodeURIComponent($('diff-to').value) +
+      (node ? '&node=' + encodeURIComponent(node) : '') + (metadata ? '&metadata=' + encodeURIComponent(metadata) : ''));
   });
   $('proxies-refresh').addEventListener('click', function () { loadProxies(); });
   $('audit-refresh').addEventListener('click', function () { loadAudit(); });
