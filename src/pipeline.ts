@@ -49,8 +49,9 @@ export function parseTexts(files: readonly InputText[]): ParsedTexts {
   const parseDiagnostics: Diagnostic[] = [];
   for (const f of files) {
     const parsed = parseDocuments(f.text, f.file);
-    documents.push(...parsed.docs);
-    parseDiagnostics.push(...parsed.diagnostics);
+    // One by one: a spread of a huge file's documents would overflow the call stack.
+    for (const d of parsed.docs) documents.push(d);
+    for (const d of parsed.diagnostics) parseDiagnostics.push(d);
   }
   return { documents, parseDiagnostics };
 }

@@ -39,7 +39,7 @@ export async function publishInputs(store: SnapshotStore, channel: string, files
   const counts = countBySeverity(result.diagnostics);
   const base = { channel, digest: result.snapshot.digest, diagnosticCounts: counts, diagnostics: result.diagnostics };
   if (opts.strict && counts.error > 0) return { ...base, status: 'failed', version: null, message: `strict: ${counts.error} error diagnostic(s); nothing stored` };
-  const objects = documents.map((d) => storedDocument(d.object, hasher));
+  const objects = documents.flatMap((d) => storedDocument(d.object, hasher) ?? []);
   const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
   return { ...base, status: outcome.status, version: outcome.version };
 }

@@ -52,7 +52,7 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
     const snap = result.snapshot;
     const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };
     if (dryRun) return c.json({ ...line, status: 'dry-run' });
-    const objects = documents.map((d) => storedDocument(d.object, deps.compile.hasher));
+    const objects = documents.flatMap((d) => storedDocument(d.object, deps.compile.hasher) ?? []);
     const stored = result.stored;
     const outcome = await history.publish(store, channel, { snapshot: snap, diagnostics: result.diagnostics, objects, stored }, {
       actor: c.get('actor'),

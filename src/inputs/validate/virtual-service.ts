@@ -246,7 +246,7 @@ function httpMirrors(r: Reader, o: Raw, path: string): HTTPMirrorPolicy[] | unde
     return dest ? compact({ destination: dest, percentage }) : undefined;
   });
   if (single && many?.length) r.error(`${path}.mirrors`, 'cannot be combined with mirror');
-  out.push(...(many ?? []));
+  for (const m of many ?? []) out.push(m);
   return out.length ? out : undefined;
 }
 
