@@ -7,6 +7,7 @@ import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps, Operator } from '../../src/api/history-port.js';
 import { countBySeverity, type Diagnostic } from '../../src/model/diagnostics.js';
 import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
+import { reservedChannelProblem } from '../../src/history/context.js';
 import { compileDocuments, parseTexts, type InputText, type PipelineOptions } from '../../src/pipeline.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 
@@ -31,6 +32,8 @@ export interface PublishInputsResult {
 export async function publishInputs(store: SnapshotStore, channel: string, files: readonly InputText[], op: Operator, opts: PublishInputsOptions = {}): Promise<PublishInputsResult> {
   const history = opts.history ?? defaultHistory;
   const hasher = opts.compile?.hasher;
+  const reserved = reservedChannelProblem(channel);
+  if (reserved) return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: { error: 0, warning: 0 }, diagnostics: [], message: reserved };
   const { documents, parseDiagnostics } = parseTexts(files);
   if (documents.length === 0) {
     return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: countBySeverity(parseDiagnostics), diagnostics: parseDiagnostics, message: 'no document parsed' };

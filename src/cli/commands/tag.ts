@@ -18,7 +18,7 @@ export async function tagCommand(argv: readonly string[]): Promise<number> {
   }
   if (positionals.length === 0) {
     const { state } = await readChannelState(ctx.store, ctx.channel);
-    for (const [name, version] of Object.entries(state.tags).sort()) printJson({ tag: name, version });
+    for (const [name, version] of [...state.tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) printJson({ tag: name, version });
     return 0;
   }
   if (positionals.length !== 2) throw new UsageError('tag needs VERSION and NAME');
