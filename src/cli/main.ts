@@ -8,6 +8,7 @@ import { showCommand, showUsage } from './commands/show.js';
 import { watchCommand, watchUsage } from './commands/watch.js';
 import { bootstrapCommand, bootstrapUsage } from './commands/bootstrap.js';
 import { UsageError } from './args.js';
+import { terminalSafe } from './output.js';
 import { serveCommand, serveUsage } from './commands/serve.js';
 import { auditCommand, auditUsage } from './commands/audit.js';
 import { diffCommand, diffUsage } from './commands/diff.js';
@@ -57,7 +58,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`meshsnap: unknown command ${JSON.stringify(name)}\n${usage()}\n`);
+    process.stderr.write(`meshsnap: unknown command ${terminalSafe(JSON.stringify(name))}\n${usage()}\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -68,10 +69,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`meshsnap ${name}: ${err.message}\nusage: ${command.usage}\n`);
+      process.stderr.write(`meshsnap ${name}: ${terminalSafe(err.message)}\nusage: ${command.usage}\n`);
       return 2;
     }
-    process.stderr.write(`meshsnap ${name}: ${(err as Error).message ?? String(err)}\n`);
+    process.stderr.write(`meshsnap ${name}: ${terminalSafe((err as Error).message ?? String(err))}\n`);
     return 1;
   }
 }

@@ -158,7 +158,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
 }
 
 /** Everything a version record reaches: tree documents, resource objects, packs, diagnostics document, stored inputs. */
-async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
+export async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
   if (!docs.has(record.digest)) {
     const content = await readSnapshotContent(async (d) => {
       docs.add(d);

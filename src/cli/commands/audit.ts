@@ -1,7 +1,7 @@
 /** `meshsnap audit [--since ISO|duration] [--proxy NODE_ID] [--json]`: publishes, operator actions, relay ACK/NACKs. */
 import { auditTrail, parseSince, type TrailEvent } from '../../history/audit.js';
 import { parse, storeOptions, UsageError } from '../args.js';
-import { printJson } from '../output.js';
+import { printJson, printText } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 
 export const auditUsage = 'meshsnap audit [--since ISO|15m|2h|7d] [--proxy NODE_ID] [--channel NAME] [--json] [--store DIR]';
@@ -17,7 +17,7 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   const events = await auditTrail(openStore(values.store), { channel, ...(since !== undefined ? { since } : {}), ...(values.proxy !== undefined ? { proxy: values.proxy } : {}) });
   for (const e of events) {
     if (values.json) printJson(e);
-    else process.stdout.write(`${eventText(e)}\n`);
+    else printText(eventText(e));
   }
   return 0;
 }

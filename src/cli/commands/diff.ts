@@ -2,7 +2,7 @@
 import { diffVersions, formatVersionDiff } from '../../history/diff/index.js';
 import { selectArg } from '../history.js';
 import { parse, storeOptions } from '../args.js';
-import { printJson } from '../output.js';
+import { printJson, printText } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 import { parseMetadata, parseTypes } from './show.js';
 
@@ -17,6 +17,6 @@ export async function diffCommand(argv: readonly string[]): Promise<number> {
   const b = await selectArg(store, channel, positionals[1]);
   const d = await diffVersions(store, a, b, { types, ...(values.node !== undefined ? { node: { id: values.node, metadata: parseMetadata(values.metadata) } } : {}) });
   if (values.json) printJson(d);
-  else process.stdout.write(`${formatVersionDiff(d)}\n`);
+  else printText(formatVersionDiff(d));
   return 0;
 }
