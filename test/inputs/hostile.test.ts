@@ -216,3 +216,38 @@ test('<channel>.candidates is reserved: the API answers 400', async () => {
   assert.equal(r.status, 400);
   assert.match(await r.text(), /reserved/);
 });
+
+const vsWith = (spec: string): string => `apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: r, namespace: default}\nspec: ${spec}\n`;
+const errorsOf = (text: string) => compileTexts([{ file: 'x.yaml', text }], { hasher: nodeSha256Hex }).diagnostics.filter((d) => d.severity === 'error');
+
+test('regexes follow RE2 as Envoy runs it: a{2000}, \\Z and an over-large program are invalid-field errors naming the field', () => {
+  for (const regex of ['a{2000}', '\\\\Z', '(abc|def|ghi){30}']) {
+    const errors = errorsOf(vsWith(`{hosts: [a], http: [{match: [{uri: {regex: "${regex}"}}], route: [{destination: {host: a}}]}]}`));
+    assert.equal(errors.length, 1, `${regex}: ${JSON.stringify(errors)}`);
+    assert.equal(errors[0]?.code, 'invalid-field');
+    assert.equal(errors[0]?.field, 'spec.http[0].match[0].uri.regex');
+  }
+  const cors = errorsOf(vsWith('{hosts: [a], http: [{corsPolicy: {allowOrigins: [{regex: "a{2000}"}]}, route: [{destination: {host: a}}]}]}'));
+  assert.equal(cors[0]?.field, 'spec.http[0].corsPolicy.allowOrigins[0].regex');
+  assert.deepEqual(errorsOf(vsWith('{hosts: [a], http: [{match: [{uri: {regex: "^/api/v[0-9]+/users/[a-z0-9-]+$"}}], route: [{destination: {host: a}}]}]}')), []);
+});
+
+test('bounds: a VirtualService with too many routes and an object over 1.5 MiB are refused fast with a too-large diagnostic', () => {
+  const routes = Array.from({ length: 6_000 }, (_, i) => `{match: [{uri: {prefix: "/${i}"}}], route: [{destination: {host: a}}]}`).join(',');
+  const many = errorsOf(vsWith(`{hosts: [a], http: [${routes}]}`));
+  assert.equal(many.length, 1);
+  assert.deepEqual({ code: many[0]?.code, kind: many[0]?.kind, name: many[0]?.name, field: many[0]?.field }, { code: 'too-large', kind: 'VirtualService', name: 'r', field: 'spec.http' });
+
+  const huge = Array.from({ length: 40_000 }, (_, i) => `{match: [{uri: {prefix: "/a-rather-long-prefix-to-fill-the-object/${i}"}}], route: [{destination: {host: a}}]}`).join(',');
+  const big = errorsOf(vsWith(`{hosts: [a], http: [${huge}]}`));
+  assert.equal(big.length, 1);
+  assert.deepEqual({ code: big[0]?.code, kind: big[0]?.kind, name: big[0]?.name, file: big[0]?.file, index: big[0]?.index }, { code: 'too-large', kind: 'VirtualService', name: 'r', file: 'x.yaml', index: 0 });
+  const json = errorsOf(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { x: 'x'.repeat(1_600_000) } }));
+  assert.equal(json[0]?.code, 'too-large');
+});
+
+test('a diagnostic about a rejected object does not quote its values back in stored inputs', () => {
+  const text = vsWith('{hosts: [a], http: [{route: [{destination: {host: a}}], timeout: "secret-looking-value-123"}]}');
+  const r = compileTexts([{ file: 'x.yaml', text }], { hasher: nodeSha256Hex });
+  for (const bytes of r.stored.objects.values()) assert.ok(!new TextDecoder().decode(bytes).includes('secret-looking-value-123'));
+});
