@@ -38,7 +38,10 @@ test('prototype names, reserved channels, terminal escapes and a corrupt object 
   const untag = run('tag', '--delete', 'toString');
   assert.equal(untag.code, 1);
   assert.deepEqual(JSON.parse(untag.stdout), { tag: 'toString', deleted: false, version: null });
-  assert.equal(run('show', 'hasOwnProperty').code, 1);
+  const show = run('show', 'hasOwnProperty', '--node', 'sidecar~10.0.0.1~a-1.default~default.svc.cluster.local');
+  assert.equal(show.code, 1);
+  assert.match(show.stderr, /no tag "hasOwnProperty"/);
+  assert.ok(!show.stdout.includes('function'));
   const audit = run('audit', '--json');
   assert.equal(audit.code, 0, audit.stderr);
   assert.ok(!audit.stdout.includes('function'));
