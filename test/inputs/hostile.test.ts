@@ -246,6 +246,13 @@ test('bounds: a VirtualService with too many routes and an object over 1.5 MiB a
   assert.equal(json[0]?.code, 'too-large');
 });
 
+test('a diagnostic never quotes key material pasted into any field', () => {
+  const text = `apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata: {name: d, namespace: default}\nspec:\n  host: a\n  trafficPolicy: {tls: {mode: "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"}}\n`;
+  const errors = errorsOf(text);
+  assert.equal(errors[0]?.field, 'spec.trafficPolicy.tls.mode');
+  assertNoSecret(JSON.stringify(errors), 'the diagnostics');
+});
+
 test('a diagnostic about a rejected object does not quote its values back in stored inputs', () => {
   const text = vsWith('{hosts: [a], http: [{route: [{destination: {host: a}}], timeout: "secret-looking-value-123"}]}');
   const r = compileTexts([{ file: 'x.yaml', text }], { hasher: nodeSha256Hex });

@@ -30,15 +30,15 @@ export class Reader {
   error(field: string, message: string, code = 'invalid-field'): void {
     this.failed = true;
     this.errorCount++;
-    this.out.push({ severity: 'error', code, message, ...this.where(field) });
+    this.out.push({ severity: 'error', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   warn(field: string, message: string, code: string): void {
-    this.out.push({ severity: 'warning', code, message, ...this.where(field) });
+    this.out.push({ severity: 'warning', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   info(field: string, message: string, code: string): void {
-    this.out.push({ severity: 'info', code, message, ...this.where(field) });
+    this.out.push({ severity: 'info', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   private where(field: string): Omit<Diagnostic, 'severity' | 'code' | 'message'> {
@@ -52,6 +52,12 @@ export class Reader {
       ...(index !== undefined ? { index } : {}),
     };
   }
+}
+
+/** A message that quotes a value holding PEM material (a key pasted in the wrong field) is cut before it. */
+function withoutKeyMaterial(message: string): string {
+  const at = message.indexOf('-----BEGIN');
+  return at < 0 ? message : `${message.slice(0, at)}… (key or certificate material not shown)`;
 }
 
 /** An own property (never one inherited from Object.prototype). */
