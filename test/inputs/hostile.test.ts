@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import { createApp } from '../../src/api/app.js';
 import { selectVersion } from '../../src/history/select.js';
 import { verifyVersion } from '../../src/history/verify.js';
-import { storedObject } from '../../src/model/stored-inputs.js';
+import { storedObject } from '../../src/snapshot/stored-inputs/index.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ObjectCache } from '../../src/watch/object-cache.js';
