@@ -15,6 +15,7 @@ import { storedInputsOfDocuments, type BuiltInputs } from './snapshot/stored-inp
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';
+import { INPUT_LIMITS, mib, TOO_LARGE } from './inputs/limits.js';
 import { COMPILER } from './version.js';
 
 export interface InputText {
@@ -44,13 +45,24 @@ export interface ParsedTexts {
   readonly parseDiagnostics: Diagnostic[];
 }
 
+/** Texts → documents; inputs beyond the bounds of src/inputs/limits.ts give no documents and one `too-large` error. */
 export function parseTexts(files: readonly InputText[]): ParsedTexts {
   const documents: RawDocument[] = [];
   const parseDiagnostics: Diagnostic[] = [];
+  const totalBytes = files.reduce((n, f) => n + f.text.length, 0);
+  if (totalBytes > INPUT_LIMITS.maxInputBytes) {
+    const message = `inputs total ${mib(totalBytes)}, more than the ${mib(INPUT_LIMITS.maxInputBytes)} one compile accepts; refused`;
+    return { documents, parseDiagnostics: [{ severity: 'error', code: TOO_LARGE, message }] };
+  }
   for (const f of files) {
     const parsed = parseDocuments(f.text, f.file);
-    documents.push(...parsed.docs);
-    parseDiagnostics.push(...parsed.diagnostics);
+    if (documents.length + parsed.docs.length > INPUT_LIMITS.maxDocuments) {
+      const message = `more than ${INPUT_LIMITS.maxDocuments} documents in one compile (reached in this file); refused`;
+      return { documents: [], parseDiagnostics: [{ severity: 'error', code: TOO_LARGE, message, file: f.file }] };
+    }
+    // One by one: a spread of a huge file's documents would overflow the call stack.
+    for (const d of parsed.docs) documents.push(d);
+    for (const d of parsed.diagnostics) parseDiagnostics.push(d);
   }
   return { documents, parseDiagnostics };
 }

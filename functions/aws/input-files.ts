@@ -44,7 +44,7 @@ export function inputTexts(objects: readonly InputObject[]): InputText[] {
       }
       const files = bundleFiles(o.name, parsed);
       if (files) {
-        out.push(...files);
+        for (const f of files) out.push(f);
         continue;
       }
     }

@@ -7,6 +7,7 @@ import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps, Operator } from '../../src/api/history-port.js';
 import { countBySeverity, type Diagnostic } from '../../src/model/diagnostics.js';
 import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
+import { reservedChannelProblem } from '../../src/history/context.js';
 import { compileDocuments, parseTexts, type InputText, type PipelineOptions } from '../../src/pipeline.js';
 import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 
@@ -31,6 +32,8 @@ export interface PublishInputsResult {
 export async function publishInputs(store: SnapshotStore, channel: string, files: readonly InputText[], op: Operator, opts: PublishInputsOptions = {}): Promise<PublishInputsResult> {
   const history = opts.history ?? defaultHistory;
   const hasher = opts.compile?.hasher;
+  const reserved = reservedChannelProblem(channel);
+  if (reserved) return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: { error: 0, warning: 0 }, diagnostics: [], message: reserved };
   const { documents, parseDiagnostics } = parseTexts(files);
   if (documents.length === 0) {
     return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: countBySeverity(parseDiagnostics), diagnostics: parseDiagnostics, message: 'no document parsed' };
@@ -39,7 +42,7 @@ export async function publishInputs(store: SnapshotStore, channel: string, files
   const counts = countBySeverity(result.diagnostics);
   const base = { channel, digest: result.snapshot.digest, diagnosticCounts: counts, diagnostics: result.diagnostics };
   if (opts.strict && counts.error > 0) return { ...base, status: 'failed', version: null, message: `strict: ${counts.error} error diagnostic(s); nothing stored` };
-  const objects = documents.map((d) => storedDocument(d.object, hasher));
+  const objects = documents.flatMap((d) => storedDocument(d.object, hasher) ?? []);
   const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
   return { ...base, status: outcome.status, version: outcome.version };
 }

@@ -45,7 +45,7 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
       const head = await store.readChannel(channel);
       const { state } = await readChannelState(store, channel);
       const candidates = await store.listVersions(candidatesChannel(channel));
-      return { current: head?.version ?? null, pinned: state.pin ?? null, tags: state.tags, candidates };
+      return { current: head?.version ?? null, pinned: state.pin ?? null, tags: Object.fromEntries(state.tags), candidates };
     },
 
     async channels(store) {

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { COMPILER } from '../version.js';
 import { helpText, UsageError, usageLine, type CommandSpec } from './args.js';
+import { terminalSafe } from './output.js';
 import { auditCommand, auditSpec } from './commands/audit.js';
 import { bootstrapCommand, bootstrapSpec } from './commands/bootstrap.js';
 import { compileCommand, compileSpec } from './commands/compile.js';
@@ -90,10 +91,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await command.run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`meshsnap ${name}: ${err.message}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`);
+      process.stderr.write(`meshsnap ${name}: ${terminalSafe(err.message)}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`);
       return 2;
     }
-    process.stderr.write(`meshsnap ${name}: ${(err as Error).message ?? String(err)}\n`);
+    process.stderr.write(`meshsnap ${name}: ${terminalSafe((err as Error).message ?? String(err))}\n`);
     return 1;
   }
 }

@@ -5,6 +5,7 @@ import { openStore as openStoreSpec, UnsupportedStoreError } from '../snapshot/s
 import { DEFAULT_STORE_DIR } from '../snapshot/store/local.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
+import { reservedChannelProblem } from '../history/context.js';
 import { assertChannel } from '../snapshot/manifest.js';
 import { MeshsnapError } from '../errors.js';
 import { UsageError } from './args.js';
@@ -39,6 +40,8 @@ export function checkChannel(channel: string): string {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const reserved = reservedChannelProblem(channel);
+  if (reserved) throw new UsageError(reserved);
   return channel;
 }
 

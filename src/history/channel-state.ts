@@ -27,11 +27,11 @@ export interface ChannelState {
   readonly schema: typeof CHANNEL_STATE_SCHEMA;
   readonly channel: string;
   readonly pin?: Pin;
-  /** Tag name → version. */
-  readonly tags: Readonly<Record<string, number>>;
+  /** Tag name → version (a Map: tag names are user input, `toString` is a tag like any other). */
+  readonly tags: ReadonlyMap<string, number>;
 }
 
-export const emptyState = (channel: string): ChannelState => ({ schema: CHANNEL_STATE_SCHEMA, channel, tags: {} });
+export const emptyState = (channel: string): ChannelState => ({ schema: CHANNEL_STATE_SCHEMA, channel, tags: new Map() });
 
 const decoder = new TextDecoder();
 
@@ -45,7 +45,8 @@ export async function readChannelState(store: SnapshotStore, channel: string): P
 function parseChannelState(value: unknown, channel: string): ChannelState {
   const v = (value ?? {}) as Record<string, unknown>;
   if (v.schema !== CHANNEL_STATE_SCHEMA) throw new HistoryError(`channel ${channel}: state is not ${CHANNEL_STATE_SCHEMA}`, 'internal');
-  const tags = v.tags !== null && typeof v.tags === 'object' ? (v.tags as Record<string, number>) : {};
+  const tags = new Map<string, number>();
+  if (v.tags !== null && typeof v.tags === 'object') for (const [name, version] of Object.entries(v.tags)) if (typeof version === 'number') tags.set(name, version);
   const pin = v.pin as Pin | undefined;
   return { schema: CHANNEL_STATE_SCHEMA, channel, tags, ...(pin && typeof pin.version === 'number' ? { pin } : {}) };
 }
@@ -60,7 +61,7 @@ export async function updateChannelState(store: SnapshotStore, channel: string, 
     const { revision, state } = await readChannelState(store, channel);
     const next = change(state);
     if (next === undefined) return state;
-    const bytes = new TextEncoder().encode(`${JSON.stringify(next, null, 2)}\n`);
+    const bytes = new TextEncoder().encode(`${JSON.stringify({ ...next, tags: Object.fromEntries(next.tags) }, null, 2)}\n`);
     if ((await store.putChannelState(channel, revision + 1, bytes)) === 'created') return next;
   }
   throw new HistoryError(`channel ${channel}: state kept changing under us; try again`);

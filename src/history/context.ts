@@ -18,3 +18,7 @@ export interface HistoryContext {
 /** Candidates (config changes recorded while pinned) live beside the channel, never under its head. */
 export const candidatesChannel = (channel: string): string => `${channel}.candidates`;
 export const isCandidatesChannel = (channel: string): boolean => channel.endsWith('.candidates');
+
+/** Why a user cannot name this channel (`<channel>.candidates` belongs to the history), or undefined. */
+export const reservedChannelProblem = (channel: string): string | undefined =>
+  isCandidatesChannel(channel) ? `channel name ${JSON.stringify(channel)} is reserved: "<channel>.candidates" holds a channel's candidates (select them with candidate:N)` : undefined;

@@ -96,8 +96,9 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const keepN = Math.max(1, opts.keep ?? 10);
   const youngerThan = opts.keepDays === undefined ? Infinity : started.getTime() - opts.keepDays * DAY;
 
-  const keptVersions: Record<string, number[]> = {};
-  const dropVersions: Record<string, number[]> = {};
+  // Maps: channel names are user input (`__proto__` is a channel name like any other).
+  const keptByChannel = new Map<string, number[]>();
+  const dropByChannel = new Map<string, number[]>();
   const docs = new Set<string>();
   const objects = new Set<string>();
   for (const channel of await listChannels()) {
@@ -107,19 +108,21 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
     if (!isCandidatesChannel(channel)) {
       const { state } = await readChannelState(store, channel);
       if (state.pin) protectedVersions.add(state.pin.version);
-      for (const v of Object.values(state.tags)) protectedVersions.add(v);
+      for (const v of state.tags.values()) protectedVersions.add(v);
     }
-    keptVersions[channel] = [];
-    dropVersions[channel] = [];
+    const kept: number[] = [];
+    const drop: number[] = [];
+    keptByChannel.set(channel, kept);
+    dropByChannel.set(channel, drop);
     for (const [i, n] of versions.entries()) {
       const record = await store.getVersion(channel, n);
       if (!record) continue;
       const keep = i < keepN || protectedVersions.has(n) || Date.parse(record.createdAt) >= youngerThan;
       if (!keep) {
-        dropVersions[channel].push(n);
+        drop.push(n);
         continue;
       }
-      keptVersions[channel].push(n);
+      kept.push(n);
       await markRecord(store, record, docs, objects);
     }
   }
@@ -127,7 +130,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   let deletedDocuments = 0;
   let deletedObjects = 0;
   let spared = 0;
-  if (!opts.dryRun) for (const [channel, list] of Object.entries(dropVersions)) for (const n of list) await deleteVersion(channel, n);
+  if (!opts.dryRun) for (const [channel, list] of dropByChannel) for (const n of list) await deleteVersion(channel, n);
   for await (const d of listDocuments()) {
     if (docs.has(d.digest)) continue;
     if (d.modifiedAt >= cutoff) spared++;
@@ -140,6 +143,8 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
     else if (opts.dryRun || (await deleteObject(o.digest, cutoff))) deletedObjects++;
     else spared++;
   }
+  const keptVersions = Object.fromEntries(keptByChannel);
+  const dropVersions = Object.fromEntries(dropByChannel);
   const auditBefore = new Date(started.getTime() - (opts.auditDays ?? GC_AUDIT_DAYS) * DAY).toISOString();
   const deletedAuditBatches = (await store.pruneAudit?.(auditBefore, { dryRun: opts.dryRun ?? false })) ?? 0;
   const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches };
@@ -153,7 +158,7 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
 }
 
 /** Everything a version record reaches: tree documents, resource objects, packs, diagnostics document, stored inputs. */
-async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
+export async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
   if (!docs.has(record.digest)) {
     const content = await readSnapshotContent(async (d) => {
       docs.add(d);

@@ -33,7 +33,7 @@ export async function selectVersion(store: SnapshotStore, channel: string, spec:
   if (spec === 'latest' || /^[0-9]+$/.test(spec)) return byNumber(store, channel, spec, 'version');
   const name = spec.startsWith('tag:') ? spec.slice(4) : spec;
   const { state } = await readChannelState(store, channel);
-  const version = state.tags[name];
+  const version = state.tags.get(name);
   if (version === undefined) throw new VersionNotFoundError(`channel ${channel} has no tag ${JSON.stringify(name)}`);
   return byNumber(store, channel, String(version), `tag ${name} →`);
 }

@@ -14,7 +14,7 @@ export async function tag(ctx: HistoryContext, spec: string, name: string): Prom
   if (!isTagName(name)) throw new HistoryError(`bad tag name ${JSON.stringify(name)}: ${TAG_NAME_RULE}`);
   const record = await selectVersion(ctx.store, ctx.channel, spec);
   if (record.status === 'candidate') throw new HistoryError('candidates cannot be tagged: promote first');
-  await updateChannelState(ctx.store, ctx.channel, (s) => (s.tags[name] === record.version ? undefined : { ...s, tags: { ...s.tags, [name]: record.version } }));
+  await updateChannelState(ctx.store, ctx.channel, (s) => (s.tags.get(name) === record.version ? undefined : { ...s, tags: new Map(s.tags).set(name, record.version) }));
   await recordEvent(ctx, { kind: 'tag', version: record.version, digest: record.digest, detail: { tag: name } });
   return record.version;
 }
@@ -22,10 +22,10 @@ export async function tag(ctx: HistoryContext, spec: string, name: string): Prom
 export async function untag(ctx: HistoryContext, name: string): Promise<number | undefined> {
   let was: number | undefined;
   await updateChannelState(ctx.store, ctx.channel, (s) => {
-    was = s.tags[name];
+    was = s.tags.get(name);
     if (was === undefined) return undefined;
-    const tags = { ...s.tags };
-    delete tags[name];
+    const tags = new Map(s.tags);
+    tags.delete(name);
     return { ...s, tags };
   });
   if (was !== undefined) await recordEvent(ctx, { kind: 'untag', version: was, detail: { tag: name } });

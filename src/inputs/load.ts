@@ -15,6 +15,7 @@ import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, rea
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
 import { get, Reader, type Raw } from './validate/reader.js';
 import { readVirtualService } from './validate/virtual-service.js';
+import { redactedRejection } from './rejected.js';
 
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
 
@@ -82,9 +83,7 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
 
 export function buildInputSet(docs: readonly RawDocument[]): InputSet {
   const diagnostics: Diagnostic[] = [];
-  const out: Buckets = {
-    services: [], endpointSlices: [], endpoints: [], pods: [], namespaces: [], nodes: [], virtualServices: [], destinationRules: [], meshConfigs: [],
-  };
+  const out = emptyBuckets();
   for (const doc of docs) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(out.meshConfigs, () => 'mesh', diagnostics, (c) => ({
@@ -105,6 +104,25 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
   };
 }
 
+/** What reading one document gives: its diagnostics, and whether it is an object the compiler uses. */
+export interface DocumentReading {
+  readonly diagnostics: readonly Diagnostic[];
+  /** True when it was read into the InputSet (a compiled kind that passed validation). */
+  readonly used: boolean;
+}
+
+/** Reads one document alone, as buildInputSet reads each (src/inputs/retain.ts decides what to store from it). */
+export function readOneDocument(doc: RawDocument): DocumentReading {
+  const diagnostics: Diagnostic[] = [];
+  const out = emptyBuckets();
+  readDocument(doc, out, diagnostics);
+  return { diagnostics, used: Object.values(out).some((b: readonly unknown[]) => b.length > 0) };
+}
+
+const emptyBuckets = (): Buckets => ({
+  services: [], endpointSlices: [], endpoints: [], pods: [], namespaces: [], nodes: [], virtualServices: [], destinationRules: [], meshConfigs: [],
+});
+
 function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[]): void {
   const raw = doc.object;
   const origin: Origin = { file: doc.file, index: doc.index };
@@ -117,6 +135,13 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[])
   }
   if (typeof apiVersion !== 'string' || apiVersion === '') {
     r.error('apiVersion', 'every object needs an apiVersion', 'invalid-document');
+    return;
+  }
+  const rejection = redactedRejection(raw);
+  if (rejection) {
+    // A rejected object as stored (src/inputs/rejected.ts): its recorded error, nothing else to read.
+    nameFromMeta(r, raw);
+    r.error(rejection.field ?? '', rejection.message, rejection.code);
     return;
   }
   const known = KNOWN[kind];

@@ -5,6 +5,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../model/diagnostics.js';
+import { INPUT_LIMITS, jsonSizeExceeds, mib, TOO_LARGE } from './limits.js';
 
 /** One object as written by the user, with where it came from. */
 export interface RawDocument {
@@ -51,7 +52,12 @@ function addDocument(value: unknown, file: string, index: number, docs: RawDocum
   }
   const object = value as Record<string, unknown>;
   const kind = object['kind'];
-  if (!inList && typeof kind === 'string' && kind.endsWith('List') && Array.isArray(object['items'])) {
+  const isList = !inList && typeof kind === 'string' && kind.endsWith('List') && Array.isArray(object['items']);
+  if (!isList && jsonSizeExceeds(object, INPUT_LIMITS.maxObjectBytes)) {
+    diagnostics.push(tooLarge(file, index, identity(object)));
+    return;
+  }
+  if (isList) {
     for (const item of object['items'] as unknown[]) {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) {
         err(`an item of ${kind} is not an object`);
@@ -90,6 +96,13 @@ function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unkno
   }
   const list = Array.isArray(documents) ? documents : [];
   for (const [index, doc] of list.entries()) {
+    const [start, , end] = doc.range;
+    // Refused before it is built: a huge object costs memory and time at every later step.
+    if (end - start > INPUT_LIMITS.maxObjectBytes && !String(doc.get('kind') ?? '').endsWith('List')) {
+      diagnostics.push(tooLarge(file, index, { kind: doc.get('kind'), namespace: doc.getIn(['metadata', 'namespace']), name: doc.getIn(['metadata', 'name']) }));
+      out.push(undefined);
+      continue;
+    }
     if (doc.errors.length > 0) {
       const first = doc.errors[0];
       diagnostics.push({ severity: 'error', code: 'parse-error', message: `YAML syntax error: ${first ? oneLine(first.message) : 'unknown'}`, file, index });
@@ -104,6 +117,29 @@ function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unkno
     }
   }
   return out;
+}
+
+function identity(o: Record<string, unknown>): { kind: unknown; namespace: unknown; name: unknown } {
+  const m = o['metadata'];
+  const meta = m !== null && typeof m === 'object' ? (m as Record<string, unknown>) : {};
+  return { kind: o['kind'], namespace: meta['namespace'], name: meta['name'] };
+}
+
+function tooLarge(file: string, index: number, id: { kind: unknown; namespace: unknown; name: unknown }): Diagnostic {
+  const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v.slice(0, 253) : undefined);
+  const kind = text(id.kind);
+  const namespace = text(id.namespace);
+  const name = text(id.name);
+  return {
+    severity: 'error',
+    code: TOO_LARGE,
+    message: `object is larger than ${mib(INPUT_LIMITS.maxObjectBytes)} (the Kubernetes limit); refused`,
+    file,
+    index,
+    ...(kind !== undefined ? { kind } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(name !== undefined ? { name } : {}),
+  };
 }
 
 /** Iterative, so a hostile document cannot blow the stack here. */

@@ -60,20 +60,33 @@ export function auditDay(at: string): string {
   return new Date(t).toISOString().slice(0, 10);
 }
 
-/** Parses a stored batch; throws InvalidAuditRecordError on a line that is not a record. */
-export function parseAuditBatch(text: string, where = ''): AuditRecord[] {
+/** How a reader hears of a line it skipped. */
+export type SkippedAuditLine = (error: InvalidAuditRecordError) => void;
+
+/** The default: a warning on stderr (the CLI's and the API server's log), so one bad line never hides the rest of the trail. */
+const warnSkipped: SkippedAuditLine = (e) => console.warn(`warning: audit record skipped: ${e.message}`);
+
+/** Parses a stored batch; a line that is not a record is skipped and reported to `onSkip`. */
+export function parseAuditBatch(text: string, where = '', onSkip: SkippedAuditLine = warnSkipped): AuditRecord[] {
   const out: AuditRecord[] = [];
   for (const [i, line] of text.split('\n').entries()) {
     if (line === '') continue;
-    let value: unknown;
     try {
-      value = JSON.parse(line);
-    } catch {
-      throw new InvalidAuditRecordError(`${where}:${i + 1}: not JSON`);
+      out.push(parseAuditRecord(parseLine(line, `${where}:${i + 1}`), `${where}:${i + 1}`));
+    } catch (e) {
+      if (!(e instanceof InvalidAuditRecordError)) throw e;
+      onSkip(e);
     }
-    out.push(parseAuditRecord(value, `${where}:${i + 1}`));
   }
   return out;
+}
+
+function parseLine(line: string, where: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    throw new InvalidAuditRecordError(`${where}: not JSON`);
+  }
 }
 
 export function parseAuditRecord(value: unknown, where = ''): AuditRecord {

@@ -140,7 +140,7 @@ test('tags select versions as tag:NAME and NAME', async () => {
 
 test('while pinned: endpoints follow on the pinned config, config changes become candidates; promote serves one', async () => {
   const objectsOf = (state: string, vs: string) =>
-    [{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), sample(vs)].flatMap((f) => parseDocuments(f.text, f.file).docs.map((d) => storedDocument(d.object, nodeSha256Hex)));
+    [{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), sample(vs)].flatMap((f) => parseDocuments(f.text, f.file).docs.flatMap((d) => storedDocument(d.object, nodeSha256Hex) ?? []));
   const compile = (state: string, vs: string) => compileTexts([{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), sample(vs)], { hasher: nodeSha256Hex });
   // The cluster now runs 80-20 with pods moved again.
   const c = compile(movedState(251), 'virtual-service-reviews-80-20.yaml');

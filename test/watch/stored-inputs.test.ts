@@ -69,7 +69,7 @@ test('stored inputs tree: updated object by object it gives the documents and ro
   assert.equal(tree.commit().documents.length, 0);
 });
 
-test('stored inputs: no origin, any order; duplicates keep the smaller digest; invalid and unkeyed documents are kept', () => {
+test('stored inputs: no origin, any order; duplicates keep the smaller digest; invalid documents are stored redacted, unkeyed ones not at all', () => {
   const a = pod('a', 'x', 'v1', '10.0.0.1');
   const b = { ...pod('a', 'x', 'v2', '10.0.0.2') };
   const unnamed = { apiVersion: 'v1', kind: 'Service', metadata: {}, spec: { ports: 'nope' } };
@@ -78,14 +78,15 @@ test('stored inputs: no origin, any order; duplicates keep the smaller digest; i
   const one = storedInputsOfDocuments(docs, h);
   const two = storedInputsOfDocuments([...docs].reverse().map((d, i) => ({ ...d, file: 'other.json', index: i })), h);
   assert.equal(one.digest, two.digest);
-  assert.equal(one.count, 3);
+  assert.equal(one.count, 2);
   const kept = [obj(a), obj(b)].sort((x, y) => (x.digest < y.digest ? -1 : 1))[0]!;
   assert.ok(one.objects.has(kept.digest));
-  const u = storedDocument(unnamed, h);
-  assert.equal(u.key.kind, UNKEYED_KIND);
-  assert.equal(u.key.name, u.digest);
-  assert.ok(one.objects.has(u.digest));
-  assert.ok(one.objects.has(obj(invalid).digest));
+  assert.equal(storedDocument(unnamed, h), undefined);
+  const bad = obj(invalid);
+  assert.ok(one.objects.has(bad.digest));
+  assert.deepEqual(bad.key, { kind: 'VirtualService', namespace: 'default', name: 'bad' });
+  assert.equal(bad.object.spec, undefined, 'a rejected object keeps no content');
+  assert.equal(UNKEYED_KIND, '~');
   // Non-JSON numbers never throw.
   assert.doesNotThrow(() => storedDocument({ kind: 'VirtualService', metadata: { name: 'n' }, spec: { x: Number.NaN, y: Infinity } }, h));
 });

@@ -46,7 +46,8 @@ export interface DynamicCode {
 export function findDynamicCode(text: string): DynamicCode[] {
   const banners = [...text.matchAll(/^\/\/ ((?:src|node_modules|functions)\/\S+)$/gm)].map((m) => ({ at: m.index, path: m[1] as string }));
   const found: DynamicCode[] = [];
-  for (const m of text.matchAll(/\bnew\s+Function\s*\(|(?<![.\w$])eval\s*\(/g)) {
+  // `eval(a, b) {` is a method named eval (re2js has one), not a call of the global eval.
+  for (const m of text.matchAll(/\bnew\s+Function\s*\(|(?<![.\w$])eval\s*\((?![^()]*\)\s*\{)/g)) {
     let module = '(bundle prologue)';
     for (const b of banners) {
       if (b.at > m.index) break;

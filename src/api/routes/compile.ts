@@ -6,6 +6,7 @@
  * Bad input is a 400 `invalid_inputs` with the diagnostics: when nothing parses at all, or when
  * `strict` and any error diagnostic exists. Otherwise invalid objects are skipped, as the CLI does.
  */
+import { reservedChannelProblem } from '../../history/context.js';
 import { countBySeverity } from '../../model/diagnostics.js';
 import { storedDocument } from '../../snapshot/stored-inputs/index.js';
 import { compileDocuments, parseTexts } from '../../pipeline.js';
@@ -37,6 +38,8 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
   const { store } = deps;
   app.post('/api/v1/channels/:ch/compile', write, async (c) => {
     const channel = channelParam(c);
+    const reserved = reservedChannelProblem(channel);
+    if (reserved) throw badRequest(reserved);
     const body = await jsonBody(c);
     const files = filesOf(body.files);
     const strict = booleanField(body, 'strict');
@@ -52,7 +55,7 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
     const snap = result.snapshot;
     const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };
     if (dryRun) return c.json({ ...line, status: 'dry-run' });
-    const objects = documents.map((d) => storedDocument(d.object, deps.compile.hasher));
+    const objects = documents.flatMap((d) => storedDocument(d.object, deps.compile.hasher) ?? []);
     const stored = result.stored;
     const outcome = await history.publish(store, channel, { snapshot: snap, diagnostics: result.diagnostics, objects, stored }, {
       actor: c.get('actor'),

@@ -2,7 +2,7 @@
 import { auditTrail, parseSince } from '../../history/audit.js';
 import { groupAcksPerPush, type GroupedEvent } from '../../history/audit-groups.js';
 import { command, parseCommand, storeOptions, UsageError } from '../args.js';
-import { printJson } from '../output.js';
+import { printJson, printText } from '../output.js';
 import { checkChannel, openExistingStore } from '../store.js';
 
 export const auditSpec = command({
@@ -27,7 +27,7 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
   }
   const events = await auditTrail(openExistingStore(values.store), { channel, ...(since !== undefined ? { since } : {}), ...(values.proxy !== undefined ? { proxy: values.proxy } : {}) });
   if (values.json) for (const e of events) printJson(e);
-  else for (const e of groupAcksPerPush(events)) process.stdout.write(`${eventText(e)}\n`);
+  else for (const e of groupAcksPerPush(events)) printText(eventText(e));
   return 0;
 }
 

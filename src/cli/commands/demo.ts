@@ -6,7 +6,7 @@
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { command, parseCommand, storeOptions } from '../args.js';
-import { note } from '../output.js';
+import { note, printText } from '../output.js';
 import { checkChannel, openStore, resolveVersion } from '../store.js';
 import { compileCommand } from './compile.js';
 import { servedConfig } from './show.js';
@@ -70,7 +70,7 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
     }
   }
   out.push('', 'Full config_dump JSON for this proxy:', `  node bin/meshsnap.js show latest --node '${NODE.id}' --metadata '${JSON.stringify(NODE.metadata)}' ${storeArgs.join(' ')}`);
-  process.stdout.write(`${out.join('\n')}\n`);
+  printText(out.join('\n'));
   return 0;
 }
 

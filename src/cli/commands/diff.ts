@@ -7,7 +7,7 @@ import { diffVersions, formatVersionDiff } from '../../history/diff/index.js';
 import { selectArg } from '../history.js';
 import { command, parseCommand, storeOptions, UsageError } from '../args.js';
 import { classOfNode, warnOnFallback } from '../node-class.js';
-import { printJson } from '../output.js';
+import { printJson, printText } from '../output.js';
 import { checkChannel, openExistingStore } from '../store.js';
 import { nodeOptions, parseMetadata, parseTypes, typeOption } from './show.js';
 
@@ -37,7 +37,7 @@ export async function diffCommand(argv: readonly string[]): Promise<number> {
     warnOnFallback(to ?? from, node);
   }
   if (values.json) printJson(nodeLine ? { node: nodeLine, ...d } : d);
-  else process.stdout.write(`${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}\n`);
+  else printText(`${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}`);
   return 0;
 }
 

@@ -31,7 +31,7 @@ export async function tagCommand(argv: readonly string[]): Promise<number> {
   }
   if (positionals.length === 0) {
     const { state } = await readChannelState(ctx.store, ctx.channel);
-    for (const [name, version] of Object.entries(state.tags).sort()) printJson({ tag: name, version });
+    for (const [name, version] of [...state.tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) printJson({ tag: name, version });
     return 0;
   }
   const version = await tag(ctx, positionals[0] as string, positionals[1] as string);

@@ -108,7 +108,7 @@ class KindStore {
   toArray(): readonly Named[] {
     if (!this.array) {
       const out: Named[] = [];
-      for (const ns of [...this.byNamespace.keys()].sort(cmp)) out.push(...sortedBucket(this.byNamespace.get(ns) as Bucket));
+      for (const ns of [...this.byNamespace.keys()].sort(cmp)) for (const item of sortedBucket(this.byNamespace.get(ns) as Bucket)) out.push(item);
       this.array = Object.freeze(out);
     }
     return this.array;

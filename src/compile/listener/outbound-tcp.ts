@@ -47,7 +47,7 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
         if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
         continue;
       }
-      subnets.push(...match.destinationSubnets);
+      for (const s of match.destinationSubnets) subnets.push(s);
     }
     if (subnets.length) {
       const key = [...subnets].sort().join(',');

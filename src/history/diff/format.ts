@@ -23,7 +23,7 @@ export function formatVersionDiff(d: VersionDiff): string {
   }
   if (d.inputs) {
     lines.push('', d.inputs.length === 0 ? 'inputs: unchanged' : 'inputs:');
-    for (const i of d.inputs) lines.push(...inputLines(i));
+    for (const i of d.inputs) for (const line of inputLines(i)) lines.push(line);
   }
   return lines.join('\n');
 }

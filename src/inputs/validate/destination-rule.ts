@@ -214,11 +214,20 @@ function tls(r: Reader, v: unknown, path: string): ClientTLSSettings | undefined
     const x = str(r, get(o, key), `${path}.${key}`);
     return x === '' ? undefined : x;
   };
+  /** A file on the proxy; key or certificate material pasted inline is refused and never quoted back. */
+  const filePath = (key: string): string | undefined => {
+    const x = s(key);
+    if (x !== undefined && /-----BEGIN|[\r\n]/.test(x)) {
+      r.error(`${path}.${key}`, 'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted');
+      return undefined;
+    }
+    return x;
+  };
   const out = compact({
     mode: rawMode as TLSMode,
-    clientCertificate: s('clientCertificate'),
-    privateKey: s('privateKey'),
-    caCertificates: s('caCertificates'),
+    clientCertificate: filePath('clientCertificate'),
+    privateKey: filePath('privateKey'),
+    caCertificates: filePath('caCertificates'),
     credentialName: s('credentialName'),
     subjectAltNames: strList(r, get(o, 'subjectAltNames'), `${path}.subjectAltNames`),
     sni: s('sni'),

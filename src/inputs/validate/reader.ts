@@ -4,6 +4,7 @@
  * (which remembers that the object failed). `null` counts as absent, as in Kubernetes.
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
+import { INPUT_LIMITS, TOO_LARGE } from '../limits.js';
 
 export interface ObjectId {
   readonly kind?: string;
@@ -29,15 +30,15 @@ export class Reader {
   error(field: string, message: string, code = 'invalid-field'): void {
     this.failed = true;
     this.errorCount++;
-    this.out.push({ severity: 'error', code, message, ...this.where(field) });
+    this.out.push({ severity: 'error', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   warn(field: string, message: string, code: string): void {
-    this.out.push({ severity: 'warning', code, message, ...this.where(field) });
+    this.out.push({ severity: 'warning', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   info(field: string, message: string, code: string): void {
-    this.out.push({ severity: 'info', code, message, ...this.where(field) });
+    this.out.push({ severity: 'info', code, message: withoutKeyMaterial(message), ...this.where(field) });
   }
 
   private where(field: string): Omit<Diagnostic, 'severity' | 'code' | 'message'> {
@@ -51,6 +52,12 @@ export class Reader {
       ...(index !== undefined ? { index } : {}),
     };
   }
+}
+
+/** A message that quotes a value holding PEM material (a key pasted in the wrong field) is cut before it. */
+function withoutKeyMaterial(message: string): string {
+  const at = message.indexOf('-----BEGIN');
+  return at < 0 ? message : `${message.slice(0, at)}… (key or certificate material not shown)`;
 }
 
 /** An own property (never one inherited from Object.prototype). */
@@ -138,11 +145,18 @@ export function port(r: Reader, v: unknown, path: string): number | undefined {
   return int(r, v, path, 1, 65535);
 }
 
-/** A list; `each` reads one item (path `path[i]`) and returns undefined to drop it. */
-export function list<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined): T[] | undefined {
+/**
+ * A list; `each` reads one item (path `path[i]`) and returns undefined to drop it. A list longer
+ * than `max` (src/inputs/limits.ts) is refused before any item is read.
+ */
+export function list<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined, max: number = INPUT_LIMITS.maxListItems): T[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) {
     r.error(path, `must be a list, got ${describe(v)}`);
+    return undefined;
+  }
+  if (v.length > max) {
+    r.error(path, `has ${v.length} items; at most ${max} are accepted`, TOO_LARGE);
     return undefined;
   }
   const out: T[] = [];
@@ -153,12 +167,18 @@ export function list<T>(r: Reader, v: unknown, path: string, each: (item: unknow
   return out;
 }
 
-export function strList(r: Reader, v: unknown, path: string): string[] | undefined {
-  return list(r, v, path, (item, p) => {
-    if (typeof item === 'string') return item;
-    r.error(p, `must be a string, got ${describe(item)}`);
-    return undefined;
-  });
+export function strList(r: Reader, v: unknown, path: string, max?: number): string[] | undefined {
+  return list(
+    r,
+    v,
+    path,
+    (item, p) => {
+      if (typeof item === 'string') return item;
+      r.error(p, `must be a string, got ${describe(item)}`);
+      return undefined;
+    },
+    max,
+  );
 }
 
 /** A map of string values, with keys sorted (protobuf maps keep insertion order). */

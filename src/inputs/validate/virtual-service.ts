@@ -6,6 +6,7 @@
  * would silently change routing order (a later catch-all route would start matching first).
  */
 import type { Origin } from '../../model/diagnostics.js';
+import { INPUT_LIMITS } from '../limits.js';
 import type {
   CorsPolicy,
   HTTPDirectResponse,
@@ -39,7 +40,7 @@ export function readVirtualService(r: Reader, raw: Raw, origin: Origin, apiVersi
     r.error('spec', 'is required', 'missing-field');
     return undefined;
   }
-  const hosts = strList(r, get(spec, 'hosts'), 'spec.hosts');
+  const hosts = strList(r, get(spec, 'hosts'), 'spec.hosts', INPUT_LIMITS.maxHosts);
   if (!hosts || hosts.length === 0) {
     if (!r.failed) r.error('spec.hosts', 'must list at least one host', 'missing-field');
   } else {
@@ -47,7 +48,7 @@ export function readVirtualService(r: Reader, raw: Raw, origin: Origin, apiVersi
   }
   const gateways = strList(r, get(spec, 'gateways'), 'spec.gateways');
   const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
-  const http = list(r, get(spec, 'http'), 'spec.http', (v, p) => httpRoute(r, v, p));
+  const http = list(r, get(spec, 'http'), 'spec.http', (v, p) => httpRoute(r, v, p), INPUT_LIMITS.maxHttpRoutes);
   const tcp = list(r, get(spec, 'tcp'), 'spec.tcp', (v, p) => tcpRoute(r, v, p));
   const tls = list(r, get(spec, 'tls'), 'spec.tls', (v, p) => tlsRoute(r, v, p));
   if (!http?.length && !tcp?.length && !tls?.length && !r.failed) r.error('spec', 'needs at least one of http, tcp, tls routes', 'missing-field');
@@ -70,9 +71,9 @@ function httpRoute(r: Reader, v: unknown, path: string): HTTPRoute | undefined {
   const o = fields(r, v, path, HTTP_ROUTE_FIELDS);
   if (!o) return undefined;
   const name = str(r, get(o, 'name'), `${path}.name`);
-  const match = list(r, get(o, 'match'), `${path}.match`, (m, p) => httpMatch(r, m, p));
+  const match = list(r, get(o, 'match'), `${path}.match`, (m, p) => httpMatch(r, m, p), INPUT_LIMITS.maxMatches);
   const before = r.errorCount;
-  const route = list(r, get(o, 'route'), `${path}.route`, (d, p) => httpRouteDestination(r, d, p));
+  const route = list(r, get(o, 'route'), `${path}.route`, (d, p) => httpRouteDestination(r, d, p), INPUT_LIMITS.maxDestinations);
   if (route && r.errorCount === before) checkWeights(r, route.map((d) => d.weight), `${path}.route`);
   const redirect = httpRedirect(r, get(o, 'redirect'), `${path}.redirect`);
   const directResponse = httpDirectResponse(r, get(o, 'directResponse'), `${path}.directResponse`);
@@ -246,7 +247,7 @@ function httpMirrors(r: Reader, o: Raw, path: string): HTTPMirrorPolicy[] | unde
     return dest ? compact({ destination: dest, percentage }) : undefined;
   });
   if (single && many?.length) r.error(`${path}.mirrors`, 'cannot be combined with mirror');
-  out.push(...(many ?? []));
+  for (const m of many ?? []) out.push(m);
   return out.length ? out : undefined;
 }
 
@@ -296,7 +297,7 @@ const L4_FIELDS = ['destinationSubnets', 'port', 'sourceLabels', 'gateways'];
 
 function l4Routes(r: Reader, v: unknown, path: string): RouteDestination[] | undefined {
   const before = r.errorCount;
-  const route = list(r, v, path, (d, p) => routeDestination(r, d, p));
+  const route = list(r, v, path, (d, p) => routeDestination(r, d, p), INPUT_LIMITS.maxDestinations);
   if (!route?.length) {
     if (!r.failed) r.error(path, 'must list at least one destination', 'missing-field');
     return undefined;

@@ -116,7 +116,7 @@ function childrenOf(bytes: Uint8Array, role: Role): { docs: [string, Role][]; ob
     const node = parseTableNode(json);
     if ('children' in node) for (const d of Object.values(node.children)) docs.push([d, role]);
     else if (role === 'index') for (const d of Object.values(node.entries)) docs.push([d, 'group']);
-    else objects.push(...Object.values(node.entries));
+    else for (const d of Object.values(node.entries)) objects.push(d);
   }
   return { docs, objects };
 }

@@ -8,10 +8,14 @@
  * or document order are the same inputs.
  *
  * Each object's canonical JSON (src/canonical-json.ts) is stored as a store object named by its
- * digest. Invalid documents ARE stored inputs: they are what the user gave, and a recompile must
- * reproduce the same diagnostics. Pure (no node:*): the Worker computes the same digest.
+ * digest. Only what the compiler reads is stored (src/inputs/retain.ts, called in `stored` below):
+ * no Secret, no ConfigMap but the mesh config, no unknown field, no Pod spec beyond ports; an
+ * object that fails validation is stored redacted (identity and first error, which a recompile
+ * reports again); a document without a kind or a name is not stored. Pure (no node:*): the Worker
+ * computes the same digest.
  */
 import { canonicalJson } from '../../canonical-json.js';
+import { retainedForStorage } from '../../inputs/retain.js';
 import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
@@ -115,8 +119,10 @@ function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, dige
   };
 }
 
-function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
-  const bytes = utf8Bytes(canonicalText(raw));
+function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject | undefined {
+  const kept = retainedForStorage(raw);
+  if (!kept) return undefined;
+  const bytes = utf8Bytes(canonicalText(kept));
   const digest = digestOf(bytes, hasher);
   if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
   const kind = own(raw, 'kind');
@@ -129,7 +135,7 @@ export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefine
   return key ? stored(raw, key, hasher) : undefined;
 }
 
-/** The stored form of any document: keyed by kind/namespace/name, or by its digest when it has no kind or name. */
-export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject {
+/** The stored form of any document (src/inputs/retain.ts: only what the compiler reads), or undefined when none of it is stored. */
+export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefined {
   return stored(raw, objectKeyOf(raw), hasher);
 }

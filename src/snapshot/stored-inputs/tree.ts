@@ -143,10 +143,10 @@ export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hash
   return tree.complete();
 }
 
-/** Stored inputs of raw documents (as `meshsnap compile` reads them), invalid and unkeyed ones included. */
+/** Stored inputs of raw documents (as `meshsnap compile` reads them): what src/inputs/retain.ts keeps of each. */
 export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: Hasher): BuiltInputs {
   return buildStoredInputs(
-    docs.map((d) => storedDocument(d.object, hasher)),
+    docs.flatMap((d) => storedDocument(d.object, hasher) ?? []),
     hasher,
   );
 }
@@ -154,6 +154,6 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 /** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */
 export function storedInputsOfTexts(files: readonly { readonly file: string; readonly text: string }[], hasher?: Hasher): BuiltInputs {
   const docs: RawDocument[] = [];
-  for (const f of files) docs.push(...parseDocuments(f.text, f.file).docs);
+  for (const f of files) for (const d of parseDocuments(f.text, f.file).docs) docs.push(d);
   return storedInputsOfDocuments(docs, hasher);
 }

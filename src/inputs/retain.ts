@@ -1,0 +1,39 @@
+/**
+ * What of an input object is stored (stored inputs are served by `GET …/inputs`, kept in every
+ * store, and must never hold a secret): only what the compiler reads.
+ *
+ * - An object of a kind the compiler does not read (Secret, a ConfigMap other than the mesh
+ *   config, Gateway, anything unknown), or without a kind or a name: nothing.
+ * - An object that fails validation: its identity and first error, redacted (src/inputs/rejected.ts).
+ * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
+ *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
+ *   out — less metadata annotations, which the compiler never reads.
+ *
+ * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
+ */
+import { readOneDocument } from './load.js';
+import { ReadTracker } from './read-tracker.js';
+import { redactRejected } from './rejected.js';
+import type { Raw } from './validate/reader.js';
+
+/** The stored projection of a raw object, or null when nothing of it is stored. */
+export function retainedForStorage(raw: Raw): Raw | null {
+  if (!hasKindAndName(raw)) return null;
+  const tracker = new ReadTracker(raw as Record<string, unknown>);
+  const { diagnostics, used } = readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw });
+  const error = diagnostics.find((d) => d.severity === 'error');
+  if (error) return redactRejected(raw, error);
+  if (!used) return null;
+  const kept = tracker.projection() as Record<string, unknown>;
+  const meta = kept.metadata;
+  if (meta !== null && typeof meta === 'object') delete (meta as Record<string, unknown>).annotations;
+  return kept;
+}
+
+function hasKindAndName(raw: Raw): boolean {
+  const kind = Object.hasOwn(raw, 'kind') ? raw.kind : undefined;
+  const meta = Object.hasOwn(raw, 'metadata') ? raw.metadata : undefined;
+  if (typeof kind !== 'string' || kind === '' || meta === null || typeof meta !== 'object') return false;
+  const name = Object.hasOwn(meta, 'name') ? (meta as Raw).name : undefined;
+  return typeof name === 'string' && name !== '';
+}
