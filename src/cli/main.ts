@@ -12,6 +12,7 @@ import { serveCommand, serveUsage } from './commands/serve.js';
 import { auditCommand, auditUsage } from './commands/audit.js';
 import { diffCommand, diffUsage } from './commands/diff.js';
 import { gcCommand, gcUsage } from './commands/gc.js';
+import { guardCommand, guardUsage } from './commands/guard.js';
 import { pinCommand, pinUsage } from './commands/pin.js';
 import { promoteCommand, promoteUsage } from './commands/promote.js';
 import { rollbackCommand, rollbackUsage } from './commands/rollback.js';
@@ -38,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   promote: { run: promoteCommand, usage: promoteUsage, summary: 'serve a candidate recorded while pinned' },
   verify: { run: verifyCommand, usage: verifyUsage, summary: 'recompile a version from its stored inputs and check the digest is identical' },
   tag: { run: tagCommand, usage: tagUsage, summary: 'name a version (e.g. a git SHA); list or delete tags' },
+  guard: { run: guardCommand, usage: guardUsage, summary: 'show or set how much a publish may shrink the mesh before it is refused' },
   gc: { run: gcCommand, usage: gcUsage, summary: 'delete old versions and unreferenced data (tagged, pinned, current are kept)' },
   audit: { run: auditCommand, usage: auditUsage, summary: 'publishes, rollbacks, pins, promotions, tags, gc runs and relay ACK/NACKs' },
 };

@@ -26,6 +26,7 @@ function eventText(e: TrailEvent): string {
   const parts = [e.at, e.kind.padEnd(9)];
   if (e.version !== undefined) parts.push(`v${e.version}`);
   if (e.origin) parts.push(`(${e.origin.kind} from ${e.origin.from})`);
+  if (e.source) parts.push(`rev ${e.source.revision.slice(0, 12)}${e.source.dirty ? ' (dirty)' : ''}`);
   if (e.nodeId) parts.push(e.nodeId, e.typeUrl?.replace(/^.*\./, '') ?? '');
   if (e.actor) parts.push(`by ${e.actor}`);
   else if (e.managers) parts.push(`by ${e.managers.join(', ')} (field managers)`);

@@ -7,19 +7,25 @@
  * config differs, `candidate` (as a watcher round: the config is recorded as candidate N on
  * `<channel>.candidates`; the channel gets the pinned config with these endpoints as `version`).
  * The version records who (`--actor`, $MESHSNAP_ACTOR, the OS user) and why (`--reason`).
+ * The publish guard (src/history/guard.ts) refuses a snapshot that would empty or shrink the
+ * mesh: `"status":"refused"`, exit 1, recorded as candidate N; `--allow-shrink` publishes it anyway.
+ * `--source-revision`/`--source-url` (default: the inputs' git commit) go on the version record.
  */
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
 import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { pinnedRound } from '../../history/pinned-round.js';
-import { publishCompiled } from '../../history/publish.js';
+import { publishGuarded, refusalMessage } from '../../history/guarded-publish.js';
+import { countedSnapshot, shownCounts } from '../../history/mesh-summary.js';
+import { resultVersion } from '../../history/publish.js';
 import { parse, UsageError } from '../args.js';
 import { actorOf, historyOptions } from '../history.js';
+import { sourceOf } from '../source-revision.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 
-export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--actor WHO] [--reason TEXT] [--quiet]';
+export const compileUsage = 'meshsnap compile <file|dir>... [--store DIR] [--channel NAME] [--strict] [--dry-run] [--mesh-config FILE] [--actor WHO] [--reason TEXT] [--allow-shrink] [--source-revision REV] [--source-url URL] [--quiet]';
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -27,6 +33,9 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     strict: { type: 'boolean', default: false },
     'dry-run': { type: 'boolean', default: false },
     'mesh-config': { type: 'string' },
+    'allow-shrink': { type: 'boolean', default: false },
+    'source-revision': { type: 'string' },
+    'source-url': { type: 'string' },
     quiet: { type: 'boolean', short: 'q', default: false },
   });
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
@@ -37,9 +46,9 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
-  const c = result.snapshot.counts;
-  const resources = { clusters: c.clusters, endpoints: c.endpoints, listeners: c.listeners, routes: c.routes };
-  const line = { digest: result.snapshot.digest, resources, classes: c.classes, diagnostics: counts };
+  // A full compile holds every object: endpoints are counted without the store.
+  const c = await countedSnapshot(result.snapshot, async () => null);
+  const line = { digest: result.snapshot.digest, resources: shownCounts(c), classes: c.classes, diagnostics: counts };
 
   if (values.strict && counts.error > 0) {
     printJson({ version: null, ...line, status: 'failed' });
@@ -53,18 +62,23 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const createdAt = new Date().toISOString();
-  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
+  const source = sourceOf(positionals, values['source-revision'], values['source-url']);
+  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(source ? { source } : {}) };
   // A pinned channel keeps its config (src/history/pinned-round.ts), as in a watcher round.
   const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who });
   if (round) {
-    const served = round.served.status === 'published' ? round.served.record.version : round.served.head.version;
-    const candidate = round.candidate ? (round.candidate.status === 'published' ? round.candidate.record.version : round.candidate.head.version) : null;
-    printJson({ version: served, ...line, status: 'candidate', candidate, pinned: round.pinnedVersion });
-    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${candidate === null ? 'already a candidate' : `candidate ${candidate}`} (meshsnap promote candidate:N serves it); version ${served} serves the pinned config with these endpoints`);
+    const served = resultVersion(round.served);
+    printJson({ version: served, ...line, status: 'candidate', candidate: round.candidateVersion, pinned: round.pinnedVersion });
+    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${round.candidate ? '' : 'already '}candidate ${round.candidateVersion} (meshsnap promote candidate:${round.candidateVersion} serves it); version ${served} serves the pinned config with these endpoints`);
     return 0;
   }
   // Stored inputs first (a version record never names inputs that are not stored), then the snapshot.
-  const published = await publishCompiled(store, channel, result, who, createdAt);
+  const published = await publishGuarded(store, channel, result, who, createdAt, { allowShrink: values['allow-shrink'] });
+  if (published.status === 'refused') {
+    printJson({ version: published.served, ...line, status: 'refused', candidate: published.candidate, problems: published.verdict.problems, lostServices: published.verdict.lostServices, lostNamespaces: published.verdict.lostNamespaces });
+    note(refusalMessage(channel, published));
+    return 1;
+  }
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });
     note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);

@@ -4,12 +4,12 @@ import { parse } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { note, printJson } from '../output.js';
 
-export const rollbackUsage = 'meshsnap rollback <VERSION|tag:NAME> [--channel NAME] [--reason TEXT] [--actor WHO] [--store DIR]';
+export const rollbackUsage = 'meshsnap rollback <VERSION|tag:NAME> [--force] [--channel NAME] [--reason TEXT] [--actor WHO] [--store DIR]  (--force: even when clusters would lose all their endpoints)';
 
 export async function rollbackCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, historyOptions, { min: 1, max: 1 });
+  const { values, positionals } = parse(argv, { ...historyOptions, force: { type: 'boolean', default: false } }, { min: 1, max: 1 });
   const ctx = historyContext(values);
-  const r = await rollback(ctx, positionals[0] as string);
+  const r = await rollback(ctx, positionals[0] as string, { force: values.force });
   printJson({ version: r.version, digest: r.digest, from: r.from, status: r.result.status, pinned: r.pin.version, actor: ctx.actor, ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) });
   note(`channel ${ctx.channel}: version ${r.version} serves the config of ${r.from} with the current endpoints; pinned (meshsnap unpin to follow the cluster again)`);
   return 0;

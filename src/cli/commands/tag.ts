@@ -5,10 +5,10 @@ import { parse, UsageError } from '../args.js';
 import { historyContext, historyOptions } from '../history.js';
 import { printJson } from '../output.js';
 
-export const tagUsage = 'meshsnap tag [<VERSION> <NAME> | --delete NAME] [--channel NAME] [--actor WHO] [--store DIR]';
+export const tagUsage = 'meshsnap tag [<VERSION> <NAME> [--force] | --delete NAME] [--channel NAME] [--actor WHO] [--store DIR]  (--force moves an existing tag)';
 
 export async function tagCommand(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { ...historyOptions, delete: { type: 'string' } }, { max: 2 });
+  const { values, positionals } = parse(argv, { ...historyOptions, delete: { type: 'string' }, force: { type: 'boolean', default: false } }, { max: 2 });
   const ctx = historyContext(values);
   if (values.delete !== undefined) {
     if (positionals.length > 0) throw new UsageError('--delete takes no VERSION');
@@ -22,7 +22,7 @@ export async function tagCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 2) throw new UsageError('tag needs VERSION and NAME');
-  const version = await tag(ctx, positionals[0] as string, positionals[1] as string);
+  const version = await tag(ctx, positionals[0] as string, positionals[1] as string, { force: values.force });
   printJson({ tag: positionals[1], version });
   return 0;
 }
