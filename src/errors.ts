@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   /** A fine request that clashes with the channel's state (a candidate tagged, a race). */
   conflict: 409,
+  /** The publish guard refused a snapshot that would empty or shrink the mesh (src/history/guard.ts). */
+  publish_guard: 409,
   payload_too_large: 413,
   /** A fault of the server or of its store (a corrupt or missing object): never bad input. */
   internal: 500,

@@ -5,6 +5,7 @@
  */
 import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps, Operator } from '../../src/api/history-port.js';
+import { PublishRefusedError } from '../../src/history/guarded-publish.js';
 import { countBySeverity, type Diagnostic } from '../../src/model/diagnostics.js';
 import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
 import { reservedChannelProblem } from '../../src/history/context.js';
@@ -20,13 +21,14 @@ export interface PublishInputsOptions {
 
 export interface PublishInputsResult {
   readonly channel: string;
-  /** published | candidate | unchanged (from the history library), or failed (nothing stored). */
+  /** published | candidate | unchanged (from the history library), refused (by the publish guard: recorded as candidate `candidate`), or failed (nothing stored). */
   readonly status: string;
   readonly version: number | null;
   readonly digest: string | null;
   readonly diagnosticCounts: { readonly error: number; readonly warning: number };
   readonly diagnostics: readonly Diagnostic[];
   readonly message?: string;
+  readonly candidate?: number;
 }
 
 export async function publishInputs(store: SnapshotStore, channel: string, files: readonly InputText[], op: Operator, opts: PublishInputsOptions = {}): Promise<PublishInputsResult> {
@@ -43,6 +45,12 @@ export async function publishInputs(store: SnapshotStore, channel: string, files
   const base = { channel, digest: result.snapshot.digest, diagnosticCounts: counts, diagnostics: result.diagnostics };
   if (opts.strict && counts.error > 0) return { ...base, status: 'failed', version: null, message: `strict: ${counts.error} error diagnostic(s); nothing stored` };
   const objects = documents.flatMap((d) => storedDocument(d.object, hasher) ?? []);
-  const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
-  return { ...base, status: outcome.status, version: outcome.version };
+  try {
+    const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
+    return { ...base, status: outcome.status, version: outcome.version };
+  } catch (err) {
+    // Not a failure to retry: the same inputs would be refused again.
+    if (!(err instanceof PublishRefusedError)) throw err;
+    return { ...base, status: 'refused', version: err.refused.served, candidate: err.refused.candidate, message: err.message };
+  }
 }

@@ -11,7 +11,8 @@ import { gc } from '../history/gc.js';
 import { pin, unpin } from '../history/pin.js';
 import { pinnedRound } from '../history/pinned-round.js';
 import { promote } from '../history/promote.js';
-import { publishCompiled } from '../history/publish.js';
+import { publishGuarded, PublishRefusedError } from '../history/guarded-publish.js';
+import { resultVersion } from '../history/publish.js';
 import { rollback } from '../history/rollback.js';
 import { selectVersion } from '../history/select.js';
 import { tag } from '../history/tag.js';
@@ -54,25 +55,24 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
 
     diff: (store, from, to, opts) => diffVersions(store, from, to, opts),
 
-    async publish(store, channel, compiled, op) {
+    async publish(store, channel, compiled, op, opts = {}) {
       const createdAt = op.at.toISOString();
       // A pinned channel keeps its config: the new config becomes a candidate (as in a watcher round).
-      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}), ...(hasher ? { hasher } : {}) });
+      const fields = { actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}), ...(opts.source !== undefined ? { source: opts.source } : {}) };
+      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, ...fields, ...(hasher ? { hasher } : {}) });
       if (round) {
-        const served = round.served.status === 'published' ? round.served.record.version : round.served.head.version;
-        const candidate = round.candidate ? (round.candidate.status === 'published' ? round.candidate.record.version : round.candidate.head.version) : null;
-        return { status: 'candidate', version: served, candidate };
+        return { status: 'candidate', version: resultVersion(round.served), candidate: round.candidateVersion };
       }
-      const fields = { actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}) };
-      const result = await publishCompiled(store, channel, { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored }, fields, createdAt);
+      const result = await publishGuarded(store, channel, { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored }, fields, createdAt, { allowShrink: opts.allowShrink === true });
+      if (result.status === 'refused') throw new PublishRefusedError(channel, result);
       return result.status === 'published' ? { status: 'published', version: result.record.version, record: result.record } : { status: 'unchanged', version: result.head.version };
     },
 
-    rollback: async (store, channel, selector, op) => rebuilt(await rollback(context(store, channel, op, hasher), selector)),
-    promote: async (store, channel, selector, op) => rebuilt(await promote(context(store, channel, op, hasher), selector)),
-    pin: async (store, channel, op) => ({ pin: await pin(context(store, channel, op, hasher), 'latest') }),
+    rollback: async (store, channel, selector, op, opts = {}) => rebuilt(await rollback(context(store, channel, op, hasher), selector, opts)),
+    promote: async (store, channel, selector, op, opts = {}) => rebuilt(await promote(context(store, channel, op, hasher), selector, opts)),
+    pin: async (store, channel, op, opts = {}) => ({ pin: await pin(context(store, channel, op, hasher), opts.selector ?? 'latest', opts) }),
     unpin: async (store, channel, op) => ({ unpinned: (await unpin(context(store, channel, op, hasher))) ?? null }),
-    tag: async (store, channel, selector, name, op) => ({ version: await tag(context(store, channel, op, hasher), selector, name) }),
+    tag: async (store, channel, selector, name, op, opts = {}) => ({ version: await tag(context(store, channel, op, hasher), selector, name, opts) }),
     gc: (store, channel, opts, op) => gc(context(store, channel, op, hasher), opts),
 
     audit: (store, filter) => auditTrail(store, filter),

@@ -7,7 +7,7 @@ import type { GcOptions, GcResult } from '../history/gc.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { BuiltInputs, StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
-import type { VersionRecord } from '../snapshot/manifest.js';
+import type { VersionRecord, VersionSource } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { XdsType } from '../xds/type-urls.js';
 
@@ -49,6 +49,17 @@ export type PublishOutcome =
   | { readonly status: 'candidate'; readonly version: number; readonly candidate: number | null }
   | { readonly status: 'unchanged'; readonly version: number };
 
+export interface PublishOptions {
+  readonly allowShrink?: boolean;
+  /** The GitOps revision the inputs came from (`sourceRevision`, `sourceUrl` in a compile body). */
+  readonly source?: VersionSource;
+}
+
+/** Override a safety refusal (body field `force: true`). */
+export interface Force {
+  readonly force?: boolean;
+}
+
 export interface HistoryOps {
   /** A selector (`latest`, a number, `tag:NAME`, a tag name, `candidate:N`) → its record; throws VersionNotFoundError. */
   select(store: SnapshotStore, channel: string, selector: string): Promise<VersionRecord>;
@@ -56,12 +67,16 @@ export interface HistoryOps {
   /** Channels with versions (candidate channels left out). */
   channels(store: SnapshotStore): Promise<string[]>;
   diff(store: SnapshotStore, from: VersionRecord, to: VersionRecord, opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] }): Promise<unknown>;
-  publish(store: SnapshotStore, channel: string, compiled: CompiledSnapshot, op: Operator): Promise<PublishOutcome>;
-  rollback(store: SnapshotStore, channel: string, selector: string, op: Operator): Promise<Record<string, unknown>>;
-  pin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
+  /** Behind the publish guard (src/history/guard.ts): a refusal throws PublishRefusedError (409 `publish_guard`) unless `allowShrink`. */
+  publish(store: SnapshotStore, channel: string, compiled: CompiledSnapshot, op: Operator, opts?: PublishOptions): Promise<PublishOutcome>;
+  /** `force`: even when clusters that had endpoints in the target would have none. */
+  rollback(store: SnapshotStore, channel: string, selector: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
+  /** Pins `selector` (default: the served version), which must have the served config; `force` moves an existing pin. */
+  pin(store: SnapshotStore, channel: string, op: Operator, opts?: Force & { readonly selector?: string }): Promise<Record<string, unknown>>;
   unpin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
-  promote(store: SnapshotStore, channel: string, selector: string, op: Operator): Promise<Record<string, unknown>>;
-  tag(store: SnapshotStore, channel: string, selector: string, name: string, op: Operator): Promise<Record<string, unknown>>;
+  promote(store: SnapshotStore, channel: string, selector: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
+  /** `force` moves a tag that names another version. */
+  tag(store: SnapshotStore, channel: string, selector: string, name: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
   /** Retention over the whole store (src/history/gc.ts); its audit record is filed under `channel`. */
   gc(store: SnapshotStore, channel: string, opts: GcOptions, op: Operator): Promise<GcResult>;
   /** The audit trail of one channel, oldest first. */

@@ -10,6 +10,7 @@ import { demoCommand, demoSpec } from './commands/demo.js';
 import { diagnosticsCommand, diagnosticsSpec } from './commands/diagnostics.js';
 import { diffCommand, diffSpec } from './commands/diff.js';
 import { gcCommand, gcSpec } from './commands/gc.js';
+import { guardCommand, guardSpec } from './commands/guard.js';
 import { logCommand, logSpec } from './commands/log.js';
 import { pinCommand, pinSpec } from './commands/pin.js';
 import { promoteCommand, promoteSpec } from './commands/promote.js';
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: verifySpec, run: verifyCommand },
   { spec: tagSpec, run: tagCommand },
   { spec: gcSpec, run: gcCommand },
+  { spec: guardSpec, run: guardCommand },
   { spec: auditSpec, run: auditCommand },
 ];
 

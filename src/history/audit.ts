@@ -47,6 +47,8 @@ export interface TrailEvent {
   readonly actor?: string;
   readonly reason?: string;
   readonly origin?: VersionRecord['origin'];
+  /** The GitOps revision a publish was compiled from. */
+  readonly source?: VersionRecord['source'];
   /** Of a watcher's version: the field managers that wrote the changed objects (provenance), sorted. */
   readonly managers?: readonly string[];
   readonly nodeId?: string;
@@ -96,6 +98,7 @@ function publishEvent(r: VersionRecord): TrailEvent {
     ...(r.actor !== undefined ? { actor: r.actor } : {}),
     ...(r.reason !== undefined ? { reason: r.reason } : {}),
     ...(r.origin !== undefined ? { origin: r.origin } : {}),
+    ...(r.source !== undefined ? { source: r.source } : {}),
     ...(managers.length > 0 ? { managers } : {}),
   };
 }

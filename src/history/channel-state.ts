@@ -11,6 +11,7 @@
  */
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { HistoryError, UnsupportedStoreError } from './errors.js';
+import type { GuardPolicy } from './guard.js';
 
 export const CHANNEL_STATE_SCHEMA = 'meshsnap.channel-state/v1';
 
@@ -29,6 +30,8 @@ export interface ChannelState {
   readonly pin?: Pin;
   /** Tag name → version (a Map: tag names are user input, `toString` is a tag like any other). */
   readonly tags: ReadonlyMap<string, number>;
+  /** The publish guard's threshold for this channel (absent: the default, guard.ts). */
+  readonly guard?: GuardPolicy;
 }
 
 export const emptyState = (channel: string): ChannelState => ({ schema: CHANNEL_STATE_SCHEMA, channel, tags: new Map() });
@@ -48,7 +51,14 @@ function parseChannelState(value: unknown, channel: string): ChannelState {
   const tags = new Map<string, number>();
   if (v.tags !== null && typeof v.tags === 'object') for (const [name, version] of Object.entries(v.tags)) if (typeof version === 'number') tags.set(name, version);
   const pin = v.pin as Pin | undefined;
-  return { schema: CHANNEL_STATE_SCHEMA, channel, tags, ...(pin && typeof pin.version === 'number' ? { pin } : {}) };
+  const guard = v.guard as GuardPolicy | undefined;
+  return {
+    schema: CHANNEL_STATE_SCHEMA,
+    channel,
+    tags,
+    ...(pin && typeof pin.version === 'number' ? { pin } : {}),
+    ...(guard && typeof guard.maxShrinkPercent === 'number' ? { guard: { maxShrinkPercent: guard.maxShrinkPercent } } : {}),
+  };
 }
 
 /**
@@ -68,5 +78,5 @@ export async function updateChannelState(store: SnapshotStore, channel: string, 
 }
 
 export function withoutPin(state: ChannelState): ChannelState {
-  return { schema: state.schema, channel: state.channel, tags: state.tags };
+  return { schema: state.schema, channel: state.channel, tags: state.tags, ...(state.guard ? { guard: state.guard } : {}) };
 }

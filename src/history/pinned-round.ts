@@ -10,13 +10,13 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
-import type { VersionProvenance } from '../snapshot/manifest.js';
+import type { VersionProvenance, VersionSource } from '../snapshot/manifest.js';
 import type { PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { readChannelState } from './channel-state.js';
 import { candidatesChannel } from './context.js';
 import { compileLayers, indexOfBuilt, inputsOf, sameLayer } from './layers.js';
-import { publishCompiled } from './publish.js';
+import { publishCompiled, resultVersion } from './publish.js';
 
 export interface PinnedRoundInput {
   readonly store: SnapshotStore;
@@ -32,13 +32,18 @@ export interface PinnedRoundInput {
   /** Who caused the round and why (an API or CLI compile), recorded on the candidate and the served version. */
   readonly actor?: string;
   readonly reason?: string;
+  /** The GitOps revision of the inputs, recorded on the candidate and the served version. */
+  readonly source?: VersionSource;
   readonly createdAt: string;
   readonly hasher?: Hasher;
 }
 
 export interface PinnedRoundResult {
   readonly served: PublishResult;
+  /** The candidate written by this round, absent when this config already was the newest candidate… */
   readonly candidate?: PublishResult;
+  /** …whose number this is either way (`candidate:N`). */
+  readonly candidateVersion: number;
   readonly pinnedVersion: number;
 }
 
@@ -53,7 +58,7 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
   const currentIndex = await indexOfBuilt(current);
   if (sameLayer(currentIndex, pinnedIndex, 'config')) return null;
 
-  const who = { ...(input.actor !== undefined ? { actor: input.actor } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
+  const who = { ...(input.actor !== undefined ? { actor: input.actor } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}), ...(input.source !== undefined ? { source: input.source } : {}) };
   let candidate: PublishResult | undefined;
   const candChannel = candidatesChannel(channel);
   const lastHead = await store.readChannel(candChannel);
@@ -76,5 +81,6 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
     { origin: { kind: 'pinned', from: pinned.version }, ...who, ...(input.provenance ? { provenance: input.provenance } : {}) },
     input.createdAt,
   );
-  return { served, pinnedVersion: pinned.version, ...(candidate ? { candidate } : {}) };
+  const candidateVersion = candidate ? resultVersion(candidate) : (lastHead?.version as number);
+  return { served, pinnedVersion: pinned.version, candidateVersion, ...(candidate ? { candidate } : {}) };
 }

@@ -5,8 +5,8 @@
  * keep becoming candidates until `unpin`.
  */
 import type { HistoryContext } from './context.js';
-import { rebuildAndPin, type RebuildResult } from './rollback.js';
+import { rebuildAndPin, type RebuildOptions, type RebuildResult } from './rollback.js';
 
-export async function promote(ctx: HistoryContext, spec: string): Promise<RebuildResult> {
-  return rebuildAndPin(ctx, spec, 'promote');
+export async function promote(ctx: HistoryContext, spec: string, opts: RebuildOptions = {}): Promise<RebuildResult> {
+  return rebuildAndPin(ctx, spec, 'promote', opts);
 }

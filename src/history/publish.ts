@@ -7,14 +7,16 @@ import type { VersionDraft } from '../snapshot/manifest.js';
 import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { Compiled } from './layers.js';
+import { countedSnapshot } from './mesh-summary.js';
 
-export type RecordFields = Pick<VersionDraft, 'provenance' | 'status' | 'origin' | 'actor' | 'reason'>;
+export type RecordFields = Pick<VersionDraft, 'provenance' | 'status' | 'origin' | 'actor' | 'reason' | 'source'>;
 
 export async function publishCompiled(store: SnapshotStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head?.digest === compiled.snapshot.digest) return { status: 'unchanged', head };
   await putStoredInputs(store, compiled.stored);
-  const extra: Partial<VersionDraft> = { inputs: compiled.stored.digest, ...dropUndefined(fields) };
+  const counts = await countedSnapshot(compiled.snapshot, (d) => store.getObject(d));
+  const extra: Partial<VersionDraft> = { inputs: compiled.stored.digest, counts, ...dropUndefined(fields) };
   return publishSnapshot(withFields(store, extra), channel, compiled.snapshot, { createdAt, diagnostics: compiled.diagnostics });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Version selectors, shared by every command taking a VERSION: `latest` (default), a number,
  * `tag:NAME` or a plain NAME that is not a number, `candidate:N` / `candidate:latest` (a
- * candidate recorded while pinned).
+ * candidate recorded while pinned), `rev:PREFIX` (the version compiled from that GitOps revision,
+ * by a prefix of at least 7 hex digits; the newest such version; an ambiguous prefix is an error).
  */
 import type { VersionRecord } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
@@ -19,16 +20,18 @@ export class InvalidSelectorError extends HistoryError {
 
 /**
  * The grammar: `latest`, a version number (no leading zero), `candidate:N` or `candidate:latest`,
- * `tag:NAME` or a plain NAME, where NAME is 1–128 of letters, digits, `.`, `_`, `/`, `-`, starts
- * with a letter or digit and is not all digits (a tag is never a number: `tag:123` is malformed).
+ * `rev:PREFIX` (7–64 hex digits of a GitOps revision), `tag:NAME` or a plain NAME, where NAME is
+ * 1–128 of letters, digits, `.`, `_`, `/`, `-`, starts with a letter or digit and is not all digits
+ * (a tag is never a number: `tag:123` is malformed).
  */
-const SELECTOR_RE = /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
-export const SELECTOR_GRAMMAR = 'use a number, latest, tag:NAME, NAME or candidate:N';
+const SELECTOR_RE = /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|rev:[0-9a-fA-F]{7,64}|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
+export const SELECTOR_GRAMMAR = 'use a number, latest, tag:NAME, NAME, candidate:N or rev:COMMIT';
 
 export const isVersionSelector = (spec: string): boolean => SELECTOR_RE.test(spec);
 
 export async function selectVersion(store: SnapshotStore, channel: string, spec: string | undefined = 'latest'): Promise<VersionRecord> {
   if (!SELECTOR_RE.test(spec)) throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (${SELECTOR_GRAMMAR})`);
+  if (spec.startsWith('rev:')) return byRevision(store, channel, spec.slice('rev:'.length).toLowerCase());
   if (spec.startsWith('candidate:')) return byNumber(store, candidatesChannel(channel), spec.slice('candidate:'.length), 'candidate');
   if (spec === 'latest' || /^[0-9]+$/.test(spec)) return byNumber(store, channel, spec, 'version');
   const name = spec.startsWith('tag:') ? spec.slice(4) : spec;
@@ -36,6 +39,23 @@ export async function selectVersion(store: SnapshotStore, channel: string, spec:
   const version = state.tags.get(name);
   if (version === undefined) throw new VersionNotFoundError(`channel ${channel} has no tag ${JSON.stringify(name)}`);
   return byNumber(store, channel, String(version), `tag ${name} →`);
+}
+
+/** A `rev:` prefix that matches two revisions (API 400). */
+export class AmbiguousRevisionError extends InvalidSelectorError {}
+
+/** The newest version compiled from the revision `prefix` names; two revisions matching is an error. */
+async function byRevision(store: SnapshotStore, channel: string, prefix: string): Promise<VersionRecord> {
+  let found: VersionRecord | undefined;
+  for (const n of await store.listVersions(channel)) {
+    const r = await store.getVersion(channel, n);
+    const rev = r?.source?.revision.toLowerCase();
+    if (!r || rev === undefined || !rev.startsWith(prefix)) continue;
+    if (!found) found = r;
+    else if (found.source?.revision.toLowerCase() !== rev) throw new AmbiguousRevisionError(`rev:${prefix} is ambiguous on channel ${channel}: ${found.source?.revision} and ${rev}; give more digits`);
+  }
+  if (!found) throw new VersionNotFoundError(`channel ${channel} has no version compiled from revision ${prefix}`);
+  return found;
 }
 
 /** How a record is named in output: `7` or `candidate:3`. */

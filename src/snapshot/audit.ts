@@ -7,7 +7,7 @@ import { MeshsnapError } from '../errors.js';
 export type AuditKind = 'ack' | 'nack' | 'connect' | 'disconnect' | 'rejected' | HistoryAuditKind;
 
 /** Operator actions on a channel's history (src/history); relay-only fields are empty for them. */
-export type HistoryAuditKind = 'rollback' | 'pin' | 'unpin' | 'promote' | 'tag' | 'untag' | 'gc';
+export type HistoryAuditKind = 'rollback' | 'pin' | 'unpin' | 'promote' | 'tag' | 'untag' | 'gc' | 'guard';
 
 export interface AuditRecord {
   /** ISO 8601 time of the event. */
@@ -34,7 +34,7 @@ export interface AuditRecord {
   readonly detail?: Readonly<Record<string, unknown>>;
 }
 
-const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected', 'rollback', 'pin', 'unpin', 'promote', 'tag', 'untag', 'gc']);
+const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected', 'rollback', 'pin', 'unpin', 'promote', 'tag', 'untag', 'gc', 'guard']);
 
 export class InvalidAuditRecordError extends MeshsnapError {
   override readonly name = 'InvalidAuditRecordError';

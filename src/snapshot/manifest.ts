@@ -46,6 +46,16 @@ export interface VersionRecord {
   /** Who made it (`--actor`, $MESHSNAP_ACTOR or the OS user) and why. */
   readonly actor?: string;
   readonly reason?: string;
+  /** The GitOps revision the inputs came from (`compile --source-revision`, or the input folder's git commit). */
+  readonly source?: VersionSource;
+}
+
+export interface VersionSource {
+  /** A commit id (or any revision name the source uses). */
+  readonly revision: string;
+  readonly url?: string;
+  /** The work tree had uncommitted changes: the inputs are not exactly `revision`. */
+  readonly dirty?: boolean;
 }
 
 export interface DiagnosticCounts {
@@ -141,6 +151,7 @@ export function versionRecord(channel: string, version: number, draft: VersionDr
     ...(draft.origin !== undefined ? { origin: draft.origin } : {}),
     ...(draft.actor !== undefined ? { actor: draft.actor } : {}),
     ...(draft.reason !== undefined ? { reason: draft.reason } : {}),
+    ...(draft.source !== undefined ? { source: draft.source } : {}),
   };
 }
 
@@ -191,6 +202,7 @@ export function parseVersionRecord(value: unknown): VersionRecord {
   if (value.inputs !== undefined && !isDigest(value.inputs)) return fail('bad inputs');
   if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes))) return fail('bad provenance');
   if (value.packs !== undefined && !isPackList(value.packs)) return fail('bad packs');
+  if (value.source !== undefined && (!isRecord(value.source) || typeof value.source.revision !== 'string')) return fail('bad source');
   return value as unknown as VersionRecord;
 }
 

@@ -22,6 +22,13 @@ export interface InformerHandlers {
   remove(raw: Raw): void;
   /** The first complete list was delivered. */
   synced(): void;
+  /**
+   * A relist came back empty where `kept` objects were listed before (a lost RBAC rule, a deleted
+   * CRD, an API server answering from an empty cache): those objects are kept, not deleted.
+   */
+  emptied?(kept: number): void;
+  /** A later list had objects again: the kept ones were replaced by what it listed. */
+  refilled?(): void;
   error(err: unknown, restartInMs: number): void;
 }
 
@@ -39,6 +46,8 @@ export class ResourceInformer {
   private errorsSeen = 0;
   private restartTimer: unknown = null;
   private isSynced = false;
+  /** The last relist was empty and the objects listed before it are kept. */
+  private keptEmpty = false;
 
   constructor(
     kc: KubeConfig,
@@ -57,6 +66,17 @@ export class ResourceInformer {
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const body = (await kubeGet(kc, path, query)) as { metadata?: { resourceVersion?: string }; items?: Raw[] };
       const items = (body.items ?? []).map((i) => ({ ...i, kind: spec.kind, apiVersion }) as KubernetesObject);
+      const listedBefore = this.lw.list();
+      if (items.length === 0 && listedBefore.length > 0) {
+        // The publish guard's informer check: keep the last good objects of this kind.
+        this.keptEmpty = true;
+        this.handlers.emptied?.(listedBefore.length);
+        return { metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' }, items: [...listedBefore] } as KubernetesListObject<KubernetesObject>;
+      }
+      if (this.keptEmpty && items.length > 0) {
+        this.keptEmpty = false;
+        this.handlers.refilled?.();
+      }
       return { metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' }, items } as KubernetesListObject<KubernetesObject>;
     };
     this.lw = new ListWatch(path, new Watch(kc), list, false, undefined, spec.fieldSelector);

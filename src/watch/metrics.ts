@@ -12,6 +12,7 @@ export class WatchMetrics {
   readonly lastKnownGood: Gauge;
   readonly synced: Gauge;
   readonly version: Gauge;
+  readonly keptObjects: Gauge<'informer'>;
 
   constructor() {
     const registers = [this.registry];
@@ -31,9 +32,10 @@ export class WatchMetrics {
       buckets: [0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20],
       registers,
     });
-    this.publishes = new Counter({ name: 'meshsnap_watch_publishes_total', help: 'Publish attempts by result (published, unchanged, error).', labelNames: ['result'], registers });
+    this.publishes = new Counter({ name: 'meshsnap_watch_publishes_total', help: 'Publish attempts by result (published, unchanged, refused by the publish guard, error).', labelNames: ['result'], registers });
     this.lastKnownGood = new Gauge({ name: 'meshsnap_watch_last_known_good_objects', help: 'Objects compiled from their last valid version because the current one is invalid.', registers });
     this.synced = new Gauge({ name: 'meshsnap_watch_synced', help: '1 once every informer has synced.', registers });
+    this.keptObjects = new Gauge({ name: 'meshsnap_watch_informer_kept_objects', help: 'Objects kept because their informer relisted nothing where it listed them before (a lost RBAC rule, a deleted CRD).', labelNames: ['informer'], registers });
     this.version = new Gauge({ name: 'meshsnap_watch_published_version', help: 'The channel version last published by this watcher.', registers });
   }
 }

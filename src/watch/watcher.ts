@@ -34,6 +34,7 @@ import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, type ResourceSpec } from './
 import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';
+import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
 import { compileRequest } from './round/request.js';
 import { roundResult, type RoundResult } from './round/result.js';
 
@@ -84,6 +85,9 @@ export class Watcher {
   private readonly inputsTree: StoredInputsTree;
   /** The last publish may have failed: write every inputs document, and compile a complete snapshot. */
   private storeIncomplete = false;
+  private readonly guard = new PublishGuard();
+  /** Informers whose relist came back empty: informer id → objects kept from before. */
+  private readonly kept = new Map<string, number>();
   private crdTimer: unknown = null;
   private started = false;
   private stopped = false;
@@ -138,13 +142,18 @@ export class Watcher {
     return this.started && this.informers.length > 0 && this.informers.every((i) => i.synced);
   }
 
-  readiness(): { ready: boolean; waitingFor?: string[]; missingCrds?: string[] } {
+  /**
+   * Ready once every informer synced. An informer whose relist came back empty keeps its last
+   * objects and is listed under `warnings` (still ready: what is served is the last good state).
+   */
+  readiness(): { ready: boolean; waitingFor?: string[]; missingCrds?: string[]; warnings?: string[] } {
     const waiting = this.informers.filter((i) => !i.synced).map((i) => i.id);
     const ready = this.synced;
     return {
       ready,
       ...(waiting.length > 0 || !ready ? { waitingFor: waiting } : {}),
       ...(this.missing.length > 0 ? { missingCrds: this.missing.map((s) => `${s.kind}.${s.group}`) } : {}),
+      ...(this.kept.size > 0 ? { warnings: [...this.kept].map(([id, n]) => `informer ${id} relisted nothing; keeping its last ${n} object(s)`) } : {}),
     };
   }
 
@@ -211,6 +220,16 @@ export class Watcher {
           upsert: (raw) => this.apply(this.cache.upsert(raw), spec.kind),
           remove: (raw) => this.apply(this.cache.remove(raw), spec.kind, 'deleted'),
           synced: () => this.onSynced(informer),
+          emptied: (kept) => {
+            this.kept.set(informer.id, kept);
+            this.metrics.keptObjects.set({ informer: informer.id }, kept);
+            this.log({ level: 'warn', event: 'watch.informer_emptied', message: `informer ${informer.id} relisted nothing where it listed ${kept} object(s): keeping them (a lost RBAC rule or a deleted CRD?)`, informer: informer.id, kept });
+          },
+          refilled: () => {
+            this.kept.delete(informer.id);
+            this.metrics.keptObjects.set({ informer: informer.id }, 0);
+            this.log({ level: 'info', event: 'watch.informer_refilled', message: `informer ${informer.id} lists objects again; the kept ones are replaced`, informer: informer.id });
+          },
           error: (err, inMs) => {
             this.metrics.informerErrors.inc({ informer: informer.id });
             this.log({ level: 'warn', event: 'watch.informer_restart', message: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
@@ -326,6 +345,7 @@ export class Watcher {
         provenance: () => this.changes.provenance(this.lkg.substitutions()),
         createdAt: () => (this.opts.now?.() ?? new Date()).toISOString(),
         ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
+        guard: this.guard,
       });
     } catch (err) {
       // What this round's delta builds on may be missing from the store: next time, everything.
@@ -333,9 +353,13 @@ export class Watcher {
       this.metrics.publishes.inc({ result: 'error' });
       throw err;
     }
-    // A pinned round stores other snapshots than this one, which the next delta would build on.
-    this.storeIncomplete = stored.pinned;
-    this.metrics.publishes.inc({ result: stored.published.status });
+    // A pinned or refused round stores other snapshots than the head, which the next delta would build on.
+    this.storeIncomplete = stored.pinned || stored.refused !== undefined;
+    this.metrics.publishes.inc({ result: stored.refused ? 'refused' : stored.published.status });
+    if (stored.refused) {
+      const { refused } = stored;
+      this.log({ level: 'warn', event: 'watch.publish_refused', message: refusalMessage(this.opts.channel, refused), code: 'publish_guard', candidate: refused.candidate, problems: refused.verdict.problems });
+    }
     return stored;
   }
 
@@ -345,7 +369,7 @@ export class Watcher {
       this.metrics.version.set(round.version);
     }
     this.rounds.push(round);
-    this.log({ level: 'info', event: round.publish === 'published' ? 'watch.published' : 'watch.unchanged', ...round, changed: changed.size, objects: this.cache.size });
+    this.log({ level: 'info', event: round.publish === 'published' ? 'watch.published' : round.publish === 'refused' ? 'watch.refused' : 'watch.unchanged', ...round, changed: changed.size, objects: this.cache.size });
     return round;
   }
 }

@@ -14,7 +14,7 @@ import { gc } from '../../src/history/gc.js';
 import { publishCompiled } from '../../src/history/publish.js';
 import { compileTexts } from '../../src/pipeline.js';
 import type { VersionDraft } from '../../src/snapshot/manifest.js';
-import { pin } from '../../src/history/pin.js';
+import { setPin } from '../../src/history/pin.js';
 import { selectVersion } from '../../src/history/select.js';
 import { tag } from '../../src/history/tag.js';
 import { verifyVersion } from '../../src/history/verify.js';
@@ -59,7 +59,8 @@ test('retention: newest N, tagged, pinned and head are kept; the rest goes; noth
     await history(store);
     const ctx = context(store);
     await tag(ctx, '1', 'release-1');
-    await pin(ctx, '2');
+    // A pin on a version that is not the head (as a rollback leaves one; `pin` itself pins what is served).
+    await setPin(ctx, { version: 2, actor: ctx.actor, at: ctx.now().toISOString() });
     const fresh = await gc(ctx, { keep: 1 });
     assert.deepEqual(fresh.keptVersions.main, [4, 2, 1]);
     assert.deepEqual(fresh.deletedVersions.main, [3]);

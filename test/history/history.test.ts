@@ -175,8 +175,11 @@ test('while pinned: endpoints follow on the pinned config, config changes become
   assert.equal(await pinnedRound({ store, channel: 'main', objects: objectsOf(movedState(251), 'virtual-service-reviews-80-20.yaml'), snapshot: c.snapshot, diagnostics: c.diagnostics, createdAt: new Date().toISOString() }), null);
   assert.equal((await unpin(context(store)))?.version, 6);
   assert.equal(await pinnedRound({ store, channel: 'main', objects: objectsOf(STATE, 'virtual-service-reviews-v3.yaml'), snapshot: c.snapshot, diagnostics: c.diagnostics, createdAt: new Date().toISOString() }), null);
-  await pin(context(store), '2');
-  assert.equal((await readChannelState(store, 'main')).state.pin?.version, 2);
+  // pin keeps what is served: version 2's config is not the served one, and pinning it is refused.
+  await assert.rejects(pin(context(store), '2'), /version 2's config is not the one served \(version 6\).*meshsnap rollback 2/);
+  assert.equal((await readChannelState(store, 'main')).state.pin, undefined);
+  await pin(context(store));
+  assert.equal((await readChannelState(store, 'main')).state.pin?.version, 6);
   await unpin(context(store));
 });
 

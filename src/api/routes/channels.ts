@@ -7,6 +7,7 @@ import { intQuery, knownChannel, metadataQuery, selectorOf, typesQuery } from '.
 import { servedConfig } from '../served-config.js';
 import { recordDiagnosticCounts, recordDiagnostics, type VersionRecord } from '../../snapshot/manifest.js';
 import { candidatesChannel } from '../../history/context.js';
+import { shownCounts } from '../../history/mesh-summary.js';
 import { versionLabel } from '../../history/select.js';
 
 export const PAGE_DEFAULT = 20;
@@ -31,7 +32,7 @@ export function versionStatus(r: VersionRecord, s: ChannelStatus) {
 /** A version record without its (possibly long) diagnostics list (older records carry it): counts instead. */
 export function summary(r: VersionRecord, s: ChannelStatus) {
   const { diagnostics: _list, ...rest } = r;
-  return { ...rest, diagnosticCounts: recordDiagnosticCounts(r), label: versionLabel(r), status: versionStatus(r, s) };
+  return { ...rest, resources: shownCounts(r.counts), diagnosticCounts: recordDiagnosticCounts(r), label: versionLabel(r), status: versionStatus(r, s) };
 }
 
 export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, read: Guard): void {

@@ -1,10 +1,12 @@
 /**
- * POST /channels/:ch/compile — inputs in, snapshot out: { files: [{ file, text }], strict?, dryRun?, reason? }.
+ * POST /channels/:ch/compile — inputs in, snapshot out: { files: [{ file, text }], strict?, dryRun?, reason?, allowShrink?, sourceRevision?, sourceUrl? }.
  * Compiles through src/pipeline.ts (the same digest as the CLI, the Worker and the Lambda), stores
  * the inputs, and publishes through the history library: the record names the caller and the
  * reason; on a pinned channel the new config becomes a candidate and endpoints still follow.
  * Bad input is a 400 `invalid_inputs` with the diagnostics: when nothing parses at all, or when
  * `strict` and any error diagnostic exists. Otherwise invalid objects are skipped, as the CLI does.
+ * A snapshot the publish guard refuses (it would empty or shrink the mesh) is a 409 `publish_guard`
+ * naming what would disappear and the candidate it was recorded as; `allowShrink: true` publishes it.
  */
 import { reservedChannelProblem } from '../../history/context.js';
 import { countBySeverity } from '../../model/diagnostics.js';
@@ -15,6 +17,7 @@ import { badRequest } from '../../errors.js';
 import { InvalidInputsError } from '../errors.js';
 import type { HistoryOps } from '../history-port.js';
 import { booleanField, channelParam, jsonBody, optionalString } from '../request.js';
+import type { VersionSource } from '../../snapshot/manifest.js';
 
 const MAX_FILES = 10_000;
 
@@ -34,6 +37,17 @@ function filesOf(value: unknown): InputFile[] {
   });
 }
 
+/** `sourceRevision` (and `sourceUrl`): the GitOps revision the files come from, for the version record. */
+export function sourceOfBody(body: Record<string, unknown>): VersionSource | undefined {
+  const revision = optionalString(body, 'sourceRevision', 256);
+  const url = optionalString(body, 'sourceUrl', 2048);
+  if (revision === undefined) {
+    if (url !== undefined) throw badRequest('sourceUrl needs sourceRevision');
+    return undefined;
+  }
+  return { revision, ...(url !== undefined ? { url } : {}) };
+}
+
 export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, write: Guard): void {
   const { store } = deps;
   app.post('/api/v1/channels/:ch/compile', write, async (c) => {
@@ -45,6 +59,8 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
     const strict = booleanField(body, 'strict');
     const dryRun = booleanField(body, 'dryRun');
     const reason = optionalString(body, 'reason');
+    const allowShrink = booleanField(body, 'allowShrink');
+    const source = sourceOfBody(body);
 
     const { documents, parseDiagnostics } = parseTexts(files);
     if (documents.length === 0) throw new InvalidInputsError('no document in the request parsed', parseDiagnostics);
@@ -61,7 +77,7 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
       actor: c.get('actor'),
       at: deps.clock(),
       ...(reason !== undefined ? { reason } : {}),
-    });
+    }, { allowShrink, ...(source ? { source } : {}) });
     return c.json({ ...line, ...outcome, inputs: stored.digest }, outcome.status === 'unchanged' ? 200 : 201);
   });
 }

@@ -38,6 +38,7 @@ function eventText(e: GroupedEvent): string {
   // Candidates are already named `candidate:N`.
   if (e.version !== undefined) parts.push(typeof e.version === 'number' ? `v${e.version}` : e.version);
   if (e.origin) parts.push(`(${e.origin.kind} from ${e.origin.from})`);
+  if (e.source) parts.push(`rev ${e.source.revision.slice(0, 12)}${e.source.dirty ? ' (dirty)' : ''}`);
   if (e.nodeId) parts.push(e.nodeId);
   if (e.typeUrls) parts.push(e.typeUrls.map(shortType).join(','));
   else if (e.typeUrl) parts.push(shortType(e.typeUrl));

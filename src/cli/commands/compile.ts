@@ -7,15 +7,21 @@
  * config differs, `candidate` (as a watcher round: the config is recorded as candidate N on
  * `<channel>.candidates`; the channel gets the pinned config with these endpoints as `version`).
  * The version records who (`--actor`, $MESHSNAP_ACTOR, the OS user) and why (`--reason`).
+ * The publish guard (src/history/guard.ts) refuses a snapshot that would empty or shrink the
+ * mesh: `"status":"refused"`, exit 1, recorded as candidate N; `--allow-shrink` publishes it anyway.
+ * `--source-revision`/`--source-url` (default: the inputs' git commit) go on the version record.
  */
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
 import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { pinnedRound } from '../../history/pinned-round.js';
-import { publishCompiled } from '../../history/publish.js';
+import { publishGuarded, refusalMessage } from '../../history/guarded-publish.js';
+import { countedSnapshot, shownCounts } from '../../history/mesh-summary.js';
+import { resultVersion } from '../../history/publish.js';
 import { command, parseCommand, UsageError } from '../args.js';
 import { actorOf, historyOptions } from '../history.js';
+import { sourceOf } from '../source-revision.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 
@@ -29,9 +35,12 @@ export const compileSpec = command({
     strict: { type: 'boolean', default: false, help: 'exit 1 and store nothing when there is any error diagnostic' },
     'dry-run': { type: 'boolean', default: false, help: 'compile and print the line a publish would; store nothing' },
     'mesh-config': { type: 'string', value: 'FILE', help: 'a mesh config file (ConfigMap istio or kind: MeshConfig)' },
+    'allow-shrink': { type: 'boolean', default: false, help: 'publish even when the publish guard would refuse (see Safety in the README)' },
+    'source-revision': { type: 'string', value: 'REV', help: 'the source revision the inputs come from (default: the git commit of the inputs when inside a git work tree)' },
+    'source-url': { type: 'string', value: 'URL', help: 'where that revision lives (default: the git remote origin)' },
     quiet: { type: 'boolean', short: 'q', default: false, help: 'do not print the warning and error diagnostics on stderr (they are still stored and counted)' },
   },
-  examples: ['meshsnap compile k8s/ istio/ --reason "reviews 50/50"', 'meshsnap compile mesh.yaml --strict --dry-run'],
+  examples: ['meshsnap compile k8s/ istio/ --reason "reviews 50/50"', 'meshsnap compile mesh.yaml --strict --dry-run', 'meshsnap compile k8s/ --source-revision 3f9c2e1 --source-url https://git.example/mesh.git'],
 });
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
@@ -44,9 +53,9 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
-  const c = result.snapshot.counts;
-  const resources = { clusters: c.clusters, endpoints: c.endpoints, listeners: c.listeners, routes: c.routes };
-  const line = { digest: result.snapshot.digest, resources, classes: c.classes, diagnostics: counts };
+  // A full compile holds every object: endpoints are counted without the store.
+  const c = await countedSnapshot(result.snapshot, async () => null);
+  const line = { digest: result.snapshot.digest, resources: shownCounts(c), classes: c.classes, diagnostics: counts };
 
   if (values.strict && counts.error > 0) {
     printJson({ version: null, ...line, status: 'failed' });
@@ -60,18 +69,23 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const createdAt = new Date().toISOString();
-  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}) };
+  const source = sourceOf(positionals, values['source-revision'], values['source-url']);
+  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(source ? { source } : {}) };
   // A pinned channel keeps its config (src/history/pinned-round.ts), as in a watcher round.
   const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who });
   if (round) {
-    const served = round.served.status === 'published' ? round.served.record.version : round.served.head.version;
-    const candidate = round.candidate ? (round.candidate.status === 'published' ? round.candidate.record.version : round.candidate.head.version) : null;
-    printJson({ version: served, ...line, status: 'candidate', candidate, pinned: round.pinnedVersion });
-    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${candidate === null ? 'already a candidate' : `candidate ${candidate}`} (meshsnap promote candidate:N serves it); version ${served} serves the pinned config with these endpoints`);
+    const served = resultVersion(round.served);
+    printJson({ version: served, ...line, status: 'candidate', candidate: round.candidateVersion, pinned: round.pinnedVersion });
+    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${round.candidate ? '' : 'already '}candidate ${round.candidateVersion} (meshsnap promote candidate:${round.candidateVersion} serves it); version ${served} serves the pinned config with these endpoints`);
     return 0;
   }
   // Stored inputs first (a version record never names inputs that are not stored), then the snapshot.
-  const published = await publishCompiled(store, channel, result, who, createdAt);
+  const published = await publishGuarded(store, channel, result, who, createdAt, { allowShrink: values['allow-shrink'] });
+  if (published.status === 'refused') {
+    printJson({ version: published.served, ...line, status: 'refused', candidate: published.candidate, problems: published.verdict.problems, lostServices: published.verdict.lostServices, lostNamespaces: published.verdict.lostNamespaces });
+    note(refusalMessage(channel, published));
+    return 1;
+  }
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });
     note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);

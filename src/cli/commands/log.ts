@@ -1,4 +1,5 @@
 /** `meshsnap log [--channel NAME] [--store DIR] [--limit N]`: versions, newest first, one JSON line each (with origin, actor and reason when recorded). */
+import { shownCounts } from '../../history/mesh-summary.js';
 import { recordDiagnosticCounts } from '../../snapshot/manifest.js';
 import { command, intFlag, parseCommand, storeOptions } from '../args.js';
 import { printJson } from '../output.js';
@@ -27,12 +28,13 @@ export async function logCommand(argv: readonly string[]): Promise<number> {
       createdAt: r.createdAt,
       inputsDigest: r.inputsDigest,
       compiler: r.compiler,
-      resources: { clusters: r.counts.clusters, endpoints: r.counts.endpoints, listeners: r.counts.listeners, routes: r.counts.routes },
+      resources: shownCounts(r.counts),
       diagnostics: errorsAndWarnings(r),
       // History fields, when the record has them (rollbacks, pinned rounds, who and why).
       ...(r.origin !== undefined ? { origin: r.origin } : {}),
       ...(r.actor !== undefined ? { actor: r.actor } : {}),
       ...(r.reason !== undefined ? { reason: r.reason } : {}),
+      ...(r.source !== undefined ? { source: r.source } : {}),
     });
   }
   return 0;

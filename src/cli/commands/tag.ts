@@ -11,8 +11,8 @@ export const tagSpec = command({
   summary: 'name a version (e.g. a git SHA); list or delete tags',
   args: '[<VERSION> <NAME>]',
   positionals: { max: 2 },
-  options: { delete: { type: 'string', value: 'NAME', help: 'delete this tag (exit 1 when there is none)' }, ...actorOptions },
-  examples: ['meshsnap tag 7 3f9c2e1', 'meshsnap tag', 'meshsnap tag --delete 3f9c2e1'],
+  options: { delete: { type: 'string', value: 'NAME', help: 'delete this tag (exit 1 when there is none)' }, force: { type: 'boolean', default: false, help: 'move a tag that already names another version' }, ...actorOptions },
+  examples: ['meshsnap tag 7 3f9c2e1', 'meshsnap tag 8 3f9c2e1 --force', 'meshsnap tag', 'meshsnap tag --delete 3f9c2e1'],
 });
 
 export async function tagCommand(argv: readonly string[]): Promise<number> {
@@ -34,7 +34,7 @@ export async function tagCommand(argv: readonly string[]): Promise<number> {
     for (const [name, version] of [...state.tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) printJson({ tag: name, version });
     return 0;
   }
-  const version = await tag(ctx, positionals[0] as string, positionals[1] as string);
+  const version = await tag(ctx, positionals[0] as string, positionals[1] as string, { force: values.force });
   printJson({ tag: positionals[1], version });
   return 0;
 }

@@ -26,6 +26,11 @@ export interface SnapshotCounts {
   readonly classes: number;
   /** Distinct stored objects. */
   readonly objects: number;
+  /**
+   * Endpoints served: LbEndpoints summed over the ClusterLoadAssignments (`endpoints` counts the
+   * assignments). Set on version records at publish (src/history/mesh-summary.ts); older records lack it.
+   */
+  readonly lbEndpoints?: number;
 }
 
 export interface BuiltSnapshot {

@@ -1,10 +1,15 @@
 /**
  * A round's publish: the compiled snapshot with its stored inputs to the channel, or, when the
  * channel is pinned, the pinned config with the current endpoints, and the config as a candidate.
+ * An unpinned round goes through the publish guard (src/history/guard.ts): a refused snapshot is
+ * recorded as a candidate and the head stays.
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
 import { pinnedRound } from '../../history/pinned-round.js';
+import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
+import { withLbEndpoints } from '../../history/mesh-summary.js';
+import { withFields } from '../../history/publish.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';
 import type { VersionDraft, VersionProvenance } from '../../snapshot/manifest.js';
@@ -27,12 +32,16 @@ export interface PublishRoundInput {
   readonly provenance: () => VersionProvenance;
   readonly createdAt: () => string;
   readonly hasher?: Hasher;
+  /** Kept across rounds: it remembers the served summary and decoded endpoint counts. */
+  readonly guard: PublishGuard;
 }
 
 export interface PublishedRound {
   readonly published: PublishResult;
   /** The channel is pinned and its cluster config differs: other snapshots than this one were stored. */
   readonly pinned: boolean;
+  /** The publish guard refused the snapshot (`published` is then the unchanged head). */
+  readonly refused?: Refused;
   /** Object and document bytes written to the store (stored inputs and snapshot). */
   readonly bytesWritten: number;
   readonly documentsWritten: number;
@@ -60,8 +69,14 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     createdAt: input.createdAt(),
     ...(input.hasher ? { hasher: input.hasher } : {}),
   });
+  const check = pinned ? undefined : await input.guard.check(store, channel, input.snapshot);
+  let refused: Refused | undefined;
   if (pinned) {
     published = pinned.served;
+  } else if (check?.served != null && !check.verdict.allowed) {
+    const compiled = { snapshot: input.snapshot, diagnostics, stored: input.inputsToWrite() };
+    refused = await recordRefused(store, channel, compiled, { provenance: input.provenance() }, input.createdAt(), { ...check, served: check.served });
+    published = { status: 'unchanged', head: { version: check.served, digest: input.snapshot.digest } };
   } else {
     // The inputs are written alongside the snapshot's objects and documents, and the version
     // record only after both: a record never names inputs that are not stored. When the
@@ -69,7 +84,9 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     // the same as that version's, are already stored: writing them is a no-op).
     const writing = putStoredInputs(store, input.inputsToWrite());
     writing.catch(() => undefined); // awaited below; a failure fails the publish
-    published = await publishSnapshot(afterInputs(store, writing), channel, input.snapshot, {
+    // The record counts endpoints (LbEndpoints), from the summary the guard made anyway.
+    const counts = check ? { counts: withLbEndpoints(input.snapshot.counts, check.next) } : {};
+    published = await publishSnapshot(withFields(afterInputs(store, writing), counts), channel, input.snapshot, {
       createdAt: input.createdAt(),
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
@@ -79,7 +96,7 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
-  return { published, pinned: pinned !== null, bytesWritten, documentsWritten, publishMs: performance.now() - tp };
+  return { published, pinned: pinned !== null, ...(refused ? { refused } : {}), bytesWritten, documentsWritten, publishMs: performance.now() - tp };
 }
 
 /** The store, whose `publish` (the version record and head) waits for `before` first. */

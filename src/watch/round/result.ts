@@ -4,7 +4,8 @@ import type { PublishedRound } from './publish.js';
 
 export interface RoundResult {
   readonly mode: CompileResult['mode'];
-  readonly publish: PublishedRound['published']['status'];
+  /** `refused`: the publish guard kept the served version (the snapshot is a candidate). */
+  readonly publish: PublishedRound['published']['status'] | 'refused';
   readonly digest: string;
   readonly version: number;
   readonly compileMs: number;
@@ -20,5 +21,5 @@ export interface RoundResult {
 export function roundResult(mode: CompileResult['mode'], times: { readonly inputsMs: number; readonly compileMs: number }, stored: PublishedRound): RoundResult {
   const { published, publishMs, bytesWritten, documentsWritten } = stored;
   const head = published.status === 'published' ? published.record : published.head;
-  return { mode, publish: published.status, digest: head.digest, version: head.version, compileMs: times.compileMs, inputsMs: times.inputsMs, publishMs, bytesWritten, documentsWritten };
+  return { mode, publish: stored.refused ? 'refused' : published.status, digest: head.digest, version: head.version, compileMs: times.compileMs, inputsMs: times.inputsMs, publishMs, bytesWritten, documentsWritten };
 }

@@ -63,7 +63,9 @@ function originText(s) {
 
 function countsText(c) {
   if (!c) return '—';
-  return [c.clusters + ' clusters · ' + c.endpoints + ' endpoints', h('br'), c.listeners + ' listeners · ' + c.routes + ' routes', h('br'), plural(c.classes, 'proxy class', 'proxy classes')];
+  // Endpoints are LbEndpoints; counts.endpoints is the number of endpoint sets (ClusterLoadAssignments).
+  var eps = c.lbEndpoints != null ? plural(c.lbEndpoints, 'endpoint') + ' (' + plural(c.endpoints, 'set') + ')' : plural(c.endpoints, 'endpoint set');
+  return [c.clusters + ' clusters · ' + eps, h('br'), c.listeners + ' listeners · ' + c.routes + ' routes', h('br'), plural(c.classes, 'proxy class', 'proxy classes')];
 }
 
 function diagCell(s) {
@@ -140,7 +142,8 @@ function snapshotRow(s) {
       h('span', { class: 'ver' }, label), h('br'), h('code', { class: 'muted', title: s.digest }, shortDigest(s.digest))),
     timeCell(s.createdAt),
     h('td', null, s.actor || h('span', { class: 'muted' }, '—')),
-    h('td', { class: 'why' }, badge('origin', originText(s)), s.reason ? h('div', null, s.reason) : null),
+    h('td', { class: 'why' }, badge('origin', originText(s)), s.reason ? h('div', null, s.reason) : null,
+      s.source ? h('div', { class: 'muted', title: s.source.url || '' }, 'rev ' + String(s.source.revision).slice(0, 12) + (s.source.dirty ? ' (dirty)' : '')) : null),
     h('td', null, statusBadges(s.status || {})),
     h('td', { class: 'muted nowrap' }, countsText(s.counts)),
     diagCell(s),
