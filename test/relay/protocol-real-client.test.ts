@@ -11,11 +11,11 @@ import { startHarness } from './protocol-client.js';
 
 test('grpc-js-xds resolves a target through the relay and ACKs every type', { timeout: 20_000 }, async (t) => {
   const h = await startHarness();
-  let client: grpc.Client | undefined;
+  const clients: grpc.Client[] = [];
   // The xDS client first, then the server: closed the other way round, grpc-js-xds reacts to the
   // dropped ADS stream after the test has ended (an unhandled rejection in its CDS watcher).
   t.after(async () => {
-    client?.close();
+    for (const c of clients) c.close();
     await new Promise((r) => setTimeout(r, 200));
     await h.close();
   });
@@ -28,7 +28,8 @@ test('grpc-js-xds resolves a target through the relay and ACKs every type', { ti
   });
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
-  client = new grpc.Client('xds:///productpage.default.svc.cluster.local:9080', grpc.credentials.createInsecure());
+  const client = new grpc.Client('xds:///productpage.default.svc.cluster.local:9080', grpc.credentials.createInsecure());
+  clients.push(client);
   client.getChannel().getConnectivityState(true);
   const acked = (url: string) => h.events.some((e) => e.kind === 'ack' && e.nodeId === nodeId && e.typeUrl === url);
   const deadline = Date.now() + 15_000;
