@@ -82,6 +82,14 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
       ],
     },
     admin: { address: { socket_address: { address: '127.0.0.1', port_value: 15000 } } },
+    // As istiod's bootstrap: regexes up to RE2 program size 32768 (Envoy's default is 100), the limit
+    // meshsnap validates regexes against (src/inputs/validate/string-match.ts).
+    layered_runtime: {
+      layers: [
+        { name: 'global config', static_layer: { 're2.max_program_size.error_level': '32768', 'overload.global_downstream_max_connections': '2147483647' } },
+        { name: 'admin', admin_layer: {} },
+      ],
+    },
   };
 }
 

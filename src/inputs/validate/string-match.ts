@@ -1,17 +1,19 @@
 /**
  * Istio StringMatch (`exact` | `prefix` | `regex`, exactly one) and the regex check. Envoy compiles
  * `regex` with Google RE2 and refuses, with a NACK of the whole route configuration, a pattern RE2
- * rejects (`a{2000}`, `\\Z`, lookaround, backreferences) or whose RE2 program is larger than
- * `re2.max_program_size.error_level` (default 100). So patterns are compiled here with re2js, a
- * pure-JS port of RE2 (it runs in workerd too), and its program size is checked against Envoy's
- * default. re2js is a port of RE2/J: its program size approximates C++ RE2's (README, "Regexes").
+ * rejects (`a{2000}`, `\\Z`, lookaround, backreferences) or whose RE2 program is larger than the
+ * runtime key `re2.max_program_size.error_level` — Envoy's default is 100, and istiod's sidecar and
+ * gateway bootstrap raise it to 32768 (pkg/bootstrap/config.go, as `meshsnap bootstrap` does too).
+ * So patterns are compiled here with re2js, a pure-JS port of RE2 (it runs in workerd too), and its
+ * program size is checked against Istio's limit. re2js is a port of RE2/J: its program size
+ * approximates C++ RE2's (README, "Regexes").
  */
 import { RE2JS } from 're2js';
 import type { StringMatch } from '../../model/istio.js';
 import { fields, get, str, type Reader } from './reader.js';
 
-/** Envoy's default `re2.max_program_size.error_level`: a larger regex program is refused. */
-export const ENVOY_RE2_MAX_PROGRAM_SIZE = 100;
+/** `re2.max_program_size.error_level` as Istio's bootstrap sets it: a larger regex program is refused. */
+export const ENVOY_RE2_MAX_PROGRAM_SIZE = 32768;
 
 /** Why `pattern` is not usable by Envoy's RE2, or undefined when it is fine. */
 export function regexProblem(pattern: string): string | undefined {
@@ -23,7 +25,7 @@ export function regexProblem(pattern: string): string | undefined {
   } catch (e) {
     return `invalid RE2 regular expression: ${e instanceof Error ? e.message : String(e)}`;
   }
-  if (size > ENVOY_RE2_MAX_PROGRAM_SIZE) return `RE2 program size ${size} is over Envoy's default max program size ${ENVOY_RE2_MAX_PROGRAM_SIZE}: Envoy would refuse it`;
+  if (size > ENVOY_RE2_MAX_PROGRAM_SIZE) return `RE2 program size ${size} is over the max program size Istio's proxies run with, ${ENVOY_RE2_MAX_PROGRAM_SIZE}: Envoy would refuse it`;
   return undefined;
 }
 
