@@ -27,11 +27,10 @@ import { compositeParts } from '../snapshot/composite.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { packDigests } from '../snapshot/store/packs.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { Retention, SnapshotStore } from '../snapshot/store/store.js';
 import { recordEvent } from './audit.js';
 import { readChannelState } from './channel-state.js';
 import { isCandidatesChannel, type HistoryContext } from './context.js';
-import { UnsupportedStoreError } from './errors.js';
 
 export interface GcOptions {
   /** Newest versions kept per channel (default 10, at least 1). */
@@ -64,8 +63,8 @@ const DAY = 86_400_000;
  * shorter than the interval after which the store refreshes a reused object, an object a publish
  * is reusing could be deleted. The CLI, the API and the Worker's cron all ask here.
  */
-export function graceProblem(graceMs: number, store: SnapshotStore, name = 'the grace period in minutes'): string | undefined {
-  const freshen = store.freshenAfterMs ?? 0;
+export function graceProblem(graceMs: number, store: Pick<Retention, 'freshenAfterMs'>, name = 'the grace period in minutes'): string | undefined {
+  const freshen = store.freshenAfterMs;
   if (freshen <= 0 || graceMs >= freshen) return undefined;
   return `${name} ${graceMs / 60_000} is shorter than the store's freshen interval of ${freshen / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
 }
@@ -76,17 +75,12 @@ export const GC_GRACE_MS = 3_600_000;
 
 export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcResult> {
   const { store } = ctx;
-  const need = <K extends keyof SnapshotStore>(k: K): NonNullable<SnapshotStore[K]> => {
-    const f = store[k];
-    if (!f) throw new UnsupportedStoreError(String(k));
-    return f as NonNullable<SnapshotStore[K]>;
-  };
-  const listChannels = need('listChannels').bind(store);
-  const listObjects = need('listObjects').bind(store);
-  const listDocuments = need('listDocuments').bind(store);
-  const deleteObject = need('deleteObject').bind(store);
-  const deleteDocument = need('deleteDocument').bind(store);
-  const deleteVersion = need('deleteVersion').bind(store);
+  const listChannels = store.listChannels.bind(store);
+  const listObjects = store.listObjects.bind(store);
+  const listDocuments = store.listDocuments.bind(store);
+  const deleteObject = store.deleteObject.bind(store);
+  const deleteDocument = store.deleteDocument.bind(store);
+  const deleteVersion = store.deleteVersion.bind(store);
 
   const graceMs = opts.graceMs ?? GC_GRACE_MS;
   const problem = graceProblem(graceMs, store);

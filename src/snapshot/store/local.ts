@@ -60,6 +60,8 @@ export class LocalStore implements SnapshotStore {
   /** Per channel, the last record this store published: the next publish reads it (packs' base) without parsing it again. */
   private readonly published = new Map<string, VersionRecord>();
   private auditSeq = 0;
+  /** Every reuse refreshes a file's time (one utimes call). */
+  readonly freshenAfterMs = 0;
 
   constructor(
     readonly root: string = DEFAULT_STORE_DIR,

@@ -28,7 +28,7 @@ import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
-import { CorruptObjectError, type SnapshotStore } from './store.js';
+import { CorruptObjectError, type ContentReader, type ContentWriter } from './store.js';
 import { forEachLimited } from './concurrent.js';
 
 export const PACK_MAGIC = 'meshsnap.pack/v1\n';
@@ -180,7 +180,7 @@ export async function snapshotEntries(top: string, read: Reader, readObject: Rea
  * What a full build has that the stored snapshot `base` has not. Only base documents the new
  * snapshot lacks are read: a document both have roots a subtree both have.
  */
-export async function newSince(store: Pick<SnapshotStore, 'getDocument'>, snapshot: Pick<BuiltSnapshot, 'digest' | 'documents' | 'objects'>, base: string): Promise<Map<string, Uint8Array>> {
+export async function newSince(store: Pick<ContentReader, 'getDocument'>, snapshot: Pick<BuiltSnapshot, 'digest' | 'documents' | 'objects'>, base: string): Promise<Map<string, Uint8Array>> {
   const mine = new Map<string, Uint8Array>(snapshot.documents.map((d) => [d.digest, d.bytes]));
   const old = new Set<string>();
   const shared = new Set<string>();
@@ -228,7 +228,7 @@ export interface PackWriteResult {
  * Writes the packs for a snapshot about to be published on top of `base` (the head's record,
  * or null for a first version) and returns the list for its record.
  */
-export async function writePacks(store: SnapshotStore, snapshot: BuiltSnapshot, base: VersionRecord | null, hasher: Hasher = nobleSha256Hex): Promise<PackWriteResult> {
+export async function writePacks(store: ContentReader & ContentWriter, snapshot: BuiltSnapshot, base: VersionRecord | null, hasher: Hasher = nobleSha256Hex): Promise<PackWriteResult> {
   let bytesWritten = 0;
   const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
     const digest = digestOf(bytes, hasher);
@@ -349,7 +349,7 @@ export interface PackedLoad {
  * Loads a version's snapshot from its packs: ≤ MAX_PACKS reads whatever its size. Anything the
  * packs lack (a record written before packs, a pack gc removed) is read one by one instead.
  */
-export async function loadSnapshotPacked(store: SnapshotStore, record: Pick<VersionRecord, 'digest' | 'packs'>, hasher: Hasher = nobleSha256Hex): Promise<PackedLoad | null> {
+export async function loadSnapshotPacked(store: Pick<ContentReader, 'getObject' | 'getDocument'>, record: Pick<VersionRecord, 'digest' | 'packs'>, hasher: Hasher = nobleSha256Hex): Promise<PackedLoad | null> {
   const have = new Map<string, Uint8Array>();
   let packReads = 0;
   let fallbackReads = 0;

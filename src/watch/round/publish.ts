@@ -7,7 +7,7 @@ import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/
 import { pinnedRound } from '../../history/pinned-round.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';
-import type { VersionDraft, VersionProvenance } from '../../snapshot/manifest.js';
+import type { VersionProvenance } from '../../snapshot/manifest.js';
 import { publishSnapshot, type PublishResult } from '../../snapshot/store/publish.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import type { CachedObject } from '../object-cache.js';
@@ -69,10 +69,11 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     // the same as that version's, are already stored: writing them is a no-op).
     const writing = putStoredInputs(store, input.inputsToWrite());
     writing.catch(() => undefined); // awaited below; a failure fails the publish
-    published = await publishSnapshot(afterInputs(store, writing), channel, input.snapshot, {
+    published = await publishSnapshot(store, channel, input.snapshot, {
       createdAt: input.createdAt(),
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
+      waitBefore: writing,
       ...(input.hasher ? { hasher: input.hasher } : {}),
     });
     const wrote = await writing;
@@ -80,20 +81,4 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
   return { published, pinned: pinned !== null, bytesWritten, documentsWritten, publishMs: performance.now() - tp };
-}
-
-/** The store, whose `publish` (the version record and head) waits for `before` first. */
-function afterInputs(store: SnapshotStore, before: Promise<unknown>): SnapshotStore {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'publish') {
-        return async (channel: string, draft: VersionDraft) => {
-          await before;
-          return target.publish(channel, draft);
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }
