@@ -54,6 +54,8 @@ export interface GcResult {
   readonly spared: number;
   /** Relay audit batches older than auditDays (0 when the store keeps no audit). */
   readonly deletedAuditBatches: number;
+  /** Files a killed writer left half-written (folder store), older than the grace period. */
+  readonly deletedTempFiles: number;
 }
 
 const DAY = 86_400_000;
@@ -136,7 +138,8 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   }
   const auditBefore = new Date(started.getTime() - (opts.auditDays ?? GC_AUDIT_DAYS) * DAY).toISOString();
   const deletedAuditBatches = (await store.pruneAudit?.(auditBefore, { dryRun: opts.dryRun ?? false })) ?? 0;
-  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches };
+  const deletedTempFiles = opts.dryRun ? 0 : await store.deleteStaleTemp(cutoff);
+  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches, deletedTempFiles };
   if (!opts.dryRun) {
     await recordEvent(ctx, {
       kind: 'gc',

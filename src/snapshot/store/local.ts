@@ -354,6 +354,12 @@ export class LocalStore implements SnapshotStore {
     });
   }
 
+  async deleteStaleTemp(olderThan: number): Promise<number> {
+    let deleted = 0;
+    for (const name of await readdirOrEmpty(this.tmpDir)) if (await deleteIfOlder(join(this.tmpDir, name), olderThan)) deleted++;
+    return deleted;
+  }
+
   private async *listTree(dir: string, suffix: string): AsyncIterable<StoredEntry> {
     for (const prefix of (await readdirOrEmpty(dir)).sort()) {
       for (const name of (await readdirOrEmpty(join(dir, prefix))).sort()) {

@@ -124,6 +124,11 @@ export interface Retention {
    */
   pruneAudit?(before: string, opts?: { readonly dryRun?: boolean }): Promise<number>;
   /**
+   * Deletes what killed writers left behind (the folder store's temp files) not touched since
+   * `olderThan` (ms); returns how many. A store that stages nothing returns 0.
+   */
+  deleteStaleTemp(olderThan: number): Promise<number>;
+  /**
    * How stale (ms) a reused object may be before a reuse refreshes its time (0: every reuse does).
    * gc's grace period must not be shorter.
    */
