@@ -9,7 +9,7 @@ import type { Diagnostic } from '../../model/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
 import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { Hasher } from '../digest.js';
-import { writePacks, type PackWriteResult } from './packs.js';
+import { writePacks, type PackCache, type PackWriteResult } from './packs.js';
 import { LAYERED_MAX, putTree } from './put-tree.js';
 import type { ChannelReader, ChannelWriter, ContentReader, ContentWriter } from './store.js';
 
@@ -25,6 +25,8 @@ export interface PublishInfo {
   readonly packs?: boolean;
   /** Hashes pack bytes (default @noble/hashes; Node edges pass node:crypto's). */
   readonly hasher?: Hasher;
+  /** Decoded packs kept between publishes by a long-running publisher (pack-cache.ts); none by default. */
+  readonly packCache?: PackCache;
   /** More version-record fields (history's status, origin, actor…), merged over everything else. */
   readonly recordFields?: Partial<VersionDraft>;
   /** Awaited before the version record is written (writes the record must not name before they finish, e.g. stored inputs). */
@@ -62,7 +64,7 @@ export async function publishSnapshot(store: PublishingStore, channel: string, s
   // Packs before the record (a record never names a pack not yet stored). A base whose packs
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
   const writingPacks = (): Promise<PackWriteResult> | undefined =>
-    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher).catch(() => writePacks(store, snapshot, null, info.hasher)));
+    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() => writePacks(store, snapshot, null, info.hasher, info.packCache)));
   // A delta's packs are written meanwhile (they name only what this snapshot holds, and are read
   // only through the record written after both); a full build's after its objects and documents.
   const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;

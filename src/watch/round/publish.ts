@@ -8,6 +8,7 @@ import { pinnedRound } from '../../history/pinned-round.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';
 import type { VersionProvenance } from '../../snapshot/manifest.js';
+import type { PackCache } from '../../snapshot/store/packs.js';
 import { publishSnapshot, type PublishResult } from '../../snapshot/store/publish.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import type { CachedObject } from '../object-cache.js';
@@ -26,6 +27,8 @@ export interface PublishRoundInput {
   /** Called when needed, so that both read the state of that moment. */
   readonly provenance: () => VersionProvenance;
   readonly createdAt: () => string;
+  /** Decoded packs kept between rounds (pack-cache.ts). */
+  readonly packCache?: PackCache;
   readonly hasher?: Hasher;
 }
 
@@ -74,6 +77,7 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
       waitBefore: writing,
+      ...(input.packCache ? { packCache: input.packCache } : {}),
       ...(input.hasher ? { hasher: input.hasher } : {}),
     });
     const wrote = await writing;
