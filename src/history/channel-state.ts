@@ -9,8 +9,8 @@
  * versions); candidates are published to the sibling channel `<channel>.candidates`, so the head
  * never points at one.
  */
-import type { SnapshotStore } from '../snapshot/store/store.js';
-import { HistoryError, UnsupportedStoreError } from './errors.js';
+import type { ChannelReader, ChannelWriter } from '../snapshot/store/store.js';
+import { HistoryError } from './errors.js';
 import type { GuardPolicy } from './guard.js';
 
 export const CHANNEL_STATE_SCHEMA = 'meshsnap.channel-state/v1';
@@ -38,8 +38,7 @@ export const emptyState = (channel: string): ChannelState => ({ schema: CHANNEL_
 
 const decoder = new TextDecoder();
 
-export async function readChannelState(store: SnapshotStore, channel: string): Promise<{ revision: number; state: ChannelState }> {
-  if (!store.getChannelState) return { revision: 0, state: emptyState(channel) };
+export async function readChannelState(store: Pick<ChannelReader, 'getChannelState'>, channel: string): Promise<{ revision: number; state: ChannelState }> {
   const found = await store.getChannelState(channel);
   if (!found) return { revision: 0, state: emptyState(channel) };
   return { revision: found.revision, state: parseChannelState(JSON.parse(decoder.decode(found.bytes)) as unknown, channel) };
@@ -65,8 +64,7 @@ function parseChannelState(value: unknown, channel: string): ChannelState {
  * Applies `change` to the newest state and writes it as the next revision; on a lost race
  * re-reads and re-applies (bounded). `change` returning undefined writes nothing.
  */
-export async function updateChannelState(store: SnapshotStore, channel: string, change: (state: ChannelState) => ChannelState | undefined): Promise<ChannelState> {
-  if (!store.putChannelState || !store.getChannelState) throw new UnsupportedStoreError('channel state');
+export async function updateChannelState(store: Pick<ChannelReader, 'getChannelState'> & Pick<ChannelWriter, 'putChannelState'>, channel: string, change: (state: ChannelState) => ChannelState | undefined): Promise<ChannelState> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const { revision, state } = await readChannelState(store, channel);
     const next = change(state);

@@ -17,7 +17,7 @@ export class VersionNotFoundError extends HistoryError {
   }
 }
 
-/** The store backend lacks a method history needs (see the optional part of SnapshotStore). */
+/** The store backend lacks a method history needs (kept for callers; every SnapshotStore now implements history's roles). */
 export class UnsupportedStoreError extends HistoryError {
   override readonly name = 'UnsupportedStoreError';
   constructor(method: string) {

@@ -27,11 +27,10 @@ import { compositeParts } from '../snapshot/composite.js';
 import { readSnapshotContent } from '../snapshot/content.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import { packDigests } from '../snapshot/store/packs.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { Retention, SnapshotStore } from '../snapshot/store/store.js';
 import { recordEvent } from './audit.js';
 import { readChannelState } from './channel-state.js';
 import { isCandidatesChannel, type HistoryContext } from './context.js';
-import { UnsupportedStoreError } from './errors.js';
 
 export interface GcOptions {
   /** Newest versions kept per channel (default 10, at least 1). */
@@ -55,6 +54,8 @@ export interface GcResult {
   readonly spared: number;
   /** Relay audit batches older than auditDays (0 when the store keeps no audit). */
   readonly deletedAuditBatches: number;
+  /** Files a killed writer left half-written (folder store), older than the grace period. */
+  readonly deletedTempFiles: number;
 }
 
 const DAY = 86_400_000;
@@ -64,8 +65,8 @@ const DAY = 86_400_000;
  * shorter than the interval after which the store refreshes a reused object, an object a publish
  * is reusing could be deleted. The CLI, the API and the Worker's cron all ask here.
  */
-export function graceProblem(graceMs: number, store: SnapshotStore, name = 'the grace period in minutes'): string | undefined {
-  const freshen = store.freshenAfterMs ?? 0;
+export function graceProblem(graceMs: number, store: Pick<Retention, 'freshenAfterMs'>, name = 'the grace period in minutes'): string | undefined {
+  const freshen = store.freshenAfterMs;
   if (freshen <= 0 || graceMs >= freshen) return undefined;
   return `${name} ${graceMs / 60_000} is shorter than the store's freshen interval of ${freshen / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
 }
@@ -76,17 +77,12 @@ export const GC_GRACE_MS = 3_600_000;
 
 export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcResult> {
   const { store } = ctx;
-  const need = <K extends keyof SnapshotStore>(k: K): NonNullable<SnapshotStore[K]> => {
-    const f = store[k];
-    if (!f) throw new UnsupportedStoreError(String(k));
-    return f as NonNullable<SnapshotStore[K]>;
-  };
-  const listChannels = need('listChannels').bind(store);
-  const listObjects = need('listObjects').bind(store);
-  const listDocuments = need('listDocuments').bind(store);
-  const deleteObject = need('deleteObject').bind(store);
-  const deleteDocument = need('deleteDocument').bind(store);
-  const deleteVersion = need('deleteVersion').bind(store);
+  const listChannels = store.listChannels.bind(store);
+  const listObjects = store.listObjects.bind(store);
+  const listDocuments = store.listDocuments.bind(store);
+  const deleteObject = store.deleteObject.bind(store);
+  const deleteDocument = store.deleteDocument.bind(store);
+  const deleteVersion = store.deleteVersion.bind(store);
 
   const graceMs = opts.graceMs ?? GC_GRACE_MS;
   const problem = graceProblem(graceMs, store);
@@ -147,7 +143,8 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const dropVersions = Object.fromEntries(dropByChannel);
   const auditBefore = new Date(started.getTime() - (opts.auditDays ?? GC_AUDIT_DAYS) * DAY).toISOString();
   const deletedAuditBatches = (await store.pruneAudit?.(auditBefore, { dryRun: opts.dryRun ?? false })) ?? 0;
-  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches };
+  const deletedTempFiles = opts.dryRun ? 0 : await store.deleteStaleTemp(cutoff);
+  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches, deletedTempFiles };
   if (!opts.dryRun) {
     await recordEvent(ctx, {
       kind: 'gc',

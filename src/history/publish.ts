@@ -4,31 +4,19 @@
  */
 import { putStoredInputs } from '../snapshot/stored-inputs/index.js';
 import type { VersionDraft } from '../snapshot/manifest.js';
-import { publishSnapshot, type PublishResult } from '../snapshot/store/publish.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import { publishSnapshot, type PublishingStore, type PublishResult } from '../snapshot/store/publish.js';
 import type { Compiled } from './layers.js';
 import { countedSnapshot } from './mesh-summary.js';
 
 export type RecordFields = Pick<VersionDraft, 'provenance' | 'status' | 'origin' | 'actor' | 'reason' | 'source'>;
 
-export async function publishCompiled(store: SnapshotStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string): Promise<PublishResult> {
+export async function publishCompiled(store: PublishingStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head?.digest === compiled.snapshot.digest) return { status: 'unchanged', head };
   await putStoredInputs(store, compiled.stored);
   const counts = await countedSnapshot(compiled.snapshot, (d) => store.getObject(d));
   const extra: Partial<VersionDraft> = { inputs: compiled.stored.digest, counts, ...dropUndefined(fields) };
-  return publishSnapshot(withFields(store, extra), channel, compiled.snapshot, { createdAt, diagnostics: compiled.diagnostics });
-}
-
-/** The store, with extra fields merged into the draft its next `publish` receives. */
-export function withFields(store: SnapshotStore, fields: Partial<VersionDraft>): SnapshotStore {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'publish') return (channel: string, draft: VersionDraft) => target.publish(channel, { ...draft, ...fields });
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return publishSnapshot(store, channel, compiled.snapshot, { createdAt, diagnostics: compiled.diagnostics, recordFields: extra });
 }
 
 function dropUndefined<T extends object>(o: T): Partial<T> {

@@ -11,13 +11,13 @@
  * buffer is capped at `maxBuffered` (the oldest go first).
  */
 import type { AuditRecord } from '../snapshot/audit.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { AuditWriter } from '../snapshot/store/store.js';
 import { clip, forLog } from './client-text.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import type { XdsEvent } from './types.js';
 
 export interface AuditLogOptions {
-  readonly store: Pick<SnapshotStore, 'appendAudit'>;
+  readonly store: AuditWriter;
   readonly relayId: string;
   readonly channel: string;
   /** Default 1000 ms. */

@@ -6,13 +6,13 @@
  * retried with exponential backoff (capped), so a broken store is not hammered.
  */
 import { backoff } from '../backoff.js';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { ChannelReader, ContentReader } from '../snapshot/store/store.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { loadServedSnapshot } from './snapshot/load.js';
 import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
 
 export interface FollowerOptions {
-  readonly store: SnapshotStore;
+  readonly store: ContentReader & ChannelReader;
   readonly channel: string;
   /** Head polling period. Default 1000 ms. */
   readonly pollMs?: number;

@@ -7,7 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { SnapshotStore } from '../snapshot/store/store.js';
+import type { RelayStore } from '../snapshot/store/store.js';
 import { AuditLog } from './audit.js';
 import { SnapshotFollower, type FollowerStatus } from './follower.js';
 import { forLog } from './client-text.js';
@@ -33,7 +33,7 @@ export interface KeepaliveOptions {
 }
 
 export interface RelayOptions {
-  readonly store: SnapshotStore;
+  readonly store: RelayStore;
   readonly channel?: string;
   /** xDS gRPC port; 0 picks a free one. Default 15010. */
   readonly port?: number;

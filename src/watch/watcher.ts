@@ -18,6 +18,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { keyString, StoredInputsTree, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
+import { newPackCache } from '../snapshot/store/pack-cache.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { LogFields, LogLevel } from '../log.js';
 import { systemClock, type Clock } from './clock.js';
@@ -73,6 +74,8 @@ export class Watcher {
   private readonly cache: ObjectCache;
   private readonly changes = new ChangeLog();
   private readonly lkg = new LastKnownGood();
+  /** The packs of the last publishes: the next one merges its delta into the newest without reading it back. */
+  private readonly packCache = newPackCache();
   private readonly compiler: SnapshotCompiler;
   private readonly debouncer: Debouncer;
   private readonly clock: Clock;
@@ -344,6 +347,7 @@ export class Watcher {
         objects: () => request.objects,
         provenance: () => this.changes.provenance(this.lkg.substitutions()),
         createdAt: () => (this.opts.now?.() ?? new Date()).toISOString(),
+        packCache: this.packCache,
         ...(this.opts.hasher ? { hasher: this.opts.hasher } : {}),
         guard: this.guard,
       });

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -81,6 +81,35 @@ test('retention: newest N, tagged, pinned and head are kept; the rest goes; noth
     // Nothing left to collect.
     const again = await gc(ctx, { keep: 1 });
     assert.equal(again.deletedDocuments + again.deletedObjects, 0);
+  } finally {
+    cleanup();
+  }
+});
+
+test('gc removes temp files a killed writer left in the folder store, once older than the grace period', async () => {
+  const { store, dir, cleanup } = tempStore();
+  try {
+    await compileAndPublish(store, STATE, ['virtual-service-reviews-v3.yaml']);
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    // What a writer killed between writing a temp file and linking it into place leaves behind.
+    const stale = join(tmp, '4242-killed-1');
+    const young = join(tmp, '4242-killed-2');
+    writeFileSync(stale, 'half a document');
+    writeFileSync(young, 'a write in progress');
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    utimesSync(stale, old, old);
+    const ctx = context(store);
+
+    const dry = await gc(ctx, { dryRun: true });
+    assert.equal(dry.deletedTempFiles, 0);
+    assert.ok(existsSync(stale), 'a dry run deletes nothing');
+
+    const real = await gc(ctx);
+    assert.equal(real.deletedTempFiles, 1);
+    assert.ok(!existsSync(stale), 'the stale temp file is gone');
+    assert.ok(existsSync(young), 'a temp file inside the grace period stays');
+    await assertComplete(store, 'latest');
   } finally {
     cleanup();
   }

@@ -8,7 +8,7 @@
  */
 import { resourceBytes } from '../../snapshot/composite.js';
 import type { ChannelHead } from '../../snapshot/manifest.js';
-import type { SnapshotStore } from '../../snapshot/store/store.js';
+import type { ChannelReader, ContentReader } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { loadSnapshotPacked } from '../../snapshot/store/packs.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
@@ -36,7 +36,7 @@ export interface LoadOptions {
   readonly concurrency?: number;
 }
 
-export async function loadServedSnapshot(store: SnapshotStore, channel: string, head: ChannelHead, opts: LoadOptions = {}): Promise<LoadedSnapshot> {
+export async function loadServedSnapshot(store: ContentReader & Pick<ChannelReader, 'getVersion'>, channel: string, head: ChannelHead, opts: LoadOptions = {}): Promise<LoadedSnapshot> {
   const fail = (why: string, cause?: unknown): never => {
     throw new SnapshotLoadError(head.version, `channel ${channel} version ${head.version} (${head.digest}): ${why}`, cause === undefined ? undefined : { cause });
   };

@@ -25,11 +25,12 @@ import { link, mkdir, open, readFile, readdir, stat, unlink, utimes, writeFile }
 import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
-import { digestHex, digestOf, type Hasher } from '../digest.js';
+import { digestOf, type Hasher } from '../digest.js';
 import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
-import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
+import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
 import { resolveHead } from './channel-head.js';
+import { channelPrefix, documentKey, headKey, jsonBytes, mustHex, objectKey, stateKey, TMP_DIR, versionKey } from './layout.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -52,23 +53,24 @@ let tmpCounter = 0;
 export class LocalStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly made = new Set<string>();
-  private readonly objectsDir: string;
-  private readonly documentsDir: string;
+  /** The root with a trailing separator: a key's path is this plus the key. */
+  private readonly base: string;
   private readonly tmpDir: string;
   /** Per channel, the newest version this store read or wrote: known to exist, so a probe can start there. */
   private readonly heads = new Map<string, ChannelHead>();
   /** Per channel, the last record this store published: the next publish reads it (packs' base) without parsing it again. */
   private readonly published = new Map<string, VersionRecord>();
   private auditSeq = 0;
+  /** Every reuse refreshes a file's time (one utimes call). */
+  readonly freshenAfterMs = 0;
 
   constructor(
     readonly root: string = DEFAULT_STORE_DIR,
     opts: LocalStoreOptions = {},
   ) {
     this.hasher = opts.hasher ?? nodeSha256Hex;
-    this.objectsDir = join(root, 'objects', 'sha256');
-    this.documentsDir = join(root, 'documents', 'sha256');
-    this.tmpDir = join(root, 'tmp');
+    this.base = join(root || '.', sep);
+    this.tmpDir = this.path(TMP_DIR);
   }
 
   async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
@@ -352,6 +354,12 @@ export class LocalStore implements SnapshotStore {
     });
   }
 
+  async deleteStaleTemp(olderThan: number): Promise<number> {
+    let deleted = 0;
+    for (const name of await readdirOrEmpty(this.tmpDir)) if (await deleteIfOlder(join(this.tmpDir, name), olderThan)) deleted++;
+    return deleted;
+  }
+
   private async *listTree(dir: string, suffix: string): AsyncIterable<StoredEntry> {
     for (const prefix of (await readdirOrEmpty(dir)).sort()) {
       for (const name of (await readdirOrEmpty(join(dir, prefix))).sort()) {
@@ -369,31 +377,34 @@ export class LocalStore implements SnapshotStore {
   }
 
   private statePath(channel: string, revision: number): string {
-    return join(this.channelDir(channel), 'state', `${revision}.json`);
+    return this.path(stateKey(channel, revision));
   }
 
   // --- paths
 
   objectPath(digest: string): string {
-    const hex = mustHex(digest);
-    return `${this.objectsDir}${sep}${hex.slice(0, 2)}${sep}${hex}`;
+    return this.path(objectKey(digest));
   }
 
   documentPath(digest: string): string {
-    const hex = mustHex(digest);
-    return `${this.documentsDir}${sep}${hex.slice(0, 2)}${sep}${hex}.json`;
+    return this.path(documentKey(digest));
+  }
+
+  /** A key of the layout (layout.ts) as a path under the root. */
+  private path(key: string): string {
+    return this.base + (sep === '/' ? key : key.replaceAll('/', sep));
   }
 
   private channelDir(channel: string): string {
-    return join(this.root, 'channels', channel);
+    return this.path(channelPrefix(channel));
   }
 
   private versionPath(channel: string, version: number): string {
-    return join(this.channelDir(channel), 'versions', `${version}.json`);
+    return this.path(versionKey(channel, version));
   }
 
   private headPath(channel: string): string {
-    return join(this.channelDir(channel), 'head.json');
+    return this.path(headKey(channel));
   }
 
   // --- writing
@@ -546,11 +557,6 @@ function writeAllSync(path: string, bytes: Uint8Array): void {
   }
 }
 
-function mustHex(digest: string): string {
-  const hex = digestHex(digest);
-  if (hex === undefined) throw new InvalidDigestError(digest);
-  return hex;
-}
 
 function readdirOrEmptySync(dir: string): string[] {
   try {
@@ -639,7 +645,6 @@ function readJsonSync(path: string): unknown {
   return JSON.parse(text) as unknown;
 }
 
-const jsonBytes = (value: unknown): Uint8Array => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
 
 const isCode = (e: unknown, code: string): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
 

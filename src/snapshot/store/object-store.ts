@@ -258,6 +258,11 @@ export class ObjectStore implements SnapshotStore {
     await this.backend.delete(versionKey(channel, version));
   }
 
+  /** Each key is written in one PUT: nothing is staged, nothing is left behind. */
+  async deleteStaleTemp(): Promise<number> {
+    return 0;
+  }
+
   // --- internals
 
   /**

@@ -9,9 +9,9 @@ import type { Diagnostic } from '../../model/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
 import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { Hasher } from '../digest.js';
-import { writePacks, type PackWriteResult } from './packs.js';
+import { writePacks, type PackCache, type PackWriteResult } from './packs.js';
 import { LAYERED_MAX, putTree } from './put-tree.js';
-import type { SnapshotStore } from './store.js';
+import type { ChannelReader, ChannelWriter, ContentReader, ContentWriter } from './store.js';
 
 export interface PublishInfo {
   /** ISO 8601 time of the publish (the caller's clock). */
@@ -25,6 +25,12 @@ export interface PublishInfo {
   readonly packs?: boolean;
   /** Hashes pack bytes (default @noble/hashes; Node edges pass node:crypto's). */
   readonly hasher?: Hasher;
+  /** Decoded packs kept between publishes by a long-running publisher (pack-cache.ts); none by default. */
+  readonly packCache?: PackCache;
+  /** More version-record fields (history's status, origin, actor…), merged over everything else. */
+  readonly recordFields?: Partial<VersionDraft>;
+  /** Awaited before the version record is written (writes the record must not name before they finish, e.g. stored inputs). */
+  readonly waitBefore?: Promise<unknown>;
 }
 
 export type PublishResult =
@@ -39,7 +45,10 @@ export class MissingBaseError extends MeshsnapError {
   }
 }
 
-export async function publishSnapshot(store: SnapshotStore, channel: string, snapshot: BuiltSnapshot, info: PublishInfo): Promise<PublishResult> {
+/** What publishing needs of a store. */
+export type PublishingStore = ContentReader & ContentWriter & Pick<ChannelReader, 'readChannel' | 'getVersion'> & Pick<ChannelWriter, 'publish'>;
+
+export async function publishSnapshot(store: PublishingStore, channel: string, snapshot: BuiltSnapshot, info: PublishInfo): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
   if (snapshot.base !== undefined && !(await store.hasDocument(snapshot.base))) throw new MissingBaseError(snapshot.base);
@@ -55,7 +64,7 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
   // Packs before the record (a record never names a pack not yet stored). A base whose packs
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
   const writingPacks = (): Promise<PackWriteResult> | undefined =>
-    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher).catch(() => writePacks(store, snapshot, null, info.hasher)));
+    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() => writePacks(store, snapshot, null, info.hasher, info.packCache)));
   // A delta's packs are written meanwhile (they name only what this snapshot holds, and are read
   // only through the record written after both); a full build's after its objects and documents.
   const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;
@@ -75,6 +84,7 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
     bytesWritten += diagnosticsWritten;
   }
 
+  await info.waitBefore;
   const record = await store.publish(channel, {
     digest: snapshot.digest,
     createdAt: info.createdAt,
@@ -85,12 +95,13 @@ export async function publishSnapshot(store: SnapshotStore, channel: string, sna
     diagnosticCounts: diagnostics.counts,
     ...info.record,
     ...(packs ? { packs: packs.packs } : {}),
+    ...info.recordFields,
   });
   return { status: 'published', record, objectsWritten, documentsWritten, bytesWritten };
 }
 
 /** Stores the diagnostics document unless it is there (found: its time is refreshed, for gc); the bytes written. */
-async function putDiagnostics(store: SnapshotStore, doc: DiagnosticsDocument): Promise<number> {
+async function putDiagnostics(store: Pick<ContentReader, 'hasDocument'> & Pick<ContentWriter, 'putDocuments'>, doc: DiagnosticsDocument): Promise<number> {
   if (await store.hasDocument(doc.digest)) return 0;
   const written = await store.putDocuments(new Map([[doc.digest, doc.bytes]]));
   return written.length > 0 ? doc.bytes.byteLength : 0;

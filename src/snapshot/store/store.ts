@@ -3,18 +3,41 @@
  * JSON nodes of a snapshot tree, see content.ts) are content-addressed and immutable; a channel
  * is a numbered list of version records with a head. The local folder (local.ts) and object storage
  * (object-store.ts over S3 or R2) implement it; test/store/contract.ts checks every backend alike.
+ * Consumers take the narrow roles below.
  */
 import { MeshsnapError } from '../../errors.js';
 import type { AuditRecord } from '../audit.js';
 import type { SnapshotContent } from '../content.js';
 import type { ChannelHead, VersionDraft, VersionRecord } from '../manifest.js';
 
-export interface SnapshotStore {
-  /** Stores bytes under their digest. Idempotent; an existing object is never overwritten. Bytes that do not hash to `digest` are refused (DigestMismatchError). */
-  putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
+/**
+ * The store is seen through narrow roles, so each consumer names what it uses (as go-control-plane's
+ * server sees its cache only through ConfigWatcher/ConfigFetcher): the relay and the follower read
+ * content and channels and append audit batches; compilers write content and publish; history's gc
+ * also needs Retention. `SnapshotStore` is every role at once, what the backends implement.
+ */
+
+/** Reading content-addressed objects and documents. */
+export interface ContentReader {
   /** The bytes, verified against the digest (CorruptObjectError when they do not match), or null. */
   getObject(digest: string): Promise<Uint8Array | null>;
+  /** Whether the object is stored; a writer asks before reusing one, so its time is refreshed (see Retention). */
   hasObject(digest: string): Promise<boolean>;
+  /** One document's bytes, verified against the digest (CorruptObjectError), or null. */
+  getDocument(digest: string): Promise<Uint8Array | null>;
+  hasDocument(digest: string): Promise<boolean>;
+  /**
+   * The expanded snapshot: the top document and every document under it, each verified against
+   * its digest. Null when the top document is absent; a missing sub-document throws
+   * MissingDocumentError, a corrupt one CorruptObjectError.
+   */
+  getSnapshot(digest: string): Promise<SnapshotContent | null>;
+}
+
+/** Storing content-addressed objects and documents (immutable, idempotent). */
+export interface ContentWriter {
+  /** Stores bytes under their digest. Idempotent; an existing object is never overwritten. Bytes that do not hash to `digest` are refused (DigestMismatchError). */
+  putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
   /**
    * Stores snapshot documents under their digests; all are stored when the promise resolves
    * (callers write children before parents by calling once per layer). Idempotent: a document
@@ -31,74 +54,92 @@ export interface SnapshotStore {
    * newly written (sorted).
    */
   putLayered?(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ readonly objects: string[]; readonly documents: string[] }>;
-  /** One document's bytes, verified against the digest (CorruptObjectError), or null. */
-  getDocument(digest: string): Promise<Uint8Array | null>;
-  hasDocument(digest: string): Promise<boolean>;
-  /**
-   * The expanded snapshot: the top document and every document under it, each verified against
-   * its digest. Null when the top document is absent; a missing sub-document throws
-   * MissingDocumentError, a corrupt one CorruptObjectError.
-   */
-  getSnapshot(digest: string): Promise<SnapshotContent | null>;
+}
+
+/** Reading channels: heads, version records, channel state. */
+export interface ChannelReader {
   /** The newest version of a channel, or null when nothing was published. */
   readChannel(channel: string): Promise<ChannelHead | null>;
+  /** Version numbers, newest first. */
+  listVersions(channel: string): Promise<number[]>;
+  getVersion(channel: string, version: number): Promise<VersionRecord | null>;
+  /** Channel names with at least one version. */
+  listChannels(): Promise<string[]>;
+  /**
+   * The newest revision of a channel's state document (pins and tags, src/history/channel-state.ts),
+   * or null when none was written.
+   */
+  getChannelState(channel: string): Promise<{ readonly revision: number; readonly bytes: Uint8Array } | null>;
+}
+
+/** Appending to channels. */
+export interface ChannelWriter {
   /**
    * Appends a version: allocates the next number atomically (two publishers never get the same
    * one), stores the record, then moves the head.
    */
   publish(channel: string, draft: VersionDraft): Promise<VersionRecord>;
-  /** Version numbers, newest first. */
-  listVersions(channel: string): Promise<number[]>;
-  getVersion(channel: string, version: number): Promise<VersionRecord | null>;
+  /**
+   * Writes revision `revision` (1, 2, …) of a channel's state, create-only: 'exists' when another
+   * writer took that number first (the caller re-reads and retries: a compare-and-swap).
+   */
+  putChannelState(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'>;
+}
+
+/** The relays' ACK/NACK log. */
+export interface AuditWriter {
   /**
    * Appends a batch of audit records (relay ACKs/NACKs) as one new immutable object; never
    * overwrites an earlier batch. An empty batch writes nothing.
    */
   appendAudit(records: readonly AuditRecord[]): Promise<void>;
+}
+
+export interface AuditReader {
   /** Audit records, oldest batch first; `since` (ISO time) skips records before it. */
   readAudit(opts?: { readonly since?: string }): AsyncIterable<AuditRecord>;
-  /**
-   * Retention (gc): deletes the relay audit batches (isRelayBatch) filed under days before the day
-   * of `before` (ISO time), or only counts them (`dryRun`); returns how many. A batch is filed
-   * under the day of its first record; operator actions are kept.
-   */
-  pruneAudit?(before: string, opts?: { readonly dryRun?: boolean }): Promise<number>;
+}
 
-  // --- History support (src/history: pins, tags, gc). Every backend here implements them; they are
-  // optional so a read-only or third-party store still serves the relay (history operations then
-  // fail with UnsupportedStoreError, naming the method).
+export type AuditLog = AuditWriter & AuditReader;
 
-  /**
-   * The newest revision of a channel's state document (pins and tags, src/history/channel-state.ts),
-   * or null when none was written.
-   */
-  getChannelState?(channel: string): Promise<{ readonly revision: number; readonly bytes: Uint8Array } | null>;
-  /**
-   * Writes revision `revision` (1, 2, …) of a channel's state, create-only: 'exists' when another
-   * writer took that number first (the caller re-reads and retries: a compare-and-swap).
-   */
-  putChannelState?(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'>;
-  /** Channel names with at least one version. */
-  listChannels?(): Promise<string[]>;
+/** Garbage collection (src/history/gc.ts). */
+export interface Retention {
   /** Every stored object / document with its last write or reuse time (ms since the epoch). */
-  listObjects?(): AsyncIterable<StoredEntry>;
-  listDocuments?(): AsyncIterable<StoredEntry>;
+  listObjects(): AsyncIterable<StoredEntry>;
+  listDocuments(): AsyncIterable<StoredEntry>;
   /**
    * Deletes an object / document, but only when it was not written or reused since `olderThan`
    * (ms): the check and the delete are as close together as the backend allows. Returns whether
    * it was deleted. Writers refresh the time of an object they find and reuse (putObject,
    * hasObject, putDocuments, hasDocument), which is what gc's grace period relies on.
    */
-  deleteObject?(digest: string, olderThan: number): Promise<boolean>;
-  deleteDocument?(digest: string, olderThan: number): Promise<boolean>;
+  deleteObject(digest: string, olderThan: number): Promise<boolean>;
+  deleteDocument(digest: string, olderThan: number): Promise<boolean>;
   /** Deletes a version record (gc); never the channel's newest. */
-  deleteVersion?(channel: string, version: number): Promise<void>;
+  deleteVersion(channel: string, version: number): Promise<void>;
+  /**
+   * Deletes the relay audit batches (isRelayBatch) filed under days before the day of `before`
+   * (ISO time), or only counts them (`dryRun`); returns how many. A batch is filed under the day of
+   * its first record; operator actions are kept.
+   */
+  pruneAudit?(before: string, opts?: { readonly dryRun?: boolean }): Promise<number>;
+  /**
+   * Deletes what killed writers left behind (the folder store's temp files) not touched since
+   * `olderThan` (ms); returns how many. A store that stages nothing returns 0.
+   */
+  deleteStaleTemp(olderThan: number): Promise<number>;
   /**
    * How stale (ms) a reused object may be before a reuse refreshes its time (0: every reuse does).
    * gc's grace period must not be shorter.
    */
-  readonly freshenAfterMs?: number;
+  readonly freshenAfterMs: number;
 }
+
+/** What a relay (and its follower) may do: read snapshots and channels, append audit batches. */
+export type RelayStore = ContentReader & ChannelReader & AuditWriter;
+
+/** Every role: what the folder store and the object store implement. */
+export type SnapshotStore = ContentReader & ContentWriter & ChannelReader & ChannelWriter & AuditLog & Retention;
 
 export interface StoredEntry {
   readonly digest: string;

@@ -9,10 +9,10 @@ import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/
 import { pinnedRound } from '../../history/pinned-round.js';
 import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
 import { withLbEndpoints } from '../../history/mesh-summary.js';
-import { withFields } from '../../history/publish.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';
-import type { VersionDraft, VersionProvenance } from '../../snapshot/manifest.js';
+import type { VersionProvenance } from '../../snapshot/manifest.js';
+import type { PackCache } from '../../snapshot/store/packs.js';
 import { publishSnapshot, type PublishResult } from '../../snapshot/store/publish.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import type { CachedObject } from '../object-cache.js';
@@ -31,6 +31,8 @@ export interface PublishRoundInput {
   /** Called when needed, so that both read the state of that moment. */
   readonly provenance: () => VersionProvenance;
   readonly createdAt: () => string;
+  /** Decoded packs kept between rounds (pack-cache.ts). */
+  readonly packCache?: PackCache;
   readonly hasher?: Hasher;
   /** Kept across rounds: it remembers the served summary and decoded endpoint counts. */
   readonly guard: PublishGuard;
@@ -85,11 +87,13 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     const writing = putStoredInputs(store, input.inputsToWrite());
     writing.catch(() => undefined); // awaited below; a failure fails the publish
     // The record counts endpoints (LbEndpoints), from the summary the guard made anyway.
-    const counts = check ? { counts: withLbEndpoints(input.snapshot.counts, check.next) } : {};
-    published = await publishSnapshot(withFields(afterInputs(store, writing), counts), channel, input.snapshot, {
+    published = await publishSnapshot(store, channel, input.snapshot, {
+      ...(check ? { recordFields: { counts: withLbEndpoints(input.snapshot.counts, check.next) } } : {}),
       createdAt: input.createdAt(),
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
+      waitBefore: writing,
+      ...(input.packCache ? { packCache: input.packCache } : {}),
       ...(input.hasher ? { hasher: input.hasher } : {}),
     });
     const wrote = await writing;
@@ -97,20 +101,4 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
   return { published, pinned: pinned !== null, ...(refused ? { refused } : {}), bytesWritten, documentsWritten, publishMs: performance.now() - tp };
-}
-
-/** The store, whose `publish` (the version record and head) waits for `before` first. */
-function afterInputs(store: SnapshotStore, before: Promise<unknown>): SnapshotStore {
-  return new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'publish') {
-        return async (channel: string, draft: VersionDraft) => {
-          await before;
-          return target.publish(channel, draft);
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
 }

@@ -1,0 +1,69 @@
+/**
+ * The pack format (see packs.ts for what packs are for): a deterministic concatenation of entries
+ * (documents and objects) behind a JSON index. Pure.
+ *
+ *   "meshsnap.pack/v1\n" {"entries":[[digest, length], …]} "\n" <bytes of each entry, in order>
+ */
+import { MeshsnapError } from '../../errors.js';
+import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
+import { CorruptObjectError } from './store.js';
+
+export const PACK_MAGIC = 'meshsnap.pack/v1\n';
+
+const utf8 = new TextEncoder();
+const decoder = new TextDecoder();
+
+export type PackEntries = ReadonlyMap<string, Uint8Array>;
+
+export class InvalidPackError extends MeshsnapError {
+  override readonly name = 'InvalidPackError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('internal', message, options);
+  }
+}
+
+/** Deterministic: entries sorted by digest, so the same content is the same pack. */
+export function encodePack(entries: PackEntries): Uint8Array {
+  const sorted = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: sorted.map(([d, b]) => [d, b.byteLength]) })}\n`);
+  const out = new Uint8Array(head.byteLength + sorted.reduce((n, [, b]) => n + b.byteLength, 0));
+  out.set(head, 0);
+  let at = head.byteLength;
+  for (const [, b] of sorted) {
+    out.set(b, at);
+    at += b.byteLength;
+  }
+  return out;
+}
+
+/** The entries, each verified against its digest (CorruptObjectError) unless `verify` is false. */
+export function decodePack(bytes: Uint8Array, hasher: Hasher = nobleSha256Hex, verify = true): Map<string, Uint8Array> {
+  const magic = utf8.encode(PACK_MAGIC);
+  if (bytes.byteLength < magic.byteLength || decoder.decode(bytes.subarray(0, magic.byteLength)) !== PACK_MAGIC) throw new InvalidPackError('not a meshsnap pack');
+  const nl = bytes.indexOf(10, magic.byteLength);
+  if (nl < 0) throw new InvalidPackError('pack index is not terminated');
+  let index: unknown;
+  try {
+    index = JSON.parse(decoder.decode(bytes.subarray(magic.byteLength, nl)));
+  } catch {
+    throw new InvalidPackError('pack index is not JSON');
+  }
+  const list = (index as { entries?: unknown } | null)?.entries;
+  if (!Array.isArray(list)) throw new InvalidPackError('pack index has no entries');
+  const out = new Map<string, Uint8Array>();
+  let at = nl + 1;
+  for (const e of list as unknown[]) {
+    if (!Array.isArray(e) || typeof e[0] !== 'string' || !Number.isInteger(e[1]) || (e[1] as number) < 0) throw new InvalidPackError('bad pack index entry');
+    const [digest, length] = e as [string, number];
+    if (at + length > bytes.byteLength) throw new InvalidPackError('pack is truncated');
+    const entry = bytes.subarray(at, at + length);
+    at += length;
+    if (verify) {
+      const actual = digestOf(entry, hasher);
+      if (actual !== digest) throw new CorruptObjectError(digest, actual, 'pack entry');
+    }
+    out.set(digest, entry);
+  }
+  if (at !== bytes.byteLength) throw new InvalidPackError('pack has trailing bytes');
+  return out;
+}
