@@ -85,7 +85,7 @@ test('diff reviews-v3 → reviews-50-v3: only the reviews route changes, and onl
   assert.ok(d.inputs?.[0]?.fields?.every((f) => f.path.startsWith('spec.http[0].route')));
   const text = formatVersionDiff(d);
   assert.match(text, /routes ~ 9080/);
-  assert.match(text, /~ VirtualService reviews \[config\]/);
+  assert.match(text, /~ VirtualService default\/reviews \[config\]/);
   assert.match(text, /7 classes sidecar\/default\/_, /);
 });
 
