@@ -64,9 +64,9 @@ test('beyond the queue bound a job is refused with busy (503) and a Retry-After'
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+  const refused = Promise.all([running, waiting].map((p) => assert.rejects(p, (e: unknown) => e instanceof BusyError && e.code === 'busy')));
   await lane.close();
-  await assert.rejects(running, (e: unknown) => e instanceof BusyError && e.code === 'busy');
-  await assert.rejects(waiting, (e: unknown) => e instanceof BusyError && e.code === 'busy');
+  await refused;
 });
 
 test('a worker that dies fails its job with worker_failed; the next job gets a new worker', { timeout: 30_000 }, async () => {
