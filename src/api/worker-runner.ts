@@ -30,13 +30,15 @@ export interface WorkerRunner extends OffloadRunner {
 }
 
 const WORKER_FILE = new URL('./offload-worker.js', import.meta.url);
+/** A worker inherits the process's flags; `--input-type` (a CLI started with `-e`) makes it refuse a file. */
+const workerExecArgv = (): string[] => process.execArgv.filter((a) => !a.startsWith('--input-type'));
 
 export function workerRunner(opts: WorkerRunnerOptions): WorkerRunner {
   const workerData: OffloadWorkerData = { storeSpec: opts.storeSpec };
   const lane = (name: string, resourceLimits: ResourceLimits) =>
     new WorkerLane({
       name,
-      spawn: () => new Worker(WORKER_FILE, { workerData, resourceLimits }),
+      spawn: () => new Worker(WORKER_FILE, { workerData, resourceLimits, execArgv: workerExecArgv() }),
       maxQueue: opts.maxQueue ?? WORKER_QUEUE_DEFAULT,
       retryAfter: opts.retryAfter ?? 5,
     });
