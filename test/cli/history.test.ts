@@ -40,18 +40,6 @@ test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
   assert.equal(d.classes[0]?.classA, 'sidecar/default/productpage');
   assert.deepEqual(d.classes[0]?.types.routes.changed.map((c) => c.name), ['9080']);
   assert.deepEqual(d.inputs.map((i) => i.kind), ['VirtualService']);
-  // --jsonl: the same diff, one line per entry.
-  const jsonl = run('diff', '1', 'latest', '--jsonl', '--type', 'routes', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}');
-  assert.equal(jsonl.code, 0, jsonl.stderr);
-  const { node, from, to } = json.lines[0] as { node: unknown; from: unknown; to: unknown };
-  assert.deepEqual(jsonl.lines[0], { node, from, to });
-  const routeLines = jsonl.lines.filter((l) => l.type === 'routes');
-  assert.deepEqual(routeLines.map((l) => [l.classA, l.change, l.name]), [['sidecar/default/productpage', 'changed', '9080']]);
-  const changedRoute = d.classes[0]?.types.routes.changed[0] as { fields?: unknown } | undefined;
-  assert.ok(changedRoute?.fields);
-  assert.deepEqual(routeLines[0]?.fields, changedRoute.fields);
-  assert.deepEqual(jsonl.lines.filter((l) => 'input' in l).map((l) => (l.input as { kind: string }).kind), ['VirtualService']);
-  assert.equal(run('diff', '1', '2', '--json', '--jsonl').code, 2);
 
   assert.equal(run('tag', '1', 'v1.0').code, 0);
   assert.equal(run('show', 'v1.0', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--type', 'routes').code, 0);
@@ -88,6 +76,23 @@ test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
   assert.equal(run('diff', '1').code, 2);
   assert.equal(run('gc', '--keep', 'x').code, 2);
   assert.equal(run('promote', 'candidate:1').code, 1);
+});
+
+// After the test above (its store has versions 1 and 2): the same diff as --json, streamed.
+test('diff --jsonl: one line per changed resource and input object, after a {node, from, to} line', () => {
+  const args = ['1', '2', '--type', 'routes', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}'];
+  const json = run('diff', ...args, '--json');
+  assert.equal(json.code, 0, json.stderr);
+  const d = json.lines[0] as { node: unknown; from: unknown; to: unknown; classes: { types: { routes: { changed: { fields: unknown }[] } } }[] };
+  const jsonl = run('diff', ...args, '--jsonl');
+  assert.equal(jsonl.code, 0, jsonl.stderr);
+  assert.deepEqual(jsonl.lines[0], { node: d.node, from: d.from, to: d.to });
+  const routeLines = jsonl.lines.filter((l) => l.type === 'routes');
+  assert.deepEqual(routeLines.map((l) => [l.classA, l.change, l.name]), [['sidecar/default/productpage', 'changed', '9080']]);
+  assert.ok(d.classes[0]?.types.routes.changed[0]?.fields);
+  assert.deepEqual(routeLines[0]?.fields, d.classes[0]?.types.routes.changed[0]?.fields);
+  assert.deepEqual(jsonl.lines.filter((l) => 'input' in l).map((l) => (l.input as { kind: string }).kind), ['VirtualService']);
+  assert.equal(run('diff', '1', '2', '--json', '--jsonl').code, 2);
 });
 
 test('compile on a pinned channel: the config becomes a candidate, the channel keeps the pinned config with the new endpoints; who and why are recorded', () => {
