@@ -26,6 +26,10 @@ export const ERROR_STATUS = {
   unsupported: 501,
   /** The store stayed unreachable after retries. */
   unavailable: 503,
+  /** Too much heavy work (compiles, diffs) already queued: try again after Retry-After. */
+  busy: 503,
+  /** The worker thread running a compile or diff died (over its heap limit, a crash); the server keeps serving. */
+  worker_failed: 500,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -17,9 +17,10 @@ import { COMPILER } from '../version.js';
 import { authenticator, tokenIdentity, type Access, type AuthConfig, type IdentityResolver } from './auth.js';
 import type { ApiDeps, ApiEnv } from './context.js';
 import { notFound, payloadTooLarge } from '../errors.js';
-import { errorReply } from './errors.js';
+import { errorReply, retryAfterOf } from './errors.js';
 import { historyBinding } from './history-binding.js';
 import type { HistoryOps } from './history-port.js';
+import { inlineRunner, type OffloadRunner } from './offload.js';
 import { openApiDocument } from './openapi.js';
 import { actionRoutes } from './routes/actions.js';
 import { auditRoutes } from './routes/audit.js';
@@ -45,6 +46,8 @@ export interface AppOptions {
   readonly history?: HistoryOps;
   /** Largest request body accepted (default 32 MiB). */
   readonly maxBodyBytes?: number;
+  /** Where compile and diff run (default: inline; `serve` passes a worker-thread runner). */
+  readonly offload?: OffloadRunner;
   /** Called for every 5xx error (logging); the response never carries a stack or a server path. */
   readonly onInternalError?: (err: unknown) => void;
 }
@@ -52,6 +55,7 @@ export interface AppOptions {
 export function createApp(opts: AppOptions): Hono<ApiEnv> {
   const channelDefault = opts.channelDefault ?? 'main';
   assertChannel(channelDefault);
+  const history = opts.history ?? historyBinding(opts.compile?.hasher);
   const deps: ApiDeps = {
     store: opts.store,
     channelDefault,
@@ -61,8 +65,8 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
     identity: opts.identity ?? tokenIdentity,
     compile: opts.compile ?? {},
     maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
+    offload: opts.offload ?? inlineRunner(history, opts.compile ?? {}),
   };
-  const history = opts.history ?? historyBinding(opts.compile?.hasher);
   const app = new Hono<ApiEnv>();
 
   const guard =
@@ -88,6 +92,8 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
     const { status, body } = errorReply(err);
     if (status >= 500) opts.onInternalError?.(err);
     if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="meshsnap"');
+    const retryAfter = retryAfterOf(err);
+    if (retryAfter !== undefined) c.header('Retry-After', String(retryAfter));
     return c.json(body, status);
   });
   app.notFound((c) => {

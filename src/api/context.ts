@@ -3,6 +3,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { PipelineOptions } from '../pipeline.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { Authenticator, Caller, IdentityResolver } from './auth.js';
+import type { OffloadRunner } from './offload.js';
 
 export interface ApiDeps {
   readonly store: SnapshotStore;
@@ -16,6 +17,8 @@ export interface ApiDeps {
   readonly compile: PipelineOptions;
   /** Largest accepted request body, in bytes. */
   readonly maxBodyBytes: number;
+  /** Runs the heavy work (compile, diff): inline, or off the event loop in `serve`. */
+  readonly offload: OffloadRunner;
 }
 
 export interface ApiEnv {

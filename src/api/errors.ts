@@ -17,6 +17,24 @@ export class InvalidInputsError extends MeshsnapError {
   }
 }
 
+/** Heavy work refused because its queue is full: a 503 with Retry-After. */
+export class BusyError extends MeshsnapError {
+  override readonly name = 'BusyError';
+  constructor(
+    message: string,
+    /** Seconds for the Retry-After header. */
+    readonly retryAfter: number,
+  ) {
+    super('busy', message);
+  }
+}
+
+/** Seconds of a Retry-After for anything thrown, when it carries one. */
+export const retryAfterOf = (err: unknown): number | undefined => {
+  const v = (err as { retryAfter?: unknown } | null)?.retryAfter;
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+};
+
 export interface ErrorBody {
   readonly error: { readonly code: ErrorCode; readonly message: string; readonly diagnostics?: readonly Diagnostic[] };
 }

@@ -3,6 +3,7 @@
  * (pin, tags, candidates), diff, the audit trail, and the audit-logged writes. The app takes it by
  * injection (default: history-binding.ts) so route handlers stay small and tests can swap it.
  */
+import type { VersionDiff } from '../history/diff/index.js';
 import type { GcOptions, GcResult } from '../history/gc.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { BuiltInputs, StoredObject } from '../snapshot/stored-inputs/index.js';
@@ -66,7 +67,7 @@ export interface HistoryOps {
   status(store: SnapshotStore, channel: string): Promise<ChannelStatus>;
   /** Channels with versions (candidate channels left out). */
   channels(store: SnapshotStore): Promise<string[]>;
-  diff(store: SnapshotStore, from: VersionRecord, to: VersionRecord, opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] }): Promise<unknown>;
+  diff(store: SnapshotStore, from: VersionRecord, to: VersionRecord, opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] }): Promise<VersionDiff>;
   /** Behind the publish guard (src/history/guard.ts): a refusal throws PublishRefusedError (409 `publish_guard`) unless `allowShrink`. */
   publish(store: SnapshotStore, channel: string, compiled: CompiledSnapshot, op: Operator, opts?: PublishOptions): Promise<PublishOutcome>;
   /** `force`: even when clusters that had endpoints in the target would have none. */

@@ -4,6 +4,7 @@
  * and a test checks that every route the app registers is listed here and vice versa.
  */
 import { ERROR_STATUS } from '../errors.js';
+import { DIFF_LIMIT_DEFAULT, DIFF_LIMIT_MAX, DIFF_MAX_BYTES } from './diff-bound.js';
 
 export interface RouteDoc {
   readonly method: 'get' | 'post';
@@ -14,6 +15,8 @@ export interface RouteDoc {
   readonly query?: readonly { name: string; description: string; required?: boolean }[];
   /** Body fields: name → description (required ones end in `!`). */
   readonly body?: Readonly<Record<string, string>>;
+  /** Heavy work (compile, diff): may answer 503 busy or 500 worker_failed when run off the event loop. */
+  readonly heavy?: boolean;
 }
 
 const V = '/api/v1';
@@ -47,12 +50,14 @@ export const ROUTES: readonly RouteDoc[] = [
     method: 'get',
     path: `${V}/channels/:ch/diff`,
     summary: 'Semantic diff between two versions (resources per class and type, and inputs)',
+    heavy: true,
     query: [
       { name: 'from', description: versionParam, required: true },
       { name: 'to', description: versionParam, required: true },
       { name: 'node', description: 'limit to what this node is served' },
       { name: 'metadata', description: 'node metadata, a JSON object' },
       { name: 'type', description: 'xDS types (comma list)' },
+      { name: 'limit', description: `most resources and input changes listed (default ${DIFF_LIMIT_DEFAULT}, at most ${DIFF_LIMIT_MAX}); beyond it, or beyond ${DIFF_MAX_BYTES / 1024 / 1024} MiB of field changes, the answer says truncated: true with the counts left out` },
     ],
   },
   {
@@ -80,6 +85,7 @@ export const ROUTES: readonly RouteDoc[] = [
     path: `${V}/channels/:ch/compile`,
     summary: 'Compile input files and publish (a candidate while pinned)',
     write: true,
+    heavy: true,
     body: { 'files!': 'array of { file, text } (YAML or JSON)', strict: 'boolean: any error diagnostic fails with 400', dryRun: 'boolean: store nothing', reason: 'why' },
   },
   { method: 'post', path: `${V}/channels/:ch/rollback`, summary: 'Recompile an earlier version’s config with current endpoints, publish and pin', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
@@ -162,8 +168,8 @@ function operation(r: RouteDoc, readsOpen: boolean) {
       ...(secured ? { '401': errorResponse('missing or invalid token'), '403': errorResponse('token may not do this') } : {}),
       '404': errorResponse(r.path.includes(':ch') ? 'unknown channel, version, tag or candidate' : 'unknown route'),
       ...(r.write ? { '409': errorResponse('conflicts with the channel state'), '413': errorResponse('request body larger than the limit (code payload_too_large)') } : {}),
-      '500': errorResponse('a fault of the server or its store (code internal; no stack or server path in the message)'),
-      '503': errorResponse('the store stayed unreachable (code unavailable)'),
+      '500': errorResponse(`a fault of the server or its store (code internal; no stack or server path in the message)${r.heavy ? ', or the worker running it died (code worker_failed)' : ''}`),
+      '503': errorResponse(`the store stayed unreachable (code unavailable)${r.heavy ? ', or too much heavy work is queued (code busy, with Retry-After)' : ''}`),
     },
   };
 }

@@ -10,9 +10,12 @@ import { assertChannel } from '../snapshot/manifest.js';
 import { MeshsnapError } from '../errors.js';
 import { UsageError } from './args.js';
 
+/** The store a command names: `--store`, else $MESHSNAP_STORE, else `./.meshsnap`. */
+export const storeSpec = (spec: string | undefined): string => spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR;
+
 export function openStore(spec: string | undefined): SnapshotStore {
   try {
-    return openStoreSpec(spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR);
+    return openStoreSpec(storeSpec(spec));
   } catch (err) {
     if (err instanceof UnsupportedStoreError || err instanceof TypeError) throw new UsageError((err as Error).message);
     throw err;
@@ -24,7 +27,7 @@ export function openStore(spec: string | undefined): SnapshotStore {
  * would report an empty channel for a mistyped path. Object stores are checked by their first read.
  */
 export function openExistingStore(spec: string | undefined): SnapshotStore {
-  const chosen = spec ?? process.env.MESHSNAP_STORE ?? DEFAULT_STORE_DIR;
+  const chosen = storeSpec(spec);
   const store = openStore(chosen);
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen) || chosen.startsWith('file://')) {
     const dir = chosen.startsWith('file://') ? fileURLToPath(chosen) : chosen;

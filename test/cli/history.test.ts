@@ -78,6 +78,23 @@ test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
   assert.equal(run('promote', 'candidate:1').code, 1);
 });
 
+// After the test above (its store has versions 1 and 2): the same diff as --json, streamed.
+test('diff --jsonl: one line per changed resource and input object, after a {node, from, to} line', () => {
+  const args = ['1', '2', '--type', 'routes', '--node', 'sidecar~10.244.0.11~productpage-v1-123.default~default.svc.cluster.local', '--metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}'];
+  const json = run('diff', ...args, '--json');
+  assert.equal(json.code, 0, json.stderr);
+  const d = json.lines[0] as { node: unknown; from: unknown; to: unknown; classes: { types: { routes: { changed: { fields: unknown }[] } } }[] };
+  const jsonl = run('diff', ...args, '--jsonl');
+  assert.equal(jsonl.code, 0, jsonl.stderr);
+  assert.deepEqual(jsonl.lines[0], { node: d.node, from: d.from, to: d.to });
+  const routeLines = jsonl.lines.filter((l) => l.type === 'routes');
+  assert.deepEqual(routeLines.map((l) => [l.classA, l.change, l.name]), [['sidecar/default/productpage', 'changed', '9080']]);
+  assert.ok(d.classes[0]?.types.routes.changed[0]?.fields);
+  assert.deepEqual(routeLines[0]?.fields, d.classes[0]?.types.routes.changed[0]?.fields);
+  assert.deepEqual(jsonl.lines.filter((l) => 'input' in l).map((l) => (l.input as { kind: string }).kind), ['VirtualService']);
+  assert.equal(run('diff', '1', '2', '--json', '--jsonl').code, 2);
+});
+
 test('compile on a pinned channel: the config becomes a candidate, the channel keeps the pinned config with the new endpoints; who and why are recorded', () => {
   const at = (...args: string[]): Ran => runAt(join(tmp, 'pinned'), ...args);
   const dr = join(NET, 'destination-rule-all.yaml');

@@ -10,8 +10,6 @@
  */
 import { reservedChannelProblem } from '../../history/context.js';
 import { countBySeverity } from '../../model/diagnostics.js';
-import { storedDocument } from '../../snapshot/stored-inputs/index.js';
-import { compileDocuments, parseTexts } from '../../pipeline.js';
 import type { ApiApp, ApiDeps, Guard } from '../context.js';
 import { badRequest } from '../../errors.js';
 import { InvalidInputsError } from '../errors.js';
@@ -62,17 +60,16 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
     const allowShrink = booleanField(body, 'allowShrink');
     const source = sourceOfBody(body);
 
-    const { documents, parseDiagnostics } = parseTexts(files);
-    if (documents.length === 0) throw new InvalidInputsError('no document in the request parsed', parseDiagnostics);
-    const result = compileDocuments(documents, deps.compile, parseDiagnostics);
+    // Parse and compile run through the injected runner (off the event loop in `serve`).
+    const result = await deps.offload.compile(files);
+    if (!result.parsed) throw new InvalidInputsError('no document in the request parsed', result.diagnostics);
     const counts = countBySeverity(result.diagnostics);
     if (strict && counts.error > 0) throw new InvalidInputsError(`strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
 
     const snap = result.snapshot;
     const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };
     if (dryRun) return c.json({ ...line, status: 'dry-run' });
-    const objects = documents.flatMap((d) => storedDocument(d.object, deps.compile.hasher) ?? []);
-    const stored = result.stored;
+    const { objects, stored } = result;
     const outcome = await history.publish(store, channel, { snapshot: snap, diagnostics: result.diagnostics, objects, stored }, {
       actor: c.get('actor'),
       at: deps.clock(),

@@ -1,9 +1,10 @@
 /**
- * `meshsnap diff <A> <B> [--node ID [--metadata JSON]] [--type …] [--json]`. With --node, the
+ * `meshsnap diff <A> <B> [--node ID [--metadata JSON]] [--type …] [--json | --jsonl]`. With --node, the
  * class chosen in each version is named (first line, or `node` in the JSON) and a fallback to
- * the namespace's `sidecar/<ns>/_` is warned about on stderr.
+ * the namespace's `sidecar/<ns>/_` is warned about on stderr. --jsonl streams one line per entry.
  */
-import { diffVersions, formatVersionDiff } from '../../history/diff/index.js';
+import { once } from 'node:events';
+import { diffLines, diffVersions, formatVersionDiff } from '../../history/diff/index.js';
 import { selectArg } from '../history.js';
 import { command, parseCommand, storeOptions, UsageError } from '../args.js';
 import { classOfNode, warnOnFallback } from '../node-class.js';
@@ -16,13 +17,14 @@ export const diffSpec = command({
   summary: 'what changed between two versions, per proxy class and xDS type, and in the inputs',
   args: '<A> <B>',
   positionals: { min: 2, max: 2 },
-  options: { ...nodeOptions, ...typeOption, json: { type: 'boolean', default: false, help: 'one JSON object instead of text' }, ...storeOptions },
+  options: { ...nodeOptions, ...typeOption, json: { type: 'boolean', default: false, help: 'one JSON object instead of text' }, jsonl: { type: 'boolean', default: false, help: 'one JSON line per changed resource or input object, after a {from, to} line (for diffs too large for one JSON document)' }, ...storeOptions },
   examples: ['meshsnap diff 3 4', `meshsnap diff tag:v1.2 latest --type routes --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","LABELS":{"app":"web"}}'`],
 });
 
 export async function diffCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(diffSpec, argv);
   if (values.metadata !== undefined && values.node === undefined) throw new UsageError('--metadata needs --node (it describes that proxy)');
+  if (values.json && values.jsonl) throw new UsageError('--json and --jsonl: pick one');
   const channel = checkChannel(values.channel);
   const types = parseTypes(values.type);
   const node = values.node !== undefined ? { id: values.node, metadata: parseMetadata(values.metadata) } : undefined;
@@ -36,9 +38,15 @@ export async function diffCommand(argv: readonly string[]): Promise<number> {
     nodeLine = { id: node.id, classFrom: from ?? null, classTo: to ?? null };
     warnOnFallback(to ?? from, node);
   }
-  if (values.json) printJson(nodeLine ? { node: nodeLine, ...d } : d);
+  if (values.jsonl) await writeLines(diffLines(d, nodeLine ? { node: nodeLine } : {}));
+  else if (values.json) printJson(nodeLine ? { node: nodeLine, ...d } : d);
   else printText(`${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}`);
   return 0;
 }
 
 const classText = (from: string | null, to: string | null): string => (from === to ? String(from) : `${from ?? '(none)'} → ${to ?? '(none)'}`);
+
+/** One JSON line per entry, waiting for stdout to drain (a large diff is never one string). */
+async function writeLines(lines: Iterable<unknown>): Promise<void> {
+  for (const line of lines) if (!process.stdout.write(`${JSON.stringify(line)}\n`)) await once(process.stdout, 'drain');
+}

@@ -16,12 +16,13 @@ import { createApp } from '../../api/app.js';
 import { actorHeaderIdentity, tokenIdentity } from '../../api/auth.js';
 import { startApiServer } from '../../api/node-server.js';
 import { mountUi } from '../../api/ui/mount.js';
+import { workerRunner } from '../../api/worker-runner.js';
 import { startRelay, type Relay } from '../../relay/relay.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { Watcher } from '../../watch/watcher.js';
 import { command, intFlag, logLevelOption, parseCommand, parseLogLevel, storeOptions } from '../args.js';
 import { exitSoon, untilStopSignal } from '../signals.js';
-import { checkChannel, openStore } from '../store.js';
+import { checkChannel, openStore, storeSpec } from '../store.js';
 
 export const serveSpec = command({
   name: 'serve',
@@ -71,12 +72,15 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   let relay: Relay | undefined;
   if (!values['no-relay']) relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
 
+  // Compile and diff run in worker threads: a large one must not stall the relay's event loop.
+  const offload = workerRunner({ storeSpec: storeSpec(values.store) });
   const app = createApp({
     store,
     channelDefault: channel,
     auth: { writeToken: [{ name: 'api', token: writeToken }], ...(readToken ? { readToken } : {}) },
     identity: values['trust-actor-header'] ? actorHeaderIdentity : tokenIdentity,
     compile: { hasher: nodeSha256Hex },
+    offload,
     onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
   });
   mountUi(app); // the audit page at /
@@ -93,6 +97,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   await watcher?.stop();
   await relay?.close();
   await api.close();
+  await offload.close();
   exitSoon(0);
   return 0;
 }

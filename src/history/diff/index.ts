@@ -30,4 +30,5 @@ export { diffResources, type ClassDiff, type ChangedResource, type TypeDiff, typ
 export { diffInputs, type InputChange } from './inputs.js';
 export { diffJson, formatChange, type FieldChange } from './structural.js';
 export { formatVersionDiff } from './format.js';
+export { diffLines, type DiffLine } from './lines.js';
 export type { VersionDiff } from './version-diff.js';
