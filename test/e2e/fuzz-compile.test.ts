@@ -100,10 +100,11 @@ function destinationRule(i: number, rand: Rand): Record<string, unknown> {
 test('fuzz: random Istio objects over bookinfo compile to a consistent snapshot, never throw', (t) => {
   const rand = mulberry32(7331);
   const state: InputText = { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') };
-  const started = performance.now();
+  // A fixed number of seeded cases: the same inputs on every machine, however fast (no time budget).
+  const CASES = 150;
   let cases = 0;
   let withErrors = 0;
-  while (cases < 400 && performance.now() - started < 12_000) {
+  while (cases < CASES) {
     cases++;
     const docs = [...Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => virtualService(i, rand)), ...Array.from({ length: Math.floor(rand() * 3) }, (_, i) => destinationRule(i, rand))];
     const text = docs.map((d) => stringify(d)).join('---\n');
@@ -117,6 +118,5 @@ test('fuzz: random Istio objects over bookinfo compile to a consistent snapshot,
     if (result.diagnostics.some((d) => d.severity === 'error')) withErrors++;
   }
   t.diagnostic(`${cases} cases, ${withErrors} with error diagnostics`);
-  assert.ok(cases >= 50, `only ${cases} cases ran`);
   assert.ok(withErrors > 0 && withErrors < cases, `${withErrors} of ${cases} cases had errors: the generator must exercise both paths`);
 });

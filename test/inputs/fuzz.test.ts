@@ -71,10 +71,11 @@ function garbleText(text: string, rand: Rand): string {
 
 test('fuzz: parse + buildInputSet + buildServiceModel never throw', (t) => {
   const rand = mulberry32(20240601);
-  const started = performance.now();
+  // A fixed number of seeded cases: the same inputs on every machine, however fast (no time budget).
+  const CASES = 1500;
   let cases = 0;
   let invalid = 0;
-  while (cases < 3000 && performance.now() - started < 9000) {
+  while (cases < CASES) {
     cases++;
     const docs = BASE.map((d) => (rand() < 0.06 ? { ...d, object: mutate(d.object, rand) as RawDocument['object'] } : d));
     let parsedDocs: RawDocument[] = docs;
@@ -91,7 +92,6 @@ test('fuzz: parse + buildInputSet + buildServiceModel never throw', (t) => {
     assert.ok(Array.isArray(model.services));
   }
   t.diagnostic(`${cases} cases, ${invalid} with errors`);
-  assert.ok(cases >= 500, `only ${cases} cases ran`);
   // The mutations must actually hit validation, or this test proves nothing.
   assert.ok(invalid > cases / 4 && invalid < cases, `${invalid} of ${cases} cases were invalid`);
 });
