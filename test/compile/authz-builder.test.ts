@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { buildHttpAuthzFilters, buildTcpAuthzFilters, groupByAction, type AuthzFilter } from '../../src/compile/security/authz/builder.js';
@@ -44,7 +44,8 @@ function loadPolicies(file: string): AuthorizationPolicy[] {
   const diagnostics: Diagnostic[] = [];
   const out: AuthorizationPolicy[] = [];
   parseAllDocuments(readFileSync(join(FIXTURES, file), 'utf8')).forEach((doc, index) => {
-    const raw = doc.toJS() as Record<string, unknown>;
+    const raw = doc.toJS() as Record<string, unknown> | null;
+    if (raw === null) return; // an empty document after a trailing `---`
     const r = new Reader({ kind: 'AuthorizationPolicy', file, index }, diagnostics);
     const policy = readAuthorizationPolicy(r, raw, { file, index }, String(raw.apiVersion));
     if (policy) out.push(policy);
@@ -100,8 +101,6 @@ function run(c: Case, forTCP: boolean): { got: AuthzFilter[]; warnings: string[]
   return { got: forTCP ? buildTcpAuthzFilters(policies, opts) : buildHttpAuthzFilters(policies, opts), warnings };
 }
 
-const results: { name: string; ok: boolean }[] = [];
-
 for (const [kind, list, forTCP] of [['http', cases.http, false], ['tcp', cases.tcp, true]] as const) {
   const typeName = forTCP ? NETWORK_FILTER : HTTP_FILTER;
   for (const c of list) {
@@ -111,35 +110,22 @@ for (const [kind, list, forTCP] of [['http', cases.http, false], ['tcp', cases.t
       if (prefix !== '' && kind === 'tcp') continue;
       test(`${kind} ${prefix}${c.name}`, () => {
         const { got } = run(c, forTCP);
-        let ok = false;
-        try {
-          assert.equal(got.length, wants.length, 'number of filters');
-          got.forEach((f, i) => assert.equal(canonical(typeName, f), expected(wants[i] as string, typeName), `filter ${i} (${wants[i]})`));
-          ok = true;
-        } finally {
-          results.push({ name: `${kind}/${prefix}${c.name}`, ok });
-        }
+        assert.equal(got.length, wants.length, 'number of filters');
+        got.forEach((f, i) => assert.equal(canonical(typeName, f), expected(wants[i] as string, typeName), `filter ${i} (${wants[i]})`));
       });
     }
   }
 }
 
+/** Kept in Istio's testdata but read by no test at this commit (hosts for proxies before 1.11). */
+const UNUSED_BY_ISTIO = ['allow-host-before-111-in.yaml', 'allow-host-before-111-out.yaml'];
+
 test('every golden file of the builder testdata is covered', () => {
   const covered = new Set([...cases.http, ...cases.tcp].flatMap((c) => [c.input, ...c.want, ...c.want.map((w) => w.replace(/\/([^/]+)$/, '/extended-$1'))]));
   const dir = 'istio/pilot/pkg/security/authz/builder/testdata';
   for (const sub of ['http', 'tcp']) {
-    const files = readdirSyncSafe(join(FIXTURES, dir, sub));
+    const files = readdirSync(join(FIXTURES, dir, sub)).sort();
     const missing = files.filter((f) => !covered.has(`${dir}/${sub}/${f}`));
-    assert.deepEqual(missing, [], `${sub}: files no case reads`);
+    assert.deepEqual(missing, sub === 'http' ? UNUSED_BY_ISTIO : [], `${sub}: files no case reads`);
   }
 });
-
-test('summary', () => {
-  const passed = results.filter((r) => r.ok).length;
-  console.log(`authz builder goldens: ${passed}/${results.length} cases match`);
-});
-
-import { readdirSync } from 'node:fs';
-function readdirSyncSafe(dir: string): string[] {
-  return readdirSync(dir).sort();
-}
