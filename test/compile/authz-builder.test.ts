@@ -129,3 +129,28 @@ test('every golden file of the builder testdata is covered', () => {
     assert.deepEqual(missing, sub === 'http' ? UNUSED_BY_ISTIO : [], `${sub}: files no case reads`);
   }
 });
+
+test('the golden reader refuses a misspelled field instead of dropping it', () => {
+  const golden = { name: 'envoy.filters.http.rbac', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC', rules: { action: 'DENY', polices: {} } } };
+  assert.throws(() => fromProto3Json(HTTP_FILTER, golden), /unknown field "polices"/);
+});
+
+test('the comparison tells policies apart: DENY and ALLOW of the same rule differ', () => {
+  const [policy] = loadPolicies('istio/pilot/pkg/security/authz/builder/testdata/http/single-policy-in.yaml');
+  assert.ok(policy);
+  const allow = buildHttpAuthzFilters({ custom: [], deny: [], audit: [], allow: [policy] });
+  const deny = buildHttpAuthzFilters({ custom: [], deny: [policy], audit: [], allow: [] });
+  assert.notEqual(canonical(HTTP_FILTER, allow[0] as AuthzFilter), canonical(HTTP_FILTER, deny[0] as AuthzFilter));
+});
+
+test('on TCP a DENY rule with HTTP-only fields matches more (stricter), an ALLOW rule is dropped', () => {
+  const rule = { to: [{ operation: { methods: ['GET'], ports: ['80'] } }] };
+  const policy = (action: 'ALLOW' | 'DENY'): AuthorizationPolicy => ({ kind: 'AuthorizationPolicy', apiVersion: 'security.istio.io/v1', meta: { name: 'p', namespace: 'foo', labels: {}, annotations: {} }, origin: {}, spec: { action, rules: [rule] } });
+  const rbacOf = (f: AuthzFilter) => JSON.parse(canonical(NETWORK_FILTER, f)).typed_config.rules as { policies?: Record<string, unknown> };
+  const [deny] = buildTcpAuthzFilters({ custom: [], deny: [policy('DENY')], audit: [], allow: [] });
+  assert.deepEqual(rbacOf(deny as AuthzFilter).policies, {
+    'ns[foo]-policy[p]-rule[0]': { permissions: [{ and_rules: { rules: [{ or_rules: { rules: [{ destination_port: 80 }] } }] } }], principals: [{ and_ids: { ids: [{ any: true }] } }] },
+  });
+  const [allow] = buildTcpAuthzFilters({ custom: [], deny: [], audit: [], allow: [policy('ALLOW')] });
+  assert.equal(rbacOf(allow as AuthzFilter).policies, undefined);
+});
