@@ -8,7 +8,12 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { buildHttpAuthzFilters, buildTcpAuthzFilters, groupByAction, type AuthzFilter } from '../../src/compile/security/authz/builder.js';
+import {
+  buildHttpAuthzFilters,
+  buildTcpAuthzFilters,
+  groupByAction,
+  type AuthzFilter,
+} from '../../src/compile/security/authz/builder.js';
 import { policiesForWorkload } from '../../src/compile/security/authz/selection.js';
 import { trustDomainBundle } from '../../src/compile/security/authz/trust-domain.js';
 import type { ServiceLookup } from '../../src/compile/security/authz/ext-authz.js';
@@ -33,8 +38,14 @@ interface Case {
 }
 
 const DERIVED = join(FIXTURES, 'derived');
-const cases = JSON.parse(readFileSync(join(DERIVED, 'authz-builder-cases.json'), 'utf8')) as { http: Case[]; tcp: Case[] };
-const meshConfigs = parseYaml(readFileSync(join(DERIVED, 'authz-builder-meshconfigs.yaml'), 'utf8')) as Record<string, { extensionProviders: Record<string, unknown>[] }>;
+const cases = JSON.parse(readFileSync(join(DERIVED, 'authz-builder-cases.json'), 'utf8')) as {
+  http: Case[];
+  tcp: Case[];
+};
+const meshConfigs = parseYaml(readFileSync(join(DERIVED, 'authz-builder-meshconfigs.yaml'), 'utf8')) as Record<
+  string,
+  { extensionProviders: Record<string, unknown>[] }
+>;
 
 const HTTP_FILTER = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter';
 const NETWORK_FILTER = 'envoy.config.listener.v3.Filter';
@@ -50,7 +61,11 @@ function loadPolicies(file: string): AuthorizationPolicy[] {
     const policy = readAuthorizationPolicy(r, raw, { file, index }, String(raw.apiVersion));
     if (policy) out.push(policy);
   });
-  assert.deepEqual(diagnostics.filter((d) => d.severity === 'error'), [], `${file}: the validator accepts Istio's test policies`);
+  assert.deepEqual(
+    diagnostics.filter((d) => d.severity === 'error'),
+    [],
+    `${file}: the validator accepts Istio's test policies`,
+  );
   return out;
 }
 
@@ -65,7 +80,11 @@ function extensionProviders(name: string | null): ExtensionProvider[] {
       const { timeout, ...rest } = x;
       return timeout === undefined ? rest : { ...rest, timeoutMs: parseDurationMs(String(timeout)) };
     };
-    return { name: String(p.name), envoyExtAuthzHttp: convert(p.envoyExtAuthzHttp as Record<string, unknown>), envoyExtAuthzGrpc: convert(p.envoyExtAuthzGrpc as Record<string, unknown>) } as ExtensionProvider;
+    return {
+      name: String(p.name),
+      envoyExtAuthzHttp: convert(p.envoyExtAuthzHttp as Record<string, unknown>),
+      envoyExtAuthzGrpc: convert(p.envoyExtAuthzGrpc as Record<string, unknown>),
+    } as ExtensionProvider;
   });
 }
 
@@ -74,7 +93,10 @@ function bundle(go: string | null) {
   if (go === null) return trustDomainBundle();
   const m = /^trustdomain\.NewBundle\("([^"]*)", \[\]string\{(.*)\}\)$/.exec(go);
   assert.ok(m, `tdBundle ${go}`);
-  return trustDomainBundle(m[1], [...(m[2] ?? '').matchAll(/"([^"]*)"/g)].map((x) => x[1] as string));
+  return trustDomainBundle(
+    m[1],
+    [...(m[2] ?? '').matchAll(/"([^"]*)"/g)].map((x) => x[1] as string),
+  );
 }
 
 /** The services istiod's test push knows: the ext_authz service in namespace foo. */
@@ -85,7 +107,8 @@ const lookupService: ServiceLookup = (service, port) => {
   return { hostname: host, cluster: `outbound|${port}||${host}` };
 };
 
-const canonical = (typeName: string, message: object): string => canonicalJson(resourceToJson(typeName, encodeMessage(typeName, message)));
+const canonical = (typeName: string, message: object): string =>
+  canonicalJson(resourceToJson(typeName, encodeMessage(typeName, message)));
 
 function expected(file: string, typeName: string): string {
   const yaml = parseYaml(readFileSync(join(FIXTURES, file), 'utf8')) as unknown;
@@ -97,11 +120,19 @@ function run(c: Case, forTCP: boolean): { got: AuthzFilter[]; warnings: string[]
   // istiod's test builds either the CUSTOM builder (when it has a mesh config) or the other one.
   const policies = c.meshConfig !== null ? { ...all, deny: [], audit: [], allow: [] } : { ...all, custom: [] };
   const warnings: string[] = [];
-  const opts = { trustDomain: bundle(c.tdBundle), extensionProviders: extensionProviders(c.meshConfig), lookupService, warn: (m: string) => warnings.push(m) };
+  const opts = {
+    trustDomain: bundle(c.tdBundle),
+    extensionProviders: extensionProviders(c.meshConfig),
+    lookupService,
+    warn: (m: string) => warnings.push(m),
+  };
   return { got: forTCP ? buildTcpAuthzFilters(policies, opts) : buildHttpAuthzFilters(policies, opts), warnings };
 }
 
-for (const [kind, list, forTCP] of [['http', cases.http, false], ['tcp', cases.tcp, true]] as const) {
+for (const [kind, list, forTCP] of [
+  ['http', cases.http, false],
+  ['tcp', cases.tcp, true],
+] as const) {
   const typeName = forTCP ? NETWORK_FILTER : HTTP_FILTER;
   for (const c of list) {
     // The "extended-" goldens are the same cases run a second time; at this commit they are identical.
@@ -111,7 +142,9 @@ for (const [kind, list, forTCP] of [['http', cases.http, false], ['tcp', cases.t
       test(`${kind} ${prefix}${c.name}`, () => {
         const { got } = run(c, forTCP);
         assert.equal(got.length, wants.length, 'number of filters');
-        got.forEach((f, i) => assert.equal(canonical(typeName, f), expected(wants[i] as string, typeName), `filter ${i} (${wants[i]})`));
+        got.forEach((f, i) =>
+          assert.equal(canonical(typeName, f), expected(wants[i] as string, typeName), `filter ${i} (${wants[i]})`),
+        );
       });
     }
   }
@@ -121,7 +154,13 @@ for (const [kind, list, forTCP] of [['http', cases.http, false], ['tcp', cases.t
 const UNUSED_BY_ISTIO = ['allow-host-before-111-in.yaml', 'allow-host-before-111-out.yaml'];
 
 test('every golden file of the builder testdata is covered', () => {
-  const covered = new Set([...cases.http, ...cases.tcp].flatMap((c) => [c.input, ...c.want, ...c.want.map((w) => w.replace(/\/([^/]+)$/, '/extended-$1'))]));
+  const covered = new Set(
+    [...cases.http, ...cases.tcp].flatMap((c) => [
+      c.input,
+      ...c.want,
+      ...c.want.map((w) => w.replace(/\/([^/]+)$/, '/extended-$1')),
+    ]),
+  );
   const dir = 'istio/pilot/pkg/security/authz/builder/testdata';
   for (const sub of ['http', 'tcp']) {
     const files = readdirSync(join(FIXTURES, dir, sub)).sort();
@@ -131,7 +170,13 @@ test('every golden file of the builder testdata is covered', () => {
 });
 
 test('the golden reader refuses a misspelled field instead of dropping it', () => {
-  const golden = { name: 'envoy.filters.http.rbac', typedConfig: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC', rules: { action: 'DENY', polices: {} } } };
+  const golden = {
+    name: 'envoy.filters.http.rbac',
+    typedConfig: {
+      '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC',
+      rules: { action: 'DENY', polices: {} },
+    },
+  };
   assert.throws(() => fromProto3Json(HTTP_FILTER, golden), /unknown field "polices"/);
 });
 
@@ -145,11 +190,21 @@ test('the comparison tells policies apart: DENY and ALLOW of the same rule diffe
 
 test('on TCP a DENY rule with HTTP-only fields matches more (stricter), an ALLOW rule is dropped', () => {
   const rule = { to: [{ operation: { methods: ['GET'], ports: ['80'] } }] };
-  const policy = (action: 'ALLOW' | 'DENY'): AuthorizationPolicy => ({ kind: 'AuthorizationPolicy', apiVersion: 'security.istio.io/v1', meta: { name: 'p', namespace: 'foo', labels: {}, annotations: {} }, origin: {}, spec: { action, rules: [rule] } });
-  const rbacOf = (f: AuthzFilter) => JSON.parse(canonical(NETWORK_FILTER, f)).typed_config.rules as { policies?: Record<string, unknown> };
+  const policy = (action: 'ALLOW' | 'DENY'): AuthorizationPolicy => ({
+    kind: 'AuthorizationPolicy',
+    apiVersion: 'security.istio.io/v1',
+    meta: { name: 'p', namespace: 'foo', labels: {}, annotations: {} },
+    origin: {},
+    spec: { action, rules: [rule] },
+  });
+  const rbacOf = (f: AuthzFilter) =>
+    JSON.parse(canonical(NETWORK_FILTER, f)).typed_config.rules as { policies?: Record<string, unknown> };
   const [deny] = buildTcpAuthzFilters({ custom: [], deny: [policy('DENY')], audit: [], allow: [] });
   assert.deepEqual(rbacOf(deny as AuthzFilter).policies, {
-    'ns[foo]-policy[p]-rule[0]': { permissions: [{ and_rules: { rules: [{ or_rules: { rules: [{ destination_port: 80 }] } }] } }], principals: [{ and_ids: { ids: [{ any: true }] } }] },
+    'ns[foo]-policy[p]-rule[0]': {
+      permissions: [{ and_rules: { rules: [{ or_rules: { rules: [{ destination_port: 80 }] } }] } }],
+      principals: [{ and_ids: { ids: [{ any: true }] } }],
+    },
   });
   const [allow] = buildTcpAuthzFilters({ custom: [], deny: [], audit: [], allow: [policy('ALLOW')] });
   assert.equal(rbacOf(allow as AuthzFilter).policies, undefined);

@@ -20,7 +20,15 @@ import { compact, fields, get, list, requiredStr, str, strList, strMap, type Raw
 
 const ACTIONS: readonly AuthorizationAction[] = ['ALLOW', 'DENY', 'AUDIT', 'CUSTOM'];
 
-const SOURCE_FIELDS = ['principals', 'requestPrincipals', 'namespaces', 'serviceAccounts', 'trustDomains', 'ipBlocks', 'remoteIpBlocks'] as const;
+const SOURCE_FIELDS = [
+  'principals',
+  'requestPrincipals',
+  'namespaces',
+  'serviceAccounts',
+  'trustDomains',
+  'ipBlocks',
+  'remoteIpBlocks',
+] as const;
 const OPERATION_FIELDS = ['hosts', 'ports', 'methods', 'paths'] as const;
 const not = (f: string): string => `not${f[0]?.toUpperCase()}${f.slice(1)}`;
 
@@ -76,7 +84,10 @@ function source(r: Reader, v: unknown, path: string): AuthzSource | undefined {
   }
   const s = valuesOf(r, o, path, SOURCE_FIELDS);
   for (const key of ['ipBlocks', 'notIpBlocks', 'remoteIpBlocks', 'notRemoteIpBlocks']) {
-    s[key]?.forEach((ip, i) => !isIpOrCidr(ip) && r.error(`${path}.${key}[${i}]`, `"${ip.slice(0, 60)}" is not an IP address or CIDR`));
+    s[key]?.forEach(
+      (ip, i) =>
+        !isIpOrCidr(ip) && r.error(`${path}.${key}[${i}]`, `"${ip.slice(0, 60)}" is not an IP address or CIDR`),
+    );
   }
   return compact(s) as AuthzSource;
 }
@@ -89,7 +100,10 @@ function operation(r: Reader, v: unknown, path: string): AuthzOperation | undefi
     return undefined;
   }
   const op = valuesOf(r, o, path, OPERATION_FIELDS);
-  for (const key of ['ports', 'notPorts']) op[key]?.forEach((p, i) => !isPort(p) && r.error(`${path}.${key}[${i}]`, `"${p.slice(0, 20)}" is not a port (0-65535)`));
+  for (const key of ['ports', 'notPorts'])
+    op[key]?.forEach(
+      (p, i) => !isPort(p) && r.error(`${path}.${key}[${i}]`, `"${p.slice(0, 20)}" is not a port (0-65535)`),
+    );
   return compact(op) as AuthzOperation;
 }
 
@@ -104,7 +118,11 @@ function condition(r: Reader, v: unknown, path: string): AuthzCondition | undefi
   if (!known) r.error(`${path}.key`, `unknown attribute "${key.slice(0, 80)}"`, 'unknown-attribute');
   if (!values?.length && !notValues?.length) r.error(path, 'needs values or notValues', 'missing-field');
   const check = (ok: (s: string) => boolean, what: string) =>
-    (['values', 'notValues'] as const).forEach((f) => (f === 'values' ? values : notValues)?.forEach((s, i) => !ok(s) && r.error(`${path}.${f}[${i}]`, `"${s.slice(0, 60)}" is not ${what}`)));
+    (['values', 'notValues'] as const).forEach((f) =>
+      (f === 'values' ? values : notValues)?.forEach(
+        (s, i) => !ok(s) && r.error(`${path}.${f}[${i}]`, `"${s.slice(0, 60)}" is not ${what}`),
+      ),
+    );
   if (IP_KEYS.has(key)) check(isIpOrCidr, 'an IP address or CIDR');
   if (key === 'destination.port') check(isPort, 'a port (0-65535)');
   return compact({ key, values, notValues });
@@ -138,28 +156,40 @@ function targetRef(r: Reader, v: unknown, path: string): PolicyTargetReference |
   return kind === undefined || name === undefined ? undefined : compact({ group, kind, name, namespace });
 }
 
-export function readAuthorizationPolicy(r: Reader, raw: Raw, origin: Origin, apiVersion: string): AuthorizationPolicy | undefined {
+export function readAuthorizationPolicy(
+  r: Reader,
+  raw: Raw,
+  origin: Origin,
+  apiVersion: string,
+): AuthorizationPolicy | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
   // An absent or empty spec is valid: an ALLOW policy without rules, which allows nothing.
-  const spec = fields(r, get(raw, 'spec'), 'spec', ['selector', 'targetRef', 'targetRefs', 'action', 'provider', 'rules']) ?? {};
+  const spec =
+    fields(r, get(raw, 'spec'), 'spec', ['selector', 'targetRef', 'targetRefs', 'action', 'provider', 'rules']) ?? {};
   const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
   const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;
   const ref = targetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
   const refs = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => targetRef(r, item, p));
-  if (selectorRaw && (ref || refs?.length)) r.error('spec', 'only one of selector, targetRef or targetRefs may be set', 'conflicting-fields');
+  if (selectorRaw && (ref || refs?.length))
+    r.error('spec', 'only one of selector, targetRef or targetRefs may be set', 'conflicting-fields');
   if (ref && refs?.length) r.error('spec', 'only one of targetRef or targetRefs may be set', 'conflicting-fields');
 
   const actionRaw = str(r, get(spec, 'action'), 'spec.action');
   const action = actionRaw === undefined ? undefined : ACTIONS.find((a) => a === actionRaw);
-  if (actionRaw !== undefined && !action) r.error('spec.action', `must be one of ${ACTIONS.join(', ')}, got "${actionRaw.slice(0, 20)}"`);
+  if (actionRaw !== undefined && !action)
+    r.error('spec.action', `must be one of ${ACTIONS.join(', ')}, got "${actionRaw.slice(0, 20)}"`);
   const providerRaw = fields(r, get(spec, 'provider'), 'spec.provider', ['name']);
   const providerName = providerRaw ? requiredStr(r, get(providerRaw, 'name'), 'spec.provider.name') : undefined;
   if (action === 'CUSTOM' && !providerRaw) r.error('spec.provider', 'is required with action CUSTOM', 'missing-field');
-  if (action !== 'CUSTOM' && providerRaw) r.error('spec.provider', 'may only be set with action CUSTOM', 'conflicting-fields');
+  if (action !== 'CUSTOM' && providerRaw)
+    r.error('spec.provider', 'may only be set with action CUSTOM', 'conflicting-fields');
 
   const rules = list(r, get(spec, 'rules'), 'spec.rules', (item, p) => rule(r, item, p));
   const dryRun = meta?.annotations[DRY_RUN_ANNOTATION];
-  if (dryRun !== undefined && !['true', 'false', '1', '0', 't', 'f', 'TRUE', 'FALSE', 'True', 'False', 'T', 'F'].includes(dryRun)) {
+  if (
+    dryRun !== undefined &&
+    !['true', 'false', '1', '0', 't', 'f', 'TRUE', 'FALSE', 'True', 'False', 'T', 'F'].includes(dryRun)
+  ) {
     r.error(`metadata.annotations.${DRY_RUN_ANNOTATION}`, `must be true or false, got "${dryRun.slice(0, 20)}"`);
   }
   if (!meta || r.failed) return undefined;

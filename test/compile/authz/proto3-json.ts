@@ -26,8 +26,36 @@ function resolve(typeRef: string, scope: string): string | undefined {
 }
 
 const camel = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-const SCALARS = new Set(['double', 'float', 'int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'bool', 'string', 'bytes', 'int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
-const WRAPPERS = new Set(['DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue'].map((n) => `google.protobuf.${n}`));
+const SCALARS = new Set([
+  'double',
+  'float',
+  'int32',
+  'uint32',
+  'sint32',
+  'fixed32',
+  'sfixed32',
+  'bool',
+  'string',
+  'bytes',
+  'int64',
+  'uint64',
+  'sint64',
+  'fixed64',
+  'sfixed64',
+]);
+const WRAPPERS = new Set(
+  [
+    'DoubleValue',
+    'FloatValue',
+    'Int64Value',
+    'UInt64Value',
+    'Int32Value',
+    'UInt32Value',
+    'BoolValue',
+    'StringValue',
+    'BytesValue',
+  ].map((n) => `google.protobuf.${n}`),
+);
 
 function scalar(type: string, v: Json, where: string): unknown {
   if (type === 'bytes') return Uint8Array.from(Buffer.from(String(v), 'base64'));
@@ -76,8 +104,12 @@ export function fromProto3Json(typeName: string, json: Json, where = typeName): 
     const field = name === undefined ? undefined : type.fields[name];
     if (name === undefined || field === undefined) throw new Error(`${where}: unknown field "${key}" of ${typeName}`);
     const at = `${where}.${key}`;
-    if (field.keyType) out[name] = Object.fromEntries(Object.entries(v as object).map(([k, x]) => [k, value(field.type, typeName, x, `${at}[${k}]`)]));
-    else if (field.rule === 'repeated') out[name] = (v as Json[]).map((x, i) => value(field.type, typeName, x, `${at}[${i}]`));
+    if (field.keyType)
+      out[name] = Object.fromEntries(
+        Object.entries(v as object).map(([k, x]) => [k, value(field.type, typeName, x, `${at}[${k}]`)]),
+      );
+    else if (field.rule === 'repeated')
+      out[name] = (v as Json[]).map((x, i) => value(field.type, typeName, x, `${at}[${i}]`));
     else out[name] = value(field.type, typeName, v, at);
   }
   return out;

@@ -8,7 +8,13 @@ import type { AuthorizationPolicy } from '../../../model/authorization-policy.js
 import { DRY_RUN_ANNOTATION } from '../../../model/authorization-policy.js';
 import type { ExtensionProvider } from '../../../model/extension-provider.js';
 import { packAny, type Any } from '../../../xds/proto.js';
-import { EXT_AUTHZ_MATCH_PREFIX, filterEnabledMetadata, resolveExtAuthzProviders, type BuiltExtAuthz, type ServiceLookup } from './ext-authz.js';
+import {
+  EXT_AUTHZ_MATCH_PREFIX,
+  filterEnabledMetadata,
+  resolveExtAuthzProviders,
+  type BuiltExtAuthz,
+  type ServiceLookup,
+} from './ext-authz.js';
 import { isError, RBAC_ACTION, type Policy, type Rbac, type RbacAction } from './rbac-types.js';
 import { generatePolicy, migrateTrustDomain, ruleModel } from './rule-model.js';
 import { trustDomainBundle, type TrustDomainBundle } from './trust-domain.js';
@@ -73,16 +79,28 @@ function isDryRun(policy: AuthorizationPolicy, warn: (m: string) => void): boole
   if (value === undefined) return false;
   // Go's strconv.ParseBool.
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
-  if (!['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) warn(`failed to parse the value of ${DRY_RUN_ANNOTATION}: ${JSON.stringify(value)}`);
+  if (!['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value))
+    warn(`failed to parse the value of ${DRY_RUN_ANNOTATION}: ${JSON.stringify(value)}`);
   return false;
 }
 
 function policyName(policy: AuthorizationPolicy, rule: number, provider: string | undefined): string {
-  const prefix = provider === undefined ? '' : provider === '' ? `${EXT_AUTHZ_MATCH_PREFIX}-` : `${EXT_AUTHZ_MATCH_PREFIX}-${provider}-`;
+  const prefix =
+    provider === undefined
+      ? ''
+      : provider === ''
+        ? `${EXT_AUTHZ_MATCH_PREFIX}-`
+        : `${EXT_AUTHZ_MATCH_PREFIX}-${provider}-`;
   return `${prefix}ns[${policy.meta.namespace}]-policy[${policy.meta.name}]-rule[${rule}]`;
 }
 
-function buildRules(policies: readonly AuthorizationPolicy[], action: RbacAction, custom: boolean, forTCP: boolean, opts: AuthzOptions): Built | undefined {
+function buildRules(
+  policies: readonly AuthorizationPolicy[],
+  action: RbacAction,
+  custom: boolean,
+  forTCP: boolean,
+  opts: AuthzOptions,
+): Built | undefined {
   if (policies.length === 0) return undefined;
   const warn = opts.warn ?? (() => undefined);
   const bundle = opts.trustDomain ?? trustDomainBundle();
@@ -109,19 +127,35 @@ function buildRules(policies: readonly AuthorizationPolicy[], action: RbacAction
       if (rule === null) return warn(`skipped nil rule ${name}`);
       const model = ruleModel(rule);
       if (isError(model)) return warn(`skipped invalid rule ${name}: ${model.message}`);
-      const generated = generatePolicy(migrateTrustDomain(model, bundle), { forTCP, useAuthenticated: !opts.useFilterState, namespace: policy.meta.namespace }, action);
-      if (isError(generated)) return warn(`skipped rule ${name} on ${forTCP ? 'TCP' : 'HTTP'} filter chain: ${generated.message}`);
+      const generated = generatePolicy(
+        migrateTrustDomain(model, bundle),
+        { forTCP, useAuthenticated: !opts.useFilterState, namespace: policy.meta.namespace },
+        action,
+      );
+      if (isError(generated))
+        return warn(`skipped rule ${name} on ${forTCP ? 'TCP' : 'HTTP'} filter chain: ${generated.message}`);
       policies[name] = generated;
     });
     if (rules.length === 0) policies[policyName(policy, 0, provider)] = MATCH_NEVER;
   }
-  return { enforce: hasEnforce ? sortPolicies(enforce) : undefined, shadow: hasShadow ? sortPolicies(shadow) : undefined, byProvider };
+  return {
+    enforce: hasEnforce ? sortPolicies(enforce) : undefined,
+    shadow: hasShadow ? sortPolicies(shadow) : undefined,
+    byProvider,
+  };
 }
 
 /** Map keys are encoded in insertion order: sort them for a deterministic encoding. */
 function sortPolicies(rbac: Rbac): Rbac {
   const policies = rbac.policies ?? {};
-  return { action: rbac.action, policies: Object.fromEntries(Object.keys(policies).sort().map((k) => [k, policies[k] as Policy])) };
+  return {
+    action: rbac.action,
+    policies: Object.fromEntries(
+      Object.keys(policies)
+        .sort()
+        .map((k) => [k, policies[k] as Policy]),
+    ),
+  };
 }
 
 /** Without shadow rules istiod reads the action of a nil RBAC (ALLOW): the prefix is then the ALLOW one. */
@@ -133,7 +167,10 @@ function shadowStatPrefix(shadow: Rbac | undefined): string | undefined {
 }
 
 const badCustomDenyRules = (rules: Rbac): Rbac =>
-  sortPolicies({ action: RBAC_ACTION.DENY, policies: Object.fromEntries(Object.entries(rules.policies ?? {}).map(([k, v]) => [k + BAD_CUSTOM_SUFFIX, v])) });
+  sortPolicies({
+    action: RBAC_ACTION.DENY,
+    policies: Object.fromEntries(Object.entries(rules.policies ?? {}).map(([k, v]) => [k + BAD_CUSTOM_SUFFIX, v])),
+  });
 
 interface Flavor {
   readonly forTCP: boolean;
@@ -151,7 +188,8 @@ const HTTP: Flavor = {
   rbacType: TYPE.httpRbac,
   extAuthzName: HTTP_EXT_AUTHZ_FILTER,
   extAuthzType: TYPE.httpExtAuthz,
-  extAuthzOf: (b, provider) => b.http && { ...b.http, filter_enabled_metadata: filterEnabledMetadata(HTTP_RBAC_FILTER, provider) },
+  extAuthzOf: (b, provider) =>
+    b.http && { ...b.http, filter_enabled_metadata: filterEnabledMetadata(HTTP_RBAC_FILTER, provider) },
 };
 
 const TCP: Flavor = {
@@ -161,12 +199,19 @@ const TCP: Flavor = {
   extAuthzName: NETWORK_EXT_AUTHZ_FILTER,
   extAuthzType: TYPE.networkExtAuthz,
   statPrefix: TCP_STAT_PREFIX,
-  extAuthzOf: (b, provider) => b.tcp && { ...b.tcp, filter_enabled_metadata: filterEnabledMetadata(NETWORK_RBAC_FILTER, provider) },
+  extAuthzOf: (b, provider) =>
+    b.tcp && { ...b.tcp, filter_enabled_metadata: filterEnabledMetadata(NETWORK_RBAC_FILTER, provider) },
 };
 
-const filter = (name: string, type: string, config: object): AuthzFilter => ({ name, typed_config: packAny(type, config) });
+const filter = (name: string, type: string, config: object): AuthzFilter => ({
+  name,
+  typed_config: packAny(type, config),
+});
 
-function rbacFilter(f: Flavor, config: { rules?: Rbac; shadow_rules?: Rbac; shadow_rules_stat_prefix?: string }): AuthzFilter {
+function rbacFilter(
+  f: Flavor,
+  config: { rules?: Rbac; shadow_rules?: Rbac; shadow_rules_stat_prefix?: string },
+): AuthzFilter {
   return filter(f.rbacName, f.rbacType, f.statPrefix === undefined ? config : { ...config, stat_prefix: f.statPrefix });
 }
 
@@ -175,22 +220,35 @@ function customFilters(built: Built, f: Flavor, opts: AuthzOptions): AuthzFilter
   const providers = [...built.byProvider.keys()].sort();
   const denyAll = (why: string) => {
     warn(why);
-    return providers.map((p) => rbacFilter(f, { rules: badCustomDenyRules(built.byProvider.get(p)?.enforce ?? { policies: {} }) }));
+    return providers.map((p) =>
+      rbacFilter(f, { rules: badCustomDenyRules(built.byProvider.get(p)?.enforce ?? { policies: {} }) }),
+    );
   };
-  if (providers.length > 1) return denyAll(`multiple CUSTOM authorization providers per workload are not supported, found ${providers.length}: ${providers.join(', ')}`);
+  if (providers.length > 1)
+    return denyAll(
+      `multiple CUSTOM authorization providers per workload are not supported, found ${providers.length}: ${providers.join(', ')}`,
+    );
   const resolved = resolveExtAuthzProviders(opts.extensionProviders ?? [], opts.lookupService ?? (() => undefined));
   return providers.flatMap((provider) => {
     const sets = built.byProvider.get(provider) as { enforce: Rbac; shadow: Rbac };
     const ext = resolved.get(provider);
     if (!ext || ext.errors.length > 0) {
-      warn(`failed to process CUSTOM action for provider ${provider}, will generate deny configs: ${ext ? ext.errors.join('; ') : 'no such extension provider'}`);
+      warn(
+        `failed to process CUSTOM action for provider ${provider}, will generate deny configs: ${ext ? ext.errors.join('; ') : 'no such extension provider'}`,
+      );
       return [rbacFilter(f, { rules: badCustomDenyRules(sets.enforce) })];
     }
     const extAuthz = f.extAuthzOf(ext, provider);
     if (!extAuthz) return []; // an HTTP provider on a TCP filter chain: nothing to call
     const shadowRules = sortPolicies(sets.enforce);
-    const rbac = Object.keys(sets.shadow.policies ?? {}).length > 0 ? { rules: sortPolicies(sets.shadow), shadow_rules: shadowRules } : { shadow_rules: shadowRules };
-    return [rbacFilter(f, { ...rbac, shadow_rules_stat_prefix: EXT_AUTHZ_SHADOW_STAT_PREFIX }), filter(f.extAuthzName, f.extAuthzType, extAuthz)];
+    const rbac =
+      Object.keys(sets.shadow.policies ?? {}).length > 0
+        ? { rules: sortPolicies(sets.shadow), shadow_rules: shadowRules }
+        : { shadow_rules: shadowRules };
+    return [
+      rbacFilter(f, { ...rbac, shadow_rules_stat_prefix: EXT_AUTHZ_SHADOW_STAT_PREFIX }),
+      filter(f.extAuthzName, f.extAuthzType, extAuthz),
+    ];
   });
 }
 
@@ -204,7 +262,14 @@ function build(policies: WorkloadPolicies, f: Flavor, opts: AuthzOptions): Authz
     [policies.allow, RBAC_ACTION.ALLOW],
   ] as const) {
     const built = buildRules(list, action, false, f.forTCP, opts);
-    if (built) out.push(rbacFilter(f, { rules: built.enforce, shadow_rules: built.shadow, shadow_rules_stat_prefix: shadowStatPrefix(built.shadow) }));
+    if (built)
+      out.push(
+        rbacFilter(f, {
+          rules: built.enforce,
+          shadow_rules: built.shadow,
+          shadow_rules_stat_prefix: shadowStatPrefix(built.shadow),
+        }),
+      );
   }
   return out;
 }

@@ -3,7 +3,12 @@
  * builder/extauthz.go). A provider with any error is kept with its errors: the CUSTOM policies
  * using it then become DENY rules, so a broken provider fails closed.
  */
-import type { ExtAuthzHttpProvider, ExtAuthzGrpcProvider, ExtAuthzRequestBody, ExtensionProvider } from '../../../model/extension-provider.js';
+import type {
+  ExtAuthzHttpProvider,
+  ExtAuthzGrpcProvider,
+  ExtAuthzRequestBody,
+  ExtensionProvider,
+} from '../../../model/extension-provider.js';
 import { envoy, durationMs } from '../../../xds/proto.js';
 import type { MetadataMatcher } from './matchers.js';
 
@@ -23,22 +28,33 @@ export interface BuiltExtAuthz {
 }
 
 /** Resolves `[<ns>/]<host>` of a provider to the outbound cluster; undefined if no such service is known. */
-export type ServiceLookup = (service: string, port: number) => { readonly hostname: string; readonly cluster: string } | undefined;
+export type ServiceLookup = (
+  service: string,
+  port: number,
+) => { readonly hostname: string; readonly cluster: string } | undefined;
 
 /** Runs only the provider's ext_authz filter when the RBAC shadow rules matched a policy of this provider. */
 export function filterEnabledMetadata(rbacFilterName: string, provider: string): MetadataMatcher {
-  return { filter: rbacFilterName, path: [{ key: SHADOW_EFFECTIVE_POLICY_ID_KEY }], value: { string_match: { prefix: `${EXT_AUTHZ_MATCH_PREFIX}-${provider}` } } };
+  return {
+    filter: rbacFilterName,
+    path: [{ key: SHADOW_EFFECTIVE_POLICY_ID_KEY }],
+    value: { string_match: { prefix: `${EXT_AUTHZ_MATCH_PREFIX}-${provider}` } },
+  };
 }
 
 function providerNameErrors(name: string): string[] {
   if (name === '') return ['extension provider name must not be empty'];
   if (name.length > 63) return [`provider name too long (max 63 characters): ${name.length}`];
-  if (!/^[a-z0-9-]+$/.test(name)) return [`invalid provider name ${JSON.stringify(name)}: only lowercase letters, digits, and hyphens allowed`];
-  if (name.startsWith('-') || name.endsWith('-')) return [`invalid provider name ${JSON.stringify(name)}: cannot start or end with hyphen`];
+  if (!/^[a-z0-9-]+$/.test(name))
+    return [`invalid provider name ${JSON.stringify(name)}: only lowercase letters, digits, and hyphens allowed`];
+  if (name.startsWith('-') || name.endsWith('-'))
+    return [`invalid provider name ${JSON.stringify(name)}: cannot start or end with hyphen`];
   return [];
 }
 
-const STATUS_CODES = new Set<number>(Object.values(envoy.type.v3.StatusCode).filter((v): v is number => typeof v === 'number'));
+const STATUS_CODES = new Set<number>(
+  Object.values(envoy.type.v3.StatusCode).filter((v): v is number => typeof v === 'number'),
+);
 
 function statusOnError(status: string | undefined, errors: string[]): envoy.type.v3.HttpStatus.$Properties | undefined {
   if (status === undefined || status === '') return undefined;
@@ -50,8 +66,13 @@ function statusOnError(status: string | undefined, errors: string[]): envoy.type
   return { code };
 }
 
-function resolveService(p: ExtAuthzGrpcProvider, lookup: ServiceLookup, errors: string[]): { hostname: string; cluster: string } | undefined {
-  if (!(Number.isInteger(p.port) && p.port >= 1 && p.port <= 65535)) errors.push(`port must be in the range [1, 65535], found: ${p.port}`);
+function resolveService(
+  p: ExtAuthzGrpcProvider,
+  lookup: ServiceLookup,
+  errors: string[],
+): { hostname: string; cluster: string } | undefined {
+  if (!(Number.isInteger(p.port) && p.port >= 1 && p.port <= 65535))
+    errors.push(`port must be in the range [1, 65535], found: ${p.port}`);
   const found = lookup(p.service, p.port);
   if (!found) errors.push(`could not find service ${p.service} in the mesh`);
   return found;
@@ -60,13 +81,25 @@ function resolveService(p: ExtAuthzGrpcProvider, lookup: ServiceLookup, errors: 
 function headerPatterns(headers: readonly string[] | undefined): ListStringMatcher | undefined {
   if (!headers || headers.length === 0) return undefined;
   return {
-    patterns: headers.map((h) => (h.startsWith('*') ? { suffix: h.slice(1), ignore_case: true } : h.endsWith('*') ? { prefix: h.slice(0, -1), ignore_case: true } : { exact: h, ignore_case: true })),
+    patterns: headers.map((h) =>
+      h.startsWith('*')
+        ? { suffix: h.slice(1), ignore_case: true }
+        : h.endsWith('*')
+          ? { prefix: h.slice(0, -1), ignore_case: true }
+          : { exact: h, ignore_case: true },
+    ),
   };
 }
 
-function withRequestBody(body: ExtAuthzRequestBody | undefined): envoy.extensions.filters.http.ext_authz.v3.BufferSettings.$Properties | undefined {
+function withRequestBody(
+  body: ExtAuthzRequestBody | undefined,
+): envoy.extensions.filters.http.ext_authz.v3.BufferSettings.$Properties | undefined {
   if (!body) return undefined;
-  return { max_request_bytes: body.maxRequestBytes ?? 0, allow_partial_message: body.allowPartialMessage ?? false, pack_as_bytes: body.packAsBytes ?? false };
+  return {
+    max_request_bytes: body.maxRequestBytes ?? 0,
+    allow_partial_message: body.allowPartialMessage ?? false,
+    pack_as_bytes: body.packAsBytes ?? false,
+  };
 }
 
 const timeout = (ms: number | undefined) => durationMs(ms ?? 600_000);
@@ -75,7 +108,8 @@ function buildHttp(p: ExtAuthzHttpProvider, lookup: ServiceLookup): BuiltExtAuth
   const errors: string[] = [];
   const service = resolveService(p, lookup, errors);
   const status = statusOnError(p.statusOnError, errors);
-  if (p.pathPrefix && !p.pathPrefix.startsWith('/')) errors.push(`pathPrefix must begin with \`/\`, found: ${JSON.stringify(p.pathPrefix)}`);
+  if (p.pathPrefix && !p.pathPrefix.startsWith('/'))
+    errors.push(`pathPrefix must begin with \`/\`, found: ${JSON.stringify(p.pathPrefix)}`);
   const wildcardFields: [string, readonly string[] | undefined][] = [
     ['IncludeRequestHeadersInCheck', p.includeRequestHeadersInCheck],
     ['IncludeHeadersInCheck', p.includeHeadersInCheck],
@@ -83,7 +117,9 @@ function buildHttp(p: ExtAuthzHttpProvider, lookup: ServiceLookup): BuiltExtAuth
     ['HeadersToDownstreamOnAllow', p.headersToDownstreamOnAllow],
     ['HeadersToUpstreamOnAllow', p.headersToUpstreamOnAllow],
   ];
-  for (const [field, values] of wildcardFields) if (values?.includes('*')) errors.push(`a single wildcard ("*") is not supported, change it to either prefix or suffix match: ${field}`);
+  for (const [field, values] of wildcardFields)
+    if (values?.includes('*'))
+      errors.push(`a single wildcard ("*") is not supported, change it to either prefix or suffix match: ${field}`);
   if (errors.length > 0 || !service) return { errors };
 
   const httpService: envoy.extensions.filters.http.ext_authz.v3.HttpService.$Properties = {
@@ -91,8 +127,15 @@ function buildHttp(p: ExtAuthzHttpProvider, lookup: ServiceLookup): BuiltExtAuth
     server_uri: { timeout: timeout(p.timeoutMs), uri: `http://${service.hostname}`, cluster: service.cluster },
   };
   const additional = Object.keys(p.includeAdditionalHeadersInCheck ?? {}).sort();
-  if (additional.length > 0) httpService.authorization_request = { headers_to_add: additional.map((key) => ({ key, value: p.includeAdditionalHeadersInCheck?.[key] ?? '' })) };
-  if (p.headersToUpstreamOnAllow?.length || p.headersToDownstreamOnDeny?.length || p.headersToDownstreamOnAllow?.length) {
+  if (additional.length > 0)
+    httpService.authorization_request = {
+      headers_to_add: additional.map((key) => ({ key, value: p.includeAdditionalHeadersInCheck?.[key] ?? '' })),
+    };
+  if (
+    p.headersToUpstreamOnAllow?.length ||
+    p.headersToDownstreamOnDeny?.length ||
+    p.headersToDownstreamOnAllow?.length
+  ) {
     httpService.authorization_response = {
       allowed_upstream_headers: headerPatterns(p.headersToUpstreamOnAllow),
       allowed_client_headers: headerPatterns(p.headersToDownstreamOnDeny),
@@ -115,22 +158,45 @@ function buildGrpc(p: ExtAuthzGrpcProvider, lookup: ServiceLookup): BuiltExtAuth
   const service = resolveService(p, lookup, errors);
   const status = statusOnError(p.statusOnError, errors);
   if (errors.length > 0 || !service) return { errors };
-  const grpcService: envoy.config.core.v3.GrpcService.$Properties = { envoy_grpc: { cluster_name: service.cluster, authority: service.hostname }, timeout: timeout(p.timeoutMs) };
+  const grpcService: envoy.config.core.v3.GrpcService.$Properties = {
+    envoy_grpc: { cluster_name: service.cluster, authority: service.hostname },
+    timeout: timeout(p.timeoutMs),
+  };
   return {
-    http: { status_on_error: status, failure_mode_allow: p.failOpen ?? false, grpc_service: grpcService, transport_api_version: API_V3, with_request_body: withRequestBody(p.includeRequestBodyInCheck) },
-    tcp: { stat_prefix: 'tcp.', failure_mode_allow: p.failOpen ?? false, transport_api_version: API_V3, grpc_service: grpcService },
+    http: {
+      status_on_error: status,
+      failure_mode_allow: p.failOpen ?? false,
+      grpc_service: grpcService,
+      transport_api_version: API_V3,
+      with_request_body: withRequestBody(p.includeRequestBodyInCheck),
+    },
+    tcp: {
+      stat_prefix: 'tcp.',
+      failure_mode_allow: p.failOpen ?? false,
+      transport_api_version: API_V3,
+      grpc_service: grpcService,
+    },
     errors,
   };
 }
 
 /** Every ext_authz provider of the mesh config by name (other provider kinds are ignored). */
-export function resolveExtAuthzProviders(providers: readonly ExtensionProvider[], lookup: ServiceLookup): ReadonlyMap<string, BuiltExtAuthz> {
+export function resolveExtAuthzProviders(
+  providers: readonly ExtensionProvider[],
+  lookup: ServiceLookup,
+): ReadonlyMap<string, BuiltExtAuthz> {
   const resolved = new Map<string, BuiltExtAuthz>();
   providers.forEach((provider, index) => {
     if (!provider.envoyExtAuthzHttp && !provider.envoyExtAuthzGrpc) return;
-    const errors = provider.name === '' ? [`extension provider name must not be empty, found empty at index: ${index}`] : providerNameErrors(provider.name);
-    if (resolved.has(provider.name)) errors.push(`extension provider name must be unique, found duplicate: ${provider.name}`);
-    const built = provider.envoyExtAuthzHttp ? buildHttp(provider.envoyExtAuthzHttp, lookup) : buildGrpc(provider.envoyExtAuthzGrpc as ExtAuthzGrpcProvider, lookup);
+    const errors =
+      provider.name === ''
+        ? [`extension provider name must not be empty, found empty at index: ${index}`]
+        : providerNameErrors(provider.name);
+    if (resolved.has(provider.name))
+      errors.push(`extension provider name must be unique, found duplicate: ${provider.name}`);
+    const built = provider.envoyExtAuthzHttp
+      ? buildHttp(provider.envoyExtAuthzHttp, lookup)
+      : buildGrpc(provider.envoyExtAuthzGrpc as ExtAuthzGrpcProvider, lookup);
     resolved.set(provider.name, { ...built, errors: [...errors, ...built.errors] });
   });
   return resolved;

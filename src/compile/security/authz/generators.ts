@@ -3,9 +3,33 @@
  * becomes an RBAC permission (what is requested) or principal (who asks). Single-value generators
  * see one value at a time and are OR-ed by the caller; "extended" ones see the whole list.
  */
-import { headerMatcher, listOrValueMatcher, metadataMatcher, orValue, quoteMeta, regexMatcher, exactMatcher, prefixMatcher, suffixMatcher, stringMatcher, stringOrValue, stringValue, type StringMatcher, type ValueMatcher } from './matchers.js';
+import {
+  headerMatcher,
+  listOrValueMatcher,
+  metadataMatcher,
+  orValue,
+  quoteMeta,
+  regexMatcher,
+  exactMatcher,
+  prefixMatcher,
+  suffixMatcher,
+  stringMatcher,
+  stringOrValue,
+  stringValue,
+  type StringMatcher,
+  type ValueMatcher,
+} from './matchers.js';
 import { containsPathTemplate, pathTemplateMatcher, URI_TEMPLATE_TYPE } from './path-template.js';
-import { AuthzError, cidrRange, isError, principalAnd, principalOr, type Permission, type Principal, type Result } from './rbac-types.js';
+import {
+  AuthzError,
+  cidrRange,
+  isError,
+  principalAnd,
+  principalOr,
+  type Permission,
+  type Principal,
+  type Result,
+} from './rbac-types.js';
 import { packAny } from '../../../xds/proto.js';
 
 export interface Context {
@@ -34,10 +58,13 @@ const JWT_FILTER = 'envoy.filters.http.jwt_authn';
 const JWT_PAYLOAD = 'payload';
 const SPIFFE_PREFIX = 'spiffe://';
 
-const httpOnly = (key: string, ctx: Context): AuthzError | undefined => (ctx.forTCP ? new AuthzError(`${JSON.stringify(key)} is HTTP only`) : undefined);
+const httpOnly = (key: string, ctx: Context): AuthzError | undefined =>
+  ctx.forTCP ? new AuthzError(`${JSON.stringify(key)} is HTTP only`) : undefined;
 
 function authenticated(name: StringMatcher, ctx: Context): Principal {
-  return ctx.useAuthenticated ? { authenticated: { principal_name: name } } : { filter_state: { key: 'io.istio.peer_principal', string_match: name } };
+  return ctx.useAuthenticated
+    ? { authenticated: { principal_name: name } }
+    : { filter_state: { key: 'io.istio.peer_principal', string_match: name } };
 }
 
 function port(value: string): Result<number> {
@@ -47,10 +74,13 @@ function port(value: string): Result<number> {
 
 /** `[a]`, or nested `[a][b]` → the names inside the brackets. */
 export function bracketNames(s: string, nested: boolean): Result<string[]> {
-  const single = (): Result<string[]> => (s.startsWith('[') && s.endsWith(']') ? [s.slice(1, -1)] : new AuthzError(`expecting format [<NAME>], but found ${s}`));
+  const single = (): Result<string[]> =>
+    s.startsWith('[') && s.endsWith(']')
+      ? [s.slice(1, -1)]
+      : new AuthzError(`expecting format [<NAME>], but found ${s}`);
   if (!nested) return single();
   const names: string[] = [];
-  for (let begin = 0; begin < s.length; ) {
+  for (let begin = 0; begin < s.length;) {
     const end = s[begin] === '[' ? s.indexOf(']', begin + 1) : -1;
     if (end < 0 || s.slice(begin + 1, end).includes('[')) return single();
     names.push(s.slice(begin + 1, end));
@@ -75,7 +105,10 @@ export const destinationPort: SingleGenerator = {
   },
 };
 
-export const connectionSni: SingleGenerator = { kind: 'single', permission: (_k, value) => ({ requested_server_name: stringMatcher(value) }) };
+export const connectionSni: SingleGenerator = {
+  kind: 'single',
+  permission: (_k, value) => ({ requested_server_name: stringMatcher(value) }),
+};
 
 /** `experimental.envoy.filters.<filter>[<key>]`: dynamic metadata; a `[v]` value matches inside a list. */
 export const envoyFilter: ExtendedGenerator = {
@@ -85,7 +118,9 @@ export const envoyFilter: ExtendedGenerator = {
     const open = stripped.indexOf('[');
     if (open < 0) return new AuthzError(`invalid key: ${key}`);
     const matchers: ValueMatcher[] = values.map((v) =>
-      v.startsWith('[') && v.endsWith(']') ? { list_match: { one_of: stringValue(stringMatcher(v.replace(/^\[+|\]+$/g, ''))) } } : stringValue(stringMatcher(v)),
+      v.startsWith('[') && v.endsWith(']')
+        ? { list_match: { one_of: stringValue(stringMatcher(v.replace(/^\[+|\]+$/g, ''))) } }
+        : stringValue(stringMatcher(v)),
     );
     return { metadata: metadataMatcher(stripped.slice(0, open), [stripped.slice(open + 1)], orValue(matchers)) };
   },
@@ -109,7 +144,8 @@ export const remoteIp: SingleGenerator = {
 
 export const sourceNamespace: SingleGenerator = {
   kind: 'single',
-  principal: (_k, value, ctx) => authenticated(regexMatcher(`.*/ns/${value.split('*').map(quoteMeta).join('.*')}/.*`), ctx),
+  principal: (_k, value, ctx) =>
+    authenticated(regexMatcher(`.*/ns/${value.split('*').map(quoteMeta).join('.*')}/.*`), ctx),
 };
 
 export const sourceServiceAccount: SingleGenerator = {
@@ -127,11 +163,17 @@ export const sourceTrustDomain: SingleGenerator = {
     if (value === '*') return authenticated(prefixMatcher(SPIFFE_PREFIX), ctx);
     if (!value.includes('*')) return authenticated(prefixMatcher(`${SPIFFE_PREFIX}${value}/`), ctx);
     const star = value.indexOf('*');
-    return authenticated(regexMatcher(`spiffe://${quoteMeta(value.slice(0, star))}[^/]*${quoteMeta(value.slice(star + 1))}/.*`), ctx);
+    return authenticated(
+      regexMatcher(`spiffe://${quoteMeta(value.slice(0, star))}[^/]*${quoteMeta(value.slice(star + 1))}/.*`),
+      ctx,
+    );
   },
 };
 
-export const sourcePrincipal: SingleGenerator = { kind: 'single', principal: (_k, value, ctx) => authenticated(stringMatcher(value, SPIFFE_PREFIX), ctx) };
+export const sourcePrincipal: SingleGenerator = {
+  kind: 'single',
+  principal: (_k, value, ctx) => authenticated(stringMatcher(value, SPIFFE_PREFIX), ctx),
+};
 
 const MATCH_ANY = regexMatcher('.+');
 
@@ -212,7 +254,10 @@ export const path: SingleGenerator = {
   permission: (key, value, ctx) => {
     const tcp = httpOnly(key, ctx);
     if (tcp) return tcp;
-    if (containsPathTemplate(value)) return { uri_template: { name: 'uri-template', typed_config: packAny(URI_TEMPLATE_TYPE, pathTemplateMatcher(value)) } };
+    if (containsPathTemplate(value))
+      return {
+        uri_template: { name: 'uri-template', typed_config: packAny(URI_TEMPLATE_TYPE, pathTemplateMatcher(value)) },
+      };
     return { url_path: { path: stringMatcher(value) } };
   },
 };

@@ -15,14 +15,18 @@ export function quoteMeta(s: string): string {
 }
 
 export const regexMatcher = (regex: string): StringMatcher => ({ safe_regex: { regex } });
-export const exactMatcher = (exact: string, ignoreCase = false): StringMatcher => (ignoreCase ? { exact, ignore_case: true } : { exact });
-export const prefixMatcher = (prefix: string, ignoreCase = false): StringMatcher => (ignoreCase ? { prefix, ignore_case: true } : { prefix });
-export const suffixMatcher = (suffix: string, ignoreCase = false): StringMatcher => (ignoreCase ? { suffix, ignore_case: true } : { suffix });
+export const exactMatcher = (exact: string, ignoreCase = false): StringMatcher =>
+  ignoreCase ? { exact, ignore_case: true } : { exact };
+export const prefixMatcher = (prefix: string, ignoreCase = false): StringMatcher =>
+  ignoreCase ? { prefix, ignore_case: true } : { prefix };
+export const suffixMatcher = (suffix: string, ignoreCase = false): StringMatcher =>
+  ignoreCase ? { suffix, ignore_case: true } : { suffix };
 
 /** A wildcard value; `prefix` is prepended to the literal (a suffix match then needs a regex). */
 export function stringMatcher(value: string, prefix = ''): StringMatcher {
   if (value === '*') return regexMatcher('.+');
-  if (value.startsWith('*')) return prefix === '' ? suffixMatcher(value.slice(1)) : regexMatcher(`${prefix}.*${quoteMeta(value.slice(1))}`);
+  if (value.startsWith('*'))
+    return prefix === '' ? suffixMatcher(value.slice(1)) : regexMatcher(`${prefix}.*${quoteMeta(value.slice(1))}`);
   if (value.endsWith('*')) return prefixMatcher(prefix + value.slice(0, -1));
   return exactMatcher(prefix + value);
 }
@@ -42,7 +46,8 @@ export function orValue(matchers: readonly ValueMatcher[]): ValueMatcher {
   return matchers.length === 1 ? (matchers[0] as ValueMatcher) : { or_match: { value_matchers: [...matchers] } };
 }
 
-export const stringOrValue = (values: readonly string[]): ValueMatcher => orValue(values.map((v) => stringValue(stringMatcher(v))));
+export const stringOrValue = (values: readonly string[]): ValueMatcher =>
+  orValue(values.map((v) => stringValue(stringMatcher(v))));
 
 export function metadataMatcher(filter: string, keys: readonly string[], value: ValueMatcher): MetadataMatcher {
   return { filter, path: keys.map((key) => ({ key })), value };

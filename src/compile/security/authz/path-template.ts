@@ -10,6 +10,8 @@ export function containsPathTemplate(path: string): boolean {
   return path.includes(MATCH_ONE) || path.includes(MATCH_ANY);
 }
 
-export function pathTemplateMatcher(path: string): envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig.$Properties {
+export function pathTemplateMatcher(
+  path: string,
+): envoy.extensions.path.match.uri_template.v3.UriTemplateMatchConfig.$Properties {
   return { path_template: path.replaceAll(MATCH_ANY, '**').replaceAll(MATCH_ONE, '*') };
 }

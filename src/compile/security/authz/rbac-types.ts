@@ -38,6 +38,7 @@ export function cidrRange(value: string): Result<CidrRange> {
   if (!isV4 && !isV6) return new AuthzError(`invalid IP address ${JSON.stringify(value)}`);
   const bits = isV4 ? 32 : 128;
   const len = slash < 0 ? bits : Number(value.slice(slash + 1));
-  if (slash >= 0 && (!/^\d+$/.test(value.slice(slash + 1)) || len > bits)) return new AuthzError(`invalid CIDR ${JSON.stringify(value)}`);
+  if (slash >= 0 && (!/^\d+$/.test(value.slice(slash + 1)) || len > bits))
+    return new AuthzError(`invalid CIDR ${JSON.stringify(value)}`);
   return { address_prefix: address, prefix_len: { value: len } };
 }

@@ -6,7 +6,24 @@
  */
 import type { AuthzRule } from '../../../model/authorization-policy.js';
 import * as g from './generators.js';
-import { AuthzError, isError, permissionAnd, permissionAny, permissionNot, permissionOr, principalAnd, principalAny, principalNot, principalOr, RBAC_ACTION, type Permission, type Policy, type Principal, type RbacAction, type Result } from './rbac-types.js';
+import {
+  AuthzError,
+  isError,
+  permissionAnd,
+  permissionAny,
+  permissionNot,
+  permissionOr,
+  principalAnd,
+  principalAny,
+  principalNot,
+  principalOr,
+  RBAC_ACTION,
+  type Permission,
+  type Policy,
+  type Principal,
+  type RbacAction,
+  type Result,
+} from './rbac-types.js';
 import type { TrustDomainBundle } from './trust-domain.js';
 
 export const KEY = {
@@ -28,7 +45,12 @@ export interface RuleModel {
   readonly principals: readonly ConditionList[];
 }
 
-function condition(gen: g.Generator, key: string, values: readonly string[] = [], notValues: readonly string[] = []): Condition[] {
+function condition(
+  gen: g.Generator,
+  key: string,
+  values: readonly string[] = [],
+  notValues: readonly string[] = [],
+): Condition[] {
   return values.length === 0 && notValues.length === 0 ? [] : [{ key, values, notValues, gen }];
 }
 
@@ -63,7 +85,9 @@ export function ruleModel(rule: AuthzRule): Result<RuleModel> {
     const found = whenGenerator(when.key);
     if (!found) return new AuthzError(`unknown attribute ${when.key}`);
     const [placement, gen] = found;
-    (placement === 'permission' ? basePermission : basePrincipal).push(...condition(gen, when.key, when.values, when.notValues));
+    (placement === 'permission' ? basePermission : basePrincipal).push(
+      ...condition(gen, when.key, when.values, when.notValues),
+    );
   }
   const principals = (rule.from ?? []).map(({ source: s }): ConditionList =>
     s
@@ -99,8 +123,10 @@ export function ruleModel(rule: AuthzRule): Result<RuleModel> {
 /** Source principals get the trust domain aliases; trust domains expand to the whole bundle. */
 export function migrateTrustDomain(model: RuleModel, bundle: TrustDomainBundle): RuleModel {
   const migrate = (c: Condition): Condition => {
-    if (c.key === KEY.sourcePrincipal) return { ...c, values: bundle.replaceAliases(c.values), notValues: bundle.replaceAliases(c.notValues) };
-    if (c.key === KEY.sourceTrustDomain) return { ...c, values: bundle.expandAliases(c.values), notValues: bundle.expandAliases(c.notValues) };
+    if (c.key === KEY.sourcePrincipal)
+      return { ...c, values: bundle.replaceAliases(c.values), notValues: bundle.replaceAliases(c.notValues) };
+    if (c.key === KEY.sourceTrustDomain)
+      return { ...c, values: bundle.expandAliases(c.values), notValues: bundle.expandAliases(c.notValues) };
     return c;
   };
   return { permissions: model.permissions, principals: model.principals.map((list) => list.map(migrate)) };
@@ -116,7 +142,10 @@ function translate<T>(
   not: (x: T) => T,
 ): Result<T[]> {
   const out: T[] = [];
-  for (const [values, negate] of [[c.values, false], [c.notValues, true]] as const) {
+  for (const [values, negate] of [
+    [c.values, false],
+    [c.notValues, true],
+  ] as const) {
     if (values.length === 0) continue;
     let item: T | undefined;
     if (c.gen.kind === 'extended') {
@@ -144,7 +173,14 @@ const unimplemented = new AuthzError('unimplemented');
 function permissionOf(list: ConditionList, ctx: g.Context, strict: boolean): Result<Permission> {
   const and: Permission[] = [];
   for (const c of list) {
-    const r = translate<Permission>(c, strict, (gen, v) => (gen.permission ? gen.permission(c.key, v, ctx) : unimplemented), (gen, vs) => (gen.permission ? gen.permission(c.key, vs, ctx) : unimplemented), permissionOr, permissionNot);
+    const r = translate<Permission>(
+      c,
+      strict,
+      (gen, v) => (gen.permission ? gen.permission(c.key, v, ctx) : unimplemented),
+      (gen, vs) => (gen.permission ? gen.permission(c.key, vs, ctx) : unimplemented),
+      permissionOr,
+      permissionNot,
+    );
     if (isError(r)) return r;
     and.push(...r);
   }
@@ -154,7 +190,14 @@ function permissionOf(list: ConditionList, ctx: g.Context, strict: boolean): Res
 function principalOf(list: ConditionList, ctx: g.Context, strict: boolean): Result<Principal> {
   const and: Principal[] = [];
   for (const c of list) {
-    const r = translate<Principal>(c, strict, (gen, v) => (gen.principal ? gen.principal(c.key, v, ctx) : unimplemented), (gen, vs) => (gen.principal ? gen.principal(c.key, vs, ctx) : unimplemented), principalOr, principalNot);
+    const r = translate<Principal>(
+      c,
+      strict,
+      (gen, v) => (gen.principal ? gen.principal(c.key, v, ctx) : unimplemented),
+      (gen, vs) => (gen.principal ? gen.principal(c.key, vs, ctx) : unimplemented),
+      principalOr,
+      principalNot,
+    );
     if (isError(r)) return r;
     and.push(...r);
   }

@@ -11,7 +11,11 @@ export interface Workload {
  * labels (no selector: every workload). Policies with targetRef(s) attach to gateways and
  * waypoints, never to sidecars.
  */
-export function policiesForWorkload(policies: readonly AuthorizationPolicy[], workload: Workload, rootNamespace: string): AuthorizationPolicy[] {
+export function policiesForWorkload(
+  policies: readonly AuthorizationPolicy[],
+  workload: Workload,
+  rootNamespace: string,
+): AuthorizationPolicy[] {
   const applies = (p: AuthorizationPolicy): boolean => {
     if (p.meta.namespace !== rootNamespace && p.meta.namespace !== workload.namespace) return false;
     if (p.spec.targetRef || p.spec.targetRefs?.length) return false;
@@ -19,6 +23,9 @@ export function policiesForWorkload(policies: readonly AuthorizationPolicy[], wo
     return Object.entries(labels).every(([k, v]) => workload.labels[k] === v);
   };
   const root = policies.filter((p) => p.meta.namespace === rootNamespace && applies(p));
-  const local = rootNamespace === workload.namespace ? [] : policies.filter((p) => p.meta.namespace === workload.namespace && applies(p));
+  const local =
+    rootNamespace === workload.namespace
+      ? []
+      : policies.filter((p) => p.meta.namespace === workload.namespace && applies(p));
   return [...root, ...local];
 }

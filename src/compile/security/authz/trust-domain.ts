@@ -11,11 +11,14 @@ export interface TrustDomainBundle {
   expandAliases(trustDomains: readonly string[]): string[];
 }
 
-const prefixMatch = (a: string, pattern: string): boolean => pattern.endsWith('*') && a.startsWith(pattern.slice(0, -1));
+const prefixMatch = (a: string, pattern: string): boolean =>
+  pattern.endsWith('*') && a.startsWith(pattern.slice(0, -1));
 const suffixMatch = (a: string, pattern: string): boolean => pattern.startsWith('*') && a.endsWith(pattern.slice(1));
 
 function matchesAny(a: string, list: readonly string[]): boolean {
-  return list.some((s) => a === s || s === '*' || prefixMatch(a, s) || prefixMatch(s, a) || suffixMatch(a, s) || suffixMatch(s, a));
+  return list.some(
+    (s) => a === s || s === '*' || prefixMatch(a, s) || prefixMatch(s, a) || suffixMatch(a, s) || suffixMatch(s, a),
+  );
 }
 
 /** `<td>/ns/<ns>/sa/<sa>` split at `/`: exactly five parts, else not a SPIFFE identity we rewrite. */
@@ -36,7 +39,9 @@ export function trustDomainBundle(trustDomain?: string, aliases: readonly string
         const fromPrincipal = parts?.[0];
         if (!parts || fromPrincipal === undefined || fromPrincipal === '*') return [principal];
         if (!matchesAny(fromPrincipal, trustDomains) && fromPrincipal !== DEFAULT_CLUSTER_LOCAL) return [principal];
-        return unique(trustDomains.map((td) => (suffixMatch(td, fromPrincipal) ? principal : [td, ...parts.slice(1)].join('/'))));
+        return unique(
+          trustDomains.map((td) => (suffixMatch(td, fromPrincipal) ? principal : [td, ...parts.slice(1)].join('/'))),
+        );
       }),
     expandAliases: (values) => unique(values.flatMap((v) => (trustDomains.includes(v) ? trustDomains : [v]))),
   };
