@@ -149,18 +149,18 @@ test('pin keeps what is served: pin N of another config is refused naming rollba
   assert.equal((await run('compile', BOOKINFO_STATE, DR, V50)).code, 0); // 2
   assert.equal((await run('compile', moved, DR, V50)).code, 0); // 3: 2's config, other endpoints
 
-  const older = await run('pin', '1');
+  const older = await run('pin', '1', '--reason', 'freeze');
   assert.equal(older.code, 1);
   assert.match(older.stderr, /version 1's config is not the one served \(version 3\).*meshsnap rollback 1/);
   assert.equal((await run('log')).lines.length, 3, 'pin 1 changed nothing');
 
-  const same = await run('pin', '2');
+  const same = await run('pin', '2', '--reason', 'freeze');
   assert.equal(same.code, 0, same.stderr);
   assert.equal((same.lines[0]?.pinned as { version: number }).version, 2);
-  const move = await run('pin');
+  const move = await run('pin', '--reason', 'freeze');
   assert.equal(move.code, 1);
   assert.match(move.stderr, /already pinned to version 2.*--force/);
-  const forced = await run('pin', '--force');
+  const forced = await run('pin', '--force', '--reason', 'freeze');
   assert.equal(forced.code, 0, forced.stderr);
   assert.equal((forced.lines[0]?.pinned as { version: number }).version, 3);
 
