@@ -114,6 +114,12 @@ test('a diff accepts rev:PREFIX, typed or chosen from the list, and names it', {
   await page.waitForSelector('#diff-out .error');
   assert.match(await page.locator('#diff-out .error').innerText(), /not_found/);
   await shot('2b-diff-rev');
+  // Back to v2 → v3, where the next test starts.
+  await page.selectOption('#diff-from', '2');
+  await page.selectOption('#diff-to', '3');
+  await page.click('#diff-form button[type="submit"]');
+  await page.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.includes('from=2&to=3'));
+  await page.waitForSelector('#diff-out .group');
   // The browser logs the 404 as a failed resource load; nothing else may be logged.
   const others = problems.filter((p) => !/status of 404/.test(p));
   assert.deepEqual(others, []);
