@@ -13,7 +13,7 @@ import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { startWatchHttp } from '../../watch/http.js';
 import { RemoteCompiler } from '../../watch/remote-compile.js';
 import { Watcher } from '../../watch/watcher.js';
-import { command, intFlag, parseCommand, parseLogLevel, UsageError } from '../args.js';
+import { intFlag, parseCommand, parseLogLevel, UsageError } from '../args.js';
 import { printJson } from '../output.js';
 import { exitSoon, untilStopSignal } from '../signals.js';
 import { checkChannel, openStore } from '../store.js';
