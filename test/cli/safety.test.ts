@@ -213,3 +213,25 @@ test('the GitOps revision: the inputs folder’s git commit by default, --source
   assert.equal((await run('diagnostics', 'rev:0000000')).code, 1, 'no such revision');
   assert.equal((await run('diagnostics', 'rev:abc')).code, 2, 'fewer than 7 digits is not a selector');
 });
+
+test('compile on a pinned channel whose inputs lost every EndpointSlice is refused (exit 1, the pin named); --allow-shrink serves it', async () => {
+  const run = storeRunner('pinned-guard');
+  const noEndpoints = join(tmp, 'no-endpoint-slices.yaml');
+  writeFileSync(noEndpoints, readFileSync(BOOKINFO_STATE, 'utf8').split(/^---$/m).filter((d) => !/^kind: EndpointSlice$/m.test(d)).join('---'));
+  assert.equal((await run('compile', BOOKINFO_STATE, DR, V3)).code, 0); // 1
+  assert.equal((await run('pin', '--reason', 'freeze')).code, 0);
+
+  const refused = await run('compile', noEndpoints, DR, V50);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.lines[0]?.status, 'refused');
+  assert.equal(refused.lines[0]?.version, 1);
+  assert.equal(refused.lines[0]?.pinned, 1);
+  assert.equal(refused.lines[0]?.candidate, 1, 'the config change is still candidate 1');
+  assert.ok((refused.lines[0]?.problems as string[]).some((p) => /serves 0 endpoints/.test(p)));
+  assert.match(refused.stderr, /pinned to version 1 and keeps serving version 1.*--allow-shrink/);
+  assert.equal((await run('log')).lines.length, 1, 'nothing new served');
+
+  const forced = await run('compile', noEndpoints, DR, V50, '--allow-shrink');
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.deepEqual([forced.lines[0]?.status, forced.lines[0]?.version], ['candidate', 2]);
+});
