@@ -6,6 +6,7 @@
 import { defaultHistory } from '../../src/api/history-binding.js';
 import type { HistoryOps, Operator } from '../../src/api/history-port.js';
 import { PublishRefusedError } from '../../src/history/guarded-publish.js';
+import { PinnedRefusedError } from '../../src/history/pinned-round.js';
 import { countBySeverity, type Diagnostic } from '../../src/model/diagnostics.js';
 import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
 import { reservedChannelProblem } from '../../src/history/context.js';
@@ -50,6 +51,7 @@ export async function publishInputs(store: SnapshotStore, channel: string, files
     return { ...base, status: outcome.status, version: outcome.version };
   } catch (err) {
     // Not a failure to retry: the same inputs would be refused again.
+    if (err instanceof PinnedRefusedError) return { ...base, status: 'refused', version: err.refused.served, message: err.message };
     if (!(err instanceof PublishRefusedError)) throw err;
     return { ...base, status: 'refused', version: err.refused.served, candidate: err.refused.candidate, message: err.message };
   }

@@ -9,7 +9,7 @@ import { candidatesChannel, isCandidatesChannel, type HistoryContext } from '../
 import { diffVersions } from '../history/diff/index.js';
 import { gc } from '../history/gc.js';
 import { pin, unpin } from '../history/pin.js';
-import { pinnedRound } from '../history/pinned-round.js';
+import { PinnedRefusedError, pinnedRound } from '../history/pinned-round.js';
 import { promote } from '../history/promote.js';
 import { publishGuarded, PublishRefusedError } from '../history/guarded-publish.js';
 import { resultVersion } from '../history/publish.js';
@@ -59,7 +59,8 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
       const createdAt = op.at.toISOString();
       // A pinned channel keeps its config: the new config becomes a candidate (as in a watcher round).
       const fields = { actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}), ...(opts.source !== undefined ? { source: opts.source } : {}) };
-      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, ...fields, ...(hasher ? { hasher } : {}) });
+      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, ...fields, ...(hasher ? { hasher } : {}), allowShrink: opts.allowShrink === true });
+      if (round?.refused) throw new PinnedRefusedError(channel, round.refused);
       if (round) {
         return { status: 'candidate', version: resultVersion(round.served), candidate: round.candidateVersion };
       }

@@ -5,20 +5,8 @@ import { InvalidSelectorError, selectVersion } from '../history/select.js';
 import type { VersionRecord } from '../snapshot/manifest.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { nodeSha256Hex } from '../snapshot/store/local.js';
-import { storeOptions, UsageError, type FlagSpec } from './args.js';
+import { UsageError } from './args.js';
 import { checkChannel, openStore } from './store.js';
-
-/** The store, the channel and who acts (`--actor`). */
-export const actorOptions = {
-  ...storeOptions,
-  actor: { type: 'string', value: 'WHO', help: 'who acts, for the audit log (default: $MESHSNAP_ACTOR, else the OS user)' },
-} as const satisfies Record<string, FlagSpec>;
-
-export const reasonOption = {
-  reason: { type: 'string', value: 'TEXT', help: 'why, for the audit log' },
-} as const satisfies Record<string, FlagSpec>;
-
-export const historyOptions = { ...actorOptions, ...reasonOption } as const;
 
 /** `--actor`, else $MESHSNAP_ACTOR, else the OS user. */
 export function actorOf(flag: string | undefined): string {

@@ -3,52 +3,55 @@ import { createRequire } from 'node:module';
 import { COMPILER } from '../version.js';
 import { helpText, UsageError, usageLine, type CommandSpec } from './args.js';
 import { terminalSafe } from './output.js';
-import { auditCommand, auditSpec } from './commands/audit.js';
-import { bootstrapCommand, bootstrapSpec } from './commands/bootstrap.js';
-import { compileCommand, compileSpec } from './commands/compile.js';
-import { demoCommand, demoSpec } from './commands/demo.js';
-import { diagnosticsCommand, diagnosticsSpec } from './commands/diagnostics.js';
-import { diffCommand, diffSpec } from './commands/diff.js';
-import { gcCommand, gcSpec } from './commands/gc.js';
-import { guardCommand, guardSpec } from './commands/guard.js';
-import { logCommand, logSpec } from './commands/log.js';
-import { pinCommand, pinSpec } from './commands/pin.js';
-import { promoteCommand, promoteSpec } from './commands/promote.js';
-import { relayCommand, relaySpec } from './commands/relay.js';
-import { rollbackCommand, rollbackSpec } from './commands/rollback.js';
-import { serveCommand, serveSpec } from './commands/serve.js';
-import { showCommand, showSpec } from './commands/show.js';
-import { tagCommand, tagSpec } from './commands/tag.js';
-import { unpinCommand, unpinSpec } from './commands/unpin.js';
-import { verifyCommand, verifySpec } from './commands/verify.js';
-import { watchCommand, watchSpec } from './commands/watch.js';
+import { auditSpec } from './specs/audit.js';
+import { bootstrapSpec } from './specs/bootstrap.js';
+import { compileSpec } from './specs/compile.js';
+import { demoSpec } from './specs/demo.js';
+import { diagnosticsSpec } from './specs/diagnostics.js';
+import { diffSpec } from './specs/diff.js';
+import { gcSpec } from './specs/gc.js';
+import { guardSpec } from './specs/guard.js';
+import { logSpec } from './specs/log.js';
+import { pinSpec } from './specs/pin.js';
+import { promoteSpec } from './specs/promote.js';
+import { relaySpec } from './specs/relay.js';
+import { rollbackSpec } from './specs/rollback.js';
+import { serveSpec } from './specs/serve.js';
+import { showSpec } from './specs/show.js';
+import { tagSpec } from './specs/tag.js';
+import { unpinSpec } from './specs/unpin.js';
+import { verifySpec } from './specs/verify.js';
+import { watchSpec } from './specs/watch.js';
+
+type Run = (argv: readonly string[]) => Promise<number>;
 
 interface Command {
   readonly spec: CommandSpec;
-  readonly run: (argv: readonly string[]) => Promise<number>;
+  /** The implementation, imported only when the command runs: `relay` never loads the compiler. */
+  readonly load: () => Promise<Run>;
 }
 
 /** In the order `meshsnap --help` lists them. */
 export const COMMANDS: readonly Command[] = [
-  { spec: compileSpec, run: compileCommand },
-  { spec: logSpec, run: logCommand },
-  { spec: showSpec, run: showCommand },
-  { spec: diagnosticsSpec, run: diagnosticsCommand },
-  { spec: demoSpec, run: demoCommand },
-  { spec: relaySpec, run: relayCommand },
-  { spec: watchSpec, run: watchCommand },
-  { spec: bootstrapSpec, run: bootstrapCommand },
-  { spec: serveSpec, run: serveCommand },
-  { spec: diffSpec, run: diffCommand },
-  { spec: rollbackSpec, run: rollbackCommand },
-  { spec: pinSpec, run: pinCommand },
-  { spec: unpinSpec, run: unpinCommand },
-  { spec: promoteSpec, run: promoteCommand },
-  { spec: verifySpec, run: verifyCommand },
-  { spec: tagSpec, run: tagCommand },
-  { spec: gcSpec, run: gcCommand },
-  { spec: guardSpec, run: guardCommand },
-  { spec: auditSpec, run: auditCommand },
+  { spec: compileSpec, load: async () => (await import('./commands/compile.js')).compileCommand },
+  { spec: logSpec, load: async () => (await import('./commands/log.js')).logCommand },
+  { spec: showSpec, load: async () => (await import('./commands/show.js')).showCommand },
+  { spec: diagnosticsSpec, load: async () => (await import('./commands/diagnostics.js')).diagnosticsCommand },
+  { spec: demoSpec, load: async () => (await import('./commands/demo.js')).demoCommand },
+  { spec: relaySpec, load: async () => (await import('./commands/relay.js')).relayCommand },
+  { spec: watchSpec, load: async () => (await import('./commands/watch.js')).watchCommand },
+  { spec: bootstrapSpec, load: async () => (await import('./commands/bootstrap.js')).bootstrapCommand },
+  { spec: serveSpec, load: async () => (await import('./commands/serve.js')).serveCommand },
+  { spec: diffSpec, load: async () => (await import('./commands/diff.js')).diffCommand },
+  { spec: rollbackSpec, load: async () => (await import('./commands/rollback.js')).rollbackCommand },
+  { spec: pinSpec, load: async () => (await import('./commands/pin.js')).pinCommand },
+  { spec: unpinSpec, load: async () => (await import('./commands/unpin.js')).unpinCommand },
+  { spec: promoteSpec, load: async () => (await import('./commands/promote.js')).promoteCommand },
+  { spec: verifySpec, load: async () => (await import('./commands/verify.js')).verifyCommand },
+  { spec: tagSpec, load: async () => (await import('./commands/tag.js')).tagCommand },
+  { spec: gcSpec, load: async () => (await import('./commands/gc.js')).gcCommand },
+  { spec: guardSpec, load: async () => (await import('./commands/guard.js')).guardCommand },
+  { spec: auditSpec, load: async () => (await import('./commands/audit.js')).auditCommand },
 ];
 
 const byName = (name: string): Command | undefined => COMMANDS.find((c) => c.spec.name === name);
@@ -90,7 +93,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   try {
-    return await command.run(rest);
+    const run = await command.load();
+    return await run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`meshsnap ${name}: ${terminalSafe(err.message)}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`);

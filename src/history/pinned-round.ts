@@ -3,8 +3,11 @@
  * - the served version is the pinned config layer + the cluster's current endpoint layer;
  * - a cluster config that differs from the pinned one is published as a candidate to
  *   `<channel>.candidates` (once per distinct config layer), diffable but never served.
+ * - the served version goes through the publish guard (guard.ts): pinned config + endpoints that
+ *   collapsed is refused, audited (kind `guard`, with `pinned`), and the head stays. It is not
+ *   recorded as a candidate: candidates are config changes, and this is the pinned config.
  * Returns null when the channel is not pinned, or when the cluster's config IS the pinned one
- * (then the watcher's own compile is exactly what should be served).
+ * (then the watcher's own compile is exactly what should be served, through the guard).
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../snapshot/stored-inputs/index.js';
@@ -13,8 +16,12 @@ import type { Hasher } from '../snapshot/digest.js';
 import type { VersionProvenance, VersionSource } from '../snapshot/manifest.js';
 import type { PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
+import { recordEvent } from './audit.js';
 import { readChannelState } from './channel-state.js';
 import { candidatesChannel } from './context.js';
+import { HistoryError } from './errors.js';
+import type { GuardVerdict } from './guard.js';
+import { PublishGuard } from './guarded-publish.js';
 import { compileLayers, indexOfBuilt, inputsOf, sameLayer } from './layers.js';
 import { publishCompiled, resultVersion } from './publish.js';
 
@@ -36,10 +43,24 @@ export interface PinnedRoundInput {
   readonly source?: VersionSource;
   readonly createdAt: string;
   readonly hasher?: Hasher;
+  /** The watcher keeps one across rounds (it remembers the served summary). */
+  readonly guard?: PublishGuard;
+  /** `compile --allow-shrink` / `allowShrink: true`: serve even what the guard refuses. */
+  readonly allowShrink?: boolean;
+}
+
+/** The guard refused the served version of a pinned round: the head (`served`) did not move. */
+export interface PinnedRefused {
+  readonly status: 'refused';
+  readonly verdict: GuardVerdict;
+  readonly served: number;
+  readonly pinned: number;
 }
 
 export interface PinnedRoundResult {
+  /** The unchanged head when `refused`. */
   readonly served: PublishResult;
+  readonly refused?: PinnedRefused;
   /** The candidate written by this round, absent when this config already was the newest candidate… */
   readonly candidate?: PublishResult;
   /** …whose number this is either way (`candidate:N`). */
@@ -74,13 +95,34 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
     );
   }
   await putStoredInputs(store, current); // its endpoint objects are read back below
-  const served = await publishCompiled(
-    store,
-    channel,
-    await compileLayers(store, pinnedIndex, currentIndex, input.hasher),
-    { origin: { kind: 'pinned', from: pinned.version }, ...who, ...(input.provenance ? { provenance: input.provenance } : {}) },
-    input.createdAt,
-  );
   const candidateVersion = candidate ? resultVersion(candidate) : (lastHead?.version as number);
+  const compiled = await compileLayers(store, pinnedIndex, currentIndex, input.hasher);
+  const head = await store.readChannel(channel);
+  if (!input.allowShrink && head) {
+    const check = await (input.guard ?? new PublishGuard()).check(store, channel, compiled.snapshot);
+    if (check && !check.verdict.allowed) {
+      const refused: PinnedRefused = { status: 'refused', verdict: check.verdict, served: head.version, pinned: pinned.version };
+      const ctx = { store, channel, actor: input.actor ?? '', now: () => new Date(input.createdAt), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
+      const { problems, lostServices, lostNamespaces } = check.verdict;
+      await recordEvent(ctx, { kind: 'guard', version: head.version, detail: { pinned: pinned.version, candidate: `candidate:${candidateVersion}`, problems, lostServices, lostNamespaces } });
+      return { served: { status: 'unchanged', head }, refused, pinnedVersion: pinned.version, candidateVersion, ...(candidate ? { candidate } : {}) };
+    }
+  }
+  const served = await publishCompiled(store, channel, compiled, { origin: { kind: 'pinned', from: pinned.version }, ...who, ...(input.provenance ? { provenance: input.provenance } : {}) }, input.createdAt);
   return { served, pinnedVersion: pinned.version, candidateVersion, ...(candidate ? { candidate } : {}) };
+}
+
+export function pinnedRefusalMessage(channel: string, r: PinnedRefused): string {
+  return `publish guard: channel ${channel} is pinned to version ${r.pinned} and keeps serving version ${r.served}, because the pinned config with the current endpoints was refused: ${r.verdict.problems.join('; ')}. Serve it on purpose with compile --allow-shrink (API: allowShrink: true), or unpin`;
+}
+
+/** The API's 409 `publish_guard` for a pinned round. */
+export class PinnedRefusedError extends HistoryError {
+  override readonly name = 'PinnedRefusedError';
+  constructor(
+    channel: string,
+    readonly refused: PinnedRefused,
+  ) {
+    super(pinnedRefusalMessage(channel, refused), 'publish_guard');
+  }
 }

@@ -30,6 +30,8 @@ export interface InformerHandlers {
   /** A later list had objects again: the kept ones were replaced by what it listed. */
   refilled?(): void;
   error(err: unknown, restartInMs: number): void;
+  /** A restart after errors listed and watched again. */
+  recovered?(): void;
 }
 
 export interface BackoffOptions {
@@ -115,6 +117,7 @@ export class ResourceInformer {
     // start() resolves once the list is applied and the watch is open — unless it failed, which
     // it reports through `error` rather than by rejecting.
     if (this.stopped || this.errorsSeen !== errorsBefore) return;
+    if (this.failures > 0) this.handlers.recovered?.();
     this.failures = 0;
     if (!this.isSynced) {
       this.isSynced = true;

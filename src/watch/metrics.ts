@@ -13,6 +13,7 @@ export class WatchMetrics {
   readonly synced: Gauge;
   readonly version: Gauge;
   readonly keptObjects: Gauge<'informer'>;
+  readonly informerDenied: Gauge<'informer'>;
 
   constructor() {
     const registers = [this.registry];
@@ -36,6 +37,7 @@ export class WatchMetrics {
     this.lastKnownGood = new Gauge({ name: 'meshsnap_watch_last_known_good_objects', help: 'Objects compiled from their last valid version because the current one is invalid.', registers });
     this.synced = new Gauge({ name: 'meshsnap_watch_synced', help: '1 once every informer has synced.', registers });
     this.keptObjects = new Gauge({ name: 'meshsnap_watch_informer_kept_objects', help: 'Objects kept because their informer relisted nothing where it listed them before (a lost RBAC rule, a deleted CRD).', labelNames: ['informer'], registers });
+    this.informerDenied = new Gauge({ name: 'meshsnap_watch_informer_denied_status', help: 'The HTTP status (403, 404) an informer keeps failing with (a lost RBAC rule, a deleted CRD), its objects kept; 0 once it lists again.', labelNames: ['informer'], registers });
     this.version = new Gauge({ name: 'meshsnap_watch_published_version', help: 'The channel version last published by this watcher.', registers });
   }
 }

@@ -36,6 +36,7 @@ import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';
 import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
+import { pinnedRefusalMessage } from '../history/pinned-round.js';
 import { compileRequest } from './round/request.js';
 import { roundResult, type RoundResult } from './round/result.js';
 
@@ -91,6 +92,8 @@ export class Watcher {
   private readonly guard = new PublishGuard();
   /** Informers whose relist came back empty: informer id → objects kept from before. */
   private readonly kept = new Map<string, number>();
+  /** Informers failing with 403/404 (a lost RBAC rule, a deleted CRD): their objects stay cached. */
+  private readonly denied = new Map<string, DeniedInformer>();
   private crdTimer: unknown = null;
   private started = false;
   private stopped = false;
@@ -147,7 +150,8 @@ export class Watcher {
 
   /**
    * Ready once every informer synced. An informer whose relist came back empty keeps its last
-   * objects and is listed under `warnings` (still ready: what is served is the last good state).
+   * objects and is listed under `warnings` (still ready: what is served is the last good state);
+   * so is one that keeps failing with 403 or 404 (its cache is kept while it restarts).
    */
   readiness(): { ready: boolean; waitingFor?: string[]; missingCrds?: string[]; warnings?: string[] } {
     const waiting = this.informers.filter((i) => !i.synced).map((i) => i.id);
@@ -156,8 +160,14 @@ export class Watcher {
       ready,
       ...(waiting.length > 0 || !ready ? { waitingFor: waiting } : {}),
       ...(this.missing.length > 0 ? { missingCrds: this.missing.map((s) => `${s.kind}.${s.group}`) } : {}),
-      ...(this.kept.size > 0 ? { warnings: [...this.kept].map(([id, n]) => `informer ${id} relisted nothing; keeping its last ${n} object(s)`) } : {}),
+      ...(this.kept.size > 0 || this.denied.size > 0 ? { warnings: this.warnings() } : {}),
     };
+  }
+
+  private warnings(): string[] {
+    const emptied = [...this.kept].map(([id, n]) => `informer ${id} relisted nothing; keeping its last ${n} object(s)`);
+    const denied = [...this.denied].map(([id, d]) => `informer ${id} fails with HTTP ${d.status} since ${d.since} (${d.error}); keeping its last objects and retrying`);
+    return [...emptied, ...denied];
   }
 
   /** Informers running now (for tests and /readyz). */
@@ -236,6 +246,12 @@ export class Watcher {
           error: (err, inMs) => {
             this.metrics.informerErrors.inc({ informer: informer.id });
             this.log({ level: 'warn', event: 'watch.informer_restart', message: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
+            this.onDenied(informer.id, err);
+          },
+          recovered: () => {
+            if (!this.denied.delete(informer.id)) return;
+            this.metrics.informerDenied.set({ informer: informer.id }, 0);
+            this.log({ level: 'info', event: 'watch.informer_allowed', message: `informer ${informer.id} lists and watches again`, informer: informer.id });
           },
         },
         this.timerClock,
@@ -243,6 +259,19 @@ export class Watcher {
       );
       this.informers.push(informer);
       informer.start();
+    }
+  }
+
+  /** A 403 or 404 is not a blip: show it until the informer lists again (first time: since when). */
+  private onDenied(id: string, err: unknown): void {
+    const status = deniedStatus(err);
+    if (status === undefined) return;
+    const before = this.denied.get(id);
+    const denied: DeniedInformer = { status, error: errorText(err).slice(0, 300), since: before?.status === status ? before.since : new Date().toISOString() };
+    this.denied.set(id, denied);
+    this.metrics.informerDenied.set({ informer: id }, status);
+    if (before?.status !== status) {
+      this.log({ level: 'warn', event: 'watch.informer_denied', message: `informer ${id} fails with HTTP ${status} (a lost RBAC rule or a deleted CRD?): keeping its last objects and retrying`, informer: id, status, error: denied.error });
     }
   }
 
@@ -362,7 +391,8 @@ export class Watcher {
     this.metrics.publishes.inc({ result: stored.refused ? 'refused' : stored.published.status });
     if (stored.refused) {
       const { refused } = stored;
-      this.log({ level: 'warn', event: 'watch.publish_refused', message: refusalMessage(this.opts.channel, refused), code: 'publish_guard', candidate: refused.candidate, problems: refused.verdict.problems });
+      const which = 'pinned' in refused ? { message: pinnedRefusalMessage(this.opts.channel, refused), pinned: refused.pinned } : { message: refusalMessage(this.opts.channel, refused), candidate: refused.candidate };
+      this.log({ level: 'warn', event: 'watch.publish_refused', ...which, code: 'publish_guard', problems: refused.verdict.problems });
     }
     return stored;
   }
@@ -376,6 +406,20 @@ export class Watcher {
     this.log({ level: 'info', event: round.publish === 'published' ? 'watch.published' : round.publish === 'refused' ? 'watch.refused' : 'watch.unchanged', ...round, changed: changed.size, objects: this.cache.size });
     return round;
   }
+}
+
+interface DeniedInformer {
+  readonly status: number;
+  readonly error: string;
+  /** ISO time of the first failure with this status. */
+  readonly since: string;
+}
+
+/** 403 (forbidden) or 404 (the resource is gone) from a list or a watch; undefined for anything else. */
+function deniedStatus(err: unknown): number | undefined {
+  const e = err as { statusCode?: unknown; code?: unknown } | null;
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : typeof e?.code === 'number' ? e.code : undefined;
+  return status === 403 || status === 404 ? status : undefined;
 }
 
 function errorText(err: unknown): string {

@@ -84,3 +84,19 @@ test('rollback and promote refuse clusters emptied of endpoints unless force; pi
   assert.match(retag.json.error.message, /already names version 1/);
   assert.equal((await api.post('tags', { version: 3, name: 'good', force: true })).status, 201);
 });
+
+test('compile on a pinned channel: the pinned config with every endpoint gone is a 409 publish_guard naming the pin; allowShrink serves it', async () => {
+  const api = apiOn('pinned-guard');
+  assert.equal((await api.post('compile', { files: [STATE, DR, V3] })).status, 201);
+  assert.equal((await api.post('pin', { reason: 'freeze' })).status, 200);
+
+  const refused = await api.post('compile', { files: [SERVICES_ONLY, DR, V50], reason: 'pods gone' });
+  assert.equal(refused.status, 409, JSON.stringify(refused.json));
+  assert.equal(refused.json.error.code, 'publish_guard');
+  assert.match(refused.json.error.message, /pinned to version 1 and keeps serving version 1.*serves 0 endpoints/);
+  assert.deepEqual((await api.get('/snapshots')).json.snapshots.map((s: Json) => s.version), [1], 'the served channel did not move');
+
+  const forced = await api.post('compile', { files: [SERVICES_ONLY, DR, V50], allowShrink: true, reason: 'on purpose' });
+  assert.notEqual(forced.status, 409, JSON.stringify(forced.json));
+  assert.deepEqual([forced.json.status, forced.json.version], ['candidate', 2]);
+});

@@ -78,3 +78,18 @@ test('the relay loads no compiler, model or inputs module at runtime', () => {
     [],
   );
 });
+
+test('meshsnap relay (and --help of any command) loads no compiler, model or inputs module: main.js imports only the option tables statically', () => {
+  const dist = join(root, 'dist', 'src');
+  const main = join(dist, 'cli', 'main.js');
+  const compilerModules = (entries: string[]) => [...loadedBy(entries)].map((f) => relative(dist, f)).filter((f) => /^(compile|model|inputs)\//.test(f));
+  // The walk does see the compiler where it is imported: compile's implementation reaches it.
+  assert.ok(compilerModules([join(dist, 'cli', 'commands', 'compile.js')]).some((f) => f.startsWith('compile/')));
+  // main.js names every implementation only in a dynamic import, which runs when that command does.
+  const text = readFileSync(main, 'utf8');
+  for (const name of ['compile', 'relay', 'watch', 'serve', 'demo', 'verify', 'diff']) assert.ok(text.includes(`import('./commands/${name}.js')`), name);
+  const loaded = [...loadedBy([main])].map((f) => relative(dist, f));
+  assert.ok(loaded.includes(join('cli', 'specs', 'relay.js')) && loaded.includes(join('cli', 'specs', 'compile.js')), 'the walk reaches the option tables');
+  assert.deepEqual(loaded.filter((f) => f.startsWith(join('cli', 'commands'))), [], 'no command implementation is imported statically');
+  assert.deepEqual(compilerModules([main, join(dist, 'cli', 'commands', 'relay.js')]), []);
+});

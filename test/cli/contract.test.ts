@@ -100,6 +100,8 @@ test('usage errors exit 2 and name the flag', async () => {
     [['bootstrap'], /--node is required/],
     [['diff', '1', '1', '--metadata', '{}', '--store', STORE], /--metadata needs --node/],
     [['rollback', '1', '--store', STORE], /--reason is required/],
+    [['pin', '--store', STORE], /--reason is required/],
+    [['promote', 'candidate:1', '--store', STORE], /--reason is required/],
     [['serve', '--http-port', '70000', '--no-watch'], /--http-port: 70000 is out of range 0\.\.65535/],
     [['watch', '--debounce-ms=-1'], /--debounce-ms: -1 is out of range/],
     [['relay', '--poll-ms', '5'], /--poll-ms: 5 is out of range 10\.\.3600000/],

@@ -65,17 +65,17 @@ test('compile twice, diff, tag, rollback, verify, audit, gc, pin/unpin', () => {
 
   assert.equal(run('unpin').lines[0]?.unpinned !== null, true);
   // Version 2's config is not the served one: pin refuses it (rollback serves it) and pins nothing.
-  const older = run('pin', '2', '--actor', 'carol');
+  const older = run('pin', '2', '--actor', 'carol', '--reason', 'freeze');
   assert.equal(older.code, 1);
   assert.match(older.stderr, /meshsnap rollback 2/);
-  assert.equal(run('pin', '--actor', 'carol').lines[0]?.pinned !== undefined, true);
+  assert.equal(run('pin', '--actor', 'carol', '--reason', 'freeze').lines[0]?.pinned !== undefined, true);
   const gc = run('gc', '--keep', '1', '--dry-run');
   assert.equal(gc.code, 0, gc.stderr);
   assert.deepEqual((gc.lines[0]?.keptVersions as Record<string, number[]>).main, [3, 1], 'head and pinned 3, tagged 1');
 
   assert.equal(run('diff', '1').code, 2);
   assert.equal(run('gc', '--keep', 'x').code, 2);
-  assert.equal(run('promote', 'candidate:1').code, 1);
+  assert.equal(run('promote', 'candidate:1', '--reason', 'try').code, 1);
 });
 
 // After the test above (its store has versions 1 and 2): the same diff as --json, streamed.

@@ -149,18 +149,18 @@ test('pin keeps what is served: pin N of another config is refused naming rollba
   assert.equal((await run('compile', BOOKINFO_STATE, DR, V50)).code, 0); // 2
   assert.equal((await run('compile', moved, DR, V50)).code, 0); // 3: 2's config, other endpoints
 
-  const older = await run('pin', '1');
+  const older = await run('pin', '1', '--reason', 'freeze');
   assert.equal(older.code, 1);
   assert.match(older.stderr, /version 1's config is not the one served \(version 3\).*meshsnap rollback 1/);
   assert.equal((await run('log')).lines.length, 3, 'pin 1 changed nothing');
 
-  const same = await run('pin', '2');
+  const same = await run('pin', '2', '--reason', 'freeze');
   assert.equal(same.code, 0, same.stderr);
   assert.equal((same.lines[0]?.pinned as { version: number }).version, 2);
-  const move = await run('pin');
+  const move = await run('pin', '--reason', 'freeze');
   assert.equal(move.code, 1);
   assert.match(move.stderr, /already pinned to version 2.*--force/);
-  const forced = await run('pin', '--force');
+  const forced = await run('pin', '--force', '--reason', 'freeze');
   assert.equal(forced.code, 0, forced.stderr);
   assert.equal((forced.lines[0]?.pinned as { version: number }).version, 3);
 
@@ -212,4 +212,26 @@ test('the GitOps revision: the inputs folder’s git commit by default, --source
   assert.equal((await run('diagnostics', 'rev:abcdef01')).code, 0);
   assert.equal((await run('diagnostics', 'rev:0000000')).code, 1, 'no such revision');
   assert.equal((await run('diagnostics', 'rev:abc')).code, 2, 'fewer than 7 digits is not a selector');
+});
+
+test('compile on a pinned channel whose inputs lost every EndpointSlice is refused (exit 1, the pin named); --allow-shrink serves it', async () => {
+  const run = storeRunner('pinned-guard');
+  const noEndpoints = join(tmp, 'no-endpoint-slices.yaml');
+  writeFileSync(noEndpoints, readFileSync(BOOKINFO_STATE, 'utf8').split(/^---$/m).filter((d) => !/^kind: EndpointSlice$/m.test(d)).join('---'));
+  assert.equal((await run('compile', BOOKINFO_STATE, DR, V3)).code, 0); // 1
+  assert.equal((await run('pin', '--reason', 'freeze')).code, 0);
+
+  const refused = await run('compile', noEndpoints, DR, V50);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.equal(refused.lines[0]?.status, 'refused');
+  assert.equal(refused.lines[0]?.version, 1);
+  assert.equal(refused.lines[0]?.pinned, 1);
+  assert.equal(refused.lines[0]?.candidate, 1, 'the config change is still candidate 1');
+  assert.ok((refused.lines[0]?.problems as string[]).some((p) => /serves 0 endpoints/.test(p)));
+  assert.match(refused.stderr, /pinned to version 1 and keeps serving version 1.*--allow-shrink/);
+  assert.equal((await run('log')).lines.length, 1, 'nothing new served');
+
+  const forced = await run('compile', noEndpoints, DR, V50, '--allow-shrink');
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.deepEqual([forced.lines[0]?.status, forced.lines[0]?.version], ['candidate', 2]);
 });

@@ -15,10 +15,13 @@ import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
 export const TOKEN = 'ui-test-token';
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-const SETS: { reason: string; files: string[] }[] = [
+/** The GitOps revisions versions 2 and 3 are compiled from (rev: selectors on the page). */
+export const REVISIONS = { 2: 'c0ffee5a17e2d94b0e1f3a6c8b7d9e0f1a2b3c4d', 3: 'deadbeef4c1a7e9b2d3f5a6c7b8e9d0f1a2b3c4d' } as const;
+
+const SETS: { reason: string; files: string[]; revision?: string }[] = [
   { reason: 'bookinfo with subsets', files: [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml')] },
-  { reason: 'send all reviews traffic to v3', files: [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-v3.yaml')] },
-  { reason: 'canary: 50% of reviews to v3', files: [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml')] },
+  { reason: 'send all reviews traffic to v3', files: [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-v3.yaml')], revision: REVISIONS[2] },
+  { reason: 'canary: 50% of reviews to v3', files: [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml')], revision: REVISIONS[3] },
 ];
 
 const textOf = (f: string) => ({ file: f.slice(f.lastIndexOf('/') + 1), text: readFileSync(f, 'utf8') });
@@ -50,7 +53,7 @@ export async function startUiServer(): Promise<UiServer> {
     const res = await app.request('/api/v1/channels/main/compile', {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ files, reason: set.reason }),
+      body: JSON.stringify({ files, reason: set.reason, ...(set.revision ? { sourceRevision: set.revision } : {}) }),
     });
     if (res.status !== 201) throw new Error(`seed compile: ${res.status} ${await res.text()}`);
   }

@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { REPO } from '../helpers/paths.js';
 import { chromiumMissing, launchChromium } from './browser.js';
-import { reviews8020, startUiServer, TOKEN, type UiServer } from './fixture.js';
+import { REVISIONS, reviews8020, startUiServer, TOKEN, type UiServer } from './fixture.js';
 
 // Callbacks passed to page.evaluate run in the browser; the project's types are Node's (no DOM lib).
 declare const document: {
@@ -88,6 +88,42 @@ test('a diff of reviews-v3 → reviews-50-v3 shows the weight change side by sid
   assert.match(page.url(), /#\/diff\?ch=main&from=2&to=3/, 'the diff is linkable');
   await shot('2-diff');
   assert.deepEqual(problems, []);
+});
+
+test('a diff accepts rev:PREFIX, typed or chosen from the list, and names it', { skip: skip ?? false, timeout: 60_000 }, async () => {
+  await page.click('#views a[data-view="diff"]');
+  // Chosen: each compiled revision is listed as rev:PREFIX.
+  const listed = await page.$$eval('#diff-to option', (os) => os.map((o) => o.getAttribute('value')));
+  assert.ok(listed.includes(`rev:${REVISIONS[3].slice(0, 12)}`), listed.join());
+  await page.selectOption('#diff-to', `rev:${REVISIONS[3].slice(0, 12)}`);
+  // Typed: a 7-digit prefix of version 2's revision.
+  const typed = `rev:${REVISIONS[2].slice(0, 7)}`;
+  await page.fill('#diff-from-typed', typed);
+  await page.click('#diff-form button[type="submit"]');
+  await page.waitForSelector('#diff-out .group');
+  const head = await page.locator('#diff-out .diff-head').innerText();
+  assert.match(head, new RegExp(`v2 \\(${typed}\\).*→ v3 \\(rev:${REVISIONS[3].slice(0, 12)}\\)`), head);
+  assert.match(await page.locator('#diff-out').innerText(), /weight/, 'the same diff as v2 → v3');
+  assert.ok(page.url().includes(`from=${encodeURIComponent(typed)}`), page.url());
+  assert.equal(await page.inputValue('#diff-from'), typed, 'the typed selector is shown as chosen');
+  assert.equal(await page.inputValue('#diff-from-typed'), '');
+  assert.deepEqual(problems, []);
+  // A prefix no version was compiled from is the API's answer, shown as an error.
+  await page.fill('#diff-from-typed', 'rev:0123456');
+  await page.click('#diff-form button[type="submit"]');
+  await page.waitForSelector('#diff-out .error');
+  assert.match(await page.locator('#diff-out .error').innerText(), /not_found/);
+  await shot('2b-diff-rev');
+  // Back to v2 → v3, where the next test starts.
+  await page.selectOption('#diff-from', '2');
+  await page.selectOption('#diff-to', '3');
+  await page.click('#diff-form button[type="submit"]');
+  await page.waitForFunction(() => (globalThis as unknown as { location: { hash: string } }).location.hash.includes('from=2&to=3'));
+  await page.waitForSelector('#diff-out .group');
+  // The browser logs the 404 as a failed resource load; nothing else may be logged.
+  const others = problems.filter((p) => !/status of 404/.test(p));
+  assert.deepEqual(others, []);
+  problems.length = 0;
 });
 
 test('a diff only for one node takes its metadata too, which picks its class (not sidecar/<ns>/_)', { skip: skip ?? false, timeout: 60_000 }, async () => {

@@ -82,6 +82,7 @@ details li { margin: 2px 0; overflow-wrap: anywhere; }
 .diff-form { display: flex; gap: 12px; align-items: end; flex-wrap: wrap; padding: 10px 12px; background: var(--soft); border: 1px solid var(--line); border-radius: 8px; }
 .diff-form label { display: flex; flex-direction: column; gap: 2px; font-size: 12.5px; color: var(--muted); }
 .diff-form .grow { flex: 1; min-width: 280px; }
+.diff-form .selector { width: 13em; }
 .diff-head { margin: 12px 0 4px; }
 .group { border: 1px solid var(--line); border-radius: 8px; padding: 4px 12px 10px; margin: 10px 0; }
 .group > h3 { margin-top: 8px; }

@@ -43,7 +43,9 @@ export const PAGE_HTML = `<!doctype html>
     <h2 id="h-diff">Diff</h2>
     <form id="diff-form" class="diff-form">
       <label>From (A) <select id="diff-from" required></select></label>
+      <label>or type <input id="diff-from-typed" class="selector" placeholder="rev:3f9c2e1, tag:v1.2, 7" aria-label="From (A): a version selector"></label>
       <label>To (B) <select id="diff-to" required></select></label>
+      <label>or type <input id="diff-to-typed" class="selector" placeholder="rev:3f9c2e1, tag:v1.2, 7" aria-label="To (B): a version selector"></label>
       <label class="grow">Only for node <input id="diff-node" placeholder="sidecar~10.0.0.1~pod.ns~ns.svc.cluster.local (optional)"></label>
       <label class="grow">with metadata <input id="diff-metadata" placeholder='{"NAMESPACE":"ns","LABELS":{"app":"web"}} (picks the pod’s class)'></label>
       <button type="submit" class="primary">Compare</button>

@@ -15,33 +15,16 @@ import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
 import { compileTexts } from '../../pipeline.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
-import { pinnedRound } from '../../history/pinned-round.js';
+import { pinnedRefusalMessage, pinnedRound } from '../../history/pinned-round.js';
 import { publishGuarded, refusalMessage } from '../../history/guarded-publish.js';
 import { countedSnapshot, shownCounts } from '../../history/mesh-summary.js';
 import { resultVersion } from '../../history/publish.js';
-import { command, parseCommand, UsageError } from '../args.js';
-import { actorOf, historyOptions } from '../history.js';
+import { parseCommand, UsageError } from '../args.js';
+import { actorOf } from '../history.js';
 import { sourceOf } from '../source-revision.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
-
-export const compileSpec = command({
-  name: 'compile',
-  summary: 'compile Istio config + services into a stored snapshot',
-  args: '<file|dir>...',
-  positionals: { min: 1 },
-  options: {
-    ...historyOptions,
-    strict: { type: 'boolean', default: false, help: 'exit 1 and store nothing when there is any error diagnostic' },
-    'dry-run': { type: 'boolean', default: false, help: 'compile and print the line a publish would; store nothing' },
-    'mesh-config': { type: 'string', value: 'FILE', help: 'a mesh config file (ConfigMap istio or kind: MeshConfig)' },
-    'allow-shrink': { type: 'boolean', default: false, help: 'publish even when the publish guard would refuse (see Safety in the README)' },
-    'source-revision': { type: 'string', value: 'REV', help: 'the source revision the inputs come from (default: the git commit of the inputs when inside a git work tree)' },
-    'source-url': { type: 'string', value: 'URL', help: 'where that revision lives (default: the git remote origin)' },
-    quiet: { type: 'boolean', short: 'q', default: false, help: 'do not print the warning and error diagnostics on stderr (they are still stored and counted)' },
-  },
-  examples: ['meshsnap compile k8s/ istio/ --reason "reviews 50/50"', 'meshsnap compile mesh.yaml --strict --dry-run', 'meshsnap compile k8s/ --source-revision 3f9c2e1 --source-url https://git.example/mesh.git'],
-});
+import { compileSpec } from '../specs/compile.js';
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(compileSpec, argv);
@@ -72,7 +55,13 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const source = sourceOf(positionals, values['source-revision'], values['source-url']);
   const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(source ? { source } : {}) };
   // A pinned channel keeps its config (src/history/pinned-round.ts), as in a watcher round.
-  const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who });
+  const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who, allowShrink: values['allow-shrink'] });
+  if (round?.refused) {
+    const { verdict } = round.refused;
+    printJson({ version: round.refused.served, ...line, status: 'refused', candidate: round.candidateVersion, pinned: round.pinnedVersion, problems: verdict.problems, lostServices: verdict.lostServices, lostNamespaces: verdict.lostNamespaces });
+    note(pinnedRefusalMessage(channel, round.refused));
+    return 1;
+  }
   if (round) {
     const served = resultVersion(round.served);
     printJson({ version: served, ...line, status: 'candidate', candidate: round.candidateVersion, pinned: round.pinnedVersion });

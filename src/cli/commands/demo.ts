@@ -5,19 +5,13 @@
  */
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { command, parseCommand, storeOptions } from '../args.js';
+import { parseCommand } from '../args.js';
 import { note, printText } from '../output.js';
 import { checkChannel, openStore, resolveVersion } from '../store.js';
 import { compileCommand } from './compile.js';
 import { servedConfig } from './show.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
-
-export const demoSpec = command({
-  name: 'demo',
-  summary: 'compile the bundled example mesh and summarize a proxy’s config',
-  options: storeOptions,
-  examples: ['meshsnap demo', 'meshsnap demo --store /tmp/demo-store --channel demo'],
-});
+import { demoSpec } from '../specs/demo.js';
 
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'examples', 'bookstore');
 const NODE = {

@@ -1,16 +1,10 @@
 /** `meshsnap guard [--max-shrink PERCENT]`: show or set the channel's publish guard threshold (src/history/guard.ts). */
 import { guardPolicy, setGuardPolicy } from '../../history/guarded-publish.js';
 import { parseShrinkPercent } from '../../history/guard.js';
-import { command, parseCommand, UsageError } from '../args.js';
-import { historyContext, historyOptions } from '../history.js';
+import { parseCommand, UsageError } from '../args.js';
+import { historyContext } from '../history.js';
 import { printJson } from '../output.js';
-
-export const guardSpec = command({
-  name: 'guard',
-  summary: 'show or set the channel’s publish guard threshold (see Safety in the README)',
-  options: { ...historyOptions, 'max-shrink': { type: 'string', value: 'PERCENT', help: 'refuse a publish that loses more than this share of services, clusters or endpoints (0–100; default 50)' } },
-  examples: ['meshsnap guard', 'meshsnap guard --max-shrink 30 --reason "tighter for prod"'],
-});
+import { guardSpec } from '../specs/guard.js';
 
 export async function guardCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(guardSpec, argv);

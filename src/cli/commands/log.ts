@@ -1,16 +1,10 @@
 /** `meshsnap log [--channel NAME] [--store DIR] [--limit N]`: versions, newest first, one JSON line each (with origin, actor and reason when recorded). */
 import { shownCounts } from '../../history/mesh-summary.js';
 import { recordDiagnosticCounts } from '../../snapshot/manifest.js';
-import { command, intFlag, parseCommand, storeOptions } from '../args.js';
+import { intFlag, parseCommand } from '../args.js';
 import { printJson } from '../output.js';
 import { checkChannel, openExistingStore } from '../store.js';
-
-export const logSpec = command({
-  name: 'log',
-  summary: 'list a channel’s versions, newest first',
-  options: { ...storeOptions, limit: { type: 'string', value: 'N', help: 'print at most N versions (a whole number ≥ 1)' } },
-  examples: ['meshsnap log --limit 5', 'meshsnap log --channel staging --store s3://bucket/meshsnap'],
-});
+import { logSpec } from '../specs/log.js';
 
 export async function logCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(logSpec, argv);

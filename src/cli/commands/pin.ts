@@ -4,18 +4,10 @@
  * moves an existing pin.
  */
 import { pin } from '../../history/pin.js';
-import { command, parseCommand } from '../args.js';
-import { historyContext, historyOptions } from '../history.js';
+import { parseCommand } from '../args.js';
+import { historyContext } from '../history.js';
 import { note, printJson } from '../output.js';
-
-export const pinSpec = command({
-  name: 'pin',
-  summary: 'pin what is served (VERSION must have the served config; to serve another: rollback VERSION); config changes become candidates',
-  args: '[VERSION|latest]',
-  positionals: { max: 1 },
-  options: { ...historyOptions, force: { type: 'boolean', default: false, help: 'move an existing pin' } },
-  examples: ["meshsnap pin --reason 'freeze during the sale'", 'meshsnap pin 7'],
-});
+import { pinSpec } from '../specs/pin.js';
 
 export async function pinCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(pinSpec, argv);

@@ -1,17 +1,9 @@
 /** `meshsnap promote <candidate:N|VERSION>`: serve a candidate (its config + the current endpoints). */
 import { promote } from '../../history/promote.js';
-import { command, parseCommand } from '../args.js';
-import { historyContext, historyOptions } from '../history.js';
+import { parseCommand } from '../args.js';
+import { historyContext } from '../history.js';
 import { note, printJson } from '../output.js';
-
-export const promoteSpec = command({
-  name: 'promote',
-  summary: 'serve a candidate recorded while pinned',
-  args: '<candidate:N|VERSION>',
-  positionals: { min: 1, max: 1 },
-  options: { ...historyOptions, force: { type: 'boolean', default: false, help: 'even when clusters that have endpoints in the target would be served none' } },
-  examples: ["meshsnap promote candidate:3 --reason 'reviewed in #1234'"],
-});
+import { promoteSpec } from '../specs/promote.js';
 
 export async function promoteCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(promoteSpec, argv);

@@ -7,32 +7,13 @@
 import { servedConfig } from '../../api/served-config.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { selectArg } from '../history.js';
-import { command, parseCommand, storeOptions, UsageError, type FlagSpec } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
 import { warnOnFallback } from '../node-class.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openExistingStore } from '../store.js';
+import { showSpec } from '../specs/show.js';
 
 /** The flags that say which proxy (show, diff). */
-export const nodeOptions = {
-  node: { type: 'string', value: 'NODE_ID', help: 'the proxy’s node id, e.g. sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' },
-  metadata: { type: 'string', value: 'JSON', help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_' },
-} as const satisfies Record<string, FlagSpec>;
-
-export const typeOption = {
-  type: { type: 'string', value: 'clusters,endpoints,listeners,routes', help: 'only these xDS types (one or a comma list)' },
-} as const satisfies Record<string, FlagSpec>;
-
-export const showSpec = command({
-  name: 'show',
-  summary: 'print what a proxy would be served (config_dump JSON, with the chosen class)',
-  args: '[VERSION|latest|tag:NAME|candidate:N]',
-  positionals: { max: 1 },
-  options: { ...nodeOptions, node: { ...nodeOptions.node, required: true }, ...typeOption, ...storeOptions },
-  examples: [
-    `meshsnap show latest --type routes --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","LABELS":{"app":"web","version":"v1"}}'`,
-    `meshsnap show tag:v1.2 --node 'grpc~10.244.2.7~client.shop~shop.svc.cluster.local' --metadata '{"NAMESPACE":"shop","GENERATOR":"grpc"}'`,
-  ],
-});
 
 export function parseMetadata(text: string | undefined): Record<string, unknown> {
   if (text === undefined) return {};

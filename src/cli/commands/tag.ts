@@ -1,19 +1,11 @@
 /** `meshsnap tag <VERSION> <NAME>`, `tag --delete NAME`, `tag` (list). */
 import { readChannelState } from '../../history/channel-state.js';
 import { isTagName, tag, TAG_NAME_RULE, untag } from '../../history/tag.js';
-import { command, parseCommand, UsageError } from '../args.js';
-import { actorOptions, historyContext } from '../history.js';
+import { parseCommand, UsageError } from '../args.js';
+import { historyContext } from '../history.js';
 import { note, printJson } from '../output.js';
 import { openExistingStore } from '../store.js';
-
-export const tagSpec = command({
-  name: 'tag',
-  summary: 'name a version (e.g. a git SHA); list or delete tags',
-  args: '[<VERSION> <NAME>]',
-  positionals: { max: 2 },
-  options: { delete: { type: 'string', value: 'NAME', help: 'delete this tag (exit 1 when there is none)' }, force: { type: 'boolean', default: false, help: 'move a tag that already names another version' }, ...actorOptions },
-  examples: ['meshsnap tag 7 3f9c2e1', 'meshsnap tag 8 3f9c2e1 --force', 'meshsnap tag', 'meshsnap tag --delete 3f9c2e1'],
-});
+import { tagSpec } from '../specs/tag.js';
 
 export async function tagCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(tagSpec, argv);

@@ -1,15 +1,9 @@
 /** `meshsnap unpin`: the watcher serves the cluster's config again from its next round. */
 import { unpin } from '../../history/pin.js';
-import { command, parseCommand } from '../args.js';
-import { historyContext, historyOptions } from '../history.js';
+import { parseCommand } from '../args.js';
+import { historyContext } from '../history.js';
 import { note, printJson } from '../output.js';
-
-export const unpinSpec = command({
-  name: 'unpin',
-  summary: 'follow the cluster’s config again',
-  options: historyOptions,
-  examples: ["meshsnap unpin --reason 'sale is over'"],
-});
+import { unpinSpec } from '../specs/unpin.js';
 
 export async function unpinCommand(argv: readonly string[]): Promise<number> {
   const { values } = parseCommand(unpinSpec, argv);

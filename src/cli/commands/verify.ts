@@ -2,18 +2,10 @@
 import { verifyVersion } from '../../history/verify.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { selectArg } from '../history.js';
-import { command, parseCommand, storeOptions, UsageError } from '../args.js';
+import { parseCommand, UsageError } from '../args.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openExistingStore } from '../store.js';
-
-export const verifySpec = command({
-  name: 'verify',
-  summary: 'recompile a version from its stored inputs and check the digest is identical',
-  args: '[VERSION|latest|tag:NAME|candidate:N]',
-  positionals: { max: 1 },
-  options: { ...storeOptions, all: { type: 'boolean', default: false, help: 'verify every version of the channel' } },
-  examples: ['meshsnap verify latest', 'meshsnap verify --all'],
-});
+import { verifySpec } from '../specs/verify.js';
 
 export async function verifyCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(verifySpec, argv);

@@ -1,12 +1,12 @@
 /**
  * A round's publish: the compiled snapshot with its stored inputs to the channel, or, when the
  * channel is pinned, the pinned config with the current endpoints, and the config as a candidate.
- * An unpinned round goes through the publish guard (src/history/guard.ts): a refused snapshot is
- * recorded as a candidate and the head stays.
+ * Both go through the publish guard (src/history/guard.ts): a refused unpinned snapshot is
+ * recorded as a candidate, a refused pinned one is audited; the head stays.
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
-import { pinnedRound } from '../../history/pinned-round.js';
+import { pinnedRound, type PinnedRefused } from '../../history/pinned-round.js';
 import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
 import { withLbEndpoints } from '../../history/mesh-summary.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
@@ -42,8 +42,8 @@ export interface PublishedRound {
   readonly published: PublishResult;
   /** The channel is pinned and its cluster config differs: other snapshots than this one were stored. */
   readonly pinned: boolean;
-  /** The publish guard refused the snapshot (`published` is then the unchanged head). */
-  readonly refused?: Refused;
+  /** The publish guard refused the snapshot (`published` is then the unchanged head); on a pinned channel, the pinned config with these endpoints. */
+  readonly refused?: Refused | PinnedRefused;
   /** Object and document bytes written to the store (stored inputs and snapshot). */
   readonly bytesWritten: number;
   readonly documentsWritten: number;
@@ -70,11 +70,13 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     provenance: input.provenance(),
     createdAt: input.createdAt(),
     ...(input.hasher ? { hasher: input.hasher } : {}),
+    guard: input.guard,
   });
   const check = pinned ? undefined : await input.guard.check(store, channel, input.snapshot);
-  let refused: Refused | undefined;
+  let refused: Refused | PinnedRefused | undefined;
   if (pinned) {
     published = pinned.served;
+    refused = pinned.refused;
   } else if (check?.served != null && !check.verdict.allowed) {
     const compiled = { snapshot: input.snapshot, diagnostics, stored: input.inputsToWrite() };
     refused = await recordRefused(store, channel, compiled, { provenance: input.provenance() }, input.createdAt(), { ...check, served: check.served });

@@ -1,5 +1,6 @@
 /**
- * Client script, part 3: the diff view. Pick A and B (any versions or candidates), optionally one
+ * Client script, part 3: the diff view. Pick A and B (any versions or candidates, or the GitOps
+ * revision a version was compiled from as rev:PREFIX), or type any selector; optionally one
  * node (id and metadata, which decide its class); shows the input objects that changed and, per proxy class and xDS type, the resources added,
  * removed and changed, changed ones as field | A | B rows side by side. Classes with the very same
  * changes are shown once, naming all of them (a route change seen by 12 sidecar classes is one block).
@@ -8,7 +9,24 @@ export const DIFF_JS = String.raw`
 function versionOptions() {
   var opts = state.snapshots.map(function (s) { return { value: String(s.label), text: 'v' + s.label + (s.status && s.status.current ? ' (current)' : '') + ' · ' + fmtTime(s.createdAt) }; });
   state.candidates.forEach(function (s) { opts.push({ value: String(s.label), text: s.label + ' · ' + fmtTime(s.createdAt) }); });
+  // After the versions, so the defaults stay the newest two: each compiled revision as rev:PREFIX.
+  state.snapshots.forEach(function (s) {
+    var rev = revSelector(s);
+    if (rev && !opts.some(function (o) { return o.value === rev; })) opts.push({ value: rev, text: rev + ' → v' + s.label });
+  });
   return opts;
+}
+
+/** rev:PREFIX (12 hex digits) of the GitOps revision a version was compiled from, if it is a hex commit. */
+function revSelector(s) {
+  var rev = s.source && String(s.source.revision || '');
+  return rev && /^[0-9a-f]{7,64}$/i.test(rev) ? 'rev:' + rev.slice(0, 12).toLowerCase() : '';
+}
+
+/** How the diff names a side: the version, and the selector when it was not the version itself. */
+function sideName(version, selector) {
+  var name = versionName(version);
+  return selector && selector !== String(version) && name !== selector ? name + ' (' + selector + ')' : name;
 }
 
 function fillDiffSelects() {
@@ -17,8 +35,11 @@ function fillDiffSelects() {
     var sel = $(id);
     var want = state.params.get(i === 0 ? 'from' : 'to') || sel.value;
     fill(sel, opts.map(function (o) { return h('option', { value: o.value }, o.text); }));
+    // A typed or linked selector (rev:PREFIX, tag:NAME, …) is shown as chosen, even if not listed.
+    if (want && !opts.some(function (o) { return o.value === want; })) add(sel, h('option', { value: want }, want));
+    $(id + '-typed').value = '';
     // Defaults: B = newest, A = the one before it.
-    if (want && opts.some(function (o) { return o.value === want; })) sel.value = want;
+    if (want) sel.value = want;
     else if (opts.length) sel.value = opts[Math.min(i === 0 ? 1 : 0, opts.length - 1)].value;
   });
 }
@@ -30,7 +51,7 @@ async function showDiff(from, to, node, metadata) {
     (node && metadata ? '&metadata=' + encodeURIComponent(metadata) : '');
   try {
     var r = await api('GET', chPath(q));
-    renderDiff(out, r.diff);
+    renderDiff(out, r.diff, from, to);
   } catch (e) {
     fill(out, h('p', { class: 'error', role: 'alert' }, e.code + ': ' + e.message));
   }
@@ -61,8 +82,8 @@ function className(c) {
   return c.classA + ' → ' + c.classB;
 }
 
-function renderDiff(out, d) {
-  var a = versionName(d.from.version), b = versionName(d.to.version);
+function renderDiff(out, d, from, to) {
+  var a = sideName(d.from.version, from), b = sideName(d.to.version, to);
   var inputs = d.inputs;
   var groups = new Map();
   d.classes.forEach(function (c) {

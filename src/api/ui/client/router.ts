@@ -84,7 +84,10 @@ async function boot() {
     ev.preventDefault();
     var node = $('diff-node').value.trim();
     var metadata = node ? $('diff-metadata').value.trim() : '';
-    go('#/diff?ch=' + encodeURIComponent(state.channel) + '&from=' + encodeURIComponent($('diff-from').value) + '&to=' + encodeURIComponent($('diff-to').value) +
+    // A typed selector wins over the list (the API checks its grammar).
+    var from = $('diff-from-typed').value.trim() || $('diff-from').value;
+    var to = $('diff-to-typed').value.trim() || $('diff-to').value;
+    go('#/diff?ch=' + encodeURIComponent(state.channel) + '&from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to) +
       (node ? '&node=' + encodeURIComponent(node) : '') + (metadata ? '&metadata=' + encodeURIComponent(metadata) : ''));
   });
   $('proxies-refresh').addEventListener('click', function () { loadProxies(); });
