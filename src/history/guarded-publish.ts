@@ -5,6 +5,7 @@
  * purpose) and an audit event `guard` says why; the head does not move.
  */
 import type { BuiltSnapshot } from '../snapshot/build.js';
+import type { ObjectReader } from '../snapshot/composite.js';
 import type { PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { recordEvent } from './audit.js';
@@ -13,6 +14,7 @@ import { candidatesChannel, type HistoryContext } from './context.js';
 import { HistoryError } from './errors.js';
 import { checkShrink, DEFAULT_GUARD_POLICY, type GuardPolicy, type GuardVerdict } from './guard.js';
 import type { Compiled } from './layers.js';
+import { MeshIndex } from './mesh-index.js';
 import { EndpointCounter, summarize, type MeshSummary } from './mesh-summary.js';
 import { publishCompiled, resultVersion, type RecordFields } from './publish.js';
 
@@ -53,20 +55,37 @@ export interface GuardCheck {
   readonly next: MeshSummary;
 }
 
-/** Compares snapshots with the served head; keeps decoded endpoint counts and the last summary (a watcher keeps one). */
+/**
+ * Compares snapshots with the served head; keeps decoded endpoint counts, the last summary and an
+ * index of the last snapshot checked, so that a delta's summary costs what it changed (a watcher keeps one).
+ */
 export class PublishGuard {
   private readonly counter = new EndpointCounter();
   private last: { readonly digest: string; readonly summary: MeshSummary } | undefined;
+  private index: MeshIndex | undefined;
 
   /** Undefined when the channel serves this very snapshot; `served` null for a channel's first version (exempt). */
   async check(store: SnapshotStore, channel: string, snapshot: BuiltSnapshot): Promise<GuardCheck | undefined> {
     const head = await store.readChannel(channel);
     if (head?.digest === snapshot.digest) return undefined;
-    const next = await summarize(snapshot.content, async (d) => snapshot.objects.get(d) ?? store.getObject(d), this.counter);
+    const next = await this.summarize(snapshot, async (d) => snapshot.objects.get(d) ?? store.getObject(d));
     const served = head ? await this.summaryOf(head.digest, store) : undefined;
     const verdict = checkShrink(served, next, head ? await guardPolicy(store, channel) : DEFAULT_GUARD_POLICY);
     if (verdict.allowed) this.last = { digest: snapshot.digest, summary: next };
     return { verdict, served: head?.version ?? null, next };
+  }
+
+  /** From the index when the snapshot is a delta of the one it describes, else by indexing the whole snapshot. */
+  private async summarize(snapshot: BuiltSnapshot, read: ObjectReader): Promise<MeshSummary> {
+    const index = this.index;
+    this.index = undefined; // a failed advance leaves it half-moved
+    if (index?.canAdvance(snapshot.base, snapshot.changes)) {
+      const summary = await index.advance(snapshot.digest, snapshot.changes, read, this.counter);
+      this.index = index;
+      return summary;
+    }
+    this.index = await MeshIndex.of(snapshot.digest, snapshot.content, read, this.counter);
+    return this.index.summary;
   }
 
   private async summaryOf(digest: string, store: SnapshotStore): Promise<MeshSummary | undefined> {

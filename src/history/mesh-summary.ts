@@ -50,7 +50,7 @@ export function serviceOfCluster(name: string): string | undefined {
 }
 
 /** `reviews.default.svc.cluster.local` → `default`. */
-const namespaceOfHost = (host: string): string => host.split('.')[1] ?? '';
+export const namespaceOfHost = (host: string): string => host.split('.')[1] ?? '';
 
 /**
  * LbEndpoints per ClusterLoadAssignment digest. Objects are content-addressed, so a count never

@@ -133,7 +133,7 @@ export class AuditLog {
   /** The record within maxRecordBytes: as is, with its client text cut to fit, or undefined. */
   private bounded(record: AuditRecord): AuditRecord | undefined {
     const size = (r: AuditRecord): number => JSON.stringify(r).length;
-    if (size(record) <= this.maxRecordBytes) return record;
+    if (surelyWithin(record, this.maxRecordBytes) || size(record) <= this.maxRecordBytes) return record;
     const room = Math.max(64, Math.floor(this.maxRecordBytes / 4));
     const cut = { ...record, nodeId: clip(record.nodeId, room).text, ...(record.error !== undefined ? { error: clip(record.error, room).text } : {}) };
     return size(cut) <= this.maxRecordBytes ? cut : undefined;
@@ -195,4 +195,17 @@ export class AuditLog {
       void this.flush();
     }, this.flushMs);
   }
+}
+
+/** JSON writes a character as at most 6 (a \u escape); keys, quotes and numbers take well under 512. */
+const JSON_OVERHEAD = 512;
+
+/**
+ * True when a record without `detail` cannot be over `max` as JSON, judged from its string lengths:
+ * a switch audits one ACK per proxy, and most need no JSON.stringify to know they fit.
+ */
+function surelyWithin(r: AuditRecord, max: number): boolean {
+  if (r.detail !== undefined) return false;
+  const chars = r.at.length + r.kind.length + r.relay.length + r.channel.length + r.nodeId.length + r.classId.length + r.typeUrl.length + r.version.length + (r.digest?.length ?? 0) + (r.error?.length ?? 0) + (r.actor?.length ?? 0) + (r.reason?.length ?? 0);
+  return JSON_OVERHEAD + 6 * chars <= max;
 }

@@ -159,19 +159,23 @@ export class StreamWriter {
       holdsSlot = false;
       this.fanout.release();
     };
-    const slowTimer = setTimeout(() => {
+    // One timer per write (a switch starts thousands): armed for the slow-write bound, then re-armed
+    // for the rest of the write timeout; most writes finish before the first fires.
+    const { slowWriteMs, writeTimeoutMs } = this.fanout;
+    const stallAfter = (): void => this.stall({ kind: 'write-timeout', ms: writeTimeoutMs });
+    let timer = setTimeout(() => {
       slow = true;
       this.fanout.countSlow(1);
       giveBackSlot();
-    }, this.fanout.slowWriteMs);
-    const stallTimer = setTimeout(() => this.stall({ kind: 'write-timeout', ms: this.fanout.writeTimeoutMs }), this.fanout.writeTimeoutMs);
-    slowTimer.unref();
-    stallTimer.unref();
+      if (writeTimeoutMs <= slowWriteMs) return stallAfter();
+      timer = setTimeout(stallAfter, writeTimeoutMs - slowWriteMs);
+      timer.unref();
+    }, Math.min(slowWriteMs, writeTimeoutMs));
+    timer.unref();
     const finish = (): void => {
       if (done) return;
       done = true;
-      clearTimeout(slowTimer);
-      clearTimeout(stallTimer);
+      clearTimeout(timer);
       if (slow) this.fanout.countSlow(-1);
       this.finishWrite = undefined;
       this.inFlight = false;

@@ -98,7 +98,8 @@ export class SnapshotBuilder {
 
     const info = this.info;
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
-    const content = this.contents.next(base, { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses });
+    const step = { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses };
+    const content = this.contents.next(base, step);
     this.current = {
       digest,
       inputsDigest: info.inputsDigest,
@@ -110,6 +111,7 @@ export class SnapshotBuilder {
       objects: sortedObjects(newObjects),
       documents: sink.sorted(),
       base: base.digest,
+      changes: step,
     };
     return this.current;
   }

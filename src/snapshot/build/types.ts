@@ -5,6 +5,7 @@ import type { CompilerInfo, SnapshotContent } from '../content.js';
 import type { Hasher } from '../digest.js';
 import type { ResourceEncoder } from '../encoder.js';
 import type { TreeDocument } from '../tree.js';
+import type { ContentStep } from './lazy-content.js';
 
 export interface SnapshotBuildInfo {
   readonly inputsDigest: string;
@@ -47,6 +48,8 @@ export interface BuiltSnapshot {
   readonly documents: readonly TreeDocument[];
   /** For a delta: the digest of the snapshot it applies to, whose objects and documents must already be stored. */
   readonly base?: string;
+  /** For a delta: what it did to the base's content (names and digests per group and type), for consumers that follow deltas. */
+  readonly changes?: ContentStep;
 }
 
 /** Changes to one type of one group. Deletes are applied before upserts. */

@@ -1,0 +1,142 @@
+/**
+ * A mesh summary (mesh-summary.ts) kept up to date delta by delta, so that the watcher's publish
+ * guard costs what a round changed, not what the mesh holds: the index remembers which groups
+ * hold each cluster and ClusterLoadAssignment name, and a delta's summary is its base's summary
+ * with only the names the delta touched looked at again (an endpoint-only delta recounts only the
+ * touched assignments).
+ */
+import type { ContentStep } from '../snapshot/build.js';
+import type { ObjectReader } from '../snapshot/composite.js';
+import type { SnapshotContent } from '../snapshot/content.js';
+import { EndpointCounter, namespaceOfHost, serviceOfCluster, type MeshSummary } from './mesh-summary.js';
+
+/** A group's id: the keys of SnapshotContent.groups. */
+type GroupId = keyof SnapshotContent['groups'];
+
+export class MeshIndex {
+  private constructor(
+    /** The snapshot the index describes now. */
+    private at: { readonly digest: string; readonly summary: MeshSummary },
+    /** Cluster name → the groups that hold it. */
+    private readonly clusterGroups: Map<string, Set<GroupId>>,
+    /** ClusterLoadAssignment name → its digest in each group that holds it. */
+    private readonly endpointGroups: Map<string, Map<GroupId, string>>,
+    /** Service host → how many distinct cluster names name it. */
+    private readonly hostClusters: Map<string, number>,
+  ) {}
+
+  get digest(): string {
+    return this.at.digest;
+  }
+
+  get summary(): MeshSummary {
+    return this.at.summary;
+  }
+
+  /** The index of a whole snapshot (O(resources): done once, then deltas advance it). */
+  static async of(digest: string, content: SnapshotContent, read: ObjectReader, counter: EndpointCounter): Promise<MeshIndex> {
+    const clusterGroups = new Map<string, Set<GroupId>>();
+    const endpointGroups = new Map<string, Map<GroupId, string>>();
+    for (const [id, group] of Object.entries(content.groups)) {
+      for (const name of Object.keys(group.clusters)) getOrAdd(clusterGroups, name, () => new Set()).add(id);
+      for (const [name, d] of Object.entries(group.endpoints)) getOrAdd(endpointGroups, name, () => new Map()).set(id, d);
+    }
+    const hostClusters = new Map<string, number>();
+    const services = new Map<string, string>();
+    for (const name of clusterGroups.keys()) {
+      const host = serviceOfCluster(name);
+      if (host === undefined) continue;
+      hostClusters.set(host, (hostClusters.get(host) ?? 0) + 1);
+      services.set(host, namespaceOfHost(host));
+    }
+    const endpoints = new Map<string, number>();
+    for (const [name, byGroup] of endpointGroups) endpoints.set(name, await counter.count(firstGroupDigest(byGroup), read));
+    const summary: MeshSummary = { classes: content.classes.length, services, clusters: new Set(clusterGroups.keys()), endpoints };
+    return new MeshIndex({ digest, summary }, clusterGroups, endpointGroups, hostClusters);
+  }
+
+  /**
+   * Whether `advance` can take this delta: it applies to the snapshot the index describes and
+   * adds or removes no group (a class change: the caller indexes the whole snapshot again).
+   */
+  canAdvance(base: string | undefined, step: ContentStep | undefined): step is ContentStep {
+    return step !== undefined && base === this.at.digest && step.added.length === 0 && step.removed.length === 0;
+  }
+
+  /**
+   * Moves the index to the snapshot `digest` that `step` made from the current one; returns its
+   * summary (new maps: the previous summary stays as it was). A throw leaves the index unusable:
+   * the caller drops it.
+   */
+  async advance(digest: string, step: ContentStep, read: ObjectReader, counter: EndpointCounter): Promise<MeshSummary> {
+    const prev = this.at.summary;
+    const touchedClusters = new Set<string>();
+    const touchedEndpoints = new Set<string>();
+    for (const ch of step.changes) {
+      if (ch.type === 'clusters') {
+        const groups = getOrAdd(this.clusterGroups, ch.name, () => new Set());
+        if (ch.digest === undefined) groups.delete(ch.group);
+        else groups.add(ch.group);
+        if (groups.size === 0) this.clusterGroups.delete(ch.name);
+        touchedClusters.add(ch.name);
+      } else if (ch.type === 'endpoints') {
+        const byGroup = getOrAdd(this.endpointGroups, ch.name, () => new Map());
+        if (ch.digest === undefined) byGroup.delete(ch.group);
+        else byGroup.set(ch.group, ch.digest);
+        if (byGroup.size === 0) this.endpointGroups.delete(ch.name);
+        touchedEndpoints.add(ch.name);
+      }
+    }
+    const { clusters, services } = this.clustersAfter(prev, touchedClusters);
+    const endpoints = touchedEndpoints.size === 0 ? prev.endpoints : new Map(prev.endpoints);
+    for (const name of touchedEndpoints) {
+      const byGroup = this.endpointGroups.get(name);
+      if (byGroup) (endpoints as Map<string, number>).set(name, await counter.count(firstGroupDigest(byGroup), read));
+      else (endpoints as Map<string, number>).delete(name);
+    }
+    const summary: MeshSummary = { classes: step.classes ? step.classes.classes.length : prev.classes, services, clusters, endpoints };
+    this.at = { digest, summary };
+    return summary;
+  }
+
+  /** The cluster and service sets after the touched cluster names changed (the previous ones when none appeared or vanished). */
+  private clustersAfter(prev: MeshSummary, touched: ReadonlySet<string>): Pick<MeshSummary, 'clusters' | 'services'> {
+    const appeared = [...touched].filter((name) => this.clusterGroups.has(name) && !prev.clusters.has(name));
+    const vanished = [...touched].filter((name) => !this.clusterGroups.has(name) && prev.clusters.has(name));
+    if (appeared.length === 0 && vanished.length === 0) return { clusters: prev.clusters, services: prev.services };
+    const clusters = new Set(prev.clusters);
+    const services = new Map(prev.services);
+    for (const name of appeared) {
+      clusters.add(name);
+      const host = serviceOfCluster(name);
+      if (host === undefined) continue;
+      this.hostClusters.set(host, (this.hostClusters.get(host) ?? 0) + 1);
+      services.set(host, namespaceOfHost(host));
+    }
+    for (const name of vanished) {
+      clusters.delete(name);
+      const host = serviceOfCluster(name);
+      if (host === undefined) continue;
+      const left = (this.hostClusters.get(host) ?? 1) - 1;
+      if (left > 0) this.hostClusters.set(host, left);
+      else {
+        this.hostClusters.delete(host);
+        services.delete(host);
+      }
+    }
+    return { clusters, services };
+  }
+}
+
+function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let v = map.get(key);
+  if (v === undefined) map.set(key, (v = make()));
+  return v;
+}
+
+/** The assignment's digest in the first group by id (the one `summarize` counts: groups are in id order). */
+function firstGroupDigest(byGroup: ReadonlyMap<GroupId, string>): string {
+  let first: GroupId | undefined;
+  for (const id of byGroup.keys()) if (first === undefined || id < first) first = id;
+  return byGroup.get(first as GroupId) as string;
+}
