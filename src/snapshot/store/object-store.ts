@@ -57,8 +57,8 @@ export class ObjectStore implements SnapshotStore {
     getVersion: (channel, n) => this.getVersion(channel, n),
     createVersion: (channel, n, bytes) => this.backend.putIfAbsent(versionKey(channel, n), bytes),
     swapHead: async (channel, bytes, etag) => {
-      const result = etag === null ? await this.backend.putIfAbsent(headKey(channel), bytes) : await this.backend.putIfMatch(headKey(channel), bytes, etag);
-      return result === 'exists' ? 'conflict' : result === 'created' ? 'ok' : result;
+      if (etag !== null) return this.backend.putIfMatch(headKey(channel), bytes, etag);
+      return (await this.backend.putIfAbsent(headKey(channel), bytes)) === 'created' ? 'ok' : 'conflict';
     },
   };
 
