@@ -31,7 +31,7 @@ export const documentKey = (digest: string): string => {
   return `${DOCUMENTS_PREFIX}${hex.slice(0, 2)}/${hex}${DOCUMENT_SUFFIX}`;
 };
 
-export const channelPrefix = (channel: string): string => `${CHANNELS_PREFIX}${channel}/`;
+const channelPrefix = (channel: string): string => `${CHANNELS_PREFIX}${channel}/`;
 export const versionsPrefix = (channel: string): string => `${channelPrefix(channel)}versions/`;
 export const versionKey = (channel: string, version: number): string => `${versionsPrefix(channel)}${version}.json`;
 export const headKey = (channel: string): string => `${channelPrefix(channel)}head.json`;

@@ -32,7 +32,7 @@ export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(byte
 export const DEFAULT_STORE_DIR = '.meshsnap';
 
 /** Batches (putLayered, putDocuments) of up to this many bytes are written synchronously… */
-export const SYNC_WRITE_MAX = 1 << 20;
+const SYNC_WRITE_MAX = 1 << 20;
 /** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
 const SYNC_BATCH_MAX = 64;
 

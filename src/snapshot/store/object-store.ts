@@ -35,8 +35,8 @@ export interface ObjectStoreOptions {
   readonly now?: () => number;
 }
 
-/** Default for ObjectStoreOptions.freshenAfterMs; history/gc.ts refuses a shorter grace period. */
-export const FRESHEN_AFTER_MS = 600_000;
+/** Default for ObjectStoreOptions.freshenAfterMs (gc refuses a grace period shorter than the store's freshenAfterMs). */
+const FRESHEN_AFTER_MS = 600_000;
 
 const decoder = new TextDecoder();
 
