@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { every } from 'hono/combine';
 import type { PipelineOptions } from '../pipeline.js';
 import { assertChannel } from '../snapshot/manifest.js';
+import { newPackCache } from '../snapshot/store/pack-cache.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { COMPILER } from '../version.js';
 import { authenticator, tokenIdentity, type Access, type AuthConfig, type IdentityResolver } from './auth.js';
@@ -66,6 +67,7 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
     compile: opts.compile ?? {},
     maxBodyBytes: opts.maxBodyBytes ?? 32 * 1024 * 1024,
     offload: opts.offload ?? inlineRunner(history, opts.compile ?? {}),
+    packCache: newPackCache(),
   };
   const app = new Hono<ApiEnv>();
 

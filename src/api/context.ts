@@ -1,6 +1,7 @@
 /** What every route handler gets: the injected dependencies and, per request, the caller. */
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { PipelineOptions } from '../pipeline.js';
+import type { PackCache } from '../snapshot/store/packs.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { Authenticator, Caller, IdentityResolver } from './auth.js';
 import type { OffloadRunner } from './offload.js';
@@ -19,6 +20,8 @@ export interface ApiDeps {
   readonly maxBodyBytes: number;
   /** Runs the heavy work (compile, diff): inline, or off the event loop in `serve`. */
   readonly offload: OffloadRunner;
+  /** Decoded packs kept between publishes (bounded, pack-cache.ts): each merge reads the last delta pack from here, not from the store. */
+  readonly packCache: PackCache;
 }
 
 export interface ApiEnv {

@@ -64,7 +64,7 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
       if (round) {
         return { status: 'candidate', version: resultVersion(round.served), candidate: round.candidateVersion };
       }
-      const result = await publishGuarded(store, channel, { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored }, fields, createdAt, { allowShrink: opts.allowShrink === true });
+      const result = await publishGuarded(store, channel, { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored }, fields, createdAt, { allowShrink: opts.allowShrink === true, ...(opts.packCache ? { packCache: opts.packCache } : {}) });
       if (result.status === 'refused') throw new PublishRefusedError(channel, result);
       return result.status === 'published' ? { status: 'published', version: result.record.version, record: result.record } : { status: 'unchanged', version: result.head.version };
     },

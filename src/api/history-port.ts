@@ -9,6 +9,7 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import type { BuiltInputs, StoredObject } from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { VersionRecord, VersionSource } from '../snapshot/manifest.js';
+import type { PackCache } from '../snapshot/store/packs.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import type { XdsType } from '../xds/type-urls.js';
 
@@ -54,6 +55,8 @@ export interface PublishOptions {
   readonly allowShrink?: boolean;
   /** The GitOps revision the inputs came from (`sourceRevision`, `sourceUrl` in a compile body). */
   readonly source?: VersionSource;
+  /** The API's pack cache (ApiDeps.packCache): a publish merges its delta into the last pack without reading it back. */
+  readonly packCache?: PackCache;
 }
 
 /** Override a safety refusal (body field `force: true`). */

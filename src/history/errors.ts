@@ -16,11 +16,3 @@ export class VersionNotFoundError extends HistoryError {
     super(message, 'not_found');
   }
 }
-
-/** The store backend lacks a method history needs (kept for callers; every SnapshotStore now implements history's roles). */
-export class UnsupportedStoreError extends HistoryError {
-  override readonly name = 'UnsupportedStoreError';
-  constructor(method: string) {
-    super(`this store does not support ${method} (needed for pins, tags and gc)`, 'unsupported');
-  }
-}

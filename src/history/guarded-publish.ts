@@ -6,6 +6,7 @@
  */
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { ObjectReader } from '../snapshot/composite.js';
+import type { PackCache } from '../snapshot/store/packs.js';
 import type { PublishResult } from '../snapshot/store/publish.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { recordEvent } from './audit.js';
@@ -21,6 +22,8 @@ import { publishCompiled, resultVersion, type RecordFields } from './publish.js'
 export interface GuardOptions {
   /** `--allow-shrink` / `allowShrink: true`: publish even what the guard would refuse. */
   readonly allowShrink?: boolean;
+  /** The publisher's pack cache (publishCompiled). */
+  readonly packCache?: PackCache;
 }
 
 /** A refused publish: nothing served changed; the snapshot is candidate `candidate`. */
@@ -113,7 +116,7 @@ export async function publishGuarded(store: SnapshotStore, channel: string, comp
     const check = await guard.check(store, channel, compiled.snapshot);
     if (check?.served != null && !check.verdict.allowed) return recordRefused(store, channel, compiled, fields, createdAt, { ...check, served: check.served });
   }
-  return publishCompiled(store, channel, compiled, fields, createdAt);
+  return publishCompiled(store, channel, compiled, fields, createdAt, opts.packCache);
 }
 
 export async function guardPolicy(store: SnapshotStore, channel: string): Promise<GuardPolicy> {

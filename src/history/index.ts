@@ -3,7 +3,7 @@ export { auditTrail, parseSince, recordEvent, type TrailEvent, type TrailQuery }
 export { readChannelState, updateChannelState, type ChannelState, type Pin } from './channel-state.js';
 export { candidatesChannel, isCandidatesChannel, type HistoryContext } from './context.js';
 export { diffVersions, formatVersionDiff, type VersionDiff } from './diff/index.js';
-export { HistoryError, UnsupportedStoreError, VersionNotFoundError } from './errors.js';
+export { HistoryError, VersionNotFoundError } from './errors.js';
 export { gc, type GcOptions, type GcResult } from './gc.js';
 export { pin, unpin } from './pin.js';
 export { pinnedRound, type PinnedRoundInput, type PinnedRoundResult } from './pinned-round.js';

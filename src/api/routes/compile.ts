@@ -74,7 +74,7 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
       actor: c.get('actor'),
       at: deps.clock(),
       ...(reason !== undefined ? { reason } : {}),
-    }, { allowShrink, ...(source ? { source } : {}) });
+    }, { allowShrink, packCache: deps.packCache, ...(source ? { source } : {}) });
     return c.json({ ...line, ...outcome, inputs: stored.digest }, outcome.status === 'unchanged' ? 200 : 201);
   });
 }

@@ -31,12 +31,17 @@ export const documentKey = (digest: string): string => {
   return `${DOCUMENTS_PREFIX}${hex.slice(0, 2)}/${hex}${DOCUMENT_SUFFIX}`;
 };
 
-export const channelPrefix = (channel: string): string => `${CHANNELS_PREFIX}${channel}/`;
+const channelPrefix = (channel: string): string => `${CHANNELS_PREFIX}${channel}/`;
 export const versionsPrefix = (channel: string): string => `${channelPrefix(channel)}versions/`;
 export const versionKey = (channel: string, version: number): string => `${versionsPrefix(channel)}${version}.json`;
 export const headKey = (channel: string): string => `${channelPrefix(channel)}head.json`;
 export const statePrefix = (channel: string): string => `${channelPrefix(channel)}state/`;
 export const stateKey = (channel: string, revision: number): string => `${statePrefix(channel)}${revision}.json`;
+
+/** The channel a version record's key belongs to, or undefined for any other key. */
+export function channelOfVersionKey(key: string): string | undefined {
+  return /^channels\/([^/]+)\/versions\/[1-9][0-9]*\.json$/.exec(key)?.[1];
+}
 
 /** The numbers of `<N>.json` names (version records, state revisions), newest first; other names are skipped. */
 export function numberedNames(names: Iterable<string>): number[] {
@@ -54,6 +59,12 @@ export function digestOfName(name: string, suffix: string): string | undefined {
 
 /** An audit day folder's name. */
 export const isAuditDay = (name: string): boolean => /^\d{4}-\d{2}-\d{2}$/.test(name);
+
+/** The day an audit batch's key is filed under, or undefined for a key that is not a batch's. */
+export function auditDayOfKey(key: string): string | undefined {
+  const m = /^audit\/(\d{4}-\d{2}-\d{2})\/[^/]+\.jsonl$/.exec(key);
+  return m?.[1];
+}
 
 /**
  * The key of an audit batch, filed under the day of its first record; `unique` (a sequence

@@ -1,12 +1,6 @@
 /**
- * The local-disk SnapshotStore (Node edge). Layout under the root folder (default `./.meshsnap`):
- *
- *   objects/sha256/<aa>/<hex>              protobuf bytes of one resource
- *   documents/sha256/<aa>/<hex>.json       snapshot tree documents (canonical JSON, see content.ts)
- *   channels/<name>/versions/<N>.json      version records, immutable
- *   channels/<name>/head.json              {version, digest}: a hint, see readChannel
- *   audit/<yyyy-mm-dd>/<time>-<relay>-<seq>.jsonl   relay audit batches (JSON lines), immutable
- *   tmp/                                   files being written
+ * The local-disk SnapshotStore (Node edge): layout.ts's keys as paths under the root folder
+ * (default `./.meshsnap`); channels run by channel-head.ts over synchronous file calls.
  *
  * Every file is written to tmp/ first and then linked (create-if-absent) or renamed into place,
  * so readers never see a partial file. Immutable files are placed with link(), which fails when
@@ -26,11 +20,11 @@ import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestOf, type Hasher } from '../digest.js';
-import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import { assertChannel, parseVersionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
-import { resolveHead } from './channel-head.js';
-import { channelPrefix, documentKey, headKey, jsonBytes, mustHex, objectKey, stateKey, TMP_DIR, versionKey } from './layout.js';
+import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
+import { AUDIT_PREFIX, auditKey, CHANNELS_PREFIX, digestOfName, documentKey, DOCUMENTS_PREFIX, DOCUMENT_SUFFIX, headKey, isAuditDay, mustHex, numberedNames, objectKey, OBJECTS_PREFIX, stateKey, statePrefix, TMP_DIR, versionKey, versionsPrefix } from './layout.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -38,7 +32,7 @@ export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(byte
 export const DEFAULT_STORE_DIR = '.meshsnap';
 
 /** Batches (putLayered, putDocuments) of up to this many bytes are written synchronously… */
-export const SYNC_WRITE_MAX = 1 << 20;
+const SYNC_WRITE_MAX = 1 << 20;
 /** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
 const SYNC_BATCH_MAX = 64;
 
@@ -56,6 +50,7 @@ export class LocalStore implements SnapshotStore {
   /** The root with a trailing separator: a key's path is this plus the key. */
   private readonly base: string;
   private readonly tmpDir: string;
+  private readonly auditDir: string;
   /** Per channel, the newest version this store read or wrote: known to exist, so a probe can start there. */
   private readonly heads = new Map<string, ChannelHead>();
   /** Per channel, the last record this store published: the next publish reads it (packs' base) without parsing it again. */
@@ -63,6 +58,21 @@ export class LocalStore implements SnapshotStore {
   private auditSeq = 0;
   /** Every reuse refreshes a file's time (one utimes call). */
   readonly freshenAfterMs = 0;
+  /** The channel algorithms' calls (channel-head.ts), all synchronous file calls. */
+  private readonly slots: ChannelSlots = {
+    readHead: (channel) => {
+      const text = readTextSync(this.headPath(channel));
+      return text === null ? null : { head: parseHead(text), etag: '' };
+    },
+    hasVersion: (channel, n) => existsSync(this.versionPath(channel, n)),
+    listVersions: (channel) => this.listVersions(channel),
+    getVersion: (channel, n) => this.getVersion(channel, n),
+    createVersion: (channel, n, bytes) => this.placeNewSync(this.versionPath(channel, n), bytes),
+    swapHead: (channel, bytes) => {
+      this.replaceHead(channel, bytes);
+      return 'ok';
+    },
+  };
 
   constructor(
     readonly root: string = DEFAULT_STORE_DIR,
@@ -71,6 +81,7 @@ export class LocalStore implements SnapshotStore {
     this.hasher = opts.hasher ?? nodeSha256Hex;
     this.base = join(root || '.', sep);
     this.tmpDir = this.path(TMP_DIR);
+    this.auditDir = this.path(AUDIT_PREFIX);
   }
 
   async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
@@ -195,11 +206,7 @@ export class LocalStore implements SnapshotStore {
       this.heads.delete(channel); // removed behind this store's back
       hint = null;
     }
-    const head = await resolveHead(hint ?? this.readHead(channel), {
-      hasVersion: (n) => existsSync(this.versionPath(channel, n)),
-      newestVersion: async () => (await this.listVersions(channel))[0],
-      getVersion: (n) => this.getVersion(channel, n),
-    });
+    const head = await readChannelHead(this.slots, channel, hint);
     return head ? this.sawHead(channel, head) : null;
   }
 
@@ -211,31 +218,15 @@ export class LocalStore implements SnapshotStore {
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
     assertChannel(channel);
-    let version = ((await this.readChannel(channel))?.version ?? 0) + 1;
-    let record: VersionRecord;
-    for (;;) {
-      record = versionRecord(channel, version, draft);
-      if (this.placeNewSync(this.versionPath(channel, version), jsonBytes(record)) === 'created') break;
-      version++; // another publisher took this number
-    }
+    const record = await appendVersion(this.slots, channel, draft, { current: await this.readChannel(channel), headAttempts: 1, where: this.root });
     this.published.set(channel, record);
-    this.moveHead(channel, this.sawHead(channel, { version: record.version, digest: record.digest }));
+    this.sawHead(channel, { version: record.version, digest: record.digest });
     return record;
   }
 
   async listVersions(channel: string): Promise<number[]> {
     assertChannel(channel);
-    let names: string[];
-    try {
-      names = await readdir(join(this.channelDir(channel), 'versions'));
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return [];
-      throw e;
-    }
-    return names
-      .filter((n) => /^[1-9][0-9]*\.json$/.test(n))
-      .map((n) => Number(n.slice(0, -'.json'.length)))
-      .sort((a, b) => b - a);
+    return numberedNames(await readdirOrEmpty(this.path(versionsPrefix(channel))));
   }
 
   async getVersion(channel: string, version: number): Promise<VersionRecord | null> {
@@ -244,24 +235,18 @@ export class LocalStore implements SnapshotStore {
     const path = this.versionPath(channel, version);
     const mine = this.published.get(channel);
     if (mine?.version === version && existsSync(path)) return mine; // immutable while it exists
-    const json = readJsonSync(path);
-    return json === null ? null : parseVersionRecord(json);
+    const text = readTextSync(path);
+    return text === null ? null : parseVersionRecord(JSON.parse(text));
   }
 
   async appendAudit(records: readonly AuditRecord[]): Promise<void> {
     const first = records[0];
     if (first === undefined) return;
     const bytes = auditBatchBytes(records);
-    const at = new Date(Date.parse(first.at) || Date.now()).toISOString();
-    const day = at.slice(0, 10);
-    // ':' is not portable in file names; the basic ISO form still sorts by time.
-    const stamp = at.replace(/[:]/g, '');
-    const relay = first.relay.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'relay';
-    // The sequence number only makes names unique; a taken name (another relay with the same id,
-    // or a restart within the same millisecond) moves on to the next number, never overwrites.
+    // A taken name (another relay with the same id, or a restart within the same millisecond)
+    // moves on to the next number, never overwrites.
     for (;;) {
-      const path = join(this.root, 'audit', day, `${stamp}-${relay}-${++this.auditSeq}.jsonl`);
-      if ((await this.placeNew(path, bytes)) === 'created') return;
+      if ((await this.placeNew(this.path(auditKey(first, `${++this.auditSeq}`)), bytes)) === 'created') return;
     }
   }
 
@@ -270,11 +255,11 @@ export class LocalStore implements SnapshotStore {
     if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
     // A batch is filed under the day of its first record and may run past midnight: keep the day before.
     const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
-    const days = (await readdirOrEmpty(join(this.root, 'audit'))).filter((d) => /^\d{4}-\d{2}-\d{2}$/.test(d) && d >= fromDay).sort();
+    const days = (await readdirOrEmpty(this.auditDir)).filter((d) => isAuditDay(d) && d >= fromDay).sort();
     for (const day of days) {
-      const files = (await readdirOrEmpty(join(this.root, 'audit', day))).filter((f) => f.endsWith('.jsonl')).sort();
+      const files = (await readdirOrEmpty(join(this.auditDir, day))).filter((f) => f.endsWith('.jsonl')).sort();
       for (const file of files) {
-        const path = join(this.root, 'audit', day, file);
+        const path = join(this.auditDir, day, file);
         for (const record of parseAuditBatch(await readFile(path, 'utf8'), path)) {
           if (since === undefined || Date.parse(record.at) >= since) yield record;
         }
@@ -285,10 +270,10 @@ export class LocalStore implements SnapshotStore {
   async pruneAudit(before: string, opts: { readonly dryRun?: boolean } = {}): Promise<number> {
     const day = auditDay(before);
     let deleted = 0;
-    for (const d of await readdirOrEmpty(join(this.root, 'audit'))) {
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(d) || d >= day) continue;
-      for (const file of await readdirOrEmpty(join(this.root, 'audit', d))) {
-        const path = join(this.root, 'audit', d, file);
+    for (const d of await readdirOrEmpty(this.auditDir)) {
+      if (!isAuditDay(d) || d >= day) continue;
+      for (const file of await readdirOrEmpty(join(this.auditDir, d))) {
+        const path = join(this.auditDir, d, file);
         if (!file.endsWith('.jsonl') || !isRelayBatch(parseAuditBatch(await readFile(path, 'utf8'), path))) continue;
         if (!opts.dryRun) await unlink(path);
         deleted++;
@@ -302,11 +287,7 @@ export class LocalStore implements SnapshotStore {
   /** channels/<name>/state/<revision>.json, create-only like version records. */
   async getChannelState(channel: string): Promise<{ revision: number; bytes: Uint8Array } | null> {
     assertChannel(channel);
-    const revisions = readdirOrEmptySync(join(this.channelDir(channel), 'state'))
-      .filter((n) => /^[1-9][0-9]*\.json$/.test(n))
-      .map((n) => Number(n.slice(0, -'.json'.length)))
-      .sort((a, b) => b - a);
-    for (const revision of revisions) {
+    for (const revision of numberedNames(readdirOrEmptySync(this.path(statePrefix(channel))))) {
       try {
         const buffer = readFileSync(this.statePath(channel, revision));
         return { revision, bytes: new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) };
@@ -324,18 +305,18 @@ export class LocalStore implements SnapshotStore {
   }
 
   async listChannels(): Promise<string[]> {
-    const names = await readdirOrEmpty(join(this.root, 'channels'));
+    const names = await readdirOrEmpty(this.path(CHANNELS_PREFIX));
     const out: string[] = [];
     for (const name of names.sort()) if ((await this.listVersions(name).catch(() => [])).length > 0) out.push(name);
     return out;
   }
 
   listObjects(): AsyncIterable<StoredEntry> {
-    return this.listTree(join(this.root, 'objects', 'sha256'), '');
+    return this.listTree(this.path(OBJECTS_PREFIX), '');
   }
 
   listDocuments(): AsyncIterable<StoredEntry> {
-    return this.listTree(join(this.root, 'documents', 'sha256'), '.json');
+    return this.listTree(this.path(DOCUMENTS_PREFIX), DOCUMENT_SUFFIX);
   }
 
   async deleteObject(digest: string, olderThan: number): Promise<boolean> {
@@ -347,8 +328,7 @@ export class LocalStore implements SnapshotStore {
   }
 
   async deleteVersion(channel: string, version: number): Promise<void> {
-    const head = await this.readChannel(channel);
-    if (head && head.version === version) throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
+    assertNotHead(await this.readChannel(channel), channel, version);
     await unlink(this.versionPath(channel, version)).catch((e: unknown) => {
       if (!isCode(e, 'ENOENT')) throw e;
     });
@@ -363,12 +343,11 @@ export class LocalStore implements SnapshotStore {
   private async *listTree(dir: string, suffix: string): AsyncIterable<StoredEntry> {
     for (const prefix of (await readdirOrEmpty(dir)).sort()) {
       for (const name of (await readdirOrEmpty(join(dir, prefix))).sort()) {
-        if (!name.endsWith(suffix)) continue;
-        const hex = name.slice(0, name.length - suffix.length);
-        if (!/^[0-9a-f]{64}$/.test(hex)) continue;
+        const digest = digestOfName(name, suffix);
+        if (digest === undefined) continue;
         try {
           const st = await stat(join(dir, prefix, name));
-          yield { digest: `sha256:${hex}`, modifiedAt: st.mtimeMs };
+          yield { digest, modifiedAt: st.mtimeMs };
         } catch (e) {
           if (!isCode(e, 'ENOENT')) throw e;
         }
@@ -395,10 +374,6 @@ export class LocalStore implements SnapshotStore {
     return this.base + (sep === '/' ? key : key.replaceAll('/', sep));
   }
 
-  private channelDir(channel: string): string {
-    return this.path(channelPrefix(channel));
-  }
-
   private versionPath(channel: string, version: number): string {
     return this.path(versionKey(channel, version));
   }
@@ -409,24 +384,12 @@ export class LocalStore implements SnapshotStore {
 
   // --- writing
 
-  /** head.json, or null when it is missing or unreadable (the version files are the truth). */
-  private readHead(channel: string): ChannelHead | null {
-    try {
-      const json = readJsonSync(this.headPath(channel));
-      return json === null ? null : parseChannelHead(json);
-    } catch (e) {
-      if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return null;
-      throw e;
-    }
-  }
-
   /**
-   * Only ever moves the head forward, as far as this process can tell (readChannel corrects
-   * races): not when a newer version is already there, whose publisher moves the head itself.
+   * Replaces head.json (no compare-and-swap on a folder: appendVersion's check that the head is
+   * not already newer and readChannel's probing past the head cover the races).
    */
-  private moveHead(channel: string, head: ChannelHead): void {
-    if (existsSync(this.versionPath(channel, head.version + 1))) return;
-    const tmp = this.writeTempSync(jsonBytes(head));
+  private replaceHead(channel: string, bytes: Uint8Array): void {
+    const tmp = this.writeTempSync(bytes);
     const path = this.headPath(channel);
     // The old head is removed first: ext4 flushes a file renamed over an existing one to disk
     // (auto_da_alloc), which costs milliseconds on a busy disk, and the rename onto a free name
@@ -634,15 +597,13 @@ function unlinkIfPresent(path: string): void {
 
 const existsSync = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
 
-function readJsonSync(path: string): unknown {
-  let text: string;
+function readTextSync(path: string): string | null {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (e) {
     if (isCode(e, 'ENOENT')) return null;
     throw e;
   }
-  return JSON.parse(text) as unknown;
 }
 
 

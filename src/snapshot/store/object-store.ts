@@ -1,13 +1,6 @@
 /**
- * The SnapshotStore contract over object storage (S3, R2: see blob.ts), with the local store's
- * layout as keys under a prefix:
- *
- *   objects/sha256/<aa>/<hex>              protobuf bytes of one resource, and packs (packs.ts)
- *   documents/sha256/<aa>/<hex>.json       snapshot tree documents
- *   channels/<name>/versions/<N>.json      version records, create-only
- *   channels/<name>/head.json              {version, digest}, moved by compare-and-swap on its ETag
- *   channels/<name>/state/<R>.json         channel state revisions (src/history), create-only
- *   audit/<yyyy-mm-dd>/<time>-<relay>-<id>.jsonl   audit batches, create-only
+ * The SnapshotStore contract over object storage (S3, R2: see blob.ts): layout.ts's keys under a
+ * prefix, channels run by channel-head.ts (the head moved by compare-and-swap on its ETag).
  *
  * Safety comes from the server's conditional writes, not from locks: immutable keys are written
  * with If-None-Match: * (a taken version number moves on to the next one, so two writers never
@@ -17,15 +10,15 @@
  * the version record and the head in that order: a crash leaves unreferenced keys, never a head
  * on a half-written snapshot. Pure (no node:*): it also runs in workerd over an R2 binding.
  */
-import { MeshsnapError } from '../../errors.js';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
-import { digestHex, digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
-import { assertChannel, InvalidVersionRecordError, parseChannelHead, parseVersionRecord, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
+import { assertChannel, parseVersionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
 import type { Blob, BlobBackend } from './blob.js';
-import { resolveHead } from './channel-head.js';
-import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore, type StoredEntry } from './store.js';
+import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
+import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
+import { AUDIT_PREFIX, auditDayOfKey, auditKey, CHANNELS_PREFIX, channelOfVersionKey, digestOfName, documentKey, DOCUMENTS_PREFIX, DOCUMENT_SUFFIX, headKey, mustHex, numberedNames, objectKey, OBJECTS_PREFIX, stateKey, statePrefix, versionKey, versionsPrefix } from './layout.js';
 
 export interface ObjectStoreOptions {
   readonly hasher?: Hasher;
@@ -42,18 +35,9 @@ export interface ObjectStoreOptions {
   readonly now?: () => number;
 }
 
-/** Default for ObjectStoreOptions.freshenAfterMs; history/gc.ts refuses a shorter grace period. */
-export const FRESHEN_AFTER_MS = 600_000;
+/** Default for ObjectStoreOptions.freshenAfterMs (gc refuses a grace period shorter than the store's freshenAfterMs). */
+const FRESHEN_AFTER_MS = 600_000;
 
-/** The head could not be moved: other writers kept moving it (reported, never overwritten). */
-export class HeadConflictError extends MeshsnapError {
-  override readonly name = 'HeadConflictError';
-  constructor(message: string, options?: { readonly cause?: unknown }) {
-    super('conflict', message, options);
-  }
-}
-
-const utf8 = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class ObjectStore implements SnapshotStore {
@@ -62,6 +46,21 @@ export class ObjectStore implements SnapshotStore {
   readonly freshenAfterMs: number;
   private readonly now: () => number;
   private auditSeq = 0;
+  /** The channel algorithms' calls (channel-head.ts), one request each. */
+  private readonly slots: ChannelSlots = {
+    readHead: async (channel) => {
+      const blob = await this.backend.get(headKey(channel));
+      return blob && { head: parseHead(decoder.decode(blob.bytes)), etag: blob.etag };
+    },
+    hasVersion: (channel, n) => this.backend.exists(versionKey(channel, n)),
+    listVersions: (channel) => this.listVersions(channel),
+    getVersion: (channel, n) => this.getVersion(channel, n),
+    createVersion: (channel, n, bytes) => this.backend.putIfAbsent(versionKey(channel, n), bytes),
+    swapHead: async (channel, bytes, etag) => {
+      if (etag !== null) return this.backend.putIfMatch(headKey(channel), bytes, etag);
+      return (await this.backend.putIfAbsent(headKey(channel), bytes)) === 'created' ? 'ok' : 'conflict';
+    },
+  };
 
   constructor(
     readonly backend: BlobBackend,
@@ -120,35 +119,19 @@ export class ObjectStore implements SnapshotStore {
     return readSnapshotContent((d) => this.getDocument(d), digest);
   }
 
-  /**
-   * As LocalStore: the head is a hint (it may lag a racing publisher), the version records are the
-   * truth; a head with no version after it is the answer, without reading its record.
-   */
   async readChannel(channel: string): Promise<ChannelHead | null> {
     assertChannel(channel);
-    return resolveHead((await this.readHead(channel))?.head ?? null, {
-      hasVersion: (n) => this.backend.exists(versionKey(channel, n)),
-      newestVersion: async () => (await this.listVersions(channel))[0],
-      getVersion: (n) => this.getVersion(channel, n),
-    });
+    return readChannelHead(this.slots, channel);
   }
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
     assertChannel(channel);
-    let version = ((await this.readChannel(channel))?.version ?? 0) + 1;
-    let record: VersionRecord;
-    for (;;) {
-      record = versionRecord(channel, version, draft);
-      if ((await this.backend.putIfAbsent(versionKey(channel, version), jsonBytes(record))) === 'created') break;
-      version++; // a 412: another publisher took this number
-    }
-    await this.moveHead(channel, { version: record.version, digest: record.digest });
-    return record;
+    return appendVersion(this.slots, channel, draft, { current: await this.readChannel(channel), headAttempts: this.headAttempts, where: this.backend.url });
   }
 
   async listVersions(channel: string): Promise<number[]> {
     assertChannel(channel);
-    return numberedKeys(this.backend, `channels/${channel}/versions/`);
+    return numberedKeys(this.backend, versionsPrefix(channel));
   }
 
   async getVersion(channel: string, version: number): Promise<VersionRecord | null> {
@@ -162,13 +145,9 @@ export class ObjectStore implements SnapshotStore {
     const first = records[0];
     if (first === undefined) return;
     const bytes = auditBatchBytes(records);
-    const at = new Date(Date.parse(first.at) || Date.now()).toISOString();
-    const stamp = at.replace(/[:]/g, '');
-    const relay = first.relay.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'relay';
     // A random part keeps names unique across processes; a taken name moves on, never overwrites.
     for (;;) {
-      const key = `audit/${at.slice(0, 10)}/${stamp}-${relay}-${++this.auditSeq}-${randomId()}.jsonl`;
-      if ((await this.backend.putIfAbsent(key, bytes)) === 'created') return;
+      if ((await this.backend.putIfAbsent(auditKey(first, `${++this.auditSeq}-${randomId()}`), bytes)) === 'created') return;
     }
   }
 
@@ -177,9 +156,9 @@ export class ObjectStore implements SnapshotStore {
     if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
     const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
     const keys: string[] = [];
-    for await (const { key } of this.backend.list('audit/')) {
-      const m = /^audit\/(\d{4}-\d{2}-\d{2})\/[^/]+\.jsonl$/.exec(key);
-      if (m && (m[1] as string) >= fromDay) keys.push(key);
+    for await (const { key } of this.backend.list(AUDIT_PREFIX)) {
+      const day = auditDayOfKey(key);
+      if (day !== undefined && day >= fromDay) keys.push(key);
     }
     for (const key of keys.sort()) {
       const blob = await this.backend.get(key);
@@ -193,9 +172,9 @@ export class ObjectStore implements SnapshotStore {
   async pruneAudit(before: string, opts: { readonly dryRun?: boolean } = {}): Promise<number> {
     const day = auditDay(before);
     const old: string[] = [];
-    for await (const { key } of this.backend.list('audit/')) {
-      const m = /^audit\/(\d{4}-\d{2}-\d{2})\/[^/]+\.jsonl$/.exec(key);
-      if (m && (m[1] as string) < day) old.push(key);
+    for await (const { key } of this.backend.list(AUDIT_PREFIX)) {
+      const filed = auditDayOfKey(key);
+      if (filed !== undefined && filed < day) old.push(key);
     }
     let deleted = 0;
     for (const key of old) {
@@ -211,8 +190,8 @@ export class ObjectStore implements SnapshotStore {
 
   async getChannelState(channel: string): Promise<{ revision: number; bytes: Uint8Array } | null> {
     assertChannel(channel);
-    for (const revision of await numberedKeys(this.backend, `channels/${channel}/state/`)) {
-      const blob = await this.backend.get(`channels/${channel}/state/${revision}.json`);
+    for (const revision of await numberedKeys(this.backend, statePrefix(channel))) {
+      const blob = await this.backend.get(stateKey(channel, revision));
       if (blob) return { revision, bytes: blob.bytes };
     }
     return null;
@@ -221,14 +200,14 @@ export class ObjectStore implements SnapshotStore {
   async putChannelState(channel: string, revision: number, bytes: Uint8Array): Promise<'created' | 'exists'> {
     assertChannel(channel);
     if (!Number.isInteger(revision) || revision < 1) throw new RangeError(`bad state revision ${revision}`);
-    return this.backend.putIfAbsent(`channels/${channel}/state/${revision}.json`, bytes);
+    return this.backend.putIfAbsent(stateKey(channel, revision), bytes);
   }
 
   async listChannels(): Promise<string[]> {
     const names = new Set<string>();
-    for await (const { key } of this.backend.list('channels/')) {
-      const m = /^channels\/([^/]+)\/versions\/[1-9][0-9]*\.json$/.exec(key);
-      if (m) names.add(m[1] as string);
+    for await (const { key } of this.backend.list(CHANNELS_PREFIX)) {
+      const channel = channelOfVersionKey(key);
+      if (channel !== undefined) names.add(channel);
     }
     return [...names].sort();
   }
@@ -236,11 +215,11 @@ export class ObjectStore implements SnapshotStore {
   // --- retention (src/history/gc.ts)
 
   listObjects(): AsyncIterable<StoredEntry> {
-    return this.listDigests('objects/sha256/', '');
+    return this.listDigests(OBJECTS_PREFIX, '', objectKey);
   }
 
   listDocuments(): AsyncIterable<StoredEntry> {
-    return this.listDigests('documents/sha256/', '.json');
+    return this.listDigests(DOCUMENTS_PREFIX, DOCUMENT_SUFFIX, documentKey);
   }
 
   async deleteObject(digest: string, olderThan: number): Promise<boolean> {
@@ -253,8 +232,7 @@ export class ObjectStore implements SnapshotStore {
 
   async deleteVersion(channel: string, version: number): Promise<void> {
     assertChannel(channel);
-    const head = await this.readChannel(channel);
-    if (head && head.version === version) throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
+    assertNotHead(await this.readChannel(channel), channel, version);
     await this.backend.delete(versionKey(channel, version));
   }
 
@@ -288,12 +266,11 @@ export class ObjectStore implements SnapshotStore {
     }
   }
 
-  private async *listDigests(prefix: string, suffix: string): AsyncIterable<StoredEntry> {
+  /** The digests stored under `prefix` whose key is exactly where `keyOf` puts them. */
+  private async *listDigests(prefix: string, suffix: string, keyOf: (digest: string) => string): AsyncIterable<StoredEntry> {
     for await (const { key, modifiedAt } of this.backend.list(prefix)) {
-      const name = key.slice(key.lastIndexOf('/') + 1);
-      if (!name.endsWith(suffix)) continue;
-      const hex = name.slice(0, name.length - suffix.length);
-      if (/^[0-9a-f]{64}$/.test(hex) && key === `${prefix}${hex.slice(0, 2)}/${name}`) yield { digest: `sha256:${hex}`, modifiedAt };
+      const digest = digestOfName(key.slice(key.lastIndexOf('/') + 1), suffix);
+      if (digest !== undefined && keyOf(digest) === key) yield { digest, modifiedAt };
     }
   }
 
@@ -307,30 +284,6 @@ export class ObjectStore implements SnapshotStore {
     if (!head || head.modifiedAt >= olderThan) return false;
     await this.backend.delete(key);
     return true;
-  }
-
-  private async readHead(channel: string): Promise<{ head: ChannelHead; etag: string } | null> {
-    const blob = await this.backend.get(headKey(channel));
-    if (!blob) return null;
-    try {
-      return { head: parseChannelHead(JSON.parse(decoder.decode(blob.bytes))), etag: blob.etag };
-    } catch (e) {
-      if (e instanceof SyntaxError || e instanceof InvalidVersionRecordError) return { head: { version: 0, digest: '' }, etag: blob.etag };
-      throw e;
-    }
-  }
-
-  /** Compare-and-swap, forward only: a lost race is re-read; a newer head there means done. */
-  private async moveHead(channel: string, head: ChannelHead): Promise<void> {
-    const bytes = jsonBytes(head);
-    for (let attempt = 0; attempt < this.headAttempts; attempt++) {
-      const current = await this.readHead(channel);
-      if (current && current.head.version >= head.version) return;
-      const result = current ? await this.backend.putIfMatch(headKey(channel), bytes, current.etag) : await this.backend.putIfAbsent(headKey(channel), bytes);
-      if (result === 'ok' || result === 'created') return;
-    }
-    // The version record is stored, so readers already find it (readChannel probes past the head).
-    throw new HeadConflictError(`${this.backend.url}: could not move the head of ${channel} to ${head.version} after ${this.headAttempts} attempts`);
   }
 
   private async verifiedRead(digest: string, key: string): Promise<Uint8Array | null> {
@@ -351,35 +304,11 @@ function vanished(key: string, attempt: number): void {
   if (attempt >= 5) throw new Error(`${key} exists for create-only writes but not for reads (tried ${attempt} times)`);
 }
 
-export const objectKey = (digest: string): string => {
-  const hex = mustHex(digest);
-  return `objects/sha256/${hex.slice(0, 2)}/${hex}`;
-};
-
-export const documentKey = (digest: string): string => {
-  const hex = mustHex(digest);
-  return `documents/sha256/${hex.slice(0, 2)}/${hex}.json`;
-};
-
-export const versionKey = (channel: string, version: number): string => `channels/${channel}/versions/${version}.json`;
-export const headKey = (channel: string): string => `channels/${channel}/head.json`;
-
 /** `<prefix><N>.json` keys as numbers, newest first. */
 async function numberedKeys(backend: BlobBackend, prefix: string): Promise<number[]> {
-  const out: number[] = [];
-  for await (const { key } of backend.list(prefix)) {
-    const name = key.slice(prefix.length);
-    if (/^[1-9][0-9]*\.json$/.test(name)) out.push(Number(name.slice(0, -'.json'.length)));
-  }
-  return out.sort((a, b) => b - a);
-}
-
-function mustHex(digest: string): string {
-  const hex = digestHex(digest);
-  if (hex === undefined) throw new InvalidDigestError(digest);
-  return hex;
+  const names: string[] = [];
+  for await (const { key } of backend.list(prefix)) names.push(key.slice(prefix.length));
+  return numberedNames(names);
 }
 
 const randomId = (): string => Math.floor(Math.random() * 2 ** 48).toString(36);
-
-const jsonBytes = (value: unknown): Uint8Array => utf8.encode(`${JSON.stringify(value, null, 2)}\n`);

@@ -126,7 +126,7 @@ export const r2Store = (bucket: R2BucketLike, opts: R2BackendOptions & ObjectSto
  * R2 binding errors carry no status; its retryable ones say so in their text (internal error
  * 10001, "try again", throttling 10058) or are network failures.
  */
-export function isTransientR2Error(e: unknown): boolean {
+function isTransientR2Error(e: unknown): boolean {
   if (e instanceof TransientStoreError) return true;
   const msg = String((e as { message?: unknown } | null)?.message ?? '');
   return /\((10001|10043|10054|10058)\)|internal error|try again|timed? ?out|network connection lost|too many requests|reduce your concurrent/i.test(msg);

@@ -44,7 +44,7 @@ export class RetriesExhaustedError extends MeshsnapError {
   }
 }
 
-export const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Full jitter (AWS's recommendation): a uniform delay in [0, min(max, base·2^n)). */
 export function backoffDelay(attempt: number, opts: RetryOptions = {}, random: () => number = Math.random): number {

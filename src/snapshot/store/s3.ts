@@ -182,7 +182,7 @@ export class S3Backend implements BlobBackend {
 }
 
 /** Throttling, 5xx, timeouts, dropped connections, and AWS's 409 for racing conditional writes. */
-export function isTransientS3Error(e: unknown): boolean {
+function isTransientS3Error(e: unknown): boolean {
   const status = statusOf(e);
   if (isRetryableStatus(status)) return true;
   const name = nameOf(e);
