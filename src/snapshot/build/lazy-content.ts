@@ -3,27 +3,12 @@
  * plus what the delta did to it. Reading it applies every step since the nearest computed
  * content at once, so each table they touch is copied once however long the chain.
  */
-import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
+import type { GroupId } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { SNAPSHOT_SCHEMA, type GroupDigests, type SnapshotContent } from '../content.js';
-import type { BuiltSnapshot, SnapshotBuildInfo } from './types.js';
+import type { BuiltSnapshot, ContentStep } from './types.js';
 
-/** One resource's new digest in a group, or undefined for a deleted one. */
-export interface ContentChange {
-  readonly group: GroupId;
-  readonly type: XdsType;
-  readonly name: string;
-  readonly digest: string | undefined;
-}
-
-/** What a delta did to the expanded content (applied when the content is first read). */
-export interface ContentStep {
-  readonly info: SnapshotBuildInfo;
-  readonly changes: readonly ContentChange[];
-  readonly removed: readonly GroupId[];
-  readonly added: readonly GroupId[];
-  readonly classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
-}
+export type { ContentChange, ContentStep } from './types.js';
 
 /** A delta chain longer than this materializes the older content, so unread snapshots do not pile up. */
 const MAX_CHAIN = 32;

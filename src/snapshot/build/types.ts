@@ -5,7 +5,6 @@ import type { CompilerInfo, SnapshotContent } from '../content.js';
 import type { Hasher } from '../digest.js';
 import type { ResourceEncoder } from '../encoder.js';
 import type { TreeDocument } from '../tree.js';
-import type { ContentStep } from './lazy-content.js';
 
 export interface SnapshotBuildInfo {
   readonly inputsDigest: string;
@@ -70,3 +69,19 @@ export interface DeltaUpdate {
   readonly selectors?: readonly ClassSelector[];
 }
 
+/** One resource's new digest in a group, or undefined for a deleted one. */
+export interface ContentChange {
+  readonly group: GroupId;
+  readonly type: XdsType;
+  readonly name: string;
+  readonly digest: string | undefined;
+}
+
+/** What a delta did to the expanded content (applied when the content is first read). */
+export interface ContentStep {
+  readonly info: SnapshotBuildInfo;
+  readonly changes: readonly ContentChange[];
+  readonly removed: readonly GroupId[];
+  readonly added: readonly GroupId[];
+  readonly classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
+}
