@@ -5,7 +5,8 @@ export default {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A file imports itself through others. Move what both sides need into a third file (README, Architecture).',
+      comment:
+        'A file imports itself through others. Move what both sides need into a third file (README, Architecture).',
       from: {},
       to: { circular: true },
     },

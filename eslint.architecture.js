@@ -23,11 +23,60 @@ export const ALLOWED = {
   relay: ['snapshot', 'snapshot/store', 'xds', 'proxy-class'],
   pipeline: ['compile', 'snapshot', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
   history: ['pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
-  watch: ['history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
+  watch: [
+    'history',
+    'pipeline',
+    'compile',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+  ],
   api: ['history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
-  cli: ['api', 'watch', 'relay', 'history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds', 'proxy-class'],
-  functions: ['api', 'watch', 'history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
-  bench: ['api', 'watch', 'relay', 'history', 'pipeline', 'compile', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds', 'proxy-class'],
+  cli: [
+    'api',
+    'watch',
+    'relay',
+    'history',
+    'pipeline',
+    'compile',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+    'proxy-class',
+  ],
+  functions: [
+    'api',
+    'watch',
+    'history',
+    'pipeline',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+  ],
+  bench: [
+    'api',
+    'watch',
+    'relay',
+    'history',
+    'pipeline',
+    'compile',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+    'proxy-class',
+  ],
   test: [],
 };
 
@@ -63,7 +112,8 @@ export function assertAcyclic(allowed) {
   const state = new Map();
   const visit = (unit, path) => {
     if (state.get(unit) === 'done') return;
-    if (state.get(unit) === 'open') throw new Error(`eslint.architecture.js: import cycle ${[...path, unit].join(' → ')}`);
+    if (state.get(unit) === 'open')
+      throw new Error(`eslint.architecture.js: import cycle ${[...path, unit].join(' → ')}`);
     state.set(unit, 'open');
     for (const next of allowed[unit] ?? []) visit(next, [...path, unit]);
     state.set(unit, 'done');
@@ -80,7 +130,9 @@ export function architectureBlocks(allowed = ALLOWED) {
     .map((unit) => {
       const ok = new Set([unit, ...allowed[unit], ...(LEAVES.includes(unit) ? [] : LEAVES)]);
       const message = `${unit} may import only ${[...ok].filter((u) => u !== unit).join(', ') || 'nothing of the project'} (README.md, Architecture).`;
-      const patterns = units.filter((u) => !ok.has(u)).map((u) => ({ regex: specifierRegex(u), message: `${message} Not ${u}.` }));
+      const patterns = units
+        .filter((u) => !ok.has(u))
+        .map((u) => ({ regex: specifierRegex(u), message: `${message} Not ${u}.` }));
       return { ...filesOf(unit), rules: { 'no-restricted-imports': ['error', { patterns }] } };
     });
 }

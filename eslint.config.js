@@ -4,7 +4,17 @@ import tseslint from 'typescript-eslint';
 import { architectureBlocks } from './eslint.architecture.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'src/xds/gen/**', '.wrangler/**', '.meshsnap/**', 'test-artifacts/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'dist-*/**',
+      'node_modules/**',
+      'src/xds/gen/**',
+      '.wrangler/**',
+      '.meshsnap/**',
+      'test-artifacts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -85,7 +85,14 @@ export class WatchPath {
     this.dir = mkdtempSync(join(tmpdir(), 'meshsnap-bench-watch-'));
     this.store = new LocalStore(join(this.dir, '.meshsnap'));
     // A clock that never moves: no debounced round ever fires; rounds run by `compileNow`.
-    this.watcher = new Watcher({ kubeConfig: new KubeConfig(), store: this.store, channel, clock: new ManualClock(), timerClock: new ManualClock(), hasher });
+    this.watcher = new Watcher({
+      kubeConfig: new KubeConfig(),
+      store: this.store,
+      channel,
+      clock: new ManualClock(),
+      timerClock: new ManualClock(),
+      hasher,
+    });
   }
 
   /** Every document as an informer's initial list, then the watcher's first (full) round. */

@@ -108,12 +108,34 @@ function measureFull(docs: Parameters<typeof compileState>[0]) {
   const treeDocuments = state.snapshot.documents.length;
   const diagnostics = state.ctx.diags.all.length;
   const peakRssMB = process.resourceUsage().maxRSS / 1024;
-  return { coldStages, warmStages, snapshotNobleMs, counts, bytes, contentBytes, maxDocumentBytes, treeDocuments, diagnostics, peakRssMB };
+  return {
+    coldStages,
+    warmStages,
+    snapshotNobleMs,
+    counts,
+    bytes,
+    contentBytes,
+    maxDocumentBytes,
+    treeDocuments,
+    diagnostics,
+    peakRssMB,
+  };
 }
 
 export async function measureSize(services: number, opts: { yaml?: boolean } = {}): Promise<SizeResult> {
   const mesh = generateMesh({ services });
-  const { coldStages, warmStages, snapshotNobleMs, counts, bytes, contentBytes, maxDocumentBytes, treeDocuments, diagnostics, peakRssMB } = measureFull(mesh.docs);
+  const {
+    coldStages,
+    warmStages,
+    snapshotNobleMs,
+    counts,
+    bytes,
+    contentBytes,
+    maxDocumentBytes,
+    treeDocuments,
+    diagnostics,
+    peakRssMB,
+  } = measureFull(mesh.docs);
 
   // The watcher: the mesh as an informer's list, the first (full) round, then pods move one at a
   // time: each change is a new version of one service's EndpointSlice, handed to the watcher and
@@ -122,7 +144,15 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
   const path = new WatchPath(nodeSha256);
   const first = await path.initial(mesh.docs);
   if (first.round.publish !== 'published') throw new Error('the first round did not publish');
-  const runs: { ms: number; stages: Stages; bytes: number; recordBytes: number; documents: number; mode: string; compileMs: number }[] = [];
+  const runs: {
+    ms: number;
+    stages: Stages;
+    bytes: number;
+    recordBytes: number;
+    documents: number;
+    mode: string;
+    compileMs: number;
+  }[] = [];
   let docs = mesh.docs;
   for (let i = 0; i < CHANGES; i++) {
     const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));

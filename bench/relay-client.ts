@@ -60,11 +60,23 @@ function openStream(client: grpc.Client, index: number, services: number): Promi
     metadata: toStruct({ GENERATOR: 'grpc', NAMESPACE: BENCH_NAMESPACE }),
     locality: { zone: 'z1' },
   };
-  const call = client.makeBidiStreamRequest(ADS_PATH, serialize, deserialize, new grpc.Metadata(), {}) as grpc.ClientDuplexStream<Uint8Array, Response>;
+  const call = client.makeBidiStreamRequest(
+    ADS_PATH,
+    serialize,
+    deserialize,
+    new grpc.Metadata(),
+    {},
+  ) as grpc.ClientDuplexStream<Uint8Array, Response>;
   const st: StreamState = { call, seen: new Set(), ended: false };
   const send = (type: XdsType, version: string, nonce: string, withNode: boolean): void => {
     call.write(
-      DiscoveryRequest.encode({ version_info: version, resource_names: subscribed[type], type_url: XDS_TYPE_URL[type], response_nonce: nonce, ...(withNode ? { node } : {}) }).finish(),
+      DiscoveryRequest.encode({
+        version_info: version,
+        resource_names: subscribed[type],
+        type_url: XDS_TYPE_URL[type],
+        response_nonce: nonce,
+        ...(withNode ? { node } : {}),
+      }).finish(),
     );
   };
   return new Promise<StreamState>((resolve, reject) => {
@@ -94,7 +106,13 @@ function openStream(client: grpc.Client, index: number, services: number): Promi
   });
 }
 
-async function open(cmd: { port: number; streams: number; perChannel: number; firstIndex: number; services: number }): Promise<{ ok: number; failed: number; error?: string }> {
+async function open(cmd: {
+  port: number;
+  streams: number;
+  perChannel: number;
+  firstIndex: number;
+  services: number;
+}): Promise<{ ok: number; failed: number; error?: string }> {
   let ok = 0;
   let failed = 0;
   let error: string | undefined;
@@ -105,7 +123,12 @@ async function open(cmd: { port: number; streams: number; perChannel: number; fi
       const index = cmd.firstIndex + i;
       if (i % cmd.perChannel === 0) {
         // A local subchannel pool: each Client gets its own HTTP/2 connection instead of sharing one.
-        channels.push(new grpc.Client(`127.0.0.1:${cmd.port}`, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': 64 << 20 }));
+        channels.push(
+          new grpc.Client(`127.0.0.1:${cmd.port}`, grpc.credentials.createInsecure(), {
+            'grpc.use_local_subchannel_pool': 1,
+            'grpc.max_receive_message_length': 64 << 20,
+          }),
+        );
       }
       const client = channels[channels.length - 1]!;
       pending.push(
@@ -166,7 +189,11 @@ async function wait(timeoutMs: number): Promise<{ reached: number; total: number
     onReach = undefined;
   }
   const times = streams.map((s) => s.reachedAt).filter((t): t is number => t !== undefined);
-  return { reached: times.length, total: streams.length, ...(times.length ? { first: Math.min(...times), last: Math.max(...times) } : {}) };
+  return {
+    reached: times.length,
+    total: streams.length,
+    ...(times.length ? { first: Math.min(...times), last: Math.max(...times) } : {}),
+  };
 }
 
 for await (const line of createInterface({ input: process.stdin })) {

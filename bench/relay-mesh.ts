@@ -10,7 +10,12 @@ export const BENCH_PORT = 8080;
 export const benchHost = (i: number): string => `svc-${i}.${BENCH_NAMESPACE}.svc.cluster.local`;
 
 /** The names a proxyless client of service i asks for, per type (as grpc-js-xds does, by name). */
-export function benchNames(i: number): { listeners: string[]; routes: string[]; clusters: string[]; endpoints: string[] } {
+export function benchNames(i: number): {
+  listeners: string[];
+  routes: string[];
+  clusters: string[];
+  endpoints: string[];
+} {
   const host = benchHost(i);
   const listener = `${host}:${BENCH_PORT}`;
   const cluster = `outbound|${BENCH_PORT}||${host}`;
@@ -21,7 +26,10 @@ export function benchMeshYaml(services: number, generation: number): string {
   const docs = [`apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${BENCH_NAMESPACE}\n`];
   for (let i = 0; i < services; i++) {
     // svc-0's pod IP changes with each generation; the others stay put.
-    const ip = i === 0 ? `10.1.${Math.floor(generation / 250) % 250}.${(generation % 250) + 1}` : `10.2.${Math.floor(i / 250)}.${(i % 250) + 1}`;
+    const ip =
+      i === 0
+        ? `10.1.${Math.floor(generation / 250) % 250}.${(generation % 250) + 1}`
+        : `10.2.${Math.floor(i / 250)}.${(i % 250) + 1}`;
     docs.push(`apiVersion: v1
 kind: Service
 metadata:

@@ -27,9 +27,14 @@ export interface RelayProcess {
 }
 
 /** Runs the meshsnap CLI of this build with `args` (e.g. compile) and resolves with its exit code and output. */
-export function runCli(args: readonly string[], opts: { timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', RUNNER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', RUNNER, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -50,7 +55,12 @@ function portsOf(line: Record<string, unknown>): { xds: number; http: number } |
   let xds: number | undefined;
   let http: number | undefined;
   for (const [k, v] of Object.entries(line)) {
-    const n = typeof v === 'number' ? v : typeof v === 'string' && /:\d+$/.test(v) ? Number(v.slice(v.lastIndexOf(':') + 1)) : NaN;
+    const n =
+      typeof v === 'number'
+        ? v
+        : typeof v === 'string' && /:\d+$/.test(v)
+          ? Number(v.slice(v.lastIndexOf(':') + 1))
+          : NaN;
     if (!Number.isInteger(n) || n <= 0) continue;
     if (/http/i.test(k)) http = n;
     else if (/xds|grpc|^port$|^address$/i.test(k)) xds = n;
@@ -58,11 +68,18 @@ function portsOf(line: Record<string, unknown>): { xds: number; http: number } |
   return xds !== undefined && http !== undefined ? { xds, http } : undefined;
 }
 
-export function startRelayProcess(args: readonly string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<RelayProcess> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', RUNNER, 'relay', '--port', '0', '--http-port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...opts.env },
-  });
+export function startRelayProcess(
+  args: readonly string[],
+  opts: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<RelayProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', RUNNER, 'relay', '--port', '0', '--http-port', '0', ...args],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...opts.env },
+    },
+  );
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise<RelayProcess>((resolve, reject) => {

@@ -11,7 +11,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalStore } from '../src/snapshot/store/local.js';
-import { CHANNEL, CLIENT_PROCESSES, POLL_MS, publish, SERVICES, startClient, STREAMS_PER_CHANNEL, SWITCH_TIMEOUT_MS, type ClientChild } from './relay.js';
+import {
+  CHANNEL,
+  CLIENT_PROCESSES,
+  POLL_MS,
+  publish,
+  SERVICES,
+  startClient,
+  STREAMS_PER_CHANNEL,
+  SWITCH_TIMEOUT_MS,
+  type ClientChild,
+} from './relay.js';
 import { startRelayProcess } from './relay-process.js';
 import { openStalledClient, type StalledClient } from './stalled-client.js';
 
@@ -39,7 +49,13 @@ export interface StalledBenchResult {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function switchOnce(store: LocalStore, generation: number, clients: readonly ClientChild[], stalled: number, total: number): Promise<StalledSwitch> {
+async function switchOnce(
+  store: LocalStore,
+  generation: number,
+  clients: readonly ClientChild[],
+  stalled: number,
+  total: number,
+): Promise<StalledSwitch> {
   await Promise.all(clients.map((c) => c.send({ op: 'arm' })));
   await publish(store, generation);
   const published = Date.now();
@@ -47,7 +63,14 @@ async function switchOnce(store: LocalStore, generation: number, clients: readon
   const firsts = waits.map((w) => w.first).filter((v): v is number => typeof v === 'number');
   const lasts = waits.map((w) => w.last).filter((v): v is number => typeof v === 'number');
   const reached = waits.reduce((s, w) => s + Number(w.reached ?? 0), 0);
-  return { stalled, reached, total, ...(lasts.length ? { publishToLastMs: Math.max(...lasts) - published, fanoutMs: Math.max(...lasts) - Math.min(...firsts) } : {}) };
+  return {
+    stalled,
+    reached,
+    total,
+    ...(lasts.length
+      ? { publishToLastMs: Math.max(...lasts) - published, fanoutMs: Math.max(...lasts) - Math.min(...firsts) }
+      : {}),
+  };
 }
 
 export async function measureStalled(): Promise<StalledBenchResult> {
@@ -55,13 +78,31 @@ export async function measureStalled(): Promise<StalledBenchResult> {
   const store = new LocalStore(join(dir, 'store'));
   let generation = 1;
   await publish(store, generation);
-  const relay = await startRelayProcess(['--store', join(dir, 'store'), '--channel', CHANNEL, '--poll-ms', String(POLL_MS), '--max-streams', String((HEALTHY + STALLED) * 2)]);
+  const relay = await startRelayProcess([
+    '--store',
+    join(dir, 'store'),
+    '--channel',
+    CHANNEL,
+    '--poll-ms',
+    String(POLL_MS),
+    '--max-streams',
+    String((HEALTHY + STALLED) * 2),
+  ]);
   const clients: ClientChild[] = [];
   const hostile: StalledClient[] = [];
   try {
     for (let i = 0; i < CLIENT_PROCESSES; i++) clients.push(startClient());
     const opened = await Promise.all(
-      clients.map((c, i) => c.send({ op: 'open', port: relay.xdsPort, streams: HEALTHY / CLIENT_PROCESSES, perChannel: STREAMS_PER_CHANNEL, firstIndex: i * 1_000_000, services: SERVICES })),
+      clients.map((c, i) =>
+        c.send({
+          op: 'open',
+          port: relay.xdsPort,
+          streams: HEALTHY / CLIENT_PROCESSES,
+          perChannel: STREAMS_PER_CHANNEL,
+          firstIndex: i * 1_000_000,
+          services: SERVICES,
+        }),
+      ),
     );
     const total = opened.reduce((s, r) => s + Number(r.ok ?? 0), 0);
     await sleep(1000);
@@ -76,14 +117,30 @@ export async function measureStalled(): Promise<StalledBenchResult> {
     process.stderr.write(`bench relay-stalled: ${TRIALS} switches with ${total} healthy streams, none stalled…\n`);
     const none = await trials(0);
     for (let i = 0; i < STALLED; i++) {
-      hostile.push(openStalledClient(relay.xdsPort, { id: `sidecar~10.66.${Math.floor(i / 250)}.${(i % 250) + 1}~stalled-${i}.bench~bench.svc.cluster.local`, metadata: { GENERATOR: 'grpc', NAMESPACE: 'bench' } }));
+      hostile.push(
+        openStalledClient(relay.xdsPort, {
+          id: `sidecar~10.66.${Math.floor(i / 250)}.${(i % 250) + 1}~stalled-${i}.bench~bench.svc.cluster.local`,
+          metadata: { GENERATOR: 'grpc', NAMESPACE: 'bench' },
+        }),
+      );
     }
     const stuck = await unreadResponses(() => relay.getText('/metrics'), STALLED);
-    process.stderr.write(`bench relay-stalled: ${TRIALS} switches with ${STALLED} stalled streams connected (${stuck} unread responses)…\n`);
+    process.stderr.write(
+      `bench relay-stalled: ${TRIALS} switches with ${STALLED} stalled streams connected (${stuck} unread responses)…\n`,
+    );
     const some = await trials(STALLED);
     const runs = [none, some];
-    const ratio = none?.publishToLastMs && some?.publishToLastMs !== undefined && some.reached === some.total ? Math.round((some.publishToLastMs / none.publishToLastMs) * 100) / 100 : undefined;
-    return { node: process.version, healthy: total, runs, ...(ratio !== undefined ? { ratio } : {}), target: STALLED_TARGET_RATIO };
+    const ratio =
+      none?.publishToLastMs && some?.publishToLastMs !== undefined && some.reached === some.total
+        ? Math.round((some.publishToLastMs / none.publishToLastMs) * 100) / 100
+        : undefined;
+    return {
+      node: process.version,
+      healthy: total,
+      runs,
+      ...(ratio !== undefined ? { ratio } : {}),
+      target: STALLED_TARGET_RATIO,
+    };
   } finally {
     for (const h of hostile) h.close();
     for (const c of clients) c.child.kill('SIGKILL');
@@ -114,8 +171,15 @@ export function formatStalledTable(r: StalledBenchResult): string {
     '|---:|---:|---:|---:|---:|',
   ];
   for (const s of r.runs) {
-    const ratio = s.stalled === 0 ? '1' : r.ratio === undefined ? '❌ (not all reached)' : `${r.ratio} ${r.ratio <= r.target ? '✅' : '❌'}`;
-    lines.push(`| ${s.stalled} | ${s.reached}/${s.total} | ${s.publishToLastMs ?? '–'} | ${s.fanoutMs ?? '–'} | ${ratio} |`);
+    const ratio =
+      s.stalled === 0
+        ? '1'
+        : r.ratio === undefined
+          ? '❌ (not all reached)'
+          : `${r.ratio} ${r.ratio <= r.target ? '✅' : '❌'}`;
+    lines.push(
+      `| ${s.stalled} | ${s.reached}/${s.total} | ${s.publishToLastMs ?? '–'} | ${s.fanoutMs ?? '–'} | ${ratio} |`,
+    );
   }
   return lines.join('\n');
 }

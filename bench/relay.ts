@@ -63,10 +63,16 @@ export interface ClientChild {
 }
 
 export function startClient(): ClientChild {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./relay-client.js', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./relay-client.js', import.meta.url))], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const waiting: ((v: Record<string, unknown>) => void)[] = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => waiting.shift()?.(JSON.parse(line) as Record<string, unknown>));
-  const exited = new Promise<Record<string, unknown>>((resolve) => child.once('exit', (code) => resolve({ error: `client exited (${code})` })));
+  createInterface({ input: child.stdout! }).on('line', (line) =>
+    waiting.shift()?.(JSON.parse(line) as Record<string, unknown>),
+  );
+  const exited = new Promise<Record<string, unknown>>((resolve) =>
+    child.once('exit', (code) => resolve({ error: `client exited (${code})` })),
+  );
   return {
     child,
     send: (cmd) =>
@@ -84,7 +90,9 @@ const mb = (bytes: number): number => Math.round((bytes / (1 << 20)) * 10) / 10;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function publish(store: LocalStore, generation: number): Promise<void> {
-  const result = compileTexts([{ file: 'bench-relay.yaml', text: benchMeshYaml(SERVICES, generation) }], { hasher: nodeSha256Hex });
+  const result = compileTexts([{ file: 'bench-relay.yaml', text: benchMeshYaml(SERVICES, generation) }], {
+    hasher: nodeSha256Hex,
+  });
   const r = await publishSnapshot(store, CHANNEL, result.snapshot, { createdAt: new Date().toISOString() });
   if (r.status !== 'published') throw new Error(`generation ${generation} was not a new snapshot`);
 }
@@ -100,12 +108,26 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
     node: process.version,
     platform: `${process.platform}/${process.arch}`,
     targets: RELAY_TARGETS,
-    config: { clientProcesses: CLIENT_PROCESSES, streamsPerChannel: STREAMS_PER_CHANNEL, services: SERVICES, relayPollMs: POLL_MS },
+    config: {
+      clientProcesses: CLIENT_PROCESSES,
+      streamsPerChannel: STREAMS_PER_CHANNEL,
+      services: SERVICES,
+      relayPollMs: POLL_MS,
+    },
     baselineRssMB: 0,
     levels: [],
   };
   try {
-    relay = await startRelayProcess(['--store', join(dir, 'store'), '--channel', CHANNEL, '--poll-ms', String(POLL_MS), '--max-streams', String(Math.max(...levels) * 2)]);
+    relay = await startRelayProcess([
+      '--store',
+      join(dir, 'store'),
+      '--channel',
+      CHANNEL,
+      '--poll-ms',
+      String(POLL_MS),
+      '--max-streams',
+      String(Math.max(...levels) * 2),
+    ]);
     await sleep(500);
     const baseline = relay.rssBytes();
     result.baselineRssMB = mb(baseline);
@@ -120,7 +142,14 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
         clients.map((c, i) => {
           const share = Math.floor(add / CLIENT_PROCESSES) + (i < add % CLIENT_PROCESSES ? 1 : 0);
           const perChild = Math.floor(held / CLIENT_PROCESSES);
-          return c.send({ op: 'open', port: relay!.xdsPort, streams: share, perChannel: STREAMS_PER_CHANNEL, firstIndex: i * 1_000_000 + perChild, services: SERVICES });
+          return c.send({
+            op: 'open',
+            port: relay!.xdsPort,
+            streams: share,
+            perChannel: STREAMS_PER_CHANNEL,
+            firstIndex: i * 1_000_000 + perChild,
+            services: SERVICES,
+          });
         }),
       );
       const openMs = Date.now() - t0;
@@ -160,7 +189,17 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
       if (bound !== undefined) level.relayEdsPushWithinMs = bound;
       result.levels.push(level);
       if (failed > 0 || rss > RSS_GUARD_MB * (1 << 20) || reached < held) {
-        for (const rest of levels.slice(levels.indexOf(target) + 1)) result.levels.push({ streams: rest, opened: 0, failed: 0, openMs: 0, relayRssMB: 0, rssPerStreamKB: 0, switch: { reached: 0, total: 0 }, error: `skipped after ${target}` });
+        for (const rest of levels.slice(levels.indexOf(target) + 1))
+          result.levels.push({
+            streams: rest,
+            opened: 0,
+            failed: 0,
+            openMs: 0,
+            relayRssMB: 0,
+            rssPerStreamKB: 0,
+            switch: { reached: 0, total: 0 },
+            error: `skipped after ${target}`,
+          });
         break;
       }
     }
@@ -179,7 +218,11 @@ function edsPushBuckets(metrics: string): Map<number, number> {
     const m = /^meshsnap_relay_push_latency_seconds_bucket\{([^}]*)\} (\d+)/.exec(line);
     if (!m || !/type="[^"]*(endpoint|eds|ClusterLoadAssignment)[^"]*"/i.test(m[1]!)) continue;
     const le = /le="([^"]+)"/.exec(m[1]!)?.[1];
-    if (le !== undefined) out.set(le === '+Inf' ? Infinity : Number(le), (out.get(le === '+Inf' ? Infinity : Number(le)) ?? 0) + Number(m[2]));
+    if (le !== undefined)
+      out.set(
+        le === '+Inf' ? Infinity : Number(le),
+        (out.get(le === '+Inf' ? Infinity : Number(le)) ?? 0) + Number(m[2]),
+      );
   }
   return out;
 }
@@ -188,7 +231,8 @@ function edsPushBuckets(metrics: string): Map<number, number> {
 function pushBound(before: Map<number, number>, after: Map<number, number>): number | undefined {
   const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
   if (total <= 0) return undefined;
-  for (const le of [...after.keys()].sort((a, b) => a - b)) if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= total) return le * 1000;
+  for (const le of [...after.keys()].sort((a, b) => a - b))
+    if ((after.get(le) ?? 0) - (before.get(le) ?? 0) >= total) return le * 1000;
   return undefined;
 }
 
@@ -227,7 +271,13 @@ export function writeRelayResults(r: RelayBenchResult): string {
  */
 export async function runRelayBench(argv: readonly string[] = process.argv.slice(2)): Promise<RelayBenchResult> {
   const i = argv.indexOf('--relay-streams');
-  const levels = i >= 0 ? (argv[i + 1] ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0) : undefined;
+  const levels =
+    i >= 0
+      ? (argv[i + 1] ?? '')
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isInteger(n) && n > 0)
+      : undefined;
   const r = await measureRelay(levels);
   process.stdout.write(formatRelayTable(r) + '\n');
   process.stderr.write(`bench relay: wrote ${writeRelayResults(r)}\n`);

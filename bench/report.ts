@@ -12,7 +12,8 @@ export const TARGETS = {
 type Row = SizeResult | { services: number; error: string };
 
 /** `–` for a value not measured (NaN comes back from JSON as null). */
-const ms = (v: number | null): string => (typeof v !== 'number' || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(1));
+const ms = (v: number | null): string =>
+  typeof v !== 'number' || !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v.toFixed(1);
 const mb = (bytes: number): string => (bytes / (1 << 20)).toFixed(1);
 const mark = (ok: boolean): string => (ok ? '✅' : '❌');
 

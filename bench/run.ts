@@ -33,12 +33,28 @@ async function child(services: number): Promise<void> {
 
 function runSize(services: number): SizeResult | { services: number; error: string } {
   const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, ['--expose-gc', `--max-old-space-size=${CHILD_HEAP_MB}`, self, '--child', String(services), ...(yaml ? [] : ['--no-yaml'])], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--expose-gc',
+      `--max-old-space-size=${CHILD_HEAP_MB}`,
+      self,
+      '--child',
+      String(services),
+      ...(yaml ? [] : ['--no-yaml']),
+    ],
+    { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS, maxBuffer: 16 << 20 },
+  );
   const line = r.stdout?.trim().split('\n').pop();
   if (r.error || r.signal === 'SIGTERM') return { services, error: `no result within ${CHILD_TIMEOUT_MS / 1000} s` };
   if (r.status !== 0 || !line) {
     const oom = /heap out of memory|Allocation failed/.test(r.stderr ?? '');
-    return { services, error: oom ? `out of memory (heap limit ${CHILD_HEAP_MB} MB)` : r.stderr?.trim().split('\n').slice(-3).join(' / ') || `exit ${r.status}` };
+    return {
+      services,
+      error: oom
+        ? `out of memory (heap limit ${CHILD_HEAP_MB} MB)`
+        : r.stderr?.trim().split('\n').slice(-3).join(' / ') || `exit ${r.status}`,
+    };
   }
   return JSON.parse(line) as SizeResult;
 }
@@ -51,7 +67,9 @@ async function main(): Promise<void> {
     return;
   }
 
-  const sizes = (argValue('--sizes')?.split(',').map(Number) ?? DEFAULT_SIZES).filter((n) => Number.isInteger(n) && n > 0);
+  const sizes = (argValue('--sizes')?.split(',').map(Number) ?? DEFAULT_SIZES).filter(
+    (n) => Number.isInteger(n) && n > 0,
+  );
   const results: (SizeResult | { services: number; error: string })[] = [];
   let failed: number | undefined;
   for (const n of sizes) {
@@ -68,7 +86,14 @@ async function main(): Promise<void> {
   const dir = join(process.cwd(), 'bench-results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'compile.json');
-  writeFileSync(file, JSON.stringify({ node: process.version, platform: `${process.platform}/${process.arch}`, targets: TARGETS, results }, null, 2) + '\n');
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { node: process.version, platform: `${process.platform}/${process.arch}`, targets: TARGETS, results },
+      null,
+      2,
+    ) + '\n',
+  );
   process.stderr.write(`bench: wrote ${file}\n`);
   // The relay benchmark (bench/relay.ts): streams held, RSS per stream, switch time → bench-results/relay.json.
   await (await import('./relay.js')).runRelayBench();

@@ -26,15 +26,29 @@ export function grpcFrame(message: Uint8Array): Buffer {
   return frame;
 }
 
-export function discoveryRequestFrame(node: { readonly id: string; readonly metadata: Readonly<Record<string, JsonValue>> }, typeUrl = XDS_TYPE_URL.clusters): Buffer {
-  const req = envoy.service.discovery.v3.DiscoveryRequest.fromObject({ node: { id: node.id, metadata: toStruct(node.metadata) }, type_url: typeUrl });
+export function discoveryRequestFrame(
+  node: { readonly id: string; readonly metadata: Readonly<Record<string, JsonValue>> },
+  typeUrl = XDS_TYPE_URL.clusters,
+): Buffer {
+  const req = envoy.service.discovery.v3.DiscoveryRequest.fromObject({
+    node: { id: node.id, metadata: toStruct(node.metadata) },
+    type_url: typeUrl,
+  });
   return grpcFrame(envoy.service.discovery.v3.DiscoveryRequest.encode(req).finish());
 }
 
-export function openStalledClient(port: number, node: { readonly id: string; readonly metadata: Readonly<Record<string, JsonValue>> }): StalledClient {
+export function openStalledClient(
+  port: number,
+  node: { readonly id: string; readonly metadata: Readonly<Record<string, JsonValue>> },
+): StalledClient {
   const session = connect(`http://127.0.0.1:${port}`, { settings: { initialWindowSize: 0 } });
   session.on('error', () => {});
-  const stream = session.request({ ':method': 'POST', ':path': ADS_PATH, 'content-type': 'application/grpc', te: 'trailers' });
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': ADS_PATH,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
   stream.on('error', () => {});
   stream.write(discoveryRequestFrame(node));
   const ended = new Promise<void>((resolve) => {

@@ -92,7 +92,8 @@ export function generateMesh(opts: SyntheticOptions): SyntheticMesh {
   };
   for (let n = 0; n < ZONES.length * NODES_PER_ZONE; n++) push(nodeManifest(n));
   const namespaces = [...new Set(plans.map((p) => p.namespace))];
-  for (const ns of namespaces) push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'istio-injection': 'enabled' } } });
+  for (const ns of namespaces)
+    push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'istio-injection': 'enabled' } } });
   let vs = 0;
   let dr = 0;
   for (const [i, p] of plans.entries()) {
@@ -120,7 +121,14 @@ function nodeManifest(n: number): Obj {
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: nodeName(n), labels: { 'topology.kubernetes.io/region': 'region-1', 'topology.kubernetes.io/zone': zone, 'kubernetes.io/hostname': nodeName(n) } },
+    metadata: {
+      name: nodeName(n),
+      labels: {
+        'topology.kubernetes.io/region': 'region-1',
+        'topology.kubernetes.io/zone': zone,
+        'kubernetes.io/hostname': nodeName(n),
+      },
+    },
   };
 }
 
@@ -134,7 +142,12 @@ function serviceManifest(p: ServicePlan): Obj {
       clusterIP: p.clusterIP,
       clusterIPs: [p.clusterIP],
       selector: { app: p.name },
-      ports: p.ports.map((port) => ({ name: port.name, port: port.port, targetPort: port.targetPort, protocol: 'TCP' })),
+      ports: p.ports.map((port) => ({
+        name: port.name,
+        port: port.port,
+        targetPort: port.targetPort,
+        protocol: 'TCP',
+      })),
     },
   };
 }
@@ -148,12 +161,23 @@ function podManifests(p: ServicePlan): Obj[] {
     metadata: {
       name: podName(p, k),
       namespace: p.namespace,
-      labels: { app: p.name, version: p.versions[k], 'security.istio.io/tlsMode': 'istio', 'pod-template-hash': '7f9c6d5b8' },
+      labels: {
+        app: p.name,
+        version: p.versions[k],
+        'security.istio.io/tlsMode': 'istio',
+        'pod-template-hash': '7f9c6d5b8',
+      },
     },
     spec: {
       serviceAccountName: p.name,
       nodeName: nodeName(p.nodes[k] ?? 0),
-      containers: [{ name: 'app', image: 'example/app:1', ports: p.ports.map((port) => ({ name: port.name, containerPort: port.targetPort, protocol: 'TCP' })) }],
+      containers: [
+        {
+          name: 'app',
+          image: 'example/app:1',
+          ports: p.ports.map((port) => ({ name: port.name, containerPort: port.targetPort, protocol: 'TCP' })),
+        },
+      ],
     },
     status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
   }));
@@ -180,7 +204,11 @@ function virtualServiceManifest(p: ServicePlan, neighbour: ServicePlan | undefin
   const retries = { attempts: 2, perTryTimeout: '500ms', retryOn: '5xx,connect-failure' };
   const http: Obj[] = [];
   if (neighbour && neighbour !== p) {
-    http.push({ name: 'preview', match: [{ headers: { 'x-preview': { exact: 'on' } } }], route: [{ destination: { host: neighbour.name, port: { number: 8080 } } }] });
+    http.push({
+      name: 'preview',
+      match: [{ headers: { 'x-preview': { exact: 'on' } } }],
+      route: [{ destination: { host: neighbour.name, port: { number: 8080 } } }],
+    });
   }
   const split = p.withDestinationRule
     ? [
@@ -189,7 +217,12 @@ function virtualServiceManifest(p: ServicePlan, neighbour: ServicePlan | undefin
       ]
     : [{ destination: { host: p.name } }];
   http.push({ name: 'default', route: split, timeout: '5s', retries });
-  return { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', metadata: { name: p.name, namespace: p.namespace }, spec: { hosts: [p.name], http } };
+  return {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'VirtualService',
+    metadata: { name: p.name, namespace: p.namespace },
+    spec: { hosts: [p.name], http },
+  };
 }
 
 function destinationRuleManifest(p: ServicePlan): Obj {
@@ -202,7 +235,10 @@ function destinationRuleManifest(p: ServicePlan): Obj {
       host: `${p.name}.${p.namespace}.svc.cluster.local`,
       trafficPolicy: {
         loadBalancer,
-        connectionPool: { tcp: { maxConnections: 100, connectTimeout: '2s' }, http: { http2MaxRequests: 1000, maxRequestsPerConnection: 10 } },
+        connectionPool: {
+          tcp: { maxConnections: 100, connectTimeout: '2s' },
+          http: { http2MaxRequests: 1000, maxRequestsPerConnection: 10 },
+        },
         outlierDetection: { consecutive5xxErrors: 5, interval: '10s', baseEjectionTime: '30s' },
       },
       subsets: [
@@ -217,14 +253,24 @@ function destinationRuleManifest(p: ServicePlan): Obj {
  * A copy of the documents where the `endpoint`-th endpoint of the `slice`-th EndpointSlice has a
  * new address (a pod rescheduled): only that document is replaced, the rest are shared.
  */
-export function withMovedEndpoint(docs: readonly RawDocument[], sliceIndex: number, newAddress: string): { docs: RawDocument[]; serviceName: string; namespace: string } {
+export function withMovedEndpoint(
+  docs: readonly RawDocument[],
+  sliceIndex: number,
+  newAddress: string,
+): { docs: RawDocument[]; serviceName: string; namespace: string } {
   let seen = -1;
   let changed: { serviceName: string; namespace: string } | undefined;
   const out = docs.map((d) => {
     if (d.object['kind'] !== 'EndpointSlice' || ++seen !== sliceIndex) return d;
-    const slice = d.object as Obj & { metadata: { namespace: string; labels: Record<string, string> }; endpoints: Obj[] };
+    const slice = d.object as Obj & {
+      metadata: { namespace: string; labels: Record<string, string> };
+      endpoints: Obj[];
+    };
     const [first, ...rest] = slice.endpoints;
-    changed = { serviceName: slice.metadata.labels['kubernetes.io/service-name'] ?? '', namespace: slice.metadata.namespace };
+    changed = {
+      serviceName: slice.metadata.labels['kubernetes.io/service-name'] ?? '',
+      namespace: slice.metadata.namespace,
+    };
     return { ...d, object: { ...slice, endpoints: [{ ...first, addresses: [newAddress] }, ...rest] } };
   });
   if (!changed) throw new RangeError(`no EndpointSlice #${sliceIndex}`);

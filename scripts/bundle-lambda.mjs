@@ -27,7 +27,9 @@ const result = await build({
   format: 'esm',
   target: 'node20',
   // CommonJS dependencies (protobufjs) call require() for Node built-ins, which an ESM bundle lacks.
-  banner: { js: "import { createRequire as __meshsnapCreateRequire } from 'node:module'; const require = __meshsnapCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __meshsnapCreateRequire } from 'node:module'; const require = __meshsnapCreateRequire(import.meta.url);",
+  },
   sourcemap: 'linked',
   legalComments: 'linked',
   metafile: true,

@@ -20,5 +20,9 @@ if (selected.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-timeout=300000', '--test-concurrency=2', '--test-reporter=spec', ...selected], { stdio: 'inherit' });
+const r = spawnSync(
+  process.execPath,
+  ['--test', '--test-timeout=300000', '--test-concurrency=2', '--test-reporter=spec', ...selected],
+  { stdio: 'inherit' },
+);
 process.exit(r.status ?? 1);

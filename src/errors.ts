@@ -48,7 +48,8 @@ export class MeshsnapError extends Error {
   }
 }
 
-export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
 
 /**
  * The code of anything thrown, by its `code` field (so a second copy of this module in a bundle
@@ -68,4 +69,5 @@ export const notFound = (message: string): MeshsnapError => new MeshsnapError('n
 export const unauthorized = (message: string): MeshsnapError => new MeshsnapError('unauthorized', message);
 export const forbidden = (message: string): MeshsnapError => new MeshsnapError('forbidden', message);
 export const conflict = (message: string): MeshsnapError => new MeshsnapError('conflict', message);
-export const payloadTooLarge = (maxBytes: number): MeshsnapError => new MeshsnapError('payload_too_large', `request body is larger than ${maxBytes} bytes`);
+export const payloadTooLarge = (maxBytes: number): MeshsnapError =>
+  new MeshsnapError('payload_too_large', `request body is larger than ${maxBytes} bytes`);

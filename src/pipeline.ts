@@ -82,10 +82,15 @@ export function compileInputSet(inputs: InputSet, inputsDigest: string, opts: Pi
 }
 
 /** Compiles raw documents; `parseDiagnostics` are those of the texts they were parsed from. */
-export function compileDocuments(documents: readonly RawDocument[], opts: PipelineOptions = {}, parseDiagnostics: readonly Diagnostic[] = []): PipelineResult {
+export function compileDocuments(
+  documents: readonly RawDocument[],
+  opts: PipelineOptions = {},
+  parseDiagnostics: readonly Diagnostic[] = [],
+): PipelineResult {
   const stored = storedInputsOfDocuments(documents, opts.hasher);
   const built = buildInputSet(documents);
-  const inputs = parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
+  const inputs =
+    parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
   return { ...compileInputSet(inputs, stored.digest, opts), stored };
 }
 

@@ -20,11 +20,27 @@ test('backoff stays at the cap (finite) after any number of failures', () => {
 });
 
 test('full jitter draws a whole number of ms in [0, delay) from the injected random source', () => {
-  assert.equal(backoff(1, jittered, () => 0), 0);
-  assert.equal(backoff(1, jittered, () => 0.5), 50);
-  assert.equal(backoff(3, jittered, () => 0.999), 399);
-  assert.equal(backoff(20, jittered, () => 0.5), 2500, 'jitter applies below the cap');
-  assert.equal(backoff(2, jittered, () => 0.123456), 24);
+  assert.equal(
+    backoff(1, jittered, () => 0),
+    0,
+  );
+  assert.equal(
+    backoff(1, jittered, () => 0.5),
+    50,
+  );
+  assert.equal(
+    backoff(3, jittered, () => 0.999),
+    399,
+  );
+  assert.equal(
+    backoff(20, jittered, () => 0.5),
+    2500,
+    'jitter applies below the cap',
+  );
+  assert.equal(
+    backoff(2, jittered, () => 0.123456),
+    24,
+  );
 });
 
 test('without jitter the random source is not consulted', () => {

@@ -8,8 +8,18 @@ import { assertLogLines } from './helpers/log-shape.js';
 const at = new Date('2030-01-01T00:00:00.000Z');
 
 test('a line: time, level, event, message, then the fields; reserved names cannot be overwritten', () => {
-  const line = formatLine(at, 'warn', 'relay.nack', { message: 'a proxy refused a config', node: 'n1', time: 'x', level: 'y', event: 'z', error: new Error('bad cluster') });
-  assert.equal(line, '{"time":"2030-01-01T00:00:00.000Z","level":"warn","event":"relay.nack","message":"a proxy refused a config","node":"n1","error":"bad cluster"}\n');
+  const line = formatLine(at, 'warn', 'relay.nack', {
+    message: 'a proxy refused a config',
+    node: 'n1',
+    time: 'x',
+    level: 'y',
+    event: 'z',
+    error: new Error('bad cluster'),
+  });
+  assert.equal(
+    line,
+    '{"time":"2030-01-01T00:00:00.000Z","level":"warn","event":"relay.nack","message":"a proxy refused a config","node":"n1","error":"bad cluster"}\n',
+  );
   assertLogLines(line);
 });
 

@@ -29,7 +29,8 @@ export function createApiHandler(env: EnvLike = process.env, opts: AwsOptions = 
     compile,
     history: historyBinding(compile.hasher),
     // CloudWatch gets the stack; the response gets only the message.
-    onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
+    onInternalError: (err) =>
+      log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
     ...(compileToken !== undefined ? { compileToken } : {}),
   });
   return handle(app);

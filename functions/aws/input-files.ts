@@ -26,8 +26,12 @@ function bundleFiles(name: string, value: unknown): InputText[] | null {
   if (!Array.isArray(files)) throw new InputBundleError(`${name}: "files" must be an array of {file, text}`);
   return files.map((f, i) => {
     const o = f as { file?: unknown; text?: unknown } | null;
-    if (o === null || typeof o !== 'object' || typeof o.text !== 'string') throw new InputBundleError(`${name}: files[${i}].text must be a string`);
-    return { file: typeof o.file === 'string' && o.file !== '' ? `${name}#${o.file}` : `${name}#files[${i}]`, text: o.text };
+    if (o === null || typeof o !== 'object' || typeof o.text !== 'string')
+      throw new InputBundleError(`${name}: files[${i}].text must be a string`);
+    return {
+      file: typeof o.file === 'string' && o.file !== '' ? `${name}#${o.file}` : `${name}#files[${i}]`,
+      text: o.text,
+    };
   });
 }
 

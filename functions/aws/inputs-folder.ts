@@ -17,14 +17,21 @@ export class InputsTooLargeError extends MeshsnapError {
   }
 }
 
-export async function readInputsFolder(client: S3Client, bucket: string, folder: string, limits: FolderLimits = {}): Promise<InputObject[]> {
+export async function readInputsFolder(
+  client: S3Client,
+  bucket: string,
+  folder: string,
+  limits: FolderLimits = {},
+): Promise<InputObject[]> {
   const maxObjects = limits.maxObjects ?? 10_000;
   const maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
   const keys: string[] = [];
   let token: string | undefined;
   let bytes = 0;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, ...(token ? { ContinuationToken: token } : {}) }));
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, ...(token ? { ContinuationToken: token } : {}) }),
+    );
     for (const o of page.Contents ?? []) {
       if (!o.Key || !isInputKey(o.Key)) continue;
       keys.push(o.Key);

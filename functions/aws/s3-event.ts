@@ -65,7 +65,13 @@ export function channelsOf(event: S3Event, prefix: string): { touched: ChannelTo
       skipped.push({ key, reason: `expected ${prefix}<channel>/<file>` });
       continue;
     }
-    byChannel.set(`${bucket}\n${channel}`, { bucket, channel, key, eventName: r.eventName ?? 'unknown', principal: r.userIdentity?.principalId ?? 'unknown' });
+    byChannel.set(`${bucket}\n${channel}`, {
+      bucket,
+      channel,
+      key,
+      eventName: r.eventName ?? 'unknown',
+      principal: r.userIdentity?.principalId ?? 'unknown',
+    });
   }
   return { touched: [...byChannel.values()], skipped };
 }

@@ -34,7 +34,10 @@ export type InputsHandler = (event: S3Event) => Promise<InputsHandlerResult>;
 const logger = createLogger();
 const log = (event: string, fields: Record<string, unknown>): void => logger.info(event, fields);
 
-export function createInputsHandler(env: EnvLike = process.env, opts: AwsOptions & { readonly now?: () => Date } = {}): InputsHandler {
+export function createInputsHandler(
+  env: EnvLike = process.env,
+  opts: AwsOptions & { readonly now?: () => Date } = {},
+): InputsHandler {
   const prefix = (envString(env, 'MESHSNAP_INPUTS_PREFIX') ?? 'inputs/').replace(/^\/+/, '').replace(/\/*$/, '/');
   const strict = envString(env, 'MESHSNAP_STRICT') === 'true';
   const store: SnapshotStore = storeFromEnv(env, opts);
@@ -54,18 +57,35 @@ export function createInputsHandler(env: EnvLike = process.env, opts: AwsOptions
         if (files.length === 0) {
           // An emptied folder is not "compile to nothing": serving an empty mesh must be a deliberate act.
           log('inputs.empty', { channel: t.channel, folder });
-          results.push({ channel: t.channel, key: t.key, status: 'failed', version: null, digest: null, diagnosticCounts: { error: 0, warning: 0 }, message: `no inputs under ${folder}` });
+          results.push({
+            channel: t.channel,
+            key: t.key,
+            status: 'failed',
+            version: null,
+            digest: null,
+            diagnosticCounts: { error: 0, warning: 0 },
+            message: `no inputs under ${folder}`,
+          });
           continue;
         }
         const op = { actor: `s3:${t.principal}`, at: now(), reason: `${t.eventName} s3://${t.bucket}/${t.key}` };
-        const { diagnostics, ...result } = await publishInputs(store, t.channel, files, op, { compile: { hasher: nodeSha256Hex }, strict, history });
+        const { diagnostics, ...result } = await publishInputs(store, t.channel, files, op, {
+          compile: { hasher: nodeSha256Hex },
+          strict,
+          history,
+        });
         log('inputs.compiled', { ...result, key: t.key, files: files.length });
         for (const d of diagnostics) if (d.severity === 'error') log('inputs.diagnostic', { channel: t.channel, ...d });
         results.push({ ...result, key: t.key });
       } catch (e) {
         // Keep going with the other channels; fail the invocation at the end so Lambda retries it.
         failures.push(`${t.channel}: ${(e as Error).message}`);
-        logger.error('inputs.failed', { channel: t.channel, key: t.key, error: errorMessage(e), stack: (e as Error).stack });
+        logger.error('inputs.failed', {
+          channel: t.channel,
+          key: t.key,
+          error: errorMessage(e),
+          stack: (e as Error).stack,
+        });
       }
     }
     if (failures.length > 0) throw new Error(`inputs handler failed for ${failures.join('; ')}`);

@@ -44,7 +44,10 @@ export function workerStore(env: WorkerEnv): ObjectStore {
   if (!env.MESHSNAP_BUCKET) throw new Error('no R2 binding MESHSNAP_BUCKET (see wrangler.toml)');
   const prefix = envString(env, 'MESHSNAP_PREFIX');
   const freshenAfterMs = freshenAfterMsFromEnv(env);
-  return r2Store(env.MESHSNAP_BUCKET, { ...(prefix !== undefined ? { prefix } : {}), ...(freshenAfterMs !== undefined ? { freshenAfterMs } : {}) });
+  return r2Store(env.MESHSNAP_BUCKET, {
+    ...(prefix !== undefined ? { prefix } : {}),
+    ...(freshenAfterMs !== undefined ? { freshenAfterMs } : {}),
+  });
 }
 
 export function workerApp(env: WorkerEnv): App {
@@ -56,7 +59,8 @@ export function workerApp(env: WorkerEnv): App {
       channelDefault: channelFromEnv(env),
       auth: authFromEnv(env),
       identity: identityFromEnv(env),
-      onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
+      onInternalError: (err) =>
+        log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
       ...(compileToken !== undefined ? { compileToken } : {}),
     });
     apps.set(env, app);

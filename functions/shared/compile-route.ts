@@ -29,7 +29,8 @@ export function mountCompileRoute(app: Hono<any>, opts: CompileRouteOptions = {}
   const checkToken: MiddlewareHandler = async (c, next) => {
     if (opts.token !== undefined) {
       const presented = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-      if (!constantTimeEqual(presented, opts.token)) return errorResponse(unauthorized('this needs Authorization: Bearer <compile token>'));
+      if (!constantTimeEqual(presented, opts.token))
+        return errorResponse(unauthorized('this needs Authorization: Bearer <compile token>'));
     }
     await next();
   };

@@ -14,7 +14,13 @@
  *   MESHSNAP_COMPILE_TOKEN optional; when set, POST /compile needs it as a bearer token
  */
 import { MeshsnapError } from '../../src/errors.js';
-import { actorHeaderIdentity, tokenIdentity, type AuthConfig, type IdentityResolver, type NamedToken } from '../../src/api/auth.js';
+import {
+  actorHeaderIdentity,
+  tokenIdentity,
+  type AuthConfig,
+  type IdentityResolver,
+  type NamedToken,
+} from '../../src/api/auth.js';
 
 export type EnvLike = Readonly<Record<string, unknown>>;
 
@@ -49,9 +55,11 @@ function namedTokens(env: EnvLike): NamedToken[] {
     // The message must not echo the text: it is a secret.
     throw new ConfigError('MESHSNAP_WRITE_TOKENS is not JSON (expected {"name": "token", ...})');
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('MESHSNAP_WRITE_TOKENS must be a JSON object {"name": "token", ...}');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError('MESHSNAP_WRITE_TOKENS must be a JSON object {"name": "token", ...}');
   return Object.entries(parsed as Record<string, unknown>).map(([name, token]) => {
-    if (typeof token !== 'string' || token === '') throw new ConfigError(`MESHSNAP_WRITE_TOKENS: the token of ${JSON.stringify(name)} must be a non-empty string`);
+    if (typeof token !== 'string' || token === '')
+      throw new ConfigError(`MESHSNAP_WRITE_TOKENS: the token of ${JSON.stringify(name)} must be a non-empty string`);
     return { name, token };
   });
 }
@@ -63,7 +71,11 @@ export function authFromEnv(env: EnvLike): AuthConfig {
   if (write.length === 0) throw new ConfigError('set MESHSNAP_WRITE_TOKEN (a secret) or MESHSNAP_WRITE_TOKENS');
   const readToken = envString(env, 'MESHSNAP_READ_TOKEN') ?? envString(env, 'MESHSNAP_API_READ_TOKEN');
   const openReads = envFlag(env, 'MESHSNAP_OPEN_READS');
-  return { writeToken: write, ...(readToken !== undefined ? { readToken } : {}), ...(openReads !== undefined ? { openReads } : {}) };
+  return {
+    writeToken: write,
+    ...(readToken !== undefined ? { readToken } : {}),
+    ...(openReads !== undefined ? { openReads } : {}),
+  };
 }
 
 export function identityFromEnv(env: EnvLike): IdentityResolver {

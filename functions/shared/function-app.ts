@@ -17,6 +17,9 @@ export function functionApp(opts: FunctionAppOptions): Hono<ApiEnv> {
   const app = createApp(opts);
   // The page, unless the app already serves it (then a second GET / would be dead weight).
   if (!app.routes.some((r) => r.method === 'GET' && r.path === '/')) mountUi(app);
-  mountCompileRoute(app, { ...(opts.compile?.hasher ? { hasher: opts.compile.hasher } : {}), ...(opts.compileToken !== undefined ? { token: opts.compileToken } : {}) });
+  mountCompileRoute(app, {
+    ...(opts.compile?.hasher ? { hasher: opts.compile.hasher } : {}),
+    ...(opts.compileToken !== undefined ? { token: opts.compileToken } : {}),
+  });
   return app;
 }

@@ -21,7 +21,10 @@ function envNumber(env: EnvLike, name: string, min: number, integer: boolean): n
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : undefined;
   const pattern = integer ? /^[0-9]+$/ : /^[0-9]+(\.[0-9]+)?$/;
   const n = text !== undefined && pattern.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}, not ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(n) || n < min)
+    throw new ConfigError(
+      `${name} must be ${integer ? 'a whole number' : 'a number'} ≥ ${min}, not ${JSON.stringify(raw)}`,
+    );
   return n;
 }
 

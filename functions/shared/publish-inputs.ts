@@ -32,27 +32,68 @@ export interface PublishInputsResult {
   readonly candidate?: number;
 }
 
-export async function publishInputs(store: SnapshotStore, channel: string, files: readonly InputText[], op: Operator, opts: PublishInputsOptions = {}): Promise<PublishInputsResult> {
+export async function publishInputs(
+  store: SnapshotStore,
+  channel: string,
+  files: readonly InputText[],
+  op: Operator,
+  opts: PublishInputsOptions = {},
+): Promise<PublishInputsResult> {
   const history = opts.history ?? defaultHistory;
   const hasher = opts.compile?.hasher;
   const reserved = reservedChannelProblem(channel);
-  if (reserved) return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: { error: 0, warning: 0 }, diagnostics: [], message: reserved };
+  if (reserved)
+    return {
+      channel,
+      status: 'failed',
+      version: null,
+      digest: null,
+      diagnosticCounts: { error: 0, warning: 0 },
+      diagnostics: [],
+      message: reserved,
+    };
   const { documents, parseDiagnostics } = parseTexts(files);
   if (documents.length === 0) {
-    return { channel, status: 'failed', version: null, digest: null, diagnosticCounts: countBySeverity(parseDiagnostics), diagnostics: parseDiagnostics, message: 'no document parsed' };
+    return {
+      channel,
+      status: 'failed',
+      version: null,
+      digest: null,
+      diagnosticCounts: countBySeverity(parseDiagnostics),
+      diagnostics: parseDiagnostics,
+      message: 'no document parsed',
+    };
   }
   const result = compileDocuments(documents, opts.compile ?? {}, parseDiagnostics);
   const counts = countBySeverity(result.diagnostics);
   const base = { channel, digest: result.snapshot.digest, diagnosticCounts: counts, diagnostics: result.diagnostics };
-  if (opts.strict && counts.error > 0) return { ...base, status: 'failed', version: null, message: `strict: ${counts.error} error diagnostic(s); nothing stored` };
+  if (opts.strict && counts.error > 0)
+    return {
+      ...base,
+      status: 'failed',
+      version: null,
+      message: `strict: ${counts.error} error diagnostic(s); nothing stored`,
+    };
   const objects = documents.flatMap((d) => storedDocument(d.object, hasher) ?? []);
   try {
-    const outcome = await history.publish(store, channel, { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored }, op);
+    const outcome = await history.publish(
+      store,
+      channel,
+      { snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored },
+      op,
+    );
     return { ...base, status: outcome.status, version: outcome.version };
   } catch (err) {
     // Not a failure to retry: the same inputs would be refused again.
-    if (err instanceof PinnedRefusedError) return { ...base, status: 'refused', version: err.refused.served, message: err.message };
+    if (err instanceof PinnedRefusedError)
+      return { ...base, status: 'refused', version: err.refused.served, message: err.message };
     if (!(err instanceof PublishRefusedError)) throw err;
-    return { ...base, status: 'refused', version: err.refused.served, candidate: err.refused.candidate, message: err.message };
+    return {
+      ...base,
+      status: 'refused',
+      version: err.refused.served,
+      candidate: err.refused.candidate,
+      message: err.message,
+    };
   }
 }

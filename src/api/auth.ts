@@ -38,7 +38,10 @@ export interface Caller {
 }
 
 /** The caller's recorded identity, from the matched token and the request headers. */
-export type IdentityResolver = (caller: Caller, header: (name: string) => string | undefined) => string | Promise<string>;
+export type IdentityResolver = (
+  caller: Caller,
+  header: (name: string) => string | undefined,
+) => string | Promise<string>;
 
 const encoder = new TextEncoder();
 
@@ -71,7 +74,8 @@ export interface Authenticator {
 export function authenticator(config: AuthConfig): Authenticator {
   const write = named(config.writeToken, 'api');
   const read = named(config.readToken, 'reader');
-  if (write.length === 0 || write.some((t) => t.token.length === 0)) throw new Error('auth: a non-empty write token is required');
+  if (write.length === 0 || write.some((t) => t.token.length === 0))
+    throw new Error('auth: a non-empty write token is required');
   if (read.some((t) => t.token.length === 0)) throw new Error('auth: read tokens must not be empty');
   const openReads = config.openReads ?? read.length === 0;
   return {
@@ -81,7 +85,11 @@ export function authenticator(config: AuthConfig): Authenticator {
       const presented = m?.[1];
       if (presented === undefined) {
         if (access === 'read' && openReads) return { access: 'none', token: null };
-        throw unauthorized(authorization === undefined ? 'this needs Authorization: Bearer <token>' : 'malformed Authorization header (expected "Bearer <token>")');
+        throw unauthorized(
+          authorization === undefined
+            ? 'this needs Authorization: Bearer <token>'
+            : 'malformed Authorization header (expected "Bearer <token>")',
+        );
       }
       const w = match(presented, write);
       if (w) return { access: 'write', token: w.name };
@@ -109,6 +117,7 @@ export const actorHeaderIdentity: IdentityResolver = (caller, header) => {
   const actor = header(ACTOR_HEADER)?.trim();
   const token = caller.token ?? 'anonymous';
   if (!actor) return token;
-  if (!/^[\w.@+:/ -]{1,128}$/.test(actor)) throw badRequest(`${ACTOR_HEADER}: use at most 128 letters, digits and . @ + : / - _ space`);
+  if (!/^[\w.@+:/ -]{1,128}$/.test(actor))
+    throw badRequest(`${ACTOR_HEADER}: use at most 128 letters, digits and . @ + : / - _ space`);
   return `${actor} (via ${token})`;
 };

@@ -63,7 +63,15 @@ export function errorReply(err: unknown): ErrorReply {
   const diagnostics = (err as { diagnostics?: unknown } | null)?.diagnostics;
   return {
     status,
-    body: { error: { code, message: messageOf(err, status), ...(code === 'invalid_inputs' && Array.isArray(diagnostics) ? { diagnostics: diagnostics as Diagnostic[] } : {}) } },
+    body: {
+      error: {
+        code,
+        message: messageOf(err, status),
+        ...(code === 'invalid_inputs' && Array.isArray(diagnostics)
+          ? { diagnostics: diagnostics as Diagnostic[] }
+          : {}),
+      },
+    },
   };
 }
 
@@ -72,6 +80,9 @@ export function errorResponse(err: unknown): Response {
   const { status, body } = errorReply(err);
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer realm="meshsnap"' } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(status === 401 ? { 'www-authenticate': 'Bearer realm="meshsnap"' } : {}),
+    },
   });
 }

@@ -46,7 +46,12 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
       const head = await store.readChannel(channel);
       const { state } = await readChannelState(store, channel);
       const candidates = await store.listVersions(candidatesChannel(channel));
-      return { current: head?.version ?? null, pinned: state.pin ?? null, tags: Object.fromEntries(state.tags), candidates };
+      return {
+        current: head?.version ?? null,
+        pinned: state.pin ?? null,
+        tags: Object.fromEntries(state.tags),
+        candidates,
+      };
     },
 
     async channels(store) {
@@ -58,22 +63,51 @@ export function historyBinding(hasher?: Hasher): HistoryOps {
     async publish(store, channel, compiled, op, opts = {}) {
       const createdAt = op.at.toISOString();
       // A pinned channel keeps its config: the new config becomes a candidate (as in a watcher round).
-      const fields = { actor: op.actor, ...(op.reason !== undefined ? { reason: op.reason } : {}), ...(opts.source !== undefined ? { source: opts.source } : {}) };
-      const round = await pinnedRound({ store, channel, objects: compiled.objects, snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, createdAt, ...fields, ...(hasher ? { hasher } : {}), allowShrink: opts.allowShrink === true });
+      const fields = {
+        actor: op.actor,
+        ...(op.reason !== undefined ? { reason: op.reason } : {}),
+        ...(opts.source !== undefined ? { source: opts.source } : {}),
+      };
+      const round = await pinnedRound({
+        store,
+        channel,
+        objects: compiled.objects,
+        snapshot: compiled.snapshot,
+        diagnostics: compiled.diagnostics,
+        createdAt,
+        ...fields,
+        ...(hasher ? { hasher } : {}),
+        allowShrink: opts.allowShrink === true,
+      });
       if (round?.refused) throw new PinnedRefusedError(channel, round.refused);
       if (round) {
         return { status: 'candidate', version: resultVersion(round.served), candidate: round.candidateVersion };
       }
-      const result = await publishGuarded(store, channel, { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored }, fields, createdAt, { allowShrink: opts.allowShrink === true, ...(opts.packCache ? { packCache: opts.packCache } : {}) });
+      const result = await publishGuarded(
+        store,
+        channel,
+        { snapshot: compiled.snapshot, diagnostics: compiled.diagnostics, stored: compiled.stored },
+        fields,
+        createdAt,
+        { allowShrink: opts.allowShrink === true, ...(opts.packCache ? { packCache: opts.packCache } : {}) },
+      );
       if (result.status === 'refused') throw new PublishRefusedError(channel, result);
-      return result.status === 'published' ? { status: 'published', version: result.record.version, record: result.record } : { status: 'unchanged', version: result.head.version };
+      return result.status === 'published'
+        ? { status: 'published', version: result.record.version, record: result.record }
+        : { status: 'unchanged', version: result.head.version };
     },
 
-    rollback: async (store, channel, selector, op, opts = {}) => rebuilt(await rollback(context(store, channel, op, hasher), selector, opts)),
-    promote: async (store, channel, selector, op, opts = {}) => rebuilt(await promote(context(store, channel, op, hasher), selector, opts)),
-    pin: async (store, channel, op, opts = {}) => ({ pin: await pin(context(store, channel, op, hasher), opts.selector ?? 'latest', opts) }),
+    rollback: async (store, channel, selector, op, opts = {}) =>
+      rebuilt(await rollback(context(store, channel, op, hasher), selector, opts)),
+    promote: async (store, channel, selector, op, opts = {}) =>
+      rebuilt(await promote(context(store, channel, op, hasher), selector, opts)),
+    pin: async (store, channel, op, opts = {}) => ({
+      pin: await pin(context(store, channel, op, hasher), opts.selector ?? 'latest', opts),
+    }),
     unpin: async (store, channel, op) => ({ unpinned: (await unpin(context(store, channel, op, hasher))) ?? null }),
-    tag: async (store, channel, selector, name, op, opts = {}) => ({ version: await tag(context(store, channel, op, hasher), selector, name, opts) }),
+    tag: async (store, channel, selector, name, op, opts = {}) => ({
+      version: await tag(context(store, channel, op, hasher), selector, name, opts),
+    }),
     gc: (store, channel, opts, op) => gc(context(store, channel, op, hasher), opts),
 
     audit: (store, filter) => auditTrail(store, filter),

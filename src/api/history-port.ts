@@ -23,7 +23,12 @@ export interface Operator {
 export interface ChannelStatus {
   /** The served version (the head), or null before the first publish. */
   readonly current: number | null;
-  readonly pinned: { readonly version: number; readonly actor?: string; readonly at?: string; readonly reason?: string } | null;
+  readonly pinned: {
+    readonly version: number;
+    readonly actor?: string;
+    readonly at?: string;
+    readonly reason?: string;
+  } | null;
   /** tag name → version. */
   readonly tags: Readonly<Record<string, number>>;
   /** Candidate numbers (selector `candidate:N`), newest first: config changes recorded while pinned. */
@@ -70,19 +75,57 @@ export interface HistoryOps {
   status(store: SnapshotStore, channel: string): Promise<ChannelStatus>;
   /** Channels with versions (candidate channels left out). */
   channels(store: SnapshotStore): Promise<string[]>;
-  diff(store: SnapshotStore, from: VersionRecord, to: VersionRecord, opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] }): Promise<VersionDiff>;
+  diff(
+    store: SnapshotStore,
+    from: VersionRecord,
+    to: VersionRecord,
+    opts: { readonly node?: { id: string; metadata: Record<string, unknown> }; readonly types?: readonly XdsType[] },
+  ): Promise<VersionDiff>;
   /** Behind the publish guard (src/history/guard.ts): a refusal throws PublishRefusedError (409 `publish_guard`) unless `allowShrink`. */
-  publish(store: SnapshotStore, channel: string, compiled: CompiledSnapshot, op: Operator, opts?: PublishOptions): Promise<PublishOutcome>;
+  publish(
+    store: SnapshotStore,
+    channel: string,
+    compiled: CompiledSnapshot,
+    op: Operator,
+    opts?: PublishOptions,
+  ): Promise<PublishOutcome>;
   /** `force`: even when clusters that had endpoints in the target would have none. */
-  rollback(store: SnapshotStore, channel: string, selector: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
+  rollback(
+    store: SnapshotStore,
+    channel: string,
+    selector: string,
+    op: Operator,
+    opts?: Force,
+  ): Promise<Record<string, unknown>>;
   /** Pins `selector` (default: the served version), which must have the served config; `force` moves an existing pin. */
-  pin(store: SnapshotStore, channel: string, op: Operator, opts?: Force & { readonly selector?: string }): Promise<Record<string, unknown>>;
+  pin(
+    store: SnapshotStore,
+    channel: string,
+    op: Operator,
+    opts?: Force & { readonly selector?: string },
+  ): Promise<Record<string, unknown>>;
   unpin(store: SnapshotStore, channel: string, op: Operator): Promise<Record<string, unknown>>;
-  promote(store: SnapshotStore, channel: string, selector: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
+  promote(
+    store: SnapshotStore,
+    channel: string,
+    selector: string,
+    op: Operator,
+    opts?: Force,
+  ): Promise<Record<string, unknown>>;
   /** `force` moves a tag that names another version. */
-  tag(store: SnapshotStore, channel: string, selector: string, name: string, op: Operator, opts?: Force): Promise<Record<string, unknown>>;
+  tag(
+    store: SnapshotStore,
+    channel: string,
+    selector: string,
+    name: string,
+    op: Operator,
+    opts?: Force,
+  ): Promise<Record<string, unknown>>;
   /** Retention over the whole store (src/history/gc.ts); its audit record is filed under `channel`. */
   gc(store: SnapshotStore, channel: string, opts: GcOptions, op: Operator): Promise<GcResult>;
   /** The audit trail of one channel, oldest first. */
-  audit(store: SnapshotStore, filter: { readonly channel: string; readonly since?: string; readonly proxy?: string }): Promise<readonly AuditEntry[]>;
+  audit(
+    store: SnapshotStore,
+    filter: { readonly channel: string; readonly since?: string; readonly proxy?: string },
+  ): Promise<readonly AuditEntry[]>;
 }

@@ -12,7 +12,10 @@ export interface InputsView {
   readonly counts: Record<InputLayer, number>;
 }
 
-export async function loadInputsView(store: Pick<SnapshotStore, 'getObject' | 'getDocument'>, digest: string): Promise<InputsView> {
+export async function loadInputsView(
+  store: Pick<SnapshotStore, 'getObject' | 'getDocument'>,
+  digest: string,
+): Promise<InputsView> {
   const index = await readStoredInputsIndex(store, digest);
   const objects: InputsView['objects'] = {};
   const counts = { config: 0, endpoints: 0 };

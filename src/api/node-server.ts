@@ -12,17 +12,20 @@ export interface ApiServer {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function startApiServer(app: Hono<any>, opts: { host?: string; port: number }): Promise<ApiServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: opts.host ?? '0.0.0.0', port: opts.port }, (info: AddressInfo) => {
-      resolve({
-        port: info.port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            // Keep-alive connections would hold close() open until they time out.
-            if ('closeAllConnections' in server) server.closeAllConnections();
-          }),
-      });
-    });
+    const server = serve(
+      { fetch: app.fetch, hostname: opts.host ?? '0.0.0.0', port: opts.port },
+      (info: AddressInfo) => {
+        resolve({
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              // Keep-alive connections would hold close() open until they time out.
+              if ('closeAllConnections' in server) server.closeAllConnections();
+            }),
+        });
+      },
+    );
     server.once('error', reject);
   });
 }

@@ -16,7 +16,8 @@ export interface OffloadWorkerData {
   readonly storeSpec: string;
 }
 
-export type OffloadRequest = { readonly kind: 'compile'; readonly files: readonly InputText[] } | { readonly kind: 'diff'; readonly job: DiffJob };
+export type OffloadRequest =
+  { readonly kind: 'compile'; readonly files: readonly InputText[] } | { readonly kind: 'diff'; readonly job: DiffJob };
 
 let store: SnapshotStore | undefined;
 

@@ -18,7 +18,13 @@ import type { HistoryOps } from './history-port.js';
 export type CompileJobResult =
   /** Nothing in the request parsed: the parse diagnostics say why. */
   | { readonly parsed: false; readonly diagnostics: readonly Diagnostic[] }
-  | { readonly parsed: true; readonly snapshot: BuiltSnapshot; readonly diagnostics: readonly Diagnostic[]; readonly objects: readonly StoredObject[]; readonly stored: BuiltInputs };
+  | {
+      readonly parsed: true;
+      readonly snapshot: BuiltSnapshot;
+      readonly diagnostics: readonly Diagnostic[];
+      readonly objects: readonly StoredObject[];
+      readonly stored: BuiltInputs;
+    };
 
 export interface DiffJob {
   readonly from: VersionRecord;
@@ -43,7 +49,10 @@ export function compileJob(files: readonly InputText[], opts: PipelineOptions): 
   return { parsed: true, snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored };
 }
 
-export const diffOptions = (job: DiffJob) => ({ ...(job.node ? { node: job.node } : {}), ...(job.types ? { types: job.types } : {}) });
+export const diffOptions = (job: DiffJob) => ({
+  ...(job.node ? { node: job.node } : {}),
+  ...(job.types ? { types: job.types } : {}),
+});
 
 /** Runs on the caller's event loop. */
 export function inlineRunner(history: HistoryOps, compile: PipelineOptions): OffloadRunner {

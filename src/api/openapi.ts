@@ -20,10 +20,15 @@ export interface RouteDoc {
 }
 
 const V = '/api/v1';
-const versionParam = 'version: a number, "latest", "tag:NAME", a tag name or "candidate:N" (malformed: 400; naming nothing: 404)';
+const versionParam =
+  'version: a number, "latest", "tag:NAME", a tag name or "candidate:N" (malformed: 400; naming nothing: 404)';
 
 export const ROUTES: readonly RouteDoc[] = [
-  { method: 'get', path: `${V}/channels`, summary: 'Channels with their current, pinned, tagged and candidate versions' },
+  {
+    method: 'get',
+    path: `${V}/channels`,
+    summary: 'Channels with their current, pinned, tagged and candidate versions',
+  },
   {
     method: 'get',
     path: `${V}/channels/:ch/snapshots`,
@@ -33,9 +38,17 @@ export const ROUTES: readonly RouteDoc[] = [
       { name: 'cursor', description: 'nextCursor of the previous page' },
     ],
   },
-  { method: 'get', path: `${V}/channels/:ch/snapshots/:v`, summary: `One version record with provenance and counts (${versionParam})` },
+  {
+    method: 'get',
+    path: `${V}/channels/:ch/snapshots/:v`,
+    summary: `One version record with provenance and counts (${versionParam})`,
+  },
   { method: 'get', path: `${V}/channels/:ch/snapshots/:v/diagnostics`, summary: 'A version’s diagnostics' },
-  { method: 'get', path: `${V}/channels/:ch/snapshots/:v/inputs`, summary: 'The stored inputs manifest and its objects' },
+  {
+    method: 'get',
+    path: `${V}/channels/:ch/snapshots/:v/inputs`,
+    summary: 'The stored inputs manifest and its objects',
+  },
   {
     method: 'get',
     path: `${V}/channels/:ch/snapshots/:v/config`,
@@ -57,7 +70,10 @@ export const ROUTES: readonly RouteDoc[] = [
       { name: 'node', description: 'limit to what this node is served' },
       { name: 'metadata', description: 'node metadata, a JSON object' },
       { name: 'type', description: 'xDS types (comma list)' },
-      { name: 'limit', description: `most resources and input changes listed (default ${DIFF_LIMIT_DEFAULT}, at most ${DIFF_LIMIT_MAX}); beyond it, or beyond ${DIFF_MAX_BYTES / 1024 / 1024} MiB of field changes, the answer says truncated: true with the counts left out` },
+      {
+        name: 'limit',
+        description: `most resources and input changes listed (default ${DIFF_LIMIT_DEFAULT}, at most ${DIFF_LIMIT_MAX}); beyond it, or beyond ${DIFF_MAX_BYTES / 1024 / 1024} MiB of field changes, the answer says truncated: true with the counts left out`,
+      },
     ],
   },
   {
@@ -86,22 +102,53 @@ export const ROUTES: readonly RouteDoc[] = [
     summary: 'Compile input files and publish (a candidate while pinned)',
     write: true,
     heavy: true,
-    body: { 'files!': 'array of { file, text } (YAML or JSON)', strict: 'boolean: any error diagnostic fails with 400', dryRun: 'boolean: store nothing', reason: 'why' },
+    body: {
+      'files!': 'array of { file, text } (YAML or JSON)',
+      strict: 'boolean: any error diagnostic fails with 400',
+      dryRun: 'boolean: store nothing',
+      reason: 'why',
+    },
   },
-  { method: 'post', path: `${V}/channels/:ch/rollback`, summary: 'Recompile an earlier version’s config with current endpoints, publish and pin', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
-  { method: 'post', path: `${V}/channels/:ch/pin`, summary: 'Pin the served config (config changes become candidates)', write: true, body: { 'reason!': 'why' } },
+  {
+    method: 'post',
+    path: `${V}/channels/:ch/rollback`,
+    summary: 'Recompile an earlier version’s config with current endpoints, publish and pin',
+    write: true,
+    body: { 'version!': versionParam, 'reason!': 'why' },
+  },
+  {
+    method: 'post',
+    path: `${V}/channels/:ch/pin`,
+    summary: 'Pin the served config (config changes become candidates)',
+    write: true,
+    body: { 'reason!': 'why' },
+  },
   { method: 'post', path: `${V}/channels/:ch/unpin`, summary: 'Unpin', write: true, body: { reason: 'why' } },
-  { method: 'post', path: `${V}/channels/:ch/promote`, summary: 'Serve a candidate', write: true, body: { 'version!': versionParam, 'reason!': 'why' } },
-  { method: 'post', path: `${V}/channels/:ch/tags`, summary: 'Name a version', write: true, body: { 'version!': versionParam, 'name!': 'tag name (starts with a letter)', reason: 'why' } },
+  {
+    method: 'post',
+    path: `${V}/channels/:ch/promote`,
+    summary: 'Serve a candidate',
+    write: true,
+    body: { 'version!': versionParam, 'reason!': 'why' },
+  },
+  {
+    method: 'post',
+    path: `${V}/channels/:ch/tags`,
+    summary: 'Name a version',
+    write: true,
+    body: { 'version!': versionParam, 'name!': 'tag name (starts with a letter)', reason: 'why' },
+  },
   {
     method: 'post',
     path: `${V}/gc`,
-    summary: 'Retention over the whole store (as `meshsnap gc`): keeps the newest N, recent, tagged, pinned and head versions, deletes the other records and what nothing kept references; answers the GcResult with action "gc"',
+    summary:
+      'Retention over the whole store (as `meshsnap gc`): keeps the newest N, recent, tagged, pinned and head versions, deletes the other records and what nothing kept references; answers the GcResult with action "gc"',
     write: true,
     body: {
       keep: 'whole number ≥ 1: newest versions kept per channel (default 10)',
       keepDays: 'number ≥ 0: versions younger than this many days are kept too',
-      graceMinutes: 'number ≥ 0: nothing written or reused this recently is deleted (default 60; not shorter than the store’s freshen interval)',
+      graceMinutes:
+        'number ≥ 0: nothing written or reused this recently is deleted (default 60; not shorter than the store’s freshen interval)',
       dryRun: 'boolean: report, delete nothing',
       reason: 'why (in the audit record)',
     },
@@ -124,7 +171,10 @@ const ERROR_SCHEMA = {
   },
 };
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 const openApiPath = (p: string): string => p.replace(/:([A-Za-z]+)/g, '{$1}');
 
@@ -136,7 +186,13 @@ function operation(r: RouteDoc, readsOpen: boolean) {
     schema: { type: 'string' },
     description: m[1] === 'ch' ? 'channel' : versionParam,
   }));
-  const query = (r.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, schema: { type: 'string' }, description: q.description }));
+  const query = (r.query ?? []).map((q) => ({
+    name: q.name,
+    in: 'query',
+    required: q.required ?? false,
+    schema: { type: 'string' },
+    description: q.description,
+  }));
   const requiredFields = Object.keys(r.body ?? {})
     .filter((k) => k.endsWith('!'))
     .map((k) => k.slice(0, -1));
@@ -149,7 +205,9 @@ function operation(r: RouteDoc, readsOpen: boolean) {
             schema: {
               type: 'object',
               required: requiredFields,
-              properties: Object.fromEntries(Object.entries(r.body).map(([k, d]) => [k.replace(/!$/, ''), { description: d }])),
+              properties: Object.fromEntries(
+                Object.entries(r.body).map(([k, d]) => [k.replace(/!$/, ''), { description: d }]),
+              ),
             },
           },
         },
@@ -158,18 +216,35 @@ function operation(r: RouteDoc, readsOpen: boolean) {
   const secured = r.write === true || !readsOpen;
   return {
     summary: r.summary,
-    operationId: `${r.method}${openApiPath(r.path).replace(/^\/api\/v1/, '').replace(/[{}]/g, '').replace(/\/(\w)/g, (_m, ch: string) => ch.toUpperCase())}`,
+    operationId: `${r.method}${openApiPath(r.path)
+      .replace(/^\/api\/v1/, '')
+      .replace(/[{}]/g, '')
+      .replace(/\/(\w)/g, (_m, ch: string) => ch.toUpperCase())}`,
     parameters: [...params, ...query],
     ...(body ? { requestBody: body } : {}),
     ...(secured ? { security: [{ bearer: [] }] } : { security: [] }),
     responses: {
-      [r.method === 'post' && r.path.endsWith('/tags') ? '201' : '200']: { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
+      [r.method === 'post' && r.path.endsWith('/tags') ? '201' : '200']: {
+        description: 'OK',
+        content: { 'application/json': { schema: { type: 'object' } } },
+      },
       '400': errorResponse('bad input (code bad_request, or invalid_inputs with diagnostics)'),
-      ...(secured ? { '401': errorResponse('missing or invalid token'), '403': errorResponse('token may not do this') } : {}),
+      ...(secured
+        ? { '401': errorResponse('missing or invalid token'), '403': errorResponse('token may not do this') }
+        : {}),
       '404': errorResponse(r.path.includes(':ch') ? 'unknown channel, version, tag or candidate' : 'unknown route'),
-      ...(r.write ? { '409': errorResponse('conflicts with the channel state'), '413': errorResponse('request body larger than the limit (code payload_too_large)') } : {}),
-      '500': errorResponse(`a fault of the server or its store (code internal; no stack or server path in the message)${r.heavy ? ', or the worker running it died (code worker_failed)' : ''}`),
-      '503': errorResponse(`the store stayed unreachable (code unavailable)${r.heavy ? ', or too much heavy work is queued (code busy, with Retry-After)' : ''}`),
+      ...(r.write
+        ? {
+            '409': errorResponse('conflicts with the channel state'),
+            '413': errorResponse('request body larger than the limit (code payload_too_large)'),
+          }
+        : {}),
+      '500': errorResponse(
+        `a fault of the server or its store (code internal; no stack or server path in the message)${r.heavy ? ', or the worker running it died (code worker_failed)' : ''}`,
+      ),
+      '503': errorResponse(
+        `the store stayed unreachable (code unavailable)${r.heavy ? ', or too much heavy work is queued (code busy, with Retry-After)' : ''}`,
+      ),
     },
   };
 }
@@ -179,7 +254,11 @@ export function openApiDocument(opts: { readsOpen: boolean; version: string }) {
   for (const r of ROUTES) (paths[openApiPath(r.path)] ??= {})[r.method] = operation(r, opts.readsOpen);
   return {
     openapi: '3.1.0',
-    info: { title: 'meshsnap API', version: opts.version, description: 'Snapshots, history and audit of a meshsnap store. Writes need Authorization: Bearer <token>.' },
+    info: {
+      title: 'meshsnap API',
+      version: opts.version,
+      description: 'Snapshots, history and audit of a meshsnap store. Writes need Authorization: Bearer <token>.',
+    },
     paths,
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Error: ERROR_SCHEMA } },
   };

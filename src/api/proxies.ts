@@ -39,7 +39,19 @@ export async function proxyStatuses(records: AsyncIterable<AuditRecord>, channel
     const key = `${r.channel}\u0000${r.nodeId}`;
     let p = byNode.get(key);
     if (!p) {
-      p = { nodeId: r.nodeId, channel: r.channel, classId: r.classId, relay: r.relay, lastSeen: r.at, connected: false, connectedAt: null, disconnectedAt: null, acked: {}, lastNack: null, ackedVersion: null };
+      p = {
+        nodeId: r.nodeId,
+        channel: r.channel,
+        classId: r.classId,
+        relay: r.relay,
+        lastSeen: r.at,
+        connected: false,
+        connectedAt: null,
+        disconnectedAt: null,
+        acked: {},
+        lastNack: null,
+        ackedVersion: null,
+      };
       byNode.set(key, p);
     }
     if (r.at >= p.lastSeen) p.lastSeen = r.at;
@@ -49,11 +61,22 @@ export async function proxyStatuses(records: AsyncIterable<AuditRecord>, channel
     const open = openStreams.get(key);
     switch (r.kind) {
       case 'ack':
-        p.acked[r.typeUrl] = { version: r.version, snapshotVersion: r.snapshotVersion, ...(r.digest ? { digest: r.digest } : {}), at: r.at };
+        p.acked[r.typeUrl] = {
+          version: r.version,
+          snapshotVersion: r.snapshotVersion,
+          ...(r.digest ? { digest: r.digest } : {}),
+          at: r.at,
+        };
         if (!open) p.connected = true; // a relay that records no connects: an ACK is all it says
         break;
       case 'nack':
-        p.lastNack = { typeUrl: r.typeUrl, version: r.version, snapshotVersion: r.snapshotVersion, error: r.error ?? '', at: r.at };
+        p.lastNack = {
+          typeUrl: r.typeUrl,
+          version: r.version,
+          snapshotVersion: r.snapshotVersion,
+          error: r.error ?? '',
+          at: r.at,
+        };
         if (!open) p.connected = true;
         break;
       case 'connect':
@@ -81,5 +104,7 @@ export async function proxyStatuses(records: AsyncIterable<AuditRecord>, channel
     const versions = new Set(Object.values(p.acked).map((a) => a.snapshotVersion));
     p.ackedVersion = versions.size === 1 ? ([...versions][0] as number) : null;
   }
-  return out.sort((a, b) => (a.channel === b.channel ? (a.nodeId < b.nodeId ? -1 : 1) : a.channel < b.channel ? -1 : 1));
+  return out.sort((a, b) =>
+    a.channel === b.channel ? (a.nodeId < b.nodeId ? -1 : 1) : a.channel < b.channel ? -1 : 1,
+  );
 }

@@ -29,14 +29,19 @@ export async function jsonBody(c: Context<ApiEnv>): Promise<Json> {
 
 export function channelParam(c: Context<ApiEnv>): string {
   const ch = c.req.param('ch') ?? '';
-  if (!isValidChannel(ch)) throw badRequest(`invalid channel name ${JSON.stringify(ch)}: use letters, digits, '.', '_' and '-'`);
+  if (!isValidChannel(ch))
+    throw badRequest(`invalid channel name ${JSON.stringify(ch)}: use letters, digits, '.', '_' and '-'`);
   return ch;
 }
 
 /** The `:ch` of a channel that exists (the default, a configured one, or one with versions); else 404. */
-export async function knownChannel(c: Context<ApiEnv>, deps: Pick<ApiDeps, 'store' | 'channelDefault' | 'channels'>): Promise<string> {
+export async function knownChannel(
+  c: Context<ApiEnv>,
+  deps: Pick<ApiDeps, 'store' | 'channelDefault' | 'channels'>,
+): Promise<string> {
   const ch = channelParam(c);
-  if (ch === deps.channelDefault || deps.channels.includes(ch) || (await deps.store.readChannel(ch)) !== null) return ch;
+  if (ch === deps.channelDefault || deps.channels.includes(ch) || (await deps.store.readChannel(ch)) !== null)
+    return ch;
   throw notFound(`no channel ${JSON.stringify(ch)}`);
 }
 
@@ -47,7 +52,8 @@ export async function knownChannel(c: Context<ApiEnv>, deps: Pick<ApiDeps, 'stor
  */
 export function selectorOf(value: unknown, what: string): string {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1) return String(value);
-  if (typeof value !== 'string' || !isVersionSelector(value)) throw badRequest(`${what}: ${JSON.stringify(value ?? null)} is not a version (${SELECTOR_GRAMMAR})`);
+  if (typeof value !== 'string' || !isVersionSelector(value))
+    throw badRequest(`${what}: ${JSON.stringify(value ?? null)} is not a version (${SELECTOR_GRAMMAR})`);
   return value;
 }
 
@@ -74,11 +80,17 @@ export function booleanField(body: Json, key: string): boolean {
 }
 
 /** An optional finite number field, at least `min` (and whole when `integer`). */
-export function optionalNumber(body: Json, key: string, min: number, opts: { readonly integer?: boolean } = {}): number | undefined {
+export function optionalNumber(
+  body: Json,
+  key: string,
+  min: number,
+  opts: { readonly integer?: boolean } = {},
+): number | undefined {
   const v = body[key];
   if (v === undefined || v === null) return undefined;
   const kind = opts.integer ? 'a whole number' : 'a number';
-  if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v))) throw badRequest(`${key} must be ${kind}`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || (opts.integer && !Number.isInteger(v)))
+    throw badRequest(`${key} must be ${kind}`);
   if (v < min) throw badRequest(`${key} must be ${kind} ≥ ${min}`);
   return v;
 }
@@ -86,7 +98,10 @@ export function optionalNumber(body: Json, key: string, min: number, opts: { rea
 /** Rejects fields the route does not know (a misspelt option of a destructive write must not be ignored). */
 export function onlyFields(body: Json, known: readonly string[]): void {
   const unknown = Object.keys(body).filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw badRequest(`unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${known.join(', ')}`);
+  if (unknown.length > 0)
+    throw badRequest(
+      `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => JSON.stringify(k)).join(', ')}: expected ${known.join(', ')}`,
+    );
 }
 
 export function intQuery(c: Context<ApiEnv>, key: string, min: number, max: number): number | undefined {
@@ -103,7 +118,8 @@ export function typesQuery(c: Context<ApiEnv>): readonly XdsType[] {
   const v = c.req.query('type');
   if (v === undefined || v === '') return XDS_TYPES;
   const types = v.split(',');
-  for (const t of types) if (!(XDS_TYPES as readonly string[]).includes(t)) throw badRequest(`type must be one of ${XDS_TYPES.join(', ')}`);
+  for (const t of types)
+    if (!(XDS_TYPES as readonly string[]).includes(t)) throw badRequest(`type must be one of ${XDS_TYPES.join(', ')}`);
   return types as XdsType[];
 }
 
@@ -131,6 +147,7 @@ export function sinceQuery(c: Context<ApiEnv>, now: Date): string | undefined {
     return new Date(now.getTime() - Number(d[1]) * unit).toISOString();
   }
   const t = Date.parse(v);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(t)) throw badRequest('since must be an ISO 8601 time or a duration like 15m, 2h, 7d');
+  if (!/^\d{4}-\d{2}-\d{2}/.test(v) || Number.isNaN(t))
+    throw badRequest('since must be an ISO 8601 time or a duration like 15m, 2h, 7d');
   return new Date(t).toISOString();
 }

@@ -22,7 +22,13 @@ export interface ServedNode {
   readonly metadata: Record<string, unknown>;
 }
 
-export async function servedConfig(store: Pick<SnapshotStore, 'getSnapshot' | 'getObject'>, digest: string, versionInfo: string, node: ServedNode, types: readonly XdsType[]) {
+export async function servedConfig(
+  store: Pick<SnapshotStore, 'getSnapshot' | 'getObject'>,
+  digest: string,
+  versionInfo: string,
+  node: ServedNode,
+  types: readonly XdsType[],
+) {
   const content = await store.getSnapshot(digest);
   if (!content) throw new ServedConfigNotFoundError(`snapshot ${digest} is missing from the store`);
   const placed = classifyNode(content, node);
@@ -34,7 +40,8 @@ export async function servedConfig(store: Pick<SnapshotStore, 'getSnapshot' | 'g
     const list: ServedResource[] = [];
     for (const [name, objectDigest] of resources[type]) {
       const bytes = await resourceBytes((d) => store.getObject(d), objectDigest);
-      if (!bytes) throw new ServedConfigNotFoundError(`object ${objectDigest} (${type} ${name}) is missing from the store`);
+      if (!bytes)
+        throw new ServedConfigNotFoundError(`object ${objectDigest} (${type} ${name}) is missing from the store`);
       list.push({ name, bytes });
     }
     served[type] = list;

@@ -9,7 +9,8 @@ import { MeshsnapError } from '../errors.js';
 import { BusyError } from './errors.js';
 
 /** What a worker posts back for one job. */
-export type WorkerReply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
+export type WorkerReply =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: SerializedError };
 
 export interface SerializedError {
   readonly name: string;
@@ -59,7 +60,12 @@ export class WorkerLane {
   run(request: unknown): Promise<unknown> {
     if (this.closed) return Promise.reject(this.shuttingDown());
     if (this.active && this.waiting.length >= this.opts.maxQueue) {
-      return Promise.reject(new BusyError(`${this.opts.name}: ${this.waiting.length + 1} jobs already running or waiting; try again later`, this.opts.retryAfter));
+      return Promise.reject(
+        new BusyError(
+          `${this.opts.name}: ${this.waiting.length + 1} jobs already running or waiting; try again later`,
+          this.opts.retryAfter,
+        ),
+      );
     }
     return new Promise((resolve, reject) => {
       this.waiting.push({ request, resolve, reject });

@@ -44,7 +44,11 @@ export function command<const O extends Readonly<Record<string, FlagSpec>>>(spec
   return spec;
 }
 
-export function parse<O extends Options>(argv: readonly string[], options: O, positionals: { min?: number; max?: number } = {}) {
+export function parse<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  positionals: { min?: number; max?: number } = {},
+) {
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
@@ -52,13 +56,18 @@ export function parse<O extends Options>(argv: readonly string[], options: O, po
     throw new UsageError((err as Error).message);
   }
   const n = parsed.positionals.length;
-  if (positionals.min !== undefined && n < positionals.min) throw new UsageError(`expected at least ${positionals.min} argument(s)`);
-  if (positionals.max !== undefined && n > positionals.max) throw new UsageError(`expected at most ${positionals.max} argument(s), got ${n}`);
+  if (positionals.min !== undefined && n < positionals.min)
+    throw new UsageError(`expected at least ${positionals.min} argument(s)`);
+  if (positionals.max !== undefined && n > positionals.max)
+    throw new UsageError(`expected at most ${positionals.max} argument(s), got ${n}`);
   return parsed;
 }
 
 /** Parses argv with the command's table; a missing required flag is a usage error naming it. */
-export function parseCommand<const O extends Readonly<Record<string, FlagSpec>>>(spec: CommandSpec<O>, argv: readonly string[]) {
+export function parseCommand<const O extends Readonly<Record<string, FlagSpec>>>(
+  spec: CommandSpec<O>,
+  argv: readonly string[],
+) {
   const parsed = parse(argv, spec.options as O & Options, spec.positionals ?? { max: 0 });
   for (const [name, flag] of Object.entries(spec.options)) {
     const v = (parsed.values as Record<string, unknown>)[name];
@@ -74,7 +83,12 @@ function flagUsage(name: string, flag: FlagSpec): string {
 
 /** `meshsnap <name> <args> [--flag VALUE] ...`, from the table. */
 export function usageLine(spec: CommandSpec): string {
-  return ['meshsnap', spec.name, ...(spec.args ? [spec.args] : []), ...Object.entries(spec.options).map(([n, f]) => flagUsage(n, f))].join(' ');
+  return [
+    'meshsnap',
+    spec.name,
+    ...(spec.args ? [spec.args] : []),
+    ...Object.entries(spec.options).map(([n, f]) => flagUsage(n, f)),
+  ].join(' ');
 }
 
 /** The `--help` text: usage, summary, one line per flag (with its default), examples. */
@@ -101,30 +115,43 @@ export function helpText(spec: CommandSpec): string {
 
 /** An integer flag in [min, max]; the message names the flag. */
 export function intFlag(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^-?[0-9]+$/.test(value)) throw new UsageError(`--${name}: not a number: ${JSON.stringify(value)} (a whole number)`);
+  if (!/^-?[0-9]+$/.test(value))
+    throw new UsageError(`--${name}: not a number: ${JSON.stringify(value)} (a whole number)`);
   const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`--${name}: ${n} is out of range ${min}..${max === Number.MAX_SAFE_INTEGER ? '' : max}`);
+  if (n < min || n > max)
+    throw new UsageError(`--${name}: ${n} is out of range ${min}..${max === Number.MAX_SAFE_INTEGER ? '' : max}`);
   return n;
 }
 
 /** `latest` (default) or a positive version number. */
 export function parseVersionArg(value: string | undefined): number | 'latest' {
   if (value === undefined || value === 'latest') return 'latest';
-  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`not a version: ${JSON.stringify(value)} (use a number or "latest")`);
+  if (!/^[1-9][0-9]*$/.test(value))
+    throw new UsageError(`not a version: ${JSON.stringify(value)} (use a number or "latest")`);
   return Number(value);
 }
 
 /** `--log-level` of the long-running commands (relay, watch, serve). */
 export const logLevelOption = {
-  'log-level': { type: 'string', default: 'info', value: 'LEVEL', help: 'the lowest level logged: debug, info, warn or error' },
+  'log-level': {
+    type: 'string',
+    default: 'info',
+    value: 'LEVEL',
+    help: 'the lowest level logged: debug, info, warn or error',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export function parseLogLevel(value: string): LogLevel {
-  if (!isLogLevel(value)) throw new UsageError(`--log-level: not a level: ${JSON.stringify(value)} (use ${LOG_LEVELS.join(', ')})`);
+  if (!isLogLevel(value))
+    throw new UsageError(`--log-level: not a level: ${JSON.stringify(value)} (use ${LOG_LEVELS.join(', ')})`);
   return value;
 }
 
 export const storeOptions = {
-  store: { type: 'string', value: 'DIR|URL', help: 'the store: a folder, file://… or s3://bucket/prefix (default: $MESHSNAP_STORE, else ./.meshsnap)' },
+  store: {
+    type: 'string',
+    value: 'DIR|URL',
+    help: 'the store: a folder, file://… or s3://bucket/prefix (default: $MESHSNAP_STORE, else ./.meshsnap)',
+  },
   channel: { type: 'string', default: 'main', value: 'NAME', help: 'the channel' },
 } as const satisfies Record<string, FlagSpec>;

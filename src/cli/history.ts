@@ -19,7 +19,12 @@ export function actorOf(flag: string | undefined): string {
   }
 }
 
-export function historyContext(values: { store?: string | undefined; channel: string; actor?: string | undefined; reason?: string | undefined }): HistoryContext {
+export function historyContext(values: {
+  store?: string | undefined;
+  channel: string;
+  actor?: string | undefined;
+  reason?: string | undefined;
+}): HistoryContext {
   return {
     store: openStore(values.store),
     channel: checkChannel(values.channel),
@@ -31,7 +36,11 @@ export function historyContext(values: { store?: string | undefined; channel: st
 }
 
 /** selectVersion with a malformed selector reported as a usage error (exit 2). */
-export async function selectArg(store: SnapshotStore, channel: string, spec: string | undefined): Promise<VersionRecord> {
+export async function selectArg(
+  store: SnapshotStore,
+  channel: string,
+  spec: string | undefined,
+): Promise<VersionRecord> {
   try {
     return await selectVersion(store, channel, spec);
   } catch (err) {

@@ -23,9 +23,16 @@ export interface KubeConfigEnv {
 const nodeEnv = (): KubeConfigEnv => ({ env: process.env, home: homedir(), exists: existsSync });
 
 /** `hint` ends the error, e.g. how to run without a cluster. */
-export function loadKubeConfig(file: string | undefined, context: string | undefined, hint = '', where: KubeConfigEnv = nodeEnv()): KubeConfig {
+export function loadKubeConfig(
+  file: string | undefined,
+  context: string | undefined,
+  hint = '',
+  where: KubeConfigEnv = nodeEnv(),
+): KubeConfig {
   const fail = (lines: readonly string[]): never => {
-    throw new KubeConfigError(['no usable kubeconfig:', ...lines.map((l) => `  ${l}`), ...(hint ? [hint] : [])].join('\n'));
+    throw new KubeConfigError(
+      ['no usable kubeconfig:', ...lines.map((l) => `  ${l}`), ...(hint ? [hint] : [])].join('\n'),
+    );
   };
   const kc = new KubeConfig();
   const source = chooseSource(file, where);
@@ -37,21 +44,31 @@ export function loadKubeConfig(file: string | undefined, context: string | undef
     return fail([`${source.label}: cannot be read: ${(err as Error).message}`]);
   }
   if (context !== undefined) {
-    if (!kc.getContextObject(context)) throw new UsageError(`--context: no context ${JSON.stringify(context)} in ${source.label}`);
+    if (!kc.getContextObject(context))
+      throw new UsageError(`--context: no context ${JSON.stringify(context)} in ${source.label}`);
     kc.setCurrentContext(context);
   }
   const cluster = kc.getCurrentCluster();
-  if (!cluster) return fail([`${source.label}: its current context ${JSON.stringify(kc.getCurrentContext())} names no cluster`]);
+  if (!cluster)
+    return fail([`${source.label}: its current context ${JSON.stringify(kc.getCurrentContext())} names no cluster`]);
   if (cluster.server.startsWith('http://') && !cluster.skipTLSVerify) {
-    return fail([`${source.label}: cluster ${JSON.stringify(cluster.name)} is plain HTTP (${cluster.server}); the client refuses it unless the cluster sets insecure-skip-tls-verify: true`]);
+    return fail([
+      `${source.label}: cluster ${JSON.stringify(cluster.name)} is plain HTTP (${cluster.server}); the client refuses it unless the cluster sets insecure-skip-tls-verify: true`,
+    ]);
   }
   return kc;
 }
 
-type Source = { kind: 'file'; path: string; label: string } | { kind: 'in-cluster'; label: string } | { kind: 'none'; looked: string[] };
+type Source =
+  | { kind: 'file'; path: string; label: string }
+  | { kind: 'in-cluster'; label: string }
+  | { kind: 'none'; looked: string[] };
 
 function chooseSource(file: string | undefined, { env, home, exists }: KubeConfigEnv): Source {
-  if (file !== undefined) return exists(file) ? { kind: 'file', path: file, label: `--kubeconfig ${file}` } : { kind: 'none', looked: [`--kubeconfig ${file}: no such file`] };
+  if (file !== undefined)
+    return exists(file)
+      ? { kind: 'file', path: file, label: `--kubeconfig ${file}` }
+      : { kind: 'none', looked: [`--kubeconfig ${file}: no such file`] };
   const looked = ['--kubeconfig: not given'];
   const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
   const fromEnv = listed.find((p) => exists(p));
@@ -60,7 +77,8 @@ function chooseSource(file: string | undefined, { env, home, exists }: KubeConfi
   const homeConfig = join(home, '.kube', 'config');
   if (exists(homeConfig)) return { kind: 'file', path: homeConfig, label: homeConfig };
   looked.push(`${homeConfig}: no such file`);
-  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && exists(SERVICE_ACCOUNT_TOKEN)) return { kind: 'in-cluster', label: 'the in-cluster service account' };
+  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && exists(SERVICE_ACCOUNT_TOKEN))
+    return { kind: 'in-cluster', label: 'the in-cluster service account' };
   looked.push(
     env.KUBERNETES_SERVICE_HOST
       ? `in-cluster: ${exists(SERVICE_ACCOUNT_TOKEN) ? '$KUBERNETES_SERVICE_PORT is not set' : `no service account token at ${SERVICE_ACCOUNT_TOKEN}`}`

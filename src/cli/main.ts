@@ -57,7 +57,13 @@ export const COMMANDS: readonly Command[] = [
 const byName = (name: string): Command | undefined => COMMANDS.find((c) => c.spec.name === name);
 
 function usage(): string {
-  const lines = ['usage: meshsnap <command> [options]', '       meshsnap <command> --help   (or meshsnap help <command>): every flag, with examples', '       meshsnap --version', '', 'commands:'];
+  const lines = [
+    'usage: meshsnap <command> [options]',
+    '       meshsnap <command> --help   (or meshsnap help <command>): every flag, with examples',
+    '       meshsnap --version',
+    '',
+    'commands:',
+  ];
   for (const { spec } of COMMANDS) lines.push(`  ${spec.name.padEnd(12)} ${spec.summary}`);
   return lines.join('\n');
 }
@@ -97,7 +103,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await run(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`meshsnap ${name}: ${terminalSafe(err.message)}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`);
+      process.stderr.write(
+        `meshsnap ${name}: ${terminalSafe(err.message)}\nusage: ${usageLine(command.spec)}\n(meshsnap ${name} --help lists every flag)\n`,
+      );
       return 2;
     }
     process.stderr.write(`meshsnap ${name}: ${terminalSafe((err as Error).message ?? String(err))}\n`);

@@ -11,7 +11,8 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * Text made safe for a terminal: control characters (an object name carrying `ESC[2J`, say) are
  * shown escaped as `\xNN` instead of being run. Every human line the CLI prints goes through here.
  */
-export const terminalSafe = (text: string): string => text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+export const terminalSafe = (text: string): string =>
+  text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 export function note(text: string): void {
   process.stderr.write(`${terminalSafe(text)}\n`);

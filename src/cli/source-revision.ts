@@ -8,9 +8,18 @@ import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { VersionSource } from '../snapshot/manifest.js';
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim();
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-C', cwd, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 10_000,
+  }).trim();
 
-export function sourceOf(inputs: readonly string[], revision: string | undefined, url: string | undefined): VersionSource | undefined {
+export function sourceOf(
+  inputs: readonly string[],
+  revision: string | undefined,
+  url: string | undefined,
+): VersionSource | undefined {
   if (revision !== undefined) return { revision, ...(url !== undefined ? { url } : {}) };
   const first = inputs[0];
   if (first === undefined) return undefined;

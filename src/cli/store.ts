@@ -31,8 +31,16 @@ export function openExistingStore(spec: string | undefined): SnapshotStore {
   const store = openStore(chosen);
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen) || chosen.startsWith('file://')) {
     const dir = chosen.startsWith('file://') ? fileURLToPath(chosen) : chosen;
-    const from = spec !== undefined ? '--store' : process.env.MESHSNAP_STORE !== undefined ? '$MESHSNAP_STORE' : 'the default store';
-    if (!existsSync(dir)) throw new UsageError(`no store at ${dir} (${from}): the folder does not exist (run meshsnap compile or meshsnap demo first, or pass --store)`);
+    const from =
+      spec !== undefined
+        ? '--store'
+        : process.env.MESHSNAP_STORE !== undefined
+          ? '$MESHSNAP_STORE'
+          : 'the default store';
+    if (!existsSync(dir))
+      throw new UsageError(
+        `no store at ${dir} (${from}): the folder does not exist (run meshsnap compile or meshsnap demo first, or pass --store)`,
+      );
   }
   return store;
 }
@@ -55,7 +63,11 @@ export class NotFoundError extends MeshsnapError {
   }
 }
 
-export async function resolveVersion(store: SnapshotStore, channel: string, version: number | 'latest'): Promise<VersionRecord> {
+export async function resolveVersion(
+  store: SnapshotStore,
+  channel: string,
+  version: number | 'latest',
+): Promise<VersionRecord> {
   let n = version;
   if (n === 'latest') {
     const head = await store.readChannel(channel);

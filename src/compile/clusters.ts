@@ -17,14 +17,32 @@ import { grpcCluster } from './cluster/grpc.js';
 import { planServiceClusters, type PlannedCluster } from './cluster/plan.js';
 import { istioConfigMetadata, istioMetadata } from './metadata.js';
 import { istioMtlsSni } from './names.js';
-import { autoMtlsSocketMatches, istioMutualTransportSocket, spiffeId, tlsTransportSocket, userTlsContext } from './tls.js';
-import { applyConnectionPool, applyH2Upgrade, applyLoadBalancer, applyOutlierDetection, applyPortProtocol, finishDraft, type ClusterDraft } from './traffic-policy.js';
+import {
+  autoMtlsSocketMatches,
+  istioMutualTransportSocket,
+  spiffeId,
+  tlsTransportSocket,
+  userTlsContext,
+} from './tls.js';
+import {
+  applyConnectionPool,
+  applyH2Upgrade,
+  applyLoadBalancer,
+  applyOutlierDetection,
+  applyPortProtocol,
+  finishDraft,
+  type ClusterDraft,
+} from './traffic-policy.js';
 
 const { DiscoveryType, DnsLookupFamily } = envoy.config.cluster.v3.Cluster;
 const V3 = envoy.config.core.v3.ApiVersion.V3;
 
 /** istiod's EDS source: ADS, never block on the first fetch. Shared by every EDS cluster. */
-const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({ ads: {}, initial_fetch_timeout: durationMs(0), resource_api_version: V3 });
+const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({
+  ads: {},
+  initial_fetch_timeout: durationMs(0),
+  resource_api_version: V3,
+});
 /** MeshConfig.dnsRefreshRate default. */
 const DNS_REFRESH_RATE = durationMs(60_000);
 
@@ -36,13 +54,19 @@ export function buildClusters(ctx: CompileContext, generator: 'sidecar' | 'grpc'
     for (const [name, c] of buildServiceClusters(ctx, service, generator, diags)) if (!out.has(name)) out.set(name, c);
   }
   if (generator === 'sidecar') {
-    for (const c of [blackHoleCluster(ctx.mesh), passthroughCluster(ctx.mesh), inboundPassthroughCluster(ctx.mesh)]) out.set(c.name as string, c);
+    for (const c of [blackHoleCluster(ctx.mesh), passthroughCluster(ctx.mesh), inboundPassthroughCluster(ctx.mesh)])
+      out.set(c.name as string, c);
   }
   return out;
 }
 
 /** The clusters of one service (for incremental compiles); `diags` receives problems with its DestinationRule. */
-export function buildServiceClusters(ctx: CompileContext, service: MeshService, generator: 'sidecar' | 'grpc', diags?: Diagnostics): Map<string, Cluster> {
+export function buildServiceClusters(
+  ctx: CompileContext,
+  service: MeshService,
+  generator: 'sidecar' | 'grpc',
+  diags?: Diagnostics,
+): Map<string, Cluster> {
   const out = new Map<string, Cluster>();
   const plans = planServiceClusters(ctx, service);
   if (generator === 'grpc') {
@@ -53,28 +77,44 @@ export function buildServiceClusters(ctx: CompileContext, service: MeshService, 
     return out;
   }
   const sans = serviceIdentities(ctx, service);
-  const servicesMeta: Record<string, JsonValue> = { services: [{ host: service.hostname, name: service.name, namespace: service.namespace }] };
+  const servicesMeta: Record<string, JsonValue> = {
+    services: [{ host: service.hostname, name: service.name, namespace: service.namespace }],
+  };
   // Clusters without a DestinationRule share one metadata object (it is only read when encoding).
   const plainMeta = istioMetadata(servicesMeta);
   const reported = new Set<string>();
-  const report = diags ? (key: string, f: (d: Diagnostics) => void) => {
-    if (!reported.has(key)) {
-      reported.add(key);
-      f(diags);
-    }
-  } : undefined;
-  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
+  const report = diags
+    ? (key: string, f: (d: Diagnostics) => void) => {
+        if (!reported.has(key)) {
+          reported.add(key);
+          f(diags);
+        }
+      }
+    : undefined;
+  for (const plan of plans)
+    out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
   return out;
 }
 
 type Reporter = ((key: string, f: (d: Diagnostics) => void) => void) | undefined;
 
-function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonly string[], report: Reporter, meta: Record<string, JsonValue> | Metadata): Cluster {
+function sidecarCluster(
+  ctx: CompileContext,
+  plan: PlannedCluster,
+  sans: readonly string[],
+  report: Reporter,
+  meta: Record<string, JsonValue> | Metadata,
+): Cluster {
   const { service, port, policy } = plan;
   const draft: ClusterDraft = {
     cluster: {
       name: plan.name,
-      type: plan.discovery === 'EDS' ? DiscoveryType.EDS : plan.discovery === 'STRICT_DNS' ? DiscoveryType.STRICT_DNS : DiscoveryType.ORIGINAL_DST,
+      type:
+        plan.discovery === 'EDS'
+          ? DiscoveryType.EDS
+          : plan.discovery === 'STRICT_DNS'
+            ? DiscoveryType.STRICT_DNS
+            : DiscoveryType.ORIGINAL_DST,
       alt_stat_name: `${plan.name};`,
       common_lb_config: {},
     },
@@ -87,7 +127,20 @@ function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonl
     c.respect_dns_ttl = true;
     c.load_assignment = {
       cluster_name: plan.name,
-      endpoints: [{ locality: {}, lb_endpoints: [{ endpoint: { address: { socket_address: { address: service.externalName as string, port_value: port.port } } }, load_balancing_weight: { value: 1 } }], load_balancing_weight: { value: 1 } }],
+      endpoints: [
+        {
+          locality: {},
+          lb_endpoints: [
+            {
+              endpoint: {
+                address: { socket_address: { address: service.externalName as string, port_value: port.port } },
+              },
+              load_balancing_weight: { value: 1 },
+            },
+          ],
+          load_balancing_weight: { value: 1 },
+        },
+      ],
     };
   }
   applyPortProtocol(draft, port.protocol);
@@ -117,7 +170,8 @@ function sidecarCluster(ctx: CompileContext, plan: PlannedCluster, sans: readonl
 function serviceIdentities(ctx: CompileContext, service: MeshService): string[] {
   const accounts: string[] = [];
   for (const eps of ctx.model.endpoints.get(service.hostname)?.values() ?? []) {
-    for (const ep of eps) if (ep.serviceAccount && !accounts.includes(ep.serviceAccount)) accounts.push(ep.serviceAccount);
+    for (const ep of eps)
+      if (ep.serviceAccount && !accounts.includes(ep.serviceAccount)) accounts.push(ep.serviceAccount);
   }
   return accounts.map((sa) => spiffeId(service.namespace, sa)).sort();
 }
@@ -129,7 +183,13 @@ const isHttp2Draft = (draft: ClusterDraft): boolean => draft.http?.explicit_http
  * otherwise auto mTLS (unless turned off, or the service is external). Auto mTLS on an
  * ORIGINAL_DST cluster is all-or-nothing: Istio mTLS only when every endpoint has a sidecar.
  */
-function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, sans: readonly string[], report: Reporter): void {
+function applyTls(
+  ctx: CompileContext,
+  plan: PlannedCluster,
+  draft: ClusterDraft,
+  sans: readonly string[],
+  report: Reporter,
+): void {
   const c = draft.cluster;
   const tls = plan.policy?.tls;
   const sni = istioMtlsSni(plan.port.port, plan.subsetName, plan.service.hostname);
@@ -137,12 +197,22 @@ function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft
   if (tls) {
     if (tls.mode === 'DISABLE') return;
     if (tls.mode === 'ISTIO_MUTUAL') {
-      c.transport_socket = istioMutualTransportSocket({ sni: tls.sni || sni, subjectAltNames: tls.subjectAltNames ?? sans, http2 });
+      c.transport_socket = istioMutualTransportSocket({
+        sni: tls.sni || sni,
+        subjectAltNames: tls.subjectAltNames ?? sans,
+        http2,
+      });
       return;
     }
     if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
       // istiod does not hand secrets named by a rule without workloadSelector to every sidecar.
-      reportTls(plan, report, 'credential-name-ignored', 'warning', `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`);
+      reportTls(
+        plan,
+        report,
+        'credential-name-ignored',
+        'warning',
+        `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`,
+      );
       return;
     }
     const ctxOrProblem = userTlsContext(tls, http2);
@@ -168,14 +238,30 @@ function applyTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft
 }
 
 /** Points at the `tls` field of the rule (subset or top level) that set it. */
-function reportTls(plan: PlannedCluster, report: Reporter, code: string, severity: 'warning' | 'error', message: string): void {
+function reportTls(
+  plan: PlannedCluster,
+  report: Reporter,
+  code: string,
+  severity: 'warning' | 'error',
+  message: string,
+): void {
   if (!report || !plan.rule) return;
   const tls = plan.policy?.tls as ClientTLSSettings;
   for (const dr of plan.rule.sources) {
     const field = tlsField(dr.spec, tls);
     if (field === undefined) continue;
     report(`${code}|${dr.meta.namespace}/${dr.meta.name}|${field}`, (d) =>
-      d.add({ severity, code, message, kind: 'DestinationRule', namespace: dr.meta.namespace, name: dr.meta.name, field, file: dr.origin.file, index: dr.origin.index }),
+      d.add({
+        severity,
+        code,
+        message,
+        kind: 'DestinationRule',
+        namespace: dr.meta.namespace,
+        name: dr.meta.name,
+        field,
+        file: dr.origin.file,
+        index: dr.origin.index,
+      }),
     );
     return;
   }

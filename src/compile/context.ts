@@ -3,7 +3,14 @@
  * Built once per compile by `createContext` (compile/index.ts), then read-only.
  */
 import type { Diagnostics } from '../model/diagnostics.js';
-import type { DestinationRule, DestinationRuleSpec, HTTPRoute, TCPRoute, TLSRoute, VirtualService } from '../model/istio.js';
+import type {
+  DestinationRule,
+  DestinationRuleSpec,
+  HTTPRoute,
+  TCPRoute,
+  TLSRoute,
+  VirtualService,
+} from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
 

@@ -31,16 +31,29 @@ interface HostRules {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-const where = (dr: DestinationRule) => ({ kind: 'DestinationRule', namespace: dr.meta.namespace, name: dr.meta.name, file: dr.origin.file, index: dr.origin.index });
+const where = (dr: DestinationRule) => ({
+  kind: 'DestinationRule',
+  namespace: dr.meta.namespace,
+  name: dr.meta.name,
+  file: dr.origin.file,
+  index: dr.origin.index,
+});
 
 export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): DestinationRuleIndex {
-  const sorted = [...model.destinationRules].sort((a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
+  const sorted = [...model.destinationRules].sort(
+    (a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name),
+  );
 
   // namespace → host → rules
   const byNamespace = new Map<string, Map<string, HostRules>>();
   for (const dr of sorted) {
     if (dr.spec.workloadSelector) {
-      diags.warn({ ...where(dr), code: 'unsupported-workload-selector', field: 'spec.workloadSelector', message: 'DestinationRules with a workloadSelector are not supported; the rule is ignored' });
+      diags.warn({
+        ...where(dr),
+        code: 'unsupported-workload-selector',
+        field: 'spec.workloadSelector',
+        message: 'DestinationRules with a workloadSelector are not supported; the rule is ignored',
+      });
       continue;
     }
     const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix);
@@ -68,11 +81,25 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
 
   for (const hosts of byNamespace.values()) {
     for (const entry of hosts.values()) {
-      const matchesAny = entry.host.startsWith('*') ? model.services.some((s) => hostMatches(entry.host, s.hostname)) : model.byHostname.has(entry.host);
+      const matchesAny = entry.host.startsWith('*')
+        ? model.services.some((s) => hostMatches(entry.host, s.hostname))
+        : model.byHostname.has(entry.host);
       if (!matchesAny) {
-        for (const dr of entry.rules) diags.warn({ ...where(dr), code: 'unknown-host', field: 'spec.host', message: `host ${dr.spec.host} matches no known service` });
+        for (const dr of entry.rules)
+          diags.warn({
+            ...where(dr),
+            code: 'unknown-host',
+            field: 'spec.host',
+            message: `host ${dr.spec.host} matches no known service`,
+          });
       } else if (!used.has(entry)) {
-        for (const dr of entry.rules) diags.info({ ...where(dr), code: 'shadowed-destination-rule', field: 'spec.host', message: `another DestinationRule for ${dr.spec.host} takes precedence` });
+        for (const dr of entry.rules)
+          diags.info({
+            ...where(dr),
+            code: 'shadowed-destination-rule',
+            field: 'spec.host',
+            message: `another DestinationRule for ${dr.spec.host} takes precedence`,
+          });
       }
     }
   }
@@ -80,8 +107,17 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
   return { lookup: (hostname) => byHostname.get(hostname) };
 }
 
-function chooseRules(service: MeshService, namespaces: readonly string[], byNamespace: Map<string, Map<string, HostRules>>, rootNamespace: string): HostRules | undefined {
-  const order = [service.namespace, rootNamespace, ...namespaces.filter((n) => n !== service.namespace && n !== rootNamespace)];
+function chooseRules(
+  service: MeshService,
+  namespaces: readonly string[],
+  byNamespace: Map<string, Map<string, HostRules>>,
+  rootNamespace: string,
+): HostRules | undefined {
+  const order = [
+    service.namespace,
+    rootNamespace,
+    ...namespaces.filter((n) => n !== service.namespace && n !== rootNamespace),
+  ];
   for (const ns of order) {
     const hosts = byNamespace.get(ns);
     if (!hosts) continue;
@@ -91,7 +127,12 @@ function chooseRules(service: MeshService, namespaces: readonly string[], byName
     for (const entry of hosts.values()) {
       if (!entry.host.startsWith('*') || !hostMatches(entry.host, service.hostname)) continue;
       // Most specific wildcard: the longest pattern; ties broken by name for determinism.
-      if (!best || entry.host.length > best.host.length || (entry.host.length === best.host.length && entry.host < best.host)) best = entry;
+      if (
+        !best ||
+        entry.host.length > best.host.length ||
+        (entry.host.length === best.host.length && entry.host < best.host)
+      )
+        best = entry;
     }
     if (best) return best;
   }
@@ -106,12 +147,22 @@ function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRu
   let trafficPolicy = first.spec.trafficPolicy;
   for (const dr of entry.rules) {
     if (dr !== first) {
-      diags.warn({ ...where(dr), code: 'merged-destination-rule', field: 'spec.host', message: `merged with DestinationRule ${first.meta.namespace}/${first.meta.name} for the same host ${entry.host}` });
+      diags.warn({
+        ...where(dr),
+        code: 'merged-destination-rule',
+        field: 'spec.host',
+        message: `merged with DestinationRule ${first.meta.namespace}/${first.meta.name} for the same host ${entry.host}`,
+      });
     }
     trafficPolicy ??= dr.spec.trafficPolicy;
     (dr.spec.subsets ?? []).forEach((s, i) => {
       if (seen.has(s.name)) {
-        diags.warn({ ...where(dr), code: 'duplicate-subset', field: `spec.subsets[${i}].name`, message: `subset ${s.name} is already defined by another DestinationRule for ${entry.host}; this one is ignored` });
+        diags.warn({
+          ...where(dr),
+          code: 'duplicate-subset',
+          field: `spec.subsets[${i}].name`,
+          message: `subset ${s.name} is already defined by another DestinationRule for ${entry.host}; this one is ignored`,
+        });
         return;
       }
       seen.add(s.name);
@@ -123,7 +174,12 @@ function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRu
 }
 
 /** istiod keeps a subset cluster that selects nothing (it may fill later); say so, since it is often a typo. */
-function warnEmptySubsets(model: ServiceModel, service: MeshService, resolved: ResolvedDestinationRule, diags: Diagnostics): void {
+function warnEmptySubsets(
+  model: ServiceModel,
+  service: MeshService,
+  resolved: ResolvedDestinationRule,
+  diags: Diagnostics,
+): void {
   const byPort = model.endpoints.get(service.hostname);
   (resolved.spec.subsets ?? []).forEach((subset, i) => {
     const labels = subset.labels ?? {};
@@ -135,6 +191,11 @@ function warnEmptySubsets(model: ServiceModel, service: MeshService, resolved: R
     const source = resolved.sources.find((dr) => dr.spec.subsets?.includes(subset)) ?? resolved.sources[0];
     if (!source) return;
     const idx = source.spec.subsets?.indexOf(subset) ?? i;
-    diags.warn({ ...where(source), code: 'subset-no-endpoints', field: `spec.subsets[${idx}].labels`, message: `subset ${subset.name} selects no endpoint of ${service.hostname}` });
+    diags.warn({
+      ...where(source),
+      code: 'subset-no-endpoints',
+      field: `spec.subsets[${idx}].labels`,
+      message: `subset ${subset.name} selects no endpoint of ${service.hostname}`,
+    });
   });
 }

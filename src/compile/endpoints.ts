@@ -39,10 +39,13 @@ export function buildEndpoints(ctx: CompileContext): Map<string, ClusterLoadAssi
 export function buildServiceEndpoints(ctx: CompileContext, service: MeshService): Map<string, ClusterLoadAssignment> {
   const out = new Map<string, ClusterLoadAssignment>();
   const byPort = ctx.model.endpoints.get(service.hostname);
-  const sendDraining = service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
+  const sendDraining =
+    service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
-    const eps = (byPort?.get(plan.port.port) ?? []).filter((ep) => sendable(ep, sendDraining) && selectsLabels(plan.subset?.labels, ep.labels));
+    const eps = (byPort?.get(plan.port.port) ?? []).filter(
+      (ep) => sendable(ep, sendDraining) && selectsLabels(plan.subset?.labels, ep.labels),
+    );
     out.set(plan.name, { cluster_name: plan.name, endpoints: groupByLocality(eps, service, mtlsCapable(plan)) });
   }
   return out;
@@ -77,7 +80,11 @@ function groupByLocality(eps: readonly MeshEndpoint[], service: MeshService, mtl
     if (first.locality.region) locality.region = first.locality.region;
     if (first.locality.zone) locality.zone = first.locality.zone;
     if (first.locality.subzone) locality.sub_zone = first.locality.subzone;
-    return { locality, lb_endpoints: members.map((ep) => lbEndpoint(ep, service, mtls)), load_balancing_weight: { value: members.length } };
+    return {
+      locality,
+      lb_endpoints: members.map((ep) => lbEndpoint(ep, service, mtls)),
+      load_balancing_weight: { value: members.length },
+    };
   });
 }
 

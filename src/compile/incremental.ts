@@ -36,7 +36,17 @@ import { buildInbound } from './listeners.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
-export { indexedInputs, lookupInput, withDeleted, withInputDiagnostics, withMeshConfig, withReplaced, type InputKind, type InputObject, type InputObjects } from './incremental/inputs-patch.js';
+export {
+  indexedInputs,
+  lookupInput,
+  withDeleted,
+  withInputDiagnostics,
+  withMeshConfig,
+  withReplaced,
+  type InputKind,
+  type InputObject,
+  type InputObjects,
+} from './incremental/inputs-patch.js';
 
 /** An object added, updated or deleted between the previous InputSet and the next one. */
 export interface ChangedObject {
@@ -87,7 +97,9 @@ export class IncrementalCompiler {
     const ctx: CompileContext = { ...built, model: { ...built.model, endpoints } };
     const services = new Map<ServiceKey, { raw: Service; mesh: MeshService }>();
     for (const raw of inputs.services) {
-      const mesh = ctx.model.byHostname.get(serviceHostname(raw.meta.name, raw.meta.namespace, inputs.meshConfig.domainSuffix));
+      const mesh = ctx.model.byHostname.get(
+        serviceHostname(raw.meta.name, raw.meta.namespace, inputs.meshConfig.domainSuffix),
+      );
       if (mesh) services.set(serviceKey(raw.meta.namespace, raw.meta.name), { raw, mesh });
     }
     const serviceDiagnostics = new Map<string, readonly Diagnostic[]>();
@@ -124,8 +136,10 @@ export class IncrementalCompiler {
       for (const k of keys) touched.add(k);
     };
     for (const c of changed) {
-      if (c.kind === 'EndpointSlice') add(state.layer.replaceSlice(c.namespace, c.name, lookupInput(next, 'EndpointSlice', c.namespace, c.name)));
-      else if (c.kind === 'Endpoints') add(state.layer.replaceEndpoints(c.namespace, c.name, lookupInput(next, 'Endpoints', c.namespace, c.name)));
+      if (c.kind === 'EndpointSlice')
+        add(state.layer.replaceSlice(c.namespace, c.name, lookupInput(next, 'EndpointSlice', c.namespace, c.name)));
+      else if (c.kind === 'Endpoints')
+        add(state.layer.replaceEndpoints(c.namespace, c.name, lookupInput(next, 'Endpoints', c.namespace, c.name)));
       else add(state.layer.replacePod(lookupInput(next, 'Pod', c.namespace, c.name) as Pod));
     }
 
@@ -135,7 +149,8 @@ export class IncrementalCompiler {
       const svc = state.services.get(key);
       if (!svc) continue; // a slice of a service that does not exist (yet) compiles to nothing
       this.recompileService(state, svc.raw, svc.mesh, builder);
-      if (hasNamedTargetPort(svc.mesh)) for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
+      if (hasNamedTargetPort(svc.mesh))
+        for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
     }
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
@@ -154,7 +169,8 @@ export class IncrementalCompiler {
 
   /** Whether every change is in the endpoint layer (pods: updated without touching what decides classes). */
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
-    if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig)) return false;
+    if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
+      return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod') return false;
@@ -169,8 +185,10 @@ export class IncrementalCompiler {
     state.endpoints.set(mesh.hostname, serviceEndpoints(raw, mesh, state.layer.idx));
     // The service's cluster and assignment names come from its ports and DestinationRule, not
     // its endpoints: the same names come back, so nothing here is ever deleted.
-    for (const [name, cla] of buildServiceEndpoints(state.ctx, mesh)) builder.upsert('endpoints', 'endpoints', name, cla);
-    for (const [name, c] of buildServiceClusters(state.ctx, mesh, 'sidecar')) builder.upsert('outbound', 'clusters', name, c);
+    for (const [name, cla] of buildServiceEndpoints(state.ctx, mesh))
+      builder.upsert('endpoints', 'endpoints', name, cla);
+    for (const [name, c] of buildServiceClusters(state.ctx, mesh, 'sidecar'))
+      builder.upsert('outbound', 'clusters', name, c);
 
     const before = state.serviceDiagnostics.get(mesh.hostname) ?? [];
     const after = serviceEndpointDiagnostics(state.ctx, mesh);
@@ -182,7 +200,11 @@ export class IncrementalCompiler {
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
 function samePodShape(a: Pod, b: Pod): boolean {
-  return a.serviceAccount === b.serviceAccount && (a.ips.length > 0) === (b.ips.length > 0) && sameRecord(a.meta.labels, b.meta.labels);
+  return (
+    a.serviceAccount === b.serviceAccount &&
+    a.ips.length > 0 === b.ips.length > 0 &&
+    sameRecord(a.meta.labels, b.meta.labels)
+  );
 }
 
 function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

@@ -86,7 +86,10 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
     for (const shape of workloadShapes(byNamespace, ns)) {
-      const id = sidecarClassId(ns, shape.map((s) => s.name));
+      const id = sidecarClassId(
+        ns,
+        shape.map((s) => s.name),
+      );
       const inboundId = `inbound/${id.slice('sidecar/'.length)}`;
       const inbound = group(inboundId);
       const built = buildInbound(ctx, { namespace: ns, services: shape });
@@ -106,8 +109,15 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 }
 
 /** Services whose selector matches the labels, in hostname order. */
-export function servicesSelecting(model: ServiceModel, namespace: string, labels: Readonly<Record<string, string>>): MeshService[] {
-  return selectingAmong(model.services.filter((s) => s.namespace === namespace), labels);
+export function servicesSelecting(
+  model: ServiceModel,
+  namespace: string,
+  labels: Readonly<Record<string, string>>,
+): MeshService[] {
+  return selectingAmong(
+    model.services.filter((s) => s.namespace === namespace),
+    labels,
+  );
 }
 
 const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Object.keys(s.selector).length > 0;
@@ -131,7 +141,11 @@ function workloadShapes(byNamespace: NamespaceIndex, namespace: string): MeshSer
   // Pods of one Deployment share their labels: match each distinct label set once.
   const seen = new Set<string>();
   for (const w of byNamespace.workloads.get(namespace) ?? []) {
-    const key = JSON.stringify(Object.keys(w.labels).sort().map((k) => [k, w.labels[k]]));
+    const key = JSON.stringify(
+      Object.keys(w.labels)
+        .sort()
+        .map((k) => [k, w.labels[k]]),
+    );
     if (seen.has(key)) continue;
     seen.add(key);
     add(selectingAmong(services, w.labels));
@@ -164,7 +178,8 @@ function namespaceIndex(model: ServiceModel): NamespaceIndex {
 function classSelectors(model: ServiceModel): ClassSelector[] {
   const out: ClassSelector[] = [];
   for (const s of model.services) {
-    if (s.selector && Object.keys(s.selector).length > 0) out.push({ namespace: s.namespace, hostname: s.hostname, selector: s.selector });
+    if (s.selector && Object.keys(s.selector).length > 0)
+      out.push({ namespace: s.namespace, hostname: s.hostname, selector: s.selector });
   }
   return out;
 }

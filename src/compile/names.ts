@@ -13,13 +13,15 @@ export const VIRTUAL_OUTBOUND_PORT = 15001;
 export const VIRTUAL_INBOUND_PORT = 15006;
 
 /** `outbound|9080|v1|reviews.default.svc.cluster.local` (subset may be empty). */
-export const outboundClusterName = (port: number, subset: string, hostname: string): string => `outbound|${port}|${subset}|${hostname}`;
+export const outboundClusterName = (port: number, subset: string, hostname: string): string =>
+  `outbound|${port}|${subset}|${hostname}`;
 
 /** `inbound|9080||` (istiod no longer puts the host in inbound names). */
 export const inboundClusterName = (targetPort: number): string => `inbound|${targetPort}||`;
 
 /** SNI istiod sets for ISTIO_MUTUAL: `outbound_.9080_.v1_.reviews.default.svc.cluster.local`. */
-export const istioMtlsSni = (port: number, subset: string, hostname: string): string => `outbound_.${port}_.${subset}_.${hostname}`;
+export const istioMtlsSni = (port: number, subset: string, hostname: string): string =>
+  `outbound_.${port}_.${subset}_.${hostname}`;
 
 /** Outbound HTTP listeners are per port: `0.0.0.0_9080`; their RDS route config is `"9080"`. */
 export const wildcardListenerName = (port: number): string => `0.0.0.0_${port}`;
@@ -35,7 +37,8 @@ export const virtualHostName = (hostname: string, port: number): string => `${ho
 export const proxylessListenerName = (hostname: string, port: number): string => `${hostname}:${port}`;
 
 /** Fully qualified service hostname. */
-export const serviceHostname = (name: string, namespace: string, domainSuffix: string): string => `${name}.${namespace}.svc.${domainSuffix}`;
+export const serviceHostname = (name: string, namespace: string, domainSuffix: string): string =>
+  `${name}.${namespace}.svc.${domainSuffix}`;
 
 /**
  * Resolves a host as written in an Istio object (`reviews`, `reviews.default`,

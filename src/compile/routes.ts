@@ -19,7 +19,13 @@ import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
-import { outboundClusterName, PASSTHROUGH_CLUSTER, proxylessListenerName, routeConfigName, virtualHostName } from './names.js';
+import {
+  outboundClusterName,
+  PASSTHROUGH_CLUSTER,
+  proxylessListenerName,
+  routeConfigName,
+  virtualHostName,
+} from './names.js';
 import { NO_TIMEOUT } from './route/action.js';
 import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
@@ -36,7 +42,10 @@ const routable = (s: MeshService): boolean => s.externalName === undefined;
 
 /** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
 function routesPerNamespace(ctx: CompileContext, service: MeshService): boolean {
-  return ctx.virtualServices.httpRoutes(service.hostname)?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ?? false;
+  return (
+    ctx.virtualServices.httpRoutes(service.hostname)?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ??
+    false
+  );
 }
 
 /**
@@ -45,7 +54,13 @@ function routesPerNamespace(ctx: CompileContext, service: MeshService): boolean 
  */
 const routeCache = new WeakMap<CompileContext, Map<string, Route[]>>();
 
-function serviceRoutes(ctx: CompileContext, service: MeshService, port: number, clientNamespace: string, proxyless: boolean): Route[] {
+function serviceRoutes(
+  ctx: CompileContext,
+  service: MeshService,
+  port: number,
+  clientNamespace: string,
+  proxyless: boolean,
+): Route[] {
   let cache = routeCache.get(ctx);
   if (!cache) routeCache.set(ctx, (cache = new Map()));
   const perNamespace = routesPerNamespace(ctx, service);
@@ -54,7 +69,8 @@ function serviceRoutes(ctx: CompileContext, service: MeshService, port: number, 
   if (hit) return hit;
   const sourced = ctx.virtualServices.httpRoutes(service.hostname);
   let routes: Route[] = [];
-  if (sourced?.length) routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
+  if (sourced?.length)
+    routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
   if (!routes.length) routes = [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
   cache.set(key, routes);
   return routes;
@@ -67,12 +83,23 @@ function catchAllVirtualHost(ctx: CompileContext): VirtualHost {
   let vh = catchAllCache.get(ctx);
   if (vh) return vh;
   if (ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY') {
-    vh = { name: BLOCK_ALL_VHOST, domains: ['*'], routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }], include_request_attempt_count: true };
+    vh = {
+      name: BLOCK_ALL_VHOST,
+      domains: ['*'],
+      routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }],
+      include_request_attempt_count: true,
+    };
   } else {
     vh = {
       name: ALLOW_ANY_VHOST,
       domains: ['*'],
-      routes: [{ name: ALLOW_ANY_VHOST, match: { prefix: '/' }, route: { cluster: PASSTHROUGH_CLUSTER, timeout: NO_TIMEOUT, max_grpc_timeout: NO_TIMEOUT } }],
+      routes: [
+        {
+          name: ALLOW_ANY_VHOST,
+          match: { prefix: '/' },
+          route: { cluster: PASSTHROUGH_CLUSTER, timeout: NO_TIMEOUT, max_grpc_timeout: NO_TIMEOUT },
+        },
+      ],
       include_request_attempt_count: true,
     };
   }
@@ -129,7 +156,9 @@ function portPlans(ctx: CompileContext): PortPlan[] {
   const plans: PortPlan[] = [];
   const byPort = httpServicesByPort(ctx);
   for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
-    const services = [...(byPort.get(port) as MeshService[])].sort((a, b) => compareStrings(virtualHostName(a.hostname, port), virtualHostName(b.hostname, port)));
+    const services = [...(byPort.get(port) as MeshService[])].sort((a, b) =>
+      compareStrings(virtualHostName(a.hostname, port), virtualHostName(b.hostname, port)),
+    );
     // Domains that collide across services (the same cluster IP twice) go to the first service in
     // name order, as they did when each namespace deduplicated its own list: only namespace-free
     // forms can collide (a short name has no dot, every other form has one, or is a bracketed IPv6).
@@ -141,7 +170,11 @@ function portPlans(ctx: CompileContext): PortPlan[] {
     for (const [i, s] of services.entries()) {
       const all = serviceDomains(s, NO_NAMESPACE, ctx.mesh.domainSuffix, undefined);
       const domains = dedupe.keep(all);
-      claimed.push(domains.length === all.length ? undefined : new Set(all.map((d) => d.toLowerCase()).filter((d) => !domains.some((k) => k.toLowerCase() === d))));
+      claimed.push(
+        domains.length === all.length
+          ? undefined
+          : new Set(all.map((d) => d.toLowerCase()).filter((d) => !domains.some((k) => k.toLowerCase() === d))),
+      );
       const list = perNamespace.get(s.namespace) ?? [];
       list.push(i);
       perNamespace.set(s.namespace, list);
@@ -149,7 +182,16 @@ function portPlans(ctx: CompileContext): PortPlan[] {
         everyNamespace.push(i);
         shared.push(null);
       } else {
-        shared.push(domains.length ? { name: virtualHostName(s.hostname, port), domains, routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false), include_request_attempt_count: true } : null);
+        shared.push(
+          domains.length
+            ? {
+                name: virtualHostName(s.hostname, port),
+                domains,
+                routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false),
+                include_request_attempt_count: true,
+              }
+            : null,
+        );
       }
     }
     plans.push({ port, services, shared, claimed, perNamespace, everyNamespace });
@@ -159,14 +201,24 @@ function portPlans(ctx: CompileContext): PortPlan[] {
 }
 
 /** The virtual host of `service` as a client in `clientNamespace` sees it, or undefined when it has no domain left. */
-function namespaceVirtualHost(ctx: CompileContext, plan: PortPlan, i: number, clientNamespace: string): VirtualHost | undefined {
+function namespaceVirtualHost(
+  ctx: CompileContext,
+  plan: PortPlan,
+  i: number,
+  clientNamespace: string,
+): VirtualHost | undefined {
   const s = plan.services[i] as MeshService;
   const claimed = plan.claimed[i];
   let domains = serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined);
   if (claimed) domains = domains.filter((d) => !claimed.has(d.toLowerCase()));
   domains = new DomainDeduper().keep(domains);
   if (!domains.length) return undefined;
-  return { name: virtualHostName(s.hostname, plan.port), domains, routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false), include_request_attempt_count: true };
+  return {
+    name: virtualHostName(s.hostname, plan.port),
+    domains,
+    routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false),
+    include_request_attempt_count: true,
+  };
 }
 
 export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
@@ -209,7 +261,10 @@ export function buildProxylessRoutes(ctx: CompileContext): Map<string, RouteConf
 }
 
 /** The proxyless route configs that depend on the client namespace (sourceNamespace matches); usually none. */
-export function buildProxylessNamespaceRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+export function buildProxylessNamespaceRoutes(
+  ctx: CompileContext,
+  clientNamespace: string,
+): Map<string, RouteConfiguration> {
   return proxylessRoutes(ctx, clientNamespace);
 }
 

@@ -57,7 +57,10 @@ const AGENT_FILE_SDS = agentSdsConfig(false);
 /** credentialName secrets are served over ADS; no initial_fetch_timeout so a missing secret does not block the proxy. */
 const ADS_SDS: ConfigSource = { ads: {}, resource_api_version: V3 };
 
-export const sdsAgentSecret = (name: string): SdsSecretConfig => ({ name, sds_config: name === SDS_DEFAULT_RESOURCE || name === SDS_ROOT_RESOURCE ? AGENT_SDS : AGENT_FILE_SDS });
+export const sdsAgentSecret = (name: string): SdsSecretConfig => ({
+  name,
+  sds_config: name === SDS_DEFAULT_RESOURCE || name === SDS_ROOT_RESOURCE ? AGENT_SDS : AGENT_FILE_SDS,
+});
 
 /** `kubernetes://name` unless the credential already names its type (istiod's ToResourceName). */
 export function credentialResourceName(credentialName: string): string {
@@ -66,7 +69,10 @@ export function credentialResourceName(credentialName: string): string {
   return `kubernetes://${credentialName}`;
 }
 
-const credentialSecret = (credentialName: string): SdsSecretConfig => ({ name: credentialResourceName(credentialName), sds_config: ADS_SDS });
+const credentialSecret = (credentialName: string): SdsSecretConfig => ({
+  name: credentialResourceName(credentialName),
+  sds_config: ADS_SDS,
+});
 
 const defaultTlsParams = (): CommonTlsContext['tls_params'] => ({
   tls_minimum_protocol_version: TlsProtocol.TLSv1_2,
@@ -76,7 +82,8 @@ const defaultTlsParams = (): CommonTlsContext['tls_params'] => ({
 const exactSans = (sans: readonly string[] | undefined) => (sans ?? []).map((exact) => ({ exact }));
 
 /** `spiffe://<trust domain>/ns/<ns>/sa/<sa>`: the identity istiod expects from a workload. */
-export const spiffeId = (namespace: string, serviceAccount: string, trustDomain = DEFAULT_TRUST_DOMAIN): string => `spiffe://${trustDomain}/ns/${namespace}/sa/${serviceAccount}`;
+export const spiffeId = (namespace: string, serviceAccount: string, trustDomain = DEFAULT_TRUST_DOMAIN): string =>
+  `spiffe://${trustDomain}/ns/${namespace}/sa/${serviceAccount}`;
 
 export interface IstioMutualOptions {
   readonly sni: string;
@@ -109,7 +116,8 @@ const looksLikePem = (v: string | undefined): boolean => v !== undefined && v.in
 /** SIMPLE / MUTUAL origination from a DestinationRule (istiod's constructUpstreamTLS). */
 export function userTlsContext(tls: ClientTLSSettings, http2: boolean): UpstreamTlsContext | TlsProblem {
   const mutual = tls.mode === 'MUTUAL';
-  if (looksLikePem(tls.privateKey) || looksLikePem(tls.clientCertificate) || looksLikePem(tls.caCertificates)) return 'inline-key-material';
+  if (looksLikePem(tls.privateKey) || looksLikePem(tls.clientCertificate) || looksLikePem(tls.caCertificates))
+    return 'inline-key-material';
   const common: CommonTlsContext = { tls_params: defaultTlsParams() };
   if (tls.credentialName) {
     if (mutual) common.tls_certificate_sds_secret_configs = [credentialSecret(tls.credentialName)];
@@ -123,7 +131,9 @@ export function userTlsContext(tls: ClientTLSSettings, http2: boolean): Upstream
     if (mutual) {
       if (!tls.clientCertificate || !tls.privateKey) return 'mutual-without-client-cert';
       // Paths only: the agent reads the files and serves them over SDS.
-      common.tls_certificate_sds_secret_configs = [sdsAgentSecret(`file-cert:${tls.clientCertificate}~${tls.privateKey}`)];
+      common.tls_certificate_sds_secret_configs = [
+        sdsAgentSecret(`file-cert:${tls.clientCertificate}~${tls.privateKey}`),
+      ];
     }
     if (tls.insecureSkipVerify) {
       common.validation_context = {};
@@ -166,12 +176,18 @@ export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportS
 
 const commonBytesCache = new Map<string, Uint8Array>();
 
-const RAW_BUFFER_SOCKET: TransportSocket = { name: RAW_BUFFER_TRANSPORT_SOCKET, typed_config: packAny(TypeName.RawBuffer, {}) };
+const RAW_BUFFER_SOCKET: TransportSocket = {
+  name: RAW_BUFFER_TRANSPORT_SOCKET,
+  typed_config: packAny(TypeName.RawBuffer, {}),
+};
 const TLS_MODE_ISTIO_MATCH = toStruct({ tlsMode: 'istio' });
-const TLS_MODE_DISABLED: TransportSocketMatch = { name: 'tlsMode-disabled', match: {}, transport_socket: RAW_BUFFER_SOCKET };
+const TLS_MODE_DISABLED: TransportSocketMatch = {
+  name: 'tlsMode-disabled',
+  match: {},
+  transport_socket: RAW_BUFFER_SOCKET,
+};
 
 /** Auto mTLS: Istio mTLS towards endpoints with a sidecar, plaintext to the rest. */
 export function autoMtlsSocketMatches(istioMutual: TransportSocket): TransportSocketMatch[] {
   return [{ name: 'tlsMode-istio', match: TLS_MODE_ISTIO_MATCH, transport_socket: istioMutual }, TLS_MODE_DISABLED];
 }
-

@@ -9,7 +9,13 @@
  *   come from it.
  * - Each part is translated as istiod does, including its quirks (zero means "unset").
  */
-import type { ConnectionPoolSettings, LoadBalancerSettings, OutlierDetection, PortTrafficPolicy, TrafficPolicy } from '../model/istio.js';
+import type {
+  ConnectionPoolSettings,
+  LoadBalancerSettings,
+  OutlierDetection,
+  PortTrafficPolicy,
+  TrafficPolicy,
+} from '../model/istio.js';
 import type { Protocol } from '../model/service-model.js';
 import { durationMs, envoy, packAny, type Any, type Cluster } from '../xds/proto.js';
 import { TypeName } from '../xds/type-urls.js';
@@ -29,7 +35,10 @@ export interface EffectivePolicy {
   readonly tls?: TrafficPolicy['tls'];
 }
 
-function portLevel(policy: TrafficPolicy | undefined, port: number): { policy: EffectivePolicy | undefined; portLevel: boolean } {
+function portLevel(
+  policy: TrafficPolicy | undefined,
+  port: number,
+): { policy: EffectivePolicy | undefined; portLevel: boolean } {
   if (!policy) return { policy: undefined, portLevel: false };
   const entry: PortTrafficPolicy | undefined = policy.portLevelSettings?.find((p) => p.port?.number === port);
   if (!entry) return { policy, portLevel: false };
@@ -43,14 +52,24 @@ export function policyForPort(policy: TrafficPolicy | undefined, port: number): 
 }
 
 /** The policy of a subset cluster: subset (port-level resolved) over the rule's policy for the port. */
-export function policyForSubset(top: TrafficPolicy | undefined, subset: TrafficPolicy | undefined, port: number): EffectivePolicy | undefined {
+export function policyForSubset(
+  top: TrafficPolicy | undefined,
+  subset: TrafficPolicy | undefined,
+  port: number,
+): EffectivePolicy | undefined {
   const base = portLevel(top, port).policy;
   if (!subset) return base;
   const { policy: sub, portLevel: hasPortLevel } = portLevel(subset, port);
   if (!base) return sub;
   const s = sub ?? {};
-  const pick = <K extends keyof EffectivePolicy>(k: K): EffectivePolicy[K] => (s[k] !== undefined || hasPortLevel ? s[k] : base[k]);
-  return { connectionPool: pick('connectionPool'), outlierDetection: pick('outlierDetection'), loadBalancer: pick('loadBalancer'), tls: pick('tls') };
+  const pick = <K extends keyof EffectivePolicy>(k: K): EffectivePolicy[K] =>
+    s[k] !== undefined || hasPortLevel ? s[k] : base[k];
+  return {
+    connectionPool: pick('connectionPool'),
+    outlierDetection: pick('outlierDetection'),
+    loadBalancer: pick('loadBalancer'),
+    tls: pick('tls'),
+  };
 }
 
 /** istiod's default thresholds: effectively no circuit breaking. Shared, never mutated. */
@@ -61,7 +80,9 @@ export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({
   max_retries: { value: MAX_UINT32 },
   track_remaining: true,
 });
-export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = Object.freeze({ thresholds: [DEFAULT_THRESHOLDS] });
+export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = Object.freeze({
+  thresholds: [DEFAULT_THRESHOLDS],
+});
 
 /**
  * A cluster under construction: the Cluster itself plus the upstream HttpProtocolOptions, which
@@ -79,7 +100,8 @@ function setUpstreamProtocol(http: UpstreamHttpOptions, kind: 'h2' | 'downstream
   else http.use_downstream_protocol_config = { http_protocol_options: {}, http2_protocol_options: {} };
 }
 
-const hasUpstreamProtocol = (http: UpstreamHttpOptions): boolean => !!(http.explicit_http_config || http.use_downstream_protocol_config);
+const hasUpstreamProtocol = (http: UpstreamHttpOptions): boolean =>
+  !!(http.explicit_http_config || http.use_downstream_protocol_config);
 
 /** HTTP/2 for HTTP2/GRPC ports; the client's protocol for ports whose protocol is sniffed. */
 export function applyPortProtocol(draft: ClusterDraft, protocol: Protocol): void {
@@ -98,7 +120,11 @@ export function applyH2Upgrade(draft: ClusterDraft, pool: ConnectionPoolSettings
   }
 }
 
-export function applyConnectionPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined, connectTimeoutMs: number): void {
+export function applyConnectionPool(
+  draft: ClusterDraft,
+  pool: ConnectionPoolSettings | undefined,
+  connectTimeoutMs: number,
+): void {
   const c = draft.cluster;
   c.connect_timeout = durationMs(connectTimeoutMs);
   if (!pool) {
@@ -114,7 +140,8 @@ export function applyConnectionPool(draft: ClusterDraft, pool: ConnectionPoolSet
   if (http) {
     // istiod treats 0 as "unset" for these.
     if (http.http2MaxRequests && http.http2MaxRequests > 0) t.max_requests = { value: http.http2MaxRequests };
-    if (http.http1MaxPendingRequests && http.http1MaxPendingRequests > 0) t.max_pending_requests = { value: http.http1MaxPendingRequests };
+    if (http.http1MaxPendingRequests && http.http1MaxPendingRequests > 0)
+      t.max_pending_requests = { value: http.http1MaxPendingRequests };
     if (http.maxRetries && http.maxRetries > 0) t.max_retries = { value: http.maxRetries };
     idleTimeoutMs = http.idleTimeoutMs;
     maxRequestsPerConnection = http.maxRequestsPerConnection ?? 0;
@@ -137,9 +164,16 @@ export function applyConnectionPool(draft: ClusterDraft, pool: ConnectionPoolSet
   }
   c.circuit_breakers = { thresholds: [t] };
 
-  if (maxConnectionDurationMs !== undefined || idleTimeoutMs !== undefined || maxRequestsPerConnection > 0 || maxConcurrentStreams > 0) {
+  if (
+    maxConnectionDurationMs !== undefined ||
+    idleTimeoutMs !== undefined ||
+    maxRequestsPerConnection > 0 ||
+    maxConcurrentStreams > 0
+  ) {
     const opts = (draft.http ??= {});
-    const common: envoy.config.core.v3.HttpProtocolOptions.$Properties = { ...(opts.common_http_protocol_options ?? {}) };
+    const common: envoy.config.core.v3.HttpProtocolOptions.$Properties = {
+      ...(opts.common_http_protocol_options ?? {}),
+    };
     if (idleTimeoutMs !== undefined) common.idle_timeout = durationMs(idleTimeoutMs);
     if (maxRequestsPerConnection > 0) common.max_requests_per_connection = { value: maxRequestsPerConnection };
     if (maxConnectionDurationMs !== undefined) common.max_connection_duration = durationMs(maxConnectionDurationMs);
@@ -190,8 +224,12 @@ export function makeOriginalDst(c: Cluster): void {
   delete c.load_assignment;
 }
 
-function slowStart(lb: LoadBalancerSettings | undefined): envoy.config.cluster.v3.Cluster.SlowStartConfig.$Properties | undefined {
-  return lb?.warmupDurationSecsMs !== undefined ? { slow_start_window: durationMs(lb.warmupDurationSecsMs) } : undefined;
+function slowStart(
+  lb: LoadBalancerSettings | undefined,
+): envoy.config.cluster.v3.Cluster.SlowStartConfig.$Properties | undefined {
+  return lb?.warmupDurationSecsMs !== undefined
+    ? { slow_start_window: durationMs(lb.warmupDurationSecsMs) }
+    : undefined;
 }
 
 /**
@@ -242,7 +280,8 @@ export function applyConsistentHash(c: Cluster, lb: LoadBalancerSettings | undef
     if (hash.maglev.tableSize) c.maglev_lb_config = { table_size: { value: hash.maglev.tableSize } };
   } else if (hash.ringHash) {
     c.lb_policy = LbPolicy.RING_HASH;
-    if (hash.ringHash.minimumRingSize) c.ring_hash_lb_config = { minimum_ring_size: { value: hash.ringHash.minimumRingSize } };
+    if (hash.ringHash.minimumRingSize)
+      c.ring_hash_lb_config = { minimum_ring_size: { value: hash.ringHash.minimumRingSize } };
   } else {
     // Deprecated top-level minimumRingSize; 1024 is Envoy's default, which istiod writes out.
     c.lb_policy = LbPolicy.RING_HASH;

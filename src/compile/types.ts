@@ -19,7 +19,12 @@ export interface ResourceMessages {
 /** Resources of one group, per xDS type, by resource name. */
 export type ResourceTable = { [T in XdsType]: Map<string, ResourceMessages[T]> };
 
-export const emptyTable = (): ResourceTable => ({ clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() });
+export const emptyTable = (): ResourceTable => ({
+  clusters: new Map(),
+  endpoints: new Map(),
+  listeners: new Map(),
+  routes: new Map(),
+});
 
 /**
  * Group ids in use:

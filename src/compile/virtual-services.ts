@@ -15,7 +15,15 @@
  *   namespace. Delegates are one level deep, as in istiod.
  */
 import type { Diagnostics } from '../model/diagnostics.js';
-import type { Destination, HTTPMatchRequest, HTTPRoute, StringMatch, TCPRoute, TLSRoute, VirtualService } from '../model/istio.js';
+import type {
+  Destination,
+  HTTPMatchRequest,
+  HTTPRoute,
+  StringMatch,
+  TCPRoute,
+  TLSRoute,
+  VirtualService,
+} from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
 import type { SourcedHttpRoute, SourcedTcpRoute, SourcedTlsRoute, VirtualServiceIndex } from './context.js';
@@ -41,10 +49,12 @@ export function l4RouteIndex(route: TCPRoute | TLSRoute): number | undefined {
   return l4Indexes.get(route);
 }
 
-export const appliesToSidecars = (vs: VirtualService): boolean => !vs.spec.gateways?.length || vs.spec.gateways.includes('mesh');
+export const appliesToSidecars = (vs: VirtualService): boolean =>
+  !vs.spec.gateways?.length || vs.spec.gateways.includes('mesh');
 
 const key = (vs: VirtualService): string => `${vs.meta.namespace}/${vs.meta.name}`;
-const byNamespaceName = (a: VirtualService, b: VirtualService): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+const byNamespaceName = (a: VirtualService, b: VirtualService): number =>
+  key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
 function where(vs: VirtualService): { kind: string; namespace: string; name: string; file?: string; index?: number } {
   return {
@@ -64,13 +74,25 @@ function resolveDestination(d: Destination, namespace: string, suffix: string): 
 function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: string): HTTPRoute {
   return {
     ...route,
-    ...(route.route ? { route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) } : {}),
-    ...(route.mirrors ? { mirrors: route.mirrors.map((m) => ({ ...m, destination: resolveDestination(m.destination, namespace, suffix) })) } : {}),
+    ...(route.route
+      ? { route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) }
+      : {}),
+    ...(route.mirrors
+      ? {
+          mirrors: route.mirrors.map((m) => ({
+            ...m,
+            destination: resolveDestination(m.destination, namespace, suffix),
+          })),
+        }
+      : {}),
   };
 }
 
 function resolveL4<R extends TCPRoute | TLSRoute>(route: R, index: number, namespace: string, suffix: string): R {
-  const resolved = { ...route, route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })) };
+  const resolved = {
+    ...route,
+    route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })),
+  };
   l4Indexes.set(resolved, index);
   return resolved;
 }
@@ -165,7 +187,12 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
 }
 
 /** The VirtualService's HTTP routes with delegates expanded and destination hosts resolved. */
-function expandHttp(vs: VirtualService, byKey: ReadonlyMap<string, VirtualService>, suffix: string, diags: Diagnostics): HTTPRoute[] {
+function expandHttp(
+  vs: VirtualService,
+  byKey: ReadonlyMap<string, VirtualService>,
+  suffix: string,
+  diags: Diagnostics,
+): HTTPRoute[] {
   const out: HTTPRoute[] = [];
   (vs.spec.http ?? []).forEach((route, i) => {
     const path = `spec.http[${i}]`;
@@ -182,19 +209,31 @@ function expandHttp(vs: VirtualService, byKey: ReadonlyMap<string, VirtualServic
         ...where(vs),
         code: 'unknown-delegate',
         field: `${path}.delegate`,
-        message: delegate ? `delegate VirtualService ${ref} has hosts, so it cannot be a delegate; the route is skipped` : `delegate VirtualService ${ref} not found; the route is skipped`,
+        message: delegate
+          ? `delegate VirtualService ${ref} has hosts, so it cannot be a delegate; the route is skipped`
+          : `delegate VirtualService ${ref} not found; the route is skipped`,
       });
       return;
     }
     (delegate.spec.http ?? []).forEach((child, j) => {
       const childPath = `spec.http[${j}]`;
       if (child.delegate) {
-        diags.warn({ ...where(delegate), code: 'unsupported-field', field: `${childPath}.delegate`, message: 'a delegate VirtualService cannot delegate again; the route is skipped' });
+        diags.warn({
+          ...where(delegate),
+          code: 'unsupported-field',
+          field: `${childPath}.delegate`,
+          message: 'a delegate VirtualService cannot delegate again; the route is skipped',
+        });
         return;
       }
       const merged = mergeDelegateRoute(route, resolveHttpRoute(child, delegate.meta.namespace, suffix));
       if (!merged) {
-        diags.warn({ ...where(delegate), code: 'conflicting-match', field: `${childPath}.match`, message: `its matches conflict with every match of the delegating route ${key(vs)} ${path}; the route is skipped` });
+        diags.warn({
+          ...where(delegate),
+          code: 'conflicting-match',
+          field: `${childPath}.match`,
+          message: `its matches conflict with every match of the delegating route ${key(vs)} ${path}; the route is skipped`,
+        });
         return;
       }
       origins.set(merged, { source: delegate, path: childPath });
@@ -215,14 +254,26 @@ function mergeDelegateRoute(root: HTTPRoute, child: HTTPRoute): HTTPRoute | unde
     ...(name !== undefined ? { name } : {}),
     ...(match.length ? { match } : {}),
   };
-  const inherit = ['rewrite', 'directResponse', 'timeoutMs', 'retries', 'fault', 'mirrors', 'corsPolicy', 'headers'] as const;
+  const inherit = [
+    'rewrite',
+    'directResponse',
+    'timeoutMs',
+    'retries',
+    'fault',
+    'mirrors',
+    'corsPolicy',
+    'headers',
+  ] as const;
   const out: Record<string, unknown> = { ...merged };
   for (const k of inherit) if (out[k] === undefined && root[k] !== undefined) out[k] = root[k];
   return out as HTTPRoute;
 }
 
 /** undefined = conflict (no child match fits any root match). */
-function mergeMatches(root: readonly HTTPMatchRequest[], child: readonly HTTPMatchRequest[]): HTTPMatchRequest[] | undefined {
+function mergeMatches(
+  root: readonly HTTPMatchRequest[],
+  child: readonly HTTPMatchRequest[],
+): HTTPMatchRequest[] | undefined {
   if (!root.length) return [...child];
   if (!child.length) return [...root];
   const out: HTTPMatchRequest[] = [];
@@ -240,7 +291,8 @@ function mergeMatches(root: readonly HTTPMatchRequest[], child: readonly HTTPMat
 
 function mergeMatch(root: HTTPMatchRequest, child: HTTPMatchRequest): HTTPMatchRequest {
   const name = !child.name ? root.name : root.name ? `${root.name}-${child.name}` : child.name;
-  const mergeMap = <V>(a?: Readonly<Record<string, V>>, b?: Readonly<Record<string, V>>) => (a || b ? { ...a, ...b } : undefined);
+  const mergeMap = <V>(a?: Readonly<Record<string, V>>, b?: Readonly<Record<string, V>>) =>
+    a || b ? { ...a, ...b } : undefined;
   const out: Record<string, unknown> = {
     ...child,
     name,
@@ -274,9 +326,11 @@ function matchesConflict(root: HTTPMatchRequest, leaf: HTTPMatchRequest): boolea
   if (Boolean(root.ignoreUriCase) !== Boolean(leaf.ignoreUriCase)) return true;
   if (root.port && leaf.port && root.port !== leaf.port) return true;
   if (root.sourceNamespace && leaf.sourceNamespace !== root.sourceNamespace) return true;
-  for (const [k, v] of Object.entries(leaf.sourceLabels ?? {})) if (root.sourceLabels?.[k] !== undefined && root.sourceLabels[k] !== v) return true;
+  for (const [k, v] of Object.entries(leaf.sourceLabels ?? {}))
+    if (root.sourceLabels?.[k] !== undefined && root.sourceLabels[k] !== v) return true;
   if (root.gateways?.length && leaf.gateways?.length) {
-    if (root.gateways.length < leaf.gateways.length || leaf.gateways.some((g) => !root.gateways?.includes(g))) return true;
+    if (root.gateways.length < leaf.gateways.length || leaf.gateways.some((g) => !root.gateways?.includes(g)))
+      return true;
   }
   return false;
 }

@@ -17,7 +17,13 @@ export function groupAcksPerPush(events: readonly TrailEvent[]): GroupedEvent[] 
     }
     const nodeKey = `${e.relay ?? ''}\u0000${e.nodeId}`;
     const group = open.get(nodeKey);
-    if (e.kind === 'ack' && group && group.event.version === e.version && e.typeUrl !== undefined && !group.typeUrls?.includes(e.typeUrl)) {
+    if (
+      e.kind === 'ack' &&
+      group &&
+      group.event.version === e.version &&
+      e.typeUrl !== undefined &&
+      !group.typeUrls?.includes(e.typeUrl)
+    ) {
       group.typeUrls?.push(e.typeUrl);
       continue;
     }

@@ -88,7 +88,9 @@ export async function auditTrail(store: SnapshotStore, q: TrailQuery): Promise<T
 }
 
 function publishEvent(r: VersionRecord): TrailEvent {
-  const managers = [...new Set((r.provenance?.changes ?? []).flatMap((c) => (c.manager !== undefined ? [c.manager] : [])))].sort();
+  const managers = [
+    ...new Set((r.provenance?.changes ?? []).flatMap((c) => (c.manager !== undefined ? [c.manager] : []))),
+  ].sort();
   return {
     at: r.createdAt,
     kind: r.status === 'candidate' ? 'candidate' : 'publish',
@@ -122,7 +124,8 @@ function auditEvent(a: AuditRecord): TrailEvent {
 /** `--since`: an ISO time, or a duration back from now (`90s`, `15m`, `2h`, `7d`). */
 export function parseSince(text: string, now: Date): string | undefined {
   const m = /^([0-9]+)(s|m|h|d)$/.exec(text);
-  if (m) return new Date(now.getTime() - Number(m[1]) * { s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7 }[m[2] as 's']).toISOString();
+  if (m)
+    return new Date(now.getTime() - Number(m[1]) * { s: 1e3, m: 6e4, h: 3.6e6, d: 8.64e7 }[m[2] as 's']).toISOString();
   const t = Date.parse(text);
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }

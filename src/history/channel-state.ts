@@ -34,21 +34,33 @@ export interface ChannelState {
   readonly guard?: GuardPolicy;
 }
 
-export const emptyState = (channel: string): ChannelState => ({ schema: CHANNEL_STATE_SCHEMA, channel, tags: new Map() });
+export const emptyState = (channel: string): ChannelState => ({
+  schema: CHANNEL_STATE_SCHEMA,
+  channel,
+  tags: new Map(),
+});
 
 const decoder = new TextDecoder();
 
-export async function readChannelState(store: Pick<ChannelReader, 'getChannelState'>, channel: string): Promise<{ revision: number; state: ChannelState }> {
+export async function readChannelState(
+  store: Pick<ChannelReader, 'getChannelState'>,
+  channel: string,
+): Promise<{ revision: number; state: ChannelState }> {
   const found = await store.getChannelState(channel);
   if (!found) return { revision: 0, state: emptyState(channel) };
-  return { revision: found.revision, state: parseChannelState(JSON.parse(decoder.decode(found.bytes)) as unknown, channel) };
+  return {
+    revision: found.revision,
+    state: parseChannelState(JSON.parse(decoder.decode(found.bytes)) as unknown, channel),
+  };
 }
 
 function parseChannelState(value: unknown, channel: string): ChannelState {
   const v = (value ?? {}) as Record<string, unknown>;
-  if (v.schema !== CHANNEL_STATE_SCHEMA) throw new HistoryError(`channel ${channel}: state is not ${CHANNEL_STATE_SCHEMA}`, 'internal');
+  if (v.schema !== CHANNEL_STATE_SCHEMA)
+    throw new HistoryError(`channel ${channel}: state is not ${CHANNEL_STATE_SCHEMA}`, 'internal');
   const tags = new Map<string, number>();
-  if (v.tags !== null && typeof v.tags === 'object') for (const [name, version] of Object.entries(v.tags)) if (typeof version === 'number') tags.set(name, version);
+  if (v.tags !== null && typeof v.tags === 'object')
+    for (const [name, version] of Object.entries(v.tags)) if (typeof version === 'number') tags.set(name, version);
   const pin = v.pin as Pin | undefined;
   const guard = v.guard as GuardPolicy | undefined;
   return {
@@ -56,7 +68,9 @@ function parseChannelState(value: unknown, channel: string): ChannelState {
     channel,
     tags,
     ...(pin && typeof pin.version === 'number' ? { pin } : {}),
-    ...(guard && typeof guard.maxShrinkPercent === 'number' ? { guard: { maxShrinkPercent: guard.maxShrinkPercent } } : {}),
+    ...(guard && typeof guard.maxShrinkPercent === 'number'
+      ? { guard: { maxShrinkPercent: guard.maxShrinkPercent } }
+      : {}),
   };
 }
 
@@ -64,17 +78,28 @@ function parseChannelState(value: unknown, channel: string): ChannelState {
  * Applies `change` to the newest state and writes it as the next revision; on a lost race
  * re-reads and re-applies (bounded). `change` returning undefined writes nothing.
  */
-export async function updateChannelState(store: Pick<ChannelReader, 'getChannelState'> & Pick<ChannelWriter, 'putChannelState'>, channel: string, change: (state: ChannelState) => ChannelState | undefined): Promise<ChannelState> {
+export async function updateChannelState(
+  store: Pick<ChannelReader, 'getChannelState'> & Pick<ChannelWriter, 'putChannelState'>,
+  channel: string,
+  change: (state: ChannelState) => ChannelState | undefined,
+): Promise<ChannelState> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const { revision, state } = await readChannelState(store, channel);
     const next = change(state);
     if (next === undefined) return state;
-    const bytes = new TextEncoder().encode(`${JSON.stringify({ ...next, tags: Object.fromEntries(next.tags) }, null, 2)}\n`);
+    const bytes = new TextEncoder().encode(
+      `${JSON.stringify({ ...next, tags: Object.fromEntries(next.tags) }, null, 2)}\n`,
+    );
     if ((await store.putChannelState(channel, revision + 1, bytes)) === 'created') return next;
   }
   throw new HistoryError(`channel ${channel}: state kept changing under us; try again`);
 }
 
 export function withoutPin(state: ChannelState): ChannelState {
-  return { schema: state.schema, channel: state.channel, tags: state.tags, ...(state.guard ? { guard: state.guard } : {}) };
+  return {
+    schema: state.schema,
+    channel: state.channel,
+    tags: state.tags,
+    ...(state.guard ? { guard: state.guard } : {}),
+  };
 }

@@ -21,4 +21,6 @@ export const isCandidatesChannel = (channel: string): boolean => channel.endsWit
 
 /** Why a user cannot name this channel (`<channel>.candidates` belongs to the history), or undefined. */
 export const reservedChannelProblem = (channel: string): string | undefined =>
-  isCandidatesChannel(channel) ? `channel name ${JSON.stringify(channel)} is reserved: "<channel>.candidates" holds a channel's candidates (select them with candidate:N)` : undefined;
+  isCandidatesChannel(channel)
+    ? `channel name ${JSON.stringify(channel)} is reserved: "<channel>.candidates" holds a channel's candidates (select them with candidate:N)`
+    : undefined;

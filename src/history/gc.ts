@@ -65,7 +65,11 @@ const DAY = 86_400_000;
  * shorter than the interval after which the store refreshes a reused object, an object a publish
  * is reusing could be deleted. The CLI, the API and the Worker's cron all ask here.
  */
-export function graceProblem(graceMs: number, store: Pick<Retention, 'freshenAfterMs'>, name = 'the grace period in minutes'): string | undefined {
+export function graceProblem(
+  graceMs: number,
+  store: Pick<Retention, 'freshenAfterMs'>,
+  name = 'the grace period in minutes',
+): string | undefined {
   const freshen = store.freshenAfterMs;
   if (freshen <= 0 || graceMs >= freshen) return undefined;
   return `${name} ${graceMs / 60_000} is shorter than the store's freshen interval of ${freshen / 60_000} min (${String(store)} refreshes a reused object only when it is older than that): an object reused meanwhile could be deleted`;
@@ -144,18 +148,41 @@ export async function gc(ctx: HistoryContext, opts: GcOptions = {}): Promise<GcR
   const auditBefore = new Date(started.getTime() - (opts.auditDays ?? GC_AUDIT_DAYS) * DAY).toISOString();
   const deletedAuditBatches = (await store.pruneAudit?.(auditBefore, { dryRun: opts.dryRun ?? false })) ?? 0;
   const deletedTempFiles = opts.dryRun ? 0 : await store.deleteStaleTemp(cutoff);
-  const result: GcResult = { startedAt: started.toISOString(), dryRun: opts.dryRun ?? false, keptVersions, deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches, deletedTempFiles };
+  const result: GcResult = {
+    startedAt: started.toISOString(),
+    dryRun: opts.dryRun ?? false,
+    keptVersions,
+    deletedVersions: dropVersions,
+    deletedDocuments,
+    deletedObjects,
+    spared,
+    deletedAuditBatches,
+    deletedTempFiles,
+  };
   if (!opts.dryRun) {
     await recordEvent(ctx, {
       kind: 'gc',
-      detail: { keep: keepN, ...(opts.keepDays !== undefined ? { keepDays: opts.keepDays } : {}), deletedVersions: dropVersions, deletedDocuments, deletedObjects, spared, deletedAuditBatches },
+      detail: {
+        keep: keepN,
+        ...(opts.keepDays !== undefined ? { keepDays: opts.keepDays } : {}),
+        deletedVersions: dropVersions,
+        deletedDocuments,
+        deletedObjects,
+        spared,
+        deletedAuditBatches,
+      },
     });
   }
   return result;
 }
 
 /** Everything a version record reaches: tree documents, resource objects, packs, diagnostics document, stored inputs. */
-export async function markRecord(store: SnapshotStore, record: VersionRecord, docs: Set<string>, objects: Set<string>): Promise<void> {
+export async function markRecord(
+  store: SnapshotStore,
+  record: VersionRecord,
+  docs: Set<string>,
+  objects: Set<string>,
+): Promise<void> {
   if (!docs.has(record.digest)) {
     const content = await readSnapshotContent(async (d) => {
       docs.add(d);

@@ -25,38 +25,60 @@ export interface GuardVerdict {
 
 const SHOWN = 10;
 
-const listed = (names: readonly string[]): string => (names.length <= SHOWN ? names.join(', ') : `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more`);
+const listed = (names: readonly string[]): string =>
+  names.length <= SHOWN ? names.join(', ') : `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more`;
 
 const lostFrom = <T>(served: Iterable<T>, next: { has(x: T): boolean }): T[] => [...served].filter((x) => !next.has(x));
 
 /** A shrink from `before` to `after` (as a percentage of `before`) above the policy's limit. */
-const tooMuch = (before: number, after: number, policy: GuardPolicy): boolean => before > 0 && ((before - after) * 100) / before > policy.maxShrinkPercent;
+const tooMuch = (before: number, after: number, policy: GuardPolicy): boolean =>
+  before > 0 && ((before - after) * 100) / before > policy.maxShrinkPercent;
 
-export function checkShrink(served: MeshSummary | undefined, next: MeshSummary, policy: GuardPolicy = DEFAULT_GUARD_POLICY): GuardVerdict {
+export function checkShrink(
+  served: MeshSummary | undefined,
+  next: MeshSummary,
+  policy: GuardPolicy = DEFAULT_GUARD_POLICY,
+): GuardVerdict {
   const lostServices = served ? lostFrom(served.services.keys(), next.services).sort() : [];
   const nextNamespaces = new Set(next.services.values());
   const lostNamespaces = served ? [...new Set(lostFrom(served.services.values(), nextNamespaces))].sort() : [];
   if (!served) return { allowed: true, problems: [], lostServices, lostNamespaces };
 
   const problems: string[] = [];
-  if (next.classes === 0) problems.push(`it has no proxy classes (no services compiled: an empty or unreadable input?); the channel serves ${served.classes}`);
+  if (next.classes === 0)
+    problems.push(
+      `it has no proxy classes (no services compiled: an empty or unreadable input?); the channel serves ${served.classes}`,
+    );
   if (tooMuch(served.services.size, served.services.size - lostServices.length, policy)) {
-    problems.push(`it loses ${lostServices.length} of ${served.services.size} services (more than ${policy.maxShrinkPercent} %): ${listed(lostServices)}`);
+    problems.push(
+      `it loses ${lostServices.length} of ${served.services.size} services (more than ${policy.maxShrinkPercent} %): ${listed(lostServices)}`,
+    );
   }
   const lostClusters = lostFrom(served.clusters, next.clusters).length;
   if (tooMuch(served.clusters.size, served.clusters.size - lostClusters, policy)) {
-    problems.push(`it loses ${lostClusters} of ${served.clusters.size} clusters (more than ${policy.maxShrinkPercent} %)`);
+    problems.push(
+      `it loses ${lostClusters} of ${served.clusters.size} clusters (more than ${policy.maxShrinkPercent} %)`,
+    );
   }
   const before = endpointCounts(served).endpoints;
   const after = endpointCounts(next).endpoints;
-  if (tooMuch(before, after, policy)) problems.push(`it serves ${after} endpoints where ${before} are served now (more than ${policy.maxShrinkPercent} % fewer)`);
+  if (tooMuch(before, after, policy))
+    problems.push(
+      `it serves ${after} endpoints where ${before} are served now (more than ${policy.maxShrinkPercent} % fewer)`,
+    );
   if (lostNamespaces.length > 0) problems.push(`it loses every service of namespace(s) ${listed(lostNamespaces)}`);
   return { allowed: problems.length === 0, problems, lostServices, lostNamespaces };
 }
 
 /** Clusters that have endpoints in `served` and none (or no assignment) in `next`, with their services. */
-export function emptiedClusters(served: MeshSummary, next: MeshSummary): { readonly clusters: readonly string[]; readonly services: readonly string[] } {
-  const clusters = [...served.endpoints].filter(([name, n]) => n > 0 && next.clusters.has(name) && (next.endpoints.get(name) ?? 0) === 0).map(([name]) => name).sort();
+export function emptiedClusters(
+  served: MeshSummary,
+  next: MeshSummary,
+): { readonly clusters: readonly string[]; readonly services: readonly string[] } {
+  const clusters = [...served.endpoints]
+    .filter(([name, n]) => n > 0 && next.clusters.has(name) && (next.endpoints.get(name) ?? 0) === 0)
+    .map(([name]) => name)
+    .sort();
   const services = [...new Set(clusters.map((c) => serviceOfCluster(c) ?? c))].sort();
   return { clusters, services };
 }

@@ -102,19 +102,52 @@ export class PublishGuard {
 }
 
 /** Records a refused snapshot as a candidate and audits why. */
-export async function recordRefused(store: SnapshotStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string, check: GuardCheck & { readonly served: number }): Promise<Refused> {
-  const candidate = resultVersion(await publishCompiled(store, candidatesChannel(channel), compiled, { ...fields, status: 'candidate' }, createdAt));
+export async function recordRefused(
+  store: SnapshotStore,
+  channel: string,
+  compiled: Compiled,
+  fields: RecordFields,
+  createdAt: string,
+  check: GuardCheck & { readonly served: number },
+): Promise<Refused> {
+  const candidate = resultVersion(
+    await publishCompiled(store, candidatesChannel(channel), compiled, { ...fields, status: 'candidate' }, createdAt),
+  );
   const refused: Refused = { status: 'refused', candidate, verdict: check.verdict, served: check.served };
-  const ctx: HistoryContext = { store, channel, actor: fields.actor ?? '', now: () => new Date(createdAt), ...(fields.reason !== undefined ? { reason: fields.reason } : {}) };
-  await recordEvent(ctx, { kind: 'guard', version: check.served, detail: { candidate: `candidate:${candidate}`, problems: check.verdict.problems, lostServices: check.verdict.lostServices, lostNamespaces: check.verdict.lostNamespaces } });
+  const ctx: HistoryContext = {
+    store,
+    channel,
+    actor: fields.actor ?? '',
+    now: () => new Date(createdAt),
+    ...(fields.reason !== undefined ? { reason: fields.reason } : {}),
+  };
+  await recordEvent(ctx, {
+    kind: 'guard',
+    version: check.served,
+    detail: {
+      candidate: `candidate:${candidate}`,
+      problems: check.verdict.problems,
+      lostServices: check.verdict.lostServices,
+      lostNamespaces: check.verdict.lostNamespaces,
+    },
+  });
   return refused;
 }
 
 /** publishCompiled behind the guard. */
-export async function publishGuarded(store: SnapshotStore, channel: string, compiled: Compiled, fields: RecordFields, createdAt: string, opts: GuardOptions = {}, guard = new PublishGuard()): Promise<PublishResult | Refused> {
+export async function publishGuarded(
+  store: SnapshotStore,
+  channel: string,
+  compiled: Compiled,
+  fields: RecordFields,
+  createdAt: string,
+  opts: GuardOptions = {},
+  guard = new PublishGuard(),
+): Promise<PublishResult | Refused> {
   if (!opts.allowShrink) {
     const check = await guard.check(store, channel, compiled.snapshot);
-    if (check?.served != null && !check.verdict.allowed) return recordRefused(store, channel, compiled, fields, createdAt, { ...check, served: check.served });
+    if (check?.served != null && !check.verdict.allowed)
+      return recordRefused(store, channel, compiled, fields, createdAt, { ...check, served: check.served });
   }
   return publishCompiled(store, channel, compiled, fields, createdAt, opts.packCache);
 }
@@ -125,8 +158,11 @@ export async function guardPolicy(store: SnapshotStore, channel: string): Promis
 
 /** `meshsnap guard --max-shrink P`: the channel's threshold, audited. */
 export async function setGuardPolicy(ctx: HistoryContext, policy: GuardPolicy): Promise<GuardPolicy> {
-  if (!(policy.maxShrinkPercent >= 0 && policy.maxShrinkPercent <= 100)) throw new HistoryError(`max shrink must be a percentage from 0 to 100, not ${policy.maxShrinkPercent}`);
-  await updateChannelState(ctx.store, ctx.channel, (s) => (s.guard?.maxShrinkPercent === policy.maxShrinkPercent ? undefined : { ...s, guard: policy }));
+  if (!(policy.maxShrinkPercent >= 0 && policy.maxShrinkPercent <= 100))
+    throw new HistoryError(`max shrink must be a percentage from 0 to 100, not ${policy.maxShrinkPercent}`);
+  await updateChannelState(ctx.store, ctx.channel, (s) =>
+    s.guard?.maxShrinkPercent === policy.maxShrinkPercent ? undefined : { ...s, guard: policy },
+  );
   await recordEvent(ctx, { kind: 'guard', detail: { maxShrinkPercent: policy.maxShrinkPercent } });
   return policy;
 }

@@ -10,7 +10,11 @@ import type { SnapshotStore } from '../snapshot/store/store.js';
 import { markRecord } from './gc.js';
 
 /** Problems found, one line each (`object sha256:… is corrupt …`); empty when every item is intact. */
-export async function storedIntegrityProblems(store: SnapshotStore, record: VersionRecord, hasher?: Hasher): Promise<string[]> {
+export async function storedIntegrityProblems(
+  store: SnapshotStore,
+  record: VersionRecord,
+  hasher?: Hasher,
+): Promise<string[]> {
   const docs = new Set<string>();
   const objects = new Set<string>();
   const problems: string[] = [];

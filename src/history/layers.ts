@@ -6,7 +6,12 @@
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 import type { RawDocument } from '../inputs/index.js';
-import { InvalidStoredInputsError, readStoredInputsIndex, type BuiltInputs, type InputLayer } from '../snapshot/stored-inputs/index.js';
+import {
+  InvalidStoredInputsError,
+  readStoredInputsIndex,
+  type BuiltInputs,
+  type InputLayer,
+} from '../snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../pipeline.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
@@ -23,7 +28,10 @@ const decoder = new TextDecoder();
 
 /** The stored inputs index of a version; a version compiled before inputs were stored has none. */
 export async function inputsOf(store: Reader, record: VersionRecord): Promise<LayerIndex> {
-  if (record.inputs === undefined) throw new HistoryError(`version ${record.version} has no stored inputs (compiled by an older meshsnap): it cannot be recompiled`);
+  if (record.inputs === undefined)
+    throw new HistoryError(
+      `version ${record.version} has no stored inputs (compiled by an older meshsnap): it cannot be recompiled`,
+    );
   return readStoredInputsIndex(store, record.inputs);
 }
 
@@ -51,8 +59,16 @@ export function compileStored(docs: readonly RawDocument[], hasher?: Hasher): Co
 }
 
 /** Config layer of `configFrom` + endpoint layer of `endpointsFrom`, compiled. */
-export async function compileLayers(store: Reader, configFrom: LayerIndex, endpointsFrom: LayerIndex, hasher?: Hasher): Promise<Compiled> {
-  return compileStored([...(await loadLayer(store, configFrom, 'config')), ...(await loadLayer(store, endpointsFrom, 'endpoints'))], hasher);
+export async function compileLayers(
+  store: Reader,
+  configFrom: LayerIndex,
+  endpointsFrom: LayerIndex,
+  hasher?: Hasher,
+): Promise<Compiled> {
+  return compileStored(
+    [...(await loadLayer(store, configFrom, 'config')), ...(await loadLayer(store, endpointsFrom, 'endpoints'))],
+    hasher,
+  );
 }
 
 /** Same objects in a layer. */
@@ -67,5 +83,8 @@ export function sameLayer(a: LayerIndex, b: LayerIndex, layer: InputLayer): bool
 /** The index of freshly built inputs (not yet stored). */
 export async function indexOfBuilt(stored: BuiltInputs): Promise<LayerIndex> {
   const docs = new Map(stored.documents.map((d) => [d.digest, d.bytes]));
-  return readStoredInputsIndex({ getObject: async (d) => stored.objects.get(d) ?? null, getDocument: async (d) => docs.get(d) ?? null }, stored.digest);
+  return readStoredInputsIndex(
+    { getObject: async (d) => stored.objects.get(d) ?? null, getDocument: async (d) => docs.get(d) ?? null },
+    stored.digest,
+  );
 }

@@ -34,12 +34,18 @@ export class MeshIndex {
   }
 
   /** The index of a whole snapshot (O(resources): done once, then deltas advance it). */
-  static async of(digest: string, content: SnapshotContent, read: ObjectReader, counter: EndpointCounter): Promise<MeshIndex> {
+  static async of(
+    digest: string,
+    content: SnapshotContent,
+    read: ObjectReader,
+    counter: EndpointCounter,
+  ): Promise<MeshIndex> {
     const clusterGroups = new Map<string, Set<GroupId>>();
     const endpointGroups = new Map<string, Map<GroupId, string>>();
     for (const [id, group] of Object.entries(content.groups)) {
       for (const name of Object.keys(group.clusters)) getOrAdd(clusterGroups, name, () => new Set()).add(id);
-      for (const [name, d] of Object.entries(group.endpoints)) getOrAdd(endpointGroups, name, () => new Map()).set(id, d);
+      for (const [name, d] of Object.entries(group.endpoints))
+        getOrAdd(endpointGroups, name, () => new Map()).set(id, d);
     }
     const hostClusters = new Map<string, number>();
     const services = new Map<string, string>();
@@ -50,8 +56,14 @@ export class MeshIndex {
       services.set(host, namespaceOfHost(host));
     }
     const endpoints = new Map<string, number>();
-    for (const [name, byGroup] of endpointGroups) endpoints.set(name, await counter.count(firstGroupDigest(byGroup), read));
-    const summary: MeshSummary = { classes: content.classes.length, services, clusters: new Set(clusterGroups.keys()), endpoints };
+    for (const [name, byGroup] of endpointGroups)
+      endpoints.set(name, await counter.count(firstGroupDigest(byGroup), read));
+    const summary: MeshSummary = {
+      classes: content.classes.length,
+      services,
+      clusters: new Set(clusterGroups.keys()),
+      endpoints,
+    };
     return new MeshIndex({ digest, summary }, clusterGroups, endpointGroups, hostClusters);
   }
 
@@ -94,7 +106,12 @@ export class MeshIndex {
       if (byGroup) (endpoints as Map<string, number>).set(name, await counter.count(firstGroupDigest(byGroup), read));
       else (endpoints as Map<string, number>).delete(name);
     }
-    const summary: MeshSummary = { classes: step.classes ? step.classes.classes.length : prev.classes, services, clusters, endpoints };
+    const summary: MeshSummary = {
+      classes: step.classes ? step.classes.classes.length : prev.classes,
+      services,
+      clusters,
+      endpoints,
+    };
     this.at = { digest, summary };
     return summary;
   }

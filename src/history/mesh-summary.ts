@@ -26,16 +26,38 @@ export interface EndpointCounts {
 }
 
 /** A record's counts as operators read them: endpoints (null on records from before they were counted) beside endpoint sets. */
-export function shownCounts(c: SnapshotCounts): { clusters: number; endpoints: number | null; endpointSets: number; listeners: number; routes: number } {
-  return { clusters: c.clusters, endpoints: c.lbEndpoints ?? null, endpointSets: c.endpoints, listeners: c.listeners, routes: c.routes };
+export function shownCounts(c: SnapshotCounts): {
+  clusters: number;
+  endpoints: number | null;
+  endpointSets: number;
+  listeners: number;
+  routes: number;
+} {
+  return {
+    clusters: c.clusters,
+    endpoints: c.lbEndpoints ?? null,
+    endpointSets: c.endpoints,
+    listeners: c.listeners,
+    routes: c.routes,
+  };
 }
 
 /** The snapshot's counts with `lbEndpoints`, for its version record. */
-export async function countedSnapshot(snapshot: BuiltSnapshot, read: ObjectReader, counter = new EndpointCounter()): Promise<SnapshotCounts> {
-  return withLbEndpoints(snapshot.counts, await summarize(snapshot.content, async (d) => snapshot.objects.get(d) ?? read(d), counter));
+export async function countedSnapshot(
+  snapshot: BuiltSnapshot,
+  read: ObjectReader,
+  counter = new EndpointCounter(),
+): Promise<SnapshotCounts> {
+  return withLbEndpoints(
+    snapshot.counts,
+    await summarize(snapshot.content, async (d) => snapshot.objects.get(d) ?? read(d), counter),
+  );
 }
 
-export const withLbEndpoints = (counts: SnapshotCounts, summary: MeshSummary): SnapshotCounts => ({ ...counts, lbEndpoints: endpointCounts(summary).endpoints });
+export const withLbEndpoints = (counts: SnapshotCounts, summary: MeshSummary): SnapshotCounts => ({
+  ...counts,
+  lbEndpoints: endpointCounts(summary).endpoints,
+});
 
 export function endpointCounts(summary: MeshSummary): EndpointCounts {
   let endpoints = 0;
@@ -73,7 +95,11 @@ export class EndpointCounter {
   }
 }
 
-export async function summarize(content: SnapshotContent, read: ObjectReader, counter = new EndpointCounter()): Promise<MeshSummary> {
+export async function summarize(
+  content: SnapshotContent,
+  read: ObjectReader,
+  counter = new EndpointCounter(),
+): Promise<MeshSummary> {
   const services = new Map<string, string>();
   const clusters = new Set<string>();
   const endpoints = new Map<string, number>();

@@ -38,10 +38,17 @@ export async function pin(ctx: HistoryContext, spec = 'latest', opts: PinOptions
       );
     }
   }
-  const p: Pin = { version: record.version, actor: ctx.actor, at: ctx.now().toISOString(), ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) };
+  const p: Pin = {
+    version: record.version,
+    actor: ctx.actor,
+    at: ctx.now().toISOString(),
+    ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}),
+  };
   await updateChannelState(ctx.store, ctx.channel, (s) => {
     if (s.pin && s.pin.version !== p.version && !opts.force) {
-      throw new AlreadyPinnedError(`channel ${ctx.channel} is already pinned to version ${s.pin.version} (by ${s.pin.actor} at ${s.pin.at}): pass --force (API: force: true) to move the pin to ${p.version}, or unpin first`);
+      throw new AlreadyPinnedError(
+        `channel ${ctx.channel} is already pinned to version ${s.pin.version} (by ${s.pin.actor} at ${s.pin.at}): pass --force (API: force: true) to move the pin to ${p.version}, or unpin first`,
+      );
     }
     return { ...s, pin: p };
   });

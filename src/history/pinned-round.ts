@@ -10,7 +10,12 @@
  * (then the watcher's own compile is exactly what should be served, through the guard).
  */
 import type { Diagnostic } from '../model/diagnostics.js';
-import { buildStoredInputs, putStoredInputs, type BuiltInputs, type StoredObject } from '../snapshot/stored-inputs/index.js';
+import {
+  buildStoredInputs,
+  putStoredInputs,
+  type BuiltInputs,
+  type StoredObject,
+} from '../snapshot/stored-inputs/index.js';
 import type { BuiltSnapshot } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import type { VersionProvenance, VersionSource } from '../snapshot/manifest.js';
@@ -79,7 +84,11 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
   const currentIndex = await indexOfBuilt(current);
   if (sameLayer(currentIndex, pinnedIndex, 'config')) return null;
 
-  const who = { ...(input.actor !== undefined ? { actor: input.actor } : {}), ...(input.reason !== undefined ? { reason: input.reason } : {}), ...(input.source !== undefined ? { source: input.source } : {}) };
+  const who = {
+    ...(input.actor !== undefined ? { actor: input.actor } : {}),
+    ...(input.reason !== undefined ? { reason: input.reason } : {}),
+    ...(input.source !== undefined ? { source: input.source } : {}),
+  };
   let candidate: PublishResult | undefined;
   const candChannel = candidatesChannel(channel);
   const lastHead = await store.readChannel(candChannel);
@@ -101,14 +110,51 @@ export async function pinnedRound(input: PinnedRoundInput): Promise<PinnedRoundR
   if (!input.allowShrink && head) {
     const check = await (input.guard ?? new PublishGuard()).check(store, channel, compiled.snapshot);
     if (check && !check.verdict.allowed) {
-      const refused: PinnedRefused = { status: 'refused', verdict: check.verdict, served: head.version, pinned: pinned.version };
-      const ctx = { store, channel, actor: input.actor ?? '', now: () => new Date(input.createdAt), ...(input.reason !== undefined ? { reason: input.reason } : {}) };
+      const refused: PinnedRefused = {
+        status: 'refused',
+        verdict: check.verdict,
+        served: head.version,
+        pinned: pinned.version,
+      };
+      const ctx = {
+        store,
+        channel,
+        actor: input.actor ?? '',
+        now: () => new Date(input.createdAt),
+        ...(input.reason !== undefined ? { reason: input.reason } : {}),
+      };
       const { problems, lostServices, lostNamespaces } = check.verdict;
-      await recordEvent(ctx, { kind: 'guard', version: head.version, detail: { pinned: pinned.version, candidate: `candidate:${candidateVersion}`, problems, lostServices, lostNamespaces } });
-      return { served: { status: 'unchanged', head }, refused, pinnedVersion: pinned.version, candidateVersion, ...(candidate ? { candidate } : {}) };
+      await recordEvent(ctx, {
+        kind: 'guard',
+        version: head.version,
+        detail: {
+          pinned: pinned.version,
+          candidate: `candidate:${candidateVersion}`,
+          problems,
+          lostServices,
+          lostNamespaces,
+        },
+      });
+      return {
+        served: { status: 'unchanged', head },
+        refused,
+        pinnedVersion: pinned.version,
+        candidateVersion,
+        ...(candidate ? { candidate } : {}),
+      };
     }
   }
-  const served = await publishCompiled(store, channel, compiled, { origin: { kind: 'pinned', from: pinned.version }, ...who, ...(input.provenance ? { provenance: input.provenance } : {}) }, input.createdAt);
+  const served = await publishCompiled(
+    store,
+    channel,
+    compiled,
+    {
+      origin: { kind: 'pinned', from: pinned.version },
+      ...who,
+      ...(input.provenance ? { provenance: input.provenance } : {}),
+    },
+    input.createdAt,
+  );
   return { served, pinnedVersion: pinned.version, candidateVersion, ...(candidate ? { candidate } : {}) };
 }
 

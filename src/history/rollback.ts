@@ -45,30 +45,55 @@ export async function rollback(ctx: HistoryContext, spec: string, opts: RebuildO
 }
 
 /** Shared by rollback and promote: config of `spec` + endpoints of the head → publish → pin. */
-export async function rebuildAndPin(ctx: HistoryContext, spec: string, kind: 'rollback' | 'promote', opts: RebuildOptions = {}): Promise<RebuildResult> {
+export async function rebuildAndPin(
+  ctx: HistoryContext,
+  spec: string,
+  kind: 'rollback' | 'promote',
+  opts: RebuildOptions = {},
+): Promise<RebuildResult> {
   const target = await selectVersion(ctx.store, ctx.channel, spec);
   const head = await ctx.store.readChannel(ctx.channel);
   if (!head) throw new VersionNotFoundError(`channel ${ctx.channel} has no versions yet`);
   const current = await selectVersion(ctx.store, ctx.channel, String(head.version));
   const from = versionLabel(target);
-  const compiled = await compileLayers(ctx.store, await inputsOf(ctx.store, target), await inputsOf(ctx.store, current), ctx.hasher);
+  const compiled = await compileLayers(
+    ctx.store,
+    await inputsOf(ctx.store, target),
+    await inputsOf(ctx.store, current),
+    ctx.hasher,
+  );
   if (!opts.force) await refuseEmptiedEndpoints(ctx, target, from, compiled, kind);
   const result = await publishCompiled(
     ctx.store,
     ctx.channel,
     compiled,
-    { origin: { kind, from: target.status === 'candidate' ? from : target.version }, actor: ctx.actor, ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) },
+    {
+      origin: { kind, from: target.status === 'candidate' ? from : target.version },
+      actor: ctx.actor,
+      ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}),
+    },
     ctx.now().toISOString(),
   );
   const version = resultVersion(result);
   const digest = resultDigest(result);
-  const p: Pin = { version, actor: ctx.actor, at: ctx.now().toISOString(), ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) };
+  const p: Pin = {
+    version,
+    actor: ctx.actor,
+    at: ctx.now().toISOString(),
+    ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}),
+  };
   await setPin(ctx, p);
   await recordEvent(ctx, { kind, version, digest, detail: { from, status: result.status } });
   return { result, version, digest, from, pin: p };
 }
 
-async function refuseEmptiedEndpoints(ctx: HistoryContext, target: VersionRecord, from: string, compiled: Compiled, kind: string): Promise<void> {
+async function refuseEmptiedEndpoints(
+  ctx: HistoryContext,
+  target: VersionRecord,
+  from: string,
+  compiled: Compiled,
+  kind: string,
+): Promise<void> {
   const content = await ctx.store.getSnapshot(target.digest);
   if (!content) return; // the target's snapshot was collected: nothing to compare with
   const read = (d: string) => ctx.store.getObject(d);
@@ -76,7 +101,9 @@ async function refuseEmptiedEndpoints(ctx: HistoryContext, target: VersionRecord
   const after = await summarize(compiled.snapshot.content, async (d) => compiled.snapshot.objects.get(d) ?? read(d));
   const emptied = emptiedClusters(before, after);
   if (emptied.clusters.length === 0) return;
-  const shown = emptied.services.slice(0, 10).join(', ') + (emptied.services.length > 10 ? ` and ${emptied.services.length - 10} more` : '');
+  const shown =
+    emptied.services.slice(0, 10).join(', ') +
+    (emptied.services.length > 10 ? ` and ${emptied.services.length - 10} more` : '');
   throw new EmptyEndpointsError(
     `${kind} of ${from} refused: with the current endpoints, ${emptied.clusters.length} cluster(s) that had endpoints in ${from} would have none (services: ${shown}). Restore the endpoints first, or pass --force (API: force: true) to serve it anyway`,
   );

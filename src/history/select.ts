@@ -24,15 +24,22 @@ export class InvalidSelectorError extends HistoryError {
  * 1–128 of letters, digits, `.`, `_`, `/`, `-`, starts with a letter or digit and is not all digits
  * (a tag is never a number: `tag:123` is malformed).
  */
-const SELECTOR_RE = /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|rev:[0-9a-fA-F]{7,64}|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
+const SELECTOR_RE =
+  /^(latest|[1-9][0-9]*|candidate:(latest|[1-9][0-9]*)|rev:[0-9a-fA-F]{7,64}|(tag:)?(?![0-9]+$)[A-Za-z0-9][A-Za-z0-9._/-]{0,127})$/;
 export const SELECTOR_GRAMMAR = 'use a number, latest, tag:NAME, NAME, candidate:N or rev:COMMIT';
 
 export const isVersionSelector = (spec: string): boolean => SELECTOR_RE.test(spec);
 
-export async function selectVersion(store: SnapshotStore, channel: string, spec: string | undefined = 'latest'): Promise<VersionRecord> {
-  if (!SELECTOR_RE.test(spec)) throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (${SELECTOR_GRAMMAR})`);
+export async function selectVersion(
+  store: SnapshotStore,
+  channel: string,
+  spec: string | undefined = 'latest',
+): Promise<VersionRecord> {
+  if (!SELECTOR_RE.test(spec))
+    throw new InvalidSelectorError(`not a version: ${JSON.stringify(spec)} (${SELECTOR_GRAMMAR})`);
   if (spec.startsWith('rev:')) return byRevision(store, channel, spec.slice('rev:'.length).toLowerCase());
-  if (spec.startsWith('candidate:')) return byNumber(store, candidatesChannel(channel), spec.slice('candidate:'.length), 'candidate');
+  if (spec.startsWith('candidate:'))
+    return byNumber(store, candidatesChannel(channel), spec.slice('candidate:'.length), 'candidate');
   if (spec === 'latest' || /^[0-9]+$/.test(spec)) return byNumber(store, channel, spec, 'version');
   const name = spec.startsWith('tag:') ? spec.slice(4) : spec;
   const { state } = await readChannelState(store, channel);
@@ -52,14 +59,18 @@ async function byRevision(store: SnapshotStore, channel: string, prefix: string)
     const rev = r?.source?.revision.toLowerCase();
     if (!r || rev === undefined || !rev.startsWith(prefix)) continue;
     if (!found) found = r;
-    else if (found.source?.revision.toLowerCase() !== rev) throw new AmbiguousRevisionError(`rev:${prefix} is ambiguous on channel ${channel}: ${found.source?.revision} and ${rev}; give more digits`);
+    else if (found.source?.revision.toLowerCase() !== rev)
+      throw new AmbiguousRevisionError(
+        `rev:${prefix} is ambiguous on channel ${channel}: ${found.source?.revision} and ${rev}; give more digits`,
+      );
   }
   if (!found) throw new VersionNotFoundError(`channel ${channel} has no version compiled from revision ${prefix}`);
   return found;
 }
 
 /** How a record is named in output: `7` or `candidate:3`. */
-export const versionLabel = (record: VersionRecord): string => (record.status === 'candidate' ? `candidate:${record.version}` : String(record.version));
+export const versionLabel = (record: VersionRecord): string =>
+  record.status === 'candidate' ? `candidate:${record.version}` : String(record.version);
 
 async function byNumber(store: SnapshotStore, channel: string, spec: string, what: string): Promise<VersionRecord> {
   let n: number;

@@ -16,14 +16,22 @@ export class TagExistsError extends HistoryError {
 }
 
 /** `force` moves a tag that names another version. */
-export async function tag(ctx: HistoryContext, spec: string, name: string, opts: { readonly force?: boolean } = {}): Promise<number> {
+export async function tag(
+  ctx: HistoryContext,
+  spec: string,
+  name: string,
+  opts: { readonly force?: boolean } = {},
+): Promise<number> {
   if (!isTagName(name)) throw new HistoryError(`bad tag name ${JSON.stringify(name)}: ${TAG_NAME_RULE}`);
   const record = await selectVersion(ctx.store, ctx.channel, spec);
   if (record.status === 'candidate') throw new HistoryError('candidates cannot be tagged: promote first');
   await updateChannelState(ctx.store, ctx.channel, (s) => {
     const was = s.tags.get(name);
     if (was === record.version) return undefined;
-    if (was !== undefined && !opts.force) throw new TagExistsError(`tag ${name} already names version ${was}: pass --force (API: force: true) to move it to ${record.version}`);
+    if (was !== undefined && !opts.force)
+      throw new TagExistsError(
+        `tag ${name} already names version ${was}: pass --force (API: force: true) to move it to ${record.version}`,
+      );
     return { ...s, tags: new Map(s.tags).set(name, record.version) };
   });
   await recordEvent(ctx, { kind: 'tag', version: record.version, digest: record.digest, detail: { tag: name } });

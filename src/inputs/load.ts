@@ -21,8 +21,18 @@ const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
 const UNSUPPORTED_ISTIO_KINDS = new Set([
-  'Gateway', 'ServiceEntry', 'Sidecar', 'WorkloadEntry', 'WorkloadGroup', 'EnvoyFilter', 'PeerAuthentication',
-  'RequestAuthentication', 'AuthorizationPolicy', 'Telemetry', 'ProxyConfig', 'WasmPlugin',
+  'Gateway',
+  'ServiceEntry',
+  'Sidecar',
+  'WorkloadEntry',
+  'WorkloadGroup',
+  'EnvoyFilter',
+  'PeerAuthentication',
+  'RequestAuthentication',
+  'AuthorizationPolicy',
+  'Telemetry',
+  'ProxyConfig',
+  'WasmPlugin',
 ]);
 
 interface Candidate<T> {
@@ -86,10 +96,15 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
   const out = emptyBuckets();
   for (const doc of docs) readDocument(doc, out, diagnostics);
 
-  const meshConfigs = dedupe(out.meshConfigs, () => 'mesh', diagnostics, (c) => ({
-    code: 'duplicate-mesh-config',
-    message: `more than one mesh config; using the one from ${where(c)}`,
-  }));
+  const meshConfigs = dedupe(
+    out.meshConfigs,
+    () => 'mesh',
+    diagnostics,
+    (c) => ({
+      code: 'duplicate-mesh-config',
+      message: `more than one mesh config; using the one from ${where(c)}`,
+    }),
+  );
   return {
     meshConfig: meshConfigs[0] ?? DEFAULT_MESH_CONFIG,
     services: unique(out.services, diagnostics),
@@ -120,7 +135,15 @@ export function readOneDocument(doc: RawDocument): DocumentReading {
 }
 
 const emptyBuckets = (): Buckets => ({
-  services: [], endpointSlices: [], endpoints: [], pods: [], namespaces: [], nodes: [], virtualServices: [], destinationRules: [], meshConfigs: [],
+  services: [],
+  endpointSlices: [],
+  endpoints: [],
+  pods: [],
+  namespaces: [],
+  nodes: [],
+  virtualServices: [],
+  destinationRules: [],
+  meshConfigs: [],
 });
 
 function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[]): void {
@@ -128,7 +151,10 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[])
   const origin: Origin = { file: doc.file, index: doc.index };
   const kind = get(raw, 'kind');
   const apiVersion = get(raw, 'apiVersion');
-  const r = new Reader({ file: doc.file, index: doc.index, ...(typeof kind === 'string' && kind !== '' ? { kind } : {}) }, diagnostics);
+  const r = new Reader(
+    { file: doc.file, index: doc.index, ...(typeof kind === 'string' && kind !== '' ? { kind } : {}) },
+    diagnostics,
+  );
   if (typeof kind !== 'string' || kind === '') {
     r.error('kind', 'every object needs a kind', 'invalid-document');
     return;
@@ -148,7 +174,11 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[])
   if (known && Object.hasOwn(KNOWN, kind)) {
     if (!known.apiVersions.includes(apiVersion)) {
       nameFromMeta(r, raw);
-      r.error('apiVersion', `unknown apiVersion "${apiVersion.slice(0, 60)}" for ${kind}; expected ${known.apiVersions.join(' or ')}`, 'unknown-api-version');
+      r.error(
+        'apiVersion',
+        `unknown apiVersion "${apiVersion.slice(0, 60)}" for ${kind}; expected ${known.apiVersions.join(' or ')}`,
+        'unknown-api-version',
+      );
       return;
     }
     known.handle(r, raw, origin, apiVersion, out, doc);
@@ -171,7 +201,11 @@ function nameFromMeta(r: Reader, raw: Raw): void {
   if (m === null || typeof m !== 'object' || Array.isArray(m)) return;
   const name = get(m as Raw, 'name');
   const ns = get(m as Raw, 'namespace');
-  r.id = { ...r.id, ...(typeof name === 'string' ? { name } : {}), ...(typeof ns === 'string' ? { namespace: ns } : {}) };
+  r.id = {
+    ...r.id,
+    ...(typeof name === 'string' ? { name } : {}),
+    ...(typeof ns === 'string' ? { namespace: ns } : {}),
+  };
 }
 
 function where(c: { readonly doc: RawDocument }): string {
@@ -199,7 +233,9 @@ function dedupe<T>(
   for (const group of groups.values()) {
     if (group.length > 1) {
       const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
-      keyed.sort((a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index);
+      keyed.sort(
+        (a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index,
+      );
       group.splice(0, group.length, ...keyed.map((x) => x.c));
       const first = group[0]!;
       for (const dup of group.slice(1)) {
@@ -233,10 +269,15 @@ function metaOf(v: unknown): { kind: string; namespace: string; name: string } |
 
 /** Deduplicates by kind/namespace/name, then sorts by namespace/name. */
 function unique<T extends Named>(items: readonly Candidate<T>[], diagnostics: Diagnostic[]): T[] {
-  const kept = dedupe(items, (c) => `${c.value.meta.namespace}/${c.value.meta.name}`, diagnostics, (c) => ({
-    code: 'duplicate-object',
-    message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
-  }));
+  const kept = dedupe(
+    items,
+    (c) => `${c.value.meta.namespace}/${c.value.meta.name}`,
+    diagnostics,
+    (c) => ({
+      code: 'duplicate-object',
+      message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
+    }),
+  );
   return kept.sort((a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
 }
 

@@ -37,7 +37,14 @@ export function parseDocuments(text: string, file: string): ParseResult {
   return { docs, diagnostics };
 }
 
-function addDocument(value: unknown, file: string, index: number, docs: RawDocument[], diagnostics: Diagnostic[], inList: boolean): void {
+function addDocument(
+  value: unknown,
+  file: string,
+  index: number,
+  docs: RawDocument[],
+  diagnostics: Diagnostic[],
+  inList: boolean,
+): void {
   if (value === null || value === undefined) return; // empty document (`---` followed by nothing)
   const err = (message: string): void => {
     diagnostics.push({ severity: 'error', code: 'parse-error', message, file, index });
@@ -91,7 +98,13 @@ function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unkno
     documents = parseAllDocuments(text, { merge: true, uniqueKeys: true, prettyErrors: false, logLevel: 'silent' });
   } catch (e) {
     // The YAML library recurses; absurd nesting can exhaust the stack. Report, never throw.
-    diagnostics.push({ severity: 'error', code: 'parse-error', message: `cannot parse: ${errorMessage(e)}`, file, index: 0 });
+    diagnostics.push({
+      severity: 'error',
+      code: 'parse-error',
+      message: `cannot parse: ${errorMessage(e)}`,
+      file,
+      index: 0,
+    });
     return out;
   }
   const list = Array.isArray(documents) ? documents : [];
@@ -99,20 +112,38 @@ function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unkno
     const [start, , end] = doc.range;
     // Refused before it is built: a huge object costs memory and time at every later step.
     if (end - start > INPUT_LIMITS.maxObjectBytes && !String(doc.get('kind') ?? '').endsWith('List')) {
-      diagnostics.push(tooLarge(file, index, { kind: doc.get('kind'), namespace: doc.getIn(['metadata', 'namespace']), name: doc.getIn(['metadata', 'name']) }));
+      diagnostics.push(
+        tooLarge(file, index, {
+          kind: doc.get('kind'),
+          namespace: doc.getIn(['metadata', 'namespace']),
+          name: doc.getIn(['metadata', 'name']),
+        }),
+      );
       out.push(undefined);
       continue;
     }
     if (doc.errors.length > 0) {
       const first = doc.errors[0];
-      diagnostics.push({ severity: 'error', code: 'parse-error', message: `YAML syntax error: ${first ? oneLine(first.message) : 'unknown'}`, file, index });
+      diagnostics.push({
+        severity: 'error',
+        code: 'parse-error',
+        message: `YAML syntax error: ${first ? oneLine(first.message) : 'unknown'}`,
+        file,
+        index,
+      });
       out.push(undefined);
       continue;
     }
     try {
       out.push(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
     } catch (e) {
-      diagnostics.push({ severity: 'error', code: 'parse-error', message: `cannot read document: ${errorMessage(e)}`, file, index });
+      diagnostics.push({
+        severity: 'error',
+        code: 'parse-error',
+        message: `cannot read document: ${errorMessage(e)}`,
+        file,
+        index,
+      });
       out.push(undefined);
     }
   }

@@ -31,7 +31,11 @@ export function redactRejected(raw: Raw, error: Diagnostic): Record<string, unkn
   const name = get(m, 'name');
   const namespace = get(m, 'namespace');
   const apiVersion = get(raw, 'apiVersion');
-  const rejection: Rejection = { code: error.code, ...(error.field !== undefined ? { field: error.field } : {}), message: redactMessage(error.message) };
+  const rejection: Rejection = {
+    code: error.code,
+    ...(error.field !== undefined ? { field: error.field } : {}),
+    message: redactMessage(error.message),
+  };
   return {
     ...(typeof apiVersion === 'string' ? { apiVersion } : {}),
     kind: get(raw, 'kind'),

@@ -5,8 +5,27 @@
  */
 import type { Diagnostics } from './diagnostics.js';
 import type { InputSet } from './inputs.js';
-import type { EndpointPort, EndpointSlice, Endpoints, Node, ObjectRef, Pod, PortProtocol, Service, ServicePort } from './k8s.js';
-import type { HealthStatus, Locality, MeshEndpoint, MeshService, MeshServicePort, Protocol, ServiceModel, Workload } from './service-model.js';
+import type {
+  EndpointPort,
+  EndpointSlice,
+  Endpoints,
+  Node,
+  ObjectRef,
+  Pod,
+  PortProtocol,
+  Service,
+  ServicePort,
+} from './k8s.js';
+import type {
+  HealthStatus,
+  Locality,
+  MeshEndpoint,
+  MeshService,
+  MeshServicePort,
+  Protocol,
+  ServiceModel,
+  Workload,
+} from './service-model.js';
 
 const PROTOCOL_BY_PREFIX: Readonly<Record<string, Protocol>> = {
   http: 'HTTP',
@@ -40,7 +59,11 @@ const WELL_KNOWN_TCP_PORTS = new Set([25, 53, 3306, 27017]);
  * since it contains a `-`). Undefined: the name says nothing. istiod would then sniff the protocol
  * at runtime; meshsnap does not sniff, so the caller treats such ports as TCP.
  */
-export function portProtocol(port: { readonly name?: string; readonly protocol: PortProtocol; readonly appProtocol?: string }): Protocol | undefined {
+export function portProtocol(port: {
+  readonly name?: string;
+  readonly protocol: PortProtocol;
+  readonly appProtocol?: string;
+}): Protocol | undefined {
   if (port.protocol === 'UDP') return 'UDP';
   const name = (port.appProtocol ?? port.name ?? '').toLowerCase();
   if (port.appProtocol !== undefined) {
@@ -76,8 +99,10 @@ export interface Indexes {
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-const byNsName = <T extends { readonly meta: { readonly namespace: string; readonly name: string } }>(a: T, b: T): number =>
-  cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
+const byNsName = <T extends { readonly meta: { readonly namespace: string; readonly name: string } }>(
+  a: T,
+  b: T,
+): number => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
 
 export function buildServiceModel(inputs: InputSet, diags: Diagnostics): ServiceModel {
   const idx = index(inputs);
@@ -99,7 +124,13 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
   const workloads: Workload[] = [...inputs.pods]
     .filter((p) => p.ips.length > 0)
     .sort(byNsName)
-    .map((p) => ({ namespace: p.meta.namespace, name: p.meta.name, labels: p.meta.labels, ips: [...p.ips].sort(), serviceAccount: p.serviceAccount }));
+    .map((p) => ({
+      namespace: p.meta.namespace,
+      name: p.meta.name,
+      labels: p.meta.labels,
+      ips: [...p.ips].sort(),
+      serviceAccount: p.serviceAccount,
+    }));
 
   return {
     services,
@@ -143,7 +174,10 @@ const PROTOCOL_RANK: Readonly<Record<PortProtocol, number>> = { TCP: 0, SCTP: 1,
 function meshService(svc: Service, domain: string, diags: Diagnostics): MeshService {
   const { name, namespace } = svc.meta;
   // One mesh port per number: a 53/TCP + 53/UDP pair keeps the TCP one (the mesh proxies TCP).
-  const sorted = svc.ports.length < 2 ? svc.ports : [...svc.ports].sort((a, b) => a.port - b.port || PROTOCOL_RANK[a.protocol] - PROTOCOL_RANK[b.protocol]);
+  const sorted =
+    svc.ports.length < 2
+      ? svc.ports
+      : [...svc.ports].sort((a, b) => a.port - b.port || PROTOCOL_RANK[a.protocol] - PROTOCOL_RANK[b.protocol]);
   const ports: MeshServicePort[] = [];
   for (const p of sorted) {
     if (ports.length > 0 && ports[ports.length - 1]!.port === p.port) continue;
@@ -214,14 +248,17 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
       for (const e of slice.endpoints) {
         // Ready → serving traffic; not ready but still serving while terminating → draining.
         const health: HealthStatus = e.ready ? 'HEALTHY' : e.serving && e.terminating ? 'DRAINING' : 'UNHEALTHY';
-        for (const address of e.addresses) add({ address, health, targetRef: e.targetRef, nodeName: e.nodeName, zone: e.zone }, p.port);
+        for (const address of e.addresses)
+          add({ address, health, targetRef: e.targetRef, nodeName: e.nodeName, zone: e.zone }, p.port);
       }
     }
     for (const subset of legacy?.subsets ?? []) {
       const p = matchPort(sp, subset.ports);
       if (!p) continue;
-      for (const a of subset.addresses) add({ address: a.ip, health: 'HEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
-      for (const a of subset.notReadyAddresses) add({ address: a.ip, health: 'UNHEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+      for (const a of subset.addresses)
+        add({ address: a.ip, health: 'HEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+      for (const a of subset.notReadyAddresses)
+        add({ address: a.ip, health: 'UNHEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
     }
     out.set(sp.port, dedupeEndpoints(list));
   }
@@ -233,7 +270,11 @@ const HEALTH_RANK: Readonly<Record<HealthStatus, number>> = { HEALTHY: 0, DRAINI
 /** Sorted by address then port; of identical address+port, the healthiest (then first by pod name) stays. */
 function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
   list.sort(
-    (a, b) => cmp(a.address, b.address) || a.port - b.port || HEALTH_RANK[a.health] - HEALTH_RANK[b.health] || cmp(a.podName ?? '', b.podName ?? ''),
+    (a, b) =>
+      cmp(a.address, b.address) ||
+      a.port - b.port ||
+      HEALTH_RANK[a.health] - HEALTH_RANK[b.health] ||
+      cmp(a.podName ?? '', b.podName ?? ''),
   );
   return list.filter((e, i) => {
     const prev = list[i - 1];
@@ -243,7 +284,10 @@ function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
 
 function meshEndpoint(raw: RawEndpoint, port: number, namespace: string, idx: Indexes): MeshEndpoint {
   const ref = raw.targetRef;
-  const byRef = ref && (ref.kind === 'Pod' || ref.kind === '') ? idx.podsByName.get(ref.namespace ?? namespace)?.get(ref.name) : undefined;
+  const byRef =
+    ref && (ref.kind === 'Pod' || ref.kind === '')
+      ? idx.podsByName.get(ref.namespace ?? namespace)?.get(ref.name)
+      : undefined;
   const pod = byRef ?? idx.podsByIp.get(raw.address);
   const labels = pod?.meta.labels ?? {};
   return {

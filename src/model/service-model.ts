@@ -7,9 +7,22 @@ import type { DestinationRule, VirtualService } from './istio.js';
 import type { Origin } from './diagnostics.js';
 
 /** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
-export type Protocol = 'HTTP' | 'HTTP2' | 'GRPC' | 'GRPC-Web' | 'HTTPS' | 'TLS' | 'TCP' | 'Mongo' | 'Redis' | 'MySQL' | 'UDP' | 'Unsupported';
+export type Protocol =
+  | 'HTTP'
+  | 'HTTP2'
+  | 'GRPC'
+  | 'GRPC-Web'
+  | 'HTTPS'
+  | 'TLS'
+  | 'TCP'
+  | 'Mongo'
+  | 'Redis'
+  | 'MySQL'
+  | 'UDP'
+  | 'Unsupported';
 
-export const isHttpProtocol = (p: Protocol): boolean => p === 'HTTP' || p === 'HTTP2' || p === 'GRPC' || p === 'GRPC-Web';
+export const isHttpProtocol = (p: Protocol): boolean =>
+  p === 'HTTP' || p === 'HTTP2' || p === 'GRPC' || p === 'GRPC-Web';
 export const isHttp2Protocol = (p: Protocol): boolean => p === 'HTTP2' || p === 'GRPC';
 
 export interface MeshServicePort {

@@ -20,13 +20,17 @@ export interface ProxyNode {
   readonly generator?: string;
 }
 
-export type ParsedNode = { readonly ok: true; readonly node: ProxyNode } | { readonly ok: false; readonly reason: string };
+export type ParsedNode =
+  { readonly ok: true; readonly node: ProxyNode } | { readonly ok: false; readonly reason: string };
 
 const PROXY_TYPES: readonly string[] = ['sidecar', 'router'];
 
 /** Parses a node id and its metadata. Never throws: a malformed node gets a reason a person can act on. */
 export function parseProxyNode(nodeId: string, metadata: Readonly<Record<string, unknown>> = {}): ParsedNode {
-  const bad = (why: string): ParsedNode => ({ ok: false, reason: `malformed node id ${JSON.stringify(nodeId)}: ${why} (expected <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>)` });
+  const bad = (why: string): ParsedNode => ({
+    ok: false,
+    reason: `malformed node id ${JSON.stringify(nodeId)}: ${why} (expected <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>)`,
+  });
   const parts = nodeId.split('~');
   if (parts.length !== 4) return bad(`${parts.length} '~'-separated parts instead of 4`);
   const [type, ip, id, dnsDomain] = parts as [string, string, string, string];
@@ -41,12 +45,26 @@ export function parseProxyNode(nodeId: string, metadata: Readonly<Record<string,
   const namespace = metaNamespace || idNamespace || domainNamespace;
   if (!namespace) return bad('no namespace in the id and no NAMESPACE metadata');
 
-  const instanceIps = typeof metadata.INSTANCE_IPS === 'string' ? metadata.INSTANCE_IPS.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const instanceIps =
+    typeof metadata.INSTANCE_IPS === 'string'
+      ? metadata.INSTANCE_IPS.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   const ips = instanceIps.length ? instanceIps : ip ? [ip] : [];
   const generator = typeof metadata.GENERATOR === 'string' && metadata.GENERATOR ? metadata.GENERATOR : undefined;
   return {
     ok: true,
-    node: { type: type as ProxyType, ips, id, podName, namespace, dnsDomain, labels: stringRecord(metadata.LABELS), ...(generator ? { generator } : {}) },
+    node: {
+      type: type as ProxyType,
+      ips,
+      id,
+      podName,
+      namespace,
+      dnsDomain,
+      labels: stringRecord(metadata.LABELS),
+      ...(generator ? { generator } : {}),
+    },
   };
 }
 

@@ -85,7 +85,18 @@ export class AuditLog {
         ...(e.kind === 'nack' ? { error: e.error } : {}),
       });
     } else if (e.kind === 'rejected') {
-      this.add({ at: new Date(e.at).toISOString(), kind: 'rejected', relay: this.opts.relayId, channel: this.opts.channel, nodeId: e.nodeId, classId: '', typeUrl: '', version: '', snapshotVersion: 0, error: e.reason });
+      this.add({
+        at: new Date(e.at).toISOString(),
+        kind: 'rejected',
+        relay: this.opts.relayId,
+        channel: this.opts.channel,
+        nodeId: e.nodeId,
+        classId: '',
+        typeUrl: '',
+        version: '',
+        snapshotVersion: 0,
+        error: e.reason,
+      });
     }
   }
 
@@ -93,7 +104,11 @@ export class AuditLog {
     const bounded = this.bounded(record);
     if (!bounded) {
       this.opts.onDropped?.(1);
-      this.log.log('warn', 'audit.record_dropped', { kind: record.kind, node: forLog(record.nodeId), reason: `larger than ${this.maxRecordBytes} bytes` });
+      this.log.log('warn', 'audit.record_dropped', {
+        kind: record.kind,
+        node: forLog(record.nodeId),
+        reason: `larger than ${this.maxRecordBytes} bytes`,
+      });
       return;
     }
     this.buffer.push(bounded);
@@ -109,7 +124,8 @@ export class AuditLog {
 
   /** Appends everything buffered (in batches of maxBatch); resolves when done or failed (never rejects). */
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => (this.buffer.length >= this.maxBatch ? this.flush() : undefined));
+    if (this.flushing)
+      return this.flushing.then(() => (this.buffer.length >= this.maxBatch ? this.flush() : undefined));
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const run = this.drain().finally(() => {
@@ -135,7 +151,11 @@ export class AuditLog {
     const size = (r: AuditRecord): number => JSON.stringify(r).length;
     if (surelyWithin(record, this.maxRecordBytes) || size(record) <= this.maxRecordBytes) return record;
     const room = Math.max(64, Math.floor(this.maxRecordBytes / 4));
-    const cut = { ...record, nodeId: clip(record.nodeId, room).text, ...(record.error !== undefined ? { error: clip(record.error, room).text } : {}) };
+    const cut = {
+      ...record,
+      nodeId: clip(record.nodeId, room).text,
+      ...(record.error !== undefined ? { error: clip(record.error, room).text } : {}),
+    };
     return size(cut) <= this.maxRecordBytes ? cut : undefined;
   }
 
@@ -175,7 +195,11 @@ export class AuditLog {
           this.dropHead(1, `failed ${this.maxAttempts} flushes: ${errorMessage(e)}`);
           continue;
         }
-        this.log.log('warn', 'audit.append_failed', { records: batch.length, pending: this.buffer.length, error: forLog(errorMessage(e)) });
+        this.log.log('warn', 'audit.append_failed', {
+          records: batch.length,
+          pending: this.buffer.length,
+          error: forLog(errorMessage(e)),
+        });
         return;
       }
     }
@@ -185,7 +209,12 @@ export class AuditLog {
     const dropped = this.buffer.splice(0, n);
     this.headFailures = 0;
     this.opts.onDropped?.(n);
-    this.log.log('error', 'audit.records_dropped', { records: n, kind: dropped[0]?.kind, node: forLog(dropped[0]?.nodeId ?? ''), reason: forLog(why) });
+    this.log.log('error', 'audit.records_dropped', {
+      records: n,
+      kind: dropped[0]?.kind,
+      node: forLog(dropped[0]?.nodeId ?? ''),
+      reason: forLog(why),
+    });
   }
 
   private arm(): void {
@@ -206,6 +235,18 @@ const JSON_OVERHEAD = 512;
  */
 function surelyWithin(r: AuditRecord, max: number): boolean {
   if (r.detail !== undefined) return false;
-  const chars = r.at.length + r.kind.length + r.relay.length + r.channel.length + r.nodeId.length + r.classId.length + r.typeUrl.length + r.version.length + (r.digest?.length ?? 0) + (r.error?.length ?? 0) + (r.actor?.length ?? 0) + (r.reason?.length ?? 0);
+  const chars =
+    r.at.length +
+    r.kind.length +
+    r.relay.length +
+    r.channel.length +
+    r.nodeId.length +
+    r.classId.length +
+    r.typeUrl.length +
+    r.version.length +
+    (r.digest?.length ?? 0) +
+    (r.error?.length ?? 0) +
+    (r.actor?.length ?? 0) +
+    (r.reason?.length ?? 0);
   return JSON_OVERHEAD + 6 * chars <= max;
 }

@@ -9,7 +9,12 @@ import type { XdsEvent } from './types.js';
 
 export function connectionAuditor(relay: string, channel: string): (e: XdsEvent) => AuditRecord | undefined {
   const classOfStream = new Map<string, string>();
-  const record = (kind: 'connect' | 'disconnect', e: { streamId: string; nodeId: string; at: number }, classId: string, detail: Record<string, unknown>): AuditRecord => ({
+  const record = (
+    kind: 'connect' | 'disconnect',
+    e: { streamId: string; nodeId: string; at: number },
+    classId: string,
+    detail: Record<string, unknown>,
+  ): AuditRecord => ({
     at: new Date(e.at).toISOString(),
     kind,
     relay,

@@ -32,7 +32,14 @@ export interface FollowerStatus {
   readonly ready: boolean;
   /** Why not ready, or why the served snapshot is behind the head. */
   readonly reason?: string;
-  readonly serving?: { readonly version: number; readonly digest: string; readonly loadedAt: string; readonly classes: number; readonly objects: number; readonly bytes: number };
+  readonly serving?: {
+    readonly version: number;
+    readonly digest: string;
+    readonly loadedAt: string;
+    readonly classes: number;
+    readonly objects: number;
+    readonly bytes: number;
+  };
   readonly head?: { readonly version: number; readonly digest: string };
   readonly lastPollAt?: string;
   readonly lastError?: { readonly message: string; readonly at: string; readonly version?: number };
@@ -96,7 +103,8 @@ export class SnapshotFollower {
   status(): FollowerStatus {
     const c = this.current;
     const reason = !c
-      ? (this.lastError?.message ?? (this.head === undefined ? `channel ${this.opts.channel}: no snapshot loaded yet` : 'loading'))
+      ? (this.lastError?.message ??
+        (this.head === undefined ? `channel ${this.opts.channel}: no snapshot loaded yet` : 'loading'))
       : this.lastError && this.head && this.head.version !== c.version
         ? `serving version ${c.version}; head version ${this.head.version} refused: ${this.lastError.message}`
         : this.lastError?.message;
@@ -104,10 +112,29 @@ export class SnapshotFollower {
       channel: this.opts.channel,
       ready: c !== undefined,
       ...(reason !== undefined ? { reason } : {}),
-      ...(c ? { serving: { version: c.version, digest: c.digest, loadedAt: c.loadedAt.toISOString(), classes: c.classIds.length, objects: c.objects.size, bytes: c.objectBytes } } : {}),
+      ...(c
+        ? {
+            serving: {
+              version: c.version,
+              digest: c.digest,
+              loadedAt: c.loadedAt.toISOString(),
+              classes: c.classIds.length,
+              objects: c.objects.size,
+              bytes: c.objectBytes,
+            },
+          }
+        : {}),
       ...(this.head ? { head: { ...this.head } } : {}),
       ...(this.lastPollAt ? { lastPollAt: this.lastPollAt.toISOString() } : {}),
-      ...(this.lastError ? { lastError: { message: this.lastError.message, at: this.lastError.at.toISOString(), ...(this.lastError.version !== undefined ? { version: this.lastError.version } : {}) } } : {}),
+      ...(this.lastError
+        ? {
+            lastError: {
+              message: this.lastError.message,
+              at: this.lastError.at.toISOString(),
+              ...(this.lastError.version !== undefined ? { version: this.lastError.version } : {}),
+            },
+          }
+        : {}),
       consecutiveFailures: this.failures,
       ...(this.nextAttemptAt ? { nextAttemptAt: this.nextAttemptAt.toISOString() } : {}),
     };
@@ -131,7 +158,10 @@ export class SnapshotFollower {
         this.head = undefined;
         // A head that disappears under a served snapshot means the store was lost (folder
         // deleted, bucket emptied): a failure, while the last good snapshot stays in service.
-        if (this.current) throw new Error(`channel ${this.opts.channel} head is gone from the store (deleted or emptied?); still serving version ${this.current.version}`);
+        if (this.current)
+          throw new Error(
+            `channel ${this.opts.channel} head is gone from the store (deleted or emptied?); still serving version ${this.current.version}`,
+          );
         this.lastError = { message: `channel ${this.opts.channel} has no versions yet`, at: new Date() };
       } else {
         this.head = { version: head.version, digest: head.digest };
@@ -141,7 +171,11 @@ export class SnapshotFollower {
           this.recovered();
         } else if (c && head.version < c.version) {
           // Heads only move forward; a lower one is a lagging replica of the store: keep serving.
-          this.log.log('warn', 'snapshot.head_behind', { channel: this.opts.channel, serving: c.version, head: head.version });
+          this.log.log('warn', 'snapshot.head_behind', {
+            channel: this.opts.channel,
+            serving: c.version,
+            head: head.version,
+          });
         } else {
           const started = Date.now();
           const next = await loadServedSnapshot(this.opts.store, this.opts.channel, head, c ? { previous: c } : {});
@@ -183,7 +217,8 @@ export class SnapshotFollower {
   }
 
   private recovered(): void {
-    if (this.failures > 0) this.log.log('info', 'snapshot.recovered', { channel: this.opts.channel, afterFailures: this.failures });
+    if (this.failures > 0)
+      this.log.log('info', 'snapshot.recovered', { channel: this.opts.channel, afterFailures: this.failures });
     this.failures = 0;
     this.lastError = undefined;
   }

@@ -55,7 +55,8 @@ export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogg
   app.get('/debug/proxies', (c) => {
     const limitParam = c.req.query('limit');
     const limit = limitParam === undefined ? PROXIES_PAGE_DEFAULT : Number(limitParam);
-    if (!Number.isInteger(limit) || limit < 1 || limit > PROXIES_PAGE_MAX) return json(c, 400, { error: `limit must be an integer from 1 to ${PROXIES_PAGE_MAX}` });
+    if (!Number.isInteger(limit) || limit < 1 || limit > PROXIES_PAGE_MAX)
+      return json(c, 400, { error: `limit must be an integer from 1 to ${PROXIES_PAGE_MAX}` });
     const cursor = c.req.query('cursor');
     try {
       return json(c, 200, sources.proxies({ limit, ...(cursor ? { cursor } : {}) }));
@@ -99,5 +100,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHtt
 }
 
 function json(c: Context, status: 200 | 400 | 404 | 405 | 500 | 503, body: unknown): Response {
-  return c.body(`${JSON.stringify(body, null, 2)}\n`, status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  return c.body(`${JSON.stringify(body, null, 2)}\n`, status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
 }

@@ -45,7 +45,12 @@ export class RelayMetrics {
         this.set(sources.streams());
       },
     });
-    this.pushes = new Counter({ name: 'meshsnap_relay_pushes_total', help: 'DiscoveryResponses sent, by xDS type.', labelNames: ['type'], registers });
+    this.pushes = new Counter({
+      name: 'meshsnap_relay_pushes_total',
+      help: 'DiscoveryResponses sent, by xDS type.',
+      labelNames: ['type'],
+      registers,
+    });
     this.pushLatency = new Histogram({
       name: 'meshsnap_relay_push_latency_seconds',
       help: 'From a snapshot switch (or a request) to the response being written, by xDS type.',
@@ -53,20 +58,75 @@ export class RelayMetrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.acks = new Counter({ name: 'meshsnap_relay_acks_total', help: 'ACKs received, by xDS type.', labelNames: ['type'], registers });
-    this.nacks = new Counter({ name: 'meshsnap_relay_nacks_total', help: 'NACKs received, by xDS type.', labelNames: ['type'], registers });
-    this.connections = new Counter({ name: 'meshsnap_relay_connections_total', help: 'xDS streams accepted, by protocol.', labelNames: ['protocol'], registers });
-    this.rejected = new Counter({ name: 'meshsnap_relay_rejected_streams_total', help: 'xDS streams refused (unknown or malformed node, stream cap).', registers });
-    this.snapshotVersion = new Gauge({ name: 'meshsnap_relay_snapshot_version', help: 'Channel version of the snapshot being served (0: none yet).', registers });
-    this.snapshotSwitches = new Counter({ name: 'meshsnap_relay_snapshot_switches_total', help: 'Snapshots loaded, verified and switched to.', registers });
-    this.storeErrors = new Counter({ name: 'meshsnap_relay_store_errors_total', help: 'Failed store polls or snapshot loads (store unreachable, missing or corrupt data).', registers });
-    this.auditErrors = new Counter({ name: 'meshsnap_relay_audit_errors_total', help: 'Failed audit log appends (retried).', registers });
-    this.auditDropped = new Counter({ name: 'meshsnap_relay_audit_dropped_total', help: 'Audit records dropped because the buffer was full.', registers });
+    this.acks = new Counter({
+      name: 'meshsnap_relay_acks_total',
+      help: 'ACKs received, by xDS type.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.nacks = new Counter({
+      name: 'meshsnap_relay_nacks_total',
+      help: 'NACKs received, by xDS type.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.connections = new Counter({
+      name: 'meshsnap_relay_connections_total',
+      help: 'xDS streams accepted, by protocol.',
+      labelNames: ['protocol'],
+      registers,
+    });
+    this.rejected = new Counter({
+      name: 'meshsnap_relay_rejected_streams_total',
+      help: 'xDS streams refused (unknown or malformed node, stream cap).',
+      registers,
+    });
+    this.snapshotVersion = new Gauge({
+      name: 'meshsnap_relay_snapshot_version',
+      help: 'Channel version of the snapshot being served (0: none yet).',
+      registers,
+    });
+    this.snapshotSwitches = new Counter({
+      name: 'meshsnap_relay_snapshot_switches_total',
+      help: 'Snapshots loaded, verified and switched to.',
+      registers,
+    });
+    this.storeErrors = new Counter({
+      name: 'meshsnap_relay_store_errors_total',
+      help: 'Failed store polls or snapshot loads (store unreachable, missing or corrupt data).',
+      registers,
+    });
+    this.auditErrors = new Counter({
+      name: 'meshsnap_relay_audit_errors_total',
+      help: 'Failed audit log appends (retried).',
+      registers,
+    });
+    this.auditDropped = new Counter({
+      name: 'meshsnap_relay_audit_dropped_total',
+      help: 'Audit records dropped because the buffer was full.',
+      registers,
+    });
     this.ready = new Gauge({ name: 'meshsnap_relay_ready', help: '1 once a snapshot is served.', registers });
-    this.stalledStreams = new Counter({ name: 'meshsnap_relay_stalled_streams_total', help: 'xDS streams closed because they did not read their responses in time.', registers });
-    this.limitedStreams = new Counter({ name: 'meshsnap_relay_limited_streams_total', help: 'xDS streams closed for going over a client limit (node size, resource names, request rate).', registers });
-    this.storeOk = new Gauge({ name: 'meshsnap_relay_store_ok', help: '1 while the last store poll succeeded, 0 after a failed one.', registers });
-    this.storeFailures = new Gauge({ name: 'meshsnap_relay_store_consecutive_failures', help: 'Failed store polls or loads in a row (0 when the store answers).', registers });
+    this.stalledStreams = new Counter({
+      name: 'meshsnap_relay_stalled_streams_total',
+      help: 'xDS streams closed because they did not read their responses in time.',
+      registers,
+    });
+    this.limitedStreams = new Counter({
+      name: 'meshsnap_relay_limited_streams_total',
+      help: 'xDS streams closed for going over a client limit (node size, resource names, request rate).',
+      registers,
+    });
+    this.storeOk = new Gauge({
+      name: 'meshsnap_relay_store_ok',
+      help: '1 while the last store poll succeeded, 0 after a failed one.',
+      registers,
+    });
+    this.storeFailures = new Gauge({
+      name: 'meshsnap_relay_store_consecutive_failures',
+      help: 'Failed store polls or loads in a row (0 when the store answers).',
+      registers,
+    });
     new Gauge({
       name: 'meshsnap_relay_slow_writes',
       help: 'Responses written but not read by their proxy past the slow-write bound.',

@@ -119,13 +119,25 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     if (connection) audit.add(connection);
     switch (e.kind) {
       case 'nack':
-        log.log('warn', 'xds.nack', { node: forLog(e.nodeId), class: e.classId, type: e.typeUrl, version: e.version, snapshot: e.snapshotVersion, error: forLog(e.error, 1024) });
+        log.log('warn', 'xds.nack', {
+          node: forLog(e.nodeId),
+          class: e.classId,
+          type: e.typeUrl,
+          version: e.version,
+          snapshot: e.snapshotVersion,
+          error: forLog(e.error, 1024),
+        });
         break;
       case 'rejected':
         log.log('warn', 'xds.rejected', { node: forLog(e.nodeId), reason: forLog(e.reason, 1024) });
         break;
       case 'connect':
-        log.log('debug', 'xds.connect', { stream: e.streamId, node: forLog(e.nodeId), class: e.classId, protocol: e.protocol });
+        log.log('debug', 'xds.connect', {
+          stream: e.streamId,
+          node: forLog(e.nodeId),
+          class: e.classId,
+          protocol: e.protocol,
+        });
         break;
       case 'disconnect':
         log.log('debug', 'xds.disconnect', { stream: e.streamId, node: forLog(e.nodeId) });
@@ -204,7 +216,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) =>
-      grpcServer.bindAsync(`${host}:${opts.port ?? 15010}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+      grpcServer.bindAsync(`${host}:${opts.port ?? 15010}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+        err ? reject(err) : resolve(bound),
+      ),
     );
   } catch (e) {
     await follower.stop();
@@ -212,7 +226,15 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     throw e;
   }
 
-  log.log('info', 'relay.listening', { relay: relayId, host, port, httpPort: http.port, channel, serving: follower.snapshot?.version ?? null, ready: follower.status().ready });
+  log.log('info', 'relay.listening', {
+    relay: relayId,
+    host,
+    port,
+    httpPort: http.port,
+    channel,
+    serving: follower.snapshot?.version ?? null,
+    ready: follower.status().ready,
+  });
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -244,16 +266,41 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
  * whether the store still answers; after `unreadyAfter` failures in a row the relay is not ready
  * (it keeps serving the last good snapshot either way).
  */
-export function readiness(s: FollowerStatus, draining: boolean, proxies: readonly ProxyStatus[], unreadyAfter: number | undefined): { readonly ready: boolean; readonly reason?: string; readonly [k: string]: unknown } {
+export function readiness(
+  s: FollowerStatus,
+  draining: boolean,
+  proxies: readonly ProxyStatus[],
+  unreadyAfter: number | undefined,
+): { readonly ready: boolean; readonly reason?: string; readonly [k: string]: unknown } {
   if (draining) return { ready: false, reason: 'relay is shutting down' };
-  const store = { ok: s.consecutiveFailures === 0, consecutiveFailures: s.consecutiveFailures, ...(s.lastError ? { lastError: s.lastError } : {}) };
-  if (!s.ready) return { ready: false, reason: s.reason ?? 'no snapshot loaded yet', ...(s.lastError ? { lastError: s.lastError } : {}), store };
+  const store = {
+    ok: s.consecutiveFailures === 0,
+    consecutiveFailures: s.consecutiveFailures,
+    ...(s.lastError ? { lastError: s.lastError } : {}),
+  };
+  if (!s.ready)
+    return {
+      ready: false,
+      reason: s.reason ?? 'no snapshot loaded yet',
+      ...(s.lastError ? { lastError: s.lastError } : {}),
+      store,
+    };
   const version = s.serving?.version;
   const placed = proxies.filter((p) => p.classId !== '');
   const counts = { placed: placed.length, synced: placed.filter((p) => p.snapshotVersion === version).length };
-  const body = { version, digest: s.serving?.digest, ...(s.reason ? { warning: s.reason } : {}), store, proxies: counts };
+  const body = {
+    version,
+    digest: s.serving?.digest,
+    ...(s.reason ? { warning: s.reason } : {}),
+    store,
+    proxies: counts,
+  };
   if (unreadyAfter !== undefined && unreadyAfter > 0 && s.consecutiveFailures >= unreadyAfter) {
-    return { ready: false, reason: `store failed ${s.consecutiveFailures} times in a row: ${s.lastError?.message ?? 'unknown error'}`, ...body };
+    return {
+      ready: false,
+      reason: `store failed ${s.consecutiveFailures} times in a row: ${s.lastError?.message ?? 'unknown error'}`,
+      ...body,
+    };
   }
   return { ready: true, ...body };
 }
@@ -265,7 +312,9 @@ function grpcOptions(k: KeepaliveOptions = {}): grpc.ServerOptions {
     // Proxies keep streams open for hours with little data: allow their keepalive pings.
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.http2.min_ping_interval_without_data_ms': k.minPingIntervalMs ?? 10_000,
-    ...(k.maxConnectionAgeMs !== undefined ? { 'grpc.max_connection_age_ms': k.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 10_000 } : {}),
+    ...(k.maxConnectionAgeMs !== undefined
+      ? { 'grpc.max_connection_age_ms': k.maxConnectionAgeMs, 'grpc.max_connection_age_grace_ms': 10_000 }
+      : {}),
     // Snapshots can be large (a big mesh's CDS); responses are bounded by what the compiler emits.
     'grpc.max_send_message_length': -1,
   };

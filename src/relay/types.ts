@@ -32,11 +32,47 @@ export interface ServedSnapshot {
 
 /** What happened on a stream, for the status page, metrics and the audit log. */
 export type XdsEvent =
-  | { readonly kind: 'connect'; readonly streamId: string; readonly nodeId: string; readonly classId: string; readonly protocol: 'sotw' | 'delta'; readonly at: number }
+  | {
+      readonly kind: 'connect';
+      readonly streamId: string;
+      readonly nodeId: string;
+      readonly classId: string;
+      readonly protocol: 'sotw' | 'delta';
+      readonly at: number;
+    }
   | { readonly kind: 'disconnect'; readonly streamId: string; readonly nodeId: string; readonly at: number }
-  | { readonly kind: 'push'; readonly streamId: string; readonly nodeId: string; readonly typeUrl: string; readonly version: string; readonly snapshotVersion: number; readonly resources: number; readonly at: number; readonly latencyMs?: number }
-  | { readonly kind: 'ack'; readonly streamId: string; readonly nodeId: string; readonly classId: string; readonly typeUrl: string; readonly version: string; readonly snapshotVersion: number; readonly at: number }
-  | { readonly kind: 'nack'; readonly streamId: string; readonly nodeId: string; readonly classId: string; readonly typeUrl: string; readonly version: string; readonly snapshotVersion: number; readonly error: string; readonly at: number }
+  | {
+      readonly kind: 'push';
+      readonly streamId: string;
+      readonly nodeId: string;
+      readonly typeUrl: string;
+      readonly version: string;
+      readonly snapshotVersion: number;
+      readonly resources: number;
+      readonly at: number;
+      readonly latencyMs?: number;
+    }
+  | {
+      readonly kind: 'ack';
+      readonly streamId: string;
+      readonly nodeId: string;
+      readonly classId: string;
+      readonly typeUrl: string;
+      readonly version: string;
+      readonly snapshotVersion: number;
+      readonly at: number;
+    }
+  | {
+      readonly kind: 'nack';
+      readonly streamId: string;
+      readonly nodeId: string;
+      readonly classId: string;
+      readonly typeUrl: string;
+      readonly version: string;
+      readonly snapshotVersion: number;
+      readonly error: string;
+      readonly at: number;
+    }
   | { readonly kind: 'rejected'; readonly nodeId: string; readonly reason: string; readonly at: number };
 
 /** Per-proxy status, as `istioctl proxy-status` shows it. */
@@ -47,7 +83,16 @@ export interface ProxyStatus {
   readonly protocol: 'sotw' | 'delta';
   readonly connectedAt: string;
   /** Per type URL: version last sent, version last ACKed, last NACK. */
-  readonly types: Readonly<Record<string, { readonly sent?: string; readonly acked?: string; readonly nack?: { readonly version: string; readonly error: string; readonly at: string } }>>;
+  readonly types: Readonly<
+    Record<
+      string,
+      {
+        readonly sent?: string;
+        readonly acked?: string;
+        readonly nack?: { readonly version: string; readonly error: string; readonly at: string };
+      }
+    >
+  >;
   /** Snapshot version of the last push the proxy fully ACKed. */
   readonly snapshotVersion?: number;
 }

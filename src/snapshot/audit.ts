@@ -34,7 +34,21 @@ export interface AuditRecord {
   readonly detail?: Readonly<Record<string, unknown>>;
 }
 
-const KINDS: ReadonlySet<string> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected', 'rollback', 'pin', 'unpin', 'promote', 'tag', 'untag', 'gc', 'guard']);
+const KINDS: ReadonlySet<string> = new Set<AuditKind>([
+  'ack',
+  'nack',
+  'connect',
+  'disconnect',
+  'rejected',
+  'rollback',
+  'pin',
+  'unpin',
+  'promote',
+  'tag',
+  'untag',
+  'gc',
+  'guard',
+]);
 
 export class InvalidAuditRecordError extends MeshsnapError {
   override readonly name = 'InvalidAuditRecordError';
@@ -51,7 +65,8 @@ export function auditBatchBytes(records: readonly AuditRecord[]): Uint8Array {
 const RELAY_KINDS: ReadonlySet<AuditKind> = new Set<AuditKind>(['ack', 'nack', 'connect', 'disconnect', 'rejected']);
 
 /** True for a batch of relay records only (operator actions are batches of their own and kept by retention). */
-export const isRelayBatch = (records: readonly AuditRecord[]): boolean => records.length > 0 && records.every((r) => RELAY_KINDS.has(r.kind));
+export const isRelayBatch = (records: readonly AuditRecord[]): boolean =>
+  records.length > 0 && records.every((r) => RELAY_KINDS.has(r.kind));
 
 /** The day (YYYY-MM-DD, UTC) an ISO time files under; throws RangeError on a non-time. */
 export function auditDay(at: string): string {
@@ -95,7 +110,8 @@ export function parseAuditRecord(value: unknown, where = ''): AuditRecord {
   };
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return fail('not an object');
   const v = value as Record<string, unknown>;
-  for (const key of ['at', 'relay', 'channel', 'nodeId', 'classId', 'typeUrl', 'version'] as const) if (typeof v[key] !== 'string') fail(`bad ${key}`);
+  for (const key of ['at', 'relay', 'channel', 'nodeId', 'classId', 'typeUrl', 'version'] as const)
+    if (typeof v[key] !== 'string') fail(`bad ${key}`);
   if (typeof v.kind !== 'string' || !KINDS.has(v.kind)) fail('bad kind');
   if (typeof v.snapshotVersion !== 'number') fail('bad snapshotVersion');
   if (v.digest !== undefined && typeof v.digest !== 'string') fail('bad digest');

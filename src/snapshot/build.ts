@@ -7,7 +7,16 @@
  */
 export { buildSnapshot, SnapshotBuilder } from './build/builder.js';
 export { snapshotCounts, snapshotFromContent } from './build/from-content.js';
-export type { BuiltSnapshot, DeltaUpdate, GroupDelta, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotCounts, SnapshotDelta, TypeDelta } from './build/types.js';
+export type {
+  BuiltSnapshot,
+  DeltaUpdate,
+  GroupDelta,
+  SnapshotBuildInfo,
+  SnapshotBuildOptions,
+  SnapshotCounts,
+  SnapshotDelta,
+  TypeDelta,
+} from './build/types.js';
 export { snapshotDigest, snapshotDocuments } from './content.js';
 export type { ContentChange, ContentStep } from './build/lazy-content.js';
 export type { TreeDocument } from './tree.js';

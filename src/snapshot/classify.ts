@@ -17,7 +17,9 @@ export interface NodeIdentity {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-export type Classification = { readonly ok: true; readonly classId: string; readonly node: ProxyNode } | { readonly ok: false; readonly reason: string };
+export type Classification =
+  | { readonly ok: true; readonly classId: string; readonly node: ProxyNode }
+  | { readonly ok: false; readonly reason: string };
 
 export function classifyNode(content: SnapshotContent, identity: NodeIdentity): Classification {
   const parsed = parseProxyNode(identity.id, identity.metadata ?? {});
@@ -25,14 +27,19 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
   const node = parsed.node;
   const classes = new Map<string, ProxyClass>(content.classes.map((c) => [c.id, c]));
   const ns = node.namespace;
-  const unknownNamespace = (): Classification => ({ ok: false, reason: `node ${identity.id}: namespace ${JSON.stringify(ns)} is not in the mesh snapshot` });
+  const unknownNamespace = (): Classification => ({
+    ok: false,
+    reason: `node ${identity.id}: namespace ${JSON.stringify(ns)} is not in the mesh snapshot`,
+  });
 
   if (node.generator === 'grpc') {
     const classId = `grpc/${ns}`;
     return classes.has(classId) ? { ok: true, classId, node } : unknownNamespace();
   }
-  if (node.generator !== undefined) return { ok: false, reason: `node ${identity.id}: unsupported GENERATOR ${JSON.stringify(node.generator)}` };
-  if (node.type === 'router') return { ok: false, reason: `node ${identity.id}: gateways (router proxies) are not served` };
+  if (node.generator !== undefined)
+    return { ok: false, reason: `node ${identity.id}: unsupported GENERATOR ${JSON.stringify(node.generator)}` };
+  if (node.type === 'router')
+    return { ok: false, reason: `node ${identity.id}: gateways (router proxies) are not served` };
 
   const selecting = content.selectors
     .filter((s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels))
@@ -46,7 +53,10 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
 }
 
 /** The resources a class receives, per type: name → object digest (names sorted). Undefined for an unknown class. */
-export function resourcesForClass(content: SnapshotContent, classId: string): Record<XdsType, Map<string, string>> | undefined {
+export function resourcesForClass(
+  content: SnapshotContent,
+  classId: string,
+): Record<XdsType, Map<string, string>> | undefined {
   const cls = content.classes.find((c) => c.id === classId);
   if (!cls) return undefined;
   const out = {} as Record<XdsType, Map<string, string>>;

@@ -37,7 +37,8 @@ export function compositeBytes(partDigests: readonly string[]): Uint8Array {
   for (const d of partDigests) {
     const hex = d.startsWith(DIGEST_PREFIX) ? d.slice(DIGEST_PREFIX.length) : '';
     if (!HEX64.test(hex)) throw new Error(`composite part: not a sha256 digest: ${JSON.stringify(d)}`);
-    for (let i = 0; i < 2 * DIGEST_BYTES; i += 2) out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+    for (let i = 0; i < 2 * DIGEST_BYTES; i += 2)
+      out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
   }
   return out;
 }
@@ -63,7 +64,8 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 export function compositeParts(bytes: Uint8Array): string[] | null {
   if (!isComposite(bytes)) return null;
   const body = bytes.length - COMPOSITE_MAGIC.length;
-  if (body % DIGEST_BYTES !== 0) throw new InvalidCompositeError(`composite of ${bytes.length} bytes: not a whole number of part digests`);
+  if (body % DIGEST_BYTES !== 0)
+    throw new InvalidCompositeError(`composite of ${bytes.length} bytes: not a whole number of part digests`);
   const parts: string[] = [];
   for (let at = COMPOSITE_MAGIC.length; at < bytes.length; at += DIGEST_BYTES) {
     let hex = '';

@@ -21,7 +21,8 @@ import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compi
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { resourceRefs } from './references.js';
 
-export type ConsistencyCode = 'duplicate-name' | 'missing-route' | 'missing-endpoints' | 'missing-cluster' | 'unknown-group' | 'undecodable-filter';
+export type ConsistencyCode =
+  'duplicate-name' | 'missing-route' | 'missing-endpoints' | 'missing-cluster' | 'unknown-group' | 'undecodable-filter';
 
 export interface ConsistencyProblem {
   readonly classId: string;
@@ -39,7 +40,10 @@ export class InconsistentSnapshotError extends MeshsnapError {
   constructor(readonly problems: readonly ConsistencyProblem[]) {
     const shown = problems.slice(0, 20).map((p) => `  ${p.message}`);
     if (problems.length > shown.length) shown.push(`  … and ${problems.length - shown.length} more`);
-    super('internal', `inconsistent snapshot (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`);
+    super(
+      'internal',
+      `inconsistent snapshot (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`,
+    );
   }
 }
 
@@ -50,7 +54,12 @@ const MISSING: Record<RefKind, { code: ConsistencyCode; what: string }> = {
   endpoints: { code: 'missing-endpoints', what: 'ClusterLoadAssignment' },
   clusters: { code: 'missing-cluster', what: 'cluster' },
 };
-const SINGULAR: Record<XdsType, string> = { clusters: 'cluster', endpoints: 'ClusterLoadAssignment', listeners: 'listener', routes: 'route config' };
+const SINGULAR: Record<XdsType, string> = {
+  clusters: 'cluster',
+  endpoints: 'ClusterLoadAssignment',
+  listeners: 'listener',
+  routes: 'route config',
+};
 const isRefKind = (t: XdsType): t is RefKind => t !== 'listeners';
 
 interface Ref {
@@ -83,7 +92,12 @@ const undecodable = (classId: string, r: Ref): ConsistencyProblem => ({
   ref: r.ref,
   message: `class ${classId}: ${SINGULAR[r.type]} ${r.name} has an undecodable ${r.ref}`,
 });
-const unknownGroup = (classId: string, g: GroupId): ConsistencyProblem => ({ classId, code: 'unknown-group', name: g, message: `class ${classId}: group ${g} does not exist` });
+const unknownGroup = (classId: string, g: GroupId): ConsistencyProblem => ({
+  classId,
+  code: 'unknown-group',
+  name: g,
+  message: `class ${classId}: group ${g} does not exist`,
+});
 
 /** Whether two sets meet, iterating the smaller. */
 function meets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
@@ -173,7 +187,10 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
     const buckets: Bucket[] = [];
     const bad: Ref[] = [];
     // Per kind and holder set: its bucket, or null when this group is in the set (satisfied in every class that has the group).
-    const bucketsOf = { routes: new Map(), endpoints: new Map(), clusters: new Map() } as Record<RefKind, Map<HolderSet | undefined, Bucket | null>>;
+    const bucketsOf = { routes: new Map(), endpoints: new Map(), clusters: new Map() } as Record<
+      RefKind,
+      Map<HolderSet | undefined, Bucket | null>
+    >;
     for (const type of XDS_TYPES) {
       for (const [name, message] of table[type] as Map<string, object>) {
         const refs = resourceRefs(type, message);
@@ -227,7 +244,9 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
       for (const bucket of refs.buckets) {
         if (bucket.holders && meets(bucket.holders.members, inClass)) continue;
         for (const o of bucket.owners) {
-          for (const ref of resourceRefs(o.type, o.message)[bucket.kind]) if (holderSet(bucket.kind, ref) === bucket.holders) problems.push(missing(cls.id, bucket.kind, { type: o.type, name: o.name, ref }));
+          for (const ref of resourceRefs(o.type, o.message)[bucket.kind])
+            if (holderSet(bucket.kind, ref) === bucket.holders)
+              problems.push(missing(cls.id, bucket.kind, { type: o.type, name: o.name, ref }));
         }
       }
     }
@@ -303,7 +322,8 @@ export class ConsistencyIndex {
       }
     }
     const problems: ConsistencyProblem[] = [];
-    for (const g of removedGroups) for (const cls of this.classesOf.get(g) ?? []) problems.push(unknownGroup(cls.id, g));
+    for (const g of removedGroups)
+      for (const cls of this.classesOf.get(g) ?? []) problems.push(unknownGroup(cls.id, g));
     for (const ch of changes) {
       const classes = this.classesOf.get(ch.group);
       if (!classes) continue;
@@ -318,12 +338,15 @@ export class ConsistencyIndex {
           }
         }
         const refs = resourceRefs(ch.type, ch.after);
-        for (const u of refs.undecodable) for (const cls of classes) problems.push(undecodable(cls.id, { type: ch.type, name: ch.name, ref: u }));
+        for (const u of refs.undecodable)
+          for (const cls of classes) problems.push(undecodable(cls.id, { type: ch.type, name: ch.name, ref: u }));
         for (const kind of REF_KINDS) {
           for (const ref of refs[kind]) {
             const set = this.holders[kind].get(ref);
             if (set?.has(ch.group)) continue;
-            for (const cls of classes) if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, { type: ch.type, name: ch.name, ref }));
+            for (const cls of classes)
+              if (!set || !meets(set, cls.groups))
+                problems.push(missing(cls.id, kind, { type: ch.type, name: ch.name, ref }));
           }
         }
       } else if (ch.before && isRefKind(ch.type)) {
@@ -331,7 +354,8 @@ export class ConsistencyIndex {
         const set = this.holders[kind].get(ch.name);
         for (const r of this.referrers[kind].get(ch.name)?.values() ?? []) {
           if (set?.has(r.group)) continue;
-          for (const cls of this.classesOf.get(r.group) ?? []) if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, r));
+          for (const cls of this.classesOf.get(r.group) ?? [])
+            if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, r));
         }
       }
     }

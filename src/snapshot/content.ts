@@ -73,7 +73,8 @@ export interface ClassesDocument {
 /** Per xDS type: root digest of the table name → object digest. */
 export type GroupDocument = { readonly [T in XdsType]: string };
 
-export type TableNode = { readonly entries: Readonly<Record<string, string>> } | { readonly children: Readonly<Record<string, string>> };
+export type TableNode =
+  { readonly entries: Readonly<Record<string, string>> } | { readonly children: Readonly<Record<string, string>> };
 
 /** Thrown when a stored document is not a snapshot document this version understands. */
 export class InvalidSnapshotContentError extends MeshsnapError {
@@ -106,7 +107,8 @@ export function parseTopDocument(value: unknown): TopDocument {
   if (!isRecord(value)) return fail('not an object');
   if (value.schema !== SNAPSHOT_SCHEMA) return fail(`schema is ${JSON.stringify(value.schema)}`);
   const compiler = value.compiler;
-  if (!isRecord(compiler) || typeof compiler.name !== 'string' || typeof compiler.version !== 'string') return fail('bad compiler');
+  if (!isRecord(compiler) || typeof compiler.name !== 'string' || typeof compiler.version !== 'string')
+    return fail('bad compiler');
   if (typeof value.inputsDigest !== 'string') return fail('bad inputsDigest');
   if (!isDigest(value.classes)) return fail('bad classes digest');
   if (!isDigest(value.groups)) return fail('bad groups digest');
@@ -118,12 +120,20 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
   if (!isRecord(value)) return fail('not an object');
   if (!Array.isArray(value.classes)) return fail('bad classes');
   for (const c of value.classes as unknown[]) {
-    if (!isRecord(c) || typeof c.id !== 'string' || typeof c.namespace !== 'string' || !Array.isArray(c.groups) || !Array.isArray(c.services)) return fail('bad class');
+    if (
+      !isRecord(c) ||
+      typeof c.id !== 'string' ||
+      typeof c.namespace !== 'string' ||
+      !Array.isArray(c.groups) ||
+      !Array.isArray(c.services)
+    )
+      return fail('bad class');
     if (c.generator !== 'sidecar' && c.generator !== 'grpc') return fail(`class ${c.id}: bad generator`);
   }
   if (!Array.isArray(value.selectors)) return fail('bad selectors');
   for (const s of value.selectors as unknown[]) {
-    if (!isRecord(s) || typeof s.namespace !== 'string' || typeof s.hostname !== 'string' || !isRecord(s.selector)) return fail('bad selector');
+    if (!isRecord(s) || typeof s.namespace !== 'string' || typeof s.hostname !== 'string' || !isRecord(s.selector))
+      return fail('bad selector');
   }
   return value as unknown as ClassesDocument;
 }
@@ -141,11 +151,13 @@ export function parseTableNode(value: unknown): TableNode {
   const fail = failWith('table node');
   if (!isRecord(value)) return fail('not an object');
   if (isRecord(value.entries)) {
-    for (const [name, digest] of Object.entries(value.entries)) if (!isDigest(digest)) return fail(`${name}: bad digest`);
+    for (const [name, digest] of Object.entries(value.entries))
+      if (!isDigest(digest)) return fail(`${name}: bad digest`);
     return value as unknown as TableNode;
   }
   if (isRecord(value.children)) {
-    for (const [k, digest] of Object.entries(value.children)) if (!HEX_DIGIT.test(k) || !isDigest(digest)) return fail(`child ${k}: bad digest`);
+    for (const [k, digest] of Object.entries(value.children))
+      if (!HEX_DIGIT.test(k) || !isDigest(digest)) return fail(`child ${k}: bad digest`);
     return value as unknown as TableNode;
   }
   return fail('neither entries nor children');
@@ -157,7 +169,8 @@ export function parseSnapshotContent(value: unknown): SnapshotContent {
   if (!isRecord(value)) return fail('not an object');
   if (value.schema !== SNAPSHOT_SCHEMA) return fail(`schema is ${JSON.stringify(value.schema)}`);
   const compiler = value.compiler;
-  if (!isRecord(compiler) || typeof compiler.name !== 'string' || typeof compiler.version !== 'string') return fail('bad compiler');
+  if (!isRecord(compiler) || typeof compiler.name !== 'string' || typeof compiler.version !== 'string')
+    return fail('bad compiler');
   if (typeof value.inputsDigest !== 'string') return fail('bad inputsDigest');
   if (!isRecord(value.groups)) return fail('bad groups');
   for (const [id, group] of Object.entries(value.groups)) {
@@ -165,7 +178,8 @@ export function parseSnapshotContent(value: unknown): SnapshotContent {
     for (const type of XDS_TYPES) {
       const table = group[type];
       if (!isRecord(table)) return fail(`group ${id} has no ${type}`);
-      for (const [name, digest] of Object.entries(table)) if (!isDigest(digest)) return fail(`group ${id} ${type} ${name}: bad digest`);
+      for (const [name, digest] of Object.entries(table))
+        if (!isDigest(digest)) return fail(`group ${id} ${type} ${name}: bad digest`);
     }
   }
   parseClassesDocument({ classes: value.classes, selectors: value.selectors });
@@ -184,7 +198,11 @@ export interface ReadTreeOptions {
  * Reads a snapshot tree and returns the expanded view; null when the top document is absent.
  * A missing sub-document throws MissingDocumentError; a malformed one InvalidSnapshotContentError.
  */
-export async function readSnapshotContent(read: DocumentReader, digest: string, opts: ReadTreeOptions = {}): Promise<SnapshotContent | null> {
+export async function readSnapshotContent(
+  read: DocumentReader,
+  digest: string,
+  opts: ReadTreeOptions = {},
+): Promise<SnapshotContent | null> {
   const limit = limiter(opts.concurrency ?? 32);
   const decoder = new TextDecoder();
   const memo = new Map<string, Promise<unknown>>();
@@ -233,7 +251,10 @@ export async function readSnapshotContent(read: DocumentReader, digest: string, 
     throw new InvalidSnapshotContentError(`snapshot document ${digest} is not JSON`);
   }
   const top = parseTopDocument(topJson);
-  const [classesDoc, groupIndex] = await Promise.all([json(top.classes, 'classes').then(parseClassesDocument), table(top.groups)]);
+  const [classesDoc, groupIndex] = await Promise.all([
+    json(top.classes, 'classes').then(parseClassesDocument),
+    table(top.groups),
+  ]);
   const ids = Object.keys(groupIndex);
   const expanded = await Promise.all(
     ids.map(async (id) => {
@@ -273,7 +294,10 @@ function limiter(n: number): <T>(f: () => Promise<T>) => Promise<T> {
  * The documents of an expanded snapshot, children before parents and the top last: the same
  * documents and digest a build of the same resources gives (build.ts builds them incrementally).
  */
-export function snapshotDocuments(content: SnapshotContent, hasher: Hasher = nobleSha256Hex): { digest: string; documents: TreeDocument[] } {
+export function snapshotDocuments(
+  content: SnapshotContent,
+  hasher: Hasher = nobleSha256Hex,
+): { digest: string; documents: TreeDocument[] } {
   const sink = new DocumentSink(hasher);
   const index: [string, string][] = [];
   for (const id of Object.keys(content.groups).sort()) {
@@ -282,21 +306,42 @@ export function snapshotDocuments(content: SnapshotContent, hasher: Hasher = nob
     for (const type of XDS_TYPES) roots[type] = TableTree.of(Object.entries(group[type])).commit(sink).digest;
     index.push([id, sink.emit(canonicalJson(roots), LAYER.groupDoc).digest]);
   }
-  const classes = sink.emit(canonicalJson({ classes: sortedClasses(content.classes), selectors: sortedSelectors(content.selectors) }), LAYER.classes).digest;
+  const classes = sink.emit(
+    canonicalJson({ classes: sortedClasses(content.classes), selectors: sortedSelectors(content.selectors) }),
+    LAYER.classes,
+  ).digest;
   const groups = TableTree.of(index, LAYER.index).commit(sink).digest;
-  const top = { schema: SNAPSHOT_SCHEMA, compiler: { name: content.compiler.name, version: content.compiler.version }, inputsDigest: content.inputsDigest, classes, groups };
+  const top = {
+    schema: SNAPSHOT_SCHEMA,
+    compiler: { name: content.compiler.name, version: content.compiler.version },
+    inputsDigest: content.inputsDigest,
+    classes,
+    groups,
+  };
   const digest = sink.emit(canonicalJson(top), LAYER.top).digest;
   return { digest, documents: sink.sorted() };
 }
 
 /** The snapshot digest of an expanded snapshot. */
-export const snapshotDigest = (content: SnapshotContent, hasher?: Hasher): string => snapshotDocuments(content, hasher).digest;
+export const snapshotDigest = (content: SnapshotContent, hasher?: Hasher): string =>
+  snapshotDocuments(content, hasher).digest;
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 // Plain copies, sorted, so the documents hold exactly the contract's fields whatever objects the compiler used.
-export const sortedClasses = (classes: readonly ProxyClass[]): ProxyClass[] => [...classes].sort((a, b) => compare(a.id, b.id)).map(copyClass);
+export const sortedClasses = (classes: readonly ProxyClass[]): ProxyClass[] =>
+  [...classes].sort((a, b) => compare(a.id, b.id)).map(copyClass);
 export const sortedSelectors = (selectors: readonly ClassSelector[]): ClassSelector[] =>
   [...selectors].sort((a, b) => compare(a.namespace, b.namespace) || compare(a.hostname, b.hostname)).map(copySelector);
-const copyClass = (c: ProxyClass): ProxyClass => ({ id: c.id, generator: c.generator, namespace: c.namespace, services: [...c.services], groups: [...c.groups] });
-const copySelector = (s: ClassSelector): ClassSelector => ({ namespace: s.namespace, hostname: s.hostname, selector: { ...s.selector } });
+const copyClass = (c: ProxyClass): ProxyClass => ({
+  id: c.id,
+  generator: c.generator,
+  namespace: c.namespace,
+  services: [...c.services],
+  groups: [...c.groups],
+});
+const copySelector = (s: ClassSelector): ClassSelector => ({
+  namespace: s.namespace,
+  hostname: s.hostname,
+  selector: { ...s.selector },
+});

@@ -45,7 +45,10 @@ export class ResourceEncoder {
     if (hit && hit.type === type) return hit;
     // Route configs of different client namespaces share most virtual host objects: the route
     // config encoder encodes each virtual host once and splices the bytes (identical output).
-    const encoded = type === 'routes' ? this.encodeRoutes(message as RouteConfiguration) : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message));
+    const encoded =
+      type === 'routes'
+        ? this.encodeRoutes(message as RouteConfiguration)
+        : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message));
     this.encodes++;
     this.cache.set(message, encoded);
     return encoded;
@@ -57,7 +60,8 @@ export class ResourceEncoder {
 
   private encodeRoutes(rc: RouteConfiguration): EncodedResource {
     // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share).
-    if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS) return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
+    if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS)
+      return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
     const parts = this.chunker.parts(rc);
     let size = 0;
     for (const p of parts) size += p.bytes.length;

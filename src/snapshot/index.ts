@@ -18,7 +18,15 @@ export {
 } from './build.js';
 export { canonicalJson } from '../canonical-json.js';
 export { classifyNode, resourcesForClass, type Classification, type NodeIdentity } from './classify.js';
-export { assertConsistent, checkConsistency, ConsistencyIndex, InconsistentSnapshotError, type ConsistencyCode, type ConsistencyProblem, type ResourceChange } from './consistency.js';
+export {
+  assertConsistent,
+  checkConsistency,
+  ConsistencyIndex,
+  InconsistentSnapshotError,
+  type ConsistencyCode,
+  type ConsistencyProblem,
+  type ResourceChange,
+} from './consistency.js';
 export {
   InvalidSnapshotContentError,
   MissingDocumentError,

@@ -198,21 +198,29 @@ export function parseVersionRecord(value: unknown): VersionRecord {
   if (!isRecord(counts) || COUNT_KEYS.some((k) => typeof counts[k] !== 'number')) return fail('bad counts');
   if (value.diagnostics !== undefined && !Array.isArray(value.diagnostics)) return fail('bad diagnostics');
   if (value.diagnosticsDigest !== undefined && !isDigest(value.diagnosticsDigest)) return fail('bad diagnosticsDigest');
-  if (value.diagnosticCounts !== undefined && !isDiagnosticCounts(value.diagnosticCounts)) return fail('bad diagnosticCounts');
+  if (value.diagnosticCounts !== undefined && !isDiagnosticCounts(value.diagnosticCounts))
+    return fail('bad diagnosticCounts');
   if (value.inputs !== undefined && !isDigest(value.inputs)) return fail('bad inputs');
-  if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes))) return fail('bad provenance');
+  if (value.provenance !== undefined && (!isRecord(value.provenance) || !Array.isArray(value.provenance.changes)))
+    return fail('bad provenance');
   if (value.packs !== undefined && !isPackList(value.packs)) return fail('bad packs');
-  if (value.source !== undefined && (!isRecord(value.source) || typeof value.source.revision !== 'string')) return fail('bad source');
+  if (value.source !== undefined && (!isRecord(value.source) || typeof value.source.revision !== 'string'))
+    return fail('bad source');
   return value as unknown as VersionRecord;
 }
 
 export function parseChannelHead(value: unknown): ChannelHead {
-  if (!isRecord(value) || !isVersionNumber(value.version) || !isDigest(value.digest)) throw new InvalidVersionRecordError('not a channel head');
+  if (!isRecord(value) || !isVersionNumber(value.version) || !isDigest(value.digest))
+    throw new InvalidVersionRecordError('not a channel head');
   return { version: value.version, digest: value.digest };
 }
 
 /** The record's history, newest first, as far as `get` can read it. */
-export async function versionHistory(get: (version: number) => Promise<VersionRecord | null>, from: VersionRecord, limit = Infinity): Promise<VersionRecord[]> {
+export async function versionHistory(
+  get: (version: number) => Promise<VersionRecord | null>,
+  from: VersionRecord,
+  limit = Infinity,
+): Promise<VersionRecord[]> {
   const out: VersionRecord[] = [from];
   let parent = from.parent;
   while (parent !== null && out.length < limit) {
@@ -253,12 +261,22 @@ export function countDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic
 // Diagnostic objects are immutable and mostly the same objects from one round to the next: each
 // one's canonical text is computed once, and the last document is kept for an identical list.
 const diagnosticText = new WeakMap<Diagnostic, string>();
-let lastDocument: { readonly list: readonly Diagnostic[]; readonly hasher: Hasher; readonly doc: DiagnosticsDocument } | undefined;
+let lastDocument:
+  { readonly list: readonly Diagnostic[]; readonly hasher: Hasher; readonly doc: DiagnosticsDocument } | undefined;
 
 /** `{"diagnostics":[…],"schema":"meshsnap.diagnostics/v1"}` in canonical JSON, in the list's order. */
-export function diagnosticsDocument(diagnostics: readonly Diagnostic[], hasher: Hasher = nobleSha256Hex): DiagnosticsDocument {
+export function diagnosticsDocument(
+  diagnostics: readonly Diagnostic[],
+  hasher: Hasher = nobleSha256Hex,
+): DiagnosticsDocument {
   const last = lastDocument;
-  if (last && last.hasher === hasher && last.list.length === diagnostics.length && last.list.every((d, i) => d === diagnostics[i])) return last.doc;
+  if (
+    last &&
+    last.hasher === hasher &&
+    last.list.length === diagnostics.length &&
+    last.list.every((d, i) => d === diagnostics[i])
+  )
+    return last.doc;
   const parts: string[] = [];
   for (const d of diagnostics) {
     let text = diagnosticText.get(d);
@@ -278,12 +296,16 @@ export function parseDiagnosticsDocument(bytes: Uint8Array): Diagnostic[] {
   } catch {
     throw new InvalidVersionRecordError(`not a ${DIAGNOSTICS_SCHEMA} document: not JSON`);
   }
-  if (!isRecord(value) || value.schema !== DIAGNOSTICS_SCHEMA || !Array.isArray(value.diagnostics)) throw new InvalidVersionRecordError(`not a ${DIAGNOSTICS_SCHEMA} document`);
+  if (!isRecord(value) || value.schema !== DIAGNOSTICS_SCHEMA || !Array.isArray(value.diagnostics))
+    throw new InvalidVersionRecordError(`not a ${DIAGNOSTICS_SCHEMA} document`);
   return value.diagnostics as Diagnostic[];
 }
 
 /** A version's diagnostics: from its diagnostics document, or inline in an older record. */
-export async function recordDiagnostics(store: { getDocument(digest: string): Promise<Uint8Array | null> }, record: Pick<VersionRecord, 'diagnostics' | 'diagnosticsDigest' | 'version'>): Promise<readonly Diagnostic[]> {
+export async function recordDiagnostics(
+  store: { getDocument(digest: string): Promise<Uint8Array | null> },
+  record: Pick<VersionRecord, 'diagnostics' | 'diagnosticsDigest' | 'version'>,
+): Promise<readonly Diagnostic[]> {
   if (record.diagnosticsDigest === undefined) return record.diagnostics ?? [];
   const bytes = await store.getDocument(record.diagnosticsDigest);
   if (!bytes) throw new MissingDiagnosticsError(record.version, record.diagnosticsDigest);
@@ -291,7 +313,9 @@ export async function recordDiagnostics(store: { getDocument(digest: string): Pr
 }
 
 /** A version's diagnostic counts, without reading its diagnostics document. */
-export function recordDiagnosticCounts(record: Pick<VersionRecord, 'diagnostics' | 'diagnosticCounts'>): DiagnosticCounts {
+export function recordDiagnosticCounts(
+  record: Pick<VersionRecord, 'diagnostics' | 'diagnosticCounts'>,
+): DiagnosticCounts {
   return record.diagnosticCounts ?? countDiagnostics(record.diagnostics ?? []);
 }
 
@@ -305,8 +329,10 @@ export class MissingDiagnosticsError extends MeshsnapError {
   }
 }
 
-const isDiagnosticCounts = (v: unknown): v is DiagnosticCounts => isRecord(v) && typeof v.error === 'number' && typeof v.warning === 'number' && typeof v.info === 'number';
+const isDiagnosticCounts = (v: unknown): v is DiagnosticCounts =>
+  isRecord(v) && typeof v.error === 'number' && typeof v.warning === 'number' && typeof v.info === 'number';
 const isPackRef = (v: unknown): v is PackRef => isRecord(v) && isDigest(v.digest) && typeof v.bytes === 'number';
-const isPackList = (v: unknown): v is PackList => isRecord(v) && isPackRef(v.checkpoint) && Array.isArray(v.deltas) && v.deltas.every(isPackRef);
+const isPackList = (v: unknown): v is PackList =>
+  isRecord(v) && isPackRef(v.checkpoint) && Array.isArray(v.deltas) && v.deltas.every(isPackRef);
 const isVersionNumber = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1;
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

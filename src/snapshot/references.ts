@@ -3,7 +3,15 @@
  * ClusterLoadAssignments an EDS cluster needs, the clusters routes and TCP proxies send to.
  * Read from the typed message objects; filters packed in `Any` are decoded.
  */
-import { decodeMessage, envoy, type Any, type Cluster, type HttpConnectionManager, type Listener, type RouteConfiguration } from '../xds/proto.js';
+import {
+  decodeMessage,
+  envoy,
+  type Any,
+  type Cluster,
+  type HttpConnectionManager,
+  type Listener,
+  type RouteConfiguration,
+} from '../xds/proto.js';
 import { TypeName, typeNameOf, type XdsType } from '../xds/type-urls.js';
 
 export interface ResourceRefs {
@@ -64,7 +72,8 @@ function networkFilterRefs(any: Any, refs: ResourceRefs): void {
     decodeFilterRefs(any, own);
     filterCache.set(any, own);
   }
-  for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const) for (const r of own[kind]) refs[kind].push(r);
+  for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const)
+    for (const r of own[kind]) refs[kind].push(r);
 }
 
 function decodeFilterRefs(any: Any, refs: ResourceRefs): void {

@@ -48,7 +48,8 @@ interface Chunk extends Part {
 
 const EMPTY = new Uint8Array(0);
 
-const endsAfter = (vh: VirtualHost, length: number): boolean => length >= MAX_CHUNK || fnv1a32(vh.name ?? '') % CHUNK_SPREAD === 0;
+const endsAfter = (vh: VirtualHost, length: number): boolean =>
+  length >= MAX_CHUNK || fnv1a32(vh.name ?? '') % CHUNK_SPREAD === 0;
 
 export class RouteChunker {
   /** First virtual host of a run → the chunks starting with it. */
@@ -64,7 +65,7 @@ export class RouteChunker {
     const out: Part[] = [];
     if (head.length) out.push(this.end(head));
     const vhosts = rc.virtual_hosts ?? [];
-    for (let start = 0; start < vhosts.length; ) {
+    for (let start = 0; start < vhosts.length;) {
       const c = this.cached(vhosts, start) ?? this.chunk(vhosts, start);
       out.push(c);
       start += c.vhosts.length;

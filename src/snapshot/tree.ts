@@ -56,7 +56,8 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export function leafText(entries: ReadonlyMap<string, string>): string {
   const names = [...entries.keys()].sort(cmp);
   const parts = new Array<string>(names.length);
-  for (let i = 0; i < names.length; i++) parts[i] = `${JSON.stringify(names[i])}:${JSON.stringify(entries.get(names[i] as string))}`;
+  for (let i = 0; i < names.length; i++)
+    parts[i] = `${JSON.stringify(names[i])}:${JSON.stringify(entries.get(names[i] as string))}`;
   return `{"entries":{${parts.join(',')}}}`;
 }
 
@@ -121,7 +122,8 @@ export class TableTree {
 
   get root(): TreeDocument {
     const r = this.levels[0]?.get(0);
-    if (r === undefined || this.rehash || this.dirty.size) throw new Error('TableTree: commit() before reading the root');
+    if (r === undefined || this.rehash || this.dirty.size)
+      throw new Error('TableTree: commit() before reading the root');
     return r;
   }
 
@@ -171,7 +173,8 @@ export class TableTree {
     let changed = new Set<number>();
     for (const leaf of this.dirty) {
       const entries = this.leaves.get(leaf);
-      if (entries && (entries.size > 0 || depth === 0)) leafLevel.set(leaf, sink.emit(leafText(entries), this.layerBase));
+      if (entries && (entries.size > 0 || depth === 0))
+        leafLevel.set(leaf, sink.emit(leafText(entries), this.layerBase));
       else {
         this.leaves.delete(leaf);
         leafLevel.delete(leaf);

@@ -43,7 +43,8 @@ export interface SnapshotCompiler {
 }
 
 /** The inputs digest of a request: the watcher's, or computed from its objects. */
-export const requestInputsDigest = (req: CompileRequest, hasher?: Hasher): string => req.inputsDigest ?? buildStoredInputs(req.objects, hasher).digest;
+export const requestInputsDigest = (req: CompileRequest, hasher?: Hasher): string =>
+  req.inputsDigest ?? buildStoredInputs(req.objects, hasher).digest;
 
 export const documentsOf = (objects: readonly CachedObject[]): RawDocument[] =>
   objects.map((o) => ({ file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`, index: 0, object: o.object }));
@@ -61,7 +62,10 @@ export class LocalCompiler implements SnapshotCompiler {
 
   async compile(req: CompileRequest): Promise<CompileResult> {
     const inputs = buildInputSet(documentsOf(req.objects));
-    const result = compileInputSet(inputs, requestInputsDigest(req, this.hasher), { encoder: this.encoder, ...(this.hasher ? { hasher: this.hasher } : {}) });
+    const result = compileInputSet(inputs, requestInputsDigest(req, this.hasher), {
+      encoder: this.encoder,
+      ...(this.hasher ? { hasher: this.hasher } : {}),
+    });
     return { snapshot: result.snapshot, diagnostics: result.diagnostics, mode: 'full' };
   }
 }

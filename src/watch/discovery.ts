@@ -24,7 +24,8 @@ export function makeDiscovery(kc: KubeConfig): Discover {
         throw err;
       }
       const resources = (doc as { resources?: unknown }).resources;
-      if (Array.isArray(resources) && resources.some((r) => (r as { name?: unknown }).name === spec.plural)) return version;
+      if (Array.isArray(resources) && resources.some((r) => (r as { name?: unknown }).name === spec.plural))
+        return version;
     }
     return undefined;
   };

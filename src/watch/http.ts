@@ -30,7 +30,11 @@ export function watchHttpApp(sources: WatchHttpSources): Hono {
     return c.body(m.body, 200, { 'content-type': m.contentType });
   });
   // GET routes answer HEAD too (hono); any other method on a known path is a 405.
-  app.all('/*', (c) => (['/healthz', '/readyz', '/metrics'].includes(c.req.path) ? c.json({ error: 'GET only' }, 405) : c.json({ error: 'not found' }, 404)));
+  app.all('/*', (c) =>
+    ['/healthz', '/readyz', '/metrics'].includes(c.req.path)
+      ? c.json({ error: 'GET only' }, 405)
+      : c.json({ error: 'not found' }, 404),
+  );
   app.onError((err, c) => c.json({ error: errorMessage(err) }, 500));
   return app;
 }

@@ -13,7 +13,16 @@
  * equals a full compile of the same objects (test/watch/watcher-incremental.test.ts). The inputs
  * digest comes with the request (the watcher's stored inputs tree).
  */
-import { IncrementalCompiler, indexedInputs, withDeleted, withInputDiagnostics, withReplaced, type ChangedObject, type InputKind, type InputObjects } from '../compile/incremental.js';
+import {
+  IncrementalCompiler,
+  indexedInputs,
+  withDeleted,
+  withInputDiagnostics,
+  withReplaced,
+  type ChangedObject,
+  type InputKind,
+  type InputObjects,
+} from '../compile/incremental.js';
 import { isInputKind, LIST_OF_KIND } from '../compile/incremental/inputs-patch.js';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
@@ -22,7 +31,13 @@ import { keyString, parseKeyString } from '../snapshot/stored-inputs/index.js';
 import { SnapshotBuilder } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';
-import { documentsOf, requestInputsDigest, type CompileRequest, type CompileResult, type SnapshotCompiler } from './compiler.js';
+import {
+  documentsOf,
+  requestInputsDigest,
+  type CompileRequest,
+  type CompileResult,
+  type SnapshotCompiler,
+} from './compiler.js';
 import type { CachedObject } from './object-cache.js';
 
 const MESH_KINDS = new Set(['ConfigMap', 'MeshConfig']);
@@ -51,7 +66,11 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
         const snapshot = this.builder.applyDelta(result.delta, { inputsDigest });
         return { snapshot, diagnostics: result.diagnostics, mode: 'incremental' };
       }
-      return { snapshot: this.builder.build(result.output, { inputsDigest }), diagnostics: result.diagnostics, mode: 'full' };
+      return {
+        snapshot: this.builder.build(result.output, { inputsDigest }),
+        diagnostics: result.diagnostics,
+        mode: 'full',
+      };
     } catch (err) {
       // The compiler's state may be ahead of the builder's: start again from scratch next time.
       this.invalidate();
@@ -100,11 +119,15 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       }
       if (!isInputKind(id.kind)) continue; // a kind the compiler ignores: only its info diagnostic changes
       const kind = id.kind;
-      const value = validated ? ((validated[LIST_OF_KIND[kind]] as readonly InputObjects[InputKind][])[0] as InputObjects[typeof kind] | undefined) : undefined;
+      const value = validated
+        ? ((validated[LIST_OF_KIND[kind]] as readonly InputObjects[InputKind][])[0] as
+            InputObjects[typeof kind] | undefined)
+        : undefined;
       next = value ? withReplaced(next, kind, value) : withDeleted(next, kind, id.namespace, id.name);
       changed.push({ kind, namespace: id.namespace, name: id.name });
     }
-    if (diagnosticsChanged) next = withInputDiagnostics(next, sortDiagnostics([...this.diagnosticsByKey.values()].flat()));
+    if (diagnosticsChanged)
+      next = withInputDiagnostics(next, sortDiagnostics([...this.diagnosticsByKey.values()].flat()));
     return { inputs: next, changed };
   }
 }

@@ -9,7 +9,13 @@
  * reports the difference as add/update/delete). `stop()` makes the informer report an
  * AbortError: that one is ours and is not restarted.
  */
-import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  ListWatch,
+  Watch,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { backoff } from '../backoff.js';
 import type { Clock } from './clock.js';
 import { kubeGet } from './kube-http.js';
@@ -61,7 +67,7 @@ export class ResourceInformer {
     private readonly backoff: BackoffOptions = {},
   ) {
     const path = collectionPath(spec, version, namespace);
-    this.id = `${spec.kind}${spec.namespace ?? namespace ? ` in ${spec.namespace ?? namespace}` : ''} (${spec.group ? `${spec.group}/` : ''}${version})`;
+    this.id = `${spec.kind}${(spec.namespace ?? namespace) ? ` in ${spec.namespace ?? namespace}` : ''} (${spec.group ? `${spec.group}/` : ''}${version})`;
     const apiVersion = spec.group ? `${spec.group}/${version}` : version;
     const query: Record<string, string> = spec.fieldSelector ? { fieldSelector: spec.fieldSelector } : {};
     // Lists of built-in types omit kind/apiVersion on items (as kube-apiserver does); put them back.
@@ -73,13 +79,19 @@ export class ResourceInformer {
         // The publish guard's informer check: keep the last good objects of this kind.
         this.keptEmpty = true;
         this.handlers.emptied?.(listedBefore.length);
-        return { metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' }, items: [...listedBefore] } as KubernetesListObject<KubernetesObject>;
+        return {
+          metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' },
+          items: [...listedBefore],
+        } as KubernetesListObject<KubernetesObject>;
       }
       if (this.keptEmpty && items.length > 0) {
         this.keptEmpty = false;
         this.handlers.refilled?.();
       }
-      return { metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' }, items } as KubernetesListObject<KubernetesObject>;
+      return {
+        metadata: { resourceVersion: body.metadata?.resourceVersion ?? '' },
+        items,
+      } as KubernetesListObject<KubernetesObject>;
     };
     this.lw = new ListWatch(path, new Watch(kc), list, false, undefined, spec.fieldSelector);
     // Watch events carry kind/apiVersion; fill them in anyway so every object names its kind.
@@ -130,7 +142,11 @@ export class ResourceInformer {
     this.errorsSeen++;
     if (this.restartTimer !== null) return;
     this.failures++;
-    const delay = backoff(this.failures, { baseMs: this.backoff.initialMs ?? 500, maxMs: this.backoff.maxMs ?? 30_000, jitter: 'none' });
+    const delay = backoff(this.failures, {
+      baseMs: this.backoff.initialMs ?? 500,
+      maxMs: this.backoff.maxMs ?? 30_000,
+      jitter: 'none',
+    });
     this.handlers.error(err, delay);
     this.restartTimer = this.clock.setTimeout(() => {
       this.restartTimer = null;

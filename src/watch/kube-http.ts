@@ -22,7 +22,12 @@ export class KubeHttpError extends Error {
 
 const MAX_BODY = 512 * 1024 * 1024;
 
-export async function kubeGet(kc: KubeConfig, path: string, query: Readonly<Record<string, string>> = {}, timeoutMs = 60_000): Promise<unknown> {
+export async function kubeGet(
+  kc: KubeConfig,
+  path: string,
+  query: Readonly<Record<string, string>> = {},
+  timeoutMs = 60_000,
+): Promise<unknown> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + path);

@@ -21,7 +21,10 @@ export function firstValidationError(o: CachedObject): Diagnostic | undefined {
 
 export class LastKnownGood {
   private readonly good = new Map<string, CachedObject>();
-  private readonly substituted = new Map<string, { readonly use: CachedObject; readonly record: LastKnownGoodSubstitution }>();
+  private readonly substituted = new Map<
+    string,
+    { readonly use: CachedObject; readonly record: LastKnownGoodSubstitution }
+  >();
 
   constructor(private readonly validate: (o: CachedObject) => Diagnostic | undefined = firstValidationError) {}
 
@@ -68,7 +71,9 @@ export class LastKnownGood {
 
   /** Substitutions in force, sorted by key. */
   substitutions(): LastKnownGoodSubstitution[] {
-    return [...this.substituted.keys()].sort().map((k) => (this.substituted.get(k) as { record: LastKnownGoodSubstitution }).record);
+    return [...this.substituted.keys()]
+      .sort()
+      .map((k) => (this.substituted.get(k) as { record: LastKnownGoodSubstitution }).record);
   }
 
   /** One warning per substitution, naming the object and the field that failed. */

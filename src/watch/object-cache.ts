@@ -3,7 +3,13 @@
  * stripped, src/snapshot/stored-inputs/) and content-addressed. An event whose canonical form is
  * unchanged (a Node heartbeat, a Pod status field the compiler never reads) is not a change.
  */
-import { keyString, storedObject, type ObjectKey, type Raw, type StoredObject } from '../snapshot/stored-inputs/index.js';
+import {
+  keyString,
+  storedObject,
+  type ObjectKey,
+  type Raw,
+  type StoredObject,
+} from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { lastFieldManager } from './field-manager.js';
 
@@ -44,7 +50,12 @@ export class ObjectCache {
     this.objects.set(k, next);
     if (prev && prev.digest === next.digest) return undefined;
     const manager = lastFieldManager(raw);
-    return { key: stored.key, change: prev ? 'modified' : 'added', ...(resourceVersion !== undefined ? { resourceVersion } : {}), ...(manager !== undefined ? { manager } : {}) };
+    return {
+      key: stored.key,
+      change: prev ? 'modified' : 'added',
+      ...(resourceVersion !== undefined ? { resourceVersion } : {}),
+      ...(manager !== undefined ? { manager } : {}),
+    };
   }
 
   remove(raw: Raw): CacheChange | undefined {

@@ -13,7 +13,12 @@ export const MAX_PROVENANCE_ENTRIES = 1000;
 export class ChangeLog {
   private readonly sinceParent = new Map<string, ProvenanceChange>();
 
-  record(key: ObjectKey, change: ProvenanceChange['change'], resourceVersion: string | undefined, manager?: string): void {
+  record(
+    key: ObjectKey,
+    change: ProvenanceChange['change'],
+    resourceVersion: string | undefined,
+    manager?: string,
+  ): void {
     const k = keyString(key);
     const prev = this.sinceParent.get(k);
     let folded: ProvenanceChange['change'] | null = change;

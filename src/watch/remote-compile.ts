@@ -5,7 +5,12 @@
  */
 import type { Hasher } from '../snapshot/digest.js';
 import type { CompileRequest, CompileResult, SnapshotCompiler } from './compiler.js';
-import { COMPILE_REQUEST_SCHEMA, readCompileResponse, RemoteCompileError, type CompileRequestBody } from './remote-protocol.js';
+import {
+  COMPILE_REQUEST_SCHEMA,
+  readCompileResponse,
+  RemoteCompileError,
+  type CompileRequestBody,
+} from './remote-protocol.js';
 
 export interface RemoteCompilerOptions {
   readonly hasher?: Hasher;
@@ -27,14 +32,22 @@ export class RemoteCompiler implements SnapshotCompiler {
     const doFetch = this.opts.fetch ?? fetch;
     const res = await doFetch(this.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}),
+      },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000),
     });
-    if (!res.ok) throw new RemoteCompileError(`compile at ${this.url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+    if (!res.ok)
+      throw new RemoteCompileError(
+        `compile at ${this.url} answered ${res.status}: ${(await res.text()).slice(0, 500)}`,
+      );
     const { snapshot, diagnostics } = await readCompileResponse(await res.json(), this.opts.hasher);
     if (req.inputsDigest !== undefined && snapshot.inputsDigest !== req.inputsDigest) {
-      throw new RemoteCompileError(`compile at ${this.url} compiled inputs ${snapshot.inputsDigest}, not the ${req.inputsDigest} it was sent`);
+      throw new RemoteCompileError(
+        `compile at ${this.url} compiled inputs ${snapshot.inputsDigest}, not the ${req.inputsDigest} it was sent`,
+      );
     }
     return { snapshot, diagnostics, mode: 'remote' };
   }

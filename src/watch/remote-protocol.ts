@@ -74,24 +74,46 @@ export function serveCompileRequest(body: unknown, hasher?: Hasher): CompileResp
   if (!isRecord(body) || body.schema !== COMPILE_REQUEST_SCHEMA || !Array.isArray(body.objects)) {
     throw new RemoteCompileError(`not a ${COMPILE_REQUEST_SCHEMA} request`);
   }
-  const docs: RawDocument[] = body.objects.filter(isRecord).map((object, index) => ({ file: 'request', index, object }));
+  const docs: RawDocument[] = body.objects
+    .filter(isRecord)
+    .map((object, index) => ({ file: 'request', index, object }));
   const result = compileDocuments(docs, hasher ? { hasher } : {});
   const objects: Record<string, string> = {};
   for (const [digest, bytes] of result.snapshot.objects) objects[digest] = toBase64(bytes);
   const decoder = new TextDecoder();
-  const documents = result.snapshot.documents.map((d) => ({ digest: d.digest, layer: d.layer, text: decoder.decode(d.bytes) }));
-  return { schema: COMPILE_RESPONSE_SCHEMA, digest: result.snapshot.digest, documents, objects, diagnostics: result.diagnostics };
+  const documents = result.snapshot.documents.map((d) => ({
+    digest: d.digest,
+    layer: d.layer,
+    text: decoder.decode(d.bytes),
+  }));
+  return {
+    schema: COMPILE_RESPONSE_SCHEMA,
+    digest: result.snapshot.digest,
+    documents,
+    objects,
+    diagnostics: result.diagnostics,
+  };
 }
 
 /** Client side: checks a response body and turns it into a snapshot. */
-export async function readCompileResponse(body: unknown, hasher?: Hasher): Promise<{ snapshot: BuiltSnapshot; diagnostics: Diagnostic[] }> {
-  if (!isRecord(body) || body.schema !== COMPILE_RESPONSE_SCHEMA || typeof body.digest !== 'string' || !isRecord(body.objects) || !Array.isArray(body.documents)) {
+export async function readCompileResponse(
+  body: unknown,
+  hasher?: Hasher,
+): Promise<{ snapshot: BuiltSnapshot; diagnostics: Diagnostic[] }> {
+  if (
+    !isRecord(body) ||
+    body.schema !== COMPILE_RESPONSE_SCHEMA ||
+    typeof body.digest !== 'string' ||
+    !isRecord(body.objects) ||
+    !Array.isArray(body.documents)
+  ) {
     throw new RemoteCompileError(`not a ${COMPILE_RESPONSE_SCHEMA} response`);
   }
   const documents: TreeDocument[] = [];
   const byDigest = new Map<string, Uint8Array>();
   for (const d of body.documents) {
-    if (!isRecord(d) || typeof d.digest !== 'string' || typeof d.text !== 'string' || typeof d.layer !== 'number') throw new RemoteCompileError('malformed document entry');
+    if (!isRecord(d) || typeof d.digest !== 'string' || typeof d.text !== 'string' || typeof d.layer !== 'number')
+      throw new RemoteCompileError('malformed document entry');
     const bytes = utf8Bytes(d.text);
     const got = digestOf(bytes, hasher);
     if (got !== d.digest) throw new RemoteCompileError(`document ${d.digest} hashes to ${got}`);
@@ -109,7 +131,9 @@ export async function readCompileResponse(body: unknown, hasher?: Hasher): Promi
     if (got !== digest) throw new RemoteCompileError(`object ${digest} hashes to ${got}`);
     objects.set(digest, bytes);
   }
-  const diagnostics = Array.isArray(body.diagnostics) ? (body.diagnostics.filter(isRecord) as unknown as Diagnostic[]) : [];
+  const diagnostics = Array.isArray(body.diagnostics)
+    ? (body.diagnostics.filter(isRecord) as unknown as Diagnostic[])
+    : [];
   const snapshot: BuiltSnapshot = {
     digest: body.digest,
     inputsDigest: content.inputsDigest,

@@ -17,12 +17,36 @@ export interface ResourceSpec {
   readonly optional?: boolean;
 }
 
-export const SERVICES: ResourceSpec = { kind: 'Service', group: '', versions: ['v1'], plural: 'services', namespaced: true };
-export const ENDPOINT_SLICES: ResourceSpec = { kind: 'EndpointSlice', group: 'discovery.k8s.io', versions: ['v1'], plural: 'endpointslices', namespaced: true };
+export const SERVICES: ResourceSpec = {
+  kind: 'Service',
+  group: '',
+  versions: ['v1'],
+  plural: 'services',
+  namespaced: true,
+};
+export const ENDPOINT_SLICES: ResourceSpec = {
+  kind: 'EndpointSlice',
+  group: 'discovery.k8s.io',
+  versions: ['v1'],
+  plural: 'endpointslices',
+  namespaced: true,
+};
 /** Used instead of EndpointSlices where discovery.k8s.io/v1 is not served, as istiod's endpoint modes do. */
-export const ENDPOINTS: ResourceSpec = { kind: 'Endpoints', group: '', versions: ['v1'], plural: 'endpoints', namespaced: true };
+export const ENDPOINTS: ResourceSpec = {
+  kind: 'Endpoints',
+  group: '',
+  versions: ['v1'],
+  plural: 'endpoints',
+  namespaced: true,
+};
 export const PODS: ResourceSpec = { kind: 'Pod', group: '', versions: ['v1'], plural: 'pods', namespaced: true };
-export const NAMESPACES: ResourceSpec = { kind: 'Namespace', group: '', versions: ['v1'], plural: 'namespaces', namespaced: false };
+export const NAMESPACES: ResourceSpec = {
+  kind: 'Namespace',
+  group: '',
+  versions: ['v1'],
+  plural: 'namespaces',
+  namespaced: false,
+};
 export const NODES: ResourceSpec = { kind: 'Node', group: '', versions: ['v1'], plural: 'nodes', namespaced: false };
 export const MESH_CONFIG: ResourceSpec = {
   kind: 'ConfigMap',
@@ -34,14 +58,39 @@ export const MESH_CONFIG: ResourceSpec = {
   fieldSelector: 'metadata.name=istio',
 };
 const ISTIO_VERSIONS = ['v1', 'v1beta1', 'v1alpha3'];
-export const VIRTUAL_SERVICES: ResourceSpec = { kind: 'VirtualService', group: 'networking.istio.io', versions: ISTIO_VERSIONS, plural: 'virtualservices', namespaced: true, optional: true };
-export const DESTINATION_RULES: ResourceSpec = { kind: 'DestinationRule', group: 'networking.istio.io', versions: ISTIO_VERSIONS, plural: 'destinationrules', namespaced: true, optional: true };
+export const VIRTUAL_SERVICES: ResourceSpec = {
+  kind: 'VirtualService',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'virtualservices',
+  namespaced: true,
+  optional: true,
+};
+export const DESTINATION_RULES: ResourceSpec = {
+  kind: 'DestinationRule',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'destinationrules',
+  namespaced: true,
+  optional: true,
+};
 
-export const ALL_RESOURCES: readonly ResourceSpec[] = [SERVICES, ENDPOINT_SLICES, PODS, NAMESPACES, NODES, MESH_CONFIG, VIRTUAL_SERVICES, DESTINATION_RULES];
+export const ALL_RESOURCES: readonly ResourceSpec[] = [
+  SERVICES,
+  ENDPOINT_SLICES,
+  PODS,
+  NAMESPACES,
+  NODES,
+  MESH_CONFIG,
+  VIRTUAL_SERVICES,
+  DESTINATION_RULES,
+];
 
 /** The collection path of a resource, in one namespace or across all. */
 export function collectionPath(spec: ResourceSpec, version: string, namespace?: string): string {
   const base = spec.group === '' ? `/api/${version}` : `/apis/${spec.group}/${version}`;
   const ns = spec.namespace ?? namespace;
-  return spec.namespaced && ns !== undefined ? `${base}/namespaces/${encodeURIComponent(ns)}/${spec.plural}` : `${base}/${spec.plural}`;
+  return spec.namespaced && ns !== undefined
+    ? `${base}/namespaces/${encodeURIComponent(ns)}/${spec.plural}`
+    : `${base}/${spec.plural}`;
 }

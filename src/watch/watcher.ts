@@ -114,7 +114,8 @@ export class Watcher {
       maxMs: opts.maxDelayMs ?? 10_000,
       clock: this.clock,
       fire: (waited) => this.round(waited),
-      onError: (err) => this.log({ level: 'error', event: 'watch.round_failed', message: 'compile round failed', error: String(err) }),
+      onError: (err) =>
+        this.log({ level: 'error', event: 'watch.round_failed', message: 'compile round failed', error: String(err) }),
     });
   }
 
@@ -166,7 +167,10 @@ export class Watcher {
 
   private warnings(): string[] {
     const emptied = [...this.kept].map(([id, n]) => `informer ${id} relisted nothing; keeping its last ${n} object(s)`);
-    const denied = [...this.denied].map(([id, d]) => `informer ${id} fails with HTTP ${d.status} since ${d.since} (${d.error}); keeping its last objects and retrying`);
+    const denied = [...this.denied].map(
+      ([id, d]) =>
+        `informer ${id} fails with HTTP ${d.status} since ${d.since} (${d.error}); keeping its last objects and retrying`,
+    );
     return [...emptied, ...denied];
   }
 
@@ -177,17 +181,29 @@ export class Watcher {
 
   // ---- discovery ------------------------------------------------------------------------------
 
-  private async choose(spec: ResourceSpec, discover: Discover): Promise<{ spec: ResourceSpec; version: string } | undefined> {
+  private async choose(
+    spec: ResourceSpec,
+    discover: Discover,
+  ): Promise<{ spec: ResourceSpec; version: string } | undefined> {
     // Core v1 is always there; asking would only cost a request per kind.
     if (spec.group === '') return { spec, version: spec.versions[0] as string };
     const version = await discover(spec);
     if (version !== undefined) return { spec, version };
     if (spec === ENDPOINT_SLICES) {
-      this.log({ level: 'warn', event: 'watch.endpoints_fallback', message: 'discovery.k8s.io/v1 EndpointSlices are not served; reading core v1 Endpoints instead' });
+      this.log({
+        level: 'warn',
+        event: 'watch.endpoints_fallback',
+        message: 'discovery.k8s.io/v1 EndpointSlices are not served; reading core v1 Endpoints instead',
+      });
       return { spec: ENDPOINTS, version: 'v1' };
     }
     if (spec.optional) {
-      this.log({ level: 'warn', event: 'watch.crd_missing', message: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`, versions: spec.versions });
+      this.log({
+        level: 'warn',
+        event: 'watch.crd_missing',
+        message: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`,
+        versions: spec.versions,
+      });
       this.missing.push(spec);
       return undefined;
     }
@@ -209,12 +225,21 @@ export class Watcher {
       try {
         version = await discover(spec);
       } catch (err) {
-        this.log({ level: 'warn', event: 'watch.discovery_failed', message: 'discovery failed; will ask again', error: String(err) });
+        this.log({
+          level: 'warn',
+          event: 'watch.discovery_failed',
+          message: 'discovery failed; will ask again',
+          error: String(err),
+        });
         return;
       }
       if (version === undefined || this.stopped) continue;
       this.missing = this.missing.filter((s) => s !== spec);
-      this.log({ level: 'info', event: 'watch.crd_found', message: `${spec.kind}.${spec.group}/${version} is now served; starting its informer` });
+      this.log({
+        level: 'info',
+        event: 'watch.crd_found',
+        message: `${spec.kind}.${spec.group}/${version} is now served; starting its informer`,
+      });
       this.startInformers(spec, version);
     }
   }
@@ -222,7 +247,10 @@ export class Watcher {
   // ---- informers ------------------------------------------------------------------------------
 
   private startInformers(spec: ResourceSpec, version: string): void {
-    const namespaces = spec.namespaced && spec.namespace === undefined && this.opts.namespaces?.length ? this.opts.namespaces : [undefined];
+    const namespaces =
+      spec.namespaced && spec.namespace === undefined && this.opts.namespaces?.length
+        ? this.opts.namespaces
+        : [undefined];
     for (const ns of namespaces) {
       const informer: ResourceInformer = new ResourceInformer(
         this.opts.kubeConfig,
@@ -236,22 +264,43 @@ export class Watcher {
           emptied: (kept) => {
             this.kept.set(informer.id, kept);
             this.metrics.keptObjects.set({ informer: informer.id }, kept);
-            this.log({ level: 'warn', event: 'watch.informer_emptied', message: `informer ${informer.id} relisted nothing where it listed ${kept} object(s): keeping them (a lost RBAC rule or a deleted CRD?)`, informer: informer.id, kept });
+            this.log({
+              level: 'warn',
+              event: 'watch.informer_emptied',
+              message: `informer ${informer.id} relisted nothing where it listed ${kept} object(s): keeping them (a lost RBAC rule or a deleted CRD?)`,
+              informer: informer.id,
+              kept,
+            });
           },
           refilled: () => {
             this.kept.delete(informer.id);
             this.metrics.keptObjects.set({ informer: informer.id }, 0);
-            this.log({ level: 'info', event: 'watch.informer_refilled', message: `informer ${informer.id} lists objects again; the kept ones are replaced`, informer: informer.id });
+            this.log({
+              level: 'info',
+              event: 'watch.informer_refilled',
+              message: `informer ${informer.id} lists objects again; the kept ones are replaced`,
+              informer: informer.id,
+            });
           },
           error: (err, inMs) => {
             this.metrics.informerErrors.inc({ informer: informer.id });
-            this.log({ level: 'warn', event: 'watch.informer_restart', message: `informer ${informer.id} failed; restarting in ${inMs} ms`, error: errorText(err) });
+            this.log({
+              level: 'warn',
+              event: 'watch.informer_restart',
+              message: `informer ${informer.id} failed; restarting in ${inMs} ms`,
+              error: errorText(err),
+            });
             this.onDenied(informer.id, err);
           },
           recovered: () => {
             if (!this.denied.delete(informer.id)) return;
             this.metrics.informerDenied.set({ informer: informer.id }, 0);
-            this.log({ level: 'info', event: 'watch.informer_allowed', message: `informer ${informer.id} lists and watches again`, informer: informer.id });
+            this.log({
+              level: 'info',
+              event: 'watch.informer_allowed',
+              message: `informer ${informer.id} lists and watches again`,
+              informer: informer.id,
+            });
           },
         },
         this.timerClock,
@@ -267,11 +316,22 @@ export class Watcher {
     const status = deniedStatus(err);
     if (status === undefined) return;
     const before = this.denied.get(id);
-    const denied: DeniedInformer = { status, error: errorText(err).slice(0, 300), since: before?.status === status ? before.since : new Date().toISOString() };
+    const denied: DeniedInformer = {
+      status,
+      error: errorText(err).slice(0, 300),
+      since: before?.status === status ? before.since : new Date().toISOString(),
+    };
     this.denied.set(id, denied);
     this.metrics.informerDenied.set({ informer: id }, status);
     if (before?.status !== status) {
-      this.log({ level: 'warn', event: 'watch.informer_denied', message: `informer ${id} fails with HTTP ${status} (a lost RBAC rule or a deleted CRD?): keeping its last objects and retrying`, informer: id, status, error: denied.error });
+      this.log({
+        level: 'warn',
+        event: 'watch.informer_denied',
+        message: `informer ${id} fails with HTTP ${status} (a lost RBAC rule or a deleted CRD?): keeping its last objects and retrying`,
+        informer: id,
+        status,
+        error: denied.error,
+      });
     }
   }
 
@@ -288,7 +348,13 @@ export class Watcher {
     this.log({ level: 'info', event: 'watch.informer_synced', message: `informer ${informer.id} synced` });
     if (!this.synced) return;
     this.metrics.synced.set(1);
-    if (!this.everSynced) this.log({ level: 'info', event: 'watch.synced', message: 'every informer has synced', objects: this.cache.size });
+    if (!this.everSynced)
+      this.log({
+        level: 'info',
+        event: 'watch.synced',
+        message: 'every informer has synced',
+        objects: this.cache.size,
+      });
     this.everSynced = true;
     // The first publish (and, for an informer that started later, the one with its objects).
     this.debouncer.trigger();
@@ -343,7 +409,10 @@ export class Watcher {
     return { inputs, inputsMs: performance.now() - ti };
   }
 
-  private async compile(request: CompileRequest, changed: ReadonlySet<string>): Promise<{ readonly result: CompileResult; readonly compileMs: number }> {
+  private async compile(
+    request: CompileRequest,
+    changed: ReadonlySet<string>,
+  ): Promise<{ readonly result: CompileResult; readonly compileMs: number }> {
     if (this.storeIncomplete) this.compiler.invalidate?.();
     try {
       return await compileTimed(this.compiler, request, this.metrics);
@@ -359,11 +428,26 @@ export class Watcher {
   /** The compile's diagnostics and the last-known-good substitutions' (which are logged). */
   private diagnostics(result: CompileResult): readonly Diagnostic[] {
     const lkgDiagnostics = this.lkg.diagnostics();
-    for (const d of lkgDiagnostics) this.log({ level: 'warn', event: 'watch.last_known_good', message: d.message, code: d.code, kind: d.kind, namespace: d.namespace, name: d.name, field: d.field });
+    for (const d of lkgDiagnostics)
+      this.log({
+        level: 'warn',
+        event: 'watch.last_known_good',
+        message: d.message,
+        code: d.code,
+        kind: d.kind,
+        namespace: d.namespace,
+        name: d.name,
+        field: d.field,
+      });
     return lkgDiagnostics.length > 0 ? sortDiagnostics([...lkgDiagnostics, ...result.diagnostics]) : result.diagnostics;
   }
 
-  private async publish(request: CompileRequest, result: CompileResult, diagnostics: readonly Diagnostic[], inputs: BuiltInputs): Promise<PublishedRound> {
+  private async publish(
+    request: CompileRequest,
+    result: CompileResult,
+    diagnostics: readonly Diagnostic[],
+    inputs: BuiltInputs,
+  ): Promise<PublishedRound> {
     let stored: PublishedRound;
     try {
       stored = await publishRound({
@@ -391,8 +475,17 @@ export class Watcher {
     this.metrics.publishes.inc({ result: stored.refused ? 'refused' : stored.published.status });
     if (stored.refused) {
       const { refused } = stored;
-      const which = 'pinned' in refused ? { message: pinnedRefusalMessage(this.opts.channel, refused), pinned: refused.pinned } : { message: refusalMessage(this.opts.channel, refused), candidate: refused.candidate };
-      this.log({ level: 'warn', event: 'watch.publish_refused', ...which, code: 'publish_guard', problems: refused.verdict.problems });
+      const which =
+        'pinned' in refused
+          ? { message: pinnedRefusalMessage(this.opts.channel, refused), pinned: refused.pinned }
+          : { message: refusalMessage(this.opts.channel, refused), candidate: refused.candidate };
+      this.log({
+        level: 'warn',
+        event: 'watch.publish_refused',
+        ...which,
+        code: 'publish_guard',
+        problems: refused.verdict.problems,
+      });
     }
     return stored;
   }
@@ -403,7 +496,18 @@ export class Watcher {
       this.metrics.version.set(round.version);
     }
     this.rounds.push(round);
-    this.log({ level: 'info', event: round.publish === 'published' ? 'watch.published' : round.publish === 'refused' ? 'watch.refused' : 'watch.unchanged', ...round, changed: changed.size, objects: this.cache.size });
+    this.log({
+      level: 'info',
+      event:
+        round.publish === 'published'
+          ? 'watch.published'
+          : round.publish === 'refused'
+            ? 'watch.refused'
+            : 'watch.unchanged',
+      ...round,
+      changed: changed.size,
+      objects: this.cache.size,
+    });
     return round;
   }
 }

@@ -20,7 +20,10 @@ const DUMP_TYPE: Readonly<Record<XdsType, string>> = {
 };
 
 /** Envoy orders config_dump sections bootstrap, clusters, endpoints, listeners, routes; so do we. */
-export function configDump(versionInfo: string, served: Partial<Record<XdsType, readonly ServedResource[]>>): { configs: Json[] } {
+export function configDump(
+  versionInfo: string,
+  served: Partial<Record<XdsType, readonly ServedResource[]>>,
+): { configs: Json[] } {
   const configs: Json[] = [];
   for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const) {
     const resources = served[type];
@@ -35,12 +38,29 @@ function section(type: XdsType, versionInfo: string, resources: readonly ServedR
   const render = (r: ServedResource) => resourceToJson(typeName, r.bytes);
   switch (type) {
     case 'clusters':
-      return { '@type': DUMP_TYPE.clusters, version_info: versionInfo, dynamic_active_clusters: resources.map((r) => ({ version_info: versionInfo, cluster: render(r) })) };
+      return {
+        '@type': DUMP_TYPE.clusters,
+        version_info: versionInfo,
+        dynamic_active_clusters: resources.map((r) => ({ version_info: versionInfo, cluster: render(r) })),
+      };
     case 'endpoints':
-      return { '@type': DUMP_TYPE.endpoints, dynamic_endpoint_configs: resources.map((r) => ({ version_info: versionInfo, endpoint_config: render(r) })) };
+      return {
+        '@type': DUMP_TYPE.endpoints,
+        dynamic_endpoint_configs: resources.map((r) => ({ version_info: versionInfo, endpoint_config: render(r) })),
+      };
     case 'listeners':
-      return { '@type': DUMP_TYPE.listeners, version_info: versionInfo, dynamic_listeners: resources.map((r) => ({ name: r.name, active_state: { version_info: versionInfo, listener: render(r) } })) };
+      return {
+        '@type': DUMP_TYPE.listeners,
+        version_info: versionInfo,
+        dynamic_listeners: resources.map((r) => ({
+          name: r.name,
+          active_state: { version_info: versionInfo, listener: render(r) },
+        })),
+      };
     case 'routes':
-      return { '@type': DUMP_TYPE.routes, dynamic_route_configs: resources.map((r) => ({ version_info: versionInfo, route_config: render(r) })) };
+      return {
+        '@type': DUMP_TYPE.routes,
+        dynamic_route_configs: resources.map((r) => ({ version_info: versionInfo, route_config: render(r) })),
+      };
   }
 }

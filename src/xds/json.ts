@@ -12,9 +12,33 @@ import { typeNameOf } from './type-urls.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
-const WRAPPERS = new Set(['DoubleValue', 'FloatValue', 'Int64Value', 'UInt64Value', 'Int32Value', 'UInt32Value', 'BoolValue', 'StringValue', 'BytesValue'].map((n) => `google.protobuf.${n}`));
+const WRAPPERS = new Set(
+  [
+    'DoubleValue',
+    'FloatValue',
+    'Int64Value',
+    'UInt64Value',
+    'Int32Value',
+    'UInt32Value',
+    'BoolValue',
+    'StringValue',
+    'BytesValue',
+  ].map((n) => `google.protobuf.${n}`),
+);
 const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
-const SCALARS = new Set(['double', 'float', 'int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'bool', 'string', 'bytes', ...INT64]);
+const SCALARS = new Set([
+  'double',
+  'float',
+  'int32',
+  'uint32',
+  'sint32',
+  'fixed32',
+  'sfixed32',
+  'bool',
+  'string',
+  'bytes',
+  ...INT64,
+]);
 
 const cache = new Map<string, DescriptorNamespace | null>();
 
@@ -69,7 +93,8 @@ function valueJson(v: Record<string, unknown>): Json {
   if ('numberValue' in v && v.numberValue != null) return v.numberValue as number;
   if ('boolValue' in v && v.boolValue != null) return v.boolValue as boolean;
   if ('structValue' in v && v.structValue != null) return structJson(v.structValue as Record<string, unknown>);
-  if ('listValue' in v && v.listValue != null) return (((v.listValue as Record<string, unknown>).values ?? []) as Record<string, unknown>[]).map(valueJson);
+  if ('listValue' in v && v.listValue != null)
+    return (((v.listValue as Record<string, unknown>).values ?? []) as Record<string, unknown>[]).map(valueJson);
   return null;
 }
 
@@ -82,7 +107,8 @@ function scalarJson(type: string, v: unknown): Json {
 /** Renders an `Any`: `{"@type": url, ...payload}`; an undecodable payload is shown as base64. */
 export function anyToJson(typeUrl: string, value: Uint8Array): Json {
   const name = typeNameOf(typeUrl);
-  if (!codecOf(name) || !lookup(name)) return value.length === 0 ? { '@type': typeUrl } : { '@type': typeUrl, value: toBase64(value) };
+  if (!codecOf(name) || !lookup(name))
+    return value.length === 0 ? { '@type': typeUrl } : { '@type': typeUrl, value: toBase64(value) };
   const inner = messageToJson(name, decodeMessage(name, value) as Record<string, unknown>);
   if (inner !== null && typeof inner === 'object' && !Array.isArray(inner)) return { '@type': typeUrl, ...inner };
   return { '@type': typeUrl, value: inner };
@@ -90,13 +116,18 @@ export function anyToJson(typeUrl: string, value: Uint8Array): Json {
 
 /** Renders a decoded message of type `typeName` as proto3 JSON. */
 export function messageToJson(typeName: string, message: Record<string, unknown>): Json {
-  if (typeName === 'google.protobuf.Any') return anyToJson(String(message.type_url ?? ''), (message.value as Uint8Array) ?? new Uint8Array());
+  if (typeName === 'google.protobuf.Any')
+    return anyToJson(String(message.type_url ?? ''), (message.value as Uint8Array) ?? new Uint8Array());
   if (typeName === 'google.protobuf.Duration') return durationJson(message);
   if (typeName === 'google.protobuf.Struct') return structJson(message);
   if (typeName === 'google.protobuf.Value') return valueJson(message);
   if (WRAPPERS.has(typeName)) {
     const t = typeName === 'google.protobuf.Int64Value' || typeName === 'google.protobuf.UInt64Value' ? 'int64' : 'x';
-    return scalarJson(t, message.value ?? (typeName === 'google.protobuf.BoolValue' ? false : typeName === 'google.protobuf.StringValue' ? '' : 0));
+    return scalarJson(
+      t,
+      message.value ??
+        (typeName === 'google.protobuf.BoolValue' ? false : typeName === 'google.protobuf.StringValue' ? '' : 0),
+    );
   }
   const type = lookup(typeName);
   const out: Record<string, Json> = {};

@@ -19,7 +19,8 @@ export type RouteConfiguration = envoy.config.route.v3.RouteConfiguration.$Prope
 export type VirtualHost = envoy.config.route.v3.VirtualHost.$Properties;
 export type Route = envoy.config.route.v3.Route.$Properties;
 export type RouteAction = envoy.config.route.v3.RouteAction.$Properties;
-export type HttpConnectionManager = envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.$Properties;
+export type HttpConnectionManager =
+  envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.$Properties;
 export type Any = google.protobuf.Any.$Properties;
 export type Duration = google.protobuf.Duration.$Properties;
 export type Struct = google.protobuf.Struct.$Properties;
@@ -51,7 +52,9 @@ function findCodec(typeName: string): MessageCodec<object> | undefined {
     node = (node as Record<string, unknown>)[part];
   }
   const codec = node as Partial<MessageCodec<object>> | undefined;
-  return codec && typeof codec.encode === 'function' && typeof codec.decode === 'function' ? (codec as MessageCodec<object>) : undefined;
+  return codec && typeof codec.encode === 'function' && typeof codec.decode === 'function'
+    ? (codec as MessageCodec<object>)
+    : undefined;
 }
 
 function mustCodec(typeName: string): MessageCodec<object> {
@@ -71,7 +74,9 @@ export function encodeMessage(typeName: string, message: object): Uint8Array {
  * shares it): a compile keeps tens of thousands of them. Same class (Buffer stays Buffer).
  */
 export function compactBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes);
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes
+    : Uint8Array.prototype.slice.call(bytes);
 }
 
 export function decodeMessage(typeName: string, bytes: Uint8Array): object {

@@ -77,10 +77,16 @@ export interface RouteConfigurationParts {
 }
 
 /** The encodings of the fields before `virtual_hosts` (`name`) and after it; either may be empty. */
-export function routeConfigurationEnds(rc: RouteConfiguration): { readonly head: Uint8Array; readonly tail: Uint8Array } {
+export function routeConfigurationEnds(rc: RouteConfiguration): {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+} {
   // Everything but the virtual hosts goes through the generated codec, split around field 2.
   const { name, virtual_hosts: _vhosts, ...after } = rc;
-  const head = name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== '' ? compactBytes(RouteConfigurationCodec.encode({ name }).finish()) : EMPTY;
+  const head =
+    name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== ''
+      ? compactBytes(RouteConfigurationCodec.encode({ name }).finish())
+      : EMPTY;
   const tail = compactBytes(RouteConfigurationCodec.encode(after).finish());
   return { head, tail };
 }

@@ -23,7 +23,8 @@ export const TypeName = {
 export type TypeName = (typeof TypeName)[keyof typeof TypeName];
 
 export const typeUrl = (name: string): string => PREFIX + name;
-export const typeNameOf = (url: string): string => (url.startsWith(PREFIX) ? url.slice(PREFIX.length) : url.slice(url.lastIndexOf('/') + 1));
+export const typeNameOf = (url: string): string =>
+  url.startsWith(PREFIX) ? url.slice(PREFIX.length) : url.slice(url.lastIndexOf('/') + 1);
 
 /** The four xDS resource types of a snapshot, in make-before-break push order. */
 export const XDS_TYPES = ['clusters', 'endpoints', 'listeners', 'routes'] as const;

@@ -45,7 +45,13 @@ const app = createApp({ store, auth: { writeToken: WRITE }, clock, compile: { ha
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, a = app): Promise<{ status: number; json: Json; res: Response }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  a = app,
+): Promise<{ status: number; json: Json; res: Response }> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.body = typeof body === 'string' ? body : JSON.stringify(body);
@@ -90,9 +96,14 @@ test('bad inputs are 400 with a stable code, never 500', async () => {
   assert.equal(errorCode(await post('/api/v1/channels/main/compile', '[1]')), 'bad_request');
   assert.equal(errorCode(await post('/api/v1/channels/main/compile', {})), 'bad_request');
   assert.equal(errorCode(await post('/api/v1/channels/main/compile', { files: [{ file: 'x' }] })), 'bad_request');
-  assert.equal(errorCode(await post('/api/v1/channels/main/compile', { files: [STATE], strict: 'yes' })), 'bad_request');
+  assert.equal(
+    errorCode(await post('/api/v1/channels/main/compile', { files: [STATE], strict: 'yes' })),
+    'bad_request',
+  );
 
-  const unparsable = await post('/api/v1/channels/main/compile', { files: [{ file: 'junk.yaml', text: 'kind: [unclosed\n  - : :' }] });
+  const unparsable = await post('/api/v1/channels/main/compile', {
+    files: [{ file: 'junk.yaml', text: 'kind: [unclosed\n  - : :' }],
+  });
   assert.equal(unparsable.status, 400);
   assert.equal(errorCode(unparsable), 'invalid_inputs');
   assert.ok(unparsable.json.error.diagnostics.length > 0);
@@ -106,8 +117,15 @@ test('bad inputs are 400 with a stable code, never 500', async () => {
   const badChannel = await post('/api/v1/channels/bad!name/compile', { files: [STATE] });
   assert.equal(badChannel.status, 400);
   assert.equal(errorCode(await post('/api/v1/channels/main/tags', { version: 1, name: '123' })), 'bad_request');
-  assert.equal(errorCode(await post('/api/v1/channels/main/rollback', { version: 1 })), 'bad_request', 'a rollback needs a reason');
-  assert.equal(errorCode(await post('/api/v1/channels/main/rollback', { version: { n: 1 }, reason: 'x' })), 'bad_request');
+  assert.equal(
+    errorCode(await post('/api/v1/channels/main/rollback', { version: 1 })),
+    'bad_request',
+    'a rollback needs a reason',
+  );
+  assert.equal(
+    errorCode(await post('/api/v1/channels/main/rollback', { version: { n: 1 }, reason: 'x' })),
+    'bad_request',
+  );
 
   assert.equal(errorCode(await get('/api/v1/channels/main/snapshots/99')), 'not_found');
   assert.equal((await get('/api/v1/channels/main/snapshots/99')).status, 404);
@@ -177,7 +195,9 @@ test('reads: channels, pages of snapshots newest first, one snapshot, diagnostic
   assert.equal(vs.object.spec.http[0].route.length, 2);
 
   const node = BOOKINFO_NODES.productpage;
-  const cfg = await get(`/api/v1/channels/main/snapshots/2/config?node=${encodeURIComponent(node.id)}&metadata=${encodeURIComponent(JSON.stringify(node.metadata))}&type=routes`);
+  const cfg = await get(
+    `/api/v1/channels/main/snapshots/2/config?node=${encodeURIComponent(node.id)}&metadata=${encodeURIComponent(JSON.stringify(node.metadata))}&type=routes`,
+  );
   assert.equal(cfg.status, 200, JSON.stringify(cfg.json));
   assert.match(cfg.json.classId, /^sidecar\/default\//);
   const text = JSON.stringify(cfg.json.config);
@@ -212,7 +232,11 @@ test('writes: tag, pin (compiles become candidates), promote, unpin, rollback â€
   assert.equal(cand.json.status, 'candidate', JSON.stringify(cand.json));
   assert.equal(cand.json.candidate, 1);
   const candRecord = (await get('/api/v1/channels/main/snapshots/candidate:1')).json;
-  assert.deepEqual([candRecord.actor, candRecord.reason], ['api', 'try 80/20'], 'a candidate records who compiled it and why');
+  assert.deepEqual(
+    [candRecord.actor, candRecord.reason],
+    ['api', 'try 80/20'],
+    'a candidate records who compiled it and why',
+  );
   const list = await get('/api/v1/channels/main/snapshots');
   assert.deepEqual(
     list.json.candidates.map((c: Json) => [c.label, c.status.candidate]),
@@ -239,12 +263,17 @@ test('writes: tag, pin (compiles become candidates), promote, unpin, rollback â€
   const rec = (await get('/api/v1/channels/main/snapshots/latest')).json;
   assert.deepEqual(rec.origin, { kind: 'rollback', from: 1 });
   assert.equal(rec.actor, 'api');
-  assert.equal(rec.digest, (await get('/api/v1/channels/main/snapshots/1')).json.digest, 'same config and endpoints as version 1');
+  assert.equal(
+    rec.digest,
+    (await get('/api/v1/channels/main/snapshots/1')).json.digest,
+    'same config and endpoints as version 1',
+  );
   assert.equal(rec.status.pinned, true);
 
   const audit = await get('/api/v1/audit?channel=main');
   const kinds = audit.json.entries.map((e: Json) => e.kind);
-  for (const k of ['tag', 'pin', 'unpin', 'promote', 'rollback', 'publish', 'candidate']) assert.ok(kinds.includes(k), `${k} in ${kinds}`);
+  for (const k of ['tag', 'pin', 'unpin', 'promote', 'rollback', 'publish', 'candidate'])
+    assert.ok(kinds.includes(k), `${k} in ${kinds}`);
   assert.ok(audit.json.entries.filter((e: Json) => e.kind !== 'publish').every((e: Json) => e.actor === 'api'));
   assert.equal(audit.json.entries[0].kind, 'rollback', 'newest first');
   const all = await get('/api/v1/audit');
@@ -254,7 +283,13 @@ test('writes: tag, pin (compiles become candidates), promote, unpin, rollback â€
 });
 
 test('proxies: latest ACK per type and last NACK per node, from the relay records', async () => {
-  const base = { relay: 'r1', channel: 'main', classId: 'sidecar/default/productpage', nodeId: 'sidecar~1~pp.default~default.svc.cluster.local', digest: 'sha256:' + '0'.repeat(64) };
+  const base = {
+    relay: 'r1',
+    channel: 'main',
+    classId: 'sidecar/default/productpage',
+    nodeId: 'sidecar~1~pp.default~default.svc.cluster.local',
+    digest: 'sha256:' + '0'.repeat(64),
+  };
   const CDS = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
   const RDS = 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration';
   await store.appendAudit([
@@ -262,8 +297,25 @@ test('proxies: latest ACK per type and last NACK per node, from the relay record
     { ...base, at: '2030-01-02T00:00:01.000Z', kind: 'ack', typeUrl: CDS, version: '1', snapshotVersion: 1 },
     { ...base, at: '2030-01-02T00:00:02.000Z', kind: 'ack', typeUrl: RDS, version: '1', snapshotVersion: 1 },
     { ...base, at: '2030-01-02T00:00:03.000Z', kind: 'ack', typeUrl: CDS, version: '2', snapshotVersion: 2 },
-    { ...base, at: '2030-01-02T00:00:04.000Z', kind: 'nack', typeUrl: RDS, version: '2', snapshotVersion: 2, error: 'route: bad regex' },
-    { ...base, nodeId: 'other', channel: 'staging', at: '2030-01-02T00:00:05.000Z', kind: 'ack', typeUrl: CDS, version: '7', snapshotVersion: 7 },
+    {
+      ...base,
+      at: '2030-01-02T00:00:04.000Z',
+      kind: 'nack',
+      typeUrl: RDS,
+      version: '2',
+      snapshotVersion: 2,
+      error: 'route: bad regex',
+    },
+    {
+      ...base,
+      nodeId: 'other',
+      channel: 'staging',
+      at: '2030-01-02T00:00:05.000Z',
+      kind: 'ack',
+      typeUrl: CDS,
+      version: '7',
+      snapshotVersion: 7,
+    },
   ]);
   const r = await get('/api/v1/proxies?channel=main');
   assert.equal(r.json.proxies.length, 1);
@@ -286,15 +338,36 @@ test('closed reads: a read token or the write token; a read token cannot write',
   assert.equal((await g({ authorization: 'Bearer x' })).status, 401);
   assert.equal((await g({ authorization: 'Bearer r' })).status, 200);
   assert.equal((await g({ authorization: 'Bearer w' })).status, 200);
-  const w = await call('POST', '/api/v1/channels/main/tags', { version: 1, name: 'x' }, { authorization: 'Bearer r' }, closed);
+  const w = await call(
+    'POST',
+    '/api/v1/channels/main/tags',
+    { version: 1, name: 'x' },
+    { authorization: 'Bearer r' },
+    closed,
+  );
   assert.equal(w.status, 403);
   assert.equal(errorCode(w), 'forbidden');
-  assert.equal((await call('GET', '/api/openapi.json', undefined, {}, closed)).status, 200, 'the document stays readable');
+  assert.equal(
+    (await call('GET', '/api/openapi.json', undefined, {}, closed)).status,
+    200,
+    'the document stays readable',
+  );
 });
 
 test('a trusted X-Meshsnap-Actor header names the person in the audit log', async () => {
-  const proxied = createApp({ store, auth: { writeToken: [{ name: 'sso-proxy', token: 'p' }] }, clock, identity: actorHeaderIdentity });
-  const r = await call('POST', '/api/v1/channels/main/tags', { version: 2, name: 'reviewed', reason: 'ok' }, { authorization: 'Bearer p', 'X-Meshsnap-Actor': 'alice@example.com' }, proxied);
+  const proxied = createApp({
+    store,
+    auth: { writeToken: [{ name: 'sso-proxy', token: 'p' }] },
+    clock,
+    identity: actorHeaderIdentity,
+  });
+  const r = await call(
+    'POST',
+    '/api/v1/channels/main/tags',
+    { version: 2, name: 'reviewed', reason: 'ok' },
+    { authorization: 'Bearer p', 'X-Meshsnap-Actor': 'alice@example.com' },
+    proxied,
+  );
   assert.equal(r.status, 201, JSON.stringify(r.json));
   const audit = await get('/api/v1/audit?channel=main');
   const entry = audit.json.entries.find((e: Json) => e.kind === 'tag' && e.detail?.tag === 'reviewed');

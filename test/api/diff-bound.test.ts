@@ -9,7 +9,17 @@ const diff: VersionDiff = {
   to: { version: '2', digest: 'b' },
   classes: [
     { classA: 'c1', classB: 'c1', types: { clusters: { added: ['x', 'y'], removed: ['z'], changed: [] } } },
-    { classA: 'c2', classB: 'c2', types: { routes: { added: [], removed: [], changed: [{ name: 'r', fields: [{ path: 'p', change: 'changed', from: 'A'.repeat(1000), to: 'B' }] }] } } },
+    {
+      classA: 'c2',
+      classB: 'c2',
+      types: {
+        routes: {
+          added: [],
+          removed: [],
+          changed: [{ name: 'r', fields: [{ path: 'p', change: 'changed', from: 'A'.repeat(1000), to: 'B' }] }],
+        },
+      },
+    },
   ],
   inputs: [{ kind: 'Service', namespace: 'ns', name: 's', layer: 'config', change: 'added' }],
 };
@@ -22,7 +32,9 @@ test('within the bound: the same diff, not truncated', () => {
 test('past the limit: a prefix is listed, the rest counted by kind', () => {
   const b = boundDiff(diff, { limit: 2, maxBytes: 1e6 });
   assert.equal(b.truncated, true);
-  assert.deepEqual(b.diff.classes, [{ classA: 'c1', classB: 'c1', types: { clusters: { added: ['x', 'y'], removed: [], changed: [] } } }]);
+  assert.deepEqual(b.diff.classes, [
+    { classA: 'c1', classB: 'c1', types: { clusters: { added: ['x', 'y'], removed: [], changed: [] } } },
+  ]);
   assert.deepEqual(b.diff.inputs, []);
   assert.deepEqual(b.omitted, { resources: 2, inputs: 1 });
 });

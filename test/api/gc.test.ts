@@ -25,16 +25,37 @@ let cleanup: () => void = () => undefined;
 
 before(async () => {
   ({ store, cleanup } = tempStore());
-  for (const vs of ['virtual-service-reviews-v3.yaml', 'virtual-service-reviews-50-v3.yaml', 'virtual-service-reviews-80-20.yaml', 'virtual-service-reviews-90-10.yaml']) await compileAndPublish(store, STATE, [vs]);
+  for (const vs of [
+    'virtual-service-reviews-v3.yaml',
+    'virtual-service-reviews-50-v3.yaml',
+    'virtual-service-reviews-80-20.yaml',
+    'virtual-service-reviews-90-10.yaml',
+  ])
+    await compileAndPublish(store, STATE, [vs]);
 });
 after(() => cleanup());
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const appOver = (s: SnapshotStore) => createApp({ store: s, auth: { writeToken: [{ name: 'ops', token: TOKEN }] }, clock, compile: { hasher: nodeSha256Hex } });
+const appOver = (s: SnapshotStore) =>
+  createApp({
+    store: s,
+    auth: { writeToken: [{ name: 'ops', token: TOKEN }] },
+    clock,
+    compile: { hasher: nodeSha256Hex },
+  });
 
-async function post(path: string, body: unknown, headers: Record<string, string> = auth, s: SnapshotStore = store): Promise<{ status: number; json: Json }> {
-  const res = await appOver(s).request(path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = auth,
+  s: SnapshotStore = store,
+): Promise<{ status: number; json: Json }> {
+  const res = await appOver(s).request(path, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Json };
 }
 const gc = (body: unknown, headers?: Record<string, string>, s?: SnapshotStore) => post('/api/v1/gc', body, headers, s);
@@ -46,7 +67,8 @@ async function assertComplete(selector: string): Promise<void> {
   assert.ok(content, `snapshot of ${selector}`);
   for (const c of content.classes) {
     const r = resourcesForClass(content, c.id);
-    for (const t of XDS_TYPES) for (const [name, d] of r?.[t] ?? []) assert.ok(await store.getObject(d), `${t} ${name} of ${selector}`);
+    for (const t of XDS_TYPES)
+      for (const [name, d] of r?.[t] ?? []) assert.ok(await store.getObject(d), `${t} ${name} of ${selector}`);
   }
   const v = await verifyVersion(store, record, nodeSha256Hex);
   assert.ok(v.ok, `${selector}: ${v.reasons.join('; ')}`);
@@ -89,43 +111,51 @@ test('a grace period shorter than the store’s freshen interval is a 400 naming
   assert.equal(r.status, 400, JSON.stringify(r.json));
   assert.equal(r.json.error.code, 'bad_request');
   assert.match(r.json.error.message, /graceMinutes 5 is shorter than the store's freshen interval of 10 min/);
-  assert.equal((await gc({ keep: 1, graceMinutes: 10, dryRun: true }, auth, objectStoreLike)).status, 200, 'equal to the interval is enough');
+  assert.equal(
+    (await gc({ keep: 1, graceMinutes: 10, dryRun: true }, auth, objectStoreLike)).status,
+    200,
+    'equal to the interval is enough',
+  );
   assert.deepEqual(await store.listVersions('main'), [4, 3, 2, 1]);
 });
 
-test('dry run reports and deletes nothing; a real run deletes the dropped versions, keeps tagged and head complete, and is audited', { timeout: 60_000 }, async () => {
-  const tagged = await post('/api/v1/channels/main/tags', { version: 1, name: 'release-1' });
-  assert.equal(tagged.status, 201, JSON.stringify(tagged.json));
+test(
+  'dry run reports and deletes nothing; a real run deletes the dropped versions, keeps tagged and head complete, and is audited',
+  { timeout: 60_000 },
+  async () => {
+    const tagged = await post('/api/v1/channels/main/tags', { version: 1, name: 'release-1' });
+    assert.equal(tagged.status, 201, JSON.stringify(tagged.json));
 
-  const dry = await gc({ keep: 1, dryRun: true });
-  assert.equal(dry.status, 200, JSON.stringify(dry.json));
-  assert.equal(dry.json.action, 'gc');
-  assert.equal(dry.json.dryRun, true);
-  assert.deepEqual(dry.json.keptVersions.main, [4, 1]);
-  assert.deepEqual(dry.json.deletedVersions.main, [3, 2]);
-  assert.ok(dry.json.deletedDocuments > 0, 'the dry run counts what it would delete');
-  assert.deepEqual(await store.listVersions('main'), [4, 3, 2, 1], 'a dry run deletes nothing');
-  for (const v of ['2', '3']) await assertComplete(v);
+    const dry = await gc({ keep: 1, dryRun: true });
+    assert.equal(dry.status, 200, JSON.stringify(dry.json));
+    assert.equal(dry.json.action, 'gc');
+    assert.equal(dry.json.dryRun, true);
+    assert.deepEqual(dry.json.keptVersions.main, [4, 1]);
+    assert.deepEqual(dry.json.deletedVersions.main, [3, 2]);
+    assert.ok(dry.json.deletedDocuments > 0, 'the dry run counts what it would delete');
+    assert.deepEqual(await store.listVersions('main'), [4, 3, 2, 1], 'a dry run deletes nothing');
+    for (const v of ['2', '3']) await assertComplete(v);
 
-  const real = await gc({ keep: 1, reason: 'weekly cleanup' });
-  assert.equal(real.status, 200, JSON.stringify(real.json));
-  assert.equal(real.json.dryRun, false);
-  assert.deepEqual(real.json.deletedVersions.main, [3, 2]);
-  assert.ok(real.json.deletedDocuments > 0 && real.json.deletedObjects > 0, JSON.stringify(real.json));
-  assert.equal(real.json.deletedDocuments, dry.json.deletedDocuments, 'the dry run counted what the run deleted');
-  assert.deepEqual(await store.listVersions('main'), [4, 1]);
-  for (const v of ['latest', 'release-1']) await assertComplete(v);
+    const real = await gc({ keep: 1, reason: 'weekly cleanup' });
+    assert.equal(real.status, 200, JSON.stringify(real.json));
+    assert.equal(real.json.dryRun, false);
+    assert.deepEqual(real.json.deletedVersions.main, [3, 2]);
+    assert.ok(real.json.deletedDocuments > 0 && real.json.deletedObjects > 0, JSON.stringify(real.json));
+    assert.equal(real.json.deletedDocuments, dry.json.deletedDocuments, 'the dry run counted what the run deleted');
+    assert.deepEqual(await store.listVersions('main'), [4, 1]);
+    for (const v of ['latest', 'release-1']) await assertComplete(v);
 
-  const again = await gc({ keep: 1 });
-  assert.equal(again.json.deletedDocuments + again.json.deletedObjects, 0, 'nothing left to collect');
+    const again = await gc({ keep: 1 });
+    assert.equal(again.json.deletedDocuments + again.json.deletedObjects, 0, 'nothing left to collect');
 
-  const res = await appOver(store).request('/api/v1/audit?channel=main');
-  const entries = ((await res.json()) as Json).entries as Json[];
-  const runs = entries.filter((e) => e.kind === 'gc');
-  assert.equal(runs.length, 2, 'one record per real run, none for the dry run');
-  const first = runs.find((e) => e.reason === 'weekly cleanup');
-  assert.ok(first, JSON.stringify(runs));
-  assert.equal(first.actor, 'ops', 'the token name is the actor');
-  assert.deepEqual(first.detail.deletedVersions, { main: [3, 2] });
-  assert.equal(first.detail.keep, 1);
-});
+    const res = await appOver(store).request('/api/v1/audit?channel=main');
+    const entries = ((await res.json()) as Json).entries as Json[];
+    const runs = entries.filter((e) => e.kind === 'gc');
+    assert.equal(runs.length, 2, 'one record per real run, none for the dry run');
+    const first = runs.find((e) => e.reason === 'weekly cleanup');
+    assert.ok(first, JSON.stringify(runs));
+    assert.equal(first.actor, 'ops', 'the token name is the actor');
+    assert.deepEqual(first.detail.deletedVersions, { main: [3, 2] });
+    assert.equal(first.detail.keep, 1);
+  },
+);

@@ -14,7 +14,14 @@ test('served at /api/openapi.json, listing every /api/v1 route with its method, 
   const app = createApp({ store: new LocalStore(tmp), auth: { writeToken: 't' } });
   const res = await app.request('/api/openapi.json');
   assert.equal(res.status, 200);
-  const doc = JSON.parse(await res.text()) as { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; operationId: string }>>; components: { securitySchemes: unknown } };
+  const doc = JSON.parse(await res.text()) as {
+    openapi: string;
+    paths: Record<
+      string,
+      Record<string, { security: unknown[]; responses: Record<string, unknown>; operationId: string }>
+    >;
+    components: { securitySchemes: unknown };
+  };
   assert.equal(doc.openapi, '3.1.0');
   assert.ok(doc.components.securitySchemes);
 
@@ -42,7 +49,21 @@ test('served at /api/openapi.json, listing every /api/v1 route with its method, 
 test('POST /api/v1/gc is documented: secured, every body field optional', async () => {
   const app = createApp({ store: new LocalStore(tmp), auth: { writeToken: 't' } });
   const doc = (await (await app.request('/api/openapi.json')).json()) as {
-    paths: Record<string, Record<string, { operationId: string; security: unknown[]; responses: Record<string, unknown>; requestBody?: { required: boolean; content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          operationId: string;
+          security: unknown[];
+          responses: Record<string, unknown>;
+          requestBody?: {
+            required: boolean;
+            content: Record<string, { schema: { required: string[]; properties: Record<string, unknown> } }>;
+          };
+        }
+      >
+    >;
   };
   const op = doc.paths['/api/v1/gc']?.post;
   assert.ok(op, 'POST /api/v1/gc is in the document');
@@ -54,7 +75,13 @@ test('POST /api/v1/gc is documented: secured, every body field optional', async 
   assert.equal(body.required, false, 'an empty body runs gc with the defaults');
   const schema = body.content['application/json']?.schema;
   assert.deepEqual(schema?.required, []);
-  assert.deepEqual(Object.keys(schema?.properties ?? {}).sort(), ['dryRun', 'graceMinutes', 'keep', 'keepDays', 'reason']);
+  assert.deepEqual(Object.keys(schema?.properties ?? {}).sort(), [
+    'dryRun',
+    'graceMinutes',
+    'keep',
+    'keepDays',
+    'reason',
+  ]);
   // A body with a required field stays required.
   assert.equal(doc.paths['/api/v1/channels/{ch}/rollback']?.post?.requestBody?.required, true);
 });

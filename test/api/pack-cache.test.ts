@@ -16,7 +16,12 @@ const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 const file = (p: string) => ({ file: p.split('/').pop() as string, text: readFileSync(p, 'utf8') });
 const STATE = file(BOOKINFO_STATE);
 const DR = file(join(NET, 'destination-rule-all.yaml'));
-const ROUTES = ['virtual-service-reviews-v3.yaml', 'virtual-service-reviews-50-v3.yaml', 'virtual-service-reviews-80-20.yaml', 'virtual-service-reviews-90-10.yaml'].map((f) => file(join(NET, f)));
+const ROUTES = [
+  'virtual-service-reviews-v3.yaml',
+  'virtual-service-reviews-50-v3.yaml',
+  'virtual-service-reviews-80-20.yaml',
+  'virtual-service-reviews-90-10.yaml',
+].map((f) => file(join(NET, f)));
 
 /** A folder store that remembers which objects were read. */
 class ReadRecordingStore extends LocalStore {
@@ -46,5 +51,9 @@ test('API publishes merge delta packs without reading the packs they wrote back 
     assert.ok(record?.packs, `version ${i + 1} has packs`);
     for (const digest of packDigests(record)) written.add(digest);
   }
-  assert.deepEqual([...written].filter((d) => store.reads.has(d)), [], 'no pack was read back from the store');
+  assert.deepEqual(
+    [...written].filter((d) => store.reads.has(d)),
+    [],
+    'no pack was read back from the store',
+  );
 });

@@ -19,8 +19,17 @@ const DR = file(join(NET, 'destination-rule-all.yaml'));
 const V3 = file(join(NET, 'virtual-service-reviews-v3.yaml'));
 const V50 = file(join(NET, 'virtual-service-reviews-50-v3.yaml'));
 /** What used to replace the whole mesh: a Deployment without apiVersion, nothing else. */
-const DEPLOYMENT_ONLY = { file: 'deploy.yaml', text: 'kind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 1}\n' };
-const SERVICES_ONLY = { file: 'services.yaml', text: STATE.text.split(/^---$/m).filter((d) => !/^kind: (Pod|EndpointSlice)$/m.test(d)).join('---') };
+const DEPLOYMENT_ONLY = {
+  file: 'deploy.yaml',
+  text: 'kind: Deployment\nmetadata: {name: web, namespace: default}\nspec: {replicas: 1}\n',
+};
+const SERVICES_ONLY = {
+  file: 'services.yaml',
+  text: STATE.text
+    .split(/^---$/m)
+    .filter((d) => !/^kind: (Pod|EndpointSlice)$/m.test(d))
+    .join('---'),
+};
 
 const tmp = mkdtempSync(join(tmpdir(), 'meshsnap-api-safety-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -32,12 +41,24 @@ const clock = () => new Date(Date.UTC(2030, 0, 1, 0, 0, tick++));
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function apiOn(dir: string) {
-  const app = createApp({ store: new LocalStore(join(tmp, dir)), auth: { writeToken: WRITE }, clock, compile: { hasher: nodeSha256Hex } });
+  const app = createApp({
+    store: new LocalStore(join(tmp, dir)),
+    auth: { writeToken: WRITE },
+    clock,
+    compile: { hasher: nodeSha256Hex },
+  });
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: Json }> => {
-    const res = await app.request(path, { method, headers: { authorization: `Bearer ${WRITE}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    const res = await app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${WRITE}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, json: (await res.json()) as Json };
   };
-  return { post: (path: string, body: unknown) => call('POST', `/api/v1/channels/main/${path}`, body), get: (path: string) => call('GET', `/api/v1/channels/main${path}`) };
+  return {
+    post: (path: string, body: unknown) => call('POST', `/api/v1/channels/main/${path}`, body),
+    get: (path: string) => call('GET', `/api/v1/channels/main${path}`),
+  };
 }
 
 test('compile: a body that compiles to nothing is a 409 publish_guard, recorded as a candidate; allowShrink serves it', async () => {
@@ -52,7 +73,11 @@ test('compile: a body that compiles to nothing is a 409 publish_guard, recorded 
   assert.match(refused.json.error.message, /candidate:1/);
 
   const snapshots = (await api.get('/snapshots')).json;
-  assert.deepEqual(snapshots.snapshots.map((s: Json) => s.version), [1], 'the served channel did not move');
+  assert.deepEqual(
+    snapshots.snapshots.map((s: Json) => s.version),
+    [1],
+    'the served channel did not move',
+  );
   assert.equal((await api.get('/snapshots/candidate:1')).json.counts.classes, 0);
 
   const forced = await api.post('compile', { files: [DEPLOYMENT_ONLY], allowShrink: true, reason: 'on purpose' });
@@ -76,7 +101,11 @@ test('rollback and promote refuse clusters emptied of endpoints unless force; pi
   const older = await api.post('pin', { version: 2, reason: 'x' });
   assert.equal(older.status, 409, JSON.stringify(older.json));
   assert.match(older.json.error.message, /rollback 2/);
-  assert.equal((await api.post('pin', { version: 3, reason: 'same' })).status, 200, 'pinning the pinned version again is fine');
+  assert.equal(
+    (await api.post('pin', { version: 3, reason: 'same' })).status,
+    200,
+    'pinning the pinned version again is fine',
+  );
 
   assert.equal((await api.post('tags', { version: 1, name: 'good' })).status, 201);
   const retag = await api.post('tags', { version: 3, name: 'good' });
@@ -94,9 +123,17 @@ test('compile on a pinned channel: the pinned config with every endpoint gone is
   assert.equal(refused.status, 409, JSON.stringify(refused.json));
   assert.equal(refused.json.error.code, 'publish_guard');
   assert.match(refused.json.error.message, /pinned to version 1 and keeps serving version 1.*serves 0 endpoints/);
-  assert.deepEqual((await api.get('/snapshots')).json.snapshots.map((s: Json) => s.version), [1], 'the served channel did not move');
+  assert.deepEqual(
+    (await api.get('/snapshots')).json.snapshots.map((s: Json) => s.version),
+    [1],
+    'the served channel did not move',
+  );
 
-  const forced = await api.post('compile', { files: [SERVICES_ONLY, DR, V50], allowShrink: true, reason: 'on purpose' });
+  const forced = await api.post('compile', {
+    files: [SERVICES_ONLY, DR, V50],
+    allowShrink: true,
+    reason: 'on purpose',
+  });
   assert.notEqual(forced.status, 409, JSON.stringify(forced.json));
   assert.deepEqual([forced.json.status, forced.json.version], ['candidate', 2]);
 });

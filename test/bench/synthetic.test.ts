@@ -73,11 +73,15 @@ test('VirtualService subsets only name subsets a DestinationRule defines', () =>
   let checked = 0;
   for (const { object } of mesh.docs) {
     if (object['kind'] !== 'VirtualService') continue;
-    for (const route of (object['spec'] as { http: { route: { destination: { host: string; subset?: string } }[] }[] }).http) {
+    for (const route of (object['spec'] as { http: { route: { destination: { host: string; subset?: string } }[] }[] })
+      .http) {
       for (const { destination } of route.route) {
         if (destination.subset === undefined) continue;
         checked++;
-        assert.ok(subsets.has(`${destination.host}/${destination.subset}`), `${destination.host}/${destination.subset}`);
+        assert.ok(
+          subsets.has(`${destination.host}/${destination.subset}`),
+          `${destination.host}/${destination.subset}`,
+        );
       }
     }
   }

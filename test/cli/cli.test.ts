@@ -16,7 +16,10 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 
 function run(...args: string[]): { code: number; stdout: string; stderr: string; lines: Record<string, unknown>[] } {
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
-  const lines = r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, lines };
 }
 
@@ -41,13 +44,23 @@ test('compile publishes version 1, then says unchanged and stores nothing for th
   assert.match(again.stderr, /unchanged/);
   assert.equal(readdirSync(join(store, 'objects'), { recursive: true }).length, objectsBefore);
 
-  const changed = run('compile', BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml'), '--store', store);
+  const changed = run(
+    'compile',
+    BOOKINFO_STATE,
+    join(NET, 'destination-rule-all.yaml'),
+    join(NET, 'virtual-service-reviews-50-v3.yaml'),
+    '--store',
+    store,
+  );
   assert.equal(changed.lines[0]?.version, 2);
   assert.notEqual(changed.lines[0]?.digest, line.digest);
 
   const log = run('log', '--store', store);
   assert.equal(log.code, 0);
-  assert.deepEqual(log.lines.map((l) => l.version), [2, 1]);
+  assert.deepEqual(
+    log.lines.map((l) => l.version),
+    [2, 1],
+  );
   assert.equal(log.lines[0]?.parent, 1);
   assert.equal(log.lines[1]?.parent, null);
 });
@@ -60,7 +73,10 @@ test('--dry-run stores nothing; --strict fails on error diagnostics and stores n
   assert.equal(run('log', '--store', store).lines.length, 0);
 
   const bad = join(tmp, 'bad.yaml');
-  writeFileSync(bad, 'apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: w, namespace: default}\nspec:\n  hosts: [reviews]\n  http:\n  - route:\n    - destination: {host: reviews}\n      weight: 30\n    - destination: {host: ratings}\n      weight: 30\n');
+  writeFileSync(
+    bad,
+    'apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: w, namespace: default}\nspec:\n  hosts: [reviews]\n  http:\n  - route:\n    - destination: {host: reviews}\n      weight: 30\n    - destination: {host: ratings}\n      weight: 30\n',
+  );
   const strict = run('compile', BOOKINFO_STATE, bad, '--store', store, '--strict');
   assert.equal(strict.code, 1);
   assert.equal((strict.lines[0]?.diagnostics as Record<string, number>).error, 1);
@@ -82,9 +98,30 @@ test('--dry-run stores nothing; --strict fails on error diagnostics and stores n
 
 test('show prints config_dump JSON for a node, and a clear error for an unknown namespace', () => {
   const store = join(tmp, 'store-c');
-  assert.equal(run('compile', BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-80-20.yaml'), '--store', store).code, 0);
+  assert.equal(
+    run(
+      'compile',
+      BOOKINFO_STATE,
+      join(NET, 'destination-rule-all.yaml'),
+      join(NET, 'virtual-service-reviews-80-20.yaml'),
+      '--store',
+      store,
+    ).code,
+    0,
+  );
   const node = BOOKINFO_NODES.productpage;
-  const shown = run('show', 'latest', '--node', node.id, '--metadata', JSON.stringify(node.metadata), '--type', 'routes', '--store', store);
+  const shown = run(
+    'show',
+    'latest',
+    '--node',
+    node.id,
+    '--metadata',
+    JSON.stringify(node.metadata),
+    '--type',
+    'routes',
+    '--store',
+    store,
+  );
   assert.equal(shown.code, 0, shown.stderr);
   const dump = shown.lines[0] as { configs: Record<string, unknown>[] };
   assert.equal(dump.configs.length, 1);

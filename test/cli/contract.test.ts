@@ -51,7 +51,10 @@ before(async () => {
 
 test('--version names the package and the compiler version', () => {
   const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
-  assert.match(versionText(), new RegExp(`^meshsnap ${pkg.version.replace(/\./g, '\\.')} \\(compiler meshsnap \\d+\\.\\d+\\.\\d+\\)$`));
+  assert.match(
+    versionText(),
+    new RegExp(`^meshsnap ${pkg.version.replace(/\./g, '\\.')} \\(compiler meshsnap \\d+\\.\\d+\\.\\d+\\)$`),
+  );
   const r = bin('--version');
   assert.equal(r.code, 0);
   assert.equal(r.stdout.trim(), versionText());
@@ -63,7 +66,13 @@ test('every command’s --help lists each flag of its option table with a line o
     assert.ok(text.startsWith(`usage: ${usageLine(spec)}\n`), spec.name);
     for (const [name, flag] of Object.entries(spec.options)) {
       assert.ok(flag.help.length > 5, `${spec.name} --${name} has help text`);
-      assert.match(text, new RegExp(`\\n  (-\\w, )?--${name}\\b[^\\n]*  ${flag.help.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`), `${spec.name} --${name}`);
+      assert.match(
+        text,
+        new RegExp(
+          `\\n  (-\\w, )?--${name}\\b[^\\n]*  ${flag.help.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+        ),
+        `${spec.name} --${name}`,
+      );
       assert.ok(usageLine(spec).includes(`--${name}`), `${spec.name} usage names --${name}`);
     }
     assert.ok(spec.examples.length > 0, `${spec.name} has an example`);
@@ -82,7 +91,9 @@ test('the README’s CLI reference has one row per command, naming exactly the f
   const section = readme.slice(readme.indexOf('## CLI reference'), readme.indexOf('### Node ids and proxy classes'));
   const rows = section.split('\n').filter((l) => l.startsWith('| `meshsnap '));
   for (const { spec } of COMMANDS) {
-    const row = rows.find((r) => r.startsWith(`| \`meshsnap ${spec.name} `) || r.startsWith(`| \`meshsnap ${spec.name}\``));
+    const row = rows.find(
+      (r) => r.startsWith(`| \`meshsnap ${spec.name} `) || r.startsWith(`| \`meshsnap ${spec.name}\``),
+    );
     assert.ok(row, `README row for ${spec.name}`);
     const cell = (row.split('` |')[0] as string).slice(3).replace(/\\\|/g, '|');
     assert.equal(cell, usageLine(spec), `README usage of ${spec.name} is the --help usage line`);
@@ -115,10 +126,22 @@ test('usage errors exit 2 and name the flag', async () => {
 });
 
 test('read commands refuse a store folder that does not exist (exit 2), naming it', async () => {
-  for (const args of [['log'], ['show', '--node', WEB], ['diff', '1', '2'], ['diagnostics'], ['verify'], ['audit'], ['tag']]) {
+  for (const args of [
+    ['log'],
+    ['show', '--node', WEB],
+    ['diff', '1', '2'],
+    ['diagnostics'],
+    ['verify'],
+    ['audit'],
+    ['tag'],
+  ]) {
     const r = await cli(...args, '--store', MISSING);
     assert.equal(r.code, 2, `${args[0]}: ${r.stderr}`);
-    assert.match(r.stderr, new RegExp(`no store at ${MISSING.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(--store\\)`), args[0]);
+    assert.match(
+      r.stderr,
+      new RegExp(`no store at ${MISSING.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(--store\\)`),
+      args[0],
+    );
     assert.doesNotMatch(r.stderr, /has no versions yet/);
   }
 });
@@ -130,7 +153,18 @@ test('tag --delete of a tag that does not exist: exit 1 with a message', async (
 });
 
 test('show names the class it chose in its JSON and warns when it fell back to sidecar/<ns>/_', () => {
-  const exact = bin('show', 'latest', '--node', WEB, '--metadata', WEB_METADATA, '--type', 'listeners', '--store', STORE);
+  const exact = bin(
+    'show',
+    'latest',
+    '--node',
+    WEB,
+    '--metadata',
+    WEB_METADATA,
+    '--type',
+    'listeners',
+    '--store',
+    STORE,
+  );
   assert.equal(exact.code, 0, exact.stderr);
   const dump = JSON.parse(exact.stdout) as { class: string; configs: unknown[] };
   assert.match(dump.class, /^sidecar\/shop\/.*web/);
@@ -140,7 +174,10 @@ test('show names the class it chose in its JSON and warns when it fell back to s
   const fallback = bin('show', 'latest', '--node', WEB, '--type', 'listeners', '--store', STORE);
   assert.equal(fallback.code, 0, fallback.stderr);
   assert.equal((JSON.parse(fallback.stdout) as { class: string }).class, 'sidecar/shop/_');
-  assert.match(fallback.stderr, /warning: node .* got the namespace's selector-less class sidecar\/shop\/_ \(no --metadata LABELS were given\)/);
+  assert.match(
+    fallback.stderr,
+    /warning: node .* got the namespace's selector-less class sidecar\/shop\/_ \(no --metadata LABELS were given\)/,
+  );
 });
 
 test('diff --node names the class in each version (JSON `node`) and warns on the fallback', () => {
@@ -158,17 +195,50 @@ test('demo --channel: the suggested show names the channel and store; every endp
   const r = bin('demo', '--store', store, '--channel', 'demo');
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /show latest --node '.*' --metadata '.*' --store \S+ --channel demo/);
-  const shown = bin('show', 'latest', '--node', WEB, '--metadata', JSON.stringify({ NAMESPACE: 'shop', LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' }, INSTANCE_IPS: '10.244.1.10' }), '--type', 'endpoints', '--store', store, '--channel', 'demo');
-  const sets = ((JSON.parse(shown.stdout) as { configs: { dynamic_endpoint_configs: unknown[] }[] }).configs[0]?.dynamic_endpoint_configs ?? []).length;
+  const shown = bin(
+    'show',
+    'latest',
+    '--node',
+    WEB,
+    '--metadata',
+    JSON.stringify({
+      NAMESPACE: 'shop',
+      LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
+      INSTANCE_IPS: '10.244.1.10',
+    }),
+    '--type',
+    'endpoints',
+    '--store',
+    store,
+    '--channel',
+    'demo',
+  );
+  const sets = (
+    (JSON.parse(shown.stdout) as { configs: { dynamic_endpoint_configs: unknown[] }[] }).configs[0]
+      ?.dynamic_endpoint_configs ?? []
+  ).length;
   assert.ok(sets > 0);
   assert.match(r.stdout, new RegExp(`\\nEndpoints \\(${sets}\\):\\n`));
-  const listed = r.stdout.split('\nEndpoints')[1]?.split('\n\n')[0]?.split('\n').filter((l) => l.startsWith('  ')) ?? [];
+  const listed =
+    r.stdout
+      .split('\nEndpoints')[1]
+      ?.split('\n\n')[0]
+      ?.split('\n')
+      .filter((l) => l.startsWith('  ')) ?? [];
   assert.equal(listed.length, sets);
 });
 
 test('audit text: one line per push (ACKs of one proxy and version grouped), candidates named candidate:N', async () => {
   const at = (s: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, s)).toISOString();
-  const ack = (s: number, type: string, version = 3, nodeId = 'n1'): TrailEvent => ({ at: at(s), kind: 'ack', channel: 'main', version, relay: 'r', nodeId, typeUrl: `type.googleapis.com/envoy.${type}` });
+  const ack = (s: number, type: string, version = 3, nodeId = 'n1'): TrailEvent => ({
+    at: at(s),
+    kind: 'ack',
+    channel: 'main',
+    version,
+    relay: 'r',
+    nodeId,
+    typeUrl: `type.googleapis.com/envoy.${type}`,
+  });
   const grouped = groupAcksPerPush([
     ack(1, 'Cluster'),
     ack(1, 'Cluster', 3, 'n2'),
@@ -193,7 +263,14 @@ test('audit text: one line per push (ACKs of one proxy and version grouped), can
   assert.equal((await cli('compile', join(EXAMPLES, 'bookstore'), '--store', store, '--quiet')).code, 0);
   assert.equal((await cli('pin', '--store', store, '--reason', 'freeze')).code, 0);
   const changed = join(EXAMPLES, 'bookstore');
-  const c = await cli('compile', changed, join(REPO, '..', 'shared', 'fixtures', 'derived', 'bookinfo-cluster-state.yaml'), '--store', store, '--quiet');
+  const c = await cli(
+    'compile',
+    changed,
+    join(REPO, '..', 'shared', 'fixtures', 'derived', 'bookinfo-cluster-state.yaml'),
+    '--store',
+    store,
+    '--quiet',
+  );
   assert.equal(c.code, 0, c.stderr);
   const r = bin('audit', '--store', store);
   assert.equal(r.code, 0, r.stderr);

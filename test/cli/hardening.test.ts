@@ -19,7 +19,9 @@ function run(...args: string[]): { code: number; stdout: string; stderr: string 
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n)) : [join(dir, n)]));
+  return readdirSync(dir).flatMap((n) =>
+    statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n)) : [join(dir, n)],
+  );
 }
 
 test('prototype names, reserved channels, terminal escapes and a corrupt object through the CLI', () => {

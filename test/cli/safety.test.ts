@@ -36,7 +36,10 @@ async function runAt(storeDir: string, ...args: string[]): Promise<Ran> {
   const writeErr = stderr.write;
   // The CLI writes strings; the test runner's own reports (binary) pass through.
   const capture = (sink: string[], write: typeof stdout.write, stream: NodeJS.WriteStream) =>
-    ((chunk: unknown, ...rest: unknown[]) => (typeof chunk === 'string' ? sink.push(chunk) > 0 : (write as (...a: unknown[]) => boolean).call(stream, chunk, ...rest))) as typeof stdout.write;
+    ((chunk: unknown, ...rest: unknown[]) =>
+      typeof chunk === 'string'
+        ? sink.push(chunk) > 0
+        : (write as (...a: unknown[]) => boolean).call(stream, chunk, ...rest)) as typeof stdout.write;
   stdout.write = capture(out, writeOut, stdout);
   stderr.write = capture(err, writeErr, stderr);
   let code: number;
@@ -47,22 +50,32 @@ async function runAt(storeDir: string, ...args: string[]): Promise<Ran> {
     stderr.write = writeErr;
   }
   const text = out.join('');
-  const lines = text.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = text
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   return { code, stdout: text, stderr: err.join(''), lines };
 }
-const storeRunner = (name: string) => (...args: string[]): Promise<Ran> => runAt(join(tmp, name), ...args);
+const storeRunner =
+  (name: string) =>
+  (...args: string[]): Promise<Ran> =>
+    runAt(join(tmp, name), ...args);
 
 /** The bookinfo cluster state without the objects (Service, Pods, EndpointSlice) of these apps. */
 function bookinfoWithout(apps: readonly string[]): string {
   const docs = readFileSync(BOOKINFO_STATE, 'utf8').split(/^---$/m);
   const kept = docs.filter((d) => !apps.some((app) => new RegExp(`^  name: ${app}(-|$)`, 'm').test(d)));
-  assert.ok(kept.length <= docs.length - 3 * apps.length, 'at least a Service, a Pod and an EndpointSlice per app removed');
+  assert.ok(
+    kept.length <= docs.length - 3 * apps.length,
+    'at least a Service, a Pod and an EndpointSlice per app removed',
+  );
   const path = join(tmp, `bookinfo-without-${apps.join('-')}.yaml`);
   writeFileSync(path, kept.join('---'));
   return path;
 }
 
-const versions = async (run: (...a: string[]) => Promise<Ran>): Promise<unknown[]> => (await run('log')).lines.map((l) => l.version);
+const versions = async (run: (...a: string[]) => Promise<Ran>): Promise<unknown[]> =>
+  (await run('log')).lines.map((l) => l.version);
 
 test('an empty folder or a YAML typo is refused, not served; recorded as a candidate; --allow-shrink serves it', async () => {
   const run = storeRunner('empty');
@@ -110,7 +123,11 @@ test('the guard on bookinfo: one service removed is served, all but one refused 
   const onlyOne = await run('compile', bookinfoWithout(['details', 'ratings', 'reviews']), DR, V3);
   assert.equal(onlyOne.code, 1, onlyOne.stderr);
   assert.equal(onlyOne.lines[0]?.status, 'refused');
-  assert.deepEqual(onlyOne.lines[0]?.lostServices, ['details.default.svc.cluster.local', 'ratings.default.svc.cluster.local', 'reviews.default.svc.cluster.local']);
+  assert.deepEqual(onlyOne.lines[0]?.lostServices, [
+    'details.default.svc.cluster.local',
+    'ratings.default.svc.cluster.local',
+    'reviews.default.svc.cluster.local',
+  ]);
   assert.match(onlyOne.stderr, /loses 3 of 5 services \(more than 50 %\)/);
 
   assert.deepEqual((await run('guard')).lines[0]?.guard, { maxShrinkPercent: 50 });
@@ -125,14 +142,23 @@ test('rollback to a good version after an empty one refuses clusters left withou
   const run = storeRunner('rollback');
   assert.equal((await run('compile', BOOKINFO_STATE, DR, V3)).code, 0);
   const noEndpoints = join(tmp, 'services-only.yaml');
-  writeFileSync(noEndpoints, readFileSync(BOOKINFO_STATE, 'utf8').split(/^---$/m).filter((d) => !/^kind: (Pod|EndpointSlice)$/m.test(d)).join('---'));
+  writeFileSync(
+    noEndpoints,
+    readFileSync(BOOKINFO_STATE, 'utf8')
+      .split(/^---$/m)
+      .filter((d) => !/^kind: (Pod|EndpointSlice)$/m.test(d))
+      .join('---'),
+  );
   const empty = await run('compile', noEndpoints, DR, V3);
   assert.equal(empty.lines[0]?.status, 'refused', 'every endpoint gone: refused');
   assert.equal((await run('compile', noEndpoints, DR, V50, '--allow-shrink')).code, 0);
 
   const rb = await run('rollback', '1', '--reason', 'undo');
   assert.equal(rb.code, 1, rb.stderr);
-  assert.match(rb.stderr, /rollback of 1 refused: .*cluster\(s\) that had endpoints in 1 would have none \(services: .*reviews\.default\.svc\.cluster\.local/);
+  assert.match(
+    rb.stderr,
+    /rollback of 1 refused: .*cluster\(s\) that had endpoints in 1 would have none \(services: .*reviews\.default\.svc\.cluster\.local/,
+  );
   assert.match(rb.stderr, /--force/);
   assert.deepEqual(await versions(run), [2, 1]);
 
@@ -186,7 +212,10 @@ test('the GitOps revision: the inputs folder’s git commit by default, --source
   mkdirSync(repo);
   writeFileSync(join(repo, 'state.yaml'), readFileSync(BOOKINFO_STATE, 'utf8'));
   writeFileSync(join(repo, 'dr.yaml'), readFileSync(DR, 'utf8'));
-  const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      encoding: 'utf8',
+    }).trim();
   git('init', '-q');
   git('add', '.');
   git('commit', '-qm', 'bookinfo');
@@ -197,8 +226,25 @@ test('the GitOps revision: the inputs folder’s git commit by default, --source
   writeFileSync(join(repo, 'vs.yaml'), readFileSync(V50, 'utf8'));
   assert.equal((await run('compile', repo)).code, 0);
   assert.deepEqual((await run('log')).lines[0]?.source, { revision: head, dirty: true });
-  assert.equal((await run('compile', BOOKINFO_STATE, DR, V3, '--source-revision', 'abcdef0123456789', '--source-url', 'https://git.example.com/mesh')).code, 0);
-  assert.deepEqual((await run('log')).lines[0]?.source, { revision: 'abcdef0123456789', url: 'https://git.example.com/mesh' });
+  assert.equal(
+    (
+      await run(
+        'compile',
+        BOOKINFO_STATE,
+        DR,
+        V3,
+        '--source-revision',
+        'abcdef0123456789',
+        '--source-url',
+        'https://git.example.com/mesh',
+      )
+    ).code,
+    0,
+  );
+  assert.deepEqual((await run('log')).lines[0]?.source, {
+    revision: 'abcdef0123456789',
+    url: 'https://git.example.com/mesh',
+  });
   assert.match((await run('audit')).stdout, /rev abcdef012345/);
 
   const diff = await run('diff', `rev:${head.slice(0, 7)}`, 'rev:abcdef0', '--json');
@@ -217,7 +263,13 @@ test('the GitOps revision: the inputs folder’s git commit by default, --source
 test('compile on a pinned channel whose inputs lost every EndpointSlice is refused (exit 1, the pin named); --allow-shrink serves it', async () => {
   const run = storeRunner('pinned-guard');
   const noEndpoints = join(tmp, 'no-endpoint-slices.yaml');
-  writeFileSync(noEndpoints, readFileSync(BOOKINFO_STATE, 'utf8').split(/^---$/m).filter((d) => !/^kind: EndpointSlice$/m.test(d)).join('---'));
+  writeFileSync(
+    noEndpoints,
+    readFileSync(BOOKINFO_STATE, 'utf8')
+      .split(/^---$/m)
+      .filter((d) => !/^kind: EndpointSlice$/m.test(d))
+      .join('---'),
+  );
   assert.equal((await run('compile', BOOKINFO_STATE, DR, V3)).code, 0); // 1
   assert.equal((await run('pin', '--reason', 'freeze')).code, 0);
 

@@ -29,23 +29,45 @@ test('bookinfo + destination-rule-all: subset clusters and their endpoints', asy
     const name = `outbound|9080|${subset}|reviews.default.svc.cluster.local`;
     const c = resourceToJson(TypeName.Cluster, encodeMessage(TypeName.Cluster, clusters.get(name) ?? {})) as J;
     assert.equal(c.name, name);
-    assert.equal(c.metadata.filter_metadata.istio.config, '/apis/networking.istio.io/v1/namespaces/default/destination-rule/reviews');
-    const eps = resourceToJson(TypeName.ClusterLoadAssignment, encodeMessage(TypeName.ClusterLoadAssignment, cla.get(name) ?? {})) as J;
+    assert.equal(
+      c.metadata.filter_metadata.istio.config,
+      '/apis/networking.istio.io/v1/namespaces/default/destination-rule/reviews',
+    );
+    const eps = resourceToJson(
+      TypeName.ClusterLoadAssignment,
+      encodeMessage(TypeName.ClusterLoadAssignment, cla.get(name) ?? {}),
+    ) as J;
     const lbEndpoints = (eps.endpoints ?? []).flatMap((l: J) => l.lb_endpoints);
     assert.equal(lbEndpoints.length, 1, `${name} has the one ${subset} pod`);
     for (const l of eps.endpoints) assert.equal(l.load_balancing_weight, l.lb_endpoints.length);
   }
   // Every EDS cluster has an assignment, and nothing else does.
-  const eds = [...clusters.values()].filter((c) => c.eds_cluster_config).map((c) => c.name as string).sort();
+  const eds = [...clusters.values()]
+    .filter((c) => c.eds_cluster_config)
+    .map((c) => c.name as string)
+    .sort();
   assert.deepEqual(eds, [...cla.keys()].sort());
   // The cluster state runs no details-v2 / ratings-v2 pods: those subsets are kept but reported.
-  const empty = ctx.diags.all.filter((d) => d.kind === 'DestinationRule').map((d) => `${d.code} ${d.name} ${d.message.split(' ')[1]}`);
-  assert.deepEqual(empty.sort(), ['subset-no-endpoints details v2', 'subset-no-endpoints ratings v2', 'subset-no-endpoints ratings v2-mysql', 'subset-no-endpoints ratings v2-mysql-vm']);
+  const empty = ctx.diags.all
+    .filter((d) => d.kind === 'DestinationRule')
+    .map((d) => `${d.code} ${d.name} ${d.message.split(' ')[1]}`);
+  assert.deepEqual(empty.sort(), [
+    'subset-no-endpoints details v2',
+    'subset-no-endpoints ratings v2',
+    'subset-no-endpoints ratings v2-mysql',
+    'subset-no-endpoints ratings v2-mysql-vm',
+  ]);
 });
 
 test('bookinfo + destination-rule-all-mtls: explicit ISTIO_MUTUAL sockets, no auto-mTLS matches', async () => {
   const ctx = await load('destination-rule-all-mtls.yaml');
-  const c = resourceToJson(TypeName.Cluster, encodeMessage(TypeName.Cluster, buildClusters(ctx, 'sidecar').get('outbound|9080|v2|reviews.default.svc.cluster.local') ?? {})) as J;
+  const c = resourceToJson(
+    TypeName.Cluster,
+    encodeMessage(
+      TypeName.Cluster,
+      buildClusters(ctx, 'sidecar').get('outbound|9080|v2|reviews.default.svc.cluster.local') ?? {},
+    ),
+  ) as J;
   assert.equal(c.transport_socket_matches, undefined);
   assert.equal(c.transport_socket.typed_config.sni, 'outbound_.9080_.v2_.reviews.default.svc.cluster.local');
 });

@@ -2,7 +2,14 @@
 import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { DestinationRule, DestinationRuleSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
-import type { Locality, MeshEndpoint, MeshService, MeshServicePort, Protocol, ServiceModel } from '../../src/model/service-model.js';
+import type {
+  Locality,
+  MeshEndpoint,
+  MeshService,
+  MeshServicePort,
+  Protocol,
+  ServiceModel,
+} from '../../src/model/service-model.js';
 import type { CompileContext } from '../../src/compile/context.js';
 import { indexDestinationRules } from '../../src/compile/destination-rules.js';
 
@@ -18,7 +25,12 @@ export interface ServiceOpts {
 
 export function service(name: string, opts: ServiceOpts = {}): MeshService {
   const ns = opts.ns ?? 'default';
-  const ports: MeshServicePort[] = (opts.ports ?? [{ port: 9080, protocol: 'HTTP', name: 'http' }]).map((p) => ({ name: p.name, port: p.port, targetPort: p.port, protocol: p.protocol ?? 'HTTP' }));
+  const ports: MeshServicePort[] = (opts.ports ?? [{ port: 9080, protocol: 'HTTP', name: 'http' }]).map((p) => ({
+    name: p.name,
+    port: p.port,
+    targetPort: p.port,
+    protocol: p.protocol ?? 'HTTP',
+  }));
   return {
     hostname: host(name, ns),
     name,
@@ -57,14 +69,25 @@ export function endpoint(address: string, opts: EndpointOpts = {}): MeshEndpoint
 }
 
 export function destinationRule(ns: string, name: string, spec: DestinationRuleSpec, index = 0): DestinationRule {
-  return { kind: 'DestinationRule', apiVersion: 'networking.istio.io/v1', meta: { name, namespace: ns, labels: {}, annotations: {} }, origin: { file: 'dr.yaml', index }, spec };
+  return {
+    kind: 'DestinationRule',
+    apiVersion: 'networking.istio.io/v1',
+    meta: { name, namespace: ns, labels: {}, annotations: {} },
+    origin: { file: 'dr.yaml', index },
+    spec,
+  };
 }
 
 /** endpoints: hostname → service port → endpoints. */
-export function model(services: MeshService[], endpoints: Record<string, Record<number, MeshEndpoint[]>> = {}, destinationRules: DestinationRule[] = []): ServiceModel {
+export function model(
+  services: MeshService[],
+  endpoints: Record<string, Record<number, MeshEndpoint[]>> = {},
+  destinationRules: DestinationRule[] = [],
+): ServiceModel {
   const sorted = [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
   const eps = new Map<string, Map<number, MeshEndpoint[]>>();
-  for (const [h, byPort] of Object.entries(endpoints)) eps.set(h, new Map(Object.entries(byPort).map(([p, list]) => [Number(p), list])));
+  for (const [h, byPort] of Object.entries(endpoints))
+    eps.set(h, new Map(Object.entries(byPort).map(([p, list]) => [Number(p), list])));
   return {
     services: sorted,
     byHostname: new Map(sorted.map((s) => [s.hostname, s])),

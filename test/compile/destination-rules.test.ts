@@ -2,10 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { context, destinationRule, endpoint, host, model, service } from './clusters-model.js';
 
-const codes = (ctx: ReturnType<typeof context>) => ctx.diags.all.map((d) => `${d.code}:${d.namespace}/${d.name}`).sort();
+const codes = (ctx: ReturnType<typeof context>) =>
+  ctx.diags.all.map((d) => `${d.code}:${d.namespace}/${d.name}`).sort();
 
 test('short hosts resolve in the rule’s namespace', () => {
-  const ctx = context(model([service('reviews'), service('reviews', { ns: 'prod' })], {}, [destinationRule('prod', 'r', { host: 'reviews' })]));
+  const ctx = context(
+    model([service('reviews'), service('reviews', { ns: 'prod' })], {}, [
+      destinationRule('prod', 'r', { host: 'reviews' }),
+    ]),
+  );
   assert.equal(ctx.destinationRules.lookup(host('reviews', 'prod'))?.sources[0]?.meta.name, 'r');
   assert.equal(ctx.destinationRules.lookup(host('reviews')), undefined);
 });
@@ -17,7 +22,10 @@ test('own namespace beats root namespace beats other namespaces', () => {
     destinationRule('istio-system', 'root', { host: host('reviews') }),
     destinationRule('aaa', 'first-other', { host: host('reviews') }),
   ];
-  assert.equal(context(model([svc], {}, rules)).destinationRules.lookup(host('reviews'))?.sources[0]?.meta.name, 'root');
+  assert.equal(
+    context(model([svc], {}, rules)).destinationRules.lookup(host('reviews'))?.sources[0]?.meta.name,
+    'root',
+  );
   const own = [...rules, destinationRule('default', 'own', { host: 'reviews' })];
   assert.equal(context(model([svc], {}, own)).destinationRules.lookup(host('reviews'))?.sources[0]?.meta.name, 'own');
   const others = rules.filter((r) => r.meta.namespace !== 'istio-system');
@@ -28,13 +36,26 @@ test('own namespace beats root namespace beats other namespaces', () => {
 
 test('rules for the same host in one namespace are merged like istiod', () => {
   const rules = [
-    destinationRule('default', 'b', { host: 'reviews', trafficPolicy: { loadBalancer: { simple: 'RANDOM' } }, subsets: [{ name: 'v2', labels: { version: 'v2' } }, { name: 'v1', labels: { version: 'other' } }] }),
+    destinationRule('default', 'b', {
+      host: 'reviews',
+      trafficPolicy: { loadBalancer: { simple: 'RANDOM' } },
+      subsets: [
+        { name: 'v2', labels: { version: 'v2' } },
+        { name: 'v1', labels: { version: 'other' } },
+      ],
+    }),
     destinationRule('default', 'a', { host: 'reviews', subsets: [{ name: 'v1', labels: { version: 'v1' } }] }),
   ];
   const ctx = context(model([service('reviews')], {}, rules));
   const r = ctx.destinationRules.lookup(host('reviews'));
-  assert.deepEqual(r?.sources.map((s) => s.meta.name), ['a', 'b']);
-  assert.deepEqual(r?.spec.subsets?.map((s) => `${s.name}=${s.labels?.version}`), ['v1=v1', 'v2=v2']);
+  assert.deepEqual(
+    r?.sources.map((s) => s.meta.name),
+    ['a', 'b'],
+  );
+  assert.deepEqual(
+    r?.spec.subsets?.map((s) => `${s.name}=${s.labels?.version}`),
+    ['v1=v1', 'v2=v2'],
+  );
   assert.equal(r?.spec.trafficPolicy?.loadBalancer?.simple, 'RANDOM', 'the first rule with a traffic policy wins');
   assert.ok(codes(ctx).includes('merged-destination-rule:default/b'));
   const dup = ctx.diags.all.find((d) => d.code === 'duplicate-subset');
@@ -57,15 +78,27 @@ test('wildcard hosts apply when no exact rule exists; the most specific wins', (
 test('problems are reported with where they are', () => {
   const rules = [
     destinationRule('default', 'ghost', { host: 'nope' }, 3),
-    destinationRule('default', 'typo', { host: 'reviews', subsets: [{ name: 'v1', labels: { version: 'v1' } }, { name: 'v3', labels: { version: 'v3' } }] }),
+    destinationRule('default', 'typo', {
+      host: 'reviews',
+      subsets: [
+        { name: 'v1', labels: { version: 'v1' } },
+        { name: 'v3', labels: { version: 'v3' } },
+      ],
+    }),
     destinationRule('default', 'selected', { host: 'ratings', workloadSelector: { matchLabels: { app: 'x' } } }),
   ];
   const eps = { [host('reviews')]: { 9080: [endpoint('10.0.0.1', { labels: { version: 'v1' } })] } };
   const ctx = context(model([service('reviews'), service('ratings')], eps, rules));
   const unknown = ctx.diags.all.find((d) => d.code === 'unknown-host');
-  assert.deepEqual({ sev: unknown?.severity, name: unknown?.name, field: unknown?.field, file: unknown?.file, index: unknown?.index }, { sev: 'warning', name: 'ghost', field: 'spec.host', file: 'dr.yaml', index: 3 });
+  assert.deepEqual(
+    { sev: unknown?.severity, name: unknown?.name, field: unknown?.field, file: unknown?.file, index: unknown?.index },
+    { sev: 'warning', name: 'ghost', field: 'spec.host', file: 'dr.yaml', index: 3 },
+  );
   const empty = ctx.diags.all.filter((d) => d.code === 'subset-no-endpoints');
-  assert.deepEqual(empty.map((d) => d.field), ['spec.subsets[1].labels']);
+  assert.deepEqual(
+    empty.map((d) => d.field),
+    ['spec.subsets[1].labels'],
+  );
   assert.ok(codes(ctx).includes('unsupported-workload-selector:default/selected'));
   assert.equal(ctx.destinationRules.lookup(host('ratings')), undefined);
 });

@@ -11,26 +11,53 @@ const dump = (cla: ClusterLoadAssignment | undefined): J => {
   assert.ok(cla, 'assignment exists');
   return resourceToJson(TypeName.ClusterLoadAssignment, encodeMessage(TypeName.ClusterLoadAssignment, cla)) as J;
 };
-const addresses = (cla: J): string[] => (cla.endpoints ?? []).flatMap((l: J) => l.lb_endpoints.map((e: J) => e.endpoint.address.socket_address.address));
+const addresses = (cla: J): string[] =>
+  (cla.endpoints ?? []).flatMap((l: J) => l.lb_endpoints.map((e: J) => e.endpoint.address.socket_address.address));
 
 const reviews = service('reviews');
 const eps = {
   [host('reviews')]: {
     9080: [
-      endpoint('10.0.0.3', { labels: { app: 'reviews', version: 'v2' }, locality: { region: 'us-west', zone: 'b' }, podName: 'reviews-v2-5b8d9c7f6d-x7k2p' }),
-      endpoint('10.0.0.1', { labels: { app: 'reviews', version: 'v1' }, locality: { region: 'us-east', zone: 'a' }, podName: 'reviews-v1-6c8f9d7b5c-abcde' }),
-      endpoint('10.0.0.2', { labels: { app: 'reviews', version: 'v1' }, locality: { region: 'us-east', zone: 'a' }, tlsMode: 'disabled' }),
+      endpoint('10.0.0.3', {
+        labels: { app: 'reviews', version: 'v2' },
+        locality: { region: 'us-west', zone: 'b' },
+        podName: 'reviews-v2-5b8d9c7f6d-x7k2p',
+      }),
+      endpoint('10.0.0.1', {
+        labels: { app: 'reviews', version: 'v1' },
+        locality: { region: 'us-east', zone: 'a' },
+        podName: 'reviews-v1-6c8f9d7b5c-abcde',
+      }),
+      endpoint('10.0.0.2', {
+        labels: { app: 'reviews', version: 'v1' },
+        locality: { region: 'us-east', zone: 'a' },
+        tlsMode: 'disabled',
+      }),
       endpoint('10.0.0.4', { labels: { app: 'reviews', version: 'v2' }, health: 'UNHEALTHY' }),
       endpoint('10.0.0.5', { labels: { app: 'reviews', version: 'v2' }, health: 'DRAINING' }),
     ],
   },
 };
-const dr = destinationRule('default', 'reviews', { host: 'reviews', subsets: [{ name: 'v1', labels: { version: 'v1' } }, { name: 'v2', labels: { version: 'v2' } }, { name: 'v9', labels: { version: 'v9' } }] });
+const dr = destinationRule('default', 'reviews', {
+  host: 'reviews',
+  subsets: [
+    { name: 'v1', labels: { version: 'v1' } },
+    { name: 'v2', labels: { version: 'v2' } },
+    { name: 'v9', labels: { version: 'v9' } },
+  ],
+});
 
 test('one assignment per EDS cluster, subsets filter by labels', () => {
   const out = buildEndpoints(context(model([reviews], eps, [dr])));
-  assert.deepEqual([...out.keys()].sort(), ['', 'v1', 'v2', 'v9'].map((s) => `outbound|9080|${s}|${host('reviews')}`).sort());
-  assert.deepEqual(addresses(dump(out.get(`outbound|9080||${host('reviews')}`))).sort(), ['10.0.0.1', '10.0.0.2', '10.0.0.3']);
+  assert.deepEqual(
+    [...out.keys()].sort(),
+    ['', 'v1', 'v2', 'v9'].map((s) => `outbound|9080|${s}|${host('reviews')}`).sort(),
+  );
+  assert.deepEqual(addresses(dump(out.get(`outbound|9080||${host('reviews')}`))).sort(), [
+    '10.0.0.1',
+    '10.0.0.2',
+    '10.0.0.3',
+  ]);
   assert.deepEqual(addresses(dump(out.get(`outbound|9080|v1|${host('reviews')}`))), ['10.0.0.1', '10.0.0.2']);
   assert.deepEqual(addresses(dump(out.get(`outbound|9080|v2|${host('reviews')}`))), ['10.0.0.3']);
   const empty = dump(out.get(`outbound|9080|v9|${host('reviews')}`));
@@ -40,13 +67,23 @@ test('one assignment per EDS cluster, subsets filter by labels', () => {
 
 test('localities are sorted, weighted by endpoint count, endpoints sorted by address', () => {
   const cla = dump(buildEndpoints(context(model([reviews], eps))).get(`outbound|9080||${host('reviews')}`));
-  assert.deepEqual(cla.endpoints.map((l: J) => l.locality), [{ region: 'us-east', zone: 'a' }, { region: 'us-west', zone: 'b' }]);
-  assert.deepEqual(cla.endpoints.map((l: J) => l.load_balancing_weight), [2, 1]);
+  assert.deepEqual(
+    cla.endpoints.map((l: J) => l.locality),
+    [
+      { region: 'us-east', zone: 'a' },
+      { region: 'us-west', zone: 'b' },
+    ],
+  );
+  assert.deepEqual(
+    cla.endpoints.map((l: J) => l.load_balancing_weight),
+    [2, 1],
+  );
   assert.deepEqual(addresses({ endpoints: [cla.endpoints[0]] }), ['10.0.0.1', '10.0.0.2']);
-  for (const l of cla.endpoints) for (const e of l.lb_endpoints) {
-    assert.equal(e.health_status, 'HEALTHY');
-    assert.equal(e.load_balancing_weight, 1);
-  }
+  for (const l of cla.endpoints)
+    for (const e of l.lb_endpoints) {
+      assert.equal(e.health_status, 'HEALTHY');
+      assert.equal(e.load_balancing_weight, 1);
+    }
 });
 
 test('unhealthy endpoints are left out; draining ones only for persistent-session services', () => {
@@ -55,14 +92,18 @@ test('unhealthy endpoints are left out; draining ones only for persistent-sessio
   assert.equal(addresses(plain).includes('10.0.0.5'), false);
   const sticky = service('reviews', { labels: { 'istio.io/persistent-session': 'session-cookie' } });
   const cla = dump(buildEndpoints(context(model([sticky], eps))).get(`outbound|9080||${host('reviews')}`));
-  const draining = cla.endpoints.flatMap((l: J) => l.lb_endpoints).find((e: J) => e.endpoint.address.socket_address.address === '10.0.0.5');
+  const draining = cla.endpoints
+    .flatMap((l: J) => l.lb_endpoints)
+    .find((e: J) => e.endpoint.address.socket_address.address === '10.0.0.5');
   assert.equal(draining?.health_status, 'DRAINING');
   assert.equal(addresses(cla).includes('10.0.0.4'), false);
 });
 
 test('endpoint metadata: tlsMode for sidecars, workload telemetry when the pod is known', () => {
   const cla = dump(buildEndpoints(context(model([reviews], eps))).get(`outbound|9080||${host('reviews')}`));
-  const byAddr = new Map<string, J>(cla.endpoints.flatMap((l: J) => l.lb_endpoints).map((e: J) => [e.endpoint.address.socket_address.address, e]));
+  const byAddr = new Map<string, J>(
+    cla.endpoints.flatMap((l: J) => l.lb_endpoints).map((e: J) => [e.endpoint.address.socket_address.address, e]),
+  );
   const v1 = byAddr.get('10.0.0.1') as J;
   assert.deepEqual(v1.metadata.filter_metadata['envoy.transport_socket_match'], { tlsMode: 'istio' });
   assert.equal(v1.metadata.filter_metadata.istio.workload, 'reviews-v1;default;reviews;v1;Kubernetes');
@@ -72,9 +113,14 @@ test('endpoint metadata: tlsMode for sidecars, workload telemetry when the pod i
 });
 
 test('a non-Istio TLS mode in the DestinationRule drops the tlsMode marker', () => {
-  const simple = destinationRule('default', 'reviews', { host: 'reviews', trafficPolicy: { tls: { mode: 'DISABLE' } } });
+  const simple = destinationRule('default', 'reviews', {
+    host: 'reviews',
+    trafficPolicy: { tls: { mode: 'DISABLE' } },
+  });
   const cla = dump(buildEndpoints(context(model([reviews], eps, [simple]))).get(`outbound|9080||${host('reviews')}`));
-  for (const l of cla.endpoints) for (const e of l.lb_endpoints) assert.equal(e.metadata?.filter_metadata?.['envoy.transport_socket_match'], undefined);
+  for (const l of cla.endpoints)
+    for (const e of l.lb_endpoints)
+      assert.equal(e.metadata?.filter_metadata?.['envoy.transport_socket_match'], undefined);
 });
 
 test('headless and ExternalName services have no assignments; services without endpoints get empty ones', () => {
@@ -91,7 +137,11 @@ test('buildEndpoints is the union of buildServiceEndpoints', () => {
   const union = new Map<string, ClusterLoadAssignment>();
   for (const s of ctx.model.services) for (const [n, c] of buildServiceEndpoints(ctx, s)) union.set(n, c);
   assert.deepEqual([...all.keys()].sort(), [...union.keys()].sort());
-  for (const [n, c] of all) assert.deepEqual(encodeMessage(TypeName.ClusterLoadAssignment, c), encodeMessage(TypeName.ClusterLoadAssignment, union.get(n) as ClusterLoadAssignment));
+  for (const [n, c] of all)
+    assert.deepEqual(
+      encodeMessage(TypeName.ClusterLoadAssignment, c),
+      encodeMessage(TypeName.ClusterLoadAssignment, union.get(n) as ClusterLoadAssignment),
+    );
 });
 
 test('assignments round-trip through protobuf and do not depend on endpoint order', () => {
@@ -103,7 +153,11 @@ test('assignments round-trip through protobuf and do not depend on endpoint orde
   for (const [name, cla] of a) {
     const bytes = encodeMessage(TypeName.ClusterLoadAssignment, cla);
     const decoded = decodeMessage(TypeName.ClusterLoadAssignment, bytes);
-    assert.deepEqual(codec.toObject(decoded, { bytes: String }), codec.toObject(codec.fromObject(cla as Record<string, unknown>), { bytes: String }), name);
+    assert.deepEqual(
+      codec.toObject(decoded, { bytes: String }),
+      codec.toObject(codec.fromObject(cla as Record<string, unknown>), { bytes: String }),
+      name,
+    );
     assert.deepEqual(encodeMessage(TypeName.ClusterLoadAssignment, b.get(name) as ClusterLoadAssignment), bytes, name);
   }
 });

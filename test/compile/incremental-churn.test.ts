@@ -17,7 +17,10 @@ test('100 changed slices at 1k services: each a delta, the result equals a full 
   for (let i = 0; i < 100; i++) {
     const s = slices[(i * 7919) % slices.length] as EndpointSlice;
     const [first, ...rest] = s.endpoints;
-    inputs = withReplaced(inputs, 'EndpointSlice', { ...s, endpoints: [{ ...first!, addresses: [`10.250.0.${i + 1}`] }, ...rest] });
+    inputs = withReplaced(inputs, 'EndpointSlice', {
+      ...s,
+      endpoints: [{ ...first!, addresses: [`10.250.0.${i + 1}`] }, ...rest],
+    });
     const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: s.meta.namespace, name: s.meta.name }]);
     assert.equal(r.kind, 'delta');
     if (r.kind === 'delta') output = applyCompileDelta(output, r.delta);

@@ -44,13 +44,23 @@ const META = { labels: {}, annotations: {} };
 export function randomStep(inputs: InputSet, rand: Rand, n: number): Step {
   const slices = inputs.endpointSlices;
   const pods = inputs.pods.filter((p) => p.ips.length > 0);
-  const ip = (): string => `10.${200 + Math.floor(rand() * 2)}.${Math.floor(rand() * 4)}.${1 + Math.floor(rand() * 20)}`;
+  const ip = (): string =>
+    `10.${200 + Math.floor(rand() * 2)}.${Math.floor(rand() * 4)}.${1 + Math.floor(rand() * 20)}`;
   const someIp = (): string => (rand() < 0.4 && pods.length > 0 ? (pick(rand, pods).ips[0] as string) : ip());
   const ref = (ns: string) => {
     const inNs = pods.filter((p) => p.meta.namespace === ns);
-    return rand() < 0.7 && inNs.length > 0 ? { targetRef: { kind: 'Pod', namespace: ns, name: pick(rand, inNs).meta.name } } : {};
+    return rand() < 0.7 && inNs.length > 0
+      ? { targetRef: { kind: 'Pod', namespace: ns, name: pick(rand, inNs).meta.name } }
+      : {};
   };
-  const endpoint = (ns: string): SliceEndpoint => ({ addresses: [someIp()], ready: rand() < 0.8, serving: rand() < 0.9, terminating: rand() < 0.3, ...ref(ns), ...(rand() < 0.5 ? { zone: pick(rand, ['zone-a', 'zone-b']) } : {}) });
+  const endpoint = (ns: string): SliceEndpoint => ({
+    addresses: [someIp()],
+    ready: rand() < 0.8,
+    serving: rand() < 0.9,
+    terminating: rand() < 0.3,
+    ...ref(ns),
+    ...(rand() < 0.5 ? { zone: pick(rand, ['zone-a', 'zone-b']) } : {}),
+  });
   const putSlice = (s: EndpointSlice, label: string): Step => ({
     next: withReplaced(inputs, 'EndpointSlice', s),
     changed: [{ kind: 'EndpointSlice', namespace: s.meta.namespace, name: s.meta.name }],
@@ -69,15 +79,32 @@ export function randomStep(inputs: InputSet, rand: Rand, n: number): Step {
     const which = Math.floor(rand() * 7);
     const i = Math.floor(rand() * s.endpoints.length);
     const at = s.endpoints[i];
-    if (which === 0 && at) return editEndpoints(s, (e) => void (e[i] = { ...at, addresses: [someIp()] }), `ip ${s.meta.name}`);
-    if (which === 1 && at) return editEndpoints(s, (e) => void (e[i] = { ...at, ready: !at.ready, serving: rand() < 0.5, terminating: rand() < 0.5 }), `ready ${s.meta.name}`);
+    if (which === 0 && at)
+      return editEndpoints(s, (e) => void (e[i] = { ...at, addresses: [someIp()] }), `ip ${s.meta.name}`);
+    if (which === 1 && at)
+      return editEndpoints(
+        s,
+        (e) => void (e[i] = { ...at, ready: !at.ready, serving: rand() < 0.5, terminating: rand() < 0.5 }),
+        `ready ${s.meta.name}`,
+      );
     if (which === 2 && at) return editEndpoints(s, (e) => void e.splice(i, 1), `remove ${s.meta.name}`);
-    if (which === 3 && at?.targetRef) return editEndpoints(s, (e) => void (e[i] = { addresses: at.addresses, ready: at.ready, serving: at.serving, terminating: at.terminating }), `unref ${s.meta.name}`);
+    if (which === 3 && at?.targetRef)
+      return editEndpoints(
+        s,
+        (e) =>
+          void (e[i] = { addresses: at.addresses, ready: at.ready, serving: at.serving, terminating: at.terminating }),
+        `unref ${s.meta.name}`,
+      );
     if (which === 4 && s.ports.length > 0) {
       const ports = s.ports.map((p) => (rand() < 0.5 ? { ...p, port: 8000 + Math.floor(rand() * 3) } : p));
       return putSlice({ ...s, ports }, `ports ${s.meta.name}`);
     }
-    if (which === 5) return { next: withDeleted(inputs, 'EndpointSlice', ns, s.meta.name), changed: [{ kind: 'EndpointSlice', namespace: ns, name: s.meta.name }], label: `delete ${s.meta.name}` };
+    if (which === 5)
+      return {
+        next: withDeleted(inputs, 'EndpointSlice', ns, s.meta.name),
+        changed: [{ kind: 'EndpointSlice', namespace: ns, name: s.meta.name }],
+        label: `delete ${s.meta.name}`,
+      };
     return editEndpoints(s, (e) => void e.push(endpoint(ns)), `add ${s.meta.name}`);
   }
   if (slices.length > 0 && r < 0.72) {
@@ -90,26 +117,66 @@ export function randomStep(inputs: InputSet, rand: Rand, n: number): Step {
   }
   if (pods.length > 0 && r < 0.9) {
     const p = pick(rand, pods);
-    const moved: Pod = rand() < 0.7 ? { ...p, ips: [someIp()] } : { ...p, nodeName: pick(rand, ['node-1', 'node-2', 'nowhere']) };
-    return { next: withReplaced(inputs, 'Pod', moved), changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }], label: `pod ${p.meta.name}` };
+    const moved: Pod =
+      rand() < 0.7 ? { ...p, ips: [someIp()] } : { ...p, nodeName: pick(rand, ['node-1', 'node-2', 'nowhere']) };
+    return {
+      next: withReplaced(inputs, 'Pod', moved),
+      changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }],
+      label: `pod ${p.meta.name}`,
+    };
   }
   if (inputs.endpoints.length > 0 && r < 0.97) {
     const e = pick(rand, inputs.endpoints);
     const [first, ...rest] = e.subsets;
     const moved: Endpoints = first
-      ? { ...e, subsets: [{ ...first, addresses: first.addresses.length > 0 && rand() < 0.5 ? [] : [{ ip: someIp() }], notReadyAddresses: rand() < 0.5 ? [{ ip: ip() }] : [] }, ...rest] }
-      : { ...e, subsets: [{ addresses: [{ ip: someIp() }], notReadyAddresses: [], ports: [{ port: 5432, protocol: 'TCP' }] }] };
-    return { next: withReplaced(inputs, 'Endpoints', moved), changed: [{ kind: 'Endpoints', namespace: e.meta.namespace, name: e.meta.name }], label: `endpoints ${e.meta.name}` };
+      ? {
+          ...e,
+          subsets: [
+            {
+              ...first,
+              addresses: first.addresses.length > 0 && rand() < 0.5 ? [] : [{ ip: someIp() }],
+              notReadyAddresses: rand() < 0.5 ? [{ ip: ip() }] : [],
+            },
+            ...rest,
+          ],
+        }
+      : {
+          ...e,
+          subsets: [{ addresses: [{ ip: someIp() }], notReadyAddresses: [], ports: [{ port: 5432, protocol: 'TCP' }] }],
+        };
+    return {
+      next: withReplaced(inputs, 'Endpoints', moved),
+      changed: [{ kind: 'Endpoints', namespace: e.meta.namespace, name: e.meta.name }],
+      label: `endpoints ${e.meta.name}`,
+    };
   }
   if (pods.length > 0) {
     const p = pick(rand, pods);
-    const relabelled: Pod = { ...p, meta: { ...p.meta, labels: { ...p.meta.labels, version: pick(rand, ['v1', 'v2', 'v9']) } } };
-    return { next: withReplaced(inputs, 'Pod', relabelled), changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }], label: `relabel ${p.meta.name}` };
+    const relabelled: Pod = {
+      ...p,
+      meta: { ...p.meta, labels: { ...p.meta.labels, version: pick(rand, ['v1', 'v2', 'v9']) } },
+    };
+    return {
+      next: withReplaced(inputs, 'Pod', relabelled),
+      changed: [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }],
+      label: `relabel ${p.meta.name}`,
+    };
   }
   return { next: inputs, changed: [], label: 'nothing' };
 }
 
 /** A legacy Endpoints object for a service (tests add one beside the slices). */
 export function legacyEndpoints(namespace: string, name: string, ips: readonly string[]): Endpoints {
-  return { kind: 'Endpoints', meta: { name, namespace, ...META }, origin: {}, subsets: [{ addresses: ips.map((ip) => ({ ip })), notReadyAddresses: [], ports: [{ name: 'tcp-db', port: 5432, protocol: 'TCP' }] }] };
+  return {
+    kind: 'Endpoints',
+    meta: { name, namespace, ...META },
+    origin: {},
+    subsets: [
+      {
+        addresses: ips.map((ip) => ({ ip })),
+        notReadyAddresses: [],
+        ports: [{ name: 'tcp-db', port: 5432, protocol: 'TCP' }],
+      },
+    ],
+  };
 }

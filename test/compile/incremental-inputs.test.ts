@@ -2,14 +2,21 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
-import { indexedInputs, lookupInput, withDeleted, withMeshConfig, withReplaced } from '../../src/compile/incremental.js';
+import {
+  indexedInputs,
+  lookupInput,
+  withDeleted,
+  withMeshConfig,
+  withReplaced,
+} from '../../src/compile/incremental.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.js';
 import type { Pod } from '../../src/model/k8s.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { assertSameOutput } from './incremental-helpers.js';
 
-const names = (list: readonly { meta: { namespace: string; name: string } }[]) => list.map((o) => `${o.meta.namespace}/${o.meta.name}`);
+const names = (list: readonly { meta: { namespace: string; name: string } }[]) =>
+  list.map((o) => `${o.meta.namespace}/${o.meta.name}`);
 
 test('withReplaced / withDeleted: cheap edits, earlier sets unchanged, same compile as the plain set', () => {
   const plain = buildInputSet(generateMesh({ services: 30, perNamespace: 10, seed: 5 }).docs);
@@ -31,7 +38,10 @@ test('withReplaced / withDeleted: cheap edits, earlier sets unchanged, same comp
   assert.equal(added.pods.length, plain.pods.length);
   // Lists are sorted by namespace/name; other kinds are the very same arrays.
   const sorted = names(added.pods);
-  assert.deepEqual(sorted, [...sorted].sort((x, y) => (x < y ? -1 : 1)));
+  assert.deepEqual(
+    sorted,
+    [...sorted].sort((x, y) => (x < y ? -1 : 1)),
+  );
   assert.ok(names(added.pods).includes(`${pod.meta.namespace}/zz-new`));
   assert.equal(added.services, base.services);
   assert.equal(withDeleted(base, 'Pod', 'nope', 'nope'), base);

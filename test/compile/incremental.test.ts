@@ -4,7 +4,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
-import { applyCompileDelta, IncrementalCompiler, withReplaced, type IncrementalResult } from '../../src/compile/incremental.js';
+import {
+  applyCompileDelta,
+  IncrementalCompiler,
+  withReplaced,
+  type IncrementalResult,
+} from '../../src/compile/incremental.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
 import type { InputSet } from '../../src/model/inputs.js';
@@ -104,11 +109,17 @@ function bookinfo(): InputSet {
   const texts = [
     [BOOKINFO_STATE, readFileSync(BOOKINFO_STATE, 'utf8')],
     ['dr.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'destination-rule-all.yaml'), 'utf8')],
-    ['vs.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-80-20.yaml'), 'utf8')],
+    [
+      'vs.yaml',
+      readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-80-20.yaml'), 'utf8'),
+    ],
     ['extras.yaml', EXTRAS],
   ] as const;
   const inputs = buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
-  assert.deepEqual(inputs.diagnostics.filter((d) => d.severity === 'error'), []);
+  assert.deepEqual(
+    inputs.diagnostics.filter((d) => d.severity === 'error'),
+    [],
+  );
   return inputs;
 }
 
@@ -161,8 +172,13 @@ test('an IP change yields only the changed assignments and clusters; an identica
   const ic = new IncrementalCompiler();
   ic.compileFull(base);
   const slice = base.endpointSlices.find((s) => s.meta.name === 'details-abcde') as EndpointSlice;
-  const moved: EndpointSlice = { ...slice, endpoints: slice.endpoints.map((e) => ({ ...e, addresses: ['10.244.9.9'] })) };
-  const r = ic.update(withReplaced(base, 'EndpointSlice', moved), [{ kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' }]);
+  const moved: EndpointSlice = {
+    ...slice,
+    endpoints: slice.endpoints.map((e) => ({ ...e, addresses: ['10.244.9.9'] })),
+  };
+  const r = ic.update(withReplaced(base, 'EndpointSlice', moved), [
+    { kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' },
+  ]);
   assert.equal(r.kind, 'delta');
   if (r.kind !== 'delta') return;
   // Only EDS changes (same pod, same service account: same clusters), and not the still empty v2 subset.
@@ -172,7 +188,9 @@ test('an IP change yields only the changed assignments and clusters; an identica
     'outbound|9080||details.default.svc.cluster.local',
   ]);
 
-  const again = ic.update(withReplaced(withReplaced(base, 'EndpointSlice', moved), 'EndpointSlice', { ...moved }), [{ kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' }]);
+  const again = ic.update(withReplaced(withReplaced(base, 'EndpointSlice', moved), 'EndpointSlice', { ...moved }), [
+    { kind: 'EndpointSlice', namespace: 'default', name: 'details-abcde' },
+  ]);
   assert.equal(again.kind, 'delta');
   if (again.kind === 'delta') assert.deepEqual(again.delta, {});
 });
@@ -185,7 +203,16 @@ test('a new service account behind a service changes its SANs; a named targetPor
   const next = withReplaced(base, 'EndpointSlice', {
     ...slice,
     ports: [{ name: 'http', port: 9090, protocol: 'TCP' }],
-    endpoints: [...slice.endpoints, { addresses: ['10.244.1.2'], ready: true, serving: true, terminating: false, targetRef: { kind: 'Pod', namespace: 'default', name: 'web-v2-5f6d7c8b9-abcde' } }],
+    endpoints: [
+      ...slice.endpoints,
+      {
+        addresses: ['10.244.1.2'],
+        ready: true,
+        serving: true,
+        terminating: false,
+        targetRef: { kind: 'Pod', namespace: 'default', name: 'web-v2-5f6d7c8b9-abcde' },
+      },
+    ],
   });
   const r = ic.update(next, [{ kind: 'EndpointSlice', namespace: 'default', name: 'web-abcde' }]);
   assert.equal(r.kind, 'delta');
@@ -211,14 +238,20 @@ test('changes outside the endpoint layer take the full path', () => {
   if (r.kind === 'full') assertSameOutput(r.output, compile(next).output, 'full');
   const pod = base.pods[0]!;
   const relabelled = withReplaced(next, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
-  assert.equal(ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind, 'full');
+  assert.equal(
+    ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind,
+    'full',
+  );
 });
 
 test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as building a full compile', () => {
   const rand = mulberry32(99);
   let inputs = bookinfo();
   const ic = new IncrementalCompiler();
-  const info = (i: InputSet) => ({ inputsDigest: inputsDigest(i, nodeSha256Hex), compiler: { name: 'test', version: '0' } });
+  const info = (i: InputSet) => ({
+    inputsDigest: inputsDigest(i, nodeSha256Hex),
+    compiler: { name: 'test', version: '0' },
+  });
   const builder = new SnapshotBuilder(info(inputs), { hasher: nodeSha256Hex });
   builder.build(ic.compileFull(inputs).output);
   for (let n = 0; n < 25; n++) {
@@ -226,7 +259,14 @@ test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as buildi
     inputs = step.next;
     const r = ic.update(inputs, step.changed);
     const delta: SnapshotDelta = r.kind === 'delta' ? r.delta : {};
-    const built = r.kind === 'delta' ? builder.applyDelta(delta, { inputsDigest: info(inputs).inputsDigest }) : builder.build(r.output, info(inputs));
-    assert.equal(built.digest, buildSnapshot(compile(inputs).output, info(inputs), { hasher: nodeSha256Hex }).digest, `step ${n} (${step.label})`);
+    const built =
+      r.kind === 'delta'
+        ? builder.applyDelta(delta, { inputsDigest: info(inputs).inputsDigest })
+        : builder.build(r.output, info(inputs));
+    assert.equal(
+      built.digest,
+      buildSnapshot(compile(inputs).output, info(inputs), { hasher: nodeSha256Hex }).digest,
+      `step ${n} (${step.label})`,
+    );
   }
 });

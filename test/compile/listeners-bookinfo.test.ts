@@ -36,7 +36,10 @@ test('bookinfo: outbound listener names, RDS "9080" and the MySQL tcp_proxy', ()
   assert.ok(listeners.has('0.0.0.0_9080'));
   assert.ok(listeners.has('10.96.10.6_3306'));
   for (const l of listeners.values()) assertListenerRoundTrip(l);
-  const hcm = filterConfig(listeners.get('0.0.0.0_9080')?.filter_chains?.[0], 'envoy.filters.network.http_connection_manager');
+  const hcm = filterConfig(
+    listeners.get('0.0.0.0_9080')?.filter_chains?.[0],
+    'envoy.filters.network.http_connection_manager',
+  );
   assert.equal((hcm.rds as { route_config_name: string }).route_config_name, '9080');
   const tcp = filterConfig(listeners.get('10.96.10.6_3306')?.filter_chains?.[0], 'envoy.filters.network.tcp_proxy');
   assert.equal(tcp.cluster, 'outbound|3306||mysqldb.default.svc.cluster.local');

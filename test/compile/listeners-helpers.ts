@@ -1,6 +1,11 @@
 /** Hand-built service models and small decoding helpers for the listener tests. */
 import assert from 'node:assert/strict';
-import type { CompileContext, ResolvedDestinationRule, SourcedTcpRoute, SourcedTlsRoute } from '../../src/compile/context.js';
+import type {
+  CompileContext,
+  ResolvedDestinationRule,
+  SourcedTcpRoute,
+  SourcedTlsRoute,
+} from '../../src/compile/context.js';
 import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { DestinationRule, VirtualService, VirtualServiceSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
@@ -8,7 +13,12 @@ import type { MeshEndpoint, MeshService, MeshServicePort, ServiceModel } from '.
 import { codecOf, decodeMessage, encodeMessage, type Any, type Listener } from '../../src/xds/proto.js';
 import { TypeName, typeNameOf } from '../../src/xds/type-urls.js';
 
-export function service(name: string, namespace: string, ports: MeshServicePort[], extra: Partial<MeshService> = {}): MeshService {
+export function service(
+  name: string,
+  namespace: string,
+  ports: MeshServicePort[],
+  extra: Partial<MeshService> = {},
+): MeshService {
   return {
     hostname: `${name}.${namespace}.svc.cluster.local`,
     name,
@@ -22,7 +32,12 @@ export function service(name: string, namespace: string, ports: MeshServicePort[
   };
 }
 
-export const port = (p: number, protocol: MeshServicePort['protocol'], targetPort: number | string = p, name?: string): MeshServicePort => ({
+export const port = (
+  p: number,
+  protocol: MeshServicePort['protocol'],
+  targetPort: number | string = p,
+  name?: string,
+): MeshServicePort => ({
   port: p,
   targetPort,
   protocol,
@@ -30,7 +45,14 @@ export const port = (p: number, protocol: MeshServicePort['protocol'], targetPor
 });
 
 export function endpoint(address: string, p: number): MeshEndpoint {
-  return { address, port: p, labels: {}, locality: { region: '', zone: '', subzone: '' }, health: 'HEALTHY', tlsMode: 'istio' };
+  return {
+    address,
+    port: p,
+    labels: {},
+    locality: { region: '', zone: '', subzone: '' },
+    health: 'HEALTHY',
+    tlsMode: 'istio',
+  };
 }
 
 export interface ContextOptions {
@@ -42,11 +64,23 @@ export interface ContextOptions {
 }
 
 export function virtualService(name: string, namespace: string, spec: VirtualServiceSpec): VirtualService {
-  return { kind: 'VirtualService', apiVersion: 'networking.istio.io/v1', meta: { name, namespace, labels: {}, annotations: {} }, origin: { file: 'vs.yaml', index: 3 }, spec };
+  return {
+    kind: 'VirtualService',
+    apiVersion: 'networking.istio.io/v1',
+    meta: { name, namespace, labels: {}, annotations: {} },
+    origin: { file: 'vs.yaml', index: 3 },
+    spec,
+  };
 }
 
 export function destinationRule(name: string, namespace: string, spec: DestinationRule['spec']): DestinationRule {
-  return { kind: 'DestinationRule', apiVersion: 'networking.istio.io/v1', meta: { name, namespace, labels: {}, annotations: {} }, origin: { file: 'dr.yaml', index: 0 }, spec };
+  return {
+    kind: 'DestinationRule',
+    apiVersion: 'networking.istio.io/v1',
+    meta: { name, namespace, labels: {}, annotations: {} },
+    origin: { file: 'dr.yaml', index: 0 },
+    spec,
+  };
 }
 
 /** A context with only what the listener translators read; VirtualServices apply by exact host. */
@@ -62,12 +96,16 @@ export function makeContext(services: readonly MeshService[], opts: ContextOptio
     destinationRules: [...(opts.destinationRules?.values() ?? [])],
   };
   const vss = opts.virtualServices ?? [];
-  const hostOf = (vs: VirtualService) => vs.spec.hosts.map((h) => (h.includes('.') ? h : `${h}.${vs.meta.namespace}.svc.cluster.local`));
-  const routes = <R>(pick: (vs: VirtualService) => readonly R[] | undefined) => (hostname: string) => {
-    const out: { route: R; source: VirtualService }[] = [];
-    for (const vs of vss) if (hostOf(vs).includes(hostname)) for (const route of pick(vs) ?? []) out.push({ route, source: vs });
-    return out.length ? out : undefined;
-  };
+  const hostOf = (vs: VirtualService) =>
+    vs.spec.hosts.map((h) => (h.includes('.') ? h : `${h}.${vs.meta.namespace}.svc.cluster.local`));
+  const routes =
+    <R>(pick: (vs: VirtualService) => readonly R[] | undefined) =>
+    (hostname: string) => {
+      const out: { route: R; source: VirtualService }[] = [];
+      for (const vs of vss)
+        if (hostOf(vs).includes(hostname)) for (const route of pick(vs) ?? []) out.push({ route, source: vs });
+      return out.length ? out : undefined;
+    };
   return {
     model,
     mesh: { ...DEFAULT_MESH_CONFIG, ...opts.mesh },
@@ -98,7 +136,10 @@ export function unpack(any: Any | null | undefined): Plain {
 }
 
 /** The typed config of the single filter named `name` in a chain. */
-export function filterConfig(chain: { filters?: { name?: string | null; typed_config?: Any | null }[] | null } | null | undefined, name: string): Plain {
+export function filterConfig(
+  chain: { filters?: { name?: string | null; typed_config?: Any | null }[] | null } | null | undefined,
+  name: string,
+): Plain {
   const f = chain?.filters?.find((x) => x.name === name);
   assert.ok(f, `no ${name} filter in chain`);
   return unpack(f.typed_config);

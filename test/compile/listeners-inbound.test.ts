@@ -3,13 +3,24 @@ import assert from 'node:assert/strict';
 import { buildInbound } from '../../src/compile/listeners.js';
 import { decodeMessage, encodeMessage, codecOf, type Cluster, type FilterChain } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
-import { assertListenerRoundTrip, destinationRule, endpoint, filterConfig, makeContext, port, service, unpack } from './listeners-helpers.js';
+import {
+  assertListenerRoundTrip,
+  destinationRule,
+  endpoint,
+  filterConfig,
+  makeContext,
+  port,
+  service,
+  unpack,
+} from './listeners-helpers.js';
 
 const HCM = 'envoy.filters.network.http_connection_manager';
 const TCP = 'envoy.filters.network.tcp_proxy';
 
 const reviews = service('reviews', 'default', [port(9080, 'HTTP', 9080, 'http')], { clusterIP: '10.96.0.11' });
-const grpc = service('echo', 'default', [port(80, 'GRPC', 'grpc-port', 'grpc'), port(5432, 'TCP', 15432, 'tcp')], { clusterIP: '10.96.0.30' });
+const grpc = service('echo', 'default', [port(80, 'GRPC', 'grpc-port', 'grpc'), port(5432, 'TCP', 15432, 'tcp')], {
+  clusterIP: '10.96.0.30',
+});
 const echoEndpoints = new Map([[grpc.hostname, new Map([[80, [endpoint('10.1.0.7', 7070)]]])]]);
 
 function chainsOf(built: ReturnType<typeof buildInbound>): FilterChain[] {
@@ -26,7 +37,11 @@ test('virtualInbound: 15006, original_dst + inspectors, blackhole, passthrough c
   assert.equal(l.traffic_direction, 1 /* INBOUND */);
   assert.deepEqual(
     l.listener_filters?.map((f) => f.name),
-    ['envoy.filters.listener.original_dst', 'envoy.filters.listener.tls_inspector', 'envoy.filters.listener.http_inspector'],
+    [
+      'envoy.filters.listener.original_dst',
+      'envoy.filters.listener.tls_inspector',
+      'envoy.filters.listener.http_inspector',
+    ],
   );
   // Neither the declared HTTP port (its chains match no plaintext ALPN) nor 15006 itself is sniffed for HTTP;
   // TLS is detected everywhere but on 15006, as in istiod.
@@ -59,16 +74,34 @@ test('virtualInbound: 15006, original_dst + inspectors, blackhole, passthrough c
   assert.deepEqual(tls.require_client_certificate, { value: true });
   assert.deepEqual(common.alpn_protocols, ['h2', 'http/1.1']);
   const sds = common.tls_certificate_sds_secret_configs as { name: string; sds_config: Record<string, unknown> }[];
-  assert.deepEqual(sds.map((s) => s.name), ['default']);
-  assert.deepEqual((sds[0]?.sds_config.api_config_source as Record<string, unknown>).grpc_services, [{ envoy_grpc: { cluster_name: 'sds-grpc' } }]);
-  assert.equal(((common.combined_validation_context as Record<string, unknown>).validation_context_sds_secret_config as { name: string }).name, 'ROOTCA');
+  assert.deepEqual(
+    sds.map((s) => s.name),
+    ['default'],
+  );
+  assert.deepEqual((sds[0]?.sds_config.api_config_source as Record<string, unknown>).grpc_services, [
+    { envoy_grpc: { cluster_name: 'sds-grpc' } },
+  ]);
+  assert.equal(
+    (
+      (common.combined_validation_context as Record<string, unknown>).validation_context_sds_secret_config as {
+        name: string;
+      }
+    ).name,
+    'ROOTCA',
+  );
   assert.equal(common.tls_certificates, undefined, 'never key material');
 
   for (const chain of [mtls, plain]) {
     const hcm = filterConfig(chain, HCM);
     assert.equal(hcm.stat_prefix, 'inbound_0.0.0.0_9080');
-    assert.deepEqual((hcm.http_filters as { name: string }[]).map((f) => f.name), ['envoy.filters.http.fault', 'envoy.filters.http.cors', 'envoy.filters.http.router']);
-    const rc = hcm.route_config as { name: string; virtual_hosts: { name: string; domains: string[]; routes: Record<string, unknown>[] }[] };
+    assert.deepEqual(
+      (hcm.http_filters as { name: string }[]).map((f) => f.name),
+      ['envoy.filters.http.fault', 'envoy.filters.http.cors', 'envoy.filters.http.router'],
+    );
+    const rc = hcm.route_config as {
+      name: string;
+      virtual_hosts: { name: string; domains: string[]; routes: Record<string, unknown>[] }[];
+    };
     assert.equal(rc.name, 'inbound|9080||');
     assert.equal(rc.virtual_hosts[0]?.name, 'inbound|http|9080');
     assert.deepEqual(rc.virtual_hosts[0]?.domains, ['*']);
@@ -78,7 +111,9 @@ test('virtualInbound: 15006, original_dst + inspectors, blackhole, passthrough c
     assert.equal((route?.route as Record<string, unknown>).cluster, 'inbound|9080||');
     assert.deepEqual((route?.route as Record<string, unknown>).timeout, {});
   }
-  const passthroughTcp = chainsOf(built).find((c) => c.name === 'virtualInbound' && c.filter_chain_match?.transport_protocol === 'raw_buffer');
+  const passthroughTcp = chainsOf(built).find(
+    (c) => c.name === 'virtualInbound' && c.filter_chain_match?.transport_protocol === 'raw_buffer',
+  );
   assert.equal(filterConfig(passthroughTcp, TCP).cluster, 'InboundPassthroughCluster');
 });
 
@@ -87,7 +122,10 @@ test('inbound clusters: one ORIGINAL_DST cluster per target port, named targetPo
   const built = buildInbound(ctx, { namespace: 'default', services: [grpc] });
   assert.deepEqual([...built.clusters.keys()], ['inbound|7070||', 'inbound|15432||']);
   const c = built.clusters.get('inbound|7070||') as Cluster;
-  const decoded = codecOf(TypeName.Cluster)?.toObject(decodeMessage(TypeName.Cluster, encodeMessage(TypeName.Cluster, c)), { enums: String, longs: Number });
+  const decoded = codecOf(TypeName.Cluster)?.toObject(
+    decodeMessage(TypeName.Cluster, encodeMessage(TypeName.Cluster, c)),
+    { enums: String, longs: Number },
+  );
   assert.ok(decoded);
   assert.equal(decoded.type, 'ORIGINAL_DST');
   assert.equal(decoded.lb_policy, 'CLUSTER_PROVIDED');
@@ -96,13 +134,18 @@ test('inbound clusters: one ORIGINAL_DST cluster per target port, named targetPo
   const thresholds = (decoded.circuit_breakers as { thresholds: Record<string, unknown>[] }).thresholds[0];
   assert.deepEqual(thresholds?.max_requests, { value: 4294967295 });
   assert.equal(thresholds?.track_remaining, true);
-  const services = (decoded.metadata as { filter_metadata: { istio: { fields: Record<string, unknown> } } }).filter_metadata.istio.fields.services;
+  const services = (decoded.metadata as { filter_metadata: { istio: { fields: Record<string, unknown> } } })
+    .filter_metadata.istio.fields.services;
   assert.deepEqual(services, {
     listValue: {
       values: [
         {
           structValue: {
-            fields: { host: { stringValue: 'echo.default.svc.cluster.local' }, name: { stringValue: 'echo' }, namespace: { stringValue: 'default' } },
+            fields: {
+              host: { stringValue: 'echo.default.svc.cluster.local' },
+              name: { stringValue: 'echo' },
+              namespace: { stringValue: 'default' },
+            },
           },
         },
       ],
@@ -116,13 +159,23 @@ test('inbound clusters: one ORIGINAL_DST cluster per target port, named targetPo
   const tcpChains = chainsOf(built).filter((ch) => ch.name === '0.0.0.0_15432');
   assert.deepEqual(
     tcpChains.map((ch) => [ch.filter_chain_match?.transport_protocol, ch.transport_socket ? 'mtls' : 'none']),
-    [['tls', 'mtls'], ['tls', 'none'], ['raw_buffer', 'none']],
+    [
+      ['tls', 'mtls'],
+      ['tls', 'none'],
+      ['raw_buffer', 'none'],
+    ],
   );
-  for (const ch of tcpChains) assert.deepEqual(filterConfig(ch, TCP), { stat_prefix: 'inbound|15432||', cluster: 'inbound|15432||' });
+  for (const ch of tcpChains)
+    assert.deepEqual(filterConfig(ch, TCP), { stat_prefix: 'inbound|15432||', cluster: 'inbound|15432||' });
   // The gRPC port's route has no inbound retry (it breaks streaming) and HTTP/2 on the HCM.
-  const hcm = filterConfig(chainsOf(built).find((ch) => ch.name === '0.0.0.0_7070'), HCM);
+  const hcm = filterConfig(
+    chainsOf(built).find((ch) => ch.name === '0.0.0.0_7070'),
+    HCM,
+  );
   assert.deepEqual(hcm.http2_protocol_options, {});
-  const route = (hcm.route_config as { virtual_hosts: { name: string; routes: { route: Record<string, unknown> }[] }[] }).virtual_hosts[0];
+  const route = (
+    hcm.route_config as { virtual_hosts: { name: string; routes: { route: Record<string, unknown> }[] }[] }
+  ).virtual_hosts[0];
   assert.equal(route?.name, 'inbound|http|80');
   assert.equal(route?.routes[0]?.route.retry_policy, undefined);
   assert.equal(ctx.diags.all.length, 0);
@@ -132,10 +185,16 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
   const ctx = makeContext([grpc]);
   const built = buildInbound(ctx, { namespace: 'default', services: [grpc] });
   assert.deepEqual([...built.clusters.keys()], ['inbound|15432||']);
-  assert.equal(chainsOf(built).some((c) => c.name === '0.0.0.0_7070'), false);
+  assert.equal(
+    chainsOf(built).some((c) => c.name === '0.0.0.0_7070'),
+    false,
+  );
   const d = ctx.diags.all;
   assert.equal(d.length, 1);
-  assert.deepEqual([d[0]?.kind, d[0]?.namespace, d[0]?.name, d[0]?.field, d[0]?.file], ['Service', 'default', 'echo', 'spec.ports[0].targetPort', 'echo.yaml']);
+  assert.deepEqual(
+    [d[0]?.kind, d[0]?.namespace, d[0]?.name, d[0]?.field, d[0]?.file],
+    ['Service', 'default', 'echo', 'spec.ports[0].targetPort', 'echo.yaml'],
+  );
   // Said once per compile, however many shapes contain the service.
   buildInbound(ctx, { namespace: 'default', services: [grpc, reviews] });
   assert.equal(ctx.diags.all.length, 1);
@@ -144,13 +203,19 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
 test('two services on one target port share a cluster; a DestinationRule sets its limits', () => {
   const a = service('a', 'default', [port(80, 'HTTP', 8080)], { clusterIP: '10.96.0.1' });
   const b = service('b', 'default', [port(80, 'HTTP', 8080)], { clusterIP: '10.96.0.2' });
-  const dr = destinationRule('a', 'default', { host: 'a', trafficPolicy: { connectionPool: { tcp: { maxConnections: 100 }, http: { http2MaxRequests: 7 } } } });
+  const dr = destinationRule('a', 'default', {
+    host: 'a',
+    trafficPolicy: { connectionPool: { tcp: { maxConnections: 100 }, http: { http2MaxRequests: 7 } } },
+  });
   const ctx = makeContext([a, b], { destinationRules: new Map([[a.hostname, dr]]) });
   const built = buildInbound(ctx, { namespace: 'default', services: [b, a] });
   assert.deepEqual([...built.clusters.keys()], ['inbound|8080||']);
   const c = built.clusters.get('inbound|8080||');
   const t = c?.circuit_breakers?.thresholds?.[0];
-  assert.deepEqual([t?.max_connections, t?.max_requests, t?.max_pending_requests], [{ value: 100 }, { value: 7 }, { value: 4294967295 }]);
+  assert.deepEqual(
+    [t?.max_connections, t?.max_requests, t?.max_pending_requests],
+    [{ value: 100 }, { value: 7 }, { value: 4294967295 }],
+  );
   const istio = c?.metadata?.filter_metadata?.istio?.fields;
   assert.deepEqual(
     istio?.services?.listValue?.values?.map((v) => v.structValue?.fields?.name?.stringValue),
@@ -169,7 +234,10 @@ test('a workload no service selects still gets virtualInbound with the passthrou
   assert.equal(l.filter_chains?.length, 6);
   // Passthrough chains sniff everything; only the loop-breaking chain on 15006 is not inspected.
   const loop = { destination_port_range: { start: 15006, end: 15007 } };
-  assert.deepEqual(l.listener_filters?.map((f) => f.filter_disabled ?? null), [null, loop, loop]);
+  assert.deepEqual(
+    l.listener_filters?.map((f) => f.filter_disabled ?? null),
+    [null, loop, loop],
+  );
 });
 
 test('inbound output does not depend on the order of the shape services', () => {

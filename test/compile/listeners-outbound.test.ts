@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildOutboundListeners } from '../../src/compile/listeners.js';
-import { assertListenerRoundTrip, destinationRule, filterConfig, makeContext, port, service, virtualService } from './listeners-helpers.js';
+import {
+  assertListenerRoundTrip,
+  destinationRule,
+  filterConfig,
+  makeContext,
+  port,
+  service,
+  virtualService,
+} from './listeners-helpers.js';
 
 const HCM = 'envoy.filters.network.http_connection_manager';
 const TCP = 'envoy.filters.network.tcp_proxy';
@@ -41,10 +49,16 @@ test('0.0.0.0_9080: HCM over RDS "9080", fault, cors then router, passthrough fo
   );
   assert.equal(l.filter_chains?.length, 1);
   const chain = l.filter_chains?.[0];
-  assert.deepEqual(chain?.filter_chain_match, { transport_protocol: 'raw_buffer', application_protocols: ['http/1.1', 'h2c'] });
+  assert.deepEqual(chain?.filter_chain_match, {
+    transport_protocol: 'raw_buffer',
+    application_protocols: ['http/1.1', 'h2c'],
+  });
   const hcm = filterConfig(chain, HCM);
   assert.equal(hcm.stat_prefix, 'outbound_0.0.0.0_9080');
-  assert.deepEqual(hcm.rds, { route_config_name: '9080', config_source: { ads: {}, initial_fetch_timeout: {}, resource_api_version: 'V3' } });
+  assert.deepEqual(hcm.rds, {
+    route_config_name: '9080',
+    config_source: { ads: {}, initial_fetch_timeout: {}, resource_api_version: 'V3' },
+  });
   const filters = hcm.http_filters as { name: string; typed_config: { type_url: string } }[];
   assert.deepEqual(
     filters.map((f) => f.name),
@@ -52,7 +66,11 @@ test('0.0.0.0_9080: HCM over RDS "9080", fault, cors then router, passthrough fo
   );
   assert.deepEqual(
     filters.map((f) => f.typed_config.type_url.split('/')[1]),
-    ['envoy.extensions.filters.http.fault.v3.HTTPFault', 'envoy.extensions.filters.http.cors.v3.Cors', 'envoy.extensions.filters.http.router.v3.Router'],
+    [
+      'envoy.extensions.filters.http.fault.v3.HTTPFault',
+      'envoy.extensions.filters.http.cors.v3.Cors',
+      'envoy.extensions.filters.http.router.v3.Router',
+    ],
   );
   assert.deepEqual(hcm.use_remote_address, {});
   assert.deepEqual(hcm.normalize_path, { value: true });
@@ -80,8 +98,12 @@ test('a MySQL port gets a listener on the service IP with a tcp_proxy to its out
 });
 
 test('REGISTRY_ONLY sends unknown destinations to BlackHoleCluster', () => {
-  const listeners = buildOutboundListeners(makeContext(bookinfo(), { mesh: { outboundTrafficPolicy: 'REGISTRY_ONLY' } }));
-  const catchAll = listeners.get('virtualOutbound')?.filter_chains?.find((c) => c.name === 'virtualOutbound-catchall-tcp');
+  const listeners = buildOutboundListeners(
+    makeContext(bookinfo(), { mesh: { outboundTrafficPolicy: 'REGISTRY_ONLY' } }),
+  );
+  const catchAll = listeners
+    .get('virtualOutbound')
+    ?.filter_chains?.find((c) => c.name === 'virtualOutbound-catchall-tcp');
   assert.deepEqual(filterConfig(catchAll, TCP), { stat_prefix: 'BlackHoleCluster', cluster: 'BlackHoleCluster' });
   assert.equal(filterConfig(listeners.get('0.0.0.0_9080')?.default_filter_chain, TCP).cluster, 'BlackHoleCluster');
 });
@@ -93,7 +115,10 @@ test('HTTP and TCP services on the same port: HTTP stays on 0.0.0.0_P, TCP gets 
   ]);
   const listeners = buildOutboundListeners(ctx);
   assert.deepEqual([...listeners.keys()], ['0.0.0.0_8080', '10.96.1.2_8080', 'virtualOutbound']);
-  assert.equal(filterConfig(listeners.get('10.96.1.2_8080')?.filter_chains?.[0], TCP).cluster, 'outbound|8080||raw.default.svc.cluster.local');
+  assert.equal(
+    filterConfig(listeners.get('10.96.1.2_8080')?.filter_chains?.[0], TCP).cluster,
+    'outbound|8080||raw.default.svc.cluster.local',
+  );
 });
 
 test('headless TCP ports are skipped with an info diagnostic; UDP ports and ExternalName services get nothing', () => {
@@ -129,8 +154,15 @@ test('VirtualService tcp routes: weighted clusters, config metadata, Destination
     ],
   });
   const subsets = ['v1', 'v2', 'v3'].map((name) => ({ name, labels: { version: name } }));
-  const dr = destinationRule('mysql', 'default', { host: 'mysqldb', trafficPolicy: { connectionPool: { tcp: { idleTimeoutMs: 1500 } } }, subsets });
-  const ctx = makeContext(bookinfo(), { virtualServices: [vs], destinationRules: new Map([['mysqldb.default.svc.cluster.local', dr]]) });
+  const dr = destinationRule('mysql', 'default', {
+    host: 'mysqldb',
+    trafficPolicy: { connectionPool: { tcp: { idleTimeoutMs: 1500 } } },
+    subsets,
+  });
+  const ctx = makeContext(bookinfo(), {
+    virtualServices: [vs],
+    destinationRules: new Map([['mysqldb.default.svc.cluster.local', dr]]),
+  });
   const l = buildOutboundListeners(ctx).get('10.96.3.4_3306');
   assert.ok(l);
   assertListenerRoundTrip(l);
@@ -184,17 +216,30 @@ test('tcp/tls route destinations naming an unknown host, subset or port are drop
     ],
     tls: [
       { match: [{ sniHosts: ['a.example.com'] }], route: [{ destination: { host: 'secure' } }] },
-      { match: [{ sniHosts: ['b.example.com'] }], route: [{ destination: { host: 'secure', port: { number: 8443 } } }] },
+      {
+        match: [{ sniHosts: ['b.example.com'] }],
+        route: [{ destination: { host: 'secure', port: { number: 8443 } } }],
+      },
     ],
   });
-  const ctx = makeContext([...bookinfo(), service('secure', 'default', [port(443, 'HTTPS'), port(8443, 'TLS')], { clusterIP: '10.96.5.5' })], { virtualServices: [vs] });
+  const ctx = makeContext(
+    [...bookinfo(), service('secure', 'default', [port(443, 'HTTPS'), port(8443, 'TLS')], { clusterIP: '10.96.5.5' })],
+    { virtualServices: [vs] },
+  );
   const listeners = buildOutboundListeners(ctx);
   for (const l of listeners.values()) assertListenerRoundTrip(l);
   const mysql = listeners.get('10.96.3.4_3306');
   assert.equal(mysql?.filter_chains?.length, 1, 'the route to an unknown host is dropped');
-  assert.equal(filterConfig(mysql?.filter_chains?.[0], TCP).cluster, 'outbound|3306||mysqldb.default.svc.cluster.local', 'the one good destination is left');
+  assert.equal(
+    filterConfig(mysql?.filter_chains?.[0], TCP).cluster,
+    'outbound|3306||mysqldb.default.svc.cluster.local',
+    'the one good destination is left',
+  );
   const secure = listeners.get('10.96.5.5_443');
-  assert.deepEqual(secure?.filter_chains?.map((c) => c.filter_chain_match?.server_names), [['b.example.com']]);
+  assert.deepEqual(
+    secure?.filter_chains?.map((c) => c.filter_chain_match?.server_names),
+    [['b.example.com']],
+  );
   assert.deepEqual(
     ctx.diags.sorted().map((d) => [d.severity, d.code, d.field]),
     [
@@ -211,14 +256,25 @@ test('tcp/tls route destinations naming an unknown host, subset or port are drop
 test('VirtualService tls routes: SNI chains, TLS inspector, passthrough default', () => {
   const vs = virtualService('tls', 'default', {
     hosts: ['secure'],
-    tls: [{ match: [{ sniHosts: ['b.example.com', 'a.example.com'] }], route: [{ destination: { host: 'secure', port: { number: 8443 } } }] }],
+    tls: [
+      {
+        match: [{ sniHosts: ['b.example.com', 'a.example.com'] }],
+        route: [{ destination: { host: 'secure', port: { number: 8443 } } }],
+      },
+    ],
   });
-  const ctx = makeContext([service('secure', 'default', [port(443, 'HTTPS'), port(8443, 'TLS')], { clusterIP: '10.96.5.5' })], { virtualServices: [vs] });
+  const ctx = makeContext(
+    [service('secure', 'default', [port(443, 'HTTPS'), port(8443, 'TLS')], { clusterIP: '10.96.5.5' })],
+    { virtualServices: [vs] },
+  );
   const listeners = buildOutboundListeners(ctx);
   const l = listeners.get('10.96.5.5_443');
   assert.ok(l);
   assertListenerRoundTrip(l);
-  assert.deepEqual(l.listener_filters?.map((f) => f.name), ['envoy.filters.listener.tls_inspector']);
+  assert.deepEqual(
+    l.listener_filters?.map((f) => f.name),
+    ['envoy.filters.listener.tls_inspector'],
+  );
   assert.deepEqual(l.filter_chains?.[0]?.filter_chain_match?.server_names, ['a.example.com', 'b.example.com']);
   assert.equal(filterConfig(l.filter_chains?.[0], TCP).cluster, 'outbound|8443||secure.default.svc.cluster.local');
   assert.equal(l.default_filter_chain?.name, 'PassthroughFilterChain');
@@ -236,7 +292,11 @@ test('10k services: one listener per port and per TCP service IP, plus virtualOu
   const count = 10_000;
   for (let i = 0; i < count; i++) {
     const ip = `10.${96 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}`;
-    services.push(service(`svc-${i}`, `ns-${i % 50}`, [port(8000 + (i % 20), 'HTTP'), port(9000 + (i % 7), 'TCP')], { clusterIP: ip }));
+    services.push(
+      service(`svc-${i}`, `ns-${i % 50}`, [port(8000 + (i % 20), 'HTTP'), port(9000 + (i % 7), 'TCP')], {
+        clusterIP: ip,
+      }),
+    );
   }
   const listeners = buildOutboundListeners(makeContext(services));
   assert.equal(listeners.size, 1 + 20 + count); // speed: bench/, not a timed test

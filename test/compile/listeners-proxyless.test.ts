@@ -13,7 +13,10 @@ test('proxyless: one api_listener named <host>:<port> per HTTP-family port, RDS 
   const ctx = makeContext(services());
   const listeners = buildProxylessListeners(ctx);
   // The headless `api` has no EDS cluster a proxyless client could use (cluster/grpc.ts): no listener.
-  assert.deepEqual([...listeners.keys()], ['echo.default.svc.cluster.local:7070', 'reviews.default.svc.cluster.local:9080']);
+  assert.deepEqual(
+    [...listeners.keys()],
+    ['echo.default.svc.cluster.local:7070', 'reviews.default.svc.cluster.local:9080'],
+  );
   for (const [name, l] of listeners) {
     assertListenerRoundTrip(l);
     assert.equal(l.name, name);
@@ -22,9 +25,14 @@ test('proxyless: one api_listener named <host>:<port> per HTTP-family port, RDS 
     const hcm = unpack(l.api_listener?.api_listener);
     assert.deepEqual(hcm.rds, { route_config_name: name, config_source: { ads: {}, resource_api_version: 'V3' } });
     const filters = hcm.http_filters as { name: string }[];
-    assert.deepEqual(filters.map((f) => f.name), ['envoy.filters.http.fault', 'envoy.filters.http.router']);
+    assert.deepEqual(
+      filters.map((f) => f.name),
+      ['envoy.filters.http.fault', 'envoy.filters.http.router'],
+    );
   }
-  assert.deepEqual(listeners.get('echo.default.svc.cluster.local:7070')?.address, { socket_address: { address: '10.96.0.30', port_value: 7070 } });
+  assert.deepEqual(listeners.get('echo.default.svc.cluster.local:7070')?.address, {
+    socket_address: { address: '10.96.0.30', port_value: 7070 },
+  });
 });
 
 test('proxyless listeners do not depend on the order of the inputs', () => {

@@ -16,7 +16,13 @@ import { ISTIO_SAMPLES } from '../helpers/paths.js';
 
 export const BOOKINFO_NETWORKING = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 
-export function service(name: string, namespace: string, ports: [number, Protocol][], clusterIP?: string, extra: Partial<MeshService> = {}): MeshService {
+export function service(
+  name: string,
+  namespace: string,
+  ports: [number, Protocol][],
+  clusterIP?: string,
+  extra: Partial<MeshService> = {},
+): MeshService {
   return {
     hostname: `${name}.${namespace}.svc.cluster.local`,
     name,
@@ -38,7 +44,11 @@ export const bookinfoServices = (): MeshService[] => [
   service('reviews', 'default', [[9080, 'HTTP']], '10.96.0.13'),
 ];
 
-export function model(services: MeshService[], virtualServices: VirtualService[] = [], destinationRules: DestinationRule[] = []): ServiceModel {
+export function model(
+  services: MeshService[],
+  virtualServices: VirtualService[] = [],
+  destinationRules: DestinationRule[] = [],
+): ServiceModel {
   const sorted = [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : 1));
   return {
     services: sorted,
@@ -88,8 +98,13 @@ function httpRoute(h: Raw): HTTPRoute {
   if (h.timeout !== undefined) out.timeoutMs = durationMs(h.timeout);
   delete out.timeout;
   if (h.retries) out.retries = { ...h.retries, perTryTimeoutMs: durationMs(h.retries.perTryTimeout) };
-  if (h.fault?.delay) out.fault = { ...h.fault, delay: { fixedDelayMs: durationMs(h.fault.delay.fixedDelay), percentage: h.fault.delay.percentage } };
-  if (h.mirror) out.mirrors = [{ destination: h.mirror, ...(h.mirrorPercentage ? { percentage: h.mirrorPercentage } : {}) }];
+  if (h.fault?.delay)
+    out.fault = {
+      ...h.fault,
+      delay: { fixedDelayMs: durationMs(h.fault.delay.fixedDelay), percentage: h.fault.delay.percentage },
+    };
+  if (h.mirror)
+    out.mirrors = [{ destination: h.mirror, ...(h.mirrorPercentage ? { percentage: h.mirrorPercentage } : {}) }];
   delete out.mirror;
   delete out.mirrorPercentage;
   if (h.corsPolicy?.maxAge) out.corsPolicy = { ...h.corsPolicy, maxAgeMs: durationMs(h.corsPolicy.maxAge) };
@@ -97,16 +112,30 @@ function httpRoute(h: Raw): HTTPRoute {
 }
 
 /** VirtualServices and DestinationRules of a YAML file (other kinds ignored). */
-export function readIstio(file: string, namespace = 'default'): { virtualServices: VirtualService[]; destinationRules: DestinationRule[] } {
+export function readIstio(
+  file: string,
+  namespace = 'default',
+): { virtualServices: VirtualService[]; destinationRules: DestinationRule[] } {
   const virtualServices: VirtualService[] = [];
   const destinationRules: DestinationRule[] = [];
   parseAllDocuments(readFileSync(file, 'utf8')).forEach((doc, index) => {
     const raw = doc.toJS() as Raw | null;
     if (!raw) return;
-    const meta = { name: raw.metadata.name, namespace: raw.metadata.namespace ?? namespace, labels: {}, annotations: {} };
+    const meta = {
+      name: raw.metadata.name,
+      namespace: raw.metadata.namespace ?? namespace,
+      labels: {},
+      annotations: {},
+    };
     const origin = { file, index };
     if (raw.kind === 'VirtualService') {
-      virtualServices.push({ kind: 'VirtualService', apiVersion: raw.apiVersion, meta, origin, spec: { ...raw.spec, hosts: raw.spec.hosts ?? [], http: raw.spec.http?.map(httpRoute) } });
+      virtualServices.push({
+        kind: 'VirtualService',
+        apiVersion: raw.apiVersion,
+        meta,
+        origin,
+        spec: { ...raw.spec, hosts: raw.spec.hosts ?? [], http: raw.spec.http?.map(httpRoute) },
+      });
     } else if (raw.kind === 'DestinationRule') {
       destinationRules.push({ kind: 'DestinationRule', apiVersion: raw.apiVersion, meta, origin, spec: raw.spec });
     }
@@ -114,11 +143,29 @@ export function readIstio(file: string, namespace = 'default'): { virtualService
   return { virtualServices, destinationRules };
 }
 
-export function vs(name: string, namespace: string, hosts: string[], http: HTTPRoute[], extra: Partial<VirtualService['spec']> = {}): VirtualService {
-  return { kind: 'VirtualService', apiVersion: 'networking.istio.io/v1', meta: { name, namespace, labels: {}, annotations: {} }, origin: { file: `${name}.yaml`, index: 0 }, spec: { hosts, http, ...extra } };
+export function vs(
+  name: string,
+  namespace: string,
+  hosts: string[],
+  http: HTTPRoute[],
+  extra: Partial<VirtualService['spec']> = {},
+): VirtualService {
+  return {
+    kind: 'VirtualService',
+    apiVersion: 'networking.istio.io/v1',
+    meta: { name, namespace, labels: {}, annotations: {} },
+    origin: { file: `${name}.yaml`, index: 0 },
+    spec: { hosts, http, ...extra },
+  };
 }
 
-export function dr(name: string, namespace: string, host: string, subsets: string[], extra: Partial<DestinationRule['spec']> = {}): DestinationRule {
+export function dr(
+  name: string,
+  namespace: string,
+  host: string,
+  subsets: string[],
+  extra: Partial<DestinationRule['spec']> = {},
+): DestinationRule {
   return {
     kind: 'DestinationRule',
     apiVersion: 'networking.istio.io/v1',

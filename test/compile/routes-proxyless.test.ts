@@ -10,7 +10,10 @@ const REVIEWS = 'reviews.default.svc.cluster.local';
 test('one route config per service port, named like the api_listener, with FQDN domains only', () => {
   const ctx = bookinfo('virtual-service-reviews-50-v3.yaml');
   const rcs = buildProxylessRoutes(ctx);
-  assert.deepEqual([...rcs.keys()], ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`));
+  assert.deepEqual(
+    [...rcs.keys()],
+    ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`),
+  );
   const rc = rcs.get(`${REVIEWS}:9080`);
   assert.equal(rc?.virtual_hosts?.length, 1);
   const vh = rc?.virtual_hosts?.[0];
@@ -20,35 +23,66 @@ test('one route config per service port, named like the api_listener, with FQDN 
   assert.equal(rc?.validate_clusters, undefined);
   assert.equal(buildProxylessNamespaceRoutes(ctx, 'default').size, 0, 'nothing depends on the client namespace');
   const route = vh?.routes?.[0];
-  assert.deepEqual(route?.route?.weighted_clusters?.clusters?.map((c) => c.name), [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v3|${REVIEWS}`]);
+  assert.deepEqual(
+    route?.route?.weighted_clusters?.clusters?.map((c) => c.name),
+    [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v3|${REVIEWS}`],
+  );
 });
 
 test('timeouts become max_stream_duration; redirect and direct responses are left out with an info', () => {
   const ctx = context(
-    model(bookinfoServices(), [
-      vs('reviews', 'default', ['reviews'], [
-        { name: 'redir', match: [{ uri: { prefix: '/old' } }], redirect: { uri: '/new' } },
-        { name: 'direct', match: [{ uri: { prefix: '/teapot' } }], directResponse: { status: 418 } },
-        { name: 'main', timeoutMs: 2000, fault: { delay: { fixedDelayMs: 100, percentage: { value: 50 } } }, corsPolicy: { allowMethods: ['GET'] }, route: [{ destination: { host: 'reviews', subset: 'v1' } }] },
-      ]),
-    ], [dr('reviews', 'default', 'reviews', ['v1'])]),
+    model(
+      bookinfoServices(),
+      [
+        vs(
+          'reviews',
+          'default',
+          ['reviews'],
+          [
+            { name: 'redir', match: [{ uri: { prefix: '/old' } }], redirect: { uri: '/new' } },
+            { name: 'direct', match: [{ uri: { prefix: '/teapot' } }], directResponse: { status: 418 } },
+            {
+              name: 'main',
+              timeoutMs: 2000,
+              fault: { delay: { fixedDelayMs: 100, percentage: { value: 50 } } },
+              corsPolicy: { allowMethods: ['GET'] },
+              route: [{ destination: { host: 'reviews', subset: 'v1' } }],
+            },
+          ],
+        ),
+      ],
+      [dr('reviews', 'default', 'reviews', ['v1'])],
+    ),
   );
   const vh = buildProxylessRoutes(ctx).get(`${REVIEWS}:9080`)?.virtual_hosts?.[0];
-  assert.deepEqual(vh?.routes?.map((r) => r.name), ['main']);
+  assert.deepEqual(
+    vh?.routes?.map((r) => r.name),
+    ['main'],
+  );
   const main = vh?.routes?.[0];
   assert.deepEqual(main?.route?.max_stream_duration, { max_stream_duration: { seconds: 2 } });
   assert.equal(main?.route?.max_grpc_timeout, undefined);
-  assert.deepEqual(Object.keys(main?.typed_per_filter_config ?? {}), ['envoy.filters.http.fault'], 'no CORS for grpc-js-xds');
+  assert.deepEqual(
+    Object.keys(main?.typed_per_filter_config ?? {}),
+    ['envoy.filters.http.fault'],
+    'no CORS for grpc-js-xds',
+  );
   const infos = ctx.diags.sorted().filter((d) => d.severity === 'info');
-  assert.deepEqual(infos.map((d) => [d.code, d.field]), [
-    ['proxyless-unsupported-route', 'spec.http[0].redirect'],
-    ['proxyless-unsupported-route', 'spec.http[1].directResponse'],
-  ]);
+  assert.deepEqual(
+    infos.map((d) => [d.code, d.field]),
+    [
+      ['proxyless-unsupported-route', 'spec.http[0].redirect'],
+      ['proxyless-unsupported-route', 'spec.http[1].directResponse'],
+    ],
+  );
   buildProxylessRoutes(ctx);
   assert.equal(ctx.diags.all.length, 2, 'reported once');
   const rc = buildProxylessRoutes(ctx).get(`${REVIEWS}:9080`) as RouteConfiguration;
   const bytes = encodeMessage(TypeName.RouteConfiguration, rc);
-  assert.deepEqual(encodeMessage(TypeName.RouteConfiguration, decodeMessage(TypeName.RouteConfiguration, bytes)), bytes);
+  assert.deepEqual(
+    encodeMessage(TypeName.RouteConfiguration, decodeMessage(TypeName.RouteConfiguration, bytes)),
+    bytes,
+  );
 });
 
 test('headless, ExternalName and PASSTHROUGH services get no proxyless route config; destinations to them are left out with an info', () => {
@@ -59,17 +93,38 @@ test('headless, ExternalName and PASSTHROUGH services get no proxyless route con
     service('pt', 'default', [[9080, 'HTTP']], '10.96.0.40'),
   ];
   const ctx = context(
-    model(services, [
-      vs('reviews', 'default', ['reviews'], [
-        { name: 'to-hl', match: [{ uri: { prefix: '/hl' } }], route: [{ destination: { host: 'hl' } }] },
-        { name: 'split', route: [{ destination: { host: 'pt' }, weight: 50 }, { destination: { host: 'ratings' }, weight: 50 }] },
-      ]),
-    ], [dr('pt', 'default', 'pt', [], { trafficPolicy: { loadBalancer: { simple: 'PASSTHROUGH' } } })]),
+    model(
+      services,
+      [
+        vs(
+          'reviews',
+          'default',
+          ['reviews'],
+          [
+            { name: 'to-hl', match: [{ uri: { prefix: '/hl' } }], route: [{ destination: { host: 'hl' } }] },
+            {
+              name: 'split',
+              route: [
+                { destination: { host: 'pt' }, weight: 50 },
+                { destination: { host: 'ratings' }, weight: 50 },
+              ],
+            },
+          ],
+        ),
+      ],
+      [dr('pt', 'default', 'pt', [], { trafficPolicy: { loadBalancer: { simple: 'PASSTHROUGH' } } })],
+    ),
   );
   const rcs = buildProxylessRoutes(ctx);
-  assert.deepEqual([...rcs.keys()], ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`));
+  assert.deepEqual(
+    [...rcs.keys()],
+    ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`),
+  );
   const routes = rcs.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes;
-  assert.deepEqual(routes?.map((r) => [r.name, r.route?.cluster]), [['split', 'outbound|9080||ratings.default.svc.cluster.local']]);
+  assert.deepEqual(
+    routes?.map((r) => [r.name, r.route?.cluster]),
+    [['split', 'outbound|9080||ratings.default.svc.cluster.local']],
+  );
   assert.deepEqual(
     ctx.diags.sorted().map((d) => [d.severity, d.code, d.field]),
     [
@@ -81,15 +136,36 @@ test('headless, ExternalName and PASSTHROUGH services get no proxyless route con
 
 test('only route configs whose routes match on sourceNamespace are built per client namespace', () => {
   const ctx = context(
-    model(bookinfoServices(), [
-      vs('reviews', 'default', ['reviews'], [{ name: 'team', match: [{ sourceNamespace: 'team' }], route: [{ destination: { host: 'reviews', subset: 'v2' } }] }]),
-    ], [dr('reviews', 'default', 'reviews', ['v1', 'v2'])]),
+    model(
+      bookinfoServices(),
+      [
+        vs(
+          'reviews',
+          'default',
+          ['reviews'],
+          [
+            {
+              name: 'team',
+              match: [{ sourceNamespace: 'team' }],
+              route: [{ destination: { host: 'reviews', subset: 'v2' } }],
+            },
+          ],
+        ),
+      ],
+      [dr('reviews', 'default', 'reviews', ['v1', 'v2'])],
+    ),
   );
   assert.ok(!buildProxylessRoutes(ctx).has(`${REVIEWS}:9080`));
   const team = buildProxylessNamespaceRoutes(ctx, 'team');
   const other = buildProxylessNamespaceRoutes(ctx, 'default');
   assert.deepEqual([...team.keys()], [`${REVIEWS}:9080`]);
-  assert.deepEqual(team.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.route?.cluster), [`outbound|9080|v2|${REVIEWS}`]);
-  assert.deepEqual(other.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.name), ['default']);
+  assert.deepEqual(
+    team.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.route?.cluster),
+    [`outbound|9080|v2|${REVIEWS}`],
+  );
+  assert.deepEqual(
+    other.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.routes?.map((r) => r.name),
+    ['default'],
+  );
   assert.deepEqual(team.get(`${REVIEWS}:9080`)?.virtual_hosts?.[0]?.domains, [REVIEWS, `${REVIEWS}:9080`]);
 });

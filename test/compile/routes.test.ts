@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildOutboundRoutes } from '../../src/compile/routes.js';
-import { decodeMessage, encodeMessage, envoy, type Route, type RouteConfiguration, type VirtualHost } from '../../src/xds/proto.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  envoy,
+  type Route,
+  type RouteConfiguration,
+  type VirtualHost,
+} from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import { bookinfo, bookinfoServices, context, dr, model, service, vs } from './routes-fixture.js';
 
@@ -51,7 +58,10 @@ test('services without a VirtualService get the default route with the default r
   assert.equal(retry?.retry_on, 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes');
   assert.equal(retry?.num_retries?.value, 2);
   assert.equal(retry?.host_selection_retry_max_attempts, 5);
-  assert.deepEqual(retry?.retry_host_predicate?.map((p) => p.name), ['envoy.retry_host_predicates.previous_hosts']);
+  assert.deepEqual(
+    retry?.retry_host_predicate?.map((p) => p.name),
+    ['envoy.retry_host_predicates.previous_hosts'],
+  );
   assert.equal(route.decorator?.operation, 'details.default.svc.cluster.local:9080/*');
   assert.equal(route.metadata, undefined);
 });
@@ -61,7 +71,9 @@ test('virtual hosts are sorted, followed by allow_any; config flags follow istio
   const rc = buildOutboundRoutes(ctx, 'default').get('9080');
   assert.deepEqual(
     rc?.virtual_hosts?.map((v) => v.name),
-    ['details', 'productpage', 'ratings', 'reviews'].map((n) => `${n}.default.svc.cluster.local:9080`).concat('allow_any'),
+    ['details', 'productpage', 'ratings', 'reviews']
+      .map((n) => `${n}.default.svc.cluster.local:9080`)
+      .concat('allow_any'),
   );
   const last = rc?.virtual_hosts?.at(-1);
   assert.deepEqual(last?.domains, ['*']);
@@ -85,9 +97,22 @@ test('domains depend on the client namespace', () => {
   assert.deepEqual(other, [REVIEWS, 'reviews.default', 'reviews.default.svc', '10.96.0.13']);
 });
 
-test('virtual hosts of other namespaces\' services are the same objects in every namespace\'s config', () => {
-  const services = [...bookinfoServices(), service('web', 'shop', [[9080, 'HTTP']], '10.96.1.1'), service('pay', 'payments', [[9080, 'HTTP']], '10.96.2.1')];
-  const ctx = context(model(services, [vs('reviews', 'default', ['reviews'], [{ match: [{ sourceNamespace: 'shop' }], route: [{ destination: { host: 'reviews' } }] }])]));
+test("virtual hosts of other namespaces' services are the same objects in every namespace's config", () => {
+  const services = [
+    ...bookinfoServices(),
+    service('web', 'shop', [[9080, 'HTTP']], '10.96.1.1'),
+    service('pay', 'payments', [[9080, 'HTTP']], '10.96.2.1'),
+  ];
+  const ctx = context(
+    model(services, [
+      vs(
+        'reviews',
+        'default',
+        ['reviews'],
+        [{ match: [{ sourceNamespace: 'shop' }], route: [{ destination: { host: 'reviews' } }] }],
+      ),
+    ]),
+  );
   const rc = (ns: string) => buildOutboundRoutes(ctx, ns).get('9080') as RouteConfiguration;
   const [def, shop, pay, none] = [rc('default'), rc('shop'), rc('payments'), rc('nowhere')];
   const RATINGS_VH = `${RATINGS}:9080`;
@@ -103,15 +128,26 @@ test('virtual hosts of other namespaces\' services are the same objects in every
   assert.ok(vhost(shop, 'web.shop.svc.cluster.local:9080').domains?.includes('web'));
   assert.notEqual(vhost(shop, 'web.shop.svc.cluster.local:9080'), vhost(pay, 'web.shop.svc.cluster.local:9080'));
   // Routes that match on sourceNamespace: per namespace.
-  assert.deepEqual(vhost(shop, `${REVIEWS}:9080`).routes?.map((r) => r.name ?? ''), ['']);
-  assert.deepEqual(vhost(pay, `${REVIEWS}:9080`).routes?.map((r) => r.name), ['default']);
+  assert.deepEqual(
+    vhost(shop, `${REVIEWS}:9080`).routes?.map((r) => r.name ?? ''),
+    [''],
+  );
+  assert.deepEqual(
+    vhost(pay, `${REVIEWS}:9080`).routes?.map((r) => r.name),
+    ['default'],
+  );
   // Same order and content as a per-namespace build would give.
   for (const r of [def, shop, pay, none]) {
     const names = r.virtual_hosts?.map((v) => v.name) ?? [];
     assert.deepEqual(names.slice(0, -1), [...names.slice(0, -1)].sort());
     assert.equal(names.at(-1), 'allow_any');
   }
-  assert.deepEqual(vhost(pay, `${REVIEWS}:9080`).domains, [REVIEWS, 'reviews.default', 'reviews.default.svc', '10.96.0.13']);
+  assert.deepEqual(vhost(pay, `${REVIEWS}:9080`).domains, [
+    REVIEWS,
+    'reviews.default',
+    'reviews.default.svc',
+    '10.96.0.13',
+  ]);
 });
 
 test('a cluster IP used twice is claimed by the first virtual host in every namespace', () => {
@@ -126,7 +162,20 @@ test('a cluster IP used twice is claimed by the first virtual host in every name
 });
 
 test('one route config per HTTP port; TCP ports get none', () => {
-  const ctx = context(model([service('web', 'default', [[80, 'HTTP'], [8443, 'GRPC']], '10.0.0.1'), service('db', 'default', [[3306, 'MySQL']], '10.0.0.2')]));
+  const ctx = context(
+    model([
+      service(
+        'web',
+        'default',
+        [
+          [80, 'HTTP'],
+          [8443, 'GRPC'],
+        ],
+        '10.0.0.1',
+      ),
+      service('db', 'default', [[3306, 'MySQL']], '10.0.0.2'),
+    ]),
+  );
   assert.deepEqual([...buildOutboundRoutes(ctx, 'default').keys()], ['80', '8443']);
 });
 
@@ -143,15 +192,21 @@ test('jason header match routes to v2, everything else to v3', () => {
 
 test('fault delay and abort go to typed_per_filter_config envoy.filters.http.fault', () => {
   for (const [file, check] of [
-    ['virtual-service-ratings-test-delay.yaml', (f: envoy.extensions.filters.http.fault.v3.HTTPFault) => {
-      assert.equal(Number(f.delay?.fixed_delay?.seconds), 7);
-      assert.equal(f.delay?.percentage?.numerator, 1_000_000);
-      assert.equal(f.delay?.percentage?.denominator, envoy.type.v3.FractionalPercent.DenominatorType.MILLION);
-    }],
-    ['virtual-service-ratings-test-abort.yaml', (f: envoy.extensions.filters.http.fault.v3.HTTPFault) => {
-      assert.equal(f.abort?.http_status, 500);
-      assert.equal(f.abort?.percentage?.numerator, 1_000_000);
-    }],
+    [
+      'virtual-service-ratings-test-delay.yaml',
+      (f: envoy.extensions.filters.http.fault.v3.HTTPFault) => {
+        assert.equal(Number(f.delay?.fixed_delay?.seconds), 7);
+        assert.equal(f.delay?.percentage?.numerator, 1_000_000);
+        assert.equal(f.delay?.percentage?.denominator, envoy.type.v3.FractionalPercent.DenominatorType.MILLION);
+      },
+    ],
+    [
+      'virtual-service-ratings-test-abort.yaml',
+      (f: envoy.extensions.filters.http.fault.v3.HTTPFault) => {
+        assert.equal(f.abort?.http_status, 500);
+        assert.equal(f.abort?.percentage?.numerator, 1_000_000);
+      },
+    ],
   ] as const) {
     const ctx = bookinfo(file);
     const routes = vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${RATINGS}:9080`).routes ?? [];
@@ -162,7 +217,11 @@ test('fault delay and abort go to typed_per_filter_config envoy.filters.http.fau
   }
 });
 
-function single(http: Parameters<typeof vs>[3][number], services = bookinfoServices(), rules = [dr('reviews', 'default', 'reviews', ['v1', 'v2', 'v3'])]) {
+function single(
+  http: Parameters<typeof vs>[3][number],
+  services = bookinfoServices(),
+  rules = [dr('reviews', 'default', 'reviews', ['v1', 'v2', 'v3'])],
+) {
   const ctx = context(model(services, [vs('reviews', 'default', ['reviews'], [http])], rules));
   const routes = vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${REVIEWS}:9080`).routes ?? [];
   return { ctx, routes, route: routes[0] as Route };
@@ -171,7 +230,18 @@ function single(http: Parameters<typeof vs>[3][number], services = bookinfoServi
 test('uri matches: exact, prefix, regex, ignoreUriCase, method/authority/scheme, query and withoutHeaders', () => {
   const { route } = single({
     name: 'r',
-    match: [{ name: 'm', uri: { regex: '/api/v[0-9]+' }, ignoreUriCase: true, method: { exact: 'GET' }, authority: { prefix: 'shop' }, scheme: { exact: 'https' }, queryParams: { debug: {}, q: { exact: '1' } }, withoutHeaders: { 'x-b': { exact: 'no' }, 'x-a': {} } }],
+    match: [
+      {
+        name: 'm',
+        uri: { regex: '/api/v[0-9]+' },
+        ignoreUriCase: true,
+        method: { exact: 'GET' },
+        authority: { prefix: 'shop' },
+        scheme: { exact: 'https' },
+        queryParams: { debug: {}, q: { exact: '1' } },
+        withoutHeaders: { 'x-b': { exact: 'no' }, 'x-a': {} },
+      },
+    ],
     route: [{ destination: { host: 'reviews' } }],
   });
   assert.equal(route.name, 'r.m');
@@ -192,8 +262,17 @@ test('uri matches: exact, prefix, regex, ignoreUriCase, method/authority/scheme,
 });
 
 test('redirect and direct response', () => {
-  const r = single({ match: [{ uri: { exact: '/old' } }], redirect: { uri: '/new', authority: 'new.example.com', redirectCode: 302, port: 8080, scheme: 'https' } }).route;
-  assert.deepEqual(r.redirect, { path_redirect: '/new', host_redirect: 'new.example.com', scheme_redirect: 'https', port_redirect: 8080, response_code: envoy.config.route.v3.RedirectAction.RedirectResponseCode.FOUND });
+  const r = single({
+    match: [{ uri: { exact: '/old' } }],
+    redirect: { uri: '/new', authority: 'new.example.com', redirectCode: 302, port: 8080, scheme: 'https' },
+  }).route;
+  assert.deepEqual(r.redirect, {
+    path_redirect: '/new',
+    host_redirect: 'new.example.com',
+    scheme_redirect: 'https',
+    port_redirect: 8080,
+    response_code: envoy.config.route.v3.RedirectAction.RedirectResponseCode.FOUND,
+  });
   assert.equal(r.route, undefined);
   const d = single({ directResponse: { status: 418, body: { string: 'teapot' } } }).route;
   assert.deepEqual(d.direct_response, { status: 418, body: { inline_string: 'teapot' } });
@@ -208,8 +287,13 @@ test('rewrite, timeout, retries, mirror and header operations', () => {
     rewrite: { uri: '/v2', authority: 'reviews.internal' },
     timeoutMs: 1500,
     retries: { attempts: 3, perTryTimeoutMs: 500, retryOn: 'gateway-error,503,connect-failure' },
-    mirrors: [{ destination: { host: 'reviews.default.svc.cluster.local', subset: 'v2' }, percentage: { value: 12.5 } }],
-    headers: { request: { set: { 'x-b': '1', ':path': 'nope' }, add: { 'x-a': '2' }, remove: ['x-gone'] }, response: { set: { 'x-r': '3' } } },
+    mirrors: [
+      { destination: { host: 'reviews.default.svc.cluster.local', subset: 'v2' }, percentage: { value: 12.5 } },
+    ],
+    headers: {
+      request: { set: { 'x-b': '1', ':path': 'nope' }, add: { 'x-a': '2' }, remove: ['x-gone'] },
+      response: { set: { 'x-r': '3' } },
+    },
     route: [{ destination: { host: 'reviews', subset: 'v1' }, headers: { request: { set: { 'x-dest': 'v1' } } } }],
   });
   assert.deepEqual(ctx.diags.all, []);
@@ -223,9 +307,16 @@ test('rewrite, timeout, retries, mirror and header operations', () => {
   assert.deepEqual(a?.retry_policy?.retriable_status_codes, [503]);
   assert.deepEqual(a?.retry_policy?.per_try_timeout, { seconds: 0, nanos: 500_000_000 });
   assert.deepEqual(a?.request_mirror_policies, [
-    { cluster: `outbound|9080|v2|${REVIEWS}`, runtime_fraction: { default_value: { numerator: 125_000, denominator: envoy.type.v3.FractionalPercent.DenominatorType.MILLION } }, trace_sampled: { value: false } },
+    {
+      cluster: `outbound|9080|v2|${REVIEWS}`,
+      runtime_fraction: {
+        default_value: { numerator: 125_000, denominator: envoy.type.v3.FractionalPercent.DenominatorType.MILLION },
+      },
+      trace_sampled: { value: false },
+    },
   ]);
-  const { OVERWRITE_IF_EXISTS_OR_ADD: SET, APPEND_IF_EXISTS_OR_ADD: ADD } = envoy.config.core.v3.HeaderValueOption.HeaderAppendAction;
+  const { OVERWRITE_IF_EXISTS_OR_ADD: SET, APPEND_IF_EXISTS_OR_ADD: ADD } =
+    envoy.config.core.v3.HeaderValueOption.HeaderAppendAction;
   assert.deepEqual(route.request_headers_to_add, [
     { header: { key: 'x-b', value: '1' }, append_action: SET },
     { header: { key: 'x-a', value: '2' }, append_action: ADD },
@@ -249,43 +340,84 @@ test('attempts 0 disables retries; regex rewrite; per-destination headers on wei
   assert.equal(route.route?.retry_policy, undefined);
   assert.deepEqual(route.route?.regex_rewrite, { pattern: { regex: '^/a/(.*)' }, substitution: '/\\1' });
   const clusters = route.route?.weighted_clusters?.clusters ?? [];
-  assert.deepEqual(clusters.map((c) => c.name), [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v2|${REVIEWS}`]);
+  assert.deepEqual(
+    clusters.map((c) => c.name),
+    [`outbound|9080|v1|${REVIEWS}`, `outbound|9080|v2|${REVIEWS}`],
+  );
   assert.equal(clusters[0]?.response_headers_to_add?.[0]?.header?.key, 'x-v');
   assert.equal(route.decorator?.operation, 'reviews:9080/*');
 });
 
 test('CORS policy goes to envoy.filters.http.cors, keys sorted before fault', () => {
   const { route } = single({
-    corsPolicy: { allowOrigins: [{ exact: 'https://a.example' }, { regex: '.*\\.b\\.example' }], allowMethods: ['GET', 'POST'], allowHeaders: ['x-h'], maxAgeMs: 86_400_000, allowCredentials: true },
+    corsPolicy: {
+      allowOrigins: [{ exact: 'https://a.example' }, { regex: '.*\\.b\\.example' }],
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['x-h'],
+      maxAgeMs: 86_400_000,
+      allowCredentials: true,
+    },
     fault: { abort: { httpStatus: 503 } },
     route: [{ destination: { host: 'reviews' } }],
   });
-  assert.deepEqual(Object.keys(route.typed_per_filter_config ?? {}), ['envoy.filters.http.cors', 'envoy.filters.http.fault']);
-  const cors = decodeAny<envoy.extensions.filters.http.cors.v3.CorsPolicy>(TypeName.CorsPolicy, route.typed_per_filter_config?.['envoy.filters.http.cors']);
+  assert.deepEqual(Object.keys(route.typed_per_filter_config ?? {}), [
+    'envoy.filters.http.cors',
+    'envoy.filters.http.fault',
+  ]);
+  const cors = decodeAny<envoy.extensions.filters.http.cors.v3.CorsPolicy>(
+    TypeName.CorsPolicy,
+    route.typed_per_filter_config?.['envoy.filters.http.cors'],
+  );
   assert.equal(cors.allow_methods, 'GET,POST');
   assert.equal(cors.max_age, '86400');
   assert.equal(cors.allow_credentials?.value, true);
   assert.equal(cors.allow_origin_string_match?.[1]?.safe_regex?.regex, '.*\\.b\\.example');
-  const fault = decodeAny<envoy.extensions.filters.http.fault.v3.HTTPFault>(TypeName.Fault, route.typed_per_filter_config?.['envoy.filters.http.fault']);
+  const fault = decodeAny<envoy.extensions.filters.http.fault.v3.HTTPFault>(
+    TypeName.Fault,
+    route.typed_per_filter_config?.['envoy.filters.http.fault'],
+  );
   assert.equal(fault.abort?.http_status, 503);
   assert.equal(fault.abort?.percentage, null, 'no percentage: Envoy aborts every request');
 });
 
 test('consistent hash from the DestinationRule becomes the route hash policy, without the previous-hosts predicate', () => {
-  const rule = dr('reviews', 'default', 'reviews', ['v1'], { trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: 'user', ttlMs: 0 } } } } });
+  const rule = dr('reviews', 'default', 'reviews', ['v1'], {
+    trafficPolicy: { loadBalancer: { consistentHash: { httpCookie: { name: 'user', ttlMs: 0 } } } },
+  });
   const { route } = single({ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }, bookinfoServices(), [rule]);
   assert.deepEqual(route.route?.hash_policy, [{ cookie: { name: 'user', ttl: { seconds: 0 } } }]);
   assert.equal(route.route?.retry_policy?.retry_host_predicate, undefined);
-  const subsetRule = dr('reviews', 'default', 'reviews', [], { subsets: [{ name: 'v1', trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'x-user' } } } }], trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } } });
-  assert.deepEqual(single({ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }, bookinfoServices(), [subsetRule]).route.route?.hash_policy, [{ header: { header_name: 'x-user' } }]);
-  const ctx = context(model(bookinfoServices(), [], [dr('ratings', 'default', 'ratings', [], { trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: 'u' } } } })]));
+  const subsetRule = dr('reviews', 'default', 'reviews', [], {
+    subsets: [{ name: 'v1', trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'x-user' } } } }],
+    trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } },
+  });
+  assert.deepEqual(
+    single({ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }, bookinfoServices(), [subsetRule]).route
+      .route?.hash_policy,
+    [{ header: { header_name: 'x-user' } }],
+  );
+  const ctx = context(
+    model(
+      bookinfoServices(),
+      [],
+      [
+        dr('ratings', 'default', 'ratings', [], {
+          trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: 'u' } } },
+        }),
+      ],
+    ),
+  );
   const def = firstRoute(vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${RATINGS}:9080`));
   assert.deepEqual(def.route?.hash_policy, [{ query_parameter: { name: 'u' } }]);
 });
 
 test('weighted destinations sharing a consistent hash carry its hash policy once', () => {
-  const rule = dr('reviews', 'default', 'reviews', ['v1', 'v2'], { trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'x-user-id' } } } });
-  const other = dr('ratings', 'default', 'ratings', [], { trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } } });
+  const rule = dr('reviews', 'default', 'reviews', ['v1', 'v2'], {
+    trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: 'x-user-id' } } },
+  });
+  const other = dr('ratings', 'default', 'ratings', [], {
+    trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } },
+  });
   const { route } = single(
     {
       route: [
@@ -297,11 +429,25 @@ test('weighted destinations sharing a consistent hash carry its hash policy once
     bookinfoServices(),
     [rule, other],
   );
-  assert.deepEqual(route.route?.hash_policy, [{ header: { header_name: 'x-user-id' } }, { connection_properties: { source_ip: true } }]);
+  assert.deepEqual(route.route?.hash_policy, [
+    { header: { header_name: 'x-user-id' } },
+    { connection_properties: { source_ip: true } },
+  ]);
 });
 
 test('unknown host, subset and port are reported on the destination and dropped', () => {
-  const services = [...bookinfoServices(), service('multi', 'default', [[9080, 'HTTP'], [9090, 'HTTP']], '10.96.0.20')];
+  const services = [
+    ...bookinfoServices(),
+    service(
+      'multi',
+      'default',
+      [
+        [9080, 'HTTP'],
+        [9090, 'HTTP'],
+      ],
+      '10.96.0.20',
+    ),
+  ];
   const { ctx, routes } = single(
     {
       route: [
@@ -317,9 +463,30 @@ test('unknown host, subset and port are reported on the destination and dropped'
   const codes = ctx.diags.sorted().map((d) => [d.code, d.field, d.severity, d.kind, d.name, d.file]);
   assert.deepEqual(codes, [
     ['unknown-host', 'spec.http[0].route[0].destination.host', 'error', 'VirtualService', 'reviews', 'reviews.yaml'],
-    ['unknown-subset', 'spec.http[0].route[1].destination.subset', 'error', 'VirtualService', 'reviews', 'reviews.yaml'],
-    ['missing-port', 'spec.http[0].route[2].destination.port.number', 'error', 'VirtualService', 'reviews', 'reviews.yaml'],
-    ['unknown-port', 'spec.http[0].route[3].destination.port.number', 'error', 'VirtualService', 'reviews', 'reviews.yaml'],
+    [
+      'unknown-subset',
+      'spec.http[0].route[1].destination.subset',
+      'error',
+      'VirtualService',
+      'reviews',
+      'reviews.yaml',
+    ],
+    [
+      'missing-port',
+      'spec.http[0].route[2].destination.port.number',
+      'error',
+      'VirtualService',
+      'reviews',
+      'reviews.yaml',
+    ],
+    [
+      'unknown-port',
+      'spec.http[0].route[3].destination.port.number',
+      'error',
+      'VirtualService',
+      'reviews',
+      'reviews.yaml',
+    ],
   ]);
   assert.equal(routes[0]?.route?.cluster, `outbound|9080|v1|${REVIEWS}`, 'the one valid destination is kept');
   // Built again for another namespace: no duplicate diagnostics.
@@ -329,16 +496,47 @@ test('unknown host, subset and port are reported on the destination and dropped'
 
 test('a route that loses every destination is dropped; the service falls back to the default route', () => {
   const { routes } = single({ route: [{ destination: { host: 'nope' } }] });
-  assert.deepEqual(routes.map((r) => r.name), ['default']);
+  assert.deepEqual(
+    routes.map((r) => r.name),
+    ['default'],
+  );
 });
 
 test('match port limits a route to that port; sourceNamespace to that client namespace', () => {
-  const services = [service('reviews', 'default', [[9080, 'HTTP'], [9090, 'HTTP']], '10.96.0.13')];
-  const ctx = context(model(services, [vs('reviews', 'default', ['reviews'], [
-    { name: 'p', match: [{ port: 9090, uri: { prefix: '/p' } }], route: [{ destination: { host: 'reviews', port: { number: 9090 } } }] },
-    { name: 'ns', match: [{ sourceNamespace: 'team', uri: { prefix: '/ns' } }], route: [{ destination: { host: 'reviews', port: { number: 9080 } } }] },
-  ])]));
-  const names = (ns: string, port: string) => vhost(buildOutboundRoutes(ctx, ns).get(port), `${REVIEWS}:${port}`).routes?.map((r) => r.name);
+  const services = [
+    service(
+      'reviews',
+      'default',
+      [
+        [9080, 'HTTP'],
+        [9090, 'HTTP'],
+      ],
+      '10.96.0.13',
+    ),
+  ];
+  const ctx = context(
+    model(services, [
+      vs(
+        'reviews',
+        'default',
+        ['reviews'],
+        [
+          {
+            name: 'p',
+            match: [{ port: 9090, uri: { prefix: '/p' } }],
+            route: [{ destination: { host: 'reviews', port: { number: 9090 } } }],
+          },
+          {
+            name: 'ns',
+            match: [{ sourceNamespace: 'team', uri: { prefix: '/ns' } }],
+            route: [{ destination: { host: 'reviews', port: { number: 9080 } } }],
+          },
+        ],
+      ),
+    ]),
+  );
+  const names = (ns: string, port: string) =>
+    vhost(buildOutboundRoutes(ctx, ns).get(port), `${REVIEWS}:${port}`).routes?.map((r) => r.name);
   assert.deepEqual(names('default', '9080'), ['default']);
   assert.deepEqual(names('default', '9090'), ['p']);
   assert.deepEqual(names('team', '9080'), ['ns']);
@@ -346,9 +544,27 @@ test('match port limits a route to that port; sourceNamespace to that client nam
 
 test('routes after a catch-all are not emitted', () => {
   const { routes } = single({ name: 'all', route: [{ destination: { host: 'reviews' } }] });
-  assert.deepEqual(routes.map((r) => r.name), ['all']);
-  const ctx = context(model(bookinfoServices(), [vs('reviews', 'default', ['reviews'], [{ name: 'a', route: [{ destination: { host: 'reviews' } }] }, { name: 'b', route: [{ destination: { host: 'reviews' } }] }])]));
-  assert.deepEqual(vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${REVIEWS}:9080`).routes?.map((r) => r.name), ['a']);
+  assert.deepEqual(
+    routes.map((r) => r.name),
+    ['all'],
+  );
+  const ctx = context(
+    model(bookinfoServices(), [
+      vs(
+        'reviews',
+        'default',
+        ['reviews'],
+        [
+          { name: 'a', route: [{ destination: { host: 'reviews' } }] },
+          { name: 'b', route: [{ destination: { host: 'reviews' } }] },
+        ],
+      ),
+    ]),
+  );
+  assert.deepEqual(
+    vhost(buildOutboundRoutes(ctx, 'default').get('9080'), `${REVIEWS}:9080`).routes?.map((r) => r.name),
+    ['a'],
+  );
 });
 
 test('every route configuration round-trips through protobuf', () => {
@@ -357,21 +573,40 @@ test('every route configuration round-trips through protobuf', () => {
     const bytes = encodeMessage(TypeName.RouteConfiguration, rc);
     const decoded = decodeMessage(TypeName.RouteConfiguration, bytes) as RouteConfiguration;
     assert.deepEqual(encodeMessage(TypeName.RouteConfiguration, decoded), bytes);
-    assert.deepEqual(decoded.virtual_hosts?.map((v) => [v.name, v.domains, v.routes?.length]), rc.virtual_hosts?.map((v) => [v.name, v.domains, v.routes?.length]));
-    assert.equal(decoded.virtual_hosts?.[2]?.routes?.[0]?.route?.cluster, rc.virtual_hosts?.[2]?.routes?.[0]?.route?.cluster);
+    assert.deepEqual(
+      decoded.virtual_hosts?.map((v) => [v.name, v.domains, v.routes?.length]),
+      rc.virtual_hosts?.map((v) => [v.name, v.domains, v.routes?.length]),
+    );
+    assert.equal(
+      decoded.virtual_hosts?.[2]?.routes?.[0]?.route?.cluster,
+      rc.virtual_hosts?.[2]?.routes?.[0]?.route?.cluster,
+    );
   }
 });
 
 test('output does not depend on input order', () => {
   const a = bookinfo('virtual-service-reviews-jason-v2-v3.yaml', 'virtual-service-ratings-test-abort.yaml');
   const b = bookinfo('virtual-service-ratings-test-abort.yaml', 'virtual-service-reviews-jason-v2-v3.yaml');
-  const enc = (ctx: typeof a) => [...buildOutboundRoutes(ctx, 'default').values()].map((rc) => encodeMessage(TypeName.RouteConfiguration, rc));
+  const enc = (ctx: typeof a) =>
+    [...buildOutboundRoutes(ctx, 'default').values()].map((rc) => encodeMessage(TypeName.RouteConfiguration, rc));
   assert.deepEqual(enc(a), enc(b));
 });
 
 test('10k services: one route config per port with a virtual host per service, plus allow_any', () => {
-  const services = Array.from({ length: 10_000 }, (_, i) => service(`svc${i}`, `ns${i % 50}`, [[8080, 'HTTP']], `10.1.${i >> 8}.${i & 255}`));
-  const vss = Array.from({ length: 1000 }, (_, i) => vs(`vs${i}`, `ns${i % 50}`, [`svc${i}`], [{ match: [{ headers: { u: { exact: 'x' } } }], route: [{ destination: { host: `svc${i}` } }] }, { route: [{ destination: { host: `svc${i}` } }] }]));
+  const services = Array.from({ length: 10_000 }, (_, i) =>
+    service(`svc${i}`, `ns${i % 50}`, [[8080, 'HTTP']], `10.1.${i >> 8}.${i & 255}`),
+  );
+  const vss = Array.from({ length: 1000 }, (_, i) =>
+    vs(
+      `vs${i}`,
+      `ns${i % 50}`,
+      [`svc${i}`],
+      [
+        { match: [{ headers: { u: { exact: 'x' } } }], route: [{ destination: { host: `svc${i}` } }] },
+        { route: [{ destination: { host: `svc${i}` } }] },
+      ],
+    ),
+  );
   const ctx = context(model(services, vss));
   const rc = buildOutboundRoutes(ctx, 'ns0').get('8080');
   assert.equal(rc?.virtual_hosts?.length, 10_001); // speed: bench/, not a timed test

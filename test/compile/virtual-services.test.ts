@@ -22,15 +22,27 @@ test('hosts resolve relative to the VirtualService namespace; destinations are f
 });
 
 test('only mesh-bound VirtualServices apply to sidecars', () => {
-  const { idx } = index([vs('gw', 'default', ['reviews'], [{ route: to('reviews') }], { gateways: ['bookinfo-gateway'] }), vs('both', 'default', ['ratings'], [{ route: to('ratings') }], { gateways: ['bookinfo-gateway', 'mesh'] })]);
+  const { idx } = index([
+    vs('gw', 'default', ['reviews'], [{ route: to('reviews') }], { gateways: ['bookinfo-gateway'] }),
+    vs('both', 'default', ['ratings'], [{ route: to('ratings') }], { gateways: ['bookinfo-gateway', 'mesh'] }),
+  ]);
   assert.equal(idx.httpRoutes(REVIEWS), undefined);
   assert.equal(idx.httpRoutes('ratings.default.svc.cluster.local')?.[0]?.source.meta.name, 'both');
 });
 
 test('several VirtualServices for one host: the first by namespace/name wins, the others are reported', () => {
-  const { idx, diags } = index([vs('zeta', 'default', ['reviews'], [{ name: 'z', route: to('reviews') }]), vs('alpha', 'default', ['reviews'], [{ name: 'a', route: to('reviews') }])]);
-  assert.deepEqual(idx.httpRoutes(REVIEWS)?.map((r) => r.route.name), ['a']);
-  assert.deepEqual(diags.all.map((d) => [d.severity, d.code, d.name]), [['warning', 'conflicting-virtual-service', 'zeta']]);
+  const { idx, diags } = index([
+    vs('zeta', 'default', ['reviews'], [{ name: 'z', route: to('reviews') }]),
+    vs('alpha', 'default', ['reviews'], [{ name: 'a', route: to('reviews') }]),
+  ]);
+  assert.deepEqual(
+    idx.httpRoutes(REVIEWS)?.map((r) => r.route.name),
+    ['a'],
+  );
+  assert.deepEqual(
+    diags.all.map((d) => [d.severity, d.code, d.name]),
+    [['warning', 'conflicting-virtual-service', 'zeta']],
+  );
   assert.match(diags.all[0]?.message ?? '', /default\/alpha, default\/zeta/);
 });
 
@@ -52,25 +64,54 @@ test('wildcard hosts: exact beats wildcard, the most specific wildcard wins', ()
 
 test('delegate routes are merged under the parent match, with destinations resolved in the delegate namespace', () => {
   const services = [...bookinfoServices(), service('reviews', 'team', [[9080, 'HTTP']], '10.0.0.7')];
-  const root = vs('root', 'default', ['reviews'], [{ name: 'api', match: [{ uri: { prefix: '/api' } }], timeoutMs: 3000, delegate: { name: 'child', namespace: 'team' } }, { route: to('reviews') }]);
-  const child = vs('child', 'team', [], [
-    { name: 'v1', match: [{ uri: { prefix: '/api/v1' } }], route: to('reviews') },
-    { name: 'bad', match: [{ uri: { prefix: '/other' } }], route: to('reviews') },
-  ]);
+  const root = vs(
+    'root',
+    'default',
+    ['reviews'],
+    [
+      {
+        name: 'api',
+        match: [{ uri: { prefix: '/api' } }],
+        timeoutMs: 3000,
+        delegate: { name: 'child', namespace: 'team' },
+      },
+      { route: to('reviews') },
+    ],
+  );
+  const child = vs(
+    'child',
+    'team',
+    [],
+    [
+      { name: 'v1', match: [{ uri: { prefix: '/api/v1' } }], route: to('reviews') },
+      { name: 'bad', match: [{ uri: { prefix: '/other' } }], route: to('reviews') },
+    ],
+  );
   const { idx, diags } = index([root, child], services);
   const routes = idx.httpRoutes(REVIEWS) ?? [];
-  assert.deepEqual(routes.map((r) => r.route.name), ['api-v1', undefined]);
+  assert.deepEqual(
+    routes.map((r) => r.route.name),
+    ['api-v1', undefined],
+  );
   const merged = routes[0]?.route;
   assert.deepEqual(merged?.match?.[0]?.uri, { prefix: '/api/v1' });
   assert.equal(merged?.timeoutMs, 3000, 'inherited from the parent route');
   assert.equal(merged?.route?.[0]?.destination.host, 'reviews.team.svc.cluster.local');
   assert.equal(routes[0]?.source.meta.name, 'root');
-  assert.deepEqual(diags.all.map((d) => [d.code, d.namespace, d.name, d.field]), [['conflicting-match', 'team', 'child', 'spec.http[1].match']]);
+  assert.deepEqual(
+    diags.all.map((d) => [d.code, d.namespace, d.name, d.field]),
+    [['conflicting-match', 'team', 'child', 'spec.http[1].match']],
+  );
 });
 
 test('a missing delegate is reported and its route skipped', () => {
-  const { idx, diags } = index([vs('root', 'default', ['reviews'], [{ delegate: { name: 'ghost' } }, { name: 'rest', route: to('reviews') }])]);
-  assert.deepEqual(idx.httpRoutes(REVIEWS)?.map((r) => r.route.name), ['rest']);
+  const { idx, diags } = index([
+    vs('root', 'default', ['reviews'], [{ delegate: { name: 'ghost' } }, { name: 'rest', route: to('reviews') }]),
+  ]);
+  assert.deepEqual(
+    idx.httpRoutes(REVIEWS)?.map((r) => r.route.name),
+    ['rest'],
+  );
   assert.equal(diags.all[0]?.code, 'unknown-delegate');
   assert.equal(diags.all[0]?.field, 'spec.http[0].delegate');
 });

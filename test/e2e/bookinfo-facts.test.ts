@@ -8,7 +8,8 @@ import { BOOKINFO_NODES, compileFiles, served } from '../helpers/mesh.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-const withScenario = (...files: string[]) => compileFiles([BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), ...files.map((f) => join(NET, f))]);
+const withScenario = (...files: string[]) =>
+  compileFiles([BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), ...files.map((f) => join(NET, f))]);
 
 type J = Record<string, unknown>;
 const arr = (v: unknown): J[] => (Array.isArray(v) ? (v as J[]) : []);
@@ -37,15 +38,23 @@ test('reviews-50-v3: the productpage sidecar splits reviews 50/50 between v1 and
     ],
   );
   // Both subset clusters and their endpoints exist, each with the one matching pod.
-  for (const [subset, ip] of [['v1', '10.244.0.13'], ['v3', '10.244.0.15']] as const) {
+  for (const [subset, ip] of [
+    ['v1', '10.244.0.13'],
+    ['v3', '10.244.0.15'],
+  ] as const) {
     const name = `outbound|9080|${subset}|reviews.default.svc.cluster.local`;
     assert.ok(resources.clusters.has(name), `${name} is served`);
     const cla = resources.endpoints.get(name);
-    const ips = arr(cla?.endpoints).flatMap((l) => arr(l.lb_endpoints).map((e) => (((e.endpoint as J).address as J).socket_address as J).address));
+    const ips = arr(cla?.endpoints).flatMap((l) =>
+      arr(l.lb_endpoints).map((e) => (((e.endpoint as J).address as J).socket_address as J).address),
+    );
     assert.deepEqual(ips, [ip]);
   }
   // Provenance: the route says which VirtualService made it.
-  assert.equal((((routes[0]?.metadata as J).filter_metadata as J).istio as J).config, '/apis/networking.istio.io/v1/namespaces/default/virtual-service/reviews');
+  assert.equal(
+    (((routes[0]?.metadata as J).filter_metadata as J).istio as J).config,
+    '/apis/networking.istio.io/v1/namespaces/default/virtual-service/reviews',
+  );
 });
 
 test('reviews-jason-v2-v3: the end-user header match comes first and sends jason to v2', () => {
@@ -77,14 +86,17 @@ test('without a VirtualService a service gets istiod’s default route and EDS c
   assert.equal(arr(rc.virtual_hosts).at(-1)?.name, 'allow_any');
   const cluster = resources.clusters.get('outbound|9080||details.default.svc.cluster.local') as J;
   assert.equal(cluster.type, 'EDS');
-  for (const name of ['BlackHoleCluster', 'PassthroughCluster', 'InboundPassthroughCluster', 'inbound|9080||']) assert.ok(resources.clusters.has(name), name);
-  for (const name of ['virtualOutbound', 'virtualInbound', '0.0.0.0_9080']) assert.ok(resources.listeners.has(name), name);
+  for (const name of ['BlackHoleCluster', 'PassthroughCluster', 'InboundPassthroughCluster', 'inbound|9080||'])
+    assert.ok(resources.clusters.has(name), name);
+  for (const name of ['virtualOutbound', 'virtualInbound', '0.0.0.0_9080'])
+    assert.ok(resources.listeners.has(name), name);
 });
 
 test('no private key material in any stored object, and ISTIO_MUTUAL uses SDS secrets', () => {
   const result = compileFiles([BOOKINFO_STATE, join(NET, 'destination-rule-all-mtls.yaml')]);
   const text = new TextDecoder('latin1');
-  for (const [digest, bytes] of result.snapshot.objects) assert.ok(!/PRIVATE KEY/.test(text.decode(bytes)), `object ${digest} holds key material`);
+  for (const [digest, bytes] of result.snapshot.objects)
+    assert.ok(!/PRIVATE KEY/.test(text.decode(bytes)), `object ${digest} holds key material`);
   const { resources } = served(result, BOOKINFO_NODES.productpage);
   const cluster = resources.clusters.get('outbound|9080|v1|reviews.default.svc.cluster.local') as J;
   const tls = JSON.stringify(cluster.transport_socket ?? cluster.transport_socket_matches);

@@ -17,7 +17,12 @@ import { BOOKINFO_STATE, EXAMPLES, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32 } from '../inputs/prng.js';
 
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-const SCENARIO = ['destination-rule-all.yaml', 'virtual-service-reviews-jason-v2-v3.yaml', 'virtual-service-ratings-test-delay.yaml', 'virtual-service-details-v2.yaml'];
+const SCENARIO = [
+  'destination-rule-all.yaml',
+  'virtual-service-reviews-jason-v2-v3.yaml',
+  'virtual-service-ratings-test-delay.yaml',
+  'virtual-service-details-v2.yaml',
+];
 
 function shuffle<T>(items: T[], rand: () => number): T[] {
   for (let i = items.length - 1; i > 0; i--) {
@@ -30,12 +35,17 @@ function shuffle<T>(items: T[], rand: () => number): T[] {
 /** Re-lays the documents of some files into `parts` new files, shuffled, as JSON or YAML. */
 function relayout(files: InputText[], seed: number, parts: number): InputText[] {
   const rand = mulberry32(seed);
-  const docs = files.flatMap((f) => parseAllDocuments(f.text).map((d) => d.toJS() as unknown)).filter((d) => d !== null);
+  const docs = files
+    .flatMap((f) => parseAllDocuments(f.text).map((d) => d.toJS() as unknown))
+    .filter((d) => d !== null);
   shuffle(docs, rand);
   const out: InputText[] = [];
   for (let p = 0; p < parts; p++) {
     const mine = docs.filter((_, i) => i % parts === p);
-    const text = p % 2 === 0 ? mine.map((d) => stringify(d)).join('---\n') : JSON.stringify({ apiVersion: 'v1', kind: 'List', items: mine });
+    const text =
+      p % 2 === 0
+        ? mine.map((d) => stringify(d)).join('---\n')
+        : JSON.stringify({ apiVersion: 'v1', kind: 'List', items: mine });
     out.push({ file: `relaid-${p}.${p % 2 === 0 ? 'yaml' : 'json'}`, text });
   }
   return shuffle(out, rand);
@@ -61,7 +71,9 @@ test('the default hasher (pure JS) and node:crypto give the same digest', () => 
 test('every resource of every bookinfo scenario and of the example decodes and re-encodes to the same bytes', () => {
   const scenarios = readdirSync(NET).filter((f) => f.endsWith('.yaml'));
   const example = join(EXAMPLES, 'bookstore');
-  const exampleFiles = readdirSync(example, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.yaml')).map((f) => read(join(example, f)));
+  const exampleFiles = readdirSync(example, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => read(join(example, f)));
   const inputs = [[read(BOOKINFO_STATE), ...scenarios.map((f) => read(join(NET, f)))], exampleFiles];
   let checked = 0;
   for (const files of inputs) {
@@ -73,7 +85,8 @@ test('every resource of every bookinfo scenario and of the example decodes and r
           assert.ok(bytes, `${type} ${name}`);
           const again = encodeMessage(XDS_TYPE_NAME[type], decodeMessage(XDS_TYPE_NAME[type], bytes));
           assert.deepEqual(new Uint8Array(again), new Uint8Array(bytes), `${type} ${name} round trip`);
-          for (const url of anyTypes(resourceToJson(XDS_TYPE_NAME[type], bytes))) assert.ok(codecOf(url.slice(url.indexOf('/') + 1)), `${type} ${name}: nested Any ${url} has no proto`);
+          for (const url of anyTypes(resourceToJson(XDS_TYPE_NAME[type], bytes)))
+            assert.ok(codecOf(url.slice(url.indexOf('/') + 1)), `${type} ${name}: nested Any ${url} has no proto`);
           checked++;
         }
       }

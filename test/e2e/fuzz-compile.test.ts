@@ -14,7 +14,18 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { mulberry32, pick, type Rand } from '../inputs/prng.js';
 import { BOOKINFO_STATE } from '../helpers/paths.js';
 
-const HOSTS = ['reviews', 'ratings', 'details', 'productpage', 'reviews.default', 'ratings.default.svc.cluster.local', 'nowhere', '*.default.svc.cluster.local', '*', 'istio-ingressgateway.istio-system.svc.cluster.local'];
+const HOSTS = [
+  'reviews',
+  'ratings',
+  'details',
+  'productpage',
+  'reviews.default',
+  'ratings.default.svc.cluster.local',
+  'nowhere',
+  '*.default.svc.cluster.local',
+  '*',
+  'istio-ingressgateway.istio-system.svc.cluster.local',
+];
 const SUBSETS = ['v1', 'v2', 'v3', 'v9', ''];
 const PORTS = [undefined, 9080, 80, 15021, 8080];
 const MATCHES = [{ prefix: '/' }, { exact: '/a' }, { regex: '/r[0-9]+' }, { regex: '(?i)/x' }, { prefix: '' }];
@@ -30,11 +41,23 @@ function destination(rand: Rand): Record<string, unknown> {
 
 function httpRoute(rand: Rand): Record<string, unknown> {
   const r: Record<string, unknown> = {};
-  if (rand() < 0.6) r.match = [{ uri: pick(rand, MATCHES), ...(rand() < 0.3 ? { headers: { 'x-u': { exact: 'a' } } } : {}), ...(rand() < 0.2 ? { port: pick(rand, [9080, 1]) } : {}) }];
+  if (rand() < 0.6)
+    r.match = [
+      {
+        uri: pick(rand, MATCHES),
+        ...(rand() < 0.3 ? { headers: { 'x-u': { exact: 'a' } } } : {}),
+        ...(rand() < 0.2 ? { port: pick(rand, [9080, 1]) } : {}),
+      },
+    ];
   const kind = rand();
   if (kind < 0.75) {
     const n = 1 + Math.floor(rand() * 3);
-    const weights = n === 1 ? [undefined] : rand() < 0.8 ? splitHundred(n, rand) : Array.from({ length: n }, () => Math.floor(rand() * 100));
+    const weights =
+      n === 1
+        ? [undefined]
+        : rand() < 0.8
+          ? splitHundred(n, rand)
+          : Array.from({ length: n }, () => Math.floor(rand() * 100));
     r.route = weights.map((w) => ({ destination: destination(rand), ...(w !== undefined ? { weight: w } : {}) }));
     if (rand() < 0.3) r.retries = { attempts: Math.floor(rand() * 4), perTryTimeout: '1s', retryOn: '5xx,503' };
     if (rand() < 0.3) r.fault = { abort: { httpStatus: 503, percentage: { value: 10 } } };
@@ -75,14 +98,26 @@ function virtualService(i: number, rand: Rand): Record<string, unknown> {
 }
 
 function destinationRule(i: number, rand: Rand): Record<string, unknown> {
-  const lb = pick(rand, [{ simple: 'ROUND_ROBIN' }, { simple: 'LEAST_REQUEST' }, { consistentHash: { httpHeaderName: 'x-user' } }, { consistentHash: { useSourceIp: true } }, undefined]);
-  const tls = pick(rand, [{ mode: 'ISTIO_MUTUAL' }, { mode: 'DISABLE' }, { mode: 'SIMPLE', sni: 'x.example.com' }, undefined]);
+  const lb = pick(rand, [
+    { simple: 'ROUND_ROBIN' },
+    { simple: 'LEAST_REQUEST' },
+    { consistentHash: { httpHeaderName: 'x-user' } },
+    { consistentHash: { useSourceIp: true } },
+    undefined,
+  ]);
+  const tls = pick(rand, [
+    { mode: 'ISTIO_MUTUAL' },
+    { mode: 'DISABLE' },
+    { mode: 'SIMPLE', sni: 'x.example.com' },
+    undefined,
+  ]);
   const policy: Record<string, unknown> = {};
   if (lb) policy.loadBalancer = lb;
   if (tls) policy.tls = tls;
   if (rand() < 0.4) policy.connectionPool = { tcp: { maxConnections: 10 }, http: { http1MaxPendingRequests: 5 } };
   if (rand() < 0.4) policy.outlierDetection = { consecutive5xxErrors: 3, interval: '5s', baseEjectionTime: '30s' };
-  if (rand() < 0.3) policy.portLevelSettings = [{ port: { number: pick(rand, [9080, 1234]) }, loadBalancer: { simple: 'RANDOM' } }];
+  if (rand() < 0.3)
+    policy.portLevelSettings = [{ port: { number: pick(rand, [9080, 1234]) }, loadBalancer: { simple: 'RANDOM' } }];
   return {
     apiVersion: 'networking.istio.io/v1',
     kind: 'DestinationRule',
@@ -91,7 +126,14 @@ function destinationRule(i: number, rand: Rand): Record<string, unknown> {
       host: pick(rand, HOSTS),
       trafficPolicy: policy,
       subsets: pick(rand, SUBSETS)
-        ? [{ name: 'v1', labels: { version: 'v1' } }, { name: pick(rand, ['v2', 'v3', 'v1']), labels: { version: pick(rand, ['v2', 'v3', 'v7']) }, ...(rand() < 0.3 ? { trafficPolicy: { loadBalancer: { simple: 'RANDOM' } } } : {}) }]
+        ? [
+            { name: 'v1', labels: { version: 'v1' } },
+            {
+              name: pick(rand, ['v2', 'v3', 'v1']),
+              labels: { version: pick(rand, ['v2', 'v3', 'v7']) },
+              ...(rand() < 0.3 ? { trafficPolicy: { loadBalancer: { simple: 'RANDOM' } } } : {}),
+            },
+          ]
         : [],
     },
   };
@@ -106,7 +148,10 @@ test('fuzz: random Istio objects over bookinfo compile to a consistent snapshot,
   let withErrors = 0;
   while (cases < CASES) {
     cases++;
-    const docs = [...Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => virtualService(i, rand)), ...Array.from({ length: Math.floor(rand() * 3) }, (_, i) => destinationRule(i, rand))];
+    const docs = [
+      ...Array.from({ length: 1 + Math.floor(rand() * 4) }, (_, i) => virtualService(i, rand)),
+      ...Array.from({ length: Math.floor(rand() * 3) }, (_, i) => destinationRule(i, rand)),
+    ];
     const text = docs.map((d) => stringify(d)).join('---\n');
     let result;
     try {
@@ -118,5 +163,8 @@ test('fuzz: random Istio objects over bookinfo compile to a consistent snapshot,
     if (result.diagnostics.some((d) => d.severity === 'error')) withErrors++;
   }
   t.diagnostic(`${cases} cases, ${withErrors} with error diagnostics`);
-  assert.ok(withErrors > 0 && withErrors < cases, `${withErrors} of ${cases} cases had errors: the generator must exercise both paths`);
+  assert.ok(
+    withErrors > 0 && withErrors < cases,
+    `${withErrors} of ${cases} cases had errors: the generator must exercise both paths`,
+  );
 });

@@ -12,7 +12,9 @@ const DIR = join(EXAMPLES, 'bookstore');
 function yamlFiles(dir: string): string[] {
   return readdirSync(dir)
     .sort()
-    .flatMap((n) => (statSync(join(dir, n)).isDirectory() ? yamlFiles(join(dir, n)) : n.endsWith('.yaml') ? [join(dir, n)] : []));
+    .flatMap((n) =>
+      statSync(join(dir, n)).isDirectory() ? yamlFiles(join(dir, n)) : n.endsWith('.yaml') ? [join(dir, n)] : [],
+    );
 }
 
 function load() {
@@ -72,5 +74,8 @@ test('cart gets fault injection; postgres a TCP listener; endpoints carry their 
   assert.ok(Object.keys(cart?.routes?.[0]?.typed_per_filter_config ?? {}).includes('envoy.filters.http.fault'));
   assert.ok(output.groups.get('outbound-listeners')?.listeners.has('10.96.41.21_5432'));
   const cla = output.groups.get('endpoints')?.endpoints.get('outbound|9080|v1|catalog.shop.svc.cluster.local');
-  assert.deepEqual(cla?.endpoints?.map((l) => l.locality?.zone), ['eu-west1-b', 'eu-west1-c']);
+  assert.deepEqual(
+    cla?.endpoints?.map((l) => l.locality?.zone),
+    ['eu-west1-b', 'eu-west1-c'],
+  );
 });

@@ -8,7 +8,11 @@ import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 
-export const BASE_PATHS = [join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml'), BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml')];
+export const BASE_PATHS = [
+  join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml'),
+  BOOKINFO_STATE,
+  join(NET, 'destination-rule-all.yaml'),
+];
 export const REVIEWS_V3 = join(NET, 'virtual-service-reviews-v3.yaml');
 export const REVIEWS_50_V3 = join(NET, 'virtual-service-reviews-50-v3.yaml');
 
@@ -19,4 +23,5 @@ export async function readInputs(paths: readonly string[]): Promise<InputText[]>
 }
 
 /** The snapshot digest the Node build (CLI, `meshsnap serve`) gives these files. */
-export const nodeDigest = (files: readonly InputText[]): string => compileTexts(files, { hasher: nodeHasher }).snapshot.digest;
+export const nodeDigest = (files: readonly InputText[]): string =>
+  compileTexts(files, { hasher: nodeHasher }).snapshot.digest;

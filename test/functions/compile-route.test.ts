@@ -25,8 +25,19 @@ const streamed = (chunks: number, size: number): ReadableStream<Uint8Array> => {
 
 test('POST /compile: 401 without the token, 413 over the limit (declared or streamed), 400 for bad JSON', async () => {
   assert.deepEqual(await code(await app.request('/compile', { method: 'POST', body: '{}' })), [401, 'unauthorized']);
-  assert.deepEqual(await code(await app.request('/compile', { method: 'POST', headers: auth, body: ' '.repeat(2048) })), [413, 'payload_too_large']);
-  const chunked = new Request('http://x/compile', { method: 'POST', headers: auth, body: streamed(1000, 512), duplex: 'half' } as RequestInit);
+  assert.deepEqual(
+    await code(await app.request('/compile', { method: 'POST', headers: auth, body: ' '.repeat(2048) })),
+    [413, 'payload_too_large'],
+  );
+  const chunked = new Request('http://x/compile', {
+    method: 'POST',
+    headers: auth,
+    body: streamed(1000, 512),
+    duplex: 'half',
+  } as RequestInit);
   assert.deepEqual(await code(await app.request(chunked)), [413, 'payload_too_large']);
-  assert.deepEqual(await code(await app.request('/compile', { method: 'POST', headers: auth, body: '{"objects": [' })), [400, 'bad_request']);
+  assert.deepEqual(
+    await code(await app.request('/compile', { method: 'POST', headers: auth, body: '{"objects": [' })),
+    [400, 'bad_request'],
+  );
 });

@@ -21,7 +21,10 @@ let s3: RunningS3;
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'meshsnap-lambda-bundle-'));
   s3 = await startS3rver('bundle-test');
-  await promisify(execFile)(process.execPath, [join(REPO, 'scripts', 'bundle-lambda.mjs'), '--outdir', dir], { cwd: REPO, timeout: 90_000 });
+  await promisify(execFile)(process.execPath, [join(REPO, 'scripts', 'bundle-lambda.mjs'), '--outdir', dir], {
+    cwd: REPO,
+    timeout: 90_000,
+  });
 });
 
 after(async () => {
@@ -30,7 +33,8 @@ after(async () => {
 });
 
 test('the bundled handlers load and the API answers an API Gateway event', { timeout: 120_000 }, async () => {
-  for (const name of ['api', 's3-inputs']) assert.ok((await stat(join(dir, name, 'index.mjs'))).size > 0, `${name}/index.mjs`);
+  for (const name of ['api', 's3-inputs'])
+    assert.ok((await stat(join(dir, name, 'index.mjs'))).size > 0, `${name}/index.mjs`);
   Object.assign(process.env, {
     MESHSNAP_STORE: `s3://${s3.bucket}/store?endpoint=${encodeURIComponent(s3.endpoint)}&forcePathStyle=true&conditional=false`,
     MESHSNAP_WRITE_TOKEN: 'bundle-token',
@@ -40,10 +44,15 @@ test('the bundled handlers load and the API answers an API Gateway event', { tim
   });
   const inputs = await import(pathToFileURL(join(dir, 's3-inputs', 'index.mjs')).href);
   assert.equal(typeof inputs.handler, 'function');
-  const { handler } = (await import(pathToFileURL(join(dir, 'api', 'index.mjs')).href)) as { handler: (e: Json, c: Json) => Promise<Json> };
+  const { handler } = (await import(pathToFileURL(join(dir, 'api', 'index.mjs')).href)) as {
+    handler: (e: Json, c: Json) => Promise<Json>;
+  };
   const res = await handler(httpEvent('GET', '/api/v1/channels/main/snapshots?limit=5'), lambdaContext);
   assert.equal(res.statusCode, 200, res.body);
   assert.deepEqual(JSON.parse(res.body).snapshots, []);
-  const denied = await handler(httpEvent('POST', '/api/v1/channels/main/pin', { body: { reason: 'x' } }), lambdaContext);
+  const denied = await handler(
+    httpEvent('POST', '/api/v1/channels/main/pin', { body: { reason: 'x' } }),
+    lambdaContext,
+  );
   assert.equal(denied.statusCode, 401);
 });

@@ -6,10 +6,15 @@ import { REPO } from '../helpers/paths.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- events are plain JSON, edited per test
 export type Json = any;
 
-export const loadEvent = (name: string): Json => JSON.parse(readFileSync(join(REPO, 'test', 'functions', 'events', name), 'utf8'));
+export const loadEvent = (name: string): Json =>
+  JSON.parse(readFileSync(join(REPO, 'test', 'functions', 'events', name), 'utf8'));
 
 /** An API Gateway HTTP API (payload 2.0) event for `method path?query`, from the sample events. */
-export function httpEvent(method: 'GET' | 'POST', pathAndQuery: string, opts: { token?: string; body?: unknown } = {}): Json {
+export function httpEvent(
+  method: 'GET' | 'POST',
+  pathAndQuery: string,
+  opts: { token?: string; body?: unknown } = {},
+): Json {
   const event = loadEvent(method === 'GET' ? 'apigw-v2-get-snapshots.json' : 'apigw-v2-post-compile.json');
   const [path, query = ''] = pathAndQuery.split('?') as [string, string?];
   event.rawPath = path;

@@ -33,7 +33,14 @@ before(async () => {
     AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
     AWS_REGION: 'eu-west-1',
   });
-  client = new S3Client({ region: 'eu-west-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+  client = new S3Client({
+    region: 'eu-west-1',
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: s3.credentials,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   api = (await import('../../functions/aws/api.js')).handler as never;
   onUpload = (await import('../../functions/aws/s3-inputs.js')).handler as never;
 });
@@ -48,30 +55,43 @@ const body = (res: Json): Json => {
   return JSON.parse(res.body as string);
 };
 
-const upload = (key: string, text: string) => client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: text, ContentType: 'application/json' }));
+const upload = (key: string, text: string) =>
+  client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: text, ContentType: 'application/json' }));
 
 test('API Gateway events: list, compile with the token, bad input', { timeout: 60_000 }, async () => {
   const empty = await api(httpEvent('GET', '/api/v1/channels/main/snapshots?limit=5'), lambdaContext);
   assert.equal(empty.statusCode, 200);
   assert.deepEqual(body(empty).snapshots, []);
 
-  const anonymous = await api(httpEvent('POST', '/api/v1/channels/main/compile', { body: { files: v3 } }), lambdaContext);
+  const anonymous = await api(
+    httpEvent('POST', '/api/v1/channels/main/compile', { body: { files: v3 } }),
+    lambdaContext,
+  );
   assert.equal(anonymous.statusCode, 401);
   assert.equal(body(anonymous).error.code, 'unauthorized');
 
-  const compiled = await api(httpEvent('POST', '/api/v1/channels/main/compile', { token: TOKEN, body: { files: v3, reason: 'first' } }), lambdaContext);
+  const compiled = await api(
+    httpEvent('POST', '/api/v1/channels/main/compile', { token: TOKEN, body: { files: v3, reason: 'first' } }),
+    lambdaContext,
+  );
   assert.equal(compiled.statusCode, 201, compiled.body?.slice(0, 300));
   const c = body(compiled);
   assert.equal(c.version, 1);
   assert.equal(c.digest, nodeDigest(v3), 'the Lambda compiles bookinfo to the Node digest');
   assert.match(String(compiled.headers['content-type']), /application\/json/);
 
-  const notJson = await api(httpEvent('POST', '/api/v1/channels/main/compile', { token: TOKEN, body: '{"files": [' }), lambdaContext);
+  const notJson = await api(
+    httpEvent('POST', '/api/v1/channels/main/compile', { token: TOKEN, body: '{"files": [' }),
+    lambdaContext,
+  );
   assert.equal(notJson.statusCode, 400);
   assert.equal(body(notJson).error.code, 'bad_request');
 
   const list = await api(httpEvent('GET', '/api/v1/channels/main/snapshots?limit=5'), lambdaContext);
-  assert.deepEqual(body(list).snapshots.map((s: Json) => s.version), [1]);
+  assert.deepEqual(
+    body(list).snapshots.map((s: Json) => s.version),
+    [1],
+  );
 
   // The audit page, as text (not base64) through the adapter.
   const page = await api(httpEvent('GET', '/'), lambdaContext);
@@ -80,7 +100,10 @@ test('API Gateway events: list, compile with the token, bad input', { timeout: 6
   assert.match(String(page.headers['content-type']), /text\/html/);
 
   // The watcher's compile function is there too.
-  const wire = await api(httpEvent('POST', '/compile', { body: { schema: 'meshsnap.compile-request/v1', objects: [] } }), lambdaContext);
+  const wire = await api(
+    httpEvent('POST', '/compile', { body: { schema: 'meshsnap.compile-request/v1', objects: [] } }),
+    lambdaContext,
+  );
   assert.equal(wire.statusCode, 200);
   assert.equal(body(wire).schema, 'meshsnap.compile-response/v1');
 });
@@ -98,7 +121,11 @@ test('an inputs upload and its S3 event publish a new version', { timeout: 60_00
 
   const list = await api(httpEvent('GET', '/api/v1/channels/main/snapshots?limit=5'), lambdaContext);
   const snaps = body(list).snapshots;
-  assert.deepEqual(snaps.map((s: Json) => s.version), [2, 1], 'the new version is listed first');
+  assert.deepEqual(
+    snaps.map((s: Json) => s.version),
+    [2, 1],
+    'the new version is listed first',
+  );
   assert.equal(snaps[0].status.current, true);
 
   const audit = body(await api(httpEvent('GET', '/api/v1/audit?channel=main'), lambdaContext));
@@ -117,7 +144,9 @@ test('a folder of YAML files compiles as `meshsnap compile DIR` would', { timeou
   const out = await onUpload(s3Event(s3.bucket, `inputs/staging/${encodeURIComponent(v3[0]?.file ?? '')}`));
   assert.equal(out.results[0].status, 'published', JSON.stringify(out));
   assert.equal(out.results[0].digest, nodeDigest(v3));
-  const channels = body(await api(httpEvent('GET', '/api/v1/channels'), lambdaContext)).channels.map((c: Json) => c.name);
+  const channels = body(await api(httpEvent('GET', '/api/v1/channels'), lambdaContext)).channels.map(
+    (c: Json) => c.name,
+  );
   assert.deepEqual(channels, ['main', 'staging']);
 });
 

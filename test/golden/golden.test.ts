@@ -31,7 +31,9 @@ interface CaseFile {
 }
 
 const GOLDEN = join(REPO, 'test', 'golden');
-const cases = readdirSync(GOLDEN).filter((d) => existsSync(join(GOLDEN, d, 'case.json'))).sort();
+const cases = readdirSync(GOLDEN)
+  .filter((d) => existsSync(join(GOLDEN, d, 'case.json')))
+  .sort();
 
 function resolveInput(ref: string, caseDir: string): string {
   const [scheme, ...rest] = ref.split(':');
@@ -45,7 +47,14 @@ function resolveInput(ref: string, caseDir: string): string {
 /** File paths in diagnostics, made independent of where the repo is checked out. */
 function portable(d: Diagnostic): Diagnostic {
   if (d.file === undefined) return d;
-  const local = (text: string) => text.split(FIXTURES).join('fixtures:').split(join(REPO, 'test', 'golden')).join('golden:').split(EXAMPLES).join('examples:');
+  const local = (text: string) =>
+    text
+      .split(FIXTURES)
+      .join('fixtures:')
+      .split(join(REPO, 'test', 'golden'))
+      .join('golden:')
+      .split(EXAMPLES)
+      .join('examples:');
   return { ...d, file: local(d.file), message: local(d.message) };
 }
 

@@ -8,7 +8,8 @@ import { dirname, join, relative } from 'node:path';
 
 export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-const REGENERATE = 'run the tests with UPDATE_GOLDEN=1 (e.g. `UPDATE_GOLDEN=1 node scripts/run-tests.mjs test/golden/`), review the diff, commit';
+const REGENERATE =
+  'run the tests with UPDATE_GOLDEN=1 (e.g. `UPDATE_GOLDEN=1 node scripts/run-tests.mjs test/golden/`), review the diff, commit';
 
 export function assertGolden(file: string, actual: unknown): void {
   const text = `${JSON.stringify(actual, null, 2)}\n`;
@@ -20,7 +21,11 @@ export function assertGolden(file: string, actual: unknown): void {
   assert.ok(existsSync(file), `golden file ${file} is missing: ${REGENERATE}`);
   const expected = readFileSync(file, 'utf8');
   if (expected !== text) {
-    assert.deepEqual(JSON.parse(text), JSON.parse(expected), `output differs from ${file} (UPDATE_GOLDEN=1 rewrites it)`);
+    assert.deepEqual(
+      JSON.parse(text),
+      JSON.parse(expected),
+      `output differs from ${file} (UPDATE_GOLDEN=1 rewrites it)`,
+    );
     assert.equal(text, expected, `output differs from ${file} in formatting/order`);
   }
 }
@@ -67,6 +72,10 @@ export class GoldenFolder {
       if (existsSync(this.dir)) removeEmptyFolders(this.dir);
       return;
     }
-    assert.deepEqual(stale, [], `${this.dir} holds golden files the test no longer produces: ${REGENERATE} (it removes them)`);
+    assert.deepEqual(
+      stale,
+      [],
+      `${this.dir} holds golden files the test no longer produces: ${REGENERATE} (it removes them)`,
+    );
   }
 }

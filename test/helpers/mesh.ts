@@ -23,7 +23,10 @@ export interface TestNode {
 }
 
 /** What a node is served from a built snapshot: per type, name → decoded JSON (config_dump style). */
-export function served(result: PipelineResult, node: TestNode): { classId: string; resources: Record<XdsType, Map<string, Record<string, unknown>>> } {
+export function served(
+  result: PipelineResult,
+  node: TestNode,
+): { classId: string; resources: Record<XdsType, Map<string, Record<string, unknown>>> } {
   const { content, objects } = result.snapshot;
   const placed = classifyNode(content, { id: node.id, metadata: node.metadata ?? {} });
   if (!placed.ok) throw new Error(placed.reason);
@@ -49,18 +52,27 @@ export function servedDump(result: PipelineResult, node: TestNode, types: readon
   const table = resourcesForClass(content, placed.classId);
   if (!table) throw new Error(`no class ${placed.classId}`);
   const sections: Partial<Record<XdsType, { name: string; bytes: Uint8Array }[]>> = {};
-  for (const type of types) sections[type] = [...table[type]].map(([name, digest]) => ({ name, bytes: objects.get(digest) as Uint8Array }));
+  for (const type of types)
+    sections[type] = [...table[type]].map(([name, digest]) => ({ name, bytes: objects.get(digest) as Uint8Array }));
   return { classId: placed.classId, dump: configDump('golden', sections) };
 }
 
 export const BOOKINFO_NODES = {
   productpage: {
     id: 'sidecar~10.244.0.16~productpage-v1-5f6d7c8b9-abcde.default~default.svc.cluster.local',
-    metadata: { NAMESPACE: 'default', LABELS: { app: 'productpage', version: 'v1', 'security.istio.io/tlsMode': 'istio' }, INSTANCE_IPS: '10.244.0.16' },
+    metadata: {
+      NAMESPACE: 'default',
+      LABELS: { app: 'productpage', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
+      INSTANCE_IPS: '10.244.0.16',
+    },
   },
   reviewsV2: {
     id: 'sidecar~10.244.0.14~reviews-v2-5f6d7c8b9-abcde.default~default.svc.cluster.local',
-    metadata: { NAMESPACE: 'default', LABELS: { app: 'reviews', version: 'v2', 'security.istio.io/tlsMode': 'istio' }, INSTANCE_IPS: '10.244.0.14' },
+    metadata: {
+      NAMESPACE: 'default',
+      LABELS: { app: 'reviews', version: 'v2', 'security.istio.io/tlsMode': 'istio' },
+      INSTANCE_IPS: '10.244.0.14',
+    },
   },
   grpcClient: {
     id: 'sidecar~10.244.0.99~client.default~default.svc.cluster.local',

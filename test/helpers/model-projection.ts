@@ -41,10 +41,16 @@ interface ServiceProjection {
 export interface ModelProjection {
   readonly namespaces: readonly string[];
   readonly services: readonly ServiceProjection[];
-  readonly workloads: readonly { name: string; ips: readonly string[]; serviceAccount: string; labels: Readonly<Record<string, string>> }[];
+  readonly workloads: readonly {
+    name: string;
+    ips: readonly string[];
+    serviceAccount: string;
+    labels: Readonly<Record<string, string>>;
+  }[];
 }
 
-const ref = (o: { readonly meta: { readonly namespace: string; readonly name: string } }): string => `${o.meta.namespace}/${o.meta.name}`;
+const ref = (o: { readonly meta: { readonly namespace: string; readonly name: string } }): string =>
+  `${o.meta.namespace}/${o.meta.name}`;
 
 function endpoint(e: MeshEndpoint): EndpointProjection {
   const locality = [e.locality.region, e.locality.zone, e.locality.subzone].join('/');
@@ -58,9 +64,14 @@ function endpoint(e: MeshEndpoint): EndpointProjection {
   };
 }
 
-function endpointsByPort<T>(byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined, keep: (e: MeshEndpoint) => boolean, show: (e: MeshEndpoint) => T): Record<string, T[]> {
+function endpointsByPort<T>(
+  byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
+  keep: (e: MeshEndpoint) => boolean,
+  show: (e: MeshEndpoint) => T,
+): Record<string, T[]> {
   const out: Record<string, T[]> = {};
-  for (const [port, list] of [...(byPort ?? new Map<number, readonly MeshEndpoint[]>())].sort(([a], [b]) => a - b)) out[String(port)] = list.filter(keep).map(show);
+  for (const [port, list] of [...(byPort ?? new Map<number, readonly MeshEndpoint[]>())].sort(([a], [b]) => a - b))
+    out[String(port)] = list.filter(keep).map(show);
   return out;
 }
 
@@ -76,7 +87,11 @@ function destinationRule(ctx: CompileContext, s: MeshService): Json | undefined 
       name: subset.name,
       labels: subset.labels ?? {},
       ...(subset.trafficPolicy ? { trafficPolicy: subset.trafficPolicy as Json } : {}),
-      endpoints: endpointsByPort(byPort, (e) => selects(subset.labels ?? {}, e.labels), (e) => `${e.address}:${e.port}`),
+      endpoints: endpointsByPort(
+        byPort,
+        (e) => selects(subset.labels ?? {}, e.labels),
+        (e) => `${e.address}:${e.port}`,
+      ),
     })),
   };
 }
@@ -84,8 +99,9 @@ function destinationRule(ctx: CompileContext, s: MeshService): Json | undefined 
 /** The routes the host is served by, each with the VirtualService it came from (delegates resolved). */
 function virtualService(ctx: CompileContext, hostname: string): Json | undefined {
   const vs = ctx.virtualServices;
-  const sourced = (list: readonly { route: object; source: { meta: { namespace: string; name: string } } }[] | undefined): Json[] | undefined =>
-    list?.map((r) => ({ from: ref(r.source), ...(r.route as Record<string, Json>) }));
+  const sourced = (
+    list: readonly { route: object; source: { meta: { namespace: string; name: string } } }[] | undefined,
+  ): Json[] | undefined => list?.map((r) => ({ from: ref(r.source), ...(r.route as Record<string, Json>) }));
   const http = sourced(vs.httpRoutes(hostname));
   const tcp = sourced(vs.tcpRoutes(hostname));
   const tls = sourced(vs.tlsRoutes(hostname));
@@ -102,7 +118,12 @@ function service(ctx: CompileContext, s: MeshService): ServiceProjection {
     ...(s.headless ? { headless: true as const } : {}),
     ...(s.externalName !== undefined ? { externalName: s.externalName } : {}),
     ...(s.selector !== undefined ? { selector: s.selector } : {}),
-    ports: s.ports.map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, targetPort: p.targetPort, protocol: p.protocol })),
+    ports: s.ports.map((p) => ({
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      port: p.port,
+      targetPort: p.targetPort,
+      protocol: p.protocol,
+    })),
     endpoints: endpointsByPort(ctx.model.endpoints.get(s.hostname), () => true, endpoint),
     ...(dr !== undefined ? { destinationRule: dr } : {}),
     ...(vs !== undefined ? { virtualService: vs } : {}),
@@ -116,6 +137,11 @@ export function projectModel(inputs: InputSet): ModelProjection {
   return {
     namespaces: ctx.model.namespaces,
     services: ctx.model.services.map((s) => service(ctx, s)),
-    workloads: ctx.model.workloads.map((w) => ({ name: `${w.namespace}/${w.name}`, ips: w.ips, serviceAccount: w.serviceAccount, labels: w.labels })),
+    workloads: ctx.model.workloads.map((w) => ({
+      name: `${w.namespace}/${w.name}`,
+      ips: w.ips,
+      serviceAccount: w.serviceAccount,
+      labels: w.labels,
+    })),
   };
 }

@@ -23,40 +23,55 @@ const relayRecord = (daysAgo: number, kind: 'ack' | 'nack' = 'ack'): AuditRecord
   snapshotVersion: 1,
 });
 
-test('gc deletes relay audit batches older than auditDays, keeps newer ones and operator actions', { timeout: 60_000 }, async () => {
-  const { store, cleanup } = tempStore();
-  try {
-    await compileAndPublish(store, STATE, ['virtual-service-reviews-v3.yaml']);
-    await store.appendAudit([relayRecord(40), relayRecord(40, 'nack')]);
-    await store.appendAudit([relayRecord(31)]);
-    await store.appendAudit([relayRecord(5)]);
-    await store.appendAudit([{ ...relayRecord(45), kind: 'pin', relay: '', nodeId: '', classId: '', typeUrl: '', actor: 'ops', reason: 'incident' }]);
-    const ctx = context(store, { now: () => new Date(NOW) });
+test(
+  'gc deletes relay audit batches older than auditDays, keeps newer ones and operator actions',
+  { timeout: 60_000 },
+  async () => {
+    const { store, cleanup } = tempStore();
+    try {
+      await compileAndPublish(store, STATE, ['virtual-service-reviews-v3.yaml']);
+      await store.appendAudit([relayRecord(40), relayRecord(40, 'nack')]);
+      await store.appendAudit([relayRecord(31)]);
+      await store.appendAudit([relayRecord(5)]);
+      await store.appendAudit([
+        {
+          ...relayRecord(45),
+          kind: 'pin',
+          relay: '',
+          nodeId: '',
+          classId: '',
+          typeUrl: '',
+          actor: 'ops',
+          reason: 'incident',
+        },
+      ]);
+      const ctx = context(store, { now: () => new Date(NOW) });
 
-    const dry = await gc(ctx, { dryRun: true, graceMs: 3_600_000 });
-    assert.equal(dry.deletedAuditBatches, 2);
-    const all = async (): Promise<AuditRecord[]> => {
-      const out: AuditRecord[] = [];
-      for await (const r of store.readAudit()) out.push(r);
-      return out;
-    };
-    assert.equal((await all()).length, 5, 'a dry run deletes nothing');
+      const dry = await gc(ctx, { dryRun: true, graceMs: 3_600_000 });
+      assert.equal(dry.deletedAuditBatches, 2);
+      const all = async (): Promise<AuditRecord[]> => {
+        const out: AuditRecord[] = [];
+        for await (const r of store.readAudit()) out.push(r);
+        return out;
+      };
+      assert.equal((await all()).length, 5, 'a dry run deletes nothing');
 
-    const real = await gc(ctx, { graceMs: 3_600_000 });
-    assert.equal(real.deletedAuditBatches, 2);
-    const left = await all();
-    assert.deepEqual(
-      left.filter((r) => r.kind !== 'gc').map((r) => [r.kind, r.at]),
-      [
-        ['pin', at(45)],
-        ['ack', at(5)],
-      ],
-    );
-    assert.equal(left.filter((r) => r.kind === 'gc').length, 1, 'the gc run itself is audited');
+      const real = await gc(ctx, { graceMs: 3_600_000 });
+      assert.equal(real.deletedAuditBatches, 2);
+      const left = await all();
+      assert.deepEqual(
+        left.filter((r) => r.kind !== 'gc').map((r) => [r.kind, r.at]),
+        [
+          ['pin', at(45)],
+          ['ack', at(5)],
+        ],
+      );
+      assert.equal(left.filter((r) => r.kind === 'gc').length, 1, 'the gc run itself is audited');
 
-    const shorter = await gc(ctx, { graceMs: 3_600_000, auditDays: 2 });
-    assert.equal(shorter.deletedAuditBatches, 1, 'auditDays sets the window');
-  } finally {
-    cleanup();
-  }
-});
+      const shorter = await gc(ctx, { graceMs: 3_600_000, auditDays: 2 });
+      assert.equal(shorter.deletedAuditBatches, 1, 'auditDays sets the window');
+    } finally {
+      cleanup();
+    }
+  },
+);

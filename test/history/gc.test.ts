@@ -40,7 +40,8 @@ async function assertComplete(store: LocalStore, version: string): Promise<void>
   assert.ok(content, `snapshot of ${version}`);
   for (const c of content.classes) {
     const r = resourcesForClass(content, c.id);
-    for (const t of XDS_TYPES) for (const [name, d] of r?.[t] ?? []) assert.ok(await store.getObject(d), `${t} ${name} of version ${version}`);
+    for (const t of XDS_TYPES)
+      for (const [name, d] of r?.[t] ?? []) assert.ok(await store.getObject(d), `${t} ${name} of version ${version}`);
   }
   const v = await verifyVersion(store, record, nodeSha256Hex);
   assert.ok(v.ok, `version ${version}: ${v.reasons.join('; ')}`);
@@ -121,7 +122,10 @@ const MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
  * `meshsnap compile` in a child process (the compiled CLI of this build). `ready` resolves once
  * the child has loaded the CLI (imports take seconds on a busy machine), `done` when it exits.
  */
-function compileChild(dir: string, files: string[]): { ready: Promise<void>; done: Promise<void>; exited: () => boolean } {
+function compileChild(
+  dir: string,
+  files: string[],
+): { ready: Promise<void>; done: Promise<void>; exited: () => boolean } {
   const script = `const { main } = await import(${JSON.stringify(MAIN)}); process.stderr.write('ready\\n'); process.exitCode = await main(${JSON.stringify(['compile', ...files, '--store', dir, '--quiet'])});`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -147,35 +151,43 @@ function compileChild(dir: string, files: string[]): { ready: Promise<void>; don
 }
 
 for (const round of [1, 2]) {
-  test(`gc running over and over while another process compiles leaves the new version complete (${round})`, { timeout: 90_000 }, async () => {
-    const { store, dir, cleanup } = tempStore();
-    try {
-      await history(store);
-      backdate(dir, 2 * 3_600_000); // everything is past the grace period
-      // Recompiling version 1's inputs reuses objects and documents only version 1 referenced:
-      // exactly what gc (keep 1) deletes. Without the writers' freshen this loses objects.
-      const child = compileChild(dir, [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-v3.yaml')]);
-      await child.ready;
-      let runs = 0;
-      let deleted = 0;
-      while (!child.exited()) {
-        const r = await gc(context(store), { keep: 1 });
-        runs++;
-        deleted += r.deletedDocuments + r.deletedObjects;
+  test(
+    `gc running over and over while another process compiles leaves the new version complete (${round})`,
+    { timeout: 90_000 },
+    async () => {
+      const { store, dir, cleanup } = tempStore();
+      try {
+        await history(store);
+        backdate(dir, 2 * 3_600_000); // everything is past the grace period
+        // Recompiling version 1's inputs reuses objects and documents only version 1 referenced:
+        // exactly what gc (keep 1) deletes. Without the writers' freshen this loses objects.
+        const child = compileChild(dir, [
+          BOOKINFO_STATE,
+          join(NET, 'destination-rule-all.yaml'),
+          join(NET, 'virtual-service-reviews-v3.yaml'),
+        ]);
+        await child.ready;
+        let runs = 0;
+        let deleted = 0;
+        while (!child.exited()) {
+          const r = await gc(context(store), { keep: 1 });
+          runs++;
+          deleted += r.deletedDocuments + r.deletedObjects;
+        }
+        await child.done;
+        assert.ok(runs >= 1 && deleted > 0, `gc ran ${runs} times, deleted ${deleted}`);
+        const head = await store.readChannel('main');
+        assert.equal(head?.version, 5);
+        await assertComplete(store, 'latest');
+        // A later gc (the compile is done, everything old again) still keeps the head complete.
+        backdate(dir, 2 * 3_600_000);
+        await gc(context(store), { keep: 1 });
+        await assertComplete(store, 'latest');
+      } finally {
+        cleanup();
       }
-      await child.done;
-      assert.ok(runs >= 1 && deleted > 0, `gc ran ${runs} times, deleted ${deleted}`);
-      const head = await store.readChannel('main');
-      assert.equal(head?.version, 5);
-      await assertComplete(store, 'latest');
-      // A later gc (the compile is done, everything old again) still keeps the head complete.
-      backdate(dir, 2 * 3_600_000);
-      await gc(context(store), { keep: 1 });
-      await assertComplete(store, 'latest');
-    } finally {
-      cleanup();
-    }
-  });
+    },
+  );
 }
 
 test('the race itself: gc runs after a publisher found old objects to reuse and before it writes its record', async () => {
@@ -183,7 +195,14 @@ test('the race itself: gc runs after a publisher found old objects to reuse and 
   try {
     await history(store);
     backdate(dir, 2 * 3_600_000);
-    const r = compileTexts([{ file: 'state.yaml', text: STATE }, sample('destination-rule-all.yaml'), sample('virtual-service-reviews-v3.yaml')], { hasher: nodeSha256Hex });
+    const r = compileTexts(
+      [
+        { file: 'state.yaml', text: STATE },
+        sample('destination-rule-all.yaml'),
+        sample('virtual-service-reviews-v3.yaml'),
+      ],
+      { hasher: nodeSha256Hex },
+    );
     let deleted = 0;
     // The publisher has checked (and skipped) every object and document it reuses; gc runs now.
     const paused = new Proxy(store, {
@@ -198,9 +217,15 @@ test('the race itself: gc runs after a publisher found old objects to reuse and 
         return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
       },
     });
-    const published = await publishCompiled(paused, 'main', { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored }, {}, new Date().toISOString());
+    const published = await publishCompiled(
+      paused,
+      'main',
+      { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored },
+      {},
+      new Date().toISOString(),
+    );
     assert.equal(published.status, 'published');
-    assert.ok(deleted > 0, 'gc did delete the other dropped versions\' data');
+    assert.ok(deleted > 0, "gc did delete the other dropped versions' data");
     await assertComplete(store, 'latest');
   } finally {
     cleanup();

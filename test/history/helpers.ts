@@ -12,7 +12,10 @@ export const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 export const STATE = readFileSync(BOOKINFO_STATE, 'utf8');
 /** The same cluster after every pod moved: new pod IPs in Pods and EndpointSlices. */
 export const movedState = (octet: number): string => STATE.replaceAll('10.244.0.', `10.${octet}.0.`);
-export const sample = (name: string): { file: string; text: string } => ({ file: name, text: readFileSync(join(NET, name), 'utf8') });
+export const sample = (name: string): { file: string; text: string } => ({
+  file: name,
+  text: readFileSync(join(NET, name), 'utf8'),
+});
 
 export function tempStore(): { store: LocalStore; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'meshsnap-hist-'));
@@ -24,8 +27,22 @@ export function context(store: LocalStore, extra: Partial<HistoryContext> = {}):
 }
 
 /** Compiles state + destination rules + the given VirtualService files and publishes them. */
-export async function compileAndPublish(store: LocalStore, state: string, vsFiles: readonly string[], channel = 'main'): Promise<number> {
-  const r = compileTexts([{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), ...vsFiles.map(sample)], { hasher: nodeSha256Hex });
-  const published = await publishCompiled(store, channel, { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored }, {}, new Date().toISOString());
+export async function compileAndPublish(
+  store: LocalStore,
+  state: string,
+  vsFiles: readonly string[],
+  channel = 'main',
+): Promise<number> {
+  const r = compileTexts(
+    [{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), ...vsFiles.map(sample)],
+    { hasher: nodeSha256Hex },
+  );
+  const published = await publishCompiled(
+    store,
+    channel,
+    { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored },
+    {},
+    new Date().toISOString(),
+  );
   return published.status === 'published' ? published.record.version : published.head.version;
 }

@@ -45,7 +45,8 @@ function randomDelta(rand: () => number, step: number, extras: Map<string, Group
     const groups = rand() < 0.5 ? clusterGroups : [pick(clusterGroups)];
     for (const g of groups) of(g, 'clusters').upserts.set(name, edsCluster(name));
     // every class reads assignments from 'endpoints'; 'spare' (no class's) holds a second copy now and then
-    for (const g of rand() < 0.5 ? endpointGroups : ['endpoints']) of(g, 'endpoints').upserts.set(name, cla(name, ips(Math.floor(rand() * 5))));
+    for (const g of rand() < 0.5 ? endpointGroups : ['endpoints'])
+      of(g, 'endpoints').upserts.set(name, cla(name, ips(Math.floor(rand() * 5))));
     extras.set(name, groups);
   }
   if (names.length && rand() < 0.4) {
@@ -56,13 +57,22 @@ function randomDelta(rand: () => number, step: number, extras: Map<string, Group
     if (groups.length === 1) {
       extras.delete(name);
       for (const eg of endpointGroups) of(eg, 'endpoints').deletes.add(name);
-    } else extras.set(name, groups.filter((x) => x !== g));
+    } else
+      extras.set(
+        name,
+        groups.filter((x) => x !== g),
+      );
   }
   for (let i = 0, n = Math.floor(rand() * 3); i < n; i++) {
-    const name = pick(['outbound|9080||a.default.svc.cluster.local', 'outbound|9080||b.default.svc.cluster.local', ...extras.keys()]);
+    const name = pick([
+      'outbound|9080||a.default.svc.cluster.local',
+      'outbound|9080||b.default.svc.cluster.local',
+      ...extras.keys(),
+    ]);
     of(pick(endpointGroups), 'endpoints').upserts.set(name, cla(name, ips(Math.floor(rand() * 4))));
   }
-  if (rand() < 0.2) of('spare', 'endpoints').deletes.add(pick(['outbound|9080||a.default.svc.cluster.local', ...extras.keys()]));
+  if (rand() < 0.2)
+    of('spare', 'endpoints').deletes.add(pick(['outbound|9080||a.default.svc.cluster.local', ...extras.keys()]));
   return delta as unknown as SnapshotDelta;
 }
 
@@ -70,11 +80,19 @@ function randomDelta(rand: () => number, step: number, extras: Map<string, Group
 function sampleWithSpare(): CompileOutput {
   const out = sampleOutput();
   const spare = emptyTable();
-  spare.endpoints.set('outbound|9080||b.default.svc.cluster.local', cla('outbound|9080||b.default.svc.cluster.local', ['10.6.0.1', '10.6.0.2', '10.6.0.3']));
+  spare.endpoints.set(
+    'outbound|9080||b.default.svc.cluster.local',
+    cla('outbound|9080||b.default.svc.cluster.local', ['10.6.0.1', '10.6.0.2', '10.6.0.3']),
+  );
   return { ...out, groups: new Map([...out.groups, ['spare', spare]]) };
 }
 
-const plain = (s: MeshSummary) => ({ classes: s.classes, services: new Map([...s.services].sort()), clusters: [...s.clusters].sort(), endpoints: new Map([...s.endpoints].sort()) });
+const plain = (s: MeshSummary) => ({
+  classes: s.classes,
+  services: new Map([...s.services].sort()),
+  clusters: [...s.clusters].sort(),
+  endpoints: new Map([...s.endpoints].sort()),
+});
 
 test('a delta advances the index to the same summary a full summary of its content gives', async () => {
   for (const seed of [1, 2, 3]) {
@@ -90,10 +108,20 @@ test('a delta advances the index to the same summary a full summary of its conte
     for (let step = 0; step < 40; step++) {
       const before = plain(index.summary);
       const previous = index.summary;
-      snap = builder.applyDelta(randomDelta(rand, step, extras), { inputsDigest: `sha256:${step.toString(16).padStart(64, '0')}` });
+      snap = builder.applyDelta(randomDelta(rand, step, extras), {
+        inputsDigest: `sha256:${step.toString(16).padStart(64, '0')}`,
+      });
       pool.add(snap);
-      assert.ok(index.canAdvance(snap.base, snap.changes), `seed ${seed} step ${step}: a delta of the indexed snapshot`);
-      const next = await index.advance(snap.digest, snap.changes as NonNullable<BuiltSnapshot['changes']>, pool.read, counter);
+      assert.ok(
+        index.canAdvance(snap.base, snap.changes),
+        `seed ${seed} step ${step}: a delta of the indexed snapshot`,
+      );
+      const next = await index.advance(
+        snap.digest,
+        snap.changes as NonNullable<BuiltSnapshot['changes']>,
+        pool.read,
+        counter,
+      );
       assert.deepEqual(plain(next), plain(await summarize(snap.content, pool.read)), `seed ${seed} step ${step}`);
       assert.deepEqual(plain(previous), before, `seed ${seed} step ${step}: the previous summary is left as it was`);
       assert.equal(index.digest, snap.digest);
@@ -114,7 +142,13 @@ test('the index refuses a delta of another snapshot and one that adds or removes
   assert.equal(index.canAdvance(third.base, third.changes), false);
   assert.equal(index.canAdvance(second.base, second.changes), true);
   const grouped = builder.applyDelta({ 'extra-group': { clusters: { upserts: new Map([['c', edsCluster('c')]]) } } });
-  assert.equal((await MeshIndex.of(third.digest, third.content, pool.read, new EndpointCounter())).canAdvance(grouped.base, grouped.changes), false);
+  assert.equal(
+    (await MeshIndex.of(third.digest, third.content, pool.read, new EndpointCounter())).canAdvance(
+      grouped.base,
+      grouped.changes,
+    ),
+    false,
+  );
 });
 
 test("the watcher's guard checks an endpoint delta without expanding the snapshot's content", async () => {
@@ -126,7 +160,9 @@ test("the watcher's guard checks an endpoint delta without expanding the snapsho
     assert.equal((await guard.check(store, 'main', first))?.served, null);
     await publishSnapshot(store, 'main', first, { createdAt: new Date().toISOString(), hasher: nodeSha256Hex });
     const a = 'outbound|9080||a.default.svc.cluster.local';
-    const delta = builder.applyDelta({ endpoints: { endpoints: { upserts: new Map([[a, cla(a, ['10.7.0.1', '10.7.0.2', '10.7.0.3'])]]) } } });
+    const delta = builder.applyDelta({
+      endpoints: { endpoints: { upserts: new Map([[a, cla(a, ['10.7.0.1', '10.7.0.2', '10.7.0.3'])]]) } },
+    });
     const unexpandable: BuiltSnapshot = {
       digest: delta.digest,
       inputsDigest: delta.inputsDigest,
@@ -143,7 +179,10 @@ test("the watcher's guard checks an endpoint delta without expanding the snapsho
     const check = await guard.check(store, 'main', unexpandable);
     assert.equal(check?.verdict.allowed, true);
     assert.equal(check?.next.endpoints.get(a), 3);
-    assert.deepEqual(plain(check.next), plain(await summarize(delta.content, async (d) => delta.objects.get(d) ?? store.getObject(d))));
+    assert.deepEqual(
+      plain(check.next),
+      plain(await summarize(delta.content, async (d) => delta.objects.get(d) ?? store.getObject(d))),
+    );
   } finally {
     cleanup();
   }

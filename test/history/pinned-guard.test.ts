@@ -20,11 +20,27 @@ const NO_ENDPOINTS = STATE.split(/^---$/m)
   .filter((doc) => !/^kind: EndpointSlice$/m.test(doc))
   .join('---');
 
-const files = (state: string, vs: string) => [{ file: 'state.yaml', text: state }, sample('destination-rule-all.yaml'), sample(vs)];
+const files = (state: string, vs: string) => [
+  { file: 'state.yaml', text: state },
+  sample('destination-rule-all.yaml'),
+  sample(vs),
+];
 const round = (state: string, vs: string, allowShrink?: boolean) => {
   const c = compileTexts(files(state, vs), { hasher: nodeSha256Hex });
-  const objects = files(state, vs).flatMap((f) => parseDocuments(f.text, f.file).docs.flatMap((d) => storedDocument(d.object, nodeSha256Hex) ?? []));
-  return pinnedRound({ store, channel: 'main', objects, snapshot: c.snapshot, diagnostics: c.diagnostics, createdAt: new Date().toISOString(), hasher: nodeSha256Hex, actor: 'watcher', ...(allowShrink !== undefined ? { allowShrink } : {}) });
+  const objects = files(state, vs).flatMap((f) =>
+    parseDocuments(f.text, f.file).docs.flatMap((d) => storedDocument(d.object, nodeSha256Hex) ?? []),
+  );
+  return pinnedRound({
+    store,
+    channel: 'main',
+    objects,
+    snapshot: c.snapshot,
+    diagnostics: c.diagnostics,
+    createdAt: new Date().toISOString(),
+    hasher: nodeSha256Hex,
+    actor: 'watcher',
+    ...(allowShrink !== undefined ? { allowShrink } : {}),
+  });
 };
 
 let store: LocalStore;
@@ -48,8 +64,14 @@ test('a pinned round whose endpoints collapsed is refused: the head stays, a gua
   assert.equal(r.refused.pinned, 1);
   assert.equal(r.refused.served, 1);
   assert.equal(r.served.status, 'unchanged');
-  assert.ok(r.refused.verdict.problems.some((p) => /serves 0 endpoints where [1-9][0-9]* are served now/.test(p)), r.refused.verdict.problems.join('; '));
-  assert.match(pinnedRefusalMessage('main', r.refused), /pinned to version 1 and keeps serving version 1.*--allow-shrink/);
+  assert.ok(
+    r.refused.verdict.problems.some((p) => /serves 0 endpoints where [1-9][0-9]* are served now/.test(p)),
+    r.refused.verdict.problems.join('; '),
+  );
+  assert.match(
+    pinnedRefusalMessage('main', r.refused),
+    /pinned to version 1 and keeps serving version 1.*--allow-shrink/,
+  );
   assert.equal((await store.readChannel('main'))?.version, 1, 'the head did not move');
   // The config change is still a candidate (config changes are what candidates hold)…
   assert.deepEqual(await store.listVersions(candidatesChannel('main')), [1]);

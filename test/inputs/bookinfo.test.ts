@@ -28,14 +28,22 @@ const errorsOf = (ds: readonly Diagnostic[]): Diagnostic[] => ds.filter((d) => d
 test('bookinfo.yaml: services read, Deployments and ServiceAccounts are info only', () => {
   const inputs = load([BOOKINFO_KUBE]);
   assert.deepEqual(errorsOf(inputs.diagnostics), []);
-  assert.deepEqual(inputs.diagnostics.filter((d) => d.severity === 'warning'), []);
-  assert.deepEqual(inputs.services.map((s) => s.meta.name), ['details', 'productpage', 'ratings', 'reviews']);
+  assert.deepEqual(
+    inputs.diagnostics.filter((d) => d.severity === 'warning'),
+    [],
+  );
+  assert.deepEqual(
+    inputs.services.map((s) => s.meta.name),
+    ['details', 'productpage', 'ratings', 'reviews'],
+  );
   const reviews = inputs.services.find((s) => s.meta.name === 'reviews')!;
   assert.equal(reviews.meta.namespace, 'default');
   assert.equal(reviews.type, 'ClusterIP');
   assert.deepEqual(reviews.ports, [{ name: 'http', port: 9080, targetPort: 9080, protocol: 'TCP' }]);
   assert.deepEqual(reviews.selector, { app: 'reviews' });
-  assert.ok(inputs.diagnostics.some((d) => d.code === 'ignored-kind' && d.kind === 'Deployment' && d.name === 'reviews-v3'));
+  assert.ok(
+    inputs.diagnostics.some((d) => d.code === 'ignored-kind' && d.kind === 'Deployment' && d.name === 'reviews-v3'),
+  );
 });
 
 test('cluster state: pods, slices and services with their facts', () => {
@@ -44,19 +52,27 @@ test('cluster state: pods, slices and services with their facts', () => {
   assert.equal(inputs.services.length, 5);
   assert.equal(inputs.pods.length, 7);
   const slice = inputs.endpointSlices.find((s) => s.serviceName === 'reviews')!;
-  assert.deepEqual(slice.endpoints.map((e) => [e.addresses, e.ready, e.serving, e.terminating]), [
-    [['10.244.0.13'], true, true, false],
-    [['10.244.0.14'], true, true, false],
-    [['10.244.0.15'], true, true, false],
-  ]);
+  assert.deepEqual(
+    slice.endpoints.map((e) => [e.addresses, e.ready, e.serving, e.terminating]),
+    [
+      [['10.244.0.13'], true, true, false],
+      [['10.244.0.14'], true, true, false],
+      [['10.244.0.15'], true, true, false],
+    ],
+  );
   const pod = inputs.pods.find((p) => p.meta.name === 'reviews-v2-5f6d7c8b9-abcde')!;
-  assert.deepEqual([pod.ips, pod.ready, pod.phase, pod.serviceAccount, pod.nodeName], [['10.244.0.14'], true, 'Running', 'bookinfo-reviews', 'node-1']);
+  assert.deepEqual(
+    [pod.ips, pod.ready, pod.phase, pod.serviceAccount, pod.nodeName],
+    [['10.244.0.14'], true, 'Running', 'bookinfo-reviews', 'node-1'],
+  );
   assert.deepEqual(pod.containerPorts, [{ containerPort: 9080, protocol: 'TCP' }]);
   const gw = inputs.services.find((s) => s.meta.name === 'istio-ingressgateway')!;
   assert.deepEqual([gw.type, gw.clusterIP, gw.clusterIPs], ['LoadBalancer', '10.96.20.1', ['10.96.20.1']]);
 });
 
-for (const file of readdirSync(NETWORKING).filter((f) => f.endsWith('.yaml')).sort()) {
+for (const file of readdirSync(NETWORKING)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
   test(`networking sample ${file}: no errors with the cluster state`, () => {
     const inputs = load([BOOKINFO_STATE, join(NETWORKING, file)]);
     assert.deepEqual(errorsOf(inputs.diagnostics), []);
@@ -65,7 +81,10 @@ for (const file of readdirSync(NETWORKING).filter((f) => f.endsWith('.yaml')).so
     assert.equal(inputs.virtualServices.length, kinds.filter((k) => k === 'VirtualService').length);
     assert.equal(inputs.destinationRules.length, kinds.filter((k) => k === 'DestinationRule').length);
     const unsupported = kinds.filter((k) => k === 'Gateway' || k === 'ServiceEntry').length;
-    assert.equal(inputs.diagnostics.filter((d) => d.code === 'unsupported-kind' && d.severity === 'warning').length, unsupported);
+    assert.equal(
+      inputs.diagnostics.filter((d) => d.code === 'unsupported-kind' && d.severity === 'warning').length,
+      unsupported,
+    );
   });
 }
 
@@ -77,9 +96,18 @@ test('networking samples translate durations, weights, faults and subsets', () =
   const abort = get('virtual-service-ratings-test-abort.yaml').virtualServices[0]!;
   assert.equal(abort.spec.http?.[0]?.fault?.abort?.httpStatus, 500);
   const split = get('virtual-service-reviews-80-20.yaml').virtualServices[0]!;
-  assert.deepEqual(split.spec.http?.[0]?.route?.map((r) => [r.destination.subset, r.weight]), [['v1', 80], ['v2', 20]]);
+  assert.deepEqual(
+    split.spec.http?.[0]?.route?.map((r) => [r.destination.subset, r.weight]),
+    [
+      ['v1', 80],
+      ['v2', 20],
+    ],
+  );
   const mtls = get('destination-rule-all-mtls.yaml').destinationRules.find((d) => d.meta.name === 'reviews')!;
   assert.equal(mtls.spec.trafficPolicy?.tls?.mode, 'ISTIO_MUTUAL');
-  assert.deepEqual(mtls.spec.subsets?.map((s) => s.labels?.['version']), ['v1', 'v2', 'v3']);
+  assert.deepEqual(
+    mtls.spec.subsets?.map((s) => s.labels?.['version']),
+    ['v1', 'v2', 'v3'],
+  );
   assert.equal(mtls.apiVersion, 'networking.istio.io/v1');
 });

@@ -16,16 +16,44 @@ import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32, pick, type Rand } from './prng.js';
 
 const NETWORKING = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-const SOURCES = [BOOKINFO_STATE, join(NETWORKING, 'destination-rule-all.yaml'), join(NETWORKING, 'virtual-service-reviews-jason-v2-v3.yaml'), join(NETWORKING, 'virtual-service-ratings-test-abort.yaml')];
+const SOURCES = [
+  BOOKINFO_STATE,
+  join(NETWORKING, 'destination-rule-all.yaml'),
+  join(NETWORKING, 'virtual-service-reviews-jason-v2-v3.yaml'),
+  join(NETWORKING, 'virtual-service-ratings-test-abort.yaml'),
+];
 const BASE: RawDocument[] = SOURCES.flatMap((f) => parseDocuments(readFileSync(f, 'utf8'), f).docs);
 
-const STRANGE: unknown[] = [null, '', 'x', -1, 0, 1e308, -1e308, 2 ** 64, 0.5, true, [], {}, [1, 'a'], { a: { b: {} } }, '__proto__', 'a(?=b)', '(', '1s', '99999h', 'None', 'constructor'];
+const STRANGE: unknown[] = [
+  null,
+  '',
+  'x',
+  -1,
+  0,
+  1e308,
+  -1e308,
+  2 ** 64,
+  0.5,
+  true,
+  [],
+  {},
+  [1, 'a'],
+  { a: { b: {} } },
+  '__proto__',
+  'a(?=b)',
+  '(',
+  '1s',
+  '99999h',
+  'None',
+  'constructor',
+];
 
 function randomValue(rand: Rand, depth = 0): unknown {
   const r = rand();
   if (r < 0.5 || depth > 3) return pick(rand, STRANGE);
   if (r < 0.6) return Math.floor(rand() * 200_000) - 100;
-  if (r < 0.7) return String.fromCharCode(...Array.from({ length: Math.floor(rand() * 12) }, () => 32 + Math.floor(rand() * 95)));
+  if (r < 0.7)
+    return String.fromCharCode(...Array.from({ length: Math.floor(rand() * 12) }, () => 32 + Math.floor(rand() * 95)));
   if (r < 0.8) {
     let v: unknown = 'deep';
     for (let i = 0, n = Math.floor(rand() * 40); i < n; i++) v = rand() < 0.5 ? [v] : { k: v };
@@ -64,7 +92,11 @@ function garbleText(text: string, rand: Rand): string {
   const chars = [...text];
   for (let i = 0, n = 1 + Math.floor(rand() * 6); i < n; i++) {
     const at = Math.floor(rand() * chars.length);
-    chars.splice(at, rand() < 0.5 ? 1 : 0, pick(rand, [':', '-', '[', '{', '"', '&a', '*a', '\t', '\n', '---\n', ' ', '!!binary ', '? ']));
+    chars.splice(
+      at,
+      rand() < 0.5 ? 1 : 0,
+      pick(rand, [':', '-', '[', '{', '"', '&a', '*a', '\t', '\n', '---\n', ' ', '!!binary ', '? ']),
+    );
   }
   return chars.join('');
 }
@@ -77,7 +109,9 @@ test('fuzz: parse + buildInputSet + buildServiceModel never throw', (t) => {
   let invalid = 0;
   while (cases < CASES) {
     cases++;
-    const docs = BASE.map((d) => (rand() < 0.06 ? { ...d, object: mutate(d.object, rand) as RawDocument['object'] } : d));
+    const docs = BASE.map((d) =>
+      rand() < 0.06 ? { ...d, object: mutate(d.object, rand) as RawDocument['object'] } : d,
+    );
     let parsedDocs: RawDocument[] = docs;
     if (rand() < 0.25) {
       // Through the text path: YAML out, maybe garbled, parsed back.

@@ -11,7 +11,16 @@ import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32, shuffle } from './prng.js';
 
 const NETWORKING = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-const FILES = [BOOKINFO_STATE, join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml'), ...['destination-rule-all.yaml', 'virtual-service-reviews-80-20.yaml', 'virtual-service-all-v1.yaml', 'bookinfo-gateway.yaml'].map((f) => join(NETWORKING, f))];
+const FILES = [
+  BOOKINFO_STATE,
+  join(ISTIO_SAMPLES, 'bookinfo', 'platform', 'kube', 'bookinfo.yaml'),
+  ...[
+    'destination-rule-all.yaml',
+    'virtual-service-reviews-80-20.yaml',
+    'virtual-service-all-v1.yaml',
+    'bookinfo-gateway.yaml',
+  ].map((f) => join(NETWORKING, f)),
+];
 
 function docs(): RawDocument[] {
   return FILES.flatMap((f) => parseDocuments(readFileSync(f, 'utf8'), f).docs);

@@ -19,7 +19,13 @@ test('multi-document YAML: separators, empty documents skipped, indexes kept', (
 test('JSON documents and List kinds are expanded', () => {
   const json = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ kind: 'Service' }, { kind: 'Pod' }] });
   const { docs } = parseDocuments(json, 'l.json');
-  assert.deepEqual(docs.map((d) => [d.index, d.object['kind']]), [[0, 'Service'], [0, 'Pod']]);
+  assert.deepEqual(
+    docs.map((d) => [d.index, d.object['kind']]),
+    [
+      [0, 'Service'],
+      [0, 'Pod'],
+    ],
+  );
   const yaml = parseDocuments('kind: ServiceList\nitems:\n- kind: Service\n- 3\n', 'l.yaml');
   assert.equal(yaml.docs.length, 1);
   assert.equal(yaml.diagnostics.length, 1);
@@ -29,21 +35,33 @@ test('JSON documents and List kinds are expanded', () => {
 test('a syntax error is reported with file and index and the other documents survive', () => {
   const text = 'a: 1\n---\nb: [1, 2\n---\nc: 3\n';
   const { docs, diagnostics } = parseDocuments(text, 'bad.yaml');
-  assert.deepEqual(docs.map((d) => d.object), [{ a: 1 }, { c: 3 }]);
+  assert.deepEqual(
+    docs.map((d) => d.object),
+    [{ a: 1 }, { c: 3 }],
+  );
   assert.equal(diagnostics.length, 1);
-  assert.deepEqual({ ...diagnostics[0], message: undefined }, { severity: 'error', code: 'parse-error', file: 'bad.yaml', index: 1, message: undefined });
+  assert.deepEqual(
+    { ...diagnostics[0], message: undefined },
+    { severity: 'error', code: 'parse-error', file: 'bad.yaml', index: 1, message: undefined },
+  );
 });
 
 test('non-object documents are reported', () => {
   const { docs, diagnostics } = parseDocuments('just a string\n---\n- 1\n- 2\n---\n42\n', 'x.yaml');
   assert.equal(docs.length, 0);
-  assert.deepEqual(diagnostics.map((d) => d.index), [0, 1, 2]);
+  assert.deepEqual(
+    diagnostics.map((d) => d.index),
+    [0, 1, 2],
+  );
   assert.ok(diagnostics.every((d) => d.code === 'parse-error'));
 });
 
 test('YAML alias bombs are refused without expanding them', () => {
   const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-  for (let i = 0; i < 12; i++) lines.push(`${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`);
+  for (let i = 0; i < 12; i++)
+    lines.push(
+      `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+    );
   // Expanding it would never finish: the test's own time limit is the guard.
   const { docs, diagnostics } = parseDocuments(lines.join('\n'), 'bomb.yaml');
   assert.equal(docs.length, 0);

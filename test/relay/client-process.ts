@@ -42,7 +42,9 @@ export interface ClientNode {
 /** The bootstrap grpc-js-xds reads (see /work/shared/NOTES.md, "The real xDS client"). */
 export function bootstrapConfig(xdsPort: number, node: ClientNode): string {
   return JSON.stringify({
-    xds_servers: [{ server_uri: `127.0.0.1:${xdsPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    xds_servers: [
+      { server_uri: `127.0.0.1:${xdsPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] },
+    ],
     node: { id: node.id, metadata: node.metadata, locality: node.locality },
   });
 }
@@ -55,7 +57,11 @@ export interface XdsClientProcess {
   close(): Promise<void>;
 }
 
-export function startXdsClientProcess(xdsPort: number, node: ClientNode, env: Record<string, string> = {}): XdsClientProcess {
+export function startXdsClientProcess(
+  xdsPort: number,
+  node: ClientNode,
+  env: Record<string, string> = {},
+): XdsClientProcess {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
     env: { ...process.env, ...env, [CHILD_FLAG]: '1', GRPC_XDS_BOOTSTRAP_CONFIG: bootstrapConfig(xdsPort, node) },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -72,9 +78,16 @@ export function startXdsClientProcess(xdsPort: number, node: ClientNode, env: Re
     stderr: () => err,
     run: (target, n, opts = {}) =>
       new Promise<RunResult>((resolve, reject) => {
-        if (child.exitCode !== null) return reject(new Error(`client process exited (${child.exitCode}): ${err.slice(-2000)}`));
+        if (child.exitCode !== null)
+          return reject(new Error(`client process exited (${child.exitCode}): ${err.slice(-2000)}`));
         waiting.push((line) => resolve(JSON.parse(line) as RunResult));
-        const cmd: RunCommand = { op: 'run', target, n, deadlineMs: opts.deadlineMs ?? 5000, concurrency: opts.concurrency ?? 16 };
+        const cmd: RunCommand = {
+          op: 'run',
+          target,
+          n,
+          deadlineMs: opts.deadlineMs ?? 5000,
+          concurrency: opts.concurrency ?? 16,
+        };
         child.stdin!.write(`${JSON.stringify(cmd)}\n`);
       }),
     close: async () => {
@@ -98,16 +111,27 @@ async function childMain(): Promise<void> {
   const xds = await import('@grpc/grpc-js-xds');
   const { EchoClient } = await import('./grpc-backends.js');
   xds.register();
-  type Hello = (req: { id: string }, opts: { deadline: number }, cb: (e: (Error & { code?: number; details?: string }) | null, resp?: { backend: string; attempt: number }) => void) => void;
+  type Hello = (
+    req: { id: string },
+    opts: { deadline: number },
+    cb: (e: (Error & { code?: number; details?: string }) | null, resp?: { backend: string; attempt: number }) => void,
+  ) => void;
   type Client = InstanceType<typeof EchoClient> & { hello: Hello };
   const clients = new Map<string, Client>();
   let seq = 0;
 
-  const one = (client: Client, deadlineMs: number): Promise<{ backend?: string; attempt?: number; code?: string; details?: string }> =>
+  const one = (
+    client: Client,
+    deadlineMs: number,
+  ): Promise<{ backend?: string; attempt?: number; code?: string; details?: string }> =>
     new Promise((resolve) => {
       const id = `${process.pid}-${++seq}`;
       client.hello({ id }, { deadline: Date.now() + deadlineMs }, (e, resp) => {
-        if (e) resolve({ code: grpc.status[e.code ?? grpc.status.UNKNOWN] ?? String(e.code), details: e.details ?? e.message });
+        if (e)
+          resolve({
+            code: grpc.status[e.code ?? grpc.status.UNKNOWN] ?? String(e.code),
+            details: e.details ?? e.message,
+          });
         else resolve({ backend: resp!.backend, attempt: resp!.attempt });
       });
     });
@@ -115,8 +139,14 @@ async function childMain(): Promise<void> {
   for await (const line of createInterface({ input: process.stdin })) {
     const cmd = JSON.parse(line) as RunCommand;
     let client = clients.get(cmd.target);
-    if (!client) clients.set(cmd.target, (client = new EchoClient(cmd.target, grpc.credentials.createInsecure()) as Client));
-    const result = { counts: {} as Record<string, number>, errors: {} as Record<string, number>, errorDetails: {} as Record<string, string>, retried: 0 };
+    if (!client)
+      clients.set(cmd.target, (client = new EchoClient(cmd.target, grpc.credentials.createInsecure()) as Client));
+    const result = {
+      counts: {} as Record<string, number>,
+      errors: {} as Record<string, number>,
+      errorDetails: {} as Record<string, string>,
+      retried: 0,
+    };
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < cmd.n) {

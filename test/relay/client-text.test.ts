@@ -5,8 +5,14 @@ import { clip, escapeControls, forLog } from '../../src/relay/client-text.js';
 import { createLogger } from '../../src/log.js';
 
 test('escapeControls: C0, DEL, C1, line separators and bidi overrides become \\u escapes; the rest is kept', () => {
-  assert.equal(escapeControls('a\u001b[31mred\u0007\nb\u007f\u0085\u2028\u202e~é'), 'a\\u001b[31mred\\u0007\\u000ab\\u007f\\u0085\\u2028\\u202e~é');
-  assert.equal(escapeControls('sidecar~10.0.0.1~p.default~default.svc.cluster.local'), 'sidecar~10.0.0.1~p.default~default.svc.cluster.local');
+  assert.equal(
+    escapeControls('a\u001b[31mred\u0007\nb\u007f\u0085\u2028\u202e~é'),
+    'a\\u001b[31mred\\u0007\\u000ab\\u007f\\u0085\\u2028\\u202e~é',
+  );
+  assert.equal(
+    escapeControls('sidecar~10.0.0.1~p.default~default.svc.cluster.local'),
+    'sidecar~10.0.0.1~p.default~default.svc.cluster.local',
+  );
 });
 
 test('clip: at most max characters, and says how long the text was', () => {

@@ -23,7 +23,11 @@ const CALLS = 400;
 const SWITCH_WITHIN_MS = 20_000;
 
 /** Runs `probe` until `done` holds or the time is up; returns the last result. */
-async function eventually(probe: () => Promise<RunResult>, done: (r: RunResult) => boolean, what: string): Promise<RunResult> {
+async function eventually(
+  probe: () => Promise<RunResult>,
+  done: (r: RunResult) => boolean,
+  what: string,
+): Promise<RunResult> {
   const deadline = Date.now() + SWITCH_WITHIN_MS;
   let last: RunResult | undefined;
   while (Date.now() < deadline) {
@@ -53,7 +57,11 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
     writeFileSync(file, echoMeshYaml({ ports: { v1: v1!.port, v2: v2!.port }, ...o }));
     const r = await runCli(['compile', file, '--store', store, '--quiet']);
     assert.equal(r.code, 0, `compile failed: ${r.stderr}`);
-    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { version: number; status: string; diagnostics: { error: number } };
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+      version: number;
+      status: string;
+      diagnostics: { error: number };
+    };
     assert.equal(out.status, 'published');
     assert.equal(out.diagnostics.error, 0, r.stderr);
     return out.version;
@@ -77,18 +85,26 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const diag = (): string => `\nrelay log:\n${relay?.logs().slice(-30).join('\n')}\nclient stderr:\n${client?.stderr().slice(-3000)}`;
+  const diag = (): string =>
+    `\nrelay log:\n${relay?.logs().slice(-30).join('\n')}\nclient stderr:\n${client?.stderr().slice(-3000)}`;
 
   test('routes 80/20 across the two backends, as compiled', async () => {
     const r = await client!.run(ECHO_TARGET, CALLS, { deadlineMs: 10_000 });
     assert.deepEqual(r.errors, {}, `calls failed: ${JSON.stringify(r.errorDetails)}${diag()}`);
     const v1Share = share(r, 'v1', CALLS);
-    assert.ok(v1Share >= 0.7 && v1Share <= 0.9, `v1 got ${(v1Share * 100).toFixed(1)} % (want 70–90 %): ${JSON.stringify(r.counts)}`);
+    assert.ok(
+      v1Share >= 0.7 && v1Share <= 0.9,
+      `v1 got ${(v1Share * 100).toFixed(1)} % (want 70–90 %): ${JSON.stringify(r.counts)}`,
+    );
   });
 
   test('a new version (0/100) moves the traffic to v2, and /debug/proxies shows it ACKed', async () => {
     const version = await publish({ weights: { v1: 0, v2: 100 } });
-    const r = await eventually(() => client!.run(ECHO_TARGET, 100), (x) => share(x, 'v2', 100) >= 0.95, '≥ 95 % of calls on v2');
+    const r = await eventually(
+      () => client!.run(ECHO_TARGET, 100),
+      (x) => share(x, 'v2', 100) >= 0.95,
+      '≥ 95 % of calls on v2',
+    );
     assert.ok(share(r, 'v2', 100) >= 0.95);
 
     // The relay's view: this proxy, class grpc/default, has ACKed the new snapshot version.
@@ -96,7 +112,10 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
     let mine: Record<string, unknown> | undefined;
     while (Date.now() < deadline) {
       const body = (await relay!.getJson('/debug/proxies')) as unknown;
-      const list = (Array.isArray(body) ? body : ((body as { proxies?: unknown[] }).proxies ?? [])) as Record<string, unknown>[];
+      const list = (Array.isArray(body) ? body : ((body as { proxies?: unknown[] }).proxies ?? [])) as Record<
+        string,
+        unknown
+      >[];
       mine = list.find((p) => p.nodeId === NODE.id);
       if (mine?.snapshotVersion === version) break;
       await new Promise((res) => setTimeout(res, 200));
@@ -114,7 +133,11 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
   test('a fault abort (503, 100 %) fails every call with UNAVAILABLE', async () => {
     await publish({ weights: { v1: 0, v2: 100 }, abort: true });
     const before = v2!.calls();
-    const r = await eventually(() => client!.run(ECHO_TARGET, 50), (x) => (x.errors.UNAVAILABLE ?? 0) === 50, 'every call aborted');
+    const r = await eventually(
+      () => client!.run(ECHO_TARGET, 50),
+      (x) => (x.errors.UNAVAILABLE ?? 0) === 50,
+      'every call aborted',
+    );
     assert.deepEqual(r.counts, {});
     assert.match(r.errorDetails.UNAVAILABLE ?? '', /fault|abort|503|injected/i);
     // The last round never reached a backend (the abort happens in the client).
@@ -124,7 +147,11 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
   });
 
   test('a client of a namespace the snapshot does not know is refused with a reason, not left hanging', async () => {
-    const stranger = startXdsClientProcess(relay!.xdsPort, { ...NODE, id: 'sidecar~127.0.0.1~client.nope~nope.svc.cluster.local', metadata: { GENERATOR: 'grpc', NAMESPACE: 'nope' } });
+    const stranger = startXdsClientProcess(relay!.xdsPort, {
+      ...NODE,
+      id: 'sidecar~127.0.0.1~client.nope~nope.svc.cluster.local',
+      metadata: { GENERATOR: 'grpc', NAMESPACE: 'nope' },
+    });
     try {
       const rejectedBefore = rejectedStreams(await relay!.getText('/metrics'));
       const started = Date.now();
@@ -135,7 +162,10 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
       assert.deepEqual(r.counts, {}, 'an unplaceable client must not get config');
       assert.ok(Object.keys(r.errors).length > 0);
       assert.ok(Date.now() - started < 15_000);
-      assert.ok(rejectedStreams(await relay!.getText('/metrics')) > rejectedBefore, 'the relay counts the refused stream');
+      assert.ok(
+        rejectedStreams(await relay!.getText('/metrics')) > rejectedBefore,
+        'the relay counts the refused stream',
+      );
       assert.ok(
         relay!.logs().some((l) => l.includes('nope') && /not in the mesh snapshot|NOT_FOUND|rejected/i.test(l)),
         `no log line gives the reason:\n${relay!.logs().slice(-10).join('\n')}`,
@@ -148,9 +178,16 @@ describe('relay end to end with @grpc/grpc-js-xds', { timeout: 150_000 }, () => 
   test('retries (3 attempts on unavailable) turn a failing first attempt into a success', async () => {
     v2!.flaky = true; // every request id fails its first attempt with UNAVAILABLE
     await publish({ weights: { v1: 0, v2: 100 }, retries: true });
-    const r = await eventually(() => client!.run(ECHO_TARGET, 50), (x) => (x.counts.v2 ?? 0) === 50, 'every call succeeding after a retry');
+    const r = await eventually(
+      () => client!.run(ECHO_TARGET, 50),
+      (x) => (x.counts.v2 ?? 0) === 50,
+      'every call succeeding after a retry',
+    );
     assert.equal(r.retried, 50, `calls answered on a later attempt: ${r.retried}/50`);
-    assert.ok([...v2!.attempts.values()].some((n) => n > 1), 'the backend saw more than one attempt');
+    assert.ok(
+      [...v2!.attempts.values()].some((n) => n > 1),
+      'the backend saw more than one attempt',
+    );
     v2!.flaky = false;
   });
 });

@@ -36,7 +36,8 @@ export class MemorySnapshot implements ServedSnapshot {
     let v = this.versions.get(key);
     if (v === undefined) {
       const h = createHash('sha256');
-      for (const r of [...(this.resources(classId, type)?.values() ?? [])].sort((a, b) => (a.name < b.name ? -1 : 1))) h.update(`${r.name}\0${r.digest}\n`);
+      for (const r of [...(this.resources(classId, type)?.values() ?? [])].sort((a, b) => (a.name < b.name ? -1 : 1)))
+        h.update(`${r.name}\0${r.digest}\n`);
       v = h.digest('hex').slice(0, 12);
       this.versions.set(key, v);
     }
@@ -44,7 +45,10 @@ export class MemorySnapshot implements ServedSnapshot {
   }
 
   /** A next version: `edit` may change each class's resources of a type. */
-  derive(version: number, edit: (classId: string, type: XdsType, resources: Map<string, ServedResource>) => void): MemorySnapshot {
+  derive(
+    version: number,
+    edit: (classId: string, type: XdsType, resources: Map<string, ServedResource>) => void,
+  ): MemorySnapshot {
     const table: Table = new Map();
     for (const [classId, types] of this.table) {
       const copy = {} as Record<XdsType, Map<string, ServedResource>>;

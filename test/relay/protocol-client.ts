@@ -13,14 +13,34 @@ export interface Resp {
   system_version_info: string;
   type_url: string;
   nonce: string;
-  resources: { type_url?: string; value?: Uint8Array; name?: string; version?: string; resource?: { type_url: string; value: Uint8Array } }[];
+  resources: {
+    type_url?: string;
+    value?: Uint8Array;
+    name?: string;
+    version?: string;
+    resource?: { type_url: string; value: Uint8Array };
+  }[];
   removed_resources: string[];
 }
 
 export const NODE = {
-  productpage: { id: 'sidecar~10.244.0.16~productpage-v1-5f6d7c8b9-abcde.default~default.svc.cluster.local', metadata: { fields: { NAMESPACE: { stringValue: 'default' }, LABELS: { structValue: { fields: { app: { stringValue: 'productpage' }, version: { stringValue: 'v1' } } } } } } },
-  grpc: { id: 'sidecar~10.244.0.99~client.default~default.svc.cluster.local', metadata: { fields: { NAMESPACE: { stringValue: 'default' }, GENERATOR: { stringValue: 'grpc' } } } },
-  unknownNs: { id: 'sidecar~10.0.0.1~x.nowhere~nowhere.svc.cluster.local', metadata: { fields: { NAMESPACE: { stringValue: 'nowhere' } } } },
+  productpage: {
+    id: 'sidecar~10.244.0.16~productpage-v1-5f6d7c8b9-abcde.default~default.svc.cluster.local',
+    metadata: {
+      fields: {
+        NAMESPACE: { stringValue: 'default' },
+        LABELS: { structValue: { fields: { app: { stringValue: 'productpage' }, version: { stringValue: 'v1' } } } },
+      },
+    },
+  },
+  grpc: {
+    id: 'sidecar~10.244.0.99~client.default~default.svc.cluster.local',
+    metadata: { fields: { NAMESPACE: { stringValue: 'default' }, GENERATOR: { stringValue: 'grpc' } } },
+  },
+  unknownNs: {
+    id: 'sidecar~10.0.0.1~x.nowhere~nowhere.svc.cluster.local',
+    metadata: { fields: { NAMESPACE: { stringValue: 'nowhere' } } },
+  },
   malformed: { id: 'not-a-node-id', metadata: { fields: {} } },
 };
 
@@ -30,7 +50,11 @@ export class TestStream {
   readonly status: Promise<grpc.StatusObject>;
   private readonly call: grpc.ClientDuplexStream<object, object>;
 
-  constructor(client: grpc.Client, path: string, readonly delta: boolean) {
+  constructor(
+    client: grpc.Client,
+    path: string,
+    readonly delta: boolean,
+  ) {
     const req = delta ? MSG.DeltaRequest : MSG.Request;
     const res = delta ? MSG.DeltaResponse : MSG.Response;
     this.call = client.makeBidiStreamRequest(
@@ -71,7 +95,8 @@ export class TestStream {
   /** Asserts that no response arrives within `ms`. */
   async none(ms = 250): Promise<void> {
     await new Promise((r) => setTimeout(r, ms));
-    if (this.responses.length) throw new Error(`unexpected response: ${JSON.stringify(summary(this.responses[0] as Resp))}`);
+    if (this.responses.length)
+      throw new Error(`unexpected response: ${JSON.stringify(summary(this.responses[0] as Resp))}`);
   }
 
   close(): void {
@@ -80,14 +105,22 @@ export class TestStream {
   }
 }
 
-export const summary = (r: Resp) => ({ type: r.type_url, version: r.version_info || r.system_version_info, n: r.resources.length, removed: r.removed_resources });
+export const summary = (r: Resp) => ({
+  type: r.type_url,
+  version: r.version_info || r.system_version_info,
+  n: r.resources.length,
+  removed: r.removed_resources,
+});
 
 /** Names in a response (SotW: decoded from each Any's name field 1; delta: Resource.name). */
 export function names(r: Resp, delta = false): string[] {
   if (delta) return r.resources.map((x) => x.name ?? '');
   return r.resources.map((x) => {
     const typeName = (x.type_url ?? '').split('/').pop() ?? '';
-    return String((decodeMessage(typeName, x.value ?? new Uint8Array()) as { name?: string; cluster_name?: string }).name || (decodeMessage(typeName, x.value ?? new Uint8Array()) as { cluster_name?: string }).cluster_name);
+    return String(
+      (decodeMessage(typeName, x.value ?? new Uint8Array()) as { name?: string; cluster_name?: string }).name ||
+        (decodeMessage(typeName, x.value ?? new Uint8Array()) as { cluster_name?: string }).cluster_name,
+    );
   });
 }
 
@@ -105,7 +138,11 @@ export async function startHarness(options: XdsServerOptions = {}): Promise<Harn
   const xds = new XdsServer({ ...options, onEvent: (e) => events.push(e) });
   const server = new grpc.Server();
   xds.addTo(server);
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const streams: TestStream[] = [];
   return {

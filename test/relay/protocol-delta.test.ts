@@ -28,21 +28,25 @@ test('delta: wildcard CDS, per-resource versions are digests, ACK, removal and c
   await s.none(150);
   assert.ok(h.events.some((e) => e.kind === 'ack' && e.typeUrl === CDS && e.version === '1'));
 
-  h.xds.setSnapshot(v1.derive(2, (_c, type, m) => {
-    if (type !== 'clusters') return;
-    m.delete(REVIEWS_V2);
-    m.set(DETAILS_V1, bumped(m.get(DETAILS_V1) as never, 'v2'));
-  }));
+  h.xds.setSnapshot(
+    v1.derive(2, (_c, type, m) => {
+      if (type !== 'clusters') return;
+      m.delete(REVIEWS_V2);
+      m.set(DETAILS_V1, bumped(m.get(DETAILS_V1) as never, 'v2'));
+    }),
+  );
   const d = await s.next();
   assert.equal(d.system_version_info, '2');
   assert.deepEqual(names(d, true), [DETAILS_V1]);
   assert.deepEqual(d.removed_resources, [REVIEWS_V2]);
   s.send({ type_url: CDS, response_nonce: d.nonce });
-  h.xds.setSnapshot(v1.derive(3, (_c, type, m) => {
-    if (type !== 'clusters') return;
-    m.delete(REVIEWS_V2);
-    m.set(DETAILS_V1, bumped(m.get(DETAILS_V1) as never, 'v2'));
-  }));
+  h.xds.setSnapshot(
+    v1.derive(3, (_c, type, m) => {
+      if (type !== 'clusters') return;
+      m.delete(REVIEWS_V2);
+      m.set(DETAILS_V1, bumped(m.get(DETAILS_V1) as never, 'v2'));
+    }),
+  );
   await s.none(200);
 });
 
@@ -87,6 +91,10 @@ test('delta reconnect with initial_resource_versions: only changed resources are
   assert.deepEqual(r.removed_resources, ['outbound|1||gone.default.svc.cluster.local']);
   // Everything already current: no response at all.
   const s2 = h.open('DeltaAggregatedResources');
-  s2.send({ node: NODE.productpage, type_url: CDS, initial_resource_versions: Object.fromEntries(all.map((x) => [x.name, x.digest])) });
+  s2.send({
+    node: NODE.productpage,
+    type_url: CDS,
+    initial_resource_versions: Object.fromEntries(all.map((x) => [x.name, x.digest])),
+  });
   await s2.none(250);
 });

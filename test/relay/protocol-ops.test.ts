@@ -72,7 +72,11 @@ test('many streams of a class share one encoded body, writes bounded', T, async 
   t.after(() => h.close());
   h.xds.setSnapshot(bookinfo());
   const streams = Array.from({ length: 40 }, () => h.open());
-  for (const [i, s] of streams.entries()) s.send({ node: { ...NODE.productpage, id: NODE.productpage.id.replace('abcde', `p${i}`) }, type_url: XDS_TYPE_URL.clusters });
+  for (const [i, s] of streams.entries())
+    s.send({
+      node: { ...NODE.productpage, id: NODE.productpage.id.replace('abcde', `p${i}`) },
+      type_url: XDS_TYPE_URL.clusters,
+    });
   const rs = await Promise.all(streams.map((s) => s.next()));
   assert.equal(new Set(rs.map((r) => r.nonce)).size, 40, 'each stream has its own nonce');
   assert.equal(new Set(rs.map((r) => r.version_info)).size, 1);

@@ -20,20 +20,29 @@ test('grpc-js-xds resolves a target through the relay and ACKs every type', { ti
     await h.close();
   });
   h.xds.setSnapshot(bookinfo());
-  const port = (h.client.getChannel().getTarget().match(/:(\d+)$/) ?? [])[1];
+  const port = (h.client
+    .getChannel()
+    .getTarget()
+    .match(/:(\d+)$/) ?? [])[1];
   const nodeId = 'sidecar~10.244.0.99~client.default~default.svc.cluster.local';
   process.env.GRPC_XDS_BOOTSTRAP_CONFIG = JSON.stringify({
-    xds_servers: [{ server_uri: `127.0.0.1:${port}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    xds_servers: [
+      { server_uri: `127.0.0.1:${port}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] },
+    ],
     node: { id: nodeId, metadata: { NAMESPACE: 'default', GENERATOR: 'grpc' }, locality: { region: 'r', zone: 'z' } },
   });
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
-  const client = new grpc.Client('xds:///productpage.default.svc.cluster.local:9080', grpc.credentials.createInsecure());
+  const client = new grpc.Client(
+    'xds:///productpage.default.svc.cluster.local:9080',
+    grpc.credentials.createInsecure(),
+  );
   clients.push(client);
   client.getChannel().getConnectivityState(true);
   const acked = (url: string) => h.events.some((e) => e.kind === 'ack' && e.nodeId === nodeId && e.typeUrl === url);
   const deadline = Date.now() + 15_000;
-  while (!Object.values(XDS_TYPE_URL).every(acked) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (!Object.values(XDS_TYPE_URL).every(acked) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   const nacks = h.events.filter((e) => e.kind === 'nack');
   assert.deepEqual(nacks, []);
   for (const url of Object.values(XDS_TYPE_URL)) assert.ok(acked(url), `ACK for ${url}`);

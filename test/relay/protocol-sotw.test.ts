@@ -49,12 +49,24 @@ test('NACK: recorded with its error, nothing resent, proxy stays on its last ACK
   const node = { ...NODE.productpage, id: NODE.productpage.id.replace('abcde', 'nack1') };
   s.send({ node, type_url: CDS });
   const cds = await s.next();
-  s.send({ type_url: CDS, version_info: '', response_nonce: cds.nonce, error_detail: { code: 3, message: 'bad cluster' } });
+  s.send({
+    type_url: CDS,
+    version_info: '',
+    response_nonce: cds.nonce,
+    error_detail: { code: 3, message: 'bad cluster' },
+  });
   await s.none();
   const status = h.xds.statuses().find((p) => p.nodeId === node.id);
   assert.equal(status?.types[CDS]?.acked, undefined);
-  assert.deepEqual({ v: status?.types[CDS]?.nack?.version, e: status?.types[CDS]?.nack?.error }, { v: cds.version_info, e: 'bad cluster' });
-  assert.ok(h.events.some((e) => e.kind === 'nack' && e.nodeId === node.id && e.error === 'bad cluster' && e.snapshotVersion === 1));
+  assert.deepEqual(
+    { v: status?.types[CDS]?.nack?.version, e: status?.types[CDS]?.nack?.error },
+    { v: cds.version_info, e: 'bad cluster' },
+  );
+  assert.ok(
+    h.events.some(
+      (e) => e.kind === 'nack' && e.nodeId === node.id && e.error === 'bad cluster' && e.snapshotVersion === 1,
+    ),
+  );
 });
 
 test('a stale nonce is ignored; a subscription change gets the new set', T, async () => {
@@ -62,13 +74,26 @@ test('a stale nonce is ignored; a subscription change gets the new set', T, asyn
   s.send({ node: NODE.grpc, type_url: EDS, resource_names: [DETAILS_V1] });
   const first = await s.next();
   assert.deepEqual(names(first), [DETAILS_V1]);
-  s.send({ type_url: EDS, resource_names: [DETAILS_V1, REVIEWS_V2], response_nonce: 'not-the-latest', version_info: first.version_info });
+  s.send({
+    type_url: EDS,
+    resource_names: [DETAILS_V1, REVIEWS_V2],
+    response_nonce: 'not-the-latest',
+    version_info: first.version_info,
+  });
   await s.none();
-  s.send({ type_url: EDS, resource_names: [DETAILS_V1, REVIEWS_V2], response_nonce: first.nonce, version_info: first.version_info });
+  s.send({
+    type_url: EDS,
+    resource_names: [DETAILS_V1, REVIEWS_V2],
+    response_nonce: first.nonce,
+    version_info: first.version_info,
+  });
   const second = await s.next();
   assert.deepEqual(names(second).sort(), [DETAILS_V1, REVIEWS_V2]);
   // Names not in the snapshot are simply absent (named LDS as the gRPC client asks it).
-  s.send({ type_url: LDS, resource_names: ['nosuch.default.svc.cluster.local:80', 'productpage.default.svc.cluster.local:9080'] });
+  s.send({
+    type_url: LDS,
+    resource_names: ['nosuch.default.svc.cluster.local:80', 'productpage.default.svc.cluster.local:9080'],
+  });
   const lds = await s.next();
   assert.deepEqual(names(lds), ['productpage.default.svc.cluster.local:9080']);
 });
@@ -87,66 +112,88 @@ test('before the first snapshot streams wait, then get their response', T, async
   }
 });
 
-test('snapshot switch: only changed types, in CDS, EDS, LDS, RDS order; nothing when unchanged; removals', T, async () => {
-  const h2 = await startHarness();
-  try {
-    const v1 = bookinfo();
-    h2.xds.setSnapshot(v1);
-    const s = h2.open();
-    const ack = async (type: string, names?: string[]) => {
-      s.send({ type_url: type, ...(names ? { resource_names: names } : {}), ...(type === CDS ? { node: NODE.productpage } : {}) });
-      const r = await s.next();
-      s.send({ type_url: type, version_info: r.version_info, response_nonce: r.nonce, ...(names ? { resource_names: names } : {}) });
-      return r;
-    };
-    // Send requests in the reverse order, so the switch order below comes from the server.
-    await ack(CDS);
-    await ack(RDS, ['9080']);
-    await ack(LDS);
-    await ack(EDS, [DETAILS_V1]);
-    await s.none(150);
+test(
+  'snapshot switch: only changed types, in CDS, EDS, LDS, RDS order; nothing when unchanged; removals',
+  T,
+  async () => {
+    const h2 = await startHarness();
+    try {
+      const v1 = bookinfo();
+      h2.xds.setSnapshot(v1);
+      const s = h2.open();
+      const ack = async (type: string, names?: string[]) => {
+        s.send({
+          type_url: type,
+          ...(names ? { resource_names: names } : {}),
+          ...(type === CDS ? { node: NODE.productpage } : {}),
+        });
+        const r = await s.next();
+        s.send({
+          type_url: type,
+          version_info: r.version_info,
+          response_nonce: r.nonce,
+          ...(names ? { resource_names: names } : {}),
+        });
+        return r;
+      };
+      // Send requests in the reverse order, so the switch order below comes from the server.
+      await ack(CDS);
+      await ack(RDS, ['9080']);
+      await ack(LDS);
+      await ack(EDS, [DETAILS_V1]);
+      await s.none(150);
 
-    // Change one resource of every type (RDS last in request order, first in name order).
-    const v2 = v1.derive(2, (_c, type, m) => {
-      const pick = { clusters: DETAILS_V1, endpoints: DETAILS_V1, listeners: '0.0.0.0_9080', routes: '9080' }[type];
-      const r = m.get(pick);
-      if (r) m.set(pick, bumped(r, 'v2'));
-    });
-    h2.xds.setSnapshot(v2);
-    const order = [];
-    for (let i = 0; i < 4; i++) {
-      const r = await s.next();
-      order.push(r.type_url);
-      s.send({ type_url: r.type_url, version_info: r.version_info, response_nonce: r.nonce, ...(r.type_url === EDS ? { resource_names: [DETAILS_V1] } : r.type_url === RDS ? { resource_names: ['9080'] } : {}) });
+      // Change one resource of every type (RDS last in request order, first in name order).
+      const v2 = v1.derive(2, (_c, type, m) => {
+        const pick = { clusters: DETAILS_V1, endpoints: DETAILS_V1, listeners: '0.0.0.0_9080', routes: '9080' }[type];
+        const r = m.get(pick);
+        if (r) m.set(pick, bumped(r, 'v2'));
+      });
+      h2.xds.setSnapshot(v2);
+      const order = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await s.next();
+        order.push(r.type_url);
+        s.send({
+          type_url: r.type_url,
+          version_info: r.version_info,
+          response_nonce: r.nonce,
+          ...(r.type_url === EDS
+            ? { resource_names: [DETAILS_V1] }
+            : r.type_url === RDS
+              ? { resource_names: ['9080'] }
+              : {}),
+        });
+      }
+      assert.deepEqual(order, [CDS, EDS, LDS, RDS]);
+      await s.none(150);
+
+      // Same resources again: nothing is sent, and the proxy counts as on version 3.
+      h2.xds.setSnapshot(v2.derive(3, () => {}));
+      await s.none(250);
+      assert.equal(h2.xds.statuses()[0]?.snapshotVersion, 3);
+
+      // An endpoint the proxy did not subscribe to changes: nothing for it. A route changes: RDS only.
+      h2.xds.setSnapshot(
+        v2.derive(4, (_c, type, m) => {
+          const r = type === 'endpoints' ? m.get(REVIEWS_V2) : type === 'routes' ? m.get('9080') : undefined;
+          if (r) m.set(r.name, bumped(r, 'v4'));
+        }),
+      );
+      const rds = await s.next();
+      assert.equal(rds.type_url, RDS);
+      s.send({ type_url: RDS, version_info: rds.version_info, response_nonce: rds.nonce, resource_names: ['9080'] });
+      await s.none(250);
+
+      // A cluster disappears: the CDS response no longer lists it.
+      h2.xds.setSnapshot(v2.derive(5, (_c, type, m) => void (type === 'clusters' && m.delete(REVIEWS_V2))));
+      const cds = await s.next();
+      assert.equal(cds.type_url, CDS);
+      assert.ok(!names(cds).includes(REVIEWS_V2));
+      assert.equal(cds.resources.length, (v1.resources(CLASS, 'clusters')?.size ?? 0) - 1);
+      assert.ok(h2.events.some((e) => e.kind === 'push' && e.snapshotVersion === 5 && typeof e.latencyMs === 'number'));
+    } finally {
+      await h2.close();
     }
-    assert.deepEqual(order, [CDS, EDS, LDS, RDS]);
-    await s.none(150);
-
-    // Same resources again: nothing is sent, and the proxy counts as on version 3.
-    h2.xds.setSnapshot(v2.derive(3, () => {}));
-    await s.none(250);
-    assert.equal(h2.xds.statuses()[0]?.snapshotVersion, 3);
-
-    // An endpoint the proxy did not subscribe to changes: nothing for it. A route changes: RDS only.
-    h2.xds.setSnapshot(
-      v2.derive(4, (_c, type, m) => {
-        const r = type === 'endpoints' ? m.get(REVIEWS_V2) : type === 'routes' ? m.get('9080') : undefined;
-        if (r) m.set(r.name, bumped(r, 'v4'));
-      }),
-    );
-    const rds = await s.next();
-    assert.equal(rds.type_url, RDS);
-    s.send({ type_url: RDS, version_info: rds.version_info, response_nonce: rds.nonce, resource_names: ['9080'] });
-    await s.none(250);
-
-    // A cluster disappears: the CDS response no longer lists it.
-    h2.xds.setSnapshot(v2.derive(5, (_c, type, m) => void (type === 'clusters' && m.delete(REVIEWS_V2))));
-    const cds = await s.next();
-    assert.equal(cds.type_url, CDS);
-    assert.ok(!names(cds).includes(REVIEWS_V2));
-    assert.equal(cds.resources.length, (v1.resources(CLASS, 'clusters')?.size ?? 0) - 1);
-    assert.ok(h2.events.some((e) => e.kind === 'push' && e.snapshotVersion === 5 && typeof e.latencyMs === 'number'));
-  } finally {
-    await h2.close();
-  }
-});
+  },
+);

@@ -25,47 +25,76 @@ async function records(store: LocalStore): Promise<AuditRecord[]> {
   return out;
 }
 
-const statusOf = async (store: LocalStore, nodeId: string) => (await proxyStatuses(store.readAudit(), 'main')).find((p) => p.nodeId === nodeId);
+const statusOf = async (store: LocalStore, nodeId: string) =>
+  (await proxyStatuses(store.readAudit(), 'main')).find((p) => p.nodeId === nodeId);
 
-test('a proxy that ACKed and then disconnected: connect and disconnect audited, status disconnected with its time', { timeout: 30_000 }, async (t) => {
-  const store = new LocalStore(join(tmp.dir, 'store'));
-  await publishSet(store, 'base');
-  const relay = await startRelay({ store, host: '127.0.0.1', port: 0, httpPort: 0, pollMs: 50, auditFlushMs: 50, relayId: 'relay-1', drainTimeoutMs: 1000, log: silentLogger });
-  t.after(() => relay.close());
-  const client = new grpc.Client(`127.0.0.1:${relay.port}`, grpc.credentials.createInsecure());
-  t.after(() => client.close());
-  const cds = XDS_TYPE_URL.clusters;
+test(
+  'a proxy that ACKed and then disconnected: connect and disconnect audited, status disconnected with its time',
+  { timeout: 30_000 },
+  async (t) => {
+    const store = new LocalStore(join(tmp.dir, 'store'));
+    await publishSet(store, 'base');
+    const relay = await startRelay({
+      store,
+      host: '127.0.0.1',
+      port: 0,
+      httpPort: 0,
+      pollMs: 50,
+      auditFlushMs: 50,
+      relayId: 'relay-1',
+      drainTimeoutMs: 1000,
+      log: silentLogger,
+    });
+    t.after(() => relay.close());
+    const client = new grpc.Client(`127.0.0.1:${relay.port}`, grpc.credentials.createInsecure());
+    t.after(() => client.close());
+    const cds = XDS_TYPE_URL.clusters;
 
-  const stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
-  t.after(() => stream.close());
-  stream.send({ node: NODE.productpage, type_url: cds, resource_names: [] });
-  const r1 = await stream.next(5000);
-  stream.send({ node: NODE.productpage, type_url: cds, resource_names: [], version_info: r1.version_info, response_nonce: r1.nonce });
+    const stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
+    t.after(() => stream.close());
+    stream.send({ node: NODE.productpage, type_url: cds, resource_names: [] });
+    const r1 = await stream.next(5000);
+    stream.send({
+      node: NODE.productpage,
+      type_url: cds,
+      resource_names: [],
+      version_info: r1.version_info,
+      response_nonce: r1.nonce,
+    });
 
-  const connected = await eventually(async () => {
-    const p = await statusOf(store, NODE.productpage.id);
-    return p && Object.keys(p.acked).length > 0 ? p : undefined;
-  }, 5000, 'ACK in the audit log');
-  assert.equal(connected.connected, true);
-  assert.match(String(connected.connectedAt), /^\d{4}-\d\d-\d\dT/);
-  assert.equal(connected.disconnectedAt, null);
+    const connected = await eventually(
+      async () => {
+        const p = await statusOf(store, NODE.productpage.id);
+        return p && Object.keys(p.acked).length > 0 ? p : undefined;
+      },
+      5000,
+      'ACK in the audit log',
+    );
+    assert.equal(connected.connected, true);
+    assert.match(String(connected.connectedAt), /^\d{4}-\d\d-\d\dT/);
+    assert.equal(connected.disconnectedAt, null);
 
-  stream.close();
-  const gone = await eventually(async () => {
-    const p = await statusOf(store, NODE.productpage.id);
-    return p && !p.connected ? p : undefined;
-  }, 5000, 'disconnected in the status');
-  assert.ok(gone.disconnectedAt !== null && gone.connectedAt !== null && gone.disconnectedAt >= gone.connectedAt);
-  assert.equal(gone.acked[cds]?.version, r1.version_info, 'what it ACKed is kept');
+    stream.close();
+    const gone = await eventually(
+      async () => {
+        const p = await statusOf(store, NODE.productpage.id);
+        return p && !p.connected ? p : undefined;
+      },
+      5000,
+      'disconnected in the status',
+    );
+    assert.ok(gone.disconnectedAt !== null && gone.connectedAt !== null && gone.disconnectedAt >= gone.connectedAt);
+    assert.equal(gone.acked[cds]?.version, r1.version_info, 'what it ACKed is kept');
 
-  const mine = (await records(store)).filter((r) => r.nodeId === NODE.productpage.id);
-  const connect = mine.find((r) => r.kind === 'connect');
-  const disconnect = mine.find((r) => r.kind === 'disconnect');
-  assert.equal(connect?.relay, 'relay-1');
-  assert.match(connect?.classId ?? '', /^sidecar\/default\//);
-  assert.equal(disconnect?.classId, connect?.classId, 'the disconnect names the class of its stream');
-  assert.equal(disconnect?.detail?.stream, connect?.detail?.stream);
-});
+    const mine = (await records(store)).filter((r) => r.nodeId === NODE.productpage.id);
+    const connect = mine.find((r) => r.kind === 'connect');
+    const disconnect = mine.find((r) => r.kind === 'disconnect');
+    assert.equal(connect?.relay, 'relay-1');
+    assert.match(connect?.classId ?? '', /^sidecar\/default\//);
+    assert.equal(disconnect?.classId, connect?.classId, 'the disconnect names the class of its stream');
+    assert.equal(disconnect?.detail?.stream, connect?.detail?.stream);
+  },
+);
 
 const rec = (at: number, kind: AuditRecord['kind'], stream?: string): AuditRecord => ({
   at: new Date(Date.UTC(2030, 0, 1, 0, 0, at)).toISOString(),
@@ -85,12 +114,16 @@ async function* iterate(list: readonly AuditRecord[]): AsyncIterable<AuditRecord
 }
 
 test('proxyStatuses: a reconnect before the old stream closed stays connected; the last close disconnects', async () => {
-  const [open] = await proxyStatuses(iterate([rec(1, 'connect', 's1'), rec(2, 'ack'), rec(3, 'connect', 's2'), rec(4, 'disconnect', 's1')]));
+  const [open] = await proxyStatuses(
+    iterate([rec(1, 'connect', 's1'), rec(2, 'ack'), rec(3, 'connect', 's2'), rec(4, 'disconnect', 's1')]),
+  );
   assert.equal(open?.connected, true);
   assert.equal(open?.connectedAt, rec(3, 'connect').at);
   assert.equal(open?.disconnectedAt, null);
 
-  const [closed] = await proxyStatuses(iterate([rec(1, 'connect', 's1'), rec(2, 'ack'), rec(3, 'disconnect', 's1'), rec(4, 'ack')]));
+  const [closed] = await proxyStatuses(
+    iterate([rec(1, 'connect', 's1'), rec(2, 'ack'), rec(3, 'disconnect', 's1'), rec(4, 'ack')]),
+  );
   assert.equal(closed?.connected, false, 'a late ACK record does not reopen a closed stream');
   assert.equal(closed?.disconnectedAt, rec(3, 'disconnect').at);
 

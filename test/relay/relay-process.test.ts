@@ -30,7 +30,10 @@ after(() => {
 });
 
 function cli(...args: string[]): Record<string, unknown> {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', RUN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', RUN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout.trim().split('\n').pop() as string) as Record<string, unknown>;
 }
@@ -44,11 +47,35 @@ interface RelayChild {
 }
 
 async function startRelayProcess(store: string, ...extra: string[]): Promise<RelayChild> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', RUN, 'relay', '--store', store, '--port', '0', '--http-port', '0', '--host', '127.0.0.1', '--poll-ms', '100', '--drain-ms', '1000', ...extra], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      RUN,
+      'relay',
+      '--store',
+      store,
+      '--port',
+      '0',
+      '--http-port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--poll-ms',
+      '100',
+      '--drain-ms',
+      '1000',
+      ...extra,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   children.add(child);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const lines: Record<string, unknown>[] = [];
   let buf = '';
   child.stderr?.setEncoding('utf8');
@@ -82,66 +109,98 @@ async function getJson(port: number, path: string): Promise<{ status: number; bo
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-test('boots from the store alone, serves a proxy, refuses a corrupt new version, exits 0 on SIGTERM with the audit flushed', { timeout: 60_000 }, async () => {
-  const store = join(tmp.dir, 'store');
-  assert.equal(cli('compile', ...INPUTS.base, '--store', store, '--quiet').version, 1);
-  const relay = await startRelayProcess(store);
-  const ready = await getJson(relay.httpPort, '/readyz');
-  assert.equal(ready.status, 200);
-  assert.equal(ready.body.version, 1);
+test(
+  'boots from the store alone, serves a proxy, refuses a corrupt new version, exits 0 on SIGTERM with the audit flushed',
+  { timeout: 60_000 },
+  async () => {
+    const store = join(tmp.dir, 'store');
+    assert.equal(cli('compile', ...INPUTS.base, '--store', store, '--quiet').version, 1);
+    const relay = await startRelayProcess(store);
+    const ready = await getJson(relay.httpPort, '/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.version, 1);
 
-  // A proxy connects and ACKs.
-  const client = new grpc.Client(`127.0.0.1:${relay.port}`, grpc.credentials.createInsecure());
-  const stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
-  try {
-    stream.send({ node: NODE.productpage, type_url: XDS_TYPE_URL.clusters, resource_names: [] });
-    const r = await stream.next(5000);
-    stream.send({ node: NODE.productpage, type_url: XDS_TYPE_URL.clusters, resource_names: [], version_info: r.version_info, response_nonce: r.nonce });
+    // A proxy connects and ACKs.
+    const client = new grpc.Client(`127.0.0.1:${relay.port}`, grpc.credentials.createInsecure());
+    const stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
+    try {
+      stream.send({ node: NODE.productpage, type_url: XDS_TYPE_URL.clusters, resource_names: [] });
+      const r = await stream.next(5000);
+      stream.send({
+        node: NODE.productpage,
+        type_url: XDS_TYPE_URL.clusters,
+        resource_names: [],
+        version_info: r.version_info,
+        response_nonce: r.nonce,
+      });
 
-    // Version 2 is published with one of its new objects corrupt (placed before the publish, which
-    // then skips it as present), so the relay never sees a good copy.
-    const local = new LocalStore(store);
-    const bad = newObjects('base', 'reviews50')[0] as string;
-    mkdirSync(dirname(local.objectPath(bad)), { recursive: true });
-    writeFileSync(local.objectPath(bad), 'not the bytes');
-    assert.equal(cli('compile', ...INPUTS.reviews50, '--store', store, '--quiet').version, 2);
-    const snap = await eventually(async () => {
-      const s = (await getJson(relay.httpPort, '/debug/snapshot')).body as { snapshot: { serving?: { version: number }; head?: { version: number }; lastError?: { message: string } } };
-      return s.snapshot.lastError ? s.snapshot : undefined;
-    }, 10_000, 'version 2 refused');
-    assert.equal(snap.serving?.version, 1);
-    assert.equal(snap.head?.version, 2);
-    assert.match(snap.lastError?.message ?? '', /corrupt object/);
-    assert.ok(relay.lines.some((l) => l.event === 'snapshot.refused' && l.version === 2));
-    const proxies = (await getJson(relay.httpPort, '/debug/proxies')).body as { snapshotVersion: number; proxies: { nodeId: string }[] };
-    assert.equal(proxies.snapshotVersion, 1);
-    assert.deepEqual(proxies.proxies.map((p) => p.nodeId), [NODE.productpage.id]);
+      // Version 2 is published with one of its new objects corrupt (placed before the publish, which
+      // then skips it as present), so the relay never sees a good copy.
+      const local = new LocalStore(store);
+      const bad = newObjects('base', 'reviews50')[0] as string;
+      mkdirSync(dirname(local.objectPath(bad)), { recursive: true });
+      writeFileSync(local.objectPath(bad), 'not the bytes');
+      assert.equal(cli('compile', ...INPUTS.reviews50, '--store', store, '--quiet').version, 2);
+      const snap = await eventually(
+        async () => {
+          const s = (await getJson(relay.httpPort, '/debug/snapshot')).body as {
+            snapshot: { serving?: { version: number }; head?: { version: number }; lastError?: { message: string } };
+          };
+          return s.snapshot.lastError ? s.snapshot : undefined;
+        },
+        10_000,
+        'version 2 refused',
+      );
+      assert.equal(snap.serving?.version, 1);
+      assert.equal(snap.head?.version, 2);
+      assert.match(snap.lastError?.message ?? '', /corrupt object/);
+      assert.ok(relay.lines.some((l) => l.event === 'snapshot.refused' && l.version === 2));
+      const proxies = (await getJson(relay.httpPort, '/debug/proxies')).body as {
+        snapshotVersion: number;
+        proxies: { nodeId: string }[];
+      };
+      assert.equal(proxies.snapshotVersion, 1);
+      assert.deepEqual(
+        proxies.proxies.map((p) => p.nodeId),
+        [NODE.productpage.id],
+      );
 
-    // Version 3 is good: served.
-    assert.ok(!compileSet('reviewsV3').snapshot.objects.has(bad));
-    assert.equal(cli('compile', ...INPUTS.reviewsV3, '--store', store, '--quiet').version, 3);
-    await eventually(async () => (await getJson(relay.httpPort, '/readyz')).body.version === 3, 10_000, 'version 3 served');
-  } finally {
-    stream.close();
-    client.close();
-  }
+      // Version 3 is good: served.
+      assert.ok(!compileSet('reviewsV3').snapshot.objects.has(bad));
+      assert.equal(cli('compile', ...INPUTS.reviewsV3, '--store', store, '--quiet').version, 3);
+      await eventually(
+        async () => (await getJson(relay.httpPort, '/readyz')).body.version === 3,
+        10_000,
+        'version 3 served',
+      );
+    } finally {
+      stream.close();
+      client.close();
+    }
 
-  const t0 = Date.now();
-  relay.child.kill('SIGTERM');
-  const exit = await relay.exited;
-  assert.deepEqual(exit, { code: 0, signal: null });
-  assert.ok(Date.now() - t0 < 5000, `exit took ${Date.now() - t0} ms`);
-  assert.ok(relay.lines.some((l) => l.event === 'relay.closed'));
-  // One log shape (src/log.ts): every stderr line is JSON with time, level and a dotted event.
-  assert.deepEqual(relay.lines.filter((l) => 'raw' in l), [], 'no plain-text lines');
-  assertLogLines(relay.lines.map((l) => JSON.stringify(l)).join('\n'));
+    const t0 = Date.now();
+    relay.child.kill('SIGTERM');
+    const exit = await relay.exited;
+    assert.deepEqual(exit, { code: 0, signal: null });
+    assert.ok(Date.now() - t0 < 5000, `exit took ${Date.now() - t0} ms`);
+    assert.ok(relay.lines.some((l) => l.event === 'relay.closed'));
+    // One log shape (src/log.ts): every stderr line is JSON with time, level and a dotted event.
+    assert.deepEqual(
+      relay.lines.filter((l) => 'raw' in l),
+      [],
+      'no plain-text lines',
+    );
+    assertLogLines(relay.lines.map((l) => JSON.stringify(l)).join('\n'));
 
-  const records: AuditRecord[] = [];
-  for await (const r of new LocalStore(store).readAudit()) records.push(r);
-  const ack = records.find((r) => r.kind === 'ack' && r.nodeId === NODE.productpage.id && r.typeUrl === XDS_TYPE_URL.clusters);
-  assert.ok(ack, JSON.stringify(records));
-  assert.equal(ack.snapshotVersion, 1);
-});
+    const records: AuditRecord[] = [];
+    for await (const r of new LocalStore(store).readAudit()) records.push(r);
+    const ack = records.find(
+      (r) => r.kind === 'ack' && r.nodeId === NODE.productpage.id && r.typeUrl === XDS_TYPE_URL.clusters,
+    );
+    assert.ok(ack, JSON.stringify(records));
+    assert.equal(ack.snapshotVersion, 1);
+  },
+);
 
 test('a store missing at boot: not ready, then ready once a version is published', { timeout: 60_000 }, async (t) => {
   const store = join(tmp.dir, 'later');
@@ -155,10 +214,14 @@ test('a store missing at boot: not ready, then ready once a version is published
   assert.match(String(before.body.reason), /no versions yet/);
 
   cli('compile', ...INPUTS.base, '--store', store, '--quiet');
-  const readyBody = await eventually(async () => {
-    const r = await getJson(relay.httpPort, '/readyz');
-    return r.status === 200 ? r.body : undefined;
-  }, 10_000, 'ready');
+  const readyBody = await eventually(
+    async () => {
+      const r = await getJson(relay.httpPort, '/readyz');
+      return r.status === 200 ? r.body : undefined;
+    },
+    10_000,
+    'ready',
+  );
   assert.equal(readyBody.version, 1);
 
   relay.child.kill('SIGINT');
@@ -166,7 +229,10 @@ test('a store missing at boot: not ready, then ready once a version is published
 });
 
 test('bad arguments: usage error, exit 2', { timeout: 30_000 }, () => {
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', RUN, 'relay', '--port', 'abc'], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', RUN, 'relay', '--port', 'abc'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--port: not a number/);
 });

@@ -33,7 +33,11 @@ export function tempDir(prefix = 'meshsnap-relay-'): { dir: string; remove(): vo
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function publishSet(store: LocalStore, name: keyof typeof INPUTS, channel = 'main'): Promise<{ version: number; digest: string }> {
+export async function publishSet(
+  store: LocalStore,
+  name: keyof typeof INPUTS,
+  channel = 'main',
+): Promise<{ version: number; digest: string }> {
   const r = compileSet(name);
   const out = await publishSnapshot(store, channel, r.snapshot, { createdAt: new Date().toISOString() });
   return out.status === 'published' ? { version: out.record.version, digest: out.record.digest } : out.head;
@@ -51,7 +55,11 @@ export function corruptObject(store: LocalStore, digest: string): void {
 }
 
 /** Waits until `check` returns a truthy value (polling), or fails after `ms`. */
-export async function eventually<T>(check: () => T | Promise<T>, ms = 10_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  ms = 10_000,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const until = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -61,7 +69,8 @@ export async function eventually<T>(check: () => T | Promise<T>, ms = 10_000, wh
     } catch (e) {
       last = e;
     }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

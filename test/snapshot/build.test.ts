@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildSnapshot, snapshotCounts } from '../../src/snapshot/build.js';
-import { parseSnapshotContent, snapshotDigest, snapshotDocuments, SNAPSHOT_SCHEMA } from '../../src/snapshot/content.js';
+import {
+  parseSnapshotContent,
+  snapshotDigest,
+  snapshotDocuments,
+  SNAPSHOT_SCHEMA,
+} from '../../src/snapshot/content.js';
 import { digestOf, isDigest } from '../../src/snapshot/digest.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -28,7 +33,11 @@ test('the snapshot digest is the hash of the top document, and objects and docum
   assert.equal(snap.digest, top.digest);
   assert.equal(snap.digest, digestOf(top.bytes));
   for (const d of snap.documents) assert.equal(digestOf(d.bytes), d.digest);
-  assert.deepEqual(snapshotDocuments(snap.content), { digest: snap.digest, documents: snap.documents }, 'the documents are a function of the expanded content');
+  assert.deepEqual(
+    snapshotDocuments(snap.content),
+    { digest: snap.digest, documents: snap.documents },
+    'the documents are a function of the expanded content',
+  );
   for (const [digest, bytes] of snap.objects) assert.equal(digestOf(bytes), digest);
   const digests = [...snap.objects.keys()];
   assert.deepEqual(digests, [...digests].sort());
@@ -37,7 +46,8 @@ test('the snapshot digest is the hash of the top document, and objects and docum
   assert.ok(clusterDigest);
   const decoded = decodeMessage(XDS_TYPE_NAME.clusters, snap.objects.get(clusterDigest) as Uint8Array) as Cluster;
   assert.equal(decoded.name, A);
-  for (const group of Object.values(snap.content.groups)) for (const table of Object.values(group)) for (const d of Object.values(table)) assert.ok(snap.objects.has(d));
+  for (const group of Object.values(snap.content.groups))
+    for (const table of Object.values(group)) for (const d of Object.values(table)) assert.ok(snap.objects.has(d));
 });
 
 test('node:crypto hasher gives the same snapshot as the default hasher', () => {
@@ -53,7 +63,10 @@ test('any change of a resource or of the build info changes the digest', () => {
   (changed.groups.get('endpoints')?.endpoints as Map<string, unknown>).set(A, cla(A, ['10.1.0.1']));
   assert.notEqual(buildSnapshot(changed, INFO).digest, base);
   assert.notEqual(buildSnapshot(sampleOutput(), { ...INFO, inputsDigest: 'sha256:' + '1'.repeat(64) }).digest, base);
-  assert.notEqual(buildSnapshot(sampleOutput(), { ...INFO, compiler: { name: 'meshsnap', version: '9' } }).digest, base);
+  assert.notEqual(
+    buildSnapshot(sampleOutput(), { ...INFO, compiler: { name: 'meshsnap', version: '9' } }).digest,
+    base,
+  );
 });
 
 test('a message object is encoded once, across groups and across builds', () => {
@@ -90,7 +103,14 @@ test('counts are distinct resources per type', () => {
   const counts = snapshotCounts(snap.content);
   // A and B appear in both outbound and grpc-clusters with the same bytes: counted once.
   // two different `virtualInbound` listeners: counted twice.
-  assert.deepEqual(counts, { clusters: 6, endpoints: 3, listeners: 5, routes: 2, classes: 3, objects: snap.objects.size });
+  assert.deepEqual(counts, {
+    clusters: 6,
+    endpoints: 3,
+    listeners: 5,
+    routes: 2,
+    classes: 3,
+    objects: snap.objects.size,
+  });
 });
 
 test('content survives a JSON round trip and is checked when read back', () => {
@@ -99,11 +119,24 @@ test('content survives a JSON round trip and is checked when read back', () => {
   assert.deepEqual(back, snap.content);
   assert.equal(snapshotDigest(back), snap.digest);
   assert.throws(() => parseSnapshotContent({ ...snap.content, schema: 'other' }), /schema/);
-  assert.throws(() => parseSnapshotContent({ ...snap.content, groups: { g: { clusters: { x: 'nope' }, endpoints: {}, listeners: {}, routes: {} } } }), /bad digest/);
+  assert.throws(
+    () =>
+      parseSnapshotContent({
+        ...snap.content,
+        groups: { g: { clusters: { x: 'nope' }, endpoints: {}, listeners: {}, routes: {} } },
+      }),
+    /bad digest/,
+  );
 });
 
 test('classes and selectors are stored sorted and as plain copies', () => {
   const snap = buildSnapshot(reversed(sampleOutput()), INFO);
-  assert.deepEqual(snap.content.classes.map((c) => c.id), ['grpc/default', 'sidecar/default/_', 'sidecar/default/a']);
-  assert.deepEqual(snap.content.selectors.map((s) => s.hostname), ['a.default.svc.cluster.local', 'b.default.svc.cluster.local']);
+  assert.deepEqual(
+    snap.content.classes.map((c) => c.id),
+    ['grpc/default', 'sidecar/default/_', 'sidecar/default/a'],
+  );
+  assert.deepEqual(
+    snap.content.selectors.map((s) => s.hostname),
+    ['a.default.svc.cluster.local', 'b.default.svc.cluster.local'],
+  );
 });

@@ -11,7 +11,15 @@ import type { ProxyClass } from '../../src/compile/types.js';
 import { gc } from '../../src/history/gc.js';
 import { loadServedSnapshot } from '../../src/relay/snapshot/load.js';
 import { SnapshotBuilder, buildSnapshot } from '../../src/snapshot/build.js';
-import { COMPOSITE_MAGIC, compositeBytes, compositeParts, InvalidCompositeError, isComposite, materialize, resourceBytes } from '../../src/snapshot/composite.js';
+import {
+  COMPOSITE_MAGIC,
+  compositeBytes,
+  compositeParts,
+  InvalidCompositeError,
+  isComposite,
+  materialize,
+  resourceBytes,
+} from '../../src/snapshot/composite.js';
 import { digestOf } from '../../src/snapshot/digest.js';
 import { COMPOSITE_ROUTES_MIN_BYTES, ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -30,7 +38,12 @@ const cluster = (i: number): string => `outbound|8080||${host(i)}`;
 function vhost(i: number, clientNs: number | undefined): VirtualHost {
   const own = clientNs === i % NAMESPACES;
   const domains = [host(i), `${host(i)}:8080`, ...(own ? [`svc-${i}`, `svc-${i}:8080`] : [])];
-  return { name: `${host(i)}:8080`, domains, routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: cluster(i), timeout: { seconds: 0 } } }], include_request_attempt_count: true };
+  return {
+    name: `${host(i)}:8080`,
+    domains,
+    routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: cluster(i), timeout: { seconds: 0 } } }],
+    include_request_attempt_count: true,
+  };
 }
 
 /**
@@ -40,16 +53,40 @@ function vhost(i: number, clientNs: number | undefined): VirtualHost {
  */
 function meshOutput(opts: { fresh?: boolean; order?: 'forward' | 'reverse' } = {}) {
   const shared = Array.from({ length: SERVICES }, (_, i) => vhost(i, undefined));
-  const groups: Record<string, TableSpec> = { outbound: { clusters: [...Array.from({ length: SERVICES }, (_, i) => staticCluster(cluster(i))), staticCluster('PassthroughCluster')] } };
+  const groups: Record<string, TableSpec> = {
+    outbound: {
+      clusters: [
+        ...Array.from({ length: SERVICES }, (_, i) => staticCluster(cluster(i))),
+        staticCluster('PassthroughCluster'),
+      ],
+    },
+  };
   const classes: ProxyClass[] = [];
   const namespaces = Array.from({ length: NAMESPACES }, (_, n) => n);
   if (opts.order === 'reverse') namespaces.reverse();
   for (const ns of namespaces) {
-    const vhosts = Array.from({ length: SERVICES }, (_, i) => (i % NAMESPACES === ns ? vhost(i, ns) : opts.fresh ? vhost(i, undefined) : (shared[i] as VirtualHost)));
-    vhosts.push({ name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster' } }] });
-    const rc: RouteConfiguration = { name: '8080', virtual_hosts: vhosts, validate_clusters: { value: false }, ignore_port_in_host_matching: true };
+    const vhosts = Array.from({ length: SERVICES }, (_, i) =>
+      i % NAMESPACES === ns ? vhost(i, ns) : opts.fresh ? vhost(i, undefined) : (shared[i] as VirtualHost),
+    );
+    vhosts.push({
+      name: 'allow_any',
+      domains: ['*'],
+      routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster' } }],
+    });
+    const rc: RouteConfiguration = {
+      name: '8080',
+      virtual_hosts: vhosts,
+      validate_clusters: { value: false },
+      ignore_port_in_host_matching: true,
+    };
     groups[`routes/ns-${ns}`] = { routes: [rc] };
-    classes.push({ id: `sidecar/ns-${ns}/_`, generator: 'sidecar', namespace: `ns-${ns}`, services: [], groups: ['outbound', `routes/ns-${ns}`] });
+    classes.push({
+      id: `sidecar/ns-${ns}/_`,
+      generator: 'sidecar',
+      namespace: `ns-${ns}`,
+      services: [],
+      groups: ['outbound', `routes/ns-${ns}`],
+    });
   }
   return output(groups, classes);
 }
@@ -58,7 +95,14 @@ const plain = (rc: RouteConfiguration): Uint8Array => encodeMessage(TypeName.Rou
 /** Byte equality whatever the Uint8Array subclass (Buffer or not). */
 const sameBytes = (actual: Uint8Array | null | undefined, expected: Uint8Array): void => {
   assert.ok(actual, 'bytes present');
-  assert.equal(Buffer.compare(Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength), Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength)), 0, 'same bytes');
+  assert.equal(
+    Buffer.compare(
+      Buffer.from(actual.buffer, actual.byteOffset, actual.byteLength),
+      Buffer.from(expected.buffer, expected.byteOffset, expected.byteLength),
+    ),
+    0,
+    'same bytes',
+  );
 };
 const served = (objects: ReadonlyMap<string, Uint8Array>, digest: string): Uint8Array => {
   const bytes = objects.get(digest) as Uint8Array;
@@ -89,7 +133,12 @@ test('a large route config is stored as a composite whose parts concatenate to i
   // Namespaces share most chunks: a chunk differs in a namespace only where one of its own services
   // is (each service is "own" in one namespace), so distinct parts stay far below configs × chunks.
   const distinctParts = new Set<string>();
-  for (const [id] of out.groups) if (id.startsWith('routes/')) for (const p of compositeParts(snap.objects.get(snap.content.groups[id]?.routes['8080'] as string) as Uint8Array) as string[]) distinctParts.add(p);
+  for (const [id] of out.groups)
+    if (id.startsWith('routes/'))
+      for (const p of compositeParts(
+        snap.objects.get(snap.content.groups[id]?.routes['8080'] as string) as Uint8Array,
+      ) as string[])
+        distinctParts.add(p);
   assert.ok(distinctParts.size < partsSeen / 2, `${distinctParts.size} distinct parts of ${partsSeen}`);
   assert.equal(snap.counts.routes, NAMESPACES);
   assert.equal(snap.counts.objects, NAMESPACES + SERVICES + 1, 'counts are resources, not parts');
@@ -123,7 +172,10 @@ test('a delta that changes one virtual host stores the changed parts and composi
   assert.equal(delta.digest, buildSnapshot(changed, INFO, { hasher: nodeSha256Hex }).digest);
   const digest = delta.content.groups['routes/ns-1']?.routes['8080'] as string;
   assert.ok(delta.objects.has(digest));
-  assert.ok(delta.objects.size <= 3, `${delta.objects.size} new objects: the composite and the one or two chunks around the change`);
+  assert.ok(
+    delta.objects.size <= 3,
+    `${delta.objects.size} new objects: the composite and the one or two chunks around the change`,
+  );
   const all = new Map([...base.objects, ...delta.objects]);
   sameBytes(served(all, digest), plain(next));
 });
@@ -151,14 +203,18 @@ test('stored composites round-trip through a store, the relay and packs; a corru
 
     // gc keeps the parts a kept composite names (everything is old enough to be collected).
     const t = new Date(Date.now() - 2 * 3_600_000);
-    for (const name of readdirSync(store.root, { recursive: true }) as string[]) if (statSync(join(store.root, name)).isFile()) utimesSync(join(store.root, name), t, t);
+    for (const name of readdirSync(store.root, { recursive: true }) as string[])
+      if (statSync(join(store.root, name)).isFile()) utimesSync(join(store.root, name), t, t);
     await gc({ store, channel: 'main', actor: 'test', now: () => new Date(), hasher: nodeSha256Hex }, { keep: 1 });
     sameBytes(await resourceBytes((d) => store.getObject(d), digest), want);
 
     // Bit rot in one part: reading the resource fails rather than serve different bytes.
     const part = (compositeParts((await store.getObject(digest)) as Uint8Array) as string[])[3] as string;
     writeFileSync(store.objectPath(part), 'bit rot');
-    await assert.rejects(resourceBytes((d) => store.getObject(d), digest), CorruptObjectError);
+    await assert.rejects(
+      resourceBytes((d) => store.getObject(d), digest),
+      CorruptObjectError,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -176,7 +232,10 @@ test('composite form: plain bytes pass through, malformed composites and missing
   assert.equal(await materialize(read, digestOf(a), a), a);
   const both = compositeBytes([digestOf(a), digestOf(b), digestOf(a)]);
   assert.deepEqual([...both.subarray(0, COMPOSITE_MAGIC.length)], [...COMPOSITE_MAGIC]);
-  sameBytes(await materialize(read, digestOf(both), both), Uint8Array.of(0x0a, 0x01, 0x41, 0x12, 0x00, 0x0a, 0x01, 0x41));
+  sameBytes(
+    await materialize(read, digestOf(both), both),
+    Uint8Array.of(0x0a, 0x01, 0x41, 0x12, 0x00, 0x0a, 0x01, 0x41),
+  );
   assert.throws(() => compositeParts(both.subarray(0, both.length - 1)), InvalidCompositeError);
   const missing = compositeBytes([digestOf(Uint8Array.of(1))]);
   await assert.rejects(materialize(read, digestOf(missing), missing), /is missing/);

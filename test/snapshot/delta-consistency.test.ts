@@ -21,28 +21,43 @@ function mesh(services: number, ip = (i: number) => `10.0.${i}.1`): CompileOutpu
     clusters.push(edsCluster(name(i)));
     endpoints.push(cla(name(i), [ip(i)]));
   }
-  return output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
+  return output({ c: { clusters }, e: { endpoints } }, [
+    { id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] },
+  ]);
 }
 
 /** The builder's consistency index (src/snapshot/build/delta-consistency.ts), undefined until built. */
-const indexOf = (b: SnapshotBuilder): unknown => (b as unknown as { consistency: { index: unknown } }).consistency.index;
+const indexOf = (b: SnapshotBuilder): unknown =>
+  (b as unknown as { consistency: { index: unknown } }).consistency.index;
 
 test('endpoint deltas need no consistency index; a delta that could break consistency is still checked', () => {
   const builder = new SnapshotBuilder(INFO, { hasher: nodeSha256Hex });
   builder.build(mesh(20));
   const moved = builder.applyDelta({ e: { endpoints: { upserts: new Map([[name(3), cla(name(3), ['10.9.9.9'])]]) } } });
   assert.equal(indexOf(builder), undefined, 'no index built for an endpoint change');
-  assert.equal(moved.digest, buildSnapshot(mesh(20, (i) => (i === 3 ? '10.9.9.9' : `10.0.${i}.1`)), INFO, { hasher: nodeSha256Hex }).digest);
+  assert.equal(
+    moved.digest,
+    buildSnapshot(
+      mesh(20, (i) => (i === 3 ? '10.9.9.9' : `10.0.${i}.1`)),
+      INFO,
+      { hasher: nodeSha256Hex },
+    ).digest,
+  );
 
   // Deleting an assignment a cluster needs: refused, and the builder stays where it was.
   assert.throws(
     () => builder.applyDelta({ e: { endpoints: { deletes: [name(5)] } } }),
-    (e: unknown) => e instanceof InconsistentSnapshotError && e.problems.some((p) => p.code === 'missing-endpoints' && p.ref === name(5)),
+    (e: unknown) =>
+      e instanceof InconsistentSnapshotError &&
+      e.problems.some((p) => p.code === 'missing-endpoints' && p.ref === name(5)),
   );
   assert.equal(builder.snapshot?.digest, moved.digest);
 
   // A new name (could be a duplicate) builds the index; deleting the cluster with its assignment is fine.
-  const next = builder.applyDelta({ c: { clusters: { deletes: [name(5)] } }, e: { endpoints: { deletes: [name(5)] } } });
+  const next = builder.applyDelta({
+    c: { clusters: { deletes: [name(5)] } },
+    e: { endpoints: { deletes: [name(5)] } },
+  });
   assert.notEqual(next.digest, moved.digest);
   assert.ok(indexOf(builder) !== undefined);
 });

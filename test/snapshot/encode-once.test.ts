@@ -11,15 +11,41 @@ test('buildSnapshot of ~50k resources encodes each resource once; a warm encoder
   const names = Array.from({ length: services }, (_, i) => `outbound|8080||svc${i}.ns${i % 50}.svc.cluster.local`);
   const groups: Parameters<typeof output>[0] = {
     outbound: { clusters: names.map((n) => edsCluster(n)) },
-    endpoints: { endpoints: names.map((n, i) => cla(n, [`10.${(i >> 8) & 255}.${i & 255}.1`, `10.${(i >> 8) & 255}.${i & 255}.2`])) },
-    'outbound-listeners': { listeners: Array.from({ length: 250 }, (_, p) => httpListener(`0.0.0.0_${8000 + p}`, 8000 + p, String(8000 + p))) },
+    endpoints: {
+      endpoints: names.map((n, i) =>
+        cla(n, [`10.${(i >> 8) & 255}.${i & 255}.1`, `10.${(i >> 8) & 255}.${i & 255}.2`]),
+      ),
+    },
+    'outbound-listeners': {
+      listeners: Array.from({ length: 250 }, (_, p) => httpListener(`0.0.0.0_${8000 + p}`, 8000 + p, String(8000 + p))),
+    },
   };
   const classes = [];
   for (let ns = 0; ns < 50; ns++) {
-    groups[`routes/ns${ns}`] = { routes: Array.from({ length: 250 }, (_, p) => routeConfig(String(8000 + p), [names[(ns * 250 + p) % services] as string])) };
-    groups[`grpc/ns${ns}`] = { routes: Array.from({ length: 250 }, (_, p) => routeConfig(`svc${p}.ns${ns}.svc.cluster.local:8080`, [names[(ns * 250 + p) % services] as string])) };
-    classes.push({ id: `sidecar/ns${ns}/_`, generator: 'sidecar' as const, namespace: `ns${ns}`, services: [], groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/ns${ns}`] });
-    classes.push({ id: `grpc/ns${ns}`, generator: 'grpc' as const, namespace: `ns${ns}`, services: [], groups: ['outbound', 'endpoints', `grpc/ns${ns}`] });
+    groups[`routes/ns${ns}`] = {
+      routes: Array.from({ length: 250 }, (_, p) =>
+        routeConfig(String(8000 + p), [names[(ns * 250 + p) % services] as string]),
+      ),
+    };
+    groups[`grpc/ns${ns}`] = {
+      routes: Array.from({ length: 250 }, (_, p) =>
+        routeConfig(`svc${p}.ns${ns}.svc.cluster.local:8080`, [names[(ns * 250 + p) % services] as string]),
+      ),
+    };
+    classes.push({
+      id: `sidecar/ns${ns}/_`,
+      generator: 'sidecar' as const,
+      namespace: `ns${ns}`,
+      services: [],
+      groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/ns${ns}`],
+    });
+    classes.push({
+      id: `grpc/ns${ns}`,
+      generator: 'grpc' as const,
+      namespace: `ns${ns}`,
+      services: [],
+      groups: ['outbound', 'endpoints', `grpc/ns${ns}`],
+    });
   }
   const out = output(groups, classes);
   let total = 0;

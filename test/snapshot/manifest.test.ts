@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isValidChannel, parseVersionRecord, versionHistory, versionRecord, type VersionDraft, type VersionRecord } from '../../src/snapshot/manifest.js';
+import {
+  isValidChannel,
+  parseVersionRecord,
+  versionHistory,
+  versionRecord,
+  type VersionDraft,
+  type VersionRecord,
+} from '../../src/snapshot/manifest.js';
 
 const draft: VersionDraft = {
   digest: 'sha256:' + 'a'.repeat(64),
@@ -29,13 +36,23 @@ test('malformed records are rejected', () => {
 
 test('channel names must be safe path segments', () => {
   for (const ok of ['prod', 'team-a.staging', 'v1_2']) assert.ok(isValidChannel(ok), ok);
-  for (const bad of ['', '../x', 'a/b', '.hidden', 'a..b', 'x'.repeat(200)]) assert.equal(isValidChannel(bad), false, bad);
+  for (const bad of ['', '../x', 'a/b', '.hidden', 'a..b', 'x'.repeat(200)])
+    assert.equal(isValidChannel(bad), false, bad);
 });
 
 test('history follows parents newest first and stops at a gap', async () => {
   const records = new Map<number, VersionRecord>([1, 2, 3, 5].map((n) => [n, versionRecord('c', n, draft)]));
   const get = async (n: number) => records.get(n) ?? null;
-  assert.deepEqual((await versionHistory(get, records.get(3) as VersionRecord)).map((r) => r.version), [3, 2, 1]);
-  assert.deepEqual((await versionHistory(get, records.get(5) as VersionRecord)).map((r) => r.version), [5]);
-  assert.deepEqual((await versionHistory(get, records.get(3) as VersionRecord, 2)).map((r) => r.version), [3, 2]);
+  assert.deepEqual(
+    (await versionHistory(get, records.get(3) as VersionRecord)).map((r) => r.version),
+    [3, 2, 1],
+  );
+  assert.deepEqual(
+    (await versionHistory(get, records.get(5) as VersionRecord)).map((r) => r.version),
+    [5],
+  );
+  assert.deepEqual(
+    (await versionHistory(get, records.get(3) as VersionRecord, 2)).map((r) => r.version),
+    [3, 2],
+  );
 });

@@ -12,7 +12,13 @@ import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../../sr
 import { emptyTable } from '../../src/compile/types.js';
 import { compile } from '../../src/compile/index.js';
 import { compileTexts } from '../../src/pipeline.js';
-import { buildSnapshot, SnapshotBuilder, type BuiltSnapshot, type SnapshotDelta, type TypeDelta } from '../../src/snapshot/build.js';
+import {
+  buildSnapshot,
+  SnapshotBuilder,
+  type BuiltSnapshot,
+  type SnapshotDelta,
+  type TypeDelta,
+} from '../../src/snapshot/build.js';
 import { canonicalJson } from '../../src/canonical-json.js';
 import { checkConsistency, InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { MissingDocumentError, snapshotDocuments } from '../../src/snapshot/content.js';
@@ -35,11 +41,16 @@ function prng(seed: number): () => number {
 }
 
 /** A deep-enough copy of an output: new maps, same message objects. */
-function copyOutput(out: CompileOutput): { groups: Map<GroupId, ResourceTable>; classes: readonly ProxyClass[]; selectors: CompileOutput['selectors'] } {
+function copyOutput(out: CompileOutput): {
+  groups: Map<GroupId, ResourceTable>;
+  classes: readonly ProxyClass[];
+  selectors: CompileOutput['selectors'];
+} {
   const groups = new Map<GroupId, ResourceTable>();
   for (const [id, t] of out.groups) {
     const c = emptyTable();
-    for (const type of XDS_TYPES) for (const [n, m] of t[type] as Map<string, object>) (c[type] as Map<string, object>).set(n, m);
+    for (const type of XDS_TYPES)
+      for (const [n, m] of t[type] as Map<string, object>) (c[type] as Map<string, object>).set(n, m);
     groups.set(id, c);
   }
   return { groups, classes: out.classes, selectors: out.selectors };
@@ -83,21 +94,30 @@ function randomDelta(out: ReturnType<typeof copyOutput>, rand: () => number, ste
     const g = pick(listenerGroups);
     of(g, 'listeners').deletes.add(pick([...(out.groups.get(g)?.listeners.keys() ?? [])]));
   }
-  if (rand() < 0.2) (delta[`extra-group-${step}`] ??= {}).clusters = { upserts: new Map([[`c${step}`, staticCluster(`c${step}`)]]), deletes: new Set() };
+  if (rand() < 0.2)
+    (delta[`extra-group-${step}`] ??= {}).clusters = {
+      upserts: new Map([[`c${step}`, staticCluster(`c${step}`)]]),
+      deletes: new Set(),
+    };
   const extraGroups = [...out.groups.keys()].filter((g) => g.startsWith('extra-group-'));
   if (extraGroups.length && rand() < 0.2) (delta as Record<GroupId, unknown>)[pick(extraGroups)] = null;
   return delta as unknown as SnapshotDelta;
 }
 
 function assertSameAsFull(got: BuiltSnapshot, out: CompileOutput, before: Set<string>, what: string): BuiltSnapshot {
-  const full = buildSnapshot(out, { inputsDigest: got.inputsDigest, compiler: got.compiler }, { hasher: nodeSha256Hex });
+  const full = buildSnapshot(
+    out,
+    { inputsDigest: got.inputsDigest, compiler: got.compiler },
+    { hasher: nodeSha256Hex },
+  );
   assert.equal(got.digest, full.digest, what);
   assert.deepEqual(got.counts, full.counts, what);
   assert.deepEqual(got.content, full.content, what);
   const fullDocs = new Set(full.documents.map((d) => d.digest));
   for (const d of got.documents) assert.ok(fullDocs.has(d.digest), `${what}: a delta document is in the full build`);
   const have = new Set([...before, ...got.documents.map((d) => d.digest)]);
-  for (const d of fullDocs) assert.ok(have.has(d), `${what}: every document of the full build is old or written by the delta`);
+  for (const d of fullDocs)
+    assert.ok(have.has(d), `${what}: every document of the full build is old or written by the delta`);
   for (const d of got.objects.keys()) assert.ok(full.objects.has(d), `${what}: a new object is in the full build`);
   return full;
 }
@@ -124,12 +144,19 @@ function randomDeltas(base: CompileOutput, seed: number, steps: number): void {
 }
 
 const bookinfo = (): CompileOutput => {
-  const r = compileTexts([{ file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') }], { hasher: nodeSha256Hex });
+  const r = compileTexts([{ file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') }], {
+    hasher: nodeSha256Hex,
+  });
   return compile(r.inputs).output;
 };
 
 test('leaf and node texts are canonical JSON; the depth follows the size', () => {
-  const t = TableTree.of(Array.from({ length: 100 }, (_, i) => [`outbound|80||s${i}.ns.svc.cluster.local`, `sha256:${String(i % 10).repeat(64)}`] as const));
+  const t = TableTree.of(
+    Array.from(
+      { length: 100 },
+      (_, i) => [`outbound|80||s${i}.ns.svc.cluster.local`, `sha256:${String(i % 10).repeat(64)}`] as const,
+    ),
+  );
   const sink = new DocumentSink(nodeSha256Hex);
   t.commit(sink);
   for (const d of sink.documents.values()) {
@@ -174,16 +201,29 @@ test('contents of deltas nobody read, read later and in any order, equal full bu
     for (let step = 0; step < 75; step++) {
       const delta = randomDelta(current, rand, step);
       applyToOutput(current, delta);
-      steps.push({ snap: builder.applyDelta(delta, { inputsDigest: `sha256:${step.toString(16).padStart(64, '0')}` }), out: copyOutput(current) });
+      steps.push({
+        snap: builder.applyDelta(delta, { inputsDigest: `sha256:${step.toString(16).padStart(64, '0')}` }),
+        out: copyOutput(current),
+      });
     }
     // Newest first, then older ones out of order (some inside an already computed stretch).
     const order = [74, 3, 40, 33, 0, 73, 10, 64, 65];
     for (const i of order) {
       const { snap, out } = steps[i]!;
-      const full = buildSnapshot(out, { inputsDigest: snap.inputsDigest, compiler: snap.compiler }, { hasher: nodeSha256Hex });
+      const full = buildSnapshot(
+        out,
+        { inputsDigest: snap.inputsDigest, compiler: snap.compiler },
+        { hasher: nodeSha256Hex },
+      );
       assert.deepEqual(snap.content, full.content, `seed ${seed} step ${i}`);
       assert.deepEqual(Object.keys(snap.content.groups), Object.keys(full.content.groups), 'groups in order');
-      for (const [id, g] of Object.entries(full.content.groups)) for (const type of XDS_TYPES) assert.deepEqual(Object.keys(snap.content.groups[id]![type]), Object.keys(g[type]), `seed ${seed} step ${i}: ${id}/${type} names in order`);
+      for (const [id, g] of Object.entries(full.content.groups))
+        for (const type of XDS_TYPES)
+          assert.deepEqual(
+            Object.keys(snap.content.groups[id]![type]),
+            Object.keys(g[type]),
+            `seed ${seed} step ${i}: ${id}/${type} names in order`,
+          );
       assert.deepEqual(snapshotDocuments(snap.content, nodeSha256Hex).digest, snap.digest);
     }
   }
@@ -197,7 +237,11 @@ test('an inconsistent delta is refused and leaves the builder at the last snapsh
     { 'routes/default': { routes: { deletes: [route] } } }, // a listener's RDS name
     { endpoints: { endpoints: { deletes: ['outbound|9080||a.default.svc.cluster.local'] } } }, // an EDS cluster's CLA
     { outbound: { clusters: { upserts: new Map([['x', edsCluster('x', 'no-such-cla')]]) } } }, // a reference to nothing
-    { 'inbound/default/a': { clusters: { upserts: new Map([['BlackHoleCluster', staticCluster('BlackHoleCluster')]]) } } }, // a duplicate in a class
+    {
+      'inbound/default/a': {
+        clusters: { upserts: new Map([['BlackHoleCluster', staticCluster('BlackHoleCluster')]]) },
+      },
+    }, // a duplicate in a class
     { 'inbound/default/a': null }, // a group classes use
   ];
   for (const delta of cases) {
@@ -207,12 +251,25 @@ test('an inconsistent delta is refused and leaves the builder at the last snapsh
     assert.ok(expected.length > 0);
     assert.throws(
       () => builder.applyDelta(delta),
-      (e: unknown) => e instanceof InconsistentSnapshotError && expected.every((x) => e.problems.some((p) => `${p.classId} ${p.code} ${p.ref ?? p.name}` === x)),
+      (e: unknown) =>
+        e instanceof InconsistentSnapshotError &&
+        expected.every((x) => e.problems.some((p) => `${p.classId} ${p.code} ${p.ref ?? p.name}` === x)),
     );
     assert.equal(builder.snapshot, first);
   }
   // and the builder still works
-  const ok = builder.applyDelta({ endpoints: { endpoints: { upserts: new Map([['outbound|9080||a.default.svc.cluster.local', cla('outbound|9080||a.default.svc.cluster.local', ['10.1.0.7'])]]) } } });
+  const ok = builder.applyDelta({
+    endpoints: {
+      endpoints: {
+        upserts: new Map([
+          [
+            'outbound|9080||a.default.svc.cluster.local',
+            cla('outbound|9080||a.default.svc.cluster.local', ['10.1.0.7']),
+          ],
+        ]),
+      },
+    },
+  });
   assert.notEqual(ok.digest, first.digest);
 });
 
@@ -238,7 +295,10 @@ test('a tree round-trips through the local store; corrupt and missing documents 
   const name = [...(builder.output().groups.get('endpoints')?.endpoints.keys() ?? [])][0] as string;
   const two = builder.applyDelta({ endpoints: { endpoints: { upserts: new Map([[name, cla(name, ['10.3.3.3'])]]) } } });
   // a delta cannot go to a store without its base
-  await assert.rejects(publishSnapshot(new LocalStore(tempStoreDir()), 'c', two, { createdAt: '2025-01-01T00:00:00.000Z' }), MissingBaseError);
+  await assert.rejects(
+    publishSnapshot(new LocalStore(tempStoreDir()), 'c', two, { createdAt: '2025-01-01T00:00:00.000Z' }),
+    MissingBaseError,
+  );
   const published = await publishSnapshot(store, 'c', two, { createdAt: '2025-01-01T00:00:00.000Z' });
   assert.ok(published.status === 'published');
   assert.equal(published.record.digest, two.digest);
@@ -251,7 +311,11 @@ test('a tree round-trips through the local store; corrupt and missing documents 
   const path = store.documentPath(leaf.digest);
   writeFileSync(path, readFileSync(path, 'utf8').replace('"sha256:', '"sha256:0'));
   await assert.rejects(new LocalStore(root).getSnapshot(two.digest), CorruptObjectError);
-  assert.deepEqual(await new LocalStore(root).getSnapshot(one.digest), one.content, 'the first version does not use that leaf');
+  assert.deepEqual(
+    await new LocalStore(root).getSnapshot(one.digest),
+    one.content,
+    'the first version does not use that leaf',
+  );
   unlinkSync(path);
   await assert.rejects(new LocalStore(root).getSnapshot(two.digest), MissingDocumentError);
   rmSync(join(root, '..'), { recursive: true, force: true });
@@ -267,10 +331,14 @@ test('storage grows with the change: one endpoint at 1k services writes a few KB
   const biggest = Math.max(...state.snapshot.documents.map((d) => d.bytes.byteLength));
   const endpoints = builderEndpoints(state.output);
   const name = endpoints[Math.floor(endpoints.length / 2)] as string;
-  const next = state.builder.applyDelta({ endpoints: { endpoints: { upserts: new Map([[name, cla(name, ['10.250.0.1', '10.250.0.2'])]]) } } });
+  const next = state.builder.applyDelta({
+    endpoints: { endpoints: { upserts: new Map([[name, cla(name, ['10.250.0.1', '10.250.0.2'])]]) } },
+  });
   const second = await publishSnapshot(store, 'c', next, { createdAt: '2025-01-01T00:00:00.000Z' });
   assert.ok(second.status === 'published');
-  console.log(`# first publish ${first.bytesWritten} B in ${first.documentsWritten} documents (largest ${biggest} B); one endpoint: ${second.bytesWritten} B in ${second.documentsWritten} documents + ${second.objectsWritten} object`);
+  console.log(
+    `# first publish ${first.bytesWritten} B in ${first.documentsWritten} documents (largest ${biggest} B); one endpoint: ${second.bytesWritten} B in ${second.documentsWritten} documents + ${second.objectsWritten} object`,
+  );
   assert.equal(second.objectsWritten, 1);
   assert.ok(second.documentsWritten <= 10, `${second.documentsWritten} documents`);
   assert.ok(second.bytesWritten < 32 * 1024, `${second.bytesWritten} bytes`); // tree documents + the version record (which lists diagnostics)
@@ -291,9 +359,21 @@ test('the consistency check accepts 100 and 1000 classes sharing big groups, eac
     const classes: ProxyClass[] = [];
     for (let c = 0; c < classCount; c++) {
       groups[`inbound/${c}`] = { clusters: [staticCluster('inbound|80||'), staticCluster(`inbound|${c}||`)] };
-      classes.push({ id: `sidecar/ns/${c}`, generator: 'sidecar', namespace: 'ns', services: [], groups: ['outbound', 'endpoints', `inbound/${c}`] });
+      classes.push({
+        id: `sidecar/ns/${c}`,
+        generator: 'sidecar',
+        namespace: 'ns',
+        services: [],
+        groups: ['outbound', 'endpoints', `inbound/${c}`],
+      });
     }
-    classes.push({ id: 'grpc/ns', generator: 'grpc', namespace: 'ns', services: [], groups: ['grpc-clusters', 'endpoints'] });
+    classes.push({
+      id: 'grpc/ns',
+      generator: 'grpc',
+      namespace: 'ns',
+      services: [],
+      groups: ['grpc-clusters', 'endpoints'],
+    });
     return output(groups, classes);
   };
   const small = make(100);

@@ -25,21 +25,32 @@ function counting(store: SnapshotStore): { store: SnapshotStore; calls: Map<stri
 }
 
 for (const services of [50, 1000]) {
-  test(`cold start at ${services} services after 25 versions: only the record and ≤ ${MAX_PACKS} packs are read`, { timeout: 60_000 }, async () => {
-    const root = tempStoreDir();
-    const writer = new LocalStore(root);
-    for (let rev = 1; rev <= 25; rev++) await publishSnapshot(writer, 'main', meshSnapshot(services, rev, rev % 8 === 0 ? 20 : 2), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
-    const { store, calls } = counting(new LocalStore(root));
-    const head = await store.readChannel('main');
-    assert.ok(head);
-    calls.clear();
-    const loaded = await loadServedSnapshot(store, 'main', head);
-    assert.equal(loaded.digest, head.digest);
-    assert.equal(calls.get('getVersion'), 1);
-    assert.ok((calls.get('getObject') ?? 0) <= MAX_PACKS, `packs read: ${calls.get('getObject')}`);
-    assert.equal(calls.get('getDocument') ?? 0, 0);
-    assert.equal(calls.get('getSnapshot') ?? 0, 0);
-    assert.equal([...calls.values()].reduce((a, b) => a + b, 0), 1 + (calls.get('getObject') ?? 0));
-    assert.deepEqual(loaded.content, await writer.getSnapshot(head.digest));
-  });
+  test(
+    `cold start at ${services} services after 25 versions: only the record and ≤ ${MAX_PACKS} packs are read`,
+    { timeout: 60_000 },
+    async () => {
+      const root = tempStoreDir();
+      const writer = new LocalStore(root);
+      for (let rev = 1; rev <= 25; rev++)
+        await publishSnapshot(writer, 'main', meshSnapshot(services, rev, rev % 8 === 0 ? 20 : 2), {
+          createdAt: CREATED_AT,
+          hasher: nodeSha256Hex,
+        });
+      const { store, calls } = counting(new LocalStore(root));
+      const head = await store.readChannel('main');
+      assert.ok(head);
+      calls.clear();
+      const loaded = await loadServedSnapshot(store, 'main', head);
+      assert.equal(loaded.digest, head.digest);
+      assert.equal(calls.get('getVersion'), 1);
+      assert.ok((calls.get('getObject') ?? 0) <= MAX_PACKS, `packs read: ${calls.get('getObject')}`);
+      assert.equal(calls.get('getDocument') ?? 0, 0);
+      assert.equal(calls.get('getSnapshot') ?? 0, 0);
+      assert.equal(
+        [...calls.values()].reduce((a, b) => a + b, 0),
+        1 + (calls.get('getObject') ?? 0),
+      );
+      assert.deepEqual(loaded.content, await writer.getSnapshot(head.digest));
+    },
+  );
 }

@@ -46,7 +46,10 @@ test('20 parallel publishes get distinct, gap-free versions and readers never se
 test('two processes publishing at once never get the same version', async () => {
   const root = tempStoreDir();
   const worker = join(fileURLToPath(new URL('.', import.meta.url)), 'publish-worker.js');
-  const [a, b] = await Promise.all([run(process.execPath, [worker, root, 'shared', '100', '10']), run(process.execPath, [worker, root, 'shared', '200', '10'])]);
+  const [a, b] = await Promise.all([
+    run(process.execPath, [worker, root, 'shared', '100', '10']),
+    run(process.execPath, [worker, root, 'shared', '200', '10']),
+  ]);
   const got = [...(JSON.parse(a.stdout) as number[]), ...(JSON.parse(b.stdout) as number[])].sort((x, y) => x - y);
   assert.deepEqual(got, range(20));
   const store = new LocalStore(root);

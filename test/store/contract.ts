@@ -10,7 +10,12 @@ import type { AuditRecord } from '../../src/snapshot/audit.js';
 import { digestOf } from '../../src/snapshot/digest.js';
 import { MAX_PACKS, loadSnapshotPacked } from '../../src/snapshot/store/packs.js';
 import { publishSnapshot } from '../../src/snapshot/store/publish.js';
-import { CorruptObjectError, DigestMismatchError, InvalidDigestError, type SnapshotStore } from '../../src/snapshot/store/store.js';
+import {
+  CorruptObjectError,
+  DigestMismatchError,
+  InvalidDigestError,
+  type SnapshotStore,
+} from '../../src/snapshot/store/store.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gc } from '../../src/history/gc.js';
 import { tag } from '../../src/history/tag.js';
@@ -47,16 +52,24 @@ const hex = (digest: string): string => digest.slice('sha256:'.length);
 const RACERS = 8;
 
 export function runStoreContract(target: ContractTarget): void {
-  const withStore = (name: string, fn: (s: OpenedStore) => Promise<void>, opts: { skip?: string | false; freshenAfterMs?: number } = {}) =>
+  const withStore = (
+    name: string,
+    fn: (s: OpenedStore) => Promise<void>,
+    opts: { skip?: string | false; freshenAfterMs?: number } = {},
+  ) =>
     test(name, { timeout: 120_000, ...(opts.skip ? { skip: opts.skip } : {}) }, async () => {
-      const opened = await target.open(opts.freshenAfterMs !== undefined ? { freshenAfterMs: opts.freshenAfterMs } : {});
+      const opened = await target.open(
+        opts.freshenAfterMs !== undefined ? { freshenAfterMs: opts.freshenAfterMs } : {},
+      );
       try {
         await fn(opened);
       } finally {
         await opened.close?.();
       }
     });
-  const needsConditional = target.conditional ? false : `${target.name} ignores If-None-Match/If-Match: conditional writes cannot be proven on it`;
+  const needsConditional = target.conditional
+    ? false
+    : `${target.name} ignores If-None-Match/If-Match: conditional writes cannot be proven on it`;
 
   describe(`SnapshotStore contract: ${target.name}`, () => {
     withStore('objects: create-only, verified reads, refused mismatches', async ({ store, rawPut }) => {
@@ -85,7 +98,11 @@ export function runStoreContract(target: ContractTarget): void {
       const d = snap.documents[0];
       assert.ok(d);
       assert.deepEqual(plain(await store.getDocument(d.digest)), plain(d.bytes));
-      assert.deepEqual(await store.putDocuments(new Map([[d.digest, d.bytes]])), [], 'an existing document is not written again');
+      assert.deepEqual(
+        await store.putDocuments(new Map([[d.digest, d.bytes]])),
+        [],
+        'an existing document is not written again',
+      );
       await assert.rejects(store.putDocuments(new Map([[d.digest, utf8.encode('{}')]])), DigestMismatchError);
       assert.equal(await store.getSnapshot(digestOf(utf8.encode('absent'))), null);
     });
@@ -94,10 +111,16 @@ export function runStoreContract(target: ContractTarget): void {
       assert.equal(await store.readChannel('main'), null);
       assert.deepEqual(await store.listVersions('main'), []);
       for (const n of range(3)) {
-        const r = await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+        const r = await publishSnapshot(store, 'main', nthSnapshot(n), {
+          createdAt: CREATED_AT,
+          hasher: nodeSha256Hex,
+        });
         assert.equal(r.status === 'published' && r.record.version, n);
       }
-      assert.equal((await publishSnapshot(store, 'main', nthSnapshot(3), { createdAt: CREATED_AT })).status, 'unchanged');
+      assert.equal(
+        (await publishSnapshot(store, 'main', nthSnapshot(3), { createdAt: CREATED_AT })).status,
+        'unchanged',
+      );
       assert.deepEqual(await store.listVersions('main'), [3, 2, 1]);
       assert.deepEqual(await store.readChannel('main'), { version: 3, digest: nthSnapshot(3).digest });
       const v2 = await store.getVersion('main', 2);
@@ -108,7 +131,17 @@ export function runStoreContract(target: ContractTarget): void {
     });
 
     withStore('audit: batches append and read back in order, since filters', async ({ store }) => {
-      const rec = (at: string, nodeId: string): AuditRecord => ({ at, kind: 'ack', relay: 'r1', channel: 'main', nodeId, classId: 'c', typeUrl: 't', version: 'v', snapshotVersion: 1 });
+      const rec = (at: string, nodeId: string): AuditRecord => ({
+        at,
+        kind: 'ack',
+        relay: 'r1',
+        channel: 'main',
+        nodeId,
+        classId: 'c',
+        typeUrl: 't',
+        version: 'v',
+        snapshotVersion: 1,
+      });
       await store.appendAudit([]);
       await store.appendAudit([rec('2025-01-01T00:00:00.000Z', 'a'), rec('2025-01-01T00:00:01.000Z', 'b')]);
       await store.appendAudit([rec('2025-01-02T00:00:00.000Z', 'c')]);
@@ -120,128 +153,172 @@ export function runStoreContract(target: ContractTarget): void {
       assert.deepEqual(since, ['b', 'c']);
     });
 
-    withStore('packs: every version loads from ≤ 8 packs and nothing else, identical to the tree', async ({ store }) => {
-      let sinceCheckpoint = 0;
-      const { services, versions } = target.scale ?? { services: 200, versions: 30 };
-      for (const rev of range(versions)) {
-        // Mostly one-service changes, with a few bigger ones.
-        const snap = meshSnapshot(services, rev, rev % 10 === 0 ? Math.ceil(services / 7) : 1);
-        const res = await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
-        assert.equal(res.status, 'published');
-        const record = res.status === 'published' ? res.record : undefined;
-        assert.ok(record?.packs, 'the record names its packs');
-        assert.ok(1 + record.packs.deltas.length <= MAX_PACKS, `${1 + record.packs.deltas.length} packs`);
-        sinceCheckpoint = record.packs.deltas.reduce((n, p) => n + p.bytes, 0);
-        assert.ok(sinceCheckpoint <= 0.5 * record.packs.checkpoint.bytes + 1);
-        const loaded = await loadSnapshotPacked(store, record, nodeSha256Hex);
-        assert.ok(loaded);
-        assert.equal(loaded.fallbackReads, 0, `version ${rev}: everything came from the packs`);
-        assert.deepEqual(loaded.content, snap.content);
-        for (const [d, b] of snap.objects) assert.deepEqual(plain(loaded.objects.get(d)), plain(b));
-      }
-    });
-
-    withStore('concurrent writers on one channel get distinct versions; the head ends on the newest', async ({ store }) => {
-      const results = await Promise.all(range(RACERS).map((n) => publishSnapshot(store, 'race', nthSnapshot(100 + n), { createdAt: CREATED_AT })));
-      const versions = results.map((r) => (r.status === 'published' ? r.record.version : -1)).sort((a, b) => a - b);
-      assert.deepEqual(versions, range(RACERS));
-      assert.deepEqual(await store.listVersions('race'), range(RACERS).reverse());
-      const head = await store.readChannel('race');
-      assert.equal(head?.version, RACERS);
-      const digests = new Set<string>();
-      for (const v of range(RACERS)) {
-        const rec = await store.getVersion('race', v);
-        assert.ok(rec && (await store.getSnapshot(rec.digest)));
-        digests.add(rec.digest);
-      }
-      assert.equal(digests.size, RACERS, 'no record was overwritten');
-    }, { skip: needsConditional });
-
-    withStore('retention primitives: listing with times, delete only what is older, never the head', async ({ store }) => {
-      const before = Date.now() - 60_000;
-      for (const n of range(3)) await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
-      assert.deepEqual(await store.listChannels?.(), ['main']);
-      const objects = await entries(store.listObjects?.());
-      const documents = await entries(store.listDocuments?.());
-      for (const n of range(3)) {
-        for (const d of nthSnapshot(n).objects.keys()) assert.ok(objects.has(d), `object ${d} of snapshot ${n} is listed`);
-        for (const d of nthSnapshot(n).documents) assert.ok(documents.has(d.digest), `document ${d.digest} of snapshot ${n} is listed`);
-      }
-      for (const t of [...objects.values(), ...documents.values()]) assert.ok(t > before && t < Date.now() + 60_000, `modification time ${new Date(t).toISOString()} is now`);
-
-      const [victim] = [...nthSnapshot(1).objects.keys()].filter((d) => !nthSnapshot(3).objects.has(d));
-      assert.ok(victim);
-      assert.equal(await store.deleteObject?.(victim, before), false, 'written after the cutoff: kept');
-      assert.equal(await store.hasObject(victim), true);
-      assert.equal(await store.deleteObject?.(victim, Date.now() + 60_000), true);
-      assert.equal(await store.getObject(victim), null);
-      assert.equal(await store.deleteObject?.(victim, Date.now() + 60_000), false, 'already gone');
-      const doc = nthSnapshot(1).digest;
-      assert.equal(await store.deleteDocument?.(doc, Date.now() + 60_000), true);
-      assert.equal(await store.getDocument(doc), null);
-      assert.equal((await entries(store.listDocuments?.())).has(doc), false);
-
-      await assert.rejects(async () => store.deleteVersion?.('main', 3), /head/);
-      await store.deleteVersion?.('main', 1);
-      assert.deepEqual(await store.listVersions('main'), [3, 2]);
-      assert.deepEqual(await store.readChannel('main'), { version: 3, digest: nthSnapshot(3).digest });
-    });
-
-    withStore('a reuse refreshes the time gc goes by (putObject, hasObject, putDocuments, hasDocument)', async ({ store }) => {
-      const reused = [0, 1, 2, 3].map((i) => utf8.encode(`reused ${i}`));
-      const idle = utf8.encode('never reused');
-      for (const b of [...reused, idle]) await store.putObject(digestOf(b), b);
-      const docs = [0, 1].map((i) => utf8.encode(`{"reused":${i}}`));
-      await store.putDocuments(new Map(docs.map((b) => [digestOf(b), b])));
-      // S3 keeps LastModified in whole seconds: wait past two second boundaries.
-      await new Promise((r) => setTimeout(r, 2_100));
-      const mark = Date.now() - 1_000;
-      await store.putObject(digestOf(reused[0] as Uint8Array), reused[0] as Uint8Array);
-      await store.hasObject(digestOf(reused[1] as Uint8Array));
-      await store.putDocuments(new Map([[digestOf(docs[0] as Uint8Array), docs[0] as Uint8Array]]));
-      await store.hasDocument(digestOf(docs[1] as Uint8Array));
-      assert.equal(await store.deleteObject?.(digestOf(idle), mark), true, 'an object nobody reused is older than the mark');
-      for (const b of reused.slice(0, 2)) assert.equal(await store.deleteObject?.(digestOf(b), mark), false, 'a reused object is spared');
-      for (const b of docs) assert.equal(await store.deleteDocument?.(digestOf(b), mark), false, 'a reused document is spared');
-      for (const b of reused.slice(0, 2)) assert.deepEqual(plain(await store.getObject(digestOf(b))), plain(b), 'a touch keeps the bytes');
-    }, { freshenAfterMs: 0, skip: target.touchKeepsTime ?? false });
-
-    withStore('gc: keeps the newest, tagged and head versions complete; deletes the rest; a second run finds nothing', async ({ store }) => {
-      const versions = 5;
-      const snaps = range(versions).map((rev) => meshSnapshot(12, rev, 3));
-      for (const snap of snaps) await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
-      // Two hours from now, with the default one-hour grace: everything stored is old enough.
-      const ctx: HistoryContext = { store, channel: 'main', actor: 'contract', now: () => new Date(Date.now() + 2 * 3_600_000), hasher: nodeSha256Hex };
-      await tag(ctx, '2', 'release-2');
-      const r = await gc(ctx, { keep: 2 });
-      assert.deepEqual(r.keptVersions.main, [5, 4, 2]);
-      assert.deepEqual(r.deletedVersions.main, [3, 1]);
-      assert.ok(r.deletedObjects > 0 && r.deletedDocuments > 0, `deleted ${r.deletedObjects} objects, ${r.deletedDocuments} documents`);
-      assert.deepEqual(await store.listVersions('main'), [5, 4, 2]);
-      const kept = new Set<string>();
-      for (const v of [5, 4, 2]) {
-        const snap = snaps[v - 1] as (typeof snaps)[number];
-        const record = await store.getVersion('main', v);
-        assert.ok(record);
-        assert.deepEqual(await store.getSnapshot(record.digest), snap.content, `version ${v} reads back whole`);
-        for (const [d, b] of snap.objects) {
-          assert.deepEqual(plain(await store.getObject(d)), plain(b), `object ${d} of version ${v}`);
-          kept.add(d);
+    withStore(
+      'packs: every version loads from ≤ 8 packs and nothing else, identical to the tree',
+      async ({ store }) => {
+        let sinceCheckpoint = 0;
+        const { services, versions } = target.scale ?? { services: 200, versions: 30 };
+        for (const rev of range(versions)) {
+          // Mostly one-service changes, with a few bigger ones.
+          const snap = meshSnapshot(services, rev, rev % 10 === 0 ? Math.ceil(services / 7) : 1);
+          const res = await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+          assert.equal(res.status, 'published');
+          const record = res.status === 'published' ? res.record : undefined;
+          assert.ok(record?.packs, 'the record names its packs');
+          assert.ok(1 + record.packs.deltas.length <= MAX_PACKS, `${1 + record.packs.deltas.length} packs`);
+          sinceCheckpoint = record.packs.deltas.reduce((n, p) => n + p.bytes, 0);
+          assert.ok(sinceCheckpoint <= 0.5 * record.packs.checkpoint.bytes + 1);
+          const loaded = await loadSnapshotPacked(store, record, nodeSha256Hex);
+          assert.ok(loaded);
+          assert.equal(loaded.fallbackReads, 0, `version ${rev}: everything came from the packs`);
+          assert.deepEqual(loaded.content, snap.content);
+          for (const [d, b] of snap.objects) assert.deepEqual(plain(loaded.objects.get(d)), plain(b));
         }
-        const loaded = await loadSnapshotPacked(store, record, nodeSha256Hex);
-        assert.equal(loaded?.fallbackReads, 0, `version ${v}: its packs are still there`);
-      }
-      for (const v of [1, 3]) {
-        for (const d of (snaps[v - 1] as (typeof snaps)[number]).objects.keys()) if (!kept.has(d)) assert.equal(await store.getObject(d), null, `object ${d} only version ${v} had is deleted`);
-      }
-      const again = await gc(ctx, { keep: 2 });
-      assert.deepEqual([again.deletedObjects, again.deletedDocuments, again.spared], [0, 0, 0]);
-      assert.deepEqual(again.deletedVersions.main, []);
-    });
+      },
+    );
+
+    withStore(
+      'concurrent writers on one channel get distinct versions; the head ends on the newest',
+      async ({ store }) => {
+        const results = await Promise.all(
+          range(RACERS).map((n) => publishSnapshot(store, 'race', nthSnapshot(100 + n), { createdAt: CREATED_AT })),
+        );
+        const versions = results.map((r) => (r.status === 'published' ? r.record.version : -1)).sort((a, b) => a - b);
+        assert.deepEqual(versions, range(RACERS));
+        assert.deepEqual(await store.listVersions('race'), range(RACERS).reverse());
+        const head = await store.readChannel('race');
+        assert.equal(head?.version, RACERS);
+        const digests = new Set<string>();
+        for (const v of range(RACERS)) {
+          const rec = await store.getVersion('race', v);
+          assert.ok(rec && (await store.getSnapshot(rec.digest)));
+          digests.add(rec.digest);
+        }
+        assert.equal(digests.size, RACERS, 'no record was overwritten');
+      },
+      { skip: needsConditional },
+    );
+
+    withStore(
+      'retention primitives: listing with times, delete only what is older, never the head',
+      async ({ store }) => {
+        const before = Date.now() - 60_000;
+        for (const n of range(3))
+          await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+        assert.deepEqual(await store.listChannels?.(), ['main']);
+        const objects = await entries(store.listObjects?.());
+        const documents = await entries(store.listDocuments?.());
+        for (const n of range(3)) {
+          for (const d of nthSnapshot(n).objects.keys())
+            assert.ok(objects.has(d), `object ${d} of snapshot ${n} is listed`);
+          for (const d of nthSnapshot(n).documents)
+            assert.ok(documents.has(d.digest), `document ${d.digest} of snapshot ${n} is listed`);
+        }
+        for (const t of [...objects.values(), ...documents.values()])
+          assert.ok(t > before && t < Date.now() + 60_000, `modification time ${new Date(t).toISOString()} is now`);
+
+        const [victim] = [...nthSnapshot(1).objects.keys()].filter((d) => !nthSnapshot(3).objects.has(d));
+        assert.ok(victim);
+        assert.equal(await store.deleteObject?.(victim, before), false, 'written after the cutoff: kept');
+        assert.equal(await store.hasObject(victim), true);
+        assert.equal(await store.deleteObject?.(victim, Date.now() + 60_000), true);
+        assert.equal(await store.getObject(victim), null);
+        assert.equal(await store.deleteObject?.(victim, Date.now() + 60_000), false, 'already gone');
+        const doc = nthSnapshot(1).digest;
+        assert.equal(await store.deleteDocument?.(doc, Date.now() + 60_000), true);
+        assert.equal(await store.getDocument(doc), null);
+        assert.equal((await entries(store.listDocuments?.())).has(doc), false);
+
+        await assert.rejects(async () => store.deleteVersion?.('main', 3), /head/);
+        await store.deleteVersion?.('main', 1);
+        assert.deepEqual(await store.listVersions('main'), [3, 2]);
+        assert.deepEqual(await store.readChannel('main'), { version: 3, digest: nthSnapshot(3).digest });
+      },
+    );
+
+    withStore(
+      'a reuse refreshes the time gc goes by (putObject, hasObject, putDocuments, hasDocument)',
+      async ({ store }) => {
+        const reused = [0, 1, 2, 3].map((i) => utf8.encode(`reused ${i}`));
+        const idle = utf8.encode('never reused');
+        for (const b of [...reused, idle]) await store.putObject(digestOf(b), b);
+        const docs = [0, 1].map((i) => utf8.encode(`{"reused":${i}}`));
+        await store.putDocuments(new Map(docs.map((b) => [digestOf(b), b])));
+        // S3 keeps LastModified in whole seconds: wait past two second boundaries.
+        await new Promise((r) => setTimeout(r, 2_100));
+        const mark = Date.now() - 1_000;
+        await store.putObject(digestOf(reused[0] as Uint8Array), reused[0] as Uint8Array);
+        await store.hasObject(digestOf(reused[1] as Uint8Array));
+        await store.putDocuments(new Map([[digestOf(docs[0] as Uint8Array), docs[0] as Uint8Array]]));
+        await store.hasDocument(digestOf(docs[1] as Uint8Array));
+        assert.equal(
+          await store.deleteObject?.(digestOf(idle), mark),
+          true,
+          'an object nobody reused is older than the mark',
+        );
+        for (const b of reused.slice(0, 2))
+          assert.equal(await store.deleteObject?.(digestOf(b), mark), false, 'a reused object is spared');
+        for (const b of docs)
+          assert.equal(await store.deleteDocument?.(digestOf(b), mark), false, 'a reused document is spared');
+        for (const b of reused.slice(0, 2))
+          assert.deepEqual(plain(await store.getObject(digestOf(b))), plain(b), 'a touch keeps the bytes');
+      },
+      { freshenAfterMs: 0, skip: target.touchKeepsTime ?? false },
+    );
+
+    withStore(
+      'gc: keeps the newest, tagged and head versions complete; deletes the rest; a second run finds nothing',
+      async ({ store }) => {
+        const versions = 5;
+        const snaps = range(versions).map((rev) => meshSnapshot(12, rev, 3));
+        for (const snap of snaps)
+          await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+        // Two hours from now, with the default one-hour grace: everything stored is old enough.
+        const ctx: HistoryContext = {
+          store,
+          channel: 'main',
+          actor: 'contract',
+          now: () => new Date(Date.now() + 2 * 3_600_000),
+          hasher: nodeSha256Hex,
+        };
+        await tag(ctx, '2', 'release-2');
+        const r = await gc(ctx, { keep: 2 });
+        assert.deepEqual(r.keptVersions.main, [5, 4, 2]);
+        assert.deepEqual(r.deletedVersions.main, [3, 1]);
+        assert.ok(
+          r.deletedObjects > 0 && r.deletedDocuments > 0,
+          `deleted ${r.deletedObjects} objects, ${r.deletedDocuments} documents`,
+        );
+        assert.deepEqual(await store.listVersions('main'), [5, 4, 2]);
+        const kept = new Set<string>();
+        for (const v of [5, 4, 2]) {
+          const snap = snaps[v - 1] as (typeof snaps)[number];
+          const record = await store.getVersion('main', v);
+          assert.ok(record);
+          assert.deepEqual(await store.getSnapshot(record.digest), snap.content, `version ${v} reads back whole`);
+          for (const [d, b] of snap.objects) {
+            assert.deepEqual(plain(await store.getObject(d)), plain(b), `object ${d} of version ${v}`);
+            kept.add(d);
+          }
+          const loaded = await loadSnapshotPacked(store, record, nodeSha256Hex);
+          assert.equal(loaded?.fallbackReads, 0, `version ${v}: its packs are still there`);
+        }
+        for (const v of [1, 3]) {
+          for (const d of (snaps[v - 1] as (typeof snaps)[number]).objects.keys())
+            if (!kept.has(d))
+              assert.equal(await store.getObject(d), null, `object ${d} only version ${v} had is deleted`);
+        }
+        const again = await gc(ctx, { keep: 2 });
+        assert.deepEqual([again.deletedObjects, again.deletedDocuments, again.spared], [0, 0, 0]);
+        assert.deepEqual(again.deletedVersions.main, []);
+      },
+    );
   });
 }
 
-async function entries(list: AsyncIterable<{ readonly digest: string; readonly modifiedAt: number }> | undefined): Promise<Map<string, number>> {
+async function entries(
+  list: AsyncIterable<{ readonly digest: string; readonly modifiedAt: number }> | undefined,
+): Promise<Map<string, number>> {
   assert.ok(list, 'the store lists its objects and documents');
   const out = new Map<string, number>();
   for await (const e of list) out.set(e.digest, e.modifiedAt);

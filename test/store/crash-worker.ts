@@ -11,6 +11,9 @@ const [spec, services] = process.argv.slice(2);
 const store = openStore(spec);
 for (let rev = 1; ; rev++) {
   // Every tenth revision moves many services: bigger writes, more chances to die mid-way.
-  const res = await publishSnapshot(store, 'main', meshSnapshot(Number(services), rev, rev % 3 === 0 ? 200 : 5), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+  const res = await publishSnapshot(store, 'main', meshSnapshot(Number(services), rev, rev % 3 === 0 ? 200 : 5), {
+    createdAt: CREATED_AT,
+    hasher: nodeSha256Hex,
+  });
   process.stdout.write(`${JSON.stringify({ rev, status: res.status })}\n`);
 }

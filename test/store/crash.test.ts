@@ -33,8 +33,16 @@ after(async () => {
 });
 
 /** Starts the publisher, waits for its first complete version, lets it run `ms` more, kills it. */
-async function publishAndKill(spec: string, ms: number, services: number, env: NodeJS.ProcessEnv = {}): Promise<number> {
-  const child = spawn(process.execPath, [WORKER, spec, String(services)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+async function publishAndKill(
+  spec: string,
+  ms: number,
+  services: number,
+  env: NodeJS.ProcessEnv = {},
+): Promise<number> {
+  const child = spawn(process.execPath, [WORKER, spec, String(services)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   try {
     let lines = 0;
     const first = new Promise<void>((resolve, reject) => {
@@ -77,24 +85,35 @@ async function assertComplete(store: SnapshotStore): Promise<number> {
 }
 
 for (const ms of [0, 40, 150, 400]) {
-  test(`folder store: killed ${ms} ms after the first version, the head is on a complete snapshot`, { timeout: 60_000 }, async () => {
-    const root = tempStoreDir();
-    await publishAndKill(root, ms, SERVICES);
-    assert.ok((await assertComplete(openStore(root))) >= SERVICES);
-  });
+  test(
+    `folder store: killed ${ms} ms after the first version, the head is on a complete snapshot`,
+    { timeout: 60_000 },
+    async () => {
+      const root = tempStoreDir();
+      await publishAndKill(root, ms, SERVICES);
+      assert.ok((await assertComplete(openStore(root))) >= SERVICES);
+    },
+  );
 }
 
 for (const ms of [0, 100, 300]) {
-  test(`s3 store: killed ${ms} ms after the first version, the head is on a complete snapshot`, { timeout: 90_000 }, async () => {
-    const spec = `s3://${s3.bucket}/crash-${ms}?endpoint=${encodeURIComponent(s3.endpoint)}&region=us-east-1&forcePathStyle=true&conditional=false`;
-    const creds = { AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey };
-    await publishAndKill(spec, ms, S3_SERVICES, creds);
-    Object.assign(process.env, creds);
-    const store = openStore(spec);
-    try {
-      assert.ok((await assertComplete(store)) >= S3_SERVICES);
-    } finally {
-      ((store as ObjectStore).backend as S3Backend).destroy();
-    }
-  });
+  test(
+    `s3 store: killed ${ms} ms after the first version, the head is on a complete snapshot`,
+    { timeout: 90_000 },
+    async () => {
+      const spec = `s3://${s3.bucket}/crash-${ms}?endpoint=${encodeURIComponent(s3.endpoint)}&region=us-east-1&forcePathStyle=true&conditional=false`;
+      const creds = {
+        AWS_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+      };
+      await publishAndKill(spec, ms, S3_SERVICES, creds);
+      Object.assign(process.env, creds);
+      const store = openStore(spec);
+      try {
+        assert.ok((await assertComplete(store)) >= S3_SERVICES);
+      } finally {
+        ((store as ObjectStore).backend as S3Backend).destroy();
+      }
+    },
+  );
 }

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import type { CompileOutput } from '../../src/compile/types.js';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { gc } from '../../src/history/gc.js';
-import { countDiagnostics, diagnosticsDocument, parseDiagnosticsDocument, parseVersionRecord, recordDiagnosticCounts, recordDiagnostics, VERSION_SCHEMA } from '../../src/snapshot/manifest.js';
+import {
+  countDiagnostics,
+  diagnosticsDocument,
+  parseDiagnosticsDocument,
+  parseVersionRecord,
+  recordDiagnosticCounts,
+  recordDiagnostics,
+  VERSION_SCHEMA,
+} from '../../src/snapshot/manifest.js';
 import { SnapshotBuilder } from '../../src/snapshot/build.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { publishSnapshot } from '../../src/snapshot/store/publish.js';
@@ -19,16 +27,39 @@ import { cla, edsCluster, INFO, output } from '../snapshot/sample-output.js';
 import { CREATED_AT, meshSnapshot, nthSnapshot, tempStoreDir } from './helpers.js';
 
 const DIAGS: Diagnostic[] = [
-  { severity: 'error', code: 'invalid-field', message: 'bad weight', kind: 'VirtualService', namespace: 'default', name: 'reviews', field: 'spec.http[0].route' },
-  { severity: 'warning', code: 'unknown-subset', message: 'no such subset', kind: 'VirtualService', namespace: 'default', name: 'ratings' },
+  {
+    severity: 'error',
+    code: 'invalid-field',
+    message: 'bad weight',
+    kind: 'VirtualService',
+    namespace: 'default',
+    name: 'reviews',
+    field: 'spec.http[0].route',
+  },
+  {
+    severity: 'warning',
+    code: 'unknown-subset',
+    message: 'no such subset',
+    kind: 'VirtualService',
+    namespace: 'default',
+    name: 'ratings',
+  },
   { severity: 'info', code: 'unsupported-kind', message: 'ignored', file: 'x.yaml', index: 2 },
 ];
 
 test('the record holds the diagnostics document digest and counts; equal lists are one document', async () => {
   const store = new LocalStore(tempStoreDir());
-  const one = await publishSnapshot(store, 'main', nthSnapshot(1), { createdAt: CREATED_AT, diagnostics: DIAGS, hasher: nodeSha256Hex });
+  const one = await publishSnapshot(store, 'main', nthSnapshot(1), {
+    createdAt: CREATED_AT,
+    diagnostics: DIAGS,
+    hasher: nodeSha256Hex,
+  });
   // The same diagnostics again, as other objects (a new round's list): the same document.
-  const two = await publishSnapshot(store, 'main', nthSnapshot(2), { createdAt: CREATED_AT, diagnostics: DIAGS.map((d) => ({ ...d })), hasher: nodeSha256Hex });
+  const two = await publishSnapshot(store, 'main', nthSnapshot(2), {
+    createdAt: CREATED_AT,
+    diagnostics: DIAGS.map((d) => ({ ...d })),
+    hasher: nodeSha256Hex,
+  });
   assert.ok(one.status === 'published' && two.status === 'published');
   assert.equal(one.record.diagnostics, undefined, 'no list in the record');
   assert.deepEqual(one.record.diagnosticCounts, { error: 1, warning: 1, info: 1 });
@@ -58,10 +89,18 @@ test('the record holds the diagnostics document digest and counts; equal lists a
 
 test('records with the diagnostics inline (written before diagnostics documents) still read', async () => {
   const store = new LocalStore(tempStoreDir());
-  const r = await publishSnapshot(store, 'main', nthSnapshot(1), { createdAt: CREATED_AT, diagnostics: DIAGS, hasher: nodeSha256Hex });
+  const r = await publishSnapshot(store, 'main', nthSnapshot(1), {
+    createdAt: CREATED_AT,
+    diagnostics: DIAGS,
+    hasher: nodeSha256Hex,
+  });
   assert.ok(r.status === 'published');
   const path = join(store.root, 'channels', 'main', 'versions', '1.json');
-  const { diagnosticsDigest: _d, diagnosticCounts: _c, ...old } = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  const {
+    diagnosticsDigest: _d,
+    diagnosticCounts: _c,
+    ...old
+  } = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   writeFileSync(path, JSON.stringify({ ...old, diagnostics: DIAGS }, null, 2));
   const record = (await new LocalStore(store.root).getVersion('main', 1))!;
   assert.equal(record.schema, VERSION_SCHEMA);
@@ -73,11 +112,22 @@ test('records with the diagnostics inline (written before diagnostics documents)
 
 test('gc keeps the diagnostics document of a kept version and deletes one nothing names', async () => {
   const store = new LocalStore(tempStoreDir());
-  await publishSnapshot(store, 'main', nthSnapshot(1), { createdAt: CREATED_AT, diagnostics: DIAGS.slice(0, 1), hasher: nodeSha256Hex });
-  const kept = await publishSnapshot(store, 'main', nthSnapshot(2), { createdAt: CREATED_AT, diagnostics: DIAGS, hasher: nodeSha256Hex });
+  await publishSnapshot(store, 'main', nthSnapshot(1), {
+    createdAt: CREATED_AT,
+    diagnostics: DIAGS.slice(0, 1),
+    hasher: nodeSha256Hex,
+  });
+  const kept = await publishSnapshot(store, 'main', nthSnapshot(2), {
+    createdAt: CREATED_AT,
+    diagnostics: DIAGS,
+    hasher: nodeSha256Hex,
+  });
   assert.ok(kept.status === 'published');
   const dropped = diagnosticsDocument(DIAGS.slice(0, 1), nodeSha256Hex).digest;
-  const result = await gc({ store, channel: 'main', actor: 't', now: () => new Date(), hasher: nodeSha256Hex }, { keep: 1, graceMs: -60_000 });
+  const result = await gc(
+    { store, channel: 'main', actor: 't', now: () => new Date(), hasher: nodeSha256Hex },
+    { keep: 1, graceMs: -60_000 },
+  );
   assert.deepEqual(result.deletedVersions, { main: [1] });
   assert.ok(await store.hasDocument(kept.record.diagnosticsDigest!), 'the kept version’s diagnostics are marked');
   assert.equal(await store.hasDocument(dropped), false, 'the dropped version’s diagnostics are swept');
@@ -93,7 +143,9 @@ function meshOutput(services: number): CompileOutput {
     clusters.push(edsCluster(name));
     endpoints.push(cla(name, [`10.0.${i}.1`]));
   }
-  return output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
+  return output({ c: { clusters }, e: { endpoints } }, [
+    { id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] },
+  ]);
 }
 
 test('finding the head reads no version record; a delta goes through putLayered, objects then layers in order, and its pack too', async () => {
@@ -137,14 +189,25 @@ test('finding the head reads no version record; a delta goes through putLayered,
   const tree = calls.filter((c) => c.layers.length > 0);
   assert.equal(tree.length, 1);
   assert.deepEqual(tree[0]!.objects, [...delta.objects.keys()]);
-  assert.deepEqual(tree[0]!.layers.flat(), delta.documents.map((d) => d.digest), 'children before parents');
+  assert.deepEqual(
+    tree[0]!.layers.flat(),
+    delta.documents.map((d) => d.digest),
+    'children before parents',
+  );
   assert.deepEqual(tree[0]!.layers.at(-1), [delta.digest], 'the top document last');
   const packs = calls.filter((c) => c.layers.length === 0);
-  assert.deepEqual(packs.map((c) => c.objects), [[r.record.packs!.deltas.at(-1)!.digest]], 'the delta pack');
+  assert.deepEqual(
+    packs.map((c) => c.objects),
+    [[r.record.packs!.deltas.at(-1)!.digest]],
+    'the delta pack',
+  );
   assert.equal(r.documentsWritten, delta.documents.length);
   assert.deepEqual(await store.getSnapshot(delta.digest), delta.content);
   assert.deepEqual((await store.readChannel('main'))?.digest, delta.digest);
   assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'no temp file left');
   // The same files again: found, not written, and freshened.
-  assert.deepEqual(await store.putLayered(new Map(), [new Map(delta.documents.map((d) => [d.digest, d.bytes]))]), { objects: [], documents: [] });
+  assert.deepEqual(await store.putLayered(new Map(), [new Map(delta.documents.map((d) => [d.digest, d.bytes]))]), {
+    objects: [],
+    documents: [],
+  });
 });

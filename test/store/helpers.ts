@@ -12,7 +12,10 @@ export const tempStoreDir = (): string => join(mkdtempSync(join(tmpdir(), 'meshs
 export function nthSnapshot(n: number): BuiltSnapshot {
   const name = 'outbound|80||svc.ns.svc.cluster.local';
   const out = output(
-    { c: { clusters: [edsCluster(name)] }, e: { endpoints: [cla(name, [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`])] } },
+    {
+      c: { clusters: [edsCluster(name)] },
+      e: { endpoints: [cla(name, [`10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`])] },
+    },
     [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }],
   );
   return buildSnapshot(out, INFO, { hasher: nodeSha256Hex });
@@ -40,8 +43,12 @@ export function meshSnapshot(services: number, rev: number, changed = 1): BuiltS
         break;
       }
     }
-    endpoints.push(cla(name, [`10.${(i >> 8) & 255}.${i & 255}.${last % 250}`, `10.200.${(last >> 8) & 255}.${last & 255}`]));
+    endpoints.push(
+      cla(name, [`10.${(i >> 8) & 255}.${i & 255}.${last % 250}`, `10.200.${(last >> 8) & 255}.${last & 255}`]),
+    );
   }
-  const out = output({ c: { clusters }, e: { endpoints } }, [{ id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] }]);
+  const out = output({ c: { clusters }, e: { endpoints } }, [
+    { id: 'sidecar/ns/_', generator: 'sidecar', namespace: 'ns', services: [], groups: ['c', 'e'] },
+  ]);
   return buildSnapshot(out, INFO, { hasher: nodeSha256Hex });
 }

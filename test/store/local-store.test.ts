@@ -67,7 +67,10 @@ test('publishSnapshot stores objects, document, record and head; an unchanged di
   assert.deepEqual(await store.listVersions('prod'), []);
 
   const one = nthSnapshot(1);
-  const first = await publishSnapshot(store, 'prod', one, { createdAt: CREATED_AT, diagnostics: [{ severity: 'warning', code: 'w', message: 'careful' }] });
+  const first = await publishSnapshot(store, 'prod', one, {
+    createdAt: CREATED_AT,
+    diagnostics: [{ severity: 'warning', code: 'w', message: 'careful' }],
+  });
   assert.equal(first.status, 'published');
   assert.ok(first.status === 'published');
   assert.equal(first.objectsWritten, one.objects.size);
@@ -79,7 +82,10 @@ test('publishSnapshot stores objects, document, record and head; an unchanged di
   for (const d of one.objects.keys()) assert.ok(await store.hasObject(d));
   assert.deepEqual(await store.getSnapshot(one.digest), one.content);
   assert.deepEqual(await store.readChannel('prod'), { version: 1, digest: one.digest });
-  assert.deepEqual(JSON.parse(readFileSync(join(root, 'channels', 'prod', 'head.json'), 'utf8')), { version: 1, digest: one.digest });
+  assert.deepEqual(JSON.parse(readFileSync(join(root, 'channels', 'prod', 'head.json'), 'utf8')), {
+    version: 1,
+    digest: one.digest,
+  });
 
   const again = await publishSnapshot(store, 'prod', nthSnapshot(1), { createdAt: '2025-01-02T00:00:00.000Z' });
   assert.deepEqual(again, { status: 'unchanged', head: { version: 1, digest: one.digest } });
@@ -117,10 +123,18 @@ test('a stale or missing head is corrected from the version records', async () =
   unlinkSync(head);
   assert.deepEqual(await store.readChannel('c'), { version: 4, digest: nthSnapshot(4).digest });
   writeFileSync(head, '{"vers');
-  assert.deepEqual(await store.readChannel('c'), { version: 4, digest: nthSnapshot(4).digest }, 'a garbled head is ignored');
+  assert.deepEqual(
+    await store.readChannel('c'),
+    { version: 4, digest: nthSnapshot(4).digest },
+    'a garbled head is ignored',
+  );
   const fifth = await publishSnapshot(store, 'c', nthSnapshot(5), { createdAt: CREATED_AT });
   assert.ok(fifth.status === 'published');
-  assert.deepEqual(JSON.parse(readFileSync(head, 'utf8')), { version: 5, digest: nthSnapshot(5).digest }, 'and replaced on the next publish');
+  assert.deepEqual(
+    JSON.parse(readFileSync(head, 'utf8')),
+    { version: 5, digest: nthSnapshot(5).digest },
+    'and replaced on the next publish',
+  );
 });
 
 test('no temporary files are left behind', async () => {

@@ -7,6 +7,8 @@ const [root, channel, from, count] = process.argv.slice(2);
 const store = new LocalStore(root);
 const start = Number(from);
 const results = await Promise.all(
-  Array.from({ length: Number(count) }, (_, i) => publishSnapshot(store, channel as string, nthSnapshot(start + i), { createdAt: CREATED_AT })),
+  Array.from({ length: Number(count) }, (_, i) =>
+    publishSnapshot(store, channel as string, nthSnapshot(start + i), { createdAt: CREATED_AT }),
+  ),
 );
 process.stdout.write(JSON.stringify(results.map((r) => (r.status === 'published' ? r.record.version : -1))));

@@ -25,7 +25,12 @@ export interface ConditionalProxy {
 
 export async function startConditionalProxy(s3: RunningS3): Promise<ConditionalProxy> {
   const upstream = new URL(s3.endpoint);
-  const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: s3.credentials });
+  const client = new S3Client({
+    endpoint: s3.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: s3.credentials,
+  });
   const locks = new Map<string, Promise<unknown>>();
   let refused = 0;
 
@@ -51,12 +56,15 @@ export async function startConditionalProxy(s3: RunningS3): Promise<ConditionalP
 
   const forward = (req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> =>
     new Promise((resolve, reject) => {
-      const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        answer.on('end', resolve);
-        answer.on('error', reject);
-      });
+      const up = request(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          answer.on('end', resolve);
+          answer.on('error', reject);
+        },
+      );
       up.on('error', reject);
       up.end(body);
     });
@@ -71,7 +79,16 @@ export async function startConditionalProxy(s3: RunningS3): Promise<ConditionalP
         ? locked(req.url?.split('?')[0] ?? '', async () => {
             const [bucket, key] = bucketAndKey(req.url ?? '/');
             const etag = await etagOf(bucket, key);
-            const failure = condition.ifNoneMatch !== undefined ? (etag !== null ? 412 : undefined) : etag === null ? 404 : etag !== condition.ifMatch ? 412 : undefined;
+            const failure =
+              condition.ifNoneMatch !== undefined
+                ? etag !== null
+                  ? 412
+                  : undefined
+                : etag === null
+                  ? 404
+                  : etag !== condition.ifMatch
+                    ? 412
+                    : undefined;
             if (failure === undefined) return forward(req, body, res);
             refused++;
             answerError(res, failure, key, condition.ifNoneMatch !== undefined ? 'If-None-Match' : 'If-Match');
@@ -97,7 +114,10 @@ export async function startConditionalProxy(s3: RunningS3): Promise<ConditionalP
 }
 
 /** A PutObject (not a copy) carrying a write condition. */
-function conditionOf(method: string | undefined, headers: IncomingHttpHeaders): { ifNoneMatch?: string; ifMatch?: string } | undefined {
+function conditionOf(
+  method: string | undefined,
+  headers: IncomingHttpHeaders,
+): { ifNoneMatch?: string; ifMatch?: string } | undefined {
   if (method !== 'PUT' || headers['x-amz-copy-source'] !== undefined) return undefined;
   const noneMatch = headers['if-none-match'];
   const match = headers['if-match'];
@@ -114,7 +134,10 @@ function bucketAndKey(url: string): [string, string] {
 }
 
 function answerError(res: ServerResponse, status: 404 | 412, key: string, condition: string): void {
-  const [code, message] = status === 412 ? ['PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'] : ['NoSuchKey', 'The specified key does not exist.'];
+  const [code, message] =
+    status === 412
+      ? ['PreconditionFailed', 'At least one of the pre-conditions you specified did not hold']
+      : ['NoSuchKey', 'The specified key does not exist.'];
   const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${status === 412 ? `<Condition>${condition}</Condition>` : `<Key>${escapeXml(key)}</Key>`}<RequestId>meshsnap-test</RequestId></Error>`;
   res.writeHead(status, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
   res.end(xml);

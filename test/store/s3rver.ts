@@ -13,7 +13,13 @@ export interface RunningS3 {
 
 export async function startS3rver(bucket = 'meshsnap'): Promise<RunningS3> {
   const directory = await mkdtemp(join(tmpdir(), 'meshsnap-s3rver-'));
-  const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,

@@ -4,11 +4,22 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env.MESHSNAP_CHROMIUM ?? '/usr/bin/chromium';
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** Why the browser tests cannot run here, or null. CI installs chromium in .ci/run. */
 export function chromiumMissing(): string | null {
-  return existsSync(CHROMIUM) ? null : `${CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`;
+  return existsSync(CHROMIUM)
+    ? null
+    : `${CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium; .ci/run does it)`;
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -9,7 +9,17 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, describe, it } from 'node:test';
 import { makeInformer, type KubernetesObject } from '@kubernetes/client-node';
-import { type FakeApiServer, type FakeApiServerOptions, type KubeObject, kubeConfigFor, listFnFor, type Recorded, recordInformer, startFakeApiServer, until } from '../helpers/fake-apiserver.js';
+import {
+  type FakeApiServer,
+  type FakeApiServerOptions,
+  type KubeObject,
+  kubeConfigFor,
+  listFnFor,
+  type Recorded,
+  recordInformer,
+  startFakeApiServer,
+  until,
+} from '../helpers/fake-apiserver.js';
 
 const pod = (ns: string, name: string, labels: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'v1',
@@ -18,7 +28,12 @@ const pod = (ns: string, name: string, labels: Record<string, string> = {}): Kub
   spec: { containers: [{ name: 'app', image: 'app:1' }] },
   status: { podIP: '10.0.0.1' },
 });
-const svc = (ns: string, name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { ports: [{ port: 80 }] } });
+const svc = (ns: string, name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace: ns },
+  spec: { ports: [{ port: 80 }] },
+});
 const vs = (ns: string, name: string, host: string): KubeObject => ({
   apiVersion: 'networking.istio.io/v1',
   kind: 'VirtualService',
@@ -42,8 +57,13 @@ function informer(s: FakeApiServer, path: string, opts: { bookmarks?: boolean } 
 }
 
 const lists = (s: FakeApiServer, path: string) => s.requests.filter((r) => r.path === path && !r.watch).length;
-const watchesOf = (s: FakeApiServer, plural: string) => s.openWatches().filter((w) => w.resource.plural === plural).length;
-const names = (r: Recorded) => r.informer.list().map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort();
+const watchesOf = (s: FakeApiServer, plural: string) =>
+  s.openWatches().filter((w) => w.resource.plural === plural).length;
+const names = (r: Recorded) =>
+  r.informer
+    .list()
+    .map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)
+    .sort();
 
 afterEach(async () => {
   for (const r of informers.splice(0)) await r.informer.stop();
@@ -140,7 +160,11 @@ describe('client-node informers against the fake apiserver', () => {
     await until(() => watchesOf(s, 'pods') === 2, 5000, 'watching');
     s.apply(svc('a', 'other-kind'));
     s.bookmark();
-    await until(() => withBm.informer.latestResourceVersion() === String(s.resourceVersion()), 5000, 'bookmark applied');
+    await until(
+      () => withBm.informer.latestResourceVersion() === String(s.resourceVersion()),
+      5000,
+      'bookmark applied',
+    );
     assert.notEqual(without.informer.latestResourceVersion(), String(s.resourceVersion()));
     s.compact();
     s.endWatches();

@@ -30,7 +30,12 @@ interface Event {
 }
 
 /** Opens a watch and collects events until `count` arrived or the stream ended. */
-async function watchEvents(s: FakeApiServer, path: string, count: number, timeoutMs = 3000): Promise<{ status: number; events: Event[]; ended: boolean }> {
+async function watchEvents(
+  s: FakeApiServer,
+  path: string,
+  count: number,
+  timeoutMs = 3000,
+): Promise<{ status: number; events: Event[]; ended: boolean }> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), timeoutMs);
   const r = await fetch(s.url + path, { signal: ac.signal });
@@ -75,7 +80,11 @@ describe('fake apiserver: discovery and served group-versions', () => {
   it('serves /api, /api/v1, /apis and group documents', async () => {
     assert.deepEqual((await getJson(s, '/api')).body.versions, ['v1']);
     const core = (await getJson(s, '/api/v1')).body.resources as { name: string; namespaced: boolean }[];
-    for (const p of ['services', 'endpoints', 'pods', 'namespaces', 'nodes', 'configmaps']) assert.ok(core.some((r) => r.name === p), p);
+    for (const p of ['services', 'endpoints', 'pods', 'namespaces', 'nodes', 'configmaps'])
+      assert.ok(
+        core.some((r) => r.name === p),
+        p,
+      );
     assert.equal(core.find((r) => r.name === 'nodes')?.namespaced, false);
     const groups = (await getJson(s, '/apis')).body.groups as { name: string; preferredVersion: { version: string } }[];
     assert.ok(groups.some((g) => g.name === 'discovery.k8s.io'));
@@ -97,15 +106,22 @@ describe('fake apiserver: discovery and served group-versions', () => {
     assert.equal((await getJson(s, '/apis/networking.istio.io')).status, 404);
     assert.deepEqual(s.objects('CustomResourceDefinition'), []);
     s.addGroupVersion('networking.istio.io/v1alpha3');
-    const crds = (await getJson(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).body.items as KubeObject[];
-    assert.deepEqual(crds.map((c) => c.metadata.name).sort(), ['destinationrules.networking.istio.io', 'virtualservices.networking.istio.io']);
+    const crds = (await getJson(s, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).body
+      .items as KubeObject[];
+    assert.deepEqual(crds.map((c) => c.metadata.name).sort(), [
+      'destinationrules.networking.istio.io',
+      'virtualservices.networking.istio.io',
+    ]);
   });
 });
 
 describe('fake apiserver: list, get and watch', () => {
   let s: FakeApiServer;
   before(async () => {
-    s = await startFakeApiServer({ objects: [pod('shop', 'web-1', { app: 'web' }), pod('shop', 'db-1', { app: 'db' }), pod('ops', 'x', {})], bookmarkIntervalMs: 0 });
+    s = await startFakeApiServer({
+      objects: [pod('shop', 'web-1', { app: 'web' }), pod('shop', 'db-1', { app: 'db' }), pod('ops', 'x', {})],
+      bookmarkIntervalMs: 0,
+    });
   });
   after(() => s.close());
 
@@ -120,15 +136,23 @@ describe('fake apiserver: list, get and watch', () => {
       assert.equal(i.kind, undefined);
     }
     const ns = (await getJson(s, '/api/v1/namespaces/shop/pods?labelSelector=app%3Dweb')).body.items as KubeObject[];
-    assert.deepEqual(ns.map((p) => p.metadata.name), ['web-1']);
-    const byField = (await getJson(s, '/api/v1/pods?fieldSelector=metadata.namespace%3Dops')).body.items as KubeObject[];
-    assert.deepEqual(byField.map((p) => p.metadata.name), ['x']);
+    assert.deepEqual(
+      ns.map((p) => p.metadata.name),
+      ['web-1'],
+    );
+    const byField = (await getJson(s, '/api/v1/pods?fieldSelector=metadata.namespace%3Dops')).body
+      .items as KubeObject[];
+    assert.deepEqual(
+      byField.map((p) => p.metadata.name),
+      ['x'],
+    );
     assert.equal((await getJson(s, '/api/v1/namespaces/shop/nodes')).status, 404);
   });
 
   it('serves a custom resource in every served version, and single objects by name', async () => {
     s.apply(vs('shop', 'web', 'web.shop.svc.cluster.local'));
-    const l = (await getJson(s, '/apis/networking.istio.io/v1beta1/namespaces/shop/virtualservices')).body.items as KubeObject[];
+    const l = (await getJson(s, '/apis/networking.istio.io/v1beta1/namespaces/shop/virtualservices')).body
+      .items as KubeObject[];
     assert.equal(l[0]?.apiVersion, 'networking.istio.io/v1beta1');
     assert.equal(l[0]?.kind, 'VirtualService');
     const one = await getJson(s, '/apis/networking.istio.io/v1alpha3/namespaces/shop/virtualservices/web');
@@ -156,10 +180,16 @@ describe('fake apiserver: list, get and watch', () => {
       s.apply(pod('shop', 'web-4'));
     });
     const { events } = await pending;
-    assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED web-3', 'MODIFIED web-3', 'DELETED web-3', 'ADDED web-4']);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['ADDED web-3', 'MODIFIED web-3', 'DELETED web-3', 'ADDED web-4'],
+    );
     assert.equal(events[0]?.object.kind, 'Pod');
     const rvs = events.map((e) => Number(e.object.metadata.resourceVersion));
-    assert.deepEqual([...rvs].sort((a, b) => a - b), rvs);
+    assert.deepEqual(
+      [...rvs].sort((a, b) => a - b),
+      rvs,
+    );
   });
 
   it('resourceVersion 0 starts with synthetic ADDED events for what exists', async () => {
@@ -169,7 +199,11 @@ describe('fake apiserver: list, get and watch', () => {
 
   it('sends BOOKMARKs only when allowed, and honours timeoutSeconds', async () => {
     const rv = s.resourceVersion();
-    const pending = watchEvents(s, `/api/v1/nodes?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=1`, 5);
+    const pending = watchEvents(
+      s,
+      `/api/v1/nodes?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=1`,
+      5,
+    );
     await s.nextRequest('allowWatchBookmarks');
     s.apply(pod('shop', 'other-kind'));
     s.bookmark();
@@ -203,7 +237,10 @@ describe('fake apiserver: expiry and faults', () => {
     assert.equal(r.events[0]?.type, 'ERROR');
     assert.equal(r.events[0]?.object.code, 410);
     const ok = await watchEvents(s, `/api/v1/pods?watch=true&resourceVersion=${from + 1}`, 3);
-    assert.deepEqual(ok.events.map((e) => e.object.metadata.name), ['p1', 'p2', 'p3']);
+    assert.deepEqual(
+      ok.events.map((e) => e.object.metadata.name),
+      ['p1', 'p2', 'p3'],
+    );
   });
 
   it('answers HTTP 410 with a Status when configured; compact() expires everything older', async () => {
@@ -214,7 +251,11 @@ describe('fake apiserver: expiry and faults', () => {
     assert.equal(r.status, 410);
     const body = (await r.json()) as { kind: string; code: number; reason: string };
     assert.deepEqual([body.kind, body.code, body.reason], ['Status', 410, 'Expired']);
-    const live = await watchEvents(t, `/api/v1/pods?watch=true&resourceVersion=${t.resourceVersion()}&timeoutSeconds=1`, 1);
+    const live = await watchEvents(
+      t,
+      `/api/v1/pods?watch=true&resourceVersion=${t.resourceVersion()}&timeoutSeconds=1`,
+      1,
+    );
     assert.equal(live.status, 200);
   });
 

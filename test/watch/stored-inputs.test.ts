@@ -30,7 +30,15 @@ function objects(n: number, tag = ''): StoredObject[] {
   const out: StoredObject[] = [];
   for (let i = 0; i < n; i++) {
     out.push(obj(pod(`p-${i}`, `app-${i % 50}`, `v${tag}`, `10.1.${Math.floor(i / 250)}.${i % 250}`)));
-    if (i % 3 === 0) out.push(obj({ apiVersion: 'v1', kind: 'Service', metadata: { name: `s-${i}`, namespace: 'default' }, spec: { ports: [{ port: 80 }] } }));
+    if (i % 3 === 0)
+      out.push(
+        obj({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: `s-${i}`, namespace: 'default' },
+          spec: { ports: [{ port: 80 }] },
+        }),
+      );
   }
   return out;
 }
@@ -42,7 +50,10 @@ test('stored inputs tree: updated object by object it gives the documents and ro
   const first = tree.commit();
   const scratch = buildStoredInputs(base, h);
   assert.equal(first.digest, scratch.digest);
-  assert.deepEqual(first.documents.map((d) => d.digest), scratch.documents.map((d) => d.digest));
+  assert.deepEqual(
+    first.documents.map((d) => d.digest),
+    scratch.documents.map((d) => d.digest),
+  );
 
   // Changes: a few replaced, one deleted, one added.
   const next = [...base];
@@ -63,7 +74,10 @@ test('stored inputs tree: updated object by object it gives the documents and ro
   assert.deepEqual([...delta.objects.keys()].sort(), [changedPod.digest, added.digest].sort());
   const all = new Set(scratch2.documents.map((d) => d.digest));
   for (const d of delta.documents) assert.ok(all.has(d.digest));
-  assert.deepEqual(tree.complete().documents.map((d) => d.digest), scratch2.documents.map((d) => d.digest));
+  assert.deepEqual(
+    tree.complete().documents.map((d) => d.digest),
+    scratch2.documents.map((d) => d.digest),
+  );
 
   // Nothing changed: no documents.
   assert.equal(tree.commit().documents.length, 0);
@@ -73,10 +87,18 @@ test('stored inputs: no origin, any order; duplicates keep the smaller digest; i
   const a = pod('a', 'x', 'v1', '10.0.0.1');
   const b = { ...pod('a', 'x', 'v2', '10.0.0.2') };
   const unnamed = { apiVersion: 'v1', kind: 'Service', metadata: {}, spec: { ports: 'nope' } };
-  const invalid = { apiVersion: 'networking.istio.io/v1', kind: 'VirtualService', metadata: { name: 'bad', namespace: 'default' }, spec: { http: 7 } };
+  const invalid = {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'VirtualService',
+    metadata: { name: 'bad', namespace: 'default' },
+    spec: { http: 7 },
+  };
   const docs = [a, b, unnamed, invalid].map((object, i) => ({ file: `f${i}.yaml`, index: i, object }));
   const one = storedInputsOfDocuments(docs, h);
-  const two = storedInputsOfDocuments([...docs].reverse().map((d, i) => ({ ...d, file: 'other.json', index: i })), h);
+  const two = storedInputsOfDocuments(
+    [...docs].reverse().map((d, i) => ({ ...d, file: 'other.json', index: i })),
+    h,
+  );
   assert.equal(one.digest, two.digest);
   assert.equal(one.count, 2);
   const kept = [obj(a), obj(b)].sort((x, y) => (x.digest < y.digest ? -1 : 1))[0]!;
@@ -88,7 +110,9 @@ test('stored inputs: no origin, any order; duplicates keep the smaller digest; i
   assert.equal(bad.object.spec, undefined, 'a rejected object keeps no content');
   assert.equal(UNKEYED_KIND, '~');
   // Non-JSON numbers never throw.
-  assert.doesNotThrow(() => storedDocument({ kind: 'VirtualService', metadata: { name: 'n' }, spec: { x: Number.NaN, y: Infinity } }, h));
+  assert.doesNotThrow(() =>
+    storedDocument({ kind: 'VirtualService', metadata: { name: 'n' }, spec: { x: Number.NaN, y: Infinity } }, h),
+  );
 });
 
 test('stored inputs: written with putDocuments, read back as documents; v1 manifests still read', async () => {
@@ -109,7 +133,12 @@ test('stored inputs: written with putDocuments, read back as documents; v1 manif
     // A v1 manifest: one flat object.
     const o = obj(pod('old', 'x', 'v1', '10.0.0.9'));
     await store.putObject(o.digest, o.bytes);
-    const v1 = utf8Bytes(canonicalJson({ schema: STORED_INPUTS_SCHEMA_V1, layers: { config: {}, endpoints: { [keyString(o.key)]: o.digest } } }));
+    const v1 = utf8Bytes(
+      canonicalJson({
+        schema: STORED_INPUTS_SCHEMA_V1,
+        layers: { config: {}, endpoints: { [keyString(o.key)]: o.digest } },
+      }),
+    );
     const v1Digest = digestOf(v1, h);
     await store.putObject(v1Digest, v1);
     const index = await readStoredInputsIndex(store, v1Digest);

@@ -21,7 +21,11 @@ import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../src/xds/type-urls.
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../helpers/fake-apiserver/server.js';
 import { until } from '../helpers/fake-apiserver/wait.js';
 
-type Obj = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown } };
+type Obj = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+};
 
 export const ns = (name: string): Obj => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 export const node = (name: string, zone: string): Obj => ({
@@ -34,7 +38,11 @@ export const service = (name: string, port = 9080): Obj => ({
   apiVersion: 'v1',
   kind: 'Service',
   metadata: { name, namespace: 'default', labels: { app: name } },
-  spec: { selector: { app: name }, clusterIP: `10.96.0.${10 + name.length}`, ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }] },
+  spec: {
+    selector: { app: name },
+    clusterIP: `10.96.0.${10 + name.length}`,
+    ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }],
+  },
 });
 export const pod = (name: string, app: string, version: string, ip: string): Obj => ({
   apiVersion: 'v1',
@@ -49,13 +57,24 @@ export const slice = (svc: string, endpoints: { ip: string; pod: string }[], por
   metadata: { name: `${svc}-abc`, namespace: 'default', labels: { 'kubernetes.io/service-name': svc } },
   addressType: 'IPv4',
   ports: [{ name: 'http', port, protocol: 'TCP' }],
-  endpoints: endpoints.map((e) => ({ addresses: [e.ip], conditions: { ready: true }, nodeName: 'node-a', targetRef: { kind: 'Pod', name: e.pod, namespace: 'default' } })),
+  endpoints: endpoints.map((e) => ({
+    addresses: [e.ip],
+    conditions: { ready: true },
+    nodeName: 'node-a',
+    targetRef: { kind: 'Pod', name: e.pod, namespace: 'default' },
+  })),
 });
 export const destinationRule = (host: string): Obj => ({
   apiVersion: 'networking.istio.io/v1',
   kind: 'DestinationRule',
   metadata: { name: host, namespace: 'default' },
-  spec: { host, subsets: [{ name: 'v1', labels: { version: 'v1' } }, { name: 'v2', labels: { version: 'v2' } }] },
+  spec: {
+    host,
+    subsets: [
+      { name: 'v1', labels: { version: 'v1' } },
+      { name: 'v2', labels: { version: 'v2' } },
+    ],
+  },
 });
 export const virtualService = (host: string, weights: [number, number]): Obj => ({
   apiVersion: 'networking.istio.io/v1',
@@ -63,7 +82,14 @@ export const virtualService = (host: string, weights: [number, number]): Obj => 
   metadata: { name: host, namespace: 'default' },
   spec: {
     hosts: [host],
-    http: [{ route: [{ destination: { host, subset: 'v1' }, weight: weights[0] }, { destination: { host, subset: 'v2' }, weight: weights[1] }] }],
+    http: [
+      {
+        route: [
+          { destination: { host, subset: 'v1' }, weight: weights[0] },
+          { destination: { host, subset: 'v2' }, weight: weights[1] },
+        ],
+      },
+    ],
   },
 });
 export const meshConfigMap = (policy: 'ALLOW_ANY' | 'REGISTRY_ONLY'): Obj => ({
@@ -149,7 +175,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     watcher,
     logs,
     async settle(events = 0) {
-      await until(() => watcher.eventsSeen >= seen + events, 10_000, `${events} events (seen ${watcher.eventsSeen - seen})`);
+      await until(
+        () => watcher.eventsSeen >= seen + events,
+        10_000,
+        `${events} events (seen ${watcher.eventsSeen - seen})`,
+      );
       await until(() => watcher.synced, 10_000, 'sync');
       seen = watcher.eventsSeen;
       clock.advance(100);
@@ -180,7 +210,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 /** What a node is served by a stored version: per type, name → config_dump-style JSON. */
-export async function servedFromStore(store: LocalStore, record: VersionRecord, n: { id: string; metadata: Record<string, unknown> } = PRODUCTPAGE_NODE) {
+export async function servedFromStore(
+  store: LocalStore,
+  record: VersionRecord,
+  n: { id: string; metadata: Record<string, unknown> } = PRODUCTPAGE_NODE,
+) {
   const content = await store.getSnapshot(record.digest);
   if (!content) throw new Error(`snapshot ${record.digest} missing`);
   const placed = classifyNode(content, n);
@@ -209,7 +243,9 @@ export async function recompileStored(store: LocalStore, record: VersionRecord):
 /** Endpoint IPs of one ClusterLoadAssignment. */
 export function endpointIps(cla: Record<string, unknown> | undefined): string[] {
   const out: string[] = [];
-  for (const group of (cla?.endpoints ?? []) as { lb_endpoints?: { endpoint?: { address?: { socket_address?: { address?: string } } } }[] }[]) {
+  for (const group of (cla?.endpoints ?? []) as {
+    lb_endpoints?: { endpoint?: { address?: { socket_address?: { address?: string } } } }[];
+  }[]) {
     for (const e of group.lb_endpoints ?? []) {
       const ip = e.endpoint?.address?.socket_address?.address;
       if (ip) out.push(ip);

@@ -34,9 +34,27 @@ test('stored inputs: noise is stripped, compiler inputs kept, layers split', () 
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'p', namespace: 'a', uid: 'u', resourceVersion: '9', managedFields: [{}], creationTimestamp: 'x', labels: { app: 'p' }, annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
+    metadata: {
+      name: 'p',
+      namespace: 'a',
+      uid: 'u',
+      resourceVersion: '9',
+      managedFields: [{}],
+      creationTimestamp: 'x',
+      labels: { app: 'p' },
+      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+    },
     spec: { containers: [] },
-    status: { phase: 'Running', podIP: '1.2.3.4', hostIP: '5.6.7.8', startTime: 't', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 't' }, { type: 'Initialized', status: 'True' }] },
+    status: {
+      phase: 'Running',
+      podIP: '1.2.3.4',
+      hostIP: '5.6.7.8',
+      startTime: 't',
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: 't' },
+        { type: 'Initialized', status: 'True' },
+      ],
+    },
   };
   assert.deepEqual(canonicalObject(pod), {
     apiVersion: 'v1',
@@ -45,7 +63,11 @@ test('stored inputs: noise is stripped, compiler inputs kept, layers split', () 
     spec: { containers: [] },
     status: { phase: 'Running', podIP: '1.2.3.4', conditions: [{ type: 'Ready', status: 'True' }] },
   });
-  const later = { ...pod, metadata: { ...pod.metadata, resourceVersion: '10' }, status: { ...pod.status, startTime: 'u' } };
+  const later = {
+    ...pod,
+    metadata: { ...pod.metadata, resourceVersion: '10' },
+    status: { ...pod.status, startTime: 'u' },
+  };
   assert.equal(storedObject(later)?.digest, storedObject(pod)?.digest);
   assert.equal(layerOf('Pod'), 'endpoints');
   assert.equal(layerOf('VirtualService'), 'config');
@@ -53,8 +75,16 @@ test('stored inputs: noise is stripped, compiler inputs kept, layers split', () 
 
 test('the last field manager is the newest managedFields entry; provenance keeps it, not for deletes', () => {
   const at = (manager: string, time?: string) => ({ manager, operation: 'Update', ...(time ? { time } : {}) });
-  assert.equal(lastFieldManager({ metadata: { managedFields: [at('helm', '2026-01-02T00:00:00Z'), at('kubectl', '2026-01-01T00:00:00Z')] } }), 'helm');
-  assert.equal(lastFieldManager({ metadata: { managedFields: [at('old'), at('kubectl', '2026-01-01T00:00:00Z')] } }), 'kubectl');
+  assert.equal(
+    lastFieldManager({
+      metadata: { managedFields: [at('helm', '2026-01-02T00:00:00Z'), at('kubectl', '2026-01-01T00:00:00Z')] },
+    }),
+    'helm',
+  );
+  assert.equal(
+    lastFieldManager({ metadata: { managedFields: [at('old'), at('kubectl', '2026-01-01T00:00:00Z')] } }),
+    'kubectl',
+  );
   assert.equal(lastFieldManager({ metadata: { managedFields: [{ operation: 'Update' }, 'junk', at('')] } }), undefined);
   assert.equal(lastFieldManager({ metadata: {} }), undefined);
   const log = new ChangeLog();
@@ -62,7 +92,13 @@ test('the last field manager is the newest managedFields entry; provenance keeps
   log.record(k('x'), 'modified', '7', 'argocd-controller');
   log.record(k('y'), 'modified', '8', 'helm');
   log.record(k('y'), 'deleted', '9');
-  assert.deepEqual(log.provenance().changes.map((c) => [c.name, c.change, c.manager]), [['x', 'modified', 'argocd-controller'], ['y', 'deleted', undefined]]);
+  assert.deepEqual(
+    log.provenance().changes.map((c) => [c.name, c.change, c.manager]),
+    [
+      ['x', 'modified', 'argocd-controller'],
+      ['y', 'deleted', undefined],
+    ],
+  );
 });
 
 test('provenance folds changes relative to the parent', () => {
@@ -81,11 +117,22 @@ test('provenance folds changes relative to the parent', () => {
 });
 
 test('bootstrap: Envoy ADS to xds-grpc and a proxyless gRPC bootstrap', async () => {
-  const input = { node: 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local', relay: 'relay.meshsnap:15010', namespace: 'shop', labels: { app: 'web' } };
-  const envoy = envoyBootstrap(input) as { dynamic_resources: { ads_config: { grpc_services: { envoy_grpc: { cluster_name: string } }[] } }; static_resources: { clusters: { name: string }[] } };
+  const input = {
+    node: 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local',
+    relay: 'relay.meshsnap:15010',
+    namespace: 'shop',
+    labels: { app: 'web' },
+  };
+  const envoy = envoyBootstrap(input) as {
+    dynamic_resources: { ads_config: { grpc_services: { envoy_grpc: { cluster_name: string } }[] } };
+    static_resources: { clusters: { name: string }[] };
+  };
   assert.equal(envoy.dynamic_resources.ads_config.grpc_services[0]?.envoy_grpc.cluster_name, 'xds-grpc');
   assert.equal(envoy.static_resources.clusters[0]?.name, 'xds-grpc');
-  const grpc = grpcBootstrap(input) as { xds_servers: { server_uri: string }[]; node: { metadata: Record<string, unknown>; locality: unknown } };
+  const grpc = grpcBootstrap(input) as {
+    xds_servers: { server_uri: string }[];
+    node: { metadata: Record<string, unknown>; locality: unknown };
+  };
   assert.equal(grpc.xds_servers[0]?.server_uri, 'relay.meshsnap:15010');
   assert.equal(grpc.node.metadata.GENERATOR, 'grpc');
   assert.ok(grpc.node.locality);
@@ -98,7 +145,14 @@ test('infra/k8s: the ClusterRole grants get/list/watch on exactly what the watch
   const { parseAllDocuments } = await import('yaml');
   const { ALL_RESOURCES, ENDPOINTS } = await import('../../src/watch/resources.js');
   const { REPO } = await import('../helpers/paths.js');
-  const docs = parseAllDocuments(readFileSync(join(REPO, 'infra', 'k8s', 'rbac.yaml'), 'utf8')).map((d) => d.toJSON() as { kind: string; metadata: { name: string }; rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[] });
+  const docs = parseAllDocuments(readFileSync(join(REPO, 'infra', 'k8s', 'rbac.yaml'), 'utf8')).map(
+    (d) =>
+      d.toJSON() as {
+        kind: string;
+        metadata: { name: string };
+        rules?: { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }[];
+      },
+  );
   const granted = new Set<string>();
   for (const d of docs.filter((x) => x.kind === 'ClusterRole' || x.kind === 'Role')) {
     for (const r of d.rules ?? []) {

@@ -5,88 +5,100 @@ import { compileDocuments } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { baseMesh, pod, recompileStored, slice, startHarness } from './watch-harness.js';
 
-test('endpoint events: each round is a snapshot delta and an inputs tree update, and the published digest equals a full compile and build', { timeout: 60_000 }, async () => {
-  const h = await startHarness();
-  try {
-    const first = (await h.head())!;
-    assert.equal(h.watcher.rounds[0]?.mode, 'full');
-    assert.equal(first.inputs, first.inputsDigest, 'the version record names the snapshot inputs');
-    const firstBytes = h.watcher.rounds[0]!.bytesWritten;
+test(
+  'endpoint events: each round is a snapshot delta and an inputs tree update, and the published digest equals a full compile and build',
+  { timeout: 60_000 },
+  async () => {
+    const h = await startHarness();
+    try {
+      const first = (await h.head())!;
+      assert.equal(h.watcher.rounds[0]?.mode, 'full');
+      assert.equal(first.inputs, first.inputsDigest, 'the version record names the snapshot inputs');
+      const firstBytes = h.watcher.rounds[0]!.bytesWritten;
 
-    type Obj = ReturnType<typeof pod>;
-    const key = (o: Obj): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-    const objects = new Map(baseMesh().map((o) => [key(o), o]));
-    const events: Obj[] = [
-      slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]),
-      slice('reviews', [
-        { ip: '10.244.0.11', pod: 'reviews-v1-1' },
-        { ip: '10.244.0.13', pod: 'reviews-v2-1' },
-      ]),
-      slice('productpage', [{ ip: '10.244.0.21', pod: 'productpage-v1-1' }]),
-      // A pod update that keeps its labels: still the endpoint layer.
-      pod('reviews-v2-1', 'reviews', 'v2', '10.244.0.13'),
-    ];
-    for (const e of events) {
-      h.server.apply(e);
-      objects.set(key(e), e);
-      await h.settle(1);
-      const round = h.watcher.rounds.at(-1)!;
-      assert.equal(round.mode, 'incremental');
-      assert.equal(round.publish, 'published');
-      assert.ok(round.bytesWritten < firstBytes / 3, `${round.bytesWritten} of ${firstBytes} bytes`);
+      type Obj = ReturnType<typeof pod>;
+      const key = (o: Obj): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+      const objects = new Map(baseMesh().map((o) => [key(o), o]));
+      const events: Obj[] = [
+        slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]),
+        slice('reviews', [
+          { ip: '10.244.0.11', pod: 'reviews-v1-1' },
+          { ip: '10.244.0.13', pod: 'reviews-v2-1' },
+        ]),
+        slice('productpage', [{ ip: '10.244.0.21', pod: 'productpage-v1-1' }]),
+        // A pod update that keeps its labels: still the endpoint layer.
+        pod('reviews-v2-1', 'reviews', 'v2', '10.244.0.13'),
+      ];
+      for (const e of events) {
+        h.server.apply(e);
+        objects.set(key(e), e);
+        await h.settle(1);
+        const round = h.watcher.rounds.at(-1)!;
+        assert.equal(round.mode, 'incremental');
+        assert.equal(round.publish, 'published');
+        assert.ok(round.bytesWritten < firstBytes / 3, `${round.bytesWritten} of ${firstBytes} bytes`);
 
-      const head = (await h.head())!;
-      // A full compile + full build of the same objects (in another order, with server noise).
-      const docs = [...objects.values()].reverse().map((object, index) => ({ file: 'all.yaml', index, object: { ...object, metadata: { ...object.metadata, uid: 'x', resourceVersion: '1' } } }));
-      const full = compileDocuments(docs, { hasher: nodeSha256Hex });
-      assert.equal(head.digest, full.snapshot.digest);
-      assert.equal(head.inputs, full.stored.digest);
-      assert.equal(head.inputsDigest, full.stored.digest);
-      assert.equal(await recompileStored(h.store, head), head.digest);
-      // The object is stored under its canonical digest.
-      assert.ok(await h.store.hasObject(storedObject(e, nodeSha256Hex)!.digest));
+        const head = (await h.head())!;
+        // A full compile + full build of the same objects (in another order, with server noise).
+        const docs = [...objects.values()].reverse().map((object, index) => ({
+          file: 'all.yaml',
+          index,
+          object: { ...object, metadata: { ...object.metadata, uid: 'x', resourceVersion: '1' } },
+        }));
+        const full = compileDocuments(docs, { hasher: nodeSha256Hex });
+        assert.equal(head.digest, full.snapshot.digest);
+        assert.equal(head.inputs, full.stored.digest);
+        assert.equal(head.inputsDigest, full.stored.digest);
+        assert.equal(await recompileStored(h.store, head), head.digest);
+        // The object is stored under its canonical digest.
+        assert.ok(await h.store.hasObject(storedObject(e, nodeSha256Hex)!.digest));
+      }
+    } finally {
+      await h.close();
     }
-  } finally {
-    await h.close();
-  }
-});
+  },
+);
 
-test('a failed publish is repaired: the next round writes every inputs document and a complete snapshot', { timeout: 30_000 }, async () => {
-  const h = await startHarness();
-  try {
-    const before = (await h.head())!;
-    // The store refuses documents once: the round fails after its delta was computed.
-    const put = h.store.putDocuments.bind(h.store);
-    let fail = true;
-    h.store.putDocuments = async (docs) => {
-      if (fail) {
-        fail = false;
-        throw new Error('disk full');
-      }
-      return put(docs);
-    };
-    // Small batches (a delta's) go through putLayered: refused the same way.
-    const layered = h.store.putLayered.bind(h.store);
-    h.store.putLayered = async (objects, layers) => {
-      if (fail) {
-        fail = false;
-        throw new Error('disk full');
-      }
-      return layered(objects, layers);
-    };
-    h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
-    await assert.rejects(h.settle(1), /disk full/);
-    h.logs.length = 0;
-    assert.equal((await h.head())!.version, before.version);
+test(
+  'a failed publish is repaired: the next round writes every inputs document and a complete snapshot',
+  { timeout: 30_000 },
+  async () => {
+    const h = await startHarness();
+    try {
+      const before = (await h.head())!;
+      // The store refuses documents once: the round fails after its delta was computed.
+      const put = h.store.putDocuments.bind(h.store);
+      let fail = true;
+      h.store.putDocuments = async (docs) => {
+        if (fail) {
+          fail = false;
+          throw new Error('disk full');
+        }
+        return put(docs);
+      };
+      // Small batches (a delta's) go through putLayered: refused the same way.
+      const layered = h.store.putLayered.bind(h.store);
+      h.store.putLayered = async (objects, layers) => {
+        if (fail) {
+          fail = false;
+          throw new Error('disk full');
+        }
+        return layered(objects, layers);
+      };
+      h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
+      await assert.rejects(h.settle(1), /disk full/);
+      h.logs.length = 0;
+      assert.equal((await h.head())!.version, before.version);
 
-    h.server.apply(slice('productpage', [{ ip: '10.244.0.22', pod: 'productpage-v1-1' }]));
-    await h.settle(1);
-    const head = (await h.head())!;
-    assert.equal(head.version, before.version + 1);
-    assert.equal(h.watcher.rounds.at(-1)?.mode, 'full');
-    assert.equal(await recompileStored(h.store, head), head.digest);
-    assert.ok(await h.store.getSnapshot(head.digest));
-  } finally {
-    await h.close();
-  }
-});
+      h.server.apply(slice('productpage', [{ ip: '10.244.0.22', pod: 'productpage-v1-1' }]));
+      await h.settle(1);
+      const head = (await h.head())!;
+      assert.equal(head.version, before.version + 1);
+      assert.equal(h.watcher.rounds.at(-1)?.mode, 'full');
+      assert.equal(await recompileStored(h.store, head), head.digest);
+      assert.ok(await h.store.getSnapshot(head.digest));
+    } finally {
+      await h.close();
+    }
+  },
+);

@@ -12,51 +12,62 @@ import { baseMesh, destinationRule, servedFromStore, slice, startHarness, virtua
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 
-test('an object going invalid keeps its last good version: diagnostic and substitution recorded', { timeout: 30_000 }, async () => {
-  const h = await startHarness();
-  try {
-    h.server.apply(destinationRule(REVIEWS));
-    h.server.apply(virtualService(REVIEWS, [80, 20]));
-    await h.settle(2);
-    const good = (await h.head())!;
-    const goodRoutes = JSON.stringify((await servedFromStore(h.store, good)).routes.get('9080'));
+test(
+  'an object going invalid keeps its last good version: diagnostic and substitution recorded',
+  { timeout: 30_000 },
+  async () => {
+    const h = await startHarness();
+    try {
+      h.server.apply(destinationRule(REVIEWS));
+      h.server.apply(virtualService(REVIEWS, [80, 20]));
+      await h.settle(2);
+      const good = (await h.head())!;
+      const goodRoutes = JSON.stringify((await servedFromStore(h.store, good)).routes.get('9080'));
 
-    // Invalid alone: the snapshot is unchanged, so nothing is published; the watcher says why.
-    h.server.apply(virtualService(REVIEWS, [80, 10]));
-    await h.settle(1);
-    assert.equal((await h.head())!.version, good.version);
-    assert.equal(h.watcher.rounds.at(-1)?.publish, 'unchanged');
-    assert.ok(h.logs.some((l) => l.code === 'last-known-good'));
+      // Invalid alone: the snapshot is unchanged, so nothing is published; the watcher says why.
+      h.server.apply(virtualService(REVIEWS, [80, 10]));
+      await h.settle(1);
+      assert.equal((await h.head())!.version, good.version);
+      assert.equal(h.watcher.rounds.at(-1)?.publish, 'unchanged');
+      assert.ok(h.logs.some((l) => l.code === 'last-known-good'));
 
-    // With a real change next to it: published, still routing 80/20, and the record says so.
-    h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
-    await h.settle(1);
-    const rec = (await h.head())!;
-    assert.equal(rec.version, good.version + 1);
-    assert.equal(JSON.stringify((await servedFromStore(h.store, rec)).routes.get('9080')), goodRoutes);
-    const d = (await recordDiagnostics(h.store, rec)).find((x) => x.code === 'last-known-good');
-    assert.ok(d, 'no last-known-good diagnostic');
-    assert.equal(d.kind, 'VirtualService');
-    assert.equal(d.name, REVIEWS);
-    assert.equal(d.field, 'spec.http[0].route');
-    const sub = rec.provenance?.lastKnownGood?.[0];
-    assert.ok(sub);
-    assert.equal(sub.name, REVIEWS);
-    assert.ok(sub.rejectedResourceVersion && sub.usedResourceVersion && sub.rejectedResourceVersion !== sub.usedResourceVersion);
-    // Provenance names both changes since the parent: the rejected VirtualService and the slice.
-    assert.deepEqual(rec.provenance?.changes.map((c) => c.kind), ['EndpointSlice', 'VirtualService']);
+      // With a real change next to it: published, still routing 80/20, and the record says so.
+      h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
+      await h.settle(1);
+      const rec = (await h.head())!;
+      assert.equal(rec.version, good.version + 1);
+      assert.equal(JSON.stringify((await servedFromStore(h.store, rec)).routes.get('9080')), goodRoutes);
+      const d = (await recordDiagnostics(h.store, rec)).find((x) => x.code === 'last-known-good');
+      assert.ok(d, 'no last-known-good diagnostic');
+      assert.equal(d.kind, 'VirtualService');
+      assert.equal(d.name, REVIEWS);
+      assert.equal(d.field, 'spec.http[0].route');
+      const sub = rec.provenance?.lastKnownGood?.[0];
+      assert.ok(sub);
+      assert.equal(sub.name, REVIEWS);
+      assert.ok(
+        sub.rejectedResourceVersion &&
+          sub.usedResourceVersion &&
+          sub.rejectedResourceVersion !== sub.usedResourceVersion,
+      );
+      // Provenance names both changes since the parent: the rejected VirtualService and the slice.
+      assert.deepEqual(
+        rec.provenance?.changes.map((c) => c.kind),
+        ['EndpointSlice', 'VirtualService'],
+      );
 
-    // Fixed: the substitution ends.
-    h.server.apply(virtualService(REVIEWS, [50, 50]));
-    await h.settle(1);
-    const fixed = (await h.head())!;
-    assert.equal(fixed.provenance?.lastKnownGood, undefined);
-    assert.ok(!(await recordDiagnostics(h.store, fixed)).some((x) => x.code === 'last-known-good'));
-    assert.match(JSON.stringify((await servedFromStore(h.store, fixed)).routes.get('9080')), /"weight":50/);
-  } finally {
-    await h.close();
-  }
-});
+      // Fixed: the substitution ends.
+      h.server.apply(virtualService(REVIEWS, [50, 50]));
+      await h.settle(1);
+      const fixed = (await h.head())!;
+      assert.equal(fixed.provenance?.lastKnownGood, undefined);
+      assert.ok(!(await recordDiagnostics(h.store, fixed)).some((x) => x.code === 'last-known-good'));
+      assert.match(JSON.stringify((await servedFromStore(h.store, fixed)).routes.get('9080')), /"weight":50/);
+    } finally {
+      await h.close();
+    }
+  },
+);
 
 test('--compile-url: a remote compile gives the snapshot a local one gives', { timeout: 30_000 }, async () => {
   const remote = createServer((req, res) => {

@@ -5,7 +5,10 @@ import { PRODUCTPAGE_NODE, endpointIps, recompileStored, servedFromStore, startH
 
 test('nothing is published before every informer synced; then exactly one version', { timeout: 30_000 }, async () => {
   // Hold the Pod list back: four failed lists (restarted after 20, 40, 80, 160 ms).
-  const h = await startHarness({ noInitialSettle: true, beforeStart: (s) => s.failNext(4, (r) => r.path === '/api/v1/pods' && !r.watch, 500) });
+  const h = await startHarness({
+    noInitialSettle: true,
+    beforeStart: (s) => s.failNext(4, (r) => r.path === '/api/v1/pods' && !r.watch, 500),
+  });
   try {
     await until(() => h.watcher.eventsSeen > 0, 5000, 'first events');
     assert.equal(h.watcher.synced, false);
@@ -22,13 +25,25 @@ test('nothing is published before every informer synced; then exactly one versio
     assert.equal(head.version, 1);
     // Provenance of the first version: every object, added.
     const changes = head.provenance?.changes ?? [];
-    assert.ok(changes.some((c) => c.kind === 'Service' && c.namespace === 'default' && c.name === 'reviews' && c.change === 'added' && c.resourceVersion));
+    assert.ok(
+      changes.some(
+        (c) =>
+          c.kind === 'Service' &&
+          c.namespace === 'default' &&
+          c.name === 'reviews' &&
+          c.change === 'added' &&
+          c.resourceVersion,
+      ),
+    );
     assert.ok(changes.every((c) => c.change === 'added'));
     // Stored inputs recompile to the same snapshot.
     assert.equal(await recompileStored(h.store, head), head.digest);
     const served = await servedFromStore(h.store, head, PRODUCTPAGE_NODE);
     assert.ok(served.clusters.has('outbound|9080||reviews.default.svc.cluster.local'));
-    assert.deepEqual(endpointIps(served.endpoints.get('outbound|9080||reviews.default.svc.cluster.local')), ['10.244.0.11', '10.244.0.12']);
+    assert.deepEqual(endpointIps(served.endpoints.get('outbound|9080||reviews.default.svc.cluster.local')), [
+      '10.244.0.11',
+      '10.244.0.12',
+    ]);
     // A settle with no events publishes nothing more.
     await h.settle(0);
     assert.equal(await h.versions(), 1);

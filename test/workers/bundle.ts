@@ -44,7 +44,10 @@ export interface DynamicCode {
  * the module it came from via the `// <path>` comment esbuild writes before every module.
  */
 export function findDynamicCode(text: string): DynamicCode[] {
-  const banners = [...text.matchAll(/^\/\/ ((?:src|node_modules|functions)\/\S+)$/gm)].map((m) => ({ at: m.index, path: m[1] as string }));
+  const banners = [...text.matchAll(/^\/\/ ((?:src|node_modules|functions)\/\S+)$/gm)].map((m) => ({
+    at: m.index,
+    path: m[1] as string,
+  }));
   const found: DynamicCode[] = [];
   // `eval(a, b) {` is a method named eval (re2js has one), not a call of the global eval.
   for (const m of text.matchAll(/\bnew\s+Function\s*\(|(?<![.\w$])eval\s*\((?![^()]*\)\s*\{)/g)) {

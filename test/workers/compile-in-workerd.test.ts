@@ -32,7 +32,14 @@ before(async () => {
   bundle = await bundleWorker(join(REPO, 'functions', 'cloudflare', 'worker.ts'), dir, REPO);
   files = await readInputs([...BASE_PATHS, REVIEWS_50_V3]);
   // modulesRoot: module names are paths relative to it, and workerd refuses names with '..'.
-  mf = new Miniflare({ modules: true, modulesRoot: dir, scriptPath: bundle.path, compatibilityDate: COMPATIBILITY_DATE, r2Buckets: ['MESHSNAP_BUCKET'], bindings: { MESHSNAP_WRITE_TOKEN: 'unused-here' } });
+  mf = new Miniflare({
+    modules: true,
+    modulesRoot: dir,
+    scriptPath: bundle.path,
+    compatibilityDate: COMPATIBILITY_DATE,
+    r2Buckets: ['MESHSNAP_BUCKET'],
+    bindings: { MESHSNAP_WRITE_TOKEN: 'unused-here' },
+  });
   await mf.ready;
 });
 
@@ -61,7 +68,10 @@ test('the bundle pulls in our code and third-party code only, no Node built-ins'
   assert.ok(bundle.inputs.includes('src/compile/index.ts'), 'compiler is bundled');
   assert.ok(bundle.inputs.includes('src/api/app.ts'), 'the API app is bundled');
   assert.ok(bundle.inputs.includes('src/snapshot/store/r2.ts'), 'the R2 store is bundled');
-  assert.deepEqual(bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')), []);
+  assert.deepEqual(
+    bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')),
+    [],
+  );
   assert.ok(!bundle.inputs.some((p) => p.includes('@aws-sdk')), 'no AWS SDK in the Worker');
 });
 
@@ -72,36 +82,50 @@ test('no new Function or eval anywhere in the bundle', { timeout: 30_000 }, () =
   assert.ok(!/\bFunction\s*\(\s*["'`]/.test(bundle.text), 'no Function("…") constructor calls');
 });
 
-test('workerd compiles bookinfo to the same snapshot as Node, checked by the watcher client', { timeout: 60_000 }, async () => {
-  const inNode = compileTexts(files, { hasher: nodeHasher });
-  // Posted in reverse order: the result must not depend on it.
-  const inWorker = await compileInWorker([...files].reverse());
-  assert.equal(inWorker.mode, 'remote');
-  assert.match(inWorker.snapshot.digest, /^sha256:[0-9a-f]{64}$/);
-  assert.equal(inWorker.snapshot.digest, inNode.snapshot.digest);
-  assert.equal(inWorker.snapshot.inputsDigest, inNode.snapshot.inputsDigest);
-  assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
-  assert.equal(inWorker.snapshot.objects.size, inNode.snapshot.objects.size);
-  for (const type of ['clusters', 'endpoints', 'listeners', 'routes', 'classes', 'objects'] as const) {
-    assert.ok(inWorker.snapshot.counts[type] > 0, `${type} count is ${inWorker.snapshot.counts[type]}`);
-  }
-});
+test(
+  'workerd compiles bookinfo to the same snapshot as Node, checked by the watcher client',
+  { timeout: 60_000 },
+  async () => {
+    const inNode = compileTexts(files, { hasher: nodeHasher });
+    // Posted in reverse order: the result must not depend on it.
+    const inWorker = await compileInWorker([...files].reverse());
+    assert.equal(inWorker.mode, 'remote');
+    assert.match(inWorker.snapshot.digest, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(inWorker.snapshot.digest, inNode.snapshot.digest);
+    assert.equal(inWorker.snapshot.inputsDigest, inNode.snapshot.inputsDigest);
+    assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
+    assert.equal(inWorker.snapshot.objects.size, inNode.snapshot.objects.size);
+    for (const type of ['clusters', 'endpoints', 'listeners', 'routes', 'classes', 'objects'] as const) {
+      assert.ok(inWorker.snapshot.counts[type] > 0, `${type} count is ${inWorker.snapshot.counts[type]}`);
+    }
+  },
+);
 
 test('dropping the DestinationRules in workerd drops their subset clusters', { timeout: 60_000 }, async () => {
   const withoutRules = files.filter((f) => f.file !== 'destination-rule-all.yaml');
   assert.equal(withoutRules.length, files.length - 1);
   const [fewer, all] = [await compileInWorker(withoutRules), await compileInWorker(files)];
-  assert.ok(fewer.snapshot.counts.clusters < all.snapshot.counts.clusters, `clusters without rules ${fewer.snapshot.counts.clusters}, with ${all.snapshot.counts.clusters}`);
+  assert.ok(
+    fewer.snapshot.counts.clusters < all.snapshot.counts.clusters,
+    `clusters without rules ${fewer.snapshot.counts.clusters}, with ${all.snapshot.counts.clusters}`,
+  );
   assert.equal(fewer.snapshot.digest, compileTexts(withoutRules, { hasher: nodeHasher }).snapshot.digest);
 });
 
 test('POST /compile rejects a body that is not a compile request, with a 400', { timeout: 30_000 }, async () => {
   assert.ok(mf);
   for (const body of ['{"file":"x.yaml"}', 'not json', JSON.stringify({ schema: 'other/v1', objects: [] })]) {
-    const res = await mf.dispatchFetch('http://worker.test/compile', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const res = await mf.dispatchFetch('http://worker.test/compile', {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400, body);
     assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'bad_request');
   }
-  const empty = await mf.dispatchFetch('http://worker.test/compile', { method: 'POST', body: JSON.stringify({ schema: COMPILE_REQUEST_SCHEMA, objects: [] }) });
+  const empty = await mf.dispatchFetch('http://worker.test/compile', {
+    method: 'POST',
+    body: JSON.stringify({ schema: COMPILE_REQUEST_SCHEMA, objects: [] }),
+  });
   assert.equal(empty.status, 200, 'no objects compiles to the empty mesh');
 });

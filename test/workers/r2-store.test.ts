@@ -22,7 +22,12 @@ let bucket: R2BucketLike;
 let prefixes = 0;
 
 before(async () => {
-  mf = new Miniflare({ modules: true, script: 'export default { fetch() { return new Response("ok") } }', r2Buckets: ['SNAPSHOTS'], compatibilityDate: '2025-09-01' });
+  mf = new Miniflare({
+    modules: true,
+    script: 'export default { fetch() { return new Response("ok") } }',
+    r2Buckets: ['SNAPSHOTS'],
+    compatibilityDate: '2025-09-01',
+  });
   bucket = (await mf.getR2Bucket('SNAPSHOTS')) as unknown as R2BucketLike;
 });
 after(async () => {
@@ -59,22 +64,33 @@ test('r2: create-only and compare-and-swap writes are enforced', { timeout: 30_0
 
 test('r2: racing publishers never move the head backwards', { timeout: 30_000 }, async () => {
   const store = r2Store(bucket, { prefix: 'heads', hasher: nodeSha256Hex });
-  await Promise.all(Array.from({ length: 6 }, (_, i) => publishSnapshot(store, 'main', nthSnapshot(500 + i), { createdAt: CREATED_AT })));
+  await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      publishSnapshot(store, 'main', nthSnapshot(500 + i), { createdAt: CREATED_AT }),
+    ),
+  );
   const head = await bucket.get('heads/channels/main/head.json');
   assert.ok(head);
   const json = JSON.parse(new TextDecoder().decode(await head.arrayBuffer())) as { version: number };
   assert.equal(json.version, 6, 'the head.json written by compare-and-swap is the newest version');
 });
 
-test('the R2 store, publishing and packs bundle for plain workerd: no Node built-ins', { timeout: 30_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'meshsnap-r2-bundle-'));
-  try {
-    for (const entry of ['r2.ts', 'publish.ts', 'packs.ts']) {
-      const bundle = await bundleWorker(join(REPO, 'src', 'snapshot', 'store', entry), dir, REPO);
-      assert.ok(bundle.inputs.includes(`src/snapshot/store/${entry}`));
-      assert.deepEqual(bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')), []);
+test(
+  'the R2 store, publishing and packs bundle for plain workerd: no Node built-ins',
+  { timeout: 30_000 },
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'meshsnap-r2-bundle-'));
+    try {
+      for (const entry of ['r2.ts', 'publish.ts', 'packs.ts']) {
+        const bundle = await bundleWorker(join(REPO, 'src', 'snapshot', 'store', entry), dir, REPO);
+        assert.ok(bundle.inputs.includes(`src/snapshot/store/${entry}`));
+        assert.deepEqual(
+          bundle.inputs.filter((p) => p.startsWith('node:') || p.includes('(disabled)')),
+          [],
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

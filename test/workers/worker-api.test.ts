@@ -44,11 +44,20 @@ after(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = TOKEN,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   assert.ok(mf, 'miniflare did not start');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const res = await mf.dispatchFetch(`http://worker.test${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await mf.dispatchFetch(`http://worker.test${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -60,7 +69,10 @@ test('compile, list, diff and roll back over R2 in workerd', { timeout: 120_000 
   const wrong = await call('POST', '/api/v1/channels/main/compile', { files: v3 }, 'nope');
   assert.equal(wrong.status, 401);
 
-  const first = await call('POST', '/api/v1/channels/main/compile', { files: [...v3].reverse(), reason: 'reviews to v3' });
+  const first = await call('POST', '/api/v1/channels/main/compile', {
+    files: [...v3].reverse(),
+    reason: 'reviews to v3',
+  });
   assert.equal(first.status, 201, JSON.stringify(first.json).slice(0, 500));
   assert.equal(first.json.version, 1);
   assert.equal(first.json.digest, nodeDigest(v3), 'workerd and Node compile bookinfo to the same digest');
@@ -77,7 +89,11 @@ test('compile, list, diff and roll back over R2 in workerd', { timeout: 120_000 
   const list = await call('GET', '/api/v1/channels/main/snapshots', undefined, null);
   assert.equal(list.status, 200);
   const snaps = list.json.snapshots as { version: number; digest: string; status: { current: boolean } }[];
-  assert.deepEqual(snaps.map((s) => s.version), [2, 1], 'newest first');
+  assert.deepEqual(
+    snaps.map((s) => s.version),
+    [2, 1],
+    'newest first',
+  );
   assert.equal(snaps[0]?.status.current, true);
   assert.equal(snaps[1]?.digest, first.json.digest);
 
@@ -99,8 +115,14 @@ test('compile, list, diff and roll back over R2 in workerd', { timeout: 120_000 
   const audit = await call('GET', '/api/v1/audit?channel=main', undefined, null);
   assert.equal(audit.status, 200);
   const entries = audit.json.entries as Record<string, unknown>[];
-  assert.ok(entries.some((e) => JSON.stringify(e).includes('undo the 50/50 split')), 'the rollback is in the audit log with its reason');
-  assert.ok(entries.every((e) => !('actor' in e) || e.actor === 'api'), 'writes are recorded as the token name');
+  assert.ok(
+    entries.some((e) => JSON.stringify(e).includes('undo the 50/50 split')),
+    'the rollback is in the audit log with its reason',
+  );
+  assert.ok(
+    entries.every((e) => !('actor' in e) || e.actor === 'api'),
+    'writes are recorded as the token name',
+  );
 
   // The data is in the bucket, under the configured prefix.
   assert.ok(mf);
@@ -113,7 +135,10 @@ test('compile, list, diff and roll back over R2 in workerd', { timeout: 120_000 
 test('bad input is a 400 with a stable code, never a 500', { timeout: 60_000 }, async () => {
   const notJson = await call('POST', '/api/v1/channels/main/compile', undefined);
   assert.equal(notJson.status, 400);
-  const garbage = await call('POST', '/api/v1/channels/main/compile', { files: [{ file: 'x.yaml', text: ': : :\n\t- [' }], strict: true });
+  const garbage = await call('POST', '/api/v1/channels/main/compile', {
+    files: [{ file: 'x.yaml', text: ': : :\n\t- [' }],
+    strict: true,
+  });
   assert.equal(garbage.status, 400);
   assert.equal((garbage.json.error as { code: string }).code, 'invalid_inputs');
   assert.ok(Array.isArray((garbage.json.error as { diagnostics?: unknown[] }).diagnostics));

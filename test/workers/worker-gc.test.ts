@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers of the API are read loosely */
 /**
  * Retention in the Cloudflare Worker (functions/cloudflare/worker.ts), bundled and run in workerd
  * through Miniflare over an R2 binding: POST /api/v1/gc and the cron's scheduled handler. The
@@ -43,7 +44,14 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'meshsnap-worker-gc-'));
   bundlePath = (await bundleWorker(join(REPO, 'functions', 'cloudflare', 'worker.ts'), dir, REPO)).path;
   const net = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
-  inputs = await Promise.all([REVIEWS_V3, REVIEWS_50_V3, join(net, 'virtual-service-reviews-80-20.yaml'), join(net, 'virtual-service-reviews-90-10.yaml')].map((vs) => readInputs([...BASE_PATHS, vs])));
+  inputs = await Promise.all(
+    [
+      REVIEWS_V3,
+      REVIEWS_50_V3,
+      join(net, 'virtual-service-reviews-80-20.yaml'),
+      join(net, 'virtual-service-reviews-90-10.yaml'),
+    ].map((vs) => readInputs([...BASE_PATHS, vs])),
+  );
   mf = new Miniflare(options({}));
   await mf.ready;
 });
@@ -58,11 +66,20 @@ async function vars(v: Vars): Promise<void> {
   await mf.setOptions(options(v));
 }
 
-async function call(method: string, path: string, body?: unknown, token: string | null = TOKEN): Promise<{ status: number; json: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token: string | null = TOKEN,
+): Promise<{ status: number; json: Record<string, any> }> {
   assert.ok(mf, 'miniflare did not start');
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const res = await mf.dispatchFetch(`http://worker.test${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await mf.dispatchFetch(`http://worker.test${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -72,17 +89,31 @@ async function publish(files: InputText[]): Promise<number> {
   return r.json.version as number;
 }
 
-const versions = async (): Promise<number[]> => ((await call('GET', '/api/v1/channels/main/snapshots', undefined, null)).json.snapshots as { version: number }[]).map((s) => s.version);
+const versions = async (): Promise<number[]> =>
+  ((await call('GET', '/api/v1/channels/main/snapshots', undefined, null)).json.snapshots as { version: number }[]).map(
+    (s) => s.version,
+  );
 
 /** The version serves its config (every object of the node's class is read) and has the digest Node computes. */
 async function assertServes(selector: string, files: InputText[]): Promise<void> {
   const { id, metadata } = BOOKINFO_NODES.productpage;
-  const config = await call('GET', `/api/v1/channels/main/snapshots/${selector}/config?node=${encodeURIComponent(id)}&metadata=${encodeURIComponent(JSON.stringify(metadata))}`, undefined, null);
+  const config = await call(
+    'GET',
+    `/api/v1/channels/main/snapshots/${selector}/config?node=${encodeURIComponent(id)}&metadata=${encodeURIComponent(JSON.stringify(metadata))}`,
+    undefined,
+    null,
+  );
   assert.equal(config.status, 200, `${selector}: ${JSON.stringify(config.json).slice(0, 500)}`);
-  assert.equal((await call('GET', `/api/v1/channels/main/snapshots/${selector}`, undefined, null)).json.digest, nodeDigest(files));
+  assert.equal(
+    (await call('GET', `/api/v1/channels/main/snapshots/${selector}`, undefined, null)).json.digest,
+    nodeDigest(files),
+  );
 }
 
-const gcAudit = async (): Promise<Record<string, any>[]> => ((await call('GET', '/api/v1/audit?channel=main', undefined, null)).json.entries as Record<string, any>[]).filter((e) => e.kind === 'gc'); // eslint-disable-line @typescript-eslint/no-explicit-any
+const gcAudit = async (): Promise<Record<string, any>[]> =>
+  ((await call('GET', '/api/v1/audit?channel=main', undefined, null)).json.entries as Record<string, any>[]).filter(
+    (e) => e.kind === 'gc',
+  );
 
 /** The part of workerd's Fetcher (Miniflare's getWorker) that dispatches a `scheduled` event. */
 interface ScheduledFetcher {
@@ -97,49 +128,56 @@ async function scheduled(): Promise<string> {
 }
 
 /** The log lines of the given event, parsed (after the runtime's output has been read). */
-async function logLines(event: string): Promise<Record<string, any>[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const parsed = () => logs.flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [])).filter((l) => l.event === event);
+async function logLines(event: string): Promise<Record<string, any>[]> {
+  const parsed = () =>
+    logs
+      .flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : []))
+      .filter((l) => l.event === event);
   for (let i = 0; i < 50 && parsed().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
   return parsed();
 }
 
-test('POST /api/v1/gc over R2: auth, the freshen interval bound, dry run, then the old versions and their data go', { timeout: 180_000 }, async () => {
-  for (const files of inputs.slice(0, 3)) await publish(files); // versions 1..3
-  const tagged = await call('POST', '/api/v1/channels/main/tags', { version: 1, name: 'first' });
-  assert.equal(tagged.status, 201, JSON.stringify(tagged.json));
+test(
+  'POST /api/v1/gc over R2: auth, the freshen interval bound, dry run, then the old versions and their data go',
+  { timeout: 180_000 },
+  async () => {
+    for (const files of inputs.slice(0, 3)) await publish(files); // versions 1..3
+    const tagged = await call('POST', '/api/v1/channels/main/tags', { version: 1, name: 'first' });
+    assert.equal(tagged.status, 201, JSON.stringify(tagged.json));
 
-  assert.equal((await call('POST', '/api/v1/gc', {}, null)).status, 401);
-  // The store's default freshen interval (10 min) bounds the grace period.
-  const short = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 5 });
-  assert.equal(short.status, 400, JSON.stringify(short.json));
-  assert.match(short.json.error.message, /graceMinutes 5 .* freshen interval of 10 min/);
-  const bad = await call('POST', '/api/v1/gc', { keep: 'one' });
-  assert.equal(bad.status, 400);
-  assert.equal(bad.json.error.code, 'bad_request');
+    assert.equal((await call('POST', '/api/v1/gc', {}, null)).status, 401);
+    // The store's default freshen interval (10 min) bounds the grace period.
+    const short = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 5 });
+    assert.equal(short.status, 400, JSON.stringify(short.json));
+    assert.match(short.json.error.message, /graceMinutes 5 .* freshen interval of 10 min/);
+    const bad = await call('POST', '/api/v1/gc', { keep: 'one' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.error.code, 'bad_request');
 
-  await vars({ MESHSNAP_FRESHEN_MINUTES: '0' });
-  const dry = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 0, dryRun: true });
-  assert.equal(dry.status, 200, JSON.stringify(dry.json));
-  assert.equal(dry.json.action, 'gc');
-  assert.deepEqual(dry.json.deletedVersions, { main: [2] });
-  assert.ok(dry.json.deletedObjects + dry.json.deletedDocuments > 0, JSON.stringify(dry.json));
-  assert.deepEqual(await versions(), [3, 2, 1], 'a dry run deletes nothing');
+    await vars({ MESHSNAP_FRESHEN_MINUTES: '0' });
+    const dry = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 0, dryRun: true });
+    assert.equal(dry.status, 200, JSON.stringify(dry.json));
+    assert.equal(dry.json.action, 'gc');
+    assert.deepEqual(dry.json.deletedVersions, { main: [2] });
+    assert.ok(dry.json.deletedObjects + dry.json.deletedDocuments > 0, JSON.stringify(dry.json));
+    assert.deepEqual(await versions(), [3, 2, 1], 'a dry run deletes nothing');
 
-  const real = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 0, reason: 'trim' });
-  assert.equal(real.status, 200, JSON.stringify(real.json));
-  assert.deepEqual(real.json.deletedVersions, { main: [2] });
-  assert.deepEqual(real.json.keptVersions, { main: [3, 1] });
-  assert.ok(real.json.deletedObjects > 0 && real.json.deletedDocuments > 0, JSON.stringify(real.json));
-  assert.deepEqual(await versions(), [3, 1]);
-  assert.equal((await call('GET', '/api/v1/channels/main/snapshots/2', undefined, null)).status, 404);
-  await assertServes('latest', inputs[2] as InputText[]);
-  await assertServes('first', inputs[0] as InputText[]);
+    const real = await call('POST', '/api/v1/gc', { keep: 1, graceMinutes: 0, reason: 'trim' });
+    assert.equal(real.status, 200, JSON.stringify(real.json));
+    assert.deepEqual(real.json.deletedVersions, { main: [2] });
+    assert.deepEqual(real.json.keptVersions, { main: [3, 1] });
+    assert.ok(real.json.deletedObjects > 0 && real.json.deletedDocuments > 0, JSON.stringify(real.json));
+    assert.deepEqual(await versions(), [3, 1]);
+    assert.equal((await call('GET', '/api/v1/channels/main/snapshots/2', undefined, null)).status, 404);
+    await assertServes('latest', inputs[2] as InputText[]);
+    await assertServes('first', inputs[0] as InputText[]);
 
-  const audit = await gcAudit();
-  assert.equal(audit.length, 1);
-  assert.equal(audit[0]?.actor, 'api');
-  assert.equal(audit[0]?.reason, 'trim');
-});
+    const audit = await gcAudit();
+    assert.equal(audit.length, 1);
+    assert.equal(audit[0]?.actor, 'api');
+    assert.equal(audit[0]?.reason, 'trim');
+  },
+);
 
 test('the cron: bad vars are logged and delete nothing; then gc runs as actor cron', { timeout: 180_000 }, async () => {
   await publish(inputs[3] as InputText[]); // version 4
@@ -155,7 +193,10 @@ test('the cron: bad vars are logged and delete nothing; then gc runs as actor cr
   await vars({ MESHSNAP_GC_KEEP: '1', MESHSNAP_GC_GRACE_MINUTES: '0' });
   assert.equal(await scheduled(), 'exception');
   const refused = await logLines('gc.failed');
-  assert.match(refused.at(-1)?.error, /MESHSNAP_GC_GRACE_MINUTES 0 is shorter than the store's freshen interval of 10 min/);
+  assert.match(
+    refused.at(-1)?.error,
+    /MESHSNAP_GC_GRACE_MINUTES 0 is shorter than the store's freshen interval of 10 min/,
+  );
   assert.deepEqual(await versions(), [4, 3, 1]);
 
   await vars({ MESHSNAP_FRESHEN_MINUTES: '0', MESHSNAP_GC_KEEP: '1', MESHSNAP_GC_GRACE_MINUTES: '0' });

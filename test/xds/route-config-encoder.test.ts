@@ -28,7 +28,10 @@ function assertSameBytes(output: CompileOutput): number {
   for (const [id, rc] of rcs) {
     const expected = encodeMessage(TypeName.RouteConfiguration, rc);
     const actual = encodeRouteConfiguration(rc);
-    assert.ok(Buffer.from(actual).equals(Buffer.from(expected)), `${id}: ${actual.length} bytes, encodeMessage gives ${expected.length}`);
+    assert.ok(
+      Buffer.from(actual).equals(Buffer.from(expected)),
+      `${id}: ${actual.length} bytes, encodeMessage gives ${expected.length}`,
+    );
   }
   return rcs.length;
 }
@@ -36,37 +39,62 @@ function assertSameBytes(output: CompileOutput): number {
 const NET = join(ISTIO_SAMPLES, 'bookinfo', 'networking');
 const BOOKSTORE = join(EXAMPLES, 'bookstore');
 const bookstoreFiles = (): string[] => [
-  ...readdirSync(BOOKSTORE).filter((f) => f.endsWith('.yaml')).map((f) => join(BOOKSTORE, f)),
+  ...readdirSync(BOOKSTORE)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => join(BOOKSTORE, f)),
   ...readdirSync(join(BOOKSTORE, 'traffic')).map((f) => join(BOOKSTORE, 'traffic', f)),
 ];
 
 test('bookinfo and bookstore: byte-identical to encodeMessage for every route config', () => {
   const scenarios = [
     [BOOKINFO_STATE],
-    [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-jason-v2-v3.yaml'), join(NET, 'fault-injection-details-v1.yaml')],
-    [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml'), join(NET, 'virtual-service-ratings-test-delay.yaml')],
+    [
+      BOOKINFO_STATE,
+      join(NET, 'destination-rule-all.yaml'),
+      join(NET, 'virtual-service-reviews-jason-v2-v3.yaml'),
+      join(NET, 'fault-injection-details-v1.yaml'),
+    ],
+    [
+      BOOKINFO_STATE,
+      join(NET, 'destination-rule-all.yaml'),
+      join(NET, 'virtual-service-reviews-50-v3.yaml'),
+      join(NET, 'virtual-service-ratings-test-delay.yaml'),
+    ],
     bookstoreFiles(),
   ];
   for (const files of scenarios) assert.ok(assertSameBytes(compileFiles(files)) > 0);
 });
 
 test('edge cases: no name, no virtual hosts, empty config, fields after virtual_hosts, long virtual hosts', () => {
-  const vh = { name: 'a:80', domains: ['a', 'a.ns'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'outbound|80||a' } }] };
+  const vh = {
+    name: 'a:80',
+    domains: ['a', 'a.ns'],
+    routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'outbound|80||a' } }],
+  };
   const big = { name: 'big:80', domains: Array.from({ length: 3000 }, (_, i) => `host-${i}.example.com`) };
   const cases: RouteConfiguration[] = [
     {},
     { name: '' },
     { name: 'x' },
     { virtual_hosts: [vh] },
-    { name: '80', virtual_hosts: [vh, big, vh], validate_clusters: { value: false }, ignore_port_in_host_matching: true, max_direct_response_body_size_bytes: { value: 1 << 20 } },
+    {
+      name: '80',
+      virtual_hosts: [vh, big, vh],
+      validate_clusters: { value: false },
+      ignore_port_in_host_matching: true,
+      max_direct_response_body_size_bytes: { value: 1 << 20 },
+    },
     { name: '80', virtual_hosts: [], request_headers_to_remove: ['x-a'], most_specific_header_mutations_wins: true },
   ];
   for (const rc of cases) {
-    assert.ok(Buffer.from(encodeRouteConfiguration(rc)).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc))), JSON.stringify(rc).slice(0, 80));
+    assert.ok(
+      Buffer.from(encodeRouteConfiguration(rc)).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc))),
+      JSON.stringify(rc).slice(0, 80),
+    );
   }
 });
 
-test('synthetic mesh: byte-identical; another namespace only encodes its own services\' virtual hosts', () => {
+test("synthetic mesh: byte-identical; another namespace only encodes its own services' virtual hosts", () => {
   const mesh = generateMesh({ services: 300, perNamespace: 50 });
   const output = compile(buildInputSet(mesh.docs)).output;
   assert.ok(assertSameBytes(output) > 6);
@@ -74,7 +102,8 @@ test('synthetic mesh: byte-identical; another namespace only encodes its own ser
   // A fresh compile, so no virtual host has been encoded yet.
   const fresh = compile(buildInputSet(mesh.docs)).output;
   const rc = (ns: string) => fresh.groups.get(`routes/${ns}`)?.routes.get('8080') as RouteConfiguration;
-  const own = (ns: string) => (rc(ns).virtual_hosts ?? []).filter((vh) => vh.name?.endsWith(`.${ns}.svc.cluster.local:8080`)).length;
+  const own = (ns: string) =>
+    (rc(ns).virtual_hosts ?? []).filter((vh) => vh.name?.endsWith(`.${ns}.svc.cluster.local:8080`)).length;
   const first = rc('ns-0');
   const second = rc('ns-1');
   const total = first.virtual_hosts?.length ?? 0;
@@ -108,8 +137,15 @@ test('synthetic mesh: byte-identical; another namespace only encodes its own ser
 
 test('bookinfo: a second client namespace without services of its own costs no virtual host encodes', () => {
   const docs: RawDocument[] = [];
-  for (const file of [BOOKINFO_STATE, join(NET, 'destination-rule-all.yaml'), join(NET, 'virtual-service-reviews-50-v3.yaml')]) docs.push(...parseDocuments(readFileSync(file, 'utf8'), file).docs);
-  const namespaces = ['team-a', 'team-b'].map((name) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`).join('---\n');
+  for (const file of [
+    BOOKINFO_STATE,
+    join(NET, 'destination-rule-all.yaml'),
+    join(NET, 'virtual-service-reviews-50-v3.yaml'),
+  ])
+    docs.push(...parseDocuments(readFileSync(file, 'utf8'), file).docs);
+  const namespaces = ['team-a', 'team-b']
+    .map((name) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`)
+    .join('---\n');
   docs.push(...parseDocuments(namespaces, 'namespaces.yaml').docs);
   const output = compile(buildInputSet(docs)).output;
   const rc = (ns: string) => output.groups.get(`routes/${ns}`)?.routes.get('9080') as RouteConfiguration;
@@ -117,7 +153,11 @@ test('bookinfo: a second client namespace without services of its own costs no v
   encodeRouteConfiguration(rc('default'));
   let before = routeConfigEncoderStats.virtualHostEncodes;
   encodeRouteConfiguration(rc('team-a'));
-  assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 4, "the shared virtual hosts of default's 4 services (allow_any is already done)");
+  assert.equal(
+    routeConfigEncoderStats.virtualHostEncodes - before,
+    4,
+    "the shared virtual hosts of default's 4 services (allow_any is already done)",
+  );
   before = routeConfigEncoderStats.virtualHostEncodes;
   const bytes = encodeRouteConfiguration(rc('team-b'));
   assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 0);

@@ -24,7 +24,13 @@ export function auditRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, rea
     const limit = intQuery(c, 'limit', 1, AUDIT_MAX) ?? 1000;
     const channels = channel ? [channel] : await history.channels(store);
     const entries: AuditEntry[] = [];
-    for (const ch of channels) for (const e of await history.audit(store, { channel: ch, ...(since ? { since } : {}), ...(proxy ? { proxy } : {}) })) entries.push(e);
+    for (const ch of channels)
+      for (const e of await history.audit(store, {
+        channel: ch,
+        ...(since ? { since } : {}),
+        ...(proxy ? { proxy } : {}),
+      }))
+        entries.push(e);
     // Newest first (an operation and the version it published share a time: the operation first).
     entries.reverse().sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
     return c.json({ entries: entries.slice(0, limit), truncated: entries.length > limit });

@@ -32,12 +32,19 @@ export function versionStatus(r: VersionRecord, s: ChannelStatus) {
 /** A version record without its (possibly long) diagnostics list (older records carry it): counts instead. */
 export function summary(r: VersionRecord, s: ChannelStatus) {
   const { diagnostics: _list, ...rest } = r;
-  return { ...rest, resources: shownCounts(r.counts), diagnosticCounts: recordDiagnosticCounts(r), label: versionLabel(r), status: versionStatus(r, s) };
+  return {
+    ...rest,
+    resources: shownCounts(r.counts),
+    diagnosticCounts: recordDiagnosticCounts(r),
+    label: versionLabel(r),
+    status: versionStatus(r, s),
+  };
 }
 
 export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, read: Guard): void {
   const { store } = deps;
-  const select = async (channel: string, v: string | undefined): Promise<VersionRecord> => history.select(store, channel, selectorOf(v, 'version'));
+  const select = async (channel: string, v: string | undefined): Promise<VersionRecord> =>
+    history.select(store, channel, selectorOf(v, 'version'));
 
   app.get('/api/v1/channels', read, async (c) => {
     const names = new Set([deps.channelDefault, ...deps.channels, ...(await history.channels(store))]);
@@ -53,7 +60,8 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
     const channel = await knownChannel(c, deps);
     const limit = intQuery(c, 'limit', 1, PAGE_MAX) ?? PAGE_DEFAULT;
     const cursor = c.req.query('cursor');
-    if (cursor !== undefined && !/^[1-9][0-9]{0,9}$/.test(cursor)) throw badRequest('cursor must be a value returned as nextCursor');
+    if (cursor !== undefined && !/^[1-9][0-9]{0,9}$/.test(cursor))
+      throw badRequest('cursor must be a value returned as nextCursor');
     const all = await store.listVersions(channel);
     const below = cursor === undefined ? all : all.filter((v) => v < Number(cursor));
     const page = below.slice(0, limit);
@@ -79,7 +87,11 @@ export function channelRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, r
   app.get('/api/v1/channels/:ch/snapshots/:v', read, async (c) => {
     const channel = await knownChannel(c, deps);
     const r = await select(channel, c.req.param('v'));
-    return c.json({ ...summary(r, await history.status(store, channel)), counts: r.counts, provenance: r.provenance ?? null });
+    return c.json({
+      ...summary(r, await history.status(store, channel)),
+      counts: r.counts,
+      provenance: r.provenance ?? null,
+    });
   });
 
   app.get('/api/v1/channels/:ch/snapshots/:v/diagnostics', read, async (c) => {

@@ -25,12 +25,15 @@ interface InputFile {
 }
 
 function filesOf(value: unknown): InputFile[] {
-  if (!Array.isArray(value) || value.length === 0) throw badRequest('files must be a non-empty array of { file, text }');
+  if (!Array.isArray(value) || value.length === 0)
+    throw badRequest('files must be a non-empty array of { file, text }');
   if (value.length > MAX_FILES) throw badRequest(`at most ${MAX_FILES} files`);
   return value.map((f, i) => {
     const o = f as Record<string, unknown> | null;
-    if (o === null || typeof o !== 'object' || typeof o.text !== 'string') throw badRequest(`files[${i}].text must be a string`);
-    if (o.file !== undefined && (typeof o.file !== 'string' || o.file.length > 1024)) throw badRequest(`files[${i}].file must be a string (a name for diagnostics)`);
+    if (o === null || typeof o !== 'object' || typeof o.text !== 'string')
+      throw badRequest(`files[${i}].text must be a string`);
+    if (o.file !== undefined && (typeof o.file !== 'string' || o.file.length > 1024))
+      throw badRequest(`files[${i}].file must be a string (a name for diagnostics)`);
     return { file: (o.file as string | undefined) ?? `files[${i}]`, text: o.text };
   });
 }
@@ -64,17 +67,30 @@ export function compileRoutes(app: ApiApp, deps: ApiDeps, history: HistoryOps, w
     const result = await deps.offload.compile(files);
     if (!result.parsed) throw new InvalidInputsError('no document in the request parsed', result.diagnostics);
     const counts = countBySeverity(result.diagnostics);
-    if (strict && counts.error > 0) throw new InvalidInputsError(`strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
+    if (strict && counts.error > 0)
+      throw new InvalidInputsError(`strict: ${counts.error} error diagnostic(s); nothing stored`, result.diagnostics);
 
     const snap = result.snapshot;
-    const line = { channel, digest: snap.digest, counts: snap.counts, diagnosticCounts: counts, diagnostics: result.diagnostics };
+    const line = {
+      channel,
+      digest: snap.digest,
+      counts: snap.counts,
+      diagnosticCounts: counts,
+      diagnostics: result.diagnostics,
+    };
     if (dryRun) return c.json({ ...line, status: 'dry-run' });
     const { objects, stored } = result;
-    const outcome = await history.publish(store, channel, { snapshot: snap, diagnostics: result.diagnostics, objects, stored }, {
-      actor: c.get('actor'),
-      at: deps.clock(),
-      ...(reason !== undefined ? { reason } : {}),
-    }, { allowShrink, packCache: deps.packCache, ...(source ? { source } : {}) });
+    const outcome = await history.publish(
+      store,
+      channel,
+      { snapshot: snap, diagnostics: result.diagnostics, objects, stored },
+      {
+        actor: c.get('actor'),
+        at: deps.clock(),
+        ...(reason !== undefined ? { reason } : {}),
+      },
+      { allowShrink, packCache: deps.packCache, ...(source ? { source } : {}) },
+    );
     return c.json({ ...line, ...outcome, inputs: stored.digest }, outcome.status === 'unchanged' ? 200 : 201);
   });
 }

@@ -18,7 +18,8 @@ import { PAGE_HTML } from './page-html.js';
  * The page loads nothing from elsewhere and builds its DOM without innerHTML, so a strict policy
  * costs nothing and keeps an injected script from reading the token kept in sessionStorage.
  */
-export const UI_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
+export const UI_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 const common = {
   'Content-Security-Policy': UI_CSP,

@@ -14,7 +14,11 @@ export async function auditCommand(argv: readonly string[]): Promise<number> {
     since = parseSince(values.since, new Date());
     if (since === undefined) throw new UsageError(`--since: not a time or duration: ${JSON.stringify(values.since)}`);
   }
-  const events = await auditTrail(openExistingStore(values.store), { channel, ...(since !== undefined ? { since } : {}), ...(values.proxy !== undefined ? { proxy: values.proxy } : {}) });
+  const events = await auditTrail(openExistingStore(values.store), {
+    channel,
+    ...(since !== undefined ? { since } : {}),
+    ...(values.proxy !== undefined ? { proxy: values.proxy } : {}),
+  });
   if (values.json) for (const e of events) printJson(e);
   else for (const e of groupAcksPerPush(events)) printText(eventText(e));
   return 0;

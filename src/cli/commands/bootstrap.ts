@@ -47,7 +47,12 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
       locality: {},
     },
     dynamic_resources: {
-      ads_config: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }], set_node_on_first_message_only: true },
+      ads_config: {
+        api_type: 'GRPC',
+        transport_api_version: 'V3',
+        grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
+        set_node_on_first_message_only: true,
+      },
       cds_config: { ads: {}, resource_api_version: 'V3' },
       lds_config: { ads: {}, resource_api_version: 'V3' },
     },
@@ -65,7 +70,9 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
           },
           load_assignment: {
             cluster_name: 'xds-grpc',
-            endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }] }],
+            endpoints: [
+              { lb_endpoints: [{ endpoint: { address: { socket_address: { address: host, port_value: port } } } }] },
+            ],
           },
         },
       ],
@@ -75,7 +82,13 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
     // meshsnap validates regexes against (src/inputs/validate/string-match.ts).
     layered_runtime: {
       layers: [
-        { name: 'global config', static_layer: { 're2.max_program_size.error_level': '32768', 'overload.global_downstream_max_connections': '2147483647' } },
+        {
+          name: 'global config',
+          static_layer: {
+            're2.max_program_size.error_level': '32768',
+            'overload.global_downstream_max_connections': '2147483647',
+          },
+        },
         { name: 'admin', admin_layer: {} },
       ],
     },
@@ -99,7 +112,10 @@ export async function bootstrapCommand(argv: readonly string[]): Promise<number>
   const nodeId = values.node as string;
   const labels = parseLabels(values.labels);
   // The relay places a node by this parse (src/snapshot/classify.ts): refuse what it would refuse.
-  const parsed = parseProxyNode(nodeId, { ...(values.namespace !== undefined ? { NAMESPACE: values.namespace } : {}), LABELS: labels });
+  const parsed = parseProxyNode(nodeId, {
+    ...(values.namespace !== undefined ? { NAMESPACE: values.namespace } : {}),
+    LABELS: labels,
+  });
   if (!parsed.ok) throw new UsageError(`--node: ${parsed.reason}`);
   const input: BootstrapInput = { node: nodeId, relay: values.relay, namespace: parsed.node.namespace, labels };
   splitHostPort(input.relay);

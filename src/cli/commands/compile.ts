@@ -31,7 +31,9 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 
-  const files = await readInputFiles(values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals);
+  const files = await readInputFiles(
+    values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals,
+  );
   const result = compileTexts(files, { hasher: nodeSha256Hex });
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
@@ -48,38 +50,90 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const store = openStore(values.store);
   if (values['dry-run']) {
     const head = await store.readChannel(channel);
-    printJson({ version: head ? head.version + (head.digest === result.snapshot.digest ? 0 : 1) : 1, ...line, status: 'dry-run' });
+    printJson({
+      version: head ? head.version + (head.digest === result.snapshot.digest ? 0 : 1) : 1,
+      ...line,
+      status: 'dry-run',
+    });
     return 0;
   }
   const createdAt = new Date().toISOString();
   const source = sourceOf(positionals, values['source-revision'], values['source-url']);
-  const who = { actor: actorOf(values.actor), ...(values.reason !== undefined ? { reason: values.reason } : {}), ...(source ? { source } : {}) };
+  const who = {
+    actor: actorOf(values.actor),
+    ...(values.reason !== undefined ? { reason: values.reason } : {}),
+    ...(source ? { source } : {}),
+  };
   // A pinned channel keeps its config (src/history/pinned-round.ts), as in a watcher round.
-  const round = await pinnedRound({ store, channel, stored: result.stored, snapshot: result.snapshot, diagnostics: result.diagnostics, createdAt, hasher: nodeSha256Hex, ...who, allowShrink: values['allow-shrink'] });
+  const round = await pinnedRound({
+    store,
+    channel,
+    stored: result.stored,
+    snapshot: result.snapshot,
+    diagnostics: result.diagnostics,
+    createdAt,
+    hasher: nodeSha256Hex,
+    ...who,
+    allowShrink: values['allow-shrink'],
+  });
   if (round?.refused) {
     const { verdict } = round.refused;
-    printJson({ version: round.refused.served, ...line, status: 'refused', candidate: round.candidateVersion, pinned: round.pinnedVersion, problems: verdict.problems, lostServices: verdict.lostServices, lostNamespaces: verdict.lostNamespaces });
+    printJson({
+      version: round.refused.served,
+      ...line,
+      status: 'refused',
+      candidate: round.candidateVersion,
+      pinned: round.pinnedVersion,
+      problems: verdict.problems,
+      lostServices: verdict.lostServices,
+      lostNamespaces: verdict.lostNamespaces,
+    });
     note(pinnedRefusalMessage(channel, round.refused));
     return 1;
   }
   if (round) {
     const served = resultVersion(round.served);
-    printJson({ version: served, ...line, status: 'candidate', candidate: round.candidateVersion, pinned: round.pinnedVersion });
-    note(`channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${round.candidate ? '' : 'already '}candidate ${round.candidateVersion} (meshsnap promote candidate:${round.candidateVersion} serves it); version ${served} serves the pinned config with these endpoints`);
+    printJson({
+      version: served,
+      ...line,
+      status: 'candidate',
+      candidate: round.candidateVersion,
+      pinned: round.pinnedVersion,
+    });
+    note(
+      `channel ${channel} is pinned to version ${round.pinnedVersion}: this config is ${round.candidate ? '' : 'already '}candidate ${round.candidateVersion} (meshsnap promote candidate:${round.candidateVersion} serves it); version ${served} serves the pinned config with these endpoints`,
+    );
     return 0;
   }
   // Stored inputs first (a version record never names inputs that are not stored), then the snapshot.
-  const published = await publishGuarded(store, channel, result, who, createdAt, { allowShrink: values['allow-shrink'] });
+  const published = await publishGuarded(store, channel, result, who, createdAt, {
+    allowShrink: values['allow-shrink'],
+  });
   if (published.status === 'refused') {
-    printJson({ version: published.served, ...line, status: 'refused', candidate: published.candidate, problems: published.verdict.problems, lostServices: published.verdict.lostServices, lostNamespaces: published.verdict.lostNamespaces });
+    printJson({
+      version: published.served,
+      ...line,
+      status: 'refused',
+      candidate: published.candidate,
+      problems: published.verdict.problems,
+      lostServices: published.verdict.lostServices,
+      lostNamespaces: published.verdict.lostNamespaces,
+    });
     note(refusalMessage(channel, published));
     return 1;
   }
   if (published.status === 'unchanged') {
     printJson({ version: published.head.version, ...line, status: 'unchanged' });
-    note(`unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`);
+    note(
+      `unchanged: channel ${channel} is already at ${published.head.digest} (version ${published.head.version}); nothing new stored`,
+    );
   } else {
-    printJson({ version: published.record.version, ...line, status: 'published', objectsWritten: published.objectsWritten });
+    printJson({
+      version: published.record.version,
+      ...line,
+      status: 'published',
+      objectsWritten: published.objectsWritten,
+    });
   }
   return 0;
 }

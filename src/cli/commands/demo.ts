@@ -16,7 +16,11 @@ import { demoSpec } from '../specs/demo.js';
 const EXAMPLE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'examples', 'bookstore');
 const NODE = {
   id: 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local',
-  metadata: { NAMESPACE: 'shop', LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' }, INSTANCE_IPS: '10.244.1.10' },
+  metadata: {
+    NAMESPACE: 'shop',
+    LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
+    INSTANCE_IPS: '10.244.1.10',
+  },
 };
 
 type J = Record<string, unknown>;
@@ -36,7 +40,10 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
   const record = await resolveVersion(store, channel, 'latest');
   const { classId, dump } = await servedConfig(store, record.digest, String(record.version), NODE, XDS_TYPES);
   const out: string[] = [];
-  out.push('', `What the sidecar of pod web-v1-6c9f7d8b5-k2x7p (namespace shop) is served — version ${record.version}, class ${classId}:`);
+  out.push(
+    '',
+    `What the sidecar of pod web-v1-6c9f7d8b5-k2x7p (namespace shop) is served — version ${record.version}, class ${classId}:`,
+  );
   for (const section of dump.configs as J[]) {
     const type = String(section['@type']);
     if (type.endsWith('ListenersConfigDump')) {
@@ -63,7 +70,11 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       }
     }
   }
-  out.push('', 'Full config_dump JSON for this proxy:', `  node bin/meshsnap.js show latest --node '${NODE.id}' --metadata '${JSON.stringify(NODE.metadata)}' ${storeArgs.join(' ')}`);
+  out.push(
+    '',
+    'Full config_dump JSON for this proxy:',
+    `  node bin/meshsnap.js show latest --node '${NODE.id}' --metadata '${JSON.stringify(NODE.metadata)}' ${storeArgs.join(' ')}`,
+  );
   printText(out.join('\n'));
   return 0;
 }
@@ -75,12 +86,17 @@ function socket(e: J): string {
 
 function describeRoute(r: J): string {
   const match = obj(r.match);
-  const cond = ['prefix', 'path', 'safe_regex'].filter((k) => k in match).map((k) => `${k} ${JSON.stringify(k === 'safe_regex' ? obj(match[k]).regex : match[k])}`);
+  const cond = ['prefix', 'path', 'safe_regex']
+    .filter((k) => k in match)
+    .map((k) => `${k} ${JSON.stringify(k === 'safe_regex' ? obj(match[k]).regex : match[k])}`);
   for (const h of arr(match.headers)) cond.push(`header ${String(h.name)}`);
   const action = obj(r.route);
   let target = '';
   if (typeof action.cluster === 'string') target = action.cluster;
-  else if (action.weighted_clusters) target = arr(obj(action.weighted_clusters).clusters).map((c) => `${String(c.name)} ${String(c.weight)}%`).join(' + ');
+  else if (action.weighted_clusters)
+    target = arr(obj(action.weighted_clusters).clusters)
+      .map((c) => `${String(c.name)} ${String(c.weight)}%`)
+      .join(' + ');
   else if (r.redirect) target = 'redirect';
   else if (r.direct_response) target = `direct response ${String(obj(r.direct_response).status)}`;
   const extras: string[] = [];

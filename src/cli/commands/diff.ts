@@ -15,7 +15,8 @@ import { diffSpec } from '../specs/diff.js';
 
 export async function diffCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(diffSpec, argv);
-  if (values.metadata !== undefined && values.node === undefined) throw new UsageError('--metadata needs --node (it describes that proxy)');
+  if (values.metadata !== undefined && values.node === undefined)
+    throw new UsageError('--metadata needs --node (it describes that proxy)');
   if (values.json && values.jsonl) throw new UsageError('--json and --jsonl: pick one');
   const channel = checkChannel(values.channel);
   const types = parseTypes(values.type);
@@ -32,11 +33,15 @@ export async function diffCommand(argv: readonly string[]): Promise<number> {
   }
   if (values.jsonl) await writeLines(diffLines(d, nodeLine ? { node: nodeLine } : {}));
   else if (values.json) printJson(nodeLine ? { node: nodeLine, ...d } : d);
-  else printText(`${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}`);
+  else
+    printText(
+      `${nodeLine ? `node ${nodeLine.id}: class ${classText(nodeLine.classFrom, nodeLine.classTo)}\n` : ''}${formatVersionDiff(d)}`,
+    );
   return 0;
 }
 
-const classText = (from: string | null, to: string | null): string => (from === to ? String(from) : `${from ?? '(none)'} → ${to ?? '(none)'}`);
+const classText = (from: string | null, to: string | null): string =>
+  from === to ? String(from) : `${from ?? '(none)'} → ${to ?? '(none)'}`;
 
 /** One JSON line per entry, waiting for stdout to drain (a large diff is never one string). */
 async function writeLines(lines: Iterable<unknown>): Promise<void> {

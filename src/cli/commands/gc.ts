@@ -18,7 +18,13 @@ export async function gcCommand(argv: readonly string[]): Promise<number> {
   const keepDays = count(values['keep-days'], '--keep-days', 0);
   const grace = count(values['grace-minutes'], '--grace-minutes', 0);
   const auditDays = count(values['audit-days'], '--audit-days', 0);
-  const opts = { ...(keep !== undefined ? { keep } : {}), ...(keepDays !== undefined ? { keepDays } : {}), ...(auditDays !== undefined ? { auditDays } : {}), ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}), dryRun: values['dry-run'] };
+  const opts = {
+    ...(keep !== undefined ? { keep } : {}),
+    ...(keepDays !== undefined ? { keepDays } : {}),
+    ...(auditDays !== undefined ? { auditDays } : {}),
+    ...(grace !== undefined ? { graceMs: grace * 60_000 } : {}),
+    dryRun: values['dry-run'],
+  };
   const r = await gc(ctx, opts).catch((err: unknown) => {
     if (err instanceof RangeError) throw new UsageError(err.message); // grace shorter than the store's freshen interval
     throw err;

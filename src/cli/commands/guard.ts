@@ -15,7 +15,8 @@ export async function guardCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const maxShrinkPercent = parseShrinkPercent(text);
-  if (maxShrinkPercent === undefined) throw new UsageError(`--max-shrink takes a percentage from 0 to 100, not ${JSON.stringify(text)}`);
+  if (maxShrinkPercent === undefined)
+    throw new UsageError(`--max-shrink takes a percentage from 0 to 100, not ${JSON.stringify(text)}`);
   printJson({ channel: ctx.channel, guard: await setGuardPolicy(ctx, { maxShrinkPercent }) });
   return 0;
 }

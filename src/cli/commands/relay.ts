@@ -47,7 +47,9 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
     httpPort: intFlag('http-port', values['http-port'], 0, 65535),
     pollMs: intFlag('poll-ms', values['poll-ms'], 10, 3_600_000),
     drainTimeoutMs: intFlag('drain-ms', values['drain-ms'], 0, 600_000),
-    ...(values['max-streams'] !== undefined ? { maxStreams: intFlag('max-streams', values['max-streams'], 1, 10_000_000) } : {}),
+    ...(values['max-streams'] !== undefined
+      ? { maxStreams: intFlag('max-streams', values['max-streams'], 1, 10_000_000) }
+      : {}),
     ...(values['relay-id'] !== undefined ? { relayId: values['relay-id'] } : {}),
     ...(writeTimeoutMs !== undefined ? { writeTimeoutMs } : {}),
     ...(slowWriteMs !== undefined ? { slowWriteMs } : {}),

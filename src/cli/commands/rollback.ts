@@ -9,7 +9,17 @@ export async function rollbackCommand(argv: readonly string[]): Promise<number> 
   const { values, positionals } = parseCommand(rollbackSpec, argv);
   const ctx = historyContext(values);
   const r = await rollback(ctx, positionals[0] as string, { force: values.force });
-  printJson({ version: r.version, digest: r.digest, from: r.from, status: r.result.status, pinned: r.pin.version, actor: ctx.actor, ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}) });
-  note(`channel ${ctx.channel}: version ${r.version} serves the config of ${r.from} with the current endpoints; pinned (meshsnap unpin to follow the cluster again)`);
+  printJson({
+    version: r.version,
+    digest: r.digest,
+    from: r.from,
+    status: r.result.status,
+    pinned: r.pin.version,
+    actor: ctx.actor,
+    ...(ctx.reason !== undefined ? { reason: ctx.reason } : {}),
+  });
+  note(
+    `channel ${ctx.channel}: version ${r.version} serves the config of ${r.from} with the current endpoints; pinned (meshsnap unpin to follow the cluster again)`,
+  );
   return 0;
 }

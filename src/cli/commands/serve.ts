@@ -39,20 +39,34 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   if (writeToken === '') {
     writeToken = randomBytes(24).toString('base64url');
     // Printed once so a first run is usable; set MESHSNAP_WRITE_TOKEN to keep one across restarts.
-    log.log('warn', 'serve.generated_token', { token: writeToken, hint: 'set MESHSNAP_WRITE_TOKEN to choose the write token' });
+    log.log('warn', 'serve.generated_token', {
+      token: writeToken,
+      hint: 'set MESHSNAP_WRITE_TOKEN to choose the write token',
+    });
   }
   const readToken = process.env.MESHSNAP_API_READ_TOKEN || undefined;
 
   let watcher: Watcher | undefined;
   if (!values['no-watch']) {
-    const kc = loadKubeConfig(values.kubeconfig, values.context, 'pass --kubeconfig FILE, or --no-watch to serve without a cluster');
-    watcher = new Watcher({ kubeConfig: kc, store, channel, hasher: nodeSha256Hex, log: ({ level, event, ...fields }) => log.log(level, event, fields) });
+    const kc = loadKubeConfig(
+      values.kubeconfig,
+      values.context,
+      'pass --kubeconfig FILE, or --no-watch to serve without a cluster',
+    );
+    watcher = new Watcher({
+      kubeConfig: kc,
+      store,
+      channel,
+      hasher: nodeSha256Hex,
+      log: ({ level, event, ...fields }) => log.log(level, event, fields),
+    });
   }
 
   // From here on, a signal drains and exits 0 (before: a usage error has already returned).
   const stop = untilStopSignal();
   let relay: Relay | undefined;
-  if (!values['no-relay']) relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
+  if (!values['no-relay'])
+    relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
 
   // Compile and diff run in worker threads: a large one must not stall the relay's event loop.
   const offload = workerRunner({ storeSpec: storeSpec(values.store) });
@@ -63,14 +77,24 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
     identity: values['trust-actor-header'] ? actorHeaderIdentity : tokenIdentity,
     compile: { hasher: nodeSha256Hex },
     offload,
-    onInternalError: (err) => log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
+    onInternalError: (err) =>
+      log.error('api.internal_error', { error: errorMessage(err), stack: (err as Error).stack }),
   });
   mountUi(app); // the audit page at /
   const api = await startApiServer(app, { host: values.host, port: httpPort });
-  log.log('info', 'serve.listening', { channel, api: api.port, relay: relay?.port ?? null, relayHttp: relay?.httpPort ?? null, watch: watcher !== undefined });
+  log.log('info', 'serve.listening', {
+    channel,
+    api: api.port,
+    relay: relay?.port ?? null,
+    relayHttp: relay?.httpPort ?? null,
+    watch: watcher !== undefined,
+  });
   // The watcher starts after the ports are announced: an unreachable cluster must not hide them.
   watcher?.start().catch(async (err: unknown) => {
-    log.error('serve.watch_failed', { error: errorMessage(err), hint: 'the API and relay keep serving the stored versions; fix the cluster access and restart' });
+    log.error('serve.watch_failed', {
+      error: errorMessage(err),
+      hint: 'the API and relay keep serving the stored versions; fix the cluster access and restart',
+    });
     await watcher?.stop();
   });
 

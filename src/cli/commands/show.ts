@@ -23,14 +23,17 @@ export function parseMetadata(text: string | undefined): Record<string, unknown>
   } catch (err) {
     throw new UsageError(`--metadata is not JSON: ${(err as Error).message}`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--metadata must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError('--metadata must be a JSON object');
   return value as Record<string, unknown>;
 }
 
 export function parseTypes(value: string | undefined): readonly XdsType[] {
   if (value === undefined) return XDS_TYPES;
   const types = value.split(',');
-  for (const t of types) if (!(XDS_TYPES as readonly string[]).includes(t)) throw new UsageError(`--type must be one of ${XDS_TYPES.join(', ')}`);
+  for (const t of types)
+    if (!(XDS_TYPES as readonly string[]).includes(t))
+      throw new UsageError(`--type must be one of ${XDS_TYPES.join(', ')}`);
   return types as XdsType[];
 }
 

@@ -27,7 +27,8 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
   const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
   if (maxDelayMs < quietMs) throw new UsageError('--debounce-max-ms must not be less than --debounce-ms');
   const compileUrl = values['compile-url'];
-  if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl)) throw new UsageError('--compile-url must be an http(s) URL');
+  if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl))
+    throw new UsageError('--compile-url must be an http(s) URL');
 
   const log = createLogger({ level: parseLogLevel(values['log-level']) });
   const kc = loadKubeConfig(values.kubeconfig, values.context);
@@ -37,19 +38,30 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
     store: openStore(values.store),
     channel,
     ...(values.namespace?.length ? { namespaces: values.namespace } : {}),
-    ...(compileUrl !== undefined ? { compiler: new RemoteCompiler(compileUrl, { hasher: nodeSha256Hex, ...(process.env.MESHSNAP_COMPILE_TOKEN ? { token: process.env.MESHSNAP_COMPILE_TOKEN } : {}) }) } : {}),
+    ...(compileUrl !== undefined
+      ? {
+          compiler: new RemoteCompiler(compileUrl, {
+            hasher: nodeSha256Hex,
+            ...(process.env.MESHSNAP_COMPILE_TOKEN ? { token: process.env.MESHSNAP_COMPILE_TOKEN } : {}),
+          }),
+        }
+      : {}),
     quietMs,
     maxDelayMs,
     hasher: nodeSha256Hex,
     log: ({ level, event, ...fields }) => {
       log.log(level, event, fields);
-      if (event === 'watch.published') printJson({ version: fields.version, digest: fields.digest, mode: fields.mode, status: 'published' });
+      if (event === 'watch.published')
+        printJson({ version: fields.version, digest: fields.digest, mode: fields.mode, status: 'published' });
     },
   });
   const stop = untilStopSignal(); // from here on, a signal stops cleanly and exits 0
   const http = await startWatchHttp(httpPort, {
     readiness: () => watcher.readiness(),
-    metrics: async () => ({ contentType: watcher.metrics.registry.contentType, body: await watcher.metrics.registry.metrics() }),
+    metrics: async () => ({
+      contentType: watcher.metrics.registry.contentType,
+      body: await watcher.metrics.registry.metrics(),
+    }),
   });
   log.info('watch.http_listening', { message: 'health and metrics: /healthz, /readyz, /metrics', port: http.port });
   const failed = watcher.start().then(

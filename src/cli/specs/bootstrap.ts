@@ -5,10 +5,26 @@ export const bootstrapSpec = command({
   name: 'bootstrap',
   summary: 'print an Envoy and a proxyless gRPC bootstrap pointing at the relay',
   options: {
-    node: { type: 'string', value: 'NODE_ID', required: true, help: 'the node id, as istiod names it: <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>' },
-    relay: { type: 'string', value: 'HOST:PORT', default: 'meshsnap-relay.meshsnap-system.svc:15010', help: 'the relay’s xDS address' },
+    node: {
+      type: 'string',
+      value: 'NODE_ID',
+      required: true,
+      help: 'the node id, as istiod names it: <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>',
+    },
+    relay: {
+      type: 'string',
+      value: 'HOST:PORT',
+      default: 'meshsnap-relay.meshsnap-system.svc:15010',
+      help: 'the relay’s xDS address',
+    },
     namespace: { type: 'string', value: 'NS', help: 'node metadata NAMESPACE (default: the namespace in the node id)' },
-    labels: { type: 'string', value: 'k=v,...', help: 'node metadata LABELS, which place a sidecar in its proxy class' },
+    labels: {
+      type: 'string',
+      value: 'k=v,...',
+      help: 'node metadata LABELS, which place a sidecar in its proxy class',
+    },
   },
-  examples: ["meshsnap bootstrap --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --labels app=web,version=v1 --relay 127.0.0.1:15010"],
+  examples: [
+    "meshsnap bootstrap --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --labels app=web,version=v1 --relay 127.0.0.1:15010",
+  ],
 });

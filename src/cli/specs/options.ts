@@ -4,7 +4,11 @@ import { storeOptions, type FlagSpec } from '../args.js';
 /** The store, the channel and who acts (`--actor`). */
 export const actorOptions = {
   ...storeOptions,
-  actor: { type: 'string', value: 'WHO', help: 'who acts, for the audit log (default: $MESHSNAP_ACTOR, else the OS user)' },
+  actor: {
+    type: 'string',
+    value: 'WHO',
+    help: 'who acts, for the audit log (default: $MESHSNAP_ACTOR, else the OS user)',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export const reasonOption = {
@@ -12,16 +16,31 @@ export const reasonOption = {
 } as const satisfies Record<string, FlagSpec>;
 
 /** `--reason` required, first in the usage line: the API requires a reason for these actions too. */
-export const requiredReasonOption = { reason: { ...reasonOption.reason, required: true } } as const satisfies Record<string, FlagSpec>;
+export const requiredReasonOption = { reason: { ...reasonOption.reason, required: true } } as const satisfies Record<
+  string,
+  FlagSpec
+>;
 
 export const historyOptions = { ...actorOptions, ...reasonOption } as const;
 
 /** A proxy, for show and diff. */
 export const nodeOptions = {
-  node: { type: 'string', value: 'NODE_ID', help: 'the proxy’s node id, e.g. sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' },
-  metadata: { type: 'string', value: 'JSON', help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_' },
+  node: {
+    type: 'string',
+    value: 'NODE_ID',
+    help: 'the proxy’s node id, e.g. sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local',
+  },
+  metadata: {
+    type: 'string',
+    value: 'JSON',
+    help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export const typeOption = {
-  type: { type: 'string', value: 'clusters,endpoints,listeners,routes', help: 'only these xDS types (one or a comma list)' },
+  type: {
+    type: 'string',
+    value: 'clusters,endpoints,listeners,routes',
+    help: 'only these xDS types (one or a comma list)',
+  },
 } as const satisfies Record<string, FlagSpec>;

@@ -8,6 +8,14 @@ export const promoteSpec = command({
   args: '<candidate:N|VERSION>',
   positionals: { min: 1, max: 1 },
   // --reason is required, as by the API.
-  options: { ...requiredReasonOption, ...actorOptions, force: { type: 'boolean', default: false, help: 'even when clusters that have endpoints in the target would be served none' } },
+  options: {
+    ...requiredReasonOption,
+    ...actorOptions,
+    force: {
+      type: 'boolean',
+      default: false,
+      help: 'even when clusters that have endpoints in the target would be served none',
+    },
+  },
   examples: ["meshsnap promote candidate:3 --reason 'reviewed in #1234'"],
 });

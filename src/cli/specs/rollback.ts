@@ -8,6 +8,17 @@ export const rollbackSpec = command({
   args: '<VERSION|tag:NAME>',
   positionals: { min: 1, max: 1 },
   // --reason is required, as by the API's POST …/rollback.
-  options: { ...requiredReasonOption, ...actorOptions, force: { type: 'boolean', default: false, help: 'even when clusters that have endpoints in the target would be served none' } },
-  examples: ["meshsnap rollback 6 --reason 'v7 broke checkout'", "meshsnap rollback tag:v1.2 --reason 'back to the release'"],
+  options: {
+    ...requiredReasonOption,
+    ...actorOptions,
+    force: {
+      type: 'boolean',
+      default: false,
+      help: 'even when clusters that have endpoints in the target would be served none',
+    },
+  },
+  examples: [
+    "meshsnap rollback 6 --reason 'v7 broke checkout'",
+    "meshsnap rollback tag:v1.2 --reason 'back to the release'",
+  ],
 });

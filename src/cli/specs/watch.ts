@@ -5,15 +5,41 @@ export const watchSpec = command({
   name: 'watch',
   summary: 'watch a cluster and publish a snapshot after every debounced change',
   options: {
-    kubeconfig: { type: 'string', value: 'FILE', help: 'the cluster (default: $KUBECONFIG, ~/.kube/config, in-cluster)' },
+    kubeconfig: {
+      type: 'string',
+      value: 'FILE',
+      help: 'the cluster (default: $KUBECONFIG, ~/.kube/config, in-cluster)',
+    },
     context: { type: 'string', value: 'NAME', help: 'the kubeconfig context (default: its current context)' },
     ...storeOptions,
-    namespace: { type: 'string', multiple: true, value: 'NS', help: 'watch only this namespace (repeatable; default: all)' },
-    'compile-url': { type: 'string', value: 'URL', help: 'compile remotely with POST URL (token from $MESHSNAP_COMPILE_TOKEN)' },
+    namespace: {
+      type: 'string',
+      multiple: true,
+      value: 'NS',
+      help: 'watch only this namespace (repeatable; default: all)',
+    },
+    'compile-url': {
+      type: 'string',
+      value: 'URL',
+      help: 'compile remotely with POST URL (token from $MESHSNAP_COMPILE_TOKEN)',
+    },
     'debounce-ms': { type: 'string', value: 'MS', default: '100', help: 'publish once changes are quiet this long' },
-    'debounce-max-ms': { type: 'string', value: 'MS', default: '10000', help: 'publish at the latest this long after the first change' },
-    'http-port': { type: 'string', value: 'PORT', default: '15015', help: '/healthz, /readyz, /metrics; 0 picks a free port (see the watch.http_listening log line)' },
+    'debounce-max-ms': {
+      type: 'string',
+      value: 'MS',
+      default: '10000',
+      help: 'publish at the latest this long after the first change',
+    },
+    'http-port': {
+      type: 'string',
+      value: 'PORT',
+      default: '15015',
+      help: '/healthz, /readyz, /metrics; 0 picks a free port (see the watch.http_listening log line)',
+    },
     ...logLevelOption,
   },
-  examples: ['meshsnap watch --store s3://bucket/meshsnap', 'meshsnap watch --kubeconfig ~/.kube/kind --namespace shop --namespace istio-system'],
+  examples: [
+    'meshsnap watch --store s3://bucket/meshsnap',
+    'meshsnap watch --kubeconfig ~/.kube/kind --namespace shop --namespace istio-system',
+  ],
 });

@@ -43,10 +43,20 @@ export function planServiceClusters(ctx: CompileContext, service: MeshService): 
       // Two Service ports with the same number would make equal names: the first wins, as in istiod.
       if (seen.has(name)) return;
       seen.add(name);
-      out.push({ name, service, port, subsetName, ...(subset ? { subset } : {}), policy, discovery: discoveryOf(service, policy), ...(rule ? { rule } : {}) });
+      out.push({
+        name,
+        service,
+        port,
+        subsetName,
+        ...(subset ? { subset } : {}),
+        policy,
+        discovery: discoveryOf(service, policy),
+        ...(rule ? { rule } : {}),
+      });
     };
     add('', undefined, mainPolicy);
-    for (const subset of rule?.spec.subsets ?? []) add(subset.name, subset, policyForSubset(rule?.spec.trafficPolicy, subset.trafficPolicy, port.port));
+    for (const subset of rule?.spec.subsets ?? [])
+      add(subset.name, subset, policyForSubset(rule?.spec.trafficPolicy, subset.trafficPolicy, port.port));
   }
   return out;
 }
@@ -58,7 +68,10 @@ function discoveryOf(service: MeshService, policy: EffectivePolicy | undefined):
 }
 
 /** Endpoints of a service port selected by subset labels (all of them without a subset). */
-export function selectsLabels(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
+export function selectsLabels(
+  selector: Readonly<Record<string, string>> | undefined,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   if (!selector) return true;
   for (const k in selector) if (labels[k] !== selector[k]) return false;
   return true;

@@ -7,7 +7,15 @@
  */
 import { encodeMessage } from '../../xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
-import { emptyTable, type CompileDelta, type CompileOutput, type GroupId, type ResourceChanges, type ResourceMessages, type ResourceTable } from '../types.js';
+import {
+  emptyTable,
+  type CompileDelta,
+  type CompileOutput,
+  type GroupId,
+  type ResourceChanges,
+  type ResourceMessages,
+  type ResourceTable,
+} from '../types.js';
 
 const encodings = new WeakMap<object, Uint8Array>();
 
@@ -144,7 +152,12 @@ export function applyCompileDelta(output: CompileOutput, delta: CompileDelta): C
 export function copyTables(output: CompileOutput): Map<GroupId, ResourceTable> {
   const out = new Map<GroupId, ResourceTable>();
   for (const [id, t] of output.groups) {
-    out.set(id, { clusters: new Map(t.clusters), endpoints: new Map(t.endpoints), listeners: new Map(t.listeners), routes: new Map(t.routes) });
+    out.set(id, {
+      clusters: new Map(t.clusters),
+      endpoints: new Map(t.endpoints),
+      listeners: new Map(t.listeners),
+      routes: new Map(t.routes),
+    });
   }
   return out;
 }

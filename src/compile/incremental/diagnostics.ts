@@ -14,7 +14,10 @@ import { indexDestinationRules } from '../destination-rules.js';
 import { buildInbound } from '../listeners.js';
 
 /** The codes of the diagnostics that depend on endpoints. */
-export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set(['subset-no-endpoints', 'unresolved-target-port']);
+export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set([
+  'subset-no-endpoints',
+  'unresolved-target-port',
+]);
 
 /** The order of `sortDiagnostics` (model/diagnostics.ts): two diagnostics comparing equal are equal. */
 const KEYS = ['kind', 'namespace', 'name', 'field', 'code', 'severity', 'message', 'file'] as const;
@@ -75,7 +78,8 @@ export function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic
 export const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Object.keys(s.selector).length > 0;
 
 /** Whether the service's inbound side reads its endpoints: a named targetPort resolves through them. */
-export const hasNamedTargetPort = (s: MeshService): boolean => s.ports.some((p) => p.protocol !== 'UDP' && typeof p.targetPort === 'string');
+export const hasNamedTargetPort = (s: MeshService): boolean =>
+  s.ports.some((p) => p.protocol !== 'UDP' && typeof p.targetPort === 'string');
 
 /** The endpoint-dependent diagnostics of one service, in canonical order. */
 export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshService): Diagnostic[] {
@@ -96,6 +100,7 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
     indexDestinationRules(model, ctx.mesh, scratch);
   }
   // Every selector service has an inbound shape of its own, where an unresolved named port is reported.
-  if (hasSelector(service) && hasNamedTargetPort(service)) buildInbound({ ...ctx, diags: scratch }, { namespace: service.namespace, services: [service] });
+  if (hasSelector(service) && hasNamedTargetPort(service))
+    buildInbound({ ...ctx, diags: scratch }, { namespace: service.namespace, services: [service] });
   return scratch.sorted().filter((d) => ENDPOINT_DIAGNOSTIC_CODES.has(d.code));
 }

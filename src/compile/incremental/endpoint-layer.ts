@@ -72,7 +72,8 @@ export class EndpointLayer {
     const key = serviceKey(namespace, name);
     const prev = this.slices.get(key);
     const touched = new Set<ServiceKey>();
-    for (const s of [prev, next]) if (s && s.serviceName !== '') touched.add(serviceKey(s.meta.namespace, s.serviceName));
+    for (const s of [prev, next])
+      if (s && s.serviceName !== '') touched.add(serviceKey(s.meta.namespace, s.serviceName));
     if (prev) {
       this.countSlice(prev, -1);
       this.unlistSlice(prev);

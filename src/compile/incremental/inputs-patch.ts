@@ -28,7 +28,15 @@ export interface InputObjects {
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
 
-type ListKey = 'services' | 'endpointSlices' | 'endpoints' | 'pods' | 'namespaces' | 'nodes' | 'virtualServices' | 'destinationRules';
+type ListKey =
+  | 'services'
+  | 'endpointSlices'
+  | 'endpoints'
+  | 'pods'
+  | 'namespaces'
+  | 'nodes'
+  | 'virtualServices'
+  | 'destinationRules';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -108,7 +116,8 @@ class KindStore {
   toArray(): readonly Named[] {
     if (!this.array) {
       const out: Named[] = [];
-      for (const ns of [...this.byNamespace.keys()].sort(cmp)) for (const item of sortedBucket(this.byNamespace.get(ns) as Bucket)) out.push(item);
+      for (const ns of [...this.byNamespace.keys()].sort(cmp))
+        for (const item of sortedBucket(this.byNamespace.get(ns) as Bucket)) out.push(item);
       this.array = Object.freeze(out);
     }
     return this.array;
@@ -161,7 +170,9 @@ export function withReplaced<K extends InputKind>(inputs: InputSet, kind: K, obj
 export function withDeleted(inputs: InputSet, kind: InputKind, namespace: string, name: string): InputSet {
   const state = indexed(inputs);
   const store = state.stores[kind].without(namespace, name);
-  return store === state.stores[kind] && indexedSets.has(inputs) ? inputs : make({ ...state, stores: { ...state.stores, [kind]: store } });
+  return store === state.stores[kind] && indexedSets.has(inputs)
+    ? inputs
+    : make({ ...state, stores: { ...state.stores, [kind]: store } });
 }
 
 export function withMeshConfig(inputs: InputSet, meshConfig: MeshConfig): InputSet {
@@ -174,7 +185,12 @@ export function withInputDiagnostics(inputs: InputSet, diagnostics: readonly Dia
 }
 
 /** The object of that kind, namespace and name: O(1) on sets made here, a scan otherwise. */
-export function lookupInput<K extends InputKind>(inputs: InputSet, kind: K, namespace: string, name: string): InputObjects[K] | undefined {
+export function lookupInput<K extends InputKind>(
+  inputs: InputSet,
+  kind: K,
+  namespace: string,
+  name: string,
+): InputObjects[K] | undefined {
   const state = indexedSets.get(inputs);
   if (state) return state.stores[kind].get(namespace, name) as InputObjects[K] | undefined;
   const list = inputs[LIST_OF_KIND[kind]] as readonly Named[];

@@ -35,7 +35,13 @@ export const PLAINTEXT_HTTP_ALPNS: readonly string[] = ['http/1.1', 'h2c'];
 /** What a client sidecar's ALPN filter advertises for HTTP over Istio mTLS. */
 export const MTLS_HTTP_ALPNS: readonly string[] = ['istio-http/1.0', 'istio-http/1.1', 'istio-h2'];
 /** Every ALPN an Istio client sends over mTLS (HTTP and TCP). */
-export const ALL_ISTIO_MTLS_ALPNS: readonly string[] = ['istio', 'istio-peer-exchange', 'istio-http/1.0', 'istio-http/1.1', 'istio-h2'];
+export const ALL_ISTIO_MTLS_ALPNS: readonly string[] = [
+  'istio',
+  'istio-peer-exchange',
+  'istio-http/1.0',
+  'istio-http/1.1',
+  'istio-h2',
+];
 /** TCP over Istio mTLS with metadata exchange. */
 export const MTLS_TCP_ALPNS: readonly string[] = ['istio-peer-exchange', 'istio'];
 
@@ -55,7 +61,10 @@ export const TLS_INSPECTOR_FILTER: ListenerFilter = typed(
   FilterName.TlsInspector,
   packAny(TypeName.TlsInspector, { initial_read_buffer_size: { value: 512 } }),
 );
-export const HTTP_INSPECTOR_FILTER: ListenerFilter = typed(FilterName.HttpInspector, packAny(TypeName.HttpInspector, {}));
+export const HTTP_INSPECTOR_FILTER: ListenerFilter = typed(
+  FilterName.HttpInspector,
+  packAny(TypeName.HttpInspector, {}),
+);
 
 /** RDS over the ADS stream, as istiod configures sidecars (no initial fetch timeout: wait for routes). */
 export const SIDECAR_RDS_SOURCE: ConfigSource = {

@@ -5,7 +5,14 @@
  */
 import { envoy, type HttpConnectionManager, type RouteConfiguration } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
-import { bool, FilterName, networkFilter, SIDECAR_HTTP_FILTERS, SIDECAR_RDS_SOURCE, type NetworkFilter } from './filters.js';
+import {
+  bool,
+  FilterName,
+  networkFilter,
+  SIDECAR_HTTP_FILTERS,
+  SIDECAR_RDS_SOURCE,
+  type NetworkFilter,
+} from './filters.js';
 
 const Hcm = envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 

@@ -93,7 +93,9 @@ export function portChains(p: InboundPort): FilterChain[] {
   const filters = (kind: ChainKind): NetworkFilter[] => {
     if (kind === 'tcp') return (tcp ??= [tcpProxyTo(cluster)]);
     const routeConfig = inboundRouteConfig(cluster, p.port.port, `${p.service.hostname}:${p.port.port}/*`, !grpc);
-    return (http ??= [hcmFilter(buildSidecarHcm({ statPrefix: `inbound_${name}`, routeConfig, inbound: true, http2 }))]);
+    return (http ??= [
+      hcmFilter(buildSidecarHcm({ statPrefix: `inbound_${name}`, routeConfig, inbound: true, http2 })),
+    ]);
   };
   return chainsFor({ destinationPort: p.targetPort, name: () => name, filters }, optionsFor(p.port.protocol));
 }
@@ -110,17 +112,32 @@ export function passthroughChains(): readonly FilterChain[] {
 
 function buildPassthroughChains(): FilterChain[] {
   const cluster = INBOUND_PASSTHROUGH_CLUSTER;
-  const http = [hcmFilter(buildSidecarHcm({ statPrefix: cluster, routeConfig: inboundRouteConfig(cluster, 0, ':0/*', true), inbound: true }))];
+  const http = [
+    hcmFilter(
+      buildSidecarHcm({
+        statPrefix: cluster,
+        routeConfig: inboundRouteConfig(cluster, 0, ':0/*', true),
+        inbound: true,
+      }),
+    ),
+  ];
   const tcp = [tcpProxyTo(cluster)];
   return chainsFor(
-    { name: (kind) => (kind === 'http' ? 'virtualInbound-catchall-http' : VIRTUAL_INBOUND), filters: (kind) => (kind === 'http' ? http : tcp) },
+    {
+      name: (kind) => (kind === 'http' ? 'virtualInbound-catchall-http' : VIRTUAL_INBOUND),
+      filters: (kind) => (kind === 'http' ? http : tcp),
+    },
     PERMISSIVE_AUTO,
   );
 }
 
 /** Connections addressed to 15006 itself would loop through this listener forever. */
 export function blackholeChain(listenerPort: number, blackholeCluster: string): FilterChain {
-  return { name: 'virtualInbound-blackhole', filter_chain_match: { destination_port: u32(listenerPort) }, filters: [tcpProxyTo(blackholeCluster)] };
+  return {
+    name: 'virtualInbound-blackhole',
+    filter_chain_match: { destination_port: u32(listenerPort) },
+    filters: [tcpProxyTo(blackholeCluster)],
+  };
 }
 
 /**
@@ -128,7 +145,12 @@ export function blackholeChain(listenerPort: number, blackholeCluster: string): 
  * to the inbound cluster with no timeout; a retry when the connection to the app resets before the
  * request was sent, except for gRPC where that breaks streaming.
  */
-function inboundRouteConfig(cluster: string, servicePort: number, operation: string, retry: boolean): RouteConfiguration {
+function inboundRouteConfig(
+  cluster: string,
+  servicePort: number,
+  operation: string,
+  retry: boolean,
+): RouteConfiguration {
   const route: Route = {
     name: 'default',
     match: { prefix: '/' },

@@ -26,7 +26,8 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   const services: JsonValue[] = p.services.map(serviceMetadata);
   const rule = ctx.destinationRules.lookup(p.service.hostname);
   const policy = rule?.spec.trafficPolicy;
-  const pool = policy?.portLevelSettings?.find((s) => s.port?.number === p.port.port)?.connectionPool ?? policy?.connectionPool;
+  const pool =
+    policy?.portLevelSettings?.find((s) => s.port?.number === p.port.port)?.connectionPool ?? policy?.connectionPool;
   const source = rule?.sources[0];
 
   const cluster: Cluster = {
@@ -44,13 +45,17 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = {
-      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, { explicit_http_config: { http2_protocol_options: {} } }),
+      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
+        explicit_http_config: { http2_protocol_options: {} },
+      }),
     };
   }
   return cluster;
 }
 
-function thresholds(pool: ConnectionPoolSettings | undefined): envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties {
+function thresholds(
+  pool: ConnectionPoolSettings | undefined,
+): envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties {
   const positive = (n: number | undefined): number | undefined => (n !== undefined && n > 0 ? n : undefined);
   return {
     max_connections: u32(positive(pool?.tcp?.maxConnections) ?? MAX_U32),

@@ -35,7 +35,12 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
 const reportedPorts = new WeakMap<CompileContext, Set<string>>();
 
 /** A numeric targetPort as is; a named one through the endpoints (the container port it resolved to). */
-function resolveTargetPort(ctx: CompileContext, service: MeshService, port: MeshServicePort, index: number): number | undefined {
+function resolveTargetPort(
+  ctx: CompileContext,
+  service: MeshService,
+  port: MeshServicePort,
+  index: number,
+): number | undefined {
   if (typeof port.targetPort === 'number') return port.targetPort;
   const resolved = ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
   if (resolved !== undefined) return resolved;

@@ -7,7 +7,14 @@ import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
 import { envoy, type Cluster, type FilterChain, type Listener } from '../../xds/proto.js';
-import { HTTP_INSPECTOR_FILTER, ORIGINAL_DST_FILTER, socketAddress, TLS_INSPECTOR_FILTER, TLS_TRANSPORT, type ListenerFilter } from './filters.js';
+import {
+  HTTP_INSPECTOR_FILTER,
+  ORIGINAL_DST_FILTER,
+  socketAddress,
+  TLS_INSPECTOR_FILTER,
+  TLS_TRANSPORT,
+  type ListenerFilter,
+} from './filters.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
 import { inboundPorts } from './inbound-ports.js';
@@ -25,7 +32,11 @@ export function buildInbound(
     clusters.set(c.name as string, c);
   }
   // istiod's order: blackhole, passthrough, then service ports by target port.
-  const chains = [blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER), ...passthroughChains(), ...ports.flatMap(portChains)];
+  const chains = [
+    blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
+    ...passthroughChains(),
+    ...ports.flatMap(portChains),
+  ];
   const listener: Listener = {
     name: VIRTUAL_INBOUND,
     address: socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT),
@@ -55,18 +66,30 @@ function inspectors(chains: readonly FilterChain[]): ListenerFilter[] {
   }
   const out: ListenerFilter[] = [];
   const portsWhere = (pred: (n: { tls: boolean; http: boolean }) => boolean) =>
-    [...needs.entries()].filter(([p, n]) => p !== 0 && pred(n)).map(([p]) => p).sort((a, b) => a - b);
+    [...needs.entries()]
+      .filter(([p, n]) => p !== 0 && pred(n))
+      .map(([p]) => p)
+      .sort((a, b) => a - b);
 
   const all = [...needs.values()];
   if (all.some((n) => n.tls)) {
     const byDefault = needs.get(0)?.tls ?? false;
     const ports = portsWhere((n) => n.tls !== byDefault);
     if (ports.length === 0) out.push(TLS_INSPECTOR_FILTER);
-    else out.push({ ...TLS_INSPECTOR_FILTER, filter_disabled: byDefault ? anyPort(ports) : { not_match: anyPort(ports) } });
+    else
+      out.push({
+        ...TLS_INSPECTOR_FILTER,
+        filter_disabled: byDefault ? anyPort(ports) : { not_match: anyPort(ports) },
+      });
   }
   if (all.some((n) => n.http)) {
-    const ports = [...needs.entries()].filter(([, n]) => !n.http).map(([p]) => p).sort((a, b) => a - b);
-    out.push(ports.length === 0 ? HTTP_INSPECTOR_FILTER : { ...HTTP_INSPECTOR_FILTER, filter_disabled: anyPort(ports) });
+    const ports = [...needs.entries()]
+      .filter(([, n]) => !n.http)
+      .map(([p]) => p)
+      .sort((a, b) => a - b);
+    out.push(
+      ports.length === 0 ? HTTP_INSPECTOR_FILTER : { ...HTTP_INSPECTOR_FILTER, filter_disabled: anyPort(ports) },
+    );
   }
   return out;
 }

@@ -7,7 +7,14 @@
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER } from '../names.js';
 import { envoy, type FilterChain, type Listener, type Metadata } from '../../xds/proto.js';
-import { bool, HTTP_INSPECTOR_FILTER, socketAddress, TLS_INSPECTOR_FILTER, u32, type NetworkFilter } from './filters.js';
+import {
+  bool,
+  HTTP_INSPECTOR_FILTER,
+  socketAddress,
+  TLS_INSPECTOR_FILTER,
+  u32,
+  type NetworkFilter,
+} from './filters.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 
 export interface OutboundChain {
@@ -57,7 +64,13 @@ const NOT_BOUND = bool(false);
 const NO_TIMEOUT = { seconds: 0 };
 const OUTBOUND = envoy.config.core.v3.TrafficDirection.OUTBOUND;
 
-export function assembleOutboundListener(ctx: CompileContext, name: string, address: string, port: number, chains: readonly OutboundChain[]): Listener {
+export function assembleOutboundListener(
+  ctx: CompileContext,
+  name: string,
+  address: string,
+  port: number,
+  chains: readonly OutboundChain[],
+): Listener {
   const listener: Listener = {
     name,
     address: socketAddress(address, port),

@@ -77,7 +77,13 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
       if (handled.has(key)) continue;
       handled.add(key);
       const filters = routeFilters(ctx, destinations, port, source, field);
-      if (filters) out.push({ filters, serverNames: match.sniHosts, prefixRanges: match.destinationSubnets ?? [], metadata: istioConfigMetadata(source) });
+      if (filters)
+        out.push({
+          filters,
+          serverNames: match.sniHosts,
+          prefixRanges: match.destinationSubnets ?? [],
+          metadata: istioConfigMetadata(source),
+        });
     }
   }
   // The service has a VIP (else it gets no listener), so no SNI match is needed for its own traffic.
@@ -86,13 +92,20 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
 }
 
 /** Static predicates of an L4 match: port and gateways; sourceLabels cannot be honoured on shared listeners. */
-function l4MatchApplies(ctx: CompileContext, match: L4MatchAttributes, port: number, source: VirtualService, field: string): boolean {
+function l4MatchApplies(
+  ctx: CompileContext,
+  match: L4MatchAttributes,
+  port: number,
+  source: VirtualService,
+  field: string,
+): boolean {
   if (match.port !== undefined && match.port !== port) return false;
   if (match.gateways?.length && !match.gateways.includes(MESH_GATEWAY)) return false;
   if (match.sourceLabels && Object.keys(match.sourceLabels).length > 0) {
     ctx.diags.warn({
       code: 'unsupported-field',
-      message: 'sourceLabels on tcp/tls matches is not supported for sidecars (their outbound listeners are shared); this match is ignored',
+      message:
+        'sourceLabels on tcp/tls matches is not supported for sidecars (their outbound listeners are shared); this match is ignored',
       kind: source.kind,
       namespace: source.meta.namespace,
       name: source.meta.name,
@@ -113,7 +126,12 @@ function l4MatchApplies(ctx: CompileContext, match: L4MatchAttributes, port: num
  */
 const checked = new WeakMap<Diagnostics, WeakMap<TCPRoute | TLSRoute, readonly RouteDestination[]>>();
 
-function checkedDestinations(ctx: CompileContext, route: TCPRoute | TLSRoute, source: VirtualService, field: string): readonly RouteDestination[] {
+function checkedDestinations(
+  ctx: CompileContext,
+  route: TCPRoute | TLSRoute,
+  source: VirtualService,
+  field: string,
+): readonly RouteDestination[] {
   let perDiags = checked.get(ctx.diags);
   if (!perDiags) checked.set(ctx.diags, (perDiags = new WeakMap()));
   const hit = perDiags.get(route);
@@ -132,9 +150,19 @@ function checkedDestinations(ctx: CompileContext, route: TCPRoute | TLSRoute, so
 }
 
 /** The tcp_proxy for one route's (checked, non-empty) destinations (istiod: buildOutboundNetworkFilters). */
-function routeFilters(ctx: CompileContext, routes: readonly RouteDestination[], port: MeshServicePort, source: VirtualService, field: string): NetworkFilter[] | undefined {
+function routeFilters(
+  ctx: CompileContext,
+  routes: readonly RouteDestination[],
+  port: MeshServicePort,
+  source: VirtualService,
+  field: string,
+): NetworkFilter[] | undefined {
   const first = routes[0] as RouteDestination;
-  const policy = destinationRuleTcpOptions(ctx, first.destination.host, routes.length === 1 ? first.destination.subset : undefined);
+  const policy = destinationRuleTcpOptions(
+    ctx,
+    first.destination.host,
+    routes.length === 1 ? first.destination.subset : undefined,
+  );
   if (routes.length === 1) {
     const cluster = destinationCluster(ctx, first.destination, port.port);
     return [tcpProxyFilter({ ...policy, statPrefix: cluster, cluster })];
@@ -160,11 +188,19 @@ function routeFilters(ctx: CompileContext, routes: readonly RouteDestination[], 
 
 function defaultFilter(ctx: CompileContext, service: MeshService, port: MeshServicePort): NetworkFilter {
   const cluster = outboundClusterName(port.port, '', service.hostname);
-  return tcpProxyFilter({ ...destinationRuleTcpOptions(ctx, service.hostname, undefined), statPrefix: cluster, cluster });
+  return tcpProxyFilter({
+    ...destinationRuleTcpOptions(ctx, service.hostname, undefined),
+    statPrefix: cluster,
+    cluster,
+  });
 }
 
 /** What a DestinationRule changes on a tcp_proxy: idle timeout, connection lifetime, source-IP hashing. */
-function destinationRuleTcpOptions(ctx: CompileContext, hostname: string, subset: string | undefined): Omit<TcpProxyOptions, 'statPrefix'> {
+function destinationRuleTcpOptions(
+  ctx: CompileContext,
+  hostname: string,
+  subset: string | undefined,
+): Omit<TcpProxyOptions, 'statPrefix'> {
   const spec = ctx.destinationRules.lookup(hostname)?.spec;
   if (!spec) return {};
   const tcp = spec.trafficPolicy?.connectionPool?.tcp;

@@ -13,7 +13,14 @@
  * build per-pod listeners for those).
  */
 import type { CompileContext } from '../context.js';
-import { ipListenerName, routeConfigName, VIRTUAL_OUTBOUND, VIRTUAL_OUTBOUND_PORT, wildcardListenerName, BLACKHOLE_CLUSTER } from '../names.js';
+import {
+  ipListenerName,
+  routeConfigName,
+  VIRTUAL_OUTBOUND,
+  VIRTUAL_OUTBOUND_PORT,
+  wildcardListenerName,
+  BLACKHOLE_CLUSTER,
+} from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
 import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, socketAddress, u32 } from './filters.js';
@@ -58,7 +65,11 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
     traffic_direction: envoy.config.core.v3.TrafficDirection.OUTBOUND,
     filter_chains: [
       // Connections addressed to 15001 itself would loop back into this listener forever.
-      { name: 'virtualOutbound-blackhole', filter_chain_match: { destination_port: u32(VIRTUAL_OUTBOUND_PORT) }, filters: [tcpProxyTo(BLACKHOLE_CLUSTER)] },
+      {
+        name: 'virtualOutbound-blackhole',
+        filter_chain_match: { destination_port: u32(VIRTUAL_OUTBOUND_PORT) },
+        filters: [tcpProxyTo(BLACKHOLE_CLUSTER)],
+      },
       { name: 'virtualOutbound-catchall-tcp', filters: [tcpProxyTo(egressCluster(ctx))] },
     ],
   };
@@ -74,7 +85,12 @@ function httpListener(ctx: CompileContext, name: string, port: number): Listener
   ]);
 }
 
-function tcpListener(ctx: CompileContext, service: MeshService, port: MeshServicePort, existing: ReadonlyMap<string, Listener>): Listener | undefined {
+function tcpListener(
+  ctx: CompileContext,
+  service: MeshService,
+  port: MeshServicePort,
+  existing: ReadonlyMap<string, Listener>,
+): Listener | undefined {
   const report = (severity: 'info' | 'warning', code: string, message: string) =>
     ctx.diags.add({
       severity,
@@ -88,7 +104,11 @@ function tcpListener(ctx: CompileContext, service: MeshService, port: MeshServic
       index: service.origin.index,
     });
   if (service.clusterIP === undefined) {
-    report('info', 'headless-tcp-port', `${port.protocol} port ${port.port} of a service without cluster IP gets no outbound listener; its traffic takes the passthrough path`);
+    report(
+      'info',
+      'headless-tcp-port',
+      `${port.protocol} port ${port.port} of a service without cluster IP gets no outbound listener; its traffic takes the passthrough path`,
+    );
     return undefined;
   }
   const name = ipListenerName(service.clusterIP, port.port);

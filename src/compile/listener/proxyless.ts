@@ -21,11 +21,15 @@ export function buildProxylessListeners(ctx: CompileContext): Map<string, Listen
   for (const service of ctx.model.services) {
     if (service.externalName !== undefined) continue;
     for (const port of service.ports) {
-      if (!isHttpProtocol(port.protocol) || !clusters.has(outboundClusterName(port.port, '', service.hostname))) continue;
+      if (!isHttpProtocol(port.protocol) || !clusters.has(outboundClusterName(port.port, '', service.hostname)))
+        continue;
       const name = proxylessListenerName(service.hostname, port.port);
       const hcm: HttpConnectionManager = {
         http_filters: [...PROXYLESS_HTTP_FILTERS],
-        rds: { route_config_name: name, config_source: { ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 } },
+        rds: {
+          route_config_name: name,
+          config_source: { ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 },
+        },
       };
       listeners.set(name, {
         name,

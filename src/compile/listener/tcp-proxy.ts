@@ -26,9 +26,13 @@ export interface TcpProxyOptions {
 export function buildTcpProxy(opts: TcpProxyOptions): TcpProxy {
   const proxy: TcpProxy = { stat_prefix: opts.statPrefix };
   if (opts.cluster !== undefined) proxy.cluster = opts.cluster;
-  else proxy.weighted_clusters = { clusters: (opts.weightedClusters ?? []).map((c) => ({ name: c.name, weight: c.weight })) };
+  else
+    proxy.weighted_clusters = {
+      clusters: (opts.weightedClusters ?? []).map((c) => ({ name: c.name, weight: c.weight })),
+    };
   if (opts.idleTimeoutMs !== undefined) proxy.idle_timeout = durationMs(opts.idleTimeoutMs);
-  if (opts.maxConnectionDurationMs !== undefined) proxy.max_downstream_connection_duration = durationMs(opts.maxConnectionDurationMs);
+  if (opts.maxConnectionDurationMs !== undefined)
+    proxy.max_downstream_connection_duration = durationMs(opts.maxConnectionDurationMs);
   if (opts.hashOnSourceIp) proxy.hash_policy = [{ source_ip: {} }];
   return proxy;
 }
@@ -39,7 +43,10 @@ const TcpProxyCodec = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy;
 const TCP_PROXY_URL = typeUrl(TypeName.TcpProxy);
 
 export function tcpProxyFilter(opts: TcpProxyOptions): NetworkFilter {
-  return { name: FilterName.TcpProxy, typed_config: { type_url: TCP_PROXY_URL, value: TcpProxyCodec.encode(buildTcpProxy(opts)).finish() } };
+  return {
+    name: FilterName.TcpProxy,
+    typed_config: { type_url: TCP_PROXY_URL, value: TcpProxyCodec.encode(buildTcpProxy(opts)).finish() },
+  };
 }
 
 /** A plain tcp_proxy to one cluster whose stat prefix is the cluster name (passthrough, blackhole, inbound). */

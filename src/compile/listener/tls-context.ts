@@ -59,7 +59,10 @@ export function inboundMtlsContext(kind: 'http' | 'tcp'): DownstreamTlsContext {
         tls_maximum_protocol_version: TlsProtocol.TLSv1_3,
       },
       tls_certificate_sds_secret_configs: [sdsSecret(SDS_CERTIFICATE)],
-      combined_validation_context: { default_validation_context: {}, validation_context_sds_secret_config: sdsSecret(SDS_ROOT_CA) },
+      combined_validation_context: {
+        default_validation_context: {},
+        validation_context_sds_secret_config: sdsSecret(SDS_ROOT_CA),
+      },
     },
     require_client_certificate: bool(true),
   };

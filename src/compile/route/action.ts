@@ -28,9 +28,14 @@ type HashPolicy = NonNullable<RouteAction['hash_policy']>[number];
 const sameHashPolicy = (a: HashPolicy, b: HashPolicy): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Sidecars bound gRPC calls by `max_grpc_timeout`; proxyless gRPC only knows max_stream_duration. */
-export function timeoutFields(timeoutMs: number | undefined, proxyless: boolean): Pick<RouteAction, 'timeout' | 'max_grpc_timeout' | 'max_stream_duration'> {
+export function timeoutFields(
+  timeoutMs: number | undefined,
+  proxyless: boolean,
+): Pick<RouteAction, 'timeout' | 'max_grpc_timeout' | 'max_stream_duration'> {
   const timeout = timeoutMs !== undefined ? durationMs(timeoutMs) : NO_TIMEOUT;
-  return proxyless ? { timeout, max_stream_duration: { max_stream_duration: timeout } } : { timeout, max_grpc_timeout: timeout };
+  return proxyless
+    ? { timeout, max_stream_duration: { max_stream_duration: timeout } }
+    : { timeout, max_grpc_timeout: timeout };
 }
 
 export function redirectAction(redirect: HTTPRedirect, listenerPort: number): Route['redirect'] {
@@ -69,10 +74,21 @@ export function directResponseAction(dr: HTTPDirectResponse): Route['direct_resp
  * The forwarding action; header mutations coming from a single destination are added to `route`.
  * `authority` is the host rewrite asked for by the route's own header operations.
  */
-export function forwardAction(ctx: CompileContext, http: HTTPRoute, route: Route, listenerPort: number, authority: string, proxyless: boolean): RouteAction | undefined {
+export function forwardAction(
+  ctx: CompileContext,
+  http: HTTPRoute,
+  route: Route,
+  listenerPort: number,
+  authority: string,
+  proxyless: boolean,
+): RouteAction | undefined {
   const action: RouteAction = timeoutFields(http.timeoutMs, proxyless);
   if (http.rewrite) {
-    if (http.rewrite.uriRegexRewrite) action.regex_rewrite = { pattern: { regex: http.rewrite.uriRegexRewrite.match }, substitution: http.rewrite.uriRegexRewrite.rewrite };
+    if (http.rewrite.uriRegexRewrite)
+      action.regex_rewrite = {
+        pattern: { regex: http.rewrite.uriRegexRewrite.match },
+        substitution: http.rewrite.uriRegexRewrite.rewrite,
+      };
     else if (http.rewrite.uri) action.prefix_rewrite = http.rewrite.uri;
     if (http.rewrite.authority) authority = http.rewrite.authority;
   }
@@ -81,7 +97,13 @@ export function forwardAction(ctx: CompileContext, http: HTTPRoute, route: Route
   const mirrors = (http.mirrors ?? []).flatMap((m) => {
     if (m.percentage && m.percentage.value <= 0) return [];
     const fraction = m.percentage ? percentToFraction(m.percentage.value) : integerToFraction(100);
-    return [{ cluster: destinationCluster(ctx, m.destination, listenerPort), runtime_fraction: { default_value: fraction }, trace_sampled: { value: false } }];
+    return [
+      {
+        cluster: destinationCluster(ctx, m.destination, listenerPort),
+        runtime_fraction: { default_value: fraction },
+        trace_sampled: { value: false },
+      },
+    ];
   });
   if (mirrors.length) action.request_mirror_policies = mirrors;
 
@@ -95,10 +117,22 @@ export function forwardAction(ctx: CompileContext, http: HTTPRoute, route: Route
       const ops = translateHeaders(only.headers);
       const f = mutationFields(ops);
       route.request_headers_to_add = [...(route.request_headers_to_add ?? []), ...(f.request_headers_to_add ?? [])];
-      route.request_headers_to_remove = [...(route.request_headers_to_remove ?? []), ...(f.request_headers_to_remove ?? [])];
+      route.request_headers_to_remove = [
+        ...(route.request_headers_to_remove ?? []),
+        ...(f.request_headers_to_remove ?? []),
+      ];
       route.response_headers_to_add = [...(route.response_headers_to_add ?? []), ...(f.response_headers_to_add ?? [])];
-      route.response_headers_to_remove = [...(route.response_headers_to_remove ?? []), ...(f.response_headers_to_remove ?? [])];
-      for (const k of ['request_headers_to_add', 'request_headers_to_remove', 'response_headers_to_add', 'response_headers_to_remove'] as const) if (!route[k]?.length) delete route[k];
+      route.response_headers_to_remove = [
+        ...(route.response_headers_to_remove ?? []),
+        ...(f.response_headers_to_remove ?? []),
+      ];
+      for (const k of [
+        'request_headers_to_add',
+        'request_headers_to_remove',
+        'response_headers_to_add',
+        'response_headers_to_remove',
+      ] as const)
+        if (!route[k]?.length) delete route[k];
       if (ops.authority && !action.host_rewrite_literal) action.host_rewrite_literal = ops.authority;
     }
     const hash = destinationHash(ctx.destinationRules.lookup(only.destination.host), only.destination);
@@ -109,7 +143,10 @@ export function forwardAction(ctx: CompileContext, http: HTTPRoute, route: Route
     const clusters: NonNullable<NonNullable<RouteAction['weighted_clusters']>['clusters']> = [];
     for (const d of destinations) {
       if (!d.weight) continue; // istiod leaves out zero-weight destinations
-      const cw: (typeof clusters)[number] = { name: destinationCluster(ctx, d.destination, listenerPort), weight: { value: d.weight } };
+      const cw: (typeof clusters)[number] = {
+        name: destinationCluster(ctx, d.destination, listenerPort),
+        weight: { value: d.weight },
+      };
       if (d.headers) {
         const ops = translateHeaders(d.headers);
         Object.assign(cw, mutationFields(ops));

@@ -22,7 +22,13 @@ export function originOf(sourced: SourcedHttpRoute): { source: VirtualService; p
   return { source: sourced.source, path: i >= 0 ? `spec.http[${i}]` : 'spec.http' };
 }
 
-export function objectRef(source: VirtualService): { kind: string; namespace: string; name: string; file?: string; index?: number } {
+export function objectRef(source: VirtualService): {
+  kind: string;
+  namespace: string;
+  name: string;
+  file?: string;
+  index?: number;
+} {
   return {
     kind: source.kind,
     namespace: source.meta.namespace,
@@ -50,7 +56,13 @@ function check(ctx: CompileContext, sourced: SourcedHttpRoute): HTTPRoute | unde
   if (route.redirect) {
     const code = route.redirect.redirectCode;
     if (code !== undefined && !(REDIRECT_CODES as readonly number[]).includes(code)) {
-      reportOnce(ctx.diags, { severity: 'error', code: 'unsupported-redirect-code', ...ref, field: `${path}.redirect.redirectCode`, message: `redirect code ${code} is not supported (use ${REDIRECT_CODES.join(', ')}); the route is dropped` });
+      reportOnce(ctx.diags, {
+        severity: 'error',
+        code: 'unsupported-redirect-code',
+        ...ref,
+        field: `${path}.redirect.redirectCode`,
+        message: `redirect code ${code} is not supported (use ${REDIRECT_CODES.join(', ')}); the route is dropped`,
+      });
       return undefined;
     }
     return route;
@@ -64,7 +76,13 @@ function check(ctx: CompileContext, sourced: SourcedHttpRoute): HTTPRoute | unde
   });
   if (!kept.length) {
     if (route.route?.length) return undefined; // every destination was bad: already reported
-    reportOnce(ctx.diags, { severity: 'error', code: 'missing-destination', ...ref, field: path, message: 'the route has no destination, redirect or directResponse; it is dropped' });
+    reportOnce(ctx.diags, {
+      severity: 'error',
+      code: 'missing-destination',
+      ...ref,
+      field: path,
+      message: 'the route has no destination, redirect or directResponse; it is dropped',
+    });
     return undefined;
   }
   const mirrors = (route.mirrors ?? []).filter((m, j) => {
@@ -75,7 +93,13 @@ function check(ctx: CompileContext, sourced: SourcedHttpRoute): HTTPRoute | unde
   let fault = route.fault;
   const grpc = fault?.abort?.grpcStatus;
   if (fault && grpc !== undefined && grpcStatusCode(grpc) === undefined && !/^\d+$/.test(grpc)) {
-    reportOnce(ctx.diags, { severity: 'error', code: 'invalid-field', ...ref, field: `${path}.fault.abort.grpcStatus`, message: `unknown gRPC status ${grpc}; the abort is dropped` });
+    reportOnce(ctx.diags, {
+      severity: 'error',
+      code: 'invalid-field',
+      ...ref,
+      field: `${path}.fault.abort.grpcStatus`,
+      message: `unknown gRPC status ${grpc}; the abort is dropped`,
+    });
     fault = fault.delay ? { delay: fault.delay } : undefined;
   }
   const out: HTTPRoute = { ...route, route: kept, mirrors };

@@ -36,23 +36,44 @@ export function checkDestination(ctx: CompileContext, dest: Destination): Destin
   const port = dest.port?.number;
   if (port !== undefined) {
     if (!service.ports.some((p) => p.port === port)) {
-      return { code: 'unknown-port', field: 'port', message: `service ${dest.host} has no port ${port} (ports: ${service.ports.map((p) => p.port).join(', ') || 'none'})` };
+      return {
+        code: 'unknown-port',
+        field: 'port',
+        message: `service ${dest.host} has no port ${port} (ports: ${service.ports.map((p) => p.port).join(', ') || 'none'})`,
+      };
     }
   } else if (service.ports.length !== 1) {
-    return { code: 'missing-port', field: 'port', message: `service ${dest.host} has ${service.ports.length} ports: the destination must name one` };
+    return {
+      code: 'missing-port',
+      field: 'port',
+      message: `service ${dest.host} has ${service.ports.length} ports: the destination must name one`,
+    };
   }
   if (dest.subset !== undefined) {
     const rule = ctx.destinationRules.lookup(dest.host);
     if (!rule?.spec.subsets?.some((s) => s.name === dest.subset)) {
-      return { code: 'unknown-subset', field: 'subset', message: `subset ${dest.subset} of ${dest.host} is not defined by any DestinationRule` };
+      return {
+        code: 'unknown-subset',
+        field: 'subset',
+        message: `subset ${dest.subset} of ${dest.host} is not defined by any DestinationRule`,
+      };
     }
   }
   return undefined;
 }
 
-const FIELD_SUFFIX = { host: 'destination.host', subset: 'destination.subset', port: 'destination.port.number' } as const;
+const FIELD_SUFFIX = {
+  host: 'destination.host',
+  subset: 'destination.subset',
+  port: 'destination.port.number',
+} as const;
 
-export function reportDestination(diags: Diagnostics, source: VirtualService, path: string, problem: DestinationProblem): void {
+export function reportDestination(
+  diags: Diagnostics,
+  source: VirtualService,
+  path: string,
+  problem: DestinationProblem,
+): void {
   reportOnce(diags, {
     severity: 'error',
     code: problem.code,

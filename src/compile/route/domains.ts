@@ -29,12 +29,19 @@ function kubeShortNames(hostname: string, clientNamespace: string): string[] {
 }
 
 /** `port` undefined: sidecar (no port forms); a number: proxyless gRPC. */
-export function serviceDomains(service: MeshService, clientNamespace: string, domainSuffix: string, port: number | undefined): string[] {
+export function serviceDomains(
+  service: MeshService,
+  clientNamespace: string,
+  domainSuffix: string,
+  port: number | undefined,
+): string[] {
   const out: string[] = [];
   withPort(out, service.hostname, port);
-  if (service.hostname.endsWith(`.svc.${domainSuffix}`)) for (const alt of kubeShortNames(service.hostname, clientNamespace)) withPort(out, alt, port);
+  if (service.hostname.endsWith(`.svc.${domainSuffix}`))
+    for (const alt of kubeShortNames(service.hostname, clientNamespace)) withPort(out, alt, port);
   if (service.headless) for (const d of [...out]) out.push(`*.${d}`);
-  else if (service.clusterIP && service.clusterIP !== '0.0.0.0' && service.clusterIP !== 'None') withPort(out, service.clusterIP, port);
+  else if (service.clusterIP && service.clusterIP !== '0.0.0.0' && service.clusterIP !== 'None')
+    withPort(out, service.clusterIP, port);
   return out;
 }
 

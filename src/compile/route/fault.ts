@@ -7,9 +7,23 @@ export type HTTPFault = envoy.extensions.filters.http.fault.v3.HTTPFault.$Proper
 
 /** gRPC status names as Istio accepts them in `abort.grpcStatus`. */
 const GRPC_STATUS: Readonly<Record<string, number>> = {
-  OK: 0, CANCELLED: 1, UNKNOWN: 2, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, NOT_FOUND: 5, ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, ABORTED: 10, OUT_OF_RANGE: 11,
-  UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, DATA_LOSS: 15, UNAUTHENTICATED: 16,
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
 };
 
 export const grpcStatusCode = (name: string): number | undefined => GRPC_STATUS[name.toUpperCase()];
@@ -24,8 +38,14 @@ export function translateFault(fault: HTTPFaultInjection): HTTPFault | undefined
   }
   const abort = fault.abort;
   if (abort) {
-    const code = abort.httpStatus !== undefined ? { http_status: abort.httpStatus } : abort.grpcStatus !== undefined ? grpcAbort(abort.grpcStatus) : undefined;
-    if (code) out.abort = { ...code, ...(abort.percentage ? { percentage: percentToFraction(abort.percentage.value) } : {}) };
+    const code =
+      abort.httpStatus !== undefined
+        ? { http_status: abort.httpStatus }
+        : abort.grpcStatus !== undefined
+          ? grpcAbort(abort.grpcStatus)
+          : undefined;
+    if (code)
+      out.abort = { ...code, ...(abort.percentage ? { percentage: percentToFraction(abort.percentage.value) } : {}) };
   }
   return out.delay || out.abort ? out : undefined;
 }

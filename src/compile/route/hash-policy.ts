@@ -9,13 +9,19 @@ import type { ResolvedDestinationRule } from '../context.js';
 
 export type HashPolicy = envoy.config.route.v3.RouteAction.HashPolicy.$Properties;
 
-function portLevelHash(port: number | undefined, settings: readonly PortTrafficPolicy[] | undefined): ConsistentHashLB | undefined {
+function portLevelHash(
+  port: number | undefined,
+  settings: readonly PortTrafficPolicy[] | undefined,
+): ConsistentHashLB | undefined {
   if (port === undefined) return undefined;
   return settings?.find((s) => s.port?.number === port)?.loadBalancer?.consistentHash;
 }
 
 /** For a VirtualService destination (its host already resolved). */
-export function destinationHash(rule: ResolvedDestinationRule | undefined, dest: Destination): ConsistentHashLB | undefined {
+export function destinationHash(
+  rule: ResolvedDestinationRule | undefined,
+  dest: Destination,
+): ConsistentHashLB | undefined {
   if (!rule) return undefined;
   const top: TrafficPolicy | undefined = rule.spec.trafficPolicy;
   const subset = dest.subset !== undefined ? rule.spec.subsets?.find((s) => s.name === dest.subset) : undefined;
@@ -40,7 +46,13 @@ export function toHashPolicy(hash: ConsistentHashLB | undefined): HashPolicy | u
   if (hash.httpHeaderName !== undefined) return { header: { header_name: hash.httpHeaderName } };
   if (hash.httpCookie) {
     const c = hash.httpCookie;
-    return { cookie: { name: c.name, ...(c.ttlMs !== undefined ? { ttl: durationMs(c.ttlMs) } : {}), ...(c.path ? { path: c.path } : {}) } };
+    return {
+      cookie: {
+        name: c.name,
+        ...(c.ttlMs !== undefined ? { ttl: durationMs(c.ttlMs) } : {}),
+        ...(c.path ? { path: c.path } : {}),
+      },
+    };
   }
   if (hash.useSourceIp) return { connection_properties: { source_ip: true } };
   if (hash.httpQueryParameterName !== undefined) return { query_parameter: { name: hash.httpQueryParameterName } };

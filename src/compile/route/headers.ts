@@ -21,7 +21,10 @@ export interface HeaderMutations {
 const isInternal = (key: string): boolean => key.startsWith(':') || key.toLowerCase() === 'host';
 const isAuthority = (key: string): boolean => key.toLowerCase() === ':authority' || key.toLowerCase() === 'host';
 
-function options(values: Readonly<Record<string, string>> | undefined, append: boolean): { out: HeaderValueOption[]; authority: string } {
+function options(
+  values: Readonly<Record<string, string>> | undefined,
+  append: boolean,
+): { out: HeaderValueOption[]; authority: string } {
   const out: HeaderValueOption[] = [];
   let authority = '';
   if (!values) return { out, authority };
@@ -29,7 +32,10 @@ function options(values: Readonly<Record<string, string>> | undefined, append: b
     const value = values[key] as string;
     if (isAuthority(key)) authority = value;
     if (isInternal(key)) continue;
-    out.push({ header: { key, value }, append_action: append ? AppendAction.APPEND_IF_EXISTS_OR_ADD : AppendAction.OVERWRITE_IF_EXISTS_OR_ADD });
+    out.push({
+      header: { key, value },
+      append_action: append ? AppendAction.APPEND_IF_EXISTS_OR_ADD : AppendAction.OVERWRITE_IF_EXISTS_OR_ADD,
+    });
   }
   return { out, authority };
 }
@@ -37,7 +43,11 @@ function options(values: Readonly<Record<string, string>> | undefined, append: b
 function side(ops: HeaderOperations | undefined): { add: HeaderValueOption[]; remove: string[]; authority: string } {
   const set = options(ops?.set, false);
   const add = options(ops?.add, true);
-  return { add: [...set.out, ...add.out], remove: (ops?.remove ?? []).filter((k) => !isInternal(k)), authority: set.authority || add.authority };
+  return {
+    add: [...set.out, ...add.out],
+    remove: (ops?.remove ?? []).filter((k) => !isInternal(k)),
+    authority: set.authority || add.authority,
+  };
 }
 
 export function translateHeaders(headers: Headers): HeaderMutations {

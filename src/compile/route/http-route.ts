@@ -29,7 +29,11 @@ export interface RouteTarget {
   readonly proxyless: boolean;
 }
 
-export function translateVirtualServiceRoutes(ctx: CompileContext, routes: readonly SourcedHttpRoute[], target: RouteTarget): Route[] {
+export function translateVirtualServiceRoutes(
+  ctx: CompileContext,
+  routes: readonly SourcedHttpRoute[],
+  target: RouteTarget,
+): Route[] {
   const out: Route[] = [];
   for (const sourced of routes) {
     const http = checkedRoute(ctx, sourced);
@@ -57,15 +61,30 @@ export function translateVirtualServiceRoutes(ctx: CompileContext, routes: reado
 }
 
 /** istiod's port and source checks; what a shared per-namespace config cannot honour is reported. */
-function matchApplies(ctx: CompileContext, sourced: SourcedHttpRoute, match: HTTPMatchRequest, k: number, target: RouteTarget): boolean {
+function matchApplies(
+  ctx: CompileContext,
+  sourced: SourcedHttpRoute,
+  match: HTTPMatchRequest,
+  k: number,
+  target: RouteTarget,
+): boolean {
   if (match.port && match.port !== target.listenerPort) return false;
   if (match.gateways?.length) return match.gateways.includes('mesh');
   const { source, path } = originOf(sourced);
   const unsupported = (field: string, why: string) =>
-    reportOnce(ctx.diags, { severity: 'warning', code: 'unsupported-field', ...objectRef(source), field: `${path}.match[${k}].${field}`, message: `${why}; this match is skipped` });
+    reportOnce(ctx.diags, {
+      severity: 'warning',
+      code: 'unsupported-field',
+      ...objectRef(source),
+      field: `${path}.match[${k}].${field}`,
+      message: `${why}; this match is skipped`,
+    });
   if (match.sourceLabels && Object.keys(match.sourceLabels).length) {
     // Route configs are shared by every proxy of a namespace, so they cannot depend on pod labels.
-    unsupported('sourceLabels', 'meshsnap shares route configurations across a namespace and cannot select by source labels');
+    unsupported(
+      'sourceLabels',
+      'meshsnap shares route configurations across a namespace and cannot select by source labels',
+    );
     return false;
   }
   if (usesJwtClaims(match)) {
@@ -80,7 +99,13 @@ function routeName(http: HTTPRoute, match: HTTPMatchRequest | undefined): string
   return match?.name ? `${base}.${match.name}` : base;
 }
 
-function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HTTPRoute, match: HTTPMatchRequest | undefined, target: RouteTarget): Route | undefined {
+function translateRoute(
+  ctx: CompileContext,
+  sourced: SourcedHttpRoute,
+  http: HTTPRoute,
+  match: HTTPMatchRequest | undefined,
+  target: RouteTarget,
+): Route | undefined {
   const source: VirtualService = sourced.source;
   const out: Route = {};
   const name = routeName(http, match);
@@ -104,7 +129,8 @@ function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HT
         code: 'proxyless-unsupported-route',
         ...objectRef(origin),
         field: `${path}.${http.redirect ? 'redirect' : 'directResponse'}`,
-        message: 'proxyless gRPC clients cannot follow redirect or directResponse routes; the route is left out of their configuration',
+        message:
+          'proxyless gRPC clients cannot follow redirect or directResponse routes; the route is left out of their configuration',
       });
       return undefined;
     }
@@ -120,7 +146,8 @@ function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HT
   out.decorator = { operation: routeOperation(out, source.meta.name, target.listenerPort) };
 
   const filters: [string, Any][] = [];
-  if (http.corsPolicy && !target.proxyless) filters.push([CORS_FILTER, packAny(TypeName.CorsPolicy, translateCors(http.corsPolicy))]);
+  if (http.corsPolicy && !target.proxyless)
+    filters.push([CORS_FILTER, packAny(TypeName.CorsPolicy, translateCors(http.corsPolicy))]);
   const fault = http.fault ? translateFault(http.fault) : undefined;
   if (fault) filters.push([FAULT_FILTER, packAny(TypeName.Fault, fault)]);
   if (filters.length) out.typed_per_filter_config = Object.fromEntries(filters.sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -132,7 +159,12 @@ function translateRoute(ctx: CompileContext, sourced: SourcedHttpRoute, http: HT
  * headless, ExternalName or PASSTHROUGH service are left out of their routes (with an info), and a
  * route left without a destination is left out.
  */
-function proxylessForward(ctx: CompileContext, sourced: SourcedHttpRoute, http: HTTPRoute, listenerPort: number): HTTPRoute | undefined {
+function proxylessForward(
+  ctx: CompileContext,
+  sourced: SourcedHttpRoute,
+  http: HTTPRoute,
+  listenerPort: number,
+): HTTPRoute | undefined {
   const clusters = proxylessClusterNames(ctx);
   const ok = (d: Destination): boolean => clusters.has(destinationCluster(ctx, d, listenerPort));
   const route = http.route ?? [];
@@ -146,7 +178,8 @@ function proxylessForward(ctx: CompileContext, sourced: SourcedHttpRoute, http: 
     code: 'proxyless-unsupported-destination',
     ...objectRef(source),
     field: `${path}.${kept.length === route.length ? 'mirrors' : 'route'}`,
-    message: 'proxyless gRPC clients only get EDS clusters: destinations to headless, ExternalName or PASSTHROUGH services are left out of their configuration',
+    message:
+      'proxyless gRPC clients only get EDS clusters: destinations to headless, ExternalName or PASSTHROUGH services are left out of their configuration',
   });
   if (!kept.length) return undefined;
   return { ...http, route: kept, mirrors: keptMirrors };
@@ -155,9 +188,17 @@ function proxylessForward(ctx: CompileContext, sourced: SourcedHttpRoute, http: 
 /** Tracing operation name, as istiod's GetRouteOperation: `<host>:<port><path>` or `<vs>:<listener port><path>`. */
 export function routeOperation(route: Route, vsName: string, port: number): string {
   const m = route.match ?? {};
-  const path = m.prefix != null ? `${m.prefix}*` : m.path != null ? m.path : m.safe_regex?.regex != null ? m.safe_regex.regex : '/*';
+  const path =
+    m.prefix != null
+      ? `${m.prefix}*`
+      : m.path != null
+        ? m.path
+        : m.safe_regex?.regex != null
+          ? m.safe_regex.regex
+          : '/*';
   const cluster = route.route?.cluster;
   const parts = cluster?.split('|');
-  if (parts && parts.length === 4 && parts[0] === 'outbound' && /^\d+$/.test(parts[1] ?? '')) return `${parts[3]}:${parts[1]}${path}`;
+  if (parts && parts.length === 4 && parts[0] === 'outbound' && /^\d+$/.test(parts[1] ?? ''))
+    return `${parts[3]}:${parts[1]}${path}`;
   return `${vsName}:${port}${path}`;
 }

@@ -14,7 +14,11 @@ type QueryParameterMatcher = envoy.config.route.v3.QueryParameterMatcher.$Proper
 export const JWT_CLAIM_HEADER_PREFIX = '@request.auth.claims';
 
 const byKey = (r: Readonly<Record<string, StringMatch>> | undefined): [string, StringMatch][] =>
-  r ? Object.keys(r).sort().map((k) => [k, r[k] as StringMatch]) : [];
+  r
+    ? Object.keys(r)
+        .sort()
+        .map((k) => [k, r[k] as StringMatch])
+    : [];
 
 function headerMatcher(name: string, m: StringMatch | undefined): HeaderMatcher {
   if (isPresenceMatch(m)) return { name, present_match: true };

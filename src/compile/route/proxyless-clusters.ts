@@ -13,7 +13,8 @@ export function proxylessClusterNames(ctx: CompileContext): ReadonlySet<string> 
   let names = cache.get(ctx);
   if (!names) {
     const set = new Set<string>();
-    for (const service of ctx.model.services) for (const plan of planServiceClusters(ctx, service)) if (plan.discovery === 'EDS') set.add(plan.name);
+    for (const service of ctx.model.services)
+      for (const plan of planServiceClusters(ctx, service)) if (plan.discovery === 'EDS') set.add(plan.name);
     cache.set(ctx, (names = set));
   }
   return names;

@@ -14,11 +14,19 @@ const DEFAULT_NUM_RETRIES = 2;
 const HOST_SELECTION_RETRY_MAX_ATTEMPTS = 5;
 
 /** PreviousHostsPredicate has no fields, so its encoding is empty (the type is not in our generated set). */
-const PREVIOUS_HOSTS: Any = { type_url: 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate', value: new Uint8Array(0) };
+const PREVIOUS_HOSTS: Any = {
+  type_url: 'type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate',
+  value: new Uint8Array(0),
+};
 /** PreviousPrioritiesConfig { update_frequency: 2 }: field 1, varint 2. */
-const PREVIOUS_PRIORITIES: Any = { type_url: 'type.googleapis.com/envoy.extensions.retry.priority.previous_priorities.v3.PreviousPrioritiesConfig', value: new Uint8Array([0x08, 0x02]) };
+const PREVIOUS_PRIORITIES: Any = {
+  type_url: 'type.googleapis.com/envoy.extensions.retry.priority.previous_priorities.v3.PreviousPrioritiesConfig',
+  value: new Uint8Array([0x08, 0x02]),
+};
 
-const previousHostsPredicate = () => [{ name: 'envoy.retry_host_predicates.previous_hosts', typed_config: PREVIOUS_HOSTS }];
+const previousHostsPredicate = () => [
+  { name: 'envoy.retry_host_predicates.previous_hosts', typed_config: PREVIOUS_HOSTS },
+];
 
 function base(consistentHash: boolean): RetryPolicy {
   const policy: RetryPolicy = { retry_on: DEFAULT_RETRY_ON, num_retries: { value: DEFAULT_NUM_RETRIES } };
@@ -40,11 +48,15 @@ export function translateRetry(retry: HTTPRetry | undefined, consistentHash: boo
   out.num_retries = { value: retry.attempts };
   if (retry.retryOn) {
     const { conditions, codes } = parseRetryOn(retry.retryOn);
-    out.retry_on = codes.length && !conditions.includes('retriable-status-codes') ? [...conditions, 'retriable-status-codes'].join(',') : conditions.join(',');
+    out.retry_on =
+      codes.length && !conditions.includes('retriable-status-codes')
+        ? [...conditions, 'retriable-status-codes'].join(',')
+        : conditions.join(',');
     if (codes.length) out.retriable_status_codes = codes;
   }
   if (retry.perTryTimeoutMs !== undefined) out.per_try_timeout = durationMs(retry.perTryTimeoutMs);
-  if (retry.retryRemoteLocalities) out.retry_priority = { name: 'envoy.retry_priorities.previous_priorities', typed_config: PREVIOUS_PRIORITIES };
+  if (retry.retryRemoteLocalities)
+    out.retry_priority = { name: 'envoy.retry_priorities.previous_priorities', typed_config: PREVIOUS_PRIORITIES };
   return out;
 }
 
@@ -63,8 +75,8 @@ export function parseRetryOn(retryOn: string): { conditions: string[]; codes: nu
 
 /** Go's http.StatusText knows these codes; istiod only accepts those. */
 const KNOWN_STATUS = new Set([
-  100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307, 308,
-  400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 422, 423, 424, 425, 426, 428, 429, 431, 451,
-  500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511,
+  100, 101, 102, 103, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307, 308, 400,
+  401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 418, 421, 422, 423, 424, 425,
+  426, 428, 429, 431, 451, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511,
 ]);
 const isHttpStatus = (n: number): boolean => KNOWN_STATUS.has(n);

@@ -8,18 +8,30 @@ import { formatChange } from './structural.js';
 import type { VersionDiff } from './version-diff.js';
 
 export function formatVersionDiff(d: VersionDiff): string {
-  const lines = [`diff ${d.from.version} (${d.from.digest.slice(0, 19)}…) → ${d.to.version} (${d.to.digest.slice(0, 19)}…)`];
+  const lines = [
+    `diff ${d.from.version} (${d.from.digest.slice(0, 19)}…) → ${d.to.version} (${d.to.digest.slice(0, 19)}…)`,
+  ];
   if (d.classes.length === 0) lines.push('', 'no resource changes');
   const groups = new Map<string, { classes: string[]; body: string[] }>();
   for (const c of d.classes) {
     const body = classBody(c);
     const key = body.join('\n');
     const g = groups.get(key) ?? { classes: [], body };
-    g.classes.push(c.classA === c.classB || c.classB === undefined ? (c.classA ?? '') : c.classA === undefined ? `${c.classB} (new)` : `${c.classA} → ${c.classB}`);
+    g.classes.push(
+      c.classA === c.classB || c.classB === undefined
+        ? (c.classA ?? '')
+        : c.classA === undefined
+          ? `${c.classB} (new)`
+          : `${c.classA} → ${c.classB}`,
+    );
     groups.set(key, g);
   }
   for (const g of groups.values()) {
-    lines.push('', `${g.classes.length === 1 ? 'class' : `${g.classes.length} classes`} ${g.classes.join(', ')}`, ...g.body);
+    lines.push(
+      '',
+      `${g.classes.length === 1 ? 'class' : `${g.classes.length} classes`} ${g.classes.join(', ')}`,
+      ...g.body,
+    );
   }
   if (d.inputs) {
     lines.push('', d.inputs.length === 0 ? 'inputs: unchanged' : 'inputs:');

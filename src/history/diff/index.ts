@@ -9,15 +9,24 @@ import { diffInputs, type InputChange } from './inputs.js';
 import { diffResources, type ResourceDiffOptions } from './resources.js';
 import type { VersionDiff } from './version-diff.js';
 
-export async function diffVersions(store: SnapshotStore, a: VersionRecord, b: VersionRecord, opts: ResourceDiffOptions = {}): Promise<VersionDiff> {
+export async function diffVersions(
+  store: SnapshotStore,
+  a: VersionRecord,
+  b: VersionRecord,
+  opts: ResourceDiffOptions = {},
+): Promise<VersionDiff> {
   const ca = await store.getSnapshot(a.digest);
   const cb = await store.getSnapshot(b.digest);
   if (!ca || !cb) throw new HistoryError(`snapshot ${!ca ? a.digest : b.digest} is missing from the store`, 'internal');
   const read = (d: string) => store.getObject(d);
   const resources = resourceReader(read);
-  const classes = a.digest === b.digest ? [] : await diffResources({ content: ca, getObject: resources }, { content: cb, getObject: resources }, opts);
+  const classes =
+    a.digest === b.digest
+      ? []
+      : await diffResources({ content: ca, getObject: resources }, { content: cb, getObject: resources }, opts);
   let inputs: InputChange[] | undefined;
-  if (a.inputs !== undefined && b.inputs !== undefined) inputs = await diffInputs(await inputsOf(store, a), await inputsOf(store, b), read);
+  if (a.inputs !== undefined && b.inputs !== undefined)
+    inputs = await diffInputs(await inputsOf(store, a), await inputsOf(store, b), read);
   return {
     from: { version: versionLabel(a), digest: a.digest },
     to: { version: versionLabel(b), digest: b.digest },

@@ -42,7 +42,11 @@ export interface ResourceDiffOptions {
   readonly types?: readonly XdsType[];
 }
 
-export async function diffResources(a: SnapshotSide, b: SnapshotSide, opts: ResourceDiffOptions = {}): Promise<ClassDiff[]> {
+export async function diffResources(
+  a: SnapshotSide,
+  b: SnapshotSide,
+  opts: ResourceDiffOptions = {},
+): Promise<ClassDiff[]> {
   const pairs: [string | undefined, string | undefined][] = [];
   if (opts.node) {
     const ca = classifyNode(a.content, opts.node);
@@ -78,12 +82,23 @@ export async function diffResources(a: SnapshotSide, b: SnapshotSide, opts: Reso
       }
       if (added.length + removed.length + changed.length > 0) perType[type] = { added, removed, changed };
     }
-    if (Object.keys(perType).length > 0) out.push({ ...(ia !== undefined ? { classA: ia } : {}), ...(ib !== undefined ? { classB: ib } : {}), types: perType });
+    if (Object.keys(perType).length > 0)
+      out.push({
+        ...(ia !== undefined ? { classA: ia } : {}),
+        ...(ib !== undefined ? { classB: ib } : {}),
+        types: perType,
+      });
   }
   return out;
 }
 
-async function fieldChanges(type: XdsType, da: string, db: string, readA: ObjectReader, readB: ObjectReader): Promise<readonly FieldChange[]> {
+async function fieldChanges(
+  type: XdsType,
+  da: string,
+  db: string,
+  readA: ObjectReader,
+  readB: ObjectReader,
+): Promise<readonly FieldChange[]> {
   return diffJson(await decode(type, da, readA), await decode(type, db, readB), xdsKeyOf);
 }
 

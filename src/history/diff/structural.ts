@@ -23,15 +23,28 @@ export interface FieldChange {
  */
 export type KeyOf = (field: string, item: Json) => string | undefined;
 
-const isObject = (v: Json | undefined): v is { [k: string]: Json } => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObject = (v: Json | undefined): v is { [k: string]: Json } =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export function diffJson(a: Json | undefined, b: Json | undefined, keyOf: KeyOf = () => undefined, path = ''): FieldChange[] {
+export function diffJson(
+  a: Json | undefined,
+  b: Json | undefined,
+  keyOf: KeyOf = () => undefined,
+  path = '',
+): FieldChange[] {
   const out: FieldChange[] = [];
   walk(a, b, path, '', keyOf, out);
   return out;
 }
 
-function walk(a: Json | undefined, b: Json | undefined, path: string, field: string, keyOf: KeyOf, out: FieldChange[]): void {
+function walk(
+  a: Json | undefined,
+  b: Json | undefined,
+  path: string,
+  field: string,
+  keyOf: KeyOf,
+  out: FieldChange[],
+): void {
   if (a === undefined && b === undefined) return;
   if (a === undefined) return void out.push({ path, change: 'added', to: b as Json });
   if (b === undefined) return void out.push({ path, change: 'removed', from: a });

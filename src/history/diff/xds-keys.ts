@@ -6,7 +6,8 @@
 import type { Json, KeyOf } from './structural.js';
 
 const str = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-const obj = (v: Json | undefined): Record<string, Json> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? v : undefined);
+const obj = (v: Json | undefined): Record<string, Json> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
 
 export const xdsKeyOf: KeyOf = (field, item) => {
   const o = obj(item);
@@ -21,7 +22,9 @@ export const xdsKeyOf: KeyOf = (field, item) => {
     case 'endpoints': {
       // ClusterLoadAssignment.endpoints: one LocalityLbEndpoints per locality and priority
       const loc = obj(o?.locality);
-      return o ? `${str(loc?.region) ?? ''}/${str(loc?.zone) ?? ''}/${str(loc?.sub_zone) ?? ''}#${String(o.priority ?? 0)}` : undefined;
+      return o
+        ? `${str(loc?.region) ?? ''}/${str(loc?.zone) ?? ''}/${str(loc?.sub_zone) ?? ''}#${String(o.priority ?? 0)}`
+        : undefined;
     }
     case 'lb_endpoints': {
       const sock = obj(obj(obj(o?.endpoint)?.address)?.socket_address);

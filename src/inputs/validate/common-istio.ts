@@ -18,7 +18,11 @@ export function destination(r: Reader, v: unknown, path: string): Destination | 
   const subset = str(r, get(o, 'subset'), `${path}.subset`);
   const portSel = portSelector(r, get(o, 'port'), `${path}.port`);
   if (host === undefined) return undefined;
-  return compact({ host, subset: subset === '' ? undefined : subset, port: portSel?.number !== undefined ? portSel : undefined });
+  return compact({
+    host,
+    subset: subset === '' ? undefined : subset,
+    port: portSel?.number !== undefined ? portSel : undefined,
+  });
 }
 
 export function percent(r: Reader, v: unknown, path: string): Percent | undefined {

@@ -20,15 +20,48 @@ import type {
 import { portSelector } from './common-istio.js';
 import { duration } from './duration.js';
 import { readMeta } from './meta.js';
-import { bool, compact, fields, get, int, list, mapOf, num, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import {
+  bool,
+  compact,
+  fields,
+  get,
+  int,
+  list,
+  mapOf,
+  num,
+  requiredStr,
+  str,
+  strList,
+  strMap,
+  type Raw,
+  type Reader,
+} from './reader.js';
 
-const SIMPLE_LB: readonly SimpleLB[] = ['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST'];
+const SIMPLE_LB: readonly SimpleLB[] = [
+  'UNSPECIFIED',
+  'LEAST_CONN',
+  'RANDOM',
+  'PASSTHROUGH',
+  'ROUND_ROBIN',
+  'LEAST_REQUEST',
+];
 const TLS_MODES: readonly TLSMode[] = ['DISABLE', 'SIMPLE', 'MUTUAL', 'ISTIO_MUTUAL'];
 const H2_UPGRADE = ['DEFAULT', 'DO_NOT_UPGRADE', 'UPGRADE'] as const;
 
-export function readDestinationRule(r: Reader, raw: Raw, origin: Origin, apiVersion: string): DestinationRule | undefined {
+export function readDestinationRule(
+  r: Reader,
+  raw: Raw,
+  origin: Origin,
+  apiVersion: string,
+): DestinationRule | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
-  const spec = fields(r, get(raw, 'spec'), 'spec', ['host', 'trafficPolicy', 'subsets', 'exportTo', 'workloadSelector']);
+  const spec = fields(r, get(raw, 'spec'), 'spec', [
+    'host',
+    'trafficPolicy',
+    'subsets',
+    'exportTo',
+    'workloadSelector',
+  ]);
   if (!spec) {
     r.error('spec', 'is required', 'missing-field');
     return undefined;
@@ -50,9 +83,17 @@ export function readDestinationRule(r: Reader, raw: Raw, origin: Origin, apiVers
   });
   const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
   const ws = fields(r, get(spec, 'workloadSelector'), 'spec.workloadSelector', ['matchLabels']);
-  const workloadSelector = ws ? compact({ matchLabels: strMap(r, get(ws, 'matchLabels'), 'spec.workloadSelector.matchLabels') }) : undefined;
+  const workloadSelector = ws
+    ? compact({ matchLabels: strMap(r, get(ws, 'matchLabels'), 'spec.workloadSelector.matchLabels') })
+    : undefined;
   if (!meta || r.failed || host === undefined) return undefined;
-  return { kind: 'DestinationRule', apiVersion, meta, origin, spec: compact({ host, trafficPolicy, subsets, exportTo, workloadSelector }) };
+  return {
+    kind: 'DestinationRule',
+    apiVersion,
+    meta,
+    origin,
+    spec: compact({ host, trafficPolicy, subsets, exportTo, workloadSelector }),
+  };
 }
 
 const POLICY_FIELDS = ['loadBalancer', 'connectionPool', 'outlierDetection', 'tls'];
@@ -67,13 +108,19 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
     tls: tls(r, get(o, 'tls'), `${path}.tls`),
   });
   if (!withPorts) return base;
-  const portLevelSettings = list(r, get(o, 'portLevelSettings'), `${path}.portLevelSettings`, (item, p): PortTrafficPolicy | undefined => {
-    const pl = policy(r, item, p, false);
-    const po = item !== null && typeof item === 'object' && !Array.isArray(item) ? (item as Raw) : {};
-    const port = portSelector(r, get(po, 'port'), `${p}.port`);
-    if (port?.number === undefined && !r.failed) r.error(`${p}.port`, 'a port-level setting needs port.number', 'missing-field');
-    return pl ? compact({ port, ...pl }) : undefined;
-  });
+  const portLevelSettings = list(
+    r,
+    get(o, 'portLevelSettings'),
+    `${path}.portLevelSettings`,
+    (item, p): PortTrafficPolicy | undefined => {
+      const pl = policy(r, item, p, false);
+      const po = item !== null && typeof item === 'object' && !Array.isArray(item) ? (item as Raw) : {};
+      const port = portSelector(r, get(po, 'port'), `${p}.port`);
+      if (port?.number === undefined && !r.failed)
+        r.error(`${p}.port`, 'a port-level setting needs port.number', 'missing-field');
+      return pl ? compact({ port, ...pl }) : undefined;
+    },
+  );
   return compact({ ...base, portLevelSettings });
 }
 
@@ -100,12 +147,22 @@ function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefin
   const o = fields(r, v, path, [...HASH_KEYS, 'ringHash', 'maglev', 'minimumRingSize']);
   if (!o) return undefined;
   const keys = HASH_KEYS.filter((k) => get(o, k) !== undefined && get(o, k) !== null);
-  if (keys.length !== 1) r.error(path, keys.length === 0 ? `needs one hash key: ${HASH_KEYS.join(', ')}` : `sets several hash keys (${keys.join(', ')}), only one is allowed`);
+  if (keys.length !== 1)
+    r.error(
+      path,
+      keys.length === 0
+        ? `needs one hash key: ${HASH_KEYS.join(', ')}`
+        : `sets several hash keys (${keys.join(', ')}), only one is allowed`,
+    );
   const c = fields(r, get(o, 'httpCookie'), `${path}.httpCookie`, ['name', 'path', 'ttl']);
   const httpCookie = c
     ? (() => {
         const name = requiredStr(r, get(c, 'name'), `${path}.httpCookie.name`);
-        const cookie = compact({ name: name ?? '', path: str(r, get(c, 'path'), `${path}.httpCookie.path`), ttlMs: duration(r, get(c, 'ttl'), `${path}.httpCookie.ttl`) });
+        const cookie = compact({
+          name: name ?? '',
+          path: str(r, get(c, 'path'), `${path}.httpCookie.path`),
+          ttlMs: duration(r, get(c, 'ttl'), `${path}.httpCookie.ttl`),
+        });
         return cookie;
       })()
     : undefined;
@@ -117,8 +174,14 @@ function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefin
     httpCookie,
     useSourceIp: bool(r, get(o, 'useSourceIp'), `${path}.useSourceIp`),
     httpQueryParameterName: str(r, get(o, 'httpQueryParameterName'), `${path}.httpQueryParameterName`),
-    ringHash: ring ? compact({ minimumRingSize: int(r, get(ring, 'minimumRingSize'), `${path}.ringHash.minimumRingSize`, 0, 2 ** 53) }) : undefined,
-    maglev: maglev ? compact({ tableSize: int(r, get(maglev, 'tableSize'), `${path}.maglev.tableSize`, 0, 2 ** 53) }) : undefined,
+    ringHash: ring
+      ? compact({
+          minimumRingSize: int(r, get(ring, 'minimumRingSize'), `${path}.ringHash.minimumRingSize`, 0, 2 ** 53),
+        })
+      : undefined,
+    maglev: maglev
+      ? compact({ tableSize: int(r, get(maglev, 'tableSize'), `${path}.maglev.tableSize`, 0, 2 ** 53) })
+      : undefined,
     minimumRingSize: int(r, get(o, 'minimumRingSize'), `${path}.minimumRingSize`, 0, 2 ** 53),
   });
 }
@@ -149,8 +212,15 @@ function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | unde
 function connectionPool(r: Reader, v: unknown, path: string): ConnectionPoolSettings | undefined {
   const o = fields(r, v, path, ['tcp', 'http']);
   if (!o) return undefined;
-  const u32 = (x: Raw, key: string, p: string): number | undefined => int(r, get(x, key), `${p}.${key}`, 0, 2 ** 32 - 1);
-  const t = fields(r, get(o, 'tcp'), `${path}.tcp`, ['maxConnections', 'connectTimeout', 'tcpKeepalive', 'maxConnectionDuration', 'idleTimeout']);
+  const u32 = (x: Raw, key: string, p: string): number | undefined =>
+    int(r, get(x, key), `${p}.${key}`, 0, 2 ** 32 - 1);
+  const t = fields(r, get(o, 'tcp'), `${path}.tcp`, [
+    'maxConnections',
+    'connectTimeout',
+    'tcpKeepalive',
+    'maxConnectionDuration',
+    'idleTimeout',
+  ]);
   const tp = `${path}.tcp`;
   const ka = t ? fields(r, get(t, 'tcpKeepalive'), `${tp}.tcpKeepalive`, ['probes', 'time', 'interval']) : undefined;
   const kp = `${tp}.tcpKeepalive`;
@@ -158,19 +228,33 @@ function connectionPool(r: Reader, v: unknown, path: string): ConnectionPoolSett
     ? compact({
         maxConnections: u32(t, 'maxConnections', tp),
         connectTimeoutMs: duration(r, get(t, 'connectTimeout'), `${tp}.connectTimeout`),
-        tcpKeepalive: ka ? compact({ probes: u32(ka, 'probes', kp), timeMs: duration(r, get(ka, 'time'), `${kp}.time`), intervalMs: duration(r, get(ka, 'interval'), `${kp}.interval`) }) : undefined,
+        tcpKeepalive: ka
+          ? compact({
+              probes: u32(ka, 'probes', kp),
+              timeMs: duration(r, get(ka, 'time'), `${kp}.time`),
+              intervalMs: duration(r, get(ka, 'interval'), `${kp}.interval`),
+            })
+          : undefined,
         maxConnectionDurationMs: duration(r, get(t, 'maxConnectionDuration'), `${tp}.maxConnectionDuration`),
         idleTimeoutMs: duration(r, get(t, 'idleTimeout'), `${tp}.idleTimeout`),
       })
     : undefined;
   const hp = `${path}.http`;
   const h = fields(r, get(o, 'http'), hp, [
-    'http1MaxPendingRequests', 'http2MaxRequests', 'maxRequestsPerConnection', 'maxRetries', 'idleTimeout', 'h2UpgradePolicy', 'useClientProtocol', 'maxConcurrentStreams',
+    'http1MaxPendingRequests',
+    'http2MaxRequests',
+    'maxRequestsPerConnection',
+    'maxRetries',
+    'idleTimeout',
+    'h2UpgradePolicy',
+    'useClientProtocol',
+    'maxConcurrentStreams',
   ]);
   let http: ConnectionPoolSettings['http'];
   if (h) {
     const upgrade = str(r, get(h, 'h2UpgradePolicy'), `${hp}.h2UpgradePolicy`);
-    if (upgrade !== undefined && !(H2_UPGRADE as readonly string[]).includes(upgrade)) r.error(`${hp}.h2UpgradePolicy`, `must be one of ${H2_UPGRADE.join(', ')}`);
+    if (upgrade !== undefined && !(H2_UPGRADE as readonly string[]).includes(upgrade))
+      r.error(`${hp}.h2UpgradePolicy`, `must be one of ${H2_UPGRADE.join(', ')}`);
     http = compact({
       http1MaxPendingRequests: u32(h, 'http1MaxPendingRequests', hp),
       http2MaxRequests: u32(h, 'http2MaxRequests', hp),
@@ -187,8 +271,15 @@ function connectionPool(r: Reader, v: unknown, path: string): ConnectionPoolSett
 
 function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefined {
   const o = fields(r, v, path, [
-    'consecutiveErrors', 'consecutive5xxErrors', 'consecutiveGatewayErrors', 'consecutiveLocalOriginFailures', 'splitExternalLocalOriginErrors',
-    'interval', 'baseEjectionTime', 'maxEjectionPercent', 'minHealthPercent',
+    'consecutiveErrors',
+    'consecutive5xxErrors',
+    'consecutiveGatewayErrors',
+    'consecutiveLocalOriginFailures',
+    'splitExternalLocalOriginErrors',
+    'interval',
+    'baseEjectionTime',
+    'maxEjectionPercent',
+    'minHealthPercent',
   ]);
   if (!o) return undefined;
   const u32 = (key: string): number | undefined => int(r, get(o, key), `${path}.${key}`, 0, 2 ** 32 - 1);
@@ -197,7 +288,11 @@ function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefi
     consecutive5xxErrors: u32('consecutive5xxErrors'),
     consecutiveGatewayErrors: u32('consecutiveGatewayErrors'),
     consecutiveLocalOriginFailures: u32('consecutiveLocalOriginFailures'),
-    splitExternalLocalOriginErrors: bool(r, get(o, 'splitExternalLocalOriginErrors'), `${path}.splitExternalLocalOriginErrors`),
+    splitExternalLocalOriginErrors: bool(
+      r,
+      get(o, 'splitExternalLocalOriginErrors'),
+      `${path}.splitExternalLocalOriginErrors`,
+    ),
     intervalMs: duration(r, get(o, 'interval'), `${path}.interval`),
     baseEjectionTimeMs: duration(r, get(o, 'baseEjectionTime'), `${path}.baseEjectionTime`),
     maxEjectionPercent: num(r, get(o, 'maxEjectionPercent'), `${path}.maxEjectionPercent`, 0, 100),
@@ -206,10 +301,20 @@ function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefi
 }
 
 function tls(r: Reader, v: unknown, path: string): ClientTLSSettings | undefined {
-  const o = fields(r, v, path, ['mode', 'clientCertificate', 'privateKey', 'caCertificates', 'credentialName', 'subjectAltNames', 'sni', 'insecureSkipVerify']);
+  const o = fields(r, v, path, [
+    'mode',
+    'clientCertificate',
+    'privateKey',
+    'caCertificates',
+    'credentialName',
+    'subjectAltNames',
+    'sni',
+    'insecureSkipVerify',
+  ]);
   if (!o) return undefined;
   const rawMode = str(r, get(o, 'mode'), `${path}.mode`) ?? 'DISABLE';
-  if (!(TLS_MODES as readonly string[]).includes(rawMode)) r.error(`${path}.mode`, `unknown TLS mode "${rawMode.slice(0, 40)}", must be one of ${TLS_MODES.join(', ')}`);
+  if (!(TLS_MODES as readonly string[]).includes(rawMode))
+    r.error(`${path}.mode`, `unknown TLS mode "${rawMode.slice(0, 40)}", must be one of ${TLS_MODES.join(', ')}`);
   const s = (key: string): string | undefined => {
     const x = str(r, get(o, key), `${path}.${key}`);
     return x === '' ? undefined : x;
@@ -218,7 +323,10 @@ function tls(r: Reader, v: unknown, path: string): ClientTLSSettings | undefined
   const filePath = (key: string): string | undefined => {
     const x = s(key);
     if (x !== undefined && /-----BEGIN|[\r\n]/.test(x)) {
-      r.error(`${path}.${key}`, 'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted');
+      r.error(
+        `${path}.${key}`,
+        'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted',
+      );
       return undefined;
     }
     return x;
@@ -233,7 +341,11 @@ function tls(r: Reader, v: unknown, path: string): ClientTLSSettings | undefined
     sni: s('sni'),
     insecureSkipVerify: bool(r, get(o, 'insecureSkipVerify'), `${path}.insecureSkipVerify`),
   });
-  if (out.mode === 'MUTUAL' && out.credentialName === undefined && (out.clientCertificate === undefined || out.privateKey === undefined)) {
+  if (
+    out.mode === 'MUTUAL' &&
+    out.credentialName === undefined &&
+    (out.clientCertificate === undefined || out.privateKey === undefined)
+  ) {
     r.error(path, 'MUTUAL needs clientCertificate and privateKey, or credentialName', 'missing-field');
   }
   return out;

@@ -5,7 +5,15 @@
  */
 import { type Reader } from './reader.js';
 
-const UNIT_MS: Readonly<Record<string, number>> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
 
 /** Milliseconds, or undefined when `text` is not a duration. */
@@ -30,6 +38,7 @@ export function duration(r: Reader, v: unknown, path: string): number | undefine
     return undefined;
   }
   const ms = parseDurationMs(v);
-  if (ms === undefined) r.error(path, `"${v.slice(0, 40)}" is not a duration (examples: "1s", "0.5s", "100ms", "1m", "1h")`);
+  if (ms === undefined)
+    r.error(path, `"${v.slice(0, 40)}" is not a duration (examples: "1s", "0.5s", "100ms", "1m", "1h")`);
   return ms;
 }

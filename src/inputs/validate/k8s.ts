@@ -21,7 +21,20 @@ import type {
   SliceEndpoint,
 } from '../../model/k8s.js';
 import { readMeta } from './meta.js';
-import { bool, compact, get, list, obj, port, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import {
+  bool,
+  compact,
+  get,
+  list,
+  obj,
+  port,
+  requiredStr,
+  str,
+  strList,
+  strMap,
+  type Raw,
+  type Reader,
+} from './reader.js';
 
 const PROTOCOLS: readonly PortProtocol[] = ['TCP', 'UDP', 'SCTP'];
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
@@ -59,7 +72,8 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
       const o = obj(r, item, p);
       if (!o) return undefined;
       const number = port(r, get(o, 'port'), `${p}.port`);
-      if (number === undefined && (get(o, 'port') ?? null) === null) r.error(`${p}.port`, 'is required', 'missing-field');
+      if (number === undefined && (get(o, 'port') ?? null) === null)
+        r.error(`${p}.port`, 'is required', 'missing-field');
       const target = targetPort(r, get(o, 'targetPort'), `${p}.targetPort`);
       const name = str(r, get(o, 'name'), `${p}.name`);
       const appProtocol = str(r, get(o, 'appProtocol'), `${p}.appProtocol`);
@@ -72,7 +86,8 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
         appProtocol,
       });
     }) ?? [];
-  if (type !== 'ExternalName' && ports.length === 0 && !r.failed) r.error('spec.ports', 'a Service needs at least one port', 'missing-field');
+  if (type !== 'ExternalName' && ports.length === 0 && !r.failed)
+    r.error('spec.ports', 'a Service needs at least one port', 'missing-field');
   // The API server's rule: a port number may repeat only with another protocol (DNS: 53/TCP + 53/UDP).
   const seen = new Map<string, number>();
   const names = new Map<string, number>();
@@ -193,7 +208,10 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
   const spec = obj(r, get(raw, 'spec'), 'spec') ?? {};
   const status = obj(r, get(raw, 'status'), 'status') ?? {};
-  const serviceAccount = str(r, get(spec, 'serviceAccountName'), 'spec.serviceAccountName') || str(r, get(spec, 'serviceAccount'), 'spec.serviceAccount') || 'default';
+  const serviceAccount =
+    str(r, get(spec, 'serviceAccountName'), 'spec.serviceAccountName') ||
+    str(r, get(spec, 'serviceAccount'), 'spec.serviceAccount') ||
+    'default';
   const nodeName = str(r, get(spec, 'nodeName'), 'spec.nodeName');
   const containerPorts: ContainerPort[] = [];
   list(r, get(spec, 'containers'), 'spec.containers', (c, p) => {
@@ -205,7 +223,8 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
       const number = port(r, get(po, 'containerPort'), `${pp}.containerPort`);
       const name = str(r, get(po, 'name'), `${pp}.name`);
       const proto = protocol(r, get(po, 'protocol'), `${pp}.protocol`);
-      if (number !== undefined) containerPorts.push(compact({ name: name === '' ? undefined : name, containerPort: number, protocol: proto }));
+      if (number !== undefined)
+        containerPorts.push(compact({ name: name === '' ? undefined : name, containerPort: number, protocol: proto }));
       return undefined;
     });
     return undefined;

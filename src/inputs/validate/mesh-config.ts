@@ -13,7 +13,14 @@ import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { bool, fields, get, num, obj, str, type Raw, type Reader } from './reader.js';
 
-const MESH_FIELDS = ['domainSuffix', 'outboundTrafficPolicy', 'enableAutoMtls', 'connectTimeout', 'connectTimeoutMs', 'rootNamespace'];
+const MESH_FIELDS = [
+  'domainSuffix',
+  'outboundTrafficPolicy',
+  'enableAutoMtls',
+  'connectTimeout',
+  'connectTimeoutMs',
+  'rootNamespace',
+];
 const SILENTLY_IGNORED = new Set(['defaultConfig', 'trustDomain']);
 
 export function readMeshConfigObject(r: Reader, raw: Raw): MeshConfig | undefined {
@@ -48,7 +55,8 @@ export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
   const body: Record<string, unknown> = {};
   for (const key of Object.keys(doc).sort()) {
     if (MESH_FIELDS.includes(key) && key !== 'connectTimeoutMs' && key !== 'domainSuffix') body[key] = doc[key];
-    else if (!SILENTLY_IGNORED.has(key)) r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
+    else if (!SILENTLY_IGNORED.has(key))
+      r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
   }
   const mesh = readMeshFields(r, body, 'data.mesh');
   return r.failed ? undefined : mesh;
@@ -57,13 +65,19 @@ export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
 function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const at = (k: string): string => (path === '' ? k : `${path}.${k}`);
   const domainSuffix = str(r, get(o, 'domainSuffix'), at('domainSuffix'));
-  if (domainSuffix !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(domainSuffix)) r.error(at('domainSuffix'), `"${domainSuffix.slice(0, 60)}" is not a DNS suffix`);
+  if (domainSuffix !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(domainSuffix))
+    r.error(at('domainSuffix'), `"${domainSuffix.slice(0, 60)}" is not a DNS suffix`);
   const rootNamespace = str(r, get(o, 'rootNamespace'), at('rootNamespace'));
-  if (rootNamespace !== undefined && !isDns1123Label(rootNamespace)) r.error(at('rootNamespace'), `"${rootNamespace.slice(0, 60)}" is not a namespace name`);
-  const connectTimeoutMs = num(r, get(o, 'connectTimeoutMs'), at('connectTimeoutMs'), 0) ?? duration(r, get(o, 'connectTimeout'), at('connectTimeout'));
+  if (rootNamespace !== undefined && !isDns1123Label(rootNamespace))
+    r.error(at('rootNamespace'), `"${rootNamespace.slice(0, 60)}" is not a namespace name`);
+  const connectTimeoutMs =
+    num(r, get(o, 'connectTimeoutMs'), at('connectTimeoutMs'), 0) ??
+    duration(r, get(o, 'connectTimeout'), at('connectTimeout'));
   return {
     domainSuffix: domainSuffix ?? DEFAULT_MESH_CONFIG.domainSuffix,
-    outboundTrafficPolicy: outboundPolicy(r, get(o, 'outboundTrafficPolicy'), at('outboundTrafficPolicy')) ?? DEFAULT_MESH_CONFIG.outboundTrafficPolicy,
+    outboundTrafficPolicy:
+      outboundPolicy(r, get(o, 'outboundTrafficPolicy'), at('outboundTrafficPolicy')) ??
+      DEFAULT_MESH_CONFIG.outboundTrafficPolicy,
     enableAutoMtls: bool(r, get(o, 'enableAutoMtls'), at('enableAutoMtls')) ?? DEFAULT_MESH_CONFIG.enableAutoMtls,
     connectTimeoutMs: connectTimeoutMs ?? DEFAULT_MESH_CONFIG.connectTimeoutMs,
     rootNamespace: rootNamespace ?? DEFAULT_MESH_CONFIG.rootNamespace,

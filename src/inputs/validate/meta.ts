@@ -6,7 +6,8 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN_PART = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 export const isDns1123Label = (s: string): boolean => s.length <= 63 && DNS1123_LABEL.test(s);
-export const isDns1123Subdomain = (s: string): boolean => s.length <= 253 && s.split('.').every((p) => DNS1123_SUBDOMAIN_PART.test(p));
+export const isDns1123Subdomain = (s: string): boolean =>
+  s.length <= 253 && s.split('.').every((p) => DNS1123_SUBDOMAIN_PART.test(p));
 
 export type NameRule = 'label' | 'subdomain';
 
@@ -20,11 +21,21 @@ export function readMeta(r: Reader, raw: Raw, namespaced: boolean, rule: NameRul
   const rawNs = m ? get(m, 'namespace') : undefined;
   const namespace = namespaced ? (typeof rawNs === 'string' && rawNs !== '' ? rawNs : 'default') : '';
   const { kind, file, index } = r.id;
-  r.id = { kind, file, index, ...(namespaced ? { namespace } : {}), ...(typeof rawName === 'string' && rawName !== '' ? { name: rawName } : {}) };
+  r.id = {
+    kind,
+    file,
+    index,
+    ...(namespaced ? { namespace } : {}),
+    ...(typeof rawName === 'string' && rawName !== '' ? { name: rawName } : {}),
+  };
 
   const name = requiredStr(r, rawName, 'metadata.name');
   if (name !== undefined && !(rule === 'label' ? isDns1123Label(name) : isDns1123Subdomain(name))) {
-    r.error('metadata.name', `"${name.slice(0, 80)}" is not a valid DNS-1123 ${rule} (lower case letters, digits and "-")`, 'invalid-name');
+    r.error(
+      'metadata.name',
+      `"${name.slice(0, 80)}" is not a valid DNS-1123 ${rule} (lower case letters, digits and "-")`,
+      'invalid-name',
+    );
   }
   if (namespaced) {
     str(r, rawNs, 'metadata.namespace');

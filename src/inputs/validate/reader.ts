@@ -149,7 +149,13 @@ export function port(r: Reader, v: unknown, path: string): number | undefined {
  * A list; `each` reads one item (path `path[i]`) and returns undefined to drop it. A list longer
  * than `max` (src/inputs/limits.ts) is refused before any item is read.
  */
-export function list<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined, max: number = INPUT_LIMITS.maxListItems): T[] | undefined {
+export function list<T>(
+  r: Reader,
+  v: unknown,
+  path: string,
+  each: (item: unknown, path: string) => T | undefined,
+  max: number = INPUT_LIMITS.maxListItems,
+): T[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) {
     r.error(path, `must be a list, got ${describe(v)}`);
@@ -191,7 +197,12 @@ export function strMap(r: Reader, v: unknown, path: string): Record<string, stri
 }
 
 /** A map whose values are read by `each`; keys sorted. Built with fromEntries: `__proto__` stays a plain key. */
-export function mapOf<T>(r: Reader, v: unknown, path: string, each: (item: unknown, path: string) => T | undefined): Record<string, T> | undefined {
+export function mapOf<T>(
+  r: Reader,
+  v: unknown,
+  path: string,
+  each: (item: unknown, path: string) => T | undefined,
+): Record<string, T> | undefined {
   const o = obj(r, v, path);
   if (!o) return undefined;
   const entries: [string, T][] = [];

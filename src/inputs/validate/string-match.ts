@@ -25,7 +25,8 @@ export function regexProblem(pattern: string): string | undefined {
   } catch (e) {
     return `invalid RE2 regular expression: ${e instanceof Error ? e.message : String(e)}`;
   }
-  if (size > ENVOY_RE2_MAX_PROGRAM_SIZE) return `RE2 program size ${size} is over the max program size Istio's proxies run with, ${ENVOY_RE2_MAX_PROGRAM_SIZE}: Envoy would refuse it`;
+  if (size > ENVOY_RE2_MAX_PROGRAM_SIZE)
+    return `RE2 program size ${size} is over the max program size Istio's proxies run with, ${ENVOY_RE2_MAX_PROGRAM_SIZE}: Envoy would refuse it`;
   return undefined;
 }
 
@@ -36,7 +37,8 @@ function unsupportedRe2Feature(p: string): string | undefined {
     const c = p[i];
     if (c === '\\') {
       const n = p[i + 1] ?? '';
-      if (!inClass && (/[1-9]/.test(n) || (n === 'k' && p[i + 2] === '<'))) return 'backreferences are not supported by Envoy (RE2)';
+      if (!inClass && (/[1-9]/.test(n) || (n === 'k' && p[i + 2] === '<')))
+        return 'backreferences are not supported by Envoy (RE2)';
       i++;
       continue;
     }
@@ -51,7 +53,8 @@ function unsupportedRe2Feature(p: string): string | undefined {
     }
     if (c === '(' && p[i + 1] === '?') {
       const rest = p.slice(i + 2, i + 4);
-      if (rest.startsWith('=') || rest.startsWith('!') || rest === '<=' || rest === '<!') return 'lookaround assertions are not supported by Envoy (RE2)';
+      if (rest.startsWith('=') || rest.startsWith('!') || rest === '<=' || rest === '<!')
+        return 'lookaround assertions are not supported by Envoy (RE2)';
     }
   }
   return undefined;

@@ -30,10 +30,30 @@ import type {
 import { checkWeights, destination, intPercent, percent, weight } from './common-istio.js';
 import { duration } from './duration.js';
 import { readMeta } from './meta.js';
-import { bool, compact, fields, get, int, list, mapOf, port, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import {
+  bool,
+  compact,
+  fields,
+  get,
+  int,
+  list,
+  mapOf,
+  port,
+  requiredStr,
+  str,
+  strList,
+  strMap,
+  type Raw,
+  type Reader,
+} from './reader.js';
 import { regexProblem, stringMatch } from './string-match.js';
 
-export function readVirtualService(r: Reader, raw: Raw, origin: Origin, apiVersion: string): VirtualService | undefined {
+export function readVirtualService(
+  r: Reader,
+  raw: Raw,
+  origin: Origin,
+  apiVersion: string,
+): VirtualService | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
   const spec = fields(r, get(raw, 'spec'), 'spec', ['hosts', 'gateways', 'http', 'tcp', 'tls', 'exportTo']);
   if (!spec) {
@@ -51,7 +71,8 @@ export function readVirtualService(r: Reader, raw: Raw, origin: Origin, apiVersi
   const http = list(r, get(spec, 'http'), 'spec.http', (v, p) => httpRoute(r, v, p), INPUT_LIMITS.maxHttpRoutes);
   const tcp = list(r, get(spec, 'tcp'), 'spec.tcp', (v, p) => tcpRoute(r, v, p));
   const tls = list(r, get(spec, 'tls'), 'spec.tls', (v, p) => tlsRoute(r, v, p));
-  if (!http?.length && !tcp?.length && !tls?.length && !r.failed) r.error('spec', 'needs at least one of http, tcp, tls routes', 'missing-field');
+  if (!http?.length && !tcp?.length && !tls?.length && !r.failed)
+    r.error('spec', 'needs at least one of http, tcp, tls routes', 'missing-field');
   if (!meta || r.failed || !hosts) return undefined;
   return {
     kind: 'VirtualService',
@@ -63,8 +84,22 @@ export function readVirtualService(r: Reader, raw: Raw, origin: Origin, apiVersi
 }
 
 const HTTP_ROUTE_FIELDS = [
-  'name', 'match', 'route', 'redirect', 'directResponse', 'delegate', 'rewrite', 'timeout', 'retries', 'fault',
-  'mirror', 'mirrorPercentage', 'mirrorPercent', 'mirrors', 'corsPolicy', 'headers',
+  'name',
+  'match',
+  'route',
+  'redirect',
+  'directResponse',
+  'delegate',
+  'rewrite',
+  'timeout',
+  'retries',
+  'fault',
+  'mirror',
+  'mirrorPercentage',
+  'mirrorPercent',
+  'mirrors',
+  'corsPolicy',
+  'headers',
 ];
 
 function httpRoute(r: Reader, v: unknown, path: string): HTTPRoute | undefined {
@@ -73,13 +108,30 @@ function httpRoute(r: Reader, v: unknown, path: string): HTTPRoute | undefined {
   const name = str(r, get(o, 'name'), `${path}.name`);
   const match = list(r, get(o, 'match'), `${path}.match`, (m, p) => httpMatch(r, m, p), INPUT_LIMITS.maxMatches);
   const before = r.errorCount;
-  const route = list(r, get(o, 'route'), `${path}.route`, (d, p) => httpRouteDestination(r, d, p), INPUT_LIMITS.maxDestinations);
-  if (route && r.errorCount === before) checkWeights(r, route.map((d) => d.weight), `${path}.route`);
+  const route = list(
+    r,
+    get(o, 'route'),
+    `${path}.route`,
+    (d, p) => httpRouteDestination(r, d, p),
+    INPUT_LIMITS.maxDestinations,
+  );
+  if (route && r.errorCount === before)
+    checkWeights(
+      r,
+      route.map((d) => d.weight),
+      `${path}.route`,
+    );
   const redirect = httpRedirect(r, get(o, 'redirect'), `${path}.redirect`);
   const directResponse = httpDirectResponse(r, get(o, 'directResponse'), `${path}.directResponse`);
   const delegate = httpDelegate(r, get(o, 'delegate'), `${path}.delegate`);
-  const actions = [route?.length ? 'route' : '', redirect ? 'redirect' : '', directResponse ? 'directResponse' : '', delegate ? 'delegate' : ''].filter(Boolean);
-  if (actions.length === 0 && !r.failed) r.error(path, 'needs one of route, redirect, directResponse, delegate', 'missing-field');
+  const actions = [
+    route?.length ? 'route' : '',
+    redirect ? 'redirect' : '',
+    directResponse ? 'directResponse' : '',
+    delegate ? 'delegate' : '',
+  ].filter(Boolean);
+  if (actions.length === 0 && !r.failed)
+    r.error(path, 'needs one of route, redirect, directResponse, delegate', 'missing-field');
   if (actions.length > 1) r.error(path, `cannot combine ${actions.join(' and ')}`);
   const mirrors = httpMirrors(r, o, path);
   return compact({
@@ -100,15 +152,27 @@ function httpRoute(r: Reader, v: unknown, path: string): HTTPRoute | undefined {
 }
 
 const MATCH_FIELDS = [
-  'name', 'uri', 'scheme', 'method', 'authority', 'headers', 'port', 'sourceLabels', 'gateways', 'queryParams',
-  'ignoreUriCase', 'withoutHeaders', 'sourceNamespace',
+  'name',
+  'uri',
+  'scheme',
+  'method',
+  'authority',
+  'headers',
+  'port',
+  'sourceLabels',
+  'gateways',
+  'queryParams',
+  'ignoreUriCase',
+  'withoutHeaders',
+  'sourceNamespace',
 ];
 
 function httpMatch(r: Reader, v: unknown, path: string): HTTPMatchRequest | undefined {
   const o = fields(r, v, path, MATCH_FIELDS);
   if (!o) return undefined;
   const sm = (key: string): StringMatch | undefined => stringMatch(r, get(o, key), `${path}.${key}`);
-  const smMap = (key: string): Record<string, StringMatch> | undefined => mapOf(r, get(o, key), `${path}.${key}`, (m, p) => stringMatch(r, m ?? {}, p));
+  const smMap = (key: string): Record<string, StringMatch> | undefined =>
+    mapOf(r, get(o, key), `${path}.${key}`, (m, p) => stringMatch(r, m ?? {}, p));
   return compact({
     name: str(r, get(o, 'name'), `${path}.name`),
     uri: sm('uri'),
@@ -164,10 +228,17 @@ function httpDirectResponse(r: Reader, v: unknown, path: string): HTTPDirectResp
   const o = fields(r, v, path, ['status', 'body']);
   if (!o) return undefined;
   const status = int(r, get(o, 'status'), `${path}.status`, 200, 599);
-  if (get(o, 'status') === undefined || get(o, 'status') === null) r.error(`${path}.status`, 'is required', 'missing-field');
+  if (get(o, 'status') === undefined || get(o, 'status') === null)
+    r.error(`${path}.status`, 'is required', 'missing-field');
   const b = fields(r, get(o, 'body'), `${path}.body`, ['string', 'bytes']);
-  const body = b ? compact({ string: str(r, get(b, 'string'), `${path}.body.string`), bytes: str(r, get(b, 'bytes'), `${path}.body.bytes`) }) : undefined;
-  if (body?.string !== undefined && body.bytes !== undefined) r.error(`${path}.body`, 'must set only one of string, bytes');
+  const body = b
+    ? compact({
+        string: str(r, get(b, 'string'), `${path}.body.string`),
+        bytes: str(r, get(b, 'bytes'), `${path}.body.bytes`),
+      })
+    : undefined;
+  if (body?.string !== undefined && body.bytes !== undefined)
+    r.error(`${path}.body`, 'must set only one of string, bytes');
   return status === undefined ? undefined : compact({ status, body });
 }
 
@@ -217,7 +288,9 @@ function httpFault(r: Reader, v: unknown, path: string): HTTPFaultInjection | un
   if (d) {
     const fixedDelayMs = duration(r, get(d, 'fixedDelay'), `${path}.delay.fixedDelay`);
     if (get(d, 'fixedDelay') === undefined) r.error(`${path}.delay.fixedDelay`, 'is required', 'missing-field');
-    const percentage = percent(r, get(d, 'percentage'), `${path}.delay.percentage`) ?? intPercent(r, get(d, 'percent'), `${path}.delay.percent`);
+    const percentage =
+      percent(r, get(d, 'percentage'), `${path}.delay.percentage`) ??
+      intPercent(r, get(d, 'percent'), `${path}.delay.percent`);
     if (fixedDelayMs !== undefined) delay = compact({ fixedDelayMs, percentage });
   }
   let abort: HTTPFaultInjection['abort'];
@@ -226,7 +299,8 @@ function httpFault(r: Reader, v: unknown, path: string): HTTPFaultInjection | un
     const httpStatus = int(r, get(a, 'httpStatus'), `${path}.abort.httpStatus`, 200, 599);
     const grpcStatus = str(r, get(a, 'grpcStatus'), `${path}.abort.grpcStatus`);
     const percentage = percent(r, get(a, 'percentage'), `${path}.abort.percentage`);
-    if (httpStatus === undefined && grpcStatus === undefined && !r.failed) r.error(`${path}.abort`, 'needs httpStatus or grpcStatus', 'missing-field');
+    if (httpStatus === undefined && grpcStatus === undefined && !r.failed)
+      r.error(`${path}.abort`, 'needs httpStatus or grpcStatus', 'missing-field');
     abort = compact({ httpStatus, grpcStatus, percentage });
   }
   if (!delay && !abort && !r.failed) r.error(path, 'needs delay or abort', 'missing-field');
@@ -236,8 +310,13 @@ function httpFault(r: Reader, v: unknown, path: string): HTTPFaultInjection | un
 /** `mirror` + `mirrorPercentage` (or deprecated `mirrorPercent`) fold into `mirrors`. */
 function httpMirrors(r: Reader, o: Raw, path: string): HTTPMirrorPolicy[] | undefined {
   const out: HTTPMirrorPolicy[] = [];
-  const single = get(o, 'mirror') !== undefined && get(o, 'mirror') !== null ? destination(r, get(o, 'mirror'), `${path}.mirror`) : undefined;
-  const pct = percent(r, get(o, 'mirrorPercentage'), `${path}.mirrorPercentage`) ?? intPercent(r, get(o, 'mirrorPercent'), `${path}.mirrorPercent`);
+  const single =
+    get(o, 'mirror') !== undefined && get(o, 'mirror') !== null
+      ? destination(r, get(o, 'mirror'), `${path}.mirror`)
+      : undefined;
+  const pct =
+    percent(r, get(o, 'mirrorPercentage'), `${path}.mirrorPercentage`) ??
+    intPercent(r, get(o, 'mirrorPercent'), `${path}.mirrorPercent`);
   if (single) out.push(compact({ destination: single, percentage: pct }));
   const many = list(r, get(o, 'mirrors'), `${path}.mirrors`, (v, p) => {
     const m = fields(r, v, p, ['destination', 'percentage']);
@@ -252,7 +331,15 @@ function httpMirrors(r: Reader, o: Raw, path: string): HTTPMirrorPolicy[] | unde
 }
 
 function cors(r: Reader, v: unknown, path: string): CorsPolicy | undefined {
-  const o = fields(r, v, path, ['allowOrigins', 'allowOrigin', 'allowMethods', 'allowHeaders', 'exposeHeaders', 'maxAge', 'allowCredentials']);
+  const o = fields(r, v, path, [
+    'allowOrigins',
+    'allowOrigin',
+    'allowMethods',
+    'allowHeaders',
+    'exposeHeaders',
+    'maxAge',
+    'allowCredentials',
+  ]);
   if (!o) return undefined;
   const origins = list(r, get(o, 'allowOrigins'), `${path}.allowOrigins`, (m, p) => stringMatch(r, m, p));
   // Deprecated `allowOrigin: [string]` means exact matches.
@@ -281,7 +368,10 @@ function headerOps(r: Reader, v: unknown, path: string): HeaderOperations | unde
 function headers(r: Reader, v: unknown, path: string): Headers | undefined {
   const o = fields(r, v, path, ['request', 'response']);
   if (!o) return undefined;
-  return compact({ request: headerOps(r, get(o, 'request'), `${path}.request`), response: headerOps(r, get(o, 'response'), `${path}.response`) });
+  return compact({
+    request: headerOps(r, get(o, 'request'), `${path}.request`),
+    response: headerOps(r, get(o, 'response'), `${path}.response`),
+  });
 }
 
 function l4Match(r: Reader, o: Raw, path: string): L4MatchAttributes {
@@ -302,7 +392,12 @@ function l4Routes(r: Reader, v: unknown, path: string): RouteDestination[] | und
     if (!r.failed) r.error(path, 'must list at least one destination', 'missing-field');
     return undefined;
   }
-  if (r.errorCount === before) checkWeights(r, route.map((d) => d.weight), path);
+  if (r.errorCount === before)
+    checkWeights(
+      r,
+      route.map((d) => d.weight),
+      path,
+    );
   return route;
 }
 

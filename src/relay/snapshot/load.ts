@@ -36,9 +36,18 @@ export interface LoadOptions {
   readonly concurrency?: number;
 }
 
-export async function loadServedSnapshot(store: ContentReader & Pick<ChannelReader, 'getVersion'>, channel: string, head: ChannelHead, opts: LoadOptions = {}): Promise<LoadedSnapshot> {
+export async function loadServedSnapshot(
+  store: ContentReader & Pick<ChannelReader, 'getVersion'>,
+  channel: string,
+  head: ChannelHead,
+  opts: LoadOptions = {},
+): Promise<LoadedSnapshot> {
   const fail = (why: string, cause?: unknown): never => {
-    throw new SnapshotLoadError(head.version, `channel ${channel} version ${head.version} (${head.digest}): ${why}`, cause === undefined ? undefined : { cause });
+    throw new SnapshotLoadError(
+      head.version,
+      `channel ${channel} version ${head.version} (${head.digest}): ${why}`,
+      cause === undefined ? undefined : { cause },
+    );
   };
   if (!opts.previous) {
     // Cold start: the record's packs hold the whole snapshot, ≤ 8 reads whatever its size (packs.ts).
@@ -46,7 +55,14 @@ export async function loadServedSnapshot(store: ContentReader & Pick<ChannelRead
       const record = await store.getVersion(channel, head.version);
       if (record?.packs && record.digest === head.digest) {
         const packed = await loadSnapshotPacked(store, record, nodeSha256Hex);
-        if (packed) return new LoadedSnapshot({ channel, version: head.version, digest: head.digest, content: packed.content, objects: packed.objects });
+        if (packed)
+          return new LoadedSnapshot({
+            channel,
+            version: head.version,
+            digest: head.digest,
+            content: packed.content,
+            objects: packed.objects,
+          });
       }
     } catch (e) {
       return fail(`loading from packs: ${(e as Error).message}`, e);
@@ -61,7 +77,8 @@ export async function loadServedSnapshot(store: ContentReader & Pick<ChannelRead
   if (!content) return fail('snapshot document is missing');
 
   const digests = new Set<string>();
-  for (const group of Object.values(content.groups)) for (const type of XDS_TYPES) for (const d of Object.values(group[type])) digests.add(d);
+  for (const group of Object.values(content.groups))
+    for (const type of XDS_TYPES) for (const d of Object.values(group[type])) digests.add(d);
 
   const objects = new Map<string, Uint8Array>();
   const toRead: string[] = [];

@@ -14,7 +14,8 @@ interface CallChainLink {
   readonly stream?: unknown;
 }
 
-const isHttp2Stream = (s: unknown): s is ServerHttp2Stream => typeof s === 'object' && s !== null && typeof (s as ServerHttp2Stream).close === 'function' && 'rstCode' in s;
+const isHttp2Stream = (s: unknown): s is ServerHttp2Stream =>
+  typeof s === 'object' && s !== null && typeof (s as ServerHttp2Stream).close === 'function' && 'rstCode' in s;
 
 /** True when the stream under `call` was found and reset. */
 export function resetCallStream(call: object): boolean {

@@ -45,7 +45,10 @@ export class DeltaStream extends StreamBase {
     const typeUrl = XDS_TYPE_URL[type];
     const subscribe = req.resource_names_subscribe ?? [];
     const unsubscribe = req.resource_names_unsubscribe ?? [];
-    checkNameCount(subscribe.length + unsubscribe.length + Object.keys(req.initial_resource_versions ?? {}).length, this.ctx.limits);
+    checkNameCount(
+      subscribe.length + unsubscribe.length + Object.keys(req.initial_resource_versions ?? {}).length,
+      this.ctx.limits,
+    );
     let st = this.types.get(type);
     if (!st) {
       // First request of the type. LDS/CDS with nothing named is a wildcard subscription; "*"
@@ -55,7 +58,12 @@ export class DeltaStream extends StreamBase {
       // unchanged resources are not sent again.
       // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#incremental-xds
       const wildcard = subscribe.includes('*') || (subscribe.length === 0 && WILDCARD_TYPES.has(type));
-      st = { wildcard, names: new Set(), known: new Map(Object.entries(req.initial_resource_versions ?? {})), pending: new Map() };
+      st = {
+        wildcard,
+        names: new Set(),
+        known: new Map(Object.entries(req.initial_resource_versions ?? {})),
+        pending: new Map(),
+      };
       this.types.set(type, st);
     }
 
@@ -66,7 +74,13 @@ export class DeltaStream extends StreamBase {
         st.pending.delete(nonce);
         // error_detail set: the proxy rejected that response and keeps what it had.
         // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#ack-and-nack-semantics-summary
-        if (req.error_detail) this.recordNack(typeUrl, sent.version, sent.snapshot, req.error_detail.message || `code ${req.error_detail.code ?? '?'}`);
+        if (req.error_detail)
+          this.recordNack(
+            typeUrl,
+            sent.version,
+            sent.snapshot,
+            req.error_detail.message || `code ${req.error_detail.code ?? '?'}`,
+          );
         else this.recordAck(typeUrl, sent.version, sent.snapshot);
       }
     }
@@ -131,6 +145,13 @@ export class DeltaStream extends StreamBase {
     const version = String(snapshot.version);
     st.pending.set(nonce, { version, snapshot: snapshot.version });
     if (st.pending.size > MAX_PENDING) st.pending.delete(st.pending.keys().next().value as string);
-    this.send(type, encodeDelta(version, XDS_TYPE_URL[type], changed, removed, nonce), version, changed.length, undefined, sinceSwitch);
+    this.send(
+      type,
+      encodeDelta(version, XDS_TYPE_URL[type], changed, removed, nonce),
+      version,
+      changed.length,
+      undefined,
+      sinceSwitch,
+    );
   }
 }

@@ -34,7 +34,8 @@ export interface FanoutOptions {
 }
 
 /** Why a stream was reported stalled. */
-export type StallReason = { readonly kind: 'write-timeout'; readonly ms: number } | { readonly kind: 'queue-full'; readonly queued: number };
+export type StallReason =
+  { readonly kind: 'write-timeout'; readonly ms: number } | { readonly kind: 'queue-full'; readonly queued: number };
 
 export class Fanout {
   readonly limit: number;
@@ -163,14 +164,17 @@ export class StreamWriter {
     // for the rest of the write timeout; most writes finish before the first fires.
     const { slowWriteMs, writeTimeoutMs } = this.fanout;
     const stallAfter = (): void => this.stall({ kind: 'write-timeout', ms: writeTimeoutMs });
-    let timer = setTimeout(() => {
-      slow = true;
-      this.fanout.countSlow(1);
-      giveBackSlot();
-      if (writeTimeoutMs <= slowWriteMs) return stallAfter();
-      timer = setTimeout(stallAfter, writeTimeoutMs - slowWriteMs);
-      timer.unref();
-    }, Math.min(slowWriteMs, writeTimeoutMs));
+    let timer = setTimeout(
+      () => {
+        slow = true;
+        this.fanout.countSlow(1);
+        giveBackSlot();
+        if (writeTimeoutMs <= slowWriteMs) return stallAfter();
+        timer = setTimeout(stallAfter, writeTimeoutMs - slowWriteMs);
+        timer.unref();
+      },
+      Math.min(slowWriteMs, writeTimeoutMs),
+    );
     timer.unref();
     const finish = (): void => {
       if (done) return;

@@ -33,18 +33,27 @@ export const DEFAULT_CLIENT_LIMITS: ClientLimits = {
 /** Refuses a node whose id or metadata is over the limits. */
 export function checkNode(node: NodeInfo, limits: ClientLimits): void {
   if (node.id.length > limits.maxNodeIdLength) {
-    throw new LimitExceeded(grpc.status.INVALID_ARGUMENT, `node.id is ${node.id.length} characters; this relay accepts at most ${limits.maxNodeIdLength}`);
+    throw new LimitExceeded(
+      grpc.status.INVALID_ARGUMENT,
+      `node.id is ${node.id.length} characters; this relay accepts at most ${limits.maxNodeIdLength}`,
+    );
   }
   const metadata = JSON.stringify(node.metadata).length;
   if (metadata > limits.maxNodeMetadataBytes) {
-    throw new LimitExceeded(grpc.status.INVALID_ARGUMENT, `node.metadata is ${metadata} bytes as JSON; this relay accepts at most ${limits.maxNodeMetadataBytes}`);
+    throw new LimitExceeded(
+      grpc.status.INVALID_ARGUMENT,
+      `node.metadata is ${metadata} bytes as JSON; this relay accepts at most ${limits.maxNodeMetadataBytes}`,
+    );
   }
 }
 
 /** Refuses a request (or a delta subscription) naming more resources than allowed. */
 export function checkNameCount(count: number, limits: ClientLimits): void {
   if (count > limits.maxResourceNames) {
-    throw new LimitExceeded(grpc.status.INVALID_ARGUMENT, `${count} resource names in one request or subscription; this relay accepts at most ${limits.maxResourceNames}`);
+    throw new LimitExceeded(
+      grpc.status.INVALID_ARGUMENT,
+      `${count} resource names in one request or subscription; this relay accepts at most ${limits.maxResourceNames}`,
+    );
   }
 }
 

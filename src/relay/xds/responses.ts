@@ -20,8 +20,16 @@ import { MSG } from './services.js';
 const RESOURCE = 'envoy.service.discovery.v3.Resource';
 
 /** A length-delimited field (wire type 2): tag, length, bytes. */
-const lengthDelimited = (field: number, bytes: Uint8Array): Uint8Array => protobuf.Writer.create().uint32((field << 3) | 2).bytes(bytes).finish();
-const stringField = (field: number, s: string): Uint8Array => protobuf.Writer.create().uint32((field << 3) | 2).string(s).finish();
+const lengthDelimited = (field: number, bytes: Uint8Array): Uint8Array =>
+  protobuf.Writer.create()
+    .uint32((field << 3) | 2)
+    .bytes(bytes)
+    .finish();
+const stringField = (field: number, s: string): Uint8Array =>
+  protobuf.Writer.create()
+    .uint32((field << 3) | 2)
+    .string(s)
+    .finish();
 
 /** DiscoveryResponse.nonce and DeltaDiscoveryResponse.nonce are both field 5 (string). */
 export const NONCE_FIELD = 5;
@@ -40,7 +48,12 @@ export interface SotwBody {
   readonly count: number;
 }
 
-export function encodeSotwBody(typeUrl: string, version: string, resources: readonly ServedResource[], contentKey: string): SotwBody {
+export function encodeSotwBody(
+  typeUrl: string,
+  version: string,
+  resources: readonly ServedResource[],
+  contentKey: string,
+): SotwBody {
   const prefix = encodeMessage(MSG.Response, {
     version_info: version,
     type_url: typeUrl,
@@ -63,14 +76,24 @@ function deltaEntry(typeUrl: string, r: ServedResource): Uint8Array {
   let entry = deltaEntries.get(r);
   if (!entry) {
     // Per-resource version = the resource digest (the object's content address).
-    const resource = encodeMessage(RESOURCE, { name: r.name, version: r.digest, resource: { type_url: typeUrl, value: r.bytes } });
+    const resource = encodeMessage(RESOURCE, {
+      name: r.name,
+      version: r.digest,
+      resource: { type_url: typeUrl, value: r.bytes },
+    });
     entry = lengthDelimited(2, resource);
     deltaEntries.set(r, entry);
   }
   return entry;
 }
 
-export function encodeDelta(systemVersion: string, typeUrl: string, resources: readonly ServedResource[], removed: readonly string[], nonce: string): Buffer {
+export function encodeDelta(
+  systemVersion: string,
+  typeUrl: string,
+  resources: readonly ServedResource[],
+  removed: readonly string[],
+  nonce: string,
+): Buffer {
   const parts: Uint8Array[] = [stringField(1, systemVersion)];
   for (const r of resources) parts.push(deltaEntry(typeUrl, r));
   parts.push(stringField(4, typeUrl));

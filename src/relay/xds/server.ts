@@ -78,7 +78,8 @@ export class XdsServer {
   addTo(server: grpc.Server): void {
     for (const service of new Set(XDS_METHODS.map((m) => m.service))) {
       const handlers: grpc.UntypedServiceImplementation = {};
-      for (const m of XDS_METHODS.filter((x) => x.service === service)) handlers[m.method] = (call: XdsCall) => this.open(m, call);
+      for (const m of XDS_METHODS.filter((x) => x.service === service))
+        handlers[m.method] = (call: XdsCall) => this.open(m, call);
       server.addService(serviceDefinition(service), handlers);
     }
   }
@@ -140,7 +141,11 @@ export class XdsServer {
 
   private context(): StreamContext {
     // Getters: streams always see the server's current snapshot and cache.
-    const current = (): { snapshot: ServedSnapshot | undefined; cache: SotwCache | undefined; at: number } => ({ snapshot: this.snapshot, cache: this.cache, at: this.switchedAt });
+    const current = (): { snapshot: ServedSnapshot | undefined; cache: SotwCache | undefined; at: number } => ({
+      snapshot: this.snapshot,
+      cache: this.cache,
+      at: this.switchedAt,
+    });
     return {
       get snapshot() {
         return current().snapshot;
@@ -172,22 +177,31 @@ export class XdsServer {
     }
     if (this.streams.size >= this.maxStreams) {
       this.logLine(`xds: stream refused: ${this.streams.size} streams open (max ${this.maxStreams})`);
-      call.emit('error', { code: grpc.status.RESOURCE_EXHAUSTED, details: `too many xDS streams on this relay (max ${this.maxStreams})` });
+      call.emit('error', {
+        code: grpc.status.RESOURCE_EXHAUSTED,
+        details: `too many xDS streams on this relay (max ${this.maxStreams})`,
+      });
       return;
     }
     const id = `s${++this.streamCounter}`;
     const ctx = this.sharedContext ?? (this.sharedContext = this.context());
     // `stream` is assigned below; a stall is only reported after a write, so it is set by then.
     const writer = this.fanout.writer(call, (why) => {
-      const detail = why.kind === 'write-timeout' ? `a response was not read within ${why.ms} ms` : `${why.queued} responses queued unread`;
+      const detail =
+        why.kind === 'write-timeout'
+          ? `a response was not read within ${why.ms} ms`
+          : `${why.queued} responses queued unread`;
       this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} closed: stalled (${detail})`);
       this.onStalled(id, stream.nodeId, why);
       stream.fail(new StatusError(grpc.status.UNAVAILABLE, `closed by the relay: ${detail}`));
       // The status above waits behind the unread write: reset the HTTP/2 stream so it really ends.
-      if (!resetCallStream(call)) this.logLine(`xds: stream ${id}: could not reset the HTTP/2 stream (grpc-js internals changed?)`);
+      if (!resetCallStream(call))
+        this.logLine(`xds: stream ${id}: could not reset the HTTP/2 stream (grpc-js internals changed?)`);
     });
     const rate = new RequestRate(this.limits.requestsPerSecond, this.limits.requestBurst);
-    const stream: StreamBase = method.delta ? new DeltaStream(id, 'delta', call, ctx, writer, method.fixedType) : new SotwStream(id, 'sotw', call, ctx, writer, method.fixedType);
+    const stream: StreamBase = method.delta
+      ? new DeltaStream(id, 'delta', call, ctx, writer, method.fixedType)
+      : new SotwStream(id, 'sotw', call, ctx, writer, method.fixedType);
     this.streams.set(id, stream);
 
     let gone = false;

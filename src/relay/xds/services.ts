@@ -41,12 +41,18 @@ export const XDS_METHODS: readonly XdsMethod[] = [
   ]),
 ];
 
-const toBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+const toBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Serializes a message object, or passes pre-encoded bytes through untouched. */
-const serializer = (typeName: string) => (value: object | Uint8Array): Buffer =>
-  value instanceof Uint8Array ? toBuffer(value) : toBuffer(encodeMessage(typeName, value));
-const deserializer = (typeName: string) => (bytes: Buffer): object => decodeMessage(typeName, bytes);
+const serializer =
+  (typeName: string) =>
+  (value: object | Uint8Array): Buffer =>
+    value instanceof Uint8Array ? toBuffer(value) : toBuffer(encodeMessage(typeName, value));
+const deserializer =
+  (typeName: string) =>
+  (bytes: Buffer): object =>
+    decodeMessage(typeName, bytes);
 
 /** The grpc-js definition of one service (both its SotW and delta bidi methods). */
 export function serviceDefinition(service: string): grpc.ServiceDefinition {

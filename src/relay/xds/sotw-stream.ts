@@ -53,7 +53,13 @@ export class SotwStream extends StreamBase {
       // ACK / NACK: error_detail set means the proxy rejected the response it names by nonce and
       // keeps its previous config.
       // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#ack-nack-and-resource-type-instance-version
-      if (req.error_detail) this.recordNack(typeUrl, st.sentVersion, st.sentSnapshot ?? 0, req.error_detail.message || `code ${req.error_detail.code ?? '?'}`);
+      if (req.error_detail)
+        this.recordNack(
+          typeUrl,
+          st.sentVersion,
+          st.sentSnapshot ?? 0,
+          req.error_detail.message || `code ${req.error_detail.code ?? '?'}`,
+        );
       else this.recordAck(typeUrl, st.sentVersion, st.sentSnapshot ?? 0);
     }
 
@@ -62,7 +68,8 @@ export class SotwStream extends StreamBase {
     // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#how-the-client-specifies-what-resources-to-return
     checkNameCount(req.resource_names?.length ?? 0, this.ctx.limits);
     const names = [...new Set(req.resource_names ?? [])];
-    const wildcard = names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(type) && (first || st?.wildcard === true));
+    const wildcard =
+      names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(type) && (first || st?.wildcard === true));
     const subscriptionKey = wildcard ? WILDCARD_KEY : names.sort().join('\n');
     if (!st) {
       st = { wildcard, subscriptionKey };

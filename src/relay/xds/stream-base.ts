@@ -28,7 +28,9 @@ export { StatusError };
 
 /** The gRPC code for a failed placement: an unknown namespace/class is NOT_FOUND, anything else is a bad node. */
 export function placementCode(reason: string): grpc.status {
-  return /not in the mesh snapshot|no class|not found/i.test(reason) ? grpc.status.NOT_FOUND : grpc.status.INVALID_ARGUMENT;
+  return /not in the mesh snapshot|no class|not found/i.test(reason)
+    ? grpc.status.NOT_FOUND
+    : grpc.status.INVALID_ARGUMENT;
 }
 
 export abstract class StreamBase {
@@ -66,7 +68,8 @@ export abstract class StreamBase {
   protected learnNode(raw: { id?: string | null; metadata?: unknown } | null | undefined): void {
     if (this.node) return;
     const node = nodeOf(raw);
-    if (!node || !node.id) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'the first request of a stream must carry node.id');
+    if (!node || !node.id)
+      throw new StatusError(grpc.status.INVALID_ARGUMENT, 'the first request of a stream must carry node.id');
     checkNode(node, this.ctx.limits);
     this.node = node;
     this.nodeId = node.id;
@@ -85,7 +88,15 @@ export abstract class StreamBase {
     }
     const first = this.classId === '';
     this.classId = placed.classId;
-    if (first) this.ctx.emit({ kind: 'connect', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, protocol: this.protocol, at: Date.now() });
+    if (first)
+      this.ctx.emit({
+        kind: 'connect',
+        streamId: this.streamId,
+        nodeId: this.nodeId,
+        classId: this.classId,
+        protocol: this.protocol,
+        at: Date.now(),
+      });
     return true;
   }
 
@@ -97,7 +108,11 @@ export abstract class StreamBase {
   /** The xDS type of a request's type_url (per-type services may leave it empty). */
   protected typeOf(typeUrl: string | null | undefined): XdsType | undefined {
     if (this.fixedType) {
-      if (typeUrl && typeUrl !== XDS_TYPE_URL[this.fixedType]) throw new StatusError(grpc.status.INVALID_ARGUMENT, `this service serves ${XDS_TYPE_URL[this.fixedType]}, not ${typeUrl}`);
+      if (typeUrl && typeUrl !== XDS_TYPE_URL[this.fixedType])
+        throw new StatusError(
+          grpc.status.INVALID_ARGUMENT,
+          `this service serves ${XDS_TYPE_URL[this.fixedType]}, not ${typeUrl}`,
+        );
       return this.fixedType;
     }
     if (!typeUrl) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'ADS requests must set type_url');
@@ -114,7 +129,14 @@ export abstract class StreamBase {
   }
 
   /** Queues a response; `push` event and latency when grpc-js has taken it. */
-  protected send(type: XdsType, bytes: Uint8Array, version: string, resources: number, key: string | undefined, sinceSwitch: boolean): void {
+  protected send(
+    type: XdsType,
+    bytes: Uint8Array,
+    version: string,
+    resources: number,
+    key: string | undefined,
+    sinceSwitch: boolean,
+  ): void {
     const typeUrl = XDS_TYPE_URL[type];
     const snapshotVersion = this.ctx.snapshot?.version ?? 0;
     const s = this.status(typeUrl);
@@ -126,7 +148,17 @@ export abstract class StreamBase {
       ...(key !== undefined ? { key } : {}),
       onWritten: (err) => {
         if (err) return;
-        this.ctx.emit({ kind: 'push', streamId: this.streamId, nodeId: this.nodeId, typeUrl, version, snapshotVersion, resources, at: Date.now(), latencyMs: Date.now() - started });
+        this.ctx.emit({
+          kind: 'push',
+          streamId: this.streamId,
+          nodeId: this.nodeId,
+          typeUrl,
+          version,
+          snapshotVersion,
+          resources,
+          at: Date.now(),
+          latencyMs: Date.now() - started,
+        });
       },
     });
   }
@@ -136,7 +168,16 @@ export abstract class StreamBase {
     s.acked = version;
     s.ackedSnapshot = snapshotVersion;
     s.outstanding = false;
-    this.ctx.emit({ kind: 'ack', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, typeUrl, version, snapshotVersion, at: Date.now() });
+    this.ctx.emit({
+      kind: 'ack',
+      streamId: this.streamId,
+      nodeId: this.nodeId,
+      classId: this.classId,
+      typeUrl,
+      version,
+      snapshotVersion,
+      at: Date.now(),
+    });
   }
 
   /** A NACK: recorded and reported; the proxy stays on its last ACKed version (nothing is resent). */
@@ -146,8 +187,20 @@ export abstract class StreamBase {
     const s = this.status(typeUrl);
     s.nack = { version, error, at: new Date().toISOString() };
     s.outstanding = false;
-    this.ctx.emit({ kind: 'nack', streamId: this.streamId, nodeId: this.nodeId, classId: this.classId, typeUrl, version, snapshotVersion, error, at: Date.now() });
-    this.ctx.log(`xds: NACK node=${forLog(this.nodeId)} type=${forLog(typeUrl)} version=${forLog(version)}: ${forLog(error)}`);
+    this.ctx.emit({
+      kind: 'nack',
+      streamId: this.streamId,
+      nodeId: this.nodeId,
+      classId: this.classId,
+      typeUrl,
+      version,
+      snapshotVersion,
+      error,
+      at: Date.now(),
+    });
+    this.ctx.log(
+      `xds: NACK node=${forLog(this.nodeId)} type=${forLog(typeUrl)} version=${forLog(version)}: ${forLog(error)}`,
+    );
   }
 
   /** After a switch that changed nothing of a type the proxy is in sync on, it is at the new snapshot. */
@@ -157,16 +210,24 @@ export abstract class StreamBase {
   }
 
   proxyStatus(): ProxyStatus {
-    const types: Record<string, { sent?: string; acked?: string; nack?: { version: string; error: string; at: string } }> = {};
+    const types: Record<
+      string,
+      { sent?: string; acked?: string; nack?: { version: string; error: string; at: string } }
+    > = {};
     let snapshotVersion: number | undefined;
     let complete = this.typeStatus.size > 0;
     for (const type of XDS_TYPES) {
       const url = XDS_TYPE_URL[type];
       const s = this.typeStatus.get(url);
       if (!s) continue;
-      types[url] = { ...(s.sent !== undefined ? { sent: s.sent } : {}), ...(s.acked !== undefined ? { acked: s.acked } : {}), ...(s.nack ? { nack: s.nack } : {}) };
+      types[url] = {
+        ...(s.sent !== undefined ? { sent: s.sent } : {}),
+        ...(s.acked !== undefined ? { acked: s.acked } : {}),
+        ...(s.nack ? { nack: s.nack } : {}),
+      };
       if (s.ackedSnapshot === undefined) complete = false;
-      else snapshotVersion = snapshotVersion === undefined ? s.ackedSnapshot : Math.min(snapshotVersion, s.ackedSnapshot);
+      else
+        snapshotVersion = snapshotVersion === undefined ? s.ackedSnapshot : Math.min(snapshotVersion, s.ackedSnapshot);
     }
     return {
       streamId: this.streamId,

@@ -20,7 +20,11 @@ import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
 /** Throws InconsistentSnapshotError (consistency.ts) rather than produce a snapshot a proxy would choke on. */
-export function buildSnapshot(output: CompileOutput, info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}): BuiltSnapshot {
+export function buildSnapshot(
+  output: CompileOutput,
+  info: SnapshotBuildInfo,
+  opts: SnapshotBuildOptions = {},
+): BuiltSnapshot {
   return new SnapshotBuilder(info, opts).build(output);
 }
 
@@ -34,7 +38,10 @@ export class SnapshotBuilder {
   private current: BuiltSnapshot | undefined;
 
   constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
-    this.info = { inputsDigest: info.inputsDigest, compiler: { name: info.compiler.name, version: info.compiler.version } };
+    this.info = {
+      inputsDigest: info.inputsDigest,
+      compiler: { name: info.compiler.name, version: info.compiler.version },
+    };
     this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher);
     this.hasher = opts.hasher ?? this.encoder.hasher;
     this.trees = new SnapshotTrees(this.encoder, this.hasher);
@@ -52,7 +59,11 @@ export class SnapshotBuilder {
    */
   build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
     assertConsistent(output);
-    if (info) this.info = { inputsDigest: info.inputsDigest ?? this.info.inputsDigest, compiler: info.compiler ?? this.info.compiler };
+    if (info)
+      this.info = {
+        inputsDigest: info.inputsDigest ?? this.info.inputsDigest,
+        compiler: info.compiler ?? this.info.compiler,
+      };
     const diff = diffOutput(this.trees.groups, output, this.encoder);
     this.consistency.forget();
     this.contents.reset();
@@ -64,8 +75,23 @@ export class SnapshotBuilder {
     const objects = sortedObjects(this.trees.refs.all());
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
-    const content: SnapshotContent = { schema: SNAPSHOT_SCHEMA, compiler: this.info.compiler, inputsDigest: this.info.inputsDigest, groups: diff.content, classes: trees.classes, selectors: trees.selectors };
-    this.current = { digest: top, inputsDigest: this.info.inputsDigest, compiler: this.info.compiler, content, counts: trees.counts(), objects, documents: sink.sorted() };
+    const content: SnapshotContent = {
+      schema: SNAPSHOT_SCHEMA,
+      compiler: this.info.compiler,
+      inputsDigest: this.info.inputsDigest,
+      groups: diff.content,
+      classes: trees.classes,
+      selectors: trees.selectors,
+    };
+    this.current = {
+      digest: top,
+      inputsDigest: this.info.inputsDigest,
+      compiler: this.info.compiler,
+      content,
+      counts: trees.counts(),
+      objects,
+      documents: sink.sorted(),
+    };
     return this.current;
   }
 
@@ -78,12 +104,16 @@ export class SnapshotBuilder {
     if (!base) throw new Error('SnapshotBuilder.applyDelta: build() a snapshot first');
     const { trees } = this;
     const classes: ClassesUpdate | undefined =
-      update.classes !== undefined || update.selectors !== undefined ? { classes: update.classes ?? trees.classes, selectors: update.selectors ?? trees.selectors } : undefined;
+      update.classes !== undefined || update.selectors !== undefined
+        ? { classes: update.classes ?? trees.classes, selectors: update.selectors ?? trees.selectors }
+        : undefined;
 
     // 1. The tables, with an undo log; 2. consistency: around the changes, or in full when the classes change.
     if (!classes) this.consistency.beforeDelta(delta, trees.groups, trees.classes);
     const tables = applyToTables(trees.groups, delta);
-    const problems = classes ? this.consistency.checkAll(trees.groups, tables.removed, classes) : this.consistency.afterDelta(tables.changes, tables.removed);
+    const problems = classes
+      ? this.consistency.checkAll(trees.groups, tables.removed, classes)
+      : this.consistency.afterDelta(tables.changes, tables.removed);
     if (problems.length) {
       tables.undo();
       this.consistency.forget(); // it saw the changes: rebuilt from the restored tables when next needed

@@ -34,7 +34,11 @@ export class DeltaConsistency {
   }
 
   /** With new classes: every problem of the tables (less the removed groups), checked in full. */
-  checkAll(groups: Groups, removed: readonly GroupId[], classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] }): ConsistencyProblem[] {
+  checkAll(
+    groups: Groups,
+    removed: readonly GroupId[],
+    classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] },
+  ): ConsistencyProblem[] {
     const tables = tablesOf(groups);
     for (const id of removed) tables.delete(id);
     const problems = checkConsistency({ groups: tables, classes: classes.classes, selectors: classes.selectors });
@@ -74,4 +78,5 @@ function mayBreakConsistency(delta: SnapshotDelta, groups: Groups): boolean {
 }
 
 const REF_LISTS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
-const sameRefs = (a: ResourceRefs, b: ResourceRefs): boolean => a === b || REF_LISTS.every((k) => a[k].length === b[k].length && a[k].every((r, i) => r === b[k][i]));
+const sameRefs = (a: ResourceRefs, b: ResourceRefs): boolean =>
+  a === b || REF_LISTS.every((k) => a[k].length === b[k].length && a[k].every((r, i) => r === b[k][i]));

@@ -18,7 +18,9 @@ export function applyToTables(groups: Groups, delta: SnapshotDelta): TableChange
     let state = groups.get(id);
     if (groupDelta === null || groupDelta === undefined) {
       if (!state) continue;
-      for (const type of XDS_TYPES) for (const [name, before] of state.table[type] as Map<string, object>) changes.push({ group: id, type, name, before, after: undefined });
+      for (const type of XDS_TYPES)
+        for (const [name, before] of state.table[type] as Map<string, object>)
+          changes.push({ group: id, type, name, before, after: undefined });
       removed.push(id);
       continue;
     }

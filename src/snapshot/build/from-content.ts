@@ -25,9 +25,21 @@ export function snapshotCounts(content: SnapshotContent): SnapshotCounts {
  * A BuiltSnapshot from an expanded snapshot and its objects (e.g. a snapshot compiled elsewhere):
  * every object and document, as a full build gives them.
  */
-export function snapshotFromContent(content: SnapshotContent, objects: ReadonlyMap<string, Uint8Array>, hasher?: Hasher): BuiltSnapshot {
+export function snapshotFromContent(
+  content: SnapshotContent,
+  objects: ReadonlyMap<string, Uint8Array>,
+  hasher?: Hasher,
+): BuiltSnapshot {
   const { digest, documents } = snapshotDocuments(content, hasher);
   const sorted = new Map<string, Uint8Array>();
   for (const d of [...objects.keys()].sort()) sorted.set(d, objects.get(d) as Uint8Array);
-  return { digest, inputsDigest: content.inputsDigest, compiler: content.compiler, content, counts: snapshotCounts(content), objects: sorted, documents };
+  return {
+    digest,
+    inputsDigest: content.inputsDigest,
+    compiler: content.compiler,
+    content,
+    counts: snapshotCounts(content),
+    objects: sorted,
+    documents,
+  };
 }

@@ -12,7 +12,11 @@ import { newGroupState, type Groups, type GroupState, type TableChanges } from '
  * Brings the tables in `groups` to the output's (new groups are created, removed ones kept until
  * committed) and returns the changes, with each group's digests in the output (its content).
  */
-export function diffOutput(groups: Groups, output: CompileOutput, encoder: ResourceEncoder): TableChanges & { readonly content: Record<GroupId, GroupDigests> } {
+export function diffOutput(
+  groups: Groups,
+  output: CompileOutput,
+  encoder: ResourceEncoder,
+): TableChanges & { readonly content: Record<GroupId, GroupDigests> } {
   const changes: TableChanges['changes'] = [];
   const removed: GroupId[] = [];
   const added: GroupId[] = [];
@@ -20,7 +24,9 @@ export function diffOutput(groups: Groups, output: CompileOutput, encoder: Resou
   for (const id of [...groups.keys()]) if (!output.groups.has(id)) removed.push(id);
   for (const id of removed) {
     const gone = (groups.get(id) as GroupState).table;
-    for (const type of XDS_TYPES) for (const [name, before] of gone[type] as Map<string, object>) changes.push({ group: id, type, name, before, after: undefined });
+    for (const type of XDS_TYPES)
+      for (const [name, before] of gone[type] as Map<string, object>)
+        changes.push({ group: id, type, name, before, after: undefined });
   }
   for (const id of [...output.groups.keys()].sort()) {
     const next = output.groups.get(id) as ResourceTable;

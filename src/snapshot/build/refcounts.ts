@@ -7,7 +7,12 @@ import type { XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
 
 export class ObjectRefs {
-  private readonly pairs: Record<XdsType, Map<string, number>> = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() };
+  private readonly pairs: Record<XdsType, Map<string, number>> = {
+    clusters: new Map(),
+    endpoints: new Map(),
+    listeners: new Map(),
+    routes: new Map(),
+  };
   private readonly objects = new Map<string, { count: number; encoded: EncodedResource }>();
   /** Parts of the composite objects in `objects`: digest → how many composites hold it. */
   private readonly parts = new Map<string, { count: number; bytes: Uint8Array }>();
@@ -42,7 +47,13 @@ export class ObjectRefs {
   /** Distinct resources per type, and distinct objects (parts aside). */
   sizes(): Record<XdsType, number> & { readonly objects: number } {
     const p = this.pairs;
-    return { clusters: p.clusters.size, endpoints: p.endpoints.size, listeners: p.listeners.size, routes: p.routes.size, objects: this.objects.size };
+    return {
+      clusters: p.clusters.size,
+      endpoints: p.endpoints.size,
+      listeners: p.listeners.size,
+      routes: p.routes.size,
+      objects: this.objects.size,
+    };
   }
 
   /**

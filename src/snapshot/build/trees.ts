@@ -55,7 +55,11 @@ export class SnapshotTrees {
    * Encodes the changed messages, updates refcounts, trees, group documents and the group index
    * (the tables already hold the changes; removed groups are dropped by `drop` afterwards).
    */
-  commit({ changes, removed, added }: TableChanges, classes: ClassesUpdate | undefined, recordContent = true): Committed {
+  commit(
+    { changes, removed, added }: TableChanges,
+    classes: ClassesUpdate | undefined,
+    recordContent = true,
+  ): Committed {
     const sink = new DocumentSink(this.hasher);
     const newObjects = new Map<string, Uint8Array>();
     const contentChanges: ContentChange[] = [];
@@ -82,7 +86,13 @@ export class SnapshotTrees {
   /** Emits the top document and returns its digest: the snapshot's. */
   topDocument(sink: DocumentSink, info: SnapshotBuildInfo): string {
     const groups = this.index.commit(sink).digest;
-    const top = { schema: SNAPSHOT_SCHEMA, compiler: info.compiler, inputsDigest: info.inputsDigest, classes: (this.classesDoc as TreeDocument).digest, groups };
+    const top = {
+      schema: SNAPSHOT_SCHEMA,
+      compiler: info.compiler,
+      inputsDigest: info.inputsDigest,
+      classes: (this.classesDoc as TreeDocument).digest,
+      groups,
+    };
     return sink.emit(canonicalJson(top), LAYER.top).digest;
   }
 

@@ -83,5 +83,6 @@ export interface ContentStep {
   readonly changes: readonly ContentChange[];
   readonly removed: readonly GroupId[];
   readonly added: readonly GroupId[];
-  readonly classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
+  readonly classes:
+    { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] } | undefined;
 }

@@ -13,7 +13,14 @@
  * race is re-read, and a head already at or past the new version is left alone.
  */
 import { MeshsnapError } from '../../errors.js';
-import { InvalidVersionRecordError, parseChannelHead, versionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import {
+  InvalidVersionRecordError,
+  parseChannelHead,
+  versionRecord,
+  type ChannelHead,
+  type VersionDraft,
+  type VersionRecord,
+} from '../manifest.js';
 import { jsonBytes } from './layout.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -62,7 +69,11 @@ export function parseHead(text: string): ChannelHead | null {
 }
 
 /** The newest version of a channel; `known` (a version the caller knows exists) replaces the stored head as the hint. */
-export async function readChannelHead(slots: ChannelSlots, channel: string, known: ChannelHead | null = null): Promise<ChannelHead | null> {
+export async function readChannelHead(
+  slots: ChannelSlots,
+  channel: string,
+  known: ChannelHead | null = null,
+): Promise<ChannelHead | null> {
   const hint = known ?? (await slots.readHead(channel))?.head ?? null;
   return resolveHead(hint, {
     hasVersion: (n) => slots.hasVersion(channel, n),
@@ -102,7 +113,12 @@ export interface AppendOptions {
 }
 
 /** Publishes `draft` as the next version after `opts.current`, then moves the head to it. */
-export async function appendVersion(slots: ChannelSlots, channel: string, draft: VersionDraft, opts: AppendOptions): Promise<VersionRecord> {
+export async function appendVersion(
+  slots: ChannelSlots,
+  channel: string,
+  draft: VersionDraft,
+  opts: AppendOptions,
+): Promise<VersionRecord> {
   let version = (opts.current?.version ?? 0) + 1;
   let record: VersionRecord;
   for (;;) {
@@ -123,10 +139,13 @@ async function moveHead(slots: ChannelSlots, channel: string, head: ChannelHead,
     if ((await slots.swapHead(channel, bytes, stored?.etag ?? null)) === 'ok') return;
   }
   // The version record is stored, so readers already find it (readChannelHead probes past the head).
-  throw new HeadConflictError(`${opts.where}: could not move the head of ${channel} to ${head.version} after ${opts.headAttempts} attempts`);
+  throw new HeadConflictError(
+    `${opts.where}: could not move the head of ${channel} to ${head.version} after ${opts.headAttempts} attempts`,
+  );
 }
 
 /** gc never deletes the version a channel stands on. */
 export function assertNotHead(head: ChannelHead | null, channel: string, version: number): void {
-  if (head && head.version === version) throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
+  if (head && head.version === version)
+    throw new Error(`refusing to delete version ${version}, the head of ${channel}`);
 }

@@ -9,7 +9,11 @@ import { DigestMismatchError } from './store.js';
  * Calls `fn` on every item, at most `limit` calls in flight (a pool of workers taking the next
  * item), in item order. Resolves when all are done; the first failure rejects.
  */
-export async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++] as T);

@@ -14,17 +14,54 @@
  * asynchronous and parallel.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { link, mkdir, open, readFile, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestOf, type Hasher } from '../digest.js';
-import { assertChannel, parseVersionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import {
+  assertChannel,
+  parseVersionRecord,
+  type ChannelHead,
+  type VersionDraft,
+  type VersionRecord,
+} from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
 import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
-import { AUDIT_PREFIX, auditKey, CHANNELS_PREFIX, digestOfName, documentKey, DOCUMENTS_PREFIX, DOCUMENT_SUFFIX, headKey, isAuditDay, mustHex, numberedNames, objectKey, OBJECTS_PREFIX, stateKey, statePrefix, TMP_DIR, versionKey, versionsPrefix } from './layout.js';
+import {
+  AUDIT_PREFIX,
+  auditKey,
+  CHANNELS_PREFIX,
+  digestOfName,
+  documentKey,
+  DOCUMENTS_PREFIX,
+  DOCUMENT_SUFFIX,
+  headKey,
+  isAuditDay,
+  mustHex,
+  numberedNames,
+  objectKey,
+  OBJECTS_PREFIX,
+  stateKey,
+  statePrefix,
+  TMP_DIR,
+  versionKey,
+  versionsPrefix,
+} from './layout.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
 export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -130,10 +167,17 @@ export class LocalStore implements SnapshotStore {
    * its temp file removed, one after the other in order (objects, then each layer). A bigger
    * batch writes every temp file at once, then links them in order, a layer at a time.
    */
-  async putLayered(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ objects: string[]; documents: string[] }> {
+  async putLayered(
+    objects: ReadonlyMap<string, Uint8Array>,
+    layers: readonly ReadonlyMap<string, Uint8Array>[],
+  ): Promise<{ objects: string[]; documents: string[] }> {
     type Entry = { readonly digest: string; readonly bytes: Uint8Array; readonly path: string; tmp?: Promise<string> };
-    const entries = (m: ReadonlyMap<string, Uint8Array>, path: (d: string) => string): Entry[] => [...m].map(([digest, bytes]) => ({ digest, bytes, path: path(digest) }));
-    const groups: Entry[][] = [entries(objects, (d) => this.objectPath(d)), ...layers.map((l) => entries(l, (d) => this.documentPath(d)))];
+    const entries = (m: ReadonlyMap<string, Uint8Array>, path: (d: string) => string): Entry[] =>
+      [...m].map(([digest, bytes]) => ({ digest, bytes, path: path(digest) }));
+    const groups: Entry[][] = [
+      entries(objects, (d) => this.objectPath(d)),
+      ...layers.map((l) => entries(l, (d) => this.documentPath(d))),
+    ];
     const all = groups.flat();
     let total = 0;
     for (const e of all) {
@@ -218,7 +262,11 @@ export class LocalStore implements SnapshotStore {
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
     assertChannel(channel);
-    const record = await appendVersion(this.slots, channel, draft, { current: await this.readChannel(channel), headAttempts: 1, where: this.root });
+    const record = await appendVersion(this.slots, channel, draft, {
+      current: await this.readChannel(channel),
+      headAttempts: 1,
+      where: this.root,
+    });
     this.published.set(channel, record);
     this.sawHead(channel, { version: record.version, digest: record.digest });
     return record;
@@ -252,7 +300,8 @@ export class LocalStore implements SnapshotStore {
 
   async *readAudit(opts: { readonly since?: string } = {}): AsyncIterable<AuditRecord> {
     const since = opts.since === undefined ? undefined : Date.parse(opts.since);
-    if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
+    if (since !== undefined && Number.isNaN(since))
+      throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
     // A batch is filed under the day of its first record and may run past midnight: keep the day before.
     const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
     const days = (await readdirOrEmpty(this.auditDir)).filter((d) => isAuditDay(d) && d >= fromDay).sort();
@@ -336,7 +385,8 @@ export class LocalStore implements SnapshotStore {
 
   async deleteStaleTemp(olderThan: number): Promise<number> {
     let deleted = 0;
-    for (const name of await readdirOrEmpty(this.tmpDir)) if (await deleteIfOlder(join(this.tmpDir, name), olderThan)) deleted++;
+    for (const name of await readdirOrEmpty(this.tmpDir))
+      if (await deleteIfOlder(join(this.tmpDir, name), olderThan)) deleted++;
     return deleted;
   }
 
@@ -514,12 +564,11 @@ function createExclusiveSync(path: string, bytes: Uint8Array): 'created' | 'exis
 function writeAllSync(path: string, bytes: Uint8Array): void {
   const fd = openSync(path, 'wx');
   try {
-    for (let at = 0; at < bytes.byteLength; ) at += writeSync(fd, bytes, at, bytes.byteLength - at);
+    for (let at = 0; at < bytes.byteLength;) at += writeSync(fd, bytes, at, bytes.byteLength - at);
   } finally {
     closeSync(fd);
   }
 }
-
 
 function readdirOrEmptySync(dir: string): string[] {
   try {
@@ -606,6 +655,5 @@ function readTextSync(path: string): string | null {
   }
 }
 
-
-const isCode = (e: unknown, code: string): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
-
+const isCode = (e: unknown, code: string): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;

@@ -13,12 +13,37 @@
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
-import { assertChannel, parseVersionRecord, type ChannelHead, type VersionDraft, type VersionRecord } from '../manifest.js';
+import {
+  assertChannel,
+  parseVersionRecord,
+  type ChannelHead,
+  type VersionDraft,
+  type VersionRecord,
+} from '../manifest.js';
 import type { Blob, BlobBackend } from './blob.js';
 import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
-import { AUDIT_PREFIX, auditDayOfKey, auditKey, CHANNELS_PREFIX, channelOfVersionKey, digestOfName, documentKey, DOCUMENTS_PREFIX, DOCUMENT_SUFFIX, headKey, mustHex, numberedNames, objectKey, OBJECTS_PREFIX, stateKey, statePrefix, versionKey, versionsPrefix } from './layout.js';
+import {
+  AUDIT_PREFIX,
+  auditDayOfKey,
+  auditKey,
+  CHANNELS_PREFIX,
+  channelOfVersionKey,
+  digestOfName,
+  documentKey,
+  DOCUMENTS_PREFIX,
+  DOCUMENT_SUFFIX,
+  headKey,
+  mustHex,
+  numberedNames,
+  objectKey,
+  OBJECTS_PREFIX,
+  stateKey,
+  statePrefix,
+  versionKey,
+  versionsPrefix,
+} from './layout.js';
 
 export interface ObjectStoreOptions {
   readonly hasher?: Hasher;
@@ -126,7 +151,11 @@ export class ObjectStore implements SnapshotStore {
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
     assertChannel(channel);
-    return appendVersion(this.slots, channel, draft, { current: await this.readChannel(channel), headAttempts: this.headAttempts, where: this.backend.url });
+    return appendVersion(this.slots, channel, draft, {
+      current: await this.readChannel(channel),
+      headAttempts: this.headAttempts,
+      where: this.backend.url,
+    });
   }
 
   async listVersions(channel: string): Promise<number[]> {
@@ -147,13 +176,15 @@ export class ObjectStore implements SnapshotStore {
     const bytes = auditBatchBytes(records);
     // A random part keeps names unique across processes; a taken name moves on, never overwrites.
     for (;;) {
-      if ((await this.backend.putIfAbsent(auditKey(first, `${++this.auditSeq}-${randomId()}`), bytes)) === 'created') return;
+      if ((await this.backend.putIfAbsent(auditKey(first, `${++this.auditSeq}-${randomId()}`), bytes)) === 'created')
+        return;
     }
   }
 
   async *readAudit(opts: { readonly since?: string } = {}): AsyncIterable<AuditRecord> {
     const since = opts.since === undefined ? undefined : Date.parse(opts.since);
-    if (since !== undefined && Number.isNaN(since)) throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
+    if (since !== undefined && Number.isNaN(since))
+      throw new RangeError(`readAudit: since is not a time: ${JSON.stringify(opts.since)}`);
     const fromDay = since === undefined ? '' : new Date(since - 86_400_000).toISOString().slice(0, 10);
     const keys: string[] = [];
     for await (const { key } of this.backend.list(AUDIT_PREFIX)) {
@@ -267,7 +298,11 @@ export class ObjectStore implements SnapshotStore {
   }
 
   /** The digests stored under `prefix` whose key is exactly where `keyOf` puts them. */
-  private async *listDigests(prefix: string, suffix: string, keyOf: (digest: string) => string): AsyncIterable<StoredEntry> {
+  private async *listDigests(
+    prefix: string,
+    suffix: string,
+    keyOf: (digest: string) => string,
+  ): AsyncIterable<StoredEntry> {
     for await (const { key, modifiedAt } of this.backend.list(prefix)) {
       const digest = digestOfName(key.slice(key.lastIndexOf('/') + 1), suffix);
       if (digest !== undefined && keyOf(digest) === key) yield { digest, modifiedAt };

@@ -19,9 +19,13 @@ export class UnsupportedStoreError extends MeshsnapError {
 }
 
 export function openStore(spec: string = DEFAULT_STORE_DIR, opts: S3BackendOptions = {}): SnapshotStore {
-  if (spec.startsWith('s3://')) return new ObjectStore(new S3Backend(parseS3Url(spec), opts), { hasher: nodeSha256Hex, ...freshenOption(spec) });
+  if (spec.startsWith('s3://'))
+    return new ObjectStore(new S3Backend(parseS3Url(spec), opts), { hasher: nodeSha256Hex, ...freshenOption(spec) });
   if (spec.startsWith('file://')) return new LocalStore(fileURLToPath(spec));
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) throw new UnsupportedStoreError(`store ${spec}: use a folder, file://… or s3://bucket/prefix (r2 is reached through a Workers binding)`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec))
+    throw new UnsupportedStoreError(
+      `store ${spec}: use a folder, file://… or s3://bucket/prefix (r2 is reached through a Workers binding)`,
+    );
   return new LocalStore(spec);
 }
 

@@ -8,7 +8,10 @@ import type { PackCache, PackEntries } from './packs.js';
 
 /** A PackCache of at most `maxBytes` of pack bytes (default 16 MiB), least recently used out first. */
 export function newPackCache(maxBytes = 16 << 20): PackCache {
-  const cache = new LRUCache<string, { readonly entries: PackEntries; readonly bytes: number }>({ maxSize: maxBytes, sizeCalculation: (p) => Math.max(1, p.bytes) });
+  const cache = new LRUCache<string, { readonly entries: PackEntries; readonly bytes: number }>({
+    maxSize: maxBytes,
+    sizeCalculation: (p) => Math.max(1, p.bytes),
+  });
   return {
     get: (digest) => cache.get(digest)?.entries,
     remember: (digest, entries, bytes) => {

@@ -93,7 +93,11 @@ export async function snapshotEntries(top: string, read: Reader, readObject: Rea
  * What a full build has that the stored snapshot `base` has not. Only base documents the new
  * snapshot lacks are read: a document both have roots a subtree both have.
  */
-export async function newSince(store: Pick<ContentReader, 'getDocument'>, snapshot: Pick<BuiltSnapshot, 'digest' | 'documents' | 'objects'>, base: string): Promise<Map<string, Uint8Array>> {
+export async function newSince(
+  store: Pick<ContentReader, 'getDocument'>,
+  snapshot: Pick<BuiltSnapshot, 'digest' | 'documents' | 'objects'>,
+  base: string,
+): Promise<Map<string, Uint8Array>> {
   const mine = new Map<string, Uint8Array>(snapshot.documents.map((d) => [d.digest, d.bytes]));
   const old = new Set<string>();
   const shared = new Set<string>();

@@ -39,7 +39,8 @@ export function encodePack(entries: PackEntries): Uint8Array {
 /** The entries, each verified against its digest (CorruptObjectError) unless `verify` is false. */
 export function decodePack(bytes: Uint8Array, hasher: Hasher = nobleSha256Hex, verify = true): Map<string, Uint8Array> {
   const magic = utf8.encode(PACK_MAGIC);
-  if (bytes.byteLength < magic.byteLength || decoder.decode(bytes.subarray(0, magic.byteLength)) !== PACK_MAGIC) throw new InvalidPackError('not a meshsnap pack');
+  if (bytes.byteLength < magic.byteLength || decoder.decode(bytes.subarray(0, magic.byteLength)) !== PACK_MAGIC)
+    throw new InvalidPackError('not a meshsnap pack');
   const nl = bytes.indexOf(10, magic.byteLength);
   if (nl < 0) throw new InvalidPackError('pack index is not terminated');
   let index: unknown;
@@ -53,7 +54,8 @@ export function decodePack(bytes: Uint8Array, hasher: Hasher = nobleSha256Hex, v
   const out = new Map<string, Uint8Array>();
   let at = nl + 1;
   for (const e of list as unknown[]) {
-    if (!Array.isArray(e) || typeof e[0] !== 'string' || !Number.isInteger(e[1]) || (e[1] as number) < 0) throw new InvalidPackError('bad pack index entry');
+    if (!Array.isArray(e) || typeof e[0] !== 'string' || !Number.isInteger(e[1]) || (e[1] as number) < 0)
+      throw new InvalidPackError('bad pack index entry');
     const [digest, length] = e as [string, number];
     if (at + length > bytes.byteLength) throw new InvalidPackError('pack is truncated');
     const entry = bytes.subarray(at, at + length);

@@ -24,7 +24,11 @@ export interface PackedLoad {
  * Loads a version's snapshot from its packs: ≤ MAX_PACKS reads whatever its size. Anything the
  * packs lack (a record written before packs, a pack gc removed) is read one by one instead.
  */
-export async function loadSnapshotPacked(store: Pick<ContentReader, 'getObject' | 'getDocument'>, record: Pick<VersionRecord, 'digest' | 'packs'>, hasher: Hasher = nobleSha256Hex): Promise<PackedLoad | null> {
+export async function loadSnapshotPacked(
+  store: Pick<ContentReader, 'getObject' | 'getDocument'>,
+  record: Pick<VersionRecord, 'digest' | 'packs'>,
+  hasher: Hasher = nobleSha256Hex,
+): Promise<PackedLoad | null> {
   const have = new Map<string, Uint8Array>();
   let packReads = 0;
   let fallbackReads = 0;

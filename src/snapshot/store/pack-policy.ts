@@ -13,12 +13,15 @@ export const MAX_PACKS = 8;
 export const CHECKPOINT_RATIO = 0.5;
 
 /** Whether a new delta of `deltaBytes` on top of `chain` calls for a new checkpoint instead. */
-export const needsCheckpoint = (chain: PackList, deltaBytes: number): boolean => chain.deltas.reduce((n, p) => n + p.bytes, 0) + deltaBytes > CHECKPOINT_RATIO * chain.checkpoint.bytes;
+export const needsCheckpoint = (chain: PackList, deltaBytes: number): boolean =>
+  chain.deltas.reduce((n, p) => n + p.bytes, 0) + deltaBytes > CHECKPOINT_RATIO * chain.checkpoint.bytes;
 
 /** Whether the newest delta (`lastBytes`) is folded into `previous`, the last of the chain's `deltas` packs. */
-export const mergesInto = (lastBytes: number, previous: PackRef, deltas: number): boolean => lastBytes * 2 >= previous.bytes || deltas + 1 > MAX_PACKS - 1;
+export const mergesInto = (lastBytes: number, previous: PackRef, deltas: number): boolean =>
+  lastBytes * 2 >= previous.bytes || deltas + 1 > MAX_PACKS - 1;
 
 export const packRefs = (packs: PackList): PackRef[] => [packs.checkpoint, ...packs.deltas];
 
 /** Every pack a record names (for gc: they are objects, referenced by the record). */
-export const packDigests = (record: Pick<VersionRecord, 'packs'>): string[] => (record.packs ? packRefs(record.packs).map((p) => p.digest) : []);
+export const packDigests = (record: Pick<VersionRecord, 'packs'>): string[] =>
+  record.packs ? packRefs(record.packs).map((p) => p.digest) : [];

@@ -55,12 +55,21 @@ export interface PackWriteResult {
  * Writes the packs for a snapshot about to be published on top of `base` (the head's record,
  * or null for a first version) and returns the list for its record.
  */
-export async function writePacks(store: ContentReader & ContentWriter, snapshot: BuiltSnapshot, base: VersionRecord | null, hasher: Hasher = nobleSha256Hex, cache?: PackCache): Promise<PackWriteResult> {
+export async function writePacks(
+  store: ContentReader & ContentWriter,
+  snapshot: BuiltSnapshot,
+  base: VersionRecord | null,
+  hasher: Hasher = nobleSha256Hex,
+  cache?: PackCache,
+): Promise<PackWriteResult> {
   let bytesWritten = 0;
   const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
     const digest = digestOf(bytes, hasher);
     // A small pack goes through the store's small-batch path when it has one (one object, no layers).
-    const created = store.putLayered && bytes.byteLength <= SMALL_PACK ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0 : (await store.putObject(digest, bytes)) === 'created';
+    const created =
+      store.putLayered && bytes.byteLength <= SMALL_PACK
+        ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0
+        : (await store.putObject(digest, bytes)) === 'created';
     if (created) bytesWritten += bytes.byteLength;
     cache?.remember(digest, entries, bytes.byteLength);
     return { digest, bytes: bytes.byteLength };
@@ -85,7 +94,9 @@ export async function writePacks(store: ContentReader & ContentWriter, snapshot:
       // A delta build holds only what changed: the rest comes from the base's packs, else the store.
       const have = new Map<string, Uint8Array>(snapshot.documents.map((d) => [d.digest, d.bytes]));
       for (const [d, b] of snapshot.objects) have.set(d, b);
-      const basePacks = base?.packs ? await Promise.all(packRefs(base.packs).map((r) => readPack(r).catch(() => new Map<string, Uint8Array>()))) : [];
+      const basePacks = base?.packs
+        ? await Promise.all(packRefs(base.packs).map((r) => readPack(r).catch(() => new Map<string, Uint8Array>())))
+        : [];
       for (const m of basePacks) for (const [d, b] of m) if (!have.has(d)) have.set(d, b);
       entries = await snapshotEntries(
         snapshot.digest,

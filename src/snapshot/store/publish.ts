@@ -7,7 +7,13 @@
 import { MeshsnapError } from '../../errors.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import type { BuiltSnapshot } from '../build.js';
-import { diagnosticsDocument, type ChannelHead, type DiagnosticsDocument, type VersionDraft, type VersionRecord } from '../manifest.js';
+import {
+  diagnosticsDocument,
+  type ChannelHead,
+  type DiagnosticsDocument,
+  type VersionDraft,
+  type VersionRecord,
+} from '../manifest.js';
 import type { Hasher } from '../digest.js';
 import { writePacks, type PackCache, type PackWriteResult } from './packs.js';
 import { LAYERED_MAX, putTree } from './put-tree.js';
@@ -34,7 +40,13 @@ export interface PublishInfo {
 }
 
 export type PublishResult =
-  | { readonly status: 'published'; readonly record: VersionRecord; readonly objectsWritten: number; readonly documentsWritten: number; /** Object and document bytes newly stored. */ readonly bytesWritten: number }
+  | {
+      readonly status: 'published';
+      readonly record: VersionRecord;
+      readonly objectsWritten: number;
+      readonly documentsWritten: number;
+      /** Object and document bytes newly stored. */ readonly bytesWritten: number;
+    }
   | { readonly status: 'unchanged'; readonly head: ChannelHead };
 
 /** A delta-built snapshot whose base is not in the store: its unchanged documents would be missing. */
@@ -46,12 +58,21 @@ export class MissingBaseError extends MeshsnapError {
 }
 
 /** What publishing needs of a store. */
-export type PublishingStore = ContentReader & ContentWriter & Pick<ChannelReader, 'readChannel' | 'getVersion'> & Pick<ChannelWriter, 'publish'>;
+export type PublishingStore = ContentReader &
+  ContentWriter &
+  Pick<ChannelReader, 'readChannel' | 'getVersion'> &
+  Pick<ChannelWriter, 'publish'>;
 
-export async function publishSnapshot(store: PublishingStore, channel: string, snapshot: BuiltSnapshot, info: PublishInfo): Promise<PublishResult> {
+export async function publishSnapshot(
+  store: PublishingStore,
+  channel: string,
+  snapshot: BuiltSnapshot,
+  info: PublishInfo,
+): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
-  if (snapshot.base !== undefined && !(await store.hasDocument(snapshot.base))) throw new MissingBaseError(snapshot.base);
+  if (snapshot.base !== undefined && !(await store.hasDocument(snapshot.base)))
+    throw new MissingBaseError(snapshot.base);
 
   // Beside the snapshot, awaited before the record: the diagnostics document (the same list as an
   // earlier version's is the same document, already stored) and the head's record, the packs' base.
@@ -64,7 +85,13 @@ export async function publishSnapshot(store: PublishingStore, channel: string, s
   // Packs before the record (a record never names a pack not yet stored). A base whose packs
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
   const writingPacks = (): Promise<PackWriteResult> | undefined =>
-    info.packs === false ? undefined : readingBase.then((base) => writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() => writePacks(store, snapshot, null, info.hasher, info.packCache)));
+    info.packs === false
+      ? undefined
+      : readingBase.then((base) =>
+          writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() =>
+            writePacks(store, snapshot, null, info.hasher, info.packCache),
+          ),
+        );
   // A delta's packs are written meanwhile (they name only what this snapshot holds, and are read
   // only through the record written after both); a full build's after its objects and documents.
   const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;
@@ -101,7 +128,10 @@ export async function publishSnapshot(store: PublishingStore, channel: string, s
 }
 
 /** Stores the diagnostics document unless it is there (found: its time is refreshed, for gc); the bytes written. */
-async function putDiagnostics(store: Pick<ContentReader, 'hasDocument'> & Pick<ContentWriter, 'putDocuments'>, doc: DiagnosticsDocument): Promise<number> {
+async function putDiagnostics(
+  store: Pick<ContentReader, 'hasDocument'> & Pick<ContentWriter, 'putDocuments'>,
+  doc: DiagnosticsDocument,
+): Promise<number> {
   if (await store.hasDocument(doc.digest)) return 0;
   const written = await store.putDocuments(new Map([[doc.digest, doc.bytes]]));
   return written.length > 0 ? doc.bytes.byteLength : 0;

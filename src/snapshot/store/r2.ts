@@ -62,7 +62,9 @@ export class R2Backend implements BlobBackend {
   async get(key: string): Promise<Blob | null> {
     return this.retry(async () => {
       const o = await this.bucket.get(this.keyPrefix + key);
-      return o ? { bytes: new Uint8Array(await o.arrayBuffer()), etag: o.etag, modifiedAt: new Date(o.uploaded).getTime() } : null;
+      return o
+        ? { bytes: new Uint8Array(await o.arrayBuffer()), etag: o.etag, modifiedAt: new Date(o.uploaded).getTime() }
+        : null;
     });
   }
 
@@ -86,22 +88,43 @@ export class R2Backend implements BlobBackend {
       const o = await this.bucket.get(this.keyPrefix + key);
       if (!o) return false;
       const bytes = new Uint8Array(await o.arrayBuffer());
-      return (await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagMatches: o.etag }, httpMetadata: { contentType: contentType(key) } })) !== null;
+      return (
+        (await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), {
+          onlyIf: { etagMatches: o.etag },
+          httpMetadata: { contentType: contentType(key) },
+        })) !== null
+      );
     });
   }
 
   async putIfAbsent(key: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
-    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagDoesNotMatch: '*' }, httpMetadata: { contentType: contentType(key) } })) ? 'created' : 'exists'));
+    return this.retry(async () =>
+      (await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), {
+        onlyIf: { etagDoesNotMatch: '*' },
+        httpMetadata: { contentType: contentType(key) },
+      }))
+        ? 'created'
+        : 'exists',
+    );
   }
 
   async putIfMatch(key: string, bytes: Uint8Array, etag: string): Promise<'ok' | 'conflict'> {
-    return this.retry(async () => ((await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), { onlyIf: { etagMatches: etag }, httpMetadata: { contentType: contentType(key) } })) ? 'ok' : 'conflict'));
+    return this.retry(async () =>
+      (await this.bucket.put(this.keyPrefix + key, exactBuffer(bytes), {
+        onlyIf: { etagMatches: etag },
+        httpMetadata: { contentType: contentType(key) },
+      }))
+        ? 'ok'
+        : 'conflict',
+    );
   }
 
   async *list(prefix: string): AsyncIterable<BlobInfo> {
     let cursor: string | undefined;
     for (;;) {
-      const page = await this.retry(() => this.bucket.list({ prefix: this.keyPrefix + prefix, ...(cursor ? { cursor } : {}) }));
+      const page = await this.retry(() =>
+        this.bucket.list({ prefix: this.keyPrefix + prefix, ...(cursor ? { cursor } : {}) }),
+      );
       for (const o of [...page.objects].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
         yield { key: o.key.slice(this.keyPrefix.length), modifiedAt: new Date(o.uploaded).getTime() };
       }
@@ -120,7 +143,8 @@ export class R2Backend implements BlobBackend {
 }
 
 /** The SnapshotStore over an R2 binding. */
-export const r2Store = (bucket: R2BucketLike, opts: R2BackendOptions & ObjectStoreOptions = {}): ObjectStore => new ObjectStore(new R2Backend(bucket, opts), opts);
+export const r2Store = (bucket: R2BucketLike, opts: R2BackendOptions & ObjectStoreOptions = {}): ObjectStore =>
+  new ObjectStore(new R2Backend(bucket, opts), opts);
 
 /**
  * R2 binding errors carry no status; its retryable ones say so in their text (internal error
@@ -129,7 +153,9 @@ export const r2Store = (bucket: R2BucketLike, opts: R2BackendOptions & ObjectSto
 function isTransientR2Error(e: unknown): boolean {
   if (e instanceof TransientStoreError) return true;
   const msg = String((e as { message?: unknown } | null)?.message ?? '');
-  return /\((10001|10043|10054|10058)\)|internal error|try again|timed? ?out|network connection lost|too many requests|reduce your concurrent/i.test(msg);
+  return /\((10001|10043|10054|10058)\)|internal error|try again|timed? ?out|network connection lost|too many requests|reduce your concurrent/i.test(
+    msg,
+  );
 }
 
 /**
@@ -137,10 +163,16 @@ function isTransientR2Error(e: unknown): boolean {
  * larger buffer (Node's pooled Buffers) would not survive a serialization boundary (Miniflare's proxy).
  */
 function exactBuffer(bytes: Uint8Array): ArrayBuffer {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer)
+    return bytes.buffer;
   const copy = new Uint8Array(bytes.byteLength); // not bytes.slice(): on a Buffer that is a view
   copy.set(bytes);
   return copy.buffer;
 }
 
-const contentType = (key: string): string => (key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream');
+const contentType = (key: string): string =>
+  key.endsWith('.json')
+    ? 'application/json'
+    : key.endsWith('.jsonl')
+      ? 'application/x-ndjson'
+      : 'application/octet-stream';

@@ -40,7 +40,9 @@ export class RetriesExhaustedError extends MeshsnapError {
     readonly attempts: number,
     readonly last: unknown,
   ) {
-    super('unavailable', `store call failed ${attempts} times: ${(last as Error)?.message ?? String(last)}`, { cause: last });
+    super('unavailable', `store call failed ${attempts} times: ${(last as Error)?.message ?? String(last)}`, {
+      cause: last,
+    });
   }
 }
 
@@ -51,7 +53,11 @@ export function backoffDelay(attempt: number, opts: RetryOptions = {}, random: (
   return backoff(attempt, { baseMs: opts.baseMs ?? 100, maxMs: opts.maxMs ?? 5000, jitter: 'full' }, random);
 }
 
-export async function withRetry<T>(op: () => Promise<T>, isTransient: (e: unknown) => boolean, opts: RetryOptions = {}): Promise<T> {
+export async function withRetry<T>(
+  op: () => Promise<T>,
+  isTransient: (e: unknown) => boolean,
+  opts: RetryOptions = {},
+): Promise<T> {
   const attempts = Math.max(1, opts.attempts ?? 5);
   const sleep = opts.sleep ?? defaultSleep;
   const random = opts.random ?? Math.random;
@@ -69,4 +75,5 @@ export async function withRetry<T>(op: () => Promise<T>, isTransient: (e: unknow
 }
 
 /** HTTP statuses worth retrying: throttling and server-side failures. */
-export const isRetryableStatus = (status: number | undefined): boolean => status === 429 || (status !== undefined && status >= 500 && status <= 599);
+export const isRetryableStatus = (status: number | undefined): boolean =>
+  status === 429 || (status !== undefined && status >= 500 && status <= 599);

@@ -7,7 +7,16 @@
  * `If-Match: <etag>` (412 = moved by someone else). AWS S3 honours both; s3rver ignores them
  * (`conditional: false` in its URL says so). Retries are ours (retry.ts), so the SDK's are off.
  */
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import type { Blob, BlobBackend, BlobHead, BlobInfo } from './blob.js';
 import { isRetryableStatus, withRetry, type RetryOptions } from './retry.js';
 
@@ -34,7 +43,8 @@ export function parseS3Url(url: string): S3Location {
   if (u.protocol !== 's3:') throw new TypeError(`not an s3:// URL: ${url}`);
   if (!u.hostname) throw new TypeError(`no bucket in ${url}`);
   const q = u.searchParams;
-  const flag = (name: string): boolean | undefined => (q.has(name) ? q.get(name) !== 'false' && q.get(name) !== '0' : undefined);
+  const flag = (name: string): boolean | undefined =>
+    q.has(name) ? q.get(name) !== 'false' && q.get(name) !== '0' : undefined;
   const prefix = decodeURIComponent(u.pathname).replace(/^\/+|\/+$/g, '');
   return {
     bucket: u.hostname,
@@ -63,7 +73,11 @@ export class S3Backend implements BlobBackend {
       ...s3ClientConfig(location, opts.credentials),
       maxAttempts: 1,
       // throwOnRequestTimeout: without it the SDK only logs a warning and waits on.
-      requestHandler: { requestTimeout: opts.requestTimeoutMs ?? 30_000, connectionTimeout: 10_000, throwOnRequestTimeout: true },
+      requestHandler: {
+        requestTimeout: opts.requestTimeoutMs ?? 30_000,
+        connectionTimeout: 10_000,
+        throwOnRequestTimeout: true,
+      },
     });
   }
 
@@ -74,7 +88,9 @@ export class S3Backend implements BlobBackend {
   async get(key: string): Promise<Blob | null> {
     return this.retry(async () => {
       try {
-        const res = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }));
+        const res = await this.client.send(
+          new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
+        );
         const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
         return { bytes, etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
       } catch (e) {
@@ -91,7 +107,9 @@ export class S3Backend implements BlobBackend {
   async head(key: string): Promise<BlobHead | null> {
     return this.retry(async () => {
       try {
-        const res = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }));
+        const res = await this.client.send(
+          new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
+        );
         return { etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
       } catch (e) {
         if (isNotFound(e)) return null;
@@ -157,7 +175,13 @@ export class S3Backend implements BlobBackend {
     let token: string | undefined;
     do {
       const page = await this.retry(() =>
-        this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: this.keyPrefix + prefix, ...(token ? { ContinuationToken: token } : {}) })),
+        this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.location.bucket,
+            Prefix: this.keyPrefix + prefix,
+            ...(token ? { ContinuationToken: token } : {}),
+          }),
+        ),
       );
       for (const o of page.Contents ?? []) {
         if (o.Key) yield { key: o.Key.slice(this.keyPrefix.length), modifiedAt: o.LastModified?.getTime() ?? 0 };
@@ -167,12 +191,25 @@ export class S3Backend implements BlobBackend {
   }
 
   async delete(key: string): Promise<void> {
-    await this.retry(() => this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key })));
+    await this.retry(() =>
+      this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key })),
+    );
   }
 
-  private async put(key: string, bytes: Uint8Array, condition: { IfNoneMatch?: string; IfMatch?: string }): Promise<void> {
+  private async put(
+    key: string,
+    bytes: Uint8Array,
+    condition: { IfNoneMatch?: string; IfMatch?: string },
+  ): Promise<void> {
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key, Body: bytes, ContentLength: bytes.byteLength, ContentType: contentType(key), ...condition }),
+      new PutObjectCommand({
+        Bucket: this.location.bucket,
+        Key: this.keyPrefix + key,
+        Body: bytes,
+        ContentLength: bytes.byteLength,
+        ContentType: contentType(key),
+        ...condition,
+      }),
     );
   }
 
@@ -187,15 +224,36 @@ function isTransientS3Error(e: unknown): boolean {
   if (isRetryableStatus(status)) return true;
   const name = nameOf(e);
   if (status === 409 && name === 'ConditionalRequestConflict') return true;
-  if (['SlowDown', 'Throttling', 'ThrottlingException', 'RequestTimeout', 'RequestTimeTooSkewed', 'TimeoutError', 'InternalError', 'ServiceUnavailable'].includes(name)) return true;
+  if (
+    [
+      'SlowDown',
+      'Throttling',
+      'ThrottlingException',
+      'RequestTimeout',
+      'RequestTimeTooSkewed',
+      'TimeoutError',
+      'InternalError',
+      'ServiceUnavailable',
+    ].includes(name)
+  )
+    return true;
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code);
+  return (
+    typeof code === 'string' &&
+    ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code)
+  );
 }
 
 const isNotFound = (e: unknown): boolean => statusOf(e) === 404 || ['NotFound', 'NoSuchKey'].includes(nameOf(e));
-const statusOf = (e: unknown): number | undefined => (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
+const statusOf = (e: unknown): number | undefined =>
+  (e as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode;
 const nameOf = (e: unknown): string => String((e as { name?: unknown } | null)?.name ?? '');
-const contentType = (key: string): string => (key.endsWith('.json') ? 'application/json' : key.endsWith('.jsonl') ? 'application/x-ndjson' : 'application/octet-stream');
+const contentType = (key: string): string =>
+  key.endsWith('.json')
+    ? 'application/json'
+    : key.endsWith('.jsonl')
+      ? 'application/x-ndjson'
+      : 'application/octet-stream';
 
 /** Client settings shared by the store and the Lambda's inputs reader: same region, endpoint and style. */
 export function s3ClientConfig(location: S3Location, credentials?: S3ClientConfig['credentials']): S3ClientConfig {

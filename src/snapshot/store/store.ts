@@ -53,7 +53,10 @@ export interface ContentWriter {
    * layer; publish falls back to putObject and one putDocuments per layer. Returns the digests
    * newly written (sorted).
    */
-  putLayered?(objects: ReadonlyMap<string, Uint8Array>, layers: readonly ReadonlyMap<string, Uint8Array>[]): Promise<{ readonly objects: string[]; readonly documents: string[] }>;
+  putLayered?(
+    objects: ReadonlyMap<string, Uint8Array>,
+    layers: readonly ReadonlyMap<string, Uint8Array>[],
+  ): Promise<{ readonly objects: string[]; readonly documents: string[] }>;
 }
 
 /** Reading channels: heads, version records, channel state. */

@@ -17,7 +17,15 @@ interface Named {
 }
 
 const byNamespaceName = (a: Named, b: Named): number =>
-  a.meta.namespace < b.meta.namespace ? -1 : a.meta.namespace > b.meta.namespace ? 1 : a.meta.name < b.meta.name ? -1 : a.meta.name > b.meta.name ? 1 : 0;
+  a.meta.namespace < b.meta.namespace
+    ? -1
+    : a.meta.namespace > b.meta.namespace
+      ? 1
+      : a.meta.name < b.meta.name
+        ? -1
+        : a.meta.name > b.meta.name
+          ? 1
+          : 0;
 
 function strip<T extends Named>(items: readonly T[]): Omit<T, 'origin'>[] {
   return [...items].sort(byNamespaceName).map((item) => {

@@ -74,7 +74,9 @@ function podStatus(status: Raw): Record<string, unknown> | undefined {
   if (Array.isArray(podIPs)) out.podIPs = podIPs.map((p) => (isRecord(p) ? { ip: own(p, 'ip') } : p));
   const conditions = own(status, 'conditions');
   if (Array.isArray(conditions)) {
-    const ready = conditions.filter((c) => isRecord(c) && own(c, 'type') === 'Ready').map((c) => ({ type: 'Ready', status: own(c as Raw, 'status') }));
+    const ready = conditions
+      .filter((c) => isRecord(c) && own(c, 'type') === 'Ready')
+      .map((c) => ({ type: 'Ready', status: own(c as Raw, 'status') }));
     if (ready.length > 0) out.conditions = ready;
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -126,7 +128,12 @@ function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined
   const digest = digestOf(bytes, hasher);
   if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
   const kind = own(raw, 'kind');
-  return parsedOnRead({ kind: UNKEYED_KIND, namespace: '', name: digest }, layerOf(typeof kind === 'string' ? kind : ''), bytes, digest);
+  return parsedOnRead(
+    { kind: UNKEYED_KIND, namespace: '', name: digest },
+    layerOf(typeof kind === 'string' ? kind : ''),
+    bytes,
+    digest,
+  );
 }
 
 /** The stored form of a keyed object; undefined when it has no kind or name. */

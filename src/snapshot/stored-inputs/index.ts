@@ -5,9 +5,24 @@
  * is the inputs digest (tree.ts), and store I/O (store-io.ts).
  */
 export { canonicalObject, storedDocument, storedObject, type StoredObject } from './canonical-object.js';
-export { INPUT_LAYERS, keyString, layerOf, objectKeyOf, parseKeyString, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
+export {
+  INPUT_LAYERS,
+  keyString,
+  layerOf,
+  objectKeyOf,
+  parseKeyString,
+  UNKEYED_KIND,
+  type InputLayer,
+  type ObjectKey,
+} from './keys.js';
 export type { Raw } from './raw.js';
-export { InvalidStoredInputsError, loadStoredInputs, putStoredInputs, readStoredInputsIndex, type PutInputsResult } from './store-io.js';
+export {
+  InvalidStoredInputsError,
+  loadStoredInputs,
+  putStoredInputs,
+  readStoredInputsIndex,
+  type PutInputsResult,
+} from './store-io.js';
 export {
   buildStoredInputs,
   STORED_INPUTS_SCHEMA,

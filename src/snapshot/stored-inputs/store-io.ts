@@ -25,7 +25,10 @@ export interface PutInputsResult {
  * Writes the objects, then the documents layer by layer (children before parents, the top last),
  * so a stored top document never names anything missing.
  */
-export async function putStoredInputs(store: Pick<SnapshotStore, 'putObject' | 'hasObject' | 'putDocuments' | 'putLayered'>, inputs: BuiltInputs): Promise<PutInputsResult> {
+export async function putStoredInputs(
+  store: Pick<SnapshotStore, 'putObject' | 'hasObject' | 'putDocuments' | 'putLayered'>,
+  inputs: BuiltInputs,
+): Promise<PutInputsResult> {
   return putTree(store, inputs.objects, inputs.documents);
 }
 
@@ -48,7 +51,10 @@ function parseJson(bytes: Uint8Array, what: string): unknown {
 }
 
 /** key → object digest of stored inputs, per layer (v2 tree, or a v1 manifest object). */
-export async function readStoredInputsIndex(store: Pick<SnapshotStore, 'getObject' | 'getDocument'>, digest: string): Promise<Record<InputLayer, Map<string, string>>> {
+export async function readStoredInputsIndex(
+  store: Pick<SnapshotStore, 'getObject' | 'getDocument'>,
+  digest: string,
+): Promise<Record<InputLayer, Map<string, string>>> {
   const out: Record<InputLayer, Map<string, string>> = { config: new Map(), endpoints: new Map() };
   const topBytes = await store.getDocument(digest);
   if (!topBytes) {
@@ -56,15 +62,18 @@ export async function readStoredInputsIndex(store: Pick<SnapshotStore, 'getObjec
     const bytes = await store.getObject(digest);
     if (!bytes) throw new InvalidStoredInputsError(`inputs manifest ${digest} not found`);
     const manifest = parseJson(bytes, `inputs manifest ${digest}`);
-    if (!isRecord(manifest) || manifest.schema !== STORED_INPUTS_SCHEMA_V1 || !isRecord(manifest.layers)) throw new InvalidStoredInputsError(`${digest} is not a ${STORED_INPUTS_SCHEMA_V1} manifest`);
+    if (!isRecord(manifest) || manifest.schema !== STORED_INPUTS_SCHEMA_V1 || !isRecord(manifest.layers))
+      throw new InvalidStoredInputsError(`${digest} is not a ${STORED_INPUTS_SCHEMA_V1} manifest`);
     for (const layer of INPUT_LAYERS) {
       const entries = manifest.layers[layer];
-      if (isRecord(entries)) for (const [k, d] of Object.entries(entries)) if (typeof d === 'string') out[layer].set(k, d);
+      if (isRecord(entries))
+        for (const [k, d] of Object.entries(entries)) if (typeof d === 'string') out[layer].set(k, d);
     }
     return out;
   }
   const top = parseJson(topBytes, `inputs document ${digest}`);
-  if (!isRecord(top) || top.schema !== STORED_INPUTS_SCHEMA || !isRecord(top.layers)) throw new InvalidStoredInputsError(`${digest} is not a ${STORED_INPUTS_SCHEMA} document`);
+  if (!isRecord(top) || top.schema !== STORED_INPUTS_SCHEMA || !isRecord(top.layers))
+    throw new InvalidStoredInputsError(`${digest} is not a ${STORED_INPUTS_SCHEMA} document`);
   const walk = async (layer: InputLayer, d: string): Promise<void> => {
     const bytes = await store.getDocument(d);
     if (!bytes) throw new InvalidStoredInputsError(`inputs table document ${d} not found`);
@@ -81,7 +90,10 @@ export async function readStoredInputsIndex(store: Pick<SnapshotStore, 'getObjec
 }
 
 /** Reads stored inputs back as raw documents (file = the object's key, in key order), ready for buildInputSet. */
-export async function loadStoredInputs(store: Pick<SnapshotStore, 'getObject' | 'getDocument'>, digest: string): Promise<RawDocument[]> {
+export async function loadStoredInputs(
+  store: Pick<SnapshotStore, 'getObject' | 'getDocument'>,
+  digest: string,
+): Promise<RawDocument[]> {
   const index = await readStoredInputsIndex(store, digest);
   const docs: RawDocument[] = [];
   for (const layer of INPUT_LAYERS) {
@@ -96,4 +108,3 @@ export async function loadStoredInputs(store: Pick<SnapshotStore, 'getObject' | 
   }
   return docs;
 }
-

@@ -108,12 +108,20 @@ export class StoredInputsTree {
     }
     this.pending = new Set();
     if (this.dirty || !this.top) {
-      const layers = { config: this.tables.config.commit(sink).digest, endpoints: this.tables.endpoints.commit(sink).digest };
+      const layers = {
+        config: this.tables.config.commit(sink).digest,
+        endpoints: this.tables.endpoints.commit(sink).digest,
+      };
       const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
       this.top = sink.emit(canonicalJson(top), TOP_LAYER);
       this.dirty = false;
     }
-    return { digest: this.top.digest, documents: sink.sorted(), objects: sortedByKey(objects), count: this.objects.size };
+    return {
+      digest: this.top.digest,
+      documents: sink.sorted(),
+      objects: sortedByKey(objects),
+      count: this.objects.size,
+    };
   }
 
   /** Every document and object of the current tree (commits first). */
@@ -128,7 +136,8 @@ export class StoredInputsTree {
   }
 }
 
-const sortedByKey = (m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> => new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const sortedByKey = (m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> =>
+  new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** The inputs of a set of objects, built from scratch: every document and object. Two objects with one key keep the smaller digest. */
 export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hasher): BuiltInputs {
@@ -152,7 +161,10 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 }
 
 /** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */
-export function storedInputsOfTexts(files: readonly { readonly file: string; readonly text: string }[], hasher?: Hasher): BuiltInputs {
+export function storedInputsOfTexts(
+  files: readonly { readonly file: string; readonly text: string }[],
+  hasher?: Hasher,
+): BuiltInputs {
   const docs: RawDocument[] = [];
   for (const f of files) for (const d of parseDocuments(f.text, f.file).docs) docs.push(d);
   return storedInputsOfDocuments(docs, hasher);

@@ -2,7 +2,11 @@
 import type { CompileRequest, CompileResult, SnapshotCompiler } from '../compiler.js';
 import type { WatchMetrics } from '../metrics.js';
 
-export async function compileTimed(compiler: SnapshotCompiler, request: CompileRequest, metrics: WatchMetrics): Promise<{ readonly result: CompileResult; readonly compileMs: number }> {
+export async function compileTimed(
+  compiler: SnapshotCompiler,
+  request: CompileRequest,
+  metrics: WatchMetrics,
+): Promise<{ readonly result: CompileResult; readonly compileMs: number }> {
   const t0 = performance.now();
   let result: CompileResult;
   try {

@@ -4,7 +4,12 @@ import type { LastKnownGood } from '../last-known-good.js';
 import type { ObjectCache } from '../object-cache.js';
 
 /** Only the objects that changed: rewritten leaves and their paths, and the new root. */
-export function updateStoredInputs(changed: ReadonlySet<string>, cache: ObjectCache, lkg: LastKnownGood, tree: StoredInputsTree): BuiltInputs {
+export function updateStoredInputs(
+  changed: ReadonlySet<string>,
+  cache: ObjectCache,
+  lkg: LastKnownGood,
+  tree: StoredInputsTree,
+): BuiltInputs {
   for (const key of changed) {
     const current = cache.get(key);
     if (current) {

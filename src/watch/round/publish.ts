@@ -79,7 +79,10 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     refused = pinned.refused;
   } else if (check?.served != null && !check.verdict.allowed) {
     const compiled = { snapshot: input.snapshot, diagnostics, stored: input.inputsToWrite() };
-    refused = await recordRefused(store, channel, compiled, { provenance: input.provenance() }, input.createdAt(), { ...check, served: check.served });
+    refused = await recordRefused(store, channel, compiled, { provenance: input.provenance() }, input.createdAt(), {
+      ...check,
+      served: check.served,
+    });
     published = { status: 'unchanged', head: { version: check.served, digest: input.snapshot.digest } };
   } else {
     // The inputs are written alongside the snapshot's objects and documents, and the version
@@ -102,5 +105,12 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
-  return { published, pinned: pinned !== null, ...(refused ? { refused } : {}), bytesWritten, documentsWritten, publishMs: performance.now() - tp };
+  return {
+    published,
+    pinned: pinned !== null,
+    ...(refused ? { refused } : {}),
+    bytesWritten,
+    documentsWritten,
+    publishMs: performance.now() - tp,
+  };
 }

@@ -4,7 +4,12 @@ import type { CompileRequest } from '../compiler.js';
 import type { LastKnownGood } from '../last-known-good.js';
 import type { CachedObject, ObjectCache } from '../object-cache.js';
 
-export function compileRequest(changed: ReadonlySet<string>, inputsDigest: string, cache: ObjectCache, lkg: LastKnownGood): CompileRequest {
+export function compileRequest(
+  changed: ReadonlySet<string>,
+  inputsDigest: string,
+  cache: ObjectCache,
+  lkg: LastKnownGood,
+): CompileRequest {
   let objects: CachedObject[] | undefined;
   return {
     changed,

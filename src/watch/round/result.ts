@@ -18,8 +18,22 @@ export interface RoundResult {
   readonly documentsWritten: number;
 }
 
-export function roundResult(mode: CompileResult['mode'], times: { readonly inputsMs: number; readonly compileMs: number }, stored: PublishedRound): RoundResult {
+export function roundResult(
+  mode: CompileResult['mode'],
+  times: { readonly inputsMs: number; readonly compileMs: number },
+  stored: PublishedRound,
+): RoundResult {
   const { published, publishMs, bytesWritten, documentsWritten } = stored;
   const head = published.status === 'published' ? published.record : published.head;
-  return { mode, publish: stored.refused ? 'refused' : published.status, digest: head.digest, version: head.version, compileMs: times.compileMs, inputsMs: times.inputsMs, publishMs, bytesWritten, documentsWritten };
+  return {
+    mode,
+    publish: stored.refused ? 'refused' : published.status,
+    digest: head.digest,
+    version: head.version,
+    compileMs: times.compileMs,
+    inputsMs: times.inputsMs,
+    publishMs,
+    bytesWritten,
+    documentsWritten,
+  };
 }

@@ -47,7 +47,9 @@ export const groupVersion = (group: string, version: string): string => (group ?
 /** Splits an apiVersion ("v1", "networking.istio.io/v1beta1") into group and version. */
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 export class Catalog {

@@ -56,7 +56,9 @@ export class Discovery {
 
   resourceList(group: string, version: string): Record<string, unknown> | undefined {
     if (!this.isServed(group, version)) return undefined;
-    const resources = this.catalog.resources.filter((r) => r.group === group && r.versions.includes(version)).map(resourceEntry);
+    const resources = this.catalog.resources
+      .filter((r) => r.group === group && r.versions.includes(version))
+      .map(resourceEntry);
     return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: groupVersion(group, version), resources };
   }
 }

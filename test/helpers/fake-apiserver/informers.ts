@@ -4,7 +4,14 @@
  * delay so tests never sleep through client-node's 1 s → 30 s backoff, and records what the
  * informer reports (add/update/delete, connect, error).
  */
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type KubernetesObject, ListWatch, Watch } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  type KubernetesObject,
+  ListWatch,
+  Watch,
+} from '@kubernetes/client-node';
 
 export function kubeConfigFor(kubeconfigText: string): KubeConfig {
   const kc = new KubeConfig();
@@ -14,7 +21,12 @@ export function kubeConfigFor(kubeconfigText: string): KubeConfig {
 
 /** A Watch that asks for BOOKMARKs, which ListWatch itself never does. */
 export class BookmarkWatch extends Watch {
-  override watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+  override watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
     return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, callback, done);
   }
 }
@@ -38,8 +50,17 @@ export function listFnFor(kc: KubeConfig, path: string): ListFn {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const crd = /^\/apis\/([^/]+)\/([^/]+)\/(?:namespaces\/([^/]+)\/)?([^/]+)$/.exec(path);
   if (crd) {
-    const [, group, version, namespace, plural] = crd as unknown as [string, string, string, string | undefined, string];
-    return () => (namespace ? custom.listNamespacedCustomObject({ group, version, namespace, plural }) : custom.listClusterCustomObject({ group, version, plural }));
+    const [, group, version, namespace, plural] = crd as unknown as [
+      string,
+      string,
+      string,
+      string | undefined,
+      string,
+    ];
+    return () =>
+      namespace
+        ? custom.listNamespacedCustomObject({ group, version, namespace, plural })
+        : custom.listClusterCustomObject({ group, version, plural });
   }
   const lists: Record<string, ListFn> = {
     '/api/v1/pods': () => core.listPodForAllNamespaces(),
@@ -54,7 +75,11 @@ export function listFnFor(kc: KubeConfig, path: string): ListFn {
   return fn;
 }
 
-export function recordInformer(kc: KubeConfig, path: string, opts: { bookmarks?: boolean; start?: boolean } = {}): Recorded {
+export function recordInformer(
+  kc: KubeConfig,
+  path: string,
+  opts: { bookmarks?: boolean; start?: boolean } = {},
+): Recorded {
   const delays: number[] = [];
   const watch = opts.bookmarks ? new BookmarkWatch(kc) : new Watch(kc);
   const informer = new ListWatch<KubernetesObject>(path, watch, listFnFor(kc, path), false, undefined, undefined, {

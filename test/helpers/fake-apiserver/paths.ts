@@ -18,7 +18,10 @@ export type Route =
   | { readonly kind: 'unknown' };
 
 export function parsePath(pathname: string): Route {
-  const parts = pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
   let group: string;
   let version: string | undefined;
   let rest: string[];
@@ -41,7 +44,14 @@ export function parsePath(pathname: string): Route {
   // /namespaces/NS/PLURAL[/NAME] is namespaced; /namespaces[/NAME] is the Namespace resource itself.
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     if (rest.length > 4) return { kind: 'unknown' };
-    return { kind: 'resource', group, version, namespace: rest[1]!, plural: rest[2]!, ...(rest[3] !== undefined ? { name: rest[3] } : {}) };
+    return {
+      kind: 'resource',
+      group,
+      version,
+      namespace: rest[1]!,
+      plural: rest[2]!,
+      ...(rest[3] !== undefined ? { name: rest[3] } : {}),
+    };
   }
   if (rest.length > 2) return { kind: 'unknown' };
   return { kind: 'resource', group, version, plural: rest[0]!, ...(rest[1] !== undefined ? { name: rest[1] } : {}) };

@@ -26,10 +26,17 @@ function term(t: string, get: (o: KubeObject, key: string) => string | undefined
   return (o) => get(o, t.trim()) !== undefined;
 }
 
-function parse(sel: string | null, get: (o: KubeObject, key: string) => string | undefined, keep: (t: string) => boolean = () => true): Predicate {
+function parse(
+  sel: string | null,
+  get: (o: KubeObject, key: string) => string | undefined,
+  keep: (t: string) => boolean = () => true,
+): Predicate {
   if (!sel) return ALL;
   // Commas inside `in (a,b)` would split wrongly; such terms are ignored anyway.
-  const preds = sel.split(',').filter((t) => t.trim() !== '' && keep(t.trim())).map((t) => term(t, get));
+  const preds = sel
+    .split(',')
+    .filter((t) => t.trim() !== '' && keep(t.trim()))
+    .map((t) => term(t, get));
   return (o) => preds.every((p) => p(o));
 }
 

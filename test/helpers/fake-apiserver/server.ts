@@ -70,7 +70,11 @@ export class FakeApiServer extends EventEmitter {
     const notServed = new Set(options.notServed ?? []);
     this.served = new Set((options.served ?? this.catalog.allGroupVersions()).filter((gv) => !notServed.has(gv)));
     this.discovery = new Discovery(this.catalog, this.served);
-    this.store = new ObjectStore(options.historyLimit ?? 1000, options.startResourceVersion ?? 100, options.now ?? (() => new Date()));
+    this.store = new ObjectStore(
+      options.historyLimit ?? 1000,
+      options.startResourceVersion ?? 100,
+      options.now ?? (() => new Date()),
+    );
     this.opts = {
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000,
       expiredWatch: options.expiredWatch ?? 'event',
@@ -137,7 +141,10 @@ export class FakeApiServer extends EventEmitter {
   }
 
   private resolve(kind: KindRef): ResourceType {
-    const r = typeof kind === 'string' ? this.catalog.byKindName(kind) : this.catalog.byKindName(kind.kind, splitApiVersion(kind.apiVersion).group);
+    const r =
+      typeof kind === 'string'
+        ? this.catalog.byKindName(kind)
+        : this.catalog.byKindName(kind.kind, splitApiVersion(kind.apiVersion).group);
     if (!r) throw new Error(`fake-apiserver: unknown kind ${JSON.stringify(kind)}`);
     return r;
   }
@@ -259,7 +266,15 @@ export class FakeApiServer extends EventEmitter {
     const url = new URL(req.url ?? '/', 'http://x');
     const query = Object.fromEntries(url.searchParams);
     const watch = query.watch === 'true' || query.watch === '1';
-    const entry: LoggedRequest = { method: req.method ?? 'GET', path: url.pathname, query, watch, status: 0, at: Date.now(), authorization: req.headers.authorization };
+    const entry: LoggedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      watch,
+      status: 0,
+      at: Date.now(),
+      authorization: req.headers.authorization,
+    };
     this.requests.push(entry);
     const send = (code: number, body: unknown) => {
       entry.status = code;
@@ -271,7 +286,8 @@ export class FakeApiServer extends EventEmitter {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (res.destroyed) return;
     if (fail !== undefined) return send(fail, statusFor(fail, 'injected failure'));
-    if (entry.method !== 'GET') return send(405, statusFor(405, 'the fake API server is read-only over HTTP; use apply()'));
+    if (entry.method !== 'GET')
+      return send(405, statusFor(405, 'the fake API server is read-only over HTTP; use apply()'));
 
     const route = parsePath(url.pathname);
     const notFound = () => send(404, statusFor(404, 'the server could not find the requested resource'));
@@ -294,7 +310,8 @@ export class FakeApiServer extends EventEmitter {
         break;
     }
     const r = this.catalog.byResource(route.group, route.plural);
-    if (!r || !r.versions.includes(route.version) || !this.discovery.isServed(route.group, route.version)) return notFound();
+    if (!r || !r.versions.includes(route.version) || !this.discovery.isServed(route.group, route.version))
+      return notFound();
     if (route.namespace !== undefined && !r.namespaced) return notFound();
     const apiVersion = groupVersion(route.group, route.version);
 
@@ -330,8 +347,16 @@ export class FakeApiServer extends EventEmitter {
     // Like kube-apiserver, lists of built-in types omit kind/apiVersion on items (custom resources
     // keep them); a client must know the kind from what it listed.
     const typeMeta = CRD_GROUPS.has(r.group);
-    const items = this.store.list(r, route.namespace).filter(predicate).map(({ kind: _k, apiVersion: _a, ...o }) => (typeMeta ? { apiVersion, kind: r.kind, ...o } : o));
-    send(200, { kind: `${r.kind}List`, apiVersion, metadata: { resourceVersion: String(this.store.currentRv()) }, items });
+    const items = this.store
+      .list(r, route.namespace)
+      .filter(predicate)
+      .map(({ kind: _k, apiVersion: _a, ...o }) => (typeMeta ? { apiVersion, kind: r.kind, ...o } : o));
+    send(200, {
+      kind: `${r.kind}List`,
+      apiVersion,
+      metadata: { resourceVersion: String(this.store.currentRv()) },
+      items,
+    });
   }
 }
 

@@ -7,6 +7,18 @@ export function status(code: number, reason: string, message: string): Record<st
 
 /** The Status for an injected or generic failure with this HTTP code. */
 export function statusFor(code: number, message?: string): Record<string, unknown> {
-  const reasons: Record<number, string> = { 404: 'NotFound', 405: 'MethodNotAllowed', 410: 'Gone', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout' };
-  return status(code, reasons[code] ?? (STATUS_CODES[code] ?? 'Unknown').replace(/\s/g, ''), message ?? STATUS_CODES[code] ?? 'error');
+  const reasons: Record<number, string> = {
+    404: 'NotFound',
+    405: 'MethodNotAllowed',
+    410: 'Gone',
+    429: 'TooManyRequests',
+    500: 'InternalError',
+    503: 'ServiceUnavailable',
+    504: 'Timeout',
+  };
+  return status(
+    code,
+    reasons[code] ?? (STATUS_CODES[code] ?? 'Unknown').replace(/\s/g, ''),
+    message ?? STATUS_CODES[code] ?? 'error',
+  );
 }

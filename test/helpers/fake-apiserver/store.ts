@@ -87,7 +87,11 @@ export class ObjectStore {
     const prev = this.objects.get(key)?.object;
     if (prev && content(prev) === content({ ...obj, apiVersion: prev.apiVersion })) return clone(prev);
     obj.metadata.uid = prev?.metadata.uid ?? `00000000-0000-4000-8000-${String(++this.uids).padStart(12, '0')}`;
-    obj.metadata.creationTimestamp = prev?.metadata.creationTimestamp ?? this.now().toISOString().replace(/\.\d+Z$/, 'Z');
+    obj.metadata.creationTimestamp =
+      prev?.metadata.creationTimestamp ??
+      this.now()
+        .toISOString()
+        .replace(/\.\d+Z$/, 'Z');
     const prevGen = prev?.metadata.generation ?? 0;
     obj.metadata.generation = prev && specOf(prev) === specOf(obj) ? prevGen : prevGen + 1;
     obj.metadata.resourceVersion = String(++this.rv);

@@ -49,16 +49,27 @@ function expiredStatus(rv: string, store: ObjectStore): Record<string, unknown> 
 }
 
 /** Serves a watch; returns the open stream, or undefined when it was answered and closed at once. */
-export function serveWatch(res: ServerResponse, req: WatchRequest, store: ObjectStore, opts: WatchOptions, onClose: (w: OpenWatch) => void): OpenWatch | undefined {
+export function serveWatch(
+  res: ServerResponse,
+  req: WatchRequest,
+  store: ObjectStore,
+  opts: WatchOptions,
+  onClose: (w: OpenWatch) => void,
+): OpenWatch | undefined {
   const apiVersion = groupVersion(req.resource.group, req.version);
   const visible = (e: { resource: ResourceType; object: KubeObject }): boolean =>
-    e.resource === req.resource && (req.namespace === undefined || e.object.metadata.namespace === req.namespace) && req.predicate(e.object);
+    e.resource === req.resource &&
+    (req.namespace === undefined || e.object.metadata.namespace === req.namespace) &&
+    req.predicate(e.object);
   const asServed = (o: KubeObject): KubeObject => ({ ...o, apiVersion });
 
   // "" and "0" mean "current state, then changes": synthetic ADDED events for what exists now.
   let replay: { type: string; object: KubeObject }[];
   if (req.resourceVersion === '' || req.resourceVersion === '0') {
-    replay = store.list(req.resource, req.namespace).filter(req.predicate).map((o) => ({ type: 'ADDED', object: o }));
+    replay = store
+      .list(req.resource, req.namespace)
+      .filter(req.predicate)
+      .map((o) => ({ type: 'ADDED', object: o }));
   } else {
     const after = store.eventsAfter(Number(req.resourceVersion));
     if (after === 'expired') {
@@ -91,7 +102,14 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, store: Object
     bookmark: () => {
       // Every event up to the current revision has been written already (events are delivered
       // synchronously), so the current revision is a safe place to resume from.
-      if (req.allowBookmarks) write(line('BOOKMARK', { kind: req.resource.kind, apiVersion, metadata: { resourceVersion: String(store.currentRv()) } }));
+      if (req.allowBookmarks)
+        write(
+          line('BOOKMARK', {
+            kind: req.resource.kind,
+            apiVersion,
+            metadata: { resourceVersion: String(store.currentRv()) },
+          }),
+        );
     },
     // Both mark the stream closed at once (not on 'finish'/'close', which come a tick later), so
     // an apply() right after end() or drop() is not written to a stream that is going away.
@@ -116,8 +134,12 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, store: Object
   res.on('finish', cleanup);
 
   for (const e of replay) write(line(e.type, asServed(e.object)));
-  if (req.allowBookmarks && opts.bookmarkIntervalMs > 0) timers.push(setInterval(watch.bookmark, opts.bookmarkIntervalMs));
-  const limitMs = Math.min(req.timeoutSeconds !== undefined ? req.timeoutSeconds * 1000 : Infinity, opts.watchTimeoutMs > 0 ? opts.watchTimeoutMs : Infinity);
+  if (req.allowBookmarks && opts.bookmarkIntervalMs > 0)
+    timers.push(setInterval(watch.bookmark, opts.bookmarkIntervalMs));
+  const limitMs = Math.min(
+    req.timeoutSeconds !== undefined ? req.timeoutSeconds * 1000 : Infinity,
+    opts.watchTimeoutMs > 0 ? opts.watchTimeoutMs : Infinity,
+  );
   if (Number.isFinite(limitMs)) timers.push(setTimeout(watch.end, limitMs));
   return watch;
 }

@@ -9,4 +9,15 @@ import { PROXIES_JS } from './proxies.js';
 import { ROUTER_JS } from './router.js';
 import { TIMELINE_JS } from './timeline.js';
 
-export const APP_JS = ['(function () {', "'use strict';", CORE_JS, TIMELINE_JS, DIFF_JS, PROXIES_JS, ACTIONS_JS, ROUTER_JS, '})();', ''].join('\n');
+export const APP_JS = [
+  '(function () {',
+  "'use strict';",
+  CORE_JS,
+  TIMELINE_JS,
+  DIFF_JS,
+  PROXIES_JS,
+  ACTIONS_JS,
+  ROUTER_JS,
+  '})();',
+  '',
+].join('\n');
