@@ -14,20 +14,8 @@
  * asynchronous and parallel.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  utimesSync,
-  writeSync,
-} from 'node:fs';
-import { link, mkdir, open, readFile, readdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
@@ -41,6 +29,20 @@ import {
 } from '../manifest.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
+import {
+  createExclusive,
+  createExclusiveSync,
+  deleteIfOlder,
+  existsSync,
+  freshen,
+  freshenSync,
+  isCode,
+  readdirOrEmpty,
+  readdirOrEmptySync,
+  readTextSync,
+  unlinkIfPresent,
+  writeAllSync,
+} from './fs-files.js';
 import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
 import {
   AUDIT_PREFIX,
@@ -532,128 +534,3 @@ export class LocalStore implements SnapshotStore {
     return bytes;
   }
 }
-
-/** For filesystems without hard links: exclusive create, then write (not atomic for readers). */
-async function createExclusive(path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
-  let handle;
-  try {
-    handle = await open(path, 'wx');
-  } catch (e) {
-    if (isCode(e, 'EEXIST')) return 'exists';
-    throw e;
-  }
-  try {
-    await handle.writeFile(bytes);
-  } finally {
-    await handle.close();
-  }
-  return 'created';
-}
-
-function createExclusiveSync(path: string, bytes: Uint8Array): 'created' | 'exists' {
-  try {
-    writeAllSync(path, bytes);
-  } catch (e) {
-    if (isCode(e, 'EEXIST')) return 'exists';
-    throw e;
-  }
-  return 'created';
-}
-
-/** Creates `path` (it must not exist) with `bytes`. */
-function writeAllSync(path: string, bytes: Uint8Array): void {
-  const fd = openSync(path, 'wx');
-  try {
-    for (let at = 0; at < bytes.byteLength;) at += writeSync(fd, bytes, at, bytes.byteLength - at);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function readdirOrEmptySync(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return [];
-    throw e;
-  }
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return [];
-    throw e;
-  }
-}
-
-/** Whether the file exists; if so its mtime becomes now (git's "freshen": gc's grace period counts from the last reuse). */
-async function freshen(path: string): Promise<boolean> {
-  const now = new Date();
-  try {
-    await utimes(path, now, now);
-    return true;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    // A read-only store can still be read: fall back to a plain existence check.
-    if (isCode(e, 'EPERM') || isCode(e, 'EACCES') || isCode(e, 'EROFS')) return exists(path);
-    throw e;
-  }
-}
-
-function freshenSync(path: string): boolean {
-  const now = new Date();
-  try {
-    utimesSync(path, now, now);
-    return true;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    if (isCode(e, 'EPERM') || isCode(e, 'EACCES') || isCode(e, 'EROFS')) return existsSync(path);
-    throw e;
-  }
-}
-
-/** Unlinks the file unless it was written or freshened at or after `olderThan` (ms). */
-async function deleteIfOlder(path: string, olderThan: number): Promise<boolean> {
-  try {
-    if ((await stat(path)).mtimeMs >= olderThan) return false;
-    await unlink(path);
-    return true;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    throw e;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    throw e;
-  }
-}
-
-function unlinkIfPresent(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (e) {
-    if (!isCode(e, 'ENOENT')) throw e;
-  }
-}
-
-const existsSync = (path: string): boolean => statSync(path, { throwIfNoEntry: false }) !== undefined;
-
-function readTextSync(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return null;
-    throw e;
-  }
-}
-
-const isCode = (e: unknown, code: string): boolean =>
-  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
