@@ -12,7 +12,8 @@ import { typeNameOf } from './type-urls.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
-const WRAPPERS = new Set(
+/** The google.protobuf wrapper types, rendered as their bare value. */
+export const WRAPPERS = new Set(
   [
     'DoubleValue',
     'FloatValue',
@@ -26,7 +27,8 @@ const WRAPPERS = new Set(
   ].map((n) => `google.protobuf.${n}`),
 );
 const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
-const SCALARS = new Set([
+/** Proto scalar type names. */
+export const SCALARS = new Set([
   'double',
   'float',
   'int32',

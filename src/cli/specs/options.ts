@@ -44,3 +44,12 @@ export const typeOption = {
     help: 'only these xDS types (one or a comma list)',
   },
 } as const satisfies Record<string, FlagSpec>;
+
+/** `--force` of rollback and promote: serve a result that empties clusters of their endpoints. */
+export const forceEmptyEndpointsOption = {
+  force: {
+    type: 'boolean',
+    default: false,
+    help: 'even when clusters that have endpoints in the target would be served none',
+  },
+} as const satisfies Record<string, FlagSpec>;

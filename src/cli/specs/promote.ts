@@ -1,6 +1,6 @@
 /** `meshsnap promote`: its option table (used by --help and the README test), without the command's implementation. */
 import { command } from '../args.js';
-import { actorOptions, requiredReasonOption } from './options.js';
+import { actorOptions, forceEmptyEndpointsOption, requiredReasonOption } from './options.js';
 
 export const promoteSpec = command({
   name: 'promote',
@@ -11,11 +11,7 @@ export const promoteSpec = command({
   options: {
     ...requiredReasonOption,
     ...actorOptions,
-    force: {
-      type: 'boolean',
-      default: false,
-      help: 'even when clusters that have endpoints in the target would be served none',
-    },
+    ...forceEmptyEndpointsOption,
   },
   examples: ["meshsnap promote candidate:3 --reason 'reviewed in #1234'"],
 });

@@ -1,6 +1,6 @@
 /** `meshsnap rollback`: its option table (used by --help and the README test), without the command's implementation. */
 import { command } from '../args.js';
-import { actorOptions, requiredReasonOption } from './options.js';
+import { actorOptions, forceEmptyEndpointsOption, requiredReasonOption } from './options.js';
 
 export const rollbackSpec = command({
   name: 'rollback',
@@ -11,11 +11,7 @@ export const rollbackSpec = command({
   options: {
     ...requiredReasonOption,
     ...actorOptions,
-    force: {
-      type: 'boolean',
-      default: false,
-      help: 'even when clusters that have endpoints in the target would be served none',
-    },
+    ...forceEmptyEndpointsOption,
   },
   examples: [
     "meshsnap rollback 6 --reason 'v7 broke checkout'",

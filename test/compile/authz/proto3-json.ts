@@ -6,6 +6,7 @@
 import descriptor from '../../../src/xds/gen/descriptor.js';
 import type { DescriptorNamespace } from '../../../src/xds/descriptor-types.js';
 import { encodeMessage } from '../../../src/xds/proto.js';
+import { SCALARS, WRAPPERS } from '../../../src/xds/json.js';
 import { typeNameOf } from '../../../src/xds/type-urls.js';
 
 type Json = unknown;
@@ -26,37 +27,6 @@ function resolve(typeRef: string, scope: string): string | undefined {
 }
 
 const camel = (snake: string): string => snake.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-const SCALARS = new Set([
-  'double',
-  'float',
-  'int32',
-  'uint32',
-  'sint32',
-  'fixed32',
-  'sfixed32',
-  'bool',
-  'string',
-  'bytes',
-  'int64',
-  'uint64',
-  'sint64',
-  'fixed64',
-  'sfixed64',
-]);
-const WRAPPERS = new Set(
-  [
-    'DoubleValue',
-    'FloatValue',
-    'Int64Value',
-    'UInt64Value',
-    'Int32Value',
-    'UInt32Value',
-    'BoolValue',
-    'StringValue',
-    'BytesValue',
-  ].map((n) => `google.protobuf.${n}`),
-);
-
 function scalar(type: string, v: Json, where: string): unknown {
   if (type === 'bytes') return Uint8Array.from(Buffer.from(String(v), 'base64'));
   if (type === 'string' || type === 'bool') return v;
