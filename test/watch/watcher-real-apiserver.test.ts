@@ -1,0 +1,234 @@
+/**
+ * The watcher against a REAL kube-apiserver (../shared/tools/kube-local, v1.20.2): its first round
+ * publishes what the server holds, and a VirtualService change, an endpoint change and a new Service
+ * each publish a new version carrying the server's resourceVersions. The fake API server covers the
+ * fault cases; this one checks that what the fake does is what the real one does (1.20 serves no
+ * discovery.k8s.io/v1, so the watcher falls back to core Endpoints, as istiod does there).
+ * Skipped with the reason when no real API server is reachable.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import type { VersionRecord } from '../../src/snapshot/manifest.js';
+import { ManualClock } from '../../src/watch/clock.js';
+import { Watcher } from '../../src/watch/watcher.js';
+import { until } from '../helpers/fake-apiserver/wait.js';
+import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
+import { endpointIps, recompileStored, servedFromStore } from './watch-harness.js';
+
+const NS = `meshsnap-watch-${Date.now().toString(36)}`;
+const REVIEWS = `reviews.${NS}.svc.cluster.local`;
+
+type Obj = KubernetesObject & Record<string, unknown>;
+const service = (name: string): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name, namespace: NS, labels: { app: name } },
+  spec: { selector: { app: name }, ports: [{ name: 'http', port: 9080, targetPort: 9080, protocol: 'TCP' }] },
+});
+const pod = (name: string, app: string, version: string): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, namespace: NS, labels: { app, version } },
+  spec: { containers: [{ name: app, image: 'x', ports: [{ containerPort: 9080, name: 'http' }] }] },
+});
+const podStatus = (ip: string) => ({
+  phase: 'Running',
+  podIP: ip,
+  podIPs: [{ ip }],
+  conditions: [{ type: 'Ready', status: 'True' }],
+});
+const endpoints = (name: string, addrs: { ip: string; pod: string }[]): Obj => ({
+  apiVersion: 'v1',
+  kind: 'Endpoints',
+  metadata: { name, namespace: NS },
+  subsets: [
+    {
+      addresses: addrs.map((a) => ({ ip: a.ip, targetRef: { kind: 'Pod', name: a.pod, namespace: NS } })),
+      ports: [{ name: 'http', port: 9080, protocol: 'TCP' }],
+    },
+  ],
+});
+const destinationRule: Obj = {
+  apiVersion: 'networking.istio.io/v1beta1',
+  kind: 'DestinationRule',
+  metadata: { name: 'reviews', namespace: NS },
+  spec: {
+    host: REVIEWS,
+    subsets: [
+      { name: 'v1', labels: { version: 'v1' } },
+      { name: 'v2', labels: { version: 'v2' } },
+    ],
+  },
+};
+const virtualService = (weights: [number, number]): Obj => ({
+  apiVersion: 'networking.istio.io/v1beta1',
+  kind: 'VirtualService',
+  metadata: { name: 'reviews', namespace: NS },
+  spec: {
+    hosts: [REVIEWS],
+    http: [
+      {
+        route: [
+          { destination: { host: REVIEWS, subset: 'v1' }, weight: weights[0] },
+          { destination: { host: REVIEWS, subset: 'v2' }, weight: weights[1] },
+        ],
+      },
+    ],
+  },
+});
+const PRODUCTPAGE = {
+  id: `sidecar~10.250.0.20~productpage-v1-1.${NS}~${NS}.svc.cluster.local`,
+  metadata: { NAMESPACE: NS, LABELS: { app: 'productpage', version: 'v1' }, INSTANCE_IPS: '10.250.0.20' },
+};
+
+let server: RealApiServer;
+let objects: KubernetesObjectApi;
+const created: Obj[] = [];
+
+before(async () => {
+  server = await realApiServer();
+  if ('skip' in server) return;
+  objects = KubernetesObjectApi.makeApiClient(server.kc);
+  await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+});
+
+after(async () => {
+  if ('skip' in server) return;
+  // kube-local runs no namespace controller: a deleted namespace stays Terminating, so objects go one by one.
+  for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
+  await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).catch(() => undefined);
+});
+
+async function create(o: Obj): Promise<void> {
+  await objects.create(o);
+  created.push(o);
+}
+
+/** A pod as if it ran: created, then its status written (nothing schedules pods on kube-local). */
+async function runningPod(name: string, app: string, version: string, ip: string): Promise<void> {
+  await create(pod(name, app, version));
+  const core = server && !('skip' in server) ? server.kc.makeApiClient(CoreV1Api) : undefined;
+  const current = (await core!.readNamespacedPod({ name, namespace: NS })) as V1Pod;
+  await core!.replaceNamespacedPodStatus({
+    name,
+    namespace: NS,
+    body: { ...current, status: podStatus(ip) } as V1Pod,
+  });
+}
+
+test(
+  'the watcher against a real kube-apiserver: first round, then each change kind',
+  { timeout: 120_000 },
+  async (t) => {
+    if ('skip' in server) {
+      t.skip(server.skip);
+      return;
+    }
+    await create(service('reviews'));
+    await create(service('productpage'));
+    await runningPod('reviews-v1-1', 'reviews', 'v1', '10.250.0.11');
+    await runningPod('reviews-v2-1', 'reviews', 'v2', '10.250.0.12');
+    await runningPod('productpage-v1-1', 'productpage', 'v1', '10.250.0.20');
+    await create(endpoints('reviews', [{ ip: '10.250.0.11', pod: 'reviews-v1-1' }]));
+    await create(endpoints('productpage', [{ ip: '10.250.0.20', pod: 'productpage-v1-1' }]));
+    await create(destinationRule);
+
+    const dir = await mkdtemp(join(tmpdir(), 'meshsnap-watch-real-'));
+    const store = new LocalStore(dir);
+    const clock = new ManualClock(1_000_000);
+    const logs: Record<string, unknown>[] = [];
+    const watcher = new Watcher({
+      kubeConfig: server.kc,
+      store,
+      channel: 'main',
+      clock,
+      backoff: { initialMs: 50, maxMs: 500 },
+      crdPollMs: 200,
+      hasher: nodeSha256Hex,
+      log: (e) => logs.push(e),
+      namespaces: [NS],
+    });
+    let seen = 0;
+    const settle = async (events: number) => {
+      await until(() => watcher.eventsSeen >= seen + events, 30_000, `${events} events`);
+      await until(() => watcher.synced, 30_000, 'sync');
+      seen = watcher.eventsSeen;
+      clock.advance(100);
+      await watcher.idle();
+      clock.advance(100);
+      await watcher.idle();
+      const failed = logs.find((l) => l.level === 'error');
+      if (failed) throw new Error(`watcher: ${JSON.stringify(failed)}`);
+    };
+    const head = async (): Promise<VersionRecord> => {
+      const h = await store.readChannel('main');
+      assert.ok(h, 'a head');
+      return (await store.getVersion('main', h.version)) as VersionRecord;
+    };
+    try {
+      await watcher.start();
+      await settle(0);
+      let record = await head();
+      assert.equal(record.version, 1);
+      let served = await servedFromStore(store, record, PRODUCTPAGE);
+      assert.ok(served.clusters.has(`outbound|9080|v2|${REVIEWS}`), 'subset clusters from the DestinationRule');
+      assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080||${REVIEWS}`)), ['10.250.0.11']);
+      assert.equal(await recompileStored(store, record), record.digest, 'stored inputs recompile to the same digest');
+
+      // A VirtualService accepted by the real server: a new version whose provenance carries its resourceVersion.
+      const vs = (await objects.create(virtualService([80, 20]))) as Obj;
+      created.push(virtualService([80, 20]));
+      await settle(1);
+      record = await head();
+      assert.equal(record.version, 2);
+      const change = record.provenance?.changes.find((c) => c.kind === 'VirtualService');
+      assert.equal(change?.resourceVersion, vs.metadata?.resourceVersion);
+      served = await servedFromStore(store, record, PRODUCTPAGE);
+      const vh = (
+        served.routes.get('9080') as { virtual_hosts: { name: string; routes: Record<string, any>[] }[] }
+      ).virtual_hosts.find((v) => v.name === `${REVIEWS}:9080`);
+      assert.deepEqual(
+        vh?.routes[0]?.route?.weighted_clusters?.clusters.map((c: { name: string; weight: number }) => [
+          c.name,
+          c.weight,
+        ]),
+        [
+          [`outbound|9080|v1|${REVIEWS}`, 80],
+          [`outbound|9080|v2|${REVIEWS}`, 20],
+        ],
+      );
+
+      // An endpoint change: the second reviews pod becomes an endpoint.
+      await objects.replace({
+        ...endpoints('reviews', [
+          { ip: '10.250.0.11', pod: 'reviews-v1-1' },
+          { ip: '10.250.0.12', pod: 'reviews-v2-1' },
+        ]),
+        metadata: { name: 'reviews', namespace: NS },
+      });
+      await settle(1);
+      record = await head();
+      assert.equal(record.version, 3);
+      served = await servedFromStore(store, record, PRODUCTPAGE);
+      assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080||${REVIEWS}`)), ['10.250.0.11', '10.250.0.12']);
+      assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080|v2|${REVIEWS}`)), ['10.250.0.12']);
+
+      // A new Service: its cluster appears.
+      await create(service('ratings'));
+      await settle(1);
+      record = await head();
+      assert.equal(record.version, 4);
+      served = await servedFromStore(store, record, PRODUCTPAGE);
+      assert.ok(served.clusters.has(`outbound|9080||ratings.${NS}.svc.cluster.local`));
+      assert.equal(await recompileStored(store, record), record.digest);
+    } finally {
+      await watcher.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
