@@ -1,7 +1,8 @@
 /**
  * Follows a channel of the store: on boot loads the channel head; then polls the head (cheap: one
  * small read) and, when it moves, loads and verifies the new version completely before handing it
- * over. Any failure (store unreachable, document or object missing or corrupt) leaves the last good
+ * over. Hints make it read the head at once instead of at the next poll: the store's own
+ * (`watchHead`, the folder store's file-system watch) and `hint()` (a publisher's notify). Any failure (store unreachable, document or object missing or corrupt) leaves the last good
  * snapshot in service; the error is logged, counted and shown in status(), and the attempt is
  * retried with exponential backoff (capped), so a broken store is not hammered.
  */
@@ -20,6 +21,8 @@ export interface FollowerOptions {
   readonly maxBackoffMs?: number;
   /** Called with each new verified snapshot, in version order. */
   readonly onSnapshot: (next: LoadedSnapshot, previous: LoadedSnapshot | undefined) => void;
+  /** Use the store's head watch where it has one (default true; tests that drive polls turn it off). */
+  readonly watchHead?: boolean;
   /** Called for every failed poll or load (metrics). */
   readonly onError?: (error: unknown) => void;
   /** Called after every successful poll (metrics: the store answers again). */
@@ -60,6 +63,8 @@ export class SnapshotFollower {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private hintQueued = false;
+  private unwatchHead: (() => void) | undefined;
 
   constructor(private readonly opts: FollowerOptions) {
     this.pollMs = opts.pollMs ?? 1000;
@@ -84,6 +89,8 @@ export class SnapshotFollower {
    */
   async stop(waitMs = 1000): Promise<void> {
     this.stopped = true;
+    this.unwatchHead?.();
+    this.unwatchHead = undefined;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (!this.running) return;
@@ -98,6 +105,23 @@ export class SnapshotFollower {
     this.timer = undefined;
     await this.running;
     await this.attempt();
+  }
+
+  /**
+   * The head may have moved: read it now. Bursts coalesce into one read after the one in progress;
+   * while the store is failing, the backoff decides (a hint must not turn into hammering).
+   */
+  hint(): void {
+    if (this.stopped || this.failures > 0 || this.hintQueued) return;
+    this.hintQueued = true;
+    void (async () => {
+      while (this.running) await this.running;
+      this.hintQueued = false;
+      if (this.stopped) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      await this.attempt();
+    })();
   }
 
   status(): FollowerStatus {
@@ -150,6 +174,9 @@ export class SnapshotFollower {
 
   private async tick(): Promise<void> {
     let delay = this.pollMs;
+    // Before the first publish the channel's folder may not exist: try again on every poll.
+    if (!this.unwatchHead && !this.stopped && this.opts.watchHead !== false)
+      this.unwatchHead = this.opts.store.watchHead?.(this.opts.channel, () => this.hint());
     let version: number | undefined;
     try {
       const head = await this.opts.store.readChannel(this.opts.channel);

@@ -2,11 +2,15 @@
  * The relay's HTTP side (a hono app on @hono/node-server): /healthz (the process is up), /readyz
  * (a snapshot is served: 200; before that 503 with the reason), /debug/proxies (per proxy what was
  * sent and ACKed, as `istioctl proxy-status`, a page at a time), /debug/snapshot (what the follower
- * serves and why it may be behind), /metrics (Prometheus text).
+ * serves and why it may be behind), /metrics (Prometheus text), and POST /notify: a publisher's
+ * hint that the channel head moved (the relay reads the head now; the store stays the truth, so a
+ * hint carries no data and needs no credentials: the worst a caller can do is an early head read,
+ * and bursts coalesce into one).
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { AddressInfo } from 'node:net';
+import { isValidChannel } from '../snapshot/manifest.js';
 import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 
 /** A page request of /debug/proxies: `?limit=` (default 100, at most 1000) and `?cursor=`. */
@@ -23,6 +27,8 @@ export interface HttpSources {
   readonly proxies: (page: ProxiesPage) => unknown;
   readonly snapshot: () => unknown;
   readonly metrics: () => Promise<{ readonly contentType: string; readonly body: string }>;
+  /** A head hint for `channel` (or the relay's own when absent); false when it follows another channel. */
+  readonly notify: (channel: string | undefined) => boolean;
 }
 
 export interface HttpServerOptions {
@@ -38,13 +44,15 @@ export interface RelayHttpServer {
   close(): Promise<void>;
 }
 
-const ROUTES = ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics'];
+const ROUTES = ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics', 'POST /notify'];
 
 /** The routes as a hono app (no I/O of its own: serve it, or call `app.request` in tests). */
 export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogger): Hono {
   const app = new Hono();
   app.use(async (c, next) => {
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return json(c, 405, { error: 'only GET' });
+    const post = c.req.method === 'POST' && c.req.path === '/notify';
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !post)
+      return json(c, 405, { error: 'only GET (and POST /notify)' });
     await next();
   });
   app.get('/healthz', (c) => json(c, 200, { ok: true }));
@@ -69,6 +77,14 @@ export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogg
   app.get('/metrics', async (c) => {
     const m = await sources.metrics();
     return c.body(m.body, 200, { 'content-type': m.contentType });
+  });
+  app.get('/notify', (c) => json(c, 405, { error: 'POST /notify' }));
+  app.post('/notify', (c) => {
+    const channel = c.req.query('channel');
+    if (channel !== undefined && !isValidChannel(channel))
+      return json(c, 400, { error: "channel: use letters, digits, '.', '_' and '-'" });
+    const followed = sources.notify(channel);
+    return json(c, followed ? 202 : 404, followed ? { accepted: true } : { error: `not following channel ${channel}` });
   });
   app.notFound((c) => json(c, 404, { error: `no route ${c.req.path}`, routes: ROUTES }));
   app.onError((e, c) => {
@@ -99,7 +115,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHtt
   };
 }
 
-function json(c: Context, status: 200 | 400 | 404 | 405 | 500 | 503, body: unknown): Response {
+function json(c: Context, status: 200 | 202 | 400 | 404 | 405 | 500 | 503, body: unknown): Response {
   return c.body(`${JSON.stringify(body, null, 2)}\n`, status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',

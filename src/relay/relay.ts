@@ -205,6 +205,11 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       }),
       snapshot: status,
       metrics: () => metrics.render(),
+      notify: (ch) => {
+        if (ch !== undefined && ch !== channel) return false;
+        follower.hint();
+        return true;
+      },
     },
   });
 

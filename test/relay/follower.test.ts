@@ -22,6 +22,7 @@ function follower(store: LocalStore, switched: LoadedSnapshot[], errors: unknown
     store,
     channel: 'main',
     pollMs: 60_000,
+    watchHead: false,
     onSnapshot: (s) => switched.push(s),
     onError: (e) => errors.push(e),
   });

@@ -169,7 +169,14 @@ test(
     assert.equal((await get(relay.httpPort, '/readyz', 'POST')).status, 405);
     const nf = await get(relay.httpPort, '/nope');
     assert.equal(nf.status, 404);
-    assert.deepEqual(nf.json().routes, ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics']);
+    assert.deepEqual(nf.json().routes, [
+      '/healthz',
+      '/readyz',
+      '/debug/proxies',
+      '/debug/snapshot',
+      '/metrics',
+      'POST /notify',
+    ]);
     const m = await fetch(`http://127.0.0.1:${relay.httpPort}/metrics`, { signal: AbortSignal.timeout(5000) });
     assert.match(m.headers.get('content-type') ?? '', /^text\/plain/);
     await m.text();

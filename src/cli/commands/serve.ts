@@ -47,6 +47,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   const readToken = process.env.MESHSNAP_API_READ_TOKEN || undefined;
 
   let watcher: Watcher | undefined;
+  let relay: Relay | undefined;
   if (!values['no-watch']) {
     const kc = loadKubeConfig(
       values.kubeconfig,
@@ -58,13 +59,16 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       store,
       channel,
       hasher: nodeSha256Hex,
-      log: ({ level, event, ...fields }) => log.log(level, event, fields),
+      log: ({ level, event, ...fields }) => {
+        log.log(level, event, fields);
+        // The relay in this process reads the new head now, whatever the store (no poll delay).
+        if (event === 'watch.published') relay?.follower.hint();
+      },
     });
   }
 
   // From here on, a signal drains and exits 0 (before: a usage error has already returned).
   const stop = untilStopSignal();
-  let relay: Relay | undefined;
   if (!values['no-relay'])
     relay = await startRelay({ store, channel, host: values.host, port: relayPort, httpPort: relayHttpPort, log });
 

@@ -12,6 +12,7 @@ import { createLogger, errorMessage } from '../../log.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { startWatchHttp } from '../../watch/http.js';
 import { RemoteCompiler } from '../../watch/remote-compile.js';
+import { InvalidNotifyTargetError, relayNotifier, type RelayNotifier } from '../../watch/relay-notify.js';
 import { Watcher } from '../../watch/watcher.js';
 import { intFlag, parseCommand, parseLogLevel, UsageError } from '../args.js';
 import { printJson } from '../output.js';
@@ -30,7 +31,16 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
   if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl))
     throw new UsageError('--compile-url must be an http(s) URL');
 
+  if ((values.notify?.length ?? 0) > 64) throw new UsageError('--notify: at most 64 targets');
+  let notifier: RelayNotifier | undefined;
   const log = createLogger({ level: parseLogLevel(values['log-level']) });
+  try {
+    if (values.notify?.length)
+      notifier = relayNotifier(values.notify, { log: (level, event, fields) => log.log(level, event, fields) });
+  } catch (err) {
+    if (err instanceof InvalidNotifyTargetError) throw new UsageError(err.message);
+    throw err;
+  }
   const kc = loadKubeConfig(values.kubeconfig, values.context);
 
   const watcher = new Watcher({
@@ -51,8 +61,10 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
     hasher: nodeSha256Hex,
     log: ({ level, event, ...fields }) => {
       log.log(level, event, fields);
-      if (event === 'watch.published')
+      if (event === 'watch.published') {
         printJson({ version: fields.version, digest: fields.digest, mode: fields.mode, status: 'published' });
+        void notifier?.notify(channel);
+      }
     },
   });
   const stop = untilStopSignal(); // from here on, a signal stops cleanly and exits 0

@@ -30,6 +30,12 @@ export const watchSpec = command({
       default: '10000',
       help: 'publish at the latest this long after the first change',
     },
+    notify: {
+      type: 'string',
+      multiple: true,
+      value: 'URL',
+      help: 'after each publish, tell the relay at URL (http://host:port) or every relay a name resolves to (dns+http://name:port) to read the head now (repeatable)',
+    },
     'http-port': {
       type: 'string',
       value: 'PORT',

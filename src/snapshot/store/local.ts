@@ -44,6 +44,7 @@ import {
   writeAllSync,
 } from './fs-files.js';
 import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
+import { watchHeadFile } from './head-watch.js';
 import {
   AUDIT_PREFIX,
   auditKey,
@@ -254,6 +255,11 @@ export class LocalStore implements SnapshotStore {
     }
     const head = await readChannelHead(this.slots, channel, hint);
     return head ? this.sawHead(channel, head) : null;
+  }
+
+  watchHead(channel: string, onHint: () => void): (() => void) | undefined {
+    assertChannel(channel);
+    return watchHeadFile(dirname(this.headPath(channel)), onHint);
   }
 
   private sawHead(channel: string, head: ChannelHead): ChannelHead {

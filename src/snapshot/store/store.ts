@@ -73,6 +73,13 @@ export interface ChannelReader {
    * or null when none was written.
    */
   getChannelState(channel: string): Promise<{ readonly revision: number; readonly bytes: Uint8Array } | null>;
+  /**
+   * Where the store can tell at once that a channel's head may have moved (the folder store: a
+   * file-system watch), calls `onHint` then; a hint only says "read the head now", readChannel
+   * stays the truth. Returns how to stop, or undefined when it cannot watch (yet): callers poll
+   * anyway and may ask again.
+   */
+  watchHead?(channel: string, onHint: () => void): (() => void) | undefined;
 }
 
 /** Appending to channels. */
