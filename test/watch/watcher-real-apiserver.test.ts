@@ -190,13 +190,15 @@ test(
       assert.equal(change?.resourceVersion, vs.metadata?.resourceVersion);
       served = await servedFromStore(store, record, PRODUCTPAGE);
       const vh = (
-        served.routes.get('9080') as { virtual_hosts: { name: string; routes: Record<string, any>[] }[] }
+        served.routes.get('9080') as {
+          virtual_hosts: {
+            name: string;
+            routes: { route?: { weighted_clusters?: { clusters: { name: string; weight: number }[] } } }[];
+          }[];
+        }
       ).virtual_hosts.find((v) => v.name === `${REVIEWS}:9080`);
       assert.deepEqual(
-        vh?.routes[0]?.route?.weighted_clusters?.clusters.map((c: { name: string; weight: number }) => [
-          c.name,
-          c.weight,
-        ]),
+        vh?.routes[0]?.route?.weighted_clusters?.clusters.map((c) => [c.name, c.weight]),
         [
           [`outbound|9080|v1|${REVIEWS}`, 80],
           [`outbound|9080|v2|${REVIEWS}`, 20],
