@@ -5,11 +5,15 @@
  * (one HTTP/2 connection): `perChannel` streams per channel.
  *
  * Protocol over stdio, one JSON line each way per command:
- *   {"op":"open", port, streams, perChannel, firstIndex, services}  → {"ok":n,"failed":k,"error"?:…}
- *   {"op":"arm"}                                                   → {"armed":n}
- *   {"op":"wait", timeoutMs}  → {"reached":n,"total":n,"first":epochMs,"last":epochMs}
- * `arm` remembers each stream's EDS version; `wait` resolves once every stream received an EDS
- * response with another version (the snapshot switch), or at the timeout.
+ *   {"op":"open", port, streams, perChannel, firstIndex, services, wildcardClusters?}
+ *                                                          → {"ok":n,"failed":k,"error"?:…}
+ *   {"op":"arm", type?}                                    → {"armed":n}
+ *   {"op":"wait", timeoutMs, times?}  → {"reached":n,"total":n,"first":epochMs,"last":epochMs,"times"?:[epochMs…]}
+ * `arm` remembers each stream's version of `type` (default endpoints); `wait` resolves once every
+ * stream received a response of that type with another version (the snapshot switch), or at the
+ * timeout. Times are epoch milliseconds with sub-millisecond precision (performance.timeOrigin +
+ * performance.now()), comparable across the processes of one machine. `wildcardClusters`
+ * subscribes to CDS as Envoy does (every cluster of the class), so a new service reaches the stream.
  */
 import * as grpc from '@grpc/grpc-js';
 import { createInterface } from 'node:readline';
@@ -20,7 +24,6 @@ import { benchNames, BENCH_NAMESPACE } from './relay-mesh.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
 const { DiscoveryRequest, DiscoveryResponse } = envoy.service.discovery.v3;
-const EDS_URL = XDS_TYPE_URL.endpoints;
 
 interface Response {
   version_info: string;
@@ -31,11 +34,14 @@ interface Response {
 interface StreamState {
   readonly call: grpc.ClientDuplexStream<Uint8Array, Response>;
   readonly seen: Set<string>;
-  eds?: string;
-  armedEds?: string;
+  /** The last version received per type URL. */
+  readonly versions: Map<string, string>;
+  armed?: { readonly typeUrl: string; readonly version: string };
   reachedAt?: number;
   ended: boolean;
 }
+
+const now = (): number => performance.timeOrigin + performance.now();
 
 const streams: StreamState[] = [];
 const channels: grpc.Client[] = [];
@@ -46,11 +52,16 @@ const serialize = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset,
 // Only the envelope is read: resources stay undecoded Any bytes, as a real client would hand them on.
 const deserialize = (b: Buffer): Response => DiscoveryResponse.decode(b) as unknown as Response;
 
-function openStream(client: grpc.Client, index: number, services: number): Promise<StreamState> {
+function openStream(
+  client: grpc.Client,
+  index: number,
+  services: number,
+  wildcardClusters: boolean,
+): Promise<StreamState> {
   const names = benchNames(0);
   const own = benchNames(1 + (index % Math.max(1, services - 1)));
   const subscribed: Record<XdsType, string[]> = {
-    clusters: [...names.clusters, ...own.clusters],
+    clusters: wildcardClusters ? [] : [...names.clusters, ...own.clusters],
     endpoints: [...names.endpoints, ...own.endpoints],
     listeners: [...names.listeners, ...own.listeners],
     routes: [...names.routes, ...own.routes],
@@ -67,7 +78,7 @@ function openStream(client: grpc.Client, index: number, services: number): Promi
     new grpc.Metadata(),
     {},
   ) as grpc.ClientDuplexStream<Uint8Array, Response>;
-  const st: StreamState = { call, seen: new Set(), ended: false };
+  const st: StreamState = { call, seen: new Set(), versions: new Map(), ended: false };
   const send = (type: XdsType, version: string, nonce: string, withNode: boolean): void => {
     call.write(
       DiscoveryRequest.encode({
@@ -84,13 +95,12 @@ function openStream(client: grpc.Client, index: number, services: number): Promi
       const type = XDS_TYPES.find((t) => XDS_TYPE_URL[t] === r.type_url);
       if (!type) return;
       send(type, r.version_info, r.nonce, false); // ACK
-      if (r.type_url === EDS_URL) {
-        st.eds = r.version_info;
-        if (st.armedEds !== undefined && st.reachedAt === undefined && r.version_info !== st.armedEds) {
-          st.reachedAt = Date.now();
-          reached++;
-          onReach?.();
-        }
+      st.versions.set(r.type_url, r.version_info);
+      const armed = st.armed;
+      if (armed && armed.typeUrl === r.type_url && st.reachedAt === undefined && r.version_info !== armed.version) {
+        st.reachedAt = now();
+        reached++;
+        onReach?.();
       }
       st.seen.add(r.type_url);
       if (st.seen.size === XDS_TYPES.length) resolve(st);
@@ -112,6 +122,7 @@ async function open(cmd: {
   perChannel: number;
   firstIndex: number;
   services: number;
+  wildcardClusters?: boolean;
 }): Promise<{ ok: number; failed: number; error?: string }> {
   let ok = 0;
   let failed = 0;
@@ -132,7 +143,7 @@ async function open(cmd: {
       }
       const client = channels[channels.length - 1]!;
       pending.push(
-        withTimeout(openStream(client, index, cmd.services), 30_000).then(
+        withTimeout(openStream(client, index, cmd.services, cmd.wildcardClusters === true), 30_000).then(
           (st) => {
             streams.push(st);
             ok++;
@@ -165,16 +176,20 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   });
 }
 
-function arm(): { armed: number } {
+function arm(type: XdsType = 'endpoints'): { armed: number } {
   reached = 0;
+  const typeUrl = XDS_TYPE_URL[type];
   for (const st of streams) {
-    st.armedEds = st.eds ?? '';
+    st.armed = { typeUrl, version: st.versions.get(typeUrl) ?? '' };
     delete st.reachedAt;
   }
   return { armed: streams.length };
 }
 
-async function wait(timeoutMs: number): Promise<{ reached: number; total: number; first?: number; last?: number }> {
+async function wait(
+  timeoutMs: number,
+  withTimes: boolean,
+): Promise<{ reached: number; total: number; first?: number; last?: number; times?: number[] }> {
   const live = streams.filter((s) => !s.ended).length;
   if (reached < live) {
     await new Promise<void>((resolve) => {
@@ -193,6 +208,7 @@ async function wait(timeoutMs: number): Promise<{ reached: number; total: number
     reached: times.length,
     total: streams.length,
     ...(times.length ? { first: Math.min(...times), last: Math.max(...times) } : {}),
+    ...(withTimes ? { times } : {}),
   };
 }
 
@@ -200,8 +216,8 @@ for await (const line of createInterface({ input: process.stdin })) {
   const cmd = JSON.parse(line) as { op: string; [k: string]: unknown };
   let out: unknown;
   if (cmd.op === 'open') out = await open(cmd as unknown as Parameters<typeof open>[0]);
-  else if (cmd.op === 'arm') out = arm();
-  else if (cmd.op === 'wait') out = await wait(Number(cmd.timeoutMs));
+  else if (cmd.op === 'arm') out = arm((cmd.type as XdsType | undefined) ?? 'endpoints');
+  else if (cmd.op === 'wait') out = await wait(Number(cmd.timeoutMs), cmd.times === true);
   else break;
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

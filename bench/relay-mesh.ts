@@ -54,6 +54,7 @@ metadata:
 spec:
   containers:
   - name: app
+    image: app:1
 status:
   phase: Running
   podIP: ${ip}

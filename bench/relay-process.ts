@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 
 const CLI_MAIN = new URL('../src/cli/main.js', import.meta.url).href;
 /** `node -e` runner: the same two lines as bin/meshsnap.js, pointed at this build. */
-const RUNNER = `const { main } = await import(${JSON.stringify(CLI_MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
+export const RUNNER = `const { main } = await import(${JSON.stringify(CLI_MAIN)}); process.exitCode = await main(process.argv.slice(1));`;
 
 export interface RelayProcess {
   readonly child: ChildProcess;

@@ -5,6 +5,8 @@
  *
  *   node --expose-gc dist/bench/run.js [--sizes 1000,5000] [--no-yaml] [--child N]
  *   node --expose-gc dist/bench/run.js --relay-stalled     (only the stalled-readers relay bench)
+ *   node --expose-gc dist/bench/run.js --e2e [--e2e-proxies 1000] [--e2e-changes 20]
+ *                                                         (only the end-to-end bench, bench/e2e.ts)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -62,6 +64,17 @@ function runSize(services: number): SizeResult | { services: number; error: stri
 async function main(): Promise<void> {
   const childSize = argValue('--child');
   if (childSize) return child(Number(childSize));
+  if (process.argv.includes('--e2e')) {
+    const proxies = argValue('--e2e-proxies');
+    const changes = argValue('--e2e-changes');
+    await (
+      await import('./e2e.js')
+    ).runE2eAndReport({
+      ...(proxies ? { proxies: Number(proxies) } : {}),
+      ...(changes ? { changes: Number(changes) } : {}),
+    });
+    return;
+  }
   if (process.argv.includes('--relay-stalled')) {
     await (await import('./relay-stalled.js')).runStalledBench();
     return;
