@@ -54,6 +54,13 @@ export interface E2eKindResult {
   readonly allProxies: { readonly p50: number; readonly p99: number; readonly max: number };
   /** Per change: API acceptance → the watcher's published line (debounce, compile, store), ms. */
   readonly published: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** Medians of the watcher's own round timings (ms), and its compile modes. */
+  readonly watcher: {
+    readonly inputsMs: number;
+    readonly compileMs: number;
+    readonly publishMs: number;
+    readonly modes: string[];
+  };
   readonly missed: number;
 }
 
@@ -74,6 +81,16 @@ function percentiles(values: number[]): { p50: number; p99: number; max: number 
   const s = [...values].sort((a, b) => a - b);
   const at = (q: number): number => s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? NaN;
   return { p50: round(at(0.5)), p99: round(at(0.99)), max: round(s[s.length - 1] ?? NaN) };
+}
+
+function medians(rounds: readonly WatchRound[]): E2eKindResult['watcher'] {
+  const median = (f: (r: WatchRound) => number): number => percentiles(rounds.map(f)).p50;
+  return {
+    inputsMs: median((r) => r.inputsMs),
+    compileMs: median((r) => r.compileMs),
+    publishMs: median((r) => r.publishMs),
+    modes: [...new Set(rounds.map((r) => r.mode))].sort(),
+  };
 }
 
 /** The relay bench's mesh as objects, plus the VirtualService the weight changes edit. */
@@ -150,10 +167,19 @@ async function fakeApiWriter(): Promise<ApiWriter> {
   };
 }
 
+interface WatchRound {
+  readonly mode: string;
+  readonly inputsMs: number;
+  readonly compileMs: number;
+  readonly publishMs: number;
+}
+
 interface WatchProcess {
   readonly child: ChildProcess;
   /** When each published line arrived on the watcher's stdout (epoch ms). */
   published(): readonly number[];
+  /** The watcher's own timings of each published round (its `watch.published` log lines). */
+  rounds(): readonly WatchRound[];
   close(): Promise<void>;
 }
 
@@ -166,7 +192,9 @@ function startWatch(args: readonly string[]): WatchProcess {
   createInterface({ input: child.stdout! }).on('line', (l) => {
     if (l.includes('"published"')) published.push(now());
   });
+  const rounds: WatchRound[] = [];
   createInterface({ input: child.stderr! }).on('line', (l) => {
+    if (l.includes('"event":"watch.published"')) rounds.push(JSON.parse(l) as WatchRound);
     if (!/"level":"(error|warn)"/.test(l)) return;
     errors.push(l);
     if (errors.length <= 5) process.stderr.write(`bench e2e: watch: ${l}\n`);
@@ -175,6 +203,7 @@ function startWatch(args: readonly string[]): WatchProcess {
   return {
     child,
     published: () => published,
+    rounds: () => rounds,
     close: async () => {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -267,6 +296,7 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
       const perProxy: number[] = [];
       const allProxies: number[] = [];
       const publishedAfter: number[] = [];
+      const roundsBefore = watch.rounds().length;
       let missed = 0;
       for (let c = 0; c < changes; c++) {
         generation++;
@@ -295,6 +325,7 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
         perProxy: percentiles(perProxy),
         allProxies: percentiles(allProxies),
         published: percentiles(publishedAfter),
+        watcher: medians(watch.rounds().slice(roundsBefore)),
         missed,
       });
     }
@@ -324,6 +355,16 @@ export function formatE2e(r: E2eResult): string {
         `| ${k.kind} | ${k.changes} | ${k.published.p50} / ${k.published.p99} | ${k.perProxy.p50} / ${k.perProxy.p99} / ${k.perProxy.max} | ${k.allProxies.p50} / ${k.allProxies.p99} / ${k.allProxies.max} | ${k.missed} | ≤ ${E2E_TARGET_P99_MS} ${k.allProxies.p99 <= E2E_TARGET_P99_MS && k.missed === 0 ? '✅' : '❌'} |`,
     ),
   ];
+  lines.push(
+    '',
+    'The watcher’s own medians per round (inputs / compile / publish, ms): ' +
+      r.kinds
+        .map(
+          (k) =>
+            `${k.kind} ${k.watcher.inputsMs} / ${k.watcher.compileMs} / ${k.watcher.publishMs} (${k.watcher.modes.join(', ')})`,
+        )
+        .join('; '),
+  );
   if (r.error) lines.push('', `error: ${r.error}`);
   return lines.join('\n');
 }
