@@ -52,13 +52,15 @@ export async function relaySecurity(
   const cert = f['tls-cert'];
   const key = f['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
-  if (f['client-ca'] !== undefined && cert === undefined) throw new UsageError('--client-ca needs --tls-cert and --tls-key');
+  if (f['client-ca'] !== undefined && cert === undefined)
+    throw new UsageError('--client-ca needs --tls-cert and --tls-key');
   if (cert === undefined && !f.insecure)
     throw new UsageError(
       'the relay serves xDS over TLS: give --tls-cert and --tls-key (and --client-ca for mTLS), or run plaintext with --insecure',
     );
   const jwt = f.jwt ?? 'review';
-  if (!['review', 'jwks', 'off'].includes(jwt)) throw new UsageError(`--jwt: ${JSON.stringify(jwt)} is not review, jwks or off`);
+  if (!['review', 'jwks', 'off'].includes(jwt))
+    throw new UsageError(`--jwt: ${JSON.stringify(jwt)} is not review, jwks or off`);
   const sds = f.sds ?? 'on';
   if (!['on', 'off'].includes(sds)) throw new UsageError(`--sds: ${JSON.stringify(sds)} is not on or off`);
   const useKube = f.kube === true || f.kubeconfig !== undefined;

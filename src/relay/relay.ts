@@ -126,7 +126,8 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     : undefined;
   const security = new RelaySecurity(opts.security ?? { insecure: true }, secrets, {
     onReload: (m) => log.log('info', 'relay.tls_reloaded', { fingerprint: m.fingerprint, notAfter: m.notAfter }),
-    onError: (error) => log.log('error', 'relay.tls_reload_failed', { error, keeping: security.provider?.current.fingerprint }),
+    onError: (error) =>
+      log.log('error', 'relay.tls_reload_failed', { error, keeping: security.provider?.current.fingerprint }),
   });
 
   const connections = connectionAuditor(relayId, channel);

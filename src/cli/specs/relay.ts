@@ -61,7 +61,11 @@ export const relaySpec = command({
     'max-error-detail': limitFlag('NACK error_detail kept, in characters (default 4096)'),
     'max-requests-per-second': limitFlag('requests per stream per second after the burst (default 50)'),
     'request-burst': limitFlag('requests a stream may send at once (default 200)'),
-    'tls-cert': { type: 'string', value: 'FILE', help: 'PEM certificate (chain) of the xDS port; re-read when it changes' },
+    'tls-cert': {
+      type: 'string',
+      value: 'FILE',
+      help: 'PEM certificate (chain) of the xDS port; re-read when it changes',
+    },
     'tls-key': { type: 'string', value: 'FILE', help: 'PEM private key of --tls-cert; re-read when it changes' },
     'client-ca': {
       type: 'string',
@@ -99,7 +103,11 @@ export const relaySpec = command({
       value: 'URL',
       help: 'with --jwt jwks: the issuer (discovery at URL/.well-known/openid-configuration); default: ask the API server',
     },
-    'jwt-issuer-ca': { type: 'string', value: 'FILE', help: 'with --jwt-issuer: CA bundle of the issuer’s HTTPS server' },
+    'jwt-issuer-ca': {
+      type: 'string',
+      value: 'FILE',
+      help: 'with --jwt-issuer: CA bundle of the issuer’s HTTPS server',
+    },
     'trust-domain': {
       type: 'string',
       value: 'DOMAIN',

@@ -13,7 +13,8 @@ export const SECRET_TYPE_URL = `type.googleapis.com/${SECRET_TYPE_NAME}`;
 /** Secret `data`, values decoded from base64. */
 export type SecretData = Readonly<Record<string, Buffer>>;
 
-export type Material = { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly reason: string };
+export type Material =
+  { readonly ok: true; readonly bytes: Uint8Array } | { readonly ok: false; readonly reason: string };
 
 const has = (d: SecretData, ...keys: string[]): boolean => keys.every((k) => k in d);
 const hasValue = (d: SecretData, ...keys: string[]): boolean => keys.every((k) => (d[k]?.length ?? 0) > 0);

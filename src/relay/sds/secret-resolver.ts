@@ -70,13 +70,16 @@ export class SecretResolver {
   private resource(ref: SecretRef): ServedResource | undefined {
     // istiod's GetCaCert: `<name>-cacert` itself, else the Secret without the suffix.
     const held: HeldSecret | undefined = ref.caOnly
-      ? (this.source.get(ref.namespace, ref.name) ?? this.source.get(ref.namespace, ref.name.slice(0, -CA_SUFFIX.length)))
+      ? (this.source.get(ref.namespace, ref.name) ??
+        this.source.get(ref.namespace, ref.name.slice(0, -CA_SUFFIX.length)))
       : this.source.get(ref.namespace, ref.name);
     if (!held) return undefined;
     const key = `${ref.caOnly ? 'ca' : 'tls'} ${ref.namespace}/${ref.name}\0${ref.resourceName}`;
     const hit = this.cache.get(key);
     if (hit && hit.revision === held.revision) return hit.resource;
-    const material = ref.caOnly ? caSecret(ref.resourceName, held.data) : tlsCertificateSecret(ref.resourceName, held.data);
+    const material = ref.caOnly
+      ? caSecret(ref.resourceName, held.data)
+      : tlsCertificateSecret(ref.resourceName, held.data);
     let resource: ServedResource | undefined;
     if (material.ok) {
       // The version names the Secret's revision, never its content.

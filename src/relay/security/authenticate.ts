@@ -15,10 +15,7 @@ export interface CallCredentials {
 }
 
 /** What one authenticator made of the credentials: an identity, nothing of its kind, or a failure. */
-export type AuthAttempt =
-  | { readonly identity: ProxyIdentity }
-  | { readonly absent: true }
-  | { readonly error: string };
+export type AuthAttempt = { readonly identity: ProxyIdentity } | { readonly absent: true } | { readonly error: string };
 
 export interface Authenticator {
   readonly name: string;

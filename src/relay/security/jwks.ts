@@ -146,8 +146,7 @@ export function claimsAttempt(
   if (typeof payload.exp !== 'number') return { error: 'the token has no expiry' };
   if (payload.exp + LEEWAY_S < nowS) return { error: 'the token has expired' };
   if (typeof payload.nbf === 'number' && payload.nbf - LEEWAY_S > nowS) return { error: 'the token is not valid yet' };
-  const k8s = payload['kubernetes.io'] as
-    { namespace?: unknown; serviceaccount?: { name?: unknown } } | undefined;
+  const k8s = payload['kubernetes.io'] as { namespace?: unknown; serviceaccount?: { name?: unknown } } | undefined;
   const namespace = k8s?.namespace;
   const serviceAccount = k8s?.serviceaccount?.name;
   if (typeof namespace !== 'string' || !namespace || typeof serviceAccount !== 'string' || !serviceAccount)

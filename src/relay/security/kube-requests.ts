@@ -89,7 +89,12 @@ export const kubeFetchJson =
 export const httpsFetchJson =
   (ca?: Buffer): FetchJson =>
   (url) =>
-    sendJson(new URL(url), { method: 'GET', headers: { accept: 'application/json' }, timeout: 10_000, ...(ca ? { ca } : {}) });
+    sendJson(new URL(url), {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      timeout: 10_000,
+      ...(ca ? { ca } : {}),
+    });
 
 /**
  * istiod's SDS authorization (CredentialsController.Authorize): may the service account `list`

@@ -55,9 +55,7 @@ export class RelaySecurity {
     if (!options.tls && !options.insecure)
       throw new Error('the relay needs TLS (a certificate and key) or an explicit insecure mode');
     this.insecure = options.insecure === true;
-    this.provider = options.tls
-      ? new TlsFileProvider(options.tls, options.tls.reloadMs ?? 5000, tlsEvents)
-      : undefined;
+    this.provider = options.tls ? new TlsFileProvider(options.tls, options.tls.reloadMs ?? 5000, tlsEvents) : undefined;
     this.authenticators = [
       ...(options.tls?.clientCaFile !== undefined ? [mtlsAuthenticator] : []),
       ...(options.authenticators ?? []),

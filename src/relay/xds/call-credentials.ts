@@ -16,5 +16,8 @@ export function credentialsOf(call: XdsCall): CallCredentials {
     // no TLS on this call
   }
   const token = bearerTokenOf(call.metadata.get('authorization'));
-  return { ...(san !== undefined ? { peerSubjectAltName: san } : {}), ...(token !== undefined ? { bearerToken: token } : {}) };
+  return {
+    ...(san !== undefined ? { peerSubjectAltName: san } : {}),
+    ...(token !== undefined ? { bearerToken: token } : {}),
+  };
 }

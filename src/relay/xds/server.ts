@@ -99,8 +99,7 @@ export class XdsServer {
     this.security = options.security ?? ANYONE;
     // A Secret changed: the streams of its namespace that may hold it get their secrets again.
     this.security.secrets?.source.onChange((namespace) => {
-      for (const s of this.streams.values())
-        if (!s.isEnded && s.identity?.namespace === namespace) s.pushSecrets();
+      for (const s of this.streams.values()) if (!s.isEnded && s.identity?.namespace === namespace) s.pushSecrets();
     });
   }
 
@@ -265,38 +264,44 @@ export class XdsServer {
       this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} ended: ${forLog(e.message, 512)}`);
       stream.fail(e);
     };
-    // Requests wait until the stream is authenticated; the first may name the node for the audit.
-    let waiting: object[] | undefined = [];
+    // Authentication starts with the first request (so a refusal is recorded under the node id it
+    // claims); requests wait until it is done.
+    let waiting: object[] | undefined;
+    let admitted = false;
+    const admit = (first: object): void => {
+      waiting = [first];
+      void this.security.admit(credentialsOf(call)).then(
+        (admission) => {
+          const queued = waiting ?? [];
+          waiting = undefined;
+          if (stream.isEnded) return;
+          if (!admission.ok) {
+            ctx.emit({ kind: 'rejected', nodeId: claimedNodeId(first), reason: admission.reason, at: Date.now() });
+            return fail(new StatusError(grpc.status.UNAUTHENTICATED, admission.reason));
+          }
+          admitted = true;
+          stream.identity = admission.identity;
+          stream.mayReadKeys = admission.mayReadKeys;
+          for (const req of queued) handle(req);
+        },
+        (err: unknown) => {
+          waiting = undefined;
+          fail(new StatusError(grpc.status.UNAVAILABLE, `authentication could not be done: ${(err as Error).message}`));
+        },
+      );
+    };
     call.on('data', (req: object) => {
       if (stream.isEnded) return;
       if (!rate.take()) {
         const reason = `more than ${this.limits.requestBurst} requests at once or ${this.limits.requestsPerSecond} per second`;
         return fail(new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, `closed by the relay: ${reason}`));
       }
-      if (!waiting) return handle(req);
+      if (admitted) return handle(req);
+      if (!waiting) return admit(req);
       if (waiting.length >= MAX_REQUESTS_BEFORE_ADMISSION)
         return fail(new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, 'too many requests before authentication'));
       waiting.push(req);
     });
-    void this.security.admit(credentialsOf(call)).then(
-      (admission) => {
-        const queued = waiting ?? [];
-        waiting = undefined;
-        if (stream.isEnded) return;
-        if (!admission.ok) {
-          const claimed = claimedNodeId(queued[0]);
-          ctx.emit({ kind: 'rejected', nodeId: claimed, reason: admission.reason, at: Date.now() });
-          return fail(new StatusError(grpc.status.UNAUTHENTICATED, admission.reason));
-        }
-        stream.identity = admission.identity;
-        stream.mayReadKeys = admission.mayReadKeys;
-        for (const req of queued) handle(req);
-      },
-      (err: unknown) => {
-        waiting = undefined;
-        fail(new StatusError(grpc.status.UNAVAILABLE, `authentication could not be done: ${(err as Error).message}`));
-      },
-    );
     // The proxy half-closed: finish our side too.
     call.on('end', () => {
       stream.end();

@@ -129,7 +129,13 @@ export abstract class StreamBase {
     if (this.fixedType === 'secrets') return false;
     const placed = snapshot.classify(this.node);
     if (!placed.ok) {
-      this.ctx.emit({ kind: 'rejected', nodeId: this.nodeId, reason: placed.reason, at: Date.now(), ...this.identityField() });
+      this.ctx.emit({
+        kind: 'rejected',
+        nodeId: this.nodeId,
+        reason: placed.reason,
+        at: Date.now(),
+        ...this.identityField(),
+      });
       this.fail(new StatusError(placementCode(placed.reason), placed.reason));
       return false;
     }

@@ -27,8 +27,21 @@ export function makeCa(dir: string, name = 'test-ca'): TestCa {
   const certFile = join(dir, `${name}.crt`);
   const keyFile = join(dir, `${name}.key`);
   openssl([
-    'req', '-x509', ...EC, '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', `/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...EC,
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   return {
     certFile,
@@ -56,8 +69,22 @@ export function makeCa(dir: string, name = 'test-ca'): TestCa {
       );
       openssl(['req', '-new', ...EC, '-keyout', leafKey, '-out', csr, '-subj', `/CN=${leaf}`]);
       openssl([
-        'x509', '-req', '-in', csr, '-CA', certFile, '-CAkey', keyFile, '-CAcreateserial',
-        '-out', leafCert, '-days', '2', '-sha256', '-extfile', ext,
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        certFile,
+        '-CAkey',
+        keyFile,
+        '-CAcreateserial',
+        '-out',
+        leafCert,
+        '-days',
+        '2',
+        '-sha256',
+        '-extfile',
+        ext,
       ]);
       return { certFile: leafCert, keyFile: leafKey, cert: readFileSync(leafCert), key: readFileSync(leafKey) };
     },

@@ -19,7 +19,11 @@ import { SecretResolver } from '../../../src/relay/sds/secret-resolver.js';
 import { MemorySecretSource } from '../../../src/relay/sds/secret-source.js';
 
 test('parseSpiffe: istiod ParseIdentity cases (empty namespace or account refused here)', () => {
-  assert.deepEqual(parseSpiffe('spiffe://td/ns/ns/sa/sa'), { trustDomain: 'td', namespace: 'ns', serviceAccount: 'sa' });
+  assert.deepEqual(parseSpiffe('spiffe://td/ns/ns/sa/sa'), {
+    trustDomain: 'td',
+    namespace: 'ns',
+    serviceAccount: 'sa',
+  });
   for (const bad of [
     'td/ns/ns/sa/sa',
     'spiffe://td/ns/ns/sa',
@@ -92,16 +96,23 @@ test('authenticate: first identity wins; a presented bad credential is refused e
 
 test('TokenReview results read as istiod getTokenReviewResult', () => {
   const sa = { username: 'system:serviceaccount:shop:web', groups: ['system:serviceaccounts', 'system:authenticated'] };
-  assert.deepEqual(attemptOf({ authenticated: true, user: sa, audiences: ['istio-ca'] }, ['istio-ca'], 'cluster.local'), {
-    identity: { ...ID, method: 'token-review' },
-  });
+  assert.deepEqual(
+    attemptOf({ authenticated: true, user: sa, audiences: ['istio-ca'] }, ['istio-ca'], 'cluster.local'),
+    {
+      identity: { ...ID, method: 'token-review' },
+    },
+  );
   const refusals: [Parameters<typeof attemptOf>[0], RegExp][] = [
     [{ error: 'boom' }, /returned an error: boom/],
     [{ authenticated: false }, /not authenticated/],
     [{ authenticated: true, user: { username: 'alice', groups: ['system:authenticated'] } }, /not a service account/],
     [{ authenticated: true, user: sa, audiences: ['other'] }, /not valid for audience istio-ca/],
     [
-      { authenticated: true, user: { username: 'system:serviceaccount:x', groups: sa.groups }, audiences: ['istio-ca'] },
+      {
+        authenticated: true,
+        user: { username: 'system:serviceaccount:x', groups: sa.groups },
+        audiences: ['istio-ca'],
+      },
       /invalid username/,
     ],
   ];
@@ -142,7 +153,10 @@ test('TokenReview: cached until the token expires, refusals briefly, one review 
   });
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const token = jwt({ exp: (now + 60_000) / 1000 }, privateKey);
-  const [a, b] = await Promise.all([auth.authenticate({ bearerToken: token }), auth.authenticate({ bearerToken: token })]);
+  const [a, b] = await Promise.all([
+    auth.authenticate({ bearerToken: token }),
+    auth.authenticate({ bearerToken: token }),
+  ]);
   assert.deepEqual(a, b);
   assert.equal('identity' in a, true);
   assert.equal(calls, 1);
@@ -199,7 +213,10 @@ test('JWKS: a token signed by the issuer’s key is accepted; expired, wrong aud
   assert.deepEqual(await auth.authenticate({ bearerToken: jwt(claims, rsa.privateKey) }), {
     identity: { ...ID, method: 'jwks' },
   });
-  assert.equal('identity' in (await auth.authenticate({ bearerToken: jwt(claims, ec.privateKey, 'k2', 'ES256') })), true);
+  assert.equal(
+    'identity' in (await auth.authenticate({ bearerToken: jwt(claims, ec.privateKey, 'k2', 'ES256') })),
+    true,
+  );
   const refused: [string, RegExp][] = [
     [jwt({ ...claims, exp: nowS - 61 }, rsa.privateKey), /expired/],
     [jwt({ ...claims, aud: ['api'] }, rsa.privateKey), /audience/],
@@ -252,7 +269,8 @@ test('Secret material as istiod ExtractCertInfo / ExtractRoot: key pairs, CA, he
   });
   assert.deepEqual(tlsCertificateSecret('x', { a: b('1'), b: b('2'), c: b('3'), d: b('4') }), {
     ok: false,
-    reason: "found secret, but didn't have expected keys (cert and key) or (tls.crt and tls.key); found: a, b, c, and 1 more...",
+    reason:
+      "found secret, but didn't have expected keys (cert and key) or (tls.crt and tls.key); found: a, b, c, and 1 more...",
   });
   assert.equal(caSecret('x', { 'ca.crt': b('CA') }).ok, true);
   assert.equal(caSecret('x', { cacert: b('CA') }).ok, true);
@@ -265,13 +283,24 @@ test('SecretResolver: own namespace only, keys only with access, -cacert falls b
   source.set('shop', 'web-cert', { data, revision: 'u1/1' });
   source.set('bank', 'vault', { data, revision: 'u2/1' });
   const resolver = new SecretResolver(source);
-  const names = ['kubernetes://web-cert', 'kubernetes://web-cert-cacert', 'kubernetes://bank/vault', 'kubernetes://gone'];
+  const names = [
+    'kubernetes://web-cert',
+    'kubernetes://web-cert-cacert',
+    'kubernetes://bank/vault',
+    'kubernetes://gone',
+  ];
   const full = resolver.resolve({ identity: ID, mayReadKeys: true }, names);
   assert.deepEqual([...full.resources.keys()], ['kubernetes://web-cert', 'kubernetes://web-cert-cacert']);
-  assert.deepEqual(full.denied.map((d) => d.name), ['kubernetes://bank/vault']);
+  assert.deepEqual(
+    full.denied.map((d) => d.name),
+    ['kubernetes://bank/vault'],
+  );
   const caOnly = resolver.resolve({ identity: ID, mayReadKeys: false }, names);
   assert.deepEqual([...caOnly.resources.keys()], ['kubernetes://web-cert-cacert']);
-  assert.match(caOnly.denied.find((d) => d.name === 'kubernetes://web-cert')?.reason ?? '', /may not read secrets in shop/);
+  assert.match(
+    caOnly.denied.find((d) => d.name === 'kubernetes://web-cert')?.reason ?? '',
+    /may not read secrets in shop/,
+  );
   const anonymous = resolver.resolve({ identity: undefined, mayReadKeys: true }, names);
   assert.equal(anonymous.resources.size, 0);
   const before = full.resources.get('kubernetes://web-cert')?.digest;
