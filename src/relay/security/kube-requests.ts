@@ -24,7 +24,8 @@ export async function kubeJson(
   const opts: RequestOptions & Record<string, unknown> = {
     method,
     headers: {
-      accept: 'application/json',
+      // The API server serves the JWKS only as application/jwk-set+json.
+      accept: 'application/json, application/jwk-set+json',
       ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
     },
   };
@@ -91,7 +92,7 @@ export const httpsFetchJson =
   (url) =>
     sendJson(new URL(url), {
       method: 'GET',
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json, application/jwk-set+json' },
       timeout: 10_000,
       ...(ca ? { ca } : {}),
     });
