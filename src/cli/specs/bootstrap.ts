@@ -14,7 +14,7 @@ export const bootstrapSpec = command({
     relay: {
       type: 'string',
       value: 'HOST:PORT',
-      default: 'meshsnap-relay.meshsnap-system.svc:15010',
+      default: 'meshsnap-relay.meshsnap-system.svc:15012',
       help: 'the relay’s xDS address',
     },
     namespace: { type: 'string', value: 'NS', help: 'node metadata NAMESPACE (default: the namespace in the node id)' },

@@ -27,22 +27,30 @@ export type AuthOutcome =
   | { readonly kind: 'anonymous' }
   | { readonly kind: 'refused'; readonly reason: string };
 
+/**
+ * Runs the authenticators in order. An authenticator that could not do its work (the API server or
+ * the issuer did not answer) makes the whole call throw when no other one proved an identity: the
+ * stream then ends UNAVAILABLE (try again), not UNAUTHENTICATED.
+ */
 export async function authenticate(
   authenticators: readonly Authenticator[],
   creds: CallCredentials,
   allowAnonymous: boolean,
 ): Promise<AuthOutcome> {
   const errors: string[] = [];
+  const unavailable: string[] = [];
   for (const a of authenticators) {
     let attempt: AuthAttempt;
     try {
       attempt = await a.authenticate(creds);
     } catch (e) {
-      attempt = { error: e instanceof Error ? e.message : String(e) };
+      unavailable.push(`${a.name}: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
     }
     if ('identity' in attempt) return { kind: 'authenticated', identity: attempt.identity };
     if ('error' in attempt) errors.push(`${a.name}: ${attempt.error}`);
   }
+  if (unavailable.length > 0) throw new Error(unavailable.join('; '));
   if (errors.length > 0) return { kind: 'refused', reason: `authentication failed: ${errors.join('; ')}` };
   if (allowAnonymous) return { kind: 'anonymous' };
   const kinds = authenticators.map((a) => a.name).join(', ') || 'none configured';

@@ -90,6 +90,9 @@ test('authenticate: first identity wins; a presented bad credential is refused e
   assert.match((none as { reason: string }).reason, /no credentials/);
   const bad = await authenticate([fixed('a', { error: 'expired' })], {}, true);
   assert.deepEqual(bad, { kind: 'refused', reason: 'authentication failed: a: expired' });
+  const down: Authenticator = { name: 'r', authenticate: () => Promise.reject(new Error('API server down')) };
+  await assert.rejects(authenticate([down], { bearerToken: 't' }, false), /r: API server down/);
+  assert.equal((await authenticate([down, fixed('m', { identity: ID })], {}, false)).kind, 'authenticated');
   assert.equal(bearerTokenOf(['Basic x', 'Bearer abc']), 'abc');
   assert.equal(bearerTokenOf([]), undefined);
 });
