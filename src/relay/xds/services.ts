@@ -7,7 +7,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { decodeMessage, encodeMessage } from '../../xds/proto.js';
 import type { XdsType } from '../../xds/type-urls.js';
-import type { RelayType } from './stream-base.js';
+import type { RelayType } from './relay-type.js';
 
 export const MSG = {
   Request: 'envoy.service.discovery.v3.DiscoveryRequest',

@@ -14,9 +14,9 @@ import { SECRET_TYPE_URL } from '../sds/secret-material.js';
 import { checkNode } from './limits.js';
 import { nodeOf, type NodeInfo } from './node.js';
 import { StatusError } from './status-error.js';
+import { relayTypeUrl, type RelayType } from './relay-type.js';
 
-/** What a stream serves: a snapshot type, or SDS secrets (served live, never from a snapshot). */
-export type RelayType = XdsType | 'secrets';
+export { relayTypeUrl, type RelayType };
 
 export type XdsCall = grpc.ServerDuplexStream<object, object | Uint8Array>;
 
@@ -338,5 +338,3 @@ export abstract class StreamBase {
     this.writer.close();
   }
 }
-
-export const relayTypeUrl = (type: RelayType): string => (type === 'secrets' ? SECRET_TYPE_URL : XDS_TYPE_URL[type]);
