@@ -154,6 +154,14 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
           reason: forLog(e.reason, 1024),
         });
         break;
+      case 'secret-denied':
+        log.log('warn', 'sds.denied', {
+          node: forLog(e.nodeId),
+          ...(e.identity !== undefined ? { identity: forLog(e.identity) } : {}),
+          name: forLog(e.name),
+          reason: forLog(e.reason, 1024),
+        });
+        break;
       case 'connect':
         log.log('debug', 'xds.connect', {
           stream: e.streamId,

@@ -83,6 +83,15 @@ export type XdsEvent =
       readonly reason: string;
       readonly at: number;
       readonly identity?: string;
+    }
+  /** An SDS name refused to a stream that goes on (logged, not audited: the proxy stays connected). */
+  | {
+      readonly kind: 'secret-denied';
+      readonly nodeId: string;
+      readonly name: string;
+      readonly reason: string;
+      readonly at: number;
+      readonly identity?: string;
     };
 
 /** Per-proxy status, as `istioctl proxy-status` shows it. */

@@ -167,9 +167,14 @@ export abstract class StreamBase {
     for (const d of denied) {
       if (this.deniedSecrets.has(d.name)) continue;
       this.deniedSecrets.add(d.name);
-      const reason = `SDS ${d.name} refused: ${d.reason}`;
-      this.ctx.emit({ kind: 'rejected', nodeId: this.nodeId, reason, at: Date.now(), ...this.identityField() });
-      this.ctx.log(`xds: node=${forLog(this.nodeId)} ${forLog(reason)}`);
+      this.ctx.emit({
+        kind: 'secret-denied',
+        nodeId: this.nodeId,
+        name: d.name,
+        reason: d.reason,
+        at: Date.now(),
+        ...this.identityField(),
+      });
     }
     return resources;
   }
