@@ -12,6 +12,7 @@ const sources: HttpSources = {
   proxies: () => ({ proxies: [] }),
   snapshot: () => ({}),
   metrics: () => Promise.resolve({ contentType: 'text/plain', body: '' }),
+  notify: () => true,
 };
 const from = (remoteAddress: string): { incoming: IncomingMessage } => ({
   incoming: { socket: { remoteAddress } } as unknown as IncomingMessage,

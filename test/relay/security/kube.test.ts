@@ -1,8 +1,8 @@
 /**
  * Service-account tokens and Secrets with Kubernetes:
  * - always: TokenReview and issuer discovery through a fake API server (request shapes, results);
- * - with a real kube-apiserver (`../shared/tools/kube-local/up.sh`; $KUBECONFIG or
- *   ~/.cache/kube-local/kubeconfig): tokens minted by TokenRequest are accepted by TokenReview and
+ * - with a real kube-apiserver (`../shared/tools/kube-local/up.sh`; $MESHSNAP_REAL_KUBECONFIG,
+ *   $KUBECONFIG or ~/.cache/kube-local/kubeconfig): tokens minted by TokenRequest are accepted by TokenReview and
  *   by the JWKS check, wrong-audience and expired ones refused, the SubjectAccessReview answers per
  *   RBAC, and a relay started from `meshsnap relay`'s flags serves a gateway its Secret over SDS and
  *   pushes the Secret's update. Skipped, saying why, when no API server answers.
@@ -146,14 +146,18 @@ test('TokenReview and issuer discovery through a fake API server', { timeout: 20
 // ------------------------------------------------------------------ the real API server
 
 function realKubeconfig(): string | undefined {
-  for (const f of [process.env.KUBECONFIG, join(homedir(), '.cache', 'kube-local', 'kubeconfig')])
+  for (const f of [
+    process.env.MESHSNAP_REAL_KUBECONFIG,
+    process.env.KUBECONFIG,
+    join(homedir(), '.cache', 'kube-local', 'kubeconfig'),
+  ])
     if (f && existsSync(f)) return f;
   return undefined;
 }
 
 async function reachable(file: string | undefined): Promise<string | undefined> {
   if (!file)
-    return 'no kubeconfig ($KUBECONFIG or ~/.cache/kube-local/kubeconfig); start one with ../shared/tools/kube-local/up.sh';
+    return 'no kubeconfig ($MESHSNAP_REAL_KUBECONFIG, $KUBECONFIG or ~/.cache/kube-local/kubeconfig); start one with ../shared/tools/kube-local/up.sh';
   try {
     const kc = new KubeConfig();
     kc.loadFromFile(file);
