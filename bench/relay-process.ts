@@ -74,7 +74,7 @@ export function startRelayProcess(
 ): Promise<RelayProcess> {
   const child = spawn(
     process.execPath,
-    ['--input-type=module', '-e', RUNNER, 'relay', '--port', '0', '--http-port', '0', ...args],
+    ['--input-type=module', '-e', RUNNER, 'relay', '--port', '0', '--http-port', '0', '--insecure', ...args],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...opts.env },

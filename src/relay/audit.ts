@@ -83,6 +83,7 @@ export class AuditLog {
         snapshotVersion: e.snapshotVersion,
         ...(digest !== undefined ? { digest } : {}),
         ...(e.kind === 'nack' ? { error: e.error } : {}),
+        ...identityDetail(e.identity),
       });
     } else if (e.kind === 'rejected') {
       this.add({
@@ -96,6 +97,7 @@ export class AuditLog {
         version: '',
         snapshotVersion: 0,
         error: e.reason,
+        ...identityDetail(e.identity),
       });
     }
   }
@@ -250,3 +252,7 @@ function surelyWithin(r: AuditRecord, max: number): boolean {
     (r.reason?.length ?? 0);
   return JSON_OVERHEAD + 6 * chars <= max;
 }
+
+/** The authenticated identity beside the node id the proxy claims (absent for anonymous streams). */
+const identityDetail = (identity: string | undefined): { detail?: { identity: string } } =>
+  identity !== undefined ? { detail: { identity } } : {};

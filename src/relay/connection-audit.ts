@@ -29,7 +29,10 @@ export function connectionAuditor(relay: string, channel: string): (e: XdsEvent)
   return (e) => {
     if (e.kind === 'connect') {
       classOfStream.set(e.streamId, e.classId);
-      return record('connect', e, e.classId, { protocol: e.protocol });
+      return record('connect', e, e.classId, {
+        protocol: e.protocol,
+        ...(e.identity !== undefined ? { identity: e.identity } : {}),
+      });
     }
     if (e.kind === 'disconnect') {
       const classId = classOfStream.get(e.streamId) ?? '';

@@ -6,7 +6,12 @@
  * hint that the channel head moved (the relay reads the head now; the store stays the truth, so a
  * hint carries no data and needs no credentials: the worst a caller can do is an early head read,
  * and bursts coalesce into one).
+ *
+ * /debug/* names every proxy and its identity: it answers only clients on the relay's own host
+ * (loopback), or anyone presenting `authorization: Bearer <debug token>` when one is configured.
  */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +42,8 @@ export interface HttpServerOptions {
   readonly port: number;
   readonly sources: HttpSources;
   readonly log?: RelayLogger;
+  /** A token that opens /debug/* to remote clients; without it, only loopback clients see /debug/*. */
+  readonly debugToken?: string;
 }
 
 export interface RelayHttpServer {
@@ -47,13 +54,31 @@ export interface RelayHttpServer {
 const ROUTES = ['/healthz', '/readyz', '/debug/proxies', '/debug/snapshot', '/metrics', 'POST /notify'];
 
 /** The routes as a hono app (no I/O of its own: serve it, or call `app.request` in tests). */
-export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogger): Hono {
-  const app = new Hono();
+/** What @hono/node-server binds: the Node request, for the peer's address. */
+type NodeBindings = { Bindings: { incoming?: IncomingMessage } };
+
+export function relayHttpApp(
+  sources: HttpSources,
+  log: RelayLogger = silentLogger,
+  debugToken?: string,
+): Hono<NodeBindings> {
+  const app = new Hono<NodeBindings>();
   app.use(async (c, next) => {
     const post = c.req.method === 'POST' && c.req.path === '/notify';
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !post)
       return json(c, 405, { error: 'only GET (and POST /notify)' });
     await next();
+  });
+  app.use('/debug/*', async (c, next) => {
+    // In-process requests (app.request, no socket) are the relay's own.
+    const peer = c.env?.incoming?.socket.remoteAddress;
+    if (peer === undefined || isLoopback(peer) || tokenMatches(c.req.header('authorization'), debugToken))
+      return next();
+    return json(c, 403, {
+      error: debugToken
+        ? '/debug/* needs authorization: Bearer <the relay debug token> from a remote client'
+        : '/debug/* answers only on the relay host (loopback); set a debug token to open it',
+    });
   });
   app.get('/healthz', (c) => json(c, 200, { ok: true }));
   app.get('/readyz', (c) => {
@@ -95,7 +120,7 @@ export function relayHttpApp(sources: HttpSources, log: RelayLogger = silentLogg
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHttpServer> {
-  const app = relayHttpApp(opts.sources, opts.log);
+  const app = relayHttpApp(opts.sources, opts.log, opts.debugToken);
   let server: ServerType | undefined;
   await new Promise<void>((resolve, reject) => {
     server = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host ?? '0.0.0.0' }, () => resolve());
@@ -115,7 +140,17 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RelayHtt
   };
 }
 
-function json(c: Context, status: 200 | 202 | 400 | 404 | 405 | 500 | 503, body: unknown): Response {
+const isLoopback = (address: string): boolean =>
+  address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+
+function tokenMatches(header: string | undefined, token: string | undefined): boolean {
+  if (!token || !header?.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice('Bearer '.length));
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+function json(c: Context, status: 200 | 202 | 400 | 403 | 404 | 405 | 500 | 503, body: unknown): Response {
   return c.body(`${JSON.stringify(body, null, 2)}\n`, status, {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',

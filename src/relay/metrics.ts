@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { XDS_TYPES, xdsTypeOfUrl } from '../xds/type-urls.js';
+import { SECRET_TYPE_URL } from './sds/secret-material.js';
 import type { XdsEvent } from './types.js';
 
 export interface MetricsSources {
@@ -14,7 +15,8 @@ export interface MetricsSources {
 }
 
 /** Label value for a type URL: `clusters`, `endpoints`, … (or the URL of an unknown type). */
-const typeLabel = (typeUrl: string): string => xdsTypeOfUrl(typeUrl) ?? typeUrl;
+const typeLabel = (typeUrl: string): string =>
+  xdsTypeOfUrl(typeUrl) ?? (typeUrl === SECRET_TYPE_URL ? 'secrets' : typeUrl);
 
 export class RelayMetrics {
   readonly registry = new Registry();

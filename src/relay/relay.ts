@@ -16,6 +16,9 @@ import { errorMessage, silentLogger, type RelayLogger } from './log.js';
 import { RelayMetrics } from './metrics.js';
 import { proxiesPage } from './proxy-status.js';
 import { connectionAuditor } from './connection-audit.js';
+import { SecretResolver } from './sds/secret-resolver.js';
+import type { SecretSource } from './sds/secret-source.js';
+import { RelaySecurity, type RelaySecurityOptions, type SecurityStatus } from './security/relay-security.js';
 import type { LoadedSnapshot } from './snapshot/served-snapshot.js';
 import type { ProxyStatus, XdsEvent } from './types.js';
 import type { ClientLimits } from './xds/limits.js';
@@ -64,6 +67,10 @@ export interface RelayOptions {
   /** How long close() lets streams end before forcing. Default 5 s. */
   readonly drainTimeoutMs?: number;
   readonly log?: RelayLogger;
+  /** TLS, authentication, insecure mode, debug token (README "Relay security"). Default: insecure, said loudly. */
+  readonly security?: RelaySecurityOptions;
+  /** Kubernetes Secrets for SDS (gateway credentials); without it, secret names are not served. */
+  readonly secrets?: SecretSource;
 }
 
 export interface RelayStatus {
@@ -73,6 +80,7 @@ export interface RelayStatus {
   readonly streams: number;
   readonly snapshot: FollowerStatus;
   readonly audit: { readonly pending: number; readonly written: number };
+  readonly security: SecurityStatus;
 }
 
 export interface Relay {
@@ -111,6 +119,17 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     log,
   });
 
+  const secrets = opts.secrets
+    ? new SecretResolver(opts.secrets, (ref, reason) =>
+        log.log('warn', 'sds.invalid_secret', { namespace: ref.namespace, name: ref.name, reason }),
+      )
+    : undefined;
+  const security = new RelaySecurity(opts.security ?? { insecure: true }, secrets, {
+    onReload: (m) => log.log('info', 'relay.tls_reloaded', { fingerprint: m.fingerprint, notAfter: m.notAfter }),
+    onError: (error) =>
+      log.log('error', 'relay.tls_reload_failed', { error, keeping: security.provider?.current.fingerprint }),
+  });
+
   const connections = connectionAuditor(relayId, channel);
   const onEvent = (e: XdsEvent): void => {
     metrics.observe(e);
@@ -129,7 +148,19 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
         });
         break;
       case 'rejected':
-        log.log('warn', 'xds.rejected', { node: forLog(e.nodeId), reason: forLog(e.reason, 1024) });
+        log.log('warn', 'xds.rejected', {
+          node: forLog(e.nodeId),
+          ...(e.identity !== undefined ? { identity: forLog(e.identity) } : {}),
+          reason: forLog(e.reason, 1024),
+        });
+        break;
+      case 'secret-denied':
+        log.log('warn', 'sds.denied', {
+          node: forLog(e.nodeId),
+          ...(e.identity !== undefined ? { identity: forLog(e.identity) } : {}),
+          name: forLog(e.name),
+          reason: forLog(e.reason, 1024),
+        });
         break;
       case 'connect':
         log.log('debug', 'xds.connect', {
@@ -156,6 +187,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     onStalled: () => metrics.stalledStreams.inc(),
     onLimited: () => metrics.limitedStreams.inc(),
     log: (line) => log.log('info', 'xds.server', { message: line }),
+    security: security.xdsSecurity(),
   });
 
   const follower = new SnapshotFollower({
@@ -188,6 +220,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     streams: server.streamCount,
     snapshot: follower.status(),
     audit: { pending: audit.pending, written: audit.written },
+    security: security.status(),
   });
 
   // HTTP first: /healthz answers and /readyz says "loading" while the boot snapshot is verified.
@@ -195,8 +228,12 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     host,
     port: opts.httpPort ?? 15014,
     log,
+    ...(opts.security?.debugToken !== undefined ? { debugToken: opts.security.debugToken } : {}),
     sources: {
-      readiness: () => readiness(follower.status(), draining, server.statuses(), opts.unreadyAfterStoreFailures),
+      readiness: () => ({
+        ...readiness(follower.status(), draining, server.statuses(), opts.unreadyAfterStoreFailures),
+        security: security.status(),
+      }),
       proxies: (page) => ({
         relay: relayId,
         channel,
@@ -221,13 +258,14 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
   let port: number;
   try {
     port = await new Promise<number>((resolve, reject) =>
-      grpcServer.bindAsync(`${host}:${opts.port ?? 15010}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      grpcServer.bindAsync(`${host}:${opts.port ?? 15010}`, security.serverCredentials(), (err, bound) =>
         err ? reject(err) : resolve(bound),
       ),
     );
   } catch (e) {
     await follower.stop();
     await http.close();
+    await opts.secrets?.close();
     throw e;
   }
 
@@ -239,7 +277,15 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     channel,
     serving: follower.snapshot?.version ?? null,
     ready: follower.status().ready,
+    tls: security.provider !== undefined,
+    authentication: security.authenticators.map((a) => a.name),
+    secrets: secrets !== undefined,
   });
+  if (security.insecure) log.log('warn', 'relay.insecure', { relay: relayId, warning: security.status().warning });
+  if (!secrets)
+    log.log('info', 'relay.sds_off', {
+      reason: 'no Kubernetes access configured: kubernetes:// secret names are not served',
+    });
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
@@ -254,6 +300,7 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       const forced = await Promise.race([shutdown.then(() => false), delay(drainTimeoutMs).then(() => true)]);
       if (forced) grpcServer.forceShutdown();
       await audit.close();
+      await opts.secrets?.close();
       await http.close();
       log.log('info', 'relay.closed', { relay: relayId, forced, auditWritten: audit.written });
     })().catch((e: unknown) => {

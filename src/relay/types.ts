@@ -39,6 +39,8 @@ export type XdsEvent =
       readonly classId: string;
       readonly protocol: 'sotw' | 'delta';
       readonly at: number;
+      /** The authenticated identity (SPIFFE URI) beside the node id the proxy claims. */
+      readonly identity?: string;
     }
   | { readonly kind: 'disconnect'; readonly streamId: string; readonly nodeId: string; readonly at: number }
   | {
@@ -61,6 +63,7 @@ export type XdsEvent =
       readonly version: string;
       readonly snapshotVersion: number;
       readonly at: number;
+      readonly identity?: string;
     }
   | {
       readonly kind: 'nack';
@@ -72,8 +75,24 @@ export type XdsEvent =
       readonly snapshotVersion: number;
       readonly error: string;
       readonly at: number;
+      readonly identity?: string;
     }
-  | { readonly kind: 'rejected'; readonly nodeId: string; readonly reason: string; readonly at: number };
+  | {
+      readonly kind: 'rejected';
+      readonly nodeId: string;
+      readonly reason: string;
+      readonly at: number;
+      readonly identity?: string;
+    }
+  /** An SDS name refused to a stream that goes on (logged, not audited: the proxy stays connected). */
+  | {
+      readonly kind: 'secret-denied';
+      readonly nodeId: string;
+      readonly name: string;
+      readonly reason: string;
+      readonly at: number;
+      readonly identity?: string;
+    };
 
 /** Per-proxy status, as `istioctl proxy-status` shows it. */
 export interface ProxyStatus {
@@ -82,6 +101,8 @@ export interface ProxyStatus {
   readonly classId: string;
   readonly protocol: 'sotw' | 'delta';
   readonly connectedAt: string;
+  /** The authenticated identity and how it was proven; absent for an anonymous stream (`--insecure`). */
+  readonly identity?: { readonly principal: string; readonly method: string };
   /** Per type URL: version last sent, version last ACKed, last NACK. */
   readonly types: Readonly<
     Record<

@@ -66,6 +66,7 @@ async function startRelayProcess(store: string, ...extra: string[]): Promise<Rel
       '100',
       '--drain-ms',
       '1000',
+      '--insecure',
       ...extra,
     ],
     {

@@ -9,6 +9,7 @@
  */
 import { parseProxyNode } from '../../proxy-class/node-id.js';
 import { parseCommand, UsageError } from '../args.js';
+import { envoyXdsTransportSocket, grpcXdsServerCreds, type BootstrapTls } from '../bootstrap-tls.js';
 import { printJson } from '../output.js';
 import { bootstrapSpec } from '../specs/bootstrap.js';
 
@@ -35,6 +36,8 @@ export interface BootstrapInput {
   readonly relay: string;
   readonly namespace: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** How to reach a TLS relay; undefined: plaintext (`--insecure`). */
+  readonly tls?: BootstrapTls;
 }
 
 export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
@@ -62,6 +65,7 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
           name: 'xds-grpc',
           type: 'STRICT_DNS',
           connect_timeout: '1s',
+          ...(b.tls ? { transport_socket: envoyXdsTransportSocket(b.tls) } : {}),
           typed_extension_protocol_options: {
             'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
               '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
@@ -97,7 +101,13 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
 
 export function grpcBootstrap(b: BootstrapInput): Record<string, unknown> {
   return {
-    xds_servers: [{ server_uri: b.relay, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] }],
+    xds_servers: [
+      {
+        server_uri: b.relay,
+        ...(b.tls ? grpcXdsServerCreds(b.tls) : { channel_creds: [{ type: 'insecure' }] }),
+        server_features: ['xds_v3'],
+      },
+    ],
     node: {
       id: b.node,
       // grpc-js-xds refuses a node without a locality.
@@ -117,9 +127,35 @@ export async function bootstrapCommand(argv: readonly string[]): Promise<number>
     LABELS: labels,
   });
   if (!parsed.ok) throw new UsageError(`--node: ${parsed.reason}`);
-  const input: BootstrapInput = { node: nodeId, relay: values.relay, namespace: parsed.node.namespace, labels };
-  splitHostPort(input.relay);
+  const { host } = splitHostPort(values.relay);
+  const input: BootstrapInput = {
+    node: nodeId,
+    relay: values.relay,
+    namespace: parsed.node.namespace,
+    labels,
+    ...(values.insecure ? {} : { tls: bootstrapTls(values, host) }),
+  };
   printJson({ envoy: envoyBootstrap(input) });
   printJson({ grpc: grpcBootstrap(input) });
   return 0;
+}
+
+/** The TLS flags; `--cert` and `--key` go together. */
+function bootstrapTls(
+  v: {
+    ca: string;
+    cert?: string | undefined;
+    key?: string | undefined;
+    'token-file'?: string | undefined;
+    sni?: string | undefined;
+  },
+  relayHost: string,
+): BootstrapTls {
+  if ((v.cert === undefined) !== (v.key === undefined)) throw new UsageError('--cert and --key go together');
+  return {
+    caFile: v.ca,
+    ...(v.cert !== undefined && v.key !== undefined ? { certFile: v.cert, keyFile: v.key } : {}),
+    ...(v['token-file'] !== undefined ? { tokenFile: v['token-file'] } : {}),
+    sni: v.sni ?? relayHost,
+  };
 }

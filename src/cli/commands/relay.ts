@@ -8,6 +8,7 @@ import { createLogger } from '../../log.js';
 import type { ClientLimits } from '../../relay/xds/limits.js';
 import { startRelay } from '../../relay/relay.js';
 import { intFlag, parseCommand, parseLogLevel } from '../args.js';
+import { relaySecurity } from '../relay-security.js';
 import { checkChannel, openStore } from '../store.js';
 import { relaySpec } from '../specs/relay.js';
 
@@ -38,15 +39,20 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
   const writeTimeoutMs = optionalInt('write-timeout-ms', 100, 3_600_000);
   const slowWriteMs = optionalInt('slow-write-ms', 1, 3_600_000);
   const unreadyAfterStoreFailures = optionalInt('unready-after-store-failures', 1, 1_000_000);
+  const port = intFlag('port', values.port, 0, 65535);
+  const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
+  const pollMs = intFlag('poll-ms', values['poll-ms'], 10, 3_600_000);
+  const drainTimeoutMs = intFlag('drain-ms', values['drain-ms'], 0, 600_000);
+  const { security, secrets } = await relaySecurity(values, log);
 
   const relay = await startRelay({
     store: openStore(values.store),
     channel,
     host: values.host,
-    port: intFlag('port', values.port, 0, 65535),
-    httpPort: intFlag('http-port', values['http-port'], 0, 65535),
-    pollMs: intFlag('poll-ms', values['poll-ms'], 10, 3_600_000),
-    drainTimeoutMs: intFlag('drain-ms', values['drain-ms'], 0, 600_000),
+    port,
+    httpPort,
+    pollMs,
+    drainTimeoutMs,
     ...(values['max-streams'] !== undefined
       ? { maxStreams: intFlag('max-streams', values['max-streams'], 1, 10_000_000) }
       : {}),
@@ -56,6 +62,8 @@ export async function relayCommand(argv: readonly string[]): Promise<number> {
     ...(unreadyAfterStoreFailures !== undefined ? { unreadyAfterStoreFailures } : {}),
     limits,
     log,
+    security,
+    ...(secrets ? { secrets } : {}),
   });
 
   return new Promise<number>((resolve) => {

@@ -14,7 +14,7 @@ export const bootstrapSpec = command({
     relay: {
       type: 'string',
       value: 'HOST:PORT',
-      default: 'meshsnap-relay.meshsnap-system.svc:15010',
+      default: 'meshsnap-relay.meshsnap-system.svc:15012',
       help: 'the relay’s xDS address',
     },
     namespace: { type: 'string', value: 'NS', help: 'node metadata NAMESPACE (default: the namespace in the node id)' },
@@ -23,6 +23,21 @@ export const bootstrapSpec = command({
       value: 'k=v,...',
       help: 'node metadata LABELS, which place a sidecar in its proxy class',
     },
+    ca: {
+      type: 'string',
+      value: 'FILE',
+      default: '/var/run/secrets/meshsnap/relay-ca.crt',
+      help: 'CA bundle that signed the relay’s TLS certificate',
+    },
+    cert: { type: 'string', value: 'FILE', help: 'the proxy’s certificate (mTLS; SPIFFE URI SAN of its namespace)' },
+    key: { type: 'string', value: 'FILE', help: 'the private key of --cert' },
+    'token-file': {
+      type: 'string',
+      value: 'FILE',
+      help: 'service-account token for the gRPC bootstrap’s call_creds (jwt_token_file)',
+    },
+    sni: { type: 'string', value: 'NAME', help: 'server name checked in the relay’s certificate (default: its host)' },
+    insecure: { type: 'boolean', help: 'plaintext xDS (a relay run with --insecure)' },
   },
   examples: [
     "meshsnap bootstrap --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --labels app=web,version=v1 --relay 127.0.0.1:15010",

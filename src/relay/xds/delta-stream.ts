@@ -6,11 +6,11 @@
  * for "told it does not exist". Each response carries only resources whose digest differs and the
  * names that went away.
  */
-import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
+import type { XdsType } from '../../xds/type-urls.js';
 import type { ServedResource } from '../types.js';
 import { checkNameCount } from './limits.js';
 import { encodeDelta } from './responses.js';
-import { StreamBase } from './stream-base.js';
+import { StreamBase, relayTypeUrl, type RelayType } from './stream-base.js';
 
 interface DeltaRequest {
   node?: { id?: string | null; metadata?: unknown } | null;
@@ -31,18 +31,18 @@ interface DeltaTypeState {
   pending: Map<string, { version: string; snapshot: number }>;
 }
 
-const WILDCARD_TYPES: ReadonlySet<XdsType> = new Set(['clusters', 'listeners']);
+const WILDCARD_TYPES: ReadonlySet<RelayType> = new Set(['clusters', 'listeners']);
 const MAX_PENDING = 32;
 
 export class DeltaStream extends StreamBase {
-  private readonly types = new Map<XdsType, DeltaTypeState>();
+  private readonly types = new Map<RelayType, DeltaTypeState>();
 
   handle(raw: object): void {
     const req = raw as DeltaRequest;
     this.learnNode(req.node);
     const type = this.typeOf(req.type_url);
     if (!type) return;
-    const typeUrl = XDS_TYPE_URL[type];
+    const typeUrl = relayTypeUrl(type);
     const subscribe = req.resource_names_subscribe ?? [];
     const unsubscribe = req.resource_names_unsubscribe ?? [];
     checkNameCount(
@@ -106,12 +106,21 @@ export class DeltaStream extends StreamBase {
     if (st && this.ready) this.respond(type, st, true);
   }
 
+  pushSecrets(): void {
+    const st = this.types.get('secrets');
+    if (st && this.readyFor('secrets')) this.respond('secrets', st, false);
+  }
+
   /** Sends what differs from what the proxy has; nothing when nothing differs. */
-  private respond(type: XdsType, st: DeltaTypeState, sinceSwitch: boolean): void {
-    if (!this.ready) return;
-    const snapshot = this.ctx.snapshot;
-    if (!snapshot) return;
-    const all = snapshot.resources(this.classId, type) ?? new Map<string, ServedResource>();
+  private respond(type: RelayType, st: DeltaTypeState, sinceSwitch: boolean): void {
+    if (!this.readyFor(type)) return;
+    const snapshotVersion = this.ctx.snapshot?.version ?? 0;
+    // Only what the proxy's class has (or, for secrets, what its identity may read): a name outside
+    // it is answered as not existing, never served.
+    const all =
+      type === 'secrets'
+        ? this.secretResources([...st.names])
+        : (this.ctx.snapshot?.resources(this.classId, type) ?? new Map<string, ServedResource>());
     const changed: ServedResource[] = [];
     const removed: string[] = [];
     const wanted = new Set<string>(st.names);
@@ -138,16 +147,16 @@ export class DeltaStream extends StreamBase {
       if (digest !== '' && st.wildcard) removed.push(name);
     }
     if (changed.length === 0 && removed.length === 0) {
-      this.markInSync(type, snapshot.version);
+      this.markInSync(type, snapshotVersion);
       return;
     }
     const nonce = this.ctx.nextNonce();
-    const version = String(snapshot.version);
-    st.pending.set(nonce, { version, snapshot: snapshot.version });
+    const version = String(snapshotVersion);
+    st.pending.set(nonce, { version, snapshot: snapshotVersion });
     if (st.pending.size > MAX_PENDING) st.pending.delete(st.pending.keys().next().value as string);
     this.send(
       type,
-      encodeDelta(version, XDS_TYPE_URL[type], changed, removed, nonce),
+      encodeDelta(version, relayTypeUrl(type), changed, removed, nonce),
       version,
       changed.length,
       undefined,

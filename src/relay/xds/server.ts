@@ -6,7 +6,11 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
+import type { SecretResolver } from '../sds/secret-resolver.js';
+import type { CallCredentials } from '../security/authenticate.js';
+import type { ProxyIdentity } from '../security/identity.js';
 import type { ProxyStatus, ServedSnapshot, XdsEvent } from '../types.js';
+import { credentialsOf } from './call-credentials.js';
 import type { StreamContext } from './context.js';
 import { DeltaStream } from './delta-stream.js';
 import { forLog } from '../client-text.js';
@@ -39,7 +43,26 @@ export interface XdsServerOptions {
   readonly onLimited?: (streamId: string, nodeId: string, reason: string) => void;
   /** One line per event class (NACK, rejection, stream errors). Default: none. */
   readonly log?: (line: string) => void;
+  /** Who may open a stream, and the secrets served to them. Default: anyone, anonymously; no secrets. */
+  readonly security?: XdsSecurity;
 }
+
+/** A stream's admission: who it is (undefined: anonymous) and whether it may read keys over SDS. */
+export type Admission =
+  | { readonly ok: true; readonly identity?: ProxyIdentity; readonly mayReadKeys: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+export interface XdsSecurity {
+  /** Authenticates a stream from its credentials, before any of its requests is handled. */
+  admit(creds: CallCredentials): Promise<Admission>;
+  /** SDS from Kubernetes Secrets; undefined: secret names are not served. */
+  readonly secrets?: SecretResolver;
+}
+
+const ANYONE: XdsSecurity = { admit: () => Promise.resolve({ ok: true, mayReadKeys: false }) };
+
+/** Requests a stream may send before its authentication finishes; more end it. */
+const MAX_REQUESTS_BEFORE_ADMISSION = 64;
 
 export class XdsServer {
   private readonly streams = new Map<string, StreamBase>();
@@ -58,6 +81,7 @@ export class XdsServer {
   private readonly limits: ClientLimits;
   private readonly onStalled: NonNullable<XdsServerOptions['onStalled']>;
   private readonly onLimited: NonNullable<XdsServerOptions['onLimited']>;
+  private readonly security: XdsSecurity;
 
   constructor(options: XdsServerOptions = {}) {
     this.fanout = new Fanout({
@@ -72,6 +96,11 @@ export class XdsServer {
     this.maxStreams = options.maxStreams ?? 20000;
     this.onEvent = options.onEvent ?? (() => {});
     this.logLine = options.log ?? (() => {});
+    this.security = options.security ?? ANYONE;
+    // A Secret changed: the streams of its namespace that may hold it get their secrets again.
+    this.security.secrets?.source.onChange((namespace) => {
+      for (const s of this.streams.values()) if (!s.isEnded && s.identity?.namespace === namespace) s.pushSecrets();
+    });
   }
 
   /** Registers every xDS service on a grpc-js server (call before bindAsync/start). */
@@ -158,6 +187,7 @@ export class XdsServer {
       },
       fanout: this.fanout,
       limits: this.limits,
+      secrets: this.security.secrets,
       nextNonce: () => (++this.nonceCounter).toString(36),
       emit: (e) => {
         try {
@@ -173,6 +203,13 @@ export class XdsServer {
   private open(method: XdsMethod, call: XdsCall): void {
     if (this.draining) {
       call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'relay is shutting down' });
+      return;
+    }
+    if (method.fixedType === 'secrets' && !this.security.secrets) {
+      call.emit('error', {
+        code: grpc.status.UNIMPLEMENTED,
+        details: 'this relay serves no secrets: it has no Kubernetes access configured (meshsnap relay --kubeconfig)',
+      });
       return;
     }
     if (this.streams.size >= this.maxStreams) {
@@ -213,20 +250,57 @@ export class XdsServer {
       if (stream.node) ctx.emit({ kind: 'disconnect', streamId: id, nodeId: stream.nodeId, at: Date.now() });
       for (const w of this.closedWaiters) w();
     };
-    call.on('data', (req: object) => {
+    const handle = (req: object): void => {
       if (stream.isEnded) return;
       try {
-        if (!rate.take()) {
-          const reason = `more than ${this.limits.requestBurst} requests at once or ${this.limits.requestsPerSecond} per second`;
-          throw new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, `closed by the relay: ${reason}`);
-        }
         stream.handle(req);
       } catch (err) {
-        const e = err instanceof StatusError ? err : new StatusError(grpc.status.INTERNAL, (err as Error).message);
-        if (e instanceof LimitExceeded) this.onLimited(id, stream.nodeId, e.message);
-        this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} ended: ${forLog(e.message, 512)}`);
-        stream.fail(e);
+        fail(err);
       }
+    };
+    const fail = (err: unknown): void => {
+      const e = err instanceof StatusError ? err : new StatusError(grpc.status.INTERNAL, (err as Error).message);
+      if (e instanceof LimitExceeded) this.onLimited(id, stream.nodeId, e.message);
+      this.logLine(`xds: stream ${id} node=${forLog(stream.nodeId || '?')} ended: ${forLog(e.message, 512)}`);
+      stream.fail(e);
+    };
+    // Authentication starts with the first request (so a refusal is recorded under the node id it
+    // claims); requests wait until it is done.
+    let waiting: object[] | undefined;
+    let admitted = false;
+    const admit = (first: object): void => {
+      waiting = [first];
+      void this.security.admit(credentialsOf(call)).then(
+        (admission) => {
+          const queued = waiting ?? [];
+          waiting = undefined;
+          if (stream.isEnded) return;
+          if (!admission.ok) {
+            ctx.emit({ kind: 'rejected', nodeId: claimedNodeId(first), reason: admission.reason, at: Date.now() });
+            return fail(new StatusError(grpc.status.UNAUTHENTICATED, admission.reason));
+          }
+          admitted = true;
+          stream.identity = admission.identity;
+          stream.mayReadKeys = admission.mayReadKeys;
+          for (const req of queued) handle(req);
+        },
+        (err: unknown) => {
+          waiting = undefined;
+          fail(new StatusError(grpc.status.UNAVAILABLE, `authentication could not be done: ${(err as Error).message}`));
+        },
+      );
+    };
+    call.on('data', (req: object) => {
+      if (stream.isEnded) return;
+      if (!rate.take()) {
+        const reason = `more than ${this.limits.requestBurst} requests at once or ${this.limits.requestsPerSecond} per second`;
+        return fail(new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, `closed by the relay: ${reason}`));
+      }
+      if (admitted) return handle(req);
+      if (!waiting) return admit(req);
+      if (waiting.length >= MAX_REQUESTS_BEFORE_ADMISSION)
+        return fail(new LimitExceeded(grpc.status.RESOURCE_EXHAUSTED, 'too many requests before authentication'));
+      waiting.push(req);
     });
     // The proxy half-closed: finish our side too.
     call.on('end', () => {
@@ -237,4 +311,10 @@ export class XdsServer {
     call.on('finish', close);
     call.on('error', close);
   }
+}
+
+/** The node id a (not yet handled) request claims, bounded, for the record of a refused stream. */
+function claimedNodeId(req: object | undefined): string {
+  const id = (req as { node?: { id?: unknown } } | undefined)?.node?.id;
+  return typeof id === 'string' ? id.slice(0, 1024) : '';
 }

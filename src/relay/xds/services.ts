@@ -7,6 +7,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { decodeMessage, encodeMessage } from '../../xds/proto.js';
 import type { XdsType } from '../../xds/type-urls.js';
+import type { RelayType } from './relay-type.js';
 
 export const MSG = {
   Request: 'envoy.service.discovery.v3.DiscoveryRequest',
@@ -20,7 +21,7 @@ export interface XdsMethod {
   readonly method: string;
   readonly delta: boolean;
   /** The one type a per-type service serves; undefined for ADS (type taken from each request). */
-  readonly fixedType?: XdsType;
+  readonly fixedType?: RelayType;
 }
 
 const PER_TYPE: readonly [XdsType, string, string][] = [
@@ -32,6 +33,9 @@ const PER_TYPE: readonly [XdsType, string, string][] = [
 
 export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 
+/** SDS (gateway credentials from Kubernetes Secrets): the same DiscoveryRequest/Response messages. */
+export const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
+
 export const XDS_METHODS: readonly XdsMethod[] = [
   { service: ADS_SERVICE, method: 'StreamAggregatedResources', delta: false },
   { service: ADS_SERVICE, method: 'DeltaAggregatedResources', delta: true },
@@ -39,6 +43,8 @@ export const XDS_METHODS: readonly XdsMethod[] = [
     { service, method: `Stream${suffix}`, delta: false, fixedType },
     { service, method: `Delta${suffix}`, delta: true, fixedType },
   ]),
+  { service: SDS_SERVICE, method: 'StreamSecrets', delta: false, fixedType: 'secrets' },
+  { service: SDS_SERVICE, method: 'DeltaSecrets', delta: true, fixedType: 'secrets' },
 ];
 
 const toBuffer = (bytes: Uint8Array): Buffer =>

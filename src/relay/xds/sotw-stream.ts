@@ -2,11 +2,12 @@
  * State of the World xDS on one stream (ADS or a per-type service). Written from the xDS protocol:
  * https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol
  */
-import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
+import type { XdsType } from '../../xds/type-urls.js';
+import { SECRET_TYPE_URL } from '../sds/secret-material.js';
 import { checkNameCount } from './limits.js';
-import { withNonce } from './responses.js';
+import { contentKeyOf, encodeSotwBody, withNonce, type SotwBody } from './responses.js';
 import { WILDCARD_KEY } from './sotw-cache.js';
-import { StreamBase } from './stream-base.js';
+import { StreamBase, relayTypeUrl, type RelayType } from './stream-base.js';
 
 interface SotwRequest {
   version_info?: string | null;
@@ -29,17 +30,17 @@ interface SotwTypeState {
 }
 
 /** Types whose empty subscription means "everything" (legacy wildcard). */
-const WILDCARD_TYPES: ReadonlySet<XdsType> = new Set(['clusters', 'listeners']);
+const WILDCARD_TYPES: ReadonlySet<RelayType> = new Set(['clusters', 'listeners']);
 
 export class SotwStream extends StreamBase {
-  private readonly types = new Map<XdsType, SotwTypeState>();
+  private readonly types = new Map<RelayType, SotwTypeState>();
 
   handle(raw: object): void {
     const req = raw as SotwRequest;
     this.learnNode(req.node);
     const type = this.typeOf(req.type_url);
-    if (!type) return; // a type this relay does not serve (e.g. secrets): no response
-    const typeUrl = XDS_TYPE_URL[type];
+    if (!type) return; // a type this relay does not serve (e.g. secrets without Kubernetes): no response
+    const typeUrl = relayTypeUrl(type);
     let st = this.types.get(type);
     const first = st === undefined;
     const nonce = req.response_nonce ?? '';
@@ -90,27 +91,43 @@ export class SotwStream extends StreamBase {
     this.respond(type, st, true, false);
   }
 
+  pushSecrets(): void {
+    const st = this.types.get('secrets');
+    if (st && this.readyFor('secrets')) this.respond('secrets', st, false, false);
+  }
+
   /**
    * Sends the current resources of a type for the stream's subscription. On a snapshot switch
    * (`onlyIfChanged`) nothing is sent when the proxy's resources of the type did not change.
    */
-  private respond(type: XdsType, st: SotwTypeState, sinceSwitch: boolean, force: boolean): void {
-    if (!this.ready) return; // before the first snapshot: streams wait, they get it on setSnapshot
-    const cache = this.ctx.sotwCache;
-    const snapshot = this.ctx.snapshot;
-    if (!cache || !snapshot) return;
+  private respond(type: RelayType, st: SotwTypeState, sinceSwitch: boolean, force: boolean): void {
+    if (!this.readyFor(type)) return; // before the first snapshot: streams wait, they get it on setSnapshot
     if (!st.wildcard && st.subscriptionKey === '' && st.sentVersion === undefined) return; // subscribed to nothing yet
-    const body = cache.body(this.classId, type, st.subscriptionKey);
+    const snapshotVersion = this.ctx.snapshot?.version ?? 0;
+    const body = type === 'secrets' ? this.secretsBody(st.subscriptionKey) : this.snapshotBody(type, st);
+    if (!body) return;
     if (!force && body.contentKey === st.sentContentKey) {
-      this.markInSync(type, snapshot.version);
+      this.markInSync(type, snapshotVersion);
       return;
     }
     const nonce = this.ctx.nextNonce();
     st.lastNonce = nonce;
     st.sentVersion = body.version;
     st.sentContentKey = body.contentKey;
-    st.sentSnapshot = snapshot.version;
+    st.sentSnapshot = snapshotVersion;
     // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
     this.send(type, withNonce(body.prefix, nonce), body.version, body.count, `sotw:${type}`, sinceSwitch);
+  }
+
+  private snapshotBody(type: XdsType, st: SotwTypeState): SotwBody | undefined {
+    return this.ctx.sotwCache?.body(this.classId, type, st.subscriptionKey);
+  }
+
+  /** Secrets are per identity, not per class: built per stream (there are few, and they are small). */
+  private secretsBody(subscriptionKey: string): SotwBody {
+    const names = subscriptionKey === '' ? [] : subscriptionKey.split('\n');
+    const list = [...this.secretResources(names).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+    const key = contentKeyOf(list);
+    return encodeSotwBody(SECRET_TYPE_URL, key, list, `n:${key}`);
   }
 }

@@ -4,13 +4,19 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { XDS_TYPES, XDS_TYPE_URL, xdsTypeOfUrl, type XdsType } from '../../xds/type-urls.js';
-import type { ProxyStatus, ServedSnapshot } from '../types.js';
+import type { ProxyStatus, ServedResource, ServedSnapshot } from '../types.js';
 import type { StreamContext } from './context.js';
 import type { StreamWriter } from './fanout.js';
 import { clip, forLog } from '../client-text.js';
+import { checkNodeIdentity } from '../security/authorize.js';
+import type { ProxyIdentity } from '../security/identity.js';
+import { SECRET_TYPE_URL } from '../sds/secret-material.js';
 import { checkNode } from './limits.js';
 import { nodeOf, type NodeInfo } from './node.js';
 import { StatusError } from './status-error.js';
+import { relayTypeUrl, type RelayType } from './relay-type.js';
+
+export { relayTypeUrl, type RelayType };
 
 export type XdsCall = grpc.ServerDuplexStream<object, object | Uint8Array>;
 
@@ -37,6 +43,10 @@ export abstract class StreamBase {
   nodeId = '';
   classId = '';
   node: NodeInfo | undefined;
+  /** Who the proxy proved to be; undefined for an anonymous stream (`--insecure`). */
+  identity: ProxyIdentity | undefined;
+  /** May the identity read certificates with keys of its namespace over SDS. */
+  mayReadKeys = false;
   readonly connectedAt = new Date();
   protected readonly typeStatus = new Map<string, TypeStatus>();
   private ended = false;
@@ -47,8 +57,8 @@ export abstract class StreamBase {
     protected readonly call: XdsCall,
     protected readonly ctx: StreamContext,
     protected readonly writer: StreamWriter,
-    /** The type of a per-type service (CDS, EDS, …); undefined on ADS. */
-    protected readonly fixedType: XdsType | undefined,
+    /** The type of a per-type service (CDS, EDS, …, SDS); undefined on ADS. */
+    protected readonly fixedType: RelayType | undefined,
   ) {}
 
   get isEnded(): boolean {
@@ -71,32 +81,67 @@ export abstract class StreamBase {
     if (!node || !node.id)
       throw new StatusError(grpc.status.INVALID_ARGUMENT, 'the first request of a stream must carry node.id');
     checkNode(node, this.ctx.limits);
+    if (this.identity) {
+      // istiod's authorize(): the node must be what the identity may be (PERMISSION_DENIED).
+      const check = checkNodeIdentity(node.id, node.metadata, this.identity);
+      if (!check.ok) {
+        this.ctx.emit({
+          kind: 'rejected',
+          nodeId: node.id,
+          reason: check.reason,
+          identity: this.identity.principal,
+          at: Date.now(),
+        });
+        throw new StatusError(grpc.status.PERMISSION_DENIED, `authorization failed: ${check.reason}`);
+      }
+    }
     this.node = node;
     this.nodeId = node.id;
+    if (this.fixedType === 'secrets') {
+      // An SDS-only stream is not placed in a snapshot class: it serves only secrets.
+      this.emitConnect();
+      return;
+    }
     const snapshot = this.ctx.snapshot;
     if (snapshot) this.place(snapshot);
+  }
+
+  private emitConnect(): void {
+    this.ctx.emit({
+      kind: 'connect',
+      streamId: this.streamId,
+      nodeId: this.nodeId,
+      classId: this.classId,
+      protocol: this.protocol,
+      at: Date.now(),
+      ...this.identityField(),
+    });
+  }
+
+  /** `{ identity }` for events of an authenticated stream. */
+  protected identityField(): { readonly identity?: string } {
+    return this.identity ? { identity: this.identity.principal } : {};
   }
 
   /** (Re)places the node in a class of a snapshot; a failure ends the stream with the reason. */
   place(snapshot: ServedSnapshot): boolean {
     if (!this.node) return false;
+    if (this.fixedType === 'secrets') return false;
     const placed = snapshot.classify(this.node);
     if (!placed.ok) {
-      this.ctx.emit({ kind: 'rejected', nodeId: this.nodeId, reason: placed.reason, at: Date.now() });
+      this.ctx.emit({
+        kind: 'rejected',
+        nodeId: this.nodeId,
+        reason: placed.reason,
+        at: Date.now(),
+        ...this.identityField(),
+      });
       this.fail(new StatusError(placementCode(placed.reason), placed.reason));
       return false;
     }
     const first = this.classId === '';
     this.classId = placed.classId;
-    if (first)
-      this.ctx.emit({
-        kind: 'connect',
-        streamId: this.streamId,
-        nodeId: this.nodeId,
-        classId: this.classId,
-        protocol: this.protocol,
-        at: Date.now(),
-      });
+    if (first) this.emitConnect();
     return true;
   }
 
@@ -105,17 +150,50 @@ export abstract class StreamBase {
     return !this.ended && this.ctx.snapshot !== undefined && this.classId !== '';
   }
 
-  /** The xDS type of a request's type_url (per-type services may leave it empty). */
-  protected typeOf(typeUrl: string | null | undefined): XdsType | undefined {
+  /** True when a type can be answered: secrets need only the (authorized) node. */
+  protected readyFor(type: RelayType): boolean {
+    return type === 'secrets' ? !this.ended && this.node !== undefined : this.ready;
+  }
+
+  /**
+   * The SDS resources this stream may have of the names it asked for. Names refused (another
+   * namespace, no right to keys, not authenticated) are left out, as istiod does, and reported
+   * once per stream and name.
+   */
+  protected secretResources(names: readonly string[]): ReadonlyMap<string, ServedResource> {
+    const resolver = this.ctx.secrets;
+    if (!resolver) return new Map();
+    const { resources, denied } = resolver.resolve({ identity: this.identity, mayReadKeys: this.mayReadKeys }, names);
+    for (const d of denied) {
+      if (this.deniedSecrets.has(d.name)) continue;
+      this.deniedSecrets.add(d.name);
+      this.ctx.emit({
+        kind: 'secret-denied',
+        nodeId: this.nodeId,
+        name: d.name,
+        reason: d.reason,
+        at: Date.now(),
+        ...this.identityField(),
+      });
+    }
+    return resources;
+  }
+
+  private readonly deniedSecrets = new Set<string>();
+
+  /** Re-sends the secrets this stream subscribed to when they changed (a Secret was updated). */
+  abstract pushSecrets(): void;
+
+  /** The type of a request's type_url (per-type services may leave it empty). */
+  protected typeOf(typeUrl: string | null | undefined): RelayType | undefined {
     if (this.fixedType) {
-      if (typeUrl && typeUrl !== XDS_TYPE_URL[this.fixedType])
-        throw new StatusError(
-          grpc.status.INVALID_ARGUMENT,
-          `this service serves ${XDS_TYPE_URL[this.fixedType]}, not ${typeUrl}`,
-        );
+      const own = relayTypeUrl(this.fixedType);
+      if (typeUrl && typeUrl !== own)
+        throw new StatusError(grpc.status.INVALID_ARGUMENT, `this service serves ${own}, not ${typeUrl}`);
       return this.fixedType;
     }
     if (!typeUrl) throw new StatusError(grpc.status.INVALID_ARGUMENT, 'ADS requests must set type_url');
+    if (typeUrl === SECRET_TYPE_URL) return this.ctx.secrets ? 'secrets' : undefined;
     return xdsTypeOfUrl(typeUrl);
   }
 
@@ -130,14 +208,14 @@ export abstract class StreamBase {
 
   /** Queues a response; `push` event and latency when grpc-js has taken it. */
   protected send(
-    type: XdsType,
+    type: RelayType,
     bytes: Uint8Array,
     version: string,
     resources: number,
     key: string | undefined,
     sinceSwitch: boolean,
   ): void {
-    const typeUrl = XDS_TYPE_URL[type];
+    const typeUrl = relayTypeUrl(type);
     const snapshotVersion = this.ctx.snapshot?.version ?? 0;
     const s = this.status(typeUrl);
     s.sent = version;
@@ -177,6 +255,7 @@ export abstract class StreamBase {
       version,
       snapshotVersion,
       at: Date.now(),
+      ...this.identityField(),
     });
   }
 
@@ -197,6 +276,7 @@ export abstract class StreamBase {
       snapshotVersion,
       error,
       at: Date.now(),
+      ...this.identityField(),
     });
     this.ctx.log(
       `xds: NACK node=${forLog(this.nodeId)} type=${forLog(typeUrl)} version=${forLog(version)}: ${forLog(error)}`,
@@ -204,8 +284,8 @@ export abstract class StreamBase {
   }
 
   /** After a switch that changed nothing of a type the proxy is in sync on, it is at the new snapshot. */
-  protected markInSync(type: XdsType, snapshotVersion: number): void {
-    const s = this.typeStatus.get(XDS_TYPE_URL[type]);
+  protected markInSync(type: RelayType, snapshotVersion: number): void {
+    const s = this.typeStatus.get(relayTypeUrl(type));
     if (s && !s.outstanding && s.acked !== undefined && s.acked === s.sent) s.ackedSnapshot = snapshotVersion;
   }
 
@@ -235,6 +315,7 @@ export abstract class StreamBase {
       classId: this.classId,
       protocol: this.protocol,
       connectedAt: this.connectedAt.toISOString(),
+      ...(this.identity ? { identity: { principal: this.identity.principal, method: this.identity.method } } : {}),
       types,
       ...(complete && snapshotVersion !== undefined ? { snapshotVersion } : {}),
     };
