@@ -32,50 +32,55 @@ export interface ExplainQuery {
   readonly request: RequestDraft;
 }
 
+/** How a field is named in messages: `to` in the API, `--to` in the CLI. */
+export type Namer = (field: string) => string;
+const plain: Namer = (field) => field;
+
 const PROTOCOLS: readonly RequestProtocol[] = ['http/1.1', 'h2c', 'h2', 'tcp'];
 const PROTOCOL_ALIASES: Readonly<Record<string, RequestProtocol>> = { http: 'http/1.1', http2: 'h2c', grpc: 'h2c' };
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const POD = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?)$/;
 
 /** `host:port`, `[v6]:port`. */
-export function parseTarget(to: string): { host: string; port: number } {
+export function parseTarget(to: string, name: Namer = plain): { host: string; port: number } {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):([0-9]{1,5})$/.exec(to);
   const port = m ? Number(m[2]) : NaN;
   if (!m || port < 1 || port > 65535)
-    throw badRequest(`to: ${JSON.stringify(to)} is not host:port (e.g. reviews.default.svc.cluster.local:9080)`);
+    throw badRequest(`${name('to')}: ${JSON.stringify(to)} is not host:port (e.g. reviews.default.svc.cluster.local:9080)`);
   return { host: (m[1] as string).replace(/^\[|\]$/g, '').toLowerCase(), port };
 }
 
 /** `k=v` or `k: v` → lower-case name and value; repeated names are joined with `,` as Envoy matches them. */
-export function parseHeaders(items: readonly string[]): Record<string, string> {
+export function parseHeaders(items: readonly string[], name: Namer = plain): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of items) {
     const m = /^(:?[^=:\s]+)\s*[=:]\s?(.*)$/.exec(item);
     if (!m || !TOKEN.test((m[1] as string).replace(/^:/, '')))
-      throw badRequest(`header: ${JSON.stringify(item)} is not NAME=VALUE`);
-    const name = (m[1] as string).toLowerCase();
-    out[name] = out[name] === undefined ? (m[2] as string) : `${out[name]},${m[2] as string}`;
+      throw badRequest(`${name('header')}: ${JSON.stringify(item)} is not NAME=VALUE`);
+    const key = (m[1] as string).toLowerCase();
+    out[key] = out[key] === undefined ? (m[2] as string) : `${out[key]},${m[2] as string}`;
   }
   return out;
 }
 
-function parseProtocol(p: string | undefined, tls: boolean): RequestProtocol {
+function parseProtocol(p: string | undefined, tls: boolean, name: Namer): RequestProtocol {
   if (p === undefined) return tls ? 'h2' : 'http/1.1';
   const v = PROTOCOL_ALIASES[p] ?? p;
   if (!(PROTOCOLS as readonly string[]).includes(v))
-    throw badRequest(`protocol: use one of http (http/1.1), h2c, h2 (over TLS), tcp; got ${JSON.stringify(p)}`);
+    throw badRequest(`${name('protocol')}: use one of http (http/1.1), h2c, h2 (over TLS), tcp; got ${JSON.stringify(p)}`);
   return v as RequestProtocol;
 }
 
-function parseProxy(f: ExplainQueryFields): ProxyRef {
-  if (f.pod !== undefined && f.node !== undefined) throw badRequest('give node or pod, not both');
+function parseProxy(f: ExplainQueryFields, name: Namer): ProxyRef {
+  if (f.pod !== undefined && f.node !== undefined) throw badRequest(`give ${name('node')} or ${name('pod')}, not both`);
   if (f.pod !== undefined) {
     const m = POD.exec(f.pod);
-    if (!m) throw badRequest(`pod: ${JSON.stringify(f.pod)} is not NAMESPACE/NAME`);
+    if (!m) throw badRequest(`${name('pod')}: ${JSON.stringify(f.pod)} is not NAMESPACE/NAME`);
     return { kind: 'pod', namespace: m[1] as string, name: m[3] as string };
   }
-  if (f.node === undefined || f.node === '') throw badRequest('node or pod is required (which proxy sends the request)');
-  if (f.metadata !== undefined && f.node === undefined) throw badRequest('metadata needs node');
+  if (f.metadata !== undefined && f.node === undefined) throw badRequest(`${name('metadata')} needs ${name('node')}`);
+  if (f.node === undefined || f.node === '')
+    throw badRequest(`${name('node')} or ${name('pod')} is required (which proxy sends the request)`);
   return { kind: 'node', id: f.node, metadata: f.metadata ?? {} };
 }
 
@@ -90,16 +95,16 @@ function offeredAlpn(inbound: boolean, protocol: RequestProtocol): string[] {
   return protocol === 'tcp' ? [] : protocol === 'http/1.1' ? ['http/1.1'] : ['h2', 'http/1.1'];
 }
 
-export function parseExplainQuery(f: ExplainQueryFields): ExplainQuery {
-  const proxy = parseProxy(f);
-  if (f.to === undefined || f.to === '') throw badRequest('to is required (host:port)');
-  const { host, port } = parseTarget(f.to);
+export function parseExplainQuery(f: ExplainQueryFields, name: Namer = plain): ExplainQuery {
+  const proxy = parseProxy(f, name);
+  if (f.to === undefined || f.to === '') throw badRequest(`${name('to')} is required (host:port)`);
+  const { host, port } = parseTarget(f.to, name);
   const tls = f.tls === true || f.sni !== undefined;
-  const protocol = parseProtocol(f.protocol, tls);
+  const protocol = parseProtocol(f.protocol, tls, name);
   const path = f.path ?? '/';
-  if (!path.startsWith('/') || /[\s]/.test(path)) throw badRequest(`path: ${JSON.stringify(path)} must start with / and hold no spaces`);
+  if (!path.startsWith('/') || /[\s]/.test(path)) throw badRequest(`${name('path')}: ${JSON.stringify(path)} must start with / and hold no spaces`);
   const method = (f.method ?? 'GET').toUpperCase();
-  if (!TOKEN.test(method)) throw badRequest(`method: ${JSON.stringify(f.method)} is not an HTTP method`);
+  if (!TOKEN.test(method)) throw badRequest(`${name('method')}: ${JSON.stringify(f.method)} is not an HTTP method`);
   return {
     proxy,
     request: {
@@ -112,14 +117,14 @@ export function parseExplainQuery(f: ExplainQueryFields): ExplainQuery {
       ...(tls ? { alpn: offeredAlpn(f.inbound === true, protocol) } : {}),
       method,
       path,
-      headers: parseHeaders(f.headers ?? []),
+      headers: parseHeaders(f.headers ?? [], name),
     },
   };
 }
 
 /** `10..15` → [10, 15]. */
-export function parseRange(text: string): { from: string; to: string } {
+export function parseRange(text: string, name: Namer = plain): { from: string; to: string } {
   const m = /^(.+)\.\.(.+)$/.exec(text);
-  if (!m) throw badRequest(`across: ${JSON.stringify(text)} is not FROM..TO (e.g. 10..15)`);
+  if (!m) throw badRequest(`${name('across')}: ${JSON.stringify(text)} is not FROM..TO (e.g. 10..15)`);
   return { from: m[1] as string, to: m[2] as string };
 }

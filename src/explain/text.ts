@@ -18,7 +18,7 @@ export function explanationText(e: Explanation): string {
   if (e.filterChain) {
     const fc = e.filterChain;
     lines.push(
-      `filter chain  ${fc.isDefault ? 'default_filter_chain ' : `#${String(fc.index)} `}${fc.name ?? ''}${from(fc.provenance)}`,
+      `filter chain  ${[fc.isDefault ? 'default_filter_chain' : `#${String(fc.index)}`, fc.name ?? ''].join(' ').trim()}${from(fc.provenance)}`,
     );
     for (const w of fc.why) lines.push(`                ${w}`);
   }
