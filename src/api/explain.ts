@@ -14,7 +14,7 @@ import { readStoredInputsIndex } from '../snapshot/stored-inputs/index.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
 import { resourceToJson } from '../xds/json.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import type { ExplainQuery, ProxyRef } from './explain-query.js';
+import type { ExplainQuery, Namer, ProxyRef } from './explain-query.js';
 import { ServedConfigNotFoundError, type ServedNode } from './served-config.js';
 
 type Store = Pick<SnapshotStore, 'getSnapshot' | 'getObject' | 'getDocument'>;
@@ -136,14 +136,15 @@ export async function explainAcross(
   channel: string,
   range: { from: string; to: string },
   query: ExplainQuery,
+  name: Namer = (field) => field,
 ): Promise<AcrossAnswer & { readonly channel: string; readonly from: number; readonly to: number }> {
   const first = await selectVersion(store as SnapshotStore, channel, range.from);
   const last = await selectVersion(store as SnapshotStore, channel, range.to);
   if (first.status === 'candidate' || last.status === 'candidate')
-    throw badRequest('across takes versions of the channel, not candidates');
-  if (first.version > last.version) throw badRequest(`across: ${range.from} comes after ${range.to}`);
+    throw badRequest(`${name('across')} takes versions of the channel, not candidates`);
+  if (first.version > last.version) throw badRequest(`${name('across')}: ${range.from} comes after ${range.to}`);
   if (last.version - first.version + 1 > ACROSS_MAX_VERSIONS)
-    throw badRequest(`across: at most ${ACROSS_MAX_VERSIONS} versions at once`);
+    throw badRequest(`${name('across')}: at most ${ACROSS_MAX_VERSIONS} versions at once`);
   const answers: { version: string; explanation: Explanation }[] = [];
   for (let n = first.version; n <= last.version; n++) {
     const record = await store.getVersion(channel, n);

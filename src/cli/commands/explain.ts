@@ -49,7 +49,7 @@ export async function explainCommand(argv: readonly string[]): Promise<number> {
     if (positionals[0] !== undefined) throw new UsageError('give VERSION or --across, not both');
     const range = asUsage(() => parseRange(values.across as string, flag));
     for (const spec of [range.from, range.to]) await selectArg(store, channel, spec);
-    const answer = await asUsageAsync(() => explainAcross(store, channel, range, query));
+    const answer = await asUsageAsync(() => explainAcross(store, channel, range, query, flag));
     if (values.text) printText(acrossText(answer).trimEnd());
     else printJson(answer);
     return 0;
