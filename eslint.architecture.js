@@ -53,7 +53,17 @@ export const ALLOWED = {
     'model',
     'xds',
   ],
-  api: ['explain', 'history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
+  api: [
+    'explain',
+    'history',
+    'pipeline',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+  ],
   cli: EVERY_LIBRARY_FOLDER,
   functions: [
     'api',

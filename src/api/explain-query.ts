@@ -46,7 +46,9 @@ export function parseTarget(to: string, name: Namer = plain): { host: string; po
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s/]+):([0-9]{1,5})$/.exec(to);
   const port = m ? Number(m[2]) : NaN;
   if (!m || port < 1 || port > 65535)
-    throw badRequest(`${name('to')}: ${JSON.stringify(to)} is not host:port (e.g. reviews.default.svc.cluster.local:9080)`);
+    throw badRequest(
+      `${name('to')}: ${JSON.stringify(to)} is not host:port (e.g. reviews.default.svc.cluster.local:9080)`,
+    );
   return { host: (m[1] as string).replace(/^\[|\]$/g, '').toLowerCase(), port };
 }
 
@@ -67,7 +69,9 @@ function parseProtocol(p: string | undefined, tls: boolean, name: Namer): Reques
   if (p === undefined) return tls ? 'h2' : 'http/1.1';
   const v = PROTOCOL_ALIASES[p] ?? p;
   if (!(PROTOCOLS as readonly string[]).includes(v))
-    throw badRequest(`${name('protocol')}: use one of http (http/1.1), h2c, h2 (over TLS), tcp; got ${JSON.stringify(p)}`);
+    throw badRequest(
+      `${name('protocol')}: use one of http (http/1.1), h2c, h2 (over TLS), tcp; got ${JSON.stringify(p)}`,
+    );
   return v as RequestProtocol;
 }
 
@@ -91,7 +95,9 @@ function parseProxy(f: ExplainQueryFields, name: Namer): ProxyRef {
  */
 function offeredAlpn(inbound: boolean, protocol: RequestProtocol): string[] {
   if (inbound)
-    return protocol === 'tcp' ? ['istio-peer-exchange', 'istio'] : [protocol === 'http/1.1' ? 'istio-http/1.1' : 'istio-h2', 'istio'];
+    return protocol === 'tcp'
+      ? ['istio-peer-exchange', 'istio']
+      : [protocol === 'http/1.1' ? 'istio-http/1.1' : 'istio-h2', 'istio'];
   return protocol === 'tcp' ? [] : protocol === 'http/1.1' ? ['http/1.1'] : ['h2', 'http/1.1'];
 }
 
@@ -102,7 +108,8 @@ export function parseExplainQuery(f: ExplainQueryFields, name: Namer = plain): E
   const tls = f.tls === true || f.sni !== undefined;
   const protocol = parseProtocol(f.protocol, tls, name);
   const path = f.path ?? '/';
-  if (!path.startsWith('/') || /[\s]/.test(path)) throw badRequest(`${name('path')}: ${JSON.stringify(path)} must start with / and hold no spaces`);
+  if (!path.startsWith('/') || /[\s]/.test(path))
+    throw badRequest(`${name('path')}: ${JSON.stringify(path)} must start with / and hold no spaces`);
   const method = (f.method ?? 'GET').toUpperCase();
   if (!TOKEN.test(method)) throw badRequest(`${name('method')}: ${JSON.stringify(f.method)} is not an HTTP method`);
   return {

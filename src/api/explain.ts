@@ -65,7 +65,10 @@ async function inputReader(store: Store, record: VersionRecord) {
 
 type Reader = Awaited<ReturnType<typeof inputReader>>;
 const field = (o: unknown, ...path: string[]): unknown =>
-  path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), o);
+  path.reduce<unknown>(
+    (v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+    o,
+  );
 
 /** A pod of the stored inputs as the node its sidecar would announce (Istio's node id and metadata). */
 async function podNode(read: Reader, ref: Extract<ProxyRef, { kind: 'pod' }>): Promise<ServedNode> {
@@ -114,20 +117,31 @@ async function clusterIp(read: Reader, host: string, namespace: string | undefin
 export async function explainVersion(store: Store, record: VersionRecord, query: ExplainQuery): Promise<ExplainAnswer> {
   const read = await inputReader(store, record);
   if (query.proxy.kind === 'pod' && record.inputs === undefined)
-    throw notFound(`version ${record.version} has no stored inputs to find pod ${query.proxy.namespace}/${query.proxy.name} in`);
+    throw notFound(
+      `version ${record.version} has no stored inputs to find pod ${query.proxy.namespace}/${query.proxy.name} in`,
+    );
   const node = query.proxy.kind === 'pod' ? await podNode(read, query.proxy) : query.proxy;
   const { classId, resources } = await servedResources(store, record.digest, node);
   const req = query.request;
   const namespace = typeof node.metadata.NAMESPACE === 'string' ? node.metadata.NAMESPACE : undefined;
   const self = nodeIp(node);
   const destinationIp =
-    req.direction === 'inbound' ? (self ?? (isIp(req.host) ? req.host : undefined)) : isIp(req.host) ? req.host : await clusterIp(read, req.host, namespace);
+    req.direction === 'inbound'
+      ? (self ?? (isIp(req.host) ? req.host : undefined))
+      : isIp(req.host)
+        ? req.host
+        : await clusterIp(read, req.host, namespace);
   const explanation = explain(resources, {
     ...req,
     ...(destinationIp !== undefined ? { destinationIp } : {}),
     ...(self !== undefined && req.direction === 'outbound' ? { sourceIp: self } : {}),
   });
-  return { version: versionLabel(record), digest: record.digest, node: { id: node.id, class: classId }, ...explanation };
+  return {
+    version: versionLabel(record),
+    digest: record.digest,
+    node: { id: node.id, class: classId },
+    ...explanation,
+  };
 }
 
 /** The same question asked of every version from `from` to `to` (selectors) of a channel. */

@@ -40,14 +40,21 @@ export function answerParts(e: Explanation): Record<string, string> {
   return {
     outcome: `${e.outcome}${e.status !== undefined ? ` ${e.status}` : ''}`,
     listener: e.listener?.name ?? '-',
-    filterChain: chain ? (chain.isDefault ? `default ${chain.name ?? ''}`.trim() : (chain.name ?? `#${String(chain.index)}`)) : '-',
+    filterChain: chain
+      ? chain.isDefault
+        ? `default ${chain.name ?? ''}`.trim()
+        : (chain.name ?? `#${String(chain.index)}`)
+      : '-',
     routeConfig: e.routeConfig?.name ?? '-',
     virtualHost: e.virtualHost?.name ?? '-',
     route: e.route ? `${e.route.name ?? `#${e.route.index}`}` : '-',
     clusters: e.clusters.map((c) => `${c.name} ${c.weight}%`).join(', ') || '-',
     endpoints:
       e.clusters
-        .map((c) => `${c.name}: ${c.endpoints.map((p) => `${p.address}${p.port !== undefined ? `:${p.port}` : ''}`).join(' ') || 'none'}`)
+        .map(
+          (c) =>
+            `${c.name}: ${c.endpoints.map((p) => `${p.address}${p.port !== undefined ? `:${p.port}` : ''}`).join(' ') || 'none'}`,
+        )
         .join('; ') || '-',
     istioObjects: e.provenance.map(provenanceLabel).join(', ') || '-',
   };
@@ -70,7 +77,8 @@ export function across(answers: readonly { version: string; explanation: Explana
     const parts: Record<string, { before: string; after: string }> = {};
     for (const key of Object.keys(before))
       if (before[key] !== after[key]) parts[key] = { before: before[key] as string, after: after[key] as string };
-    if (Object.keys(parts).length === 0) parts.details = { before: versions[i - 1]?.digest ?? '', after: versions[i]?.digest ?? '' };
+    if (Object.keys(parts).length === 0)
+      parts.details = { before: versions[i - 1]?.digest ?? '', after: versions[i]?.digest ?? '' };
     changes.push({ from: prev.version, to: next.version, parts });
   }
   return { versions, changes };

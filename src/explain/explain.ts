@@ -82,8 +82,7 @@ function finish(req: ExplainRequest, d: Draft): Explanation {
 
 function upstreamOutcome(clusters: readonly ClusterAnswer[], fallback: Outcome): Outcome {
   if (clusters.length > 0 && clusters.every((c) => c.name === 'BlackHoleCluster')) return 'blackhole';
-  if (clusters.length > 0 && clusters.every((c) => /^(Inbound)?PassthroughCluster$/.test(c.name)))
-    return 'passthrough';
+  if (clusters.length > 0 && clusters.every((c) => /^(Inbound)?PassthroughCluster$/.test(c.name))) return 'passthrough';
   return fallback;
 }
 

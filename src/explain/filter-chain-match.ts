@@ -79,7 +79,8 @@ export const FILTER_CHAIN_STEPS: readonly Step[] = [
   {
     name: 'destination_port',
     has: (m) => m.destination_port !== undefined,
-    score: (m, c) => (m.destination_port === undefined ? 0 : num(m.destination_port) === c.destinationPort ? 1 : undefined),
+    score: (m, c) =>
+      m.destination_port === undefined ? 0 : num(m.destination_port) === c.destinationPort ? 1 : undefined,
     value: (c) => String(c.destinationPort),
   },
   {
@@ -172,6 +173,7 @@ export function matchFilterChain(chains: readonly JsonObject[], c: ConnectionVie
   }
   if (candidates.length === 0) return { why };
   const first = candidates[0] as { chain: JsonObject; index: number };
-  if (candidates.length > 1) why.push(`${candidates.length} chains are equally specific; Envoy refuses such a listener, the first is shown`);
+  if (candidates.length > 1)
+    why.push(`${candidates.length} chains are equally specific; Envoy refuses such a listener, the first is shown`);
   return { index: first.index, chain: first.chain, why };
 }

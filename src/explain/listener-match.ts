@@ -63,8 +63,7 @@ export function matchListener(
       target.destinationIp,
       target.port,
     );
-    if (!direct)
-      return { why: [`no capture listener on ${capturePort} and no listener bound to port ${target.port}`] };
+    if (!direct) return { why: [`no capture listener on ${capturePort} and no listener bound to port ${target.port}`] };
     return {
       listener: direct.listener,
       why: [

@@ -64,9 +64,7 @@ function filterDetail(type: string, config: JsonObject | undefined): string | un
       const rules = obj(config?.[key]);
       if (!rules) continue;
       const policies = Object.keys(obj(rules.policies) ?? {}).sort();
-      parts.push(
-        `${label} ${str(rules.action) ?? 'ALLOW'}: ${policies.length ? policies.join(', ') : 'no policies'}`,
-      );
+      parts.push(`${label} ${str(rules.action) ?? 'ALLOW'}: ${policies.length ? policies.join(', ') : 'no policies'}`);
     }
     return parts.length ? `${parts.join('; ')} (not evaluated by explain)` : 'no rules';
   }

@@ -83,7 +83,8 @@ function pathVerdict(match: JsonObject, path: string): { ok: boolean; text: stri
     };
   }
   if (match.connect_matcher !== undefined) return { ok: false, text: 'CONNECT requests only' };
-  if (match.path_match_policy !== undefined) return { ok: false, text: 'a path match policy explain does not evaluate' };
+  if (match.path_match_policy !== undefined)
+    return { ok: false, text: 'a path match policy explain does not evaluate' };
   return { ok: false, text: 'no path specifier' };
 }
 

@@ -35,7 +35,9 @@ export function explanationText(e: Explanation): string {
     for (const w of e.route.why) lines.push(`                ${w}`);
   }
   for (const c of e.clusters) {
-    lines.push(`cluster       ${c.name} ${c.weight}%${c.found ? ` ${c.type ?? ''}` : ' NOT SERVED'}${from(c.provenance)}`);
+    lines.push(
+      `cluster       ${c.name} ${c.weight}%${c.found ? ` ${c.type ?? ''}` : ' NOT SERVED'}${from(c.provenance)}`,
+    );
     for (const p of c.endpoints)
       lines.push(
         `                ${p.address}${p.port !== undefined ? `:${p.port}` : ''}${p.locality ? ` ${p.locality}` : ''}${p.health ? ` ${p.health}` : ''}`,

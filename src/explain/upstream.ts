@@ -77,12 +77,14 @@ export function clusterAnswer(
     const colon = originalDestination.lastIndexOf(':');
     return {
       ...common,
-      endpoints: [
-        { address: originalDestination.slice(0, colon), port: Number(originalDestination.slice(colon + 1)) },
-      ],
+      endpoints: [{ address: originalDestination.slice(0, colon), port: Number(originalDestination.slice(colon + 1)) }],
       endpointsFrom: 'original_destination',
     };
   }
   const assignment = obj(cluster.load_assignment);
-  return { ...common, endpoints: assignment ? endpointsOf(assignment) : [], endpointsFrom: assignment ? 'load_assignment' : 'none' };
+  return {
+    ...common,
+    endpoints: assignment ? endpointsOf(assignment) : [],
+    endpointsFrom: assignment ? 'load_assignment' : 'none',
+  };
 }

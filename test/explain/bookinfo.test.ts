@@ -61,7 +61,10 @@ test('productpage → reviews with end-user: jason reaches v2 through VirtualSer
   assert.equal(e.listener?.name, '0.0.0.0_9080');
   assert.match(e.listener?.why.join('\n') ?? '', /virtualOutbound/);
   assert.match(e.listener?.why.join('\n') ?? '', /use_original_dst/);
-  assert.deepEqual(e.filterChain?.match, { transport_protocol: 'raw_buffer', application_protocols: ['http/1.1', 'h2c'] });
+  assert.deepEqual(e.filterChain?.match, {
+    transport_protocol: 'raw_buffer',
+    application_protocols: ['http/1.1', 'h2c'],
+  });
   assert.equal(e.routeConfig?.name, '9080');
   assert.equal(e.routeConfig?.source, 'rds');
   assert.equal(e.virtualHost?.name, 'reviews.default.svc.cluster.local:9080');
@@ -72,7 +75,10 @@ test('productpage → reviews with end-user: jason reaches v2 through VirtualSer
     e.clusters.map((c) => [c.name, c.weight]),
     [['outbound|9080|v2|reviews.default.svc.cluster.local', 100]],
   );
-  assert.deepEqual(e.clusters[0]?.endpoints.map((p) => `${p.address}:${String(p.port)}`), ['10.244.0.14:9080']);
+  assert.deepEqual(
+    e.clusters[0]?.endpoints.map((p) => `${p.address}:${String(p.port)}`),
+    ['10.244.0.14:9080'],
+  );
   assert.ok(e.provenance.some((p) => p.kind === 'VirtualService' && p.name === 'reviews'));
   assert.ok(e.provenance.some((p) => p.kind === 'DestinationRule' && p.name === 'reviews'));
   assert.deepEqual(e.skippedRoutes, []);
@@ -123,7 +129,13 @@ spec:
 test('a TCP port: the tcp_proxy cluster of the service listener', () => {
   const e = explain(
     resources,
-    request({ host: 'istio-ingressgateway.istio-system.svc.cluster.local', destinationIp: '10.96.20.1', port: 443, protocol: 'tcp', path: '/' }),
+    request({
+      host: 'istio-ingressgateway.istio-system.svc.cluster.local',
+      destinationIp: '10.96.20.1',
+      port: 443,
+      protocol: 'tcp',
+      path: '/',
+    }),
   );
   assert.equal(e.outcome, 'tcp_proxy');
   assert.equal(e.network, 'tcp');
@@ -137,18 +149,30 @@ test('a TCP port: the tcp_proxy cluster of the service listener', () => {
 });
 
 test('an unknown host: PassthroughCluster under ALLOW_ANY, BlackHoleCluster under REGISTRY_ONLY', () => {
-  const tcp = request({ host: 'www.example.com', destinationIp: '93.184.216.34', port: 443, protocol: 'tcp', path: '/' });
+  const tcp = request({
+    host: 'www.example.com',
+    destinationIp: '93.184.216.34',
+    port: 443,
+    protocol: 'tcp',
+    path: '/',
+  });
   const open = explain(resources, tcp);
   assert.equal(open.outcome, 'passthrough');
   assert.equal(open.listener?.name, 'virtualOutbound');
-  assert.deepEqual(open.clusters.map((c) => c.name), ['PassthroughCluster']);
+  assert.deepEqual(
+    open.clusters.map((c) => c.name),
+    ['PassthroughCluster'],
+  );
 
   const closed = productpage([REGISTRY_ONLY]);
   const blocked = explain(closed, tcp);
   assert.equal(blocked.outcome, 'blackhole');
   assert.equal(blocked.listener?.name, 'virtualOutbound');
   assert.match(blocked.listener?.why.join('\n') ?? '', /virtualOutbound keeps the connection/);
-  assert.deepEqual(blocked.clusters.map((c) => c.name), ['BlackHoleCluster']);
+  assert.deepEqual(
+    blocked.clusters.map((c) => c.name),
+    ['BlackHoleCluster'],
+  );
 
   // HTTP on a port with a wildcard listener: the route config's catch-all virtual host, which
   // istiod makes a direct 502 under REGISTRY_ONLY (and a route to PassthroughCluster otherwise).
@@ -159,18 +183,29 @@ test('an unknown host: PassthroughCluster under ALLOW_ANY, BlackHoleCluster unde
   assert.equal(http.virtualHost?.matchedDomain, '*');
   const httpOpen = explain(resources, request({ host: 'www.example.com', destinationIp: undefined, port: 80 }));
   assert.equal(httpOpen.virtualHost?.name, 'allow_any');
-  assert.deepEqual(httpOpen.clusters.map((c) => c.name), ['PassthroughCluster']);
+  assert.deepEqual(
+    httpOpen.clusters.map((c) => c.name),
+    ['PassthroughCluster'],
+  );
 });
 
 test('inbound: a call into productpage goes through virtualInbound to inbound|9080||', () => {
   const e = explain(
     resources,
-    request({ direction: 'inbound', host: 'productpage.default.svc.cluster.local', destinationIp: '10.244.0.16', path: '/productpage' }),
+    request({
+      direction: 'inbound',
+      host: 'productpage.default.svc.cluster.local',
+      destinationIp: '10.244.0.16',
+      path: '/productpage',
+    }),
   );
   assert.equal(e.listener?.name, 'virtualInbound');
   assert.equal(e.filterChain?.name, '0.0.0.0_9080');
   assert.deepEqual(e.filterChain?.match, { destination_port: 9080, transport_protocol: 'raw_buffer' });
-  assert.deepEqual(e.clusters.map((c) => c.name), ['inbound|9080||']);
+  assert.deepEqual(
+    e.clusters.map((c) => c.name),
+    ['inbound|9080||'],
+  );
   const mtls = explain(
     resources,
     request({
@@ -183,5 +218,8 @@ test('inbound: a call into productpage goes through virtualInbound to inbound|90
     }),
   );
   assert.equal(mtls.filterChain?.match.transport_protocol, 'tls');
-  assert.deepEqual(mtls.clusters.map((c) => c.name), ['inbound|9080||']);
+  assert.deepEqual(
+    mtls.clusters.map((c) => c.name),
+    ['inbound|9080||'],
+  );
 });

@@ -63,7 +63,10 @@ test('explain --pod: the pod’s sidecar, the Service’s cluster IP, JSON on st
 
   const text = bin('explain', '2', ...JASON, '--text', '--store', STORE);
   assert.equal(text.code, 0, text.stderr);
-  assert.match(text.stdout, /^outbound GET http:\/\/reviews:9080\/reviews\/0\n=> route #0 of virtual host reviews\.default\.svc\.cluster\.local:9080 \(from VirtualService default\/reviews\)/);
+  assert.match(
+    text.stdout,
+    /^outbound GET http:\/\/reviews:9080\/reviews\/0\n=> route #0 of virtual host reviews\.default\.svc\.cluster\.local:9080 \(from VirtualService default\/reviews\)/,
+  );
   assert.match(text.stdout, /cluster +outbound\|9080\|v2\|reviews\.default\.svc\.cluster\.local 100% EDS/);
 });
 
@@ -74,9 +77,18 @@ test('explain --across 1..3 names the versions where the answer changed, and wha
     versions: { version: string; digest: string }[];
     changes: { from: string; to: string; parts: Record<string, { before: string; after: string }> }[];
   };
-  assert.deepEqual(a.versions.map((v) => v.version), ['1', '2', '3']);
+  assert.deepEqual(
+    a.versions.map((v) => v.version),
+    ['1', '2', '3'],
+  );
   assert.equal(new Set(a.versions.map((v) => v.digest)).size, 3);
-  assert.deepEqual(a.changes.map((c) => [c.from, c.to]), [['1', '2'], ['2', '3']]);
+  assert.deepEqual(
+    a.changes.map((c) => [c.from, c.to]),
+    [
+      ['1', '2'],
+      ['2', '3'],
+    ],
+  );
   assert.deepEqual(a.changes[0]?.parts.clusters, {
     before: 'outbound|9080||reviews.default.svc.cluster.local 100%',
     after: 'outbound|9080|v2|reviews.default.svc.cluster.local 100%',
@@ -102,7 +114,12 @@ test('GET …/snapshots/:v/explain answers the CLI’s JSON; bad questions are 4
   assert.equal(across.status, 200);
   assert.equal(((await across.json()) as { changes: unknown[] }).changes.length, 2);
 
-  for (const bad of ['to=reviews', `pod=${POD}`, `pod=${POD}&to=reviews:9080&protocol=quic`, `pod=${POD}&to=reviews:9080&across=3`]) {
+  for (const bad of [
+    'to=reviews',
+    `pod=${POD}`,
+    `pod=${POD}&to=reviews:9080&protocol=quic`,
+    `pod=${POD}&to=reviews:9080&across=3`,
+  ]) {
     const r = await app.request(`/api/v1/channels/main/snapshots/2/explain?${bad}`);
     assert.equal(r.status, 400, bad);
     assert.equal(((await r.json()) as { error: { code: string } }).error.code, 'bad_request');
@@ -114,7 +131,15 @@ test('GET …/snapshots/:v/explain answers the CLI’s JSON; bad questions are 4
 test('the CLI contract: --help lists the request flags; usage errors exit 2 naming the flag', async () => {
   const help = bin('explain', '--help');
   assert.equal(help.code, 0);
-  for (const flag of ['--pod NS/NAME', '--to HOST:PORT', '--header NAME=VALUE', '--across A..B', '--inbound', '--sni NAME', '--text'])
+  for (const flag of [
+    '--pod NS/NAME',
+    '--to HOST:PORT',
+    '--header NAME=VALUE',
+    '--across A..B',
+    '--inbound',
+    '--sni NAME',
+    '--text',
+  ])
     assert.ok(help.stdout.includes(flag), flag);
   const cases: [string[], RegExp][] = [
     [['explain', '--pod', POD], /--to is required/],
@@ -122,7 +147,10 @@ test('the CLI contract: --help lists the request flags; usage errors exit 2 nami
     [['explain', '--to', 'reviews:9080'], /--node or --pod is required/],
     [['explain', '--pod', 'nope', '--to', 'reviews:9080'], /--pod: "nope" is not NAMESPACE\/NAME/],
     [['explain', '--pod', POD, '--node', 'x', '--to', 'reviews:9080'], /give --node or --pod, not both/],
-    [['explain', '--pod', POD, '--to', 'reviews:9080', '--header', 'nonsense'], /--header: "nonsense" is not NAME=VALUE/],
+    [
+      ['explain', '--pod', POD, '--to', 'reviews:9080', '--header', 'nonsense'],
+      /--header: "nonsense" is not NAME=VALUE/,
+    ],
     [['explain', '--pod', POD, '--to', 'reviews:9080', '--across', '1-3'], /--across: "1-3" is not FROM\.\.TO/],
     [['explain', '--pod', POD, '--to', 'reviews:9080', '--across', '3..1'], /--across: 3 comes after 1/],
     [['explain', 'tag:', '--pod', POD, '--to', 'reviews:9080'], /not a version/],

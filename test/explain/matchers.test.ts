@@ -18,7 +18,10 @@ import {
 } from '../../src/explain/index.js';
 
 test('domains: exact, then longest suffix wildcard, then longest prefix wildcard, then *', () => {
-  const vhs = ['www.foo.com', '*.foo.com', '*-bar.foo.com', 'foo.*', 'foo-*', '*'].map((d) => ({ name: d, domains: [d] }));
+  const vhs = ['www.foo.com', '*.foo.com', '*-bar.foo.com', 'foo.*', 'foo-*', '*'].map((d) => ({
+    name: d,
+    domains: [d],
+  }));
   const pick = (host: string) => matchVirtualHost(vhs, host)?.domain;
   assert.equal(pick('www.foo.com'), 'www.foo.com');
   assert.equal(pick('baz-bar.foo.com'), '*-bar.foo.com'); // the longer of two suffix wildcards
@@ -93,7 +96,10 @@ test('filter chains: the longest destination prefix, then transport protocol bef
   ];
   assert.equal(pickChain(protocols, conn({ applicationProtocols: ['h2', 'http/1.1'] })), 'tls-h2');
   assert.equal(pickChain(protocols, conn({ applicationProtocols: ['http/1.1'] })), 'tls');
-  assert.equal(pickChain(protocols, conn({ transportProtocol: 'raw_buffer', applicationProtocols: ['h2c'] })), 'raw-http');
+  assert.equal(
+    pickChain(protocols, conn({ transportProtocol: 'raw_buffer', applicationProtocols: ['h2c'] })),
+    'raw-http',
+  );
   assert.equal(pickChain(protocols, conn({ transportProtocol: 'raw_buffer' })), 'raw');
 
   const sources = [
@@ -145,7 +151,8 @@ test('routes: first match wins, and each earlier route says why it did not match
 });
 
 test('routes: header matchers (exact, regex, present, range, invert, method) and query parameters', () => {
-  const m = (match: JsonObject, req: Partial<HttpRequestView>) => matchRoute({ match: { prefix: '/', ...match } }, http(req)).matched;
+  const m = (match: JsonObject, req: Partial<HttpRequestView>) =>
+    matchRoute({ match: { prefix: '/', ...match } }, http(req)).matched;
   const exact = { headers: [{ name: 'end-user', string_match: { exact: 'jason' } }] };
   assert.equal(m(exact, { headers: { 'end-user': 'jason' } }), true);
   assert.equal(m(exact, { headers: { 'end-user': 'Jason' } }), false);
@@ -173,7 +180,10 @@ test('routes: header matchers (exact, regex, present, range, invert, method) and
     http({}),
   );
   assert.ok(runtime.matched);
-  assert.match(runtime.matched ? runtime.notes.join() : '', /runtime fraction 25% \(runtime key canary\) assumed to hold/);
+  assert.match(
+    runtime.matched ? runtime.notes.join() : '',
+    /runtime fraction 25% \(runtime key canary\) assumed to hold/,
+  );
 });
 
 const listener = (name: string, address: string, port: number, extra: JsonObject = {}): JsonObject => ({
@@ -195,7 +205,10 @@ test('listeners: use_original_dst hands off to exactly IP:port, else the wildcar
   assert.equal(out('10.96.0.9', 3306), 'virtualOutbound');
   assert.equal(out('10.96.0.9', 8080), '0.0.0.0_8080');
   assert.equal(out(undefined, 8080), '0.0.0.0_8080');
-  assert.equal(matchListener(ls, { direction: 'inbound', host: 'h', port: 8080, destinationIp: '10.244.0.1' }).listener?.name, 'virtualInbound');
+  assert.equal(
+    matchListener(ls, { direction: 'inbound', host: 'h', port: 8080, destinationIp: '10.244.0.1' }).listener?.name,
+    'virtualInbound',
+  );
   // A gateway has no capture listener: the one bound to the port takes the connection.
   const gw = [listener('0.0.0.0_8080', '0.0.0.0', 8080)];
   assert.equal(matchListener(gw, { direction: 'outbound', host: 'h', port: 8080 }).listener?.name, '0.0.0.0_8080');
@@ -203,7 +216,8 @@ test('listeners: use_original_dst hands off to exactly IP:port, else the wildcar
   // Proxyless gRPC asks for the api_listener named host:port.
   const grpc = [{ name: 'reviews.default.svc.cluster.local:9080', api_listener: { api_listener: {} } }];
   assert.equal(
-    matchListener(grpc, { direction: 'outbound', host: 'reviews.default.svc.cluster.local', port: 9080 }).listener?.name,
+    matchListener(grpc, { direction: 'outbound', host: 'reviews.default.svc.cluster.local', port: 9080 }).listener
+      ?.name,
     'reviews.default.svc.cluster.local:9080',
   );
 });

@@ -64,7 +64,10 @@ test(
     const clusters = await step('Cluster').allInnerTexts();
     assert.equal(clusters.length, 2);
     assert.match(clusters[0] ?? '', /outbound\|9080\|v1\|reviews\.default\.svc\.cluster\.local · 50%/);
-    assert.match(clusters[1] ?? '', /outbound\|9080\|v3\|reviews\.default\.svc\.cluster\.local · 50%[\s\S]*10\.244\.0\.15:9080/);
+    assert.match(
+      clusters[1] ?? '',
+      /outbound\|9080\|v3\|reviews\.default\.svc\.cluster\.local · 50%[\s\S]*10\.244\.0\.15:9080/,
+    );
     // The question is in the URL: it can be linked, and Back works.
     assert.match(page.url(), /#\/explain\?.*pod=default%2Fproductpage/);
     await page.screenshot({ path: join(ARTIFACTS, 'explain-1-request.png') });
@@ -72,7 +75,7 @@ test(
     // A host no route config knows under ALLOW_ANY: the catch-all, passthrough.
     await page.fill('#ex-to', 'www.example.com:80');
     await page.click('#explain-form button[type="submit"]');
-    await page.waitForFunction(() => /passthrough/.test(String((globalThis as any).document.querySelector('#explain-summary')?.textContent))); // eslint-disable-line @typescript-eslint/no-explicit-any
+    await page.locator('#explain-summary', { hasText: 'passthrough' }).waitFor();
     assert.match(await step('Virtual host').innerText(), /allow_any/);
 
     assert.deepEqual(problems, []);
@@ -82,23 +85,32 @@ test(
     await page.click('#explain-form button[type="submit"]');
     await page.waitForSelector('#explain-out .error');
     assert.match(await page.locator('#explain-out .error').innerText(), /bad_request: to: "reviews" is not host:port/);
-    assert.deepEqual(problems, ['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    assert.deepEqual(problems, [
+      'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
     problems.length = 0;
   },
 );
 
-test('explain across 1..3: per version the answer, and where it changed', { skip: skip ?? false, timeout: 60_000 }, async () => {
-  await page.goto(`${server.url}#/explain?ch=main&pod=${encodeURIComponent(POD)}&to=reviews:9080&across=1..3`);
-  await page.waitForSelector('#explain-changes');
-  const rows = await page.$$eval('#explain-out tbody tr', (trs) => trs.map((r) => r.getAttribute('data-version')));
-  assert.deepEqual(rows, ['1', '2', '3']);
-  const changes = await page.locator('#explain-changes > li').allInnerTexts();
-  assert.equal(changes.length, 2);
-  assert.match(changes[0] ?? '', /^v1 → v2:[\s\S]*clusters outbound\|9080\|\|reviews\.default\.svc\.cluster\.local 100% → outbound\|9080\|v3\|reviews/);
-  assert.match(changes[1] ?? '', /^v2 → v3:[\s\S]*v1\|reviews\.default\.svc\.cluster\.local 50%/);
-  // The form shows the question it answered.
-  assert.equal(await page.inputValue('#ex-across'), '1..3');
-  assert.equal(await page.inputValue('#ex-pod'), POD);
-  await page.screenshot({ path: join(ARTIFACTS, 'explain-2-across.png') });
-  assert.deepEqual(problems, []);
-});
+test(
+  'explain across 1..3: per version the answer, and where it changed',
+  { skip: skip ?? false, timeout: 60_000 },
+  async () => {
+    await page.goto(`${server.url}#/explain?ch=main&pod=${encodeURIComponent(POD)}&to=reviews:9080&across=1..3`);
+    await page.waitForSelector('#explain-changes');
+    const rows = await page.$$eval('#explain-out tbody tr', (trs) => trs.map((r) => r.getAttribute('data-version')));
+    assert.deepEqual(rows, ['1', '2', '3']);
+    const changes = await page.locator('#explain-changes > li').allInnerTexts();
+    assert.equal(changes.length, 2);
+    assert.match(
+      changes[0] ?? '',
+      /^v1 → v2:[\s\S]*clusters outbound\|9080\|\|reviews\.default\.svc\.cluster\.local 100% → outbound\|9080\|v3\|reviews/,
+    );
+    assert.match(changes[1] ?? '', /^v2 → v3:[\s\S]*v1\|reviews\.default\.svc\.cluster\.local 50%/);
+    // The form shows the question it answered.
+    assert.equal(await page.inputValue('#ex-across'), '1..3');
+    assert.equal(await page.inputValue('#ex-pod'), POD);
+    await page.screenshot({ path: join(ARTIFACTS, 'explain-2-across.png') });
+    assert.deepEqual(problems, []);
+  },
+);

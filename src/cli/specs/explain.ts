@@ -9,8 +9,17 @@ export const explainSpec = command({
   positionals: { max: 1 },
   options: {
     ...nodeOptions,
-    pod: { type: 'string', value: 'NS/NAME', help: 'the proxy of a pod of the version’s stored inputs (instead of --node)' },
-    to: { type: 'string', value: 'HOST:PORT', required: true, help: 'where the request goes (a service name, FQDN or IP)' },
+    pod: {
+      type: 'string',
+      value: 'NS/NAME',
+      help: 'the proxy of a pod of the version’s stored inputs (instead of --node)',
+    },
+    to: {
+      type: 'string',
+      value: 'HOST:PORT',
+      required: true,
+      help: 'where the request goes (a service name, FQDN or IP)',
+    },
     path: { type: 'string', value: 'PATH', default: '/', help: 'request path, with a query string if any' },
     method: { type: 'string', value: 'METHOD', default: 'GET', help: 'request method' },
     header: { type: 'string', value: 'NAME=VALUE', multiple: true, help: 'a request header (repeatable)' },
