@@ -50,12 +50,15 @@ async function servedResources(store: Store, digest: string, node: ServedNode) {
   return { classId: placed.classId, resources: maps };
 }
 
-/** Reads stored input objects by key (`Kind/namespace/name`) of one version. */
-async function inputReader(store: Store, record: VersionRecord) {
-  if (record.inputs === undefined) return async () => undefined;
-  const index = await readStoredInputsIndex(store, record.inputs);
+/** Reads stored input objects by key (`Kind/namespace/name`) of one version; the index is read at the first lookup. */
+function inputReader(store: Store, record: VersionRecord) {
+  const inputs = record.inputs;
+  let index: ReturnType<typeof readStoredInputsIndex> | undefined;
   return async (key: string): Promise<Record<string, unknown> | undefined> => {
-    const d = index.config.get(key) ?? index.endpoints.get(key);
+    if (inputs === undefined) return undefined;
+    index ??= readStoredInputsIndex(store, inputs);
+    const { config, endpoints } = await index;
+    const d = config.get(key) ?? endpoints.get(key);
     const bytes = d === undefined ? null : await store.getObject(d);
     if (!bytes) return undefined;
     const value = JSON.parse(decoder.decode(bytes)) as unknown;
@@ -63,7 +66,7 @@ async function inputReader(store: Store, record: VersionRecord) {
   };
 }
 
-type Reader = Awaited<ReturnType<typeof inputReader>>;
+type Reader = ReturnType<typeof inputReader>;
 const field = (o: unknown, ...path: string[]): unknown =>
   path.reduce<unknown>(
     (v, k) => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
@@ -115,7 +118,7 @@ async function clusterIp(read: Reader, host: string, namespace: string | undefin
 }
 
 export async function explainVersion(store: Store, record: VersionRecord, query: ExplainQuery): Promise<ExplainAnswer> {
-  const read = await inputReader(store, record);
+  const read = inputReader(store, record);
   if (query.proxy.kind === 'pod' && record.inputs === undefined)
     throw notFound(
       `version ${record.version} has no stored inputs to find pod ${query.proxy.namespace}/${query.proxy.name} in`,

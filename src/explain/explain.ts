@@ -18,6 +18,7 @@ import {
   weightedTargets,
   type WeightedTarget,
 } from './network-filters.js';
+import { normalizeRequestPath } from './path-normalize.js';
 import { provenanceLabel, provenanceOf, uniqueProvenance } from './provenance.js';
 import { firstMatchingRoute } from './route-match.js';
 import type {
@@ -225,9 +226,14 @@ function explainHttp(
     why: `${vhMatch.kind} domain ${JSON.stringify(vhMatch.domain)} is the best match for ${JSON.stringify(host)}`,
     provenance: uniqueProvenance([provenanceOf(vh.metadata), ...routes.map((r) => provenanceOf(r.metadata))]),
   } satisfies VirtualHostAnswer;
+  const path = normalizeRequestPath(hcm, req.path);
+  if (path !== req.path)
+    d.notes.push(
+      `the connection manager normalizes the path ${JSON.stringify(req.path)} to ${JSON.stringify(path)} before routing`,
+    );
   const view = {
     method: req.method,
-    path: req.path,
+    path,
     authority,
     scheme: req.tls ? ('https' as const) : ('http' as const),
     headers: req.headers,
@@ -240,7 +246,7 @@ function explainHttp(
   if (!found.matched) {
     d.outcome = 'not_found';
     d.status = 404;
-    d.summary = `404: no route of virtual host ${vhName} matches ${req.method} ${req.path}`;
+    d.summary = `404: no route of virtual host ${vhName} matches ${req.method} ${path}`;
     return;
   }
   const { route, index, why, notes } = found.matched;

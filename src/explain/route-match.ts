@@ -88,6 +88,15 @@ function pathVerdict(match: JsonObject, path: string): { ok: boolean; text: stri
   return { ok: false, text: 'no path specifier' };
 }
 
+/** The deprecated HeaderMatcher fields (`exact_match`, `prefix_match`, …) as the StringMatcher they mean. */
+function legacyStringMatch(m: JsonObject): JsonObject | undefined {
+  for (const key of ['exact', 'prefix', 'suffix', 'contains'] as const) {
+    const v = str(m[`${key}_match`]);
+    if (v !== undefined) return { [key]: v };
+  }
+  return m.safe_regex_match !== undefined ? { safe_regex: m.safe_regex_match } : undefined;
+}
+
 /** Envoy's HeaderMatcher: one verdict and a phrase for it. */
 export function headerVerdict(m: JsonObject, req: HttpRequestView): { ok: boolean; text: string } {
   const name = (str(m.name) ?? '').toLowerCase();
@@ -96,7 +105,7 @@ export function headerVerdict(m: JsonObject, req: HttpRequestView): { ok: boolea
   const invert = m.invert_match === true;
   let ok: boolean;
   let what: string;
-  const stringMatch = obj(m.string_match);
+  const stringMatch = obj(m.string_match) ?? legacyStringMatch(m);
   const range = obj(m.range_match);
   if (m.present_match !== undefined) {
     ok = (value !== undefined) === (m.present_match === true);
@@ -110,24 +119,8 @@ export function headerVerdict(m: JsonObject, req: HttpRequestView): { ok: boolea
     const n = value !== undefined && /^-?[0-9]+$/.test(value) ? Number(value) : undefined;
     ok = n !== undefined && n >= start && n < end;
     what = `in [${start}, ${end})`;
-  } else if (str(m.exact_match) !== undefined) {
-    ok = value === m.exact_match;
-    what = `exact ${JSON.stringify(m.exact_match)}`;
-  } else if (regexOf(m.safe_regex_match) !== undefined) {
-    const re = regexOf(m.safe_regex_match) as string;
-    ok = value !== undefined && regexFullMatch(re, value);
-    what = `regex ${JSON.stringify(re)}`;
-  } else if (str(m.prefix_match) ?? str(m.suffix_match) ?? str(m.contains_match)) {
-    const [key, test] =
-      str(m.prefix_match) !== undefined
-        ? (['prefix', (v: string) => v.startsWith(m.prefix_match as string)] as const)
-        : str(m.suffix_match) !== undefined
-          ? (['suffix', (v: string) => v.endsWith(m.suffix_match as string)] as const)
-          : (['contains', (v: string) => v.includes(m.contains_match as string)] as const);
-    ok = value !== undefined && test(value);
-    what = `${key} ${JSON.stringify(m[`${key}_match`])}`;
   } else {
-    // No matcher at all: Envoy treats it as a presence check.
+    // No matcher at all: Envoy matches when the header is present.
     ok = value !== undefined;
     what = 'present';
   }

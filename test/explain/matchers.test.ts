@@ -16,6 +16,7 @@ import {
   type HttpRequestView,
   type JsonObject,
 } from '../../src/explain/index.js';
+import { normalizeRequestPath, removeDotSegments } from '../../src/explain/path-normalize.js';
 
 test('domains: exact, then longest suffix wildcard, then longest prefix wildcard, then *', () => {
   const vhs = ['www.foo.com', '*.foo.com', '*-bar.foo.com', 'foo.*', 'foo-*', '*'].map((d) => ({
@@ -220,4 +221,14 @@ test('listeners: use_original_dst hands off to exactly IP:port, else the wildcar
       ?.name,
     'reviews.default.svc.cluster.local:9080',
   );
+});
+
+test('paths: the connection manager normalizes (RFC 3986 dot segments, merged slashes) before routing', () => {
+  assert.equal(removeDotSegments('/a/b/../c'), '/a/c');
+  assert.equal(removeDotSegments('/a/./b/'), '/a/b/');
+  assert.equal(removeDotSegments('/a/..'), '/');
+  assert.equal(removeDotSegments('/../../x'), '/x');
+  const hcm = { normalize_path: true, merge_slashes: true };
+  assert.equal(normalizeRequestPath(hcm, '/public/../admin//users?next=/a/../b'), '/admin/users?next=/a/../b');
+  assert.equal(normalizeRequestPath({}, '/public/../admin'), '/public/../admin');
 });
