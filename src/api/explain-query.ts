@@ -65,8 +65,9 @@ export function parseHeaders(items: readonly string[], name: Namer = plain): Rec
   return out;
 }
 
-function parseProtocol(p: string | undefined, tls: boolean, name: Namer): RequestProtocol {
-  if (p === undefined) return tls ? 'h2' : 'http/1.1';
+/** Default: http/1.1, or h2 for an application speaking TLS itself (Istio mTLS carries the app's own protocol). */
+function parseProtocol(p: string | undefined, appTls: boolean, name: Namer): RequestProtocol {
+  if (p === undefined) return appTls ? 'h2' : 'http/1.1';
   const v = PROTOCOL_ALIASES[p] ?? p;
   if (!(PROTOCOLS as readonly string[]).includes(v))
     throw badRequest(
@@ -106,7 +107,7 @@ export function parseExplainQuery(f: ExplainQueryFields, name: Namer = plain): E
   if (f.to === undefined || f.to === '') throw badRequest(`${name('to')} is required (host:port)`);
   const { host, port } = parseTarget(f.to, name);
   const tls = f.tls === true || f.sni !== undefined;
-  const protocol = parseProtocol(f.protocol, tls, name);
+  const protocol = parseProtocol(f.protocol, tls && f.inbound !== true, name);
   const path = f.path ?? '/';
   if (!path.startsWith('/') || /[\s]/.test(path))
     throw badRequest(`${name('path')}: ${JSON.stringify(path)} must start with / and hold no spaces`);

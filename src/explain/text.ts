@@ -8,7 +8,7 @@ const from = (p: readonly Provenance[]): string => (p.length ? `  [from ${p.map(
 export function explanationText(e: Explanation): string {
   const r = e.request;
   const lines: string[] = [
-    `${r.direction} ${r.method} ${r.tls ? 'https' : 'http'}://${r.host}:${r.port}${r.path}${r.protocol === 'tcp' ? ' (tcp)' : ''}`,
+    `${r.direction} ${r.method} ${r.tls && r.direction === 'outbound' ? 'https' : 'http'}://${r.host}:${r.port}${r.path}${r.protocol === 'tcp' ? ' (tcp)' : ''}${r.tls && r.direction === 'inbound' ? ' over Istio mTLS' : ''}`,
     `=> ${e.summary}`,
   ];
   if (e.listener) {

@@ -28,7 +28,7 @@ export const explainSpec = command({
     protocol: {
       type: 'string',
       value: 'http|h2c|h2|tcp',
-      help: 'what the client speaks: http (http/1.1, the default), h2c, h2 (default with --tls) or tcp',
+      help: 'what the client speaks: http (http/1.1, the default), h2c, h2 (default with outbound --tls) or tcp',
     },
     inbound: { type: 'boolean', default: false, help: 'a call into the proxy’s workload (port of the workload)' },
     across: {
