@@ -120,14 +120,30 @@ export function explain(resources: ProxyResources, req: ExplainRequest): Explana
     const chain = chooseChain(listener, req, destinationIp, d);
     if (!chain) return finish(req, d);
     const network = terminalFilter(chain);
+    const chainName = chainLabel(d.rest.filterChain);
+    const terminatesTls = chain.transport_socket !== undefined;
+    if (terminatesTls && !req.tls)
+      return protocolError(req, d, `filter chain ${chainName} terminates TLS: a plaintext client fails the handshake`);
     if (network.kind === 'tcp') {
       d.rest.network = 'tcp';
       const targets = tcpProxyTargets(network.tcpProxy);
       upstream(d, targets, resources, originalDst);
       d.outcome = upstreamOutcome(d.clusters, 'tcp_proxy');
-      d.summary = `tcp_proxy of filter chain ${d.rest.filterChain?.name ?? ''} on ${d.rest.listener.name} → ${targetsText(targets)}`;
+      d.summary = `tcp_proxy of filter chain ${chainName} on ${d.rest.listener.name} → ${targetsText(targets)}`;
       return finish(req, d);
     }
+    if (network.kind === 'http' && req.tls && !terminatesTls)
+      return protocolError(
+        req,
+        d,
+        `TLS reaches the HTTP connection manager of filter chain ${chainName}, which does not terminate TLS: the request fails to decode`,
+      );
+    if (network.kind === 'http' && req.protocol === 'tcp')
+      return protocolError(
+        req,
+        d,
+        `a client that does not speak HTTP reaches the HTTP connection manager of filter chain ${chainName}: the connection fails to decode`,
+      );
     if (network.kind === 'other') {
       d.outcome = 'unsupported';
       d.summary = `filter chain ends in ${network.names.join(', ')}, which explain does not follow`;
@@ -136,8 +152,17 @@ export function explain(resources: ProxyResources, req: ExplainRequest): Explana
     hcm = network.hcm;
   }
   d.rest.network = 'http';
-  if (req.protocol === 'tcp') d.notes.push('an HTTP connection manager takes this connection: it expects HTTP');
   explainHttp(hcm ?? {}, resources, req, originalDst, d);
+  return finish(req, d);
+}
+
+const chainLabel = (fc: FilterChainAnswer | undefined): string =>
+  fc?.name ?? (fc?.index !== undefined ? `#${fc.index}` : 'default_filter_chain');
+
+/** Istio's simulation calls these protocol errors: the bytes the client sends are not what the chain expects. */
+function protocolError(req: ExplainRequest, d: Draft, summary: string): Explanation {
+  d.outcome = 'protocol_error';
+  d.summary = summary;
   return finish(req, d);
 }
 
@@ -226,6 +251,14 @@ function explainHttp(
     why: `${vhMatch.kind} domain ${JSON.stringify(vhMatch.domain)} is the best match for ${JSON.stringify(host)}`,
     provenance: uniqueProvenance([provenanceOf(vh.metadata), ...routes.map((r) => provenanceOf(r.metadata))]),
   } satisfies VirtualHostAnswer;
+  if (str(vh.require_tls) === 'ALL' && !req.tls) {
+    d.outcome = 'redirect';
+    d.status = 301;
+    d.summary = `301 to https: virtual host ${vhName} requires TLS for all requests`;
+    return;
+  }
+  if (str(vh.require_tls) === 'EXTERNAL_ONLY')
+    d.notes.push(`virtual host ${vhName} requires TLS for external requests`);
   const path = normalizeRequestPath(hcm, req.path);
   if (path !== req.path)
     d.notes.push(

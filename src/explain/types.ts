@@ -132,6 +132,7 @@ export type Outcome =
   | 'direct_response'
   | 'no_listener'
   | 'no_filter_chain'
+  | 'protocol_error'
   | 'unsupported';
 
 export interface Explanation {
