@@ -3,7 +3,8 @@
  * documented matching rules. Pure (no store, no Node built-ins): the CLI, the API and Workers share it.
  */
 export { across, answerDigest, answerParts, type AcrossAnswer, type AnswerChange } from './across.js';
-export { defaultAuthority, explain } from './explain.js';
+export { explain } from './explain.js';
+export { defaultAuthority } from './http-step.js';
 export { matchFilterChain, type ConnectionView } from './filter-chain-match.js';
 export { isIp } from './ip.js';
 export type { JsonObject } from './json.js';
