@@ -61,6 +61,10 @@ test('explain --pod: the pod’s sidecar, the Service’s cluster IP, JSON on st
   assert.equal(answer.route.provenance[0].name, 'reviews');
   assert.match(r.stderr, /version 2 .*proxy class sidecar\/default\/productpage/);
 
+  const viaFlag = bin('explain', '--version', '2', ...JASON, '--store', STORE);
+  assert.equal(viaFlag.code, 0, viaFlag.stderr);
+  assert.equal(viaFlag.stdout, r.stdout, '--version 2 asks what the VERSION argument 2 asks');
+
   const text = bin('explain', '2', ...JASON, '--text', '--store', STORE);
   assert.equal(text.code, 0, text.stderr);
   assert.match(
@@ -154,6 +158,14 @@ test('the CLI contract: --help lists the request flags; usage errors exit 2 nami
     [['explain', '--pod', POD, '--to', 'reviews:9080', '--across', '1-3'], /--across: "1-3" is not FROM\.\.TO/],
     [['explain', '--pod', POD, '--to', 'reviews:9080', '--across', '3..1'], /--across: 3 comes after 1/],
     [['explain', 'tag:', '--pod', POD, '--to', 'reviews:9080'], /not a version/],
+    [
+      ['explain', '2', '--version', '3', '--pod', POD, '--to', 'reviews:9080'],
+      /give the VERSION argument or --version, not both/,
+    ],
+    [
+      ['explain', '--version', '2', '--across', '1..3', '--pod', POD, '--to', 'reviews:9080'],
+      /give VERSION or --across, not both/,
+    ],
   ];
   for (const [args, message] of cases) {
     const r = await cli(...args, '--store', STORE);

@@ -45,8 +45,11 @@ export async function explainCommand(argv: readonly string[]): Promise<number> {
   const query = asUsage(() => parseExplainQuery(fields, flag));
   const channel = checkChannel(values.channel);
   const store = openExistingStore(values.store);
+  if (positionals[0] !== undefined && values.version !== undefined)
+    throw new UsageError('give the VERSION argument or --version, not both');
+  const version = positionals[0] ?? values.version;
   if (values.across !== undefined) {
-    if (positionals[0] !== undefined) throw new UsageError('give VERSION or --across, not both');
+    if (version !== undefined) throw new UsageError('give VERSION or --across, not both');
     const range = asUsage(() => parseRange(values.across as string, flag));
     for (const spec of [range.from, range.to]) await selectArg(store, channel, spec);
     const answer = await asUsageAsync(() => explainAcross(store, channel, range, query, flag));
@@ -54,7 +57,7 @@ export async function explainCommand(argv: readonly string[]): Promise<number> {
     else printJson(answer);
     return 0;
   }
-  const record = await selectArg(store, channel, positionals[0]);
+  const record = await selectArg(store, channel, version);
   const answer = await explainVersion(store, record, query);
   note(`version ${answer.version} (${answer.digest}), node ${answer.node.id}, proxy class ${answer.node.class}`);
   if (values.text) printText(explanationText(answer).trimEnd());

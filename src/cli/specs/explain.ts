@@ -31,6 +31,11 @@ export const explainSpec = command({
       help: 'what the client speaks: http (http/1.1, the default), h2c, h2 (default with outbound --tls) or tcp',
     },
     inbound: { type: 'boolean', default: false, help: 'a call into the proxy’s workload (port of the workload)' },
+    version: {
+      type: 'string',
+      value: 'VERSION',
+      help: 'the version to ask (the same as the VERSION argument: a number, latest, tag:NAME, rev:PREFIX, candidate:N)',
+    },
     across: {
       type: 'string',
       value: 'A..B',
