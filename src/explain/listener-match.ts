@@ -55,6 +55,12 @@ export function matchListener(
   const api = listeners.find((l) => l.api_listener !== undefined && str(l.name) === `${target.host}:${target.port}`);
   if (api) return { listener: api, why: [`proxyless gRPC: the client asks for the api_listener named ${nameOf(api)}`] };
 
+  if (listeners.length > 0 && listeners.every((l) => l.api_listener !== undefined))
+    return {
+      why: [
+        `proxyless gRPC: the client asks for the api_listener named ${target.host}:${target.port}, and none is served (use the name the client dials, e.g. the FQDN)`,
+      ],
+    };
   const capturePort = target.direction === 'outbound' ? OUTBOUND_CAPTURE_PORT : INBOUND_CAPTURE_PORT;
   const capture = listeners.find((l) => addressOf(l)?.port === capturePort && l.bind_to_port !== false);
   if (!capture) {

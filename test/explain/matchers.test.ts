@@ -221,6 +221,9 @@ test('listeners: use_original_dst hands off to exactly IP:port, else the wildcar
       ?.name,
     'reviews.default.svc.cluster.local:9080',
   );
+  const short = matchListener(grpc, { direction: 'outbound', host: 'reviews', port: 9080 });
+  assert.equal(short.listener, undefined);
+  assert.match(short.why[0] ?? '', /api_listener named reviews:9080, and none is served/);
 });
 
 test('paths: the connection manager normalizes (RFC 3986 dot segments, merged slashes) before routing', () => {
