@@ -4,7 +4,7 @@
  * inputs, or the proxy's own IP for inbound calls), then asks the pure matcher (src/explain/).
  * Shared by `meshsnap explain` and GET …/snapshots/:v/explain. No node:* (it runs in Workers).
  */
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, hasErrorCode, notFound } from '../errors.js';
 import { across, explain, isIp, type AcrossAnswer, type Explanation, type JsonObject } from '../explain/index.js';
 import { selectVersion, versionLabel } from '../history/select.js';
 import { classifyNode, resourcesForClass } from '../snapshot/classify.js';
@@ -149,14 +149,14 @@ export async function explainVersion(store: Store, record: VersionRecord, query:
 
 /** The same question asked of every version from `from` to `to` (selectors) of a channel. */
 export async function explainAcross(
-  store: Store & Pick<SnapshotStore, 'getVersion' | 'listVersions' | 'readChannel'>,
+  store: SnapshotStore,
   channel: string,
   range: { from: string; to: string },
   query: ExplainQuery,
-  name: Namer = (field) => field,
+  name: Namer = (f) => f,
 ): Promise<AcrossAnswer & { readonly channel: string; readonly from: number; readonly to: number }> {
-  const first = await selectVersion(store as SnapshotStore, channel, range.from);
-  const last = await selectVersion(store as SnapshotStore, channel, range.to);
+  const first = await selectVersion(store, channel, range.from);
+  const last = await selectVersion(store, channel, range.to);
   if (first.status === 'candidate' || last.status === 'candidate')
     throw badRequest(`${name('across')} takes versions of the channel, not candidates`);
   if (first.version > last.version) throw badRequest(`${name('across')}: ${range.from} comes after ${range.to}`);
@@ -166,8 +166,25 @@ export async function explainAcross(
   for (let n = first.version; n <= last.version; n++) {
     const record = await store.getVersion(channel, n);
     if (!record) continue; // collected by gc
-    const { version: _v, digest: _d, node: _n, ...explanation } = await explainVersion(store, record, query);
-    answers.push({ version: String(n), explanation });
+    answers.push({ version: String(n), explanation: await answerOrAbsence(store, record, query) });
   }
   return { channel, from: first.version, to: last.version, ...across(answers) };
+}
+
+/** A version where the proxy cannot be placed (its pod or namespace absent then) is an answer too: `no_proxy`. */
+async function answerOrAbsence(store: Store, record: VersionRecord, query: ExplainQuery): Promise<Explanation> {
+  try {
+    const { version: _v, digest: _d, node: _n, ...explanation } = await explainVersion(store, record, query);
+    return explanation;
+  } catch (err) {
+    if (!hasErrorCode(err) || err.code !== 'not_found') throw err;
+    return {
+      request: query.request,
+      outcome: 'no_proxy',
+      summary: err.message,
+      clusters: [],
+      provenance: [],
+      notes: [],
+    };
+  }
 }

@@ -133,6 +133,8 @@ export type Outcome =
   | 'no_listener'
   | 'no_filter_chain'
   | 'protocol_error'
+  /** `across` only: the proxy cannot be placed in that version (its pod or namespace is absent). */
+  | 'no_proxy'
   | 'unsupported';
 
 export interface Explanation {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -175,4 +175,46 @@ test('the CLI contract: --help lists the request flags; usage errors exit 2 nami
   const unknownPod = await cli('explain', '--pod', 'default/nope', '--to', 'reviews:9080', '--store', STORE);
   assert.equal(unknownPod.code, 1);
   assert.match(unknownPod.stderr, /pod default\/nope is not in this version's stored inputs/);
+});
+
+test('--across over a version where the pod is gone: that version answers no_proxy, the others as before', async () => {
+  // Version 4: bookinfo without the productpage pod (its Deployment scaled to zero, say).
+  const state = readFileSync(BOOKINFO_STATE, 'utf8')
+    .split(/^---$/m)
+    .filter((doc) => !/name: productpage-v1-5f6d7c8b9-abcde/.test(doc))
+    .join('---');
+  const stateFile = join(tmp, 'state-without-productpage.yaml');
+  writeFileSync(stateFile, state);
+  const r = await cli(
+    'compile',
+    stateFile,
+    join(NET, 'destination-rule-all.yaml'),
+    join(NET, 'virtual-service-reviews-v3.yaml'),
+    '--store',
+    STORE,
+    '--quiet',
+    '--allow-shrink',
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const a = bin('explain', ...JASON, '--across', '3..4', '--store', STORE);
+  assert.equal(a.code, 0, a.stderr);
+  const answer = JSON.parse(a.stdout) as {
+    versions: { version: string; outcome: string; summary: string }[];
+    changes: { parts: Record<string, { before: string; after: string }> }[];
+  };
+  assert.deepEqual(
+    answer.versions.map((v) => [v.version, v.outcome]),
+    [
+      ['3', 'routed'],
+      ['4', 'no_proxy'],
+    ],
+  );
+  assert.match(
+    answer.versions[1]?.summary ?? '',
+    /pod default\/productpage-v1-5f6d7c8b9-abcde is not in this version's stored inputs/,
+  );
+  assert.deepEqual(answer.changes[0]?.parts.outcome, { before: 'routed', after: 'no_proxy' });
+  // Asked of version 4 alone, it is a not-found (exit 1), as for any unknown pod.
+  const alone = await cli('explain', '4', ...JASON, '--store', STORE);
+  assert.equal(alone.code, 1);
 });
