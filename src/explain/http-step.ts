@@ -7,6 +7,7 @@ import { upstream, upstreamOutcome, targetsText, type Draft } from './draft.js';
 import { obj, objects, str, strings, type JsonObject } from './json.js';
 import { hcmStripsPort, httpFilters, routeConfigOf, weightedTargets } from './network-filters.js';
 import { normalizeRequestPath } from './path-normalize.js';
+import { perFilterConfigs, withPerRouteConfig } from './per-filter-config.js';
 import { provenanceLabel, provenanceOf, uniqueProvenance } from './provenance.js';
 import { firstMatchingRoute } from './route-match.js';
 import type { ExplainRequest, ProxyResources, RouteAnswer, VirtualHostAnswer } from './types.js';
@@ -102,7 +103,10 @@ export function explainHttp(
   }
   const { route, index, why, notes } = found.matched;
   d.notes.push(...notes);
+  d.rest.httpFilters = withPerRouteConfig(d.rest.httpFilters, perFilterConfigs(vh, route));
   routeAction(d, route, index, why, vhName, resources, originalDst);
+  const fault = d.rest.httpFilters.find((f) => f.name === 'envoy.filters.http.fault')?.perRoute;
+  if (fault && d.outcome === 'routed') d.summary = `${d.summary ?? ''}; the fault filter ${fault}`;
 }
 
 /** The matched route's action: its clusters with weights, a redirect or a direct response. */

@@ -23,7 +23,10 @@ export function explanationText(e: Explanation): string {
     for (const w of fc.why) lines.push(`                ${w}`);
   }
   if (e.httpFilters) lines.push(`http filters  ${e.httpFilters.map((f) => f.name).join(', ') || 'none'}`);
-  for (const f of e.httpFilters ?? []) if (f.detail) lines.push(`                ${f.name}: ${f.detail}`);
+  for (const f of e.httpFilters ?? []) {
+    if (f.detail) lines.push(`                ${f.name}: ${f.detail}`);
+    if (f.perRoute) lines.push(`                ${f.name} on this route: ${f.perRoute}`);
+  }
   if (e.routeConfig) lines.push(`route config  ${e.routeConfig.name} (${e.routeConfig.source})`);
   if (e.virtualHost) {
     lines.push(`virtual host  ${e.virtualHost.name}${from(e.virtualHost.provenance)}`);

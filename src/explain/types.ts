@@ -65,6 +65,8 @@ export interface HttpFilterAnswer {
   readonly type?: string;
   /** For RBAC: action and policy names; for JWT: providers; else absent. */
   readonly detail?: string;
+  /** What the matched route (or its virtual host) configures for this filter, e.g. a fault's abort. */
+  readonly perRoute?: string;
 }
 
 export interface RouteConfigAnswer {

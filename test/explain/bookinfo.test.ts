@@ -223,3 +223,19 @@ test('inbound: a call into productpage goes through virtualInbound to inbound|90
     ['inbound|9080||'],
   );
 });
+
+test('a fault on the matched route: routed, and the fault filter that aborts it is named', () => {
+  const r = productpage([file(join(NETWORKING, 'virtual-service-ratings-test-abort.yaml'))]);
+  const jason = explain(
+    r,
+    request({ host: 'ratings', destinationIp: '10.96.10.2', path: '/ratings/0', headers: { 'end-user': 'jason' } }),
+  );
+  assert.equal(jason.outcome, 'routed');
+  assert.equal(jason.clusters[0]?.name, 'outbound|9080|v1|ratings.default.svc.cluster.local');
+  const fault = jason.httpFilters?.find((f) => f.name === 'envoy.filters.http.fault');
+  assert.equal(fault?.perRoute, 'aborts 100% with HTTP 500');
+  assert.match(jason.summary, /; the fault filter aborts 100% with HTTP 500$/);
+  const others = explain(r, request({ host: 'ratings', destinationIp: '10.96.10.2', path: '/ratings/0' }));
+  assert.equal(others.httpFilters?.find((f) => f.name === 'envoy.filters.http.fault')?.perRoute, undefined);
+  assert.doesNotMatch(others.summary, /fault filter/);
+});

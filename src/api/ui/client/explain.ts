@@ -74,7 +74,9 @@ function renderExplanation(out, r) {
       [JSON.stringify(fc.match)].concat(fc.why), fc.provenance));
   }
   if (r.httpFilters) rows.push(stepRow('HTTP filters', r.httpFilters.map(function (f) { return f.name; }).join(', ') || 'none',
-    r.httpFilters.filter(function (f) { return f.detail; }).map(function (f) { return f.name + ': ' + f.detail; }), []));
+    r.httpFilters.filter(function (f) { return f.detail || f.perRoute; }).map(function (f) {
+      return f.name + ': ' + [f.detail, f.perRoute ? 'on this route: ' + f.perRoute : ''].filter(Boolean).join('; ');
+    }), []));
   if (r.routeConfig) rows.push(stepRow('Route config', r.routeConfig.name + ' (' + r.routeConfig.source + ')', [], []));
   if (r.virtualHost) rows.push(stepRow('Virtual host', r.virtualHost.name, [r.virtualHost.why], r.virtualHost.provenance));
   (r.skippedRoutes || []).forEach(function (s) { rows.push(stepRow('Skipped route', s.name || '#' + s.index, [s.reason], [])); });
