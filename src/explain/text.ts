@@ -7,10 +7,12 @@ const from = (p: readonly Provenance[]): string => (p.length ? `  [from ${p.map(
 
 export function explanationText(e: Explanation): string {
   const r = e.request;
-  const lines: string[] = [
-    `${r.direction} ${r.method} ${r.tls && r.direction === 'outbound' ? 'https' : 'http'}://${r.host}:${r.port}${r.path}${r.protocol === 'tcp' ? ' (tcp)' : ''}${r.tls && r.direction === 'inbound' ? ' over Istio mTLS' : ''}`,
-    `=> ${e.summary}`,
-  ];
+  const mtls = r.tls && r.direction === 'inbound' ? ' over Istio mTLS' : '';
+  const request =
+    r.protocol === 'tcp'
+      ? `${r.direction} tcp ${r.host}:${r.port}${r.tls && r.direction === 'outbound' ? ' over TLS' : ''}${mtls}`
+      : `${r.direction} ${r.method} ${r.tls && r.direction === 'outbound' ? 'https' : 'http'}://${r.host}:${r.port}${r.path}${mtls}`;
+  const lines: string[] = [request, `=> ${e.summary}`];
   if (e.listener) {
     lines.push(`listener      ${e.listener.name}`);
     for (const w of e.listener.why) lines.push(`                ${w}`);
