@@ -20,6 +20,7 @@ const EVERY_LIBRARY_FOLDER = [
   'model',
   'xds',
   'proxy-class',
+  'explain',
 ];
 
 /** unit → the units it may import (besides itself and the leaves). */
@@ -31,6 +32,7 @@ export const ALLOWED = {
   backoff: [],
   xds: [],
   'proxy-class': [],
+  explain: [],
   model: [],
   inputs: ['model'],
   compile: ['model', 'xds', 'proxy-class'],
@@ -51,7 +53,17 @@ export const ALLOWED = {
     'model',
     'xds',
   ],
-  api: ['history', 'pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
+  api: [
+    'explain',
+    'history',
+    'pipeline',
+    'snapshot',
+    'snapshot/store',
+    'snapshot/stored-inputs',
+    'inputs',
+    'model',
+    'xds',
+  ],
   cli: EVERY_LIBRARY_FOLDER,
   functions: [
     'api',

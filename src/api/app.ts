@@ -28,6 +28,7 @@ import { auditRoutes } from './routes/audit.js';
 import { channelRoutes } from './routes/channels.js';
 import { compileRoutes } from './routes/compile.js';
 import { diffRoutes } from './routes/diff.js';
+import { explainRoutes } from './routes/explain.js';
 import { gcRoutes } from './routes/gc.js';
 
 export interface AppOptions {
@@ -109,6 +110,7 @@ export function createApp(opts: AppOptions): Hono<ApiEnv> {
 
   channelRoutes(app, deps, history, read);
   diffRoutes(app, deps, history, read);
+  explainRoutes(app, deps, history, read);
   auditRoutes(app, deps, history, read);
   compileRoutes(app, deps, history, write);
   actionRoutes(app, deps, history, write);

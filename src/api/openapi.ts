@@ -61,6 +61,29 @@ export const ROUTES: readonly RouteDoc[] = [
   },
   {
     method: 'get',
+    path: `${V}/channels/:ch/snapshots/:v/explain`,
+    summary:
+      'Where a request from a proxy goes (listener, filter chain, HTTP filters, route config, virtual host, route, clusters, endpoints) and which Istio objects put it there, as `meshsnap explain`',
+    query: [
+      { name: 'node', description: 'proxy node id (or pod)' },
+      { name: 'metadata', description: 'node metadata, a JSON object' },
+      { name: 'pod', description: 'NAMESPACE/NAME of a pod of the stored inputs: its sidecar (instead of node)' },
+      { name: 'to', description: 'HOST:PORT the request goes to', required: true },
+      { name: 'path', description: 'request path with query string (default /)' },
+      { name: 'method', description: 'request method (default GET)' },
+      { name: 'header', description: 'NAME=VALUE, repeatable' },
+      { name: 'tls', description: 'true: the client speaks TLS (inbound: Istio mTLS)' },
+      { name: 'sni', description: 'TLS server name (implies tls)' },
+      { name: 'protocol', description: 'http (default), h2c, h2 or tcp' },
+      { name: 'inbound', description: 'true: a call into the proxy’s workload' },
+      {
+        name: 'across',
+        description: `A..B (selectors): ask every version from A to B (at most 100) and report where the answer changed; the path's version is not used`,
+      },
+    ],
+  },
+  {
+    method: 'get',
     path: `${V}/channels/:ch/diff`,
     summary: 'Semantic diff between two versions (resources per class and type, and inputs)',
     heavy: true,

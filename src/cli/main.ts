@@ -9,6 +9,7 @@ import { compileSpec } from './specs/compile.js';
 import { demoSpec } from './specs/demo.js';
 import { diagnosticsSpec } from './specs/diagnostics.js';
 import { diffSpec } from './specs/diff.js';
+import { explainSpec } from './specs/explain.js';
 import { gcSpec } from './specs/gc.js';
 import { guardSpec } from './specs/guard.js';
 import { logSpec } from './specs/log.js';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   { spec: compileSpec, load: async () => (await import('./commands/compile.js')).compileCommand },
   { spec: logSpec, load: async () => (await import('./commands/log.js')).logCommand },
   { spec: showSpec, load: async () => (await import('./commands/show.js')).showCommand },
+  { spec: explainSpec, load: async () => (await import('./commands/explain.js')).explainCommand },
   { spec: diagnosticsSpec, load: async () => (await import('./commands/diagnostics.js')).diagnosticsCommand },
   { spec: demoSpec, load: async () => (await import('./commands/demo.js')).demoCommand },
   { spec: relaySpec, load: async () => (await import('./commands/relay.js')).relayCommand },

@@ -88,6 +88,10 @@ details li { margin: 2px 0; overflow-wrap: anywhere; }
 .group > h3 { margin-top: 8px; }
 .names { margin: 0; padding-left: 18px; }
 .names li { overflow-wrap: anywhere; }
+.why-list { margin: 2px 0 0; padding-left: 18px; font-size: 12.5px; color: var(--muted); }
+.why-list li { overflow-wrap: anywhere; }
+.summary { font-size: 15px; }
+#ex-headers { font: inherit; min-height: 2.2em; }
 table.fields { table-layout: fixed; margin: 4px 0 8px; }
 table.fields td, table.fields th { padding: 3px 8px; font-size: 12.5px; }
 table.fields col.path { width: 34%; }

@@ -24,6 +24,7 @@ export const PAGE_HTML = `<!doctype html>
   <nav aria-label="Views" id="views">
     <a href="#/timeline" data-view="timeline">Timeline</a>
     <a href="#/diff" data-view="diff">Diff</a>
+    <a href="#/explain" data-view="explain">Explain</a>
     <a href="#/proxies" data-view="proxies">Proxies</a>
     <a href="#/audit" data-view="audit">Audit log</a>
   </nav>
@@ -51,6 +52,24 @@ export const PAGE_HTML = `<!doctype html>
       <button type="submit" class="primary">Compare</button>
     </form>
     <div id="diff-out"></div>
+  </section>
+  <section id="view-explain" aria-labelledby="h-explain" hidden>
+    <h2 id="h-explain">Explain a request</h2>
+    <form id="explain-form" class="diff-form">
+      <label>Version <select id="ex-version"></select></label>
+      <label>or range <input id="ex-across" class="selector" placeholder="10..15 (across)" aria-label="Across versions: FROM..TO"></label>
+      <label class="grow">From pod <input id="ex-pod" placeholder="namespace/pod-name (from the stored inputs)"></label>
+      <label class="grow">or node <input id="ex-node" placeholder="sidecar~10.0.0.1~pod.ns~ns.svc.cluster.local"></label>
+      <label class="grow">with metadata <input id="ex-metadata" placeholder='{"NAMESPACE":"ns","LABELS":{"app":"web"}}'></label>
+      <label class="grow">To <input id="ex-to" required placeholder="reviews.default.svc.cluster.local:9080"></label>
+      <label>Path <input id="ex-path" placeholder="/"></label>
+      <label>Method <input id="ex-method" class="selector" placeholder="GET"></label>
+      <label class="grow">Headers <textarea id="ex-headers" rows="2" placeholder="end-user=jason (one per line)"></textarea></label>
+      <label><input type="checkbox" id="ex-tls"> TLS</label>
+      <label><input type="checkbox" id="ex-inbound"> Inbound</label>
+      <button type="submit" class="primary">Explain</button>
+    </form>
+    <div id="explain-out"></div>
   </section>
   <section id="view-proxies" aria-labelledby="h-proxies" hidden>
     <h2 id="h-proxies">Proxies <button type="button" class="small" id="proxies-refresh">Refresh</button></h2>

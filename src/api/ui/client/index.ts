@@ -5,6 +5,7 @@
 import { ACTIONS_JS } from './actions.js';
 import { CORE_JS } from './core.js';
 import { DIFF_JS } from './diff.js';
+import { EXPLAIN_JS } from './explain.js';
 import { PROXIES_JS } from './proxies.js';
 import { ROUTER_JS } from './router.js';
 import { TIMELINE_JS } from './timeline.js';
@@ -16,6 +17,7 @@ export const APP_JS = [
   TIMELINE_JS,
   DIFF_JS,
   PROXIES_JS,
+  EXPLAIN_JS,
   ACTIONS_JS,
   ROUTER_JS,
   '})();',

@@ -1,10 +1,10 @@
 /**
- * Client script, part 6: views by URL hash (`#/timeline`, `#/diff?from=3&to=4`, `#/proxies`,
+ * Client script, part 6: views by URL hash (`#/timeline`, `#/diff?from=3&to=4`, `#/explain?…`, `#/proxies`,
  * `#/audit`, each may carry `ch=`), so a diff can be linked and Back works; the channel picker;
  * and start-up.
  */
 export const ROUTER_JS = String.raw`
-var VIEWS = ['timeline', 'diff', 'proxies', 'audit'];
+var VIEWS = ['timeline', 'diff', 'explain', 'proxies', 'audit'];
 
 function parseHash() {
   var raw = location.hash.replace(/^#\/?/, '');
@@ -35,6 +35,9 @@ async function route() {
     $('diff-node').value = node;
     $('diff-metadata').value = metadata;
     if (r.params.get('from') && r.params.get('to')) await showDiff(r.params.get('from'), r.params.get('to'), node, metadata);
+  } else if (r.view === 'explain') {
+    fillExplainForm(r.params);
+    if (r.params.get('to')) await showExplain(r.params);
   } else if (r.view === 'proxies') await loadProxies();
   else if (r.view === 'audit') await loadAudit();
 }
@@ -90,6 +93,7 @@ async function boot() {
     go('#/diff?ch=' + encodeURIComponent(state.channel) + '&from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to) +
       (node ? '&node=' + encodeURIComponent(node) : '') + (metadata ? '&metadata=' + encodeURIComponent(metadata) : ''));
   });
+  wireExplain();
   $('proxies-refresh').addEventListener('click', function () { loadProxies(); });
   $('audit-refresh').addEventListener('click', function () { loadAudit(); });
   window.addEventListener('hashchange', function () { route().catch(showError); });
