@@ -22,7 +22,14 @@ export const GATEWAY_PROTOCOLS = [
 ] as const;
 export type GatewayProtocol = (typeof GATEWAY_PROTOCOLS)[number];
 
-export const SERVER_TLS_MODES = ['PASSTHROUGH', 'SIMPLE', 'MUTUAL', 'AUTO_PASSTHROUGH', 'ISTIO_MUTUAL', 'OPTIONAL_MUTUAL'] as const;
+export const SERVER_TLS_MODES = [
+  'PASSTHROUGH',
+  'SIMPLE',
+  'MUTUAL',
+  'AUTO_PASSTHROUGH',
+  'ISTIO_MUTUAL',
+  'OPTIONAL_MUTUAL',
+] as const;
 export type ServerTlsMode = (typeof SERVER_TLS_MODES)[number];
 
 export const TLS_PROTOCOL_VERSIONS = ['TLS_AUTO', 'TLSV1_0', 'TLSV1_1', 'TLSV1_2', 'TLSV1_3'] as const;

@@ -23,7 +23,20 @@ import {
   type TlsProtocolVersion,
 } from '../../model/gateway.js';
 import { isDns1123Label, readMeta } from './meta.js';
-import { bool, compact, fields, get, int, list, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import {
+  bool,
+  compact,
+  fields,
+  get,
+  int,
+  list,
+  requiredStr,
+  str,
+  strList,
+  strMap,
+  type Raw,
+  type Reader,
+} from './reader.js';
 
 /** Cipher suites a gateway may name (istiod's security.ValidCipherSuites, from BoringSSL). */
 const VALID_CIPHER_SUITES = new Set([
@@ -45,7 +58,8 @@ const VALID_CIPHER_SUITES = new Set([
 ]);
 
 /** istiod accepts `ALL` and operator expressions (`-X`, `+X`, `!X`) unchecked. */
-const isValidCipherSuite = (cs: string): boolean => cs === 'ALL' || !/^[A-Za-z0-9]/.test(cs) || VALID_CIPHER_SUITES.has(cs);
+const isValidCipherSuite = (cs: string): boolean =>
+  cs === 'ALL' || !/^[A-Za-z0-9]/.test(cs) || VALID_CIPHER_SUITES.has(cs);
 
 export function readGateway(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Gateway | undefined {
   // istiod: "Gateway name must conform to the DNS label format (no dots)".
@@ -57,14 +71,22 @@ export function readGateway(r: Reader, raw: Raw, origin: Origin, apiVersion: str
   }
   const selector = strMap(r, get(spec, 'selector'), 'spec.selector');
   const servers = list(r, get(spec, 'servers'), 'spec.servers', (v, p) => server(r, v, p));
-  if (!servers?.length && !r.failed) r.error('spec.servers', 'a gateway must have at least one server', 'missing-field');
+  if (!servers?.length && !r.failed)
+    r.error('spec.servers', 'a gateway must have at least one server', 'missing-field');
   const portNames = new Set<string>();
   (servers ?? []).forEach((s, i) => {
     if (portNames.has(s.port.name))
-      r.error(`spec.servers[${i}].port.name`, `port names in servers must be unique: duplicate name "${s.port.name.slice(0, 60)}"`);
+      r.error(
+        `spec.servers[${i}].port.name`,
+        `port names in servers must be unique: duplicate name "${s.port.name.slice(0, 60)}"`,
+      );
     portNames.add(s.port.name);
     if (s.tls?.httpsRedirect && !isHttpGatewayProtocol(s.port.protocol))
-      r.warn(`spec.servers[${i}].tls.httpsRedirect`, 'httpsRedirect should only be used with HTTP servers', 'ineffective-field');
+      r.warn(
+        `spec.servers[${i}].tls.httpsRedirect`,
+        'httpsRedirect should only be used with HTTP servers',
+        'ineffective-field',
+      );
   });
   if (!meta || r.failed || !servers) return undefined;
   return {
@@ -82,7 +104,8 @@ function server(r: Reader, v: unknown, path: string): GatewayServer | undefined 
   const before = r.errorCount;
   const hosts = strList(r, get(o, 'hosts'), `${path}.hosts`);
   if (!hosts?.length) {
-    if (r.errorCount === before) r.error(`${path}.hosts`, 'server config must contain at least one host', 'missing-field');
+    if (r.errorCount === before)
+      r.error(`${path}.hosts`, 'server config must contain at least one host', 'missing-field');
   } else hosts.forEach((h, i) => serverHost(r, h, `${path}.hosts[${i}]`));
   const p = serverPort(r, get(o, 'port'), `${path}.port`);
   const bind = str(r, get(o, 'bind'), `${path}.bind`);
@@ -91,7 +114,11 @@ function server(r: Reader, v: unknown, path: string): GatewayServer | undefined 
     else if (!isIpAddress(bind)) r.error(`${path}.bind`, `"${bind.slice(0, 60)}" is not a valid IP address`);
   }
   if (get(o, 'defaultEndpoint') !== undefined)
-    r.warn(`${path}.defaultEndpoint`, 'defaultEndpoint applies to sidecar ingress only and is ignored on gateways', 'ignored-field');
+    r.warn(
+      `${path}.defaultEndpoint`,
+      'defaultEndpoint applies to sidecar ingress only and is ignored on gateways',
+      'ignored-field',
+    );
   const tls = tlsOptions(r, get(o, 'tls'), `${path}.tls`);
   const name = str(r, get(o, 'name'), `${path}.name`);
   if (!p || r.errorCount !== before) return undefined;
@@ -196,7 +223,10 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
   const filePath = (key: string): string | undefined => {
     const x = s(key);
     if (x !== undefined && /-----BEGIN|[\r\n]/.test(x)) {
-      r.error(`${path}.${key}`, 'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted');
+      r.error(
+        `${path}.${key}`,
+        'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted',
+      );
       return undefined;
     }
     return x;
@@ -241,8 +271,18 @@ function cipherSuites(r: Reader, suites: string[] | undefined, path: string): st
     else if (kept.includes(cs)) duplicate.add(cs);
     else kept.push(cs);
   }
-  if (invalid.size) r.warn(path, `ignoring invalid cipher suites: ${[...invalid].sort().join(', ').slice(0, 200)}`, 'invalid-cipher-suite');
-  if (duplicate.size) r.warn(path, `ignoring duplicate cipher suites: ${[...duplicate].sort().join(', ').slice(0, 200)}`, 'invalid-cipher-suite');
+  if (invalid.size)
+    r.warn(
+      path,
+      `ignoring invalid cipher suites: ${[...invalid].sort().join(', ').slice(0, 200)}`,
+      'invalid-cipher-suite',
+    );
+  if (duplicate.size)
+    r.warn(
+      path,
+      `ignoring duplicate cipher suites: ${[...duplicate].sort().join(', ').slice(0, 200)}`,
+      'invalid-cipher-suite',
+    );
   return kept.length ? kept : undefined;
 }
 
