@@ -30,6 +30,8 @@ import { buildServiceEndpoints } from './endpoints.js';
 import { compileContext, createContext, type CompileResult } from './index.js';
 import { DeltaBuilder, copyTables } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
+import { gatewaySelects } from './gateway/index.js';
+import { selects } from '../proxy-class/class-id.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { buildInbound } from './listeners.js';
@@ -171,6 +173,7 @@ export class IncrementalCompiler {
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
+    if (gatewaysReadEndpoints(state.ctx)) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod') return false;
@@ -196,6 +199,25 @@ export class IncrementalCompiler {
     if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
     else state.serviceDiagnostics.delete(mesh.hostname);
   }
+}
+
+/**
+ * Gateway groups read endpoints in two places: AUTO_PASSTHROUGH clusters copy their assignments, and
+ * a gateway Service's named targetPort resolves through them. Either way an endpoint change rebuilds in full.
+ */
+function gatewaysReadEndpoints(ctx: CompileContext): boolean {
+  const { gateways, services, workloads } = ctx.model;
+  if (!gateways.length) return false;
+  if (gateways.some((g) => g.spec.servers.some((s) => s.tls?.mode === 'AUTO_PASSTHROUGH'))) return true;
+  const routers = workloads.filter((w) => gateways.some((g) => gatewaySelects(g, w.labels)));
+  return services.some((s) => {
+    const selector = s.selector;
+    return (
+      selector !== undefined &&
+      hasNamedTargetPort(s) &&
+      routers.some((w) => w.namespace === s.namespace && selects(selector, w.labels))
+    );
+  });
 }
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
