@@ -51,13 +51,21 @@ export interface ServerTlsSettings {
   readonly privateKey?: string;
   readonly caCertificates?: string;
   readonly caCrl?: string;
+  /** Several server certificates (e.g. RSA and ECDSA) as file pairs. */
+  readonly tlsCertificates?: readonly { readonly serverCertificate: string; readonly privateKey: string }[];
   readonly credentialName?: string;
+  /** Several Kubernetes secrets (RSA and ECDSA); the first one's `-cacert` validates clients. */
+  readonly credentialNames?: readonly string[];
+  /** The secret holding the client CA, in place of `<credentialName>-cacert`. */
+  readonly caCertCredentialName?: string;
+  readonly insecureSkipVerify?: boolean;
   readonly subjectAltNames?: readonly string[];
   readonly verifyCertificateSpki?: readonly string[];
   readonly verifyCertificateHash?: readonly string[];
   readonly minProtocolVersion?: TlsProtocolVersion;
   readonly maxProtocolVersion?: TlsProtocolVersion;
   readonly cipherSuites?: readonly string[];
+  readonly ecdhCurves?: readonly string[];
 }
 
 export interface GatewayServer {

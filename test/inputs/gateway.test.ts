@@ -95,6 +95,22 @@ test('TLS settings: what each mode requires and forbids', () => {
     /CRL is not supported with SIMPLE/,
   );
   assert.match(tls('{mode: SOMETIMES}').messages.join(), /unknown value/);
+  // Several certificates: credentialNames or tlsCertificates, never two sources at once.
+  assert.equal(tls('{mode: SIMPLE, credentialNames: [rsa, ecdsa]}').valid, true);
+  assert.match(tls('{mode: SIMPLE, credentialName: a, credentialNames: [b]}').messages.join(), /only one of/);
+  assert.match(
+    tls('{mode: ISTIO_MUTUAL, credentialNames: [b]}').messages.join(),
+    /cannot have associated credentialNames/,
+  );
+  assert.equal(tls('{mode: SIMPLE, tlsCertificates: [{serverCertificate: /a.crt, privateKey: /a.key}]}').valid, true);
+  assert.match(
+    tls('{mode: MUTUAL, tlsCertificates: [{serverCertificate: /a.crt, privateKey: /a.key}]}').messages.join(),
+    /client CA bundle/,
+  );
+  assert.match(
+    tls('{mode: SIMPLE, tlsCertificates: [{serverCertificate: /a.crt}]}').messages.join(),
+    /private key is required/,
+  );
   // Passthrough ignores certificates, with a warning; an absent mode is PASSTHROUGH.
   assert.match(tls('{mode: PASSTHROUGH, credentialName: c}').warnings.join(), /does not use certificates/);
   assert.equal(

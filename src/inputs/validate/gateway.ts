@@ -205,13 +205,18 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
     'privateKey',
     'caCertificates',
     'caCrl',
+    'tlsCertificates',
     'credentialName',
+    'credentialNames',
+    'caCertCredentialName',
+    'insecureSkipVerify',
     'subjectAltNames',
     'verifyCertificateSpki',
     'verifyCertificateHash',
     'minProtocolVersion',
     'maxProtocolVersion',
     'cipherSuites',
+    'ecdhCurves',
   ]);
   if (!o) return undefined;
   const before = r.errorCount;
@@ -219,18 +224,7 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
     const x = str(r, get(o, key), `${path}.${key}`);
     return x === '' ? undefined : x;
   };
-  /** A file on the proxy; key or certificate material pasted inline is refused and never quoted back. */
-  const filePath = (key: string): string | undefined => {
-    const x = s(key);
-    if (x !== undefined && /-----BEGIN|[\r\n]/.test(x)) {
-      r.error(
-        `${path}.${key}`,
-        'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted',
-      );
-      return undefined;
-    }
-    return x;
-  };
+  const filePath = (key: string): string | undefined => pemFree(r, s(key), `${path}.${key}`);
   const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
     const x = s(key);
     if (x === undefined) return undefined;
@@ -248,17 +242,40 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
     privateKey: filePath('privateKey'),
     caCertificates: filePath('caCertificates'),
     caCrl: filePath('caCrl'),
+    tlsCertificates: list(r, get(o, 'tlsCertificates'), `${path}.tlsCertificates`, (v, p) => {
+      const c = fields(r, v, p, ['serverCertificate', 'privateKey']);
+      if (!c) return undefined;
+      const cert = pemFree(r, str(r, get(c, 'serverCertificate'), `${p}.serverCertificate`), `${p}.serverCertificate`);
+      const key = pemFree(r, str(r, get(c, 'privateKey'), `${p}.privateKey`), `${p}.privateKey`);
+      if (!cert) r.error(`${p}.serverCertificate`, 'a server certificate is required', 'missing-field');
+      if (!key) r.error(`${p}.privateKey`, 'a private key is required', 'missing-field');
+      return cert && key ? { serverCertificate: cert, privateKey: key } : undefined;
+    }),
     credentialName: s('credentialName'),
+    credentialNames: strList(r, get(o, 'credentialNames'), `${path}.credentialNames`),
+    caCertCredentialName: s('caCertCredentialName'),
+    insecureSkipVerify: bool(r, get(o, 'insecureSkipVerify'), `${path}.insecureSkipVerify`),
     subjectAltNames: strList(r, get(o, 'subjectAltNames'), `${path}.subjectAltNames`),
     verifyCertificateSpki: strList(r, get(o, 'verifyCertificateSpki'), `${path}.verifyCertificateSpki`),
     verifyCertificateHash: strList(r, get(o, 'verifyCertificateHash'), `${path}.verifyCertificateHash`),
     minProtocolVersion: oneOf<TlsProtocolVersion>('minProtocolVersion', TLS_PROTOCOL_VERSIONS),
     maxProtocolVersion: oneOf<TlsProtocolVersion>('maxProtocolVersion', TLS_PROTOCOL_VERSIONS),
     cipherSuites: cipherSuites(r, strList(r, get(o, 'cipherSuites'), `${path}.cipherSuites`), `${path}.cipherSuites`),
+    ecdhCurves: strList(r, get(o, 'ecdhCurves'), `${path}.ecdhCurves`),
   });
   if (r.errorCount !== before) return undefined;
   checkTlsMode(r, out, path);
   return out;
+}
+
+/** A file on the proxy; key or certificate material pasted inline is refused and never quoted back. */
+function pemFree(r: Reader, value: string | undefined, path: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/-----BEGIN|[\r\n]/.test(value)) {
+    r.error(path, 'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted');
+    return undefined;
+  }
+  return value;
 }
 
 function cipherSuites(r: Reader, suites: string[] | undefined, path: string): string[] | undefined {
@@ -295,26 +312,45 @@ function checkTlsMode(r: Reader, tls: ServerTlsSettings, path: string): void {
       'TLS versions below TLSV1_2 require setting compatible ciphers, as the defaults no longer include them',
       'tls-version',
     );
+  const credentialNames = tls.credentialNames?.length ? tls.credentialNames : undefined;
+  const tlsCertificates = tls.tlsCertificates?.length ? tls.tlsCertificates : undefined;
   if (mode === 'ISTIO_MUTUAL') {
     for (const key of ['serverCertificate', 'privateKey', 'caCertificates', 'credentialName'] as const)
       if (tls[key] !== undefined) r.error(`${path}.${key}`, `ISTIO_MUTUAL TLS cannot have an associated ${key}`);
+    if (tlsCertificates) r.error(`${path}.tlsCertificates`, 'ISTIO_MUTUAL TLS cannot have associated tlsCertificates');
+    if (credentialNames) r.error(`${path}.credentialNames`, 'ISTIO_MUTUAL TLS cannot have associated credentialNames');
     return;
   }
   if (mode === 'PASSTHROUGH' || mode === 'AUTO_PASSTHROUGH') {
-    if (tls.serverCertificate || tls.privateKey || tls.caCertificates || tls.caCrl || tls.credentialName)
+    const certs = [tls.serverCertificate, tls.privateKey, tls.caCertificates, tls.caCrl, tls.credentialName];
+    if (certs.some((c) => c !== undefined) || credentialNames || tlsCertificates)
       r.warn(path, `${mode} mode does not use certificates, they will be ignored`, 'ignored-field');
     return;
   }
-  if (tls.credentialName !== undefined && tls.serverCertificate !== undefined && tls.privateKey !== undefined)
-    r.error(path, 'only one of credentialName, serverCertificate/privateKey should be specified');
-  // With a credentialName the certificates are fetched over SDS: no file is required.
-  if (tls.credentialName !== undefined) return;
+  const sources = [
+    tls.serverCertificate !== undefined && tls.privateKey !== undefined,
+    tls.credentialName !== undefined,
+    credentialNames !== undefined,
+    tlsCertificates !== undefined,
+  ].filter(Boolean).length;
+  if (sources > 1)
+    r.error(
+      path,
+      'only one of credentialName, credentialNames, serverCertificate/privateKey, tlsCertificates should be specified',
+    );
+  // With a credential the certificates are fetched over SDS: no file is required.
+  if (tls.credentialName !== undefined || credentialNames) return;
   const prefix = mode === 'SIMPLE' ? 'SIMPLE TLS' : 'MUTUAL TLS';
   if (mode !== 'SIMPLE' && tls.caCertificates === undefined)
     r.error(`${path}.caCertificates`, `${prefix} requires a client CA bundle`, 'missing-field');
-  if (tls.serverCertificate === undefined)
-    r.error(`${path}.serverCertificate`, `${prefix} requires a server certificate`, 'missing-field');
-  if (tls.privateKey === undefined) r.error(`${path}.privateKey`, `${prefix} requires a private key`, 'missing-field');
+  if ((tlsCertificates?.length ?? 0) > 2)
+    r.warn(`${path}.tlsCertificates`, `${prefix} can support up to 2 server certificates`, 'ignored-field');
+  if (!tlsCertificates) {
+    if (tls.serverCertificate === undefined)
+      r.error(`${path}.serverCertificate`, `${prefix} requires a server certificate`, 'missing-field');
+    if (tls.privateKey === undefined)
+      r.error(`${path}.privateKey`, `${prefix} requires a private key`, 'missing-field');
+  }
   if (tls.caCrl !== undefined && mode === 'SIMPLE') r.error(`${path}.caCrl`, 'CRL is not supported with SIMPLE TLS');
 }
 
