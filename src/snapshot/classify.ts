@@ -73,8 +73,8 @@ function classifyRouter(
   return {
     ok: false,
     reason: keys.length
-      ? `node ${identity.id}: no router class ${classId} in the snapshot (no pod with these labels in namespace ${node.namespace} was compiled)`
-      : `node ${identity.id}: no Gateway selects a router with labels ${JSON.stringify(node.labels)}`,
+      ? `node ${identity.id}: router class ${classId} is not in the mesh snapshot (no pod with these labels in namespace ${node.namespace} was compiled)`
+      : `node ${identity.id}: no Gateway selects a router with labels ${JSON.stringify(node.labels)} (not found in the mesh snapshot)`,
   };
 }
 
