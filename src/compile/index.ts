@@ -17,6 +17,7 @@ import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
+import { analyzeGateways } from './gateway/analysis.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { buildInbound, buildOutboundListeners, buildProxylessListeners } from './listeners.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
@@ -105,6 +106,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
       });
     }
   }
+  analyzeGateways(ctx);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
     groups.set(groupId, buildRouterGroup(ctx, shape, { clusters: outbound.clusters, endpoints: endpoints.endpoints }));

@@ -282,3 +282,35 @@ function simulateSidecarRoute(r: ReturnType<typeof compileGateway>, node: TestNo
   for (const vh of rc.virtual_hosts) out.set(vh.name.split(':')[0], vh.routes[0].route.cluster);
   return out;
 }
+
+test("istiod's analyzer findings: a selector matching no Pod, a VirtualService host no server allows", () => {
+  const r = compileGateway(
+    `---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: egress, namespace: istio-system}
+spec:
+  selector: {istio: egressgateway}
+  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ["*"]}]
+` +
+      gatewayYaml('gw', 'default', httpServer('*.example.com')) +
+      vs('a', ['a.example.com', 'a.other.org'], ['gw'], 'a', 80),
+  );
+  const found = r.diagnostics
+    .filter((d) => d.code === 'gateway-selects-nothing' || d.code === 'host-not-in-gateway')
+    .map((d) => [d.code, `${d.namespace}/${d.name}`, d.field, d.message]);
+  assert.deepEqual(found, [
+    [
+      'gateway-selects-nothing',
+      'istio-system/egress',
+      'spec.selector',
+      'selector {"istio":"egressgateway"} matches no Pod in the inputs; no gateway proxy gets this Gateway\'s config',
+    ],
+    [
+      'host-not-in-gateway',
+      'default/a',
+      'spec.gateways[0]',
+      'hosts a.other.org are not allowed by any server of gateway default/gw; they are not served there',
+    ],
+  ]);
+});
