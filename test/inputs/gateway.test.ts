@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { retainedForStorage } from '../../src/inputs/retain.js';
 import { resolveGatewayRef } from '../../src/model/gateway.js';
 import { errors, loadText } from './helpers.js';
 
@@ -161,4 +162,43 @@ test('VirtualService gateway references resolve as istiod resolves them', () => 
   assert.equal(resolveGatewayRef('istio-system/gw', 'default'), 'istio-system/gw');
   assert.equal(resolveGatewayRef('gw.istio-system', 'default'), 'istio-system/gw');
   assert.equal(resolveGatewayRef('gw.istio-system.svc.cluster.local', 'default'), 'istio-system/gw');
+});
+
+test('what is stored of a Gateway: the fields read, never inline key material', () => {
+  const raw = {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'gw', namespace: 'istio-system', annotations: { note: 'x' }, uid: 'u-1' },
+    spec: {
+      selector: { istio: 'ingressgateway' },
+      servers: [
+        {
+          port: { number: 443, name: 'https', protocol: 'HTTPS' },
+          hosts: ['*'],
+          tls: { mode: 'SIMPLE', credentialName: 'cert', unknownKnob: 1 },
+        },
+      ],
+    },
+  };
+  const stored = retainedForStorage(raw);
+  // The projection is built from null-prototype objects: compare as JSON.
+  assert.deepEqual(JSON.parse(JSON.stringify(stored)), {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'gw', namespace: 'istio-system' },
+    spec: {
+      selector: { istio: 'ingressgateway' },
+      servers: [
+        {
+          port: { number: 443, name: 'https', protocol: 'HTTPS' },
+          hosts: ['*'],
+          tls: { mode: 'SIMPLE', credentialName: 'cert' },
+        },
+      ],
+    },
+  });
+  assert.equal(JSON.stringify(retainedForStorage(stored as Record<string, unknown>)), JSON.stringify(stored));
+  const pem = structuredClone(raw);
+  (pem.spec.servers[0]!.tls as Record<string, unknown>).serverCertificate = '-----BEGIN CERTIFICATE-----\nMIIB';
+  assert.doesNotMatch(JSON.stringify(retainedForStorage(pem)), /MIIB|BEGIN/);
 });
