@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileGateway, gatewayYaml, simulate } from '../helpers/gateway-sim.js';
+import { compileGateway, gatewayYaml, INGRESS_NODE, simulate } from '../helpers/gateway-sim.js';
 import { served, type TestNode } from '../helpers/mesh.js';
 
 const httpServer = (host: string, port = 80, extra = ''): string =>
@@ -313,4 +313,22 @@ spec:
       'hosts a.other.org are not allowed by any server of gateway default/gw; they are not served there',
     ],
   ]);
+});
+
+test('listeners per port and bind address (istiod TestBuildGatewayListeners "gateway with bind", "multiple ports")', () => {
+  const r = compileGateway(
+    gatewayYaml(
+      'gw',
+      'default',
+      httpServer('a.example.com', 80),
+      `port: {number: 8080, name: http-ext, protocol: HTTP}\nhosts: [externalgatewayclient.com]`,
+      `port: {number: 8080, name: http-int, protocol: HTTP}\nbind: 127.0.0.1\nhosts: [internalmesh.svc.cluster.local]`,
+      `port: {number: 801, name: http-801, protocol: HTTP}\nhosts: [a.example.com]`,
+    ),
+  );
+  const { resources } = served(r, INGRESS_NODE);
+  assert.deepEqual([...resources.listeners.keys()], ['0.0.0.0_80', '0.0.0.0_801', '0.0.0.0_8080', '127.0.0.1_8080']);
+  assert.deepEqual([...resources.routes.keys()], ['http.80', 'http.801', 'http.8080', 'http.8080.127.0.0.1']);
+  const bound: Json = resources.listeners.get('127.0.0.1_8080');
+  assert.equal(bound.address.socket_address.address, '127.0.0.1');
 });
