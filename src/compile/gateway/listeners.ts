@@ -52,13 +52,8 @@ export function buildGatewayListeners(ctx: CompileContext, merged: MergedGateway
   for (const port of merged.ports) {
     const name = gatewayListenerName(port.bind, port.number);
     const chains = portChains(ctx, port, seenSni, sniDnatClusters);
-    if (!chains.length) continue;
-    const existing = listeners.get(name);
-    if (existing) {
-      existing.filter_chains = [...(existing.filter_chains ?? []), ...chains.map((c) => toFilterChain(c))];
-      continue;
-    }
-    listeners.set(name, assemble(name, port, chains));
+    // Ports are distinct per (number, bind), so names are too.
+    if (chains.length) listeners.set(name, assemble(name, port, chains));
   }
   return { listeners, sniDnatClusters };
 }

@@ -55,7 +55,7 @@ export interface MergedPort {
   readonly protocol: GatewayProtocol;
   readonly servers: MergedServer[];
   /** For plain-text HTTP ports: `http.<port>`. */
-  routeName: string;
+  readonly routeName: string;
 }
 
 export interface MergedGateway {
@@ -63,7 +63,6 @@ export interface MergedGateway {
   readonly ports: readonly MergedPort[];
   /** Route name → servers whose virtual hosts it holds. */
   readonly serversByRoute: ReadonlyMap<string, readonly MergedServer[]>;
-  readonly gatewayKeys: readonly string[];
 }
 
 /** The proxy's Service ports (the services selecting it), for port binding. */
@@ -75,6 +74,7 @@ export interface ServiceTargetPort {
 const canMergeProtocols = (current: GatewayProtocol, p: GatewayProtocol): boolean =>
   (isHttpGatewayProtocol(current) || current === p) && isHttpGatewayProtocol(p);
 
+/** istiod's resolvePorts (legacy selector semantics): the targetPort of the proxy's Service port of that number. */
 export function resolvePorts(number: number, targets: readonly ServiceTargetPort[]): number {
   for (const t of targets) if (t.port === number) return t.targetPort;
   return number;
@@ -185,11 +185,7 @@ export function mergeGateways(
       if (isHttpServer(server)) serversByRoute.set(m.routeName, [m]);
     });
   }
-  return {
-    ports,
-    serversByRoute,
-    gatewayKeys: gateways.map(gatewayKey),
-  };
+  return { ports, serversByRoute };
 }
 
 function pushRoute(map: Map<string, MergedServer[]>, name: string, m: MergedServer): void {
@@ -197,9 +193,6 @@ function pushRoute(map: Map<string, MergedServer[]>, name: string, m: MergedServ
   if (list) list.push(m);
   else map.set(name, [m]);
 }
-
-/** Whether a merged port is served by one HTTP connection manager (plain-text HTTP family). */
-export const isPlainHttpPort = (p: MergedPort): boolean => isHttpGatewayProtocol(p.protocol);
 
 /** Router classes need the proxy's Service ports; a named targetPort resolves through the endpoints. */
 export function serviceTargets(
