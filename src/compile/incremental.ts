@@ -30,8 +30,6 @@ import { buildServiceEndpoints } from './endpoints.js';
 import { compileContext, createContext, type CompileResult } from './index.js';
 import { DeltaBuilder, copyTables } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
-import { gatewaySelects } from './gateway/index.js';
-import { selects } from '../proxy-class/class-id.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { buildInbound } from './listeners.js';
@@ -81,6 +79,8 @@ interface State {
   readonly diagnostics: SortedDiagnostics;
   inputDiagnostics: readonly Diagnostic[];
   readonly meshConfig: MeshConfig;
+  /** Whether gateway groups read endpoints (then endpoint changes compile in full). */
+  readonly gatewaysReadEndpoints: boolean;
 }
 
 export class IncrementalCompiler {
@@ -120,6 +120,7 @@ export class IncrementalCompiler {
       diagnostics: new SortedDiagnostics(diagnostics),
       inputDiagnostics: inputs.diagnostics,
       meshConfig: inputs.meshConfig,
+      gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
     };
     return { output, diagnostics };
   }
@@ -173,7 +174,7 @@ export class IncrementalCompiler {
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
-    if (gatewaysReadEndpoints(state.ctx)) return false;
+    if (state.gatewaysReadEndpoints) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod') return false;
@@ -203,21 +204,20 @@ export class IncrementalCompiler {
 
 /**
  * Gateway groups read endpoints in two places: AUTO_PASSTHROUGH clusters copy their assignments, and
- * a gateway Service's named targetPort resolves through them. Either way an endpoint change rebuilds in full.
+ * a named targetPort of a Service selecting a gateway resolves through them. Either way an endpoint
+ * change rebuilds in full.
  */
-function gatewaysReadEndpoints(ctx: CompileContext): boolean {
-  const { gateways, services, workloads } = ctx.model;
-  if (!gateways.length) return false;
+function gatewaysReadEndpoints(output: CompileOutput, ctx: CompileContext): boolean {
+  const { gateways, byHostname } = ctx.model;
   if (gateways.some((g) => g.spec.servers.some((s) => s.tls?.mode === 'AUTO_PASSTHROUGH'))) return true;
-  const routers = workloads.filter((w) => gateways.some((g) => gatewaySelects(g, w.labels)));
-  return services.some((s) => {
-    const selector = s.selector;
-    return (
-      selector !== undefined &&
-      hasNamedTargetPort(s) &&
-      routers.some((w) => w.namespace === s.namespace && selects(selector, w.labels))
-    );
-  });
+  return output.classes.some(
+    (c) =>
+      c.generator === 'router' &&
+      c.services.some((h) => {
+        const service = byHostname.get(h);
+        return service !== undefined && hasNamedTargetPort(service);
+      }),
+  );
 }
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
