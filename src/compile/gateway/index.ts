@@ -49,11 +49,13 @@ export function routerShapes(
   if (!gateways.length) return [];
   const shapes = new Map<string, RouterShape>();
   const seen = new Set<string>();
+  const withSelector = gateways.filter(hasSelector);
   for (const w of ctx.model.workloads as readonly Workload[]) {
+    if (!withSelector.some((g) => gatewaySelects(g, w.labels))) continue;
+    // Replicas share their labels: one shape per distinct label set.
     const labelKey = `${w.namespace}|${JSON.stringify(Object.entries(w.labels).sort())}`;
     if (seen.has(labelKey)) continue;
     seen.add(labelKey);
-    if (!gateways.some((g) => hasSelector(g) && gatewaySelects(g, w.labels))) continue;
     const selected = gateways.filter((g) => gatewaySelects(g, w.labels));
     const services = servicesSelecting(w.namespace, w.labels);
     const id = routerClassId(
