@@ -7,6 +7,7 @@
  *   node --expose-gc dist/bench/run.js --relay-stalled     (only the stalled-readers relay bench)
  *   node --expose-gc dist/bench/run.js --e2e [--e2e-proxies 1000] [--e2e-changes 20]
  *                                                         (only the end-to-end bench, bench/e2e.ts)
+ *   node --expose-gc dist/bench/run.js --gateway [--sizes 1000]   (only the ingress gateway bench)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -64,6 +65,11 @@ function runSize(services: number): SizeResult | { services: number; error: stri
 async function main(): Promise<void> {
   const childSize = argValue('--child');
   if (childSize) return child(Number(childSize));
+  if (process.argv.includes('--gateway')) {
+    const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
+    (await import('./gateway.js')).runGatewayBench(sizes);
+    return;
+  }
   if (process.argv.includes('--e2e')) {
     const proxies = argValue('--e2e-proxies');
     const changes = argValue('--e2e-changes');

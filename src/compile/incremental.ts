@@ -79,6 +79,8 @@ interface State {
   readonly diagnostics: SortedDiagnostics;
   inputDiagnostics: readonly Diagnostic[];
   readonly meshConfig: MeshConfig;
+  /** Whether gateway groups read endpoints (then endpoint changes compile in full). */
+  readonly gatewaysReadEndpoints: boolean;
 }
 
 export class IncrementalCompiler {
@@ -118,6 +120,7 @@ export class IncrementalCompiler {
       diagnostics: new SortedDiagnostics(diagnostics),
       inputDiagnostics: inputs.diagnostics,
       meshConfig: inputs.meshConfig,
+      gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
     };
     return { output, diagnostics };
   }
@@ -171,6 +174,7 @@ export class IncrementalCompiler {
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
+    if (state.gatewaysReadEndpoints) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod') return false;
@@ -196,6 +200,24 @@ export class IncrementalCompiler {
     if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
     else state.serviceDiagnostics.delete(mesh.hostname);
   }
+}
+
+/**
+ * Gateway groups read endpoints in two places: AUTO_PASSTHROUGH clusters copy their assignments, and
+ * a named targetPort of a Service selecting a gateway resolves through them. Either way an endpoint
+ * change rebuilds in full.
+ */
+function gatewaysReadEndpoints(output: CompileOutput, ctx: CompileContext): boolean {
+  const { gateways, byHostname } = ctx.model;
+  if (gateways.some((g) => g.spec.servers.some((s) => s.tls?.mode === 'AUTO_PASSTHROUGH'))) return true;
+  return output.classes.some(
+    (c) =>
+      c.generator === 'router' &&
+      c.services.some((h) => {
+        const service = byHostname.get(h);
+        return service !== undefined && hasNamedTargetPort(service);
+      }),
+  );
 }
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */

@@ -2,7 +2,7 @@
  * The compiler: a pure function from an InputSet to Envoy resources and proxy classes.
  *
  * One translator per xDS type (clusters.ts, endpoints.ts, listeners.ts, routes.ts), plus the
- * proxyless gRPC variants. This file only wires them together and decides grouping:
+ * proxyless gRPC variants and the gateway (router) translator (gateway/). This file only wires them together and decides grouping:
  *
  *   InputSet ──buildServiceModel──▶ ServiceModel ──translators──▶ groups of resources + classes
  *
@@ -17,6 +17,8 @@ import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
+import { analyzeGateways } from './gateway/analysis.js';
+import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { buildInbound, buildOutboundListeners, buildProxylessListeners } from './listeners.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
@@ -103,6 +105,19 @@ export function compileContext(ctx: CompileContext): CompileOutput {
         groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, inboundId],
       });
     }
+  }
+  analyzeGateways(ctx);
+  for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
+    const groupId = `gateway/${shape.id.slice('router/'.length)}`;
+    groups.set(groupId, buildRouterGroup(ctx, shape, { clusters: outbound.clusters, endpoints: endpoints.endpoints }));
+    classes.push({
+      id: shape.id,
+      generator: 'router',
+      namespace: shape.namespace,
+      services: shape.services.map((s) => s.hostname),
+      groups: ['outbound', 'endpoints', groupId],
+      gateways: selectorRefs(shape.gateways),
+    });
   }
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx.model) };

@@ -69,7 +69,7 @@ export function credentialResourceName(credentialName: string): string {
   return `kubernetes://${credentialName}`;
 }
 
-const credentialSecret = (credentialName: string): SdsSecretConfig => ({
+export const credentialSecret = (credentialName: string): SdsSecretConfig => ({
   name: credentialResourceName(credentialName),
   sds_config: ADS_SDS,
 });

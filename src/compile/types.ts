@@ -36,19 +36,29 @@ export const emptyTable = (): ResourceTable => ({
  * - `grpc-clusters`         proxyless gRPC clusters
  * - `grpc`                  proxyless gRPC api_listeners and route configs (FQDN domains), shared by all namespaces
  * - `grpc/<ns>`             proxyless route configs whose routes match on sourceNamespace <ns> (usually absent)
+ * - `gateway/<classKey>`    listeners, route configs and SNI-DNAT clusters of one router class
  */
 export type GroupId = string;
 
-export type Generator = 'sidecar' | 'grpc';
+export type Generator = 'sidecar' | 'grpc' | 'router';
 
 export interface ProxyClass {
-  /** e.g. `sidecar/default/reviews` or `grpc/default`. */
+  /** e.g. `sidecar/default/reviews`, `grpc/default`, `router/istio-system/istio-ingressgateway/default/bookinfo-gateway`. */
   readonly id: string;
   readonly generator: Generator;
   readonly namespace: string;
-  /** Hostnames of the services whose selector picks this workload shape (sidecar classes). */
+  /** Hostnames of the services whose selector picks this workload shape (sidecar and router classes). */
   readonly services: readonly string[];
   readonly groups: readonly GroupId[];
+  /** Router classes: the Gateways whose config the class holds, with their selectors (for placing nodes). */
+  readonly gateways?: readonly GatewaySelectorRef[];
+}
+
+/** A Gateway as the relay needs it to place a router proxy: its name and selector (absent: every router). */
+export interface GatewaySelectorRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly selector?: Readonly<Record<string, string>>;
 }
 
 /** Service selectors the relay needs to place a node (by its LABELS) into a class. */

@@ -186,6 +186,26 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
   };
 }
 
+/** The namespace/name index of a VirtualService list, built once per list (one per compile). */
+const keyedCache = new WeakMap<readonly VirtualService[], ReadonlyMap<string, VirtualService>>();
+
+/** A VirtualService's routes as a gateway uses them: delegates expanded, destination hosts resolved. */
+export function resolvedRoutes(
+  vs: VirtualService,
+  all: readonly VirtualService[],
+  suffix: string,
+  diags: Diagnostics,
+): { http: SourcedHttpRoute[]; tcp: SourcedTcpRoute[]; tls: SourcedTlsRoute[] } {
+  const ns = vs.meta.namespace;
+  let byKey = keyedCache.get(all);
+  if (!byKey) keyedCache.set(all, (byKey = new Map(all.map((v) => [key(v), v]))));
+  return {
+    http: expandHttp(vs, byKey, suffix, diags).map((route) => ({ route, source: vs })),
+    tcp: (vs.spec.tcp ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs })),
+    tls: (vs.spec.tls ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs })),
+  };
+}
+
 /** The VirtualService's HTTP routes with delegates expanded and destination hosts resolved. */
 function expandHttp(
   vs: VirtualService,

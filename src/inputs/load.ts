@@ -5,12 +5,14 @@
  */
 import { canonicalJson } from '../canonical-json.js';
 import { sortDiagnostics, type Diagnostic, type Origin } from '../model/diagnostics.js';
+import type { Gateway } from '../model/gateway.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
 import type { InputSet } from '../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Service } from '../model/k8s.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
 import type { RawDocument } from './parse.js';
 import { readDestinationRule } from './validate/destination-rule.js';
+import { readGateway } from './validate/gateway.js';
 import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, readService } from './validate/k8s.js';
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
 import { get, Reader, type Raw } from './validate/reader.js';
@@ -21,7 +23,6 @@ const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
 const UNSUPPORTED_ISTIO_KINDS = new Set([
-  'Gateway',
   'ServiceEntry',
   'Sidecar',
   'WorkloadEntry',
@@ -49,6 +50,7 @@ interface Buckets {
   nodes: Candidate<Node>[];
   virtualServices: Candidate<VirtualService>[];
   destinationRules: Candidate<DestinationRule>[];
+  gateways: Candidate<Gateway>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -80,6 +82,13 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     handle: (r, raw, origin, v, out, doc) => {
       const value = readDestinationRule(r, raw, origin, v);
       if (value) out.destinationRules.push({ value, doc });
+    },
+  },
+  Gateway: {
+    apiVersions: ISTIO_NETWORKING,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readGateway(r, raw, origin, v);
+      if (value) out.gateways.push({ value, doc });
     },
   },
   MeshConfig: {
@@ -115,6 +124,7 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     nodes: unique(out.nodes, diagnostics),
     virtualServices: unique(out.virtualServices, diagnostics),
     destinationRules: unique(out.destinationRules, diagnostics),
+    gateways: unique(out.gateways, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -143,6 +153,7 @@ const emptyBuckets = (): Buckets => ({
   nodes: [],
   virtualServices: [],
   destinationRules: [],
+  gateways: [],
   meshConfigs: [],
 });
 

@@ -3,7 +3,7 @@
  * store, and must never hold a secret): only what the compiler reads.
  *
  * - An object of a kind the compiler does not read (Secret, a ConfigMap other than the mesh
- *   config, Gateway, anything unknown), or without a kind or a name: nothing.
+ *   config, anything unknown), or without a kind or a name: nothing.
  * - An object that fails validation: its identity and first error, redacted (src/inputs/rejected.ts).
  * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left

@@ -140,6 +140,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     workloads,
     virtualServices: [...inputs.virtualServices].sort(byNsName),
     destinationRules: [...inputs.destinationRules].sort(byNsName),
+    gateways: [...inputs.gateways].sort(byNsName),
   };
 }
 

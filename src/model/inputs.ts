@@ -1,5 +1,6 @@
 /** Everything the compiler reads: the validated objects of one compile, in no particular order. */
 import type { Diagnostic } from './diagnostics.js';
+import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
@@ -14,6 +15,7 @@ export interface InputSet {
   readonly nodes: readonly Node[];
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
+  readonly gateways: readonly Gateway[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -3,6 +3,7 @@
  * proxy needs to know (istiod's `model.Service` and `IstioEndpoint`). Built by `buildServiceModel`
  * (model/build.ts); every list is sorted so the compiler's output does not depend on input order.
  */
+import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { Origin } from './diagnostics.js';
 
@@ -82,6 +83,7 @@ export interface ServiceModel {
   readonly workloads: readonly Workload[];
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
+  readonly gateways: readonly Gateway[];
 }
 
 export interface Workload {

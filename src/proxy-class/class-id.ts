@@ -9,6 +9,19 @@ export function sidecarClassId(namespace: string, serviceNames: readonly string[
   return `sidecar/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}`;
 }
 
+/**
+ * `router/<ns>/<service,service|_>/<gwNs>/<gwName>,<gwNs>/<gwName>`: a gateway proxy of namespace
+ * `ns`, selected by those services (names in hostname order), configured by those Gateways
+ * (`<namespace>/<name>` in that order).
+ */
+export function routerClassId(
+  namespace: string,
+  serviceNames: readonly string[],
+  gatewayKeys: readonly string[],
+): string {
+  return `router/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}/${gatewayKeys.join(',')}`;
+}
+
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;

@@ -4,10 +4,11 @@
  * Proxyless gRPC clients (GENERATOR=grpc) get `grpc/<ns>`. A sidecar gets the class of the
  * services in its namespace whose selector matches its LABELS, named as the compiler names it;
  * when the compiler has no such class (e.g. the pod appeared after the compile) it falls back to
- * the namespace's selector-less class `sidecar/<ns>/_`.
+ * the namespace's selector-less class `sidecar/<ns>/_`. A gateway (`router~…`) gets its router class
+ * (classifyRouter).
  */
-import type { ProxyClass } from '../compile/types.js';
-import { selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
+import type { GatewaySelectorRef, ProxyClass } from '../compile/types.js';
+import { routerClassId, selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
 import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import type { SnapshotContent } from './content.js';
@@ -38,18 +39,43 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
   }
   if (node.generator !== undefined)
     return { ok: false, reason: `node ${identity.id}: unsupported GENERATOR ${JSON.stringify(node.generator)}` };
-  if (node.type === 'router')
-    return { ok: false, reason: `node ${identity.id}: gateways (router proxies) are not served` };
-
   const selecting = content.selectors
     .filter((s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels))
     .map((s) => s.hostname)
     .sort();
+  if (node.type === 'router') return classifyRouter(content, identity, node, selecting.map(serviceNameOf));
   const exact = sidecarClassId(ns, selecting.map(serviceNameOf));
   if (classes.has(exact)) return { ok: true, classId: exact, node };
   const fallback = sidecarClassId(ns, []);
   if (classes.has(fallback)) return { ok: true, classId: fallback, node };
   return unknownNamespace();
+}
+
+/**
+ * A router proxy gets the class of the Gateways (any namespace) whose selector matches its LABELS
+ * and the Services of its namespace selecting it, as the compiler named it from the pods it saw.
+ */
+function classifyRouter(
+  content: SnapshotContent,
+  identity: NodeIdentity,
+  node: ProxyNode,
+  serviceNames: readonly string[],
+): Classification {
+  const gateways = new Map<string, GatewaySelectorRef>();
+  for (const c of content.classes)
+    if (c.generator === 'router') for (const g of c.gateways ?? []) gateways.set(`${g.namespace}/${g.name}`, g);
+  const keys = [...gateways.entries()]
+    .filter(([, g]) => g.selector === undefined || selects(g.selector, node.labels))
+    .map(([k]) => k)
+    .sort();
+  const classId = routerClassId(node.namespace, serviceNames, keys);
+  if (keys.length && content.classes.some((c) => c.id === classId)) return { ok: true, classId, node };
+  return {
+    ok: false,
+    reason: keys.length
+      ? `node ${identity.id}: router class ${classId} is not in the mesh snapshot (no pod with these labels in namespace ${node.namespace} was compiled)`
+      : `node ${identity.id}: no Gateway selects a router with labels ${JSON.stringify(node.labels)} (not found in the mesh snapshot)`,
+  };
 }
 
 /** The resources a class receives, per type: name → object digest (names sorted). Undefined for an unknown class. */

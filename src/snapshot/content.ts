@@ -128,7 +128,19 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
       !Array.isArray(c.services)
     )
       return fail('bad class');
-    if (c.generator !== 'sidecar' && c.generator !== 'grpc') return fail(`class ${c.id}: bad generator`);
+    if (c.generator !== 'sidecar' && c.generator !== 'grpc' && c.generator !== 'router')
+      return fail(`class ${c.id}: bad generator`);
+    if (c.gateways !== undefined) {
+      if (!Array.isArray(c.gateways)) return fail(`class ${c.id}: bad gateways`);
+      for (const g of c.gateways as unknown[])
+        if (
+          !isRecord(g) ||
+          typeof g.namespace !== 'string' ||
+          typeof g.name !== 'string' ||
+          (g.selector !== undefined && !isRecord(g.selector))
+        )
+          return fail(`class ${c.id}: bad gateway`);
+    }
   }
   if (!Array.isArray(value.selectors)) return fail('bad selectors');
   for (const s of value.selectors as unknown[]) {
@@ -339,6 +351,16 @@ const copyClass = (c: ProxyClass): ProxyClass => ({
   namespace: c.namespace,
   services: [...c.services],
   groups: [...c.groups],
+  // Only router classes carry gateways: documents of other classes stay as they were.
+  ...(c.gateways
+    ? {
+        gateways: c.gateways.map((g) => ({
+          namespace: g.namespace,
+          name: g.name,
+          ...(g.selector ? { selector: { ...g.selector } } : {}),
+        })),
+      }
+    : {}),
 });
 const copySelector = (s: ClassSelector): ClassSelector => ({
   namespace: s.namespace,

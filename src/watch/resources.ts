@@ -74,6 +74,14 @@ export const DESTINATION_RULES: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const GATEWAYS: ResourceSpec = {
+  kind: 'Gateway',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'gateways',
+  namespaced: true,
+  optional: true,
+};
 
 export const ALL_RESOURCES: readonly ResourceSpec[] = [
   SERVICES,
@@ -84,6 +92,7 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   MESH_CONFIG,
   VIRTUAL_SERVICES,
   DESTINATION_RULES,
+  GATEWAYS,
 ];
 
 /** The collection path of a resource, in one namespace or across all. */

@@ -96,6 +96,7 @@ export function model(
     workloads: [],
     virtualServices: [],
     destinationRules,
+    gateways: [],
   };
 }
 

@@ -94,6 +94,7 @@ export function makeContext(services: readonly MeshService[], opts: ContextOptio
     workloads: [],
     virtualServices: opts.virtualServices ?? [],
     destinationRules: [...(opts.destinationRules?.values() ?? [])],
+    gateways: [],
   };
   const vss = opts.virtualServices ?? [];
   const hostOf = (vs: VirtualService) =>

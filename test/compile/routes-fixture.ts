@@ -58,6 +58,7 @@ export function model(
     workloads: [],
     virtualServices,
     destinationRules,
+    gateways: [],
   };
 }
 

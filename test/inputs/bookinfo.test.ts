@@ -80,7 +80,8 @@ for (const file of readdirSync(NETWORKING)
     const kinds = parseDocuments(text, file).docs.map((d) => d.object['kind']);
     assert.equal(inputs.virtualServices.length, kinds.filter((k) => k === 'VirtualService').length);
     assert.equal(inputs.destinationRules.length, kinds.filter((k) => k === 'DestinationRule').length);
-    const unsupported = kinds.filter((k) => k === 'Gateway' || k === 'ServiceEntry').length;
+    assert.equal(inputs.gateways.length, kinds.filter((k) => k === 'Gateway').length);
+    const unsupported = kinds.filter((k) => k === 'ServiceEntry').length;
     assert.equal(
       inputs.diagnostics.filter((d) => d.code === 'unsupported-kind' && d.severity === 'warning').length,
       unsupported,

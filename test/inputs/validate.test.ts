@@ -298,7 +298,7 @@ test('RE2 inline flags are accepted', () => {
 test('unsupported Istio kinds warn; other kinds are info; missing kind is an error', () => {
   const inputs = loadText(
     [
-      'apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: { name: gw, namespace: ns1 }\nspec: {}',
+      'apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: { name: se, namespace: ns1 }\nspec: {}',
       'apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: ap }\nspec: {}',
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: d }\nspec: {}',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other, namespace: istio-system }\ndata: {}',
@@ -310,7 +310,7 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
     inputs.diagnostics.filter((d) => d.code === code).map((d) => [d.severity, d.kind, d.index]);
   assert.deepEqual(by('unsupported-kind'), [
     ['warning', 'AuthorizationPolicy', 1],
-    ['warning', 'Gateway', 0],
+    ['warning', 'ServiceEntry', 0],
   ]);
   assert.deepEqual(by('ignored-kind'), [
     ['info', 'ConfigMap', 3],

@@ -92,7 +92,7 @@ describe('fake apiserver: discovery and served group-versions', () => {
     assert.equal((await getJson(s, '/apis/networking.istio.io/v1')).status, 404);
     assert.equal((await getJson(s, '/apis/networking.istio.io/v1/virtualservices')).status, 404);
     const v1b1 = (await getJson(s, '/apis/networking.istio.io/v1beta1')).body.resources as { name: string }[];
-    assert.deepEqual(v1b1.map((r) => r.name).sort(), ['destinationrules', 'virtualservices']);
+    assert.deepEqual(v1b1.map((r) => r.name).sort(), ['destinationrules', 'gateways', 'virtualservices']);
   });
 
   it('adds and removes group-versions at runtime, with their CRD objects', async () => {
@@ -110,6 +110,7 @@ describe('fake apiserver: discovery and served group-versions', () => {
       .items as KubeObject[];
     assert.deepEqual(crds.map((c) => c.metadata.name).sort(), [
       'destinationrules.networking.istio.io',
+      'gateways.networking.istio.io',
       'virtualservices.networking.istio.io',
     ]);
   });

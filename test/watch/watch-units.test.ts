@@ -139,6 +139,41 @@ test('bootstrap: Envoy ADS to xds-grpc and a proxyless gRPC bootstrap', async ()
   await assert.rejects(bootstrapCommand(['--relay', 'nope']), /--node is required/);
 });
 
+test('bootstrap --type router: a gateway gets the Envoy bootstrap only; the type must agree with the node id', async () => {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    lines.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  const router = 'router~10.244.0.20~istio-ingressgateway-0.istio-system~istio-system.svc.cluster.local';
+  try {
+    assert.equal(await bootstrapCommand(['--type', 'router', '--node', router, '--labels', 'istio=ingressgateway']), 0);
+  } finally {
+    process.stdout.write = write;
+  }
+  const printed = lines
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, { node: unknown }>);
+  assert.deepEqual(
+    printed.map((p) => Object.keys(p)),
+    [['envoy']],
+  );
+  assert.deepEqual(printed[0]?.envoy?.node, {
+    id: router,
+    cluster: router,
+    metadata: { NAMESPACE: 'istio-system', LABELS: { istio: 'ingressgateway' } },
+    locality: {},
+  });
+  await assert.rejects(
+    bootstrapCommand(['--type', 'router', '--node', 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local']),
+    /--type router: the node id says sidecar/,
+  );
+  await assert.rejects(bootstrapCommand(['--type', 'gateway', '--node', router]), /--type: expected sidecar or router/);
+});
+
 test('infra/k8s: the ClusterRole grants get/list/watch on exactly what the watcher reads', async () => {
   const { readFileSync } = await import('node:fs');
   const { join } = await import('node:path');

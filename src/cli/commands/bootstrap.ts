@@ -1,6 +1,8 @@
 /**
  * `meshsnap bootstrap --node ID [--relay host:port] [--namespace NS] [--labels k=v,...]`
  *
+ * `--type router` (or a `router~…` node id): a gateway, which gets the Envoy bootstrap only.
+ *
  * Prints two JSON lines: an Envoy bootstrap (`{"envoy": {...}}`: ADS over gRPC to the relay
  * cluster `xds-grpc`, node id and Istio-style metadata) and a bootstrap for proxyless gRPC
  * (`{"grpc": {...}}`: what GRPC_XDS_BOOTSTRAP / GRPC_XDS_BOOTSTRAP_CONFIG take). The node
@@ -127,6 +129,11 @@ export async function bootstrapCommand(argv: readonly string[]): Promise<number>
     LABELS: labels,
   });
   if (!parsed.ok) throw new UsageError(`--node: ${parsed.reason}`);
+  const type = values.type ?? parsed.node.type;
+  if (type !== 'sidecar' && type !== 'router')
+    throw new UsageError(`--type: expected sidecar or router, got ${JSON.stringify(type)}`);
+  if (type !== parsed.node.type)
+    throw new UsageError(`--type ${type}: the node id says ${parsed.node.type} (${type}~<ip>~<pod>.<namespace>~…)`);
   const { host } = splitHostPort(values.relay);
   const input: BootstrapInput = {
     node: nodeId,
@@ -136,7 +143,8 @@ export async function bootstrapCommand(argv: readonly string[]): Promise<number>
     ...(values.insecure ? {} : { tls: bootstrapTls(values, host) }),
   };
   printJson({ envoy: envoyBootstrap(input) });
-  printJson({ grpc: grpcBootstrap(input) });
+  // A gateway is an Envoy in router mode: there is no proxyless gRPC form of it.
+  if (type === 'sidecar') printJson({ grpc: grpcBootstrap(input) });
   return 0;
 }
 

@@ -17,11 +17,16 @@ export const bootstrapSpec = command({
       default: 'meshsnap-relay.meshsnap-system.svc:15012',
       help: 'the relay’s xDS address',
     },
+    type: {
+      type: 'string',
+      value: 'sidecar|router',
+      help: 'the proxy type (default: the type in the node id); router prints the gateway’s Envoy bootstrap only',
+    },
     namespace: { type: 'string', value: 'NS', help: 'node metadata NAMESPACE (default: the namespace in the node id)' },
     labels: {
       type: 'string',
       value: 'k=v,...',
-      help: 'node metadata LABELS, which place a sidecar in its proxy class',
+      help: 'node metadata LABELS, which place a sidecar or gateway in its proxy class',
     },
     ca: {
       type: 'string',
@@ -41,5 +46,6 @@ export const bootstrapSpec = command({
   },
   examples: [
     "meshsnap bootstrap --node 'sidecar~10.244.1.10~web-v1-6c9f7d8b5-k2x7p.shop~shop.svc.cluster.local' --labels app=web,version=v1 --relay 127.0.0.1:15010",
+    "meshsnap bootstrap --type router --node 'router~10.244.0.20~istio-ingressgateway-7d4f9c-x2k8q.istio-system~istio-system.svc.cluster.local' --labels app=istio-ingressgateway,istio=ingressgateway",
   ],
 });

@@ -96,6 +96,7 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
       workloads: [],
       virtualServices: [],
       destinationRules: rule.sources,
+      gateways: [],
     };
     indexDestinationRules(model, ctx.mesh, scratch);
   }

@@ -10,6 +10,7 @@
  * namespace only.
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
+import type { Gateway } from '../../model/gateway.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
@@ -24,6 +25,7 @@ export interface InputObjects {
   Node: Node;
   VirtualService: VirtualService;
   DestinationRule: DestinationRule;
+  Gateway: Gateway;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -36,7 +38,8 @@ type ListKey =
   | 'namespaces'
   | 'nodes'
   | 'virtualServices'
-  | 'destinationRules';
+  | 'destinationRules'
+  | 'gateways';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -47,6 +50,7 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Node: 'nodes',
   VirtualService: 'virtualServices',
   DestinationRule: 'destinationRules',
+  Gateway: 'gateways',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

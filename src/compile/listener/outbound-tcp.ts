@@ -126,7 +126,7 @@ function l4MatchApplies(
  */
 const checked = new WeakMap<Diagnostics, WeakMap<TCPRoute | TLSRoute, readonly RouteDestination[]>>();
 
-function checkedDestinations(
+export function checkedDestinations(
   ctx: CompileContext,
   route: TCPRoute | TLSRoute,
   source: VirtualService,
@@ -150,7 +150,7 @@ function checkedDestinations(
 }
 
 /** The tcp_proxy for one route's (checked, non-empty) destinations (istiod: buildOutboundNetworkFilters). */
-function routeFilters(
+export function routeFilters(
   ctx: CompileContext,
   routes: readonly RouteDestination[],
   port: MeshServicePort,

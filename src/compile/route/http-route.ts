@@ -3,6 +3,7 @@
  * BuildHTTPRoutesForVirtualService + TranslateRoute): one Envoy route per match (or one catch-all),
  * stopping after the first route that matches everything.
  */
+import { MESH_GATEWAY, resolveGatewayRef } from '../../model/gateway.js';
 import type { Destination, HTTPMatchRequest, HTTPRoute, VirtualService } from '../../model/istio.js';
 import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
@@ -27,6 +28,8 @@ export interface RouteTarget {
   readonly clientNamespace: string;
   /** Proxyless gRPC: only what grpc-js-xds accepts. */
   readonly proxyless: boolean;
+  /** Routes for a gateway (`<ns>/<name>`); sidecars route as the `mesh` gateway. */
+  readonly gateway?: string;
 }
 
 export function translateVirtualServiceRoutes(
@@ -69,7 +72,10 @@ function matchApplies(
   target: RouteTarget,
 ): boolean {
   if (match.port && match.port !== target.listenerPort) return false;
-  if (match.gateways?.length) return match.gateways.includes('mesh');
+  if (match.gateways?.length) {
+    const ns = sourced.source.meta.namespace;
+    return match.gateways.some((g) => resolveGatewayRef(g, ns) === (target.gateway ?? MESH_GATEWAY));
+  }
   const { source, path } = originOf(sourced);
   const unsupported = (field: string, why: string) =>
     reportOnce(ctx.diags, {

@@ -49,6 +49,7 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     pods: strip(inputs.pods),
     virtualServices: strip(inputs.virtualServices),
     destinationRules: strip(inputs.destinationRules),
+    gateways: strip(inputs.gateways),
   };
 }
 

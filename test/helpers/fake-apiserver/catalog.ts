@@ -36,6 +36,7 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   res('discovery.k8s.io', ['v1'], 'EndpointSlice', 'endpointslices'),
   res('networking.istio.io', ISTIO_VERSIONS, 'VirtualService', 'virtualservices'),
   res('networking.istio.io', ISTIO_VERSIONS, 'DestinationRule', 'destinationrules'),
+  res('networking.istio.io', ISTIO_VERSIONS, 'Gateway', 'gateways'),
   res('apiextensions.k8s.io', ['v1'], 'CustomResourceDefinition', 'customresourcedefinitions', false),
 ];
 

@@ -1,0 +1,124 @@
+/**
+ * Gateway (router) proxies: which classes exist and what each one's own group holds.
+ *
+ * A router proxy gets the config of every Gateway whose selector its labels match, in any
+ * namespace (istiod's default, PILOT_SCOPE_GATEWAY_TO_NAMESPACE=false); a Gateway without a
+ * selector applies to every router proxy. Its listener ports also depend on the Services selecting
+ * it in its namespace (port → targetPort binding). So a router class is one
+ * (proxy namespace, selecting Services, selected Gateways) triple, found from the Pods the
+ * Gateways' selectors match, and shared by every replica. Its groups: the shared `outbound`
+ * clusters and `endpoints` (a gateway reaches every service, with DestinationRule policies and
+ * auto mTLS as a sidecar does) plus `gateway/<…>` with its listeners, route configs and the
+ * SNI-DNAT clusters of AUTO_PASSTHROUGH servers.
+ */
+import { gatewayKey, type Gateway } from '../../model/gateway.js';
+import type { MeshService, Workload } from '../../model/service-model.js';
+import { routerClassId, selects } from '../../proxy-class/class-id.js';
+import type { Cluster, ClusterLoadAssignment } from '../../xds/proto.js';
+import type { CompileContext } from '../context.js';
+import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../types.js';
+import { buildGatewayListeners } from './listeners.js';
+import { mergeGateways, serviceTargets } from './merge.js';
+import { buildGatewayRouteConfig } from './route-config.js';
+import type { SniDnatCluster } from './l4-chains.js';
+
+export interface RouterShape {
+  readonly id: string;
+  readonly namespace: string;
+  /** Services of the namespace selecting the proxy, hostname order. */
+  readonly services: readonly MeshService[];
+  /** Selected Gateways, namespace/name order. */
+  readonly gateways: readonly Gateway[];
+}
+
+export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
+  gw.spec.selector === undefined || selects(gw.spec.selector, labels);
+
+const hasSelector = (gw: Gateway): boolean =>
+  gw.spec.selector !== undefined && Object.keys(gw.spec.selector).length > 0;
+
+/**
+ * One shape per distinct (namespace, services, gateways) among the workloads at least one Gateway
+ * with a selector picks. Selector-less Gateways join every shape but do not make a pod a router.
+ */
+export function routerShapes(
+  ctx: CompileContext,
+  servicesSelecting: (namespace: string, labels: Readonly<Record<string, string>>) => MeshService[],
+): RouterShape[] {
+  const gateways = ctx.model.gateways;
+  if (!gateways.length) return [];
+  const shapes = new Map<string, RouterShape>();
+  const seen = new Set<string>();
+  const withSelector = gateways.filter(hasSelector);
+  for (const w of ctx.model.workloads as readonly Workload[]) {
+    if (!withSelector.some((g) => gatewaySelects(g, w.labels))) continue;
+    // Replicas share their labels: one shape per distinct label set.
+    const labelKey = `${w.namespace}|${JSON.stringify(Object.entries(w.labels).sort())}`;
+    if (seen.has(labelKey)) continue;
+    seen.add(labelKey);
+    const selected = gateways.filter((g) => gatewaySelects(g, w.labels));
+    const services = servicesSelecting(w.namespace, w.labels);
+    const id = routerClassId(
+      w.namespace,
+      services.map((s) => s.name),
+      selected.map(gatewayKey),
+    );
+    if (!shapes.has(id)) shapes.set(id, { id, namespace: w.namespace, services, gateways: selected });
+  }
+  return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);
+}
+
+/** The selectors of every Gateway a router class uses, for the relay's classifier. */
+export const selectorRefs = (gateways: readonly Gateway[]): GatewaySelectorRef[] =>
+  gateways.map((g) => ({
+    namespace: g.meta.namespace,
+    name: g.meta.name,
+    ...(g.spec.selector !== undefined ? { selector: g.spec.selector } : {}),
+  }));
+
+/** Listeners, route configs and SNI-DNAT clusters/assignments of one router shape. */
+export function buildRouterGroup(
+  ctx: CompileContext,
+  shape: RouterShape,
+  shared: {
+    readonly clusters: ReadonlyMap<string, Cluster>;
+    readonly endpoints: ReadonlyMap<string, ClusterLoadAssignment>;
+  },
+): ResourceTable {
+  const table = emptyTable();
+  const targets = serviceTargets(
+    shape.services,
+    (s, port) => ctx.model.endpoints.get(s.hostname)?.get(port)?.[0]?.port,
+  );
+  const merged = mergeGateways(shape.gateways, targets, ctx.diags);
+  const built = buildGatewayListeners(ctx, merged);
+  for (const [name, l] of built.listeners) table.listeners.set(name, l);
+  for (const [routeName, servers] of merged.serversByRoute)
+    table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
+  for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);
+  return table;
+}
+
+/**
+ * istiod's SNI-DNAT cluster for AUTO_PASSTHROUGH: the outbound cluster's settings and endpoints
+ * under the SNI name, without upstream TLS (the client's own mTLS passes through).
+ */
+function addSniDnat(
+  table: ResourceTable,
+  c: SniDnatCluster,
+  shared: {
+    readonly clusters: ReadonlyMap<string, Cluster>;
+    readonly endpoints: ReadonlyMap<string, ClusterLoadAssignment>;
+  },
+): void {
+  const outbound = `outbound|${c.port}|${c.subset}|${c.hostname}`;
+  const base = shared.clusters.get(outbound);
+  if (!base || table.clusters.has(c.name)) return;
+  const cluster: Cluster = { ...base, name: c.name };
+  delete cluster.transport_socket;
+  delete cluster.transport_socket_matches;
+  if (cluster.eds_cluster_config) cluster.eds_cluster_config = { ...cluster.eds_cluster_config, service_name: c.name };
+  table.clusters.set(c.name, cluster);
+  const cla = shared.endpoints.get(outbound);
+  if (cla && cluster.eds_cluster_config) table.endpoints.set(c.name, { ...cla, cluster_name: c.name });
+}

@@ -1,0 +1,123 @@
+/**
+ * LDS for a gateway (istiod's buildGatewayListeners + buildGatewayListener): one listener per
+ * merged port, `0.0.0.0_<port>` (or `<bind>_<port>`), bound to the port, traffic direction
+ * OUTBOUND.
+ *
+ * - A plain-text HTTP port gets one chain: an HCM on RDS `http.<port>`.
+ * - Otherwise one or more chains per server: HTTPS terminated here → an HCM on
+ *   `https.<port>.<portName>.<gateway>.<ns>` behind the server's TLS context, matched by its SNI
+ *   hosts; TCP, TLS and passthrough servers → l4-chains.ts.
+ * - A TLS inspector is added when a chain matches on SNI or its TLS context offers ALPN; every
+ *   chain gets istiod's 15 s transport socket connect timeout.
+ *
+ * A listener left without chains (e.g. a TCP server no VirtualService routes) is not built.
+ */
+import { isHttpGatewayProtocol, isHttpServer, type ServerTlsSettings } from '../../model/gateway.js';
+import { envoy, packAny, type FilterChain, type Listener } from '../../xds/proto.js';
+import { TypeName } from '../../xds/type-urls.js';
+import type { CompileContext } from '../context.js';
+import { FilterName, socketAddress, TLS_INSPECTOR_FILTER } from '../listener/filters.js';
+import { hcmFilter } from '../listener/http-connection-manager.js';
+import { gatewayTlsContext } from './downstream-tls.js';
+import { buildGatewayHcm } from './hcm.js';
+import {
+  autoPassthroughChains,
+  passthroughChains,
+  tcpRouteChain,
+  type GatewayChain,
+  type SniDnatCluster,
+} from './l4-chains.js';
+import type { MergedGateway, MergedPort } from './merge.js';
+import { gatewayListenerName } from './names.js';
+
+const OUTBOUND = envoy.config.core.v3.TrafficDirection.OUTBOUND;
+/** istiod's ISTIO_GATEWAY_TRANSPORT_SOCKET_CONNECT_TIMEOUT default. */
+const TRANSPORT_SOCKET_CONNECT_TIMEOUT = { seconds: 15 };
+
+interface Chain extends GatewayChain {
+  readonly tls?: { readonly settings: ServerTlsSettings; readonly tcpServer: boolean };
+}
+
+export interface GatewayListeners {
+  readonly listeners: Map<string, Listener>;
+  /** Clusters AUTO_PASSTHROUGH chains route to. */
+  readonly sniDnatClusters: SniDnatCluster[];
+}
+
+export function buildGatewayListeners(ctx: CompileContext, merged: MergedGateway): GatewayListeners {
+  const listeners = new Map<string, Listener>();
+  const sniDnatClusters: SniDnatCluster[] = [];
+  // Per listener port: SNI hosts passthrough routes already claimed.
+  const seenSni = new Map<number, Map<string, string>>();
+  for (const port of merged.ports) {
+    const name = gatewayListenerName(port.bind, port.number);
+    const chains = portChains(ctx, port, seenSni, sniDnatClusters);
+    // Ports are distinct per (number, bind), so names are too.
+    if (chains.length) listeners.set(name, assemble(name, port, chains));
+  }
+  return { listeners, sniDnatClusters };
+}
+
+function portChains(
+  ctx: CompileContext,
+  port: MergedPort,
+  seenSni: Map<number, Map<string, string>>,
+  sniDnat: SniDnatCluster[],
+): Chain[] {
+  const statPrefix = `outbound_${gatewayListenerName(port.bind, port.number)}`;
+  if (isHttpGatewayProtocol(port.protocol)) {
+    return [{ filters: [hcmFilter(buildGatewayHcm(statPrefix, port.routeName))], serverNames: [] }];
+  }
+  const out: Chain[] = [];
+  for (const m of port.servers) {
+    const tls = m.server.tls;
+    if (isHttpServer(m.server) && tls) {
+      out.push({
+        filters: [hcmFilter(buildGatewayHcm(m.server.name || statPrefix, m.routeName))],
+        serverNames: m.sniHosts,
+        tls: { settings: tls, tcpServer: false },
+      });
+    } else if (!tls) {
+      out.push(...tcpRouteChain(ctx, m, []));
+    } else if (tls.mode === 'AUTO_PASSTHROUGH') {
+      const built = autoPassthroughChains(ctx, m);
+      out.push(...built.chains);
+      sniDnat.push(...built.clusters);
+    } else if (tls.mode === 'PASSTHROUGH') {
+      let seen = seenSni.get(port.number);
+      if (!seen) seenSni.set(port.number, (seen = new Map()));
+      out.push(...passthroughChains(ctx, m, seen));
+    } else {
+      out.push(...tcpRouteChain(ctx, m, m.sniHosts).map((c) => ({ ...c, tls: { settings: tls, tcpServer: true } })));
+    }
+  }
+  return out;
+}
+
+function assemble(name: string, port: MergedPort, chains: readonly Chain[]): Listener {
+  const listener: Listener = {
+    name,
+    address: socketAddress(port.bind || '0.0.0.0', port.number),
+    traffic_direction: OUTBOUND,
+    filter_chains: chains.map((c) => toFilterChain(c)),
+  };
+  // The TLS context of every terminating chain offers ALPN, so any TLS chain needs the inspector.
+  if (chains.some((c) => c.serverNames.length > 0 || c.tls)) listener.listener_filters = [TLS_INSPECTOR_FILTER];
+  return listener;
+}
+
+function toFilterChain(c: Chain): FilterChain {
+  const chain: FilterChain = { filters: c.filters, transport_socket_connect_timeout: TRANSPORT_SOCKET_CONNECT_TIMEOUT };
+  const match: NonNullable<FilterChain['filter_chain_match']> = {};
+  if (c.serverNames.length && !c.serverNames.includes('*')) match.server_names = [...c.serverNames].sort();
+  if (c.applicationProtocols?.length) match.application_protocols = [...c.applicationProtocols];
+  if (Object.keys(match).length) chain.filter_chain_match = match;
+  if (c.tls) {
+    chain.transport_socket = {
+      name: FilterName.TlsTransportSocket,
+      typed_config: packAny(TypeName.DownstreamTlsContext, gatewayTlsContext(c.tls.settings, c.tls.tcpServer)),
+    };
+  }
+  if (c.metadata) chain.metadata = c.metadata;
+  return chain;
+}

@@ -1,0 +1,182 @@
+/**
+ * A Gateway through the watcher against a REAL kube-apiserver (../shared/tools/kube-local, with
+ * Istio's CRDs): the ingress pod's router class is published with its listener and route config,
+ * and a change of the bound VirtualService's host publishes a new version. Skipped with the reason
+ * when no real API server is reachable.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import type { VersionRecord } from '../../src/snapshot/manifest.js';
+import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { ManualClock } from '../../src/watch/clock.js';
+import { Watcher } from '../../src/watch/watcher.js';
+import { until } from '../helpers/fake-apiserver/wait.js';
+import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
+import { recompileStored, servedFromStore } from './watch-harness.js';
+
+const NS = `meshsnap-gw-${Date.now().toString(36)}`;
+type Obj = KubernetesObject & Record<string, unknown>;
+
+const ROUTER = {
+  id: `router~10.250.1.3~ingress-0.${NS}~${NS}.svc.cluster.local`,
+  metadata: { LABELS: { istio: 'ingressgateway' } },
+};
+const objectsToCreate: Obj[] = [
+  {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web', namespace: NS },
+    spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] },
+  },
+  {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'ingress', namespace: NS },
+    spec: {
+      selector: { istio: 'ingressgateway' },
+      ports: [{ name: 'http2', port: 80, targetPort: 8080, protocol: 'TCP' }],
+    },
+  },
+  {
+    apiVersion: 'networking.istio.io/v1beta1',
+    kind: 'Gateway',
+    metadata: { name: 'gw', namespace: NS },
+    spec: {
+      selector: { istio: 'ingressgateway' },
+      servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }],
+    },
+  },
+];
+const virtualService = (host: string): Obj => ({
+  apiVersion: 'networking.istio.io/v1beta1',
+  kind: 'VirtualService',
+  metadata: { name: 'web', namespace: NS },
+  spec: {
+    hosts: [host],
+    gateways: ['gw'],
+    http: [{ route: [{ destination: { host: 'web', port: { number: 8080 } } }] }],
+  },
+});
+
+let server: RealApiServer;
+let objects: KubernetesObjectApi;
+const created: Obj[] = [];
+
+before(async () => {
+  server = await realApiServer();
+  if ('skip' in server) return;
+  objects = KubernetesObjectApi.makeApiClient(server.kc);
+  await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+});
+
+after(async () => {
+  if ('skip' in server) return;
+  // kube-local runs no namespace controller: objects go one by one.
+  for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
+  await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).catch(() => undefined);
+});
+
+async function create(o: Obj): Promise<void> {
+  await objects.create(o);
+  created.push(o);
+}
+
+/** The ingress pod as if it ran (nothing schedules pods on kube-local). */
+async function runningIngressPod(): Promise<void> {
+  if ('skip' in server) return;
+  await create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'ingress-0', namespace: NS, labels: { istio: 'ingressgateway' } },
+    spec: { containers: [{ name: 'istio-proxy', image: 'x', ports: [{ containerPort: 8080 }] }] },
+  });
+  const core = server.kc.makeApiClient(CoreV1Api);
+  const current = (await core.readNamespacedPod({ name: 'ingress-0', namespace: NS })) as V1Pod;
+  const ip = '10.250.1.3';
+  await core.replaceNamespacedPodStatus({
+    name: 'ingress-0',
+    namespace: NS,
+    body: {
+      ...current,
+      status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+    } as V1Pod,
+  });
+}
+
+/* eslint-disable-next-line @typescript-eslint/no-explicit-any -- decoded config_dump JSON */
+type Json = any;
+
+test(
+  'a Gateway and its VirtualService from a real kube-apiserver reach the ingress router class',
+  { timeout: 120_000 },
+  async (t) => {
+    if ('skip' in server) {
+      t.skip(server.skip);
+      return;
+    }
+    for (const o of objectsToCreate) await create(o);
+    await runningIngressPod();
+    await create(virtualService('web.example.com'));
+
+    const dir = await mkdtemp(join(tmpdir(), 'meshsnap-watch-gw-'));
+    const store = new LocalStore(dir);
+    const clock = new ManualClock(1_000_000);
+    const logs: Record<string, unknown>[] = [];
+    const watcher = new Watcher({
+      kubeConfig: server.kc,
+      store,
+      channel: 'main',
+      clock,
+      backoff: { initialMs: 50, maxMs: 500 },
+      crdPollMs: 200,
+      hasher: nodeSha256Hex,
+      log: (e) => logs.push(e),
+      namespaces: [NS],
+    });
+    let seen = 0;
+    const settle = async (events: number) => {
+      await until(() => watcher.eventsSeen >= seen + events, 30_000, `${events} events`);
+      await until(() => watcher.synced, 30_000, 'sync');
+      seen = watcher.eventsSeen;
+      clock.advance(100);
+      await watcher.idle();
+      clock.advance(100);
+      await watcher.idle();
+      const failed = logs.find((l) => l.level === 'error');
+      if (failed) throw new Error(`watcher: ${JSON.stringify(failed)}`);
+    };
+    const head = async (): Promise<VersionRecord> => {
+      const h = await store.readChannel('main');
+      assert.ok(h, 'a head');
+      return (await store.getVersion('main', h.version)) as VersionRecord;
+    };
+    const vhosts = async (record: VersionRecord): Promise<string[]> => {
+      const served = await servedFromStore(store, record, ROUTER);
+      assert.deepEqual([...served.listeners.keys()], ['0.0.0.0_8080']);
+      const rc: Json = served.routes.get('http.8080');
+      return rc.virtual_hosts.map((v: Json) => `${v.name} → ${v.routes[0].route.cluster}`);
+    };
+    try {
+      await watcher.start();
+      await settle(0);
+      let record = await head();
+      assert.deepEqual(await vhosts(record), [`web.example.com:80 → outbound|8080||web.${NS}.svc.cluster.local`]);
+      assert.equal(await recompileStored(store, record), record.digest, 'stored inputs (with the Gateway) recompile');
+
+      // Custom resources are replaced with the resourceVersion they were read at.
+      const current = await objects.read({ ...virtualService(''), metadata: { name: 'web', namespace: NS } });
+      await objects.replace({ ...virtualService('shop.example.com'), metadata: current.metadata });
+      await settle(1);
+      record = await head();
+      assert.equal(record.version, 2);
+      assert.deepEqual(await vhosts(record), [`shop.example.com:80 → outbound|8080||web.${NS}.svc.cluster.local`]);
+    } finally {
+      await watcher.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
