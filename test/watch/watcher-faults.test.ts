@@ -137,7 +137,10 @@ test(
       h.server.apply({ ...destinationRule(REVIEWS), apiVersion: 'networking.istio.io/v1beta1' });
       h.server.apply({ ...virtualService(REVIEWS, [10, 90]), apiVersion: 'networking.istio.io/v1beta1' });
       await until(
-        () => h.watcher.informerIds().filter((id) => id.includes('networking.istio.io/v1beta1')).length === 2,
+        () =>
+          ['VirtualService', 'DestinationRule', 'Gateway'].every((kind) =>
+            h.watcher.informerIds().some((id) => id.startsWith(kind) && id.includes('networking.istio.io/v1beta1')),
+          ),
         5000,
         'CRD informers',
       );
