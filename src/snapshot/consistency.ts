@@ -130,8 +130,9 @@ export function envoyProblems(
   name: string,
   message: object,
   proxyless: boolean,
+  shared?: Set<object>,
 ): ConsistencyProblem[] {
-  const violations = envoyViolations(type, message, proxyless);
+  const violations = envoyViolations(type, message, proxyless, shared);
   if (violations.length === 0) return [];
   return violations.map((v) => {
     const object = istioObjectOf(v.source);
@@ -310,10 +311,11 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
     }
   }
   const proxyless = proxylessOnlyGroups(output.classes);
+  const clean = new Set<object>();
   for (const [id, table] of output.groups) {
     for (const type of XDS_TYPES) {
       for (const [name, message] of table[type] as Map<string, object>)
-        for (const p of envoyProblems(id, type, name, message, proxyless.has(id))) problems.push(p);
+        for (const p of envoyProblems(id, type, name, message, proxyless.has(id), clean)) problems.push(p);
     }
   }
   return problems.sort(compareProblems);

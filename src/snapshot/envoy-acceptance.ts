@@ -19,8 +19,8 @@ export function proxylessOnlyGroups(classes: readonly ProxyClass[]): Set<GroupId
   return grpc;
 }
 
-/** The rules `message` breaks; `proxyless`: only gRPC clients load it (see above). */
-export function envoyViolations(type: XdsType, message: object, proxyless: boolean): Violation[] {
-  const violations = validateResource(type, message);
+/** The rules `message` breaks; `proxyless`: only gRPC clients load it (see above); `shared`: one set per check. */
+export function envoyViolations(type: XdsType, message: object, proxyless: boolean, shared?: Set<object>): Violation[] {
+  const violations = validateResource(type, message, shared);
   return proxyless ? violations.filter((v) => v.rule.startsWith('envoy.')) : violations;
 }

@@ -47,8 +47,10 @@ export class DeltaConsistency {
     // Without an index, see mayBreakConsistency; an index built later reads these tables.
     const problems = this.index ? this.index.update(changes, removed) : [];
     const rejected: ConsistencyProblem[] = [];
+    const shared = new Set<object>();
     for (const ch of changes)
-      if (ch.after) rejected.push(...envoyProblems(ch.group, ch.type, ch.name, ch.after, this.proxyless.has(ch.group)));
+      if (ch.after)
+        rejected.push(...envoyProblems(ch.group, ch.type, ch.name, ch.after, this.proxyless.has(ch.group), shared));
     return rejected.length ? [...problems, ...rejected].sort(compareProblems) : problems;
   }
 

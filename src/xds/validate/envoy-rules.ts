@@ -94,7 +94,10 @@ const MAX_LEAVES = 4096;
 
 const cidrKey = (c: Msg): string => `${str(c.address_prefix)}/${wrapped(c.prefix_len) ?? ''}`;
 
-/** The leaves of Envoy's filter chain match tree that one FilterChainMatch occupies. */
+/**
+ * The leaves of Envoy's filter chain match tree that one FilterChainMatch occupies: one key per
+ * combination of its list values (a single-valued dimension is joined once, not multiplied).
+ */
 function matchLeaves(fcm: Msg | null | undefined): string[] | undefined {
   const m = fcm ?? {};
   const dims: (readonly string[])[] = [
@@ -108,12 +111,20 @@ function matchLeaves(fcm: Msg | null | undefined): string[] | undefined {
     [String(toNumber(m.source_type))],
     list(m.source_prefix_ranges).map(cidrKey),
     ((m.source_ports ?? []) as readonly unknown[]).map((p) => String(toNumber(p))),
-  ].map((d) => (d.length ? d : ['']));
-  let size = 1;
-  for (const d of dims) size *= d.length;
-  if (size > MAX_LEAVES) return undefined;
+  ];
   let leaves = [''];
-  for (const d of dims) leaves = leaves.flatMap((l) => d.map((v) => `${l}\u0000${v}`));
+  for (let d = 0; d < dims.length; d++) {
+    const values = dims[d] as readonly string[];
+    if (values.length <= 1) {
+      const v = `\u0000${d}:${values[0] ?? ''}`;
+      for (let i = 0; i < leaves.length; i++) leaves[i] += v;
+    } else {
+      if (leaves.length * values.length > MAX_LEAVES) return undefined;
+      const next: string[] = [];
+      for (const l of leaves) for (const v of values) next.push(`${l}\u0000${d}:${v}`);
+      leaves = next;
+    }
+  }
   return leaves;
 }
 

@@ -19,9 +19,9 @@ export function envoyValidator(): Validator {
   return (shared ??= new Validator(rules, ENVOY_RULES));
 }
 
-/** Every rule an xDS resource breaks; [] when Envoy would accept it. */
-export function validateResource(type: XdsType, message: object): Violation[] {
-  return envoyValidator().validate(XDS_TYPE_NAME[type], message);
+/** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */
+export function validateResource(type: XdsType, message: object, shared?: Set<object>): Violation[] {
+  return envoyValidator().validate(XDS_TYPE_NAME[type], message, shared);
 }
 
 /**

@@ -45,6 +45,9 @@ export class Walk {
   readonly sources: string[] = [];
   readonly out: Violation[] = [];
 
+  /** Sub-messages found clean in this walk (a strong set, dropped with the walk: cheap for the GC). */
+  constructor(readonly clean: Set<object> = new Set()) {}
+
   report(p: RuleProblem, ...extra: Segment[]): void {
     const segs = extra.length ? [...this.segs, ...extra] : this.segs;
     const source = this.sources[this.sources.length - 1];
@@ -76,6 +79,8 @@ interface MessagePlan {
   /** Whether the message has a `metadata` (envoy.config.core.v3.Metadata) field to read provenance from. */
   readonly metadata: boolean;
   readonly hook: MessageHook | undefined;
+  /** It has message fields to walk: worth remembering as clean. */
+  readonly nested: boolean;
 }
 
 const WRAPPERS: Readonly<Record<string, string>> = {
@@ -126,7 +131,7 @@ const problemAt = (walk: Walk, check: ValueCheck, value: unknown): void => {
 
 export class Validator {
   private readonly plans = new Map<string, MessagePlan | null>();
-  /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again. */
+  /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
   private readonly clean = new WeakSet<object>();
 
   constructor(
@@ -134,10 +139,13 @@ export class Validator {
     private readonly hooks: Readonly<Record<string, MessageHook>> = {},
   ) {}
 
-  /** Every violated rule of `message`, a `typeName` (e.g. `envoy.config.cluster.v3.Cluster`). */
-  validate(typeName: string, message: object): Violation[] {
+  /**
+   * Every violated rule of `message`, a `typeName` (e.g. `envoy.config.cluster.v3.Cluster`).
+   * `shared`: sub-messages already found clean, shared by the resources of one check.
+   */
+  validate(typeName: string, message: object, shared?: Set<object>): Violation[] {
     if (this.clean.has(message)) return [];
-    const walk = new Walk();
+    const walk = new Walk(shared);
     this.walkMessage(typeName, message as Msg, walk);
     if (walk.out.length === 0) this.clean.add(message);
     return walk.out;
@@ -151,15 +159,21 @@ export class Validator {
   walkMessage(typeName: string, message: Msg, walk: Walk): void {
     const plan = this.planOf(typeName);
     if (!plan) return;
+    // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
+    // (a route in many route configs): a clean one with nested messages is not walked again.
+    if (plan.nested && walk.clean.has(message)) return;
+    const before = walk.out.length;
     const source = plan.metadata ? istioConfigOf(message.metadata) : undefined;
     if (source) walk.sources.push(source);
     for (const f of plan.fields) f(message, walk);
     for (const [oneof, members] of plan.oneofs) {
-      if (members.every((m) => absent(message[m])))
-        walk.report({ rule: 'oneof.required', message: `one of ${members.join(', ')} must be set` }, oneof);
+      let set = false;
+      for (const m of members) if (!absent(message[m])) set = true;
+      if (!set) walk.report({ rule: 'oneof.required', message: `one of ${members.join(', ')} must be set` }, oneof);
     }
     plan.hook?.(message, walk);
     if (source) walk.sources.pop();
+    if (plan.nested && walk.out.length === before) walk.clean.add(message);
   }
 
   walkAny(any: Msg, walk: Walk): void {
@@ -197,6 +211,9 @@ export class Validator {
         oneofs: entry?.oneofs ?? [],
         metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
+        nested:
+          entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
+          false,
       };
       this.plans.set(typeName, plan);
       for (const f of entry?.fields ?? []) {
