@@ -45,7 +45,7 @@ export class Walk {
   readonly sources: string[] = [];
   readonly out: Violation[] = [];
 
-  /** Sub-messages found clean in this walk (a strong set, dropped with the walk: cheap for the GC). */
+  /** Sub-messages found clean in this walk: a strong set, dropped with the walk, cheap for the GC. */
   constructor(readonly clean: Set<object> = new Set()) {}
 
   report(p: RuleProblem, ...extra: Segment[]): void {
@@ -79,9 +79,17 @@ interface MessagePlan {
   /** Whether the message has a `metadata` (envoy.config.core.v3.Metadata) field to read provenance from. */
   readonly metadata: boolean;
   readonly hook: MessageHook | undefined;
-  /** It has message fields to walk: worth remembering as clean. */
-  readonly nested: boolean;
+  /**
+   * Remember clean messages of this type (it has message fields to walk)? Turned off for a type
+   * whose messages turn out not to be shared: remembering would only cost.
+   */
+  nested: boolean;
+  hits: number;
+  misses: number;
 }
+
+/** After this many walked messages of a type, its clean cache stays only if it hit at least every 8th time. */
+const CACHE_TRIAL = 2048;
 
 const WRAPPERS: Readonly<Record<string, string>> = {
   'google.protobuf.DoubleValue': 'double',
@@ -161,7 +169,13 @@ export class Validator {
     if (!plan) return;
     // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
     // (a route in many route configs): a clean one with nested messages is not walked again.
-    if (plan.nested && walk.clean.has(message)) return;
+    if (plan.nested) {
+      if (walk.clean.has(message)) {
+        plan.hits++;
+        return;
+      }
+      if (++plan.misses === CACHE_TRIAL && plan.hits < CACHE_TRIAL / 8) plan.nested = false;
+    }
     const before = walk.out.length;
     const source = plan.metadata ? istioConfigOf(message.metadata) : undefined;
     if (source) walk.sources.push(source);
@@ -182,9 +196,10 @@ export class Validator {
     if (!this.knows(typeName)) return;
     const codec = codecOf(typeName);
     if (!codec) return;
+    const bytes = any.value instanceof Uint8Array ? any.value : new Uint8Array(0);
     let decoded: Msg;
     try {
-      decoded = codec.decode(any.value instanceof Uint8Array ? any.value : new Uint8Array(0)) as Msg;
+      decoded = codec.decode(bytes) as Msg;
     } catch (e) {
       walk.report({
         rule: 'any.decode',
@@ -214,6 +229,8 @@ export class Validator {
         nested:
           entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
           false,
+        hits: 0,
+        misses: 0,
       };
       this.plans.set(typeName, plan);
       for (const f of entry?.fields ?? []) {
