@@ -9,7 +9,7 @@
  * absent scalar is its default (rules apply to it, unless `ignore_empty`), a oneof member or an
  * absent message is checked only when set; `Any` contents are decoded by type URL and walked.
  */
-import { codecOf } from '../proto.js';
+import { codecOf, takePackedMessage, type MessageCodec } from '../proto.js';
 import { typeNameOf } from '../type-urls.js';
 import type { FieldEntry, FieldRules, MessageEntry, RuleTable } from './rule-table.js';
 import { NUMBER_KINDS } from './rule-table.js';
@@ -166,7 +166,10 @@ export class Validator {
 
   walkMessage(typeName: string, message: Msg, walk: Walk): void {
     const plan = this.planOf(typeName);
-    if (!plan) return;
+    if (plan) this.walkPlan(plan, message, walk);
+  }
+
+  private walkPlan(plan: MessagePlan, message: Msg, walk: Walk): void {
     // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
     // (a route in many route configs): a clean one with nested messages is not walked again.
     if (plan.nested) {
@@ -197,19 +200,24 @@ export class Validator {
     const codec = codecOf(typeName);
     if (!codec) return;
     const bytes = any.value instanceof Uint8Array ? any.value : new Uint8Array(0);
-    let decoded: Msg;
+    let decoded = takePackedMessage(any) as Msg | undefined;
+    if (decoded === undefined) decoded = this.decode(codec, typeName, bytes, walk);
+    if (decoded === undefined) return;
+    const before = walk.out.length;
+    this.walkMessage(typeName, decoded, walk);
+    if (walk.out.length === before) this.clean.add(any);
+  }
+
+  private decode(codec: MessageCodec<object>, typeName: string, bytes: Uint8Array, walk: Walk): Msg | undefined {
     try {
-      decoded = codec.decode(bytes) as Msg;
+      return codec.decode(bytes) as Msg;
     } catch (e) {
       walk.report({
         rule: 'any.decode',
         message: `cannot be decoded as ${typeName}: ${e instanceof Error ? e.message : String(e)}`,
       });
-      return;
+      return undefined;
     }
-    const before = walk.out.length;
-    this.walkMessage(typeName, decoded, walk);
-    if (walk.out.length === before) this.clean.add(any);
   }
 
   private planOf(typeName: string): MessagePlan | null {
@@ -320,11 +328,24 @@ export class Validator {
       }
       checks.push((v, walk) => this.walkAny(v as Msg, walk));
     } else if (rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type])) {
-      checks.push((v, walk) => this.walkMessage(type, v as Msg, walk));
+      // The plan is looked up once, at the first message (planning it now could recurse forever).
+      let plan: MessagePlan | null | undefined;
+      checks.push((v, walk) => {
+        plan ??= this.planOf(type);
+        if (plan) this.walkPlan(plan, v as Msg, walk);
+      });
     }
     // A oneof member's rules apply only when it is the member set (PGV), `required` included.
     const mustBeSet = required && !optional;
     if (!mustBeSet && checks.length === 0) return undefined;
+    if (checks.length === 1) {
+      const only = checks[0] as ValuePlan;
+      return (v, walk) => {
+        if (absent(v)) {
+          if (mustBeSet) walk.report({ rule: requiredRule, message: 'is required' });
+        } else only(v, walk);
+      };
+    }
     return (v, walk) => {
       if (absent(v)) {
         if (mustBeSet) walk.report({ rule: requiredRule, message: 'is required' });
