@@ -182,7 +182,8 @@ export class Validator {
     const before = walk.out.length;
     const source = plan.metadata ? istioConfigOf(message.metadata) : undefined;
     if (source) walk.sources.push(source);
-    for (const f of plan.fields) f(message, walk);
+    const fields = plan.fields;
+    for (let i = 0; i < fields.length; i++) (fields[i] as FieldPlan)(message, walk);
     for (const [oneof, members] of plan.oneofs) {
       let set = false;
       for (const m of members) if (!absent(message[m])) set = true;
@@ -257,6 +258,19 @@ export class Validator {
     if (f.repeated) return this.repeatedPlan(f, rules);
     const value = this.valuePlan(f.type, f.enum, rules, f.oneof === true);
     if (!value) return undefined;
+    // Most fields are unset, and an unset one is usually fine (the default passes, or it is an
+    // optional message): found out once here, so the walk skips them without a call.
+    const probe = new Walk();
+    value(undefined, probe);
+    if (probe.out.length === 0) {
+      return (message, walk) => {
+        const v = message[name];
+        if (v === undefined || v === null) return;
+        walk.segs.push(name);
+        value(v, walk);
+        walk.segs.pop();
+      };
+    }
     return (message, walk) => {
       walk.segs.push(name);
       value(message[name], walk);
