@@ -34,7 +34,7 @@ export const ALLOWED = {
   'proxy-class': [],
   explain: [],
   model: [],
-  inputs: ['model'],
+  inputs: ['model', 'xds'],
   compile: ['model', 'xds', 'proxy-class'],
   snapshot: ['compile', 'model', 'xds', 'proxy-class'],
   'snapshot/store': ['snapshot', 'model', 'xds'],

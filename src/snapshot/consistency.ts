@@ -15,16 +15,30 @@
  *   shared holder sets it belongs to, and a set reaching two is a duplicate.
  * `ConsistencyIndex` keeps holders and reverse references so a delta re-checks only the changed
  * names: references from upserted resources, references to deleted names, and new names.
+ *
+ * Every resource must also be one Envoy accepts (`envoy-rejects`, src/xds/validate/: the protos'
+ * protoc-gen-validate rules, Envoy's cross-field rules, RE2): checked per resource, not per class,
+ * and once per message object (the validator remembers the clean ones).
  */
 import { MeshsnapError } from '../errors.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
+import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
+import { istioObjectOf } from '../xds/validate/index.js';
+import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import { resourceRefs } from './references.js';
 
 export type ConsistencyCode =
-  'duplicate-name' | 'missing-route' | 'missing-endpoints' | 'missing-cluster' | 'unknown-group' | 'undecodable-filter';
+  | 'duplicate-name'
+  | 'missing-route'
+  | 'missing-endpoints'
+  | 'missing-cluster'
+  | 'unknown-group'
+  | 'undecodable-filter'
+  | 'envoy-rejects';
 
 export interface ConsistencyProblem {
+  /** The proxy class; empty for a problem of the resource itself (`envoy-rejects`), which `group` names. */
   readonly classId: string;
   readonly code: ConsistencyCode;
   /** The resource with the problem (for `unknown-group`: the group id, type omitted). */
@@ -33,6 +47,12 @@ export interface ConsistencyProblem {
   /** The missing or duplicated name. */
   readonly ref?: string;
   readonly message: string;
+  /** `envoy-rejects`: the group holding the resource, the field path inside it, the rule it breaks. */
+  readonly group?: GroupId;
+  readonly field?: string;
+  readonly rule?: string;
+  /** `envoy-rejects`: the Istio object behind the field (its `istio.config` provenance path), when known. */
+  readonly source?: string;
 }
 
 export class InconsistentSnapshotError extends MeshsnapError {
@@ -45,6 +65,16 @@ export class InconsistentSnapshotError extends MeshsnapError {
       `inconsistent snapshot (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${shown.join('\n')}`,
     );
   }
+
+  /** The resources Envoy would reject, as error diagnostics naming the Istio object behind each (when known). */
+  get diagnostics(): Diagnostic[] {
+    return this.problems.filter((p) => p.code === 'envoy-rejects').map(envoyDiagnostic);
+  }
+}
+
+function envoyDiagnostic(p: ConsistencyProblem): Diagnostic {
+  const object = istioObjectOf(p.source);
+  return { severity: 'error', code: 'envoy-rejects', message: p.message, ...(object ?? {}) };
 }
 
 type RefKind = 'routes' | 'endpoints' | 'clusters';
@@ -92,6 +122,35 @@ const undecodable = (classId: string, r: Ref): ConsistencyProblem => ({
   ref: r.ref,
   message: `class ${classId}: ${SINGULAR[r.type]} ${r.name} has an undecodable ${r.ref}`,
 });
+
+/** The problems of one resource Envoy would reject; `proxyless`: only gRPC clients load it. */
+export function envoyProblems(
+  group: GroupId,
+  type: XdsType,
+  name: string,
+  message: object,
+  proxyless: boolean,
+  shared?: Set<object>,
+): ConsistencyProblem[] {
+  const violations = envoyViolations(type, message, proxyless, shared);
+  if (violations.length === 0) return [];
+  return violations.map((v) => {
+    const object = istioObjectOf(v.source);
+    const from = object ? `, from ${object.kind} ${object.namespace}/${object.name}` : '';
+    return {
+      classId: '',
+      code: 'envoy-rejects',
+      type,
+      name,
+      group,
+      field: v.path,
+      rule: v.rule,
+      ...(v.source ? { source: v.source } : {}),
+      message: `${SINGULAR[type]} ${name} (group ${group}${from}): ${v.path || '(top)'}: ${v.message} [${v.rule}]; ${proxyless ? 'a gRPC client' : 'Envoy'} would reject it`,
+    };
+  });
+}
+
 const unknownGroup = (classId: string, g: GroupId): ConsistencyProblem => ({
   classId,
   code: 'unknown-group',
@@ -251,6 +310,14 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
       }
     }
   }
+  const proxyless = proxylessOnlyGroups(output.classes);
+  const clean = new Set<object>();
+  for (const [id, table] of output.groups) {
+    for (const type of XDS_TYPES) {
+      for (const [name, message] of table[type] as Map<string, object>)
+        for (const p of envoyProblems(id, type, name, message, proxyless.has(id), clean)) problems.push(p);
+    }
+  }
   return problems.sort(compareProblems);
 }
 
@@ -393,9 +460,9 @@ export class ConsistencyIndex {
   }
 }
 
-const PROBLEM_KEYS = ['classId', 'code', 'type', 'name', 'ref'] as const;
+const PROBLEM_KEYS = ['classId', 'code', 'group', 'type', 'name', 'ref', 'field', 'rule'] as const;
 
-function compareProblems(a: ConsistencyProblem, b: ConsistencyProblem): number {
+export function compareProblems(a: ConsistencyProblem, b: ConsistencyProblem): number {
   for (const k of PROBLEM_KEYS) {
     const x = a[k] ?? '';
     const y = b[k] ?? '';

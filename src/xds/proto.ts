@@ -83,9 +83,22 @@ export function decodeMessage(typeName: string, bytes: Uint8Array): object {
   return mustCodec(typeName).decode(bytes);
 }
 
+// The message each Any was packed from, until the Envoy acceptance check takes it (src/xds/validate/):
+// walking it is much cheaper than decoding the bytes again. Weak, and dropped once taken.
+const packedFrom = new WeakMap<Any, object>();
+
 /** Packs a message into `google.protobuf.Any` (the inner message is encoded now, once). */
 export function packAny(typeName: TypeName | string, message: object): Any {
-  return { type_url: typeUrl(typeName), value: encodeMessage(typeName, message) };
+  const any: Any = { type_url: typeUrl(typeName), value: encodeMessage(typeName, message) };
+  packedFrom.set(any, message);
+  return any;
+}
+
+/** The message `packAny` made this Any from, handed out once (then forgotten); undefined for any other Any. */
+export function takePackedMessage(any: object): object | undefined {
+  const message = packedFrom.get(any as Any);
+  if (message !== undefined) packedFrom.delete(any as Any);
+  return message;
 }
 
 /** A `google.protobuf.Duration` from milliseconds. */

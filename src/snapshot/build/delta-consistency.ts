@@ -5,13 +5,24 @@
  */
 import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
-import { checkConsistency, ConsistencyIndex, type ConsistencyProblem, type ResourceChange } from '../consistency.js';
+import {
+  checkConsistency,
+  compareProblems,
+  ConsistencyIndex,
+  envoyProblems,
+  type ConsistencyProblem,
+  type ResourceChange,
+} from '../consistency.js';
+import { proxylessOnlyGroups } from '../envoy-acceptance.js';
 import { resourceRefs, type ResourceRefs } from '../references.js';
 import { tablesOf, type Groups } from './groups.js';
 import type { SnapshotDelta, TypeDelta } from './types.js';
 
 export class DeltaConsistency {
   private index: ConsistencyIndex | undefined;
+  /** Groups only proxyless classes load, for the classes of the last beforeDelta. */
+  private proxyless: ReadonlySet<GroupId> = new Set();
+  private proxylessOf: readonly ProxyClass[] | undefined;
 
   /** The tables changed behind the index (a full build, a refused delta): rebuilt when next needed. */
   forget(): void {
@@ -24,13 +35,23 @@ export class DeltaConsistency {
    * references (an endpoint change) does not need it.
    */
   beforeDelta(delta: SnapshotDelta, groups: Groups, classes: readonly ProxyClass[]): void {
+    if (this.proxylessOf !== classes) {
+      this.proxyless = proxylessOnlyGroups(classes);
+      this.proxylessOf = classes;
+    }
     if (!this.index && mayBreakConsistency(delta, groups)) this.index = new ConsistencyIndex(tablesOf(groups), classes);
   }
 
-  /** The problems the delta's changes (now in the tables) introduce. */
+  /** The problems the delta's changes (now in the tables) introduce: references, names, and resources Envoy would reject. */
   afterDelta(changes: readonly ResourceChange[], removed: readonly GroupId[]): ConsistencyProblem[] {
-    if (this.index) return this.index.update(changes, removed);
-    return []; // see mayBreakConsistency; an index built later reads these tables
+    // Without an index, see mayBreakConsistency; an index built later reads these tables.
+    const problems = this.index ? this.index.update(changes, removed) : [];
+    const rejected: ConsistencyProblem[] = [];
+    const shared = new Set<object>();
+    for (const ch of changes)
+      if (ch.after)
+        rejected.push(...envoyProblems(ch.group, ch.type, ch.name, ch.after, this.proxyless.has(ch.group), shared));
+    return rejected.length ? [...problems, ...rejected].sort(compareProblems) : problems;
   }
 
   /** With new classes: every problem of the tables (less the removed groups), checked in full. */

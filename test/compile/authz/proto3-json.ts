@@ -5,7 +5,7 @@
  */
 import descriptor from '../../../src/xds/gen/descriptor.js';
 import type { DescriptorNamespace } from '../../../src/xds/descriptor-types.js';
-import { encodeMessage } from '../../../src/xds/proto.js';
+import { encodeMessage, toStruct, type JsonValue } from '../../../src/xds/proto.js';
 import { SCALARS, WRAPPERS } from '../../../src/xds/json.js';
 import { typeNameOf } from '../../../src/xds/type-urls.js';
 
@@ -63,6 +63,8 @@ export function fromProto3Json(typeName: string, json: Json, where = typeName): 
     return { type_url: url, value: encodeMessage(inner, fromProto3Json(inner, rest, `${where}<${inner}>`)) };
   }
   if (typeName === 'google.protobuf.Duration') return duration(json, where);
+  if (typeName === 'google.protobuf.Struct')
+    return toStruct(json as Record<string, JsonValue>) as Record<string, unknown>;
   if (WRAPPERS.has(typeName)) return { value: json };
   const type = lookup(typeName);
   if (!type?.fields) throw new Error(`${where}: no message ${typeName}`);

@@ -1,0 +1,41 @@
+/**
+ * Would Envoy accept this resource? The protoc-gen-validate rules of Envoy's own protos (generated
+ * at build time into src/xds/gen/validate-rules.js by scripts/gen-validate-rules.mjs) plus Envoy's
+ * cross-field and RE2 rules (envoy-rules.ts). Pure: no Node built-ins, so it runs in workerd too.
+ */
+import rules from '../gen/validate-rules.js';
+import { XDS_TYPE_NAME, type XdsType } from '../type-urls.js';
+import { ENVOY_RULES } from './envoy-rules.js';
+import { Validator, type Violation } from './walker.js';
+
+export type { RuleTable } from './rule-table.js';
+export { ENVOY_RULES } from './envoy-rules.js';
+export { Validator, type MessageHook, type Violation } from './walker.js';
+
+let shared: Validator | undefined;
+
+/** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
+export function envoyValidator(): Validator {
+  return (shared ??= new Validator(rules, ENVOY_RULES));
+}
+
+/** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */
+export function validateResource(type: XdsType, message: object, shared?: Set<object>): Violation[] {
+  return envoyValidator().validate(XDS_TYPE_NAME[type], message, shared);
+}
+
+/**
+ * The Istio object behind a violation, as `Kind namespace/name`, from the `istio.config`
+ * provenance path (`/apis/networking.istio.io/v1/namespaces/<ns>/<kind>/<name>`).
+ */
+export function istioObjectOf(
+  configPath: string | undefined,
+): { kind: string; namespace: string; name: string } | undefined {
+  const m = /^\/apis\/[^/]+\/[^/]+\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(configPath ?? '');
+  if (!m) return undefined;
+  const kind = (m[2] as string)
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+  return { kind, namespace: m[1] as string, name: m[3] as string };
+}
