@@ -27,12 +27,12 @@ import type { MeshEndpoint, MeshService } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
-import { compileContext, createContext, type CompileResult } from './index.js';
+import { allSidecarShapes, compileContext, createContext, type CompileResult } from './index.js';
 import { DeltaBuilder, copyTables } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
-import { buildInbound } from './listeners.js';
+import { buildInbound, type InboundShape } from './listeners.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
@@ -61,11 +61,9 @@ export type IncrementalResult =
   | { readonly kind: 'delta'; readonly delta: CompileDelta; readonly diagnostics: readonly Diagnostic[] }
   | { readonly kind: 'full'; readonly output: CompileOutput; readonly diagnostics: readonly Diagnostic[] };
 
-/** One inbound group and the services (in hostname order) of the workload shape it serves. */
-interface Shape {
+/** One inbound group and the workload shape it serves. */
+interface Shape extends InboundShape {
   readonly group: GroupId;
-  readonly namespace: string;
-  readonly services: readonly MeshService[];
 }
 
 interface State {
@@ -114,7 +112,7 @@ export class IncrementalCompiler {
       endpoints,
       layer: new EndpointLayer(inputs),
       services,
-      shapesByService: shapesByService(output, ctx),
+      shapesByService: shapesByService(ctx),
       tables: copyTables(output),
       serviceDiagnostics,
       diagnostics: new SortedDiagnostics(diagnostics),
@@ -243,15 +241,12 @@ function sortedCopy(list: readonly Diagnostic[]): Diagnostic[] {
 }
 
 /** hostname → the inbound groups of the sidecar classes whose shape includes the service. */
-function shapesByService(output: CompileOutput, ctx: CompileContext): Map<string, Shape[]> {
+function shapesByService(ctx: CompileContext): Map<string, Shape[]> {
   const out = new Map<string, Shape[]>();
-  for (const cls of output.classes) {
-    if (cls.generator !== 'sidecar' || cls.services.length === 0) continue;
-    const group = cls.groups.find((g) => g.startsWith('inbound/'));
-    if (group === undefined) continue;
-    const services = cls.services.map((h) => ctx.model.byHostname.get(h) as MeshService);
-    const shape: Shape = { group, namespace: cls.namespace, services };
-    for (const s of services) {
+  for (const sidecar of allSidecarShapes(ctx)) {
+    if (sidecar.services.length === 0) continue;
+    const shape: Shape = { ...sidecar, group: sidecar.inboundGroup };
+    for (const s of sidecar.services) {
       const list = out.get(s.hostname);
       if (list) list.push(shape);
       else out.set(s.hostname, [shape]);

@@ -61,11 +61,16 @@ export interface GatewaySelectorRef {
   readonly selector?: Readonly<Record<string, string>>;
 }
 
-/** Service selectors the relay needs to place a node (by its LABELS) into a class. */
+/**
+ * Selectors the relay needs to place a node (by its LABELS) into a class: of a service (its
+ * hostname), or of a security policy that picks workloads by label (`policy`, its key; hostname
+ * empty). A sidecar class id names both: `sidecar/<ns>/<services>[/<policy keys>]`.
+ */
 export interface ClassSelector {
   readonly namespace: string;
   readonly hostname: string;
   readonly selector: Readonly<Record<string, string>>;
+  readonly policy?: string;
 }
 
 export interface CompileOutput {

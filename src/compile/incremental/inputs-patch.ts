@@ -9,12 +9,14 @@
  * input order); a namespace's sorted slice is cached, so re-reading after one edit re-sorts one
  * namespace only.
  */
+import type { AuthorizationPolicy } from '../../model/authorization-policy.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import type { Gateway } from '../../model/gateway.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
+import type { PeerAuthentication } from '../../model/peer-authentication.js';
 
 export interface InputObjects {
   Service: Service;
@@ -26,6 +28,8 @@ export interface InputObjects {
   VirtualService: VirtualService;
   DestinationRule: DestinationRule;
   Gateway: Gateway;
+  AuthorizationPolicy: AuthorizationPolicy;
+  PeerAuthentication: PeerAuthentication;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -39,7 +43,9 @@ type ListKey =
   | 'nodes'
   | 'virtualServices'
   | 'destinationRules'
-  | 'gateways';
+  | 'gateways'
+  | 'authorizationPolicies'
+  | 'peerAuthentications';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -51,6 +57,8 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   VirtualService: 'virtualServices',
   DestinationRule: 'destinationRules',
   Gateway: 'gateways',
+  AuthorizationPolicy: 'authorizationPolicies',
+  PeerAuthentication: 'peerAuthentications',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 
