@@ -28,16 +28,20 @@ status:
   conditions: [{ type: Ready, status: 'True' }]`;
 }
 
+let nextClusterIp = 1;
+
 export function service(
   name: string,
   selector: Record<string, string>,
   ports: { port: number; name: string; targetPort?: number }[],
   namespace = 'default',
+  clusterIP = `10.96.0.${nextClusterIp++}`,
 ) {
   return `apiVersion: v1
 kind: Service
 metadata: { name: ${name}, namespace: ${namespace} }
 spec:
+  clusterIP: ${clusterIP}
   selector: ${JSON.stringify(selector)}
   ports: ${JSON.stringify(ports.map((p) => ({ protocol: 'TCP', targetPort: p.port, ...p })))}`;
 }
