@@ -19,7 +19,13 @@ import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
-import { buildInbound, buildOutboundListeners, buildProxylessListeners, type InboundShape } from './listeners.js';
+import {
+  buildInbound,
+  buildOutboundListeners,
+  buildProxylessListeners,
+  buildProxylessServerListeners,
+  type InboundShape,
+} from './listeners.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
@@ -86,6 +92,17 @@ export function compileContext(ctx: CompileContext): CompileOutput {
       const own = group(`grpc/${ns}`);
       for (const [name, r] of nsRoutes) own.routes.set(name, r);
       grpcGroups.push(`grpc/${ns}`);
+    }
+    const servers = buildProxylessServerListeners(
+      ctx,
+      ns,
+      byNamespace.services.get(ns) ?? [],
+      byNamespace.workloads.get(ns) ?? [],
+    );
+    if (servers.size) {
+      const own = group(`grpc-inbound/${ns}`);
+      for (const [name, l] of servers) own.listeners.set(name, l);
+      grpcGroups.push(`grpc-inbound/${ns}`);
     }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 

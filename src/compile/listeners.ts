@@ -5,3 +5,4 @@
 export { buildOutboundListeners } from './listener/outbound.js';
 export { buildInbound, type InboundShape } from './listener/inbound.js';
 export { buildProxylessListeners } from './listener/proxyless.js';
+export { buildProxylessServerListeners } from './listener/proxyless-server.js';

@@ -37,6 +37,7 @@ export const emptyTable = (): ResourceTable => ({
  * - `grpc`                  proxyless gRPC api_listeners and route configs (FQDN domains), shared by all namespaces
  * - `grpc/<ns>`             proxyless route configs whose routes match on sourceNamespace <ns> (usually absent)
  * - `gateway/<classKey>`    listeners, route configs and SNI-DNAT clusters of one router class
+ * - `grpc-inbound/<ns>`     inbound listeners of proxyless gRPC servers in <ns>, named after their listening address
  */
 export type GroupId = string;
 

@@ -26,7 +26,7 @@ import {
 } from './authz/builder.js';
 import type { ServiceLookup } from './authz/ext-authz.js';
 import { policiesForWorkload } from './authz/selection.js';
-import { trustDomainBundle } from './authz/trust-domain.js';
+import { trustDomainBundle, type TrustDomainBundle } from './authz/trust-domain.js';
 import { reportPolicyDiagnostics } from './diagnostics.js';
 import { hasSelector, indexPeerAuthentications, PERMISSIVE_ONLY, type MtlsSettings } from './peer-authn.js';
 
@@ -37,6 +37,8 @@ export interface WorkloadSecurity {
   /** Authorization filters of the HTTP chains (before the router) and the TCP chains (before tcp_proxy). */
   readonly httpFilters: readonly AuthzFilter[];
   readonly tcpFilters: readonly AuthzFilter[];
+  /** The AuthorizationPolicies that apply, by action (proxyless gRPC servers build their own filters). */
+  readonly authz: WorkloadPolicies;
 }
 
 /** A label-selected policy, for the relay: it applies to workloads of `namespace` whose labels it selects. */
@@ -51,6 +53,7 @@ export interface SecurityIndex {
   /** Mesh/namespace PeerAuthentication mode of a namespace, undefined without one (client-side auto mTLS). */
   namespaceMtlsMode(namespace: string): MtlsSettings['mode'] | undefined;
   readonly policySelectors: readonly PolicySelector[];
+  readonly trustDomain: TrustDomainBundle;
 }
 
 export const NO_SECURITY: WorkloadSecurity = {
@@ -58,6 +61,7 @@ export const NO_SECURITY: WorkloadSecurity = {
   mtls: PERMISSIVE_ONLY,
   httpFilters: [],
   tcpFilters: [],
+  authz: { custom: [], deny: [], audit: [], allow: [] },
 };
 
 /** A mesh without security policies (test contexts, scratch compiles). */
@@ -65,6 +69,7 @@ export const NO_SECURITY_INDEX: SecurityIndex = {
   forWorkload: () => NO_SECURITY,
   namespaceMtlsMode: () => undefined,
   policySelectors: [],
+  trustDomain: trustDomainBundle(DEFAULT_TRUST_DOMAIN),
 };
 
 export const authzPolicyKey = (p: AuthorizationPolicy): string => `authz:${p.meta.namespace}/${p.meta.name}`;
@@ -101,6 +106,7 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
   const filtersOf = (policies: WorkloadPolicies) => ({
     httpFilters: buildHttpAuthzFilters(policies, opts),
     tcpFilters: buildTcpAuthzFilters(policies, opts),
+    authz: policies,
   });
 
   const policySelectors: PolicySelector[] = [];
@@ -121,6 +127,7 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
 
   return {
     policySelectors,
+    trustDomain: opts.trustDomain ?? trustDomainBundle(DEFAULT_TRUST_DOMAIN),
     namespaceMtlsMode: (namespace) => peer.namespaceMode(namespace),
     forWorkload(namespace, labels) {
       const applying = policiesForWorkload(authz, { namespace, labels }, root);
