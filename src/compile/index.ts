@@ -26,6 +26,7 @@ import {
   buildProxylessServerListeners,
   type InboundShape,
 } from './listeners.js';
+import { buildJwksClusters } from './security/jwt.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
@@ -67,6 +68,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 
   const outbound = group('outbound');
   for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
+  for (const [name, c] of buildJwksClusters(ctx)) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
   const endpoints = group('endpoints');
   for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
   const listeners = group('outbound-listeners');

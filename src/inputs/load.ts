@@ -12,6 +12,7 @@ import type { InputSet } from '../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Service } from '../model/k8s.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
 import type { PeerAuthentication } from '../model/peer-authentication.js';
+import type { RequestAuthentication } from '../model/request-authentication.js';
 import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
@@ -20,6 +21,7 @@ import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, rea
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
 import { readPeerAuthentication } from './validate/peer-authentication.js';
 import { get, Reader, type Raw } from './validate/reader.js';
+import { readRequestAuthentication } from './validate/request-authentication.js';
 import { readVirtualService } from './validate/virtual-service.js';
 import { redactedRejection } from './rejected.js';
 
@@ -33,7 +35,6 @@ const UNSUPPORTED_ISTIO_KINDS = new Set([
   'WorkloadEntry',
   'WorkloadGroup',
   'EnvoyFilter',
-  'RequestAuthentication',
   'Telemetry',
   'ProxyConfig',
   'WasmPlugin',
@@ -56,6 +57,7 @@ interface Buckets {
   gateways: Candidate<Gateway>[];
   authorizationPolicies: Candidate<AuthorizationPolicy>[];
   peerAuthentications: Candidate<PeerAuthentication>[];
+  requestAuthentications: Candidate<RequestAuthentication>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -110,6 +112,13 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
       if (value) out.peerAuthentications.push({ value, doc });
     },
   },
+  RequestAuthentication: {
+    apiVersions: ISTIO_SECURITY,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readRequestAuthentication(r, raw, origin, v);
+      if (value) out.requestAuthentications.push({ value, doc });
+    },
+  },
   MeshConfig: {
     apiVersions: ['meshsnap.dev/v1alpha1'],
     handle: (r, raw, _o, _v, out, doc) => {
@@ -146,6 +155,7 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     gateways: unique(out.gateways, diagnostics),
     authorizationPolicies: unique(out.authorizationPolicies, diagnostics),
     peerAuthentications: unique(out.peerAuthentications, diagnostics),
+    requestAuthentications: unique(out.requestAuthentications, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -177,6 +187,7 @@ const emptyBuckets = (): Buckets => ({
   gateways: [],
   authorizationPolicies: [],
   peerAuthentications: [],
+  requestAuthentications: [],
   meshConfigs: [],
 });
 

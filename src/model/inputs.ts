@@ -6,6 +6,7 @@ import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
 import type { PeerAuthentication } from './peer-authentication.js';
+import type { RequestAuthentication } from './request-authentication.js';
 
 export interface InputSet {
   readonly meshConfig: MeshConfig;
@@ -20,6 +21,7 @@ export interface InputSet {
   readonly gateways: readonly Gateway[];
   readonly authorizationPolicies: readonly AuthorizationPolicy[];
   readonly peerAuthentications: readonly PeerAuthentication[];
+  readonly requestAuthentications: readonly RequestAuthentication[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

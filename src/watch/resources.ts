@@ -99,6 +99,14 @@ export const PEER_AUTHENTICATIONS: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const REQUEST_AUTHENTICATIONS: ResourceSpec = {
+  kind: 'RequestAuthentication',
+  group: 'security.istio.io',
+  versions: SECURITY_VERSIONS,
+  plural: 'requestauthentications',
+  namespaced: true,
+  optional: true,
+};
 
 export const ALL_RESOURCES: readonly ResourceSpec[] = [
   SERVICES,
@@ -112,6 +120,7 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   GATEWAYS,
   AUTHORIZATION_POLICIES,
   PEER_AUTHENTICATIONS,
+  REQUEST_AUTHENTICATIONS,
 ];
 
 /** The collection path of a resource, in one namespace or across all. */

@@ -17,6 +17,7 @@ import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
+import type { RequestAuthentication } from '../../model/request-authentication.js';
 
 export interface InputObjects {
   Service: Service;
@@ -30,6 +31,7 @@ export interface InputObjects {
   Gateway: Gateway;
   AuthorizationPolicy: AuthorizationPolicy;
   PeerAuthentication: PeerAuthentication;
+  RequestAuthentication: RequestAuthentication;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -45,7 +47,8 @@ type ListKey =
   | 'destinationRules'
   | 'gateways'
   | 'authorizationPolicies'
-  | 'peerAuthentications';
+  | 'peerAuthentications'
+  | 'requestAuthentications';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -59,6 +62,7 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Gateway: 'gateways',
   AuthorizationPolicy: 'authorizationPolicies',
   PeerAuthentication: 'peerAuthentications',
+  RequestAuthentication: 'requestAuthentications',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

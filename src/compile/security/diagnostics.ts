@@ -8,12 +8,13 @@ import type { AuthorizationPolicy, AuthzRule } from '../../model/authorization-p
 import type { Diagnostics } from '../../model/diagnostics.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
+import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceModel, Workload } from '../../model/service-model.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { buildHttpAuthzFilters, buildTcpAuthzFilters, groupByAction, type AuthzOptions } from './authz/builder.js';
 import { hasSelector, oldestFirst, type PeerAuthnIndex } from './peer-authn.js';
 
-type Policy = AuthorizationPolicy | PeerAuthentication;
+type Policy = AuthorizationPolicy | PeerAuthentication | RequestAuthentication;
 
 const HTTP_ONLY_OPERATION = ['hosts', 'notHosts', 'methods', 'notMethods', 'paths', 'notPaths'] as const;
 
@@ -108,6 +109,30 @@ export function reportPolicyDiagnostics(
       );
   }
   reportPeerAuthentications(inputs.peerAuthentications, model, root, say);
+  for (const p of inputs.requestAuthentications) {
+    if (p.spec.targetRef || p.spec.targetRefs?.length) {
+      say(
+        p,
+        'warning',
+        'policy-not-applied',
+        'policies with targetRef(s) attach to gateways and waypoints, which meshsnap does not serve; no sidecar enforces it',
+        p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
+      );
+      continue;
+    }
+    if (hasSelector(p) && selectedWorkloads(p, model, root, true).length === 0)
+      say(p, 'warning', 'policy-selects-nothing', 'the selector matches no pod in the inputs', 'spec.selector');
+    (p.spec.jwtRules ?? []).forEach((rule, i) => {
+      if (rule.jwks === undefined && rule.jwksUri === undefined)
+        say(
+          p,
+          'warning',
+          'jwks-unknown',
+          `issuer ${JSON.stringify(rule.issuer)} has neither jwks nor jwksUri; istiod would discover its keys over OIDC, meshsnap compiles without fetching: every token of this issuer is rejected`,
+          `spec.jwtRules[${i}]`,
+        );
+    });
+  }
 }
 
 function usesPeerIdentityOnPlaintext(

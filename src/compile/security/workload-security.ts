@@ -13,6 +13,7 @@ import type { Diagnostics } from '../../model/diagnostics.js';
 import type { InputSet } from '../../model/inputs.js';
 import { DEFAULT_TRUST_DOMAIN, type MeshConfig } from '../../model/mesh-config.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
+import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceModel } from '../../model/service-model.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { outboundClusterName } from '../names.js';
@@ -28,13 +29,17 @@ import type { ServiceLookup } from './authz/ext-authz.js';
 import { policiesForWorkload } from './authz/selection.js';
 import { trustDomainBundle, type TrustDomainBundle } from './authz/trust-domain.js';
 import { reportPolicyDiagnostics } from './diagnostics.js';
+import { buildJwtFilter } from './jwt.js';
 import { hasSelector, indexPeerAuthentications, PERMISSIVE_ONLY, type MtlsSettings } from './peer-authn.js';
 
 export interface WorkloadSecurity {
   /** Keys of the label-selected policies that apply, sorted and joined by `,`; "" when none. */
   readonly key: string;
   readonly mtls: MtlsSettings;
-  /** Authorization filters of the HTTP chains (before the router) and the TCP chains (before tcp_proxy). */
+  /**
+   * Security filters of the HTTP chains, before fault, cors and the router: CUSTOM authorization,
+   * then jwt_authn, then AUDIT/DENY/ALLOW RBAC (istiod's order); and of the TCP chains, before tcp_proxy.
+   */
   readonly httpFilters: readonly AuthzFilter[];
   readonly tcpFilters: readonly AuthzFilter[];
   /** The AuthorizationPolicies that apply, by action (proxyless gRPC servers build their own filters). */
@@ -54,6 +59,8 @@ export interface SecurityIndex {
   namespaceMtlsMode(namespace: string): MtlsSettings['mode'] | undefined;
   readonly policySelectors: readonly PolicySelector[];
   readonly trustDomain: TrustDomainBundle;
+  /** The RequestAuthentications sidecars enforce (their jwksUri hosts need clusters). */
+  readonly requestAuthentications: readonly RequestAuthentication[];
 }
 
 export const NO_SECURITY: WorkloadSecurity = {
@@ -70,13 +77,16 @@ export const NO_SECURITY_INDEX: SecurityIndex = {
   namespaceMtlsMode: () => undefined,
   policySelectors: [],
   trustDomain: trustDomainBundle(DEFAULT_TRUST_DOMAIN),
+  requestAuthentications: [],
 };
 
 export const authzPolicyKey = (p: AuthorizationPolicy): string => `authz:${p.meta.namespace}/${p.meta.name}`;
 export const peerAuthnKey = (p: PeerAuthentication): string => `peer:${p.meta.namespace}/${p.meta.name}`;
+export const requestAuthnKey = (p: RequestAuthentication): string => `jwt:${p.meta.namespace}/${p.meta.name}`;
 
 /** Policies that apply to sidecars: targetRef(s) attach to gateways and waypoints. */
-const forSidecars = (p: AuthorizationPolicy): boolean => !p.spec.targetRef && !p.spec.targetRefs?.length;
+const forSidecars = (p: AuthorizationPolicy | RequestAuthentication): boolean =>
+  !p.spec.targetRef && !p.spec.targetRefs?.length;
 
 export function authzOptions(mesh: MeshConfig, model: ServiceModel): AuthzOptions {
   const lookupService: ServiceLookup = (service, port) => {
@@ -98,16 +108,24 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
   const mesh = inputs.meshConfig;
   const root = mesh.rootNamespace;
   const authz = inputs.authorizationPolicies.filter(forSidecars);
+  const jwt = inputs.requestAuthentications.filter(forSidecars);
   const peer = indexPeerAuthentications(inputs.peerAuthentications, root);
   const opts = authzOptions(mesh, model);
   reportPolicyDiagnostics(inputs, model, opts, peer, diags);
 
   const cache = new Map<string, WorkloadSecurity>();
-  const filtersOf = (policies: WorkloadPolicies) => ({
-    httpFilters: buildHttpAuthzFilters(policies, opts),
-    tcpFilters: buildTcpAuthzFilters(policies, opts),
-    authz: policies,
-  });
+  const filtersOf = (policies: WorkloadPolicies, requestAuthns: readonly RequestAuthentication[]) => {
+    const jwtFilter = buildJwtFilter(requestAuthns);
+    return {
+      httpFilters: [
+        ...buildHttpAuthzFilters({ ...policies, deny: [], audit: [], allow: [] }, opts),
+        ...(jwtFilter ? [jwtFilter] : []),
+        ...buildHttpAuthzFilters({ ...policies, custom: [] }, opts),
+      ],
+      tcpFilters: buildTcpAuthzFilters(policies, opts),
+      authz: policies,
+    };
+  };
 
   const policySelectors: PolicySelector[] = [];
   for (const p of authz) {
@@ -115,6 +133,12 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
     const selector = p.spec.selector?.matchLabels ?? {};
     const namespaces = p.meta.namespace === root ? model.namespaces : [p.meta.namespace];
     for (const namespace of namespaces) policySelectors.push({ namespace, policy: authzPolicyKey(p), selector });
+  }
+  for (const p of jwt) {
+    if (!hasSelector(p)) continue;
+    const selector = p.spec.selector?.matchLabels ?? {};
+    const namespaces = p.meta.namespace === root ? model.namespaces : [p.meta.namespace];
+    for (const namespace of namespaces) policySelectors.push({ namespace, policy: requestAuthnKey(p), selector });
   }
   for (const p of inputs.peerAuthentications) {
     if (!hasSelector(p) || p.meta.namespace === root) continue;
@@ -127,10 +151,12 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
 
   return {
     policySelectors,
+    requestAuthentications: jwt,
     trustDomain: opts.trustDomain ?? trustDomainBundle(DEFAULT_TRUST_DOMAIN),
     namespaceMtlsMode: (namespace) => peer.namespaceMode(namespace),
     forWorkload(namespace, labels) {
       const applying = policiesForWorkload(authz, { namespace, labels }, root);
+      const requestAuthns = policiesForWorkload(jwt, { namespace, labels }, root);
       const selected = policySelectors.filter((s) => s.namespace === namespace && selects(s.selector, labels));
       const key = selected
         .map((s) => s.policy)
@@ -140,12 +166,12 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
       const hit = cache.get(cacheKey);
       if (hit) return hit;
       const security: WorkloadSecurity =
-        applying.length === 0 && inputs.peerAuthentications.length === 0
+        applying.length === 0 && requestAuthns.length === 0 && inputs.peerAuthentications.length === 0
           ? { ...NO_SECURITY, key }
           : {
               key,
               mtls: peer.forWorkload(namespace, labels),
-              ...filtersOf(groupByAction(applying)),
+              ...filtersOf(groupByAction(applying), requestAuthns),
             };
       cache.set(cacheKey, security);
       return security;

@@ -53,6 +53,7 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     // Only when present: the canonical form of a mesh without security policies is unchanged.
     ...(inputs.authorizationPolicies.length ? { authorizationPolicies: strip(inputs.authorizationPolicies) } : {}),
     ...(inputs.peerAuthentications.length ? { peerAuthentications: strip(inputs.peerAuthentications) } : {}),
+    ...(inputs.requestAuthentications.length ? { requestAuthentications: strip(inputs.requestAuthentications) } : {}),
   };
 }
 
