@@ -26,7 +26,7 @@ import {
   buildProxylessServerListeners,
   type InboundShape,
 } from './listeners.js';
-import { buildJwksClusters } from './security/jwt.js';
+import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';

@@ -9,13 +9,11 @@
  * JWKS: inline `jwks`, else the proxy fetches `jwksUri` (istiod's remote-JWKS mode: meshsnap
  * compiles without I/O, so it cannot fetch keys the way istiod's default mode does). The fetch
  * goes through `outbound|<port>||<host>`: the mesh service's cluster when the host is one, else a
- * DNS cluster meshsnap adds for it (`buildJwksClusters`). A rule with neither (istiod would use
+ * DNS cluster meshsnap adds for it (jwks-clusters.ts). A rule with neither (istiod would use
  * OIDC discovery) gets an empty key set: every token is rejected, with a diagnostic.
  */
 import type { RequestAuthentication } from '../../model/request-authentication.js';
-import { durationMs, envoy, packAny, type Cluster } from '../../xds/proto.js';
-import { TypeName } from '../../xds/type-urls.js';
-import type { CompileContext } from '../context.js';
+import { durationMs, envoy, packAny } from '../../xds/proto.js';
 import { outboundClusterName } from '../names.js';
 import type { AuthzFilter } from './authz/builder.js';
 
@@ -25,7 +23,6 @@ const DEFAULT_TIMEOUT_MS = 5000;
 const JWKS_CACHE_MS = 5 * 60 * 1000;
 /** Keys no token can match: what a rule whose keys meshsnap cannot know verifies against. */
 export const NO_KEYS = '{"keys":[]}';
-const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 type JwtProvider = envoy.extensions.filters.http.jwt_authn.v3.JwtProvider.$Properties;
 type JwtRequirement = envoy.extensions.filters.http.jwt_authn.v3.JwtRequirement.$Properties;
@@ -111,46 +108,4 @@ export function buildJwtFilter(policies: readonly RequestAuthentication[]): Auth
       bypass_cors_preflight: true,
     }),
   };
-}
-
-const { DiscoveryType, DnsLookupFamily, LbPolicy } = envoy.config.cluster.v3.Cluster;
-
-/** DNS clusters for the jwksUri hosts of the mesh's RequestAuthentications that are not mesh services. */
-export function buildJwksClusters(ctx: CompileContext): Map<string, Cluster> {
-  const out = new Map<string, Cluster>();
-  for (const p of ctx.security.requestAuthentications)
-    for (const rule of p.spec.jwtRules ?? []) {
-      if (rule.jwks !== undefined || rule.jwksUri === undefined) continue;
-      const jwks = parseJwksUri(rule.jwksUri);
-      if (!jwks || ctx.model.byHostname.has(jwks.host)) continue;
-      const name = outboundClusterName(jwks.port, '', jwks.host);
-      if (out.has(name)) continue;
-      const cluster: Cluster = {
-        name,
-        type: DiscoveryType.STRICT_DNS,
-        dns_lookup_family: DnsLookupFamily.V4_ONLY,
-        connect_timeout: durationMs(ctx.mesh.connectTimeoutMs),
-        lb_policy: LbPolicy.ROUND_ROBIN,
-        load_assignment: {
-          cluster_name: name,
-          endpoints: [
-            {
-              lb_endpoints: [
-                { endpoint: { address: { socket_address: { address: jwks.host, port_value: jwks.port } } } },
-              ],
-            },
-          ],
-        },
-      };
-      if (jwks.https)
-        cluster.transport_socket = {
-          name: 'envoy.transport_sockets.tls',
-          typed_config: packAny(TypeName.UpstreamTlsContext, {
-            sni: jwks.host,
-            common_tls_context: { validation_context: { trusted_ca: { filename: SYSTEM_CA_BUNDLE } } },
-          }),
-        };
-      out.set(name, cluster);
-    }
-  return new Map([...out.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
