@@ -33,20 +33,53 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export function startXdsServerProcess(xdsPort: number, node: ClientNode, listenPort: number): XdsServerProcess {
+/** PEM files of the workload identity, served as the bootstrap's `default` certificate provider (as Istio's agent does). */
+export interface WorkloadCerts {
+  readonly certificateFile: string;
+  readonly privateKeyFile: string;
+  readonly caCertificateFile: string;
+}
+
+/**
+ * With `certs`, the server uses XdsServerCredentials: mTLS when its Listener asks for it, plaintext
+ * (the fallback) when not.
+ */
+export function startXdsServerProcess(
+  xdsPort: number,
+  node: ClientNode,
+  listenPort: number,
+  certs?: WorkloadCerts,
+  listenIp = '127.0.0.1',
+): XdsServerProcess {
   const bootstrap = JSON.stringify({
     xds_servers: [
       { server_uri: `127.0.0.1:${xdsPort}`, channel_creds: [{ type: 'insecure' }], server_features: ['xds_v3'] },
     ],
     node: { id: node.id, metadata: node.metadata, locality: node.locality },
     server_listener_resource_name_template: SERVER_NAME_TEMPLATE,
+    ...(certs
+      ? {
+          certificate_providers: {
+            default: {
+              plugin_name: 'file_watcher',
+              config: {
+                certificate_file: certs.certificateFile,
+                private_key_file: certs.privateKeyFile,
+                ca_certificate_file: certs.caCertificateFile,
+                refresh_interval: '600s',
+              },
+            },
+          },
+        }
+      : {}),
   });
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
     env: {
       ...process.env,
-      [CHILD_FLAG]: String(listenPort),
+      [CHILD_FLAG]: `${listenIp}:${listenPort}`,
       GRPC_XDS_BOOTSTRAP_CONFIG: bootstrap,
       GRPC_XDS_EXPERIMENTAL_RBAC: 'true',
+      ...(certs ? { MESHSNAP_TEST_XDS_SERVER_CREDS: 'xds' } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -75,7 +108,7 @@ export function startXdsServerProcess(xdsPort: number, node: ClientNode, listenP
 
 // ---------------------------------------------------------------- child side
 
-async function childMain(port: number): Promise<void> {
+async function childMain(address: string): Promise<void> {
   const grpc = await import('@grpc/grpc-js');
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
@@ -95,7 +128,10 @@ async function childMain(port: number): Promise<void> {
   const answer: Grpc.handleUnaryCall<unknown, unknown> = (_call, cb) => cb(null, { backend: 'server', attempt: 1 });
   const server = new xds.XdsServer();
   server.addService({ hello: method('Hello'), bye: method('Bye') }, { hello: answer, bye: answer });
-  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e) => {
+  const insecure = grpc.ServerCredentials.createInsecure();
+  const creds =
+    process.env.MESHSNAP_TEST_XDS_SERVER_CREDS === 'xds' ? new xds.XdsServerCredentials(insecure) : insecure;
+  server.bindAsync(address, creds, (e) => {
     if (e) {
       process.stderr.write(`bind failed: ${e.message}\n`);
       process.exit(1);
@@ -105,7 +141,7 @@ async function childMain(port: number): Promise<void> {
 }
 
 if (process.env[CHILD_FLAG] !== undefined) {
-  childMain(Number(process.env[CHILD_FLAG])).catch((e: unknown) => {
+  childMain(process.env[CHILD_FLAG]).catch((e: unknown) => {
     process.stderr.write(`xds-server-process: ${(e as Error).stack ?? String(e)}\n`);
     process.exit(1);
   });
