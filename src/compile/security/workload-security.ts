@@ -167,7 +167,9 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
       if (hit) return hit;
       const security: WorkloadSecurity =
         applying.length === 0 && requestAuthns.length === 0 && inputs.peerAuthentications.length === 0
-          ? { ...NO_SECURITY, key }
+          ? key === ''
+            ? NO_SECURITY // one object for the whole mesh: its passthrough chains are built once
+            : { ...NO_SECURITY, key }
           : {
               key,
               mtls: peer.forWorkload(namespace, labels),
