@@ -66,7 +66,7 @@ export function reportPolicyDiagnostics(
         p,
         'warning',
         'policy-not-applied',
-        'policies with targetRef(s) attach to gateways and waypoints, which meshsnap does not serve; no sidecar enforces it',
+        'policies with targetRef(s) attach to gateways and waypoints; meshsnap does not apply policies to them yet, so no proxy enforces it',
         p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
       );
       continue;
@@ -115,7 +115,7 @@ export function reportPolicyDiagnostics(
         p,
         'warning',
         'policy-not-applied',
-        'policies with targetRef(s) attach to gateways and waypoints, which meshsnap does not serve; no sidecar enforces it',
+        'policies with targetRef(s) attach to gateways and waypoints; meshsnap does not apply policies to them yet, so no proxy enforces it',
         p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
       );
       continue;
