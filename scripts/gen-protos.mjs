@@ -32,6 +32,7 @@ const PROTOS = [
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
   'envoy/extensions/filters/network/ext_authz/v3/ext_authz.proto',
+  'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
   'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',

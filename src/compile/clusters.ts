@@ -228,6 +228,8 @@ function applyTls(
     return;
   }
   if (!ctx.mesh.enableAutoMtls || plan.service.externalName !== undefined) return;
+  // istiod's BestEffortInferServiceMTLSMode: a mesh/namespace PeerAuthentication DISABLE turns auto mTLS off.
+  if (ctx.security.namespaceMtlsMode(plan.service.namespace) === 'DISABLE') return;
   if (c.type === DiscoveryType.ORIGINAL_DST) {
     const eps = ctx.model.endpoints.get(plan.service.hostname)?.get(plan.port.port) ?? [];
     if (eps.length === 0 || eps.some((ep) => ep.tlsMode !== 'istio')) return;

@@ -13,6 +13,7 @@ import type {
 } from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
+import type { SecurityIndex } from './security/workload-security.js';
 
 /** A DestinationRule as it applies to one host (several rules may have been merged). */
 export interface ResolvedDestinationRule {
@@ -58,4 +59,6 @@ export interface CompileContext {
   readonly diags: Diagnostics;
   readonly destinationRules: DestinationRuleIndex;
   readonly virtualServices: VirtualServiceIndex;
+  /** PeerAuthentication and AuthorizationPolicy per workload. */
+  readonly security: SecurityIndex;
 }

@@ -23,16 +23,17 @@ import { serviceEndpoints, serviceHostname } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { Pod, Service } from '../model/k8s.js';
 import type { MeshConfig } from '../model/mesh-config.js';
-import type { MeshEndpoint, MeshService } from '../model/service-model.js';
+import type { MeshEndpoint, MeshService, Workload } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
-import { compileContext, createContext, type CompileResult } from './index.js';
+import { allSidecarShapes, compileContext, createContext, type CompileResult } from './index.js';
 import { DeltaBuilder, copyTables } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
-import { buildInbound } from './listeners.js';
+import { isGrpcFamily } from './listener/inbound-chains.js';
+import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
@@ -61,11 +62,9 @@ export type IncrementalResult =
   | { readonly kind: 'delta'; readonly delta: CompileDelta; readonly diagnostics: readonly Diagnostic[] }
   | { readonly kind: 'full'; readonly output: CompileOutput; readonly diagnostics: readonly Diagnostic[] };
 
-/** One inbound group and the services (in hostname order) of the workload shape it serves. */
-interface Shape {
+/** One inbound group and the workload shape it serves. */
+interface Shape extends InboundShape {
   readonly group: GroupId;
-  readonly namespace: string;
-  readonly services: readonly MeshService[];
 }
 
 interface State {
@@ -81,6 +80,8 @@ interface State {
   readonly meshConfig: MeshConfig;
   /** Whether gateway groups read endpoints (then endpoint changes compile in full). */
   readonly gatewaysReadEndpoints: boolean;
+  /** Namespaces with a selector service on a gRPC port: their pods' IPs name proxyless server listeners. */
+  readonly grpcServerNamespaces: ReadonlySet<string>;
 }
 
 export class IncrementalCompiler {
@@ -114,13 +115,14 @@ export class IncrementalCompiler {
       endpoints,
       layer: new EndpointLayer(inputs),
       services,
-      shapesByService: shapesByService(output, ctx),
+      shapesByService: shapesByService(ctx),
       tables: copyTables(output),
       serviceDiagnostics,
       diagnostics: new SortedDiagnostics(diagnostics),
       inputDiagnostics: inputs.diagnostics,
       meshConfig: inputs.meshConfig,
       gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
+      grpcServerNamespaces: grpcServerNamespaces(ctx),
     };
     return { output, diagnostics };
   }
@@ -157,6 +159,20 @@ export class IncrementalCompiler {
     }
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
+    // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
+    for (const ns of new Set(changed.map((c) => c.namespace))) {
+      if (!state.grpcServerNamespaces.has(ns)) continue;
+      const group = `grpc-inbound/${ns}`;
+      const servers = buildProxylessServerListeners(
+        scratch,
+        ns,
+        state.ctx.model.services.filter((s) => s.namespace === ns),
+        currentWorkloads(state.layer, ns),
+      );
+      // The group appearing or disappearing changes the classes: only a full compile says so.
+      if (servers.size > 0 !== state.tables.has(group)) return { kind: 'full', ...this.compileFull(next) };
+      if (servers.size > 0) builder.replaceAll(group, 'listeners', servers);
+    }
     for (const shape of shapes) {
       const built = buildInbound(scratch, shape);
       builder.replaceAll(shape.group, 'listeners', built.listeners);
@@ -242,16 +258,36 @@ function sortedCopy(list: readonly Diagnostic[]): Diagnostic[] {
   return d.sorted();
 }
 
+/** The namespace's pods with an IP, as the model builds its workloads. */
+function currentWorkloads(layer: EndpointLayer, namespace: string): Workload[] {
+  const pods = [...(layer.idx.podsByName.get(namespace)?.values() ?? [])];
+  return pods
+    .filter((p) => p.ips.length > 0)
+    .sort((a, b) => (a.meta.name < b.meta.name ? -1 : a.meta.name > b.meta.name ? 1 : 0))
+    .map((p) => ({
+      namespace,
+      name: p.meta.name,
+      labels: p.meta.labels,
+      ips: [...p.ips].sort(),
+      serviceAccount: p.serviceAccount,
+    }));
+}
+
+function grpcServerNamespaces(ctx: CompileContext): Set<string> {
+  const out = new Set<string>();
+  for (const s of ctx.model.services)
+    if (s.selector && Object.keys(s.selector).length > 0 && s.ports.some((p) => isGrpcFamily(p.protocol)))
+      out.add(s.namespace);
+  return out;
+}
+
 /** hostname → the inbound groups of the sidecar classes whose shape includes the service. */
-function shapesByService(output: CompileOutput, ctx: CompileContext): Map<string, Shape[]> {
+function shapesByService(ctx: CompileContext): Map<string, Shape[]> {
   const out = new Map<string, Shape[]>();
-  for (const cls of output.classes) {
-    if (cls.generator !== 'sidecar' || cls.services.length === 0) continue;
-    const group = cls.groups.find((g) => g.startsWith('inbound/'));
-    if (group === undefined) continue;
-    const services = cls.services.map((h) => ctx.model.byHostname.get(h) as MeshService);
-    const shape: Shape = { group, namespace: cls.namespace, services };
-    for (const s of services) {
+  for (const sidecar of allSidecarShapes(ctx)) {
+    if (sidecar.services.length === 0) continue;
+    const shape: Shape = { ...sidecar, group: sidecar.inboundGroup };
+    for (const s of sidecar.services) {
       const list = out.get(s.hostname);
       if (list) list.push(shape);
       else out.set(s.hostname, [shape]);

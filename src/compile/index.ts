@@ -19,7 +19,15 @@ import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
-import { buildInbound, buildOutboundListeners, buildProxylessListeners } from './listeners.js';
+import {
+  buildInbound,
+  buildOutboundListeners,
+  buildProxylessListeners,
+  buildProxylessServerListeners,
+  type InboundShape,
+} from './listeners.js';
+import { buildJwksClusters } from './security/jwks-clusters.js';
+import { indexSecurity } from './security/workload-security.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
@@ -38,6 +46,7 @@ export function createContext(inputs: InputSet, diags: Diagnostics): CompileCont
     diags,
     destinationRules: indexDestinationRules(model, inputs.meshConfig, diags),
     virtualServices: indexVirtualServices(model, inputs.meshConfig, diags),
+    security: indexSecurity(inputs, model, diags),
   };
 }
 
@@ -59,6 +68,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 
   const outbound = group('outbound');
   for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
+  for (const [name, c] of buildJwksClusters(ctx)) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
   const endpoints = group('endpoints');
   for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
   const listeners = group('outbound-listeners');
@@ -85,24 +95,30 @@ export function compileContext(ctx: CompileContext): CompileOutput {
       for (const [name, r] of nsRoutes) own.routes.set(name, r);
       grpcGroups.push(`grpc/${ns}`);
     }
+    const servers = buildProxylessServerListeners(
+      ctx,
+      ns,
+      byNamespace.services.get(ns) ?? [],
+      byNamespace.workloads.get(ns) ?? [],
+    );
+    if (servers.size) {
+      const own = group(`grpc-inbound/${ns}`);
+      for (const [name, l] of servers) own.listeners.set(name, l);
+      grpcGroups.push(`grpc-inbound/${ns}`);
+    }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
-    for (const shape of workloadShapes(byNamespace, ns)) {
-      const id = sidecarClassId(
-        ns,
-        shape.map((s) => s.name),
-      );
-      const inboundId = `inbound/${id.slice('sidecar/'.length)}`;
-      const inbound = group(inboundId);
-      const built = buildInbound(ctx, { namespace: ns, services: shape });
+    for (const shape of sidecarShapes(ctx, byNamespace, ns)) {
+      const inbound = group(shape.inboundGroup);
+      const built = buildInbound(ctx, shape);
       for (const [name, l] of built.listeners) inbound.listeners.set(name, l);
       for (const [name, c] of built.clusters) inbound.clusters.set(name, c);
       classes.push({
-        id,
+        id: shape.classId,
         generator: 'sidecar',
         namespace: ns,
-        services: shape.map((s) => s.hostname),
-        groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, inboundId],
+        services: shape.services.map((s) => s.hostname),
+        groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, shape.inboundGroup],
       });
     }
   }
@@ -120,7 +136,37 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     });
   }
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx.model) };
+  return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) };
+}
+
+/** A sidecar class: its inbound shape, its id and the group of its inbound resources. */
+export interface SidecarShape extends InboundShape {
+  readonly classId: string;
+  readonly inboundGroup: string;
+}
+
+/** Every sidecar class of the mesh, namespace by namespace (the incremental compiler rebuilds their inbound side). */
+export function allSidecarShapes(ctx: CompileContext): SidecarShape[] {
+  const byNamespace = namespaceIndex(ctx.model);
+  return ctx.model.namespaces.flatMap((ns) => sidecarShapes(ctx, byNamespace, ns));
+}
+
+function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {
+  return workloadShapes(ctx, byNamespace, namespace).map(({ services, labels }) => {
+    const security = ctx.security.forWorkload(namespace, labels);
+    const classId = sidecarClassId(
+      namespace,
+      services.map((s) => s.name),
+      security.key === '' ? [] : security.key.split(','),
+    );
+    return {
+      namespace,
+      services,
+      security,
+      classId,
+      inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
+    };
+  });
 }
 
 /** Services whose selector matches the labels, in hostname order. */
@@ -143,16 +189,24 @@ function selectingAmong(services: readonly MeshService[], labels: Readonly<Recor
 
 /**
  * The distinct inbound shapes of a namespace: the empty one (for proxies no service selects, or
- * unknown to the compiler), one per set of services selecting some pod, and one per selector
- * service on its own (so a proxy whose labels match one service gets its inbound even before its
- * pod shows up in the inputs).
+ * unknown to the compiler), one per set of services and label-selecting policies picking some
+ * pod, and one per selector service on its own, with the policies that select its selector's
+ * labels (so a proxy whose labels match one service gets its inbound even before its pod shows up
+ * in the inputs). Each shape comes with labels that produce it.
  */
-function workloadShapes(byNamespace: NamespaceIndex, namespace: string): MeshService[][] {
+function workloadShapes(
+  ctx: CompileContext,
+  byNamespace: NamespaceIndex,
+  namespace: string,
+): { services: MeshService[]; labels: Readonly<Record<string, string>> }[] {
   const services = byNamespace.services.get(namespace) ?? [];
-  const shapes = new Map<string, MeshService[]>();
-  const add = (list: MeshService[]) => shapes.set(list.map((s) => s.hostname).join(','), list);
-  add([]);
-  for (const s of services) if (hasSelector(s)) add([s]);
+  const shapes = new Map<string, { services: MeshService[]; labels: Readonly<Record<string, string>> }>();
+  const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
+    const key = `${list.map((s) => s.hostname).join(',')}/${ctx.security.forWorkload(namespace, labels).key}`;
+    if (!shapes.has(key)) shapes.set(key, { services: list, labels });
+  };
+  add([], {});
+  for (const s of services) if (hasSelector(s)) add([s], s.selector as Readonly<Record<string, string>>);
   // Pods of one Deployment share their labels: match each distinct label set once.
   const seen = new Set<string>();
   for (const w of byNamespace.workloads.get(namespace) ?? []) {
@@ -163,9 +217,9 @@ function workloadShapes(byNamespace: NamespaceIndex, namespace: string): MeshSer
     );
     if (seen.has(key)) continue;
     seen.add(key);
-    add(selectingAmong(services, w.labels));
+    add(selectingAmong(services, w.labels), w.labels);
   }
-  return [...shapes.keys()].sort().map((k) => shapes.get(k) as MeshService[]);
+  return [...shapes.keys()].sort().map((k) => shapes.get(k)!);
 }
 
 /** Services (hostname order) and workloads per namespace: built once, so shapes cost O(namespace), not O(mesh). */
@@ -190,12 +244,14 @@ function namespaceIndex(model: ServiceModel): NamespaceIndex {
   return { services, workloads };
 }
 
-function classSelectors(model: ServiceModel): ClassSelector[] {
+function classSelectors(ctx: CompileContext): ClassSelector[] {
   const out: ClassSelector[] = [];
-  for (const s of model.services) {
+  for (const s of ctx.model.services) {
     if (s.selector && Object.keys(s.selector).length > 0)
       out.push({ namespace: s.namespace, hostname: s.hostname, selector: s.selector });
   }
+  for (const p of ctx.security.policySelectors)
+    out.push({ namespace: p.namespace, hostname: '', selector: p.selector, policy: p.policy });
   return out;
 }
 

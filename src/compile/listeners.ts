@@ -3,5 +3,6 @@
  * proxyless gRPC clients. Each kind lives in src/compile/listener/.
  */
 export { buildOutboundListeners } from './listener/outbound.js';
-export { buildInbound } from './listener/inbound.js';
+export { buildInbound, type InboundShape } from './listener/inbound.js';
 export { buildProxylessListeners } from './listener/proxyless.js';
+export { buildProxylessServerListeners } from './listener/proxyless-server.js';

@@ -37,6 +37,7 @@ export const emptyTable = (): ResourceTable => ({
  * - `grpc`                  proxyless gRPC api_listeners and route configs (FQDN domains), shared by all namespaces
  * - `grpc/<ns>`             proxyless route configs whose routes match on sourceNamespace <ns> (usually absent)
  * - `gateway/<classKey>`    listeners, route configs and SNI-DNAT clusters of one router class
+ * - `grpc-inbound/<ns>`     inbound listeners of proxyless gRPC servers in <ns>, named after their listening address
  */
 export type GroupId = string;
 
@@ -61,11 +62,16 @@ export interface GatewaySelectorRef {
   readonly selector?: Readonly<Record<string, string>>;
 }
 
-/** Service selectors the relay needs to place a node (by its LABELS) into a class. */
+/**
+ * Selectors the relay needs to place a node (by its LABELS) into a class: of a service (its
+ * hostname), or of a security policy that picks workloads by label (`policy`, its key; hostname
+ * empty). A sidecar class id names both: `sidecar/<ns>/<services>[/<policy keys>]`.
+ */
 export interface ClassSelector {
   readonly namespace: string;
   readonly hostname: string;
   readonly selector: Readonly<Record<string, string>>;
+  readonly policy?: string;
 }
 
 export interface CompileOutput {

@@ -6,20 +6,27 @@
 import { canonicalJson } from '../canonical-json.js';
 import { sortDiagnostics, type Diagnostic, type Origin } from '../model/diagnostics.js';
 import type { Gateway } from '../model/gateway.js';
+import type { AuthorizationPolicy } from '../model/authorization-policy.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
 import type { InputSet } from '../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Service } from '../model/k8s.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
+import type { PeerAuthentication } from '../model/peer-authentication.js';
+import type { RequestAuthentication } from '../model/request-authentication.js';
 import type { RawDocument } from './parse.js';
+import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
 import { readGateway } from './validate/gateway.js';
 import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, readService } from './validate/k8s.js';
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
+import { readPeerAuthentication } from './validate/peer-authentication.js';
 import { get, Reader, type Raw } from './validate/reader.js';
+import { readRequestAuthentication } from './validate/request-authentication.js';
 import { readVirtualService } from './validate/virtual-service.js';
 import { redactedRejection } from './rejected.js';
 
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
+const ISTIO_SECURITY = ['security.istio.io/v1', 'security.istio.io/v1beta1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
 const UNSUPPORTED_ISTIO_KINDS = new Set([
@@ -28,9 +35,6 @@ const UNSUPPORTED_ISTIO_KINDS = new Set([
   'WorkloadEntry',
   'WorkloadGroup',
   'EnvoyFilter',
-  'PeerAuthentication',
-  'RequestAuthentication',
-  'AuthorizationPolicy',
   'Telemetry',
   'ProxyConfig',
   'WasmPlugin',
@@ -51,6 +55,9 @@ interface Buckets {
   virtualServices: Candidate<VirtualService>[];
   destinationRules: Candidate<DestinationRule>[];
   gateways: Candidate<Gateway>[];
+  authorizationPolicies: Candidate<AuthorizationPolicy>[];
+  peerAuthentications: Candidate<PeerAuthentication>[];
+  requestAuthentications: Candidate<RequestAuthentication>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -91,6 +98,27 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
       if (value) out.gateways.push({ value, doc });
     },
   },
+  AuthorizationPolicy: {
+    apiVersions: ISTIO_SECURITY,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readAuthorizationPolicy(r, raw, origin, v);
+      if (value) out.authorizationPolicies.push({ value, doc });
+    },
+  },
+  PeerAuthentication: {
+    apiVersions: ISTIO_SECURITY,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readPeerAuthentication(r, raw, origin, v);
+      if (value) out.peerAuthentications.push({ value, doc });
+    },
+  },
+  RequestAuthentication: {
+    apiVersions: ISTIO_SECURITY,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readRequestAuthentication(r, raw, origin, v);
+      if (value) out.requestAuthentications.push({ value, doc });
+    },
+  },
   MeshConfig: {
     apiVersions: ['meshsnap.dev/v1alpha1'],
     handle: (r, raw, _o, _v, out, doc) => {
@@ -125,6 +153,9 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     virtualServices: unique(out.virtualServices, diagnostics),
     destinationRules: unique(out.destinationRules, diagnostics),
     gateways: unique(out.gateways, diagnostics),
+    authorizationPolicies: unique(out.authorizationPolicies, diagnostics),
+    peerAuthentications: unique(out.peerAuthentications, diagnostics),
+    requestAuthentications: unique(out.requestAuthentications, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -154,6 +185,9 @@ const emptyBuckets = (): Buckets => ({
   virtualServices: [],
   destinationRules: [],
   gateways: [],
+  authorizationPolicies: [],
+  peerAuthentications: [],
+  requestAuthentications: [],
   meshConfigs: [],
 });
 

@@ -7,10 +7,12 @@
  * - An object that fails validation: its identity and first error, redacted (src/inputs/rejected.ts).
  * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
- *   out — less metadata annotations, which the compiler never reads.
+ *   out — less metadata annotations, which the compiler never reads (but for an
+ *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced).
  *
  * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
  */
+import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { readOneDocument } from './load.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
@@ -26,8 +28,23 @@ export function retainedForStorage(raw: Raw): Raw | null {
   if (!used) return null;
   const kept = tracker.projection() as Record<string, unknown>;
   const meta = kept.metadata;
-  if (meta !== null && typeof meta === 'object') delete (meta as Record<string, unknown>).annotations;
+  if (meta !== null && typeof meta === 'object') keepReadAnnotations(meta as Record<string, unknown>, raw.kind);
   return kept;
+}
+
+/** Annotations the compiler reads, per kind. */
+const READ_ANNOTATIONS: Readonly<Record<string, readonly string[]>> = {
+  AuthorizationPolicy: [DRY_RUN_ANNOTATION],
+};
+
+function keepReadAnnotations(meta: Record<string, unknown>, kind: unknown): void {
+  const annotations = meta.annotations;
+  delete meta.annotations;
+  const names = typeof kind === 'string' && Object.hasOwn(READ_ANNOTATIONS, kind) ? READ_ANNOTATIONS[kind] : undefined;
+  if (!names || annotations === null || typeof annotations !== 'object') return;
+  const kept = names.filter((n) => Object.hasOwn(annotations, n));
+  if (kept.length > 0)
+    meta.annotations = Object.fromEntries(kept.map((n) => [n, (annotations as Record<string, unknown>)[n]]));
 }
 
 function hasKindAndName(raw: Raw): boolean {

@@ -1,9 +1,12 @@
 /** Everything the compiler reads: the validated objects of one compile, in no particular order. */
+import type { AuthorizationPolicy } from './authorization-policy.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
+import type { PeerAuthentication } from './peer-authentication.js';
+import type { RequestAuthentication } from './request-authentication.js';
 
 export interface InputSet {
   readonly meshConfig: MeshConfig;
@@ -16,6 +19,9 @@ export interface InputSet {
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
   readonly gateways: readonly Gateway[];
+  readonly authorizationPolicies: readonly AuthorizationPolicy[];
+  readonly peerAuthentications: readonly PeerAuthentication[];
+  readonly requestAuthentications: readonly RequestAuthentication[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -1,3 +1,5 @@
+import type { ExtensionProvider } from './extension-provider.js';
+
 /** The subset of Istio's MeshConfig that changes what meshsnap compiles. */
 export interface MeshConfig {
   /** DNS suffix of services: `<name>.<namespace>.svc.<domainSuffix>`. */
@@ -10,7 +12,16 @@ export interface MeshConfig {
   readonly connectTimeoutMs: number;
   /** Namespace whose Istio config applies mesh-wide (DestinationRule lookup falls back to it). */
   readonly rootNamespace: string;
+  /** SPIFFE trust domain of the mesh's identities; absent means Istio's default `cluster.local`. */
+  readonly trustDomain?: string;
+  /** Other trust domains whose identities authorization policies treat as this one's. */
+  readonly trustDomainAliases?: readonly string[];
+  /** Named external services (CUSTOM AuthorizationPolicy providers). */
+  readonly extensionProviders?: readonly ExtensionProvider[];
 }
+
+/** Istio's default trust domain. */
+export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
 
 export const DEFAULT_MESH_CONFIG: MeshConfig = {
   domainSuffix: 'cluster.local',

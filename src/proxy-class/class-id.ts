@@ -4,9 +4,18 @@
  * loading the compiler.
  */
 
-/** `sidecar/<ns>/<service,service>` (service names in hostname order); `sidecar/<ns>/_` for a workload no service selects. */
-export function sidecarClassId(namespace: string, serviceNames: readonly string[]): string {
-  return `sidecar/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}`;
+/**
+ * `sidecar/<ns>/<service,service>` (service names in hostname order); `sidecar/<ns>/_` for a
+ * workload no service selects. When security policies select the workload by label, their keys
+ * (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
+ */
+export function sidecarClassId(
+  namespace: string,
+  serviceNames: readonly string[],
+  policyKeys: readonly string[] = [],
+): string {
+  const base = `sidecar/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}`;
+  return policyKeys.length ? `${base}/${[...policyKeys].sort().join(',')}` : base;
 }
 
 /**

@@ -2,10 +2,12 @@
  * Places a connecting proxy into a proxy class of a snapshot, and lists the resources of a class.
  *
  * Proxyless gRPC clients (GENERATOR=grpc) get `grpc/<ns>`. A sidecar gets the class of the
- * services in its namespace whose selector matches its LABELS, named as the compiler names it;
- * when the compiler has no such class (e.g. the pod appeared after the compile) it falls back to
- * the namespace's selector-less class `sidecar/<ns>/_`. A gateway (`router~…`) gets its router class
- * (classifyRouter).
+ * services in its namespace whose selector matches its LABELS, and of the security policies that
+ * select it by label, named as the compiler names it. When the compiler has no such class (e.g.
+ * the pod appeared after the compile) it falls back to the namespace's selector-less class
+ * `sidecar/<ns>/_` — unless a policy selects the node: that class lacks the policy, and serving it
+ * would silently drop the node's protection, so the node is refused until a compile knows it. A
+ * gateway (`router~…`) gets its router class (classifyRouter).
  */
 import type { GatewaySelectorRef, ProxyClass } from '../compile/types.js';
 import { routerClassId, selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
@@ -39,13 +41,22 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
   }
   if (node.generator !== undefined)
     return { ok: false, reason: `node ${identity.id}: unsupported GENERATOR ${JSON.stringify(node.generator)}` };
-  const selecting = content.selectors
-    .filter((s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels))
+  const matching = content.selectors.filter(
+    (s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels),
+  );
+  const selecting = matching
+    .filter((s) => s.policy === undefined)
     .map((s) => s.hostname)
     .sort();
   if (node.type === 'router') return classifyRouter(content, identity, node, selecting.map(serviceNameOf));
-  const exact = sidecarClassId(ns, selecting.map(serviceNameOf));
+  const policies = matching.flatMap((s) => (s.policy === undefined ? [] : [s.policy]));
+  const exact = sidecarClassId(ns, selecting.map(serviceNameOf), policies);
   if (classes.has(exact)) return { ok: true, classId: exact, node };
+  if (policies.length > 0)
+    return {
+      ok: false,
+      reason: `node ${identity.id}: selected by ${policies.sort().join(', ')}, but the snapshot has no class ${exact} (its pod is not in the compiled inputs yet)`,
+    };
   const fallback = sidecarClassId(ns, []);
   if (classes.has(fallback)) return { ok: true, classId: fallback, node };
   return unknownNamespace();

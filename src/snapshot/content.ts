@@ -144,7 +144,13 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
   }
   if (!Array.isArray(value.selectors)) return fail('bad selectors');
   for (const s of value.selectors as unknown[]) {
-    if (!isRecord(s) || typeof s.namespace !== 'string' || typeof s.hostname !== 'string' || !isRecord(s.selector))
+    if (
+      !isRecord(s) ||
+      typeof s.namespace !== 'string' ||
+      typeof s.hostname !== 'string' ||
+      !isRecord(s.selector) ||
+      (s.policy !== undefined && typeof s.policy !== 'string')
+    )
       return fail('bad selector');
   }
   return value as unknown as ClassesDocument;
@@ -344,7 +350,12 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export const sortedClasses = (classes: readonly ProxyClass[]): ProxyClass[] =>
   [...classes].sort((a, b) => compare(a.id, b.id)).map(copyClass);
 export const sortedSelectors = (selectors: readonly ClassSelector[]): ClassSelector[] =>
-  [...selectors].sort((a, b) => compare(a.namespace, b.namespace) || compare(a.hostname, b.hostname)).map(copySelector);
+  [...selectors]
+    .sort(
+      (a, b) =>
+        compare(a.namespace, b.namespace) || compare(a.hostname, b.hostname) || compare(a.policy ?? '', b.policy ?? ''),
+    )
+    .map(copySelector);
 const copyClass = (c: ProxyClass): ProxyClass => ({
   id: c.id,
   generator: c.generator,
@@ -366,4 +377,5 @@ const copySelector = (s: ClassSelector): ClassSelector => ({
   namespace: s.namespace,
   hostname: s.hostname,
   selector: { ...s.selector },
+  ...(s.policy !== undefined ? { policy: s.policy } : {}),
 });

@@ -82,6 +82,31 @@ export const GATEWAYS: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+const SECURITY_VERSIONS = ['v1', 'v1beta1'];
+export const AUTHORIZATION_POLICIES: ResourceSpec = {
+  kind: 'AuthorizationPolicy',
+  group: 'security.istio.io',
+  versions: SECURITY_VERSIONS,
+  plural: 'authorizationpolicies',
+  namespaced: true,
+  optional: true,
+};
+export const PEER_AUTHENTICATIONS: ResourceSpec = {
+  kind: 'PeerAuthentication',
+  group: 'security.istio.io',
+  versions: SECURITY_VERSIONS,
+  plural: 'peerauthentications',
+  namespaced: true,
+  optional: true,
+};
+export const REQUEST_AUTHENTICATIONS: ResourceSpec = {
+  kind: 'RequestAuthentication',
+  group: 'security.istio.io',
+  versions: SECURITY_VERSIONS,
+  plural: 'requestauthentications',
+  namespaced: true,
+  optional: true,
+};
 
 export const ALL_RESOURCES: readonly ResourceSpec[] = [
   SERVICES,
@@ -93,6 +118,9 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   VIRTUAL_SERVICES,
   DESTINATION_RULES,
   GATEWAYS,
+  AUTHORIZATION_POLICIES,
+  PEER_AUTHENTICATIONS,
+  REQUEST_AUTHENTICATIONS,
 ];
 
 /** The collection path of a resource, in one namespace or across all. */

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createContext } from '../../src/compile/index.js';
+import { NO_SECURITY } from '../../src/compile/security/workload-security.js';
 import { buildInbound, buildOutboundListeners, buildProxylessListeners } from '../../src/compile/listeners.js';
 import { Diagnostics } from '../../src/model/diagnostics.js';
 import { parseInputTexts } from '../../src/pipeline.js';
@@ -49,7 +50,7 @@ test('bookinfo: inbound of the reviews workload and proxyless listeners', () => 
   const ctx = bookinfoContext();
   const reviews = ctx.model.services.filter((s) => s.hostname === 'reviews.default.svc.cluster.local');
   assert.equal(reviews.length, 1);
-  const inbound = buildInbound(ctx, { namespace: 'default', services: reviews });
+  const inbound = buildInbound(ctx, { namespace: 'default', services: reviews, security: NO_SECURITY });
   assert.deepEqual([...inbound.clusters.keys()], ['inbound|9080||']);
   const chains = inbound.listeners.get('virtualInbound')?.filter_chains ?? [];
   assert.equal(chains.filter((c) => c.name === '0.0.0.0_9080').length, 2);

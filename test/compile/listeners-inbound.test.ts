@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { NO_SECURITY } from '../../src/compile/security/workload-security.js';
 import { buildInbound } from '../../src/compile/listeners.js';
 import { decodeMessage, encodeMessage, codecOf, type Cluster, type FilterChain } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
@@ -28,7 +29,11 @@ function chainsOf(built: ReturnType<typeof buildInbound>): FilterChain[] {
 }
 
 test('virtualInbound: 15006, original_dst + inspectors, blackhole, passthrough chains, then one mTLS and one plaintext chain per HTTP port', () => {
-  const built = buildInbound(makeContext([reviews]), { namespace: 'default', services: [reviews] });
+  const built = buildInbound(makeContext([reviews]), {
+    namespace: 'default',
+    services: [reviews],
+    security: NO_SECURITY,
+  });
   assert.deepEqual([...built.listeners.keys()], ['virtualInbound']);
   const l = built.listeners.get('virtualInbound');
   assert.ok(l);
@@ -119,7 +124,7 @@ test('virtualInbound: 15006, original_dst + inspectors, blackhole, passthrough c
 
 test('inbound clusters: one ORIGINAL_DST cluster per target port, named targetPorts resolved through endpoints', () => {
   const ctx = makeContext([grpc], { endpoints: echoEndpoints });
-  const built = buildInbound(ctx, { namespace: 'default', services: [grpc] });
+  const built = buildInbound(ctx, { namespace: 'default', services: [grpc], security: NO_SECURITY });
   assert.deepEqual([...built.clusters.keys()], ['inbound|7070||', 'inbound|15432||']);
   const c = built.clusters.get('inbound|7070||') as Cluster;
   const decoded = codecOf(TypeName.Cluster)?.toObject(
@@ -183,7 +188,7 @@ test('inbound clusters: one ORIGINAL_DST cluster per target port, named targetPo
 
 test('an unresolvable named targetPort skips that port with a diagnostic naming the Service field', () => {
   const ctx = makeContext([grpc]);
-  const built = buildInbound(ctx, { namespace: 'default', services: [grpc] });
+  const built = buildInbound(ctx, { namespace: 'default', services: [grpc], security: NO_SECURITY });
   assert.deepEqual([...built.clusters.keys()], ['inbound|15432||']);
   assert.equal(
     chainsOf(built).some((c) => c.name === '0.0.0.0_7070'),
@@ -196,7 +201,7 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
     ['Service', 'default', 'echo', 'spec.ports[0].targetPort', 'echo.yaml'],
   );
   // Said once per compile, however many shapes contain the service.
-  buildInbound(ctx, { namespace: 'default', services: [grpc, reviews] });
+  buildInbound(ctx, { namespace: 'default', services: [grpc, reviews], security: NO_SECURITY });
   assert.equal(ctx.diags.all.length, 1);
 });
 
@@ -208,7 +213,7 @@ test('two services on one target port share a cluster; a DestinationRule sets it
     trafficPolicy: { connectionPool: { tcp: { maxConnections: 100 }, http: { http2MaxRequests: 7 } } },
   });
   const ctx = makeContext([a, b], { destinationRules: new Map([[a.hostname, dr]]) });
-  const built = buildInbound(ctx, { namespace: 'default', services: [b, a] });
+  const built = buildInbound(ctx, { namespace: 'default', services: [b, a], security: NO_SECURITY });
   assert.deepEqual([...built.clusters.keys()], ['inbound|8080||']);
   const c = built.clusters.get('inbound|8080||');
   const t = c?.circuit_breakers?.thresholds?.[0];
@@ -226,7 +231,7 @@ test('two services on one target port share a cluster; a DestinationRule sets it
 });
 
 test('a workload no service selects still gets virtualInbound with the passthrough chains and no clusters', () => {
-  const built = buildInbound(makeContext([]), { namespace: 'default', services: [] });
+  const built = buildInbound(makeContext([]), { namespace: 'default', services: [], security: NO_SECURITY });
   assert.equal(built.clusters.size, 0);
   const l = built.listeners.get('virtualInbound');
   assert.ok(l);
@@ -242,8 +247,8 @@ test('a workload no service selects still gets virtualInbound with the passthrou
 
 test('inbound output does not depend on the order of the shape services', () => {
   const ctx = makeContext([reviews, grpc], { endpoints: echoEndpoints });
-  const x = buildInbound(ctx, { namespace: 'default', services: [reviews, grpc] });
-  const y = buildInbound(ctx, { namespace: 'default', services: [grpc, reviews] });
+  const x = buildInbound(ctx, { namespace: 'default', services: [reviews, grpc], security: NO_SECURITY });
+  const y = buildInbound(ctx, { namespace: 'default', services: [grpc, reviews], security: NO_SECURITY });
   const bytes = (b: typeof x) => encodeMessage(TypeName.Listener, b.listeners.get('virtualInbound') as object);
   assert.deepEqual(bytes(x), bytes(y));
   assert.deepEqual([...x.clusters.keys()], [...y.clusters.keys()]);

@@ -299,7 +299,7 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
   const inputs = loadText(
     [
       'apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: { name: se, namespace: ns1 }\nspec: {}',
-      'apiVersion: security.istio.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: ap }\nspec: {}',
+      'apiVersion: telemetry.istio.io/v1\nkind: Telemetry\nmetadata: { name: t }\nspec: {}',
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: d }\nspec: {}',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other, namespace: istio-system }\ndata: {}',
       'apiVersion: v1\nmetadata: { name: nokind }',
@@ -309,8 +309,8 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
   const by = (code: string): [string, string | undefined, number | undefined][] =>
     inputs.diagnostics.filter((d) => d.code === code).map((d) => [d.severity, d.kind, d.index]);
   assert.deepEqual(by('unsupported-kind'), [
-    ['warning', 'AuthorizationPolicy', 1],
     ['warning', 'ServiceEntry', 0],
+    ['warning', 'Telemetry', 1],
   ]);
   assert.deepEqual(by('ignored-kind'), [
     ['info', 'ConfigMap', 3],

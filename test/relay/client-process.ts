@@ -29,6 +29,8 @@ interface RunCommand {
   readonly n: number;
   readonly deadlineMs: number;
   readonly concurrency: number;
+  /** Another method of the echo service than `Hello` (same messages), e.g. `/echo.Echo/Bye`. */
+  readonly path?: string;
 }
 
 const CHILD_FLAG = 'MESHSNAP_TEST_XDS_CLIENT';
@@ -51,7 +53,11 @@ export function bootstrapConfig(xdsPort: number, node: ClientNode): string {
 
 export interface XdsClientProcess {
   readonly child: ChildProcess;
-  run(target: string, n: number, opts?: { deadlineMs?: number; concurrency?: number }): Promise<RunResult>;
+  run(
+    target: string,
+    n: number,
+    opts?: { deadlineMs?: number; concurrency?: number; path?: string },
+  ): Promise<RunResult>;
   /** stderr so far (grpc traces when GRPC_TRACE is set). */
   stderr(): string;
   close(): Promise<void>;
@@ -87,6 +93,7 @@ export function startXdsClientProcess(
           n,
           deadlineMs: opts.deadlineMs ?? 5000,
           concurrency: opts.concurrency ?? 16,
+          ...(opts.path !== undefined ? { path: opts.path } : {}),
         };
         child.stdin!.write(`${JSON.stringify(cmd)}\n`);
       }),
@@ -120,13 +127,26 @@ async function childMain(): Promise<void> {
   const clients = new Map<string, Client>();
   let seq = 0;
 
+  const json = {
+    serialize: (value: unknown): Buffer => Buffer.from(JSON.stringify(value)),
+    deserialize: (bytes: Buffer): { backend: string; attempt: number } =>
+      JSON.parse(bytes.toString('utf8')) as { backend: string; attempt: number },
+  };
   const one = (
     client: Client,
     deadlineMs: number,
+    path?: string,
   ): Promise<{ backend?: string; attempt?: number; code?: string; details?: string }> =>
     new Promise((resolve) => {
       const id = `${process.pid}-${++seq}`;
-      client.hello({ id }, { deadline: Date.now() + deadlineMs }, (e, resp) => {
+      const call: Hello =
+        path === undefined
+          ? client.hello.bind(client)
+          : (req, opts, cb) =>
+              client.makeUnaryRequest(path, json.serialize, json.deserialize, req, opts, (e, resp) =>
+                cb(e as (Error & { code?: number; details?: string }) | null, resp),
+              );
+      call({ id }, { deadline: Date.now() + deadlineMs }, (e, resp) => {
         if (e)
           resolve({
             code: grpc.status[e.code ?? grpc.status.UNKNOWN] ?? String(e.code),
@@ -151,7 +171,7 @@ async function childMain(): Promise<void> {
     const worker = async (): Promise<void> => {
       while (next < cmd.n) {
         next++;
-        const r = await one(client!, cmd.deadlineMs);
+        const r = await one(client!, cmd.deadlineMs, cmd.path);
         if (r.backend !== undefined) {
           result.counts[r.backend] = (result.counts[r.backend] ?? 0) + 1;
           if ((r.attempt ?? 1) > 1) result.retried++;

@@ -12,6 +12,7 @@ import type { MeshService, ServiceModel } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { indexDestinationRules } from '../destination-rules.js';
 import { buildInbound } from '../listeners.js';
+import { NO_SECURITY } from '../security/workload-security.js';
 
 /** The codes of the diagnostics that depend on endpoints. */
 export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set([
@@ -102,6 +103,9 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
   }
   // Every selector service has an inbound shape of its own, where an unresolved named port is reported.
   if (hasSelector(service) && hasNamedTargetPort(service))
-    buildInbound({ ...ctx, diags: scratch }, { namespace: service.namespace, services: [service] });
+    buildInbound(
+      { ...ctx, diags: scratch },
+      { namespace: service.namespace, services: [service], security: NO_SECURITY },
+    );
   return scratch.sorted().filter((d) => ENDPOINT_DIAGNOSTIC_CODES.has(d.code));
 }

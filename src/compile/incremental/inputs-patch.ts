@@ -9,12 +9,15 @@
  * input order); a namespace's sorted slice is cached, so re-reading after one edit re-sorts one
  * namespace only.
  */
+import type { AuthorizationPolicy } from '../../model/authorization-policy.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import type { Gateway } from '../../model/gateway.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
+import type { PeerAuthentication } from '../../model/peer-authentication.js';
+import type { RequestAuthentication } from '../../model/request-authentication.js';
 
 export interface InputObjects {
   Service: Service;
@@ -26,6 +29,9 @@ export interface InputObjects {
   VirtualService: VirtualService;
   DestinationRule: DestinationRule;
   Gateway: Gateway;
+  AuthorizationPolicy: AuthorizationPolicy;
+  PeerAuthentication: PeerAuthentication;
+  RequestAuthentication: RequestAuthentication;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -39,7 +45,10 @@ type ListKey =
   | 'nodes'
   | 'virtualServices'
   | 'destinationRules'
-  | 'gateways';
+  | 'gateways'
+  | 'authorizationPolicies'
+  | 'peerAuthentications'
+  | 'requestAuthentications';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -51,6 +60,9 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   VirtualService: 'virtualServices',
   DestinationRule: 'destinationRules',
   Gateway: 'gateways',
+  AuthorizationPolicy: 'authorizationPolicies',
+  PeerAuthentication: 'peerAuthentications',
+  RequestAuthentication: 'requestAuthentications',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

@@ -11,6 +11,7 @@ import {
   networkFilter,
   SIDECAR_HTTP_FILTERS,
   SIDECAR_RDS_SOURCE,
+  type HttpFilter,
   type NetworkFilter,
 } from './filters.js';
 
@@ -26,13 +27,15 @@ export interface SidecarHcmOptions {
   readonly inbound?: boolean;
   /** Inbound HTTP/2 and gRPC ports get explicit HTTP/2 options. */
   readonly http2?: boolean;
+  /** Security filters (authn, authz) that run before fault, cors and the router. */
+  readonly securityFilters?: readonly HttpFilter[];
 }
 
 export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager {
   const hcm: HttpConnectionManager = {
     codec_type: Hcm.CodecType.AUTO,
     stat_prefix: opts.statPrefix,
-    http_filters: [...SIDECAR_HTTP_FILTERS],
+    http_filters: [...(opts.securityFilters ?? []), ...SIDECAR_HTTP_FILTERS],
     use_remote_address: bool(false),
     normalize_path: bool(true),
     path_with_escaped_slashes_action: Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,

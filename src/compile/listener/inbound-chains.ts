@@ -1,12 +1,20 @@
 /**
- * Filter chains of `virtualInbound` under PERMISSIVE mTLS (istiod: inboundChainForOpts with the
- * *WithMxc match options). Each port gets one chain per way traffic can arrive: Istio mTLS
- * (recognised by the `istio*` ALPNs the client sidecar sends), plaintext, and for TCP also
- * non-Istio TLS, which is proxied untouched. Chains of one port share a name, as in istiod.
+ * Filter chains of `virtualInbound` (istiod: inboundChainForOpts with getFilterChainMatchOptions).
+ * Each port gets one chain per way traffic may arrive under its PeerAuthentication mode:
+ * - PERMISSIVE: Istio mTLS (recognised by the `istio*` ALPNs the client sidecar sends),
+ *   plaintext, and for TCP also non-Istio TLS, which is proxied untouched;
+ * - STRICT: only TLS, terminated as Istio mTLS (a client certificate is required), so plaintext
+ *   matches no chain and is refused;
+ * - DISABLE: only plaintext.
+ * Chains of one port share a name, as in istiod. The workload's authorization filters run in
+ * every chain: before the router in HTTP chains, before tcp_proxy in TCP ones.
  */
 import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildcardListenerName } from '../names.js';
+import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
+import { modeForPort } from '../security/peer-authn.js';
+import type { WorkloadSecurity } from '../security/workload-security.js';
 import {
   ALL_ISTIO_MTLS_ALPNS,
   bool,
@@ -16,6 +24,7 @@ import {
   RAW_BUFFER_TRANSPORT,
   TLS_TRANSPORT,
   u32,
+  type HttpFilter,
   type NetworkFilter,
 } from './filters.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
@@ -51,13 +60,34 @@ const PERMISSIVE_AUTO: readonly MatchOption[] = [
   { kind: 'tcp', transportProtocol: TLS_TRANSPORT },
 ];
 
+/** STRICT: the HTTP chain only for HTTP over mTLS; anything else over TLS is TCP; plaintext matches nothing. */
+const STRICT_HTTP: readonly MatchOption[] = [{ kind: 'http', transportProtocol: TLS_TRANSPORT, mtls: true }];
+const STRICT_TCP: readonly MatchOption[] = [{ kind: 'tcp', transportProtocol: TLS_TRANSPORT, mtls: true }];
+const STRICT_AUTO: readonly MatchOption[] = [
+  { kind: 'http', transportProtocol: TLS_TRANSPORT, alpns: MTLS_HTTP_ALPNS, mtls: true },
+  { kind: 'tcp', transportProtocol: TLS_TRANSPORT, mtls: true },
+];
+const PLAINTEXT_HTTP: readonly MatchOption[] = [{ kind: 'http', transportProtocol: RAW_BUFFER_TRANSPORT }];
+const PLAINTEXT_TCP: readonly MatchOption[] = [{ kind: 'tcp', transportProtocol: RAW_BUFFER_TRANSPORT }];
+const PLAINTEXT_AUTO: readonly MatchOption[] = [
+  { kind: 'http', transportProtocol: RAW_BUFFER_TRANSPORT, alpns: PLAINTEXT_HTTP_ALPNS },
+  { kind: 'tcp', transportProtocol: RAW_BUFFER_TRANSPORT },
+];
+
+const OPTIONS: Readonly<Record<EffectiveMtlsMode, Readonly<Record<ChainKind | 'auto', readonly MatchOption[]>>>> = {
+  PERMISSIVE: { http: PERMISSIVE_HTTP, tcp: PERMISSIVE_TCP, auto: PERMISSIVE_AUTO },
+  STRICT: { http: STRICT_HTTP, tcp: STRICT_TCP, auto: STRICT_AUTO },
+  DISABLE: { http: PLAINTEXT_HTTP, tcp: PLAINTEXT_TCP, auto: PLAINTEXT_AUTO },
+};
+
 /** istiod's protocol.IsGRPC: gRPC-Web counts (it is HTTP/2 towards the app too). */
 export const isGrpcFamily = (p: Protocol): boolean => p === 'GRPC' || p === 'GRPC-Web';
 
-function optionsFor(protocol: Protocol): readonly MatchOption[] {
-  if (isHttpProtocol(protocol)) return PERMISSIVE_HTTP;
-  if (protocol === 'Unsupported') return PERMISSIVE_AUTO;
-  return PERMISSIVE_TCP;
+function optionsFor(protocol: Protocol, mode: EffectiveMtlsMode): readonly MatchOption[] {
+  const byKind = OPTIONS[mode];
+  if (isHttpProtocol(protocol)) return byKind.http;
+  if (protocol === 'Unsupported') return byKind.auto;
+  return byKind.tcp;
 }
 
 interface ChainTarget {
@@ -83,7 +113,7 @@ function chainsFor(target: ChainTarget, options: readonly MatchOption[]): Filter
 }
 
 /** The chains of one service target port, named like istiod's `0.0.0.0_<targetPort>`. */
-export function portChains(p: InboundPort): FilterChain[] {
+export function portChains(p: InboundPort, security: WorkloadSecurity): FilterChain[] {
   const cluster = inboundClusterName(p.targetPort);
   const name = wildcardListenerName(p.targetPort);
   const grpc = isGrpcFamily(p.port.protocol);
@@ -91,26 +121,46 @@ export function portChains(p: InboundPort): FilterChain[] {
   let http: NetworkFilter[] | undefined;
   let tcp: NetworkFilter[] | undefined;
   const filters = (kind: ChainKind): NetworkFilter[] => {
-    if (kind === 'tcp') return (tcp ??= [tcpProxyTo(cluster)]);
+    if (kind === 'tcp') return (tcp ??= [...security.tcpFilters, tcpProxyTo(cluster)]);
     const routeConfig = inboundRouteConfig(cluster, p.port.port, `${p.service.hostname}:${p.port.port}/*`, !grpc);
     return (http ??= [
-      hcmFilter(buildSidecarHcm({ statPrefix: `inbound_${name}`, routeConfig, inbound: true, http2 })),
+      hcmFilter(
+        buildSidecarHcm({
+          statPrefix: `inbound_${name}`,
+          routeConfig,
+          inbound: true,
+          http2,
+          securityFilters: security.httpFilters as HttpFilter[],
+        }),
+      ),
     ]);
   };
-  return chainsFor({ destinationPort: p.targetPort, name: () => name, filters }, optionsFor(p.port.protocol));
+  return chainsFor(
+    { destinationPort: p.targetPort, name: () => name, filters },
+    optionsFor(p.port.protocol, modeForPort(security.mtls, p.targetPort)),
+  );
 }
 
-let passthrough: readonly FilterChain[] | undefined;
+const passthroughCache = new WeakMap<WorkloadSecurity, readonly FilterChain[]>();
 
 /**
  * Traffic to ports no service declares still reaches the application, through
- * `InboundPassthroughCluster`. The same for every workload: built once.
+ * `InboundPassthroughCluster`: chains without a port match in the workload's mode, then chains for
+ * each port of its PeerAuthentication's portLevelMtls that no service declares (istiod:
+ * ForPassthrough). The same for every workload with the same policies: built once per security.
  */
-export function passthroughChains(): readonly FilterChain[] {
-  return (passthrough ??= buildPassthroughChains());
+export function passthroughChains(
+  security: WorkloadSecurity,
+  servicePorts: ReadonlySet<number>,
+): readonly FilterChain[] {
+  const extraPorts = [...security.mtls.perPort.keys()].filter((p) => !servicePorts.has(p));
+  if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts);
+  let chains = passthroughCache.get(security);
+  if (!chains) passthroughCache.set(security, (chains = buildPassthroughChains(security, [])));
+  return chains;
 }
 
-function buildPassthroughChains(): FilterChain[] {
+function buildPassthroughChains(security: WorkloadSecurity, extraPorts: readonly number[]): FilterChain[] {
   const cluster = INBOUND_PASSTHROUGH_CLUSTER;
   const http = [
     hcmFilter(
@@ -118,17 +168,20 @@ function buildPassthroughChains(): FilterChain[] {
         statPrefix: cluster,
         routeConfig: inboundRouteConfig(cluster, 0, ':0/*', true),
         inbound: true,
+        securityFilters: security.httpFilters as HttpFilter[],
       }),
     ),
   ];
-  const tcp = [tcpProxyTo(cluster)];
-  return chainsFor(
-    {
-      name: (kind) => (kind === 'http' ? 'virtualInbound-catchall-http' : VIRTUAL_INBOUND),
-      filters: (kind) => (kind === 'http' ? http : tcp),
-    },
-    PERMISSIVE_AUTO,
-  );
+  const tcp = [...security.tcpFilters, tcpProxyTo(cluster)];
+  const target = (destinationPort?: number): ChainTarget => ({
+    ...(destinationPort !== undefined ? { destinationPort } : {}),
+    name: (kind) => (kind === 'http' ? 'virtualInbound-catchall-http' : VIRTUAL_INBOUND),
+    filters: (kind) => (kind === 'http' ? http : tcp),
+  });
+  return [
+    ...chainsFor(target(), OPTIONS[security.mtls.mode].auto),
+    ...extraPorts.flatMap((port) => chainsFor(target(port), OPTIONS[modeForPort(security.mtls, port)].auto)),
+  ];
 }
 
 /** Connections addressed to 15006 itself would loop through this listener forever. */

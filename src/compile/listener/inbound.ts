@@ -6,6 +6,7 @@
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
+import type { WorkloadSecurity } from '../security/workload-security.js';
 import { envoy, type Cluster, type FilterChain, type Listener } from '../../xds/proto.js';
 import {
   HTTP_INSPECTOR_FILTER,
@@ -21,9 +22,16 @@ import { inboundPorts } from './inbound-ports.js';
 
 type Predicate = envoy.config.listener.v3.ListenerFilterChainMatchPredicate.$Properties;
 
+/** What decides a workload's inbound side: its namespace, the services selecting it, its security policies. */
+export interface InboundShape {
+  readonly namespace: string;
+  readonly services: readonly MeshService[];
+  readonly security: WorkloadSecurity;
+}
+
 export function buildInbound(
   ctx: CompileContext,
-  shape: { namespace: string; services: readonly MeshService[] },
+  shape: InboundShape,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const ports = inboundPorts(ctx, shape.services);
   const clusters = new Map<string, Cluster>();
@@ -34,8 +42,8 @@ export function buildInbound(
   // istiod's order: blackhole, passthrough, then service ports by target port.
   const chains = [
     blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
-    ...passthroughChains(),
-    ...ports.flatMap(portChains),
+    ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort))),
+    ...ports.flatMap((p) => portChains(p, shape.security)),
   ];
   const listener: Listener = {
     name: VIRTUAL_INBOUND,

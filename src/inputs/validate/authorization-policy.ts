@@ -146,7 +146,7 @@ function rule(r: Reader, v: unknown, path: string): AuthzRule | null | undefined
   return compact({ from, to, when });
 }
 
-function targetRef(r: Reader, v: unknown, path: string): PolicyTargetReference | undefined {
+export function readTargetRef(r: Reader, v: unknown, path: string): PolicyTargetReference | undefined {
   const o = fields(r, v, path, ['group', 'kind', 'name', 'namespace']);
   if (!o) return undefined;
   const kind = requiredStr(r, get(o, 'kind'), `${path}.kind`);
@@ -168,8 +168,8 @@ export function readAuthorizationPolicy(
     fields(r, get(raw, 'spec'), 'spec', ['selector', 'targetRef', 'targetRefs', 'action', 'provider', 'rules']) ?? {};
   const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
   const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;
-  const ref = targetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
-  const refs = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => targetRef(r, item, p));
+  const ref = readTargetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
+  const refs = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => readTargetRef(r, item, p));
   if (selectorRaw && (ref || refs?.length))
     r.error('spec', 'only one of selector, targetRef or targetRefs may be set', 'conflicting-fields');
   if (ref && refs?.length) r.error('spec', 'only one of targetRef or targetRefs may be set', 'conflicting-fields');

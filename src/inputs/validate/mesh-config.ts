@@ -3,15 +3,16 @@
  *  - `kind: MeshConfig` (apiVersion meshsnap.dev/v1alpha1), fields of model/mesh-config.ts under
  *    `spec` (or at the top level); or
  *  - Istio's own `ConfigMap istio` in istio-system, whose `data.mesh` is MeshConfig YAML. Only the
- *    fields meshsnap uses are read; `defaultConfig` and `trustDomain` are dropped silently (they
- *    only matter to proxies and certificates), anything else gets an `info`.
+ *    fields meshsnap uses are read; `defaultConfig` is dropped silently (it only matters to
+ *    proxies), anything else gets an `info`.
  * Missing fields take DEFAULT_MESH_CONFIG's values.
  */
-import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../model/mesh-config.js';
+import { DEFAULT_MESH_CONFIG, DEFAULT_TRUST_DOMAIN, type MeshConfig } from '../../model/mesh-config.js';
 import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
-import { bool, fields, get, num, obj, str, type Raw, type Reader } from './reader.js';
+import { readExtensionProviders } from './extension-providers.js';
+import { bool, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -20,8 +21,11 @@ const MESH_FIELDS = [
   'connectTimeout',
   'connectTimeoutMs',
   'rootNamespace',
+  'trustDomain',
+  'trustDomainAliases',
+  'extensionProviders',
 ];
-const SILENTLY_IGNORED = new Set(['defaultConfig', 'trustDomain']);
+const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
 export function readMeshConfigObject(r: Reader, raw: Raw): MeshConfig | undefined {
   const hasSpec = get(raw, 'spec') !== undefined;
@@ -73,6 +77,9 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const connectTimeoutMs =
     num(r, get(o, 'connectTimeoutMs'), at('connectTimeoutMs'), 0) ??
     duration(r, get(o, 'connectTimeout'), at('connectTimeout'));
+  const trustDomain = str(r, get(o, 'trustDomain'), at('trustDomain'));
+  const trustDomainAliases = strList(r, get(o, 'trustDomainAliases'), at('trustDomainAliases'));
+  const extensionProviders = readExtensionProviders(r, get(o, 'extensionProviders'), at('extensionProviders'));
   return {
     domainSuffix: domainSuffix ?? DEFAULT_MESH_CONFIG.domainSuffix,
     outboundTrafficPolicy:
@@ -81,6 +88,10 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     enableAutoMtls: bool(r, get(o, 'enableAutoMtls'), at('enableAutoMtls')) ?? DEFAULT_MESH_CONFIG.enableAutoMtls,
     connectTimeoutMs: connectTimeoutMs ?? DEFAULT_MESH_CONFIG.connectTimeoutMs,
     rootNamespace: rootNamespace ?? DEFAULT_MESH_CONFIG.rootNamespace,
+    // Absent unless set (or equal to the default), so meshes without them keep their digests.
+    ...(trustDomain !== undefined && trustDomain !== '' && trustDomain !== DEFAULT_TRUST_DOMAIN ? { trustDomain } : {}),
+    ...(trustDomainAliases?.length ? { trustDomainAliases } : {}),
+    ...(extensionProviders?.length ? { extensionProviders } : {}),
   };
 }
 

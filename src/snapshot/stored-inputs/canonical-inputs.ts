@@ -50,6 +50,10 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     virtualServices: strip(inputs.virtualServices),
     destinationRules: strip(inputs.destinationRules),
     gateways: strip(inputs.gateways),
+    // Only when present: the canonical form of a mesh without security policies is unchanged.
+    ...(inputs.authorizationPolicies.length ? { authorizationPolicies: strip(inputs.authorizationPolicies) } : {}),
+    ...(inputs.peerAuthentications.length ? { peerAuthentications: strip(inputs.peerAuthentications) } : {}),
+    ...(inputs.requestAuthentications.length ? { requestAuthentications: strip(inputs.requestAuthentications) } : {}),
   };
 }
 

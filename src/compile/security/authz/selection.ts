@@ -1,5 +1,16 @@
-/** Which AuthorizationPolicies apply to a sidecar workload (istiod's PolicyMatcherForProxy, selector part). */
-import type { AuthorizationPolicy } from '../../../model/authorization-policy.js';
+/** Which AuthorizationPolicies (or RequestAuthentications) apply to a sidecar workload (istiod's PolicyMatcherForProxy, selector part). */
+import type { PolicyTargetReference } from '../../../model/authorization-policy.js';
+import type { ObjectMeta } from '../../../model/k8s.js';
+
+/** What selection reads of a policy. */
+export interface SelectablePolicy {
+  readonly meta: ObjectMeta;
+  readonly spec: {
+    readonly selector?: { readonly matchLabels?: Readonly<Record<string, string>> };
+    readonly targetRef?: PolicyTargetReference;
+    readonly targetRefs?: readonly PolicyTargetReference[];
+  };
+}
 
 export interface Workload {
   readonly namespace: string;
@@ -11,12 +22,12 @@ export interface Workload {
  * labels (no selector: every workload). Policies with targetRef(s) attach to gateways and
  * waypoints, never to sidecars.
  */
-export function policiesForWorkload(
-  policies: readonly AuthorizationPolicy[],
+export function policiesForWorkload<P extends SelectablePolicy>(
+  policies: readonly P[],
   workload: Workload,
   rootNamespace: string,
-): AuthorizationPolicy[] {
-  const applies = (p: AuthorizationPolicy): boolean => {
+): P[] {
+  const applies = (p: P): boolean => {
     if (p.meta.namespace !== rootNamespace && p.meta.namespace !== workload.namespace) return false;
     if (p.spec.targetRef || p.spec.targetRefs?.length) return false;
     const labels = p.spec.selector?.matchLabels ?? {};
