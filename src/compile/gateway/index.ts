@@ -22,6 +22,7 @@ import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../type
 import { buildGatewayListeners } from './listeners.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
+import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
 
 export interface RouterShape {
@@ -97,6 +98,7 @@ export function buildRouterGroup(
     (s, port) => ctx.model.endpoints.get(s.hostname)?.get(port)?.[0]?.port,
   );
   const merged = mergeGateways(shape.gateways, targets, ctx.diags);
+  reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
   const built = buildGatewayListeners(ctx, merged, shape.security);
   for (const [name, l] of built.listeners) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)

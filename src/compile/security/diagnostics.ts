@@ -143,13 +143,9 @@ export function reportPolicyDiagnostics(
   }
 }
 
-function usesPeerIdentityOnPlaintext(
-  p: AuthorizationPolicy,
-  model: ServiceModel,
-  root: string,
-  peer: PeerAuthnIndex,
-): boolean {
-  const identity = (p.spec.rules ?? []).some(
+/** Whether a policy matches on the peer's certificate identity (principals, namespaces, source.principal/namespace). */
+export function usesPeerIdentity(p: AuthorizationPolicy): boolean {
+  return (p.spec.rules ?? []).some(
     (r) =>
       r?.from?.some((f) =>
         ['principals', 'notPrincipals', 'namespaces', 'notNamespaces'].some(
@@ -157,7 +153,15 @@ function usesPeerIdentityOnPlaintext(
         ),
       ) || r?.when?.some((c) => c.key === 'source.principal' || c.key === 'source.namespace'),
   );
-  if (!identity) return false;
+}
+
+function usesPeerIdentityOnPlaintext(
+  p: AuthorizationPolicy,
+  model: ServiceModel,
+  root: string,
+  peer: PeerAuthnIndex,
+): boolean {
+  if (!usesPeerIdentity(p)) return false;
   return selectedWorkloads(p, model, root, true).some((w) => {
     const s = peer.forWorkload(w.namespace, w.labels);
     return s.mode === 'DISABLE' || [...s.perPort.values()].includes('DISABLE');

@@ -58,6 +58,8 @@ export interface RouterSecurity {
   readonly httpFilters: readonly AuthzFilter[];
   /** Network filters before tcp_proxy on TCP, TLS-terminated and PASSTHROUGH chains. */
   readonly tcpFilters: readonly AuthzFilter[];
+  /** The AuthorizationPolicies that apply, by action (for diagnostics). */
+  readonly authz: WorkloadPolicies;
 }
 
 /** A label-selected policy, for the relay: it applies to workloads of `namespace` whose labels it selects. */
@@ -78,7 +80,12 @@ export interface SecurityIndex {
   readonly requestAuthentications: readonly RequestAuthentication[];
 }
 
-export const NO_ROUTER_SECURITY: RouterSecurity = { key: '', httpFilters: [], tcpFilters: [] };
+export const NO_ROUTER_SECURITY: RouterSecurity = {
+  key: '',
+  httpFilters: [],
+  tcpFilters: [],
+  authz: { custom: [], deny: [], audit: [], allow: [] },
+};
 
 export const NO_SECURITY: WorkloadSecurity = {
   key: '',

@@ -206,3 +206,22 @@ spec: {selector: {matchLabels: {istio: ingressgateway}}, mtls: {mode: DISABLE}}
   assert.equal(b.classId, a.classId);
   assert.deepEqual([...b.resources.listeners], [...a.resources.listeners]);
 });
+
+test('a policy on peer identity warns on a gateway whose servers ask no client certificate, not on an ISTIO_MUTUAL one', () => {
+  const byPrincipal = policy(
+    'from-mesh',
+    'istio-system',
+    '{selector: {matchLabels: {istio: ingressgateway}}, rules: [{from: [{source: {principals: ["cluster.local/ns/default/sa/client"]}}]}]}',
+  );
+  const warned = (gateway: string) =>
+    compileGateway(gateway + httpVs('default/gateway') + byPrincipal).diagnostics.some(
+      (d) => d.code === 'principals-without-mtls' && d.name === 'from-mesh',
+    );
+  assert.equal(warned(HTTP_GATEWAY), true);
+  const mutual = gatewayYaml(
+    'gateway',
+    'default',
+    'port: {name: https, number: 443, protocol: HTTPS}\nhosts: ["*"]\ntls: {mode: ISTIO_MUTUAL}',
+  );
+  assert.equal(warned(mutual), false);
+});
