@@ -225,3 +225,16 @@ test('a policy on peer identity warns on a gateway whose servers ask no client c
   );
   assert.equal(warned(mutual), false);
 });
+
+test('a router a policy selects is refused, not served the class without it, when no compiled pod has its labels', () => {
+  const canary = policy(
+    'canary-deny',
+    'istio-system',
+    '{selector: {matchLabels: {version: canary}}, action: DENY, rules: [{to: [{operation: {paths: ["/admin"]}}]}]}',
+  );
+  const r = compileGateway(HTTP_GATEWAY + httpVs('default/gateway') + canary);
+  const labels = INGRESS_NODE.metadata?.LABELS as Record<string, string>;
+  const node = { ...INGRESS_NODE, metadata: { ...INGRESS_NODE.metadata, LABELS: { ...labels, version: 'canary' } } };
+  assert.throws(() => served(r, node), /router class .*authz:istio-system\/canary-deny is not in the mesh snapshot/);
+  assert.equal(served(r, INGRESS_NODE).classId, 'router/istio-system/_/default/gateway');
+});
