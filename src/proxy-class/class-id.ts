@@ -21,15 +21,21 @@ export function sidecarClassId(
 /**
  * `router/<ns>/<service,service|_>/<gwNs>/<gwName>,<gwNs>/<gwName>`: a gateway proxy of namespace
  * `ns`, selected by those services (names in hostname order), configured by those Gateways
- * (`<namespace>/<name>` in that order).
+ * (`<namespace>/<name>` in that order). When AuthorizationPolicies or RequestAuthentications
+ * select the proxy by label, their keys (sorted) follow: `…/<gateways>/<key,key>`.
  */
 export function routerClassId(
   namespace: string,
   serviceNames: readonly string[],
   gatewayKeys: readonly string[],
+  policyKeys: readonly string[] = [],
 ): string {
-  return `router/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}/${gatewayKeys.join(',')}`;
+  const base = `router/${namespace}/${serviceNames.length ? serviceNames.join(',') : '_'}/${gatewayKeys.join(',')}`;
+  return policyKeys.length ? `${base}/${[...policyKeys].sort().join(',')}` : base;
 }
+
+/** Whether a policy key (`authz:…`, `jwt:…`, `peer:…`) applies to gateway proxies: PeerAuthentication does not. */
+export const appliesToRouters = (policyKey: string): boolean => !policyKey.startsWith('peer:');
 
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {

@@ -10,7 +10,7 @@
  * gateway (`router~…`) gets its router class (classifyRouter).
  */
 import type { GatewaySelectorRef, ProxyClass } from '../compile/types.js';
-import { routerClassId, selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
+import { appliesToRouters, routerClassId, selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
 import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import type { SnapshotContent } from './content.js';
@@ -48,8 +48,9 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
     .filter((s) => s.policy === undefined)
     .map((s) => s.hostname)
     .sort();
-  if (node.type === 'router') return classifyRouter(content, identity, node, selecting.map(serviceNameOf));
   const policies = matching.flatMap((s) => (s.policy === undefined ? [] : [s.policy]));
+  if (node.type === 'router')
+    return classifyRouter(content, identity, node, selecting.map(serviceNameOf), policies.filter(appliesToRouters));
   const exact = sidecarClassId(ns, selecting.map(serviceNameOf), policies);
   if (classes.has(exact)) return { ok: true, classId: exact, node };
   if (policies.length > 0)
@@ -63,14 +64,17 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
 }
 
 /**
- * A router proxy gets the class of the Gateways (any namespace) whose selector matches its LABELS
- * and the Services of its namespace selecting it, as the compiler named it from the pods it saw.
+ * A router proxy gets the class of the Gateways (any namespace) whose selector matches its LABELS,
+ * the Services of its namespace selecting it and the AuthorizationPolicies/RequestAuthentications
+ * selecting it by label, as the compiler named it from the pods it saw (no fallback: a class
+ * without the policies would drop the gateway's protection).
  */
 function classifyRouter(
   content: SnapshotContent,
   identity: NodeIdentity,
   node: ProxyNode,
   serviceNames: readonly string[],
+  policies: readonly string[],
 ): Classification {
   const gateways = new Map<string, GatewaySelectorRef>();
   for (const c of content.classes)
@@ -79,7 +83,7 @@ function classifyRouter(
     .filter(([, g]) => g.selector === undefined || selects(g.selector, node.labels))
     .map(([k]) => k)
     .sort();
-  const classId = routerClassId(node.namespace, serviceNames, keys);
+  const classId = routerClassId(node.namespace, serviceNames, keys, policies);
   if (keys.length && content.classes.some((c) => c.id === classId)) return { ok: true, classId, node };
   return {
     ok: false,

@@ -2,7 +2,8 @@
  * A small request simulator over what a gateway proxy is served, in the spirit of Istio's
  * pilot/pkg/simulation: a call (port, TLS/SNI, Host, path) walks listener → filter chain → route
  * config → virtual host → route → cluster, and says where it stopped. Only what the gateway
- * tests need: exact/prefix/regex paths, SNI and ALPN chain matching, require_tls.
+ * tests need: exact/prefix/regex paths, SNI and ALPN chain matching, require_tls; and the filters a
+ * call goes through (chainFilters), for the security tests.
  */
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -79,20 +80,51 @@ export function compileGateway(yaml: string): PipelineResult {
   return compileTexts([{ file: 'gateway-test.yaml', text: MESH_YAML + yaml }], { hasher: nodeSha256Hex });
 }
 
-export function simulate(result: PipelineResult, call: Call, node: TestNode = INGRESS_NODE): SimResult {
-  const { resources } = served(result, node);
+type Served = ReturnType<typeof served>['resources'];
+
+/** The listener and filter chain a call lands on, or where it stopped. */
+function pickChain(resources: Served, call: Call): { listener?: any; chain?: any; error?: SimError } {
   const listener = [...resources.listeners.values()].find(
     (l: any) => l.address?.socket_address?.port_value === call.port,
   ) as any;
   if (!listener) return { error: 'no-listener' };
-  const out: Record<string, unknown> = { listener: listener.name };
   const chains: any[] = listener.filter_chains ?? [];
   const matching = chains.filter((c) => chainMatches(c.filter_chain_match ?? {}, call));
   // Envoy picks the most specific server name first: exact, then the longest wildcard, then none.
   const ranked = rankBySni(matching, call.sni);
-  if (ranked.length === 0) return { ...out, error: 'no-filter-chain' };
-  if (ranked.length > 1) return { ...out, error: 'multiple-filter-chains' };
-  const chain = ranked[0];
+  if (ranked.length === 0) return { listener, error: 'no-filter-chain' };
+  if (ranked.length > 1) return { listener, error: 'multiple-filter-chains' };
+  return { listener, chain: ranked[0] };
+}
+
+/** The filters a call goes through: the chain's network filters and, behind an HCM, its HTTP filters (configs by name). */
+export interface ChainFilters {
+  readonly network: readonly string[];
+  readonly http: readonly string[];
+  /** Decoded typed_config of each filter, network then HTTP, in order. */
+  readonly configs: readonly { name: string; config: any }[];
+}
+
+export function chainFilters(result: PipelineResult, call: Call, node: TestNode = INGRESS_NODE): ChainFilters {
+  const picked = pickChain(served(result, node).resources, call);
+  if (!picked.chain) throw new Error(`no filter chain for ${JSON.stringify(call)}: ${picked.error}`);
+  const filters: any[] = picked.chain.filters ?? [];
+  const hcm = filters.find((f) => f.name === 'envoy.filters.network.http_connection_manager');
+  const http: any[] = hcm?.typed_config?.http_filters ?? [];
+  return {
+    network: filters.map((f) => f.name),
+    http: http.map((f) => f.name),
+    configs: [...filters, ...http].map((f) => ({ name: f.name, config: f.typed_config })),
+  };
+}
+
+export function simulate(result: PipelineResult, call: Call, node: TestNode = INGRESS_NODE): SimResult {
+  const { resources } = served(result, node);
+  const picked = pickChain(resources, call);
+  if (!picked.listener) return { error: 'no-listener' };
+  const out: Record<string, unknown> = { listener: picked.listener.name };
+  if (!picked.chain) return { ...out, error: picked.error };
+  const chain = picked.chain;
   if (chain.transport_socket) out.tls = chain.transport_socket.typed_config;
   const filter = chain.filters[chain.filters.length - 1];
   const cfg = filter.typed_config;

@@ -6,7 +6,8 @@
  * selector applies to every router proxy. Its listener ports also depend on the Services selecting
  * it in its namespace (port → targetPort binding). So a router class is one
  * (proxy namespace, selecting Services, selected Gateways) triple, found from the Pods the
- * Gateways' selectors match, and shared by every replica. Its groups: the shared `outbound`
+ * Gateways' selectors match, and shared by every replica. AuthorizationPolicies and
+ * RequestAuthentications selecting the pods by label are part of the class too (as for sidecars). Its groups: the shared `outbound`
  * clusters and `endpoints` (a gateway reaches every service, with DestinationRule policies and
  * auto mTLS as a sidecar does) plus `gateway/<…>` with its listeners, route configs and the
  * SNI-DNAT clusters of AUTO_PASSTHROUGH servers.
@@ -16,10 +17,12 @@ import type { MeshService, Workload } from '../../model/service-model.js';
 import { routerClassId, selects } from '../../proxy-class/class-id.js';
 import type { Cluster, ClusterLoadAssignment } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
+import type { RouterSecurity } from '../security/workload-security.js';
 import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../types.js';
 import { buildGatewayListeners } from './listeners.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
+import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
 
 export interface RouterShape {
@@ -29,6 +32,8 @@ export interface RouterShape {
   readonly services: readonly MeshService[];
   /** Selected Gateways, namespace/name order. */
   readonly gateways: readonly Gateway[];
+  /** The AuthorizationPolicies and RequestAuthentications that apply to its pods. */
+  readonly security: RouterSecurity;
 }
 
 export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
@@ -58,12 +63,14 @@ export function routerShapes(
     seen.add(labelKey);
     const selected = gateways.filter((g) => gatewaySelects(g, w.labels));
     const services = servicesSelecting(w.namespace, w.labels);
+    const security = ctx.security.forRouter(w.namespace, w.labels);
     const id = routerClassId(
       w.namespace,
       services.map((s) => s.name),
       selected.map(gatewayKey),
+      security.key === '' ? [] : security.key.split(','),
     );
-    if (!shapes.has(id)) shapes.set(id, { id, namespace: w.namespace, services, gateways: selected });
+    if (!shapes.has(id)) shapes.set(id, { id, namespace: w.namespace, services, gateways: selected, security });
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);
 }
@@ -91,7 +98,8 @@ export function buildRouterGroup(
     (s, port) => ctx.model.endpoints.get(s.hostname)?.get(port)?.[0]?.port,
   );
   const merged = mergeGateways(shape.gateways, targets, ctx.diags);
-  const built = buildGatewayListeners(ctx, merged);
+  reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
+  const built = buildGatewayListeners(ctx, merged, shape.security);
   for (const [name, l] of built.listeners) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));

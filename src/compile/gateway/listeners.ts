@@ -10,14 +10,24 @@
  * - A TLS inspector is added when a chain matches on SNI or its TLS context offers ALPN; every
  *   chain gets istiod's 15 s transport socket connect timeout.
  *
+ * - The router's security policies (security/workload-security.ts forRouter) go before the router
+ *   in every HCM and before tcp_proxy on TCP, TLS-terminated and PASSTHROUGH chains.
+ *
  * A listener left without chains (e.g. a TCP server no VirtualService routes) is not built.
  */
 import { isHttpGatewayProtocol, isHttpServer, type ServerTlsSettings } from '../../model/gateway.js';
 import { envoy, packAny, type FilterChain, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext } from '../context.js';
-import { FilterName, socketAddress, TLS_INSPECTOR_FILTER } from '../listener/filters.js';
+import {
+  FilterName,
+  socketAddress,
+  TLS_INSPECTOR_FILTER,
+  type HttpFilter,
+  type NetworkFilter,
+} from '../listener/filters.js';
 import { hcmFilter } from '../listener/http-connection-manager.js';
+import { NO_ROUTER_SECURITY, type RouterSecurity } from '../security/workload-security.js';
 import { gatewayTlsContext } from './downstream-tls.js';
 import { buildGatewayHcm } from './hcm.js';
 import {
@@ -44,14 +54,18 @@ export interface GatewayListeners {
   readonly sniDnatClusters: SniDnatCluster[];
 }
 
-export function buildGatewayListeners(ctx: CompileContext, merged: MergedGateway): GatewayListeners {
+export function buildGatewayListeners(
+  ctx: CompileContext,
+  merged: MergedGateway,
+  security: RouterSecurity = NO_ROUTER_SECURITY,
+): GatewayListeners {
   const listeners = new Map<string, Listener>();
   const sniDnatClusters: SniDnatCluster[] = [];
   // Per listener port: SNI hosts passthrough routes already claimed.
   const seenSni = new Map<number, Map<string, string>>();
   for (const port of merged.ports) {
     const name = gatewayListenerName(port.bind, port.number);
-    const chains = portChains(ctx, port, seenSni, sniDnatClusters);
+    const chains = portChains(ctx, port, seenSni, sniDnatClusters, security);
     // Ports are distinct per (number, bind), so names are too.
     if (chains.length) listeners.set(name, assemble(name, port, chains));
   }
@@ -63,22 +77,30 @@ function portChains(
   port: MergedPort,
   seenSni: Map<number, Map<string, string>>,
   sniDnat: SniDnatCluster[],
+  security: RouterSecurity,
 ): Chain[] {
   const statPrefix = `outbound_${gatewayListenerName(port.bind, port.number)}`;
+  const hcm = (prefix: string, routeName: string) =>
+    hcmFilter(buildGatewayHcm(prefix, routeName, security.httpFilters as HttpFilter[]));
+  // Network RBAC goes before tcp_proxy; AUTO_PASSTHROUGH chains get none (istiod builds them without authz).
+  const secured = (chains: GatewayChain[]): GatewayChain[] =>
+    security.tcpFilters.length
+      ? chains.map((c) => ({ ...c, filters: [...(security.tcpFilters as NetworkFilter[]), ...c.filters] }))
+      : chains;
   if (isHttpGatewayProtocol(port.protocol)) {
-    return [{ filters: [hcmFilter(buildGatewayHcm(statPrefix, port.routeName))], serverNames: [] }];
+    return [{ filters: [hcm(statPrefix, port.routeName)], serverNames: [] }];
   }
   const out: Chain[] = [];
   for (const m of port.servers) {
     const tls = m.server.tls;
     if (isHttpServer(m.server) && tls) {
       out.push({
-        filters: [hcmFilter(buildGatewayHcm(m.server.name || statPrefix, m.routeName))],
+        filters: [hcm(m.server.name || statPrefix, m.routeName)],
         serverNames: m.sniHosts,
         tls: { settings: tls, tcpServer: false },
       });
     } else if (!tls) {
-      out.push(...tcpRouteChain(ctx, m, []));
+      out.push(...secured(tcpRouteChain(ctx, m, [])));
     } else if (tls.mode === 'AUTO_PASSTHROUGH') {
       const built = autoPassthroughChains(ctx, m);
       out.push(...built.chains);
@@ -86,9 +108,11 @@ function portChains(
     } else if (tls.mode === 'PASSTHROUGH') {
       let seen = seenSni.get(port.number);
       if (!seen) seenSni.set(port.number, (seen = new Map()));
-      out.push(...passthroughChains(ctx, m, seen));
+      out.push(...secured(passthroughChains(ctx, m, seen)));
     } else {
-      out.push(...tcpRouteChain(ctx, m, m.sniHosts).map((c) => ({ ...c, tls: { settings: tls, tcpServer: true } })));
+      out.push(
+        ...secured(tcpRouteChain(ctx, m, m.sniHosts)).map((c) => ({ ...c, tls: { settings: tls, tcpServer: true } })),
+      );
     }
   }
   return out;

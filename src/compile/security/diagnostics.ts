@@ -16,6 +16,14 @@ import { hasSelector, oldestFirst, type PeerAuthnIndex } from './peer-authn.js';
 
 type Policy = AuthorizationPolicy | PeerAuthentication | RequestAuthentication;
 
+/**
+ * istiod attaches a targetRef(s) policy only to Gateway API Gateways (gateway.networking.k8s.io,
+ * by the pod's gateway-name label) and waypoints; on sidecars and Istio Gateway pods it ignores
+ * the policy. meshsnap serves neither kind.
+ */
+const TARGET_REF_NOT_APPLIED =
+  'policies with targetRef(s) attach only to Gateway API Gateways and waypoints, which meshsnap does not serve (Istio Gateways, networking.istio.io, are selected by label as sidecars are): no proxy enforces it';
+
 const HTTP_ONLY_OPERATION = ['hosts', 'notHosts', 'methods', 'notMethods', 'paths', 'notPaths'] as const;
 
 /** Whether a rule uses a field that only HTTP requests have. */
@@ -66,7 +74,7 @@ export function reportPolicyDiagnostics(
         p,
         'warning',
         'policy-not-applied',
-        'policies with targetRef(s) attach to gateways and waypoints; meshsnap does not apply policies to them yet, so no proxy enforces it',
+        TARGET_REF_NOT_APPLIED,
         p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
       );
       continue;
@@ -115,7 +123,7 @@ export function reportPolicyDiagnostics(
         p,
         'warning',
         'policy-not-applied',
-        'policies with targetRef(s) attach to gateways and waypoints; meshsnap does not apply policies to them yet, so no proxy enforces it',
+        TARGET_REF_NOT_APPLIED,
         p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
       );
       continue;
@@ -135,13 +143,9 @@ export function reportPolicyDiagnostics(
   }
 }
 
-function usesPeerIdentityOnPlaintext(
-  p: AuthorizationPolicy,
-  model: ServiceModel,
-  root: string,
-  peer: PeerAuthnIndex,
-): boolean {
-  const identity = (p.spec.rules ?? []).some(
+/** Whether a policy matches on the peer's certificate identity (principals, namespaces, source.principal/namespace). */
+export function usesPeerIdentity(p: AuthorizationPolicy): boolean {
+  return (p.spec.rules ?? []).some(
     (r) =>
       r?.from?.some((f) =>
         ['principals', 'notPrincipals', 'namespaces', 'notNamespaces'].some(
@@ -149,7 +153,15 @@ function usesPeerIdentityOnPlaintext(
         ),
       ) || r?.when?.some((c) => c.key === 'source.principal' || c.key === 'source.namespace'),
   );
-  if (!identity) return false;
+}
+
+function usesPeerIdentityOnPlaintext(
+  p: AuthorizationPolicy,
+  model: ServiceModel,
+  root: string,
+  peer: PeerAuthnIndex,
+): boolean {
+  if (!usesPeerIdentity(p)) return false;
   return selectedWorkloads(p, model, root, true).some((w) => {
     const s = peer.forWorkload(w.namespace, w.labels);
     return s.mode === 'DISABLE' || [...s.perPort.values()].includes('DISABLE');

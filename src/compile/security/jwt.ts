@@ -52,7 +52,18 @@ function spaceDelimitedClaims(own: readonly string[] | undefined): string[] {
   return [...new Set([...own, 'permission', 'scope'])].sort();
 }
 
-export function buildJwtFilter(policies: readonly RequestAuthentication[]): AuthzFilter | undefined {
+export interface JwtFilterOptions {
+  /**
+   * Gateways: recompute the route once the token is verified, so routes can match on its claims
+   * (istiod's clear_route_cache for every proxy but sidecars).
+   */
+  readonly clearRouteCache?: boolean;
+}
+
+export function buildJwtFilter(
+  policies: readonly RequestAuthentication[],
+  opts: JwtFilterOptions = {},
+): AuthzFilter | undefined {
   // A stable sort by issuer, as istiod's slices.SortBy.
   const rules = policies.flatMap((p) => p.spec.jwtRules ?? []);
   const sorted = rules
@@ -91,6 +102,7 @@ export function buildJwtFilter(policies: readonly RequestAuthentication[]): Auth
             },
           }
         : { local_jwks: { inline_string: r.jwks ?? NO_KEYS } }),
+      ...(opts.clearRouteCache ? { clear_route_cache: true } : {}),
     };
     providers[name] = provider;
     eachOrMissing.push({ requires_any: { requirements: [{ provider_name: name }, { allow_missing: {} }] } });

@@ -15,7 +15,7 @@ import { DEFAULT_TRUST_DOMAIN, type MeshConfig } from '../../model/mesh-config.j
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
 import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceModel } from '../../model/service-model.js';
-import { selects } from '../../proxy-class/class-id.js';
+import { appliesToRouters, selects } from '../../proxy-class/class-id.js';
 import { outboundClusterName } from '../names.js';
 import {
   buildHttpAuthzFilters,
@@ -46,6 +46,22 @@ export interface WorkloadSecurity {
   readonly authz: WorkloadPolicies;
 }
 
+/**
+ * What the policies make of a gateway (router) pod: AuthorizationPolicies and
+ * RequestAuthentications selected as for a sidecar (istiod's PolicyMatcherForProxy on an Istio
+ * Gateway's pod); PeerAuthentication does not apply to gateway listeners.
+ */
+export interface RouterSecurity {
+  /** Keys of the label-selected AuthorizationPolicies and RequestAuthentications, sorted and joined by `,`. */
+  readonly key: string;
+  /** HCM filters before the router: CUSTOM, jwt_authn (clearing the route cache), AUDIT/DENY/ALLOW. */
+  readonly httpFilters: readonly AuthzFilter[];
+  /** Network filters before tcp_proxy on TCP, TLS-terminated and PASSTHROUGH chains. */
+  readonly tcpFilters: readonly AuthzFilter[];
+  /** The AuthorizationPolicies that apply, by action (for diagnostics). */
+  readonly authz: WorkloadPolicies;
+}
+
 /** A label-selected policy, for the relay: it applies to workloads of `namespace` whose labels it selects. */
 export interface PolicySelector {
   readonly namespace: string;
@@ -55,6 +71,7 @@ export interface PolicySelector {
 
 export interface SecurityIndex {
   forWorkload(namespace: string, labels: Readonly<Record<string, string>>): WorkloadSecurity;
+  forRouter(namespace: string, labels: Readonly<Record<string, string>>): RouterSecurity;
   /** Mesh/namespace PeerAuthentication mode of a namespace, undefined without one (client-side auto mTLS). */
   namespaceMtlsMode(namespace: string): MtlsSettings['mode'] | undefined;
   readonly policySelectors: readonly PolicySelector[];
@@ -62,6 +79,13 @@ export interface SecurityIndex {
   /** The RequestAuthentications sidecars enforce (their jwksUri hosts need clusters). */
   readonly requestAuthentications: readonly RequestAuthentication[];
 }
+
+export const NO_ROUTER_SECURITY: RouterSecurity = {
+  key: '',
+  httpFilters: [],
+  tcpFilters: [],
+  authz: { custom: [], deny: [], audit: [], allow: [] },
+};
 
 export const NO_SECURITY: WorkloadSecurity = {
   key: '',
@@ -74,6 +98,7 @@ export const NO_SECURITY: WorkloadSecurity = {
 /** A mesh without security policies (test contexts, scratch compiles). */
 export const NO_SECURITY_INDEX: SecurityIndex = {
   forWorkload: () => NO_SECURITY,
+  forRouter: () => NO_ROUTER_SECURITY,
   namespaceMtlsMode: () => undefined,
   policySelectors: [],
   trustDomain: trustDomainBundle(DEFAULT_TRUST_DOMAIN),
@@ -114,8 +139,12 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
   reportPolicyDiagnostics(inputs, model, opts, peer, diags);
 
   const cache = new Map<string, WorkloadSecurity>();
-  const filtersOf = (policies: WorkloadPolicies, requestAuthns: readonly RequestAuthentication[]) => {
-    const jwtFilter = buildJwtFilter(requestAuthns);
+  const filtersOf = (
+    policies: WorkloadPolicies,
+    requestAuthns: readonly RequestAuthentication[],
+    clearRouteCache = false,
+  ) => {
+    const jwtFilter = buildJwtFilter(requestAuthns, { clearRouteCache });
     return {
       httpFilters: [
         ...buildHttpAuthzFilters({ ...policies, deny: [], audit: [], allow: [] }, opts),
@@ -149,6 +178,14 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
     });
   }
 
+  const routerCache = new Map<string, RouterSecurity>();
+  const routerKey = (namespace: string, labels: Readonly<Record<string, string>>) =>
+    policySelectors
+      .filter((s) => s.namespace === namespace && appliesToRouters(s.policy) && selects(s.selector, labels))
+      .map((s) => s.policy)
+      .sort()
+      .join(',');
+
   return {
     policySelectors,
     requestAuthentications: jwt,
@@ -176,6 +213,20 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
               ...filtersOf(groupByAction(applying), requestAuthns),
             };
       cache.set(cacheKey, security);
+      return security;
+    },
+    forRouter(namespace, labels) {
+      const key = routerKey(namespace, labels);
+      const cacheKey = `${namespace}\n${key}`;
+      const hit = routerCache.get(cacheKey);
+      if (hit) return hit;
+      const applying = policiesForWorkload(authz, { namespace, labels }, root);
+      const requestAuthns = policiesForWorkload(jwt, { namespace, labels }, root);
+      const security: RouterSecurity =
+        applying.length === 0 && requestAuthns.length === 0
+          ? { ...NO_ROUTER_SECURITY, key }
+          : { key, ...filtersOf(groupByAction(applying), requestAuthns, true) };
+      routerCache.set(cacheKey, security);
       return security;
     },
   };
