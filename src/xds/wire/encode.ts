@@ -1,0 +1,189 @@
+/**
+ * Encodes plain `$Properties` messages with the field tables of schema.ts into a WireWriter: the
+ * same bytes protobufjs's generated `encode` writes (fields by id, the same presence and default
+ * rules, packed numeric lists, map entries in key insertion order), without its per-write objects.
+ * Whatever it does not write exactly as protobufjs would (a type missing from the tables, a group,
+ * `$unknowns`, a 64-bit value that is not a number, bytes given as base64 text, a lone surrogate)
+ * throws UnsupportedValue, and the caller encodes that message with protobufjs instead.
+ *
+ * Sub-messages of the types in SHARED_TYPES (one object reused by many resources: a transport
+ * socket, a retry policy, a packed filter) are written once per object and their bytes reused.
+ */
+import { FLAG, planOf, type FieldPlan, type MessagePlan } from './schema.js';
+import { UnsupportedValue, WireWriter } from './writer.js';
+
+/** protobufjs's `util.recursionLimit`. */
+const RECURSION_LIMIT = 100;
+
+/** Types whose objects the compiler shares between resources: their bytes are kept per object. */
+const SHARED_TYPES = new Set([
+  'envoy.config.core.v3.TransportSocket',
+  'envoy.config.route.v3.RetryPolicy',
+  'envoy.config.route.v3.VirtualHost',
+  'envoy.config.core.v3.Metadata',
+  'google.protobuf.Struct',
+  'google.protobuf.Any',
+  'envoy.config.cluster.v3.OutlierDetection',
+  'envoy.config.cluster.v3.CircuitBreakers',
+  'envoy.config.core.v3.ConfigSource',
+]);
+const shared = new WeakMap<object, Uint8Array>();
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+let writer = new WireWriter();
+/** A writer that grew past this is dropped after use, so that one huge message does not stay pinned. */
+const KEEP_BYTES = 4 << 20;
+
+/**
+ * The encoding of `message` as `typeName`, or undefined when the fast writer does not handle it
+ * (the caller then uses protobufjs).
+ */
+export function encodeFast(typeName: string, message: object): Uint8Array | undefined {
+  const plan = planOf(typeName);
+  if (!plan || plan.unsupported) return undefined;
+  const w = writer.reset();
+  try {
+    writeMessage(w, plan, message as Record<string, unknown>, 0);
+    return w.finish();
+  } catch (e) {
+    if (e instanceof UnsupportedValue) return undefined;
+    throw e;
+  } finally {
+    if (w.buf.length > KEEP_BYTES) writer = new WireWriter();
+  }
+}
+
+function writeMessage(w: WireWriter, plan: MessagePlan, m: Record<string, unknown>, depth: number): void {
+  if (depth > RECURSION_LIMIT) throw new UnsupportedValue('max depth exceeded');
+  if (m.$unknowns != null && hasOwn.call(m, '$unknowns')) throw new UnsupportedValue('$unknowns');
+  const { fields } = plan;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as FieldPlan;
+    const v = m[f.name];
+    if (v == null || !hasOwn.call(m, f.name)) continue;
+    if (f.flags & FLAG.map) writeMap(w, f, v, depth);
+    else if (f.flags & FLAG.repeated) writeList(w, f, v as readonly unknown[], depth);
+    else if (f.scalar === '') writeSub(w, f.tag, f.message, v, depth);
+    else if (!(f.flags & FLAG.implicit) || !isDefault(f.scalar, v)) {
+      w.uint32(f.tag);
+      writeScalar(w, f.scalar, v);
+    }
+  }
+}
+
+function writeList(w: WireWriter, f: FieldPlan, list: readonly unknown[], depth: number): void {
+  if (!list.length) return;
+  if (f.flags & FLAG.packed) {
+    w.uint32(f.tag);
+    const at = w.fork();
+    for (let i = 0; i < list.length; i++) writeScalar(w, f.scalar, list[i]);
+    w.ldelim(at);
+  } else if (f.scalar === '') {
+    for (let i = 0; i < list.length; i++) writeSub(w, f.tag, f.message, list[i], depth);
+  } else {
+    for (let i = 0; i < list.length; i++) {
+      w.uint32(f.tag);
+      writeScalar(w, f.scalar, list[i]);
+    }
+  }
+}
+
+function writeMap(w: WireWriter, f: FieldPlan, map: unknown, depth: number): void {
+  if (f.keyScalar !== 'string') throw new UnsupportedValue('map key type');
+  const entries = map as Record<string, unknown>;
+  const keys = Object.keys(entries);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    w.uint32(f.tag);
+    const at = w.fork();
+    w.uint32(f.keyTag);
+    w.string(key);
+    if (f.scalar === '') writeSub(w, f.valueTag, f.message, entries[key], depth);
+    else {
+      w.uint32(f.valueTag);
+      writeScalar(w, f.scalar, entries[key]);
+    }
+    w.ldelim(at);
+  }
+}
+
+/** A sub-message as a length-delimited field (`tag`, length, body). */
+function writeSub(w: WireWriter, tag: number, typeName: string, v: unknown, depth: number): void {
+  if (typeof v !== 'object' || v === null) throw new UnsupportedValue(`${typeName}: not an object`);
+  const plan = planOf(typeName);
+  if (!plan || plan.unsupported) throw new UnsupportedValue(`${typeName}: not in the schema`);
+  w.uint32(tag);
+  const cacheable = SHARED_TYPES.has(typeName);
+  if (cacheable) {
+    const hit = shared.get(v);
+    if (hit) return w.bytes(hit);
+  }
+  const at = w.fork();
+  writeMessage(w, plan, v as Record<string, unknown>, depth + 1);
+  const len = w.pos - at - 1;
+  w.ldelim(at);
+  if (cacheable) shared.set(v, w.buf.slice(w.pos - len, w.pos));
+}
+
+function isDefault(scalar: string, v: unknown): boolean {
+  switch (scalar) {
+    case 'bool':
+      return v === false;
+    case 'string':
+      return v === '';
+    case 'bytes':
+      return (v as { length?: number }).length === 0 || !(v as { length?: number }).length;
+    case 'double':
+    case 'float':
+      return Object.is(v, 0);
+    case 'int64':
+    case 'uint64':
+    case 'sint64':
+    case 'fixed64':
+    case 'sfixed64':
+      if (typeof v !== 'number') throw new UnsupportedValue('64-bit value that is not a number');
+      return v === 0;
+    default:
+      return v === 0;
+  }
+}
+
+function writeScalar(w: WireWriter, scalar: string, v: unknown): void {
+  switch (scalar) {
+    case 'string':
+      if (typeof v !== 'string') throw new UnsupportedValue('string field that is not a string');
+      return w.string(v);
+    case 'bytes':
+      if (!(v instanceof Uint8Array)) throw new UnsupportedValue('bytes field that is not a Uint8Array');
+      return w.bytes(v);
+    case 'bool':
+      return w.bool(v);
+  }
+  if (typeof v !== 'number') throw new UnsupportedValue(`${scalar} field that is not a number`);
+  switch (scalar) {
+    case 'int32':
+      return w.int32(v);
+    case 'uint32':
+      return w.uint32(v);
+    case 'sint32':
+      return w.sint32(v);
+    case 'fixed32':
+    case 'sfixed32':
+      return w.fixed32(v);
+    case 'double':
+      return w.double(v);
+    case 'float':
+      return w.float(v);
+    case 'int64':
+    case 'uint64':
+      return w.int64(v);
+    case 'sint64':
+      return w.sint64(v);
+    case 'fixed64':
+    case 'sfixed64':
+      return w.fixed64(v);
+    default:
+      throw new UnsupportedValue(`scalar type ${scalar}`);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The field tables the fast writer walks (generated from the descriptor by
+ * scripts/gen-wire-schema.mjs, with protobufjs's own rules: fields by id, implicit presence,
+ * packing), turned once per type into a plan of precomputed tags.
+ */
+import schema from '../gen/wire-schema.js';
+
+/** `[name, id, scalar type ('' for a message), flags, message type | map key type, map value message type]` */
+export type WireFieldRow = readonly [string, number, string, number, string?, string?];
+export type WireSchema = Readonly<Record<string, readonly WireFieldRow[]>>;
+
+export const FLAG = { repeated: 1, packed: 2, map: 4, implicit: 8, unsupported: 16 } as const;
+
+/** protobufjs's `types.basic`: the wire type of each scalar. */
+const WIRE_TYPE: Readonly<Record<string, number>> = {
+  double: 1,
+  float: 5,
+  int32: 0,
+  uint32: 0,
+  sint32: 0,
+  fixed32: 5,
+  sfixed32: 5,
+  int64: 0,
+  uint64: 0,
+  sint64: 0,
+  fixed64: 1,
+  sfixed64: 1,
+  bool: 0,
+  string: 2,
+  bytes: 2,
+};
+
+export interface FieldPlan {
+  readonly name: string;
+  /** The scalar type, or '' for a message. */
+  readonly scalar: string;
+  readonly flags: number;
+  /** Tag of one element (packed: the tag of the whole list, wire type 2). */
+  readonly tag: number;
+  /** A message field's (or map value's) type plan, resolved on first use. */
+  readonly message: string;
+  /** Map fields: the key's scalar type and the entry's key/value tags. */
+  readonly keyScalar: string;
+  readonly keyTag: number;
+  readonly valueTag: number;
+}
+
+export interface MessagePlan {
+  readonly typeName: string;
+  readonly fields: readonly FieldPlan[];
+  /** A field the writer does not handle (a group, a required field): the message goes to protobufjs. */
+  readonly unsupported: boolean;
+}
+
+const plans = new Map<string, MessagePlan | null>();
+
+/** The plan of a fully qualified message type, or undefined when the schema does not have it. */
+export function planOf(typeName: string): MessagePlan | undefined {
+  let plan = plans.get(typeName);
+  if (plan === undefined) {
+    const rows = (schema as WireSchema)[typeName];
+    plan = rows
+      ? { typeName, fields: rows.map(fieldPlan), unsupported: rows.some((r) => r[3] & FLAG.unsupported) }
+      : null;
+    plans.set(typeName, plan);
+  }
+  return plan ?? undefined;
+}
+
+function fieldPlan([name, id, scalar, flags, ref = '', value = '']: WireFieldRow): FieldPlan {
+  const wire = scalar === '' ? 2 : (WIRE_TYPE[scalar] as number);
+  if (flags & FLAG.map) {
+    const keyScalar = ref;
+    return {
+      name,
+      scalar,
+      flags,
+      tag: ((id << 3) | 2) >>> 0,
+      message: value,
+      keyScalar,
+      keyTag: 8 | (WIRE_TYPE[keyScalar] as number),
+      valueTag: 16 | wire,
+    };
+  }
+  const tag = ((id << 3) | (flags & FLAG.packed ? 2 : wire)) >>> 0;
+  return { name, scalar, flags, tag, message: ref, keyScalar: '', keyTag: 0, valueTag: 0 };
+}
