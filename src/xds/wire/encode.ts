@@ -58,17 +58,34 @@ function writeMessage(w: WireWriter, plan: MessagePlan, m: Record<string, unknow
   if (depth > RECURSION_LIMIT) throw new UnsupportedValue('max depth exceeded');
   if (m.$unknowns != null && hasOwn.call(m, '$unknowns')) throw new UnsupportedValue('$unknowns');
   const { fields } = plan;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i] as FieldPlan;
-    const v = m[f.name];
-    if (v == null || !hasOwn.call(m, f.name)) continue;
-    if (f.flags & FLAG.map) writeMap(w, f, v, depth);
-    else if (f.flags & FLAG.repeated) writeList(w, f, v as readonly unknown[], depth);
-    else if (f.scalar === '') writeSub(w, f.tag, f.message, v, depth);
-    else if (!(f.flags & FLAG.implicit) || !isDefault(f.scalar, v)) {
-      w.uint32(f.tag);
-      writeScalar(w, f.scalar, v);
-    }
+  if (fields.length <= SPARSE_FROM_FIELDS) {
+    for (let i = 0; i < fields.length; i++) writeField(w, fields[i] as FieldPlan, m, depth);
+    return;
+  }
+  // A large type (a Cluster declares ~50 fields) usually has a few set: visit those, by field number.
+  const keys = Object.keys(m);
+  const present: number[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const at = plan.position.get(keys[i] as string);
+    if (at !== undefined) present.push(at);
+  }
+  present.sort(byNumber);
+  for (let i = 0; i < present.length; i++) writeField(w, fields[present[i] as number] as FieldPlan, m, depth);
+}
+
+/** Types with more fields than this are written by their own keys (message objects are plain data: every field an own enumerable property). */
+const SPARSE_FROM_FIELDS = 10;
+const byNumber = (a: number, b: number): number => a - b;
+
+function writeField(w: WireWriter, f: FieldPlan, m: Record<string, unknown>, depth: number): void {
+  const v = m[f.name];
+  if (v == null || !hasOwn.call(m, f.name)) return;
+  if (f.flags & FLAG.map) writeMap(w, f, v, depth);
+  else if (f.flags & FLAG.repeated) writeList(w, f, v as readonly unknown[], depth);
+  else if (f.scalar === '') writeSub(w, f.tag, f.message, v, depth);
+  else if (!(f.flags & FLAG.implicit) || !isDefault(f.scalar, v)) {
+    w.uint32(f.tag);
+    writeScalar(w, f.scalar, v);
   }
 }
 

@@ -47,7 +47,10 @@ export interface FieldPlan {
 
 export interface MessagePlan {
   readonly typeName: string;
+  /** In field number order. */
   readonly fields: readonly FieldPlan[];
+  /** Field name → its position in `fields`. */
+  readonly position: ReadonlyMap<string, number>;
   /** A field the writer does not handle (a group, a required field): the message goes to protobufjs. */
   readonly unsupported: boolean;
 }
@@ -60,7 +63,12 @@ export function planOf(typeName: string): MessagePlan | undefined {
   if (plan === undefined) {
     const rows = (schema as WireSchema)[typeName];
     plan = rows
-      ? { typeName, fields: rows.map(fieldPlan), unsupported: rows.some((r) => r[3] & FLAG.unsupported) }
+      ? {
+          typeName,
+          fields: rows.map(fieldPlan),
+          position: new Map(rows.map((r, i) => [r[0], i])),
+          unsupported: rows.some((r) => r[3] & FLAG.unsupported),
+        }
       : null;
     plans.set(typeName, plan);
   }
