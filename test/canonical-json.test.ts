@@ -50,7 +50,7 @@ test('canonicalJson writes exactly what the reference wrote', () => {
     {},
     sparse,
     [undefined, () => 1, Symbol('s'), null],
-    { b: 1, a: [{ z: undefined, y: 'x' }], 'é': { '': 0 }, B: false, fn: () => 1 },
+    { b: 1, a: [{ z: undefined, y: 'x' }], é: { '': 0 }, B: false, fn: () => 1 },
     Object.assign(Object.create(null) as object, { __proto__: 1, k: [sparse, { n: null }] }),
     { deep: { deeper: { deepest: [[[]], [{}], 'x'] } } },
   ];
