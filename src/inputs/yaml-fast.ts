@@ -32,6 +32,7 @@ export function parseYamlFast(text: string, maxDocumentChars: number): unknown[]
 }
 
 /** A byte-order mark or a control character (the library reports or strips them): not here. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNUSUAL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufeff]/;
 /** Deeper indentation than this is not a manifest; the parser here recurses once per level. */
 const MAX_INDENT = 1000;

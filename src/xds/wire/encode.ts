@@ -6,10 +6,10 @@
  * `$unknowns`, a 64-bit value that is not a number, bytes given as base64 text, a lone surrogate)
  * throws UnsupportedValue, and the caller encodes that message with protobufjs instead.
  *
- * Sub-messages of the types in SHARED_TYPES (one object reused by many resources: a transport
+ * Sub-messages of the shared types below (one object reused by many resources: a transport
  * socket, a retry policy, a packed filter) are written once per object and their bytes reused.
  */
-import { FLAG, planOf, type FieldPlan, type MessagePlan } from './schema.js';
+import { FLAG, Kind, planOf, setSharedTypes, subPlan, type FieldPlan, type MessagePlan } from './schema.js';
 import { UnsupportedValue, WireWriter } from './writer.js';
 
 /** protobufjs's `util.recursionLimit`. */
@@ -21,12 +21,14 @@ const RECURSION_LIMIT = 100;
  * mostly one per resource (Metadata, Struct, OutlierDetection) are not: keeping their bytes would
  * cost memory for nothing.
  */
-const SHARED_TYPES = new Set([
-  'envoy.config.core.v3.TransportSocket',
-  'envoy.config.route.v3.RetryPolicy',
-  'envoy.config.core.v3.ConfigSource',
-  'google.protobuf.Any',
-]);
+setSharedTypes(
+  new Set([
+    'envoy.config.core.v3.TransportSocket',
+    'envoy.config.route.v3.RetryPolicy',
+    'envoy.config.core.v3.ConfigSource',
+    'google.protobuf.Any',
+  ]),
+);
 const shared = new WeakMap<object, Uint8Array>();
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -82,10 +84,10 @@ function writeField(w: WireWriter, f: FieldPlan, m: Record<string, unknown>, dep
   if (v == null || !hasOwn.call(m, f.name)) return;
   if (f.flags & FLAG.map) writeMap(w, f, v, depth);
   else if (f.flags & FLAG.repeated) writeList(w, f, v as readonly unknown[], depth);
-  else if (f.scalar === '') writeSub(w, f.tag, f.message, v, depth);
-  else if (!(f.flags & FLAG.implicit) || !isDefault(f.scalar, v)) {
+  else if (f.kind === Kind.Message) writeSub(w, f.tag, f, v, depth);
+  else if (!(f.flags & FLAG.implicit) || !isDefault(f.kind, v)) {
     w.uint32(f.tag);
-    writeScalar(w, f.scalar, v);
+    writeScalar(w, f.kind, v);
   }
 }
 
@@ -94,14 +96,14 @@ function writeList(w: WireWriter, f: FieldPlan, list: readonly unknown[], depth:
   if (f.flags & FLAG.packed) {
     w.uint32(f.tag);
     const at = w.fork();
-    for (let i = 0; i < list.length; i++) writeScalar(w, f.scalar, list[i]);
+    for (let i = 0; i < list.length; i++) writeScalar(w, f.kind, list[i]);
     w.ldelim(at);
-  } else if (f.scalar === '') {
-    for (let i = 0; i < list.length; i++) writeSub(w, f.tag, f.message, list[i], depth);
+  } else if (f.kind === Kind.Message) {
+    for (let i = 0; i < list.length; i++) writeSub(w, f.tag, f, list[i], depth);
   } else {
     for (let i = 0; i < list.length; i++) {
       w.uint32(f.tag);
-      writeScalar(w, f.scalar, list[i]);
+      writeScalar(w, f.kind, list[i]);
     }
   }
 }
@@ -116,23 +118,22 @@ function writeMap(w: WireWriter, f: FieldPlan, map: unknown, depth: number): voi
     const at = w.fork();
     w.uint32(f.keyTag);
     w.string(key);
-    if (f.scalar === '') writeSub(w, f.valueTag, f.message, entries[key], depth);
+    if (f.kind === Kind.Message) writeSub(w, f.valueTag, f, entries[key], depth);
     else {
       w.uint32(f.valueTag);
-      writeScalar(w, f.scalar, entries[key]);
+      writeScalar(w, f.kind, entries[key]);
     }
     w.ldelim(at);
   }
 }
 
-/** A sub-message as a length-delimited field (`tag`, length, body). */
-function writeSub(w: WireWriter, tag: number, typeName: string, v: unknown, depth: number): void {
-  if (typeof v !== 'object' || v === null) throw new UnsupportedValue(`${typeName}: not an object`);
-  const plan = planOf(typeName);
-  if (!plan || plan.unsupported) throw new UnsupportedValue(`${typeName}: not in the schema`);
+/** A sub-message (of field `f`'s type) as a length-delimited field (`tag`, length, body). */
+function writeSub(w: WireWriter, tag: number, f: FieldPlan, v: unknown, depth: number): void {
+  if (typeof v !== 'object' || v === null) throw new UnsupportedValue(`${f.message}: not an object`);
+  const plan = subPlan(f);
+  if (!plan || plan.unsupported) throw new UnsupportedValue(`${f.message}: not in the schema`);
   w.uint32(tag);
-  const cacheable = SHARED_TYPES.has(typeName);
-  if (cacheable) {
+  if (plan.shared) {
     const hit = shared.get(v);
     if (hit) return w.bytes(hit);
   }
@@ -140,25 +141,23 @@ function writeSub(w: WireWriter, tag: number, typeName: string, v: unknown, dept
   writeMessage(w, plan, v as Record<string, unknown>, depth + 1);
   const len = w.pos - at - 1;
   w.ldelim(at);
-  if (cacheable) shared.set(v, w.buf.slice(w.pos - len, w.pos));
+  if (plan.shared) shared.set(v, w.buf.slice(w.pos - len, w.pos));
 }
 
-function isDefault(scalar: string, v: unknown): boolean {
-  switch (scalar) {
-    case 'bool':
+function isDefault(kind: Kind, v: unknown): boolean {
+  switch (kind) {
+    case Kind.Bool:
       return v === false;
-    case 'string':
+    case Kind.String:
       return v === '';
-    case 'bytes':
-      return (v as { length?: number }).length === 0 || !(v as { length?: number }).length;
-    case 'double':
-    case 'float':
+    case Kind.Bytes:
+      return !(v as { length?: number }).length;
+    case Kind.Double:
+    case Kind.Float:
       return Object.is(v, 0);
-    case 'int64':
-    case 'uint64':
-    case 'sint64':
-    case 'fixed64':
-    case 'sfixed64':
+    case Kind.Int64:
+    case Kind.Sint64:
+    case Kind.Fixed64:
       if (typeof v !== 'number') throw new UnsupportedValue('64-bit value that is not a number');
       return v === 0;
     default:
@@ -166,41 +165,38 @@ function isDefault(scalar: string, v: unknown): boolean {
   }
 }
 
-function writeScalar(w: WireWriter, scalar: string, v: unknown): void {
-  switch (scalar) {
-    case 'string':
+function writeScalar(w: WireWriter, kind: Kind, v: unknown): void {
+  switch (kind) {
+    case Kind.String:
       if (typeof v !== 'string') throw new UnsupportedValue('string field that is not a string');
       return w.string(v);
-    case 'bytes':
+    case Kind.Bytes:
       if (!(v instanceof Uint8Array)) throw new UnsupportedValue('bytes field that is not a Uint8Array');
       return w.bytes(v);
-    case 'bool':
+    case Kind.Bool:
       return w.bool(v);
   }
-  if (typeof v !== 'number') throw new UnsupportedValue(`${scalar} field that is not a number`);
-  switch (scalar) {
-    case 'int32':
+  if (typeof v !== 'number') throw new UnsupportedValue('number field that is not a number');
+  switch (kind) {
+    case Kind.Int32:
       return w.int32(v);
-    case 'uint32':
+    case Kind.Uint32:
       return w.uint32(v);
-    case 'sint32':
+    case Kind.Sint32:
       return w.sint32(v);
-    case 'fixed32':
-    case 'sfixed32':
+    case Kind.Fixed32:
       return w.fixed32(v);
-    case 'double':
+    case Kind.Double:
       return w.double(v);
-    case 'float':
+    case Kind.Float:
       return w.float(v);
-    case 'int64':
-    case 'uint64':
+    case Kind.Int64:
       return w.int64(v);
-    case 'sint64':
+    case Kind.Sint64:
       return w.sint64(v);
-    case 'fixed64':
-    case 'sfixed64':
+    case Kind.Fixed64:
       return w.fixed64(v);
     default:
-      throw new UnsupportedValue(`scalar type ${scalar}`);
+      throw new UnsupportedValue(`scalar kind ${kind}`);
   }
 }

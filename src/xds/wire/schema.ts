@@ -30,15 +30,55 @@ const WIRE_TYPE: Readonly<Record<string, number>> = {
   bytes: 2,
 };
 
+/** How a scalar is written (integers, so the writer switches on small numbers). */
+export const enum Kind {
+  Message,
+  String,
+  Bytes,
+  Bool,
+  Int32,
+  Uint32,
+  Sint32,
+  Fixed32,
+  Double,
+  Float,
+  Int64,
+  Sint64,
+  Fixed64,
+}
+
+const KIND: Readonly<Record<string, Kind>> = {
+  '': Kind.Message,
+  string: Kind.String,
+  bytes: Kind.Bytes,
+  bool: Kind.Bool,
+  int32: Kind.Int32,
+  uint32: Kind.Uint32,
+  sint32: Kind.Sint32,
+  fixed32: Kind.Fixed32,
+  sfixed32: Kind.Fixed32,
+  double: Kind.Double,
+  float: Kind.Float,
+  int64: Kind.Int64,
+  uint64: Kind.Int64,
+  sint64: Kind.Sint64,
+  fixed64: Kind.Fixed64,
+  sfixed64: Kind.Fixed64,
+};
+
 export interface FieldPlan {
   readonly name: string;
   /** The scalar type, or '' for a message. */
   readonly scalar: string;
+  /** How the scalar (or a map's value) is written. */
+  readonly kind: Kind;
   readonly flags: number;
   /** Tag of one element (packed: the tag of the whole list, wire type 2). */
   readonly tag: number;
-  /** A message field's (or map value's) type plan, resolved on first use. */
+  /** A message field's (or map value's) type name; its plan is `subPlan(field)`. */
   readonly message: string;
+  /** Set on first use by `subPlan`. */
+  sub?: MessagePlan | null;
   /** Map fields: the key's scalar type and the entry's key/value tags. */
   readonly keyScalar: string;
   readonly keyTag: number;
@@ -53,6 +93,21 @@ export interface MessagePlan {
   readonly position: ReadonlyMap<string, number>;
   /** A field the writer does not handle (a group, a required field): the message goes to protobufjs. */
   readonly unsupported: boolean;
+  /** Objects of this type are shared between resources: their bytes are kept per object (encode.ts). */
+  readonly shared: boolean;
+}
+
+/** Types whose bytes are kept per object (see encode.ts). */
+let sharedTypes: ReadonlySet<string> = new Set();
+export function setSharedTypes(types: ReadonlySet<string>): void {
+  sharedTypes = types;
+  plans.clear();
+}
+
+/** The plan of a message field's type (resolved once per field). */
+export function subPlan(f: FieldPlan): MessagePlan | null {
+  if (f.sub === undefined) f.sub = planOf(f.message) ?? null;
+  return f.sub;
 }
 
 const plans = new Map<string, MessagePlan | null>();
@@ -68,6 +123,7 @@ export function planOf(typeName: string): MessagePlan | undefined {
           fields: rows.map(fieldPlan),
           position: new Map(rows.map((r, i) => [r[0], i])),
           unsupported: rows.some((r) => r[3] & FLAG.unsupported),
+          shared: sharedTypes.has(typeName),
         }
       : null;
     plans.set(typeName, plan);
@@ -82,6 +138,7 @@ function fieldPlan([name, id, scalar, flags, ref = '', value = '']: WireFieldRow
     return {
       name,
       scalar,
+      kind: KIND[scalar] as Kind,
       flags,
       tag: ((id << 3) | 2) >>> 0,
       message: value,
@@ -91,5 +148,5 @@ function fieldPlan([name, id, scalar, flags, ref = '', value = '']: WireFieldRow
     };
   }
   const tag = ((id << 3) | (flags & FLAG.packed ? 2 : wire)) >>> 0;
-  return { name, scalar, flags, tag, message: ref, keyScalar: '', keyTag: 0, valueTag: 0 };
+  return { name, scalar, kind: KIND[scalar] as Kind, flags, tag, message: ref, keyScalar: '', keyTag: 0, valueTag: 0 };
 }
