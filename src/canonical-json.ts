@@ -24,14 +24,29 @@ function jsonText(v: unknown): string | undefined {
       return v.toString();
     case 'object': {
       if (v === null) return 'null';
-      if (Array.isArray(v)) return `[${v.map((x) => jsonText(x) ?? 'null').join(',')}]`;
-      const o = v as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const k of Object.keys(o).sort()) {
-        const x = jsonText(o[k]);
-        if (x !== undefined) parts.push(`${JSON.stringify(k)}:${x}`);
+      // Built by concatenation (no per-member arrays): this runs over every stored object.
+      if (Array.isArray(v)) {
+        let text = '[';
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) text += ',';
+          const x: unknown = v[i];
+          // A hole gives nothing between its commas, as Array.prototype.map + join always wrote it.
+          if (x !== undefined || i in v) text += jsonText(x) ?? 'null';
+        }
+        return text + ']';
       }
-      return `{${parts.join(',')}}`;
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o).sort();
+      let text = '{';
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i] as string;
+        const x = jsonText(o[k]);
+        if (x === undefined) continue;
+        text += first ? JSON.stringify(k) + ':' + x : ',' + JSON.stringify(k) + ':' + x;
+        first = false;
+      }
+      return text + '}';
     }
     default:
       return undefined;

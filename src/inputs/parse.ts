@@ -6,6 +6,7 @@
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { INPUT_LIMITS, jsonSizeExceeds, mib, TOO_LARGE } from './limits.js';
+import { parseYamlFast } from './yaml-fast.js';
 
 /** One object as written by the user, with where it came from. */
 export interface RawDocument {
@@ -29,7 +30,8 @@ export function parseDocuments(text: string, file: string): ParseResult {
   const docs: RawDocument[] = [];
   const diagnostics: Diagnostic[] = [];
   const values = looksLikeJson(text) ? parseJson(text) : undefined;
-  const parsed = values ?? parseYaml(text, file, diagnostics);
+  // Common block-style YAML takes the fast path (yaml-fast.ts); anything else, errors included, the library.
+  const parsed = values ?? parseYamlFast(text, INPUT_LIMITS.maxObjectBytes) ?? parseYaml(text, file, diagnostics);
   for (const [index, value] of parsed.entries()) {
     if (value === undefined) continue; // a YAML document that failed; already reported
     addDocument(value, file, index, docs, diagnostics, false);
@@ -91,7 +93,8 @@ function parseJson(text: string): unknown[] | undefined {
   }
 }
 
-function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unknown[] {
+/** The `yaml` library's reading of a file, every document's problem a diagnostic. */
+export function parseYaml(text: string, file: string, diagnostics: Diagnostic[]): unknown[] {
   const out: unknown[] = [];
   let documents;
   try {

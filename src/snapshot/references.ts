@@ -3,15 +3,8 @@
  * ClusterLoadAssignments an EDS cluster needs, the clusters routes and TCP proxies send to.
  * Read from the typed message objects; filters packed in `Any` are decoded.
  */
-import {
-  decodeMessage,
-  envoy,
-  type Any,
-  type Cluster,
-  type HttpConnectionManager,
-  type Listener,
-  type RouteConfiguration,
-} from '../xds/proto.js';
+import protobuf from 'protobufjs/minimal.js';
+import { decodeMessage, envoy, type Any, type Cluster, type Listener, type RouteConfiguration } from '../xds/proto.js';
 import { TypeName, typeNameOf, type XdsType } from '../xds/type-urls.js';
 
 export interface ResourceRefs {
@@ -79,23 +72,55 @@ function networkFilterRefs(any: Any, refs: ResourceRefs): void {
 function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
   const typeName = typeNameOf(any.type_url ?? '');
   if (typeName !== TypeName.HttpConnectionManager && typeName !== TypeName.TcpProxy) return;
+  const bytes = any.value ?? new Uint8Array();
+  if (typeName === TypeName.HttpConnectionManager) {
+    try {
+      hcmRefs(bytes, refs);
+    } catch {
+      refs.undecodable.push(typeName);
+    }
+    return;
+  }
   let decoded: object;
   try {
-    decoded = decodeMessage(typeName, any.value ?? new Uint8Array());
+    decoded = decodeMessage(typeName, bytes);
   } catch {
     refs.undecodable.push(typeName);
     return;
   }
-  if (typeName === TypeName.HttpConnectionManager) {
-    const hcm = decoded as HttpConnectionManager;
-    const rds = hcm.rds?.route_config_name;
-    if (hcm.rds) refs.routes.push(rds ?? '');
-    if (hcm.route_config) routeConfigRefs(hcm.route_config, refs);
-  } else {
+  {
     const tcp = decoded as TcpProxy;
     if (tcp.cluster) refs.clusters.push(tcp.cluster);
     for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
   }
+}
+
+const Rds = envoy.extensions.filters.network.http_connection_manager.v3.Rds;
+const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
+/** HttpConnectionManager's `rds` (3) and `route_config` (4): the only fields that name other resources. */
+const HCM_RDS = 3;
+const HCM_ROUTE_CONFIG = 4;
+
+/**
+ * An HttpConnectionManager's references, read from its bytes: `rds` and `route_config` are decoded,
+ * the other fields (the HTTP filters, a large part of every listener) are skipped, not decoded:
+ * the consistency check runs on every build, over every listener.
+ */
+function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
+  const reader = protobuf.Reader.create(bytes);
+  // As a full decode would: a field given twice keeps its last value.
+  let rds: string | undefined;
+  let routeConfig: RouteConfiguration | undefined;
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const field = tag >>> 3;
+    if (field === HCM_RDS && (tag & 7) === 2) rds = Rds.decode(reader, reader.uint32()).route_config_name ?? '';
+    else if (field === HCM_ROUTE_CONFIG && (tag & 7) === 2)
+      routeConfig = RouteConfigurationCodec.decode(reader, reader.uint32());
+    else reader.skipType(tag & 7);
+  }
+  if (rds !== undefined) refs.routes.push(rds);
+  if (routeConfig) routeConfigRefs(routeConfig, refs);
 }
 
 function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs): void {

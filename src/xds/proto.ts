@@ -8,6 +8,7 @@
 import * as root from './gen/envoy.js';
 import { envoy, google } from './gen/envoy.js';
 import { typeUrl, TypeName } from './type-urls.js';
+import { encodeFast } from './wire/encode.js';
 
 export { envoy, google };
 
@@ -63,8 +64,16 @@ function mustCodec(typeName: string): MessageCodec<object> {
   return codec;
 }
 
-/** Encodes a message given as plain `$Properties`. Map keys are written in insertion order: build them sorted. */
+/**
+ * Encodes a message given as plain `$Properties`. Map keys are written in insertion order: build them sorted.
+ * The fast writer (wire/) writes it when it can, else protobufjs: the bytes are the same (test/xds/wire-encode).
+ */
 export function encodeMessage(typeName: string, message: object): Uint8Array {
+  return encodeFast(typeName, message) ?? encodeWithProtobufjs(typeName, message);
+}
+
+/** protobufjs's encoding: the reference the fast writer is tested against. */
+export function encodeWithProtobufjs(typeName: string, message: object): Uint8Array {
   return compactBytes(mustCodec(typeName).encode(message).finish());
 }
 

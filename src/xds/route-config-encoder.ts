@@ -17,10 +17,10 @@
  * out), so cached bytes stay valid for as long as the object lives.
  */
 import protobuf from 'protobufjs/minimal.js';
-import { compactBytes, envoy, type RouteConfiguration, type VirtualHost } from './proto.js';
+import { encodeMessage, type RouteConfiguration, type VirtualHost } from './proto.js';
+import { TypeName } from './type-urls.js';
 
-const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
-const VirtualHostCodec = envoy.config.route.v3.VirtualHost;
+const VIRTUAL_HOST = 'envoy.config.route.v3.VirtualHost';
 
 /** Field 2 (`virtual_hosts`), wire type 2 (length-delimited). */
 export const VIRTUAL_HOSTS_TAG = (2 << 3) | 2;
@@ -34,7 +34,7 @@ export const routeConfigEncoderStats = { virtualHostEncodes: 0 };
 export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
   let bytes = vhBytes.get(vh);
   if (!bytes) {
-    bytes = compactBytes(VirtualHostCodec.encode(vh).finish());
+    bytes = encodeMessage(VIRTUAL_HOST, vh);
     vhBytes.set(vh, bytes);
     routeConfigEncoderStats.virtualHostEncodes++;
   }
@@ -85,9 +85,9 @@ export function routeConfigurationEnds(rc: RouteConfiguration): {
   const { name, virtual_hosts: _vhosts, ...after } = rc;
   const head =
     name != null && Object.prototype.hasOwnProperty.call(rc, 'name') && name !== ''
-      ? compactBytes(RouteConfigurationCodec.encode({ name }).finish())
+      ? encodeMessage(TypeName.RouteConfiguration, { name })
       : EMPTY;
-  const tail = compactBytes(RouteConfigurationCodec.encode(after).finish());
+  const tail = encodeMessage(TypeName.RouteConfiguration, after);
   return { head, tail };
 }
 

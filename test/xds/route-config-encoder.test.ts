@@ -6,7 +6,7 @@ import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet, parseDocuments, type RawDocument } from '../../src/inputs/index.js';
-import { encodeMessage, type RouteConfiguration } from '../../src/xds/proto.js';
+import { encodeWithProtobufjs, type RouteConfiguration } from '../../src/xds/proto.js';
 import { encodeRouteConfiguration, routeConfigEncoderStats } from '../../src/xds/route-config-encoder.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import { BOOKINFO_STATE, EXAMPLES, ISTIO_SAMPLES } from '../helpers/paths.js';
@@ -26,11 +26,11 @@ function allRouteConfigs(output: CompileOutput): [string, RouteConfiguration][] 
 function assertSameBytes(output: CompileOutput): number {
   const rcs = allRouteConfigs(output);
   for (const [id, rc] of rcs) {
-    const expected = encodeMessage(TypeName.RouteConfiguration, rc);
+    const expected = encodeWithProtobufjs(TypeName.RouteConfiguration, rc);
     const actual = encodeRouteConfiguration(rc);
     assert.ok(
       Buffer.from(actual).equals(Buffer.from(expected)),
-      `${id}: ${actual.length} bytes, encodeMessage gives ${expected.length}`,
+      `${id}: ${actual.length} bytes, protobufjs gives ${expected.length}`,
     );
   }
   return rcs.length;
@@ -45,7 +45,7 @@ const bookstoreFiles = (): string[] => [
   ...readdirSync(join(BOOKSTORE, 'traffic')).map((f) => join(BOOKSTORE, 'traffic', f)),
 ];
 
-test('bookinfo and bookstore: byte-identical to encodeMessage for every route config', () => {
+test('bookinfo and bookstore: byte-identical to protobufjs for every route config', () => {
   const scenarios = [
     [BOOKINFO_STATE],
     [
@@ -88,7 +88,9 @@ test('edge cases: no name, no virtual hosts, empty config, fields after virtual_
   ];
   for (const rc of cases) {
     assert.ok(
-      Buffer.from(encodeRouteConfiguration(rc)).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc))),
+      Buffer.from(encodeRouteConfiguration(rc)).equals(
+        Buffer.from(encodeWithProtobufjs(TypeName.RouteConfiguration, rc)),
+      ),
       JSON.stringify(rc).slice(0, 80),
     );
   }
@@ -126,7 +128,7 @@ test("synthetic mesh: byte-identical; another namespace only encodes its own ser
     before = routeConfigEncoderStats.virtualHostEncodes;
     const bytes = encodeRouteConfiguration(rc(ns));
     assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, own(ns), ns);
-    assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc(ns)))));
+    assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeWithProtobufjs(TypeName.RouteConfiguration, rc(ns)))));
   }
 
   before = routeConfigEncoderStats.virtualHostEncodes;
@@ -161,5 +163,5 @@ test('bookinfo: a second client namespace without services of its own costs no v
   before = routeConfigEncoderStats.virtualHostEncodes;
   const bytes = encodeRouteConfiguration(rc('team-b'));
   assert.equal(routeConfigEncoderStats.virtualHostEncodes - before, 0);
-  assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeMessage(TypeName.RouteConfiguration, rc('team-b')))));
+  assert.ok(Buffer.from(bytes).equals(Buffer.from(encodeWithProtobufjs(TypeName.RouteConfiguration, rc('team-b')))));
 });

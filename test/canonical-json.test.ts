@@ -1,0 +1,59 @@
+/**
+ * canonicalJson is the text behind every digest: its output must never change. Checked against
+ * the reference it replaced (arrays mapped and joined) on varied values, holes and `undefined`
+ * members included, and against JSON.parse for plain values.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { canonicalJson } from '../src/canonical-json.js';
+
+function reference(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'number':
+      return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return v.toString();
+    case 'object': {
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return `[${v.map((x) => reference(x) ?? 'null').join(',')}]`;
+      const o = v as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const k of Object.keys(o).sort()) {
+        const x = reference(o[k]);
+        if (x !== undefined) parts.push(`${JSON.stringify(k)}:${x}`);
+      }
+      return `{${parts.join(',')}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+test('canonicalJson writes exactly what the reference wrote', () => {
+  // eslint-disable-next-line no-sparse-arrays
+  const sparse = [1, , 3];
+  const values: unknown[] = [
+    null,
+    0,
+    -0,
+    1.5e300,
+    NaN,
+    Infinity,
+    'é "quoted" \n \u2028 🚀',
+    true,
+    12345678901234567890n,
+    [],
+    {},
+    sparse,
+    [undefined, () => 1, Symbol('s'), null],
+    { b: 1, a: [{ z: undefined, y: 'x' }], é: { '': 0 }, B: false, fn: () => 1 },
+    Object.assign(Object.create(null) as object, { __proto__: 1, k: [sparse, { n: null }] }),
+    { deep: { deeper: { deepest: [[[]], [{}], 'x'] } } },
+  ];
+  for (const v of values) assert.equal(canonicalJson(v), reference(v) ?? 'null', String(reference(v)));
+  assert.equal(canonicalJson({ b: [1, { d: 2, c: 'x' }], a: 'y' }), '{"a":"y","b":[1,{"c":"x","d":2}]}');
+});
