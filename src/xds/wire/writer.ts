@@ -8,6 +8,9 @@ const utf8 = new TextEncoder();
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** A value the writer does not write as protobufjs would (the caller falls back to protobufjs). */
+/** Node's Buffer, looked up (not imported): this module also runs where there is none. */
+const NodeBuffer = (globalThis as { Buffer?: { allocUnsafe(size: number): Uint8Array } }).Buffer;
+
 export class UnsupportedValue extends Error {
   override readonly name = 'UnsupportedValue';
 }
@@ -27,9 +30,16 @@ export class WireWriter {
     return this;
   }
 
-  /** The bytes written, in an exactly sized array of their own. */
+  /**
+   * The bytes written, in an exactly sized array of their own: a Node Buffer where there is one,
+   * as protobufjs hands out (a plain Uint8Array elsewhere, e.g. workerd), so callers see one type
+   * whichever encoder wrote the bytes.
+   */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    if (NodeBuffer === undefined) return this.buf.slice(0, this.pos);
+    const out = NodeBuffer.allocUnsafe(this.pos);
+    out.set(this.buf.subarray(0, this.pos));
+    return out;
   }
 
   private ensure(n: number): void {
