@@ -68,7 +68,10 @@ async function switchOnce(
     reached,
     total,
     ...(lasts.length
-      ? { publishToLastMs: Math.max(...lasts) - published, fanoutMs: Math.max(...lasts) - Math.min(...firsts) }
+      ? {
+          publishToLastMs: Math.round(Math.max(...lasts) - published),
+          fanoutMs: Math.round(Math.max(...lasts) - Math.min(...firsts)),
+        }
       : {}),
   };
 }

@@ -181,9 +181,10 @@ export async function measureRelay(levels: readonly number[] = [1000, 5000, 10_0
       const reached = waits.reduce((s, w) => s + Number(w.reached ?? 0), 0);
       level.switch = { reached, total: held };
       if (lasts.length) {
-        level.switch.publishToFirstMs = Math.min(...firsts) - published;
-        level.switch.publishToLastMs = Math.max(...lasts) - published;
-        level.switch.fanoutMs = Math.max(...lasts) - Math.min(...firsts);
+        // Client times are sub-millisecond (performance clock): whole milliseconds are enough here.
+        level.switch.publishToFirstMs = Math.round(Math.min(...firsts) - published);
+        level.switch.publishToLastMs = Math.round(Math.max(...lasts) - published);
+        level.switch.fanoutMs = Math.round(Math.max(...lasts) - Math.min(...firsts));
       }
       const bound = pushBound(bucketsBefore, edsPushBuckets(await relay.getText('/metrics')));
       if (bound !== undefined) level.relayEdsPushWithinMs = bound;
