@@ -7,17 +7,11 @@
  * Skipped with the reason when no real API server is reachable.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
-import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
-import { ManualClock } from '../../src/watch/clock.js';
-import { Watcher } from '../../src/watch/watcher.js';
-import { until } from '../helpers/fake-apiserver/wait.js';
 import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
+import { startRealWatch } from './real-watch.js';
 import { endpointIps, recompileStored, servedFromStore } from './watch-harness.js';
 
 const NS = `meshsnap-watch-${Date.now().toString(36)}`;
@@ -138,72 +132,45 @@ test(
     await create(endpoints('productpage', [{ ip: '10.250.0.20', pod: 'productpage-v1-1' }]));
     await create(destinationRule);
 
-    const dir = await mkdtemp(join(tmpdir(), 'meshsnap-watch-real-'));
-    const store = new LocalStore(dir);
-    const clock = new ManualClock(1_000_000);
-    const logs: Record<string, unknown>[] = [];
-    const watcher = new Watcher({
-      kubeConfig: server.kc,
-      store,
-      channel: 'main',
-      clock,
-      backoff: { initialMs: 50, maxMs: 500 },
-      crdPollMs: 200,
-      hasher: nodeSha256Hex,
-      log: (e) => logs.push(e),
-      namespaces: [NS],
-    });
-    let seen = 0;
-    const settle = async (events: number) => {
-      await until(() => watcher.eventsSeen >= seen + events, 30_000, `${events} events`);
-      await until(() => watcher.synced, 30_000, 'sync');
-      seen = watcher.eventsSeen;
-      clock.advance(100);
-      await watcher.idle();
-      clock.advance(100);
-      await watcher.idle();
-      const failed = logs.find((l) => l.level === 'error');
-      if (failed) throw new Error(`watcher: ${JSON.stringify(failed)}`);
+    const w = await startRealWatch(server.kc, NS);
+    const servedAt = (record: VersionRecord) => servedFromStore(w.store, record, PRODUCTPAGE);
+    /** Provenance changes of every version after `from` up to `to` (another test's objects may publish between). */
+    const changesSince = async (from: number, to: number) => {
+      const out: { kind: string; resourceVersion?: string }[] = [];
+      for (let v = from + 1; v <= to; v++)
+        out.push(...((await w.store.getVersion('main', v))?.provenance?.changes ?? []));
+      return out;
     };
-    const head = async (): Promise<VersionRecord> => {
-      const h = await store.readChannel('main');
-      assert.ok(h, 'a head');
-      return (await store.getVersion('main', h.version)) as VersionRecord;
+    type RouteConfig = {
+      virtual_hosts: {
+        name: string;
+        routes: { route?: { weighted_clusters?: { clusters: { name: string; weight: number }[] } } }[];
+      }[];
     };
+    const weights = async (record: VersionRecord) =>
+      ((await servedAt(record)).routes.get('9080') as RouteConfig | undefined)?.virtual_hosts
+        .find((v) => v.name === `${REVIEWS}:9080`)
+        ?.routes[0]?.route?.weighted_clusters?.clusters.map((c) => [c.name, c.weight]);
     try {
-      await watcher.start();
-      await settle(0);
-      let record = await head();
+      let record = await w.until('the first round', () => true);
       assert.equal(record.version, 1);
-      let served = await servedFromStore(store, record, PRODUCTPAGE);
+      let served = await servedAt(record);
       assert.ok(served.clusters.has(`outbound|9080|v2|${REVIEWS}`), 'subset clusters from the DestinationRule');
       assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080||${REVIEWS}`)), ['10.250.0.11']);
-      assert.equal(await recompileStored(store, record), record.digest, 'stored inputs recompile to the same digest');
+      assert.equal(await recompileStored(w.store, record), record.digest, 'stored inputs recompile to the same digest');
 
       // A VirtualService accepted by the real server: a new version whose provenance carries its resourceVersion.
       const vs = (await objects.create(virtualService([80, 20]))) as Obj;
       created.push(virtualService([80, 20]));
-      await settle(1);
-      record = await head();
-      assert.equal(record.version, 2);
-      const change = record.provenance?.changes.find((c) => c.kind === 'VirtualService');
+      let before = record.version;
+      record = await w.until('the 80/20 split', async (h) => (await weights(h)) !== undefined);
+      assert.ok(record.version > before);
+      assert.deepEqual(await weights(record), [
+        [`outbound|9080|v1|${REVIEWS}`, 80],
+        [`outbound|9080|v2|${REVIEWS}`, 20],
+      ]);
+      const change = (await changesSince(before, record.version)).find((c) => c.kind === 'VirtualService');
       assert.equal(change?.resourceVersion, vs.metadata?.resourceVersion);
-      served = await servedFromStore(store, record, PRODUCTPAGE);
-      const vh = (
-        served.routes.get('9080') as {
-          virtual_hosts: {
-            name: string;
-            routes: { route?: { weighted_clusters?: { clusters: { name: string; weight: number }[] } } }[];
-          }[];
-        }
-      ).virtual_hosts.find((v) => v.name === `${REVIEWS}:9080`);
-      assert.deepEqual(
-        vh?.routes[0]?.route?.weighted_clusters?.clusters.map((c) => [c.name, c.weight]),
-        [
-          [`outbound|9080|v1|${REVIEWS}`, 80],
-          [`outbound|9080|v2|${REVIEWS}`, 20],
-        ],
-      );
 
       // An endpoint change: the second reviews pod becomes an endpoint.
       await objects.replace({
@@ -213,24 +180,26 @@ test(
         ]),
         metadata: { name: 'reviews', namespace: NS },
       });
-      await settle(1);
-      record = await head();
-      assert.equal(record.version, 3);
-      served = await servedFromStore(store, record, PRODUCTPAGE);
+      before = record.version;
+      record = await w.until(
+        'two reviews endpoints',
+        async (h) => endpointIps((await servedAt(h)).endpoints.get(`outbound|9080||${REVIEWS}`)).length === 2,
+      );
+      assert.ok(record.version > before);
+      served = await servedAt(record);
       assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080||${REVIEWS}`)), ['10.250.0.11', '10.250.0.12']);
       assert.deepEqual(endpointIps(served.endpoints.get(`outbound|9080|v2|${REVIEWS}`)), ['10.250.0.12']);
 
       // A new Service: its cluster appears.
       await create(service('ratings'));
-      await settle(1);
-      record = await head();
-      assert.equal(record.version, 4);
-      served = await servedFromStore(store, record, PRODUCTPAGE);
-      assert.ok(served.clusters.has(`outbound|9080||ratings.${NS}.svc.cluster.local`));
-      assert.equal(await recompileStored(store, record), record.digest);
+      before = record.version;
+      record = await w.until('the ratings cluster', async (h) =>
+        (await servedAt(h)).clusters.has(`outbound|9080||ratings.${NS}.svc.cluster.local`),
+      );
+      assert.ok(record.version > before);
+      assert.equal(await recompileStored(w.store, record), record.digest);
     } finally {
-      await watcher.stop();
-      await rm(dir, { recursive: true, force: true });
+      await w.close();
     }
   },
 );

@@ -5,17 +5,11 @@
  * when no real API server is reachable.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
-import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { ManualClock } from '../../src/watch/clock.js';
-import { Watcher } from '../../src/watch/watcher.js';
-import { until } from '../helpers/fake-apiserver/wait.js';
 import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
+import { startRealWatch } from './real-watch.js';
 import { recompileStored, servedFromStore } from './watch-harness.js';
 
 const NS = `meshsnap-gw-${Date.now().toString(36)}`;
@@ -122,61 +116,31 @@ test(
     await runningIngressPod();
     await create(virtualService('web.example.com'));
 
-    const dir = await mkdtemp(join(tmpdir(), 'meshsnap-watch-gw-'));
-    const store = new LocalStore(dir);
-    const clock = new ManualClock(1_000_000);
-    const logs: Record<string, unknown>[] = [];
-    const watcher = new Watcher({
-      kubeConfig: server.kc,
-      store,
-      channel: 'main',
-      clock,
-      backoff: { initialMs: 50, maxMs: 500 },
-      crdPollMs: 200,
-      hasher: nodeSha256Hex,
-      log: (e) => logs.push(e),
-      namespaces: [NS],
-    });
-    let seen = 0;
-    const settle = async (events: number) => {
-      await until(() => watcher.eventsSeen >= seen + events, 30_000, `${events} events`);
-      await until(() => watcher.synced, 30_000, 'sync');
-      seen = watcher.eventsSeen;
-      clock.advance(100);
-      await watcher.idle();
-      clock.advance(100);
-      await watcher.idle();
-      const failed = logs.find((l) => l.level === 'error');
-      if (failed) throw new Error(`watcher: ${JSON.stringify(failed)}`);
-    };
-    const head = async (): Promise<VersionRecord> => {
-      const h = await store.readChannel('main');
-      assert.ok(h, 'a head');
-      return (await store.getVersion('main', h.version)) as VersionRecord;
-    };
+    const w = await startRealWatch(server.kc, NS);
     const vhosts = async (record: VersionRecord): Promise<string[]> => {
-      const served = await servedFromStore(store, record, ROUTER);
-      assert.deepEqual([...served.listeners.keys()], ['0.0.0.0_8080']);
-      const rc: Json = served.routes.get('http.8080');
-      return rc.virtual_hosts.map((v: Json) => `${v.name} → ${v.routes[0].route.cluster}`);
+      const served = await servedFromStore(w.store, record, ROUTER).catch(() => undefined);
+      const rc: Json = served?.routes.get('http.8080');
+      return (rc?.virtual_hosts ?? []).map((v: Json) => `${v.name} → ${v.routes[0].route.cluster}`);
     };
     try {
-      await watcher.start();
-      await settle(0);
-      let record = await head();
+      let record = await w.until('the gateway route', async (h) => (await vhosts(h)).length > 0);
+      const served = await servedFromStore(w.store, record, ROUTER);
+      assert.deepEqual([...served.listeners.keys()], ['0.0.0.0_8080']);
       assert.deepEqual(await vhosts(record), [`web.example.com:80 → outbound|8080||web.${NS}.svc.cluster.local`]);
-      assert.equal(await recompileStored(store, record), record.digest, 'stored inputs (with the Gateway) recompile');
+      assert.equal(await recompileStored(w.store, record), record.digest, 'stored inputs (with the Gateway) recompile');
 
       // Custom resources are replaced with the resourceVersion they were read at.
       const current = await objects.read({ ...virtualService(''), metadata: { name: 'web', namespace: NS } });
       await objects.replace({ ...virtualService('shop.example.com'), metadata: current.metadata });
-      await settle(1);
-      record = await head();
-      assert.equal(record.version, 2);
+      const before = record.version;
+      record = await w.until(
+        'the new host',
+        async (h) => (await vhosts(h))[0]?.startsWith('shop.example.com') === true,
+      );
+      assert.ok(record.version > before);
       assert.deepEqual(await vhosts(record), [`shop.example.com:80 → outbound|8080||web.${NS}.svc.cluster.local`]);
     } finally {
-      await watcher.stop();
-      await rm(dir, { recursive: true, force: true });
+      await w.close();
     }
   },
 );
