@@ -27,7 +27,7 @@ import type { MeshEndpoint, MeshService, Workload } from '../model/service-model
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
-import { allSidecarShapes, compileContext, createContext, type CompileResult } from './index.js';
+import { compileWithShapes, createContext, type CompileResult, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
@@ -92,7 +92,7 @@ export class IncrementalCompiler {
     const diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
     const built = createContext(inputs, diags);
-    const output = compileContext(built);
+    const { output, sidecarShapes } = compileWithShapes(built);
     const diagnostics = diags.sorted();
 
     // Own copies of what updates edit; the returned output stays as it is.
@@ -115,7 +115,7 @@ export class IncrementalCompiler {
       endpoints,
       layer: new EndpointLayer(inputs),
       services,
-      shapesByService: shapesByService(ctx),
+      shapesByService: shapesByService(sidecarShapes),
       tables: copyTables(output),
       serviceDiagnostics,
       diagnostics: new SortedDiagnostics(diagnostics),
@@ -282,9 +282,9 @@ function grpcServerNamespaces(ctx: CompileContext): Set<string> {
 }
 
 /** hostname → the inbound groups of the sidecar classes whose shape includes the service. */
-function shapesByService(ctx: CompileContext): Map<string, Shape[]> {
+function shapesByService(sidecars: readonly SidecarShape[]): Map<string, Shape[]> {
   const out = new Map<string, Shape[]>();
-  for (const sidecar of allSidecarShapes(ctx)) {
+  for (const sidecar of sidecars) {
     if (sidecar.services.length === 0) continue;
     const shape: Shape = { ...sidecar, group: sidecar.inboundGroup };
     for (const s of sidecar.services) {

@@ -59,6 +59,14 @@ export function compile(inputs: InputSet): CompileResult {
 }
 
 export function compileContext(ctx: CompileContext): CompileOutput {
+  return compileWithShapes(ctx).output;
+}
+
+/** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
+export function compileWithShapes(ctx: CompileContext): {
+  readonly output: CompileOutput;
+  readonly sidecarShapes: readonly SidecarShape[];
+} {
   const groups = new Map<string, ResourceTable>();
   const group = (id: string): ResourceTable => {
     let t = groups.get(id);
@@ -82,6 +90,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
   for (const [name, r] of buildProxylessRoutes(ctx)) grpc.routes.set(name, r);
 
   const classes: ProxyClass[] = [];
+  const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   for (const ns of ctx.model.namespaces) {
     const routes = group(`routes/${ns}`);
@@ -109,6 +118,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
     for (const shape of sidecarShapes(ctx, byNamespace, ns)) {
+      sidecars.push(shape);
       const inbound = group(shape.inboundGroup);
       const built = buildInbound(ctx, shape);
       for (const [name, l] of built.listeners) inbound.listeners.set(name, l);
@@ -136,19 +146,13 @@ export function compileContext(ctx: CompileContext): CompileOutput {
     });
   }
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) };
+  return { output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) }, sidecarShapes: sidecars };
 }
 
 /** A sidecar class: its inbound shape, its id and the group of its inbound resources. */
 export interface SidecarShape extends InboundShape {
   readonly classId: string;
   readonly inboundGroup: string;
-}
-
-/** Every sidecar class of the mesh, namespace by namespace (the incremental compiler rebuilds their inbound side). */
-export function allSidecarShapes(ctx: CompileContext): SidecarShape[] {
-  const byNamespace = namespaceIndex(ctx.model);
-  return ctx.model.namespaces.flatMap((ns) => sidecarShapes(ctx, byNamespace, ns));
 }
 
 function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {

@@ -46,7 +46,8 @@ export class ObjectCache {
     const k = keyString(stored.key);
     const prev = this.objects.get(k);
     const resourceVersion = resourceVersionOf(raw);
-    const next: CachedObject = { ...stored, ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+    // Onto the fresh object, not a spread copy: a spread would run its parse-on-first-read getter.
+    const next: CachedObject = resourceVersion !== undefined ? Object.assign(stored, { resourceVersion }) : stored;
     this.objects.set(k, next);
     if (prev && prev.digest === next.digest) return undefined;
     const manager = lastFieldManager(raw);

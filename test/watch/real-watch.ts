@@ -8,7 +8,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubernetesObjectApi,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ManualClock } from '../../src/watch/clock.js';
@@ -69,6 +75,44 @@ export async function startRealWatch(kubeConfig: KubeConfig, namespace: string):
     async close() {
       await watcher.stop();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A namespace of a test on the real API server, and the objects the test created in it. */
+export interface RealNamespace {
+  readonly objects: KubernetesObjectApi;
+  create<T extends KubernetesObject>(o: T): Promise<T>;
+  /** A pod as if it ran: created, then its status written (nothing schedules pods on kube-local). */
+  runningPod(pod: KubernetesObject, ip: string): Promise<void>;
+  /** Deletes what the test created, one by one (kube-local runs no namespace controller: a deleted namespace stays Terminating). */
+  cleanUp(): Promise<void>;
+}
+
+export async function realNamespace(kc: KubeConfig, name: string): Promise<RealNamespace> {
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const core = kc.makeApiClient(CoreV1Api);
+  const created: KubernetesObject[] = [];
+  const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+  await objects.create(ns);
+  const create = async <T extends KubernetesObject>(o: T): Promise<T> => {
+    const out = (await objects.create(o)) as T;
+    created.push(o);
+    return out;
+  };
+  return {
+    objects,
+    create,
+    async runningPod(pod, ip) {
+      await create(pod);
+      const podName = pod.metadata?.name ?? '';
+      const current = await core.readNamespacedPod({ name: podName, namespace: name });
+      const status = { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] };
+      await core.replaceNamespacedPodStatus({ name: podName, namespace: name, body: { ...current, status } as V1Pod });
+    },
+    async cleanUp() {
+      for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
+      await objects.delete(ns).catch(() => undefined);
     },
   };
 }

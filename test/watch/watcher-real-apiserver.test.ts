@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
-import { startRealWatch } from './real-watch.js';
+import { realNamespace, startRealWatch, type RealNamespace } from './real-watch.js';
 import { endpointIps, recompileStored, servedFromStore } from './watch-harness.js';
 
 const NS = `meshsnap-watch-${Date.now().toString(36)}`;
@@ -29,12 +29,6 @@ const pod = (name: string, app: string, version: string): Obj => ({
   kind: 'Pod',
   metadata: { name, namespace: NS, labels: { app, version } },
   spec: { containers: [{ name: app, image: 'x', ports: [{ containerPort: 9080, name: 'http' }] }] },
-});
-const podStatus = (ip: string) => ({
-  phase: 'Running',
-  podIP: ip,
-  podIPs: [{ ip }],
-  conditions: [{ type: 'Ready', status: 'True' }],
 });
 const endpoints = (name: string, addrs: { ip: string; pod: string }[]): Obj => ({
   apiVersion: 'v1',
@@ -81,39 +75,20 @@ const PRODUCTPAGE = {
 };
 
 let server: RealApiServer;
-let objects: KubernetesObjectApi;
-const created: Obj[] = [];
+let ns: RealNamespace;
 
 before(async () => {
   server = await realApiServer();
-  if ('skip' in server) return;
-  objects = KubernetesObjectApi.makeApiClient(server.kc);
-  await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  if (!('skip' in server)) ns = await realNamespace(server.kc, NS);
 });
 
 after(async () => {
-  if ('skip' in server) return;
-  // kube-local runs no namespace controller: a deleted namespace stays Terminating, so objects go one by one.
-  for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
-  await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).catch(() => undefined);
+  if (!('skip' in server)) await ns.cleanUp();
 });
 
-async function create(o: Obj): Promise<void> {
-  await objects.create(o);
-  created.push(o);
-}
-
-/** A pod as if it ran: created, then its status written (nothing schedules pods on kube-local). */
-async function runningPod(name: string, app: string, version: string, ip: string): Promise<void> {
-  await create(pod(name, app, version));
-  const core = server && !('skip' in server) ? server.kc.makeApiClient(CoreV1Api) : undefined;
-  const current = (await core!.readNamespacedPod({ name, namespace: NS })) as V1Pod;
-  await core!.replaceNamespacedPodStatus({
-    name,
-    namespace: NS,
-    body: { ...current, status: podStatus(ip) } as V1Pod,
-  });
-}
+const create = (o: Obj) => ns.create(o);
+const runningPod = (name: string, app: string, version: string, ip: string) =>
+  ns.runningPod(pod(name, app, version), ip);
 
 test(
   'the watcher against a real kube-apiserver: first round, then each change kind',
@@ -160,8 +135,7 @@ test(
       assert.equal(await recompileStored(w.store, record), record.digest, 'stored inputs recompile to the same digest');
 
       // A VirtualService accepted by the real server: a new version whose provenance carries its resourceVersion.
-      const vs = (await objects.create(virtualService([80, 20]))) as Obj;
-      created.push(virtualService([80, 20]));
+      const vs = await create(virtualService([80, 20]));
       let before = record.version;
       record = await w.until('the 80/20 split', async (h) => (await weights(h)) !== undefined);
       assert.ok(record.version > before);
@@ -173,7 +147,7 @@ test(
       assert.equal(change?.resourceVersion, vs.metadata?.resourceVersion);
 
       // An endpoint change: the second reviews pod becomes an endpoint.
-      await objects.replace({
+      await ns.objects.replace({
         ...endpoints('reviews', [
           { ip: '10.250.0.11', pod: 'reviews-v1-1' },
           { ip: '10.250.0.12', pod: 'reviews-v2-1' },

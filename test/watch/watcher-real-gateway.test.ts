@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { CoreV1Api, KubernetesObjectApi, type KubernetesObject, type V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { realApiServer, type RealApiServer } from '../helpers/kube-local.js';
-import { startRealWatch } from './real-watch.js';
+import { realNamespace, startRealWatch, type RealNamespace } from './real-watch.js';
 import { recompileStored, servedFromStore } from './watch-harness.js';
 
 const NS = `meshsnap-gw-${Date.now().toString(36)}`;
@@ -57,49 +57,30 @@ const virtualService = (host: string): Obj => ({
 });
 
 let server: RealApiServer;
-let objects: KubernetesObjectApi;
-const created: Obj[] = [];
+let ns: RealNamespace;
 
 before(async () => {
   server = await realApiServer();
-  if ('skip' in server) return;
-  objects = KubernetesObjectApi.makeApiClient(server.kc);
-  await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  if (!('skip' in server)) ns = await realNamespace(server.kc, NS);
 });
 
 after(async () => {
-  if ('skip' in server) return;
-  // kube-local runs no namespace controller: objects go one by one.
-  for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
-  await objects.delete({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }).catch(() => undefined);
+  if (!('skip' in server)) await ns.cleanUp();
 });
 
-async function create(o: Obj): Promise<void> {
-  await objects.create(o);
-  created.push(o);
-}
+const create = (o: Obj) => ns.create(o);
 
-/** The ingress pod as if it ran (nothing schedules pods on kube-local). */
-async function runningIngressPod(): Promise<void> {
-  if ('skip' in server) return;
-  await create({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'ingress-0', namespace: NS, labels: { istio: 'ingressgateway' } },
-    spec: { containers: [{ name: 'istio-proxy', image: 'x', ports: [{ containerPort: 8080 }] }] },
-  });
-  const core = server.kc.makeApiClient(CoreV1Api);
-  const current = (await core.readNamespacedPod({ name: 'ingress-0', namespace: NS })) as V1Pod;
-  const ip = '10.250.1.3';
-  await core.replaceNamespacedPodStatus({
-    name: 'ingress-0',
-    namespace: NS,
-    body: {
-      ...current,
-      status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
-    } as V1Pod,
-  });
-}
+/** The ingress pod as if it ran. */
+const runningIngressPod = () =>
+  ns.runningPod(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'ingress-0', namespace: NS, labels: { istio: 'ingressgateway' } },
+      spec: { containers: [{ name: 'istio-proxy', image: 'x', ports: [{ containerPort: 8080 }] }] },
+    } as Obj,
+    '10.250.1.3',
+  );
 
 /* eslint-disable-next-line @typescript-eslint/no-explicit-any -- decoded config_dump JSON */
 type Json = any;
@@ -130,8 +111,8 @@ test(
       assert.equal(await recompileStored(w.store, record), record.digest, 'stored inputs (with the Gateway) recompile');
 
       // Custom resources are replaced with the resourceVersion they were read at.
-      const current = await objects.read({ ...virtualService(''), metadata: { name: 'web', namespace: NS } });
-      await objects.replace({ ...virtualService('shop.example.com'), metadata: current.metadata });
+      const current = await ns.objects.read({ ...virtualService(''), metadata: { name: 'web', namespace: NS } });
+      await ns.objects.replace({ ...virtualService('shop.example.com'), metadata: current.metadata });
       const before = record.version;
       record = await w.until(
         'the new host',

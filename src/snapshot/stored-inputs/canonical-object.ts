@@ -105,8 +105,9 @@ export function canonicalObject(raw: Raw): Record<string, unknown> {
 
 /**
  * A stored object whose canonical object is parsed from its bytes on first read (an own enumerable
- * getter, so a spread copy still carries the object): building the inputs tree (the inputs digest)
- * only needs the bytes, so a full compile does not keep a second parsed copy of every input.
+ * getter: a spread copy still carries the object, but parses it to copy it, so add fields with
+ * Object.assign instead): building the inputs tree (the inputs digest) only needs the bytes, so a
+ * full compile does not keep a second parsed copy of every input.
  */
 function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, digest: string): StoredObject {
   let parsed: Raw | undefined;
