@@ -2,6 +2,8 @@
  * Diagnostics: what meshsnap says about its inputs. Every diagnostic names where the problem is
  * (file, document index, kind, namespace/name, field path) so a user can find and fix it.
  */
+import type { ObjectStatus } from './object-status.js';
+
 export type Severity = 'error' | 'warning' | 'info';
 
 export interface Diagnostic {
@@ -17,6 +19,8 @@ export interface Diagnostic {
   readonly name?: string;
   /** Dotted field path inside the object, e.g. `spec.http[0].route[1].weight`. */
   readonly field?: string;
+  /** Code `gateway-api-status` only: the status subresource computed for the object (see object-status.ts). */
+  readonly status?: ObjectStatus;
 }
 
 /** Where an object came from. */
