@@ -6,6 +6,7 @@
 import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { Origin } from './diagnostics.js';
+import type { ServiceEntryLocation, ServiceEntryResolution } from './service-entry.js';
 
 /** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
 export type Protocol =
@@ -47,6 +48,22 @@ export interface MeshService {
   readonly selector?: Readonly<Record<string, string>>;
   readonly ports: readonly MeshServicePort[];
   readonly origin: Origin;
+  /** Namespaces it is exported to, as written (`.`, `*`, `~`, names); absent: the mesh default. */
+  readonly exportTo?: readonly string[];
+  /** Set for a host of a ServiceEntry (istiod: registry `External`). */
+  readonly serviceEntry?: ServiceEntryAttributes;
+}
+
+/** What a ServiceEntry says about one of its hosts, beyond what every MeshService has. */
+export interface ServiceEntryAttributes {
+  /** The ServiceEntry's own name (its hosts are the services' names). */
+  readonly entryName: string;
+  readonly resolution: ServiceEntryResolution;
+  readonly location: ServiceEntryLocation;
+  /** IPs and CIDRs (a /32 or /128 written as the bare address), in written order; empty: none. */
+  readonly addresses: readonly string[];
+  readonly subjectAltNames: readonly string[];
+  readonly workloadSelector?: Readonly<Record<string, string>>;
 }
 
 export interface Locality {
@@ -69,6 +86,11 @@ export interface MeshEndpoint {
   readonly tlsMode: 'istio' | 'disabled';
   readonly podName?: string;
   readonly serviceAccount?: string;
+  /** Load balancing weight (WorkloadEntry `weight`); absent: 1. */
+  readonly weight?: number;
+  readonly network?: string;
+  /** The telemetry workload name when not derived from a pod (a WorkloadEntry's or ServiceEntry's name). */
+  readonly workloadName?: string;
 }
 
 export interface ServiceModel {
