@@ -13,8 +13,9 @@
  *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
  *     its endpoints;
  *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts).
- * Every other change (Services, Istio config, Namespaces, Nodes, mesh config, pods coming, going
- * or relabelled) is a full compile. Either way the result equals `compile(next)`: the delta
+ * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
+ * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
+ * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
  * applied to the previous output gives its output, and the diagnostics are its diagnostics
  * (test/compile/incremental*.test.ts checks this on random endpoint churn).
  */
@@ -82,6 +83,8 @@ interface State {
   readonly gatewaysReadEndpoints: boolean;
   /** Namespaces with a selector service on a gRPC port: their pods' IPs name proxyless server listeners. */
   readonly grpcServerNamespaces: ReadonlySet<string>;
+  /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
+  readonly entrySelectedNamespaces: ReadonlySet<string>;
 }
 
 export class IncrementalCompiler {
@@ -123,6 +126,9 @@ export class IncrementalCompiler {
       meshConfig: inputs.meshConfig,
       gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
       grpcServerNamespaces: grpcServerNamespaces(ctx),
+      entrySelectedNamespaces: new Set(
+        ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
+      ),
     };
     return { output, diagnostics };
   }
@@ -193,7 +199,7 @@ export class IncrementalCompiler {
     if (state.gatewaysReadEndpoints) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
-      if (c.kind !== 'Pod') return false;
+      if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
       if (!prev || !pod || !samePodShape(prev, pod)) return false;
