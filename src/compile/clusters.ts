@@ -77,7 +77,9 @@ function dnsEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndp
   if (plan.discovery !== 'LOGICAL_DNS') return all;
   const first = all[0];
   const ep = first?.lb_endpoints?.[0];
-  return first && ep ? [{ ...first, lb_endpoints: [ep], load_balancing_weight: ep.load_balancing_weight ?? { value: 1 } }] : [];
+  return first && ep
+    ? [{ ...first, lb_endpoints: [ep], load_balancing_weight: ep.load_balancing_weight ?? { value: 1 } }]
+    : [];
 }
 
 export function buildClusters(ctx: CompileContext, generator: 'sidecar' | 'grpc'): Map<string, Cluster> {
@@ -160,9 +162,16 @@ function sidecarCluster(
     c.respect_dns_ttl = true;
     c.load_assignment = {
       cluster_name: plan.name,
-      endpoints: service.externalName !== undefined ? externalNameEndpoints(service.externalName, port.port) : dnsEndpoints(ctx, plan),
+      endpoints:
+        service.externalName !== undefined
+          ? externalNameEndpoints(service.externalName, port.port)
+          : dnsEndpoints(ctx, plan),
     };
-  } else if (plan.discovery === 'ORIGINAL_DST' && service.serviceEntry?.resolution === 'NONE' && port.targetPort !== port.port) {
+  } else if (
+    plan.discovery === 'ORIGINAL_DST' &&
+    service.serviceEntry?.resolution === 'NONE' &&
+    port.targetPort !== port.port
+  ) {
     // A NONE entry's targetPort rewrites the destination port (istiod's PassthroughTargetPorts).
     c.original_dst_lb_config = { upstream_port_override: { value: port.targetPort as number } };
   }

@@ -12,7 +12,8 @@
  *     endpoints and are left alone;
  *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
  *     its endpoints;
- *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts).
+ *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts);
+ *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP).
  * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
  * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
  * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
@@ -24,7 +25,7 @@ import { serviceEndpoints, serviceHostname } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { Pod, Service } from '../model/k8s.js';
 import type { MeshConfig } from '../model/mesh-config.js';
-import type { MeshEndpoint, MeshService, Workload } from '../model/service-model.js';
+import { isHttpProtocol, type MeshEndpoint, type MeshService, type Workload } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
@@ -34,7 +35,7 @@ import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } fro
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
-import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
+import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
@@ -156,15 +157,19 @@ export class IncrementalCompiler {
 
     const builder = new DeltaBuilder(state.tables);
     const shapes = new Set<Shape>();
+    let podListeners = false;
     for (const key of [...touched].sort()) {
       const svc = state.services.get(key);
       if (!svc) continue; // a slice of a service that does not exist (yet) compiles to nothing
       this.recompileService(state, svc.raw, svc.mesh, builder);
       if (hasNamedTargetPort(svc.mesh))
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
+      if (hasPodListeners(svc.mesh)) podListeners = true;
     }
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
+    // Headless services listen on their pods' IPs: the shared outbound listeners follow the endpoints.
+    if (podListeners) builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
     for (const ns of new Set(changed.map((c) => c.namespace))) {
       if (!state.grpcServerNamespaces.has(ns)) continue;
@@ -241,6 +246,12 @@ function gatewaysReadEndpoints(output: CompileOutput, ctx: CompileContext): bool
       }),
   );
 }
+
+/** A headless service with a TCP-like port: its outbound listeners are named by its endpoints' IPs. */
+const hasPodListeners = (s: MeshService): boolean =>
+  s.headless &&
+  s.externalName === undefined &&
+  s.ports.some((p) => p.protocol !== 'UDP' && !isHttpProtocol(p.protocol));
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
 function samePodShape(a: Pod, b: Pod): boolean {

@@ -128,7 +128,9 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     const http = expandHttp(vs, byKey, suffix, diags).map((route) => ({ route, source: vs }));
     const tcp = (vs.spec.tcp ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
     const tls = (vs.spec.tls ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
-    const hosts = [...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix.domainSuffix, suffix.known).toLowerCase()))];
+    const hosts = [
+      ...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix.domainSuffix, suffix.known).toLowerCase())),
+    ];
     entries.push({ vs, hosts, http, tcp, tls });
   }
 

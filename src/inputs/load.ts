@@ -32,13 +32,7 @@ const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1
 const ISTIO_SECURITY = ['security.istio.io/v1', 'security.istio.io/v1beta1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set([
-  'Sidecar',
-  'EnvoyFilter',
-  'Telemetry',
-  'ProxyConfig',
-  'WasmPlugin',
-]);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['Sidecar', 'EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
 
 interface Candidate<T> {
   readonly value: T;

@@ -11,9 +11,10 @@
  * - an endpoint's port: its named port for the service port, else the port's targetPort, else its number.
  *
  * istiod keeps one service per (namespace, host); meshsnap's model has one per host: the first
- * entry in namespace/name order owns a host, later entries of the same namespace add their
- * endpoints (istiod merges instances the same way), and a host already owned by a Kubernetes
- * Service or by another namespace's entry is skipped with a `duplicate-host` warning. Pure.
+ * entry in namespace/name order owns a host (its resolution, location, addresses), later entries
+ * of the same namespace add their ports and endpoints (istiod merges them the same way), and a
+ * host already owned by a Kubernetes Service or by another namespace's entry is skipped with a
+ * `duplicate-host` warning. Pure.
  */
 import type { Diagnostics } from './diagnostics.js';
 import type { Pod } from './k8s.js';
@@ -52,18 +53,18 @@ export function buildServiceEntryServices(
   taken: ReadonlySet<string>,
   diags: Diagnostics,
 ): ServiceEntryServices {
-  const services: MeshService[] = [];
-  const endpoints = new Map<string, Map<number, MeshEndpoint[]>>();
-  const owners = new Map<string, MeshService>();
+  // hostname → the entries (of the first entry's namespace) that declare it, in namespace/name order.
+  const byHost = new Map<string, { se: ServiceEntry; ports: MeshServicePort[] }[]>();
   for (const se of inputs.serviceEntries) {
     const ports = servicePorts(se, diags);
     for (const [i, rawHost] of se.spec.hosts.entries()) {
       const hostname = rawHost.toLowerCase();
-      const owner = owners.get(hostname);
-      if (taken.has(hostname) || (owner && owner.namespace !== se.meta.namespace)) {
+      const owners = byHost.get(hostname);
+      const owner = owners?.[0]?.se;
+      if (taken.has(hostname) || (owner && owner.meta.namespace !== se.meta.namespace)) {
         diags.warn({
           code: 'duplicate-host',
-          message: `host ${hostname} is already defined by ${taken.has(hostname) ? 'a Kubernetes Service' : `a ServiceEntry of namespace ${owner?.namespace ?? ''}`}; this entry's host is skipped`,
+          message: `host ${hostname} is already defined by ${owner ? `ServiceEntry ${owner.meta.namespace}/${owner.meta.name}` : 'a Kubernetes Service'}; this entry's host is skipped`,
           kind: 'ServiceEntry',
           namespace: se.meta.namespace,
           name: se.meta.name,
@@ -72,22 +73,30 @@ export function buildServiceEntryServices(
         });
         continue;
       }
-      const service = owner ?? meshService(se, hostname, ports);
-      if (!owner) {
-        owners.set(hostname, service);
-        services.push(service);
-        endpoints.set(hostname, new Map(service.ports.map((p) => [p.port, []])));
-      }
-      const byPort = endpoints.get(hostname) as Map<number, MeshEndpoint[]>;
-      for (const port of service.ports) {
-        const list = byPort.get(port.port) as MeshEndpoint[];
-        // Only ports the owning entry declares; a later entry's other ports have no service port.
-        if (!ports.some((p) => p.port === port.port)) continue;
-        list.push(...entryEndpoints(inputs, se, hostname, port));
-      }
+      if (owners) owners.push({ se, ports });
+      else byHost.set(hostname, [{ se, ports }]);
     }
   }
-  for (const byPort of endpoints.values()) for (const list of byPort.values()) list.sort(byAddress);
+  const services: MeshService[] = [];
+  const endpoints = new Map<string, Map<number, MeshEndpoint[]>>();
+  for (const [hostname, entries] of byHost) {
+    // Entries of one namespace sharing a host merge their ports (the first declaring a number owns it), as istiod's sidecar scope merges them.
+    const ports: MeshServicePort[] = [];
+    const byPort = new Map<number, MeshEndpoint[]>();
+    for (const { se, ports: declared } of entries) {
+      for (const port of declared) {
+        const owned = ports.find((p) => p.port === port.port);
+        if (!owned) ports.push(port);
+        const list = byPort.get(port.port) ?? [];
+        list.push(...entryEndpoints(inputs, se, hostname, port));
+        byPort.set(port.port, list);
+      }
+    }
+    for (const list of byPort.values()) list.sort(byAddress);
+    const first = entries[0] as { se: ServiceEntry };
+    services.push(meshService(first.se, hostname, ports));
+    endpoints.set(hostname, byPort);
+  }
   return { services, endpoints };
 }
 

@@ -66,7 +66,8 @@ export function planServiceClusters(ctx: CompileContext, service: MeshService): 
 function discoveryOf(service: MeshService, policy: EffectivePolicy | undefined): Discovery {
   if (service.externalName !== undefined) return 'STRICT_DNS';
   const resolution = service.serviceEntry?.resolution;
-  if (service.headless || resolution === 'NONE' || policy?.loadBalancer?.simple === 'PASSTHROUGH') return 'ORIGINAL_DST';
+  if (service.headless || resolution === 'NONE' || policy?.loadBalancer?.simple === 'PASSTHROUGH')
+    return 'ORIGINAL_DST';
   if (resolution === 'DNS') return 'STRICT_DNS';
   if (resolution === 'DNS_ROUND_ROBIN') return 'LOGICAL_DNS';
   return 'EDS';

@@ -26,6 +26,7 @@ import {
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
 import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, socketAddress, u32 } from './filters.js';
+import { maskedCidr } from './cidr.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
 import { assembleOutboundListener, egressCluster, type OutboundChain } from './outbound-listener.js';
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
@@ -52,7 +53,8 @@ export function buildOutboundListeners(ctx: CompileContext): Map<string, Listene
   for (const port of [...httpPorts].sort((a, b) => a - b))
     entries.set(wildcardListenerName(port), { address: WILDCARD, port, chains: [httpChain(port)] });
   for (const { service, port } of tcpPorts) addTcpPort(ctx, entries, service, port);
-  for (const [name, e] of entries) listeners.set(name, assembleOutboundListener(ctx, name, e.address, e.port, e.chains));
+  for (const [name, e] of entries)
+    listeners.set(name, assembleOutboundListener(ctx, name, e.address, e.port, e.chains));
   return sortedByName(listeners);
 }
 
@@ -128,7 +130,7 @@ function addTcpPort(
 /** What a filter chain matches on (istiod's filterChainOpts.conflictsWith): equal keys cannot both be in a listener. */
 function chainMatchKey(c: OutboundChain): string {
   const sni = (c.serverNames ?? []).filter((n) => n !== '*');
-  const cidrs = (c.prefixRanges ?? []).filter((p) => p !== '0.0.0.0' && !p.startsWith('0.0.0.0/'));
+  const cidrs = (c.prefixRanges ?? []).filter((p) => p !== '0.0.0.0' && !p.startsWith('0.0.0.0/')).map(maskedCidr);
   return JSON.stringify([c.transportProtocol ?? '', c.applicationProtocols ?? [], [...sni].sort(), [...cidrs].sort()]);
 }
 
@@ -173,7 +175,11 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
  */
 function httpChain(port: number): OutboundChain {
   const hcm = buildSidecarHcm({ statPrefix: `outbound_${wildcardListenerName(port)}`, rds: routeConfigName(port) });
-  return { filters: [hcmFilter(hcm)], transportProtocol: RAW_BUFFER_TRANSPORT, applicationProtocols: PLAINTEXT_HTTP_ALPNS };
+  return {
+    filters: [hcmFilter(hcm)],
+    transportProtocol: RAW_BUFFER_TRANSPORT,
+    applicationProtocols: PLAINTEXT_HTTP_ALPNS,
+  };
 }
 
 function sortedByName(listeners: Map<string, Listener>): Map<string, Listener> {

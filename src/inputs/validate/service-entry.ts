@@ -66,7 +66,9 @@ export function readServiceEntry(r: Reader, raw: Raw, origin: Origin, apiVersion
   const location = oneOf(r, get(spec, 'location'), 'spec.location', SE_LOCATIONS, 'MESH_EXTERNAL');
 
   const selectorObj = fields(r, get(spec, 'workloadSelector'), 'spec.workloadSelector', ['labels']);
-  const workloadSelector = selectorObj ? (strMap(r, get(selectorObj, 'labels'), 'spec.workloadSelector.labels') ?? {}) : undefined;
+  const workloadSelector = selectorObj
+    ? (strMap(r, get(selectorObj, 'labels'), 'spec.workloadSelector.labels') ?? {})
+    : undefined;
   if (workloadSelector && Object.keys(workloadSelector).length === 0)
     r.warn(
       'spec.workloadSelector',
@@ -160,7 +162,8 @@ function host(r: Reader, h: string, path: string): void {
     r.error(path, `domain name "${h.slice(0, 80)}" invalid`);
     return;
   }
-  if (h.includes('*') && !h.startsWith('*.')) r.warn(path, `partial wildcard "${h.slice(0, 80)}" not allowed`, 'partial-wildcard');
+  if (h.includes('*') && !h.startsWith('*.'))
+    r.warn(path, `partial wildcard "${h.slice(0, 80)}" not allowed`, 'partial-wildcard');
 }
 
 function splitFirst(h: string): [string, string | undefined] {
@@ -200,7 +203,11 @@ function checkResolution(
   if (resolution === 'NONE') {
     if (endpoints) r.error('spec.endpoints', 'no endpoints should be provided for resolution type none');
     if (selector)
-      r.warn('spec.workloadSelector', 'workloadSelector should not be set when resolution mode is NONE', 'ignored-field');
+      r.warn(
+        'spec.workloadSelector',
+        'workloadSelector should not be set when resolution mode is NONE',
+        'ignored-field',
+      );
     return;
   }
   if (resolution === 'STATIC') return;
@@ -247,4 +254,3 @@ function checkExportTo(r: Reader, exportTo: readonly string[], namespace: string
   if (seen.has('~') && exportTo.length > 1)
     r.error('spec.exportTo', 'cannot export service entry to no one (~) and someone');
 }
-

@@ -53,7 +53,8 @@ export function workloadEntrySpec(
   } else if (address.startsWith('unix://')) {
     r.error(`${path}.address`, 'unix domain socket endpoints are not supported by meshsnap');
   } else if (!isIpAddress(address)) {
-    if (!rules.allowFqdn) r.error(`${path}.address`, `endpoint address "${address.slice(0, 60)}" is not a valid IP address`);
+    if (!rules.allowFqdn)
+      r.error(`${path}.address`, `endpoint address "${address.slice(0, 60)}" is not a valid IP address`);
     else if (!isFqdn(address))
       r.error(`${path}.address`, `endpoint address "${address.slice(0, 60)}" is not a valid FQDN or an IP address`);
   }
@@ -86,7 +87,11 @@ export function readWorkloadEntry(r: Reader, raw: Raw, origin: Origin, apiVersio
   if (!meta || !spec || r.failed) return undefined;
   // istiod merges metadata.labels over spec.labels (ConvertWorkloadEntry).
   const labels = { ...spec.labels, ...meta.labels };
-  const sorted = Object.fromEntries(Object.keys(labels).sort().map((k) => [k, labels[k] as string]));
+  const sorted = Object.fromEntries(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k] as string]),
+  );
   return {
     kind: 'WorkloadEntry',
     apiVersion,
