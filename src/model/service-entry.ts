@@ -5,13 +5,11 @@
  */
 import type { Origin } from './diagnostics.js';
 import type { ObjectMeta } from './k8s.js';
-import type { Protocol } from './service-model.js';
+import type { Protocol, ServiceEntryLocation, ServiceEntryResolution } from './service-model.js';
 
-export const SE_RESOLUTIONS = ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN'] as const;
-export type ServiceEntryResolution = (typeof SE_RESOLUTIONS)[number];
-
-export const SE_LOCATIONS = ['MESH_EXTERNAL', 'MESH_INTERNAL'] as const;
-export type ServiceEntryLocation = (typeof SE_LOCATIONS)[number];
+export type { ServiceEntryLocation, ServiceEntryResolution };
+export const SE_RESOLUTIONS: readonly ServiceEntryResolution[] = ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN'];
+export const SE_LOCATIONS: readonly ServiceEntryLocation[] = ['MESH_EXTERNAL', 'MESH_INTERNAL'];
 
 export interface ServiceEntryPort {
   readonly number: number;

@@ -6,7 +6,6 @@
 import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { Origin } from './diagnostics.js';
-import type { ServiceEntryLocation, ServiceEntryResolution } from './service-entry.js';
 
 /** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
 export type Protocol =
@@ -53,6 +52,10 @@ export interface MeshService {
   /** Set for a host of a ServiceEntry (istiod: registry `External`). */
   readonly serviceEntry?: ServiceEntryAttributes;
 }
+
+/** A ServiceEntry's `resolution` (model/service-entry.ts reads it). */
+export type ServiceEntryResolution = 'NONE' | 'STATIC' | 'DNS' | 'DNS_ROUND_ROBIN';
+export type ServiceEntryLocation = 'MESH_EXTERNAL' | 'MESH_INTERNAL';
 
 /** What a ServiceEntry says about one of its hosts, beyond what every MeshService has. */
 export interface ServiceEntryAttributes {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { storedDocument } from '../../src/snapshot/stored-inputs/canonical-object.js';
 import { errors, loadText } from './helpers.js';
 
 const se = (spec: string, name = 'se'): string =>
@@ -170,4 +171,34 @@ test('WorkloadGroup: a template is required; probe counters non-negative, one me
     metadata: { labels: { app: 'a' } },
     template: { serviceAccount: 'sa' },
   });
+});
+
+test('stored inputs keep what the compiler reads of a WorkloadEntry: the health annotation and Healthy condition', () => {
+  const raw = {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'WorkloadEntry',
+    metadata: {
+      name: 'vm',
+      namespace: 'ns1',
+      uid: 'x',
+      annotations: { 'proxy.istio.io/health-checks-enabled': 'true', note: 'not read' },
+    },
+    spec: { address: '10.0.0.1', serviceAccount: 'sa', unknown: 1 },
+    status: {
+      conditions: [
+        { type: 'Healthy', status: 'True', lastProbeTime: '2026-01-01T00:00:00Z' },
+        { type: 'Other', status: 'False' },
+      ],
+    },
+  };
+  assert.deepEqual(storedDocument(raw)?.object, {
+    apiVersion: 'networking.istio.io/v1',
+    kind: 'WorkloadEntry',
+    metadata: { name: 'vm', namespace: 'ns1', annotations: { 'proxy.istio.io/health-checks-enabled': 'true' } },
+    spec: { address: '10.0.0.1', serviceAccount: 'sa' },
+    status: { conditions: [{ type: 'Healthy', status: 'True' }] },
+  });
+  // Without health checks the status is not read, so not stored.
+  const plain = { ...raw, metadata: { name: 'vm', namespace: 'ns1' } };
+  assert.equal(storedDocument(plain)?.object.status, undefined);
 });

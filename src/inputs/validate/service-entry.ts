@@ -11,7 +11,6 @@ import {
   SE_LOCATIONS,
   SE_RESOLUTIONS,
   type ServiceEntry,
-  type ServiceEntryLocation,
   type ServiceEntryPort,
   type ServiceEntryResolution,
 } from '../../model/service-entry.js';
