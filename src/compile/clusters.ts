@@ -127,12 +127,10 @@ export function buildServiceClusters(
         }
       }
     : undefined;
-  for (const plan of plans) {
-    const c = sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta);
-    // istiod builds no DNS cluster without endpoints (a ServiceEntry selecting no workload).
-    if (c.load_assignment && !c.load_assignment.endpoints?.length) continue;
-    out.set(plan.name, c);
-  }
+  // A DNS cluster without endpoints (an entry selecting no workload) is kept without hosts: istiod
+  // sends none, but routes name it and both answer 503.
+  for (const plan of plans)
+    out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
   return out;
 }
 
@@ -167,6 +165,8 @@ function sidecarCluster(
           ? externalNameEndpoints(service.externalName, port.port)
           : dnsEndpoints(ctx, plan),
     };
+    // Envoy refuses a LOGICAL_DNS cluster without exactly one endpoint: with none, a STRICT_DNS one without hosts.
+    if (!c.load_assignment.endpoints?.length) c.type = DiscoveryType.STRICT_DNS;
   } else if (
     plan.discovery === 'ORIGINAL_DST' &&
     service.serviceEntry?.resolution === 'NONE' &&

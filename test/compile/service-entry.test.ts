@@ -169,8 +169,11 @@ test('clusters: DNS → STRICT_DNS, DNS_ROUND_ROBIN → LOGICAL_DNS (one endpoin
   });
   assert.equal(get('outbound|80||static.example.com')?.type, DiscoveryType.EDS);
   assert.equal(out.groups.get('endpoints')?.endpoints.has('outbound|80||static.example.com'), true);
-  // istiod builds no DNS cluster without endpoints.
-  assert.equal(get('outbound|80||nobody.example.com'), undefined);
+  // A DNS entry selecting nothing: a cluster without hosts (routes name it; istiod sends none, both answer 503).
+  assert.deepEqual(get('outbound|80||nobody.example.com')?.load_assignment, {
+    cluster_name: 'outbound|80||nobody.example.com',
+    endpoints: [],
+  });
   const rr = get('outbound|443||rr.example.com')?.load_assignment as { endpoints: { lb_endpoints: unknown[] }[] };
   assert.equal(rr.endpoints.length, 1);
   assert.equal(rr.endpoints[0]?.lb_endpoints.length, 1);
