@@ -267,3 +267,94 @@ spec: { clusterIP: 10.96.0.10, selector: { app: vm }, ports: [{ name: http, port
     ['10.0.0.2:80'],
   );
 });
+
+/** istiod's conversion_test.go entries (TestConvertInstances), as `address:port tlsMode` per service port. */
+test("istiod's conversion facts: httpStatic (+ overlay), httpDNSnoEndpoints, dnsTargetPort, httpDNS, tcpNone", () => {
+  const entry = (ns: string, name: string, spec: string) =>
+    `apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata: { name: ${name.toLowerCase()}, namespace: ${ns.toLowerCase()} }\nspec:\n${spec}`;
+  const tls = '{ security.istio.io/tlsMode: istio }';
+  const m = model(
+    docs(
+      entry(
+        'httpStatic',
+        'httpStatic',
+        `  hosts: ["*.google.com"]
+  ports: [{ number: 80, name: http-port, protocol: http }, { number: 8080, name: http-alt-port, protocol: http }]
+  resolution: STATIC
+  endpoints:
+  - { address: 2.2.2.2, ports: { http-port: 7080, http-alt-port: 18080 }, labels: ${tls} }
+  - { address: 3.3.3.3, ports: { http-port: 1080 }, labels: ${tls} }
+  - { address: 4.4.4.4, ports: { http-port: 1080 }, labels: { foo: bar } }`,
+      ),
+      entry(
+        'httpStatic',
+        'httpStaticOverlay',
+        `  hosts: ["*.google.com"]
+  ports: [{ number: 4567, name: http-port, protocol: http }]
+  resolution: STATIC
+  endpoints: [{ address: 5.5.5.5, labels: { overlay: bar } }]`,
+      ),
+      entry(
+        'httpDNSnoEndpoints',
+        'httpDNSnoEndpoints',
+        `  hosts: [google.com, www.wikipedia.org]
+  ports: [{ number: 80, name: http-port, protocol: http }, { number: 8080, name: http-alt-port, protocol: http }]
+  resolution: DNS
+  subjectAltNames: [google.com]`,
+      ),
+      entry(
+        'dnsTargetPort',
+        'dnsTargetPort',
+        `  hosts: [target.google.com]
+  ports: [{ number: 80, name: http-port, protocol: http, targetPort: 8080 }]
+  resolution: DNS`,
+      ),
+      entry(
+        'httpDNS',
+        'httpDNS',
+        `  hosts: ["*.dns.google.com"]
+  ports: [{ number: 80, name: http-port, protocol: http }, { number: 8080, name: http-alt-port, protocol: http }]
+  resolution: DNS
+  endpoints:
+  - { address: us.google.com, ports: { http-port: 7080, http-alt-port: 18080 }, labels: ${tls} }
+  - { address: uk.google.com, ports: { http-port: 1080 }, labels: ${tls} }
+  - { address: de.google.com, labels: { foo: bar, security.istio.io/tlsMode: istio } }`,
+      ),
+      entry(
+        'tcpNone',
+        'tcpNone',
+        `  hosts: [tcpnone.com]
+  addresses: [172.217.0.0/16]
+  ports: [{ number: 444, name: tcp-444, protocol: tcp }]`,
+      ),
+    ),
+  );
+  const show = (host: string) =>
+    Object.fromEntries(
+      [...(m.endpoints.get(host) ?? new Map<number, readonly MeshEndpoint[]>())].map(([port, eps]) => [
+        port,
+        eps.map((e) => `${e.address}:${e.port} ${e.tlsMode}`),
+      ]),
+    );
+  assert.deepEqual(show('*.google.com'), {
+    80: ['2.2.2.2:7080 istio', '3.3.3.3:1080 istio', '4.4.4.4:1080 disabled'],
+    8080: ['2.2.2.2:18080 istio', '3.3.3.3:8080 istio', '4.4.4.4:8080 disabled'],
+    4567: ['5.5.5.5:4567 disabled'],
+  });
+  assert.deepEqual(
+    m.byHostname.get('*.google.com')?.ports.map((p) => p.port),
+    [80, 4567, 8080],
+  );
+  assert.deepEqual(show('google.com'), { 80: ['google.com:80 disabled'], 8080: ['google.com:8080 disabled'] });
+  assert.deepEqual(show('www.wikipedia.org'), {
+    80: ['www.wikipedia.org:80 disabled'],
+    8080: ['www.wikipedia.org:8080 disabled'],
+  });
+  assert.deepEqual(show('target.google.com'), { 80: ['target.google.com:8080 disabled'] });
+  assert.deepEqual(show('*.dns.google.com'), {
+    80: ['de.google.com:80 istio', 'uk.google.com:1080 istio', 'us.google.com:7080 istio'],
+    8080: ['de.google.com:8080 istio', 'uk.google.com:8080 istio', 'us.google.com:18080 istio'],
+  });
+  assert.deepEqual(show('tcpnone.com'), { 444: [] });
+  assert.deepEqual(m.byHostname.get('tcpnone.com')?.serviceEntry?.addresses, ['172.217.0.0/16']);
+});
