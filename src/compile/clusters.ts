@@ -9,6 +9,7 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
@@ -44,8 +45,8 @@ const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze(
   initial_fetch_timeout: durationMs(0),
   resource_api_version: V3,
 });
-/** MeshConfig.dnsRefreshRate default. */
-const DNS_REFRESH_RATE = durationMs(60_000);
+/** MeshConfig.dnsRefreshRate default, shared by every DNS cluster that keeps it. */
+const DNS_REFRESH_RATE = durationMs(DEFAULT_DNS_REFRESH_RATE_MS);
 
 const DISCOVERY_TYPES: Readonly<Record<Discovery, envoy.config.cluster.v3.Cluster.DiscoveryType>> = {
   EDS: DiscoveryType.EDS,
@@ -156,7 +157,8 @@ function sidecarCluster(
   if (plan.discovery === 'STRICT_DNS' || plan.discovery === 'LOGICAL_DNS') {
     // The proxy resolves the names itself; IPv4 as istiod picks for IPv4-only proxies.
     c.dns_lookup_family = DnsLookupFamily.V4_ONLY;
-    c.dns_refresh_rate = DNS_REFRESH_RATE;
+    c.dns_refresh_rate =
+      ctx.mesh.dnsRefreshRateMs === undefined ? DNS_REFRESH_RATE : durationMs(ctx.mesh.dnsRefreshRateMs);
     c.respect_dns_ttl = true;
     c.load_assignment = {
       cluster_name: plan.name,

@@ -358,3 +358,19 @@ test("istiod's conversion facts: httpStatic (+ overlay), httpDNSnoEndpoints, dns
   assert.deepEqual(show('tcpnone.com'), { 444: [] });
   assert.deepEqual(m.byHostname.get('tcpnone.com')?.serviceEntry?.addresses, ['172.217.0.0/16']);
 });
+
+test("DNS clusters re-resolve at the mesh config's dnsRefreshRate (Istio's 60 s by default)", () => {
+  const text = SE(
+    'dns',
+    '  hosts: [dns.example.com]\n  ports: [{ number: 443, name: tls, protocol: TLS }]\n  resolution: DNS',
+  );
+  const rate = (extra: string) =>
+    (
+      compile(load(extra + text))
+        .output.groups.get('outbound')
+        ?.clusters.get('outbound|443||dns.example.com') as Record<string, unknown>
+    ).dns_refresh_rate;
+  assert.deepEqual(rate(''), { seconds: 60 });
+  const mesh = `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n    dnsRefreshRate: 5s\n---\n`;
+  assert.deepEqual(rate(mesh), { seconds: 5 });
+});
