@@ -9,12 +9,14 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
 import { grpcCluster } from './cluster/grpc.js';
-import { planServiceClusters, type PlannedCluster } from './cluster/plan.js';
+import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
+import { localityEndpoints } from './endpoints.js';
 import { istioConfigMetadata, istioMetadata } from './metadata.js';
 import { istioMtlsSni } from './names.js';
 import {
@@ -43,8 +45,43 @@ const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze(
   initial_fetch_timeout: durationMs(0),
   resource_api_version: V3,
 });
-/** MeshConfig.dnsRefreshRate default. */
-const DNS_REFRESH_RATE = durationMs(60_000);
+/** MeshConfig.dnsRefreshRate default, shared by every DNS cluster that keeps it. */
+const DNS_REFRESH_RATE = durationMs(DEFAULT_DNS_REFRESH_RATE_MS);
+
+const DISCOVERY_TYPES: Readonly<Record<Discovery, envoy.config.cluster.v3.Cluster.DiscoveryType>> = {
+  EDS: DiscoveryType.EDS,
+  ORIGINAL_DST: DiscoveryType.ORIGINAL_DST,
+  STRICT_DNS: DiscoveryType.STRICT_DNS,
+  LOGICAL_DNS: DiscoveryType.LOGICAL_DNS,
+};
+
+type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
+
+function externalNameEndpoints(externalName: string, port: number): LocalityLbEndpoints[] {
+  return [
+    {
+      locality: {},
+      lb_endpoints: [
+        {
+          endpoint: { address: { socket_address: { address: externalName, port_value: port } } },
+          load_balancing_weight: { value: 1 },
+        },
+      ],
+      load_balancing_weight: { value: 1 },
+    },
+  ];
+}
+
+/** A DNS ServiceEntry's endpoints inline; LOGICAL_DNS takes one (Envoy refuses more), as istiod's merge keeps one. */
+function dnsEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndpoints[] {
+  const all = localityEndpoints(ctx, plan);
+  if (plan.discovery !== 'LOGICAL_DNS') return all;
+  const first = all[0];
+  const ep = first?.lb_endpoints?.[0];
+  return first && ep
+    ? [{ ...first, lb_endpoints: [ep], load_balancing_weight: ep.load_balancing_weight ?? { value: 1 } }]
+    : [];
+}
 
 export function buildClusters(ctx: CompileContext, generator: 'sidecar' | 'grpc'): Map<string, Cluster> {
   const out = new Map<string, Cluster>();
@@ -91,6 +128,8 @@ export function buildServiceClusters(
         }
       }
     : undefined;
+  // A DNS cluster without endpoints (an entry selecting no workload) is kept without hosts: istiod
+  // sends none, but routes name it and both answer 503.
   for (const plan of plans)
     out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
   return out;
@@ -109,39 +148,34 @@ function sidecarCluster(
   const draft: ClusterDraft = {
     cluster: {
       name: plan.name,
-      type:
-        plan.discovery === 'EDS'
-          ? DiscoveryType.EDS
-          : plan.discovery === 'STRICT_DNS'
-            ? DiscoveryType.STRICT_DNS
-            : DiscoveryType.ORIGINAL_DST,
+      type: DISCOVERY_TYPES[plan.discovery],
       alt_stat_name: `${plan.name};`,
       common_lb_config: {},
     },
   };
   const c = draft.cluster;
-  if (plan.discovery === 'STRICT_DNS') {
-    // The proxy resolves the external name itself; IPv4 as istiod picks for IPv4-only proxies.
+  if (plan.discovery === 'STRICT_DNS' || plan.discovery === 'LOGICAL_DNS') {
+    // The proxy resolves the names itself; IPv4 as istiod picks for IPv4-only proxies.
     c.dns_lookup_family = DnsLookupFamily.V4_ONLY;
-    c.dns_refresh_rate = DNS_REFRESH_RATE;
+    c.dns_refresh_rate =
+      ctx.mesh.dnsRefreshRateMs === undefined ? DNS_REFRESH_RATE : durationMs(ctx.mesh.dnsRefreshRateMs);
     c.respect_dns_ttl = true;
     c.load_assignment = {
       cluster_name: plan.name,
-      endpoints: [
-        {
-          locality: {},
-          lb_endpoints: [
-            {
-              endpoint: {
-                address: { socket_address: { address: service.externalName as string, port_value: port.port } },
-              },
-              load_balancing_weight: { value: 1 },
-            },
-          ],
-          load_balancing_weight: { value: 1 },
-        },
-      ],
+      endpoints:
+        service.externalName !== undefined
+          ? externalNameEndpoints(service.externalName, port.port)
+          : dnsEndpoints(ctx, plan),
     };
+    // Envoy refuses a LOGICAL_DNS cluster without exactly one endpoint: with none, a STRICT_DNS one without hosts.
+    if (!c.load_assignment.endpoints?.length) c.type = DiscoveryType.STRICT_DNS;
+  } else if (
+    plan.discovery === 'ORIGINAL_DST' &&
+    service.serviceEntry?.resolution === 'NONE' &&
+    port.targetPort !== port.port
+  ) {
+    // A NONE entry's targetPort rewrites the destination port (istiod's PassthroughTargetPorts).
+    c.original_dst_lb_config = { upstream_port_override: { value: port.targetPort as number } };
   }
   applyPortProtocol(draft, port.protocol);
 
@@ -166,14 +200,19 @@ function sidecarCluster(
   return finishDraft(draft);
 }
 
-/** SPIFFE identities of the workloads behind a service, for SAN checks under Istio mTLS. */
+/**
+ * SPIFFE identities of the workloads behind a service, for SAN checks under Istio mTLS; a
+ * ServiceEntry's `subjectAltNames` are added as written (istiod's service accounts of a service).
+ */
 function serviceIdentities(ctx: CompileContext, service: MeshService): string[] {
   const accounts: string[] = [];
   for (const eps of ctx.model.endpoints.get(service.hostname)?.values() ?? []) {
     for (const ep of eps)
       if (ep.serviceAccount && !accounts.includes(ep.serviceAccount)) accounts.push(ep.serviceAccount);
   }
-  return accounts.map((sa) => spiffeId(service.namespace, sa)).sort();
+  const ids = accounts.map((sa) => spiffeId(service.namespace, sa));
+  for (const san of service.serviceEntry?.subjectAltNames ?? []) if (!ids.includes(san)) ids.push(san);
+  return ids.sort();
 }
 
 const isHttp2Draft = (draft: ClusterDraft): boolean => draft.http?.explicit_http_config?.http2_protocol_options != null;
@@ -215,7 +254,13 @@ function applyTls(
       );
       return;
     }
-    const ctxOrProblem = userTlsContext(tls, http2);
+    const entry = plan.service.serviceEntry;
+    // A ServiceEntry's subjectAltNames check the server when the rule names none (istiod, External registry).
+    const withSans =
+      entry && !tls.subjectAltNames?.length && entry.subjectAltNames.length
+        ? { ...tls, subjectAltNames: entry.subjectAltNames }
+        : tls;
+    const ctxOrProblem = userTlsContext(withSans, http2);
     if (typeof ctxOrProblem === 'string') {
       const message =
         ctxOrProblem === 'inline-key-material'
@@ -225,9 +270,12 @@ function applyTls(
       return;
     }
     c.transport_socket = tlsTransportSocket(ctxOrProblem);
+    if (entry) applyAutoSni(draft, withSans);
     return;
   }
+  // No auto mTLS to what is outside the mesh (ExternalName, MESH_EXTERNAL entries): Istio mTLS there only by a DestinationRule.
   if (!ctx.mesh.enableAutoMtls || plan.service.externalName !== undefined) return;
+  if (plan.service.serviceEntry?.location === 'MESH_EXTERNAL') return;
   // istiod's BestEffortInferServiceMTLSMode: a mesh/namespace PeerAuthentication DISABLE turns auto mTLS off.
   if (ctx.security.namespaceMtlsMode(plan.service.namespace) === 'DISABLE') return;
   if (c.type === DiscoveryType.ORIGINAL_DST) {
@@ -237,6 +285,18 @@ function applyTls(
     return;
   }
   c.transport_socket_matches = autoMtlsSocketMatches(istioMutualTransportSocket({ sni, subjectAltNames: sans, http2 }));
+}
+
+/**
+ * istiod's setAutoSniAndAutoSanValidation: without an `sni`, the SNI (and, without SANs or
+ * insecureSkipVerify, the SAN check) follow the request's Host. Applied to ServiceEntry hosts,
+ * where TLS origination to external names needs it; Kubernetes services keep their clusters as before.
+ */
+function applyAutoSni(draft: ClusterDraft, tls: ClientTLSSettings): void {
+  if (tls.sni) return;
+  const autoSan = !tls.subjectAltNames?.length && !tls.insecureSkipVerify;
+  draft.http ??= {};
+  draft.http.upstream_http_protocol_options = { auto_sni: true, ...(autoSan ? { auto_san_validation: true } : {}) };
 }
 
 /** Points at the `tls` field of the rule (subset or top level) that set it. */

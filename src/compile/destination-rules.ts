@@ -56,7 +56,7 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
       });
       continue;
     }
-    const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix);
+    const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix, model.byHostname);
     let hosts = byNamespace.get(dr.meta.namespace);
     if (!hosts) byNamespace.set(dr.meta.namespace, (hosts = new Map()));
     let entry = hosts.get(host);

@@ -10,7 +10,8 @@
  *   `load_balancing_weight` = the sum of its endpoints' weights (1 each). grpc-js-xds drops
  *   localities without a weight.
  * - Each endpoint carries `envoy.transport_socket_match: {tlsMode: istio}` when it has a sidecar
- *   (auto mTLS matches on it) and `istio.workload` telemetry metadata when its pod is known.
+ *   (auto mTLS matches on it) and `istio.workload` telemetry metadata when its pod (or its
+ *   WorkloadEntry or ServiceEntry) is known; a WorkloadEntry's `weight` is its lb weight.
  * - A cluster without endpoints still gets an empty assignment, so Envoy does not wait for it.
  */
 import type { MeshEndpoint, MeshService } from '../model/service-model.js';
@@ -43,12 +44,28 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
     service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
-    const eps = (byPort?.get(plan.port.port) ?? []).filter(
-      (ep) => sendable(ep, sendDraining) && selectsLabels(plan.subset?.labels, ep.labels),
-    );
-    out.set(plan.name, { cluster_name: plan.name, endpoints: groupByLocality(eps, service, mtlsCapable(plan)) });
+    out.set(plan.name, { cluster_name: plan.name, endpoints: planEndpoints(byPort, plan, sendDraining) });
   }
   return out;
+}
+
+/** The endpoints of one planned cluster, by locality: its EDS assignment, or a DNS cluster's inline one. */
+export function localityEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndpoints[] {
+  const service = plan.service;
+  const sendDraining =
+    service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
+  return planEndpoints(ctx.model.endpoints.get(service.hostname), plan, sendDraining);
+}
+
+function planEndpoints(
+  byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
+  plan: PlannedCluster,
+  sendDraining: boolean,
+): LocalityLbEndpoints[] {
+  const eps = (byPort?.get(plan.port.port) ?? []).filter(
+    (ep) => sendable(ep, sendDraining) && selectsLabels(plan.subset?.labels, ep.labels),
+  );
+  return groupByLocality(eps, plan.service, mtlsCapable(plan));
 }
 
 function sendable(ep: MeshEndpoint, sendDraining: boolean): boolean {
@@ -83,7 +100,7 @@ function groupByLocality(eps: readonly MeshEndpoint[], service: MeshService, mtl
     return {
       locality,
       lb_endpoints: members.map((ep) => lbEndpoint(ep, service, mtls)),
-      load_balancing_weight: { value: members.length },
+      load_balancing_weight: { value: members.reduce((sum, ep) => sum + (ep.weight ?? 1), 0) },
     };
   });
 }
@@ -103,7 +120,7 @@ function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEn
     endpoint: { address: { socket_address: { address: ep.address, port_value: ep.port } } },
     health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,
     metadata: { filter_metadata },
-    load_balancing_weight: WEIGHT_ONE,
+    load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : { value: ep.weight },
   };
 }
 
@@ -113,8 +130,8 @@ function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEn
  * Deployment when the pod name has the ReplicaSet shape `<deployment>-<hash>-<id>`.
  */
 export function workloadTelemetry(ep: MeshEndpoint, namespace: string): string | undefined {
-  if (!ep.podName) return undefined;
-  const workload = deploymentName(ep.podName);
+  if (!ep.podName && !ep.workloadName) return undefined;
+  const workload = ep.workloadName ?? deploymentName(ep.podName as string);
   const l = ep.labels;
   const name = l['service.istio.io/canonical-name'] ?? l['app.kubernetes.io/name'] ?? l.app ?? workload;
   let revision = l['service.istio.io/canonical-revision'] ?? l['app.kubernetes.io/version'] ?? l.version ?? 'latest';

@@ -12,9 +12,11 @@
  *     endpoints and are left alone;
  *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
  *     its endpoints;
- *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts).
- * Every other change (Services, Istio config, Namespaces, Nodes, mesh config, pods coming, going
- * or relabelled) is a full compile. Either way the result equals `compile(next)`: the delta
+ *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts);
+ *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP).
+ * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
+ * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
+ * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
  * applied to the previous output gives its output, and the diagnostics are its diagnostics
  * (test/compile/incremental*.test.ts checks this on random endpoint churn).
  */
@@ -23,7 +25,7 @@ import { serviceEndpoints, serviceHostname } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { Pod, Service } from '../model/k8s.js';
 import type { MeshConfig } from '../model/mesh-config.js';
-import type { MeshEndpoint, MeshService, Workload } from '../model/service-model.js';
+import { isHttpProtocol, type MeshEndpoint, type MeshService, type Workload } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
@@ -33,7 +35,7 @@ import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } fro
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
-import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
+import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
@@ -82,6 +84,8 @@ interface State {
   readonly gatewaysReadEndpoints: boolean;
   /** Namespaces with a selector service on a gRPC port: their pods' IPs name proxyless server listeners. */
   readonly grpcServerNamespaces: ReadonlySet<string>;
+  /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
+  readonly entrySelectedNamespaces: ReadonlySet<string>;
 }
 
 export class IncrementalCompiler {
@@ -123,6 +127,9 @@ export class IncrementalCompiler {
       meshConfig: inputs.meshConfig,
       gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
       grpcServerNamespaces: grpcServerNamespaces(ctx),
+      entrySelectedNamespaces: new Set(
+        ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
+      ),
     };
     return { output, diagnostics };
   }
@@ -150,15 +157,19 @@ export class IncrementalCompiler {
 
     const builder = new DeltaBuilder(state.tables);
     const shapes = new Set<Shape>();
+    let podListeners = false;
     for (const key of [...touched].sort()) {
       const svc = state.services.get(key);
       if (!svc) continue; // a slice of a service that does not exist (yet) compiles to nothing
       this.recompileService(state, svc.raw, svc.mesh, builder);
       if (hasNamedTargetPort(svc.mesh))
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
+      if (hasPodListeners(svc.mesh)) podListeners = true;
     }
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
+    // Headless services listen on their pods' IPs: the shared outbound listeners follow the endpoints.
+    if (podListeners) builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
     for (const ns of new Set(changed.map((c) => c.namespace))) {
       if (!state.grpcServerNamespaces.has(ns)) continue;
@@ -193,7 +204,7 @@ export class IncrementalCompiler {
     if (state.gatewaysReadEndpoints) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
-      if (c.kind !== 'Pod') return false;
+      if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
       if (!prev || !pod || !samePodShape(prev, pod)) return false;
@@ -235,6 +246,12 @@ function gatewaysReadEndpoints(output: CompileOutput, ctx: CompileContext): bool
       }),
   );
 }
+
+/** A headless service with a TCP-like port: its outbound listeners are named by its endpoints' IPs. */
+const hasPodListeners = (s: MeshService): boolean =>
+  s.headless &&
+  s.externalName === undefined &&
+  s.ports.some((p) => p.protocol !== 'UDP' && !isHttpProtocol(p.protocol));
 
 /** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
 function samePodShape(a: Pod, b: Pod): boolean {

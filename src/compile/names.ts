@@ -43,14 +43,21 @@ export const serviceHostname = (name: string, namespace: string, domainSuffix: s
 /**
  * Resolves a host as written in an Istio object (`reviews`, `reviews.default`,
  * `reviews.default.svc.cluster.local`, `*.example.com`) relative to the object's namespace.
- * Short names are expanded as istiod does (ResolveShortnameToFQDN).
+ * Short names are expanded as istiod does (ResolveShortnameToFQDN); `known` (hostname → service)
+ * keeps a two-label host that names a service as it is.
  */
-export function resolveHost(host: string, namespace: string, domainSuffix: string): string {
+export function resolveHost(
+  host: string,
+  namespace: string,
+  domainSuffix: string,
+  known?: ReadonlyMap<string, unknown>,
+): string {
   if (host.startsWith('*')) return host;
   if (host.includes('.')) {
     const parts = host.split('.');
-    // `name.namespace` → FQDN; anything longer is taken as already qualified.
-    if (parts.length === 2) return `${host}.svc.${domainSuffix}`;
+    // `name.namespace` → FQDN, unless it is itself a service's host (a ServiceEntry for `httpbin.org`);
+    // anything longer is taken as already qualified.
+    if (parts.length === 2) return known?.has(host.toLowerCase()) ? host : `${host}.svc.${domainSuffix}`;
     if (parts.length === 3 && parts[2] === 'svc') return `${host}.${domainSuffix}`;
     return host;
   }

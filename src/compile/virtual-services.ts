@@ -37,6 +37,12 @@ export interface RouteOrigin {
 
 const origins = new WeakMap<HTTPRoute, RouteOrigin>();
 
+/** How hosts are qualified: the mesh's domain suffix, and the services whose two-label hosts stay as they are. */
+export interface HostQualifier {
+  readonly domainSuffix: string;
+  readonly known: ReadonlyMap<string, unknown>;
+}
+
 /** The object and path that wrote this route (for delegates: the delegate VirtualService). */
 export function routeOrigin(route: HTTPRoute): RouteOrigin | undefined {
   return origins.get(route);
@@ -66,12 +72,12 @@ function where(vs: VirtualService): { kind: string; namespace: string; name: str
   };
 }
 
-function resolveDestination(d: Destination, namespace: string, suffix: string): Destination {
-  return { ...d, host: resolveHost(d.host, namespace, suffix).toLowerCase() };
+function resolveDestination(d: Destination, namespace: string, suffix: HostQualifier): Destination {
+  return { ...d, host: resolveHost(d.host, namespace, suffix.domainSuffix, suffix.known).toLowerCase() };
 }
 
 /** A copy of the route with destination hosts fully qualified relative to `namespace`. */
-function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: string): HTTPRoute {
+function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: HostQualifier): HTTPRoute {
   return {
     ...route,
     ...(route.route
@@ -88,7 +94,12 @@ function resolveHttpRoute(route: HTTPRoute, namespace: string, suffix: string): 
   };
 }
 
-function resolveL4<R extends TCPRoute | TLSRoute>(route: R, index: number, namespace: string, suffix: string): R {
+function resolveL4<R extends TCPRoute | TLSRoute>(
+  route: R,
+  index: number,
+  namespace: string,
+  suffix: HostQualifier,
+): R {
   const resolved = {
     ...route,
     route: route.route.map((r) => ({ ...r, destination: resolveDestination(r.destination, namespace, suffix) })),
@@ -98,7 +109,7 @@ function resolveL4<R extends TCPRoute | TLSRoute>(route: R, index: number, names
 }
 
 export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): VirtualServiceIndex {
-  const suffix = mesh.domainSuffix;
+  const suffix: HostQualifier = { domainSuffix: mesh.domainSuffix, known: model.byHostname };
   const all = [...model.virtualServices].sort(byNamespaceName);
   const byKey = new Map(all.map((vs) => [key(vs), vs]));
 
@@ -117,7 +128,9 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     const http = expandHttp(vs, byKey, suffix, diags).map((route) => ({ route, source: vs }));
     const tcp = (vs.spec.tcp ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
     const tls = (vs.spec.tls ?? []).map((r, i) => ({ route: resolveL4(r, i, ns, suffix), source: vs }));
-    const hosts = [...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix).toLowerCase()))];
+    const hosts = [
+      ...new Set(vs.spec.hosts.map((h) => resolveHost(h, ns, suffix.domainSuffix, suffix.known).toLowerCase())),
+    ];
     entries.push({ vs, hosts, http, tcp, tls });
   }
 
@@ -193,7 +206,7 @@ const keyedCache = new WeakMap<readonly VirtualService[], ReadonlyMap<string, Vi
 export function resolvedRoutes(
   vs: VirtualService,
   all: readonly VirtualService[],
-  suffix: string,
+  suffix: HostQualifier,
   diags: Diagnostics,
 ): { http: SourcedHttpRoute[]; tcp: SourcedTcpRoute[]; tls: SourcedTlsRoute[] } {
   const ns = vs.meta.namespace;
@@ -210,7 +223,7 @@ export function resolvedRoutes(
 function expandHttp(
   vs: VirtualService,
   byKey: ReadonlyMap<string, VirtualService>,
-  suffix: string,
+  suffix: HostQualifier,
   diags: Diagnostics,
 ): HTTPRoute[] {
   const out: HTTPRoute[] = [];

@@ -13,6 +13,7 @@ import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Servic
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
 import type { PeerAuthentication } from '../model/peer-authentication.js';
 import type { RequestAuthentication } from '../model/request-authentication.js';
+import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../model/service-entry.js';
 import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
@@ -22,23 +23,16 @@ import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from '.
 import { readPeerAuthentication } from './validate/peer-authentication.js';
 import { get, Reader, type Raw } from './validate/reader.js';
 import { readRequestAuthentication } from './validate/request-authentication.js';
+import { readServiceEntry } from './validate/service-entry.js';
 import { readVirtualService } from './validate/virtual-service.js';
+import { readWorkloadEntry, readWorkloadGroup } from './validate/workload-entry.js';
 import { redactedRejection } from './rejected.js';
 
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
 const ISTIO_SECURITY = ['security.istio.io/v1', 'security.istio.io/v1beta1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set([
-  'ServiceEntry',
-  'Sidecar',
-  'WorkloadEntry',
-  'WorkloadGroup',
-  'EnvoyFilter',
-  'Telemetry',
-  'ProxyConfig',
-  'WasmPlugin',
-]);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['Sidecar', 'EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
 
 interface Candidate<T> {
   readonly value: T;
@@ -58,6 +52,9 @@ interface Buckets {
   authorizationPolicies: Candidate<AuthorizationPolicy>[];
   peerAuthentications: Candidate<PeerAuthentication>[];
   requestAuthentications: Candidate<RequestAuthentication>[];
+  serviceEntries: Candidate<ServiceEntry>[];
+  workloadEntries: Candidate<WorkloadEntry>[];
+  workloadGroups: Candidate<WorkloadGroup>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -119,6 +116,27 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
       if (value) out.requestAuthentications.push({ value, doc });
     },
   },
+  ServiceEntry: {
+    apiVersions: ISTIO_NETWORKING,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readServiceEntry(r, raw, origin, v);
+      if (value) out.serviceEntries.push({ value, doc });
+    },
+  },
+  WorkloadEntry: {
+    apiVersions: ISTIO_NETWORKING,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readWorkloadEntry(r, raw, origin, v);
+      if (value) out.workloadEntries.push({ value, doc });
+    },
+  },
+  WorkloadGroup: {
+    apiVersions: ISTIO_NETWORKING,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readWorkloadGroup(r, raw, origin, v);
+      if (value) out.workloadGroups.push({ value, doc });
+    },
+  },
   MeshConfig: {
     apiVersions: ['meshsnap.dev/v1alpha1'],
     handle: (r, raw, _o, _v, out, doc) => {
@@ -156,6 +174,9 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     authorizationPolicies: unique(out.authorizationPolicies, diagnostics),
     peerAuthentications: unique(out.peerAuthentications, diagnostics),
     requestAuthentications: unique(out.requestAuthentications, diagnostics),
+    serviceEntries: unique(out.serviceEntries, diagnostics),
+    workloadEntries: unique(out.workloadEntries, diagnostics),
+    workloadGroups: unique(out.workloadGroups, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -188,6 +209,9 @@ const emptyBuckets = (): Buckets => ({
   authorizationPolicies: [],
   peerAuthentications: [],
   requestAuthentications: [],
+  serviceEntries: [],
+  workloadEntries: [],
+  workloadGroups: [],
   meshConfigs: [],
 });
 

@@ -8,11 +8,13 @@
  * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
  *   out — less metadata annotations, which the compiler never reads (but for an
- *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced).
+ *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced, and a
+ *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts).
  *
  * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
  */
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
+import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import { readOneDocument } from './load.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
@@ -35,6 +37,7 @@ export function retainedForStorage(raw: Raw): Raw | null {
 /** Annotations the compiler reads, per kind. */
 const READ_ANNOTATIONS: Readonly<Record<string, readonly string[]>> = {
   AuthorizationPolicy: [DRY_RUN_ANNOTATION],
+  WorkloadEntry: [HEALTH_CHECKS_ANNOTATION],
 };
 
 function keepReadAnnotations(meta: Record<string, unknown>, kind: unknown): void {

@@ -4,6 +4,9 @@
  * `IstioEndpoint`. Pure; every lookup goes through a Map (10k services must build in milliseconds).
  */
 import type { Diagnostics } from './diagnostics.js';
+import type { WorkloadEntry } from './service-entry.js';
+import { buildServiceEntryServices } from './service-entries.js';
+import { workloadEntryEndpoints } from './workload-endpoints.js';
 import type { InputSet } from './inputs.js';
 import type {
   EndpointPort,
@@ -96,6 +99,8 @@ export interface Indexes {
   readonly nodes: ReadonlyMap<string, Node>;
   readonly slicesByService: ByNamespace<EndpointSlice[]>;
   readonly endpointsByName: ByNamespace<Endpoints>;
+  /** WorkloadEntries by namespace, in name order: Kubernetes Services select them too. */
+  readonly workloadEntries: ReadonlyMap<string, readonly WorkloadEntry[]>;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -114,11 +119,24 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     services.push(ms);
     endpoints.set(ms.hostname, serviceEndpoints(svc, ms, idx));
   }
+  const entries = buildServiceEntryServices(
+    {
+      serviceEntries: inputs.serviceEntries,
+      workloadEntries: idx.workloadEntries,
+      podsIn: (ns) => [...(idx.podsByName.get(ns)?.values() ?? [])],
+      podLocality: (pod) => locality({ address: '', health: 'HEALTHY' }, pod, idx),
+    },
+    new Set(services.map((s) => s.hostname)),
+    diags,
+  );
+  for (const s of entries.services) services.push(s);
+  for (const [host, byPort] of entries.endpoints) endpoints.set(host, byPort);
   services.sort((a, b) => cmp(a.hostname, b.hostname));
 
   const namespaces = new Set<string>();
   for (const n of inputs.namespaces) namespaces.add(n.meta.name);
   for (const s of inputs.services) namespaces.add(s.meta.namespace);
+  for (const s of inputs.serviceEntries) namespaces.add(s.meta.namespace);
   for (const p of inputs.pods) namespaces.add(p.meta.namespace);
 
   const workloads: Workload[] = [...inputs.pods]
@@ -167,7 +185,13 @@ function index(inputs: InputSet): Indexes {
   }
   const endpointsByName: ByNamespace<Endpoints> = new Map();
   for (const e of inputs.endpoints) put(endpointsByName, e.meta.namespace, e.meta.name, e);
-  return { podsByName, podsByIp, nodes, slicesByService, endpointsByName };
+  const workloadEntries = new Map<string, WorkloadEntry[]>();
+  for (const we of [...inputs.workloadEntries].sort(byNsName)) {
+    const list = workloadEntries.get(we.meta.namespace);
+    if (list) list.push(we);
+    else workloadEntries.set(we.meta.namespace, [we]);
+  }
+  return { podsByName, podsByIp, nodes, slicesByService, endpointsByName, workloadEntries };
 }
 
 const PROTOCOL_RANK: Readonly<Record<PortProtocol, number>> = { TCP: 0, SCTP: 1, UDP: 2 };
@@ -262,6 +286,11 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
         add({ address: a.ip, health: 'UNHEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
     }
     out.set(sp.port, dedupeEndpoints(list));
+  }
+  const entries = idx.workloadEntries.get(svc.meta.namespace);
+  if (entries) {
+    for (const [port, list] of workloadEntryEndpoints(svc, ms.ports, entries))
+      out.set(port, dedupeEndpoints([...(out.get(port) ?? []), ...list]));
   }
   return out;
 }

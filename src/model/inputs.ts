@@ -7,6 +7,7 @@ import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './
 import type { MeshConfig } from './mesh-config.js';
 import type { PeerAuthentication } from './peer-authentication.js';
 import type { RequestAuthentication } from './request-authentication.js';
+import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from './service-entry.js';
 
 export interface InputSet {
   readonly meshConfig: MeshConfig;
@@ -22,6 +23,9 @@ export interface InputSet {
   readonly authorizationPolicies: readonly AuthorizationPolicy[];
   readonly peerAuthentications: readonly PeerAuthentication[];
   readonly requestAuthentications: readonly RequestAuthentication[];
+  readonly serviceEntries: readonly ServiceEntry[];
+  readonly workloadEntries: readonly WorkloadEntry[];
+  readonly workloadGroups: readonly WorkloadGroup[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -16,9 +16,14 @@ export interface MeshConfig {
   readonly trustDomain?: string;
   /** Other trust domains whose identities authorization policies treat as this one's. */
   readonly trustDomainAliases?: readonly string[];
+  /** How often DNS clusters re-resolve (`dnsRefreshRate`), in milliseconds; absent: Istio's 60 s. */
+  readonly dnsRefreshRateMs?: number;
   /** Named external services (CUSTOM AuthorizationPolicy providers). */
   readonly extensionProviders?: readonly ExtensionProvider[];
 }
+
+/** Istio's default `dnsRefreshRate`. */
+export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;
 
 /** Istio's default trust domain. */
 export const DEFAULT_TRUST_DOMAIN = 'cluster.local';

@@ -47,6 +47,26 @@ export interface MeshService {
   readonly selector?: Readonly<Record<string, string>>;
   readonly ports: readonly MeshServicePort[];
   readonly origin: Origin;
+  /** Namespaces it is exported to, as written (`.`, `*`, `~`, names); absent: the mesh default. */
+  readonly exportTo?: readonly string[];
+  /** Set for a host of a ServiceEntry (istiod: registry `External`). */
+  readonly serviceEntry?: ServiceEntryAttributes;
+}
+
+/** A ServiceEntry's `resolution` (model/service-entry.ts reads it). */
+export type ServiceEntryResolution = 'NONE' | 'STATIC' | 'DNS' | 'DNS_ROUND_ROBIN';
+export type ServiceEntryLocation = 'MESH_EXTERNAL' | 'MESH_INTERNAL';
+
+/** What a ServiceEntry says about one of its hosts, beyond what every MeshService has. */
+export interface ServiceEntryAttributes {
+  /** The ServiceEntry's own name (its hosts are the services' names). */
+  readonly entryName: string;
+  readonly resolution: ServiceEntryResolution;
+  readonly location: ServiceEntryLocation;
+  /** IPs and CIDRs (a /32 or /128 written as the bare address), in written order; empty: none. */
+  readonly addresses: readonly string[];
+  readonly subjectAltNames: readonly string[];
+  readonly workloadSelector?: Readonly<Record<string, string>>;
 }
 
 export interface Locality {
@@ -69,6 +89,11 @@ export interface MeshEndpoint {
   readonly tlsMode: 'istio' | 'disabled';
   readonly podName?: string;
   readonly serviceAccount?: string;
+  /** Load balancing weight (WorkloadEntry `weight`); absent: 1. */
+  readonly weight?: number;
+  readonly network?: string;
+  /** The telemetry workload name when not derived from a pod (a WorkloadEntry's or ServiceEntry's name). */
+  readonly workloadName?: string;
 }
 
 export interface ServiceModel {

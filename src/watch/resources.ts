@@ -82,6 +82,30 @@ export const GATEWAYS: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const SERVICE_ENTRIES: ResourceSpec = {
+  kind: 'ServiceEntry',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'serviceentries',
+  namespaced: true,
+  optional: true,
+};
+export const WORKLOAD_ENTRIES: ResourceSpec = {
+  kind: 'WorkloadEntry',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'workloadentries',
+  namespaced: true,
+  optional: true,
+};
+export const WORKLOAD_GROUPS: ResourceSpec = {
+  kind: 'WorkloadGroup',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'workloadgroups',
+  namespaced: true,
+  optional: true,
+};
 const SECURITY_VERSIONS = ['v1', 'v1beta1'];
 export const AUTHORIZATION_POLICIES: ResourceSpec = {
   kind: 'AuthorizationPolicy',
@@ -121,6 +145,9 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   AUTHORIZATION_POLICIES,
   PEER_AUTHENTICATIONS,
   REQUEST_AUTHENTICATIONS,
+  SERVICE_ENTRIES,
+  WORKLOAD_ENTRIES,
+  WORKLOAD_GROUPS,
 ];
 
 /** The collection path of a resource, in one namespace or across all. */

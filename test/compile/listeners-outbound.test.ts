@@ -121,7 +121,7 @@ test('HTTP and TCP services on the same port: HTTP stays on 0.0.0.0_P, TCP gets 
   );
 });
 
-test('headless TCP ports are skipped with an info diagnostic; UDP ports and ExternalName services get nothing', () => {
+test('headless TCP ports without endpoints get no listener (istiod: one per pod IP); UDP ports and ExternalName services get nothing', () => {
   const ctx = makeContext([
     service('db', 'data', [port(5432, 'TCP'), port(8080, 'HTTP')], { headless: true }),
     service('dns', 'kube-system', [port(53, 'UDP')], { clusterIP: '10.96.0.53' }),
@@ -129,14 +129,8 @@ test('headless TCP ports are skipped with an info diagnostic; UDP ports and Exte
   ]);
   const listeners = buildOutboundListeners(ctx);
   assert.deepEqual([...listeners.keys()], ['0.0.0.0_8080', 'virtualOutbound']);
-  const diags = ctx.diags.all;
-  assert.equal(diags.length, 1);
-  assert.equal(diags[0]?.severity, 'info');
-  assert.equal(diags[0]?.kind, 'Service');
-  assert.equal(diags[0]?.namespace, 'data');
-  assert.equal(diags[0]?.name, 'db');
-  assert.equal(diags[0]?.field, 'spec.ports[0]');
-  assert.equal(diags[0]?.file, 'db.yaml');
+  // The per-pod listeners replace the former `headless-tcp-port` info (test/compile/service-entry.test.ts has pods).
+  assert.deepEqual(ctx.diags.all, []);
 });
 
 test('VirtualService tcp routes: weighted clusters, config metadata, DestinationRule idle timeout', () => {

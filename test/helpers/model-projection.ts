@@ -23,6 +23,10 @@ interface EndpointProjection {
   readonly locality?: string;
   readonly health: string;
   readonly tlsMode: string;
+  readonly weight?: number;
+  readonly network?: string;
+  /** A WorkloadEntry's or ServiceEntry's name (telemetry workload). */
+  readonly workload?: string;
 }
 
 interface ServiceProjection {
@@ -31,6 +35,9 @@ interface ServiceProjection {
   readonly headless?: true;
   readonly externalName?: string;
   readonly selector?: Readonly<Record<string, string>>;
+  readonly exportTo?: readonly string[];
+  /** The ServiceEntry behind a host: its name, resolution, location, addresses, SANs, selector. */
+  readonly serviceEntry?: Json;
   readonly ports: readonly { name?: string; port: number; targetPort: number | string; protocol: string }[];
   /** Service port → its endpoints. */
   readonly endpoints: Readonly<Record<string, readonly EndpointProjection[]>>;
@@ -61,6 +68,9 @@ function endpoint(e: MeshEndpoint): EndpointProjection {
     ...(locality !== '//' ? { locality } : {}),
     health: e.health,
     tlsMode: e.tlsMode,
+    ...(e.weight !== undefined ? { weight: e.weight } : {}),
+    ...(e.network !== undefined ? { network: e.network } : {}),
+    ...(e.workloadName !== undefined ? { workload: e.workloadName } : {}),
   };
 }
 
@@ -118,6 +128,8 @@ function service(ctx: CompileContext, s: MeshService): ServiceProjection {
     ...(s.headless ? { headless: true as const } : {}),
     ...(s.externalName !== undefined ? { externalName: s.externalName } : {}),
     ...(s.selector !== undefined ? { selector: s.selector } : {}),
+    ...(s.exportTo !== undefined ? { exportTo: s.exportTo } : {}),
+    ...(s.serviceEntry !== undefined ? { serviceEntry: s.serviceEntry as unknown as Json } : {}),
     ports: s.ports.map((p) => ({
       ...(p.name !== undefined ? { name: p.name } : {}),
       port: p.port,

@@ -81,11 +81,8 @@ for (const file of readdirSync(NETWORKING)
     assert.equal(inputs.virtualServices.length, kinds.filter((k) => k === 'VirtualService').length);
     assert.equal(inputs.destinationRules.length, kinds.filter((k) => k === 'DestinationRule').length);
     assert.equal(inputs.gateways.length, kinds.filter((k) => k === 'Gateway').length);
-    const unsupported = kinds.filter((k) => k === 'ServiceEntry').length;
-    assert.equal(
-      inputs.diagnostics.filter((d) => d.code === 'unsupported-kind' && d.severity === 'warning').length,
-      unsupported,
-    );
+    assert.equal(inputs.serviceEntries.length, kinds.filter((k) => k === 'ServiceEntry').length);
+    assert.equal(inputs.diagnostics.filter((d) => d.code === 'unsupported-kind').length, 0);
   });
 }
 

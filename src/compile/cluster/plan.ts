@@ -12,12 +12,14 @@ import { outboundClusterName } from '../names.js';
 import { policyForPort, policyForSubset, type EffectivePolicy } from '../traffic-policy.js';
 
 /**
- * EDS: endpoints come from the ClusterLoadAssignment of the same name.
- * ORIGINAL_DST: headless services and `loadBalancer.simple: PASSTHROUGH` (Envoy connects to the
- * address the app dialled). STRICT_DNS: ExternalName services (meshsnap resolves the external
- * name in Envoy; istiod nowadays treats them as aliases, which needs VirtualService support).
+ * EDS: endpoints come from the ClusterLoadAssignment of the same name (ServiceEntry `STATIC` too).
+ * ORIGINAL_DST: headless services, ServiceEntry resolution `NONE` and `loadBalancer.simple:
+ * PASSTHROUGH` (Envoy connects to the address the app dialled). STRICT_DNS: ExternalName services
+ * (meshsnap resolves the external name in Envoy; istiod nowadays treats them as aliases, which
+ * needs VirtualService support) and ServiceEntry `DNS`; LOGICAL_DNS: `DNS_ROUND_ROBIN`
+ * (istiod's convertResolution).
  */
-export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS';
+export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS' | 'LOGICAL_DNS';
 
 export interface PlannedCluster {
   readonly name: string;
@@ -63,7 +65,11 @@ export function planServiceClusters(ctx: CompileContext, service: MeshService): 
 
 function discoveryOf(service: MeshService, policy: EffectivePolicy | undefined): Discovery {
   if (service.externalName !== undefined) return 'STRICT_DNS';
-  if (service.headless || policy?.loadBalancer?.simple === 'PASSTHROUGH') return 'ORIGINAL_DST';
+  const resolution = service.serviceEntry?.resolution;
+  if (service.headless || resolution === 'NONE' || policy?.loadBalancer?.simple === 'PASSTHROUGH')
+    return 'ORIGINAL_DST';
+  if (resolution === 'DNS') return 'STRICT_DNS';
+  if (resolution === 'DNS_ROUND_ROBIN') return 'LOGICAL_DNS';
   return 'EDS';
 }
 

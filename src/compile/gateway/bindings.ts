@@ -45,7 +45,12 @@ export function gatewayBindings(ctx: CompileContext): GatewayBindings {
     if (!bound.length) continue;
     // Routes of a VirtualService sidecars also use were already checked there: report once.
     const diags = appliesToSidecars(vs) ? new Diagnostics() : ctx.diags;
-    const routes = resolvedRoutes(vs, ctx.model.virtualServices, suffix, diags);
+    const routes = resolvedRoutes(
+      vs,
+      ctx.model.virtualServices,
+      { domainSuffix: suffix, known: ctx.model.byHostname },
+      diags,
+    );
     const entry: BoundVirtualService = {
       vs,
       hosts: [...new Set(vs.spec.hosts.map((h) => gatewayVsHost(h, vs.meta.namespace, suffix)))],

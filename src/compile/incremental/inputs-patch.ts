@@ -18,6 +18,7 @@ import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '..
 import type { MeshConfig } from '../../model/mesh-config.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
 import type { RequestAuthentication } from '../../model/request-authentication.js';
+import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../../model/service-entry.js';
 
 export interface InputObjects {
   Service: Service;
@@ -32,6 +33,9 @@ export interface InputObjects {
   AuthorizationPolicy: AuthorizationPolicy;
   PeerAuthentication: PeerAuthentication;
   RequestAuthentication: RequestAuthentication;
+  ServiceEntry: ServiceEntry;
+  WorkloadEntry: WorkloadEntry;
+  WorkloadGroup: WorkloadGroup;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -48,7 +52,10 @@ type ListKey =
   | 'gateways'
   | 'authorizationPolicies'
   | 'peerAuthentications'
-  | 'requestAuthentications';
+  | 'requestAuthentications'
+  | 'serviceEntries'
+  | 'workloadEntries'
+  | 'workloadGroups';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -63,6 +70,9 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   AuthorizationPolicy: 'authorizationPolicies',
   PeerAuthentication: 'peerAuthentications',
   RequestAuthentication: 'requestAuthentications',
+  ServiceEntry: 'serviceEntries',
+  WorkloadEntry: 'workloadEntries',
+  WorkloadGroup: 'workloadGroups',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

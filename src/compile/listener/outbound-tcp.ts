@@ -22,8 +22,26 @@ const MESH_GATEWAY = 'mesh';
 
 export const isTlsProtocol = (p: MeshServicePort['protocol']): boolean => p === 'TLS' || p === 'HTTPS';
 
-export function outboundTcpChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
-  return isTlsProtocol(port.protocol) ? tlsChains(ctx, service, port) : tcpChains(ctx, service, port);
+/**
+ * Where a service port's chains listen when it has no IP of its own (istiod's listener opts): a
+ * CIDR of a ServiceEntry becomes every chain's destination match, and a TLS port without an
+ * address of its own is told apart by SNI (the service's hostname).
+ */
+export interface TcpBind {
+  readonly cidr?: string;
+  readonly sni?: boolean;
+}
+
+export function outboundTcpChains(
+  ctx: CompileContext,
+  service: MeshService,
+  port: MeshServicePort,
+  bind: TcpBind = {},
+): OutboundChain[] {
+  const chains = isTlsProtocol(port.protocol) ? tlsChains(ctx, service, port, bind) : tcpChains(ctx, service, port);
+  const cidr = bind.cidr;
+  if (cidr === undefined) return chains;
+  return chains.map((c) => (c.prefixRanges?.length ? c : { ...c, prefixRanges: [cidr] }));
 }
 
 function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
@@ -62,7 +80,7 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
   return out;
 }
 
-function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServicePort): OutboundChain[] {
+function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServicePort, bind: TcpBind): OutboundChain[] {
   const out: OutboundChain[] = [];
   const handled = new Set<string>();
   for (const sourced of ctx.virtualServices.tlsRoutes(service.hostname) ?? []) {
@@ -86,8 +104,12 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
         });
     }
   }
-  // The service has a VIP (else it gets no listener), so no SNI match is needed for its own traffic.
-  if (out.length === 0) out.push({ filters: [defaultFilter(ctx, service, port)] });
+  // With a VIP of its own no SNI match is needed; on a shared (wildcard or CIDR) bind the hostname tells it apart.
+  if (out.length === 0)
+    out.push({
+      filters: [defaultFilter(ctx, service, port)],
+      ...(bind.sni || bind.cidr !== undefined ? { serverNames: [service.hostname] } : {}),
+    });
   return out;
 }
 
@@ -139,7 +161,12 @@ export function checkedDestinations(
   const kept: RouteDestination[] = [];
   for (const [j, d] of route.route.entries()) {
     // The VirtualService index has already qualified the hosts; resolving again is a no-op then.
-    const host = resolveHost(d.destination.host, source.meta.namespace, ctx.mesh.domainSuffix).toLowerCase();
+    const host = resolveHost(
+      d.destination.host,
+      source.meta.namespace,
+      ctx.mesh.domainSuffix,
+      ctx.model.byHostname,
+    ).toLowerCase();
     const rd = host === d.destination.host ? d : { ...d, destination: { ...d.destination, host } };
     const problem = checkDestination(ctx, rd.destination);
     if (problem) reportDestination(ctx.diags, source, `${field}.route[${j}]`, problem);

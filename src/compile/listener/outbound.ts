@@ -7,10 +7,12 @@
  * - `0.0.0.0_<port>` for every port an HTTP service uses: one HCM whose routes come over RDS (`"<port>"`).
  * - `<clusterIP>_<port>` for every TCP-like service port: a tcp_proxy. Envoy's original-dst lookup
  *   prefers an exact IP listener over the wildcard one, so TCP and HTTP services can share a port.
+ *   ServiceEntry addresses listen the same way; a CIDR, or an entry without address, shares
+ *   `0.0.0.0_<port>` (matched by destination range or SNI), and headless services get one listener
+ *   per pod IP (see `portBinds`). Services on one address:port merge their chains as istiod does.
  *
- * Left out: ExternalName services (aliases: their clients resolve to the target's IP), UDP ports
- * (sidecars do not proxy UDP), and TCP ports of headless services (reported as `info`; istiod would
- * build per-pod listeners for those).
+ * Left out: ExternalName services (aliases: their clients resolve to the target's IP) and UDP ports
+ * (sidecars do not proxy UDP).
  */
 import type { CompileContext } from '../context.js';
 import {
@@ -24,9 +26,10 @@ import {
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
 import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, socketAddress, u32 } from './filters.js';
+import { maskedCidr } from './cidr.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
-import { assembleOutboundListener, egressCluster } from './outbound-listener.js';
-import { outboundTcpChains } from './outbound-tcp.js';
+import { assembleOutboundListener, egressCluster, type OutboundChain } from './outbound-listener.js';
+import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 
 const WILDCARD = '0.0.0.0';
@@ -46,15 +49,104 @@ export function buildOutboundListeners(ctx: CompileContext): Map<string, Listene
     }
   }
 
-  for (const port of [...httpPorts].sort((a, b) => a - b)) {
-    const name = wildcardListenerName(port);
-    listeners.set(name, httpListener(ctx, name, port));
-  }
-  for (const { service, port } of tcpPorts) {
-    const l = tcpListener(ctx, service, port, listeners);
-    if (l) listeners.set(l.name as string, l);
-  }
+  const entries = new Map<string, ListenerEntry>();
+  for (const port of [...httpPorts].sort((a, b) => a - b))
+    entries.set(wildcardListenerName(port), { address: WILDCARD, port, chains: [httpChain(port)] });
+  for (const { service, port } of tcpPorts) addTcpPort(ctx, entries, service, port);
+  for (const [name, e] of entries)
+    listeners.set(name, assembleOutboundListener(ctx, name, e.address, e.port, e.chains));
   return sortedByName(listeners);
+}
+
+/** The chains one outbound listener (address:port) collects from the services on it. */
+interface ListenerEntry {
+  readonly address: string;
+  readonly port: number;
+  readonly chains: OutboundChain[];
+}
+
+/** Where a TCP-like service port listens (istiod's buildSidecarOutboundListener binds). */
+interface PortBind extends TcpBind {
+  readonly address: string;
+}
+
+/**
+ * - A cluster IP, or each IP of a ServiceEntry: `<ip>_<port>`; a CIDR: `0.0.0.0_<port>` with the
+ *   CIDR as destination match.
+ * - Headless Services and `NONE` entries without an address: one listener per endpoint IP (istiod's
+ *   per-pod listeners; a `NONE` entry without endpoints and without selector: the wildcard).
+ * - Other entries without an address: `0.0.0.0_<port>`, TLS told apart by SNI.
+ */
+function portBinds(ctx: CompileContext, service: MeshService, port: MeshServicePort): PortBind[] {
+  const se = service.serviceEntry;
+  if (service.clusterIP !== undefined) return [{ address: service.clusterIP }];
+  if (se && se.addresses.length > 0)
+    return se.addresses.map((a) => (a.includes('/') ? { address: WILDCARD, cidr: a } : { address: a }));
+  if (se && se.resolution !== 'NONE') return [{ address: WILDCARD, sni: true }];
+  const ips = endpointIps(ctx, service, port);
+  if (se && ips.length === 0 && !se.workloadSelector) return [{ address: WILDCARD, sni: true }];
+  return ips.map((address) => ({ address, sni: true }));
+}
+
+/** Distinct IP addresses of a port's endpoints (DNS names cannot be listened on). */
+function endpointIps(ctx: CompileContext, service: MeshService, port: MeshServicePort): string[] {
+  const out = new Set<string>();
+  for (const ep of ctx.model.endpoints.get(service.hostname)?.get(port.port) ?? [])
+    if (isIpAddress(ep.address)) out.add(ep.address);
+  return [...out].sort();
+}
+
+const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
+
+function addTcpPort(
+  ctx: CompileContext,
+  entries: Map<string, ListenerEntry>,
+  service: MeshService,
+  port: MeshServicePort,
+): void {
+  for (const bind of portBinds(ctx, service, port)) {
+    const name = ipListenerName(bind.address, port.port);
+    const chains = outboundTcpChains(ctx, service, port, bind);
+    const entry = entries.get(name);
+    if (!entry) {
+      entries.set(name, { address: bind.address, port: port.port, chains });
+      continue;
+    }
+    // istiod's mergeTCPFilterChains: a chain whose match an earlier service's chain already has is dropped.
+    const keys = new Set(entry.chains.map(chainMatchKey));
+    let dropped = false;
+    for (const c of chains) {
+      const key = chainMatchKey(c);
+      if (keys.has(key)) dropped = true;
+      else {
+        keys.add(key);
+        entry.chains.push(c);
+      }
+    }
+    if (dropped) reportConflict(ctx, service, port, name);
+  }
+}
+
+/** What a filter chain matches on (istiod's filterChainOpts.conflictsWith): equal keys cannot both be in a listener. */
+function chainMatchKey(c: OutboundChain): string {
+  const sni = (c.serverNames ?? []).filter((n) => n !== '*');
+  const cidrs = (c.prefixRanges ?? []).filter((p) => p !== '0.0.0.0' && !p.startsWith('0.0.0.0/')).map(maskedCidr);
+  return JSON.stringify([c.transportProtocol ?? '', c.applicationProtocols ?? [], [...sni].sort(), [...cidrs].sort()]);
+}
+
+function reportConflict(ctx: CompileContext, service: MeshService, port: MeshServicePort, name: string): void {
+  const se = service.serviceEntry;
+  ctx.diags.add({
+    severity: 'warning',
+    code: 'listener-conflict',
+    message: `listener ${name} already exists for another service; this port is skipped`,
+    kind: se ? 'ServiceEntry' : 'Service',
+    namespace: service.namespace,
+    name: se ? se.entryName : service.name,
+    field: `spec.ports[${service.ports.indexOf(port)}]`,
+    file: service.origin.file,
+    index: service.origin.index,
+  });
 }
 
 function virtualOutboundListener(ctx: CompileContext): Listener {
@@ -75,49 +167,19 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
   };
 }
 
-/** One per port, whatever the number of HTTP services on it: the route config tells them apart by Host. */
-function httpListener(ctx: CompileContext, name: string, port: number): Listener {
-  const hcm = buildSidecarHcm({ statPrefix: `outbound_${name}`, rds: routeConfigName(port) });
-  // The HTTP inspector sends plaintext HTTP to the HCM; anything else (TLS, other TCP) falls
-  // through to the passthrough chain, so unknown destinations on this port still work.
-  return assembleOutboundListener(ctx, name, WILDCARD, port, [
-    { filters: [hcmFilter(hcm)], transportProtocol: RAW_BUFFER_TRANSPORT, applicationProtocols: PLAINTEXT_HTTP_ALPNS },
-  ]);
-}
-
-function tcpListener(
-  ctx: CompileContext,
-  service: MeshService,
-  port: MeshServicePort,
-  existing: ReadonlyMap<string, Listener>,
-): Listener | undefined {
-  const report = (severity: 'info' | 'warning', code: string, message: string) =>
-    ctx.diags.add({
-      severity,
-      code,
-      message,
-      kind: 'Service',
-      namespace: service.namespace,
-      name: service.name,
-      field: `spec.ports[${service.ports.indexOf(port)}]`,
-      file: service.origin.file,
-      index: service.origin.index,
-    });
-  if (service.clusterIP === undefined) {
-    report(
-      'info',
-      'headless-tcp-port',
-      `${port.protocol} port ${port.port} of a service without cluster IP gets no outbound listener; its traffic takes the passthrough path`,
-    );
-    return undefined;
-  }
-  const name = ipListenerName(service.clusterIP, port.port);
-  if (existing.has(name)) {
-    // Two services cannot share an IP:port; the first in hostname order keeps the listener.
-    report('warning', 'listener-conflict', `listener ${name} already exists for another service; this port is skipped`);
-    return undefined;
-  }
-  return assembleOutboundListener(ctx, name, service.clusterIP, port.port, outboundTcpChains(ctx, service, port));
+/**
+ * One chain per HTTP port, whatever the number of HTTP services on it: the route config tells them
+ * apart by Host. The HTTP inspector sends plaintext HTTP to the HCM; anything else (TLS, other TCP)
+ * falls through to the passthrough chain (or a wildcard TCP service's chain), so unknown
+ * destinations on this port still work.
+ */
+function httpChain(port: number): OutboundChain {
+  const hcm = buildSidecarHcm({ statPrefix: `outbound_${wildcardListenerName(port)}`, rds: routeConfigName(port) });
+  return {
+    filters: [hcmFilter(hcm)],
+    transportProtocol: RAW_BUFFER_TRANSPORT,
+    applicationProtocols: PLAINTEXT_HTTP_ALPNS,
+  };
 }
 
 function sortedByName(listeners: Map<string, Listener>): Map<string, Listener> {

@@ -2,8 +2,9 @@
  * Virtual host domains of a service as istiod generates them for a proxy in `clientNamespace`
  * (generateVirtualHostDomains / GenerateAltVirtualHosts, Kubernetes case): the FQDN, the short
  * forms a client can resolve through its DNS search path (`name` only from the service's own
- * namespace; `name.ns` and `name.ns.svc` from anywhere), then the cluster IP. Headless services
- * also get `*.`-prefixed forms (pod hostnames).
+ * namespace; `name.ns` and `name.ns.svc` from anywhere), then the cluster IP (or a ServiceEntry's
+ * addresses). Headless services also get `*.`-prefixed forms (pod hostnames). A ServiceEntry host
+ * outside the cluster domain has no short forms; a wildcard host is its own domain (`*.example.com`).
  *
  * Sidecars ignore the port in host matching, so they get no `:port` forms; proxyless gRPC matches
  * `host:port` (its target), so each name is followed by its `:port` form.
@@ -42,6 +43,8 @@ export function serviceDomains(
   if (service.headless) for (const d of [...out]) out.push(`*.${d}`);
   else if (service.clusterIP && service.clusterIP !== '0.0.0.0' && service.clusterIP !== 'None')
     withPort(out, service.clusterIP, port);
+  // A ServiceEntry's IP addresses (a CIDR is no Host header).
+  for (const a of service.serviceEntry?.addresses ?? []) if (!a.includes('/')) withPort(out, a, port);
   return out;
 }
 

@@ -7,7 +7,12 @@
  *    proxies), anything else gets an `info`.
  * Missing fields take DEFAULT_MESH_CONFIG's values.
  */
-import { DEFAULT_MESH_CONFIG, DEFAULT_TRUST_DOMAIN, type MeshConfig } from '../../model/mesh-config.js';
+import {
+  DEFAULT_DNS_REFRESH_RATE_MS,
+  DEFAULT_MESH_CONFIG,
+  DEFAULT_TRUST_DOMAIN,
+  type MeshConfig,
+} from '../../model/mesh-config.js';
 import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
@@ -24,6 +29,7 @@ const MESH_FIELDS = [
   'trustDomain',
   'trustDomainAliases',
   'extensionProviders',
+  'dnsRefreshRate',
 ];
 const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
@@ -80,6 +86,8 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const trustDomain = str(r, get(o, 'trustDomain'), at('trustDomain'));
   const trustDomainAliases = strList(r, get(o, 'trustDomainAliases'), at('trustDomainAliases'));
   const extensionProviders = readExtensionProviders(r, get(o, 'extensionProviders'), at('extensionProviders'));
+  const dnsRefreshRateMs = duration(r, get(o, 'dnsRefreshRate'), at('dnsRefreshRate'));
+  if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
   return {
     domainSuffix: domainSuffix ?? DEFAULT_MESH_CONFIG.domainSuffix,
     outboundTrafficPolicy:
@@ -92,6 +100,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(trustDomain !== undefined && trustDomain !== '' && trustDomain !== DEFAULT_TRUST_DOMAIN ? { trustDomain } : {}),
     ...(trustDomainAliases?.length ? { trustDomainAliases } : {}),
     ...(extensionProviders?.length ? { extensionProviders } : {}),
+    ...(dnsRefreshRateMs !== undefined && dnsRefreshRateMs !== DEFAULT_DNS_REFRESH_RATE_MS ? { dnsRefreshRateMs } : {}),
   };
 }
 

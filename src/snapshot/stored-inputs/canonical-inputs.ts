@@ -54,6 +54,9 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     ...(inputs.authorizationPolicies.length ? { authorizationPolicies: strip(inputs.authorizationPolicies) } : {}),
     ...(inputs.peerAuthentications.length ? { peerAuthentications: strip(inputs.peerAuthentications) } : {}),
     ...(inputs.requestAuthentications.length ? { requestAuthentications: strip(inputs.requestAuthentications) } : {}),
+    ...(inputs.serviceEntries.length ? { serviceEntries: strip(inputs.serviceEntries) } : {}),
+    ...(inputs.workloadEntries.length ? { workloadEntries: strip(inputs.workloadEntries) } : {}),
+    ...(inputs.workloadGroups.length ? { workloadGroups: strip(inputs.workloadGroups) } : {}),
   };
 }
 

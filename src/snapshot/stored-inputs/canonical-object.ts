@@ -3,8 +3,8 @@
  * noise the API server adds and the compiler never reads (status, managedFields, uid,
  * resourceVersion, timestamps, kubectl's last-applied annotation). An object that only changed in
  * noise has the same digest, and two clusters holding the same mesh store the same bytes. Pod
- * status keeps what the compiler reads (IPs, phase, the Ready condition): for a Pod those ARE
- * inputs. Objects carry no origin (file, document index), so the same objects in any file layout
+ * status keeps what the compiler reads (IPs, phase, the Ready condition), and so does a
+ * WorkloadEntry's (its Healthy condition): for those, status IS input. Objects carry no origin (file, document index), so the same objects in any file layout
  * or document order are the same inputs.
  *
  * Each object's canonical JSON (src/canonical-json.ts) is stored as a store object named by its
@@ -82,6 +82,16 @@ function podStatus(status: Raw): Record<string, unknown> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/** The `Healthy` condition of a WorkloadEntry's status: its health (src/inputs/validate/workload-entry.ts). */
+function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
+  const conditions = own(status, 'conditions');
+  if (!Array.isArray(conditions)) return undefined;
+  const healthy = conditions
+    .filter((c) => isRecord(c) && own(c, 'type') === 'Healthy')
+    .map((c) => ({ type: 'Healthy', status: own(c as Raw, 'status') }));
+  return healthy.length > 0 ? { conditions: healthy } : undefined;
+}
+
 /** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
 function canonicalText(raw: Raw): string {
   const out = dict();
@@ -91,8 +101,9 @@ function canonicalText(raw: Raw): string {
     out[k] = k === 'metadata' && isRecord(v) ? canonicalMeta(v) : v;
   }
   const status = own(raw, 'status');
-  if (own(raw, 'kind') === 'Pod' && isRecord(status)) {
-    const kept = podStatus(status);
+  const kind = own(raw, 'kind');
+  if ((kind === 'Pod' || kind === 'WorkloadEntry') && isRecord(status)) {
+    const kept = kind === 'Pod' ? podStatus(status) : workloadEntryStatus(status);
     if (kept) out.status = kept;
   }
   return canonicalJson(out);
