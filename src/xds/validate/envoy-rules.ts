@@ -6,6 +6,7 @@
  */
 import { envoy } from '../proto.js';
 import { regexProblem } from '../re2.js';
+import { domainClashes } from './domains-unique.js';
 import type { MessageHook, Walk } from './walker.js';
 import { toNumber } from './scalar-rules.js';
 
@@ -66,26 +67,19 @@ const weightedCluster: MessageHook = (m, walk) => {
  * will fail to load." Envoy compares them lower-cased (config_impl.cc).
  */
 const routeConfiguration: MessageHook = (m, walk) => {
-  const seen = new Map<string, number>();
   const hosts = list(m.virtual_hosts);
-  for (let i = 0; i < hosts.length; i++) {
-    const domains = (hosts[i]?.domains ?? []) as readonly string[];
-    for (let j = 0; j < domains.length; j++) {
-      const d = str(domains[j]).toLowerCase();
-      const first = seen.get(d);
-      if (first === undefined) seen.set(d, i);
-      else
-        walk.report(
-          {
-            rule: 'envoy.virtual_host.domains_unique',
-            message: `domain ${JSON.stringify(domains[j])} is also a domain of virtual host ${JSON.stringify(str(hosts[first]?.name))}`,
-          },
-          'virtual_hosts',
-          i,
-          'domains',
-          j,
-        );
-    }
+  for (const c of domainClashes(str(m.name), hosts)) {
+    const domains = (hosts[c.host]?.domains ?? []) as readonly string[];
+    walk.report(
+      {
+        rule: 'envoy.virtual_host.domains_unique',
+        message: `domain ${JSON.stringify(domains[c.domain])} is also a domain of virtual host ${JSON.stringify(str(hosts[c.first]?.name))}`,
+      },
+      'virtual_hosts',
+      c.host,
+      'domains',
+      c.domain,
+    );
   }
 };
 
