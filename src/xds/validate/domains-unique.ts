@@ -32,7 +32,12 @@ const MIN_HOSTS = 64;
 const MAX_BASES = 64;
 
 interface Basis {
-  readonly hosts: ReadonlySet<Host>;
+  /**
+   * The basis's hosts, each with the number of the last check that met it in its config: "does the
+   * config have this host" without a set per check (configs of 10k hosts, checked per namespace).
+   */
+  readonly hosts: Map<Host, number>;
+  checks: number;
   /** Lower-cased domain → the host that has it. */
   readonly owner: ReadonlyMap<string, Host>;
 }
@@ -62,18 +67,22 @@ export function domainClashes(name: string, hosts: readonly Host[]): DomainClash
       } else clashes.push({ host: i, domain: j, first });
     }
   }
-  if (clashes.length === 0 && hosts.length >= MIN_HOSTS) bases.set(name, { hosts: new Set(hosts), owner });
+  if (clashes.length === 0 && hosts.length >= MIN_HOSTS)
+    bases.set(name, { hosts: new Map(hosts.map((h) => [h, 0])), checks: 0, owner });
   return clashes;
 }
 
 /** Whether the hosts are surely clash-free given a clean basis; false means "check in full". */
 function clearOfBasis(basis: Basis | undefined, hosts: readonly Host[]): boolean {
   if (!basis) return false;
-  const kept = new Set<Host>();
+  const check = ++basis.checks;
   const fresh: Host[] = [];
   for (const h of hosts) {
-    if (!basis.hosts.has(h)) fresh.push(h);
-    else if (kept.size === kept.add(h).size) return false; // the same host twice clashes with itself
+    const seenIn = basis.hosts.get(h);
+    if (seenIn === undefined) fresh.push(h);
+    else if (seenIn === check)
+      return false; // the same host twice clashes with itself
+    else basis.hosts.set(h, check);
   }
   if (fresh.length * 2 > hosts.length) return false;
   const seen = new Set<string>();
@@ -83,7 +92,7 @@ function clearOfBasis(basis: Basis | undefined, hosts: readonly Host[]): boolean
       if (seen.has(l)) return false;
       seen.add(l);
       const o = basis.owner.get(l);
-      if (o !== undefined && kept.has(o)) return false;
+      if (o !== undefined && basis.hosts.get(o) === check) return false;
     }
   }
   return true;
