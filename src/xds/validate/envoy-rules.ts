@@ -122,6 +122,18 @@ function matchLeaves(fcm: Msg | null | undefined): string[] | undefined {
   return leaves;
 }
 
+// A FilterChainMatch is often one object in many listeners (the passthrough chains of every
+// virtualInbound): its leaves are computed once per object (messages are immutable once built).
+const leavesCache = new WeakMap<object, readonly string[]>();
+
+function chainLeaves(fcm: Msg | null | undefined): readonly string[] {
+  const cached = fcm ? leavesCache.get(fcm) : undefined;
+  if (cached) return cached;
+  const leaves = matchLeaves(fcm) ?? [`whole\u0000${JSON.stringify(fcm ?? {})}`];
+  if (fcm) leavesCache.set(fcm, leaves);
+  return leaves;
+}
+
 /**
  * Listener filter chains: Envoy refuses two chains with the same matching rules ("multiple filter
  * chains with the same matching rules are defined"), including rules that are only equivalent once
@@ -152,8 +164,7 @@ const listener: MessageHook = (m, walk) => {
   const owner = new Map<string, number>();
   for (let i = 0; i < chains.length; i++) {
     const fcm = chains[i]?.filter_chain_match as Msg | null | undefined;
-    const leaves = matchLeaves(fcm) ?? [`whole\u0000${JSON.stringify(fcm ?? {})}`];
-    for (const leaf of leaves) {
+    for (const leaf of chainLeaves(fcm)) {
       const first = owner.get(leaf);
       if (first === undefined) owner.set(leaf, i);
       else if (first !== i) {
