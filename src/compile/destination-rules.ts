@@ -69,8 +69,9 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
   const used = new Set<HostRules>();
   const byHostname = new Map<string, ResolvedDestinationRule>();
 
+  const wildcards = wildcardIndex(byNamespace);
   for (const service of model.services) {
-    const chosen = chooseRules(service, namespaces, byNamespace, mesh.rootNamespace);
+    const chosen = chooseRules(service, namespaces, byNamespace, mesh.rootNamespace, wildcards);
     if (!chosen) continue;
     used.add(chosen);
     let resolved = merged.get(chosen);
@@ -112,31 +113,53 @@ function chooseRules(
   namespaces: readonly string[],
   byNamespace: Map<string, Map<string, HostRules>>,
   rootNamespace: string,
+  wildcards: WildcardIndex,
 ): HostRules | undefined {
-  const order = [
-    service.namespace,
-    rootNamespace,
-    ...namespaces.filter((n) => n !== service.namespace && n !== rootNamespace),
-  ];
-  for (const ns of order) {
-    const hosts = byNamespace.get(ns);
-    if (!hosts) continue;
-    const exact = hosts.get(service.hostname);
-    if (exact) return exact;
-    let best: HostRules | undefined;
-    for (const entry of hosts.values()) {
-      if (!entry.host.startsWith('*') || !hostMatches(entry.host, service.hostname)) continue;
-      // Most specific wildcard: the longest pattern; ties broken by name for determinism.
-      if (
-        !best ||
-        entry.host.length > best.host.length ||
-        (entry.host.length === best.host.length && entry.host < best.host)
-      )
-        best = entry;
-    }
-    if (best) return best;
+  for (const ns of [service.namespace, rootNamespace]) {
+    const found = chooseIn(service, byNamespace.get(ns), wildcards(ns));
+    if (found) return found;
+  }
+  for (const ns of namespaces) {
+    if (ns === service.namespace || ns === rootNamespace) continue;
+    const found = chooseIn(service, byNamespace.get(ns), wildcards(ns));
+    if (found) return found;
   }
   return undefined;
+}
+
+/** A namespace's wildcard hosts (usually none), listed once: a scan of every host per service would be services × rules. */
+type WildcardIndex = (namespace: string) => readonly HostRules[];
+
+function wildcardIndex(byNamespace: Map<string, Map<string, HostRules>>): WildcardIndex {
+  const index = new Map<string, HostRules[]>();
+  for (const [ns, hosts] of byNamespace)
+    index.set(
+      ns,
+      [...hosts.values()].filter((e) => e.host.startsWith('*')),
+    );
+  return (ns) => index.get(ns) ?? [];
+}
+
+function chooseIn(
+  service: MeshService,
+  hosts: Map<string, HostRules> | undefined,
+  wildcards: readonly HostRules[],
+): HostRules | undefined {
+  if (!hosts) return undefined;
+  const exact = hosts.get(service.hostname);
+  if (exact) return exact;
+  let best: HostRules | undefined;
+  for (const entry of wildcards) {
+    if (!hostMatches(entry.host, service.hostname)) continue;
+    // Most specific wildcard: the longest pattern; ties broken by name for determinism.
+    if (
+      !best ||
+      entry.host.length > best.host.length ||
+      (entry.host.length === best.host.length && entry.host < best.host)
+    )
+      best = entry;
+  }
+  return best;
 }
 
 function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRule {

@@ -268,10 +268,23 @@ export function buildProxylessNamespaceRoutes(
   return proxylessRoutes(ctx, clientNamespace);
 }
 
+/** Routable services whose routes depend on the client namespace, in model order (usually none); once per compile. */
+const perNamespaceCache = new WeakMap<CompileContext, readonly MeshService[]>();
+
+function servicesRoutedPerNamespace(ctx: CompileContext): readonly MeshService[] {
+  let list = perNamespaceCache.get(ctx);
+  if (!list)
+    perNamespaceCache.set(ctx, (list = ctx.model.services.filter((s) => routable(s) && routesPerNamespace(ctx, s))));
+  return list;
+}
+
 function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
   const clusters = proxylessClusterNames(ctx);
-  for (const s of ctx.model.services) {
+  // Per namespace only the few services routed per namespace: a pass over every service per
+  // namespace would be services × namespaces.
+  const services = clientNamespace === undefined ? ctx.model.services : servicesRoutedPerNamespace(ctx);
+  for (const s of services) {
     if (!routable(s)) continue;
     if (routesPerNamespace(ctx, s) !== (clientNamespace !== undefined)) continue;
     for (const p of s.ports) {

@@ -12,7 +12,7 @@
  *                   (`transport_socket_matches` tlsMode-istio, then tlsMode-disabled → raw_buffer).
  */
 import type { ClientTLSSettings } from '../model/istio.js';
-import { envoy, encodeMessage, packAny, toStruct, durationMs } from '../xds/proto.js';
+import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
@@ -160,21 +160,25 @@ export const tlsTransportSocket = (ctx: UpstreamTlsContext): TransportSocket => 
  */
 export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportSocket {
   const key = `${opts.http2 ? 'h2' : 'h1'}|${opts.subjectAltNames.join(',')}`;
-  let common = commonBytesCache.get(key);
+  let common = commonCache.get(key);
   if (!common) {
     const { sni: _sni, ...withoutSni } = istioMutualTlsContext(opts);
-    common = encodeMessage(TypeName.UpstreamTlsContext, withoutSni);
-    if (commonBytesCache.size >= 4096) commonBytesCache.clear();
-    commonBytesCache.set(key, common);
+    common = { bytes: encodeMessage(TypeName.UpstreamTlsContext, withoutSni), context: withoutSni };
+    if (commonCache.size >= 4096) commonCache.clear();
+    commonCache.set(key, common);
   }
   const sni = encodeMessage(TypeName.UpstreamTlsContext, { sni: opts.sni });
-  const value = new Uint8Array(common.length + sni.length);
-  value.set(common, 0);
-  value.set(sni, common.length);
-  return { name: TLS_TRANSPORT_SOCKET, typed_config: { type_url: typeUrl(TypeName.UpstreamTlsContext), value } };
+  const value = new Uint8Array(common.bytes.length + sni.length);
+  value.set(common.bytes, 0);
+  value.set(sni, common.bytes.length);
+  // The message the bytes encode, for the acceptance check (it walks it rather than decode the bytes).
+  const context: UpstreamTlsContext = { ...common.context, sni: opts.sni };
+  const any = withPackedMessage({ type_url: typeUrl(TypeName.UpstreamTlsContext), value }, context);
+  return { name: TLS_TRANSPORT_SOCKET, typed_config: any };
 }
 
-const commonBytesCache = new Map<string, Uint8Array>();
+/** Per ALPN and SAN list: the encoded common_tls_context and the context without SNI it encodes. */
+const commonCache = new Map<string, { readonly bytes: Uint8Array; readonly context: UpstreamTlsContext }>();
 
 const RAW_BUFFER_SOCKET: TransportSocket = {
   name: RAW_BUFFER_TRANSPORT_SOCKET,

@@ -10,28 +10,34 @@ type Container = Record<string, unknown> | unknown[];
 const isContainer = (v: unknown): v is Container => v !== null && typeof v === 'object';
 
 export class ReadTracker {
-  /** Own members read whose value is a container, with their own trackers. */
-  private readonly children = new Map<string, ReadTracker>();
-  /** Own members read whose value is not a container. */
-  private readonly leaves = new Set<string>();
+  /** Own members read whose value is a container, with their own trackers (allocated on the first such read). */
+  private children: Map<string, ReadTracker> | undefined;
+  /** Own members read whose value is not a container (allocated on the first such read). */
+  private leaves: Set<string> | undefined;
   private view: Container | undefined;
 
   constructor(private readonly target: Container) {}
 
   /** The object as a reader should see it; reads through it are recorded. */
   tracked(): Container {
+    // Every validator read of every stored object comes through here: no allocation per read.
     return (this.view ??= new Proxy(this.target, {
       get: (t, key, receiver): unknown => {
         const value: unknown = Reflect.get(t, key, receiver);
         if (typeof key !== 'string' || !Object.hasOwn(t, key)) return value;
-        const d = Object.getOwnPropertyDescriptor(t, key);
-        // A Proxy must return a frozen member as it is: keep it whole.
-        if (!isContainer(value) || (d && !d.configurable && !d.writable)) {
-          this.leaves.add(key);
+        if (!isContainer(value)) {
+          (this.leaves ??= new Set()).add(key);
           return value;
         }
-        let child = this.children.get(key);
-        if (!child) this.children.set(key, (child = new ReadTracker(value)));
+        // A Proxy must return a frozen member as it is: keep it whole.
+        const d = Object.getOwnPropertyDescriptor(t, key);
+        if (d && !d.configurable && !d.writable) {
+          (this.leaves ??= new Set()).add(key);
+          return value;
+        }
+        const children = (this.children ??= new Map());
+        let child = children.get(key);
+        if (!child) children.set(key, (child = new ReadTracker(value)));
         return child.tracked();
       },
     }));
@@ -39,13 +45,15 @@ export class ReadTracker {
 
   /** A plain copy of the members read (lists keep their length: an element never read is null). */
   projection(): Container {
+    const { children, leaves } = this;
     const pick = (key: string): unknown => {
-      const child = this.children.get(key);
+      const child = children?.get(key);
       if (child) return child.projection();
-      return this.leaves.has(key) ? (this.target as Record<string, unknown>)[key] : undefined;
+      return leaves?.has(key) ? (this.target as Record<string, unknown>)[key] : undefined;
     };
     if (Array.isArray(this.target)) return this.target.map((_, i) => pick(String(i)) ?? null);
     const out = Object.create(null) as Record<string, unknown>;
+    if (!children && !leaves) return out;
     for (const key of Object.keys(this.target)) {
       const v = pick(key);
       if (v !== undefined) out[key] = v;

@@ -4,7 +4,15 @@
  * Read from the typed message objects; filters packed in `Any` are decoded.
  */
 import protobuf from 'protobufjs/minimal.js';
-import { decodeMessage, envoy, type Any, type Cluster, type Listener, type RouteConfiguration } from '../xds/proto.js';
+import {
+  decodeMessage,
+  envoy,
+  type Any,
+  type Cluster,
+  type Listener,
+  type RouteConfiguration,
+  type VirtualHost,
+} from '../xds/proto.js';
 import { TypeName, typeNameOf, type XdsType } from '../xds/type-urls.js';
 
 export interface ResourceRefs {
@@ -124,14 +132,24 @@ function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
 }
 
 function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs): void {
-  for (const vh of rc.virtual_hosts ?? []) {
-    for (const m of vh.request_mirror_policies ?? []) if (m.cluster) refs.clusters.push(m.cluster);
-    for (const route of vh.routes ?? []) {
-      const action = route.route;
-      if (!action) continue;
-      if (action.cluster) refs.clusters.push(action.cluster);
-      for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) refs.clusters.push(wc.name);
-      for (const m of action.request_mirror_policies ?? []) if (m.cluster) refs.clusters.push(m.cluster);
-    }
+  for (const vh of rc.virtual_hosts ?? []) for (const c of virtualHostClusters(vh)) refs.clusters.push(c);
+}
+
+// A virtual host is usually one object in every client namespace's route config: read once.
+const vhostCache = new WeakMap<VirtualHost, readonly string[]>();
+
+function virtualHostClusters(vh: VirtualHost): readonly string[] {
+  let clusters = vhostCache.get(vh);
+  if (clusters) return clusters;
+  const out: string[] = [];
+  for (const m of vh.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
+  for (const route of vh.routes ?? []) {
+    const action = route.route;
+    if (!action) continue;
+    if (action.cluster) out.push(action.cluster);
+    for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) out.push(wc.name);
+    for (const m of action.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
   }
+  vhostCache.set(vh, (clusters = out));
+  return clusters;
 }

@@ -96,6 +96,15 @@ export function decodeMessage(typeName: string, bytes: Uint8Array): object {
 // walking it is much cheaper than decoding the bytes again. Weak, and dropped once taken.
 const packedFrom = new WeakMap<Any, object>();
 
+/**
+ * Marks an Any whose bytes a caller encoded itself (a fast path) with the message they encode, as
+ * `packAny` does: the acceptance check then walks the message instead of decoding the bytes.
+ */
+export function withPackedMessage(any: Any, message: object): Any {
+  packedFrom.set(any, message);
+  return any;
+}
+
 /** Packs a message into `google.protobuf.Any` (the inner message is encoded now, once). */
 export function packAny(typeName: TypeName | string, message: object): Any {
   const any: Any = { type_url: typeUrl(typeName), value: encodeMessage(typeName, message) };

@@ -1,5 +1,5 @@
 /** The `envoy.filters.network.tcp_proxy` network filter. */
-import { durationMs, envoy } from '../../xds/proto.js';
+import { durationMs, envoy, withPackedMessage } from '../../xds/proto.js';
 import { TypeName, typeUrl } from '../../xds/type-urls.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 
@@ -43,9 +43,10 @@ const TcpProxyCodec = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy;
 const TCP_PROXY_URL = typeUrl(TypeName.TcpProxy);
 
 export function tcpProxyFilter(opts: TcpProxyOptions): NetworkFilter {
+  const proxy = buildTcpProxy(opts);
   return {
     name: FilterName.TcpProxy,
-    typed_config: { type_url: TCP_PROXY_URL, value: TcpProxyCodec.encode(buildTcpProxy(opts)).finish() },
+    typed_config: withPackedMessage({ type_url: TCP_PROXY_URL, value: TcpProxyCodec.encode(proxy).finish() }, proxy),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { envoy } from '../proto.js';
 import { regexProblem } from '../re2.js';
+import { domainClashes } from './domains-unique.js';
 import type { MessageHook, Walk } from './walker.js';
 import { toNumber } from './scalar-rules.js';
 
@@ -66,26 +67,19 @@ const weightedCluster: MessageHook = (m, walk) => {
  * will fail to load." Envoy compares them lower-cased (config_impl.cc).
  */
 const routeConfiguration: MessageHook = (m, walk) => {
-  const seen = new Map<string, number>();
   const hosts = list(m.virtual_hosts);
-  for (let i = 0; i < hosts.length; i++) {
-    const domains = (hosts[i]?.domains ?? []) as readonly string[];
-    for (let j = 0; j < domains.length; j++) {
-      const d = str(domains[j]).toLowerCase();
-      const first = seen.get(d);
-      if (first === undefined) seen.set(d, i);
-      else
-        walk.report(
-          {
-            rule: 'envoy.virtual_host.domains_unique',
-            message: `domain ${JSON.stringify(domains[j])} is also a domain of virtual host ${JSON.stringify(str(hosts[first]?.name))}`,
-          },
-          'virtual_hosts',
-          i,
-          'domains',
-          j,
-        );
-    }
+  for (const c of domainClashes(str(m.name), hosts)) {
+    const domains = (hosts[c.host]?.domains ?? []) as readonly string[];
+    walk.report(
+      {
+        rule: 'envoy.virtual_host.domains_unique',
+        message: `domain ${JSON.stringify(domains[c.domain])} is also a domain of virtual host ${JSON.stringify(str(hosts[c.first]?.name))}`,
+      },
+      'virtual_hosts',
+      c.host,
+      'domains',
+      c.domain,
+    );
   }
 };
 
@@ -128,6 +122,18 @@ function matchLeaves(fcm: Msg | null | undefined): string[] | undefined {
   return leaves;
 }
 
+// A FilterChainMatch is often one object in many listeners (the passthrough chains of every
+// virtualInbound): its leaves are computed once per object (messages are immutable once built).
+const leavesCache = new WeakMap<object, readonly string[]>();
+
+function chainLeaves(fcm: Msg | null | undefined): readonly string[] {
+  const cached = fcm ? leavesCache.get(fcm) : undefined;
+  if (cached) return cached;
+  const leaves = matchLeaves(fcm) ?? [`whole\u0000${JSON.stringify(fcm ?? {})}`];
+  if (fcm) leavesCache.set(fcm, leaves);
+  return leaves;
+}
+
 /**
  * Listener filter chains: Envoy refuses two chains with the same matching rules ("multiple filter
  * chains with the same matching rules are defined"), including rules that are only equivalent once
@@ -158,8 +164,7 @@ const listener: MessageHook = (m, walk) => {
   const owner = new Map<string, number>();
   for (let i = 0; i < chains.length; i++) {
     const fcm = chains[i]?.filter_chain_match as Msg | null | undefined;
-    const leaves = matchLeaves(fcm) ?? [`whole\u0000${JSON.stringify(fcm ?? {})}`];
-    for (const leaf of leaves) {
+    for (const leaf of chainLeaves(fcm)) {
       const first = owner.get(leaf);
       if (first === undefined) owner.set(leaf, i);
       else if (first !== i) {

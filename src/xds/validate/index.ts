@@ -14,9 +14,12 @@ export { Validator, type MessageHook, type Violation } from './walker.js';
 
 let shared: Validator | undefined;
 
+/** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
+const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
+
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
 export function envoyValidator(): Validator {
-  return (shared ??= new Validator(rules, ENVOY_RULES));
+  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES));
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */

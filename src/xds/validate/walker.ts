@@ -79,6 +79,8 @@ interface MessagePlan {
   /** Whether the message has a `metadata` (envoy.config.core.v3.Metadata) field to read provenance from. */
   readonly metadata: boolean;
   readonly hook: MessageHook | undefined;
+  /** Remember clean messages of this type across walks and builds (a type the compiler shares by design). */
+  readonly shared: boolean;
   /**
    * Remember clean messages of this type (it has message fields to walk)? Turned off for a type
    * whose messages turn out not to be shared: remembering would only cost.
@@ -142,9 +144,16 @@ export class Validator {
   /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
   private readonly clean = new WeakSet<object>();
 
+  /**
+   * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
+   * in every client namespace's route config): their clean messages are remembered for good, like
+   * resources, whatever the per-walk heuristic would decide (it sees the sharing too late: the
+   * first namespace's config alone has thousands of virtual hosts, none seen before).
+   */
   constructor(
     readonly table: RuleTable,
     private readonly hooks: Readonly<Record<string, MessageHook>> = {},
+    private readonly sharedTypes: ReadonlySet<string> = new Set(),
   ) {}
 
   /**
@@ -172,7 +181,9 @@ export class Validator {
   private walkPlan(plan: MessagePlan, message: Msg, walk: Walk): void {
     // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
     // (a route in many route configs): a clean one with nested messages is not walked again.
-    if (plan.nested) {
+    if (plan.shared) {
+      if (this.clean.has(message)) return;
+    } else if (plan.nested) {
       if (walk.clean.has(message)) {
         plan.hits++;
         return;
@@ -191,7 +202,10 @@ export class Validator {
     }
     plan.hook?.(message, walk);
     if (source) walk.sources.pop();
-    if (plan.nested && walk.out.length === before) walk.clean.add(message);
+    if (walk.out.length === before) {
+      if (plan.shared) this.clean.add(message);
+      else if (plan.nested) walk.clean.add(message);
+    }
   }
 
   walkAny(any: Msg, walk: Walk): void {
@@ -235,6 +249,7 @@ export class Validator {
         oneofs: entry?.oneofs ?? [],
         metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
+        shared: this.sharedTypes.has(typeName),
         nested:
           entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
           false,

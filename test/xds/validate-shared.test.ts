@@ -1,0 +1,93 @@
+/**
+ * The validator on what the compiler shares: a sidecar's route config exists once per client
+ * namespace, with the same virtual host objects in each. Domain uniqueness is checked against the
+ * last clean config of the same name (src/xds/validate/domains-unique.ts) and a clean virtual host
+ * is walked once (Validator's shared types). Neither may hide a violation: every case compares
+ * with a fresh validator, which checks the config alone and in full.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import rules from '../../src/xds/gen/validate-rules.js';
+import type { RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
+import { TypeName } from '../../src/xds/type-urls.js';
+import { ENVOY_RULES, Validator, type MessageHook, type Violation } from '../../src/xds/validate/index.js';
+import { domainClashes } from '../../src/xds/validate/domains-unique.js';
+
+const RC = TypeName.RouteConfiguration;
+const VH = 'envoy.config.route.v3.VirtualHost';
+const rulesOf = (vs: readonly Violation[]): string[] => vs.map((v) => `${v.path} ${v.rule}`);
+const alone = (rc: RouteConfiguration): Violation[] => new Validator(rules, ENVOY_RULES).validate(RC, rc);
+
+const host = (name: string, domains: string[]): VirtualHost => ({
+  name,
+  domains,
+  routes: [{ match: { prefix: '/' }, route: { cluster: `outbound|80||${name}` } }],
+});
+/** 200 services' virtual hosts as seen from another namespace: FQDN forms only. */
+const shared = Array.from({ length: 200 }, (_, i) =>
+  host(`svc-${i}.ns-${i % 4}.svc.cluster.local:80`, [`svc-${i}.ns-${i % 4}.svc.cluster.local`, `svc-${i}.ns-${i % 4}`]),
+);
+/** The config of one client namespace: `own` replaces the shared host at the same index. */
+const config = (
+  name: string,
+  own: ReadonlyMap<number, VirtualHost>,
+  extra: VirtualHost[] = [],
+): RouteConfiguration => ({
+  name,
+  virtual_hosts: [...shared.map((h, i) => own.get(i) ?? h), ...extra],
+});
+/** A namespace's own view of a service: its short name is a domain too. */
+const ownHost = (i: number, ...more: string[]): VirtualHost =>
+  host(`svc-${i}.ns-${i % 4}.svc.cluster.local:80`, [...(shared[i]?.domains as string[]), `svc-${i}`, ...more]);
+
+test('domain uniqueness against a clean config of the same name: the same violations as a check of the config alone', () => {
+  const v = new Validator(rules, ENVOY_RULES);
+  const nsOf = (ns: number): Map<number, VirtualHost> => new Map([0, 4, 8].map((i) => [i + ns, ownHost(i + ns)]));
+  // The first namespace's config becomes the basis of "80"; the others share all but their own hosts.
+  for (let ns = 0; ns < 4; ns++) {
+    const rc = config('80', nsOf(ns));
+    assert.deepEqual(v.validate(RC, rc), [], `namespace ${ns}`);
+  }
+  const cases: [string, RouteConfiguration][] = [
+    // A new host with a domain of a shared host that the config also has.
+    ['a clash with a kept host', config('80', nsOf(1), [host('x', ['SVC-7.ns-3'])])],
+    // Two new hosts clashing with each other.
+    ['a clash between new hosts', config('80', nsOf(2), [host('x', ['x.example']), host('y', ['X.example'])])],
+    // The same shared object twice clashes with itself.
+    ['a host given twice', config('80', nsOf(3), [shared[150] as VirtualHost])],
+    // A new host's domain clashing with a domain inside its own list.
+    ['a domain twice in one host', config('80', new Map([[5, ownHost(5, 'svc-5')]]))],
+  ];
+  for (const [what, rc] of cases) {
+    const expected = alone(rc);
+    assert.ok(
+      expected.some((x) => x.rule === 'envoy.virtual_host.domains_unique'),
+      `${what}: the case clashes`,
+    );
+    assert.deepEqual(v.validate(RC, rc), expected, what);
+  }
+});
+
+test('domain uniqueness: a domain of a basis host the config does not have is free to take', () => {
+  domainClashes('9080', shared);
+  // svc-3's host is replaced by the namespace's own view; a new host takes the old one's domains.
+  const hosts = shared.map((h, i) => (i === 3 ? host('elsewhere', ['other.example']) : h));
+  hosts.push(host('svc-3-moved', shared[3]?.domains as string[]));
+  assert.deepEqual(domainClashes('9080', hosts), []);
+  assert.deepEqual(alone({ name: '9080', virtual_hosts: hosts }), []);
+});
+
+test('a clean shared virtual host is walked once; a broken one is reported in every config that has it', () => {
+  let walked = 0;
+  const counting: MessageHook = () => void walked++;
+  const v = new Validator(rules, { ...ENVOY_RULES, [VH]: counting }, new Set([VH]));
+  const good = host('good', ['good.example']);
+  const bad: VirtualHost = { name: 'bad', domains: [], routes: [] };
+  const a: RouteConfiguration = { name: 'a', virtual_hosts: [good, bad] };
+  const b: RouteConfiguration = { name: 'b', virtual_hosts: [bad, good] };
+  assert.deepEqual(rulesOf(v.validate(RC, a)), ['virtual_hosts[1].domains repeated.min_items']);
+  assert.equal(walked, 2);
+  assert.deepEqual(rulesOf(v.validate(RC, b)), ['virtual_hosts[0].domains repeated.min_items']);
+  assert.equal(walked, 3, 'only the broken host is walked again');
+  assert.deepEqual(rulesOf(v.validate(RC, { ...b })), ['virtual_hosts[0].domains repeated.min_items']);
+});
