@@ -116,7 +116,7 @@ function translateRoute(
   const out: Route = {};
   const name = routeName(http, match);
   if (name) out.name = name;
-  out.match = translateRouteMatch(match);
+  out.match = translateRouteMatch(match, source.gatewaySemantics === true);
   out.metadata = istioConfigMetadata(source);
 
   let authority = '';
@@ -145,7 +145,15 @@ function translateRoute(
   } else {
     const forwarded = target.proxyless ? proxylessForward(ctx, sourced, http, target.listenerPort) : http;
     if (!forwarded) return undefined;
-    const action = forwardAction(ctx, forwarded, out, target.listenerPort, authority, target.proxyless);
+    const action = forwardAction(
+      ctx,
+      forwarded,
+      out,
+      target.listenerPort,
+      authority,
+      target.proxyless,
+      source.gatewaySemantics === true,
+    );
     if (!action) return undefined;
     out.route = action;
   }
