@@ -300,3 +300,70 @@ ${gatewayPod('mine', INFRA, 14)}`);
   const status = statusOf(result, 'HTTPRoute', INFRA, 'on-mine') as RouteStatus;
   assert.equal(status.parents[0]?.controllerName, 'meshsnap.dev/gateway-controller');
 });
+
+test('TCPRouteWeightedRouting: a TCP listener forwards by weight; a weight 0 backend gets nothing', () => {
+  const result = compileConformance(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tcp-weighted-gateway, namespace: ${INFRA}}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: tcp, port: 9000, protocol: TCP, allowedRoutes: {kinds: [{kind: TCPRoute}]}}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TCPRoute
+metadata: {name: tcp-weighted-route, namespace: ${INFRA}}
+spec:
+  parentRefs: [{name: tcp-weighted-gateway, sectionName: tcp}]
+  rules:
+  - backendRefs:
+    - {name: infra-backend-v1, port: 8080, weight: 70}
+    - {name: infra-backend-v2, port: 8080, weight: 30}
+    - {name: infra-backend-v3, port: 8080, weight: 0}
+${gatewayPod('tcp-weighted-gateway', INFRA, 15, [9000])}`);
+  const proxy = served(result, gatewayNode('tcp-weighted-gateway', INFRA, 15));
+  const e = explain(proxy.resources, {
+    direction: 'outbound',
+    host: '10.96.9.15',
+    port: 9000,
+    protocol: 'tcp',
+    tls: false,
+    method: 'GET',
+    path: '/',
+    headers: {},
+  });
+  assert.equal(e.outcome, 'tcp_proxy', e.summary);
+  assert.deepEqual(
+    e.clusters.map((c) => [c.name.split('|')[3]?.split('.')[0], c.weight]),
+    [
+      ['infra-backend-v1', 70],
+      ['infra-backend-v2', 30],
+    ],
+  );
+  assert.equal(routeCondition(result, 'TCPRoute', INFRA, 'tcp-weighted-route', 'Accepted'), 'Accepted=True (Accepted)');
+  const gw = statusOf(result, 'Gateway', INFRA, 'tcp-weighted-gateway') as GatewayStatus;
+  assert.deepEqual(gw.listeners[0]?.supportedKinds, [{ group: 'gateway.networking.k8s.io', kind: 'TCPRoute' }]);
+  assert.equal(gw.listeners[0]?.attachedRoutes, 1);
+});
+
+test('TCPRouteInvalidNonTCPListener: an HTTPRoute on a TCP listener is not allowed (NotAllowedByListeners)', () => {
+  const result = compileConformance(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tcp-only, namespace: ${INFRA}}
+spec:
+  gatewayClassName: istio
+  listeners: [{name: tcp, port: 9000, protocol: TCP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: http-on-tcp, namespace: ${INFRA}}
+spec:
+  parentRefs: [{name: tcp-only}]
+  rules: [{backendRefs: [{name: infra-backend-v1, port: 8080}]}]
+`);
+  assert.equal(
+    routeCondition(result, 'HTTPRoute', INFRA, 'http-on-tcp', 'Accepted'),
+    'Accepted=False (NotAllowedByListeners)',
+  );
+});
