@@ -6,9 +6,13 @@ import { ISTIO_GATEWAY_CONTROLLER, OWN_CONTROLLERS, type GatewayClass } from '..
 import type { GatewayClassStatus } from '../../model/object-status.js';
 import { conditions } from './status.js';
 
+/** The class istiod creates itself (its built-in `istio` GatewayClass): assumed when the inputs do not hold it. */
+export const BUILT_IN_CLASS = 'istio';
+
 /** Class name → controller, for the classes meshsnap is responsible for. */
 export function ownedClasses(classes: readonly GatewayClass[]): Map<string, string> {
   const out = new Map<string, string>();
+  if (!classes.some((c) => c.meta.name === BUILT_IN_CLASS)) out.set(BUILT_IN_CLASS, ISTIO_GATEWAY_CONTROLLER);
   for (const c of classes)
     if (OWN_CONTROLLERS.includes(c.spec.controllerName)) out.set(c.meta.name, c.spec.controllerName);
   return out;

@@ -11,6 +11,7 @@ import type { Diagnostics } from '../../model/diagnostics.js';
 import type { Gateway } from '../../model/gateway.js';
 import {
   ISTIO_GATEWAY_CONTROLLER,
+  OWN_CONTROLLERS,
   writtenKind,
   type GatewayApiObject,
   type GatewayApiRoute,
@@ -57,7 +58,19 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
   const generated: Gateway[] = [];
   for (const gw of inputs.kubernetesGateways) {
     const controller = classes.get(gw.spec.gatewayClassName);
-    if (!controller) continue;
+    if (!controller) {
+      diags.info({
+        code: 'gateway-class-not-handled',
+        message: `GatewayClass ${gw.spec.gatewayClassName} is not handled by meshsnap (controllers ${OWN_CONTROLLERS.join(', ')}); the Gateway is left alone`,
+        kind: 'Gateway',
+        namespace: gw.meta.namespace,
+        name: gw.meta.name,
+        field: 'spec.gatewayClassName',
+        ...(gw.origin.file !== undefined ? { file: gw.origin.file } : {}),
+        ...(gw.origin.index !== undefined ? { index: gw.origin.index } : {}),
+      });
+      continue;
+    }
     const listeners = gw.spec.listeners.map((l) => convertListener(gw, l, inputs.namespaces, grants));
     const key = `${gw.meta.namespace}/${gw.meta.name}`;
     listenersOf.set(
