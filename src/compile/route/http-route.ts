@@ -116,7 +116,8 @@ function translateRoute(
   const out: Route = {};
   const name = routeName(http, match);
   if (name) out.name = name;
-  out.match = translateRouteMatch(match, source.gatewaySemantics === true);
+  // Proxyless gRPC clients know prefix, path and regex matchers only (gRFC A28): plain prefixes for them.
+  out.match = translateRouteMatch(match, source.gatewaySemantics === true && !target.proxyless);
   out.metadata = istioConfigMetadata(source);
 
   let authority = '';

@@ -367,3 +367,36 @@ spec:
     'Accepted=False (NotAllowedByListeners)',
   );
 });
+
+test('GAMMA GRPCRoute for proxyless gRPC clients: method matches and weights in the <fqdn>:<port> route config, plain prefixes only', () => {
+  const result = compileConformance(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: grpc-mesh, namespace: ${INFRA}}
+spec:
+  parentRefs: [{group: "", kind: Service, name: grpc-infra-backend-v1, port: 9000}]
+  rules:
+  - matches: [{method: {service: ${SERVICE}, method: EchoTwo}}]
+    backendRefs: [{name: grpc-infra-backend-v2, port: 9000}]
+  - matches: [{method: {service: ${SERVICE}}}]
+    backendRefs:
+    - {name: grpc-infra-backend-v1, port: 9000, weight: 80}
+    - {name: grpc-infra-backend-v3, port: 9000, weight: 20}
+`);
+  const proxy = served(result, {
+    id: `sidecar~10.244.1.2~client-0.${INFRA}~${INFRA}.svc.cluster.local`,
+    metadata: { NAMESPACE: INFRA, GENERATOR: 'grpc' },
+  });
+  const name = `grpc-infra-backend-v1.${INFRA}.svc.cluster.local:9000`;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- config_dump JSON
+  const rc = proxy.resources.routes.get(name) as any;
+  assert.ok(rc, `route config ${name}`);
+  const routes = rc.virtual_hosts[0].routes;
+  assert.deepEqual(routes[0].match, { path: `/${SERVICE}/EchoTwo`, case_sensitive: true });
+  assert.match(routes[0].route.cluster, /grpc-infra-backend-v2/);
+  assert.deepEqual(routes[1].match, { prefix: `/${SERVICE}/`, case_sensitive: true });
+  assert.deepEqual(
+    routes[1].route.weighted_clusters.clusters.map((c: { weight: number }) => c.weight),
+    [80, 20],
+  );
+});
