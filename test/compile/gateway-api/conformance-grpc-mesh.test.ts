@@ -400,3 +400,53 @@ spec:
     [80, 20],
   );
 });
+
+test('TLSRoute on a Passthrough listener: SNI names the route hostnames meet the listener hostname with (TLSRouteHostnameIntersection)', () => {
+  const result = compileConformance(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: tls-passthrough, namespace: ${INFRA}}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: tls, port: 443, protocol: TLS, hostname: "*.example.com", tls: {mode: Passthrough}}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: tls-route, namespace: ${INFRA}}
+spec:
+  parentRefs: [{name: tls-passthrough}]
+  hostnames: [abc.example.com]
+  rules: [{backendRefs: [{name: infra-backend-v1, port: 8080}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: tls-elsewhere, namespace: ${INFRA}}
+spec:
+  parentRefs: [{name: tls-passthrough}]
+  hostnames: [abc.example.org]
+  rules: [{backendRefs: [{name: infra-backend-v2, port: 8080}]}]
+${gatewayPod('tls-passthrough', INFRA, 16, [443])}`);
+  const proxy = served(result, gatewayNode('tls-passthrough', INFRA, 16));
+  const connect = (sni: string) =>
+    explain(proxy.resources, {
+      direction: 'outbound',
+      host: sni,
+      port: 443,
+      protocol: 'tcp',
+      tls: true,
+      sni,
+      method: 'GET',
+      path: '/',
+      headers: {},
+    });
+  const e = connect('abc.example.com');
+  assert.equal(e.outcome, 'tcp_proxy', e.summary);
+  assert.match(e.clusters[0]?.name ?? '', /infra-backend-v1/);
+  assert.notEqual(connect('abc.example.org').outcome, 'tcp_proxy');
+  assert.equal(routeCondition(result, 'TLSRoute', INFRA, 'tls-route', 'Accepted'), 'Accepted=True (Accepted)');
+  assert.equal(
+    routeCondition(result, 'TLSRoute', INFRA, 'tls-elsewhere', 'Accepted'),
+    'Accepted=False (NoMatchingListenerHostname)',
+  );
+});
