@@ -1,19 +1,10 @@
 /**
- * HTTPRoute and GRPCRoute rules → VirtualService HTTP routes (istiod's convertHTTPRoute and
- * convertGRPCRoute). A rule is split into one route per match, so that the spec's precedence can
- * order matches across rules and routes (precedence.ts). Routes are named by the rule's `name`, or
- * `<namespace>.<route>.<rule index>`.
+ * HTTPRoute rules → VirtualService HTTP routes (istiod's convertHTTPRoute). A rule is split into
+ * one route per match, so that the spec's precedence can order matches across rules and routes
+ * (precedence.ts). Routes are named by the rule's `name`, or `<namespace>.<route>.<rule index>`.
+ * GRPCRoutes: grpc-rules.ts; what both share: rule-parts.ts.
  */
-import type {
-  GRPCRoute,
-  GRPCRouteMatch,
-  HTTPBackendRef,
-  HTTPRoute,
-  HTTPRouteFilter,
-  HTTPRouteMatch,
-  HTTPRouteRule,
-  HeaderModifier,
-} from '../../model/gateway-api.js';
+import type { HTTPRoute, HTTPRouteFilter, HTTPRouteMatch, HTTPRouteRule } from '../../model/gateway-api.js';
 import type {
   CorsPolicy,
   HeaderOperations,
@@ -21,39 +12,22 @@ import type {
   HTTPRedirect,
   HTTPRewrite,
   HTTPRoute as IstioHttpRoute,
-  HTTPRouteDestination,
   StringMatch,
 } from '../../model/istio.js';
 import { resolveBackend, type BackendContext } from './backends.js';
+import {
+  destinations,
+  Failure,
+  headerOps,
+  unsupportedFilter,
+  valueMap,
+  type Problem,
+  type Report,
+  type RuleConversion,
+} from './rule-parts.js';
 import { joinErrors, type ConfigError } from './status.js';
 
-/** A problem and the field of the route it is about (`spec.rules[0].backendRefs[1]`). */
-export interface Problem {
-  readonly field: string;
-  readonly error: ConfigError;
-}
-
-export interface RuleConversion {
-  readonly routes: readonly IstioHttpRoute[];
-  /** Each problem once, with its field, for diagnostics. */
-  readonly problems: readonly Problem[];
-  /** Reported on ResolvedRefs; the routes still apply. */
-  readonly error?: ConfigError;
-  /** The route cannot be converted at all for this kind of parent: no routes. */
-  readonly fatal?: ConfigError;
-}
-
-class Failure {
-  constructor(
-    readonly error: ConfigError,
-    readonly field: string,
-  ) {}
-}
-
-const unsupportedFilter = (type: string, field: string): Failure =>
-  new Failure({ reason: 'InvalidFilter', message: `unsupported filter type "${type}"` }, field);
-
-type Report = (field: string, error: ConfigError) => void;
+export type { Problem, RuleConversion } from './rule-parts.js';
 
 export function convertHttpRules(route: HTTPRoute, ctx: BackendContext): RuleConversion {
   const out: IstioHttpRoute[] = [];
@@ -147,43 +121,6 @@ function httpRule(
   };
 }
 
-/** Backends with weight > 0 that resolve; invalid ones are left out (a rule left with none answers 500). */
-function destinations(
-  refs: readonly (HTTPBackendRef | (Omit<HTTPBackendRef, 'filters'> & { filters: readonly HTTPRouteFilter[] }))[],
-  ctx: BackendContext,
-  path: string,
-  report: Report,
-): { route: HTTPRouteDestination[]; error?: ConfigError } {
-  let error: ConfigError | undefined;
-  const kept: HTTPRouteDestination[] = [];
-  for (const [j, ref] of refs.entries()) {
-    if (ref.weight === 0) continue;
-    const b = resolveBackend(ctx, ref);
-    if ('fatal' in b) throw new Failure(b.fatal, `${path}[${j}]`);
-    if ('invalid' in b) {
-      error = joinErrors(error, b.invalid);
-      report(`${path}[${j}]`, b.invalid);
-      continue;
-    }
-    let headers: { request?: HeaderOperations; response?: HeaderOperations } | undefined;
-    for (const [k, f] of ref.filters.entries()) {
-      if (f.type === 'RequestHeaderModifier') headers = { ...headers, request: headerOps(f.requestHeaderModifier) };
-      else if (f.type === 'ResponseHeaderModifier')
-        headers = { ...headers, response: headerOps(f.responseHeaderModifier) };
-      else throw unsupportedFilter(f.type, `${path}[${j}].filters[${k}]`);
-    }
-    kept.push({ destination: b.destination, weight: ref.weight, ...(headers ? { headers } : {}) });
-  }
-  // One destination takes everything: istiod writes it without a weight.
-  const route = kept.length === 1 ? [withoutWeight(kept[0] as HTTPRouteDestination)] : kept;
-  return { route, ...(error ? { error } : {}) };
-}
-
-function withoutWeight(d: HTTPRouteDestination): HTTPRouteDestination {
-  const { weight: _weight, ...rest } = d;
-  return rest;
-}
-
 function timeouts(rule: HTTPRouteRule): Pick<IstioHttpRoute, 'timeoutMs' | 'retries'> {
   let retries: IstioHttpRoute['retries'];
   if (rule.retry) {
@@ -200,22 +137,6 @@ function timeouts(rule: HTTPRouteRule): Pick<IstioHttpRoute, 'timeoutMs' | 'retr
     else timeoutMs = backend;
   }
   return { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries ? { retries } : {}) };
-}
-
-/** Header names lower-cased; a later entry for the same name is ignored, as the spec says. */
-function headerOps(m: HeaderModifier): HeaderOperations {
-  const toMap = (list: HeaderModifier['set']): Record<string, string> | undefined => {
-    if (!list.length) return undefined;
-    const out: Record<string, string> = {};
-    for (const h of list) {
-      const k = h.name.toLowerCase();
-      if (!Object.hasOwn(out, k)) out[k] = h.value;
-    }
-    return out;
-  };
-  const set = toMap(m.set);
-  const add = toMap(m.add);
-  return { ...(set ? { set } : {}), ...(add ? { add } : {}), ...(m.remove.length ? { remove: m.remove } : {}) };
 }
 
 function redirectOf(f: Extract<HTTPRouteFilter, { type: 'RequestRedirect' }>['requestRedirect']): HTTPRedirect {
@@ -265,15 +186,6 @@ function corsOf(f: Extract<HTTPRouteFilter, { type: 'CORS' }>['cors']): CorsPoli
   };
 }
 
-function stringMatch(type: 'Exact' | 'RegularExpression', value: string): StringMatch {
-  return type === 'Exact' ? { exact: value } : { regex: value };
-}
-
-function valueMap(list: readonly { type: 'Exact' | 'RegularExpression'; name: string; value: string }[]) {
-  if (!list.length) return undefined;
-  return Object.fromEntries(list.map((m) => [m.name, stringMatch(m.type, m.value)]));
-}
-
 function httpMatch(m: HTTPRouteMatch): HTTPMatchRequest {
   const { type, value } = m.path;
   const uri: StringMatch =
@@ -290,69 +202,4 @@ function httpMatch(m: HTTPRouteMatch): HTTPMatchRequest {
     ...(queryParams ? { queryParams } : {}),
     ...(m.method !== undefined ? { method: { exact: m.method } } : {}),
   };
-}
-
-export function convertGrpcRules(route: GRPCRoute, ctx: BackendContext): RuleConversion {
-  const out: IstioHttpRoute[] = [];
-  const problems: Problem[] = [];
-  let error: ConfigError | undefined;
-  const report: Report = (field, e) => {
-    if (!problems.some((p) => p.field === field)) problems.push({ field, error: e });
-  };
-  try {
-    route.spec.rules.forEach((rule, n) => {
-      const at = `spec.rules[${n}]`;
-      let headers: { request?: HeaderOperations; response?: HeaderOperations } | undefined;
-      const mirrors: NonNullable<IstioHttpRoute['mirrors']>[number][] = [];
-      for (const [i, f] of rule.filters.entries()) {
-        if (f.type === 'RequestHeaderModifier') headers = { ...headers, request: headerOps(f.requestHeaderModifier) };
-        else if (f.type === 'ResponseHeaderModifier')
-          headers = { ...headers, response: headerOps(f.responseHeaderModifier) };
-        else if (f.type === 'RequestMirror') {
-          const b = resolveBackend(ctx, f.requestMirror.backendRef);
-          if ('destination' in b)
-            mirrors.push({
-              destination: b.destination,
-              ...(f.requestMirror.percent !== undefined ? { percentage: { value: f.requestMirror.percent } } : {}),
-            });
-          else throw new Failure('fatal' in b ? b.fatal : b.invalid, `${at}.filters[${i}].requestMirror.backendRef`);
-        } else throw unsupportedFilter(f.type, `${at}.filters[${i}]`);
-      }
-      const backends = destinations(rule.backendRefs, ctx, `${at}.backendRefs`, report);
-      error = joinErrors(error, backends.error);
-      for (const match of rule.matches.length ? rule.matches : [undefined]) {
-        const m = match ? grpcMatch(match) : undefined;
-        out.push({
-          name: rule.name ?? `${route.meta.namespace}.${route.meta.name}.${n}`,
-          ...(m ? { match: [m] } : {}),
-          ...(headers ? { headers } : {}),
-          ...(mirrors.length ? { mirrors } : {}),
-          ...(backends.route.length ? { route: backends.route } : { directResponse: { status: 500 } }),
-        });
-      }
-    });
-  } catch (e) {
-    if (e instanceof Failure) return { routes: [], problems: [{ field: e.field, error: e.error }], fatal: e.error };
-    throw e;
-  }
-  return { routes: out, problems, ...(error ? { error } : {}) };
-}
-
-/** gRPC calls are `POST /<service>/<method>`: istiod's createGRPCURIMatch. */
-function grpcMatch(m: GRPCRouteMatch): HTTPMatchRequest | undefined {
-  let uri: StringMatch | undefined;
-  const method = m.method;
-  if (method) {
-    const { service, method: name } = method;
-    if (method.type === 'Exact') {
-      if (name === undefined) uri = { prefix: `/${service}/` };
-      else if (service === undefined) uri = { regex: `/[^/]+/${name}` };
-      else uri = { exact: `/${service}/${name}` };
-    } else if (name === undefined) uri = { regex: `/${service}/.+` };
-    else if (service === undefined) uri = { regex: `/[^/]+/${name}` };
-    else uri = { regex: `/${service}/${name}` };
-  }
-  const headers = valueMap(m.headers);
-  if (!uri && !headers) return {};
-  return { ...(uri ? { uri } : {}), ...(headers ? { headers } : {}) };
 }

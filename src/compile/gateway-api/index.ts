@@ -12,22 +12,21 @@ import type { Gateway } from '../../model/gateway.js';
 import {
   ISTIO_GATEWAY_CONTROLLER,
   OWN_CONTROLLERS,
-  writtenKind,
-  type GatewayApiObject,
   type GatewayApiRoute,
   type GRPCRoute,
   type HTTPRoute,
 } from '../../model/gateway-api.js';
 import type { InputSet } from '../../model/inputs.js';
-import type { HTTPRoute as IstioHttpRoute, VirtualService } from '../../model/istio.js';
+import type { VirtualService } from '../../model/istio.js';
 import type { Service } from '../../model/k8s.js';
-import { STATUS_DIAGNOSTIC_CODE, type ObjectStatus, type StatusCondition } from '../../model/object-status.js';
 import type { BackendContext } from './backends.js';
 import { gatewayClassStatus, ownedClasses } from './classes.js';
 import { gatewayStatus } from './gateway-status.js';
-import { hostsOverlap, hostSubsetOf } from './hostnames.js';
-import { convertGrpcRules, convertHttpRules, type Problem, type RuleConversion } from './http-rules.js';
-import { convertL4Rules, type L4Conversion } from './l4-rules.js';
+import { convertGrpcRules } from './grpc-rules.js';
+import { convertHttpRules } from './http-rules.js';
+import { convertL4Rules } from './l4-rules.js';
+import { piecesFor, type Converted } from './pieces.js';
+import { reportProblems, reportStatus } from './report.js';
 import { convertListener, type ListenerParent, type ListenerResult } from './listeners.js';
 import { routeParents, type RouteParent } from './parents.js';
 import { ReferenceGrants } from './reference-grants.js';
@@ -153,8 +152,6 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
   }
 }
 
-type Converted = RuleConversion | (L4Conversion & { readonly routes?: undefined });
-
 function convertRoute(route: GatewayApiRoute, ctx: BackendContext): Converted {
   switch (route.kind) {
     case 'HTTPRoute':
@@ -164,93 +161,6 @@ function convertRoute(route: GatewayApiRoute, ctx: BackendContext): Converted {
     default:
       return convertL4Rules(route, ctx);
   }
-}
-
-function piecesFor(route: GatewayApiRoute, p: RouteParent, result: Converted, suffix: string): Piece[] {
-  const hostnames = 'hostnames' in route.spec ? route.spec.hostnames : [];
-  if (p.parent.mesh) {
-    const svc = p.parent.service;
-    const host = `${svc.meta.name}.${svc.meta.namespace}.svc.${suffix}`;
-    const port = p.ref.port;
-    const key = `${route.meta.namespace}${port !== undefined ? `/${port}` : ''}/${host}`;
-    if (result.routes) {
-      const http = port !== undefined ? withPort(result.routes, port) : result.routes;
-      return http.length ? [{ key, route, gateway: 'mesh', host, http }] : [];
-    }
-    const l4Key = `${route.meta.name}~${route.kind === 'TCPRoute' ? 'tcp' : 'tls'}~${route.meta.namespace}/${key}`;
-    return l4Piece(route, l4Key, 'mesh', host, result.rules, port, [host]);
-  }
-  const listenerHost = p.parent.listener.hostname;
-  const hosts = (hostnames.length ? hostnames : ['*']).filter(
-    (h) => (listenerHost === undefined || hostsOverlap(listenerHost, h)) && allowedByIsolation(p, h),
-  );
-  if (result.routes) {
-    if (!result.routes.length) return [];
-    return hosts.map((host) => ({
-      key: `${p.parent.mesh ? '' : p.parent.internalName}/${host}`,
-      route,
-      gateway: p.parent.mesh ? 'mesh' : p.parent.internalName,
-      host,
-      http: result.routes,
-    }));
-  }
-  const internal = p.parent.internalName;
-  if (route.kind === 'TCPRoute')
-    return l4Piece(route, `${route.meta.name}~tcp~${internal}`, internal, '*', result.rules, undefined, []);
-  // TLSRoute: SNI names are the route's hostnames met with the listener's.
-  const sni = hosts.map((h) => (listenerHost && hostSubsetOf(listenerHost, h) ? listenerHost : h));
-  return sni.flatMap((h) =>
-    l4Piece(route, `${route.meta.name}~tls~${internal}/${h}`, internal, h, result.rules, undefined, [h]),
-  );
-}
-
-function l4Piece(
-  route: GatewayApiRoute,
-  key: string,
-  gateway: string,
-  host: string,
-  rules: L4Conversion['rules'],
-  port: number | undefined,
-  sniHosts: readonly string[],
-): Piece[] {
-  if (!rules.length) return [];
-  const match = port !== undefined ? [{ port }] : undefined;
-  if (route.kind === 'TCPRoute')
-    return [{ key, route, gateway, host, tcp: rules.map((r) => ({ ...(match ? { match } : {}), route: r })) }];
-  const sni = sniHosts.length ? sniHosts : [host];
-  return [
-    {
-      key,
-      route,
-      gateway,
-      host,
-      tls: rules.map((r) => ({ match: [{ sniHosts: sni, ...(port !== undefined ? { port } : {}) }], route: r })),
-    },
-  ];
-}
-
-/** istiod's augmentPortMatch: a Service parentRef with a port narrows every route to that port. */
-function withPort(routes: readonly IstioHttpRoute[], port: number): IstioHttpRoute[] {
-  return routes.map((r) => ({
-    ...r,
-    match: r.match?.length ? r.match.map((m) => ({ ...m, port })) : [{ port }],
-  }));
-}
-
-/**
- * Listener isolation (istiod's hostnameAllowedByIsolation): a route host that a more specific
- * listener on the same port and protocol also serves belongs to that listener only.
- */
-function allowedByIsolation(p: RouteParent, routeHost: string): boolean {
-  if (p.parent.mesh) return true;
-  const ours = p.parent.listener.hostname ?? '';
-  if (ours !== '' && !ours.startsWith('*')) return true;
-  if (ours !== '' && !hostsOverlap(routeHost, ours)) return false;
-  for (const other of p.banned) {
-    if (ours.length > other.length) continue;
-    if (other !== '' && hostSubsetOf(routeHost, other)) return false;
-  }
-  return true;
 }
 
 const byInternalName = (a: RouteParent, b: RouteParent): number => {
@@ -267,43 +177,3 @@ const byNamespaceName = (
   const y = `${b.meta.namespace}/${b.meta.name}`;
   return x < y ? -1 : x > y ? 1 : 0;
 };
-
-function summary(status: ObjectStatus): string {
-  const conds: readonly StatusCondition[] =
-    'parents' in status ? status.parents.flatMap((p) => p.conditions) : status.conditions;
-  const bad = conds.filter((c) => (c.type === 'Conflicted' ? c.status !== 'False' : c.status !== 'True'));
-  if (!bad.length) return 'status: all conditions True';
-  return `status: ${bad.map((c) => `${c.type}=${c.status} (${c.reason})`).join(', ')}`;
-}
-
-function reportStatus(diags: Diagnostics, o: GatewayApiObject, status: ObjectStatus): void {
-  diags.info({
-    code: STATUS_DIAGNOSTIC_CODE,
-    message: summary(status),
-    kind: writtenKind(o),
-    ...(o.meta.namespace ? { namespace: o.meta.namespace } : {}),
-    name: o.meta.name,
-    ...(o.origin.file !== undefined ? { file: o.origin.file } : {}),
-    ...(o.origin.index !== undefined ? { index: o.origin.index } : {}),
-    status,
-  });
-}
-
-function reportProblems(diags: Diagnostics, route: GatewayApiRoute, problems: readonly Problem[]): void {
-  const seen = new Set<string>();
-  for (const { field, error } of problems) {
-    const k = `${field}|${error.reason}`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    diags.warn({
-      code: `gateway-api-${error.reason.replace(/[A-Z]/g, (c, i: number) => (i ? '-' : '') + c.toLowerCase())}`,
-      message: `${error.reason}: ${error.message}`,
-      kind: route.kind,
-      namespace: route.meta.namespace,
-      name: route.meta.name,
-      field,
-      ...(route.origin.file !== undefined ? { file: route.origin.file } : {}),
-      ...(route.origin.index !== undefined ? { index: route.origin.index } : {}),
-    });
-  }
-}

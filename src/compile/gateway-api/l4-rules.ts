@@ -7,7 +7,7 @@
 import type { L4RouteRule, TCPRoute, TLSRoute } from '../../model/gateway-api.js';
 import type { RouteDestination } from '../../model/istio.js';
 import { resolveBackend, type BackendContext } from './backends.js';
-import type { Problem } from './http-rules.js';
+import type { Problem } from './rule-parts.js';
 import { joinErrors, type ConfigError } from './status.js';
 
 export interface L4Conversion {
