@@ -43,7 +43,8 @@ import { redactedRejection } from './rejected.js';
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
 const ISTIO_SECURITY = ['security.istio.io/v1', 'security.istio.io/v1beta1'];
 const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'];
-const GATEWAY_API_ALPHA = ['gateway.networking.k8s.io/v1alpha2'];
+/** TCPRoute and TLSRoute: v1alpha2, and v1 since the Gateway API promoted them. */
+const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
 const UNSUPPORTED_ISTIO_KINDS = new Set(['Sidecar', 'EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
@@ -134,8 +135,8 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
   GatewayClass: { apiVersions: GATEWAY_API, handle: gatewayApi(readGatewayClass, (b) => b.gatewayClasses) },
   HTTPRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readHTTPRoute, (b) => b.httpRoutes) },
   GRPCRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readGRPCRoute, (b) => b.grpcRoutes) },
-  TCPRoute: { apiVersions: GATEWAY_API_ALPHA, handle: gatewayApi(readTCPRoute, (b) => b.tcpRoutes) },
-  TLSRoute: { apiVersions: GATEWAY_API_ALPHA, handle: gatewayApi(readTLSRoute, (b) => b.tlsRoutes) },
+  TCPRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTCPRoute, (b) => b.tcpRoutes) },
+  TLSRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTLSRoute, (b) => b.tlsRoutes) },
   ReferenceGrant: { apiVersions: GATEWAY_API, handle: gatewayApi(readReferenceGrant, (b) => b.referenceGrants) },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,

@@ -236,8 +236,11 @@ for (const [what, object, message] of refused) {
   });
 }
 
-test('TCPRoute and TLSRoute are read in v1alpha2 only; a v1 TCPRoute is an unknown apiVersion', () => {
-  const set = load([route({ rules: [{ backendRefs: [{ name: 's', port: 9000 }] }] }, 'TCPRoute', GW)]);
+test('TCPRoute and TLSRoute are read in v1alpha2 and v1; another version is an unknown apiVersion', () => {
+  const rules = { rules: [{ backendRefs: [{ name: 's', port: 9000 }] }] };
+  assert.equal(load([route(rules, 'TCPRoute', GW)]).tcpRoutes.length, 1);
+  assert.equal(load([route(rules, 'TLSRoute', 'gateway.networking.k8s.io/v1alpha2')]).tlsRoutes.length, 1);
+  const set = load([route(rules, 'TCPRoute', 'gateway.networking.k8s.io/v1beta1')]);
   assert.equal(errors(set)[0]?.code, 'unknown-api-version');
 });
 
