@@ -250,3 +250,13 @@ test('stored inputs keep what the compiler reads of a Gateway API object, genera
   assert.equal(meta.generation, 3);
   assert.equal(meta.creationTimestamp, '2026-01-01T00:00:00Z');
 });
+
+test('Gateway fields meshsnap does not apply (spec.tls frontend validation, infrastructure) are warned about, not silently dropped', () => {
+  const gw = gateway([{ name: 'http', port: 80, protocol: 'HTTP' }]);
+  const set = load([{ ...gw, spec: { ...gw.spec, tls: { frontend: {} }, infrastructure: { labels: { a: 'b' } } } }]);
+  assert.equal(set.kubernetesGateways.length, 1);
+  assert.deepEqual(
+    set.diagnostics.filter((d) => d.code === 'unsupported-field').map((d) => d.field),
+    ['spec.infrastructure', 'spec.tls'],
+  );
+});
