@@ -1,30 +1,19 @@
 /**
- * A Gateway's status (istiod's reportGatewayStatus): Accepted unless listeners are invalid,
- * Programmed when a Service fronts the Gateway's pods (its addresses are the Service's cluster
- * IPs), and per listener its conditions, the route kinds it carries and how many routes attach.
+ * A Gateway's status (istiod's reportGatewayStatus): Accepted unless listeners or addresses are
+ * invalid, Programmed when the Service fronting it exists (deployment.ts; its cluster IPs are the
+ * `addresses`), and per listener its conditions, the route kinds it carries and how many routes attach.
  */
-import { GATEWAY_NAME_LABEL, type KubernetesGateway } from '../../model/gateway-api.js';
-import type { Service } from '../../model/k8s.js';
+import type { KubernetesGateway } from '../../model/gateway-api.js';
 import type { GatewayStatus } from '../../model/object-status.js';
+import type { GatewayDeployment } from './deployment.js';
 import type { ListenerResult } from './listeners.js';
 import { conditions, type ConditionSpec, type ConfigError } from './status.js';
-
-/** Services of the Gateway's namespace selecting its pods (Istio's automated deployment makes `<gateway>-<class>`). */
-export function gatewayServices(gw: KubernetesGateway, services: readonly Service[]): Service[] {
-  return services.filter(
-    (s) =>
-      s.meta.namespace === gw.meta.namespace &&
-      s.selector !== undefined &&
-      s.selector[GATEWAY_NAME_LABEL] === gw.meta.name,
-  );
-}
 
 export function gatewayStatus(
   gw: KubernetesGateway,
   listeners: readonly ListenerResult[],
   attached: (listener: string) => number,
-  services: readonly Service[],
-  domainSuffix: string,
+  deployment: GatewayDeployment,
 ): GatewayStatus {
   const valid = listeners.filter((l) => l.conditions.every((c) => c.type === 'Conflicted' || !c.error)).length;
   let accepted: ConditionSpec = { type: 'Accepted', reason: 'Accepted', message: 'Resource accepted' };
@@ -39,14 +28,20 @@ export function gatewayStatus(
       reason: 'ListenersNotValid',
       message: "One or more of the Gateway's listeners are invalid",
     };
-  const fronting = gatewayServices(gw, services);
+  const fronting = deployment.services;
+  // istiod's ResolveGatewayInstances: `<service FQDN>:<port>` for each listener port the Service has.
+  const ports = [...new Set(listeners.map((l) => l.listener.port))];
+  const assigned = fronting.flatMap((s) => {
+    const host = `${s.meta.name}.${s.meta.namespace}.svc.`;
+    const full = deployment.hostnames.find((h) => h.startsWith(host)) ?? host;
+    return ports.filter((p) => s.ports.some((sp) => sp.port === p)).map((p) => `${full}:${p}`);
+  });
   const programmedError: ConfigError | undefined = fronting.length
     ? undefined
     : {
         reason: 'AddressNotAssigned',
-        message: `Failed to assign to any requested addresses: no Service in ${gw.meta.namespace} selects ${GATEWAY_NAME_LABEL}=${gw.meta.name}`,
+        message: `Failed to assign to any requested addresses: hostname ${deployment.hostnames.join(', ')} not found`,
       };
-  const hosts = fronting.map((s) => `${s.meta.name}.${s.meta.namespace}.svc.${domainSuffix}`);
   const addresses = fronting
     .flatMap((s) => (s.clusterIPs.length ? s.clusterIPs : s.clusterIP ? [s.clusterIP] : []))
     .filter((ip) => ip !== 'None')
@@ -59,7 +54,7 @@ export function gatewayStatus(
         {
           type: 'Programmed',
           reason: 'Programmed',
-          message: `Resource programmed, assigned to service(s) ${hosts.join(', ')}`,
+          message: `Resource programmed, assigned to service(s) ${assigned.join(', ')}`,
           ...(programmedError ? { error: programmedError } : {}),
         },
         { type: 'ResolvedRefs', reason: 'ResolvedRefs', message: 'All references resolved' },

@@ -21,6 +21,7 @@ import type { VirtualService } from '../../model/istio.js';
 import type { Service } from '../../model/k8s.js';
 import type { BackendContext } from './backends.js';
 import { gatewayClassStatus, ownedClasses } from './classes.js';
+import { gatewayDeployment, type GatewayDeployment } from './deployment.js';
 import { gatewayStatus } from './gateway-status.js';
 import { convertGrpcRules } from './grpc-rules.js';
 import { convertHttpRules } from './http-rules.js';
@@ -46,11 +47,15 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
 
   const grants = new ReferenceGrants(inputs.referenceGrants);
   const services = new Map<string, Service>(inputs.services.map((s) => [`${s.meta.namespace}/${s.meta.name}`, s]));
+  const servicesByHostname = new Map<string, Service>(
+    inputs.services.map((s) => [`${s.meta.name}.${s.meta.namespace}.svc.${suffix}`, s]),
+  );
 
   const gateways: {
     gw: (typeof inputs.kubernetesGateways)[number];
     controller: string;
     listeners: ListenerResult[];
+    deployment: GatewayDeployment;
   }[] = [];
   const listenersOf = new Map<string, ListenerParent[]>();
   const controllerOf = new Map<string, string>();
@@ -70,7 +75,10 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
       });
       continue;
     }
-    const listeners = gw.spec.listeners.map((l) => convertListener(gw, l, inputs.namespaces, grants));
+    const deployment = gatewayDeployment(gw, servicesByHostname, suffix);
+    const listeners = gw.spec.listeners.map((l) =>
+      convertListener(gw, l, deployment.selector, inputs.namespaces, grants),
+    );
     const key = `${gw.meta.namespace}/${gw.meta.name}`;
     listenersOf.set(
       key,
@@ -78,7 +86,7 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
     );
     controllerOf.set(key, controller);
     for (const l of listeners) if (l.server) generated.push(l.server);
-    gateways.push({ gw, controller, listeners });
+    gateways.push({ gw, controller, listeners, deployment });
   }
 
   const pieces: Piece[] = [];
@@ -124,12 +132,12 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
     }
   }
 
-  for (const { gw, listeners } of gateways) {
+  for (const { gw, listeners, deployment } of gateways) {
     const key = `${gw.meta.namespace}/${gw.meta.name}`;
     reportStatus(
       diags,
       gw,
-      gatewayStatus(gw, listeners, (l) => attached.get(`${key}/${l}`)?.size ?? 0, inputs.services, suffix),
+      gatewayStatus(gw, listeners, (l) => attached.get(`${key}/${l}`)?.size ?? 0, deployment),
     );
   }
 
