@@ -4,6 +4,7 @@
  * inputs, or the proxy's own IP for inbound calls), then asks the pure matcher (src/explain/).
  * Shared by `meshsnap explain` and GET …/snapshots/:v/explain. No node:* (it runs in Workers).
  */
+import { GATEWAY_NAME_LABEL } from '../model/gateway-api.js';
 import { badRequest, hasErrorCode, notFound } from '../errors.js';
 import { across, explain, isIp, type AcrossAnswer, type Explanation, type JsonObject } from '../explain/index.js';
 import { selectVersion, versionLabel } from '../history/select.js';
@@ -73,15 +74,19 @@ const field = (o: unknown, ...path: string[]): unknown =>
     o,
   );
 
-/** A pod of the stored inputs as the node its sidecar would announce (Istio's node id and metadata). */
+/**
+ * A pod of the stored inputs as the node its proxy would announce (Istio's node id and metadata):
+ * a sidecar, or a router for a Gateway API gateway's pod (labelled `gateway.networking.k8s.io/gateway-name`).
+ */
 async function podNode(read: Reader, ref: Extract<ProxyRef, { kind: 'pod' }>): Promise<ServedNode> {
   const pod = await read(`Pod/${ref.namespace}/${ref.name}`);
   if (!pod) throw notFound(`pod ${ref.namespace}/${ref.name} is not in this version's stored inputs`);
   const ip = field(pod, 'status', 'podIP');
   const labels = field(pod, 'metadata', 'labels');
   const ipText = typeof ip === 'string' ? ip : '0.0.0.0';
+  const router = labels !== null && typeof labels === 'object' && Object.hasOwn(labels, GATEWAY_NAME_LABEL);
   return {
-    id: `sidecar~${ipText}~${ref.name}.${ref.namespace}~${ref.namespace}.svc.cluster.local`,
+    id: `${router ? 'router' : 'sidecar'}~${ipText}~${ref.name}.${ref.namespace}~${ref.namespace}.svc.cluster.local`,
     metadata: {
       NAMESPACE: ref.namespace,
       LABELS: labels !== null && typeof labels === 'object' ? labels : {},

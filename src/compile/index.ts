@@ -18,6 +18,7 @@ import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { buildEndpoints } from './endpoints.js';
 import { analyzeGateways } from './gateway/analysis.js';
+import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import {
   buildInbound,
@@ -38,7 +39,9 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export function createContext(inputs: InputSet, diags: Diagnostics): CompileContext {
+export function createContext(given: InputSet, diags: Diagnostics): CompileContext {
+  // Gateway API objects become Istio Gateways and VirtualServices first, as istiod converts them.
+  const inputs = convertGatewayApi(given, diags);
   const model = buildServiceModel(inputs, diags);
   return {
     model,

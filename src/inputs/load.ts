@@ -6,6 +6,15 @@
 import { canonicalJson } from '../canonical-json.js';
 import { sortDiagnostics, type Diagnostic, type Origin } from '../model/diagnostics.js';
 import type { Gateway } from '../model/gateway.js';
+import type {
+  GatewayClass,
+  GRPCRoute,
+  HTTPRoute,
+  KubernetesGateway,
+  ReferenceGrant,
+  TCPRoute,
+  TLSRoute,
+} from '../model/gateway-api.js';
 import type { AuthorizationPolicy } from '../model/authorization-policy.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
 import type { InputSet } from '../model/inputs.js';
@@ -18,6 +27,9 @@ import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
 import { readGateway } from './validate/gateway.js';
+import { readGatewayClass, readKubernetesGateway } from './validate/gateway-api/gateway.js';
+import { readReferenceGrant } from './validate/gateway-api/reference-grant.js';
+import { readGRPCRoute, readHTTPRoute, readTCPRoute, readTLSRoute } from './validate/gateway-api/routes.js';
 import { readEndpointSlice, readEndpoints, readNamespace, readNode, readPod, readService } from './validate/k8s.js';
 import { isIstioMeshConfigMap, readMeshConfigMap, readMeshConfigObject } from './validate/mesh-config.js';
 import { readPeerAuthentication } from './validate/peer-authentication.js';
@@ -30,6 +42,9 @@ import { redactedRejection } from './rejected.js';
 
 const ISTIO_NETWORKING = ['networking.istio.io/v1', 'networking.istio.io/v1beta1', 'networking.istio.io/v1alpha3'];
 const ISTIO_SECURITY = ['security.istio.io/v1', 'security.istio.io/v1beta1'];
+const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/v1beta1'];
+/** TCPRoute and TLSRoute: v1alpha2, and v1 since the Gateway API promoted them. */
+const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
 const UNSUPPORTED_ISTIO_KINDS = new Set(['Sidecar', 'EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
@@ -55,6 +70,13 @@ interface Buckets {
   serviceEntries: Candidate<ServiceEntry>[];
   workloadEntries: Candidate<WorkloadEntry>[];
   workloadGroups: Candidate<WorkloadGroup>[];
+  gatewayClasses: Candidate<GatewayClass>[];
+  kubernetesGateways: Candidate<KubernetesGateway>[];
+  httpRoutes: Candidate<HTTPRoute>[];
+  grpcRoutes: Candidate<GRPCRoute>[];
+  tcpRoutes: Candidate<TCPRoute>[];
+  tlsRoutes: Candidate<TLSRoute>[];
+  referenceGrants: Candidate<ReferenceGrant>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -64,6 +86,16 @@ const k8s =
   <T>(read: (r: Reader, raw: Raw, origin: Origin) => T | undefined, bucket: (b: Buckets) => Candidate<T>[]): Handler =>
   (r, raw, origin, _v, out, doc) => {
     const value = read(r, raw, origin);
+    if (value !== undefined) bucket(out).push({ value, doc });
+  };
+
+const gatewayApi =
+  <T>(
+    read: (r: Reader, raw: Raw, origin: Origin, apiVersion: string) => T | undefined,
+    bucket: (b: Buckets) => Candidate<T>[],
+  ): Handler =>
+  (r, raw, origin, v, out, doc) => {
+    const value = read(r, raw, origin, v);
     if (value !== undefined) bucket(out).push({ value, doc });
   };
 
@@ -89,12 +121,23 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     },
   },
   Gateway: {
-    apiVersions: ISTIO_NETWORKING,
+    apiVersions: [...ISTIO_NETWORKING, ...GATEWAY_API],
     handle: (r, raw, origin, v, out, doc) => {
+      if (GATEWAY_API.includes(v)) {
+        const value = readKubernetesGateway(r, raw, origin, v);
+        if (value) out.kubernetesGateways.push({ value, doc });
+        return;
+      }
       const value = readGateway(r, raw, origin, v);
       if (value) out.gateways.push({ value, doc });
     },
   },
+  GatewayClass: { apiVersions: GATEWAY_API, handle: gatewayApi(readGatewayClass, (b) => b.gatewayClasses) },
+  HTTPRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readHTTPRoute, (b) => b.httpRoutes) },
+  GRPCRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readGRPCRoute, (b) => b.grpcRoutes) },
+  TCPRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTCPRoute, (b) => b.tcpRoutes) },
+  TLSRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTLSRoute, (b) => b.tlsRoutes) },
+  ReferenceGrant: { apiVersions: GATEWAY_API, handle: gatewayApi(readReferenceGrant, (b) => b.referenceGrants) },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,
     handle: (r, raw, origin, v, out, doc) => {
@@ -177,6 +220,13 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     serviceEntries: unique(out.serviceEntries, diagnostics),
     workloadEntries: unique(out.workloadEntries, diagnostics),
     workloadGroups: unique(out.workloadGroups, diagnostics),
+    gatewayClasses: unique(out.gatewayClasses, diagnostics),
+    kubernetesGateways: unique(out.kubernetesGateways, diagnostics),
+    httpRoutes: unique(out.httpRoutes, diagnostics),
+    grpcRoutes: unique(out.grpcRoutes, diagnostics),
+    tcpRoutes: unique(out.tcpRoutes, diagnostics),
+    tlsRoutes: unique(out.tlsRoutes, diagnostics),
+    referenceGrants: unique(out.referenceGrants, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -212,6 +262,13 @@ const emptyBuckets = (): Buckets => ({
   serviceEntries: [],
   workloadEntries: [],
   workloadGroups: [],
+  gatewayClasses: [],
+  kubernetesGateways: [],
+  httpRoutes: [],
+  grpcRoutes: [],
+  tcpRoutes: [],
+  tlsRoutes: [],
+  referenceGrants: [],
   meshConfigs: [],
 });
 

@@ -2,6 +2,15 @@
 import type { AuthorizationPolicy } from './authorization-policy.js';
 import type { Diagnostic } from './diagnostics.js';
 import type { Gateway } from './gateway.js';
+import type {
+  GatewayClass,
+  GRPCRoute,
+  HTTPRoute,
+  KubernetesGateway,
+  ReferenceGrant,
+  TCPRoute,
+  TLSRoute,
+} from './gateway-api.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
@@ -26,6 +35,14 @@ export interface InputSet {
   readonly serviceEntries: readonly ServiceEntry[];
   readonly workloadEntries: readonly WorkloadEntry[];
   readonly workloadGroups: readonly WorkloadGroup[];
+  /** Gateway API (gateway.networking.k8s.io); the compiler converts them into Gateways and VirtualServices. */
+  readonly gatewayClasses: readonly GatewayClass[];
+  readonly kubernetesGateways: readonly KubernetesGateway[];
+  readonly httpRoutes: readonly HTTPRoute[];
+  readonly grpcRoutes: readonly GRPCRoute[];
+  readonly tcpRoutes: readonly TCPRoute[];
+  readonly tlsRoutes: readonly TLSRoute[];
+  readonly referenceGrants: readonly ReferenceGrant[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -63,6 +63,8 @@ export interface HTTPRedirect {
   readonly derivePort?: 'FROM_PROTOCOL_DEFAULT' | 'FROM_REQUEST_PORT';
   readonly scheme?: string;
   readonly redirectCode?: number;
+  /** Replaces the matched path prefix (Envoy's `prefix_rewrite`); set only by the Gateway API conversion. */
+  readonly prefixRewrite?: string;
 }
 
 export interface HTTPDirectResponse {
@@ -168,6 +170,12 @@ export interface VirtualService {
   readonly meta: ObjectMeta;
   readonly origin: Origin;
   readonly spec: VirtualServiceSpec;
+  /**
+   * Made from a Gateway API route (src/compile/gateway-api/): routed with the Gateway API's
+   * semantics, as istiod's `internal.istio.io/route-semantics: gateway` (path-separated prefixes,
+   * a prefix rewrite to `/` that removes the prefix). Never set from an input document.
+   */
+  readonly gatewaySemantics?: true;
 }
 
 export type SimpleLB = 'UNSPECIFIED' | 'LEAST_CONN' | 'RANDOM' | 'PASSTHROUGH' | 'ROUND_ROBIN' | 'LEAST_REQUEST';

@@ -12,6 +12,15 @@
 import type { AuthorizationPolicy } from '../../model/authorization-policy.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import type { Gateway } from '../../model/gateway.js';
+import type {
+  GatewayClass,
+  GRPCRoute,
+  HTTPRoute,
+  KubernetesGateway,
+  ReferenceGrant,
+  TCPRoute,
+  TLSRoute,
+} from '../../model/gateway-api.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
@@ -36,6 +45,14 @@ export interface InputObjects {
   ServiceEntry: ServiceEntry;
   WorkloadEntry: WorkloadEntry;
   WorkloadGroup: WorkloadGroup;
+  GatewayClass: GatewayClass;
+  /** The Gateway API's Gateway (the Istio one is `Gateway`). */
+  KubernetesGateway: KubernetesGateway;
+  HTTPRoute: HTTPRoute;
+  GRPCRoute: GRPCRoute;
+  TCPRoute: TCPRoute;
+  TLSRoute: TLSRoute;
+  ReferenceGrant: ReferenceGrant;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -55,7 +72,14 @@ type ListKey =
   | 'requestAuthentications'
   | 'serviceEntries'
   | 'workloadEntries'
-  | 'workloadGroups';
+  | 'workloadGroups'
+  | 'gatewayClasses'
+  | 'kubernetesGateways'
+  | 'httpRoutes'
+  | 'grpcRoutes'
+  | 'tcpRoutes'
+  | 'tlsRoutes'
+  | 'referenceGrants';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -73,6 +97,13 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   ServiceEntry: 'serviceEntries',
   WorkloadEntry: 'workloadEntries',
   WorkloadGroup: 'workloadGroups',
+  GatewayClass: 'gatewayClasses',
+  KubernetesGateway: 'kubernetesGateways',
+  HTTPRoute: 'httpRoutes',
+  GRPCRoute: 'grpcRoutes',
+  TCPRoute: 'tcpRoutes',
+  TLSRoute: 'tlsRoutes',
+  ReferenceGrant: 'referenceGrants',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

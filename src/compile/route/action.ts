@@ -20,6 +20,9 @@ const REDIRECT_CODE: Readonly<Record<number, number>> = {
   308: ResponseCode.PERMANENT_REDIRECT,
 };
 
+/** Go's regexp.QuoteMeta. */
+const escapeRegex = (s: string): string => s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+
 export const NO_TIMEOUT: Duration = { seconds: 0 };
 
 type HashPolicy = NonNullable<RouteAction['hash_policy']>[number];
@@ -42,6 +45,7 @@ export function redirectAction(redirect: HTTPRedirect, listenerPort: number): Ro
   const out: NonNullable<Route['redirect']> = {};
   if (redirect.authority) out.host_redirect = redirect.authority;
   if (redirect.uri) out.path_redirect = redirect.uri;
+  else if (redirect.prefixRewrite !== undefined) out.prefix_rewrite = redirect.prefixRewrite;
   if (redirect.scheme) out.scheme_redirect = redirect.scheme;
   if (redirect.port !== undefined || redirect.derivePort !== undefined) {
     let port = redirect.port ?? (redirect.derivePort === 'FROM_REQUEST_PORT' ? listenerPort : 0);
@@ -81,6 +85,7 @@ export function forwardAction(
   listenerPort: number,
   authority: string,
   proxyless: boolean,
+  gatewaySemantics = false,
 ): RouteAction | undefined {
   const action: RouteAction = timeoutFields(http.timeoutMs, proxyless);
   if (http.rewrite) {
@@ -89,7 +94,13 @@ export function forwardAction(
         pattern: { regex: http.rewrite.uriRegexRewrite.match },
         substitution: http.rewrite.uriRegexRewrite.rewrite,
       };
-    else if (http.rewrite.uri) action.prefix_rewrite = http.rewrite.uri;
+    else if (http.rewrite.uri) {
+      const separated = route.match?.path_separated_prefix;
+      if (gatewaySemantics && http.rewrite.uri === '/' && separated)
+        // Removing the whole prefix keeps the `/` after it (istiod's Gateway API rewrite).
+        action.regex_rewrite = { pattern: { regex: `^${escapeRegex(separated)}(/?)(.*)` }, substitution: '/\\2' };
+      else action.prefix_rewrite = http.rewrite.uri;
+    }
     if (http.rewrite.authority) authority = http.rewrite.authority;
   }
   if (authority) action.host_rewrite_literal = authority;

@@ -116,7 +116,8 @@ function translateRoute(
   const out: Route = {};
   const name = routeName(http, match);
   if (name) out.name = name;
-  out.match = translateRouteMatch(match);
+  // Proxyless gRPC clients know prefix, path and regex matchers only (gRFC A28): plain prefixes for them.
+  out.match = translateRouteMatch(match, source.gatewaySemantics === true && !target.proxyless);
   out.metadata = istioConfigMetadata(source);
 
   let authority = '';
@@ -145,7 +146,15 @@ function translateRoute(
   } else {
     const forwarded = target.proxyless ? proxylessForward(ctx, sourced, http, target.listenerPort) : http;
     if (!forwarded) return undefined;
-    const action = forwardAction(ctx, forwarded, out, target.listenerPort, authority, target.proxyless);
+    const action = forwardAction(
+      ctx,
+      forwarded,
+      out,
+      target.listenerPort,
+      authority,
+      target.proxyless,
+      source.gatewaySemantics === true,
+    );
     if (!action) return undefined;
     out.route = action;
   }

@@ -30,7 +30,12 @@ function queryMatcher(name: string, m: StringMatch): QueryParameterMatcher {
   return { name, string_match: toStringMatcher(m) };
 }
 
-export function translateRouteMatch(match: HTTPMatchRequest | undefined): RouteMatch {
+/**
+ * `gatewaySemantics`: a route made from the Gateway API, whose PathPrefix matches whole path
+ * segments (`/foo` matches `/foo` and `/foo/bar`, not `/foobar`): Envoy's `path_separated_prefix`,
+ * as istiod builds it.
+ */
+export function translateRouteMatch(match: HTTPMatchRequest | undefined, gatewaySemantics = false): RouteMatch {
   if (!match) return { prefix: '/' };
   const out: RouteMatch = {};
   const headers: HeaderMatcher[] = [];
@@ -46,8 +51,10 @@ export function translateRouteMatch(match: HTTPMatchRequest | undefined): RouteM
 
   const uri = match.uri;
   if (uri?.exact !== undefined) out.path = uri.exact;
-  else if (uri?.prefix !== undefined) out.prefix = uri.prefix;
-  else if (uri?.regex !== undefined) out.safe_regex = { regex: uri.regex };
+  else if (uri?.prefix !== undefined) {
+    if (gatewaySemantics && uri.prefix !== '/') out.path_separated_prefix = uri.prefix.replace(/\/$/, '');
+    else out.prefix = uri.prefix;
+  } else if (uri?.regex !== undefined) out.safe_regex = { regex: uri.regex };
   else out.prefix = '/';
   out.case_sensitive = { value: !match.ignoreUriCase };
 

@@ -57,9 +57,24 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     ...(inputs.serviceEntries.length ? { serviceEntries: strip(inputs.serviceEntries) } : {}),
     ...(inputs.workloadEntries.length ? { workloadEntries: strip(inputs.workloadEntries) } : {}),
     ...(inputs.workloadGroups.length ? { workloadGroups: strip(inputs.workloadGroups) } : {}),
+    ...gatewayApiLists(inputs),
   };
 }
 
 export function inputsDigest(inputs: InputSet, hasher?: Hasher): string {
   return digestOf(utf8Bytes(canonicalJson(canonicalInputs(inputs))), hasher);
+}
+
+/** The Gateway API lists, each only when present (the canonical form of a mesh without them is unchanged). */
+function gatewayApiLists(inputs: InputSet): Record<string, unknown> {
+  const lists: Record<string, readonly Named[]> = {
+    gatewayClasses: inputs.gatewayClasses,
+    kubernetesGateways: inputs.kubernetesGateways,
+    httpRoutes: inputs.httpRoutes,
+    grpcRoutes: inputs.grpcRoutes,
+    tcpRoutes: inputs.tcpRoutes,
+    tlsRoutes: inputs.tlsRoutes,
+    referenceGrants: inputs.referenceGrants,
+  };
+  return Object.fromEntries(Object.entries(lists).flatMap(([k, v]) => (v.length ? [[k, strip(v)]] : [])));
 }

@@ -32,9 +32,21 @@ export function parseKeyString(s: string): ObjectKey | undefined {
 /** The kind of the key of a document that has no kind or name (`~//sha256:…`). */
 export const UNKEYED_KIND = '~';
 
+/**
+ * The key kind of a Gateway API Gateway (`gateway.networking.k8s.io`), istiod's name for it: an
+ * Istio Gateway of the same namespace and name must not share its key.
+ */
+export const KUBERNETES_GATEWAY_KIND = 'KubernetesGateway';
+
+const isGatewayApiGateway = (kind: string, raw: Raw): boolean => {
+  const apiVersion = own(raw, 'apiVersion');
+  return kind === 'Gateway' && typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
+};
+
 /** kind/namespace/name of a raw object, or undefined when it has no kind or name. */
 export function objectKeyOf(raw: Raw): ObjectKey | undefined {
-  const kind = own(raw, 'kind');
+  const written = own(raw, 'kind');
+  const kind = typeof written === 'string' && isGatewayApiGateway(written, raw) ? KUBERNETES_GATEWAY_KIND : written;
   const meta = own(raw, 'metadata');
   if (typeof kind !== 'string' || kind === '' || !isRecord(meta)) return undefined;
   const name = own(meta, 'name');

@@ -1,0 +1,226 @@
+/**
+ * GatewayClass and Gateway (gateway.networking.k8s.io v1/v1beta1) → model/gateway-api.ts, with the
+ * CRD's schema and CEL rules (apis/v1/gateway_types.go, gatewayclass_types.go). An object any rule
+ * rejects is skipped whole, as the API server would refuse it.
+ */
+import type { Origin } from '../../../model/diagnostics.js';
+import {
+  GATEWAY_API_GROUP,
+  type AllowedRoutes,
+  type GatewayAddress,
+  type GatewayClass,
+  type KubernetesGateway,
+  type LabelSelector,
+  type LabelSelectorRequirement,
+  type Listener,
+  type ListenerTls,
+  type RouteGroupKind,
+  type SecretObjectReference,
+} from '../../../model/gateway-api.js';
+import { fields, get, int, list, requiredStr, str, strList, strMap, type Raw, type Reader } from '../reader.js';
+import { hostname, objectName, readGatewayApiMeta, readSpec, sectionName } from './common.js';
+
+const CONTROLLER_NAME =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/;
+
+export function readGatewayClass(r: Reader, raw: Raw, origin: Origin, apiVersion: string): GatewayClass | undefined {
+  const meta = readGatewayApiMeta(r, raw, false);
+  const spec = readSpec(r, raw, ['controllerName', 'description', 'parametersRef']);
+  const controllerName = spec ? requiredStr(r, get(spec, 'controllerName'), 'spec.controllerName') : undefined;
+  if (controllerName !== undefined && (controllerName.length > 253 || !CONTROLLER_NAME.test(controllerName)))
+    r.error('spec.controllerName', `"${controllerName.slice(0, 80)}" is not a domain-prefixed path`);
+  const description = spec ? str(r, get(spec, 'description'), 'spec.description') : undefined;
+  if (!meta || !spec || controllerName === undefined || r.failed) return undefined;
+  return {
+    kind: 'GatewayClass',
+    apiVersion,
+    meta,
+    origin,
+    spec: { controllerName, ...(description !== undefined ? { description } : {}) },
+  };
+}
+
+/** Gateway fields meshsnap does not apply yet (frontend client-certificate validation among them): a warning each. */
+const UNSUPPORTED_GATEWAY_FIELDS = ['infrastructure', 'tls', 'allowedListeners'] as const;
+
+const PROTOCOL =
+  /^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?$|[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9]+$/;
+
+export function readKubernetesGateway(
+  r: Reader,
+  raw: Raw,
+  origin: Origin,
+  apiVersion: string,
+): KubernetesGateway | undefined {
+  const meta = readGatewayApiMeta(r, raw, true);
+  const spec = readSpec(r, raw, ['gatewayClassName', 'listeners', 'addresses', ...UNSUPPORTED_GATEWAY_FIELDS]);
+  if (!spec) return undefined;
+  for (const f of UNSUPPORTED_GATEWAY_FIELDS)
+    if (get(spec, f) != null)
+      r.warn(`spec.${f}`, `spec.${f} is not supported by meshsnap yet; ignored`, 'unsupported-field');
+  const gatewayClassName = objectName(r, get(spec, 'gatewayClassName'), 'spec.gatewayClassName');
+  const listeners = list(r, get(spec, 'listeners'), 'spec.listeners', (v, p) => listener(r, v, p), 64) ?? [];
+  if (listeners.length === 0 && !r.failed)
+    r.error('spec.listeners', 'must have at least one listener', 'missing-field');
+  checkListenerRules(r, listeners);
+  const addresses = list(r, get(spec, 'addresses'), 'spec.addresses', (v, p) => address(r, v, p), 16) ?? [];
+  const seen = new Set<string>();
+  addresses.forEach((a, i) => {
+    const key = `${a.type}|${a.value}`;
+    if ((a.type === 'IPAddress' || a.type === 'Hostname') && seen.has(key))
+      r.error(`spec.addresses[${i}].value`, `${a.type} values must be unique`);
+    seen.add(key);
+  });
+  if (!meta || gatewayClassName === undefined || r.failed) return undefined;
+  return { kind: 'KubernetesGateway', apiVersion, meta, origin, spec: { gatewayClassName, listeners, addresses } };
+}
+
+function listener(r: Reader, v: unknown, path: string): Listener | undefined {
+  const o = fields(r, v, path, ['name', 'hostname', 'port', 'protocol', 'tls', 'allowedRoutes']);
+  if (!o) return undefined;
+  const name = sectionName(r, get(o, 'name'), `${path}.name`);
+  if (name === undefined && get(o, 'name') == null) r.error(`${path}.name`, 'is required', 'missing-field');
+  const host = hostname(r, get(o, 'hostname'), `${path}.hostname`);
+  const port = int(r, get(o, 'port'), `${path}.port`, 1, 65535);
+  if (get(o, 'port') == null) r.error(`${path}.port`, 'is required', 'missing-field');
+  const protocol = requiredStr(r, get(o, 'protocol'), `${path}.protocol`);
+  if (protocol !== undefined && (protocol.length > 255 || !PROTOCOL.test(protocol)))
+    r.error(`${path}.protocol`, `"${protocol.slice(0, 60)}" is not a valid protocol`);
+  const tls = listenerTls(r, get(o, 'tls'), `${path}.tls`);
+  const allowedRoutes = readAllowedRoutes(r, get(o, 'allowedRoutes'), `${path}.allowedRoutes`);
+  if (name === undefined || port === undefined || protocol === undefined) return undefined;
+  return {
+    name,
+    ...(host !== undefined ? { hostname: host } : {}),
+    port,
+    protocol,
+    ...(tls ? { tls } : {}),
+    allowedRoutes,
+  };
+}
+
+/** The CEL rules on `spec.listeners`. */
+function checkListenerRules(r: Reader, listeners: readonly Listener[]): void {
+  const names = new Set<string>();
+  const combos = new Set<string>();
+  listeners.forEach((l, i) => {
+    const p = `spec.listeners[${i}]`;
+    if (['HTTP', 'TCP', 'UDP'].includes(l.protocol) && l.tls)
+      r.error(`${p}.tls`, "tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']");
+    if (l.protocol === 'HTTPS' && l.tls && l.tls.mode !== 'Terminate')
+      r.error(`${p}.tls.mode`, 'tls mode must be Terminate for protocol HTTPS');
+    if (l.protocol === 'TLS' && !l.tls) r.error(`${p}.tls`, 'tls mode must be set for protocol TLS', 'missing-field');
+    if ((l.protocol === 'TCP' || l.protocol === 'UDP') && l.hostname !== undefined)
+      r.error(`${p}.hostname`, "hostname must not be specified for protocols ['TCP', 'UDP']");
+    if (names.has(l.name)) r.error(`${p}.name`, 'Listener name must be unique within the Gateway');
+    names.add(l.name);
+    const combo = `${l.port}|${l.protocol}|${l.hostname ?? ''}`;
+    if (combos.has(combo)) r.error(p, 'Combination of port, protocol and hostname must be unique for each listener');
+    combos.add(combo);
+  });
+}
+
+function listenerTls(r: Reader, v: unknown, path: string): ListenerTls | undefined {
+  const o = fields(r, v, path, ['mode', 'certificateRefs', 'options', 'frontendValidation']);
+  if (!o) return undefined;
+  const mode = str(r, get(o, 'mode'), `${path}.mode`) ?? 'Terminate';
+  if (mode !== 'Terminate' && mode !== 'Passthrough') {
+    r.error(`${path}.mode`, `"${mode.slice(0, 40)}" must be Terminate or Passthrough`);
+    return undefined;
+  }
+  const certificateRefs =
+    list(r, get(o, 'certificateRefs'), `${path}.certificateRefs`, (item, p) => secretRef(r, item, p), 64) ?? [];
+  const options = strMap(r, get(o, 'options'), `${path}.options`) ?? {};
+  if (Object.keys(options).length > 16) r.error(`${path}.options`, 'at most 16 options');
+  if (mode === 'Terminate' && certificateRefs.length === 0 && Object.keys(options).length === 0)
+    r.error(path, 'certificateRefs or options must be specified when mode is Terminate', 'missing-field');
+  return { mode, certificateRefs, options };
+}
+
+function secretRef(r: Reader, v: unknown, p: string): SecretObjectReference | undefined {
+  const o = fields(r, v, p, ['group', 'kind', 'name', 'namespace']);
+  if (!o) return undefined;
+  const name = objectName(r, get(o, 'name'), `${p}.name`);
+  const namespace = str(r, get(o, 'namespace'), `${p}.namespace`);
+  if (name === undefined) return undefined;
+  return {
+    group: str(r, get(o, 'group'), `${p}.group`) ?? '',
+    kind: str(r, get(o, 'kind'), `${p}.kind`) ?? 'Secret',
+    name,
+    ...(namespace !== undefined ? { namespace } : {}),
+  };
+}
+
+function readAllowedRoutes(r: Reader, v: unknown, path: string): AllowedRoutes {
+  const o = fields(r, v, path, ['namespaces', 'kinds']);
+  const ns = o ? fields(r, get(o, 'namespaces'), `${path}.namespaces`, ['from', 'selector']) : undefined;
+  const from = (ns ? str(r, get(ns, 'from'), `${path}.namespaces.from`) : undefined) ?? 'Same';
+  if (from !== 'All' && from !== 'Same' && from !== 'Selector')
+    r.error(`${path}.namespaces.from`, `"${from.slice(0, 40)}" must be All, Selector or Same`);
+  const selector = ns ? labelSelector(r, get(ns, 'selector'), `${path}.namespaces.selector`) : undefined;
+  if (from === 'Selector' && !selector)
+    r.error(`${path}.namespaces.selector`, 'is required when from is Selector', 'missing-field');
+  const kinds = o
+    ? list(
+        r,
+        get(o, 'kinds'),
+        `${path}.kinds`,
+        (item, p): RouteGroupKind | undefined => {
+          const k = fields(r, item, p, ['group', 'kind']);
+          if (!k) return undefined;
+          const kind = requiredStr(r, get(k, 'kind'), `${p}.kind`);
+          const group = str(r, get(k, 'group'), `${p}.group`) ?? GATEWAY_API_GROUP;
+          return kind === undefined ? undefined : { group, kind };
+        },
+        8,
+      )
+    : undefined;
+  return {
+    namespaces: { from: from as AllowedRoutes['namespaces']['from'], ...(selector ? { selector } : {}) },
+    ...(kinds !== undefined ? { kinds } : {}),
+  };
+}
+
+const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
+
+export function labelSelector(r: Reader, v: unknown, path: string): LabelSelector | undefined {
+  const o = fields(r, v, path, ['matchLabels', 'matchExpressions']);
+  if (!o) return undefined;
+  const matchLabels = strMap(r, get(o, 'matchLabels'), `${path}.matchLabels`);
+  const matchExpressions = list(r, get(o, 'matchExpressions'), `${path}.matchExpressions`, (item, p) => {
+    const e = fields(r, item, p, ['key', 'operator', 'values']);
+    if (!e) return undefined;
+    const key = requiredStr(r, get(e, 'key'), `${p}.key`);
+    const operator = requiredStr(r, get(e, 'operator'), `${p}.operator`);
+    const values = strList(r, get(e, 'values'), `${p}.values`) ?? [];
+    if (operator !== undefined && !(OPERATORS as readonly string[]).includes(operator)) {
+      r.error(`${p}.operator`, `"${operator.slice(0, 40)}" must be one of ${OPERATORS.join(', ')}`);
+      return undefined;
+    }
+    if ((operator === 'In' || operator === 'NotIn') && values.length === 0)
+      r.error(`${p}.values`, `must be non-empty for operator ${operator}`, 'missing-field');
+    if ((operator === 'Exists' || operator === 'DoesNotExist') && values.length > 0)
+      r.error(`${p}.values`, `must be empty for operator ${operator}`);
+    if (key === undefined || operator === undefined) return undefined;
+    return { key, operator, values } as LabelSelectorRequirement;
+  });
+  return {
+    ...(matchLabels ? { matchLabels } : {}),
+    ...(matchExpressions ? { matchExpressions } : {}),
+  };
+}
+
+function address(r: Reader, v: unknown, p: string): GatewayAddress | undefined {
+  const o = fields(r, v, p, ['type', 'value']);
+  if (!o) return undefined;
+  const type = str(r, get(o, 'type'), `${p}.type`) ?? 'IPAddress';
+  const value = str(r, get(o, 'value'), `${p}.value`) ?? '';
+  if (value.length > 253) r.error(`${p}.value`, 'must be at most 253 characters');
+  if (
+    type === 'Hostname' &&
+    value !== '' &&
+    !/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value)
+  )
+    r.error(`${p}.value`, `"${value.slice(0, 80)}" is not a valid hostname`);
+  return { type, value };
+}
