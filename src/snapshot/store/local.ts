@@ -165,8 +165,8 @@ export class LocalStore implements SnapshotStore {
   }
 
   /**
-   * A batch is mostly new files (an update's, or a batch of a first round's tree): one already
-   * stored is found by its link failing, and then freshened. Up to SYNC_WRITE_MAX bytes, each file is written, linked into place and
+   * A batch is mostly new files (an update's): one already stored is found by its link failing,
+   * and then freshened. Up to SYNC_WRITE_MAX bytes, each file is written, linked into place and
    * its temp file removed, one after the other in order (objects, then each layer). A bigger
    * batch writes every temp file at once, then links them in order, a layer at a time.
    */
@@ -189,9 +189,6 @@ export class LocalStore implements SnapshotStore {
       total += e.bytes.byteLength;
     }
     if (total <= SYNC_WRITE_MAX) {
-      // A batch of a big tree (put-tree.ts sends one batch after another): let the event loop run
-      // between batches, so a first round's thousands of files do not stall it for seconds.
-      if (all.length > SYNC_BATCH_MAX) await new Promise<void>((resolve) => setImmediate(resolve));
       const written = groups.map((group) => {
         const created: string[] = [];
         for (const e of group) {

@@ -21,16 +21,8 @@ export interface PutTreeResult {
   readonly bytesWritten: number;
 }
 
-/** Objects plus documents up to this many go through the store's `putLayered` in one call (an update's are tens). */
+/** Objects plus documents up to this many go through the store's `putLayered` (an update's are tens). */
 export const LAYERED_MAX = 512;
-
-/**
- * A bigger tree (a first round's) still goes through `putLayered`, in batches of at most this many
- * entries and BATCH_BYTES bytes: a store with a cheap synchronous path (LocalStore) writes each
- * batch without a round trip per file, and only one batch's bytes are held at a time.
- */
-const BATCH_ENTRIES = 256;
-const BATCH_BYTES = 1 << 20;
 
 export async function putTree(
   store: Pick<SnapshotStore, 'hasObject' | 'putObject' | 'putDocuments' | 'putLayered'>,
@@ -56,29 +48,6 @@ export async function putTree(
     for (const d of written.documents) {
       documentsWritten++;
       bytesWritten += sizes.get(d) ?? 0;
-    }
-    return { objectsWritten, documentsWritten, bytesWritten };
-  }
-
-  if (store.putLayered) {
-    const put = store.putLayered.bind(store);
-    const objectSizes = new Map<string, number>();
-    for (const batch of batches(objects.keys(), (d) => objects.get(d) as Uint8Array)) {
-      for (const [d, b] of batch) objectSizes.set(d, b.byteLength);
-      for (const d of (await put(batch, [])).objects) {
-        objectsWritten++;
-        bytesWritten += objectSizes.get(d) ?? 0;
-      }
-      objectSizes.clear();
-    }
-    // Layer by layer, each in batches: a layer is complete before the next one's first batch.
-    for (const layer of layers) {
-      for (const batch of batches(layer.keys(), (d) => layer.get(d) as Uint8Array)) {
-        for (const d of (await put(new Map(), [batch])).documents) {
-          documentsWritten++;
-          bytesWritten += (batch.get(d) as Uint8Array).byteLength;
-        }
-      }
     }
     return { objectsWritten, documentsWritten, bytesWritten };
   }
@@ -116,24 +85,4 @@ function byLayer(docs: readonly TreeDocument[]): Map<string, Uint8Array>[] {
     (out[out.length - 1] as Map<string, Uint8Array>).set(d.digest, d.bytes);
   }
   return out;
-}
-
-/** Consecutive batches of at most BATCH_ENTRIES entries and (unless one entry alone is bigger) BATCH_BYTES bytes. */
-function* batches(
-  digests: Iterable<string>,
-  bytesOf: (digest: string) => Uint8Array,
-): Generator<Map<string, Uint8Array>> {
-  let batch = new Map<string, Uint8Array>();
-  let size = 0;
-  for (const digest of digests) {
-    const bytes = bytesOf(digest);
-    if (batch.size > 0 && (batch.size >= BATCH_ENTRIES || size + bytes.byteLength > BATCH_BYTES)) {
-      yield batch;
-      batch = new Map();
-      size = 0;
-    }
-    batch.set(digest, bytes);
-    size += bytes.byteLength;
-  }
-  if (batch.size > 0) yield batch;
 }
