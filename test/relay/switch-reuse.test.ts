@@ -11,7 +11,7 @@ import { LoadedSnapshot } from '../../src/relay/snapshot/served-snapshot.js';
 import { SNAPSHOT_SCHEMA } from '../../src/snapshot/content.js';
 import { LocalStore } from '../../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../../src/xds/type-urls.js';
-import { publishSet, tempDir } from './store-fixture.js';
+import { BOOKINFO_NODES, publishSet, tempDir } from './store-fixture.js';
 
 const tmp = tempDir();
 after(() => tmp.remove());
@@ -84,6 +84,13 @@ test('a switch reads only changed documents and serves what a full load serves',
       assert.equal(switched.resources(id, 'clusters'), previous.resources(id, 'clusters'), `${next}: ${id}`);
     }
     assert.notDeepEqual(served(switched), served(previous), `${next}: something changed`);
+
+    // The classes did not change: a stream's node keeps its placement, not classified again.
+    for (const node of Object.values(BOOKINFO_NODES)) {
+      const placed = previous.classify(node);
+      assert.equal(switched.classify(node), placed, `${next}: ${node.id}`);
+      assert.deepEqual(fullLoad.classify(node), placed, `${next}: ${node.id} as a full load places it`);
+    }
     previous = switched;
   }
 });

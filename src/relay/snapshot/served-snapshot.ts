@@ -60,6 +60,12 @@ export class LoadedSnapshot implements ServedSnapshot {
   private readonly classes = new Map<string, ClassTables>();
   /** Per type: key of the contributing groups → the map built over their tables. */
   private readonly shared: Record<XdsType, Map<string, SharedTable>>;
+  /**
+   * Placements by node object (a stream keeps its node), shared with the previous snapshot when
+   * the classes and selectors are the very same (an unchanged classes document): a switch then
+   * places its streams without classifying each one again.
+   */
+  private readonly placements: WeakMap<object, Placement>;
 
   constructor(init: LoadedSnapshotInit) {
     this.channel = init.channel;
@@ -70,6 +76,11 @@ export class LoadedSnapshot implements ServedSnapshot {
     this.trees = init.trees ?? { tables: new Map(), groups: new Map() };
     this.loadedAt = init.loadedAt ?? new Date();
     this.shared = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() };
+    const before = init.previous;
+    this.placements =
+      before && before.content.classes === init.content.classes && before.content.selectors === init.content.selectors
+        ? before.placements
+        : new WeakMap();
 
     const pool = new Map<string, ServedResource>();
     const byGroups = new Map<string, ClassTables>();
@@ -85,6 +96,13 @@ export class LoadedSnapshot implements ServedSnapshot {
   }
 
   classify(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
+    let placement = this.placements.get(node);
+    if (!placement) this.placements.set(node, (placement = this.place(node)));
+    return placement;
+  }
+
+  /** classifyNode reads only the classes and selectors. */
+  private place(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
     const placed = classifyNode(this.content, { id: node.id, metadata: node.metadata });
     if (placed.ok) return { ok: true, classId: placed.classId };
     // classifyNode's reasons: a node id that does not parse is the client's mistake; a well-formed
