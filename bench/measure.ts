@@ -36,6 +36,12 @@ export interface SizeResult {
     /** Every object received, then the first round: cache, inputs tree, full compile, first publish. */
     firstRoundMs: number;
     firstRoundBytes: number;
+    /**
+     * A restart over the store that holds this state (a new watcher, the same folder): until every
+     * object was received (ready), and until its first round ended; what that round published
+     * ('unchanged' expected) and wrote (0 expected).
+     */
+    restart: { readyMs: number; roundMs: number; publish: string; bytesWritten: number };
   };
   endpointChange: {
     /**
@@ -173,6 +179,8 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     docs = moved.docs;
   }
   const head = await path.store.readChannel('bench');
+  gc();
+  const restart = await path.restart(docs);
   path.close();
   const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
   const modes = [...new Set(runs.map((r) => r.mode))].join('+');
@@ -209,6 +217,12 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
       incrementalCompileMs: median(runs.map((r) => r.compileMs)),
       firstRoundMs: first.ms,
       firstRoundBytes: first.round.bytesWritten,
+      restart: {
+        readyMs: restart.readyMs,
+        roundMs: restart.ms,
+        publish: restart.round.publish,
+        bytesWritten: restart.round.bytesWritten,
+      },
     },
     endpointChange: {
       ms: mid?.ms ?? NaN,

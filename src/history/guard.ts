@@ -39,10 +39,14 @@ export function checkShrink(
   next: MeshSummary,
   policy: GuardPolicy = DEFAULT_GUARD_POLICY,
 ): GuardVerdict {
-  const lostServices = served ? lostFrom(served.services.keys(), next.services).sort() : [];
-  const nextNamespaces = new Set(next.services.values());
-  const lostNamespaces = served ? [...new Set(lostFrom(served.services.values(), nextNamespaces))].sort() : [];
-  if (!served) return { allowed: true, problems: [], lostServices, lostNamespaces };
+  if (!served) return { allowed: true, problems: [], lostServices: [], lostNamespaces: [] };
+  // A delta's summary shares the sets it did not change (mesh-index.ts): nothing lost there, and
+  // nothing to walk, so an endpoint-only round is checked in O(change).
+  const sameServices = served.services === next.services;
+  const lostServices = sameServices ? [] : lostFrom(served.services.keys(), next.services).sort();
+  const lostNamespaces = sameServices
+    ? []
+    : [...new Set(lostFrom(served.services.values(), new Set(next.services.values())))].sort();
 
   const problems: string[] = [];
   if (next.classes === 0)
@@ -54,7 +58,7 @@ export function checkShrink(
       `it loses ${lostServices.length} of ${served.services.size} services (more than ${policy.maxShrinkPercent} %): ${listed(lostServices)}`,
     );
   }
-  const lostClusters = lostFrom(served.clusters, next.clusters).length;
+  const lostClusters = served.clusters === next.clusters ? 0 : lostFrom(served.clusters, next.clusters).length;
   if (tooMuch(served.clusters.size, served.clusters.size - lostClusters, policy)) {
     problems.push(
       `it loses ${lostClusters} of ${served.clusters.size} clusters (more than ${policy.maxShrinkPercent} %)`,

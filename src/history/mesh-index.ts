@@ -8,7 +8,8 @@
 import type { ContentStep } from '../snapshot/build.js';
 import type { ObjectReader } from '../snapshot/composite.js';
 import type { SnapshotContent } from '../snapshot/content.js';
-import { EndpointCounter, namespaceOfHost, serviceOfCluster, type MeshSummary } from './mesh-summary.js';
+import { EndpointCounter, namespaceOfHost, serviceOfCluster, sumOf, type MeshSummary } from './mesh-summary.js';
+import { OverlayMap } from './overlay-map.js';
 
 /** A group's id: the keys of SnapshotContent.groups. */
 type GroupId = keyof SnapshotContent['groups'];
@@ -63,6 +64,7 @@ export class MeshIndex {
       services,
       clusters: new Set(clusterGroups.keys()),
       endpoints,
+      lbEndpoints: sumOf(endpoints),
     };
     return new MeshIndex({ digest, summary }, clusterGroups, endpointGroups, hostClusters);
   }
@@ -77,8 +79,8 @@ export class MeshIndex {
 
   /**
    * Moves the index to the snapshot `digest` that `step` made from the current one; returns its
-   * summary (new maps: the previous summary stays as it was). A throw leaves the index unusable:
-   * the caller drops it.
+   * summary (new maps where something changed, sharing what did not: the previous summary stays
+   * as it was). A throw leaves the index unusable: the caller drops it.
    */
   async advance(digest: string, step: ContentStep, read: ObjectReader, counter: EndpointCounter): Promise<MeshSummary> {
     const prev = this.at.summary;
@@ -100,17 +102,21 @@ export class MeshIndex {
       }
     }
     const { clusters, services } = this.clustersAfter(prev, touchedClusters);
-    const endpoints = touchedEndpoints.size === 0 ? prev.endpoints : new Map(prev.endpoints);
+    const updates = new Map<string, number | undefined>();
+    let lbEndpoints = prev.lbEndpoints;
     for (const name of touchedEndpoints) {
       const byGroup = this.endpointGroups.get(name);
-      if (byGroup) (endpoints as Map<string, number>).set(name, await counter.count(firstGroupDigest(byGroup), read));
-      else (endpoints as Map<string, number>).delete(name);
+      const count = byGroup ? await counter.count(firstGroupDigest(byGroup), read) : undefined;
+      lbEndpoints += (count ?? 0) - (prev.endpoints.get(name) ?? 0);
+      updates.set(name, count);
     }
     const summary: MeshSummary = {
       classes: step.classes ? step.classes.classes.length : prev.classes,
       services,
       clusters,
-      endpoints,
+      // A copy that shares the untouched entries (O(change), not O(assignments)).
+      endpoints: updates.size === 0 ? prev.endpoints : OverlayMap.updated(prev.endpoints, updates),
+      lbEndpoints,
     };
     this.at = { digest, summary };
     return summary;

@@ -17,6 +17,8 @@ export interface MeshSummary {
   readonly clusters: ReadonlySet<string>;
   /** ClusterLoadAssignment name → its LbEndpoints. */
   readonly endpoints: ReadonlyMap<string, number>;
+  /** The sum of `endpoints` (kept, so a delta's summary need not add them all up again). */
+  readonly lbEndpoints: number;
 }
 
 /** Endpoints (LbEndpoints summed) and endpoint sets (ClusterLoadAssignments): the counts shown to operators. */
@@ -59,10 +61,16 @@ export const withLbEndpoints = (counts: SnapshotCounts, summary: MeshSummary): S
   lbEndpoints: endpointCounts(summary).endpoints,
 });
 
-export function endpointCounts(summary: MeshSummary): EndpointCounts {
-  let endpoints = 0;
-  for (const n of summary.endpoints.values()) endpoints += n;
-  return { endpoints, endpointSets: summary.endpoints.size };
+export const endpointCounts = (summary: MeshSummary): EndpointCounts => ({
+  endpoints: summary.lbEndpoints,
+  endpointSets: summary.endpoints.size,
+});
+
+/** The LbEndpoints of every assignment, summed. */
+export function sumOf(endpoints: ReadonlyMap<string, number>): number {
+  let n = 0;
+  for (const e of endpoints.values()) n += e;
+  return n;
 }
 
 /** `outbound|9080|v1|reviews.default.svc.cluster.local` → `reviews.default.svc.cluster.local`. */
@@ -113,5 +121,5 @@ export async function summarize(
       if (!endpoints.has(name)) endpoints.set(name, await counter.count(digest, read));
     }
   }
-  return { classes: content.classes.length, services, clusters, endpoints };
+  return { classes: content.classes.length, services, clusters, endpoints, lbEndpoints: sumOf(endpoints) };
 }

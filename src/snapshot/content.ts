@@ -210,6 +210,24 @@ export type DocumentReader = (digest: string) => Promise<Uint8Array | null>;
 export interface ReadTreeOptions {
   /** Document reads in flight at once (default 32). */
   readonly concurrency?: number;
+  /**
+   * What an earlier read expanded (a relay's previous snapshot): a document with the same digest
+   * is the same document (content-addressed), so its expansion is taken as it is, the very same
+   * object, and none of its documents is read again.
+   */
+  readonly known?: ExpandedTrees;
+}
+
+/** One expanded table: resource name → object digest. */
+export type ExpandedTable = Readonly<Record<string, string>>;
+
+/** The expansions a read made, by document digest (readSnapshotTrees). */
+export interface ExpandedTrees {
+  /** Tables by root digest (the group index and every group's per-type tables). */
+  readonly tables: ReadonlyMap<string, ExpandedTable>;
+  /** Group documents (their tables' roots) with the tables expanded, by group document digest. */
+  readonly groups: ReadonlyMap<string, { readonly doc: GroupDocument; readonly expanded: GroupDigests }>;
+  readonly classes?: { readonly digest: string; readonly doc: ClassesDocument };
 }
 
 /**
@@ -221,6 +239,16 @@ export async function readSnapshotContent(
   digest: string,
   opts: ReadTreeOptions = {},
 ): Promise<SnapshotContent | null> {
+  return (await readSnapshotTrees(read, digest, opts))?.content ?? null;
+}
+
+/** readSnapshotContent, with what it expanded (or took from `known`) by document digest. */
+export async function readSnapshotTrees(
+  read: DocumentReader,
+  digest: string,
+  opts: ReadTreeOptions = {},
+): Promise<{ readonly content: SnapshotContent; readonly trees: ExpandedTrees } | null> {
+  const known = opts.known;
   const limit = limiter(opts.concurrency ?? 32);
   const decoder = new TextDecoder();
   const memo = new Map<string, Promise<unknown>>();
@@ -240,9 +268,11 @@ export async function readSnapshotContent(
     return p;
   };
   // Expanded tables are shared between groups with the same root (e.g. every empty table).
-  const tables = new Map<string, Promise<Record<string, string>>>();
-  const table = (root: string): Promise<Record<string, string>> => {
+  const tables = new Map<string, Promise<ExpandedTable>>();
+  const table = (root: string): Promise<ExpandedTable> => {
     let p = tables.get(root);
+    const expanded = known?.tables.get(root);
+    if (!p && expanded) tables.set(root, (p = Promise.resolve(expanded)));
     if (!p) {
       p = (async () => {
         const entries: [string, string][] = [];
@@ -270,26 +300,45 @@ export async function readSnapshotContent(
   }
   const top = parseTopDocument(topJson);
   const [classesDoc, groupIndex] = await Promise.all([
-    json(top.classes, 'classes').then(parseClassesDocument),
+    known?.classes?.digest === top.classes
+      ? known.classes.doc
+      : json(top.classes, 'classes').then(parseClassesDocument),
     table(top.groups),
   ]);
   const ids = Object.keys(groupIndex);
+  const groupTrees = new Map<string, { readonly doc: GroupDocument; readonly expanded: GroupDigests }>();
   const expanded = await Promise.all(
     ids.map(async (id) => {
-      const doc = parseGroupDocument(await json(groupIndex[id] as string, 'group'));
+      const d = groupIndex[id] as string;
+      const seen = known?.groups.get(d);
+      if (seen) {
+        for (const t of XDS_TYPES)
+          if (!tables.has(seen.doc[t])) tables.set(seen.doc[t], Promise.resolve(seen.expanded[t]));
+        groupTrees.set(d, seen);
+        return seen.expanded;
+      }
+      const doc = parseGroupDocument(await json(d, 'group'));
       const [clusters, endpoints, listeners, routes] = await Promise.all(XDS_TYPES.map((t) => table(doc[t])));
-      return { clusters, endpoints, listeners, routes } as GroupDigests;
+      const group = { clusters, endpoints, listeners, routes } as GroupDigests;
+      groupTrees.set(d, { doc, expanded: group });
+      return group;
     }),
   );
   const groups: Record<GroupId, GroupDigests> = {};
   ids.forEach((id, i) => (groups[id] = expanded[i] as GroupDigests));
-  return {
+  const content: SnapshotContent = {
     schema: SNAPSHOT_SCHEMA,
     compiler: { name: top.compiler.name, version: top.compiler.version },
     inputsDigest: top.inputsDigest,
     groups,
     classes: classesDoc.classes,
     selectors: classesDoc.selectors,
+  };
+  const byRoot = new Map<string, ExpandedTable>();
+  for (const [root, p] of tables) byRoot.set(root, await p);
+  return {
+    content,
+    trees: { tables: byRoot, groups: groupTrees, classes: { digest: top.classes, doc: classesDoc } },
   };
 }
 

@@ -92,6 +92,8 @@ const plain = (s: MeshSummary) => ({
   services: new Map([...s.services].sort()),
   clusters: [...s.clusters].sort(),
   endpoints: new Map([...s.endpoints].sort()),
+  lbEndpoints: s.lbEndpoints,
+  endpointSets: s.endpoints.size,
 });
 
 test('a delta advances the index to the same summary a full summary of its content gives', async () => {

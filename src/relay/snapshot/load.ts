@@ -7,10 +7,12 @@
  * serves it shares those bytes.
  */
 import { resourceBytes } from '../../snapshot/composite.js';
+import { readSnapshotTrees } from '../../snapshot/content.js';
 import type { ChannelHead } from '../../snapshot/manifest.js';
 import type { ChannelReader, ContentReader } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { loadSnapshotPacked } from '../../snapshot/store/packs.js';
+import { mustHex } from '../../snapshot/store/layout.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
 import { LoadedSnapshot } from './served-snapshot.js';
 
@@ -61,6 +63,7 @@ export async function loadServedSnapshot(
             version: head.version,
             digest: head.digest,
             content: packed.content,
+            trees: packed.trees,
             objects: packed.objects,
           });
       }
@@ -68,13 +71,21 @@ export async function loadServedSnapshot(
       return fail(`loading from packs: ${(e as Error).message}`, e);
     }
   }
-  let content;
+  // Tables the served snapshot already has (same root digest) are taken from it, unread: a switch
+  // reads only the documents that changed (each verified by getDocument).
+  let tree;
   try {
-    content = await store.getSnapshot(head.digest);
+    mustHex(head.digest);
+    tree = await readSnapshotTrees(
+      (d) => store.getDocument(d),
+      head.digest,
+      opts.previous ? { known: opts.previous.trees } : {},
+    );
   } catch (e) {
     return fail(`snapshot document unreadable: ${(e as Error).message}`, e);
   }
-  if (!content) return fail('snapshot document is missing');
+  if (!tree) return fail('snapshot document is missing');
+  const { content, trees } = tree;
 
   const digests = new Set<string>();
   for (const group of Object.values(content.groups))
@@ -112,5 +123,13 @@ export async function loadServedSnapshot(
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 
-  return new LoadedSnapshot({ channel, version: head.version, digest: head.digest, content, objects });
+  return new LoadedSnapshot({
+    channel,
+    version: head.version,
+    digest: head.digest,
+    content,
+    trees,
+    objects,
+    ...(opts.previous ? { previous: opts.previous } : {}),
+  });
 }

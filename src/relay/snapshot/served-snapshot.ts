@@ -3,10 +3,15 @@
  * a name → ServedResource map and its version string.
  *
  * Memory: each object's bytes are held once (keyed by digest), each (name, digest) pair becomes one
- * ServedResource shared by every class that gets it, and classes with the same group list share
- * their maps outright.
+ * ServedResource shared by every class that gets it, and classes whose groups hold the same tables
+ * of a type share that type's map outright (most classes of a mesh share the one endpoints group).
+ *
+ * Time: a type's map is built once per distinct list of tables, and a switch takes it from the
+ * previous snapshot when those tables are the very same (the loader hands unchanged tables over
+ * as the same objects, content.ts): an endpoint change rebuilds the endpoint maps, not every
+ * class's clusters, listeners and routes.
  */
-import type { SnapshotContent } from '../../snapshot/content.js';
+import type { ExpandedTable, ExpandedTrees, SnapshotContent } from '../../snapshot/content.js';
 import { classifyNode } from '../../snapshot/classify.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { Placement, ServedResource, ServedSnapshot } from '../types.js';
@@ -25,7 +30,17 @@ export interface LoadedSnapshotInit {
   readonly content: SnapshotContent;
   /** Every object any group references, by digest, already verified. */
   readonly objects: ReadonlyMap<string, Uint8Array>;
+  /** What reading the content expanded (readSnapshotTrees): the next load reuses it. */
+  readonly trees?: ExpandedTrees;
+  /** The snapshot served before: type maps over the very same tables are taken from it. */
+  readonly previous?: LoadedSnapshot;
   readonly loadedAt?: Date;
+}
+
+/** A type's map for a list of tables (the non-empty ones of a class's groups, in group order). */
+interface SharedTable {
+  readonly sources: readonly ExpandedTable[];
+  readonly table: TypeTable;
 }
 
 export class MissingObjectError extends Error {
@@ -40,7 +55,17 @@ export class LoadedSnapshot implements ServedSnapshot {
   readonly loadedAt: Date;
   /** Verified bytes by digest (reused by the next load for objects it shares). */
   readonly objects: ReadonlyMap<string, Uint8Array>;
+  /** What reading the content expanded (the next load takes unchanged documents from here). */
+  readonly trees: ExpandedTrees;
   private readonly classes = new Map<string, ClassTables>();
+  /** Per type: key of the contributing groups → the map built over their tables. */
+  private readonly shared: Record<XdsType, Map<string, SharedTable>>;
+  /**
+   * Placements by node object (a stream keeps its node), shared with the previous snapshot when
+   * the classes and selectors are the very same (an unchanged classes document): a switch then
+   * places its streams without classifying each one again.
+   */
+  private readonly placements: WeakMap<object, Placement>;
 
   constructor(init: LoadedSnapshotInit) {
     this.channel = init.channel;
@@ -48,7 +73,14 @@ export class LoadedSnapshot implements ServedSnapshot {
     this.digest = init.digest;
     this.content = init.content;
     this.objects = init.objects;
+    this.trees = init.trees ?? { tables: new Map(), groups: new Map() };
     this.loadedAt = init.loadedAt ?? new Date();
+    this.shared = { clusters: new Map(), endpoints: new Map(), listeners: new Map(), routes: new Map() };
+    const before = init.previous;
+    this.placements =
+      before && before.content.classes === init.content.classes && before.content.selectors === init.content.selectors
+        ? before.placements
+        : new WeakMap();
 
     const pool = new Map<string, ServedResource>();
     const byGroups = new Map<string, ClassTables>();
@@ -56,7 +88,7 @@ export class LoadedSnapshot implements ServedSnapshot {
       const key = cls.groups.join('\n');
       let tables = byGroups.get(key);
       if (!tables) {
-        tables = this.buildTables(cls.groups, pool);
+        tables = this.buildTables(cls.groups, pool, init.previous);
         byGroups.set(key, tables);
       }
       this.classes.set(cls.id, tables);
@@ -64,6 +96,13 @@ export class LoadedSnapshot implements ServedSnapshot {
   }
 
   classify(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
+    let placement = this.placements.get(node);
+    if (!placement) this.placements.set(node, (placement = this.place(node)));
+    return placement;
+  }
+
+  /** classifyNode reads only the classes and selectors. */
+  private place(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
     const placed = classifyNode(this.content, { id: node.id, metadata: node.metadata });
     if (placed.ok) return { ok: true, classId: placed.classId };
     // classifyNode's reasons: a node id that does not parse is the client's mistake; a well-formed
@@ -91,20 +130,43 @@ export class LoadedSnapshot implements ServedSnapshot {
     return n;
   }
 
-  private buildTables(groups: readonly string[], pool: Map<string, ServedResource>): ClassTables {
+  private buildTables(
+    groups: readonly string[],
+    pool: Map<string, ServedResource>,
+    previous: LoadedSnapshot | undefined,
+  ): ClassTables {
     const out = {} as Record<XdsType, TypeTable>;
     for (const type of XDS_TYPES) {
-      const pairs: [string, ServedResource][] = [];
+      // Only the groups that hold resources of this type decide its map (most classes differ only
+      // in an inbound group, which holds no endpoints and no routes).
+      const ids: string[] = [];
+      const sources: ExpandedTable[] = [];
       for (const g of groups) {
         const table = this.content.groups[g]?.[type];
-        if (!table) continue;
-        for (const [name, digest] of Object.entries(table)) pairs.push([name, this.resource(pool, name, digest)]);
+        if (!table || isEmpty(table)) continue;
+        ids.push(g);
+        sources.push(table);
       }
-      pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      const resources = new Map(pairs);
-      out[type] = { resources, version: typeVersionOf(resources) };
+      const key = ids.join('\n');
+      let entry = this.shared[type].get(key);
+      if (!entry) {
+        const before = previous?.shared[type].get(key);
+        const same = before !== undefined && before.sources.every((t, i) => t === sources[i]);
+        entry = { sources, table: same ? before.table : this.buildTable(sources, pool) };
+        this.shared[type].set(key, entry);
+      }
+      out[type] = entry.table;
     }
     return out;
+  }
+
+  private buildTable(sources: readonly ExpandedTable[], pool: Map<string, ServedResource>): TypeTable {
+    const pairs: [string, ServedResource][] = [];
+    for (const table of sources)
+      for (const [name, digest] of Object.entries(table)) pairs.push([name, this.resource(pool, name, digest)]);
+    pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const resources = new Map(pairs);
+    return { resources, version: typeVersionOf(resources) };
   }
 
   private resource(pool: Map<string, ServedResource>, name: string, digest: string): ServedResource {
@@ -118,4 +180,13 @@ export class LoadedSnapshot implements ServedSnapshot {
     }
     return r;
   }
+}
+
+/** Tables are shared between snapshots and classes: each is measured once. */
+const emptiness = new WeakMap<ExpandedTable, boolean>();
+
+function isEmpty(table: ExpandedTable): boolean {
+  let empty = emptiness.get(table);
+  if (empty === undefined) emptiness.set(table, (empty = Object.keys(table).length === 0));
+  return empty;
 }

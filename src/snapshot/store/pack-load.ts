@@ -2,7 +2,7 @@
  * The cold start's read side of packs (packs.ts): a version's snapshot from ≤ MAX_PACKS reads.
  */
 import { isComposite, materialize } from '../composite.js';
-import { readSnapshotContent, type SnapshotContent } from '../content.js';
+import { readSnapshotTrees, type ExpandedTrees, type SnapshotContent } from '../content.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import type { VersionRecord } from '../manifest.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
@@ -13,6 +13,8 @@ import type { ContentReader } from './store.js';
 
 export interface PackedLoad {
   readonly content: SnapshotContent;
+  /** What reading its tree expanded (readSnapshotTrees): the next load reuses it. */
+  readonly trees: ExpandedTrees;
   /** Every object the snapshot's tables name, verified, composites materialized (the resources' protobuf bytes). */
   readonly objects: Map<string, Uint8Array>;
   /** Store reads made: packs, and single documents/objects not found in them (0 when the packs are complete). */
@@ -48,8 +50,9 @@ export async function loadSnapshotPacked(
     fallbackReads++;
     return store.getDocument(d);
   };
-  const content = await readSnapshotContent(async (d) => read(d), record.digest);
-  if (!content) return null;
+  const tree = await readSnapshotTrees(async (d) => read(d), record.digest);
+  if (!tree) return null;
+  const { content, trees } = tree;
   const objects = new Map<string, Uint8Array>();
   const missing: string[] = [];
   for (const group of Object.values(content.groups)) {
@@ -75,5 +78,5 @@ export async function loadSnapshotPacked(
     return store.getObject(d);
   };
   for (const [d, b] of objects) if (isComposite(b)) objects.set(d, await materialize(readPart, d, b));
-  return { content, objects, packReads, fallbackReads };
+  return { content, trees, objects, packReads, fallbackReads };
 }

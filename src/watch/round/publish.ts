@@ -11,7 +11,7 @@ import { recordRefused, type PublishGuard, type Refused } from '../../history/gu
 import { withLbEndpoints } from '../../history/mesh-summary.js';
 import type { BuiltSnapshot } from '../../snapshot/build.js';
 import type { Hasher } from '../../snapshot/digest.js';
-import type { VersionProvenance } from '../../snapshot/manifest.js';
+import type { ChannelHead, VersionProvenance } from '../../snapshot/manifest.js';
 import type { PackCache } from '../../snapshot/store/packs.js';
 import { publishSnapshot, type PublishResult } from '../../snapshot/store/publish.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
@@ -74,6 +74,7 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
   });
   const check = pinned ? undefined : await input.guard.check(store, channel, input.snapshot);
   let refused: Refused | PinnedRefused | undefined;
+  let served: ChannelHead | undefined;
   if (pinned) {
     published = pinned.served;
     refused = pinned.refused;
@@ -84,6 +85,10 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
       served: check.served,
     });
     published = { status: 'unchanged', head: { version: check.served, digest: input.snapshot.digest } };
+  } else if (check === undefined && (served = await servedWith(store, channel, inputs.digest))) {
+    // The channel already serves this snapshot, compiled from these very inputs (a restart over
+    // the same state): its record names them, so they are stored; nothing is written or touched.
+    published = { status: 'unchanged', head: served };
   } else {
     // The inputs are written alongside the snapshot's objects and documents, and the version
     // record only after both: a record never names inputs that are not stored. When the
@@ -113,4 +118,15 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     documentsWritten,
     publishMs: performance.now() - tp,
   };
+}
+
+/** The channel's head when its version record names exactly these stored inputs. */
+async function servedWith(
+  store: Pick<SnapshotStore, 'readChannel' | 'getVersion'>,
+  channel: string,
+  inputs: string,
+): Promise<ChannelHead | undefined> {
+  const head = await store.readChannel(channel);
+  const record = head ? await store.getVersion(channel, head.version) : null;
+  return head && record?.inputs === inputs ? head : undefined;
 }
