@@ -82,6 +82,11 @@ interface State {
   readonly meshConfig: MeshConfig;
   /** Whether gateway groups read endpoints (then endpoint changes compile in full). */
   readonly gatewaysReadEndpoints: boolean;
+  /**
+   * Whether some sidecars see a restricted scope (Sidecar, exportTo): their clusters and endpoints
+   * live in scope groups this compiler does not patch, so endpoint changes compile in full.
+   */
+  readonly scoped: boolean;
   /** Namespaces with a selector service on a gRPC port: their pods' IPs name proxyless server listeners. */
   readonly grpcServerNamespaces: ReadonlySet<string>;
   /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
@@ -126,6 +131,7 @@ export class IncrementalCompiler {
       inputDiagnostics: inputs.diagnostics,
       meshConfig: inputs.meshConfig,
       gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
+      scoped: !output.groups.has('outbound') || [...output.groups.keys()].some((id) => id.startsWith('scope/')),
       grpcServerNamespaces: grpcServerNamespaces(ctx),
       entrySelectedNamespaces: new Set(
         ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
@@ -201,7 +207,7 @@ export class IncrementalCompiler {
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
-    if (state.gatewaysReadEndpoints) return false;
+    if (state.gatewaysReadEndpoints || state.scoped) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;

@@ -12,6 +12,7 @@ import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
+import type { Sidecar } from '../model/sidecar.js';
 import { selects, sidecarClassId } from '../proxy-class/class-id.js';
 import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
@@ -27,6 +28,9 @@ import {
   buildProxylessServerListeners,
   type InboundShape,
 } from './listeners.js';
+import { sidecarDiagnostics } from './scope/diagnostics.js';
+import { scopeResolver, type Scope } from './scope/scopes.js';
+import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
@@ -50,6 +54,7 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
     destinationRules: indexDestinationRules(model, inputs.meshConfig, diags),
     virtualServices: indexVirtualServices(model, inputs.meshConfig, diags),
     security: indexSecurity(inputs, model, diags),
+    sidecars: indexSidecars(sidecarDiagnostics(inputs.sidecars, diags), inputs.meshConfig.rootNamespace),
   };
 }
 
@@ -77,13 +82,38 @@ export function compileWithShapes(ctx: CompileContext): {
     return t;
   };
 
+  // The full view's shared groups are built whatever uses them: their diagnostics are the
+  // compile's, and routers read the outbound clusters and endpoints. Unused ones are dropped below.
   const outbound = group('outbound');
+  const jwks = buildJwksClusters(ctx);
   for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
-  for (const [name, c] of buildJwksClusters(ctx)) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
+  for (const [name, c] of jwks) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
   const endpoints = group('endpoints');
   for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
   const listeners = group('outbound-listeners');
   for (const [name, l] of buildOutboundListeners(ctx)) listeners.listeners.set(name, l);
+  const used = new Set<string>();
+  const scopes = scopeResolver(ctx);
+  /** The outbound groups of a scope seen from `ns`; a restricted scope's are built on first use. */
+  const outboundGroups = (scope: Scope, ns: string): string[] => {
+    const ids = scopeGroupIds(scope, ns);
+    if (!scope.full && !groups.has(ids[0] as string)) {
+      const [clusters, eps, lds] = ids.map(group) as [ResourceTable, ResourceTable, ResourceTable];
+      for (const [name, c] of buildClusters(scope.ctx, 'sidecar')) clusters.clusters.set(name, c);
+      for (const [name, c] of jwks) if (!clusters.clusters.has(name)) clusters.clusters.set(name, c);
+      for (const [name, cla] of buildEndpoints(scope.ctx)) eps.endpoints.set(name, cla);
+      for (const [name, l] of buildOutboundListeners(scope.ctx)) lds.listeners.set(name, l);
+    }
+    const routesId = ids[3] as string;
+    if (!groups.has(routesId)) {
+      // A restricted view reports route problems too (once per compile): its indexes stay quiet.
+      const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: ctx.diags };
+      const routes = group(routesId);
+      for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) routes.routes.set(name, r);
+    }
+    for (const id of ids) used.add(id);
+    return ids;
+  };
   const grpcClusters = group('grpc-clusters');
   for (const [name, c] of buildClusters(ctx, 'grpc')) grpcClusters.clusters.set(name, c);
   // Proxyless clients dial FQDN targets, so their listeners and route configs are the same in every
@@ -96,9 +126,6 @@ export function compileWithShapes(ctx: CompileContext): {
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   for (const ns of ctx.model.namespaces) {
-    const routes = group(`routes/${ns}`);
-    for (const [name, r] of buildOutboundRoutes(ctx, ns)) routes.routes.set(name, r);
-
     // Only route configs whose routes match on sourceNamespace differ per namespace (usually none).
     const grpcGroups = ['grpc-clusters', 'endpoints', 'grpc'];
     const nsRoutes = buildProxylessNamespaceRoutes(ctx, ns);
@@ -131,10 +158,14 @@ export function compileWithShapes(ctx: CompileContext): {
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, shape.inboundGroup],
+        groups: [...outboundGroups(scopes.scopeOf(ns, shape.sidecar), ns), shape.inboundGroup],
       });
     }
   }
+  // Route problems are reported from the full view even when every namespace has a restricted one.
+  const firstNamespace = ctx.model.namespaces[0];
+  if (![...used].some((id) => id.startsWith('routes/')) && firstNamespace !== undefined)
+    buildOutboundRoutes(ctx, firstNamespace);
   analyzeGateways(ctx);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
@@ -147,15 +178,28 @@ export function compileWithShapes(ctx: CompileContext): {
       groups: ['outbound', 'endpoints', groupId],
       gateways: selectorRefs(shape.gateways),
     });
+    used.add('outbound').add('endpoints');
   }
+  for (const id of ['outbound', 'endpoints', 'outbound-listeners']) if (!used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) }, sidecarShapes: sidecars };
 }
 
-/** A sidecar class: its inbound shape, its id and the group of its inbound resources. */
+/**
+ * The outbound groups of a scope as seen from a namespace: clusters, endpoints, listeners, routes.
+ * The full scope keeps the ids every sidecar shared before scopes existed.
+ */
+function scopeGroupIds(scope: Scope, ns: string): string[] {
+  if (scope.full) return ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`];
+  const base = `scope/${scope.name}`;
+  return [`${base}/outbound`, `${base}/endpoints`, `${base}/outbound-listeners`, `${base}/routes/${ns}`];
+}
+
+/** A sidecar class: its inbound shape, its id, the group of its inbound resources and its Sidecar. */
 export interface SidecarShape extends InboundShape {
   readonly classId: string;
   readonly inboundGroup: string;
+  readonly sidecar: Sidecar | undefined;
 }
 
 function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {
@@ -164,7 +208,7 @@ function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespa
     const classId = sidecarClassId(
       namespace,
       services.map((s) => s.name),
-      security.key === '' ? [] : security.key.split(','),
+      [...(security.key === '' ? [] : security.key.split(',')), ...ctx.sidecars.selectingKeys(namespace, labels)],
     );
     return {
       namespace,
@@ -172,6 +216,7 @@ function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespa
       security,
       classId,
       inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
+      sidecar: ctx.sidecars.forWorkload(namespace, labels),
     };
   });
 }
@@ -209,7 +254,8 @@ function workloadShapes(
   const services = byNamespace.services.get(namespace) ?? [];
   const shapes = new Map<string, { services: MeshService[]; labels: Readonly<Record<string, string>> }>();
   const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
-    const key = `${list.map((s) => s.hostname).join(',')}/${ctx.security.forWorkload(namespace, labels).key}`;
+    const policies = `${ctx.security.forWorkload(namespace, labels).key}|${ctx.sidecars.selectingKeys(namespace, labels).join(',')}`;
+    const key = `${list.map((s) => s.hostname).join(',')}/${policies}`;
     if (!shapes.has(key)) shapes.set(key, { services: list, labels });
   };
   add([], {});
@@ -259,6 +305,8 @@ function classSelectors(ctx: CompileContext): ClassSelector[] {
   }
   for (const p of ctx.security.policySelectors)
     out.push({ namespace: p.namespace, hostname: '', selector: p.selector, policy: p.policy });
+  for (const s of ctx.sidecars.selectors)
+    out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   return out;
 }
 
