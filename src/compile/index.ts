@@ -98,7 +98,11 @@ export function compileWithShapes(ctx: CompileContext): {
   const outboundGroups = (scope: Scope, ns: string): string[] => {
     const ids = scopeGroupIds(scope, ns);
     if (!scope.full && !groups.has(ids[0] as string)) {
-      const [clusters, eps, lds] = ids.map(group) as [ResourceTable, ResourceTable, ResourceTable];
+      const [clusters, eps, lds] = ids.slice(0, 3).map((id) => group(id)) as [
+        ResourceTable,
+        ResourceTable,
+        ResourceTable,
+      ];
       for (const [name, c] of buildClusters(scope.ctx, 'sidecar')) clusters.clusters.set(name, c);
       for (const [name, c] of jwks) if (!clusters.clusters.has(name)) clusters.clusters.set(name, c);
       for (const [name, cla] of buildEndpoints(scope.ctx)) eps.endpoints.set(name, cla);

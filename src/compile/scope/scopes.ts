@@ -43,7 +43,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
   const byContents = new Map<string, Scope>();
   return {
     scopeOf(namespace, sidecar) {
-      const origin = sidecar ? `${namespace}/${sidecar.meta.namespace}/${sidecar.meta.name}` : namespace;
+      const origin = sidecar ? `${namespace}/${sidecar.meta.namespace}.${sidecar.meta.name}` : namespace;
       const known = byOrigin.get(origin);
       if (known) return known;
       let scope: Scope = full;
