@@ -99,14 +99,18 @@ function sidecarPort(r: Reader, v: unknown, path: string, allowZero: boolean): S
   const number = int(r, get(o, 'number'), `${path}.number`, allowZero ? 0 : 1, 65535);
   if (get(o, 'targetPort') !== undefined) r.error(`${path}.targetPort`, 'targetPort has no impact on Sidecars');
   const protocol = str(r, get(o, 'protocol'), `${path}.protocol`);
-  if (!PROTOCOLS.includes((protocol ?? '').toUpperCase()))
+  if (protocol !== undefined && protocol !== '' && !PROTOCOLS.includes(protocol.toUpperCase()))
     r.error(`${path}.protocol`, `unrecognized protocol "${(protocol ?? '').slice(0, 40)}"`);
   const name = str(r, get(o, 'name'), `${path}.name`);
   if (name !== undefined && name !== '' && !isDns1123Label(name))
     r.error(`${path}.name`, `invalid port name "${name.slice(0, 60)}"`);
   if (number === undefined && get(o, 'number') === undefined && !allowZero)
     r.error(`${path}.number`, 'is required', 'missing-field');
-  return compact({ number: number ?? 0, protocol: protocol?.toUpperCase(), name: name || undefined });
+  return compact({
+    number: number ?? 0,
+    protocol: protocol ? protocol.toUpperCase() : undefined,
+    name: name || undefined,
+  });
 }
 
 function ingressListener(r: Reader, v: unknown, path: string): SidecarIngressListener | undefined {
@@ -214,6 +218,8 @@ function egressListener(r: Reader, v: unknown, path: string, namespace: string):
   if (port && port.number === 0) {
     if (!bind?.startsWith('unix://'))
       r.error(`${path}.bind`, 'sidecar: ports with 0 value must have a unix domain socket bind address');
+    if (captureMode !== undefined && captureMode !== 'DEFAULT' && captureMode !== 'NONE')
+      r.error(`${path}.captureMode`, 'sidecar: captureMode must be DEFAULT/NONE for unix domain socket listeners');
   } else if (bind) checkIp(r, bind, `${path}.bind`);
   const hosts = strList(r, get(o, 'hosts'), `${path}.hosts`) ?? [];
   if (hosts.length === 0)
@@ -278,6 +284,9 @@ function checkEgressOrder(r: Reader, raw: unknown, egress: readonly SidecarEgres
     egress.filter((e) => e.port !== undefined && e.port.number !== 0) as { port: SidecarPort }[],
     'spec.egress',
   );
+  const sockets = egress.filter((e) => e.port?.number === 0).map((e) => e.bind);
+  if (new Set(sockets).size !== sockets.length)
+    r.error('spec.egress', 'sidecar: unix domain socket values for listeners must be unique');
 }
 
 function uniquePorts(r: Reader, listeners: readonly { readonly port?: SidecarPort }[], path: string): void {
