@@ -14,26 +14,19 @@ import type { InputSet } from '../model/inputs.js';
 import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
 import type { Sidecar } from '../model/sidecar.js';
 import { selects, sidecarClassId } from '../proxy-class/class-id.js';
-import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
-import { buildEndpoints } from './endpoints.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
-import {
-  buildInbound,
-  buildOutboundListeners,
-  buildProxylessListeners,
-  buildProxylessServerListeners,
-  type InboundShape,
-} from './listeners.js';
+import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
+import { scopeGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
-import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
+import { buildOutboundRoutes, buildProxylessNamespaceRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
 
@@ -82,57 +75,28 @@ export function compileWithShapes(ctx: CompileContext): {
     return t;
   };
 
-  // The full view's shared groups are built whatever uses them: their diagnostics are the
-  // compile's, and routers read the outbound clusters and endpoints. Unused ones are dropped below.
-  const outbound = group('outbound');
+  // The full view's clusters, endpoints and listeners are built whatever uses them: their
+  // diagnostics are the compile's, and routers read the clusters and endpoints.
   const jwks = buildJwksClusters(ctx);
-  for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
-  for (const [name, c] of jwks) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
-  const endpoints = group('endpoints');
-  for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
-  const listeners = group('outbound-listeners');
-  for (const [name, l] of buildOutboundListeners(ctx)) listeners.listeners.set(name, l);
-  const used = new Set<string>();
   const scopes = scopeResolver(ctx);
-  /** The outbound groups of a scope seen from `ns`; a restricted scope's are built on first use. */
-  const outboundGroups = (scope: Scope, ns: string): string[] => {
-    const ids = scopeGroupIds(scope, ns);
-    if (!scope.full && !groups.has(ids[0] as string)) {
-      const [clusters, eps, lds] = ids.slice(0, 3).map((id) => group(id)) as [
-        ResourceTable,
-        ResourceTable,
-        ResourceTable,
-      ];
-      for (const [name, c] of buildClusters(scope.ctx, 'sidecar')) clusters.clusters.set(name, c);
-      for (const [name, c] of jwks) if (!clusters.clusters.has(name)) clusters.clusters.set(name, c);
-      for (const [name, cla] of buildEndpoints(scope.ctx)) eps.endpoints.set(name, cla);
-      for (const [name, l] of buildOutboundListeners(scope.ctx)) lds.listeners.set(name, l);
-    }
-    const routesId = ids[3] as string;
-    if (!groups.has(routesId)) {
-      // A restricted view reports route problems too (once per compile): its indexes stay quiet.
-      const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: ctx.diags };
-      const routes = group(routesId);
-      for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) routes.routes.set(name, r);
-    }
-    for (const id of ids) used.add(id);
-    return ids;
-  };
-  const grpcClusters = group('grpc-clusters');
-  for (const [name, c] of buildClusters(ctx, 'grpc')) grpcClusters.clusters.set(name, c);
-  // Proxyless clients dial FQDN targets, so their listeners and route configs are the same in every
-  // namespace: one shared group (O(services), not O(services × namespaces)).
-  const grpc = group('grpc');
-  for (const [name, l] of buildProxylessListeners(ctx)) grpc.listeners.set(name, l);
-  for (const [name, r] of buildProxylessRoutes(ctx)) grpc.routes.set(name, r);
+  const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks);
+  const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
+  const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
+  scoped.build(scopes.full, 'outbound-listeners');
 
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   for (const ns of ctx.model.namespaces) {
+    // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars do.
+    const grpcScope = scopes.scopeOf(ns, ctx.sidecars.forWorkload(ns, {}));
+    const grpcGroups = [
+      scoped.shared(grpcScope, 'grpc-clusters'),
+      scoped.shared(grpcScope, 'endpoints'),
+      scoped.shared(grpcScope, 'grpc'),
+    ];
     // Only route configs whose routes match on sourceNamespace differ per namespace (usually none).
-    const grpcGroups = ['grpc-clusters', 'endpoints', 'grpc'];
-    const nsRoutes = buildProxylessNamespaceRoutes(ctx, ns);
+    const nsRoutes = buildProxylessNamespaceRoutes(grpcScope.full ? ctx : { ...grpcScope.ctx, diags: ctx.diags }, ns);
     if (nsRoutes.size) {
       const own = group(`grpc/${ns}`);
       for (const [name, r] of nsRoutes) own.routes.set(name, r);
@@ -162,13 +126,13 @@ export function compileWithShapes(ctx: CompileContext): {
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: [...outboundGroups(scopes.scopeOf(ns, shape.sidecar), ns), shape.inboundGroup],
+        groups: [...sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar), ns), shape.inboundGroup],
       });
     }
   }
   // Route problems are reported from the full view even when every namespace has a restricted one.
   const firstNamespace = ctx.model.namespaces[0];
-  if (![...used].some((id) => id.startsWith('routes/')) && firstNamespace !== undefined)
+  if (![...scoped.used].some((id) => id.startsWith('routes/')) && firstNamespace !== undefined)
     buildOutboundRoutes(ctx, firstNamespace);
   analyzeGateways(ctx);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
@@ -182,22 +146,21 @@ export function compileWithShapes(ctx: CompileContext): {
       groups: ['outbound', 'endpoints', groupId],
       gateways: selectorRefs(shape.gateways),
     });
-    used.add('outbound').add('endpoints');
   }
-  for (const id of ['outbound', 'endpoints', 'outbound-listeners']) if (!used.has(id)) groups.delete(id);
+  const routersUse = classes.some((c) => c.generator === 'router');
+  for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
+    if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) }, sidecarShapes: sidecars };
 }
 
-/**
- * The outbound groups of a scope as seen from a namespace: clusters, endpoints, listeners, routes.
- * The full scope keeps the ids every sidecar shared before scopes existed.
- */
-function scopeGroupIds(scope: Scope, ns: string): string[] {
-  if (scope.full) return ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`];
-  const base = `scope/${scope.name}`;
-  return [`${base}/outbound`, `${base}/endpoints`, `${base}/outbound-listeners`, `${base}/routes/${ns}`];
-}
+/** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */
+const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] => [
+  scoped.shared(scope, 'outbound'),
+  scoped.shared(scope, 'endpoints'),
+  scoped.shared(scope, 'outbound-listeners'),
+  scoped.routes(scope, ns),
+];
 
 /** A sidecar class: its inbound shape, its id, the group of its inbound resources and its Sidecar. */
 export interface SidecarShape extends InboundShape {

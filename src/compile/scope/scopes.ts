@@ -29,6 +29,8 @@ export type Scope =
   | { readonly full: false; readonly name: string; readonly ctx: CompileContext };
 
 export interface ScopeResolver {
+  /** The scope that sees everything. */
+  readonly full: Scope;
   /** The scope of a sidecar of `namespace` to which `sidecar` (or none) applies. */
   scopeOf(namespace: string, sidecar: Sidecar | undefined): Scope;
 }
@@ -42,6 +44,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
   const byOrigin = new Map<string, Scope>();
   const byContents = new Map<string, Scope>();
   return {
+    full,
     scopeOf(namespace, sidecar) {
       const origin = sidecar ? `${namespace}/${sidecar.meta.namespace}.${sidecar.meta.name}` : namespace;
       const known = byOrigin.get(origin);

@@ -1,0 +1,75 @@
+/**
+ * The groups of a visibility scope, built on first use: what every sidecar shared before scopes
+ * existed keeps its ids (`outbound`, `endpoints`, `outbound-listeners`, `routes/<ns>`,
+ * `grpc-clusters`, `grpc`), a restricted scope's live under `scope/<name>/`. Route configs differ
+ * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
+ */
+import type { CompileContext } from '../context.js';
+import { buildClusters } from '../clusters.js';
+import { buildEndpoints } from '../endpoints.js';
+import { buildOutboundListeners, buildProxylessListeners } from '../listeners.js';
+import { buildOutboundRoutes, buildProxylessRoutes } from '../routes.js';
+import type { ResourceTable } from '../types.js';
+import type { Cluster } from '../../xds/proto.js';
+import type { Scope } from './scopes.js';
+
+type SharedKind = 'outbound' | 'endpoints' | 'outbound-listeners' | 'grpc-clusters' | 'grpc';
+
+export interface ScopeGroups {
+  /** The id of a scope's group of this kind, built now if it is not yet (not counted as used). */
+  build(scope: Scope, kind: SharedKind): string;
+  /** The same, for a class that receives the group. */
+  shared(scope: Scope, kind: SharedKind): string;
+  /** The id of a scope's route configs as seen from `ns`, built now if they are not yet. */
+  routes(scope: Scope, ns: string): string;
+  /** Ids some class received. */
+  readonly used: ReadonlySet<string>;
+}
+
+export function scopeGroups(
+  ctx: CompileContext,
+  group: (id: string) => ResourceTable,
+  has: (id: string) => boolean,
+  jwks: ReadonlyMap<string, Cluster>,
+): ScopeGroups {
+  const used = new Set<string>();
+  const idOf = (scope: Scope, suffix: string) => (scope.full ? suffix : `scope/${scope.name}/${suffix}`);
+  const fill = (scope: Scope, kind: SharedKind, t: ResourceTable): void => {
+    const c = scope.ctx;
+    if (kind === 'outbound') {
+      for (const [name, cluster] of buildClusters(c, 'sidecar')) t.clusters.set(name, cluster);
+      for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
+    } else if (kind === 'endpoints') for (const [name, cla] of buildEndpoints(c)) t.endpoints.set(name, cla);
+    else if (kind === 'outbound-listeners') for (const [name, l] of buildOutboundListeners(c)) t.listeners.set(name, l);
+    else if (kind === 'grpc-clusters') for (const [name, cl] of buildClusters(c, 'grpc')) t.clusters.set(name, cl);
+    else {
+      for (const [name, l] of buildProxylessListeners(c)) t.listeners.set(name, l);
+      for (const [name, r] of buildProxylessRoutes(c)) t.routes.set(name, r);
+    }
+  };
+  const build = (scope: Scope, kind: SharedKind): string => {
+    const id = idOf(scope, kind);
+    if (!has(id)) fill(scope, kind, group(id));
+    return id;
+  };
+  return {
+    used,
+    build,
+    shared(scope, kind) {
+      const id = build(scope, kind);
+      used.add(id);
+      return id;
+    },
+    routes(scope, ns) {
+      const id = idOf(scope, `routes/${ns}`);
+      if (!has(id)) {
+        // A restricted view reports route problems too (once per compile): its indexes stay quiet.
+        const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: ctx.diags };
+        const t = group(id);
+        for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) t.routes.set(name, r);
+      }
+      used.add(id);
+      return id;
+    },
+  };
+}
