@@ -79,7 +79,7 @@ export function compileWithShapes(ctx: CompileContext): {
   // diagnostics are the compile's, and routers read the clusters and endpoints.
   const jwks = buildJwksClusters(ctx);
   const scopes = scopeResolver(ctx);
-  const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks);
+  const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks, scopes.full);
   const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
   const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
   scoped.build(scopes.full, 'outbound-listeners');

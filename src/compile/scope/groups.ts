@@ -5,12 +5,13 @@
  * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
  */
 import type { CompileContext } from '../context.js';
-import { buildClusters } from '../clusters.js';
-import { buildEndpoints } from '../endpoints.js';
+import { buildClusters, buildServiceClusters } from '../clusters.js';
+import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
 import { buildOutboundListeners, buildProxylessListeners } from '../listeners.js';
 import { buildOutboundRoutes, buildProxylessRoutes } from '../routes.js';
 import type { ResourceTable } from '../types.js';
 import type { Cluster } from '../../xds/proto.js';
+import { serviceResources } from './reuse.js';
 import type { Scope } from './scopes.js';
 
 type SharedKind = 'outbound' | 'endpoints' | 'outbound-listeners' | 'grpc-clusters' | 'grpc';
@@ -31,12 +32,27 @@ export function scopeGroups(
   group: (id: string) => ResourceTable,
   has: (id: string) => boolean,
   jwks: ReadonlyMap<string, Cluster>,
+  fullScope: Scope,
 ): ScopeGroups {
   const used = new Set<string>();
   const idOf = (scope: Scope, suffix: string) => (scope.full ? suffix : `scope/${scope.name}/${suffix}`);
   const fill = (scope: Scope, kind: SharedKind, t: ResourceTable): void => {
     const c = scope.ctx;
-    if (kind === 'outbound') {
+    if (!scope.full && (kind === 'outbound' || kind === 'grpc-clusters')) {
+      const full = group(build(fullScope, kind)).clusters;
+      const generator = kind === 'outbound' ? 'sidecar' : 'grpc';
+      for (const [name, cluster] of serviceResources(full, ctx, c, (s) => buildServiceClusters(c, s, generator)))
+        t.clusters.set(name, cluster);
+      // Mesh-wide clusters (BlackHoleCluster, PassthroughCluster, …) and JWKS clusters are the full view's.
+      if (kind === 'outbound')
+        for (const [name, cluster] of full) if (!name.startsWith('outbound|')) t.clusters.set(name, cluster);
+      if (kind === 'outbound')
+        for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
+    } else if (!scope.full && kind === 'endpoints') {
+      const full = group(build(fullScope, 'endpoints')).endpoints;
+      for (const [name, cla] of serviceResources(full, ctx, c, (s) => buildServiceEndpoints(c, s)))
+        t.endpoints.set(name, cla);
+    } else if (kind === 'outbound') {
       for (const [name, cluster] of buildClusters(c, 'sidecar')) t.clusters.set(name, cluster);
       for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
     } else if (kind === 'endpoints') for (const [name, cla] of buildEndpoints(c)) t.endpoints.set(name, cla);
@@ -47,11 +63,11 @@ export function scopeGroups(
       for (const [name, r] of buildProxylessRoutes(c)) t.routes.set(name, r);
     }
   };
-  const build = (scope: Scope, kind: SharedKind): string => {
+  function build(scope: Scope, kind: SharedKind): string {
     const id = idOf(scope, kind);
     if (!has(id)) fill(scope, kind, group(id));
     return id;
-  };
+  }
   return {
     used,
     build,
