@@ -6,7 +6,6 @@
  * existed. Scopes with equal contents are one scope, named after the first namespace (and
  * Sidecar) that produced it, so its groups are shared by every class that fits.
  */
-import { canonicalJson } from '../../canonical-json.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
@@ -146,16 +145,14 @@ function isEverything(ctx: CompileContext, vis: MeshVisibility, contents: ViewCo
 
 /** Two views with the same key build the same outbound clusters, listeners and endpoints. */
 function contentsKey(view: CompileContext, contents: ViewContents): string {
-  return canonicalJson({
-    services: contents.services.map((s) => [s.hostname, s.ports.map((p) => p.port)]),
-    virtualServices: contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`),
-    rules: contents.services.map(
-      (s) =>
-        view.destinationRules
-          .lookup(s.hostname)
-          ?.sources.map((d) => `${d.meta.namespace}/${d.meta.name}`)
-          .join(',') ?? '',
-    ),
-    policy: contents.outboundTrafficPolicy,
-  });
+  const rule = (h: string) =>
+    view.destinationRules
+      .lookup(h)
+      ?.sources.map((d) => `${d.meta.namespace}/${d.meta.name}`)
+      .join('+') ?? '';
+  return [
+    contents.outboundTrafficPolicy,
+    contents.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`).join(','),
+    contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
+  ].join('|');
 }
