@@ -162,11 +162,10 @@ const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] 
   scoped.routes(scope, ns),
 ];
 
-/** A sidecar class: its inbound shape, its id, the group of its inbound resources and its Sidecar. */
+/** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */
 export interface SidecarShape extends InboundShape {
   readonly classId: string;
   readonly inboundGroup: string;
-  readonly sidecar: Sidecar | undefined;
 }
 
 function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {

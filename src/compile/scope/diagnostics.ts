@@ -1,7 +1,7 @@
 /**
  * What meshsnap does not apply of a Sidecar, said once per object: egress listeners' own port,
- * bind and capture mode (their hosts still count, for every port), ingress listeners, and the
- * egress proxy. Also istiod's analyzer warning for a namespace with several selector-less Sidecars
+ * bind and capture mode (their hosts still count, for every port) and the egress proxy (ingress
+ * listeners' unbuilt parts: listener/sidecar-ingress.ts). Also istiod's analyzer warning for a namespace with several selector-less Sidecars
  * (only the oldest applies).
  */
 import type { Diagnostics } from '../../model/diagnostics.js';
@@ -30,14 +30,6 @@ export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnost
             'egress listeners with a port, bind or captureMode are not built: their hosts are imported for every port of the catch-all outbound listeners',
         });
     });
-    if (s.spec.ingress?.length)
-      diags.warn({
-        ...where(s),
-        code: 'unsupported-sidecar-field',
-        field: 'spec.ingress',
-        message:
-          'ingress listeners are not built: inbound traffic is configured from the Services selecting the workload',
-      });
     if (s.spec.outboundTrafficPolicy?.egressProxy)
       diags.warn({
         ...where(s),

@@ -212,3 +212,48 @@ test('namespaces whose Sidecars give the same view share one scope and its group
   // Route configs differ per client namespace (short-name domains), so each has its own.
   assert.equal(groups('sidecar/ns2/_')[3], 'scope/ns1/ns1.default/routes/ns2');
 });
+
+test('ingress listeners replace the Services ports: ORIGINAL_DST without defaultEndpoint, STATIC to a loopback one; unbuilt parts are reported', () => {
+  const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: k-1, namespace: default, labels: {app: known}}
+spec: {containers: [{name: app, image: app}]}
+status: {phase: Running, podIP: 10.1.0.9, podIPs: [{ip: 10.1.0.9}]}`;
+  const selected = `apiVersion: v1
+kind: Service
+metadata: {name: known-pods, namespace: default}
+spec: {clusterIP: 2.0.0.8, selector: {app: known}, ports: [{port: 80, name: http, targetPort: 9080}]}`;
+  const result = compileMesh(
+    pod,
+    selected,
+    `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: ingress, namespace: default}
+spec:
+  workloadSelector: {labels: {app: known}}
+  ingress:
+  - {port: {number: 9080, protocol: HTTP, name: http}}
+  - {port: {number: 9443, protocol: TCP, name: tcp}, defaultEndpoint: "127.0.0.1:8443"}
+  - {port: {number: 9444, protocol: TCP, name: tcp2}, defaultEndpoint: "0.0.0.0:7000"}`,
+  );
+  const v = view(result, proxy('default', { app: 'known' }));
+  const inbound = [...v.resources.clusters.entries()].filter(([n]) => n.startsWith('inbound|'));
+  assert.deepEqual(
+    inbound.map(([n, c]) => [n, (c as { type?: string }).type ?? 'STATIC']),
+    [
+      ['inbound|9080||', 'ORIGINAL_DST'],
+      ['inbound|9443||', 'STATIC'],
+      ['inbound|9444||', 'ORIGINAL_DST'],
+    ],
+  );
+  const meta = JSON.stringify((v.resources.clusters.get('inbound|9080||') as { metadata: unknown }).metadata);
+  assert.match(meta, /known-pods\.default\.svc\.cluster\.local/);
+  assert.match(
+    JSON.stringify(v.resources.clusters.get('inbound|9443||')),
+    /"address":"127\.0\.0\.1","port_value":8443/,
+  );
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.code === 'unsupported-sidecar-field').map((d) => d.field),
+    ['spec.ingress[2].defaultEndpoint'],
+  );
+});
