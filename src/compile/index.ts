@@ -12,7 +12,6 @@ import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
-import type { Sidecar } from '../model/sidecar.js';
 import { selects, sidecarClassId } from '../proxy-class/class-id.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
@@ -26,7 +25,7 @@ import { scopeResolver, type Scope } from './scope/scopes.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
-import { buildOutboundRoutes, buildProxylessNamespaceRoutes } from './routes.js';
+import { buildProxylessNamespaceRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
 
@@ -130,10 +129,6 @@ export function compileWithShapes(ctx: CompileContext): {
       });
     }
   }
-  // Route problems are reported from the full view even when every namespace has a restricted one.
-  const firstNamespace = ctx.model.namespaces[0];
-  if (![...scoped.used].some((id) => id.startsWith('routes/')) && firstNamespace !== undefined)
-    buildOutboundRoutes(ctx, firstNamespace);
   analyzeGateways(ctx);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;

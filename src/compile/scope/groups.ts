@@ -9,6 +9,7 @@ import { buildClusters, buildServiceClusters } from '../clusters.js';
 import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
 import { buildOutboundListeners, buildProxylessListeners } from '../listeners.js';
 import { buildOutboundRoutes, buildProxylessRoutes } from '../routes.js';
+import { VIRTUAL_OUTBOUND } from '../names.js';
 import type { ResourceTable } from '../types.js';
 import type { Cluster } from '../../xds/proto.js';
 import { serviceResources } from './reuse.js';
@@ -52,6 +53,15 @@ export function scopeGroups(
       const full = group(build(fullScope, 'endpoints')).endpoints;
       for (const [name, cla] of serviceResources(full, ctx, c, (s) => buildServiceEndpoints(c, s)))
         t.endpoints.set(name, cla);
+    } else if (!scope.full && kind === 'outbound-listeners') {
+      // virtualOutbound and the port listeners read only the outbound policy: the full view's when it is the same.
+      const full = group(build(fullScope, 'outbound-listeners')).listeners;
+      const samePolicy = c.mesh.outboundTrafficPolicy === ctx.mesh.outboundTrafficPolicy;
+      for (const [name, l] of buildOutboundListeners(c)) {
+        const shared =
+          samePolicy && (name === VIRTUAL_OUTBOUND || name.startsWith('0.0.0.0_')) ? full.get(name) : undefined;
+        t.listeners.set(name, shared ?? l);
+      }
     } else if (kind === 'outbound') {
       for (const [name, cluster] of buildClusters(c, 'sidecar')) t.clusters.set(name, cluster);
       for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
