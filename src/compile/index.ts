@@ -20,7 +20,7 @@ import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
-import { scopeGroups, type ScopeGroups } from './scope/groups.js';
+import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
@@ -66,6 +66,8 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 export function compileWithShapes(ctx: CompileContext): {
   readonly output: CompileOutput;
   readonly sidecarShapes: readonly SidecarShape[];
+  /** Restricted scopes' clusters and endpoints, which an endpoint change patches too. */
+  readonly endpointReaders: readonly EndpointReadingGroups[];
 } {
   const groups = new Map<string, ResourceTable>();
   const group = (id: string): ResourceTable => {
@@ -146,7 +148,11 @@ export function compileWithShapes(ctx: CompileContext): {
   for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
     if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) }, sidecarShapes: sidecars };
+  return {
+    output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) },
+    sidecarShapes: sidecars,
+    endpointReaders: scoped.endpointReaders,
+  };
 }
 
 /** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */

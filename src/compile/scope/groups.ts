@@ -26,6 +26,14 @@ export interface ScopeGroups {
   routes(scope: Scope, ns: string): string;
   /** Ids some class received. */
   readonly used: ReadonlySet<string>;
+  /** The restricted scopes' views and the groups of theirs that read endpoints (the incremental compiler patches them). */
+  readonly endpointReaders: readonly EndpointReadingGroups[];
+}
+
+export interface EndpointReadingGroups {
+  readonly view: CompileContext;
+  outbound?: string;
+  endpoints?: string;
 }
 
 export function scopeGroups(
@@ -36,6 +44,7 @@ export function scopeGroups(
   fullScope: Scope,
 ): ScopeGroups {
   const used = new Set<string>();
+  const readers = new Map<string, EndpointReadingGroups>();
   const idOf = (scope: Scope, suffix: string) => (scope.full ? suffix : `scope/${scope.name}/${suffix}`);
   const fill = (scope: Scope, kind: SharedKind, t: ResourceTable): void => {
     const c = scope.ctx;
@@ -75,11 +84,20 @@ export function scopeGroups(
   };
   function build(scope: Scope, kind: SharedKind): string {
     const id = idOf(scope, kind);
-    if (!has(id)) fill(scope, kind, group(id));
+    if (has(id)) return id;
+    fill(scope, kind, group(id));
+    if (!scope.full && (kind === 'outbound' || kind === 'endpoints')) {
+      const entry = readers.get(scope.name) ?? { view: scope.ctx };
+      entry[kind] = id;
+      readers.set(scope.name, entry);
+    }
     return id;
   }
   return {
     used,
+    get endpointReaders() {
+      return [...readers.values()];
+    },
     build,
     shared(scope, kind) {
       const id = build(scope, kind);

@@ -29,6 +29,11 @@ const indexes = new WeakMap<
   Map<string, { name: string; port: number; message: unknown }[]>
 >();
 
+/** Whether the view gives the service the DestinationRule the full view gives it (then their resources are the same). */
+export const sameRule = (fullCtx: CompileContext, view: CompileContext, hostname: string): boolean =>
+  fullCtx.model.byHostname.get(hostname) !== undefined &&
+  rulesKey(fullCtx.destinationRules.lookup(hostname)) === rulesKey(view.destinationRules.lookup(hostname));
+
 export function serviceResources<M>(
   full: ReadonlyMap<string, M>,
   fullCtx: CompileContext,
@@ -40,10 +45,7 @@ export function serviceResources<M>(
   const out = new Map<string, M>();
   for (const service of view.model.services) {
     const h = service.hostname;
-    const same =
-      fullCtx.model.byHostname.get(h) !== undefined &&
-      rulesKey(fullCtx.destinationRules.lookup(h)) === rulesKey(view.destinationRules.lookup(h));
-    if (same) {
+    if (sameRule(fullCtx, view, h)) {
       const ports = new Set(service.ports.map((p) => p.port));
       for (const r of index.get(h) ?? []) if (ports.has(r.port) && !out.has(r.name)) out.set(r.name, r.message);
     } else for (const [name, m] of build(service)) if (!out.has(name)) out.set(name, m);

@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IncrementalCompiler, withReplaced } from '../../../src/compile/incremental.js';
+import { generateMesh } from '../../../bench/synthetic.js';
+import { sidecarDocuments } from '../../../bench/sidecars.js';
+import { applyCompileDelta, IncrementalCompiler, indexedInputs } from '../../../src/compile/incremental.js';
+import { buildInputSet } from '../../../src/inputs/index.js';
+import { mulberry32 } from '../../inputs/prng.js';
 import { compile } from '../../../src/compile/index.js';
-import { assertSameOutput } from '../incremental-helpers.js';
-import { loadText } from '../../inputs/helpers.js';
-import { compileMesh, KNOWN_SERVICES, proxy, service, view, virtualService } from './scope-mesh.js';
+import { assertSameOutput, randomStep } from '../incremental-helpers.js';
+import { compileMesh, proxy, service, view, virtualService } from './scope-mesh.js';
 
 const has = (clusters: readonly string[], host: string) => clusters.some((c) => c.endsWith(`||${host}`));
 const KNOWN = 'known.default.svc.cluster.local';
@@ -101,32 +104,45 @@ test("DestinationRule lookup: the client's namespace first, then the service's, 
   assert.equal(lbOf(root, 'not-default'), 'RANDOM');
 });
 
-test('incremental compile with restricted scopes still equals the full compile (endpoint changes compile in full)', () => {
-  const text = [
-    KNOWN_SERVICES,
-    `apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: default, namespace: not-default}
-spec: {egress: [{hosts: ["./*"]}]}`,
-    `apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: known-1, namespace: default, labels: {kubernetes.io/service-name: known}}
-addressType: IPv4
-ports: [{name: http, port: 80}]
-endpoints: [{addresses: [10.0.0.1], conditions: {ready: true}}]`,
-  ].join('\n---\n');
-  const before = loadText(text);
-  const compiler = new IncrementalCompiler();
-  compiler.compileFull(before);
-  const slice = before.endpointSlices[0]!;
-  const next = withReplaced(before, 'EndpointSlice', {
-    ...slice,
-    endpoints: slice.endpoints.map((e) => ({ ...e, addresses: ['10.0.0.2'] })),
-  });
-  const result = compiler.update(next, [{ kind: 'EndpointSlice', namespace: 'default', name: 'known-1' }]);
-  assert.equal(result.kind, 'full');
-  if (result.kind === 'full') assertSameOutput(result.output, compile(next).output, 'scoped endpoint change');
+test('endpoint churn with restricted scopes: every change a delta (scope groups patched too), each result equals a full compile', () => {
+  const mesh = generateMesh({ services: 300, seed: 5 }).docs;
+  const extra = [
+    ...sidecarDocuments(mesh).filter((_, i) => i % 2 === 0),
+    // A client-namespace rule (its namespace gets its own view of that service) and a private Service.
+    {
+      file: 'extra.yaml',
+      index: 0,
+      object: {
+        apiVersion: 'networking.istio.io/v1',
+        kind: 'DestinationRule',
+        metadata: { name: 'foreign', namespace: 'ns-1' },
+        spec: {
+          host: `${firstService(mesh)}.ns-0.svc.cluster.local`,
+          trafficPolicy: { loadBalancer: { simple: 'RANDOM' } },
+        },
+      },
+    },
+  ];
+  let inputs = indexedInputs(buildInputSet([...mesh, ...extra]));
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  assert.ok([...output.groups.keys()].some((id) => id.startsWith('scope/')));
+  const rand = mulberry32(11);
+  for (let i = 0; i < 40; i++) {
+    const step = randomStep(inputs, rand, i);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    if (r.kind === 'delta') output = applyCompileDelta(output, r.delta);
+    else output = r.output;
+    if (!step.label.includes('relabel')) assert.equal(r.kind, 'delta', step.label);
+    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
+  }
 });
+
+const firstService = (docs: readonly { object: unknown }[]): string =>
+  docs
+    .map((d) => d.object as { kind?: string; metadata?: { name: string; namespace: string } })
+    .find((o) => o.kind === 'Service' && o.metadata?.namespace === 'ns-0')?.metadata?.name ?? 'missing';
 
 test('proxyless gRPC clients: exportTo and their namespace Sidecar limit their clusters and listeners too', () => {
   const result = compileMesh(
