@@ -15,7 +15,8 @@
  *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
  *     its endpoints;
  *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts);
- *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP).
+ *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP), and
+ *     the restricted scopes' outbound listeners.
  * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
  * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
  * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
@@ -177,7 +178,20 @@ export class IncrementalCompiler {
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
     // Headless services listen on their pods' IPs: the shared outbound listeners follow the endpoints.
-    if (podListeners) builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
+    if (podListeners) {
+      if (state.tables.has('outbound-listeners'))
+        builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
+      for (const reader of state.endpointReaders) {
+        const id = reader['outbound-listeners'];
+        if (!id) continue;
+        const view = {
+          ...reader.view,
+          model: { ...reader.view.model, endpoints: state.endpoints },
+          diags: new Diagnostics(),
+        };
+        builder.replaceAll(id, 'listeners', buildOutboundListeners(view));
+      }
+    }
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
     for (const ns of new Set(changed.map((c) => c.namespace))) {
       if (!state.grpcServerNamespaces.has(ns)) continue;

@@ -4,6 +4,7 @@
  * `grpc-clusters`, `grpc`), a restricted scope's live under `scope/<name>/`. Route configs differ
  * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
  */
+import { Diagnostics } from '../../model/diagnostics.js';
 import type { CompileContext } from '../context.js';
 import { buildClusters, buildServiceClusters } from '../clusters.js';
 import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
@@ -34,6 +35,8 @@ export interface EndpointReadingGroups {
   readonly view: CompileContext;
   outbound?: string;
   endpoints?: string;
+  /** Headless services' per-pod listeners are named by their endpoints' IPs. */
+  'outbound-listeners'?: string;
 }
 
 export function scopeGroups(
@@ -63,12 +66,12 @@ export function scopeGroups(
       for (const [name, cla] of serviceResources(full, ctx, c, (s) => buildServiceEndpoints(c, s)))
         t.endpoints.set(name, cla);
     } else if (!scope.full && kind === 'outbound-listeners') {
-      // virtualOutbound and the port listeners read only the outbound policy: the full view's when it is the same.
+      // virtualOutbound reads only the outbound policy: the full view's when it is the same. (Port
+      // listeners also hold the SNI and CIDR chains of the services on the port: built per view.)
       const full = group(build(fullScope, 'outbound-listeners')).listeners;
       const samePolicy = c.mesh.outboundTrafficPolicy === ctx.mesh.outboundTrafficPolicy;
       for (const [name, l] of buildOutboundListeners(c)) {
-        const shared =
-          samePolicy && (name === VIRTUAL_OUTBOUND || name.startsWith('0.0.0.0_')) ? full.get(name) : undefined;
+        const shared = samePolicy && name === VIRTUAL_OUTBOUND ? full.get(name) : undefined;
         t.listeners.set(name, shared ?? l);
       }
     } else if (kind === 'outbound') {
@@ -86,7 +89,7 @@ export function scopeGroups(
     const id = idOf(scope, kind);
     if (has(id)) return id;
     fill(scope, kind, group(id));
-    if (!scope.full && (kind === 'outbound' || kind === 'endpoints')) {
+    if (!scope.full && (kind === 'outbound' || kind === 'endpoints' || kind === 'outbound-listeners')) {
       const entry = readers.get(scope.name) ?? { view: scope.ctx };
       entry[kind] = id;
       readers.set(scope.name, entry);
@@ -107,8 +110,8 @@ export function scopeGroups(
     routes(scope, ns) {
       const id = idOf(scope, `routes/${ns}`);
       if (!has(id)) {
-        // A restricted view reports route problems too (once per compile): its indexes stay quiet.
-        const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: ctx.diags };
+        // A restricted view reports route problems too, saying from where: its indexes stay quiet.
+        const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: seenFrom(ctx.diags, ns) };
         const t = group(id);
         for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) t.routes.set(name, r);
       }
@@ -116,4 +119,15 @@ export function scopeGroups(
       return id;
     },
   };
+}
+
+/** Diagnostics of a restricted view's route configs: into the compile's, naming the client namespace. */
+function seenFrom(diags: Diagnostics, ns: string): Diagnostics {
+  const out = new Diagnostics();
+  out.add = (d) =>
+    diags.add({
+      ...d,
+      message: `${d.message} (as seen from namespace ${ns}, whose view exportTo, a Sidecar or the DestinationRule lookup order narrows)`,
+    });
+  return out;
 }

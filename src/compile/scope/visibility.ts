@@ -19,8 +19,8 @@ export interface MeshVisibility {
   readonly restrictedServices: readonly MeshService[];
   readonly restrictedVirtualServices: readonly VirtualService[];
   readonly restrictedDestinationRules: readonly DestinationRule[];
-  /** Namespaces holding a DestinationRule for a service of another namespace (istiod applies it there first). */
-  readonly clientFirstRuleNamespaces: ReadonlySet<string>;
+  /** Namespace → services of other namespaces its DestinationRules match (istiod applies them there first). */
+  readonly clientFirstRules: ReadonlyMap<string, readonly MeshService[]>;
   /** Namespaces (not the service's, not the root) whose rules the shared order applies mesh-wide; istiod only in them. */
   readonly foreignRuleNamespaces: ReadonlySet<string>;
 }
@@ -48,14 +48,18 @@ const isPublic = (exportTo: readonly string[] | undefined, meshDefault: readonly
 
 export function meshVisibility(ctx: CompileContext): MeshVisibility {
   const { model, mesh } = ctx;
-  const clientFirst = new Set<string>();
+  const clientFirst = new Map<string, MeshService[]>();
   for (const dr of model.destinationRules) {
     if (dr.spec.workloadSelector) continue;
-    const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix);
-    const foreign = host.startsWith('*')
-      ? model.services.some((s) => s.namespace !== dr.meta.namespace && hostMatches(host, s.hostname))
-      : (model.byHostname.get(host)?.namespace ?? dr.meta.namespace) !== dr.meta.namespace;
-    if (foreign) clientFirst.add(dr.meta.namespace);
+    const ns = dr.meta.namespace;
+    const host = resolveHost(dr.spec.host, ns, mesh.domainSuffix);
+    const exact = host.startsWith('*') ? undefined : model.byHostname.get(host);
+    const matched = host.startsWith('*')
+      ? model.services.filter((s) => s.namespace !== ns && hostMatches(host, s.hostname))
+      : exact && exact.namespace !== ns
+        ? [exact]
+        : [];
+    if (matched.length) clientFirst.set(ns, [...(clientFirst.get(ns) ?? []), ...matched]);
   }
   const foreign = new Set<string>();
   for (const s of model.services) {
@@ -73,7 +77,7 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     restrictedDestinationRules: model.destinationRules.filter(
       (d) => !isPublic(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
     ),
-    clientFirstRuleNamespaces: clientFirst,
+    clientFirstRules: clientFirst,
     foreignRuleNamespaces: foreign,
   };
 }
@@ -83,7 +87,9 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
  * VirtualService and DestinationRule is exported to it, and istiod's rule order picks the shared rules.
  */
 export function seesEverything(ctx: CompileContext, vis: MeshVisibility, ns: string): boolean {
-  if (vis.clientFirstRuleNamespaces.has(ns)) return false;
+  // istiod looks in the client's namespace first: a difference only where the shared rule is another namespace's.
+  const own = vis.clientFirstRules.get(ns);
+  if (own?.some((s) => ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace !== ns)) return false;
   for (const f of vis.foreignRuleNamespaces) if (f !== ns) return false;
   return (
     vis.restrictedServices.every((s) => serviceVisible(ctx, s, ns)) &&
