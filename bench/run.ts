@@ -8,6 +8,7 @@
  *   node --expose-gc dist/bench/run.js --e2e [--e2e-proxies 1000] [--e2e-changes 20]
  *                                                         (only the end-to-end bench, bench/e2e.ts)
  *   node --expose-gc dist/bench/run.js --gateway [--sizes 1000]   (only the ingress gateway bench)
+ *   node --expose-gc dist/bench/run.js --sidecars [--sizes 1000]  (only the Sidecar bench, bench/sidecars.ts)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -68,6 +69,11 @@ async function main(): Promise<void> {
   if (process.argv.includes('--gateway')) {
     const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
     (await import('./gateway.js')).runGatewayBench(sizes);
+    return;
+  }
+  if (process.argv.includes('--sidecars')) {
+    const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
+    (await import('./sidecars.js')).runSidecarBench(sizes);
     return;
   }
   if (process.argv.includes('--e2e')) {

@@ -13,6 +13,7 @@ import type {
 } from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
+import type { SidecarIndex } from './scope/select-sidecar.js';
 import type { SecurityIndex } from './security/workload-security.js';
 
 /** A DestinationRule as it applies to one host (several rules may have been merged). */
@@ -61,4 +62,6 @@ export interface CompileContext {
   readonly virtualServices: VirtualServiceIndex;
   /** PeerAuthentication and AuthorizationPolicy per workload. */
   readonly security: SecurityIndex;
+  /** The Sidecar resource that applies to a workload. */
+  readonly sidecars: SidecarIndex;
 }

@@ -12,8 +12,11 @@
  * istiod merges them: subsets appended in namespace/name order (a repeated subset name is dropped
  * with a warning), the first rule with a trafficPolicy wins.
  *
- * Not modelled: `exportTo` (every rule is visible everywhere) and rules with a `workloadSelector`
- * (they apply to some workloads only; meshsnap reports and skips them rather than apply them to all).
+ * A restricted visibility scope (compile/scope/) indexes the rules its namespace sees with
+ * `clientNamespace`, and then the order is istiod's: the client's namespace, the service's, the root.
+ *
+ * Not modelled: rules with a `workloadSelector` (they apply to some workloads only; meshsnap
+ * reports and skips them rather than apply them to all).
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { DestinationRule, DestinationRuleSpec, Subset } from '../model/istio.js';
@@ -39,7 +42,12 @@ const where = (dr: DestinationRule) => ({
   index: dr.origin.index,
 });
 
-export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): DestinationRuleIndex {
+export function indexDestinationRules(
+  model: ServiceModel,
+  mesh: MeshConfig,
+  diags: Diagnostics,
+  clientNamespace?: string,
+): DestinationRuleIndex {
   const sorted = [...model.destinationRules].sort(
     (a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name),
   );
@@ -71,7 +79,10 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
 
   const wildcards = wildcardIndex(byNamespace);
   for (const service of model.services) {
-    const chosen = chooseRules(service, namespaces, byNamespace, mesh.rootNamespace, wildcards);
+    const chosen =
+      clientNamespace === undefined
+        ? chooseShared(service, namespaces, byNamespace, mesh.rootNamespace, wildcards)
+        : chooseRules(service, [clientNamespace, service.namespace, mesh.rootNamespace], byNamespace, wildcards);
     if (!chosen) continue;
     used.add(chosen);
     let resolved = merged.get(chosen);
@@ -108,19 +119,32 @@ export function indexDestinationRules(model: ServiceModel, mesh: MeshConfig, dia
   return { lookup: (hostname) => byHostname.get(hostname) };
 }
 
-function chooseRules(
+/** The rules every sidecar shares: the service's namespace, the root, then any other namespace in order. */
+function chooseShared(
   service: MeshService,
   namespaces: readonly string[],
   byNamespace: Map<string, Map<string, HostRules>>,
   rootNamespace: string,
   wildcards: WildcardIndex,
 ): HostRules | undefined {
-  for (const ns of [service.namespace, rootNamespace]) {
+  const first = chooseRules(service, [service.namespace, rootNamespace], byNamespace, wildcards);
+  if (first) return first;
+  for (const ns of namespaces) {
+    if (ns === service.namespace || ns === rootNamespace) continue;
     const found = chooseIn(service, byNamespace.get(ns), wildcards(ns));
     if (found) return found;
   }
-  for (const ns of namespaces) {
-    if (ns === service.namespace || ns === rootNamespace) continue;
+  return undefined;
+}
+
+/** The first rules found in these namespaces, in order (istiod: the client's, the service's, the root). */
+function chooseRules(
+  service: MeshService,
+  order: readonly string[],
+  byNamespace: Map<string, Map<string, HostRules>>,
+  wildcards: WildcardIndex,
+): HostRules | undefined {
+  for (const ns of order) {
     const found = chooseIn(service, byNamespace.get(ns), wildcards(ns));
     if (found) return found;
   }

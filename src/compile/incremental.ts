@@ -10,10 +10,13 @@
  *   - its sidecar clusters (`outbound`): SPIFFE SANs come from its pods' service accounts and
  *     auto mTLS on ORIGINAL_DST clusters from their sidecars. Proxyless clusters read no
  *     endpoints and are left alone;
+ *   - the same in every restricted visibility scope that sees it (`scope/<name>/outbound`,
+ *     `…/endpoints`), with the scope's DestinationRule;
  *   - the inbound groups of the shapes it is part of, when a named targetPort resolves through
  *     its endpoints;
  *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts);
- *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP).
+ *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP), and
+ *     the restricted scopes' outbound listeners.
  * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
  * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
  * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
@@ -36,6 +39,9 @@ import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoi
 import { lookupInput } from './incremental/inputs-patch.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
 import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
+import type { EndpointReadingGroups } from './scope/groups.js';
+import { sameRule } from './scope/reuse.js';
+import type { Cluster, ClusterLoadAssignment } from '../xds/proto.js';
 import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
 
 export { applyCompileDelta } from './incremental/delta.js';
@@ -82,6 +88,8 @@ interface State {
   readonly meshConfig: MeshConfig;
   /** Whether gateway groups read endpoints (then endpoint changes compile in full). */
   readonly gatewaysReadEndpoints: boolean;
+  /** Restricted scopes' views and their groups that read endpoints. */
+  readonly endpointReaders: readonly EndpointReadingGroups[];
   /** Namespaces with a selector service on a gRPC port: their pods' IPs name proxyless server listeners. */
   readonly grpcServerNamespaces: ReadonlySet<string>;
   /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
@@ -96,7 +104,7 @@ export class IncrementalCompiler {
     const diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
     const built = createContext(inputs, diags);
-    const { output, sidecarShapes } = compileWithShapes(built);
+    const { output, sidecarShapes, endpointReaders } = compileWithShapes(built);
     const diagnostics = diags.sorted();
 
     // Own copies of what updates edit; the returned output stays as it is.
@@ -126,6 +134,7 @@ export class IncrementalCompiler {
       inputDiagnostics: inputs.diagnostics,
       meshConfig: inputs.meshConfig,
       gatewaysReadEndpoints: gatewaysReadEndpoints(output, ctx),
+      endpointReaders,
       grpcServerNamespaces: grpcServerNamespaces(ctx),
       entrySelectedNamespaces: new Set(
         ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
@@ -169,7 +178,20 @@ export class IncrementalCompiler {
     // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
     const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
     // Headless services listen on their pods' IPs: the shared outbound listeners follow the endpoints.
-    if (podListeners) builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
+    if (podListeners) {
+      if (state.tables.has('outbound-listeners'))
+        builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
+      for (const reader of state.endpointReaders) {
+        const id = reader['outbound-listeners'];
+        if (!id) continue;
+        const view = {
+          ...reader.view,
+          model: { ...reader.view.model, endpoints: state.endpoints },
+          diags: new Diagnostics(),
+        };
+        builder.replaceAll(id, 'listeners', buildOutboundListeners(view));
+      }
+    }
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
     for (const ns of new Set(changed.map((c) => c.namespace))) {
       if (!state.grpcServerNamespaces.has(ns)) continue;
@@ -216,10 +238,13 @@ export class IncrementalCompiler {
     state.endpoints.set(mesh.hostname, serviceEndpoints(raw, mesh, state.layer.idx));
     // The service's cluster and assignment names come from its ports and DestinationRule, not
     // its endpoints: the same names come back, so nothing here is ever deleted.
-    for (const [name, cla] of buildServiceEndpoints(state.ctx, mesh))
-      builder.upsert('endpoints', 'endpoints', name, cla);
-    for (const [name, c] of buildServiceClusters(state.ctx, mesh, 'sidecar'))
-      builder.upsert('outbound', 'clusters', name, c);
+    const endpoints = buildServiceEndpoints(state.ctx, mesh);
+    const clusters = buildServiceClusters(state.ctx, mesh, 'sidecar');
+    // The full view's groups are gone when no class used them (every namespace restricted, no router).
+    if (state.tables.has('endpoints'))
+      for (const [name, cla] of endpoints) builder.upsert('endpoints', 'endpoints', name, cla);
+    if (state.tables.has('outbound')) for (const [name, c] of clusters) builder.upsert('outbound', 'clusters', name, c);
+    for (const reader of state.endpointReaders) patchScope(state, reader, mesh, { clusters, endpoints }, builder);
 
     const before = state.serviceDiagnostics.get(mesh.hostname) ?? [];
     const after = serviceEndpointDiagnostics(state.ctx, mesh);
@@ -227,6 +252,32 @@ export class IncrementalCompiler {
     if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
     else state.serviceDiagnostics.delete(mesh.hostname);
   }
+}
+
+/**
+ * A restricted scope that sees the service gets the full view's new objects (ports it sees) when its
+ * DestinationRule is the full view's, else its own rebuilt with the current endpoints.
+ */
+function patchScope(
+  state: State,
+  reader: EndpointReadingGroups,
+  service: MeshService,
+  full: { clusters: ReadonlyMap<string, Cluster>; endpoints: ReadonlyMap<string, ClusterLoadAssignment> },
+  builder: DeltaBuilder,
+): void {
+  const seen = reader.view.model.byHostname.get(service.hostname);
+  if (!seen) return;
+  const view: CompileContext = { ...reader.view, model: { ...reader.view.model, endpoints: state.endpoints } };
+  const same = sameRule(state.ctx, view, service.hostname);
+  const ports = new Set(seen.ports.map((p) => p.port));
+  const kept = <M>(m: ReadonlyMap<string, M>): [string, M][] =>
+    [...m].filter(([name]) => ports.has(Number(name.split('|')[1])));
+  if (reader.outbound)
+    for (const [name, c] of same ? kept(full.clusters) : buildServiceClusters(view, seen, 'sidecar'))
+      builder.upsert(reader.outbound, 'clusters', name, c);
+  if (reader.endpoints)
+    for (const [name, cla] of same ? kept(full.endpoints) : buildServiceEndpoints(view, seen))
+      builder.upsert(reader.endpoints, 'endpoints', name, cla);
 }
 
 /**

@@ -13,23 +13,19 @@ import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
 import { selects, sidecarClassId } from '../proxy-class/class-id.js';
-import { buildClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
-import { buildEndpoints } from './endpoints.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
-import {
-  buildInbound,
-  buildOutboundListeners,
-  buildProxylessListeners,
-  buildProxylessServerListeners,
-  type InboundShape,
-} from './listeners.js';
+import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
+import { sidecarDiagnostics } from './scope/diagnostics.js';
+import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
+import { scopeResolver, type Scope } from './scope/scopes.js';
+import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
-import { buildOutboundRoutes, buildProxylessNamespaceRoutes, buildProxylessRoutes } from './routes.js';
+import { buildProxylessNamespaceRoutes } from './routes.js';
 import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
 
@@ -50,6 +46,7 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
     destinationRules: indexDestinationRules(model, inputs.meshConfig, diags),
     virtualServices: indexVirtualServices(model, inputs.meshConfig, diags),
     security: indexSecurity(inputs, model, diags),
+    sidecars: indexSidecars(sidecarDiagnostics(inputs.sidecars, diags), inputs.meshConfig.rootNamespace),
   };
 }
 
@@ -69,6 +66,8 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 export function compileWithShapes(ctx: CompileContext): {
   readonly output: CompileOutput;
   readonly sidecarShapes: readonly SidecarShape[];
+  /** Restricted scopes' clusters and endpoints, which an endpoint change patches too. */
+  readonly endpointReaders: readonly EndpointReadingGroups[];
 } {
   const groups = new Map<string, ResourceTable>();
   const group = (id: string): ResourceTable => {
@@ -77,31 +76,28 @@ export function compileWithShapes(ctx: CompileContext): {
     return t;
   };
 
-  const outbound = group('outbound');
-  for (const [name, c] of buildClusters(ctx, 'sidecar')) outbound.clusters.set(name, c);
-  for (const [name, c] of buildJwksClusters(ctx)) if (!outbound.clusters.has(name)) outbound.clusters.set(name, c);
-  const endpoints = group('endpoints');
-  for (const [name, cla] of buildEndpoints(ctx)) endpoints.endpoints.set(name, cla);
-  const listeners = group('outbound-listeners');
-  for (const [name, l] of buildOutboundListeners(ctx)) listeners.listeners.set(name, l);
-  const grpcClusters = group('grpc-clusters');
-  for (const [name, c] of buildClusters(ctx, 'grpc')) grpcClusters.clusters.set(name, c);
-  // Proxyless clients dial FQDN targets, so their listeners and route configs are the same in every
-  // namespace: one shared group (O(services), not O(services × namespaces)).
-  const grpc = group('grpc');
-  for (const [name, l] of buildProxylessListeners(ctx)) grpc.listeners.set(name, l);
-  for (const [name, r] of buildProxylessRoutes(ctx)) grpc.routes.set(name, r);
+  // The full view's clusters, endpoints and listeners are built whatever uses them: their
+  // diagnostics are the compile's, and routers read the clusters and endpoints.
+  const jwks = buildJwksClusters(ctx);
+  const scopes = scopeResolver(ctx);
+  const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks, scopes.full);
+  const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
+  const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
+  scoped.build(scopes.full, 'outbound-listeners');
 
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   for (const ns of ctx.model.namespaces) {
-    const routes = group(`routes/${ns}`);
-    for (const [name, r] of buildOutboundRoutes(ctx, ns)) routes.routes.set(name, r);
-
+    // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars do.
+    const grpcScope = scopes.scopeOf(ns, ctx.sidecars.forWorkload(ns, {}));
+    const grpcGroups = [
+      scoped.shared(grpcScope, 'grpc-clusters'),
+      scoped.shared(grpcScope, 'endpoints'),
+      scoped.shared(grpcScope, 'grpc'),
+    ];
     // Only route configs whose routes match on sourceNamespace differ per namespace (usually none).
-    const grpcGroups = ['grpc-clusters', 'endpoints', 'grpc'];
-    const nsRoutes = buildProxylessNamespaceRoutes(ctx, ns);
+    const nsRoutes = buildProxylessNamespaceRoutes(grpcScope.full ? ctx : { ...grpcScope.ctx, diags: ctx.diags }, ns);
     if (nsRoutes.size) {
       const own = group(`grpc/${ns}`);
       for (const [name, r] of nsRoutes) own.routes.set(name, r);
@@ -131,7 +127,7 @@ export function compileWithShapes(ctx: CompileContext): {
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: ['outbound', 'endpoints', 'outbound-listeners', `routes/${ns}`, shape.inboundGroup],
+        groups: [...sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar), ns), shape.inboundGroup],
       });
     }
   }
@@ -148,11 +144,26 @@ export function compileWithShapes(ctx: CompileContext): {
       gateways: selectorRefs(shape.gateways),
     });
   }
+  const routersUse = classes.some((c) => c.generator === 'router');
+  for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
+    if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) }, sidecarShapes: sidecars };
+  return {
+    output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) },
+    sidecarShapes: sidecars,
+    endpointReaders: scoped.endpointReaders,
+  };
 }
 
-/** A sidecar class: its inbound shape, its id and the group of its inbound resources. */
+/** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */
+const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] => [
+  scoped.shared(scope, 'outbound'),
+  scoped.shared(scope, 'endpoints'),
+  scoped.shared(scope, 'outbound-listeners'),
+  scoped.routes(scope, ns),
+];
+
+/** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */
 export interface SidecarShape extends InboundShape {
   readonly classId: string;
   readonly inboundGroup: string;
@@ -164,7 +175,7 @@ function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespa
     const classId = sidecarClassId(
       namespace,
       services.map((s) => s.name),
-      security.key === '' ? [] : security.key.split(','),
+      [...(security.key === '' ? [] : security.key.split(',')), ...ctx.sidecars.selectingKeys(namespace, labels)],
     );
     return {
       namespace,
@@ -172,6 +183,7 @@ function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespa
       security,
       classId,
       inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
+      sidecar: ctx.sidecars.forWorkload(namespace, labels),
     };
   });
 }
@@ -209,7 +221,8 @@ function workloadShapes(
   const services = byNamespace.services.get(namespace) ?? [];
   const shapes = new Map<string, { services: MeshService[]; labels: Readonly<Record<string, string>> }>();
   const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
-    const key = `${list.map((s) => s.hostname).join(',')}/${ctx.security.forWorkload(namespace, labels).key}`;
+    const policies = `${ctx.security.forWorkload(namespace, labels).key}|${ctx.sidecars.selectingKeys(namespace, labels).join(',')}`;
+    const key = `${list.map((s) => s.hostname).join(',')}/${policies}`;
     if (!shapes.has(key)) shapes.set(key, { services: list, labels });
   };
   add([], {});
@@ -259,6 +272,8 @@ function classSelectors(ctx: CompileContext): ClassSelector[] {
   }
   for (const p of ctx.security.policySelectors)
     out.push({ namespace: p.namespace, hostname: '', selector: p.selector, policy: p.policy });
+  for (const s of ctx.sidecars.selectors)
+    out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   return out;
 }
 

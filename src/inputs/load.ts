@@ -23,6 +23,7 @@ import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
 import type { PeerAuthentication } from '../model/peer-authentication.js';
 import type { RequestAuthentication } from '../model/request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../model/service-entry.js';
+import type { Sidecar } from '../model/sidecar.js';
 import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
@@ -36,6 +37,7 @@ import { readPeerAuthentication } from './validate/peer-authentication.js';
 import { get, Reader, type Raw } from './validate/reader.js';
 import { readRequestAuthentication } from './validate/request-authentication.js';
 import { readServiceEntry } from './validate/service-entry.js';
+import { readSidecar } from './validate/sidecar.js';
 import { readVirtualService } from './validate/virtual-service.js';
 import { readWorkloadEntry, readWorkloadGroup } from './validate/workload-entry.js';
 import { redactedRejection } from './rejected.js';
@@ -47,7 +49,7 @@ const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/
 const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set(['Sidecar', 'EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
 
 interface Candidate<T> {
   readonly value: T;
@@ -77,6 +79,7 @@ interface Buckets {
   tcpRoutes: Candidate<TCPRoute>[];
   tlsRoutes: Candidate<TLSRoute>[];
   referenceGrants: Candidate<ReferenceGrant>[];
+  sidecars: Candidate<Sidecar>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -138,6 +141,13 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
   TCPRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTCPRoute, (b) => b.tcpRoutes) },
   TLSRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTLSRoute, (b) => b.tlsRoutes) },
   ReferenceGrant: { apiVersions: GATEWAY_API, handle: gatewayApi(readReferenceGrant, (b) => b.referenceGrants) },
+  Sidecar: {
+    apiVersions: ISTIO_NETWORKING,
+    handle: (r, raw, origin, v, out, doc) => {
+      const value = readSidecar(r, raw, origin, v);
+      if (value) out.sidecars.push({ value, doc });
+    },
+  },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,
     handle: (r, raw, origin, v, out, doc) => {
@@ -227,6 +237,7 @@ export function buildInputSet(docs: readonly RawDocument[]): InputSet {
     tcpRoutes: unique(out.tcpRoutes, diagnostics),
     tlsRoutes: unique(out.tlsRoutes, diagnostics),
     referenceGrants: unique(out.referenceGrants, diagnostics),
+    sidecars: unique(out.sidecars, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -269,6 +280,7 @@ const emptyBuckets = (): Buckets => ({
   tcpRoutes: [],
   tlsRoutes: [],
   referenceGrants: [],
+  sidecars: [],
   meshConfigs: [],
 });
 

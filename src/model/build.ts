@@ -226,6 +226,7 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
   }
   const headless = svc.clusterIP === 'None';
   const clusterIP = !headless && svc.clusterIP ? svc.clusterIP : undefined;
+  const exportTo = annotatedExportTo(svc.meta.annotations);
   return {
     hostname: serviceHostname(name, namespace, domain),
     name,
@@ -236,8 +237,17 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
     ...(svc.externalName !== undefined && svc.type === 'ExternalName' ? { externalName: svc.externalName } : {}),
     ...(svc.selector !== undefined ? { selector: svc.selector } : {}),
     ports,
+    ...(exportTo ? { exportTo } : {}),
     origin: svc.origin,
   };
+}
+
+/** istiod's kube controller: the `networking.istio.io/exportTo` annotation, comma-separated, trimmed. */
+function annotatedExportTo(annotations: Readonly<Record<string, string>>): string[] | undefined {
+  const value = annotations['networking.istio.io/exportTo'];
+  if (value === undefined) return undefined;
+  const list = [...new Set(value.split(',').map((e) => e.trim()))].filter((e) => e !== '');
+  return list.length ? list : undefined;
 }
 
 /** The slice port serving a Service port: same name, or the only port when the Service port is unnamed. */

@@ -17,6 +17,7 @@ import type { MeshConfig } from './mesh-config.js';
 import type { PeerAuthentication } from './peer-authentication.js';
 import type { RequestAuthentication } from './request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from './service-entry.js';
+import type { Sidecar } from './sidecar.js';
 
 export interface InputSet {
   readonly meshConfig: MeshConfig;
@@ -43,6 +44,7 @@ export interface InputSet {
   readonly tcpRoutes: readonly TCPRoute[];
   readonly tlsRoutes: readonly TLSRoute[];
   readonly referenceGrants: readonly ReferenceGrant[];
+  readonly sidecars: readonly Sidecar[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -18,6 +18,10 @@ export interface MeshConfig {
   readonly trustDomainAliases?: readonly string[];
   /** How often DNS clusters re-resolve (`dnsRefreshRate`), in milliseconds; absent: Istio's 60 s. */
   readonly dnsRefreshRateMs?: number;
+  /** exportTo of Services/ServiceEntries, VirtualServices, DestinationRules that set none; absent: `*`. */
+  readonly defaultServiceExportTo?: readonly string[];
+  readonly defaultVirtualServiceExportTo?: readonly string[];
+  readonly defaultDestinationRuleExportTo?: readonly string[];
   /** Named external services (CUSTOM AuthorizationPolicy providers). */
   readonly extensionProviders?: readonly ExtensionProvider[];
 }

@@ -46,9 +46,12 @@ export interface MeshService {
   readonly externalName?: string;
   readonly selector?: Readonly<Record<string, string>>;
   readonly ports: readonly MeshServicePort[];
-  readonly origin: Origin;
-  /** Namespaces it is exported to, as written (`.`, `*`, `~`, names); absent: the mesh default. */
+  /**
+   * Namespaces the service is visible to, as written (`*`, `.`, `~`, names): the
+   * `networking.istio.io/exportTo` annotation, a ServiceEntry's `exportTo`; absent: the mesh default.
+   */
   readonly exportTo?: readonly string[];
+  readonly origin: Origin;
   /** Set for a host of a ServiceEntry (istiod: registry `External`). */
   readonly serviceEntry?: ServiceEntryAttributes;
 }

@@ -6,8 +6,8 @@
 
 /**
  * `sidecar/<ns>/<service,service>` (service names in hostname order); `sidecar/<ns>/_` for a
- * workload no service selects. When security policies select the workload by label, their keys
- * (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
+ * workload no service selects. When security policies or Sidecar resources select the workload by
+ * label, their keys (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
  */
 export function sidecarClassId(
   namespace: string,
@@ -34,8 +34,12 @@ export function routerClassId(
   return policyKeys.length ? `${base}/${[...policyKeys].sort().join(',')}` : base;
 }
 
-/** Whether a policy key (`authz:…`, `jwt:…`, `peer:…`) applies to gateway proxies: PeerAuthentication does not. */
-export const appliesToRouters = (policyKey: string): boolean => !policyKey.startsWith('peer:');
+/**
+ * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`) applies to gateway proxies:
+ * PeerAuthentication and the Sidecar resource do not.
+ */
+export const appliesToRouters = (policyKey: string): boolean =>
+  !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:');
 
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {

@@ -106,6 +106,14 @@ export const WORKLOAD_GROUPS: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const SIDECARS: ResourceSpec = {
+  kind: 'Sidecar',
+  group: 'networking.istio.io',
+  versions: ISTIO_VERSIONS,
+  plural: 'sidecars',
+  namespaced: true,
+  optional: true,
+};
 const SECURITY_VERSIONS = ['v1', 'v1beta1'];
 export const AUTHORIZATION_POLICIES: ResourceSpec = {
   kind: 'AuthorizationPolicy',
@@ -142,6 +150,7 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   VIRTUAL_SERVICES,
   DESTINATION_RULES,
   GATEWAYS,
+  SIDECARS,
   AUTHORIZATION_POLICIES,
   PEER_AUTHENTICATIONS,
   REQUEST_AUTHENTICATIONS,

@@ -1,5 +1,6 @@
 /** Hand-built service models for the CDS/EDS/DestinationRule tests (no inputs layer needed). */
 import { Diagnostics } from '../../src/model/diagnostics.js';
+import { NO_SIDECARS } from '../../src/compile/scope/select-sidecar.js';
 import { NO_SECURITY_INDEX } from '../../src/compile/security/workload-security.js';
 import type { DestinationRule, DestinationRuleSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
@@ -111,5 +112,6 @@ export function context(m: ServiceModel, mesh: Partial<MeshConfig> = {}): Compil
     destinationRules: indexDestinationRules(m, meshConfig, diags),
     virtualServices: { httpRoutes: () => undefined, tcpRoutes: () => undefined, tlsRoutes: () => undefined },
     security: NO_SECURITY_INDEX,
+    sidecars: NO_SIDECARS,
   };
 }

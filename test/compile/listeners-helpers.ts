@@ -7,6 +7,7 @@ import type {
   SourcedTlsRoute,
 } from '../../src/compile/context.js';
 import { Diagnostics } from '../../src/model/diagnostics.js';
+import { NO_SIDECARS } from '../../src/compile/scope/select-sidecar.js';
 import { NO_SECURITY_INDEX } from '../../src/compile/security/workload-security.js';
 import type { DestinationRule, VirtualService, VirtualServiceSpec } from '../../src/model/istio.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../../src/model/mesh-config.js';
@@ -119,6 +120,7 @@ export function makeContext(services: readonly MeshService[], opts: ContextOptio
       },
     },
     security: NO_SECURITY_INDEX,
+    sidecars: NO_SIDECARS,
     virtualServices: {
       httpRoutes: routes((vs) => vs.spec.http),
       tcpRoutes: routes((vs) => vs.spec.tcp) as (h: string) => SourcedTcpRoute[] | undefined,

@@ -2,6 +2,7 @@
  * Test fixtures for the RDS translator: hand-built service models (bookinfo's shape) and a small
  * YAML → VirtualService/DestinationRule reader covering the fields the route tests use.
  */
+import { NO_SIDECARS } from '../../src/compile/scope/select-sidecar.js';
 import { NO_SECURITY_INDEX } from '../../src/compile/security/workload-security.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,6 +85,7 @@ export function context(m: ServiceModel, mesh: Partial<MeshConfig> = {}): Compil
     destinationRules: simpleRules(m.destinationRules, meshConfig.domainSuffix),
     virtualServices: indexVirtualServices(m, meshConfig, diags),
     security: NO_SECURITY_INDEX,
+    sidecars: NO_SIDECARS,
   };
 }
 

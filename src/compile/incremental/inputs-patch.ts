@@ -28,6 +28,7 @@ import type { MeshConfig } from '../../model/mesh-config.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
 import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../../model/service-entry.js';
+import type { Sidecar } from '../../model/sidecar.js';
 
 export interface InputObjects {
   Service: Service;
@@ -53,6 +54,7 @@ export interface InputObjects {
   TCPRoute: TCPRoute;
   TLSRoute: TLSRoute;
   ReferenceGrant: ReferenceGrant;
+  Sidecar: Sidecar;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -79,7 +81,8 @@ type ListKey =
   | 'grpcRoutes'
   | 'tcpRoutes'
   | 'tlsRoutes'
-  | 'referenceGrants';
+  | 'referenceGrants'
+  | 'sidecars';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -104,6 +107,7 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   TCPRoute: 'tcpRoutes',
   TLSRoute: 'tlsRoutes',
   ReferenceGrant: 'referenceGrants',
+  Sidecar: 'sidecars',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

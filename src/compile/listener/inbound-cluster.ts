@@ -30,18 +30,46 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
     policy?.portLevelSettings?.find((s) => s.port?.number === p.port.port)?.connectionPool ?? policy?.connectionPool;
   const source = rule?.sources[0];
 
-  const cluster: Cluster = {
-    name: inboundClusterName(p.targetPort),
-    type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
-    lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+  const name = inboundClusterName(p.targetPort);
+  const common: Cluster = {
+    name,
     connect_timeout: durationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs),
-    cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
+  };
+  const rest: Cluster = {
     common_lb_config: {},
     // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
     circuit_breakers: { thresholds: [thresholds(pool)] },
-    upstream_bind_config: { source_address: { address: INBOUND_PASSTHROUGH_BIND_IP, port_value: 0 } },
     metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
   };
+  // A Sidecar ingress listener's loopback endpoint: STATIC, and no bind address (istiod skips it for localhost).
+  const cluster: Cluster = p.endpoint
+    ? {
+        ...common,
+        type: ClusterMsg.DiscoveryType.STATIC,
+        load_assignment: {
+          cluster_name: name,
+          endpoints: [
+            {
+              lb_endpoints: [
+                {
+                  endpoint: {
+                    address: { socket_address: { address: p.endpoint.address, port_value: p.endpoint.port } },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+        ...rest,
+      }
+    : {
+        ...common,
+        type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
+        lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+        cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
+        ...rest,
+        upstream_bind_config: { source_address: { address: INBOUND_PASSTHROUGH_BIND_IP, port_value: 0 } },
+      };
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = {

@@ -14,6 +14,8 @@ export interface InboundPort {
   readonly port: MeshServicePort;
   /** Every service reaching this target port through the same service port number, for metadata. */
   readonly services: readonly MeshService[];
+  /** A Sidecar ingress listener's loopback `defaultEndpoint`: a STATIC cluster instead of ORIGINAL_DST. */
+  readonly endpoint?: { readonly address: string; readonly port: number };
 }
 
 export function inboundPorts(ctx: CompileContext, services: readonly MeshService[]): InboundPort[] {

@@ -6,6 +6,7 @@
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
+import type { Sidecar } from '../../model/sidecar.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
 import { envoy, type Cluster, type FilterChain, type Listener } from '../../xds/proto.js';
 import {
@@ -19,21 +20,27 @@ import {
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
 import { inboundPorts } from './inbound-ports.js';
+import { sidecarIngressPorts } from './sidecar-ingress.js';
 
 type Predicate = envoy.config.listener.v3.ListenerFilterChainMatchPredicate.$Properties;
 
-/** What decides a workload's inbound side: its namespace, the services selecting it, its security policies. */
+/** What decides a workload's inbound side: its namespace, the services selecting it, its security policies, its Sidecar. */
 export interface InboundShape {
   readonly namespace: string;
   readonly services: readonly MeshService[];
   readonly security: WorkloadSecurity;
+  /** The Sidecar resource that applies: its ingress listeners, when it has some, replace the services' ports. */
+  readonly sidecar?: Sidecar | undefined;
 }
 
 export function buildInbound(
   ctx: CompileContext,
   shape: InboundShape,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
-  const ports = inboundPorts(ctx, shape.services);
+  const servicePorts = inboundPorts(ctx, shape.services);
+  const ports = shape.sidecar?.spec.ingress?.length
+    ? sidecarIngressPorts(ctx.diags, shape.sidecar, shape.namespace, servicePorts)
+    : servicePorts;
   const clusters = new Map<string, Cluster>();
   for (const p of ports) {
     const c = buildInboundCluster(ctx, p);

@@ -36,6 +36,7 @@ import {
   type Raw,
   type Reader,
 } from './reader.js';
+import { checkExportTo } from './export-to.js';
 
 const SIMPLE_LB: readonly SimpleLB[] = [
   'UNSPECIFIED',
@@ -86,6 +87,10 @@ export function readDestinationRule(
   const workloadSelector = ws
     ? compact({ matchLabels: strMap(r, get(ws, 'matchLabels'), 'spec.workloadSelector.matchLabels') })
     : undefined;
+  checkExportTo(r, exportTo, 'spec.exportTo', meta?.namespace ?? '', {
+    allowNone: false,
+    selectorRule: workloadSelector !== undefined,
+  });
   if (!meta || r.failed || host === undefined) return undefined;
   return {
     kind: 'DestinationRule',

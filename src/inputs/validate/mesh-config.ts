@@ -18,6 +18,7 @@ import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
 import { bool, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
+import { checkExportTo } from './export-to.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -30,6 +31,9 @@ const MESH_FIELDS = [
   'trustDomainAliases',
   'extensionProviders',
   'dnsRefreshRate',
+  'defaultServiceExportTo',
+  'defaultVirtualServiceExportTo',
+  'defaultDestinationRuleExportTo',
 ];
 const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
@@ -88,6 +92,13 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const extensionProviders = readExtensionProviders(r, get(o, 'extensionProviders'), at('extensionProviders'));
   const dnsRefreshRateMs = duration(r, get(o, 'dnsRefreshRate'), at('dnsRefreshRate'));
   if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
+  const exportDefaults = (
+    key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
+  ) => {
+    const value = strList(r, get(o, key), at(key));
+    checkExportTo(r, value, at(key), '', { allowNone: true });
+    return value?.length ? { [key]: value } : {};
+  };
   return {
     domainSuffix: domainSuffix ?? DEFAULT_MESH_CONFIG.domainSuffix,
     outboundTrafficPolicy:
@@ -101,6 +112,9 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(trustDomainAliases?.length ? { trustDomainAliases } : {}),
     ...(extensionProviders?.length ? { extensionProviders } : {}),
     ...(dnsRefreshRateMs !== undefined && dnsRefreshRateMs !== DEFAULT_DNS_REFRESH_RATE_MS ? { dnsRefreshRateMs } : {}),
+    ...exportDefaults('defaultServiceExportTo'),
+    ...exportDefaults('defaultVirtualServiceExportTo'),
+    ...exportDefaults('defaultDestinationRuleExportTo'),
   };
 }
 

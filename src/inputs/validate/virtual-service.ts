@@ -47,6 +47,7 @@ import {
   type Reader,
 } from './reader.js';
 import { regexProblem, stringMatch } from './string-match.js';
+import { checkExportTo } from './export-to.js';
 
 export function readVirtualService(
   r: Reader,
@@ -68,6 +69,7 @@ export function readVirtualService(
   }
   const gateways = strList(r, get(spec, 'gateways'), 'spec.gateways');
   const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
+  checkExportTo(r, exportTo, 'spec.exportTo', meta?.namespace ?? '', { allowNone: false });
   const http = list(r, get(spec, 'http'), 'spec.http', (v, p) => httpRoute(r, v, p), INPUT_LIMITS.maxHttpRoutes);
   const tcp = list(r, get(spec, 'tcp'), 'spec.tcp', (v, p) => tcpRoute(r, v, p));
   const tls = list(r, get(spec, 'tls'), 'spec.tls', (v, p) => tlsRoute(r, v, p));

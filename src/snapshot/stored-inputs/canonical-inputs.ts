@@ -58,6 +58,7 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     ...(inputs.workloadEntries.length ? { workloadEntries: strip(inputs.workloadEntries) } : {}),
     ...(inputs.workloadGroups.length ? { workloadGroups: strip(inputs.workloadGroups) } : {}),
     ...gatewayApiLists(inputs),
+    ...(inputs.sidecars.length ? { sidecars: strip(inputs.sidecars) } : {}),
   };
 }
 

@@ -1,0 +1,50 @@
+/**
+ * What meshsnap does not apply of a Sidecar, said once per object: egress listeners' own port,
+ * bind and capture mode (their hosts still count, for every port) and the egress proxy (ingress
+ * listeners' unbuilt parts: listener/sidecar-ingress.ts). Also istiod's analyzer warning for a namespace with several selector-less Sidecars
+ * (only the oldest applies).
+ */
+import type { Diagnostics } from '../../model/diagnostics.js';
+import type { Sidecar } from '../../model/sidecar.js';
+
+const where = (s: Sidecar) => ({
+  kind: 'Sidecar',
+  namespace: s.meta.namespace,
+  name: s.meta.name,
+  ...(s.origin.file !== undefined ? { file: s.origin.file } : {}),
+  ...(s.origin.index !== undefined ? { index: s.origin.index } : {}),
+});
+
+/** Reports the Sidecars' unapplied parts, and gives them back. */
+export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnostics): readonly Sidecar[] {
+  const namespaceWide = new Map<string, number>();
+  for (const s of sidecars) {
+    if (!s.spec.workloadSelector) namespaceWide.set(s.meta.namespace, (namespaceWide.get(s.meta.namespace) ?? 0) + 1);
+    s.spec.egress?.forEach((e, i) => {
+      if (e.port !== undefined || e.bind !== undefined || (e.captureMode ?? 'DEFAULT') !== 'DEFAULT')
+        diags.warn({
+          ...where(s),
+          code: 'unsupported-sidecar-field',
+          field: `spec.egress[${i}]`,
+          message:
+            'egress listeners with a port, bind or captureMode are not built: their hosts are imported for every port of the catch-all outbound listeners',
+        });
+    });
+    if (s.spec.outboundTrafficPolicy?.egressProxy)
+      diags.warn({
+        ...where(s),
+        code: 'unsupported-sidecar-field',
+        field: 'spec.outboundTrafficPolicy.egressProxy',
+        message: 'egressProxy is not applied: unknown destinations go to PassthroughCluster',
+      });
+  }
+  for (const s of sidecars)
+    if (!s.spec.workloadSelector && (namespaceWide.get(s.meta.namespace) ?? 0) > 1)
+      diags.warn({
+        ...where(s),
+        code: 'conflicting-sidecar',
+        field: 'spec',
+        message: `namespace ${s.meta.namespace} has several Sidecars without a workloadSelector; only the oldest applies`,
+      });
+  return sidecars;
+}

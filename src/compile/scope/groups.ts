@@ -1,0 +1,133 @@
+/**
+ * The groups of a visibility scope, built on first use: what every sidecar shared before scopes
+ * existed keeps its ids (`outbound`, `endpoints`, `outbound-listeners`, `routes/<ns>`,
+ * `grpc-clusters`, `grpc`), a restricted scope's live under `scope/<name>/`. Route configs differ
+ * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
+ */
+import { Diagnostics } from '../../model/diagnostics.js';
+import type { CompileContext } from '../context.js';
+import { buildClusters, buildServiceClusters } from '../clusters.js';
+import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
+import { buildOutboundListeners, buildProxylessListeners } from '../listeners.js';
+import { buildOutboundRoutes, buildProxylessRoutes } from '../routes.js';
+import { VIRTUAL_OUTBOUND } from '../names.js';
+import type { ResourceTable } from '../types.js';
+import type { Cluster } from '../../xds/proto.js';
+import { serviceResources } from './reuse.js';
+import type { Scope } from './scopes.js';
+
+type SharedKind = 'outbound' | 'endpoints' | 'outbound-listeners' | 'grpc-clusters' | 'grpc';
+
+export interface ScopeGroups {
+  /** The id of a scope's group of this kind, built now if it is not yet (not counted as used). */
+  build(scope: Scope, kind: SharedKind): string;
+  /** The same, for a class that receives the group. */
+  shared(scope: Scope, kind: SharedKind): string;
+  /** The id of a scope's route configs as seen from `ns`, built now if they are not yet. */
+  routes(scope: Scope, ns: string): string;
+  /** Ids some class received. */
+  readonly used: ReadonlySet<string>;
+  /** The restricted scopes' views and the groups of theirs that read endpoints (the incremental compiler patches them). */
+  readonly endpointReaders: readonly EndpointReadingGroups[];
+}
+
+export interface EndpointReadingGroups {
+  readonly view: CompileContext;
+  outbound?: string;
+  endpoints?: string;
+  /** Headless services' per-pod listeners are named by their endpoints' IPs. */
+  'outbound-listeners'?: string;
+}
+
+export function scopeGroups(
+  ctx: CompileContext,
+  group: (id: string) => ResourceTable,
+  has: (id: string) => boolean,
+  jwks: ReadonlyMap<string, Cluster>,
+  fullScope: Scope,
+): ScopeGroups {
+  const used = new Set<string>();
+  const readers = new Map<string, EndpointReadingGroups>();
+  const idOf = (scope: Scope, suffix: string) => (scope.full ? suffix : `scope/${scope.name}/${suffix}`);
+  const fill = (scope: Scope, kind: SharedKind, t: ResourceTable): void => {
+    const c = scope.ctx;
+    if (!scope.full && (kind === 'outbound' || kind === 'grpc-clusters')) {
+      const full = group(build(fullScope, kind)).clusters;
+      const generator = kind === 'outbound' ? 'sidecar' : 'grpc';
+      for (const [name, cluster] of serviceResources(full, ctx, c, (s) => buildServiceClusters(c, s, generator)))
+        t.clusters.set(name, cluster);
+      // Mesh-wide clusters (BlackHoleCluster, PassthroughCluster, …) and JWKS clusters are the full view's.
+      if (kind === 'outbound')
+        for (const [name, cluster] of full) if (!name.startsWith('outbound|')) t.clusters.set(name, cluster);
+      if (kind === 'outbound')
+        for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
+    } else if (!scope.full && kind === 'endpoints') {
+      const full = group(build(fullScope, 'endpoints')).endpoints;
+      for (const [name, cla] of serviceResources(full, ctx, c, (s) => buildServiceEndpoints(c, s)))
+        t.endpoints.set(name, cla);
+    } else if (!scope.full && kind === 'outbound-listeners') {
+      // virtualOutbound reads only the outbound policy: the full view's when it is the same. (Port
+      // listeners also hold the SNI and CIDR chains of the services on the port: built per view.)
+      const full = group(build(fullScope, 'outbound-listeners')).listeners;
+      const samePolicy = c.mesh.outboundTrafficPolicy === ctx.mesh.outboundTrafficPolicy;
+      for (const [name, l] of buildOutboundListeners(c)) {
+        const shared = samePolicy && name === VIRTUAL_OUTBOUND ? full.get(name) : undefined;
+        t.listeners.set(name, shared ?? l);
+      }
+    } else if (kind === 'outbound') {
+      for (const [name, cluster] of buildClusters(c, 'sidecar')) t.clusters.set(name, cluster);
+      for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
+    } else if (kind === 'endpoints') for (const [name, cla] of buildEndpoints(c)) t.endpoints.set(name, cla);
+    else if (kind === 'outbound-listeners') for (const [name, l] of buildOutboundListeners(c)) t.listeners.set(name, l);
+    else if (kind === 'grpc-clusters') for (const [name, cl] of buildClusters(c, 'grpc')) t.clusters.set(name, cl);
+    else {
+      for (const [name, l] of buildProxylessListeners(c)) t.listeners.set(name, l);
+      for (const [name, r] of buildProxylessRoutes(c)) t.routes.set(name, r);
+    }
+  };
+  function build(scope: Scope, kind: SharedKind): string {
+    const id = idOf(scope, kind);
+    if (has(id)) return id;
+    fill(scope, kind, group(id));
+    if (!scope.full && (kind === 'outbound' || kind === 'endpoints' || kind === 'outbound-listeners')) {
+      const entry = readers.get(scope.name) ?? { view: scope.ctx };
+      entry[kind] = id;
+      readers.set(scope.name, entry);
+    }
+    return id;
+  }
+  return {
+    used,
+    get endpointReaders() {
+      return [...readers.values()];
+    },
+    build,
+    shared(scope, kind) {
+      const id = build(scope, kind);
+      used.add(id);
+      return id;
+    },
+    routes(scope, ns) {
+      const id = idOf(scope, `routes/${ns}`);
+      if (!has(id)) {
+        // A restricted view reports route problems too, saying from where: its indexes stay quiet.
+        const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: seenFrom(ctx.diags, ns) };
+        const t = group(id);
+        for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) t.routes.set(name, r);
+      }
+      used.add(id);
+      return id;
+    },
+  };
+}
+
+/** Diagnostics of a restricted view's route configs: into the compile's, naming the client namespace. */
+function seenFrom(diags: Diagnostics, ns: string): Diagnostics {
+  const out = new Diagnostics();
+  out.add = (d) =>
+    diags.add({
+      ...d,
+      message: `${d.message} (as seen from namespace ${ns}, whose view exportTo, a Sidecar or the DestinationRule lookup order narrows)`,
+    });
+  return out;
+}

@@ -1,0 +1,158 @@
+/**
+ * Visibility scopes: what a sidecar sees of the mesh, from exportTo and the Sidecar that applies
+ * to it (istiod's SidecarScope, pilot/pkg/model/sidecar.go). A scope is (visible services,
+ * VirtualServices, DestinationRules and the rule each service gets, outbound traffic policy); the
+ * one that sees everything is `full` and uses the groups every sidecar shared before scopes
+ * existed. Scopes with equal contents are one scope, named after the first namespace (and
+ * Sidecar) that produced it, so its groups are shared by every class that fits.
+ */
+import type { DestinationRule, VirtualService } from '../../model/istio.js';
+import type { MeshService } from '../../model/service-model.js';
+import type { Sidecar } from '../../model/sidecar.js';
+import type { CompileContext } from '../context.js';
+import { resolveHost } from '../names.js';
+import { egressImports, importsService, importsVirtualService, type EgressImports } from './egress-hosts.js';
+import { viewContext, type ViewContents } from './view.js';
+import {
+  destinationRuleVisible,
+  meshVisibility,
+  seesEverything,
+  serviceVisible,
+  virtualServiceVisible,
+  type MeshVisibility,
+} from './visibility.js';
+import { destinationPorts, withPorts } from './vs-destinations.js';
+
+export type Scope =
+  | { readonly full: true; readonly name: 'full'; readonly ctx: CompileContext }
+  | { readonly full: false; readonly name: string; readonly ctx: CompileContext };
+
+export interface ScopeResolver {
+  /** The scope that sees everything. */
+  readonly full: Scope;
+  /** The scope of a sidecar of `namespace` to which `sidecar` (or none) applies. */
+  scopeOf(namespace: string, sidecar: Sidecar | undefined): Scope;
+}
+
+const byHostname = (a: MeshService, b: MeshService): number =>
+  a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0;
+
+export function scopeResolver(ctx: CompileContext): ScopeResolver {
+  const vis = meshVisibility(ctx);
+  const full: Scope = { full: true, name: 'full', ctx };
+  const byOrigin = new Map<string, Scope>();
+  const byContents = new Map<string, Scope>();
+  return {
+    full,
+    scopeOf(namespace, sidecar) {
+      const origin = sidecar ? `${namespace}/${sidecar.meta.namespace}.${sidecar.meta.name}` : namespace;
+      const known = byOrigin.get(origin);
+      if (known) return known;
+      let scope: Scope = full;
+      const contents = sidecar
+        ? sidecarContents(ctx, vis, namespace, sidecar)
+        : seesEverything(ctx, vis, namespace)
+          ? undefined
+          : exportedContents(ctx, vis, namespace, undefined);
+      if (contents && !isEverything(ctx, vis, contents)) {
+        const view = viewContext(ctx, contents);
+        const key = contentsKey(view, contents);
+        scope = byContents.get(key) ?? { full: false, name: origin, ctx: view };
+        byContents.set(key, scope);
+      }
+      byOrigin.set(origin, scope);
+      return scope;
+    },
+  };
+}
+
+/** What a namespace sees through exportTo alone, limited to `imports` when a Sidecar applies. */
+function exportedContents(
+  ctx: CompileContext,
+  vis: MeshVisibility,
+  ns: string,
+  imports: EgressImports | undefined,
+): ViewContents {
+  // With imports naming no `*` namespace, only the named namespaces' objects can be seen.
+  const named = imports && !imports.has('*') ? [...imports.keys()] : undefined;
+  const services = named
+    ? named.flatMap((n) => vis.servicesByNamespace.get(n) ?? [])
+    : (ctx.model.services as MeshService[]);
+  const virtualServices = named
+    ? named.flatMap((n) => vis.virtualServicesByNamespace.get(n) ?? [])
+    : (ctx.model.virtualServices as VirtualService[]);
+  return {
+    clientNamespace: ns,
+    services: services.filter((s) => serviceVisible(ctx, s, ns)),
+    virtualServices: virtualServices.filter((v) => virtualServiceVisible(ctx, v, ns)),
+    destinationRules: ctx.model.destinationRules.filter((d) => destinationRuleVisible(ctx, d, ns)),
+    outboundTrafficPolicy: ctx.mesh.outboundTrafficPolicy,
+  };
+}
+
+/**
+ * A Sidecar's contents (istiod's initSidecarScopeInternalIndexes): the union over its egress
+ * listeners of the visible services their hosts import and of the services the imported
+ * VirtualServices route to; its outbound traffic policy, or the mesh's.
+ */
+function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, sidecar: Sidecar): ViewContents {
+  const egress = sidecar.spec.egress?.length ? sidecar.spec.egress : [{ hosts: ['*/*'] }];
+  const imports = egressImports(
+    egress.flatMap((e) => e.hosts),
+    ns,
+  );
+  const exported = exportedContents(ctx, vis, ns, imports);
+  const suffix = ctx.mesh.domainSuffix;
+  const virtualServices = exported.virtualServices.filter((vs) =>
+    importsVirtualService(
+      imports,
+      vs.meta.namespace,
+      vs.spec.hosts.map((h) => resolveHost(h, vs.meta.namespace, suffix).toLowerCase()),
+    ),
+  );
+  const services = new Map<string, MeshService>();
+  for (const s of exported.services) if (importsService(imports, s.namespace, s.hostname)) services.set(s.hostname, s);
+  for (const vs of virtualServices) {
+    for (const [host, ports] of destinationPorts(vs, suffix)) {
+      const s = ctx.model.byHostname.get(host);
+      if (!s || services.has(host) || !serviceVisible(ctx, s, ns)) continue;
+      const trimmed = withPorts(s, ports);
+      if (trimmed) services.set(host, trimmed);
+    }
+  }
+  const visibleNamespaces = new Set([ns, ctx.mesh.rootNamespace, ...[...services.values()].map((s) => s.namespace)]);
+  return {
+    clientNamespace: ns,
+    services: [...services.values()].sort(byHostname),
+    virtualServices,
+    destinationRules: exported.destinationRules.filter((d: DestinationRule) => visibleNamespaces.has(d.meta.namespace)),
+    outboundTrafficPolicy: sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy,
+  };
+}
+
+/** Whether the contents are the whole mesh as every sidecar shares it (a Sidecar importing `*\/*`, say). */
+function isEverything(ctx: CompileContext, vis: MeshVisibility, contents: ViewContents): boolean {
+  const { model, mesh } = ctx;
+  return (
+    contents.outboundTrafficPolicy === mesh.outboundTrafficPolicy &&
+    contents.services.length === model.services.length &&
+    contents.services.every((s) => model.byHostname.get(s.hostname) === s) &&
+    contents.virtualServices.length === model.virtualServices.length &&
+    contents.destinationRules.length === model.destinationRules.length &&
+    seesEverything(ctx, vis, contents.clientNamespace)
+  );
+}
+
+/** Two views with the same key build the same outbound clusters, listeners and endpoints. */
+function contentsKey(view: CompileContext, contents: ViewContents): string {
+  const rule = (h: string) =>
+    view.destinationRules
+      .lookup(h)
+      ?.sources.map((d) => `${d.meta.namespace}/${d.meta.name}`)
+      .join('+') ?? '';
+  return [
+    contents.outboundTrafficPolicy,
+    contents.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`).join(','),
+    contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
+  ].join('|');
+}

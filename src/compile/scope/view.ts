@@ -1,0 +1,42 @@
+/**
+ * A restricted view of the compile context: the services, VirtualServices and DestinationRules
+ * one visibility scope sees, with its own indexes and outbound traffic policy. The translators
+ * read only the context, so run on a view they build exactly what that scope's sidecars get.
+ * Indexes report into a scratch Diagnostics: the full context already reported every object.
+ */
+import { Diagnostics } from '../../model/diagnostics.js';
+import type { DestinationRule, VirtualService } from '../../model/istio.js';
+import type { MeshConfig } from '../../model/mesh-config.js';
+import type { MeshService } from '../../model/service-model.js';
+import type { CompileContext } from '../context.js';
+import { indexDestinationRules } from '../destination-rules.js';
+import { indexVirtualServices } from '../virtual-services.js';
+
+export interface ViewContents {
+  readonly clientNamespace: string;
+  /** In hostname order. */
+  readonly services: readonly MeshService[];
+  readonly virtualServices: readonly VirtualService[];
+  readonly destinationRules: readonly DestinationRule[];
+  readonly outboundTrafficPolicy: MeshConfig['outboundTrafficPolicy'];
+}
+
+export function viewContext(ctx: CompileContext, contents: ViewContents): CompileContext {
+  const scratch = new Diagnostics();
+  const model = {
+    ...ctx.model,
+    services: contents.services,
+    byHostname: new Map(contents.services.map((s) => [s.hostname, s])),
+    virtualServices: contents.virtualServices,
+    destinationRules: contents.destinationRules,
+  };
+  const mesh = { ...ctx.mesh, outboundTrafficPolicy: contents.outboundTrafficPolicy };
+  return {
+    ...ctx,
+    model,
+    mesh,
+    diags: scratch,
+    destinationRules: indexDestinationRules(model, mesh, scratch, contents.clientNamespace),
+    virtualServices: indexVirtualServices(model, mesh, scratch),
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * What of the mesh a namespace may see, precomputed once per compile so that a namespace's view
+ * costs O(what it sees), not O(mesh): the objects whose exportTo (or the mesh default) is not `*`,
+ * per-namespace lists of services, VirtualServices and DestinationRules, and where istiod's
+ * per-client DestinationRule order (client namespace, service namespace, root) would pick another
+ * rule than the one every sidecar shares (compile/destination-rules.ts).
+ */
+import type { DestinationRule, VirtualService } from '../../model/istio.js';
+import type { MeshService } from '../../model/service-model.js';
+import type { CompileContext } from '../context.js';
+import { hostMatches, resolveHost } from '../names.js';
+import { exportedTo } from './export-to.js';
+
+export interface MeshVisibility {
+  readonly servicesByNamespace: ReadonlyMap<string, readonly MeshService[]>;
+  readonly virtualServicesByNamespace: ReadonlyMap<string, readonly VirtualService[]>;
+  readonly destinationRulesByNamespace: ReadonlyMap<string, readonly DestinationRule[]>;
+  /** Services / VirtualServices / DestinationRules not exported to every namespace. */
+  readonly restrictedServices: readonly MeshService[];
+  readonly restrictedVirtualServices: readonly VirtualService[];
+  readonly restrictedDestinationRules: readonly DestinationRule[];
+  /** Namespace → services of other namespaces its DestinationRules match (istiod applies them there first). */
+  readonly clientFirstRules: ReadonlyMap<string, readonly MeshService[]>;
+  /** Namespaces (not the service's, not the root) whose rules the shared order applies mesh-wide; istiod only in them. */
+  readonly foreignRuleNamespaces: ReadonlySet<string>;
+}
+
+export const serviceVisible = (ctx: CompileContext, s: MeshService, ns: string): boolean =>
+  exportedTo(s.exportTo, ctx.mesh.defaultServiceExportTo, s.namespace, ns);
+export const virtualServiceVisible = (ctx: CompileContext, vs: VirtualService, ns: string): boolean =>
+  exportedTo(vs.spec.exportTo, ctx.mesh.defaultVirtualServiceExportTo, vs.meta.namespace, ns);
+export const destinationRuleVisible = (ctx: CompileContext, dr: DestinationRule, ns: string): boolean =>
+  exportedTo(dr.spec.exportTo, ctx.mesh.defaultDestinationRuleExportTo, dr.meta.namespace, ns);
+
+function groupBy<T>(items: readonly T[], ns: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(ns(item));
+    if (list) list.push(item);
+    else out.set(ns(item), [item]);
+  }
+  return out;
+}
+
+/** `*` is exported everywhere; anything else may hide the object from some namespace. */
+const isPublic = (exportTo: readonly string[] | undefined, meshDefault: readonly string[] | undefined): boolean =>
+  (exportTo?.length ? exportTo : (meshDefault ?? ['*'])).includes('*');
+
+export function meshVisibility(ctx: CompileContext): MeshVisibility {
+  const { model, mesh } = ctx;
+  const clientFirst = new Map<string, MeshService[]>();
+  for (const dr of model.destinationRules) {
+    if (dr.spec.workloadSelector) continue;
+    const ns = dr.meta.namespace;
+    const host = resolveHost(dr.spec.host, ns, mesh.domainSuffix);
+    const exact = host.startsWith('*') ? undefined : model.byHostname.get(host);
+    const matched = host.startsWith('*')
+      ? model.services.filter((s) => s.namespace !== ns && hostMatches(host, s.hostname))
+      : exact && exact.namespace !== ns
+        ? [exact]
+        : [];
+    if (matched.length) clientFirst.set(ns, [...(clientFirst.get(ns) ?? []), ...matched]);
+  }
+  const foreign = new Set<string>();
+  for (const s of model.services) {
+    const chosen = ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace;
+    if (chosen !== undefined && chosen !== s.namespace && chosen !== mesh.rootNamespace) foreign.add(chosen);
+  }
+  return {
+    servicesByNamespace: groupBy(model.services, (s) => s.namespace),
+    virtualServicesByNamespace: groupBy(model.virtualServices, (v) => v.meta.namespace),
+    destinationRulesByNamespace: groupBy(model.destinationRules, (d) => d.meta.namespace),
+    restrictedServices: model.services.filter((s) => !isPublic(s.exportTo, mesh.defaultServiceExportTo)),
+    restrictedVirtualServices: model.virtualServices.filter(
+      (v) => !isPublic(v.spec.exportTo, mesh.defaultVirtualServiceExportTo),
+    ),
+    restrictedDestinationRules: model.destinationRules.filter(
+      (d) => !isPublic(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
+    ),
+    clientFirstRules: clientFirst,
+    foreignRuleNamespaces: foreign,
+  };
+}
+
+/**
+ * Whether a namespace without a Sidecar sees exactly what every sidecar shares: every service,
+ * VirtualService and DestinationRule is exported to it, and istiod's rule order picks the shared rules.
+ */
+export function seesEverything(ctx: CompileContext, vis: MeshVisibility, ns: string): boolean {
+  // istiod looks in the client's namespace first: a difference only where the shared rule is another namespace's.
+  const own = vis.clientFirstRules.get(ns);
+  if (own?.some((s) => ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace !== ns)) return false;
+  for (const f of vis.foreignRuleNamespaces) if (f !== ns) return false;
+  return (
+    vis.restrictedServices.every((s) => serviceVisible(ctx, s, ns)) &&
+    vis.restrictedVirtualServices.every((v) => virtualServiceVisible(ctx, v, ns)) &&
+    vis.restrictedDestinationRules.every((d) => destinationRuleVisible(ctx, d, ns))
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * Istio networking resource `Sidecar` (networking.istio.io v1/v1beta1/v1alpha3): what a sidecar
+ * proxy sees of the mesh (egress listeners' hosts), what it accepts (ingress listeners) and where
+ * unknown destinations go. The inputs layer validates raw documents into these types.
+ */
+import type { Origin } from './diagnostics.js';
+import type { ObjectMeta } from './k8s.js';
+
+export interface SidecarPort {
+  readonly number: number;
+  readonly protocol?: string;
+  readonly name?: string;
+}
+
+/** `hosts`: `namespace/dnsName` with `.`, `*`, or a `~`-prefixed namespace (an exclusion). */
+export interface SidecarEgressListener {
+  readonly port?: SidecarPort;
+  readonly bind?: string;
+  readonly captureMode?: string;
+  readonly hosts: readonly string[];
+}
+
+export interface SidecarIngressTls {
+  readonly mode?: 'PASSTHROUGH' | 'SIMPLE' | 'MUTUAL' | 'OPTIONAL_MUTUAL';
+  readonly serverCertificate?: string;
+  readonly privateKey?: string;
+  readonly caCertificates?: string;
+}
+
+export interface SidecarIngressListener {
+  readonly port: SidecarPort;
+  readonly bind?: string;
+  readonly defaultEndpoint?: string;
+  readonly tls?: SidecarIngressTls;
+}
+
+export interface SidecarOutboundTrafficPolicy {
+  readonly mode: 'ALLOW_ANY' | 'REGISTRY_ONLY';
+  /** Where ALLOW_ANY sends unknown destinations instead of PassthroughCluster. */
+  readonly egressProxy?: { readonly host: string; readonly subset?: string; readonly port?: number };
+}
+
+export interface SidecarSpec {
+  readonly workloadSelector?: { readonly labels: Readonly<Record<string, string>> };
+  readonly egress?: readonly SidecarEgressListener[];
+  readonly ingress?: readonly SidecarIngressListener[];
+  readonly outboundTrafficPolicy?: SidecarOutboundTrafficPolicy;
+}
+
+export interface Sidecar {
+  readonly kind: 'Sidecar';
+  readonly apiVersion: string;
+  readonly meta: ObjectMeta;
+  /** RFC 3339 as the API server writes it; of several Sidecars for one workload the oldest wins, as in istiod. */
+  readonly creationTimestamp?: string;
+  readonly origin: Origin;
+  readonly spec: SidecarSpec;
+}

@@ -1,0 +1,66 @@
+/**
+ * The mesh of istiod's TestSidecarRoutes (pilot/pkg/networking/core/sidecar_simulation_test.go):
+ * `known` and `alt-known` in `default`, `not-default` in `not-default`, each HTTP on 80 and
+ * 8080; plus helpers to compile it with extra objects and look at what a sidecar is served.
+ */
+import { compileTexts, type PipelineResult } from '../../../src/pipeline.js';
+import { nodeSha256Hex } from '../../../src/snapshot/store/local.js';
+import { served, type TestNode } from '../../helpers/mesh.js';
+
+const service = (name: string, ns: string, ip: string, extra = ''): string => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: ${ns}${extra}}
+spec:
+  clusterIP: ${ip}
+  ports: [{port: 80, name: http}, {port: 8080, name: http-alt}]`;
+
+export const KNOWN_SERVICES = [
+  service('known', 'default', '2.0.0.0'),
+  service('alt-known', 'default', '2.0.0.1'),
+  service('not-default', 'not-default', '2.0.0.2'),
+].join('\n---\n');
+
+export function compileMesh(...docs: string[]): PipelineResult {
+  const result = compileTexts([{ file: 'mesh.yaml', text: [KNOWN_SERVICES, ...docs].join('\n---\n') }], {
+    hasher: nodeSha256Hex,
+  });
+  return result;
+}
+
+export const proxy = (ns: string, labels: Record<string, string> = {}): TestNode => ({
+  id: `sidecar~10.1.0.1~pod.${ns}~${ns}.svc.cluster.local`,
+  metadata: { NAMESPACE: ns, LABELS: labels },
+});
+
+/** The sidecar's view: cluster names, and per route config the virtual hosts' names → their first route's cluster. */
+export function view(result: PipelineResult, node: TestNode) {
+  const { classId, resources } = served(result, node);
+  const routes: Record<string, Record<string, string | undefined>> = {};
+  for (const [name, rc] of resources.routes) {
+    const vhosts: Record<string, string | undefined> = {};
+    for (const vh of (rc.virtual_hosts ?? []) as { name: string; routes: { route?: { cluster?: string } }[] }[])
+      vhosts[vh.name] = vh.routes[0]?.route?.cluster;
+    routes[name] = vhosts;
+  }
+  return {
+    classId,
+    clusters: [...resources.clusters.keys()].filter((n) => n.startsWith('outbound|')),
+    listeners: [...resources.listeners.keys()],
+    routes,
+    resources,
+  };
+}
+
+export const sidecar = (ns: string, spec: string, name = 'default'): string => `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: ${name}, namespace: ${ns}}
+spec: ${spec}`;
+
+/** A VirtualService of `ns` for `host`; `destination` as YAML flow text, e.g. `{host: a, port: {number: 80}}`. */
+export const virtualService = (ns: string, name: string, host: string, destination: string): string =>
+  `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: ${name}, namespace: ${ns}}
+spec: {hosts: [${host}], http: [{route: [{destination: ${destination}}]}]}`;
+
+export { service };
