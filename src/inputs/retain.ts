@@ -15,7 +15,9 @@
  */
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
-import { readOneDocument } from './load.js';
+import type { InputSet } from '../model/inputs.js';
+import { buildInputSet, readOneDocument, type DocumentReading, type ReadObserver } from './load.js';
+import type { RawDocument } from './parse.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
 import type { Raw } from './validate/reader.js';
@@ -24,7 +26,35 @@ import type { Raw } from './validate/reader.js';
 export function retainedForStorage(raw: Raw): Raw | null {
   if (!hasKindAndName(raw)) return null;
   const tracker = new ReadTracker(raw as Record<string, unknown>);
-  const { diagnostics, used } = readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw });
+  return retainedOfReading(raw, tracker, readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw }));
+}
+
+export interface RetainedInputSet {
+  readonly inputs: InputSet;
+  /** Per document, in order: `retainedForStorage` of its object. */
+  readonly retained: readonly (Raw | null)[];
+}
+
+/**
+ * `buildInputSet` and `retainedForStorage` of every document from one validation pass: each
+ * document is read through its tracker once, and its projection taken right after its reading.
+ */
+export function buildInputSetRetaining(docs: readonly RawDocument[]): RetainedInputSet {
+  const retained: (Raw | null)[] = [];
+  let tracker: ReadTracker | undefined;
+  const observer: ReadObserver = {
+    view(doc) {
+      tracker = hasKindAndName(doc.object) ? new ReadTracker(doc.object as Record<string, unknown>) : undefined;
+      return tracker ? (tracker.tracked() as Raw) : doc.object;
+    },
+    read(doc, reading) {
+      retained.push(tracker ? retainedOfReading(doc.object, tracker, reading) : null);
+    },
+  };
+  return { inputs: buildInputSet(docs, observer), retained };
+}
+
+function retainedOfReading(raw: Raw, tracker: ReadTracker, { diagnostics, used }: DocumentReading): Raw | null {
   const error = diagnostics.find((d) => d.severity === 'error');
   if (error) return redactRejected(raw, error);
   if (!used) return null;

@@ -19,7 +19,8 @@ import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, type StoredObject } from './canonical-object.js';
+import { storedDocument, storedRetainedDocument, type StoredObject } from './canonical-object.js';
+import type { Raw } from './raw.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
 
 export const STORED_INPUTS_SCHEMA = 'meshsnap.inputs/v2';
@@ -156,6 +157,18 @@ export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hash
 export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: Hasher): BuiltInputs {
   return buildStoredInputs(
     docs.flatMap((d) => storedDocument(d.object, hasher) ?? []),
+    hasher,
+  );
+}
+
+/** `storedInputsOfDocuments` when what each document retains is known (`retained[i]` for `docs[i]`, src/inputs/retain.ts). */
+export function storedInputsOfRetained(
+  docs: readonly RawDocument[],
+  retained: readonly (Raw | null)[],
+  hasher?: Hasher,
+): BuiltInputs {
+  return buildStoredInputs(
+    docs.flatMap((d, i) => storedRetainedDocument(d.object, retained[i] ?? null, hasher) ?? []),
     hasher,
   );
 }
