@@ -8,10 +8,10 @@
  * (src/snapshot/stored-inputs/): the same objects in any file layout or order give the same one.
  */
 import { compile } from './compile/index.js';
-import { buildInputSet, buildInputSetRetaining, parseDocuments, type RawDocument } from './inputs/index.js';
+import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
-import { storedInputsOfRetained, type BuiltInputs } from './snapshot/stored-inputs/index.js';
+import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
@@ -88,9 +88,7 @@ export function compileDocuments(
   opts: PipelineOptions = {},
   parseDiagnostics: readonly Diagnostic[] = [],
 ): PipelineResult {
-  // One validation pass gives both the InputSet and what each document stores.
-  const { inputs: built, retained } = buildInputSetRetaining(documents);
-  const stored = storedInputsOfRetained(documents, retained, opts.hasher);
+  const { inputs: built, stored } = inputSetAndStoredInputs(documents, opts.hasher);
   const inputs =
     parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
   return { ...compileInputSet(inputs, stored.digest, opts), stored };

@@ -29,18 +29,15 @@ export function retainedForStorage(raw: Raw): Raw | null {
   return retainedOfReading(raw, tracker, readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw }));
 }
 
-export interface RetainedInputSet {
-  readonly inputs: InputSet;
-  /** Per document, in order: `retainedForStorage` of its object. */
-  readonly retained: readonly (Raw | null)[];
-}
-
 /**
  * `buildInputSet` and `retainedForStorage` of every document from one validation pass: each
- * document is read through its tracker once, and its projection taken right after its reading.
+ * document is read through its tracker once, and `keep` is given its projection (null: nothing
+ * stored) right after its reading, in document order, so no projection outlives its use.
  */
-export function buildInputSetRetaining(docs: readonly RawDocument[]): RetainedInputSet {
-  const retained: (Raw | null)[] = [];
+export function buildInputSetRetaining(
+  docs: readonly RawDocument[],
+  keep: (retained: Raw | null, doc: RawDocument) => void,
+): InputSet {
   let tracker: ReadTracker | undefined;
   const observer: ReadObserver = {
     view(doc) {
@@ -48,10 +45,10 @@ export function buildInputSetRetaining(docs: readonly RawDocument[]): RetainedIn
       return tracker ? (tracker.tracked() as Raw) : doc.object;
     },
     read(doc, reading) {
-      retained.push(tracker ? retainedOfReading(doc.object, tracker, reading) : null);
+      keep(tracker ? retainedOfReading(doc.object, tracker, reading) : null, doc);
     },
   };
-  return { inputs: buildInputSet(docs, observer), retained };
+  return buildInputSet(docs, observer);
 }
 
 function retainedOfReading(raw: Raw, tracker: ReadTracker, { diagnostics, used }: DocumentReading): Raw | null {

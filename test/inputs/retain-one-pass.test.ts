@@ -15,7 +15,9 @@ import { readInputFiles } from '../../src/inputs/files.js';
 import type { RawDocument } from '../../src/inputs/parse.js';
 import { buildInputSetRetaining, retainedForStorage } from '../../src/inputs/retain.js';
 import { compileDocuments, parseTexts } from '../../src/pipeline.js';
-import { storedInputsOfDocuments } from '../../src/snapshot/stored-inputs/index.js';
+import type { InputSet } from '../../src/model/inputs.js';
+import type { Raw } from '../../src/inputs/validate/reader.js';
+import { inputSetAndStoredInputs, storedInputsOfDocuments } from '../../src/snapshot/stored-inputs/index.js';
 import { EXAMPLES, FIXTURES, REPO } from '../helpers/paths.js';
 
 const GOLDEN = join(REPO, 'test', 'golden');
@@ -43,8 +45,19 @@ function proxiesIn(value: unknown, seen = new Set<object>()): number {
   return n;
 }
 
+function onePass(docs: readonly RawDocument[]): { inputs: InputSet; retained: (Raw | null)[] } {
+  const retained: (Raw | null)[] = [];
+  const seen: RawDocument[] = [];
+  const inputs = buildInputSetRetaining(docs, (kept, doc) => {
+    retained.push(kept);
+    seen.push(doc);
+  });
+  assert.deepEqual(seen, docs, 'every document is given, in order');
+  return { inputs, retained };
+}
+
 function assertOnePassMatches(docs: readonly RawDocument[]): void {
-  const { inputs, retained } = buildInputSetRetaining(docs);
+  const { inputs, retained } = onePass(docs);
   assert.deepEqual(inputs, buildInputSet(docs));
   assert.deepEqual(
     retained,
@@ -69,7 +82,13 @@ test('one validation pass: the same InputSet and stored projections as two, for 
 test('one validation pass: the synthetic mesh, and the pipeline stores what storedInputsOfDocuments stores', () => {
   const { docs } = generateMesh({ services: 60 });
   assertOnePassMatches(docs);
-  assert.equal(compileDocuments(docs).stored.digest, storedInputsOfDocuments(docs).digest);
+  const twoPasses = storedInputsOfDocuments(docs);
+  const { inputs, stored } = inputSetAndStoredInputs(docs);
+  assert.deepEqual(inputs, buildInputSet(docs));
+  assert.equal(stored.digest, twoPasses.digest);
+  assert.deepEqual(stored.objects, twoPasses.objects);
+  assert.deepEqual(stored.documents, twoPasses.documents);
+  assert.equal(compileDocuments(docs).stored.digest, twoPasses.digest);
 });
 
 test('one validation pass: rejected, unknown, kindless and frozen-member documents', () => {
@@ -93,7 +112,7 @@ test('one validation pass: rejected, unknown, kindless and frozen-member documen
   ];
   const docs = objects.map((object, index) => ({ file: 'mixed.yaml', index, object }));
   assertOnePassMatches(docs);
-  const { retained } = buildInputSetRetaining(docs);
+  const { retained } = onePass(docs);
   assert.equal(retained[0], null);
   assert.equal(retained[2], null);
   assert.ok(retained[1] && !('spec' in retained[1]), 'a rejected object is stored redacted');

@@ -31,11 +31,11 @@ export {
 } from './store-io.js';
 export {
   buildStoredInputs,
+  inputSetAndStoredInputs,
   STORED_INPUTS_SCHEMA,
   STORED_INPUTS_SCHEMA_V1,
   StoredInputsTree,
   storedInputsOfDocuments,
-  storedInputsOfRetained,
   storedInputsOfTexts,
   type BuiltInputs,
   type InputsTopDocument,
