@@ -36,7 +36,7 @@ function jsonText(v: unknown): string | undefined {
         return text + ']';
       }
       const o = v as Record<string, unknown>;
-      const keys = Object.keys(o).sort();
+      const keys = sortedKeys(Object.keys(o));
       let text = '{';
       let first = true;
       for (let i = 0; i < keys.length; i++) {
@@ -51,4 +51,23 @@ function jsonText(v: unknown): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * The keys in UTF-16 code unit order, as `sort()` orders them, sorted in place. Insertion sort for
+ * the few keys of most objects: `Array.prototype.sort` copies into a work array first, garbage on
+ * every object of every stored input.
+ */
+function sortedKeys(keys: string[]): string[] {
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > k) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  return keys;
 }

@@ -11,7 +11,8 @@ import { compile } from './compile/index.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
-import { storedInputsOfDocuments, type BuiltInputs } from './snapshot/stored-inputs/index.js';
+import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
+
 import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';
@@ -87,8 +88,7 @@ export function compileDocuments(
   opts: PipelineOptions = {},
   parseDiagnostics: readonly Diagnostic[] = [],
 ): PipelineResult {
-  const stored = storedInputsOfDocuments(documents, opts.hasher);
-  const built = buildInputSet(documents);
+  const { inputs: built, stored } = inputSetAndStoredInputs(documents, opts.hasher);
   const inputs =
     parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
   return { ...compileInputSet(inputs, stored.digest, opts), stored };

@@ -57,3 +57,20 @@ test('canonicalJson writes exactly what the reference wrote', () => {
   for (const v of values) assert.equal(canonicalJson(v), reference(v) ?? 'null', String(reference(v)));
   assert.equal(canonicalJson({ b: [1, { d: 2, c: 'x' }], a: 'y' }), '{"a":"y","b":[1,{"c":"x","d":2}]}');
 });
+
+test('canonicalJson orders keys by UTF-16 code units, as sort() does, for few keys and many', () => {
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const alphabet = ['a', 'B', 'z', '_', '-', '0', '9', 'é', 'Ω', '中', '\u{1F600}', '\uFFFF', 'aa', ''];
+  for (const size of [0, 1, 2, 3, 5, 8, 16, 31, 32, 33, 40, 100]) {
+    for (let round = 0; round < 20; round++) {
+      const o: Record<string, unknown> = {};
+      for (let i = 0; i < size; i++) {
+        let k = '';
+        for (let n = 1 + Math.floor(next() * 4); n > 0; n--) k += alphabet[Math.floor(next() * alphabet.length)];
+        o[k] = i;
+      }
+      assert.equal(canonicalJson(o), reference(o));
+    }
+  }
+});

@@ -199,10 +199,27 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
   },
 };
 
-export function buildInputSet(docs: readonly RawDocument[]): InputSet {
+/**
+ * Watches the one validation pass over each document (src/inputs/retain.ts records what it
+ * reads, to store only that): `view` gives the object the validator reads instead of the
+ * document's own, `read` is told what reading it gave.
+ */
+export interface ReadObserver {
+  view(doc: RawDocument): Raw;
+  read(doc: RawDocument, reading: DocumentReading): void;
+}
+
+export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObserver): InputSet {
   const diagnostics: Diagnostic[] = [];
   const out = emptyBuckets();
-  for (const doc of docs) readDocument(doc, out, diagnostics);
+  if (observer) {
+    for (const doc of docs) {
+      const before = diagnostics.length;
+      const candidates = candidateCount(out);
+      readDocument(doc, out, diagnostics, observer.view(doc));
+      observer.read(doc, { diagnostics: diagnostics.slice(before), used: candidateCount(out) > candidates });
+    }
+  } else for (const doc of docs) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(
     out.meshConfigs,
@@ -257,6 +274,8 @@ export function readOneDocument(doc: RawDocument): DocumentReading {
   return { diagnostics, used: Object.values(out).some((b: readonly unknown[]) => b.length > 0) };
 }
 
+const candidateCount = (b: Buckets): number => Object.values(b).reduce((n, c: readonly unknown[]) => n + c.length, 0);
+
 const emptyBuckets = (): Buckets => ({
   services: [],
   endpointSlices: [],
@@ -284,8 +303,8 @@ const emptyBuckets = (): Buckets => ({
   meshConfigs: [],
 });
 
-function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[]): void {
-  const raw = doc.object;
+/** `raw` is the object read: the document's own, or an observer's view of it. */
+function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[], raw: Raw = doc.object): void {
   const origin: Origin = { file: doc.file, index: doc.index };
   const kind = get(raw, 'kind');
   const apiVersion = get(raw, 'apiVersion');

@@ -29,16 +29,19 @@ export class ReadTracker {
           (this.leaves ??= new Set()).add(key);
           return value;
         }
-        // A Proxy must return a frozen member as it is: keep it whole.
+        const children = (this.children ??= new Map());
+        const child = children.get(key);
+        if (child) return child.tracked();
+        if (this.leaves?.has(key)) return value;
+        // A Proxy must return a frozen member as it is: keep it whole (checked on the first read only).
         const d = Object.getOwnPropertyDescriptor(t, key);
         if (d && !d.configurable && !d.writable) {
           (this.leaves ??= new Set()).add(key);
           return value;
         }
-        const children = (this.children ??= new Map());
-        let child = children.get(key);
-        if (!child) children.set(key, (child = new ReadTracker(value)));
-        return child.tracked();
+        const created = new ReadTracker(value);
+        children.set(key, created);
+        return created.tracked();
       },
     }));
   }

@@ -15,7 +15,9 @@
  */
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
-import { readOneDocument } from './load.js';
+import type { InputSet } from '../model/inputs.js';
+import { buildInputSet, readOneDocument, type DocumentReading, type ReadObserver } from './load.js';
+import type { RawDocument } from './parse.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
 import type { Raw } from './validate/reader.js';
@@ -24,7 +26,32 @@ import type { Raw } from './validate/reader.js';
 export function retainedForStorage(raw: Raw): Raw | null {
   if (!hasKindAndName(raw)) return null;
   const tracker = new ReadTracker(raw as Record<string, unknown>);
-  const { diagnostics, used } = readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw });
+  return retainedOfReading(raw, tracker, readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw }));
+}
+
+/**
+ * `buildInputSet` and `retainedForStorage` of every document from one validation pass: each
+ * document is read through its tracker once, and `keep` is given its projection (null: nothing
+ * stored) right after its reading, in document order, so no projection outlives its use.
+ */
+export function buildInputSetRetaining(
+  docs: readonly RawDocument[],
+  keep: (retained: Raw | null, doc: RawDocument) => void,
+): InputSet {
+  let tracker: ReadTracker | undefined;
+  const observer: ReadObserver = {
+    view(doc) {
+      tracker = hasKindAndName(doc.object) ? new ReadTracker(doc.object as Record<string, unknown>) : undefined;
+      return tracker ? (tracker.tracked() as Raw) : doc.object;
+    },
+    read(doc, reading) {
+      keep(tracker ? retainedOfReading(doc.object, tracker, reading) : null, doc);
+    },
+  };
+  return buildInputSet(docs, observer);
+}
+
+function retainedOfReading(raw: Raw, tracker: ReadTracker, { diagnostics, used }: DocumentReading): Raw | null {
   const error = diagnostics.find((d) => d.severity === 'error');
   if (error) return redactRejected(raw, error);
   if (!used) return null;

@@ -43,7 +43,8 @@ export const appliesToRouters = (policyKey: string): boolean =>
 
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {
-  for (const [k, v] of Object.entries(selector)) if (labels[k] !== v) return false;
+  // for…in, not Object.entries: no array per call (called for every pod × service of a namespace).
+  for (const k in selector) if (Object.hasOwn(selector, k) && labels[k] !== selector[k]) return false;
   return true;
 }
 

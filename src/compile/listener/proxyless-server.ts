@@ -88,6 +88,9 @@ function listener(name: string, host: string, port: number, chains: FilterChain[
   return { name, address: socketAddress(bare, port), filter_chains: chains };
 }
 
+const hasSelector = (s: MeshService): s is MeshService & { readonly selector: Readonly<Record<string, string>> } =>
+  s.selector !== undefined && Object.keys(s.selector).length > 0;
+
 /** The server listeners of a namespace's pods, by name. */
 export function buildProxylessServerListeners(
   ctx: CompileContext,
@@ -103,10 +106,10 @@ export function buildProxylessServerListeners(
       out.set(name, listener(name, host, port, chains));
     }
   };
+  // Services with a selector, found once per namespace rather than once per pod.
+  const selectorServices = services.filter(hasSelector);
   for (const w of workloads) {
-    const selecting = services.filter(
-      (s) => s.selector !== undefined && Object.keys(s.selector).length > 0 && selects(s.selector, w.labels),
-    );
+    const selecting = selectorServices.filter((s) => selects(s.selector, w.labels));
     for (const p of inboundPorts(ctx, selecting)) {
       if (!isGrpcFamily(p.port.protocol)) continue;
       const chains = serverChains(ctx, w, p.targetPort);

@@ -135,7 +135,10 @@ function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, dige
 
 function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject | undefined {
   const kept = retainedForStorage(raw);
-  if (!kept) return undefined;
+  return kept ? storedOfRetained(raw, kept, key, hasher) : undefined;
+}
+
+function storedOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
   const bytes = utf8Bytes(canonicalText(kept));
   const digest = digestOf(bytes, hasher);
   if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
@@ -157,4 +160,9 @@ export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefine
 /** The stored form of any document (src/inputs/retain.ts: only what the compiler reads), or undefined when none of it is stored. */
 export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefined {
   return stored(raw, objectKeyOf(raw), hasher);
+}
+
+/** `storedDocument` of a document whose `retainedForStorage` is already known (src/inputs/retain.ts buildInputSetRetaining). */
+export function storedRetainedDocument(raw: Raw, kept: Raw | null, hasher?: Hasher): StoredObject | undefined {
+  return kept ? storedOfRetained(raw, kept, objectKeyOf(raw), hasher) : undefined;
 }

@@ -4,7 +4,13 @@
  * canonical object form (canonical-object.ts), the key scheme (keys.ts), the hash trie whose root
  * is the inputs digest (tree.ts), and store I/O (store-io.ts).
  */
-export { canonicalObject, storedDocument, storedObject, type StoredObject } from './canonical-object.js';
+export {
+  canonicalObject,
+  storedDocument,
+  storedObject,
+  storedRetainedDocument,
+  type StoredObject,
+} from './canonical-object.js';
 export {
   INPUT_LAYERS,
   keyString,
@@ -25,6 +31,7 @@ export {
 } from './store-io.js';
 export {
   buildStoredInputs,
+  inputSetAndStoredInputs,
   STORED_INPUTS_SCHEMA,
   STORED_INPUTS_SCHEMA_V1,
   StoredInputsTree,

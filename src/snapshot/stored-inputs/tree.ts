@@ -19,7 +19,9 @@ import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, type StoredObject } from './canonical-object.js';
+import { storedDocument, storedRetainedDocument, type StoredObject } from './canonical-object.js';
+import { buildInputSetRetaining } from '../../inputs/retain.js';
+import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
 
 export const STORED_INPUTS_SCHEMA = 'meshsnap.inputs/v2';
@@ -158,6 +160,23 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
     docs.flatMap((d) => storedDocument(d.object, hasher) ?? []),
     hasher,
   );
+}
+
+/**
+ * The InputSet of raw documents and their stored inputs, from one validation pass
+ * (src/inputs/retain.ts `buildInputSetRetaining`): each document's projection is canonicalised
+ * and hashed as soon as it is read, and dropped.
+ */
+export function inputSetAndStoredInputs(
+  docs: readonly RawDocument[],
+  hasher?: Hasher,
+): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
+  const objects: StoredObject[] = [];
+  const inputs = buildInputSetRetaining(docs, (kept, doc) => {
+    const object = storedRetainedDocument(doc.object, kept, hasher);
+    if (object) objects.push(object);
+  });
+  return { inputs, stored: buildStoredInputs(objects, hasher) };
 }
 
 /** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */

@@ -71,13 +71,30 @@ function writeMessage(w: WireWriter, plan: MessagePlan, m: Record<string, unknow
     const at = plan.position.get(keys[i] as string);
     if (at !== undefined) present.push(at);
   }
-  present.sort(byNumber);
+  sortPositions(present);
   for (let i = 0; i < present.length; i++) writeField(w, fields[present[i] as number] as FieldPlan, m, depth);
 }
 
 /** Types with more fields than this are written by their own keys (message objects are plain data: every field an own enumerable property). */
 const SPARSE_FROM_FIELDS = 10;
 const byNumber = (a: number, b: number): number => a - b;
+
+/** Ascending, in place: insertion sort for the few fields a message sets (`sort` allocates a work array per call). */
+function sortPositions(xs: number[]): void {
+  if (xs.length > 32) {
+    xs.sort(byNumber);
+    return;
+  }
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i] as number;
+    let j = i - 1;
+    while (j >= 0 && (xs[j] as number) > x) {
+      xs[j + 1] = xs[j] as number;
+      j--;
+    }
+    xs[j + 1] = x;
+  }
+}
 
 function writeField(w: WireWriter, f: FieldPlan, m: Record<string, unknown>, depth: number): void {
   const v = m[f.name];
