@@ -31,7 +31,7 @@ import { LastKnownGood } from './last-known-good.js';
 import { WatchMetrics } from './metrics.js';
 import { ObjectCache, type CacheChange, type Raw } from './object-cache.js';
 import { ChangeLog } from './provenance.js';
-import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, type ResourceSpec } from './resources.js';
+import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, GATEWAY_API_STATUS_RESOURCES, type ResourceSpec } from './resources.js';
 import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';
@@ -39,6 +39,9 @@ import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
 import { pinnedRefusalMessage } from '../history/pinned-round.js';
 import { compileRequest } from './round/request.js';
 import { roundResult, type RoundResult } from './round/result.js';
+import { computedStatuses } from './status/desired.js';
+import { kubeStatusClient, statusObjectPath } from './status/status-client.js';
+import { StatusWriter, type StatusClient } from './status/writer.js';
 
 export type { RoundResult } from './round/result.js';
 
@@ -66,8 +69,20 @@ export interface WatcherOptions {
   readonly hasher?: Hasher;
   readonly discover?: Discover;
   readonly log?: WatchLog;
-  /** Wall clock for version records' createdAt. */
+  /** Wall clock for version records' createdAt (and the status writer's lastTransitionTime). */
   readonly now?: () => Date;
+  /** `--write-status`: write the Gateway API statuses each served round computed (src/watch/status/). */
+  readonly writeStatus?: WriteStatusOptions;
+}
+
+export interface WriteStatusOptions {
+  /** Status requests per second and burst (defaults 20 and 40). */
+  readonly qps?: number;
+  readonly burst?: number;
+  /** Default: the kubeconfig's API server. */
+  readonly client?: StatusClient;
+  readonly maxAttempts?: number;
+  readonly retryInitialMs?: number;
 }
 
 export class Watcher {
@@ -95,6 +110,8 @@ export class Watcher {
   /** Informers failing with 403/404 (a lost RBAC rule, a deleted CRD): their objects stay cached. */
   private readonly denied = new Map<string, DeniedInformer>();
   private crdTimer: unknown = null;
+  /** `--write-status` only. */
+  private readonly status: StatusWriter | undefined;
   private started = false;
   private stopped = false;
   private everSynced = false;
@@ -117,6 +134,23 @@ export class Watcher {
       onError: (err) =>
         this.log({ level: 'error', event: 'watch.round_failed', message: 'compile round failed', error: String(err) }),
     });
+    this.status = opts.writeStatus && this.statusWriter(opts.writeStatus);
+  }
+
+  private statusWriter(o: WriteStatusOptions): StatusWriter {
+    return new StatusWriter({
+      client: o.client ?? kubeStatusClient(this.opts.kubeConfig),
+      pathOf: statusObjectPath,
+      clock: this.timerClock,
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      ...(o.qps !== undefined ? { qps: o.qps } : {}),
+      ...(o.burst !== undefined ? { burst: o.burst } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+      ...(o.retryInitialMs !== undefined ? { retryInitialMs: o.retryInitialMs } : {}),
+      log: (level, event, fields) => this.log({ level, event, ...fields }),
+      count: (result) => this.metrics.statusWrites.inc({ result }),
+      queued: (size) => this.metrics.statusQueue.set(size),
+    });
   }
 
   /** Discovers what the cluster serves and starts one informer per resource (and namespace). */
@@ -138,11 +172,13 @@ export class Watcher {
     if (this.crdTimer !== null) this.timerClock.clearTimeout(this.crdTimer);
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.debouncer.idle();
+    await this.status?.stop();
   }
 
-  /** Resolves when no compile round is running. */
-  idle(): Promise<void> {
-    return this.debouncer.idle();
+  /** Resolves when no compile round is running and (--write-status) no status is waiting to be written. */
+  async idle(): Promise<void> {
+    await this.debouncer.idle();
+    await this.status?.idle();
   }
 
   get synced(): boolean {
@@ -251,6 +287,8 @@ export class Watcher {
       spec.namespaced && spec.namespace === undefined && this.opts.namespaces?.length
         ? this.opts.namespaces
         : [undefined];
+    // The status writer reads each object's current status and resourceVersion, which the cache strips.
+    const status = GATEWAY_API_STATUS_RESOURCES.includes(spec) ? this.status : undefined;
     for (const ns of namespaces) {
       const informer: ResourceInformer = new ResourceInformer(
         this.opts.kubeConfig,
@@ -258,8 +296,14 @@ export class Watcher {
         version,
         ns,
         {
-          upsert: (raw) => this.apply(this.cache.upsert(raw), spec.kind),
-          remove: (raw) => this.apply(this.cache.remove(raw), spec.kind, 'deleted'),
+          upsert: (raw) => {
+            status?.observe(raw);
+            this.apply(this.cache.upsert(raw), spec.kind);
+          },
+          remove: (raw) => {
+            status?.forget(raw);
+            this.apply(this.cache.remove(raw), spec.kind, 'deleted');
+          },
           synced: () => this.onSynced(informer),
           emptied: (kept) => {
             this.kept.set(informer.id, kept);
@@ -392,7 +436,28 @@ export class Watcher {
     const { result, compileMs } = await this.compile(request, changed);
     const diagnostics = this.diagnostics(result);
     const stored = await this.publish(request, result, diagnostics, inputs);
+    this.writeStatus(request, result, stored);
     return this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+  }
+
+  /**
+   * --write-status: the statuses of what the channel serves now. A refused round, or a config
+   * change on a pinned channel (a candidate), is not served: its statuses would describe config
+   * the proxies do not have, so they are not written.
+   */
+  private writeStatus(request: CompileRequest, result: CompileResult, stored: PublishedRound): void {
+    if (!this.status) return;
+    if (stored.refused || stored.pinned) {
+      this.log({
+        level: 'info',
+        event: 'watch.status_not_written',
+        message: `this round's config is not served (${stored.refused ? 'refused by the publish guard' : 'the channel is pinned'}); Gateway API statuses are left as they are`,
+      });
+      return;
+    }
+    const queued = this.status.sync(computedStatuses(result.diagnostics), (key) => request.get?.(key)?.generation);
+    if (queued > 0)
+      this.log({ level: 'debug', event: 'watch.status_queued', message: `${queued} status(es) to write`, queued });
   }
 
   /** The keys changed since the last round; events from now on go to the next one. */

@@ -1,0 +1,23 @@
+/** The statuses a compile computed: its `gateway-api-status` diagnostics, one per object. Pure. */
+import type { Diagnostic } from '../../model/diagnostics.js';
+import { STATUS_DIAGNOSTIC_CODE, type ObjectStatus } from '../../model/object-status.js';
+
+export interface ComputedStatus {
+  /** `Kind/namespace/name` (namespace empty for a GatewayClass), as the watcher keys objects. */
+  readonly key: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly status: ObjectStatus;
+}
+
+export function computedStatuses(diagnostics: readonly Diagnostic[]): ComputedStatus[] {
+  const out = new Map<string, ComputedStatus>();
+  for (const d of diagnostics) {
+    if (d.code !== STATUS_DIAGNOSTIC_CODE || !d.status || !d.kind || !d.name) continue;
+    const namespace = d.namespace ?? '';
+    const key = `${d.kind}/${namespace}/${d.name}`;
+    out.set(key, { key, kind: d.kind, namespace, name: d.name, status: d.status });
+  }
+  return [...out.values()];
+}

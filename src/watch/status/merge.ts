@@ -1,0 +1,136 @@
+/**
+ * The status to write for one Gateway API object: what the compile computed (object-status.ts,
+ * without times) merged with what the object carries now. Pure.
+ *
+ * - A condition keeps its `lastTransitionTime` while its `status` stays the same (reason, message
+ *   and observedGeneration may change under it), and gets `now` when its status changes or it is
+ *   new; that is metav1.Condition's contract, as istiod and `meta.SetStatusCondition` keep it.
+ *   Conditions are matched by type, within the same listener (by name) or route parent (by parentRef).
+ * - A route's `parents[]` is shared by every controller that serves one of its parents: entries of
+ *   other controllers are kept as they are, first, and ours (by controllerName) replaced by the
+ *   computed ones (istiod's createRouteStatus does the same).
+ * - A GatewayClass's and a Gateway's status belong to their controller: replaced whole.
+ */
+import {
+  GATEWAY_CONTROLLER_NAME,
+  type GatewayClassStatus,
+  type GatewayStatus,
+  type ListenerStatus,
+  type ObjectStatus,
+  type RouteParentStatus,
+  type RouteStatus,
+  type StatusCondition,
+  type StatusParentReference,
+} from '../../model/object-status.js';
+
+export type Json = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const records = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isRecord) : []);
+
+export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+export const ROUTE_KINDS: ReadonlySet<string> = new Set(['HTTPRoute', 'GRPCRoute', 'TCPRoute', 'TLSRoute']);
+
+export interface MergeContext {
+  /** The kind and namespace of the object (a parentRef without a namespace means the route's). */
+  readonly kind: string;
+  readonly namespace: string;
+  /** The object's `status` as the API server has it now (undefined when it has none). */
+  readonly current: unknown;
+  /** RFC 3339, seconds precision: the time of a condition whose status changed. */
+  readonly now: string;
+  /** Filled into conditions the compile left without one: the generation of the object it compiled. */
+  readonly generation?: number;
+  readonly controllerName?: string;
+}
+
+/** The full status to write: the computed one, with transition times, merged with the current one. */
+export function mergeStatus(computed: ObjectStatus, ctx: MergeContext): Json {
+  if (ROUTE_KINDS.has(ctx.kind)) return mergeRouteStatus((computed as RouteStatus).parents ?? [], ctx);
+  const current = isRecord(ctx.current) ? ctx.current : {};
+  const own = computed as GatewayStatus | GatewayClassStatus;
+  const out: Json = { conditions: timedConditions(own.conditions, current.conditions, ctx) };
+  if (ctx.kind === 'Gateway') {
+    const gw = computed as GatewayStatus;
+    const before = records(current.listeners);
+    out.listeners = (gw.listeners ?? []).map((l) => timedListener(l, before, ctx));
+    if (gw.addresses && gw.addresses.length > 0) out.addresses = gw.addresses.map((a) => ({ ...a }));
+  }
+  return out;
+}
+
+/**
+ * A route's status where meshsnap is responsible for none of its parents any more: the other
+ * controllers' entries only. Undefined when it has no entry of ours (nothing to remove).
+ */
+export function withoutOurParents(ctx: MergeContext): Json | undefined {
+  const controller = ctx.controllerName ?? GATEWAY_CONTROLLER_NAME;
+  const parents = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
+  if (!parents.some((p) => p.controllerName === controller)) return undefined;
+  return mergeRouteStatus([], ctx);
+}
+
+function mergeRouteStatus(ours: readonly RouteParentStatus[], ctx: MergeContext): Json {
+  const controller = ctx.controllerName ?? GATEWAY_CONTROLLER_NAME;
+  const parents = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
+  const others = parents.filter((p) => p.controllerName !== controller);
+  const ourBefore = parents.filter((p) => p.controllerName === controller);
+  const merged = ours.map((p) => {
+    const key = parentRefKey(p.parentRef, ctx.namespace);
+    const before = ourBefore.find((b) => isRecord(b.parentRef) && parentRefKey(b.parentRef, ctx.namespace) === key);
+    return {
+      parentRef: { ...p.parentRef },
+      controllerName: p.controllerName,
+      conditions: timedConditions(p.conditions, before?.conditions, ctx),
+    };
+  });
+  return { parents: [...others, ...merged] };
+}
+
+function timedListener(l: ListenerStatus, before: readonly Json[], ctx: MergeContext): Json {
+  const prev = before.find((b) => b.name === l.name);
+  return {
+    name: l.name,
+    supportedKinds: l.supportedKinds.map((k) => ({ ...k })),
+    attachedRoutes: l.attachedRoutes,
+    conditions: timedConditions(l.conditions, prev?.conditions, ctx),
+  };
+}
+
+/** The computed conditions, each with its transition time (kept while its status is the same). */
+export function timedConditions(
+  computed: readonly StatusCondition[],
+  previous: unknown,
+  ctx: Pick<MergeContext, 'now' | 'generation'>,
+): Json[] {
+  const before = records(previous);
+  return computed.map((c) => {
+    const prev = before.find((b) => b.type === c.type);
+    const kept = prev?.status === c.status && typeof prev.lastTransitionTime === 'string';
+    const observedGeneration = c.observedGeneration ?? ctx.generation;
+    return {
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message,
+      ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+      lastTransitionTime: kept ? (prev.lastTransitionTime as string) : ctx.now,
+    };
+  });
+}
+
+/** A parentRef with the spec's defaults (group gateway.networking.k8s.io, kind Gateway, the route's namespace), as one string. */
+export function parentRefKey(ref: StatusParentReference | Json, routeNamespace: string): string {
+  const r = ref as Partial<Record<keyof StatusParentReference, unknown>>;
+  return JSON.stringify([
+    r.group ?? GATEWAY_API_GROUP,
+    r.kind ?? 'Gateway',
+    r.namespace ?? routeNamespace,
+    r.name ?? '',
+    r.sectionName ?? '',
+    r.port ?? '',
+  ]);
+}
+
+/** metav1.Time: RFC 3339 in UTC, whole seconds. */
+export const metaTime = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');
