@@ -31,7 +31,13 @@ import { LastKnownGood } from './last-known-good.js';
 import { WatchMetrics } from './metrics.js';
 import { ObjectCache, type CacheChange, type Raw } from './object-cache.js';
 import { ChangeLog } from './provenance.js';
-import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, GATEWAY_API_STATUS_RESOURCES, type ResourceSpec } from './resources.js';
+import {
+  ALL_RESOURCES,
+  ENDPOINT_SLICES,
+  ENDPOINTS,
+  GATEWAY_API_STATUS_RESOURCES,
+  type ResourceSpec,
+} from './resources.js';
 import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';

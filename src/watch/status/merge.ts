@@ -7,8 +7,8 @@
  *   new; that is metav1.Condition's contract, as istiod and `meta.SetStatusCondition` keep it.
  *   Conditions are matched by type, within the same listener (by name) or route parent (by parentRef).
  * - A route's `parents[]` is shared by every controller that serves one of its parents: entries of
- *   other controllers are kept as they are, first, and ours (by controllerName) replaced by the
- *   computed ones (istiod's createRouteStatus does the same).
+ *   other controllers are kept as they are, and ours (by controllerName) replaced by the computed
+ *   ones, as istiod's createRouteStatus does (see mergeRouteStatus).
  * - A GatewayClass's and a Gateway's status belong to their controller: replaced whole.
  */
 import {
@@ -70,21 +70,38 @@ export function withoutOurParents(ctx: MergeContext): Json | undefined {
   return mergeRouteStatus([], ctx);
 }
 
+/**
+ * istiod's createRouteStatus: other controllers' entries stay where they are; an entry of ours is
+ * replaced in place when the compile still reports its parentRef and removed when not; entries for
+ * new parentRefs are appended, ordered by parentRefString descending as istiod orders them.
+ */
 function mergeRouteStatus(ours: readonly RouteParentStatus[], ctx: MergeContext): Json {
-  const controller = ctx.controllerName ?? GATEWAY_CONTROLLER_NAME;
-  const parents = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
-  const others = parents.filter((p) => p.controllerName !== controller);
-  const ourBefore = parents.filter((p) => p.controllerName === controller);
-  const merged = ours.map((p) => {
-    const key = parentRefKey(p.parentRef, ctx.namespace);
-    const before = ourBefore.find((b) => isRecord(b.parentRef) && parentRefKey(b.parentRef, ctx.namespace) === key);
-    return {
-      parentRef: { ...p.parentRef },
-      controllerName: p.controllerName,
-      conditions: timedConditions(p.conditions, before?.conditions, ctx),
-    };
+  // Ours: the controller meshsnap reports as, and any other name the compile reported under.
+  const controllers = new Set([ctx.controllerName ?? GATEWAY_CONTROLLER_NAME, ...ours.map((p) => p.controllerName)]);
+  const current = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
+  const computed = new Map(ours.map((p) => [parentRefKey(p.parentRef, ctx.namespace), p]));
+  const entry = (p: RouteParentStatus, before: Json | undefined): Json => ({
+    parentRef: { ...p.parentRef },
+    controllerName: p.controllerName,
+    conditions: timedConditions(p.conditions, before?.conditions, ctx),
   });
-  return { parents: [...others, ...merged] };
+  const parents: Json[] = [];
+  const placed = new Set<string>();
+  for (const p of current) {
+    if (typeof p.controllerName !== 'string' || !controllers.has(p.controllerName)) {
+      parents.push(p);
+      continue;
+    }
+    const key = isRecord(p.parentRef) ? parentRefKey(p.parentRef, ctx.namespace) : '';
+    const now = computed.get(key);
+    if (now && !placed.has(key)) {
+      parents.push(entry(now, p));
+      placed.add(key);
+    }
+  }
+  const added = [...computed].filter(([key]) => !placed.has(key)).sort(([a], [b]) => (a > b ? -1 : a < b ? 1 : 0));
+  for (const [, p] of added) parents.push(entry(p, undefined));
+  return { parents };
 }
 
 function timedListener(l: ListenerStatus, before: readonly Json[], ctx: MergeContext): Json {
@@ -97,14 +114,18 @@ function timedListener(l: ListenerStatus, before: readonly Json[], ctx: MergeCon
   };
 }
 
-/** The computed conditions, each with its transition time (kept while its status is the same). */
+/**
+ * The computed conditions, each with its transition time (kept while its status is the same).
+ * Conditions already there keep their place (as istiod's UpdateConditionIfChanged replaces them in
+ * place), new types follow in the compile's order; a type the compile no longer reports is dropped.
+ */
 export function timedConditions(
   computed: readonly StatusCondition[],
   previous: unknown,
   ctx: Pick<MergeContext, 'now' | 'generation'>,
 ): Json[] {
   const before = records(previous);
-  return computed.map((c) => {
+  const timed = (c: StatusCondition): Json => {
     const prev = before.find((b) => b.type === c.type);
     const kept = prev?.status === c.status && typeof prev.lastTransitionTime === 'string';
     const observedGeneration = c.observedGeneration ?? ctx.generation;
@@ -116,21 +137,29 @@ export function timedConditions(
       ...(observedGeneration !== undefined ? { observedGeneration } : {}),
       lastTransitionTime: kept ? (prev.lastTransitionTime as string) : ctx.now,
     };
-  });
+  };
+  const byType = new Map(computed.map((c) => [c.type, c]));
+  const out: Json[] = [];
+  for (const b of before) {
+    const c = typeof b.type === 'string' ? byType.get(b.type) : undefined;
+    if (!c) continue;
+    out.push(timed(c));
+    byType.delete(c.type);
+  }
+  for (const c of byType.values()) out.push(timed(c));
+  return out;
 }
 
-/** A parentRef with the spec's defaults (group gateway.networking.k8s.io, kind Gateway, the route's namespace), as one string. */
+/**
+ * istiod's parentRefString: group/kind/name/sectionName/port.namespace with the spec's defaults
+ * (group gateway.networking.k8s.io, kind Gateway, the route's namespace; port 0 when unset).
+ */
 export function parentRefKey(ref: StatusParentReference | Json, routeNamespace: string): string {
   const r = ref as Partial<Record<keyof StatusParentReference, unknown>>;
-  return JSON.stringify([
-    r.group ?? GATEWAY_API_GROUP,
-    r.kind ?? 'Gateway',
-    r.namespace ?? routeNamespace,
-    r.name ?? '',
-    r.sectionName ?? '',
-    r.port ?? '',
-  ]);
+  // Unset takes the default; an explicit "" stays (a Service's group is the core group, "").
+  const or = (v: unknown, d: string): string => (typeof v === 'string' ? v : d);
+  const port = typeof r.port === 'number' ? r.port : 0;
+  return `${or(r.group, GATEWAY_API_GROUP)}/${or(r.kind, 'Gateway')}/${or(r.name, '')}/${or(r.sectionName, '')}/${port}.${or(r.namespace, routeNamespace)}`;
 }
-
 /** metav1.Time: RFC 3339 in UTC, whole seconds. */
 export const metaTime = (d: Date): string => d.toISOString().replace(/\.\d+Z$/, 'Z');

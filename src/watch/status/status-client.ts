@@ -22,7 +22,12 @@ export function kubeStatusClient(kc: KubeConfig, timeoutMs = 30_000): StatusClie
 }
 
 /** The object path of a Gateway API kind read in `apiVersion` (undefined for any other kind). */
-export function statusObjectPath(kind: string, apiVersion: string, namespace: string, name: string): string | undefined {
+export function statusObjectPath(
+  kind: string,
+  apiVersion: string,
+  namespace: string,
+  name: string,
+): string | undefined {
   const spec = GATEWAY_API_STATUS_RESOURCES.find((r) => r.kind === kind);
   const slash = apiVersion.indexOf('/');
   if (!spec || slash < 0 || apiVersion.slice(0, slash) !== spec.group) return undefined;

@@ -122,7 +122,10 @@ export class StatusWriter {
    * Queues the objects whose status differs from what the round computed, and the routes that
    * still carry a parent entry of ours the round no longer computed. Returns how many were queued.
    */
-  sync(computed: readonly ComputedStatus[], generationOf: (key: string) => number | undefined = () => undefined): number {
+  sync(
+    computed: readonly ComputedStatus[],
+    generationOf: (key: string) => number | undefined = () => undefined,
+  ): number {
     if (this.stopped) return 0;
     const seen = new Set<string>();
     let queued = 0;
@@ -266,7 +269,12 @@ export class StatusWriter {
   }
 
   /** Logs a failed write and queues the object again after a backoff (unless a newer intent came). */
-  private failed(key: string, intent: Intent, id: { kind: string; namespace: string; name: string }, err: unknown): void {
+  private failed(
+    key: string,
+    intent: Intent,
+    id: { kind: string; namespace: string; name: string },
+    err: unknown,
+  ): void {
     this.opts.count?.('error');
     const attempts = (this.retries.get(key)?.attempts ?? 0) + 1;
     const delay = backoff(attempts, {
