@@ -238,7 +238,7 @@ export class StatusWriter {
         return this.cancelRetry(key);
       } catch (err) {
         code = statusCodeOf(err);
-        if (code === 404) return this.opts.count?.('gone');
+        if (code === 404) return this.gone(key);
         if (code === 400 || code === 422) return this.refused(id, code, err);
         if (code !== 409 || attempt >= maxAttempts) return this.failed(key, intent, id, err);
       }
@@ -253,7 +253,15 @@ export class StatusWriter {
       }
       if (object) this.observed.set(key, { ...id, object });
     }
-    if (!object) this.opts.count?.('gone');
+    if (!object) this.gone(key);
+  }
+
+  /** The object was deleted before the informer told us: forget it (the informer adds it again if it comes back). */
+  private gone(key: string): void {
+    this.opts.count?.('gone');
+    this.observed.delete(key);
+    this.lastWrite.delete(key);
+    this.cancelRetry(key);
   }
 
   private refused(id: { kind: string; namespace: string; name: string }, code: number, err: unknown): void {
