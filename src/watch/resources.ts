@@ -133,9 +133,9 @@ export const REQUEST_AUTHENTICATIONS: ResourceSpec = {
 };
 
 /**
- * The Kubernetes Gateway API (gateway.networking.k8s.io). GRPCRoute went from v1alpha2 straight to
- * v1; TCPRoute and TLSRoute are v1alpha2 until the CRD bundle that made them v1 (v1.5), whose
- * standard channel no longer serves v1alpha2.
+ * The Kubernetes Gateway API (gateway.networking.k8s.io), in the versions the loader reads
+ * (src/inputs/load.ts): v1, else v1beta1; TCPRoute and TLSRoute in v1alpha2 (the experimental
+ * channel; bundles from v1.5 on serve them as v1, which the loader does not read yet).
  */
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 const gatewayApi = (kind: string, plural: string, versions: readonly string[], namespaced = true): ResourceSpec => ({
@@ -149,9 +149,9 @@ const gatewayApi = (kind: string, plural: string, versions: readonly string[], n
 export const GATEWAY_CLASSES = gatewayApi('GatewayClass', 'gatewayclasses', ['v1', 'v1beta1'], false);
 export const K8S_GATEWAYS = gatewayApi('Gateway', 'gateways', ['v1', 'v1beta1']);
 export const HTTP_ROUTES = gatewayApi('HTTPRoute', 'httproutes', ['v1', 'v1beta1']);
-export const GRPC_ROUTES = gatewayApi('GRPCRoute', 'grpcroutes', ['v1', 'v1alpha2']);
-export const TCP_ROUTES = gatewayApi('TCPRoute', 'tcproutes', ['v1alpha2', 'v1']);
-export const TLS_ROUTES = gatewayApi('TLSRoute', 'tlsroutes', ['v1alpha2', 'v1']);
+export const GRPC_ROUTES = gatewayApi('GRPCRoute', 'grpcroutes', ['v1', 'v1beta1']);
+export const TCP_ROUTES = gatewayApi('TCPRoute', 'tcproutes', ['v1alpha2']);
+export const TLS_ROUTES = gatewayApi('TLSRoute', 'tlsroutes', ['v1alpha2']);
 export const REFERENCE_GRANTS = gatewayApi('ReferenceGrant', 'referencegrants', ['v1', 'v1beta1']);
 
 /** The Gateway API kinds with a status subresource meshsnap writes (`watch --write-status`). */

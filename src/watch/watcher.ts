@@ -16,7 +16,12 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
-import { keyString, StoredInputsTree, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
+import {
+  keyString,
+  KUBERNETES_GATEWAY_KIND,
+  StoredInputsTree,
+  type BuiltInputs,
+} from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { newPackCache } from '../snapshot/store/pack-cache.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
@@ -45,7 +50,7 @@ import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
 import { pinnedRefusalMessage } from '../history/pinned-round.js';
 import { compileRequest } from './round/request.js';
 import { roundResult, type RoundResult } from './round/result.js';
-import { computedStatuses } from './status/desired.js';
+import { computedStatuses, type ComputedStatus } from './status/desired.js';
 import { kubeStatusClient, statusObjectPath } from './status/status-client.js';
 import { StatusWriter, type StatusClient } from './status/writer.js';
 
@@ -461,7 +466,11 @@ export class Watcher {
       });
       return;
     }
-    const queued = this.status.sync(computedStatuses(result.diagnostics), (key) => request.get?.(key)?.generation);
+    // The generation of the object version compiled (a last-known-good one may be older than the cluster's).
+    const generation = ({ kind, namespace, name }: ComputedStatus) =>
+      request.get?.(keyString({ kind: kind === 'Gateway' ? KUBERNETES_GATEWAY_KIND : kind, namespace, name }))
+        ?.generation;
+    const queued = this.status.sync(computedStatuses(result.diagnostics), generation);
     if (queued > 0)
       this.log({ level: 'debug', event: 'watch.status_queued', message: `${queued} status(es) to write`, queued });
   }

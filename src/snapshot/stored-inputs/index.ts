@@ -8,6 +8,7 @@ export { canonicalObject, storedDocument, storedObject, type StoredObject } from
 export {
   INPUT_LAYERS,
   keyString,
+  KUBERNETES_GATEWAY_KIND,
   layerOf,
   objectKeyOf,
   parseKeyString,

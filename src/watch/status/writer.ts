@@ -124,14 +124,14 @@ export class StatusWriter {
    */
   sync(
     computed: readonly ComputedStatus[],
-    generationOf: (key: string) => number | undefined = () => undefined,
+    generationOf: (c: ComputedStatus) => number | undefined = () => undefined,
   ): number {
     if (this.stopped) return 0;
     const seen = new Set<string>();
     let queued = 0;
     for (const c of computed) {
       seen.add(c.key);
-      const generation = generationOf(c.key);
+      const generation = generationOf(c);
       if (this.enqueue(c.key, { type: 'set', computed: c, ...(generation !== undefined ? { generation } : {}) }))
         queued++;
     }
