@@ -249,7 +249,10 @@ test('infra/k8s/write-status: update/patch on exactly the status subresources th
     assert.deepEqual(r.verbs, ['update', 'patch']);
     for (const g of r.apiGroups) for (const res of r.resources) granted.push(`${g}/${res}`);
   }
-  assert.ok(granted.every((g) => g.endsWith('/status')), 'status subresources only');
+  assert.ok(
+    granted.every((g) => g.endsWith('/status')),
+    'status subresources only',
+  );
   assert.deepEqual(granted.sort(), GATEWAY_API_STATUS_RESOURCES.map((s) => `${s.group}/${s.plural}/status`).sort());
   assert.deepEqual(docs.find((d) => d.kind === 'ClusterRoleBinding')?.subjects, [
     { kind: 'ServiceAccount', name: 'meshsnap-watch', namespace: 'meshsnap-system' },

@@ -250,23 +250,19 @@ test(
   },
 );
 
-test(
-  'without --write-status nothing is written',
-  { timeout: 60_000 },
-  async () => {
-    const compiler = new StatusCompiler();
-    compiler.statuses = [classStatus];
-    const h = await startHarness({
-      server: { objects: [...baseMesh(), gatewayClass], resources: [...DEFAULT_RESOURCES, ...GATEWAY_API_RESOURCES] },
-      compiler,
-    });
-    try {
-      assert.deepEqual(
-        h.server.requests.filter((r) => r.method !== 'GET'),
-        [],
-      );
-    } finally {
-      await h.close();
-    }
-  },
-);
+test('without --write-status nothing is written', { timeout: 60_000 }, async () => {
+  const compiler = new StatusCompiler();
+  compiler.statuses = [classStatus];
+  const h = await startHarness({
+    server: { objects: [...baseMesh(), gatewayClass], resources: [...DEFAULT_RESOURCES, ...GATEWAY_API_RESOURCES] },
+    compiler,
+  });
+  try {
+    assert.deepEqual(
+      h.server.requests.filter((r) => r.method !== 'GET'),
+      [],
+    );
+  } finally {
+    await h.close();
+  }
+});
