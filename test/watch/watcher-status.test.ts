@@ -15,6 +15,7 @@ import {
   type ObjectStatus,
   type StatusCondition,
 } from '../../src/model/object-status.js';
+import { pin, unpin } from '../../src/history/pin.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import {
   LocalCompiler,
@@ -23,7 +24,7 @@ import {
   type SnapshotCompiler,
 } from '../../src/watch/compiler.js';
 import { DEFAULT_RESOURCES, GATEWAY_API_RESOURCES, until, type KubeObject } from '../helpers/fake-apiserver.js';
-import { baseMesh, service, startHarness } from './watch-harness.js';
+import { baseMesh, service, startHarness, type Harness } from './watch-harness.js';
 
 const GROUP = 'gateway.networking.k8s.io';
 const OTHER = 'example.net/another-controller';
@@ -121,7 +122,18 @@ const routeStatus = (message: string) =>
     'default',
   );
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- status JSON read back
+type Json = Record<string, any>;
+
+/** Applies a change and fires rounds until one more ran (status echoes are events too: count rounds, not events). */
+async function roundAfter(h: Harness, change: () => void): Promise<void> {
+  const n = h.watcher.rounds.length;
+  change();
+  for (let i = 0; i < 200 && h.watcher.rounds.length === n; i++) {
+    await h.settle(0);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(h.watcher.rounds.length > n, 'a round ran');
+} // eslint-disable-line @typescript-eslint/no-explicit-any -- status JSON read back
 
 test(
   '--write-status on the fake API server: written once, unchanged rounds write nothing, times kept/moved, other controllers kept, conflicts retried, stale parents removed',
@@ -139,16 +151,6 @@ test(
       writeStatus: { qps: 1000, burst: 1000 },
       now: () => now,
     });
-    /** Applies a change and fires rounds until one more ran (status echoes are events too: count rounds, not events). */
-    const roundAfter = async (change: () => void) => {
-      const n = h.watcher.rounds.length;
-      change();
-      for (let i = 0; i < 200 && h.watcher.rounds.length === n; i++) {
-        await h.settle(0);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      assert.ok(h.watcher.rounds.length > n, 'a round ran');
-    };
     const puts = () => h.server.requests.filter((r) => r.method === 'PUT').map((r) => r.path);
     const get = (kind: string, name: string, ns?: string) =>
       h.server.get({ apiVersion: `${GROUP}/v1`, kind }, ns, name) as Json;
@@ -197,14 +199,14 @@ test(
 
       // A round that changes nothing the statuses say (a Service changed): no write.
       const before = puts().length;
-      await roundAfter(() => h.server.apply(service('ratings')));
+      await roundAfter(h, () => h.server.apply(service('ratings')));
       assert.equal(h.watcher.rounds.at(-1)?.publish, 'published');
       assert.equal(puts().length, before, 'an unchanged round writes no status');
 
       // Programmed flips: only the Gateway is written; Programmed moves to T2, Accepted keeps T1.
       now = new Date('2026-03-01T11:00:00Z');
       compiler.statuses = [classStatus, gatewayStatus('False'), routeStatus('Route was valid')];
-      await roundAfter(() => h.server.apply(service('details')));
+      await roundAfter(h, () => h.server.apply(service('details')));
       assert.deepEqual(puts().slice(before), [`/apis/${GROUP}/v1/namespaces/default/gateways/gw/status`]);
       const times = Object.fromEntries(
         (get('Gateway', 'gw', 'default').status.conditions as Json[]).map((c) => [
@@ -238,7 +240,7 @@ test(
 
       // The route no longer has a parent of ours: only our entry goes.
       compiler.statuses = [classStatus, gatewayStatus('False')];
-      await roundAfter(() => h.server.apply(service('details', 9090)));
+      await roundAfter(h, () => h.server.apply(service('details', 9090)));
       assert.deepEqual(get('HTTPRoute', 'reviews', 'default').status.parents, [foreignParent]);
       assert.ok(
         !h.logs.some((l) => l.level === 'warn' && String(l.event).startsWith('watch.status')),
@@ -266,3 +268,40 @@ test('without --write-status nothing is written', { timeout: 60_000 }, async () 
     await h.close();
   }
 });
+
+test(
+  'a config change on a pinned channel is not served: its statuses are not written; after unpin they are',
+  { timeout: 60_000 },
+  async () => {
+    const compiler = new StatusCompiler();
+    compiler.statuses = [classStatus];
+    const h = await startHarness({
+      server: {
+        objects: [...baseMesh(), gatewayClass],
+        resources: [...DEFAULT_RESOURCES, ...GATEWAY_API_RESOURCES],
+      },
+      compiler,
+      writeStatus: { qps: 1000, burst: 1000 },
+    });
+    const puts = () => h.server.requests.filter((r) => r.method === 'PUT').length;
+    try {
+      assert.equal(puts(), 1, 'the first round wrote the GatewayClass status');
+      const ctx = { store: h.store, channel: 'main', actor: 'alice', reason: 'freeze', now: () => new Date() };
+      await pin(ctx, 'latest');
+      compiler.statuses = [
+        statusOf('GatewayClass', 'istio', { conditions: [cond('Accepted', 'False', 'InvalidParameters', 'bad')] }),
+      ];
+      await roundAfter(h, () => h.server.apply(service('ratings')));
+      assert.equal(puts(), 1, 'nothing written for a candidate config');
+      assert.ok(h.logs.some((l) => l.event === 'watch.status_not_written'));
+
+      await unpin(ctx);
+      await roundAfter(h, () => h.server.apply(service('details')));
+      assert.equal(puts(), 2);
+      const cls = h.server.get({ apiVersion: `${GROUP}/v1`, kind: 'GatewayClass' }, undefined, 'istio') as Json;
+      assert.equal(cls.status.conditions[0].status, 'False');
+    } finally {
+      await h.close();
+    }
+  },
+);
