@@ -122,7 +122,7 @@ const routeStatus = (message: string) =>
     'default',
   );
 
-type Json = Record<string, any>;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- status JSON read back
 
 /** Applies a change and fires rounds until one more ran (status echoes are events too: count rounds, not events). */
 async function roundAfter(h: Harness, change: () => void): Promise<void> {
@@ -133,7 +133,7 @@ async function roundAfter(h: Harness, change: () => void): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
   assert.ok(h.watcher.rounds.length > n, 'a round ran');
-} // eslint-disable-line @typescript-eslint/no-explicit-any -- status JSON read back
+}
 
 test(
   '--write-status on the fake API server: written once, unchanged rounds write nothing, times kept/moved, other controllers kept, conflicts retried, stale parents removed',
