@@ -5,7 +5,8 @@
  * one we sent without them, and an unchanged round writes nothing.
  */
 import { canonicalJson } from '../../canonical-json.js';
-import { GATEWAY_API_GROUP, type Json } from './merge.js';
+import { GATEWAY_API_GROUP } from '../../model/gateway-api.js';
+import type { Json } from './merge.js';
 
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -11,8 +11,8 @@
  *   ones, as istiod's createRouteStatus does (see mergeRouteStatus).
  * - A GatewayClass's and a Gateway's status belong to their controller: replaced whole.
  */
+import { GATEWAY_API_GROUP, OWN_CONTROLLERS } from '../../model/gateway-api.js';
 import {
-  GATEWAY_CONTROLLER_NAME,
   type GatewayClassStatus,
   type GatewayStatus,
   type ListenerStatus,
@@ -28,7 +28,6 @@ export type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const records = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isRecord) : []);
 
-export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const ROUTE_KINDS: ReadonlySet<string> = new Set(['HTTPRoute', 'GRPCRoute', 'TCPRoute', 'TLSRoute']);
 
 export interface MergeContext {
@@ -41,8 +40,10 @@ export interface MergeContext {
   readonly now: string;
   /** Filled into conditions the compile left without one: the generation of the object it compiled. */
   readonly generation?: number;
-  readonly controllerName?: string;
 }
+
+/** A route parent entry of ours: under Istio's controller name or meshsnap's alias. */
+const isOurs = (p: Json): boolean => typeof p.controllerName === 'string' && OWN_CONTROLLERS.includes(p.controllerName);
 
 /** The full status to write: the computed one, with transition times, merged with the current one. */
 export function mergeStatus(computed: ObjectStatus, ctx: MergeContext): Json {
@@ -64,9 +65,8 @@ export function mergeStatus(computed: ObjectStatus, ctx: MergeContext): Json {
  * controllers' entries only. Undefined when it has no entry of ours (nothing to remove).
  */
 export function withoutOurParents(ctx: MergeContext): Json | undefined {
-  const controller = ctx.controllerName ?? GATEWAY_CONTROLLER_NAME;
   const parents = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
-  if (!parents.some((p) => p.controllerName === controller)) return undefined;
+  if (!parents.some(isOurs)) return undefined;
   return mergeRouteStatus([], ctx);
 }
 
@@ -76,8 +76,6 @@ export function withoutOurParents(ctx: MergeContext): Json | undefined {
  * new parentRefs are appended, ordered by parentRefString descending as istiod orders them.
  */
 function mergeRouteStatus(ours: readonly RouteParentStatus[], ctx: MergeContext): Json {
-  // Ours: the controller meshsnap reports as, and any other name the compile reported under.
-  const controllers = new Set([ctx.controllerName ?? GATEWAY_CONTROLLER_NAME, ...ours.map((p) => p.controllerName)]);
   const current = records(isRecord(ctx.current) ? ctx.current.parents : undefined);
   const computed = new Map(ours.map((p) => [parentRefKey(p.parentRef, ctx.namespace), p]));
   const entry = (p: RouteParentStatus, before: Json | undefined): Json => ({
@@ -88,7 +86,7 @@ function mergeRouteStatus(ours: readonly RouteParentStatus[], ctx: MergeContext)
   const parents: Json[] = [];
   const placed = new Set<string>();
   for (const p of current) {
-    if (typeof p.controllerName !== 'string' || !controllers.has(p.controllerName)) {
+    if (!isOurs(p)) {
       parents.push(p);
       continue;
     }

@@ -155,6 +155,9 @@ test('route parents: ours replaced in place, ours no longer computed removed, ne
   // Nothing of ours computed any more: only the others stay; nothing of ours there: nothing to do.
   assert.deepEqual(withoutOurParents(route(current)), { parents: [foreign] });
   assert.equal(withoutOurParents(route({ parents: [foreign] })), undefined);
+  // meshsnap's alias controller (a GatewayClass naming meshsnap.dev/gateway-controller) is ours too.
+  const alias = { ...ours(ref('x'), []), controllerName: 'meshsnap.dev/gateway-controller' };
+  assert.deepEqual(withoutOurParents(route({ parents: [alias, foreign] })), { parents: [foreign] });
   assert.equal(withoutOurParents(route(undefined)), undefined);
 });
 
