@@ -13,6 +13,8 @@
  * - An endpoint change is incremental end to end: object → InputSet patch → incremental compile
  *   → snapshot delta → inputs tree update → publish of only the new objects and documents.
  * - A round's steps (inputs, compile request, compile, publish, result) live in ./round/.
+ * - `writeStatus` (`--write-status`): after a served round, the Gateway API statuses the compile
+ *   computed are written to the objects' status subresources when they changed (./status/).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
