@@ -449,8 +449,14 @@ export class Watcher {
     const { result, compileMs } = await this.compile(request, changed);
     const diagnostics = this.diagnostics(result);
     const stored = await this.publish(request, result, diagnostics, inputs);
-    this.writeStatus(request, result, stored);
-    return this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+    const round = this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+    // After the published log line (relays are told first); a status problem never fails the round.
+    try {
+      this.writeStatus(request, result, stored);
+    } catch (err) {
+      this.log({ level: 'warn', event: 'watch.status_failed', message: 'status sync failed', error: errorText(err) });
+    }
+    return round;
   }
 
   /**

@@ -87,6 +87,12 @@ const statusCodeOf = (err: unknown): number | undefined => {
 export class StatusWriter {
   private readonly observed = new Map<string, Observed>();
   private readonly lastWrite = new Map<string, LastWrite>();
+  /**
+   * Objects found not to need a write, with the intent and the object version they were checked
+   * against: the next round skips them without merging again while neither changed (a 10k-route
+   * mesh's unchanged round then costs one JSON text per route).
+   */
+  private readonly settled = new Map<string, { readonly intent: string; readonly object: Json }>();
   private readonly queue = new Map<string, Intent>();
   private readonly retries = new Map<string, { attempts: number; timer: unknown }>();
   private readonly bucket: TokenBucket;
@@ -112,6 +118,7 @@ export class StatusWriter {
     const key = keyOf(id);
     this.observed.delete(key);
     this.lastWrite.delete(key);
+    this.settled.delete(key);
     this.queue.delete(key);
     this.cancelRetry(key);
   }
@@ -127,16 +134,18 @@ export class StatusWriter {
     generationOf: (c: ComputedStatus) => number | undefined = () => undefined,
   ): number {
     if (this.stopped) return 0;
+    const now = this.now();
     const seen = new Set<string>();
     let queued = 0;
     for (const c of computed) {
       seen.add(c.key);
       const generation = generationOf(c);
-      if (this.enqueue(c.key, { type: 'set', computed: c, ...(generation !== undefined ? { generation } : {}) }))
-        queued++;
+      const intent: Intent = { type: 'set', computed: c, ...(generation !== undefined ? { generation } : {}) };
+      if (this.enqueue(c.key, intent, now)) queued++;
     }
     for (const [key, o] of this.observed)
-      if (ROUTE_KINDS.has(o.kind) && !seen.has(key) && this.enqueue(key, { type: 'clear', kind: o.kind })) queued++;
+      if (ROUTE_KINDS.has(o.kind) && !seen.has(key) && this.enqueue(key, { type: 'clear', kind: o.kind }, now))
+        queued++;
     this.kick();
     return queued;
   }
@@ -164,15 +173,25 @@ export class StatusWriter {
   // ---- the queue -----------------------------------------------------------------------------
 
   /** Queues an intent when the object needs a write now (replacing a pending one); false when not. */
-  private enqueue(key: string, intent: Intent): boolean {
+  private enqueue(key: string, intent: Intent, now: string): boolean {
     const o = this.observed.get(key);
-    if (!o || !this.needsWrite(key, intent, o.object)) {
+    // Plain JSON text suffices for the memo: equal text is equal content; a key-order difference only re-checks.
+    const text = intent.type === 'set' ? JSON.stringify([intent.computed.status, intent.generation ?? null]) : 'clear';
+    const settled = this.settled.get(key);
+    if (o && settled && settled.intent === text && settled.object === o.object) return false;
+    if (!o || !this.desired(key, intent, o.object, now)) {
+      if (o) this.settled.set(key, { intent: text, object: o.object });
       this.queue.delete(key);
       this.cancelRetry(key);
       return false;
     }
+    this.settled.delete(key);
     this.queue.set(key, intent);
     return true;
+  }
+
+  private now(): string {
+    return metaTime(this.opts.now?.() ?? new Date());
   }
 
   private kick(): void {
@@ -195,14 +214,14 @@ export class StatusWriter {
   }
 
   /** The status to write over `object`'s, or undefined when it already has it. */
-  private desired(key: string, intent: Intent, object: Json): Json | undefined {
+  private desired(key: string, intent: Intent, object: Json, now: string): Json | undefined {
     const id = identity(object);
     if (!id) return undefined;
     const ctx = {
       kind: id.kind,
       namespace: id.namespace,
       current: object.status,
-      now: metaTime(this.opts.now?.() ?? new Date()),
+      now,
       ...(intent.type === 'set' && intent.generation !== undefined ? { generation: intent.generation } : {}),
     };
     const status = intent.type === 'set' ? mergeStatus(intent.computed.status, ctx) : withoutOurParents(ctx);
@@ -213,15 +232,11 @@ export class StatusWriter {
     return status;
   }
 
-  private needsWrite(key: string, intent: Intent, object: Json): boolean {
-    return this.desired(key, intent, object) !== undefined;
-  }
-
   private async write(key: string, intent: Intent): Promise<void> {
     const maxAttempts = this.opts.maxAttempts ?? 5;
     let object = this.observed.get(key)?.object;
     for (let attempt = 1; object && !this.stopped; attempt++) {
-      const status = this.desired(key, intent, object);
+      const status = this.desired(key, intent, object, this.now());
       if (!status) return this.cancelRetry(key);
       const id = identity(object)!;
       const path = this.opts.pathOf(id.kind, String(object.apiVersion ?? ''), id.namespace, id.name);
@@ -261,6 +276,7 @@ export class StatusWriter {
     this.opts.count?.('gone');
     this.observed.delete(key);
     this.lastWrite.delete(key);
+    this.settled.delete(key);
     this.cancelRetry(key);
   }
 
