@@ -91,7 +91,7 @@ test(
     await ns.create({
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: 'gw-istio', namespace: NS },
+      metadata: { name: `gw-${CLASS}`, namespace: NS }, // the Service of a managed Gateway: <gateway>-<class>
       spec: {
         selector: { [`${GROUP}/gateway-name`]: 'gw' },
         ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
