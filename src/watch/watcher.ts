@@ -171,10 +171,15 @@ export class Watcher {
     if (this.started) throw new Error('watcher already started');
     this.started = true;
     const discover = this.opts.discover ?? makeDiscovery(this.opts.kubeConfig);
-    for (const spec of ALL_RESOURCES) {
-      const chosen = await this.choose(spec, discover);
+    // Every kind is asked about at once (kinds of one group-version share the request, see
+    // discovery.ts); informers start in ALL_RESOURCES order, core kinds at once.
+    const choices = ALL_RESOURCES.map((spec) => this.choose(spec, discover));
+    for (const c of choices) c.catch(() => undefined); // a failure is thrown by the await below
+    for (const choice of choices) {
+      const chosen = await choice;
       if (this.stopped) return; // stopped while discovery was waiting on the API server
-      if (chosen) this.startInformers(chosen.spec, chosen.version);
+      if (chosen && 'missing' in chosen) this.missing.push(chosen.missing);
+      else if (chosen) this.startInformers(chosen.spec, chosen.version);
     }
     if (this.missing.length > 0) this.pollCrds(discover);
   }
@@ -233,7 +238,7 @@ export class Watcher {
   private async choose(
     spec: ResourceSpec,
     discover: Discover,
-  ): Promise<{ spec: ResourceSpec; version: string } | undefined> {
+  ): Promise<{ spec: ResourceSpec; version: string } | { missing: ResourceSpec }> {
     // Core v1 is always there; asking would only cost a request per kind.
     if (spec.group === '') return { spec, version: spec.versions[0] as string };
     const version = await discover(spec);
@@ -253,8 +258,7 @@ export class Watcher {
         message: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`,
         versions: spec.versions,
       });
-      this.missing.push(spec);
-      return undefined;
+      return { missing: spec };
     }
     throw new Error(`the API server does not serve ${spec.kind}.${spec.group} in ${spec.versions.join(', ')}`);
   }
