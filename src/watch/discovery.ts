@@ -11,14 +11,28 @@ import type { ResourceSpec } from './resources.js';
 
 export type Discover = (spec: ResourceSpec) => Promise<string | undefined>;
 
-/** The first of the spec's versions the server serves it in, or undefined when none is. Throws on other errors (the caller retries). */
+/**
+ * The first of the spec's versions the server serves it in, or undefined when none is. Throws on
+ * other errors (the caller retries). Kinds of one group-version asked about at the same time share
+ * one request (the watcher asks about every kind at once; the Gateway API's seven kinds are two
+ * group-versions); nothing is kept once it is answered, so a CRD installed later is seen.
+ */
 export function makeDiscovery(kc: KubeConfig): Discover {
+  const inflight = new Map<string, Promise<unknown>>();
+  const get = (path: string): Promise<unknown> => {
+    let p = inflight.get(path);
+    if (!p) {
+      p = kubeGet(kc, path).finally(() => inflight.delete(path));
+      inflight.set(path, p);
+    }
+    return p;
+  };
   return async (spec) => {
     for (const version of spec.versions) {
       const path = spec.group === '' ? `/api/${version}` : `/apis/${spec.group}/${version}`;
       let doc: unknown;
       try {
-        doc = await kubeGet(kc, path);
+        doc = await get(path);
       } catch (err) {
         if (err instanceof KubeHttpError && err.statusCode === 404) continue;
         throw err;

@@ -14,6 +14,8 @@ export class WatchMetrics {
   readonly version: Gauge;
   readonly keptObjects: Gauge<'informer'>;
   readonly informerDenied: Gauge<'informer'>;
+  readonly statusWrites: Counter<'result'>;
+  readonly statusQueue: Gauge;
 
   constructor() {
     const registers = [this.registry];
@@ -70,6 +72,17 @@ export class WatchMetrics {
       name: 'meshsnap_watch_informer_denied_status',
       help: 'The HTTP status (403, 404) an informer keeps failing with (a lost RBAC rule, a deleted CRD), its objects kept; 0 once it lists again.',
       labelNames: ['informer'],
+      registers,
+    });
+    this.statusWrites = new Counter({
+      name: 'meshsnap_watch_status_writes_total',
+      help: 'Gateway API status writes (--write-status) by result: written, conflict (read again and retried), gone, refused (400/422), error (retried with backoff).',
+      labelNames: ['result'],
+      registers,
+    });
+    this.statusQueue = new Gauge({
+      name: 'meshsnap_watch_status_queue',
+      help: 'Gateway API objects whose status is waiting to be written (--write-status).',
       registers,
     });
     this.version = new Gauge({

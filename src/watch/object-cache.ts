@@ -16,6 +16,8 @@ import { lastFieldManager } from './field-manager.js';
 export interface CachedObject extends StoredObject {
   /** The API server's resourceVersion of this version. */
   readonly resourceVersion?: string;
+  /** Its metadata.generation (the spec's version), where the server keeps one: a status's observedGeneration. */
+  readonly generation?: number;
 }
 
 export type { Raw };
@@ -34,6 +36,12 @@ export function resourceVersionOf(raw: Raw): string | undefined {
   return typeof rv === 'string' ? rv : undefined;
 }
 
+export function generationOf(raw: Raw): number | undefined {
+  const meta = raw.metadata as Raw | undefined;
+  const g = meta && typeof meta === 'object' ? meta.generation : undefined;
+  return typeof g === 'number' ? g : undefined;
+}
+
 export class ObjectCache {
   private readonly objects = new Map<string, CachedObject>();
 
@@ -46,8 +54,13 @@ export class ObjectCache {
     const k = keyString(stored.key);
     const prev = this.objects.get(k);
     const resourceVersion = resourceVersionOf(raw);
+    const generation = generationOf(raw);
     // Onto the fresh object, not a spread copy: a spread would run its parse-on-first-read getter.
-    const next: CachedObject = resourceVersion !== undefined ? Object.assign(stored, { resourceVersion }) : stored;
+    const next: CachedObject = Object.assign(
+      stored,
+      resourceVersion !== undefined ? { resourceVersion } : {},
+      generation !== undefined ? { generation } : {},
+    );
     this.objects.set(k, next);
     if (prev && prev.digest === next.digest) return undefined;
     const manager = lastFieldManager(raw);

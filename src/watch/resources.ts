@@ -140,6 +140,38 @@ export const REQUEST_AUTHENTICATIONS: ResourceSpec = {
   optional: true,
 };
 
+/**
+ * The Kubernetes Gateway API (gateway.networking.k8s.io), in the versions the loader reads
+ * (src/inputs/load.ts): v1, else v1beta1; TCPRoute and TLSRoute in v1alpha2 (the experimental
+ * channel; bundles from v1.5 on serve them as v1, which the loader does not read yet).
+ */
+export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+const gatewayApi = (kind: string, plural: string, versions: readonly string[], namespaced = true): ResourceSpec => ({
+  kind,
+  group: GATEWAY_API_GROUP,
+  versions,
+  plural,
+  namespaced,
+  optional: true,
+});
+export const GATEWAY_CLASSES = gatewayApi('GatewayClass', 'gatewayclasses', ['v1', 'v1beta1'], false);
+export const K8S_GATEWAYS = gatewayApi('Gateway', 'gateways', ['v1', 'v1beta1']);
+export const HTTP_ROUTES = gatewayApi('HTTPRoute', 'httproutes', ['v1', 'v1beta1']);
+export const GRPC_ROUTES = gatewayApi('GRPCRoute', 'grpcroutes', ['v1', 'v1beta1']);
+export const TCP_ROUTES = gatewayApi('TCPRoute', 'tcproutes', ['v1alpha2']);
+export const TLS_ROUTES = gatewayApi('TLSRoute', 'tlsroutes', ['v1alpha2']);
+export const REFERENCE_GRANTS = gatewayApi('ReferenceGrant', 'referencegrants', ['v1', 'v1beta1']);
+
+/** The Gateway API kinds with a status subresource meshsnap writes (`watch --write-status`). */
+export const GATEWAY_API_STATUS_RESOURCES: readonly ResourceSpec[] = [
+  GATEWAY_CLASSES,
+  K8S_GATEWAYS,
+  HTTP_ROUTES,
+  GRPC_ROUTES,
+  TCP_ROUTES,
+  TLS_ROUTES,
+];
+
 export const ALL_RESOURCES: readonly ResourceSpec[] = [
   SERVICES,
   ENDPOINT_SLICES,
@@ -157,7 +189,14 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   SERVICE_ENTRIES,
   WORKLOAD_ENTRIES,
   WORKLOAD_GROUPS,
+  ...GATEWAY_API_STATUS_RESOURCES,
+  REFERENCE_GRANTS,
 ];
+
+/** The path of one object (`/status` appended for its status subresource). */
+export function objectPath(spec: ResourceSpec, version: string, namespace: string | undefined, name: string): string {
+  return `${collectionPath(spec, version, spec.namespaced ? namespace : undefined)}/${encodeURIComponent(name)}`;
+}
 
 /** The collection path of a resource, in one namespace or across all. */
 export function collectionPath(spec: ResourceSpec, version: string, namespace?: string): string {

@@ -13,10 +13,17 @@
  * - An endpoint change is incremental end to end: object → InputSet patch → incremental compile
  *   → snapshot delta → inputs tree update → publish of only the new objects and documents.
  * - A round's steps (inputs, compile request, compile, publish, result) live in ./round/.
+ * - `writeStatus` (`--write-status`): after a served round, the Gateway API statuses the compile
+ *   computed are written to the objects' status subresources when they changed (./status/).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
-import { keyString, StoredInputsTree, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
+import {
+  keyString,
+  KUBERNETES_GATEWAY_KIND,
+  StoredInputsTree,
+  type BuiltInputs,
+} from '../snapshot/stored-inputs/index.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { newPackCache } from '../snapshot/store/pack-cache.js';
 import type { SnapshotStore } from '../snapshot/store/store.js';
@@ -31,7 +38,13 @@ import { LastKnownGood } from './last-known-good.js';
 import { WatchMetrics } from './metrics.js';
 import { ObjectCache, type CacheChange, type Raw } from './object-cache.js';
 import { ChangeLog } from './provenance.js';
-import { ALL_RESOURCES, ENDPOINT_SLICES, ENDPOINTS, type ResourceSpec } from './resources.js';
+import {
+  ALL_RESOURCES,
+  ENDPOINT_SLICES,
+  ENDPOINTS,
+  GATEWAY_API_STATUS_RESOURCES,
+  type ResourceSpec,
+} from './resources.js';
 import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';
@@ -39,6 +52,9 @@ import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
 import { pinnedRefusalMessage } from '../history/pinned-round.js';
 import { compileRequest } from './round/request.js';
 import { roundResult, type RoundResult } from './round/result.js';
+import { computedStatuses, type ComputedStatus } from './status/desired.js';
+import { kubeStatusClient, statusObjectPath } from './status/status-client.js';
+import { StatusWriter, type StatusClient } from './status/writer.js';
 
 export type { RoundResult } from './round/result.js';
 
@@ -66,8 +82,20 @@ export interface WatcherOptions {
   readonly hasher?: Hasher;
   readonly discover?: Discover;
   readonly log?: WatchLog;
-  /** Wall clock for version records' createdAt. */
+  /** Wall clock for version records' createdAt (and the status writer's lastTransitionTime). */
   readonly now?: () => Date;
+  /** `--write-status`: write the Gateway API statuses each served round computed (src/watch/status/). */
+  readonly writeStatus?: WriteStatusOptions;
+}
+
+export interface WriteStatusOptions {
+  /** Status requests per second and burst (defaults 20 and 40). */
+  readonly qps?: number;
+  readonly burst?: number;
+  /** Default: the kubeconfig's API server. */
+  readonly client?: StatusClient;
+  readonly maxAttempts?: number;
+  readonly retryInitialMs?: number;
 }
 
 export class Watcher {
@@ -95,6 +123,8 @@ export class Watcher {
   /** Informers failing with 403/404 (a lost RBAC rule, a deleted CRD): their objects stay cached. */
   private readonly denied = new Map<string, DeniedInformer>();
   private crdTimer: unknown = null;
+  /** `--write-status` only. */
+  private readonly status: StatusWriter | undefined;
   private started = false;
   private stopped = false;
   private everSynced = false;
@@ -117,6 +147,23 @@ export class Watcher {
       onError: (err) =>
         this.log({ level: 'error', event: 'watch.round_failed', message: 'compile round failed', error: String(err) }),
     });
+    this.status = opts.writeStatus && this.statusWriter(opts.writeStatus);
+  }
+
+  private statusWriter(o: WriteStatusOptions): StatusWriter {
+    return new StatusWriter({
+      client: o.client ?? kubeStatusClient(this.opts.kubeConfig),
+      pathOf: statusObjectPath,
+      clock: this.timerClock,
+      ...(this.opts.now ? { now: this.opts.now } : {}),
+      ...(o.qps !== undefined ? { qps: o.qps } : {}),
+      ...(o.burst !== undefined ? { burst: o.burst } : {}),
+      ...(o.maxAttempts !== undefined ? { maxAttempts: o.maxAttempts } : {}),
+      ...(o.retryInitialMs !== undefined ? { retryInitialMs: o.retryInitialMs } : {}),
+      log: (level, event, fields) => this.log({ level, event, ...fields }),
+      count: (result) => this.metrics.statusWrites.inc({ result }),
+      queued: (size) => this.metrics.statusQueue.set(size),
+    });
   }
 
   /** Discovers what the cluster serves and starts one informer per resource (and namespace). */
@@ -124,10 +171,15 @@ export class Watcher {
     if (this.started) throw new Error('watcher already started');
     this.started = true;
     const discover = this.opts.discover ?? makeDiscovery(this.opts.kubeConfig);
-    for (const spec of ALL_RESOURCES) {
-      const chosen = await this.choose(spec, discover);
+    // Every kind is asked about at once (kinds of one group-version share the request, see
+    // discovery.ts); informers start in ALL_RESOURCES order, core kinds at once.
+    const choices = ALL_RESOURCES.map((spec) => this.choose(spec, discover));
+    for (const c of choices) c.catch(() => undefined); // a failure is thrown by the await below
+    for (const choice of choices) {
+      const chosen = await choice;
       if (this.stopped) return; // stopped while discovery was waiting on the API server
-      if (chosen) this.startInformers(chosen.spec, chosen.version);
+      if (chosen && 'missing' in chosen) this.missing.push(chosen.missing);
+      else if (chosen) this.startInformers(chosen.spec, chosen.version);
     }
     if (this.missing.length > 0) this.pollCrds(discover);
   }
@@ -138,11 +190,13 @@ export class Watcher {
     if (this.crdTimer !== null) this.timerClock.clearTimeout(this.crdTimer);
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.debouncer.idle();
+    await this.status?.stop();
   }
 
-  /** Resolves when no compile round is running. */
-  idle(): Promise<void> {
-    return this.debouncer.idle();
+  /** Resolves when no compile round is running and (--write-status) no status is waiting to be written. */
+  async idle(): Promise<void> {
+    await this.debouncer.idle();
+    await this.status?.idle();
   }
 
   get synced(): boolean {
@@ -184,7 +238,7 @@ export class Watcher {
   private async choose(
     spec: ResourceSpec,
     discover: Discover,
-  ): Promise<{ spec: ResourceSpec; version: string } | undefined> {
+  ): Promise<{ spec: ResourceSpec; version: string } | { missing: ResourceSpec }> {
     // Core v1 is always there; asking would only cost a request per kind.
     if (spec.group === '') return { spec, version: spec.versions[0] as string };
     const version = await discover(spec);
@@ -204,8 +258,7 @@ export class Watcher {
         message: `${spec.kind}.${spec.group} is not installed (no CRD); skipped, and watched for`,
         versions: spec.versions,
       });
-      this.missing.push(spec);
-      return undefined;
+      return { missing: spec };
     }
     throw new Error(`the API server does not serve ${spec.kind}.${spec.group} in ${spec.versions.join(', ')}`);
   }
@@ -251,6 +304,8 @@ export class Watcher {
       spec.namespaced && spec.namespace === undefined && this.opts.namespaces?.length
         ? this.opts.namespaces
         : [undefined];
+    // The status writer reads each object's current status and resourceVersion, which the cache strips.
+    const status = GATEWAY_API_STATUS_RESOURCES.includes(spec) ? this.status : undefined;
     for (const ns of namespaces) {
       const informer: ResourceInformer = new ResourceInformer(
         this.opts.kubeConfig,
@@ -258,8 +313,14 @@ export class Watcher {
         version,
         ns,
         {
-          upsert: (raw) => this.apply(this.cache.upsert(raw), spec.kind),
-          remove: (raw) => this.apply(this.cache.remove(raw), spec.kind, 'deleted'),
+          upsert: (raw) => {
+            status?.observe(raw);
+            this.apply(this.cache.upsert(raw), spec.kind);
+          },
+          remove: (raw) => {
+            status?.forget(raw);
+            this.apply(this.cache.remove(raw), spec.kind, 'deleted');
+          },
           synced: () => this.onSynced(informer),
           emptied: (kept) => {
             this.kept.set(informer.id, kept);
@@ -392,7 +453,38 @@ export class Watcher {
     const { result, compileMs } = await this.compile(request, changed);
     const diagnostics = this.diagnostics(result);
     const stored = await this.publish(request, result, diagnostics, inputs);
-    return this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+    const round = this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
+    // After the published log line (relays are told first); a status problem never fails the round.
+    try {
+      this.writeStatus(request, result, stored);
+    } catch (err) {
+      this.log({ level: 'warn', event: 'watch.status_failed', message: 'status sync failed', error: errorText(err) });
+    }
+    return round;
+  }
+
+  /**
+   * --write-status: the statuses of what the channel serves now. A refused round, or a config
+   * change on a pinned channel (a candidate), is not served: its statuses would describe config
+   * the proxies do not have, so they are not written.
+   */
+  private writeStatus(request: CompileRequest, result: CompileResult, stored: PublishedRound): void {
+    if (!this.status) return;
+    if (stored.refused || stored.pinned) {
+      this.log({
+        level: 'info',
+        event: 'watch.status_not_written',
+        message: `this round's config is not served (${stored.refused ? 'refused by the publish guard' : 'the channel is pinned'}); Gateway API statuses are left as they are`,
+      });
+      return;
+    }
+    // The generation of the object version compiled (a last-known-good one may be older than the cluster's).
+    const generation = ({ kind, namespace, name }: ComputedStatus) =>
+      request.get?.(keyString({ kind: kind === 'Gateway' ? KUBERNETES_GATEWAY_KIND : kind, namespace, name }))
+        ?.generation;
+    const queued = this.status.sync(computedStatuses(result.diagnostics), generation);
+    if (queued > 0)
+      this.log({ level: 'debug', event: 'watch.status_queued', message: `${queued} status(es) to write`, queued });
   }
 
   /** The keys changed since the last round; events from now on go to the next one. */

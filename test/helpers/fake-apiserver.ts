@@ -11,6 +11,9 @@
  *   api.requests / await api.nextRequest(match)                // what clients asked
  *   await api.close();                                         // destroys every socket, never hangs
  *
+ * Status subresources of the Gateway API kinds (GATEWAY_API_RESOURCES): PUT and merge PATCH of
+ * .../status change only the status, 409 on a stale resourceVersion, the CRDs' status defaults.
+ *
  * Behaviour worth knowing (as the real server): lists of built-in kinds omit kind/apiVersion on
  * items; an unchanged apply is a no-op; an expired watch gets an in-stream ERROR 410 by default
  * (`expiredWatch: 'status'` for HTTP 410); BOOKMARKs only with allowWatchBookmarks=true, which
@@ -21,6 +24,6 @@ export type { FakeApiServerOptions, KindRef, LoggedRequest } from './fake-apiser
 export type { RequestInfo, RequestMatch } from './fake-apiserver/faults.js';
 export type { KubeObject, ObjectMeta } from './fake-apiserver/store.js';
 export type { OpenWatch } from './fake-apiserver/watch-stream.js';
-export { DEFAULT_RESOURCES, type ResourceType } from './fake-apiserver/catalog.js';
+export { DEFAULT_RESOURCES, GATEWAY_API_RESOURCES, type ResourceType } from './fake-apiserver/catalog.js';
 export { until } from './fake-apiserver/wait.js';
 export { BookmarkWatch, kubeConfigFor, listFnFor, recordInformer, type Recorded } from './fake-apiserver/informers.js';

@@ -30,6 +30,16 @@ export const ECHO_SERVICE = {
     responseSerialize: json.serialize,
     responseDeserialize: json.deserialize as (b: Buffer) => HelloResponse,
   },
+  /** A second method with the same messages and answer, for method matches. */
+  bye: {
+    path: '/echo.Echo/Bye',
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: json.serialize,
+    requestDeserialize: json.deserialize as (b: Buffer) => HelloRequest,
+    responseSerialize: json.serialize,
+    responseDeserialize: json.deserialize as (b: Buffer) => HelloResponse,
+  },
 } satisfies grpc.ServiceDefinition;
 
 export const EchoClient = grpc.makeGenericClientConstructor(ECHO_SERVICE, 'echo.Echo');
@@ -66,19 +76,21 @@ export async function startEchoBackend(identity: string): Promise<EchoBackend> {
         }, 2000).unref();
       }),
   };
-  server.addService(ECHO_SERVICE, {
-    hello: (call: grpc.ServerUnaryCall<HelloRequest, HelloResponse>, callback: grpc.sendUnaryData<HelloResponse>) => {
-      calls++;
-      const id = call.request.id;
-      const n = (attempts.get(id) ?? 0) + 1;
-      attempts.set(id, n);
-      if (backend.flaky && n === 1) {
-        callback({ code: grpc.status.UNAVAILABLE, details: `${identity}: first attempt of ${id} fails` });
-        return;
-      }
-      callback(null, { backend: identity, attempt: n });
-    },
-  });
+  const answer = (
+    call: grpc.ServerUnaryCall<HelloRequest, HelloResponse>,
+    callback: grpc.sendUnaryData<HelloResponse>,
+  ): void => {
+    calls++;
+    const id = call.request.id;
+    const n = (attempts.get(id) ?? 0) + 1;
+    attempts.set(id, n);
+    if (backend.flaky && n === 1) {
+      callback({ code: grpc.status.UNAVAILABLE, details: `${identity}: first attempt of ${id} fails` });
+      return;
+    }
+    callback(null, { backend: identity, attempt: n });
+  };
+  server.addService(ECHO_SERVICE, { hello: answer, bye: answer });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
       err ? reject(err) : resolve(p),

@@ -18,7 +18,7 @@ import {
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ManualClock } from '../../src/watch/clock.js';
-import { Watcher } from '../../src/watch/watcher.js';
+import { Watcher, type WriteStatusOptions } from '../../src/watch/watcher.js';
 
 export interface RealWatch {
   readonly store: LocalStore;
@@ -32,7 +32,11 @@ export interface RealWatch {
   close(): Promise<void>;
 }
 
-export async function startRealWatch(kubeConfig: KubeConfig, namespace: string): Promise<RealWatch> {
+export async function startRealWatch(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  opts: { readonly writeStatus?: WriteStatusOptions } = {},
+): Promise<RealWatch> {
   const dir = await mkdtemp(join(tmpdir(), 'meshsnap-watch-real-'));
   const store = new LocalStore(dir);
   const clock = new ManualClock(1_000_000);
@@ -47,6 +51,7 @@ export async function startRealWatch(kubeConfig: KubeConfig, namespace: string):
     hasher: nodeSha256Hex,
     log: (e) => logs.push(e),
     namespaces: [namespace],
+    ...(opts.writeStatus ? { writeStatus: opts.writeStatus } : {}),
   });
   await watcher.start();
   const head = async (): Promise<VersionRecord | null> => {

@@ -15,7 +15,7 @@ import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ManualClock } from '../../src/watch/clock.js';
 import type { SnapshotCompiler } from '../../src/watch/compiler.js';
-import { Watcher } from '../../src/watch/watcher.js';
+import { Watcher, type WriteStatusOptions } from '../../src/watch/watcher.js';
 import { resourceToJson } from '../../src/xds/json.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../src/xds/type-urls.js';
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from '../helpers/fake-apiserver/server.js';
@@ -145,6 +145,10 @@ export interface HarnessOptions {
   readonly beforeStart?: (server: FakeApiServer) => void;
   /** Do not wait for the first publish. */
   readonly noInitialSettle?: boolean;
+  /** `--write-status`. */
+  readonly writeStatus?: WriteStatusOptions;
+  /** Wall clock (version records, status lastTransitionTime). */
+  readonly now?: () => Date;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -166,6 +170,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     log: (e) => logs.push(e),
     ...(opts.compiler ? { compiler: opts.compiler } : {}),
     ...(opts.namespaces ? { namespaces: opts.namespaces } : {}),
+    ...(opts.writeStatus ? { writeStatus: opts.writeStatus } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
   });
   let seen = 0;
   const h: Harness = {

@@ -228,3 +228,41 @@ test('watch HTTP: /healthz, /readyz 503 until synced then 200, /metrics, 405 and
     await server.close();
   }
 });
+
+test('infra/k8s/write-status: update/patch on exactly the status subresources the writer writes, bound to the watcher; the overlay adds --write-status', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { parse, parseAllDocuments } = await import('yaml');
+  const { GATEWAY_API_STATUS_RESOURCES } = await import('../../src/watch/resources.js');
+  const { REPO } = await import('../helpers/paths.js');
+  const dir = join(REPO, 'infra', 'k8s', 'write-status');
+  const docs = parseAllDocuments(readFileSync(join(dir, 'status-rbac.yaml'), 'utf8')).map(
+    (d) =>
+      d.toJSON() as {
+        kind: string;
+        rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+        subjects?: { name: string; namespace: string }[];
+      },
+  );
+  const granted: string[] = [];
+  for (const r of docs.find((d) => d.kind === 'ClusterRole')?.rules ?? []) {
+    assert.deepEqual(r.verbs, ['update', 'patch']);
+    for (const g of r.apiGroups) for (const res of r.resources) granted.push(`${g}/${res}`);
+  }
+  assert.ok(
+    granted.every((g) => g.endsWith('/status')),
+    'status subresources only',
+  );
+  assert.deepEqual(granted.sort(), GATEWAY_API_STATUS_RESOURCES.map((s) => `${s.group}/${s.plural}/status`).sort());
+  assert.deepEqual(docs.find((d) => d.kind === 'ClusterRoleBinding')?.subjects, [
+    { kind: 'ServiceAccount', name: 'meshsnap-watch', namespace: 'meshsnap-system' },
+  ]);
+  const kustomization = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as {
+    resources: string[];
+    patches: { patch: string }[];
+  };
+  assert.deepEqual(kustomization.resources, ['../', 'status-rbac.yaml']);
+  assert.deepEqual(parse(kustomization.patches[0]?.patch ?? ''), [
+    { op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--write-status' },
+  ]);
+});

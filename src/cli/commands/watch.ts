@@ -26,6 +26,7 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
   const quietMs = intFlag('debounce-ms', values['debounce-ms'], 0);
   const maxDelayMs = intFlag('debounce-max-ms', values['debounce-max-ms'], 0);
   const httpPort = intFlag('http-port', values['http-port'], 0, 65535);
+  const statusQps = intFlag('status-qps', values['status-qps'], 1, 10_000);
   if (maxDelayMs < quietMs) throw new UsageError('--debounce-max-ms must not be less than --debounce-ms');
   const compileUrl = values['compile-url'];
   if (compileUrl !== undefined && !/^https?:\/\//.test(compileUrl))
@@ -59,6 +60,7 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
     quietMs,
     maxDelayMs,
     hasher: nodeSha256Hex,
+    ...(values['write-status'] ? { writeStatus: { qps: statusQps, burst: 2 * statusQps } } : {}),
     log: ({ level, event, ...fields }) => {
       log.log(level, event, fields);
       if (event === 'watch.published') {

@@ -36,6 +36,17 @@ export const watchSpec = command({
       value: 'URL',
       help: 'after each publish, tell the relay at URL (http://host:port) or every relay a name resolves to (dns+http://name:port) to read the head now (repeatable)',
     },
+    'write-status': {
+      type: 'boolean',
+      default: false,
+      help: 'write the computed Gateway API statuses (GatewayClass, Gateway, routes) to their status subresources, only when they change (needs update on */status: infra/k8s/write-status)',
+    },
+    'status-qps': {
+      type: 'string',
+      value: 'QPS',
+      default: '20',
+      help: 'with --write-status: at most this many status requests per second (burst: twice as many)',
+    },
     'http-port': {
       type: 'string',
       value: 'PORT',
@@ -47,5 +58,6 @@ export const watchSpec = command({
   examples: [
     'meshsnap watch --store s3://bucket/meshsnap',
     'meshsnap watch --kubeconfig ~/.kube/kind --namespace shop --namespace istio-system',
+    'meshsnap watch --store s3://bucket/meshsnap --write-status',
   ],
 });

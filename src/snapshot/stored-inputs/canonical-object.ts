@@ -1,7 +1,8 @@
 /**
  * The canonical form of a stored object: the raw object a snapshot was compiled from, without the
  * noise the API server adds and the compiler never reads (status, managedFields, uid,
- * resourceVersion, timestamps, kubectl's last-applied annotation). An object that only changed in
+ * resourceVersion, timestamps, kubectl's last-applied annotation; a Gateway API object keeps its
+ * generation and creationTimestamp, which its compile reads). An object that only changed in
  * noise has the same digest, and two clusters holding the same mesh store the same bytes. Pod
  * status keeps what the compiler reads (IPs, phase, the Ready condition), and so does a
  * WorkloadEntry's (its Healthy condition): for those, status IS input. Objects carry no origin (file, document index), so the same objects in any file layout
@@ -45,12 +46,22 @@ const NOISY_ANNOTATIONS = new Set([
 /** A plain object without a prototype, so a `__proto__` key is kept as data. */
 const dict = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
 
-/** Metadata the compiler reads; everything else in `metadata` is server bookkeeping. */
-function canonicalMeta(meta: Raw): Record<string, unknown> {
+/**
+ * Metadata the compiler reads; everything else in `metadata` is server bookkeeping. The Gateway
+ * API's objects also keep `generation` (their status's observedGeneration) and `creationTimestamp`
+ * (route precedence: the oldest route wins), so a recompile of stored inputs gives the same result.
+ */
+function canonicalMeta(meta: Raw, gatewayApi: boolean): Record<string, unknown> {
   const out = dict();
   for (const k of ['name', 'namespace'] as const) {
     const v = own(meta, k);
     if (typeof v === 'string' && v !== '') out[k] = v;
+  }
+  if (gatewayApi) {
+    const generation = own(meta, 'generation');
+    if (typeof generation === 'number') out.generation = generation;
+    const created = own(meta, 'creationTimestamp');
+    if (typeof created === 'string' && created !== '') out.creationTimestamp = created;
   }
   const labels = own(meta, 'labels');
   if (isRecord(labels) && Object.keys(labels).length > 0) out.labels = labels;
@@ -95,10 +106,12 @@ function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
 /** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
 function canonicalText(raw: Raw): string {
   const out = dict();
+  const apiVersion = own(raw, 'apiVersion');
+  const gatewayApi = typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
     const v = raw[k];
-    out[k] = k === 'metadata' && isRecord(v) ? canonicalMeta(v) : v;
+    out[k] = k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi) : v;
   }
   const status = own(raw, 'status');
   const kind = own(raw, 'kind');

@@ -14,6 +14,7 @@ export {
 export {
   INPUT_LAYERS,
   keyString,
+  KUBERNETES_GATEWAY_KIND,
   layerOf,
   objectKeyOf,
   parseKeyString,

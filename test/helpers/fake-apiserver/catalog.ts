@@ -40,8 +40,28 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   res('apiextensions.k8s.io', ['v1'], 'CustomResourceDefinition', 'customresourcedefinitions', false),
 ];
 
+const GATEWAY_API = 'gateway.networking.k8s.io';
+
+/**
+ * The Gateway API kinds (not in DEFAULT_RESOURCES: a test that wants them passes
+ * `resources: [...DEFAULT_RESOURCES, ...GATEWAY_API_RESOURCES]`). They have a status subresource.
+ */
+export const GATEWAY_API_RESOURCES: readonly ResourceType[] = [
+  res(GATEWAY_API, ['v1', 'v1beta1'], 'GatewayClass', 'gatewayclasses', false),
+  res(GATEWAY_API, ['v1', 'v1beta1'], 'Gateway', 'gateways'),
+  res(GATEWAY_API, ['v1', 'v1beta1'], 'HTTPRoute', 'httproutes'),
+  res(GATEWAY_API, ['v1'], 'GRPCRoute', 'grpcroutes'),
+  res(GATEWAY_API, ['v1alpha2'], 'TCPRoute', 'tcproutes'),
+  res(GATEWAY_API, ['v1alpha2'], 'TLSRoute', 'tlsroutes'),
+  res(GATEWAY_API, ['v1beta1'], 'ReferenceGrant', 'referencegrants'),
+];
+
+/** Resources whose writes go through a `status` subresource: PUT/PATCH .../status change only the status. */
+export const hasStatusSubresource = (r: ResourceType): boolean =>
+  r.group === GATEWAY_API && r.kind !== 'ReferenceGrant';
+
 /** Groups whose types are CustomResourceDefinitions (their install shows up as CRD objects). */
-export const CRD_GROUPS: ReadonlySet<string> = new Set(['networking.istio.io']);
+export const CRD_GROUPS: ReadonlySet<string> = new Set(['networking.istio.io', GATEWAY_API]);
 
 export const groupVersion = (group: string, version: string): string => (group ? `${group}/${version}` : version);
 

@@ -14,6 +14,8 @@ export type Route =
       readonly namespace?: string;
       /** Set when one object is addressed rather than a collection. */
       readonly name?: string;
+      /** `status` for PLURAL/NAME/status. */
+      readonly subresource?: 'status';
     }
   | { readonly kind: 'unknown' };
 
@@ -42,6 +44,11 @@ export function parsePath(pathname: string): Route {
   if (version === undefined) return { kind: 'unknown' };
   if (rest.length === 0) return { kind: 'resourceList', group, version };
   // /namespaces/NS/PLURAL[/NAME] is namespaced; /namespaces[/NAME] is the Namespace resource itself.
+  // PLURAL/NAME/status: the status subresource (the only one served here).
+  const status =
+    rest[rest.length - 1] === 'status' && (rest[0] === 'namespaces' ? rest.length === 5 : rest.length === 3);
+  const sub = status ? ({ subresource: 'status' } as const) : {};
+  if (status) rest = rest.slice(0, -1);
   if (rest[0] === 'namespaces' && rest.length >= 3) {
     if (rest.length > 4) return { kind: 'unknown' };
     return {
@@ -51,8 +58,16 @@ export function parsePath(pathname: string): Route {
       namespace: rest[1]!,
       plural: rest[2]!,
       ...(rest[3] !== undefined ? { name: rest[3] } : {}),
+      ...sub,
     };
   }
   if (rest.length > 2) return { kind: 'unknown' };
-  return { kind: 'resource', group, version, plural: rest[0]!, ...(rest[1] !== undefined ? { name: rest[1] } : {}) };
+  return {
+    kind: 'resource',
+    group,
+    version,
+    plural: rest[0]!,
+    ...(rest[1] !== undefined ? { name: rest[1] } : {}),
+    ...sub,
+  };
 }

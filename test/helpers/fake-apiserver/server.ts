@@ -2,14 +2,23 @@
  * A local HTTP server that behaves like kube-apiserver where client-node's informers look:
  * discovery, list, get and watch of the collections the watcher reads, one global resourceVersion,
  * replayable watch history with expiry (410), BOOKMARKs, and fault injection. Tests drive it
- * through `apply` / `delete` and observe it through `requests`. Not modelled: writes over HTTP
- * (405), list pagination (`limit`/`continue` are ignored: one page), protobuf, watch of a single
+ * through `apply` / `delete` and observe it through `requests`. Over HTTP it writes only status
+ * subresources (PUT, merge PATCH; other writes: 405). Not modelled: list pagination (`limit`/`continue` are ignored: one page), protobuf, watch of a single
  * object by path, "too large resourceVersion" waits.
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { CRD_GROUPS, Catalog, DEFAULT_RESOURCES, type ResourceType, groupVersion, splitApiVersion } from './catalog.js';
+import {
+  CRD_GROUPS,
+  Catalog,
+  DEFAULT_RESOURCES,
+  type ResourceType,
+  groupVersion,
+  hasStatusSubresource,
+  splitApiVersion,
+} from './catalog.js';
+import { mergePatch, withStatusDefaults } from './status-writes.js';
 import { Discovery } from './discovery.js';
 import { Faults, type RequestInfo, type RequestMatch, matches } from './faults.js';
 import { kubeconfigText } from './kubeconfig.js';
@@ -262,6 +271,64 @@ export class FakeApiServer extends EventEmitter {
 
   // ---- HTTP ---------------------------------------------------------------------------------
 
+  /**
+   * PUT or PATCH (application/merge-patch+json) of PLURAL/NAME/status, as kube-apiserver answers
+   * it: the stored object (with the CRD's defaults in the status), 404 for a missing object, 409
+   * when the request names another resourceVersion than the object's, 415 for other patch types.
+   */
+  private async writeStatus(
+    req: IncomingMessage,
+    r: ResourceType,
+    namespace: string,
+    name: string,
+    apiVersion: string,
+    send: (code: number, body: unknown) => void,
+  ): Promise<void> {
+    const body = await jsonBody(req);
+    const meta = (body as { metadata?: { resourceVersion?: unknown; name?: unknown } } | undefined)?.metadata;
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return send(400, status(400, 'BadRequest', 'the request body is not a JSON object'));
+    let next: unknown;
+    if (req.method === 'PATCH') {
+      if (!(req.headers['content-type'] ?? '').startsWith('application/merge-patch+json'))
+        return send(
+          415,
+          status(
+            415,
+            'UnsupportedMediaType',
+            `the patch type ${req.headers['content-type'] ?? ''} is not supported here`,
+          ),
+        );
+      const current = this.store.get(r, namespace, name);
+      if (!current) return send(404, status(404, 'NotFound', `${r.plural}.${r.group} "${name}" not found`));
+      next = (mergePatch(current, body) as { status?: unknown }).status;
+    } else {
+      if (meta?.name !== name)
+        return send(
+          400,
+          status(
+            400,
+            'BadRequest',
+            `the name of the object (${String(meta?.name)}) does not match the name on the URL (${name})`,
+          ),
+        );
+      next = (body as { status?: unknown }).status;
+    }
+    const rv = typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+    const out = this.store.writeStatus(r, namespace, name, withStatusDefaults(next), rv);
+    if (out === 'not-found') return send(404, status(404, 'NotFound', `${r.plural}.${r.group} "${name}" not found`));
+    if (out === 'conflict')
+      return send(
+        409,
+        status(
+          409,
+          'Conflict',
+          `Operation cannot be fulfilled on ${r.plural}.${r.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`,
+        ),
+      );
+    send(200, { ...out, apiVersion });
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const query = Object.fromEntries(url.searchParams);
@@ -286,10 +353,13 @@ export class FakeApiServer extends EventEmitter {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     if (res.destroyed) return;
     if (fail !== undefined) return send(fail, statusFor(fail, 'injected failure'));
-    if (entry.method !== 'GET')
-      return send(405, statusFor(405, 'the fake API server is read-only over HTTP; use apply()'));
-
     const route = parsePath(url.pathname);
+    if (entry.method !== 'GET' && !(route.kind === 'resource' && route.subresource === 'status'))
+      return send(
+        405,
+        statusFor(405, 'the fake API server is read-only over HTTP but for status subresources; use apply()'),
+      );
+
     const notFound = () => send(404, statusFor(404, 'the server could not find the requested resource'));
     switch (route.kind) {
       case 'coreVersions':
@@ -314,6 +384,12 @@ export class FakeApiServer extends EventEmitter {
       return notFound();
     if (route.namespace !== undefined && !r.namespaced) return notFound();
     const apiVersion = groupVersion(route.group, route.version);
+
+    if (route.subresource === 'status') {
+      if (!hasStatusSubresource(r) || route.name === undefined) return notFound();
+      if (entry.method === 'PUT' || entry.method === 'PATCH')
+        return this.writeStatus(req, r, route.namespace ?? '', route.name, apiVersion, send);
+    }
 
     if (route.name !== undefined) {
       if (watch) return send(400, statusFor(400, 'watch of a single object: use fieldSelector=metadata.name=NAME'));
@@ -357,6 +433,17 @@ export class FakeApiServer extends EventEmitter {
       metadata: { resourceVersion: String(this.store.currentRv()) },
       items,
     });
+  }
+}
+
+/** The body of a request, parsed as JSON; undefined when it is not JSON. */
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

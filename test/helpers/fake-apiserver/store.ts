@@ -100,6 +100,38 @@ export class ObjectStore {
     return clone(obj);
   }
 
+  /**
+   * A write of the status subresource, as kube-apiserver's status strategy does it: only `status`
+   * changes (spec, labels, … of the request are ignored), the generation stays, and a request
+   * carrying a resourceVersion other than the object's is a conflict. An unchanged status writes
+   * nothing (no new revision, no event).
+   */
+  writeStatus(
+    resource: ResourceType,
+    ns: string,
+    name: string,
+    status: unknown,
+    resourceVersion: string | undefined,
+  ): KubeObject | 'not-found' | 'conflict' {
+    const key = ObjectStore.key(resource, resource.namespaced ? ns : '', name);
+    const found = this.objects.get(key);
+    if (!found) return 'not-found';
+    if (
+      resourceVersion !== undefined &&
+      resourceVersion !== '' &&
+      resourceVersion !== found.object.metadata.resourceVersion
+    )
+      return 'conflict';
+    const prev = found.object;
+    const next: KubeObject = clone({ ...prev, status });
+    if (status === undefined) delete next.status;
+    if (JSON.stringify(prev.status) === JSON.stringify(next.status)) return clone(prev);
+    next.metadata.resourceVersion = String(++this.rv);
+    this.objects.set(key, { resource, object: next });
+    this.record({ rv: this.rv, type: 'MODIFIED', resource, object: next });
+    return clone(next);
+  }
+
   /** Deletes; the DELETED event carries the object's last state at the deletion's revision. */
   delete(resource: ResourceType, ns: string, name: string): KubeObject | undefined {
     const key = ObjectStore.key(resource, ns, name);
