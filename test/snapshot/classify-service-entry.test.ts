@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, type ProxyResources } from '../../src/explain/index.js';
 import { compileTexts } from '../../src/pipeline.js';
+import { classServiceName } from '../../src/proxy-class/class-id.js';
 import { classifyNode } from '../../src/snapshot/classify.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { served } from '../helpers/mesh.js';
@@ -122,6 +123,15 @@ test('Kubernetes-only classes keep their ids; a short entry host never reads as 
   const shortClass = content.classes.find((c) => c.id === 'sidecar/ns1/web.');
   assert.deepEqual(webClass?.services, ['web.ns1.svc.cluster.local']);
   assert.deepEqual(shortClass?.services, ['web']);
+});
+
+test('class names: a Service by its name, an entry host as written, a dotless entry host with a trailing dot', () => {
+  assert.equal(classServiceName('reviews.default.svc.cluster.local', false), 'reviews');
+  assert.equal(classServiceName('api.example.com', true), 'api.example.com');
+  assert.equal(classServiceName('*.wikipedia.org', true), '*.wikipedia.org');
+  // An entry host in the cluster domain stays whole: it never collides with the Service `reviews`.
+  assert.equal(classServiceName('reviews.default.svc.cluster.local', true), 'reviews.default.svc.cluster.local');
+  assert.equal(classServiceName('reviews', true), 'reviews.');
 });
 
 test('entry selectors carry the ServiceEntry flag; Service selectors do not', () => {
