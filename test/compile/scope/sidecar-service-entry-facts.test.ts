@@ -79,3 +79,39 @@ test('an egress host of another namespace does not select the entry (TestContain
   assert.deepEqual(hostsSeen(v.clusters), []);
   assert.deepEqual(https(v.resources, 'api.example.com'), ['BlackHoleCluster']);
 });
+
+test('a workload-selected Sidecar applies to a VM (WorkloadEntry) an entry selects: its class keys on both', () => {
+  const vmMesh = compileMesh(
+    ...ENTRIES,
+    `apiVersion: networking.istio.io/v1
+kind: WorkloadEntry
+metadata: {name: db-vm, namespace: default, labels: {app: db}}
+spec: {address: 10.0.0.70, serviceAccount: db}`,
+    `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: {name: db, namespace: default}
+spec:
+  hosts: [db.vm.example]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  ports: [{number: 5432, name: tcp, protocol: TCP}]
+  workloadSelector: {labels: {app: db}}`,
+    `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: db, namespace: default}
+spec:
+  workloadSelector: {labels: {app: db}}
+  egress: [{hosts: ["./*", "egress/api.example.com"]}]
+  outboundTrafficPolicy: {mode: REGISTRY_ONLY}`,
+  );
+  const vm = view(vmMesh, {
+    id: 'sidecar~10.0.0.70~db-vm.default~default.svc.cluster.local',
+    metadata: { NAMESPACE: 'default', LABELS: { app: 'db' } },
+  });
+  assert.equal(vm.classId, 'sidecar/default/db.vm.example/sidecar:default/db');
+  assert.ok(vm.resources.clusters.has('inbound|5432||'));
+  assert.deepEqual(hostsSeen(vm.clusters), ['api.example.com']);
+  const other = view(vmMesh, proxy('default'));
+  assert.equal(other.classId, 'sidecar/default/_');
+  assert.deepEqual(hostsSeen(other.clusters), ['*.wildcard.com', 'api.example.com', 'other.example.com']);
+});
