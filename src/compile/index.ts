@@ -11,8 +11,8 @@
 import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
-import type { MeshService, ServiceModel, Workload } from '../model/service-model.js';
-import { selects, sidecarClassId } from '../proxy-class/class-id.js';
+import { workloadSelectorOf, type MeshService, type ServiceModel, type Workload } from '../model/service-model.js';
+import { classServiceName, selects, sidecarClassId } from '../proxy-class/class-id.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { analyzeGateways } from './gateway/analysis.js';
@@ -172,11 +172,10 @@ export interface SidecarShape extends InboundShape {
 function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {
   return workloadShapes(ctx, byNamespace, namespace).map(({ services, labels }) => {
     const security = ctx.security.forWorkload(namespace, labels);
-    const classId = sidecarClassId(
-      namespace,
-      services.map((s) => s.name),
-      [...(security.key === '' ? [] : security.key.split(',')), ...ctx.sidecars.selectingKeys(namespace, labels)],
-    );
+    const classId = sidecarClassId(namespace, services.map(classNameOf), [
+      ...(security.key === '' ? [] : security.key.split(',')),
+      ...ctx.sidecars.selectingKeys(namespace, labels),
+    ]);
     return {
       namespace,
       services,
@@ -200,10 +199,13 @@ export function servicesSelecting(
   );
 }
 
-const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Object.keys(s.selector).length > 0;
+/** A service's name in class ids (classServiceName). */
+export const classNameOf = (s: MeshService): string => classServiceName(s.hostname, s.serviceEntry !== undefined);
+
+const hasSelector = (s: MeshService): boolean => Object.keys(workloadSelectorOf(s) ?? {}).length > 0;
 
 function selectingAmong(services: readonly MeshService[], labels: Readonly<Record<string, string>>): MeshService[] {
-  return services.filter((s) => hasSelector(s) && selects(s.selector as Readonly<Record<string, string>>, labels));
+  return services.filter((s) => hasSelector(s) && selects(workloadSelectorOf(s) ?? {}, labels));
 }
 
 /**
@@ -226,10 +228,13 @@ function workloadShapes(
     if (!shapes.has(key)) shapes.set(key, { services: list, labels });
   };
   add([], {});
-  for (const s of services) if (hasSelector(s)) add([s], s.selector as Readonly<Record<string, string>>);
+  for (const s of services) if (hasSelector(s)) add([s], workloadSelectorOf(s) ?? {});
   // Pods of one Deployment share their labels: match each distinct label set once.
   const seen = new Set<string>();
-  for (const w of byNamespace.workloads.get(namespace) ?? []) {
+  for (const w of [
+    ...(byNamespace.workloads.get(namespace) ?? []),
+    ...(byNamespace.entryWorkloads.get(namespace) ?? []),
+  ]) {
     const key = JSON.stringify(
       Object.keys(w.labels)
         .sort()
@@ -242,33 +247,44 @@ function workloadShapes(
   return [...shapes.keys()].sort().map((k) => shapes.get(k)!);
 }
 
-/** Services (hostname order) and workloads per namespace: built once, so shapes cost O(namespace), not O(mesh). */
+/** Services (hostname order), workloads (pods) and WorkloadEntries per namespace: built once, so shapes cost O(namespace), not O(mesh). */
 interface NamespaceIndex {
   readonly services: ReadonlyMap<string, MeshService[]>;
   readonly workloads: ReadonlyMap<string, Workload[]>;
+  readonly entryWorkloads: ReadonlyMap<string, Workload[]>;
 }
 
 function namespaceIndex(model: ServiceModel): NamespaceIndex {
   const services = new Map<string, MeshService[]>();
-  const workloads = new Map<string, Workload[]>();
   for (const s of model.services) {
     const list = services.get(s.namespace);
     if (list) list.push(s);
     else services.set(s.namespace, [s]);
   }
-  for (const w of model.workloads as readonly Workload[]) {
-    const list = workloads.get(w.namespace);
-    if (list) list.push(w);
-    else workloads.set(w.namespace, [w]);
+  return { services, workloads: byNamespace(model.workloads), entryWorkloads: byNamespace(model.entryWorkloads) };
+}
+
+function byNamespace(list: readonly Workload[]): Map<string, Workload[]> {
+  const out = new Map<string, Workload[]>();
+  for (const w of list) {
+    const own = out.get(w.namespace);
+    if (own) own.push(w);
+    else out.set(w.namespace, [w]);
   }
-  return { services, workloads };
+  return out;
 }
 
 function classSelectors(ctx: CompileContext): ClassSelector[] {
   const out: ClassSelector[] = [];
   for (const s of ctx.model.services) {
-    if (s.selector && Object.keys(s.selector).length > 0)
-      out.push({ namespace: s.namespace, hostname: s.hostname, selector: s.selector });
+    const selector = workloadSelectorOf(s);
+    if (selector && Object.keys(selector).length > 0)
+      out.push({
+        namespace: s.namespace,
+        hostname: s.hostname,
+        selector,
+        ...(s.serviceEntry ? { serviceEntry: true as const } : {}),
+      });
   }
   for (const p of ctx.security.policySelectors)
     out.push({ namespace: p.namespace, hostname: '', selector: p.selector, policy: p.policy });

@@ -72,6 +72,8 @@ export interface ClassSelector {
   readonly hostname: string;
   readonly selector: Readonly<Record<string, string>>;
   readonly policy?: string;
+  /** Set (true) when the service is a ServiceEntry host selecting workloads: its class name is the host (classServiceName). */
+  readonly serviceEntry?: true;
 }
 
 export interface CompileOutput {

@@ -6,7 +6,7 @@
 import type { Diagnostics } from './diagnostics.js';
 import type { WorkloadEntry } from './service-entry.js';
 import { buildServiceEntryServices } from './service-entries.js';
-import { workloadEntryEndpoints } from './workload-endpoints.js';
+import { isIp, workloadEntryEndpoints } from './workload-endpoints.js';
 import type { InputSet } from './inputs.js';
 import type {
   EndpointPort,
@@ -138,6 +138,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
   for (const s of inputs.services) namespaces.add(s.meta.namespace);
   for (const s of inputs.serviceEntries) namespaces.add(s.meta.namespace);
   for (const p of inputs.pods) namespaces.add(p.meta.namespace);
+  for (const w of inputs.workloadEntries) namespaces.add(w.meta.namespace);
 
   const workloads: Workload[] = [...inputs.pods]
     .filter((p) => p.ips.length > 0)
@@ -150,12 +151,21 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
       serviceAccount: p.serviceAccount,
     }));
 
+  const entryWorkloads: Workload[] = [...inputs.workloadEntries].sort(byNsName).map((w) => ({
+    namespace: w.meta.namespace,
+    name: w.meta.name,
+    labels: w.spec.labels ?? {},
+    ips: w.spec.address !== undefined && isIp(w.spec.address) ? [w.spec.address] : [],
+    serviceAccount: w.spec.serviceAccount ?? 'default',
+  }));
+
   return {
     services,
     byHostname: new Map(services.map((s) => [s.hostname, s])),
     endpoints,
     namespaces: [...namespaces].sort(),
     workloads,
+    entryWorkloads,
     virtualServices: [...inputs.virtualServices].sort(byNsName),
     destinationRules: [...inputs.destinationRules].sort(byNsName),
     gateways: [...inputs.gateways].sort(byNsName),

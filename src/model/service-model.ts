@@ -24,6 +24,13 @@ export type Protocol =
 
 export const isHttpProtocol = (p: Protocol): boolean =>
   p === 'HTTP' || p === 'HTTP2' || p === 'GRPC' || p === 'GRPC-Web';
+/**
+ * The labels a service picks its workloads by: a Kubernetes Service's selector, or a ServiceEntry's
+ * workloadSelector (istiod gives the pods and WorkloadEntries it selects the entry's inbound ports).
+ */
+export const workloadSelectorOf = (s: MeshService): Readonly<Record<string, string>> | undefined =>
+  s.selector ?? s.serviceEntry?.workloadSelector;
+
 export const isHttp2Protocol = (p: Protocol): boolean => p === 'HTTP2' || p === 'GRPC';
 
 export interface MeshServicePort {
@@ -109,6 +116,11 @@ export interface ServiceModel {
   readonly namespaces: readonly string[];
   /** Workloads (pods) by namespace, for inbound config and proxy classes. */
   readonly workloads: readonly Workload[];
+  /**
+   * WorkloadEntries (VMs) as workloads, by namespace then name: proxy classes are made for their
+   * labels as for pods' (a VM's sidecar connects with them). Unhealthy entries too: their proxy runs.
+   */
+  readonly entryWorkloads: readonly Workload[];
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
   readonly gateways: readonly Gateway[];

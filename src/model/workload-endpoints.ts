@@ -81,7 +81,8 @@ export function podEndpoint(pod: Pod, port: MeshServicePort, locality: Locality)
   };
 }
 
-const isIp = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
+/** Whether an address is an IP (not a DNS name). */
+export const isIp = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
 
 /**
  * The endpoints a Kubernetes Service with a selector gets from the healthy WorkloadEntries of its

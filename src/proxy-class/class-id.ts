@@ -5,9 +5,9 @@
  */
 
 /**
- * `sidecar/<ns>/<service,service>` (service names in hostname order); `sidecar/<ns>/_` for a
- * workload no service selects. When security policies or Sidecar resources select the workload by
- * label, their keys (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
+ * `sidecar/<ns>/<service,service>` (class service names, classServiceName, in hostname order);
+ * `sidecar/<ns>/_` for a workload no service selects. When security policies or Sidecar resources
+ * select the workload by label, their keys (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
  */
 export function sidecarClassId(
   namespace: string,
@@ -48,8 +48,14 @@ export function selects(selector: Readonly<Record<string, string>>, labels: Read
   return true;
 }
 
-/** The service name of a hostname `<name>.<ns>.svc.<domain>`. */
-export function serviceNameOf(hostname: string): string {
+/**
+ * How a service selecting a workload is named in class ids. A Kubernetes Service by its name (the
+ * first label of `<name>.<ns>.svc.<domain>`); a ServiceEntry host as written (`api.example.com`,
+ * `*.wikipedia.org`), with a trailing dot when it has none: Service names never hold a dot, so no
+ * entry host reads as a Service name, and two hosts never share a name.
+ */
+export function classServiceName(hostname: string, serviceEntry: boolean): string {
+  if (serviceEntry) return hostname.includes('.') ? hostname : `${hostname}.`;
   const dot = hostname.indexOf('.');
   return dot > 0 ? hostname.slice(0, dot) : hostname;
 }

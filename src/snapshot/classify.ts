@@ -1,8 +1,9 @@
 /**
  * Places a connecting proxy into a proxy class of a snapshot, and lists the resources of a class.
  *
- * Proxyless gRPC clients (GENERATOR=grpc) get `grpc/<ns>`. A sidecar gets the class of the
- * services in its namespace whose selector matches its LABELS, and of the security policies that
+ * Proxyless gRPC clients (GENERATOR=grpc) get `grpc/<ns>`. A sidecar (a pod's, or a VM's of a
+ * WorkloadEntry) gets the class of the services in its namespace whose selector (a Service's, or a
+ * ServiceEntry's workloadSelector) matches its LABELS, and of the security policies that
  * select it by label, named as the compiler names it. When the compiler has no such class (e.g.
  * the pod appeared after the compile) it falls back to the namespace's selector-less class
  * `sidecar/<ns>/_` — unless a policy selects the node: that class lacks the policy, and serving it
@@ -10,7 +11,7 @@
  * gateway (`router~…`) gets its router class (classifyRouter).
  */
 import type { GatewaySelectorRef, ProxyClass } from '../compile/types.js';
-import { appliesToRouters, routerClassId, selects, serviceNameOf, sidecarClassId } from '../proxy-class/class-id.js';
+import { appliesToRouters, classServiceName, routerClassId, selects, sidecarClassId } from '../proxy-class/class-id.js';
 import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import type { SnapshotContent } from './content.js';
@@ -44,14 +45,15 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
   const matching = content.selectors.filter(
     (s) => s.namespace === ns && Object.keys(s.selector).length > 0 && selects(s.selector, node.labels),
   );
+  // Services (Kubernetes Services and ServiceEntries' workloadSelectors) in hostname order, by class name.
   const selecting = matching
     .filter((s) => s.policy === undefined)
-    .map((s) => s.hostname)
-    .sort();
+    .sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0))
+    .map((s) => classServiceName(s.hostname, s.serviceEntry === true));
   const policies = matching.flatMap((s) => (s.policy === undefined ? [] : [s.policy]));
   if (node.type === 'router')
-    return classifyRouter(content, identity, node, selecting.map(serviceNameOf), policies.filter(appliesToRouters));
-  const exact = sidecarClassId(ns, selecting.map(serviceNameOf), policies);
+    return classifyRouter(content, identity, node, selecting, policies.filter(appliesToRouters));
+  const exact = sidecarClassId(ns, selecting, policies);
   if (classes.has(exact)) return { ok: true, classId: exact, node };
   if (policies.length > 0)
     return {

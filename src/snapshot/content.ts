@@ -149,7 +149,8 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
       typeof s.namespace !== 'string' ||
       typeof s.hostname !== 'string' ||
       !isRecord(s.selector) ||
-      (s.policy !== undefined && typeof s.policy !== 'string')
+      (s.policy !== undefined && typeof s.policy !== 'string') ||
+      (s.serviceEntry !== undefined && s.serviceEntry !== true)
     )
       return fail('bad selector');
   }
@@ -427,4 +428,6 @@ const copySelector = (s: ClassSelector): ClassSelector => ({
   hostname: s.hostname,
   selector: { ...s.selector },
   ...(s.policy !== undefined ? { policy: s.policy } : {}),
+  // Only entry selectors carry the flag: documents of Kubernetes-only meshes stay as they were.
+  ...(s.serviceEntry ? { serviceEntry: true as const } : {}),
 });

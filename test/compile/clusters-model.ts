@@ -96,6 +96,7 @@ export function model(
     endpoints: eps,
     namespaces: [...new Set(sorted.map((s) => s.namespace))].sort(),
     workloads: [],
+    entryWorkloads: [],
     virtualServices: [],
     destinationRules,
     gateways: [],

@@ -94,6 +94,7 @@ export function makeContext(services: readonly MeshService[], opts: ContextOptio
     endpoints: opts.endpoints ?? new Map(),
     namespaces: [...new Set(sorted.map((s) => s.namespace))].sort(),
     workloads: [],
+    entryWorkloads: [],
     virtualServices: opts.virtualServices ?? [],
     destinationRules: [...(opts.destinationRules?.values() ?? [])],
     gateways: [],

@@ -58,6 +58,7 @@ export function model(
     endpoints: new Map(),
     namespaces: [...new Set(['default', ...sorted.map((s) => s.namespace)])].sort(),
     workloads: [],
+    entryWorkloads: [],
     virtualServices,
     destinationRules,
     gateways: [],

@@ -14,7 +14,7 @@
  */
 import { gatewayKey, type Gateway } from '../../model/gateway.js';
 import type { MeshService, Workload } from '../../model/service-model.js';
-import { routerClassId, selects } from '../../proxy-class/class-id.js';
+import { classServiceName, routerClassId, selects } from '../../proxy-class/class-id.js';
 import type { Cluster, ClusterLoadAssignment } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
 import type { RouterSecurity } from '../security/workload-security.js';
@@ -66,7 +66,7 @@ export function routerShapes(
     const security = ctx.security.forRouter(w.namespace, w.labels);
     const id = routerClassId(
       w.namespace,
-      services.map((s) => s.name),
+      services.map((s) => classServiceName(s.hostname, s.serviceEntry !== undefined)),
       selected.map(gatewayKey),
       security.key === '' ? [] : security.key.split(','),
     );

@@ -95,6 +95,7 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
       endpoints: new Map([[service.hostname, ctx.model.endpoints.get(service.hostname) ?? new Map()]]),
       namespaces: [],
       workloads: [],
+      entryWorkloads: [],
       virtualServices: [],
       destinationRules: rule.sources,
       gateways: [],
