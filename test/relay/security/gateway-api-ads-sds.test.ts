@@ -37,7 +37,7 @@ const OWN = `kubernetes-gateway://${INFRA}/cert`;
 const GRANTED = `kubernetes-gateway://${WEB}/certificate`;
 const UNREFERENCED = `kubernetes-gateway://${INFRA}/other`;
 
-const MESH = `---
+const meshWith = (certificateRefs: string) => `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: secure, namespace: ${INFRA}}
@@ -48,7 +48,7 @@ spec:
     port: 443
     protocol: HTTPS
     hostname: secure.example.com
-    tls: {certificateRefs: [{name: cert}, {name: certificate, namespace: ${WEB}}]}
+    tls: {certificateRefs: [${certificateRefs}]}
 ---
 apiVersion: gateway.networking.k8s.io/v1beta1
 kind: ReferenceGrant
@@ -64,6 +64,7 @@ spec:
   parentRefs: [{name: secure}]
   rules: [{backendRefs: [{name: infra-backend-v1, port: 8080}]}]
 ${gatewayPod('secure', INFRA, 12, [443])}`;
+const MESH = meshWith(`{name: cert}, {name: certificate, namespace: ${WEB}}`);
 
 // gatewayNode's id and labels, as an Envoy sends them (metadata as a protobuf Struct).
 const node = gatewayNode('secure', INFRA, 12);
@@ -114,6 +115,7 @@ let granted: Issued;
 let relay: Relay | undefined;
 let client: grpc.Client | undefined;
 let stream: TestStream | undefined;
+let store: LocalStore;
 
 before(async () => {
   ca = makeCa(tmp.dir);
@@ -124,7 +126,7 @@ before(async () => {
   secrets.set(WEB, 'certificate', { data: { 'tls.crt': granted.cert, 'tls.key': granted.key }, revision: 'uid-2/1' });
   secrets.set(INFRA, 'other', { data: { 'tls.crt': own.cert, 'tls.key': own.key }, revision: 'uid-3/1' });
   const compiled = compileConformance(MESH);
-  const store = new LocalStore(join(tmp.dir, 'store'));
+  store = new LocalStore(join(tmp.dir, 'store'));
   await publishSnapshot(store, 'main', compiled.snapshot, { createdAt: '2026-11-24T00:00:00Z' });
   const server = ca.issue('relay', { dns: ['localhost'], ip: ['127.0.0.1'] });
   relay = await startRelay({
@@ -132,7 +134,7 @@ before(async () => {
     host: '127.0.0.1',
     port: 0,
     httpPort: 0,
-    pollMs: 60_000,
+    pollMs: 100,
     secrets,
     log: capture,
     security: {
@@ -211,5 +213,31 @@ test(
       [UNREFERENCED],
     );
     assert.match(String(denied[0]?.reason), /not a certificate reference verified/);
+    stream.send({
+      type_url: SECRET_TYPE_URL,
+      resource_names: [OWN, GRANTED, UNREFERENCED],
+      response_nonce: sds.nonce,
+      version_info: sds.version_info,
+    });
+  },
+);
+
+test(
+  'a certificateRef the Gateway drops: the next snapshot takes its Secret away from the stream',
+  { timeout: 60_000 },
+  async () => {
+    assert.ok(stream, 'the stream of the first test');
+    await publishSnapshot(store, 'main', compileConformance(meshWith('{name: cert}')).snapshot, {
+      createdAt: '2026-11-24T00:01:00Z',
+    });
+    let names: string[] | undefined;
+    for (let i = 0; i < 20 && !names; i++) {
+      const r: Resp = await stream.next(10_000);
+      if (r.type_url === SECRET_TYPE_URL)
+        names = r.resources.map(
+          (x) => (decodeMessage(SECRET_TYPE_NAME, x.value ?? new Uint8Array()) as { name: string }).name,
+        );
+    }
+    assert.deepEqual(names, [OWN]);
   },
 );
