@@ -18,6 +18,7 @@ import { indexDestinationRules } from './destination-rules.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
+import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
 import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
@@ -134,6 +135,7 @@ export function compileWithShapes(ctx: CompileContext): {
   analyzeGateways(ctx);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
+    const verifiedSecrets = verifiedGatewaySecrets(shape.namespace, shape.gateways);
     groups.set(groupId, buildRouterGroup(ctx, shape, { clusters: outbound.clusters, endpoints: endpoints.endpoints }));
     classes.push({
       id: shape.id,
@@ -142,6 +144,8 @@ export function compileWithShapes(ctx: CompileContext): {
       services: shape.services.map((s) => s.hostname),
       groups: ['outbound', 'endpoints', groupId],
       gateways: selectorRefs(shape.gateways),
+      // Absent when empty: classes without it keep their documents and digests byte-identical.
+      ...(verifiedSecrets.length ? { verifiedSecrets } : {}),
     });
   }
   const routersUse = classes.some((c) => c.generator === 'router');

@@ -53,6 +53,12 @@ export interface ProxyClass {
   readonly groups: readonly GroupId[];
   /** Router classes: the Gateways whose config the class holds, with their selectors (for placing nodes). */
   readonly gateways?: readonly GatewaySelectorRef[];
+  /**
+   * Router classes: the `kubernetes-gateway://<ns>/<name>` SDS names its Gateways reference and the
+   * compile verified (same namespace, or a ReferenceGrant), sorted; absent when there are none.
+   * The relay serves such a name only to a proxy of a class that lists it.
+   */
+  readonly verifiedSecrets?: readonly string[];
 }
 
 /** A Gateway as the relay needs it to place a router proxy: its name and selector (absent: every router). */

@@ -28,6 +28,8 @@ export interface ServedSnapshot {
   resources(classId: string, type: XdsType): ReadonlyMap<string, ServedResource> | undefined;
   /** A short stable version string for a class's resources of one type (changes iff they change). */
   typeVersion(classId: string, type: XdsType): string;
+  /** The `kubernetes-gateway://` SDS names a class may be served (empty for an unknown class). */
+  verifiedSecrets(classId: string): ReadonlySet<string>;
 }
 
 /** What happened on a stream, for the status page, metrics and the audit log. */

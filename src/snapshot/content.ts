@@ -141,6 +141,11 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
         )
           return fail(`class ${c.id}: bad gateway`);
     }
+    if (
+      c.verifiedSecrets !== undefined &&
+      (!Array.isArray(c.verifiedSecrets) || !c.verifiedSecrets.every((n) => typeof n === 'string'))
+    )
+      return fail(`class ${c.id}: bad verifiedSecrets`);
   }
   if (!Array.isArray(value.selectors)) return fail('bad selectors');
   for (const s of value.selectors as unknown[]) {
@@ -422,6 +427,7 @@ const copyClass = (c: ProxyClass): ProxyClass => ({
         })),
       }
     : {}),
+  ...(c.verifiedSecrets?.length ? { verifiedSecrets: [...c.verifiedSecrets] } : {}),
 });
 const copySelector = (s: ClassSelector): ClassSelector => ({
   namespace: s.namespace,

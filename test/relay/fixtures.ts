@@ -44,6 +44,10 @@ export class MemorySnapshot implements ServedSnapshot {
     return v;
   }
 
+  verifiedSecrets(): ReadonlySet<string> {
+    return new Set();
+  }
+
   /** A next version: `edit` may change each class's resources of a type. */
   derive(
     version: number,

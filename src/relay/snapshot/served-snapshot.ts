@@ -43,6 +43,8 @@ interface SharedTable {
   readonly table: TypeTable;
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 export class MissingObjectError extends Error {
   override readonly name = 'MissingObjectError';
 }
@@ -66,6 +68,8 @@ export class LoadedSnapshot implements ServedSnapshot {
    * places its streams without classifying each one again.
    */
   private readonly placements: WeakMap<object, Placement>;
+
+  private readonly verified = new Map<string, ReadonlySet<string>>();
 
   constructor(init: LoadedSnapshotInit) {
     this.channel = init.channel;
@@ -92,6 +96,7 @@ export class LoadedSnapshot implements ServedSnapshot {
         byGroups.set(key, tables);
       }
       this.classes.set(cls.id, tables);
+      if (cls.verifiedSecrets?.length) this.verified.set(cls.id, new Set(cls.verifiedSecrets));
     }
   }
 
@@ -117,6 +122,10 @@ export class LoadedSnapshot implements ServedSnapshot {
 
   typeVersion(classId: string, type: XdsType): string {
     return this.classes.get(classId)?.[type].version ?? '';
+  }
+
+  verifiedSecrets(classId: string): ReadonlySet<string> {
+    return this.verified.get(classId) ?? NONE;
   }
 
   get classIds(): readonly string[] {

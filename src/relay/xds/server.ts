@@ -97,9 +97,11 @@ export class XdsServer {
     this.onEvent = options.onEvent ?? (() => {});
     this.logLine = options.log ?? (() => {});
     this.security = options.security ?? ANYONE;
-    // A Secret changed: the streams of its namespace that may hold it get their secrets again.
-    this.security.secrets?.source.onChange((namespace) => {
-      for (const s of this.streams.values()) if (!s.isEnded && s.identity?.namespace === namespace) s.pushSecrets();
+    // A Secret changed: every authenticated stream subscribed to secrets gets them again (only what
+    // changed is sent). Not only its namespace: a verified `kubernetes-gateway://` name may point
+    // across namespaces.
+    this.security.secrets?.source.onChange(() => {
+      for (const s of this.streams.values()) if (!s.isEnded && s.identity) s.pushSecrets();
     });
   }
 
@@ -142,6 +144,8 @@ export class XdsServer {
     const live = [...this.streams.values()].filter((s) => s.node !== undefined && !s.isEnded);
     const placed = live.filter((s) => s.place(snapshot));
     for (const type of XDS_TYPES) for (const s of placed) s.pushType(type);
+    // A class's verified `kubernetes-gateway://` names may have changed with the snapshot.
+    for (const s of live) if (!s.isEnded && s.identity) s.pushSecrets();
   }
 
   statuses(): ProxyStatus[] {

@@ -39,6 +39,8 @@ export function placementCode(reason: string): grpc.status {
     : grpc.status.INVALID_ARGUMENT;
 }
 
+const NO_SECRETS: ReadonlySet<string> = new Set();
+
 export abstract class StreamBase {
   nodeId = '';
   classId = '';
@@ -163,7 +165,10 @@ export abstract class StreamBase {
   protected secretResources(names: readonly string[]): ReadonlyMap<string, ServedResource> {
     const resolver = this.ctx.secrets;
     if (!resolver) return new Map();
-    const { resources, denied } = resolver.resolve({ identity: this.identity, mayReadKeys: this.mayReadKeys }, names);
+    const { resources, denied } = resolver.resolve(
+      { identity: this.identity, mayReadKeys: this.mayReadKeys, verifiedSecrets: this.verifiedSecrets() },
+      names,
+    );
     for (const d of denied) {
       if (this.deniedSecrets.has(d.name)) continue;
       this.deniedSecrets.add(d.name);
@@ -180,6 +185,18 @@ export abstract class StreamBase {
   }
 
   private readonly deniedSecrets = new Set<string>();
+
+  /**
+   * The `kubernetes-gateway://` names the proxy's class may have in the current snapshot. An
+   * SDS-only stream is not placed: its node is classified here, without failing the stream.
+   */
+  private verifiedSecrets(): ReadonlySet<string> {
+    const snapshot = this.ctx.snapshot;
+    if (!snapshot || !this.node) return NO_SECRETS;
+    if (this.classId) return snapshot.verifiedSecrets(this.classId);
+    const placed = snapshot.classify(this.node);
+    return placed.ok ? snapshot.verifiedSecrets(placed.classId) : NO_SECRETS;
+  }
 
   /** Re-sends the secrets this stream subscribed to when they changed (a Secret was updated). */
   abstract pushSecrets(): void;
