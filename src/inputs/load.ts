@@ -92,7 +92,8 @@ const k8s =
     if (value !== undefined) bucket(out).push({ value, doc });
   };
 
-const gatewayApi =
+/** A reader that depends on the apiVersion (Istio and Gateway API kinds). */
+const versioned =
   <T>(
     read: (r: Reader, raw: Raw, origin: Origin, apiVersion: string) => T | undefined,
     bucket: (b: Buckets) => Candidate<T>[],
@@ -111,17 +112,11 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
   Node: { apiVersions: ['v1'], handle: k8s(readNode, (b) => b.nodes) },
   VirtualService: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readVirtualService(r, raw, origin, v);
-      if (value) out.virtualServices.push({ value, doc });
-    },
+    handle: versioned(readVirtualService, (b) => b.virtualServices),
   },
   DestinationRule: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readDestinationRule(r, raw, origin, v);
-      if (value) out.destinationRules.push({ value, doc });
-    },
+    handle: versioned(readDestinationRule, (b) => b.destinationRules),
   },
   Gateway: {
     apiVersions: [...ISTIO_NETWORKING, ...GATEWAY_API],
@@ -135,60 +130,39 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
       if (value) out.gateways.push({ value, doc });
     },
   },
-  GatewayClass: { apiVersions: GATEWAY_API, handle: gatewayApi(readGatewayClass, (b) => b.gatewayClasses) },
-  HTTPRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readHTTPRoute, (b) => b.httpRoutes) },
-  GRPCRoute: { apiVersions: GATEWAY_API, handle: gatewayApi(readGRPCRoute, (b) => b.grpcRoutes) },
-  TCPRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTCPRoute, (b) => b.tcpRoutes) },
-  TLSRoute: { apiVersions: GATEWAY_API_L4, handle: gatewayApi(readTLSRoute, (b) => b.tlsRoutes) },
-  ReferenceGrant: { apiVersions: GATEWAY_API, handle: gatewayApi(readReferenceGrant, (b) => b.referenceGrants) },
+  GatewayClass: { apiVersions: GATEWAY_API, handle: versioned(readGatewayClass, (b) => b.gatewayClasses) },
+  HTTPRoute: { apiVersions: GATEWAY_API, handle: versioned(readHTTPRoute, (b) => b.httpRoutes) },
+  GRPCRoute: { apiVersions: GATEWAY_API, handle: versioned(readGRPCRoute, (b) => b.grpcRoutes) },
+  TCPRoute: { apiVersions: GATEWAY_API_L4, handle: versioned(readTCPRoute, (b) => b.tcpRoutes) },
+  TLSRoute: { apiVersions: GATEWAY_API_L4, handle: versioned(readTLSRoute, (b) => b.tlsRoutes) },
+  ReferenceGrant: { apiVersions: GATEWAY_API, handle: versioned(readReferenceGrant, (b) => b.referenceGrants) },
   Sidecar: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readSidecar(r, raw, origin, v);
-      if (value) out.sidecars.push({ value, doc });
-    },
+    handle: versioned(readSidecar, (b) => b.sidecars),
   },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readAuthorizationPolicy(r, raw, origin, v);
-      if (value) out.authorizationPolicies.push({ value, doc });
-    },
+    handle: versioned(readAuthorizationPolicy, (b) => b.authorizationPolicies),
   },
   PeerAuthentication: {
     apiVersions: ISTIO_SECURITY,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readPeerAuthentication(r, raw, origin, v);
-      if (value) out.peerAuthentications.push({ value, doc });
-    },
+    handle: versioned(readPeerAuthentication, (b) => b.peerAuthentications),
   },
   RequestAuthentication: {
     apiVersions: ISTIO_SECURITY,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readRequestAuthentication(r, raw, origin, v);
-      if (value) out.requestAuthentications.push({ value, doc });
-    },
+    handle: versioned(readRequestAuthentication, (b) => b.requestAuthentications),
   },
   ServiceEntry: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readServiceEntry(r, raw, origin, v);
-      if (value) out.serviceEntries.push({ value, doc });
-    },
+    handle: versioned(readServiceEntry, (b) => b.serviceEntries),
   },
   WorkloadEntry: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readWorkloadEntry(r, raw, origin, v);
-      if (value) out.workloadEntries.push({ value, doc });
-    },
+    handle: versioned(readWorkloadEntry, (b) => b.workloadEntries),
   },
   WorkloadGroup: {
     apiVersions: ISTIO_NETWORKING,
-    handle: (r, raw, origin, v, out, doc) => {
-      const value = readWorkloadGroup(r, raw, origin, v);
-      if (value) out.workloadGroups.push({ value, doc });
-    },
+    handle: versioned(readWorkloadGroup, (b) => b.workloadGroups),
   },
   MeshConfig: {
     apiVersions: ['meshsnap.dev/v1alpha1'],
