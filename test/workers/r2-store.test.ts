@@ -1,6 +1,6 @@
 /**
- * The R2 backend over a real workerd R2 binding (Miniflare's getR2Bucket drives workerd's own R2
- * implementation from Node): the store contract with conditional writes enforced, and the
+ * The R2 backend over a real workerd R2 binding (a Worker's fetch handler drives workerd's own R2
+ * implementation for Node: test/workers/r2-over-worker.ts): the store contract with conditional writes enforced, and the
  * compare-and-swap primitives themselves.
  */
 import { after, before, test } from 'node:test';
@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../helpers/paths.js';
 import { bundleWorker } from './bundle.js';
+import { r2OverWorker, R2_WORKER_SCRIPT } from './r2-over-worker.js';
 
 let mf: Miniflare;
 let bucket: R2BucketLike;
@@ -24,11 +25,11 @@ let prefixes = 0;
 before(async () => {
   mf = new Miniflare({
     modules: true,
-    script: 'export default { fetch() { return new Response("ok") } }',
+    script: R2_WORKER_SCRIPT,
     r2Buckets: ['SNAPSHOTS'],
     compatibilityDate: '2025-09-01',
   });
-  bucket = (await mf.getR2Bucket('SNAPSHOTS')) as unknown as R2BucketLike;
+  bucket = r2OverWorker(mf);
 });
 after(async () => {
   await mf?.dispose();
