@@ -123,3 +123,24 @@ test('port mTLS STRICT or PERMISSIVE: the ingress tls is ignored and the port ke
     );
   }
 });
+
+test('protocol versions and cipher suites apply as on a gateway server; inline PEM is refused, never copied into the config', () => {
+  const tls = `{mode: SIMPLE, privateKey: k.pem, serverCertificate: c.pem, minProtocolVersion: TLSV1_3, cipherSuites: [ECDHE-RSA-AES256-GCM-SHA384]}`;
+  const { chains } = port9080(peerAuth('DISABLE'), sidecarTls('HTTPS', tls));
+  const params = (chains[0]?.transport_socket?.typed_config as { common_tls_context?: { tls_params?: unknown } })
+    .common_tls_context?.tls_params;
+  assert.deepEqual(params, { tls_minimum_protocol_version: 'TLSv1_3', cipher_suites: ['ECDHE-RSA-AES256-GCM-SHA384'] });
+
+  const pem = '"-----BEGIN PRIVATE KEY-----\\nMIIE"';
+  const refused = port9080(
+    peerAuth('DISABLE'),
+    sidecarTls('HTTPS', `{mode: SIMPLE, privateKey: ${pem}, serverCertificate: c.pem}`),
+  );
+  assert.ok(
+    refused.result.diagnostics.some((d) => d.severity === 'error' && d.field === 'spec.ingress[0].tls.privateKey'),
+  );
+  assert.doesNotMatch(
+    JSON.stringify([...view(refused.result, proxy('default', { app: 'foo' })).resources.listeners.values()]),
+    /BEGIN/,
+  );
+});
