@@ -64,4 +64,9 @@ export interface CompileContext {
   readonly security: SecurityIndex;
   /** The Sidecar resource that applies to a workload. */
   readonly sidecars: SidecarIndex;
+  /**
+   * A view's Sidecar `outboundTrafficPolicy.egressProxy` as its cluster (`outbound|<port>|<subset>|<host>`):
+   * where ALLOW_ANY sends unknown destinations instead of PassthroughCluster.
+   */
+  readonly egressProxyCluster?: string;
 }

@@ -97,7 +97,11 @@ function catchAllVirtualHost(ctx: CompileContext): VirtualHost {
         {
           name: ALLOW_ANY_VHOST,
           match: { prefix: '/' },
-          route: { cluster: PASSTHROUGH_CLUSTER, timeout: NO_TIMEOUT, max_grpc_timeout: NO_TIMEOUT },
+          route: {
+            cluster: ctx.egressProxyCluster ?? PASSTHROUGH_CLUSTER,
+            timeout: NO_TIMEOUT,
+            max_grpc_timeout: NO_TIMEOUT,
+          },
         },
       ],
       include_request_attempt_count: true,

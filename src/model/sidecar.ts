@@ -4,6 +4,7 @@
  * unknown destinations go. The inputs layer validates raw documents into these types.
  */
 import type { Origin } from './diagnostics.js';
+import type { TlsProtocolVersion } from './gateway.js';
 import type { ObjectMeta } from './k8s.js';
 
 export interface SidecarPort {
@@ -25,6 +26,9 @@ export interface SidecarIngressTls {
   readonly serverCertificate?: string;
   readonly privateKey?: string;
   readonly caCertificates?: string;
+  readonly minProtocolVersion?: TlsProtocolVersion;
+  readonly maxProtocolVersion?: TlsProtocolVersion;
+  readonly cipherSuites?: readonly string[];
 }
 
 export interface SidecarIngressListener {

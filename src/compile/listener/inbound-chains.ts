@@ -12,7 +12,7 @@
 import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildcardListenerName } from '../names.js';
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
-import type { FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
+import type { envoy, FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
 import { modeForPort } from '../security/peer-authn.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
 import {
@@ -30,9 +30,10 @@ import {
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
 import type { InboundPort } from './inbound-ports.js';
 import { tcpProxyTo } from './tcp-proxy.js';
-import { INBOUND_MTLS_HTTP_SOCKET, INBOUND_MTLS_TCP_SOCKET } from './tls-context.js';
+import { INBOUND_MTLS_HTTP_SOCKET, INBOUND_MTLS_TCP_SOCKET, sidecarIngressTlsSocket } from './tls-context.js';
 
 type ChainKind = 'http' | 'tcp';
+type TransportSocket = envoy.config.core.v3.TransportSocket.$Properties;
 
 interface MatchOption {
   readonly kind: ChainKind;
@@ -96,7 +97,7 @@ interface ChainTarget {
   readonly filters: (kind: ChainKind) => NetworkFilter[];
 }
 
-function chainsFor(target: ChainTarget, options: readonly MatchOption[]): FilterChain[] {
+function chainsFor(target: ChainTarget, options: readonly MatchOption[], ownTls?: TransportSocket): FilterChain[] {
   return options.map((o) => {
     const chain: FilterChain = {
       name: target.name(o.kind),
@@ -107,13 +108,24 @@ function chainsFor(target: ChainTarget, options: readonly MatchOption[]): Filter
       },
       filters: target.filters(o.kind),
     };
-    if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
+    if (ownTls) chain.transport_socket = ownTls;
+    else if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
     return chain;
   });
 }
 
-/** The chains of one service target port, named like istiod's `0.0.0.0_<targetPort>`. */
-export function portChains(p: InboundPort, security: WorkloadSecurity): FilterChain[] {
+/** istiod's Protocol.AfterTLSTermination. */
+const afterTlsTermination = (p: Protocol): Protocol => (p === 'HTTPS' ? 'HTTP' : p === 'TLS' ? 'TCP' : p);
+
+/**
+ * The chains of one service target port, named like istiod's `0.0.0.0_<targetPort>`. A Sidecar
+ * ingress `tls` applies only where the port's mTLS mode is DISABLE (istiod: buildInboundListeners):
+ * one chain for TLS, terminated with the listener's certificates, serving the protocol inside.
+ */
+export function portChains(input: InboundPort, security: WorkloadSecurity): FilterChain[] {
+  const mode = modeForPort(security.mtls, input.targetPort);
+  const ownTls = input.tls && mode === 'DISABLE' ? input.tls : undefined;
+  const p = ownTls ? { ...input, port: { ...input.port, protocol: afterTlsTermination(input.port.protocol) } } : input;
   const cluster = inboundClusterName(p.targetPort);
   const name = wildcardListenerName(p.targetPort);
   const grpc = isGrpcFamily(p.port.protocol);
@@ -135,10 +147,12 @@ export function portChains(p: InboundPort, security: WorkloadSecurity): FilterCh
       ),
     ]);
   };
-  return chainsFor(
-    { destinationPort: p.targetPort, name: () => name, filters },
-    optionsFor(p.port.protocol, modeForPort(security.mtls, p.targetPort)),
-  );
+  const target: ChainTarget = { destinationPort: p.targetPort, name: () => name, filters };
+  if (ownTls) {
+    const kind: ChainKind = isHttpProtocol(p.port.protocol) ? 'http' : 'tcp';
+    return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], sidecarIngressTlsSocket(ownTls));
+  }
+  return chainsFor(target, optionsFor(p.port.protocol, mode));
 }
 
 const passthroughCache = new WeakMap<WorkloadSecurity, readonly FilterChain[]>();

@@ -6,6 +6,7 @@
  */
 import type { CompileContext } from '../context.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import type { SidecarIngressTls } from '../../model/sidecar.js';
 
 export interface InboundPort {
   readonly targetPort: number;
@@ -16,6 +17,8 @@ export interface InboundPort {
   readonly services: readonly MeshService[];
   /** A Sidecar ingress listener's loopback `defaultEndpoint`: a STATIC cluster instead of ORIGINAL_DST. */
   readonly endpoint?: { readonly address: string; readonly port: number };
+  /** A Sidecar ingress listener's own TLS, terminated instead of Istio mTLS where mTLS is DISABLE. */
+  readonly tls?: SidecarIngressTls;
 }
 
 export function inboundPorts(ctx: CompileContext, services: readonly MeshService[]): InboundPort[] {

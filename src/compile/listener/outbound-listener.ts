@@ -29,9 +29,11 @@ export interface OutboundChain {
 const isMatchAll = (c: OutboundChain): boolean =>
   !c.serverNames?.length && !c.prefixRanges?.length && !c.transportProtocol && !c.applicationProtocols?.length;
 
-/** Where unknown destinations go: mesh.outboundTrafficPolicy. */
+/** Where unknown destinations go: mesh.outboundTrafficPolicy, and under ALLOW_ANY the Sidecar's egress proxy if any. */
 export const egressCluster = (ctx: CompileContext): string =>
-  ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY' ? BLACKHOLE_CLUSTER : PASSTHROUGH_CLUSTER;
+  ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY'
+    ? BLACKHOLE_CLUSTER
+    : (ctx.egressProxyCluster ?? PASSTHROUGH_CLUSTER);
 
 /** `PassthroughFilterChain`: the fallback of listeners whose chains all match on something. */
 export function passthroughFilterChain(ctx: CompileContext): FilterChain {

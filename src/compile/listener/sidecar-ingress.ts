@@ -6,7 +6,9 @@
  * - no `defaultEndpoint`: ORIGINAL_DST towards the address the client dialled, as for Services;
  * - `127.0.0.1:Q` / `[::1]:Q`: a STATIC cluster to that address (no passthrough bind address);
  * - `0.0.0.0:Q` / `[::]:Q` (the pod's IP) when Q is P: the same as ORIGINAL_DST. Another Q, a unix
- *   socket, and ingress `tls` are reported (`unsupported-sidecar-field`) and served as without them.
+ *   socket are reported (`unsupported-sidecar-field`) and served as without them.
+ * - `tls`: terminated with the listener's own certificates where the port's mTLS mode is DISABLE
+ *   (istiod with ENABLE_TLS_ON_SIDECAR_INGRESS; see inbound-chains.ts), ignored otherwise.
  * The port's telemetry service is the selecting Service whose target port is P, else istiod's
  * stand-in `<sidecar>.<namespace>`.
  */
@@ -85,13 +87,6 @@ export function sidecarIngressPorts(
 ): InboundPort[] {
   return (sidecar.spec.ingress ?? [])
     .map((l, i): InboundPort => {
-      if (l.tls)
-        report(
-          diags,
-          sidecar,
-          `spec.ingress[${i}].tls`,
-          'ingress TLS is not terminated: the port is served as without tls',
-        );
       const number = l.port.number;
       const protocol = PROTOCOLS[(l.port.protocol ?? '').toUpperCase()] ?? 'Unsupported';
       const port = { ...(l.port.name ? { name: l.port.name } : {}), port: number, targetPort: number, protocol };
@@ -112,6 +107,7 @@ export function sidecarIngressPorts(
         port,
         services: real?.services ?? [service],
         ...(endpoint ? { endpoint } : {}),
+        ...(l.tls ? { tls: l.tls } : {}),
       };
     })
     .sort((a, b) => a.targetPort - b.targetPort);

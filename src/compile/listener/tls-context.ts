@@ -3,7 +3,9 @@
  * Certificates are never in the config: Envoy fetches them by name (`default`, `ROOTCA`) over SDS
  * from the `sds-grpc` cluster of its bootstrap, i.e. from the local istio-agent.
  */
+import type { SidecarIngressTls } from '../../model/sidecar.js';
 import { envoy, packAny } from '../../xds/proto.js';
+import { gatewayTlsContext } from '../gateway/downstream-tls.js';
 import { TypeName } from '../../xds/type-urls.js';
 import { bool, FilterName } from './filters.js';
 
@@ -76,3 +78,16 @@ const socket = (kind: 'http' | 'tcp'): TransportSocket => ({
 /** Packed once: every inbound mTLS chain of a kind carries the same transport socket. */
 export const INBOUND_MTLS_HTTP_SOCKET: TransportSocket = socket('http');
 export const INBOUND_MTLS_TCP_SOCKET: TransportSocket = socket('tcp');
+
+/**
+ * A Sidecar ingress listener's own server TLS: istiod's BuildListenerTLSContext, as for a gateway
+ * server. Mounted files become the agent's SDS resources `file-cert:<cert>~<key>` and
+ * `file-root:<ca>`, never inlined key material.
+ */
+export const sidecarIngressTlsSocket = (tls: SidecarIngressTls): TransportSocket => ({
+  name: FilterName.TlsTransportSocket,
+  typed_config: packAny(
+    TypeName.DownstreamTlsContext,
+    gatewayTlsContext({ ...tls, mode: tls.mode ?? 'PASSTHROUGH' }, false),
+  ),
+});

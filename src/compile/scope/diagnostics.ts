@@ -1,8 +1,8 @@
 /**
  * What meshsnap does not apply of a Sidecar, said once per object: egress listeners' own port,
- * bind and capture mode (their hosts still count, for every port) and the egress proxy (ingress
- * listeners' unbuilt parts: listener/sidecar-ingress.ts). Also istiod's analyzer warning for a namespace with several selector-less Sidecars
- * (only the oldest applies).
+ * bind and capture mode (their hosts still count, for every port); ingress listeners' unbuilt
+ * parts are in listener/sidecar-ingress.ts. Also istiod's analyzer warning for a namespace with
+ * several selector-less Sidecars (only the oldest applies).
  */
 import type { Diagnostics } from '../../model/diagnostics.js';
 import type { Sidecar } from '../../model/sidecar.js';
@@ -30,13 +30,6 @@ export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnost
             'egress listeners with a port, bind or captureMode are not built: their hosts are imported for every port of the catch-all outbound listeners',
         });
     });
-    if (s.spec.outboundTrafficPolicy?.egressProxy)
-      diags.warn({
-        ...where(s),
-        code: 'unsupported-sidecar-field',
-        field: 'spec.outboundTrafficPolicy.egressProxy',
-        message: 'egressProxy is not applied: unknown destinations go to PassthroughCluster',
-      });
   }
   for (const s of sidecars)
     if (!s.spec.workloadSelector && (namespaceWide.get(s.meta.namespace) ?? 0) > 1)

@@ -69,7 +69,9 @@ export function scopeGroups(
       // virtualOutbound reads only the outbound policy: the full view's when it is the same. (Port
       // listeners also hold the SNI and CIDR chains of the services on the port: built per view.)
       const full = group(build(fullScope, 'outbound-listeners')).listeners;
-      const samePolicy = c.mesh.outboundTrafficPolicy === ctx.mesh.outboundTrafficPolicy;
+      const samePolicy =
+        c.mesh.outboundTrafficPolicy === ctx.mesh.outboundTrafficPolicy &&
+        c.egressProxyCluster === ctx.egressProxyCluster;
       for (const [name, l] of buildOutboundListeners(c)) {
         const shared = samePolicy && name === VIRTUAL_OUTBOUND ? full.get(name) : undefined;
         t.listeners.set(name, shared ?? l);

@@ -11,6 +11,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
 import { resolveHost } from '../names.js';
+import { egressProxyCluster } from './egress-proxy.js';
 import { egressImports, importsService, importsVirtualService, type EgressImports } from './egress-hosts.js';
 import { viewContext, type ViewContents } from './view.js';
 import {
@@ -49,13 +50,20 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
       const known = byOrigin.get(origin);
       if (known) return known;
       let scope: Scope = full;
-      const contents = sidecar
+      let contents = sidecar
         ? sidecarContents(ctx, vis, namespace, sidecar)
         : seesEverything(ctx, vis, namespace)
           ? undefined
           : exportedContents(ctx, vis, namespace, undefined);
+      let view: CompileContext | undefined;
+      const egressProxy = sidecar?.spec.outboundTrafficPolicy?.egressProxy;
+      if (sidecar && egressProxy && contents?.outboundTrafficPolicy === 'ALLOW_ANY') {
+        const cluster = egressProxyCluster((view = viewContext(ctx, contents)), sidecar, egressProxy, ctx.diags);
+        contents = { ...contents, egressProxyCluster: cluster };
+        view = { ...view, egressProxyCluster: cluster };
+      }
       if (contents && !isEverything(ctx, vis, contents)) {
-        const view = viewContext(ctx, contents);
+        view ??= viewContext(ctx, contents);
         const key = contentsKey(view, contents);
         scope = byContents.get(key) ?? { full: false, name: origin, ctx: view };
         byContents.set(key, scope);
@@ -135,6 +143,7 @@ function isEverything(ctx: CompileContext, vis: MeshVisibility, contents: ViewCo
   const { model, mesh } = ctx;
   return (
     contents.outboundTrafficPolicy === mesh.outboundTrafficPolicy &&
+    contents.egressProxyCluster === undefined &&
     contents.services.length === model.services.length &&
     contents.services.every((s) => model.byHostname.get(s.hostname) === s) &&
     contents.virtualServices.length === model.virtualServices.length &&
@@ -151,7 +160,7 @@ function contentsKey(view: CompileContext, contents: ViewContents): string {
       ?.sources.map((d) => `${d.meta.namespace}/${d.meta.name}`)
       .join('+') ?? '';
   return [
-    contents.outboundTrafficPolicy,
+    `${contents.outboundTrafficPolicy}${contents.egressProxyCluster !== undefined ? `>${contents.egressProxyCluster}` : ''}`,
     contents.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`).join(','),
     contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
   ].join('|');

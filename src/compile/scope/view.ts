@@ -19,6 +19,8 @@ export interface ViewContents {
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
   readonly outboundTrafficPolicy: MeshConfig['outboundTrafficPolicy'];
+  /** Under ALLOW_ANY, the Sidecar's egress proxy cluster (scopes.ts sets it on the view: egress-proxy.ts). */
+  readonly egressProxyCluster?: string;
 }
 
 export function viewContext(ctx: CompileContext, contents: ViewContents): CompileContext {

@@ -269,7 +269,7 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
 }
 
 /** A file on the proxy; key or certificate material pasted inline is refused and never quoted back. */
-function pemFree(r: Reader, value: string | undefined, path: string): string | undefined {
+export function pemFree(r: Reader, value: string | undefined, path: string): string | undefined {
   if (value === undefined || value === '') return undefined;
   if (/-----BEGIN|[\r\n]/.test(value)) {
     r.error(path, 'must be a file path on the proxy; inline key or certificate material (PEM) is not accepted');
@@ -278,7 +278,7 @@ function pemFree(r: Reader, value: string | undefined, path: string): string | u
   return value;
 }
 
-function cipherSuites(r: Reader, suites: string[] | undefined, path: string): string[] | undefined {
+export function cipherSuites(r: Reader, suites: string[] | undefined, path: string): string[] | undefined {
   if (!suites) return undefined;
   const kept: string[] = [];
   const invalid = new Set<string>();

@@ -15,6 +15,8 @@ import type {
   SidecarOutboundTrafficPolicy,
   SidecarPort,
 } from '../../model/sidecar.js';
+import { TLS_PROTOCOL_VERSIONS, type TlsProtocolVersion } from '../../model/gateway.js';
+import { cipherSuites, pemFree } from './gateway.js';
 import { isDns1123Label, readMeta } from './meta.js';
 import { compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
@@ -191,9 +193,17 @@ function ingressTls(r: Reader, v: unknown, path: string, protocol: string | unde
     r.error(`${path}.mode`, `configuration is invalid: cannot set mode to ${modeText} in sidecar ingress tls`);
   else if (!mode) r.error(`${path}.mode`, `unknown TLS mode "${modeText.slice(0, 40)}"`);
   if (!TLS_PROTOCOLS.has(protocol ?? '')) r.error(path, 'server cannot have TLS settings for non HTTPS/TLS ports');
-  const serverCertificate = str(r, get(o, 'serverCertificate'), `${path}.serverCertificate`);
-  const privateKey = str(r, get(o, 'privateKey'), `${path}.privateKey`);
-  const caCertificates = str(r, get(o, 'caCertificates'), `${path}.caCertificates`);
+  const file = (key: string) => pemFree(r, str(r, get(o, key), `${path}.${key}`), `${path}.${key}`);
+  const serverCertificate = file('serverCertificate');
+  const privateKey = file('privateKey');
+  const caCertificates = file('caCertificates');
+  const version = (key: string): TlsProtocolVersion | undefined => {
+    const v = str(r, get(o, key), `${path}.${key}`);
+    if (v === undefined || v === '') return undefined;
+    if ((TLS_PROTOCOL_VERSIONS as readonly string[]).includes(v)) return v as TlsProtocolVersion;
+    r.error(`${path}.${key}`, `unknown value "${v.slice(0, 40)}", must be one of ${TLS_PROTOCOL_VERSIONS.join(', ')}`);
+    return undefined;
+  };
   if (mode === 'SIMPLE' || mode === 'MUTUAL' || mode === 'OPTIONAL_MUTUAL') {
     if (!serverCertificate)
       r.error(`${path}.serverCertificate`, `${mode} TLS requires a server certificate`, 'missing-field');
@@ -201,7 +211,15 @@ function ingressTls(r: Reader, v: unknown, path: string, protocol: string | unde
   }
   if ((mode === 'MUTUAL' || mode === 'OPTIONAL_MUTUAL') && !caCertificates)
     r.error(`${path}.caCertificates`, `${mode} TLS requires a CA certificate bundle`, 'missing-field');
-  return compact({ mode, serverCertificate, privateKey, caCertificates });
+  return compact({
+    mode,
+    serverCertificate,
+    privateKey,
+    caCertificates,
+    minProtocolVersion: version('minProtocolVersion'),
+    maxProtocolVersion: version('maxProtocolVersion'),
+    cipherSuites: cipherSuites(r, strList(r, get(o, 'cipherSuites'), `${path}.cipherSuites`), `${path}.cipherSuites`),
+  });
 }
 
 function egressListener(r: Reader, v: unknown, path: string, namespace: string): SidecarEgressListener | undefined {
