@@ -142,8 +142,8 @@ export const REQUEST_AUTHENTICATIONS: ResourceSpec = {
 
 /**
  * The Kubernetes Gateway API (gateway.networking.k8s.io), in the versions the loader reads
- * (src/inputs/load.ts): v1, else v1beta1; TCPRoute and TLSRoute in v1alpha2 (the experimental
- * channel; bundles from v1.5 on serve them as v1, which the loader does not read yet).
+ * (src/inputs/load.ts): v1, else v1beta1; TCPRoute and TLSRoute v1 (bundles from v1.5 on), else
+ * v1alpha2 (the experimental channel before).
  */
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 const gatewayApi = (kind: string, plural: string, versions: readonly string[], namespaced = true): ResourceSpec => ({
@@ -158,8 +158,8 @@ export const GATEWAY_CLASSES = gatewayApi('GatewayClass', 'gatewayclasses', ['v1
 export const K8S_GATEWAYS = gatewayApi('Gateway', 'gateways', ['v1', 'v1beta1']);
 export const HTTP_ROUTES = gatewayApi('HTTPRoute', 'httproutes', ['v1', 'v1beta1']);
 export const GRPC_ROUTES = gatewayApi('GRPCRoute', 'grpcroutes', ['v1', 'v1beta1']);
-export const TCP_ROUTES = gatewayApi('TCPRoute', 'tcproutes', ['v1alpha2']);
-export const TLS_ROUTES = gatewayApi('TLSRoute', 'tlsroutes', ['v1alpha2']);
+export const TCP_ROUTES = gatewayApi('TCPRoute', 'tcproutes', ['v1', 'v1alpha2']);
+export const TLS_ROUTES = gatewayApi('TLSRoute', 'tlsroutes', ['v1', 'v1alpha2']);
 export const REFERENCE_GRANTS = gatewayApi('ReferenceGrant', 'referencegrants', ['v1', 'v1beta1']);
 
 /** The Gateway API kinds with a status subresource meshsnap writes (`watch --write-status`). */
