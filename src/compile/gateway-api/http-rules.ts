@@ -17,11 +17,11 @@ import type {
 import { resolveBackend, type BackendContext } from './backends.js';
 import {
   destinations,
+  convertRules,
   Failure,
   headerOps,
   unsupportedFilter,
   valueMap,
-  type Problem,
   type Report,
   type RuleConversion,
 } from './rule-parts.js';
@@ -30,25 +30,16 @@ import { joinErrors, type ConfigError } from './status.js';
 export type { Problem, RuleConversion } from './rule-parts.js';
 
 export function convertHttpRules(route: HTTPRoute, ctx: BackendContext): RuleConversion {
-  const out: IstioHttpRoute[] = [];
-  const problems: Problem[] = [];
-  let error: ConfigError | undefined;
-  const report: Report = (field, e) => {
-    if (!problems.some((p) => p.field === field)) problems.push({ field, error: e });
-  };
-  try {
-    route.spec.rules.forEach((rule, n) => {
-      for (const match of rule.matches.length ? rule.matches : [undefined]) {
-        const r = httpRule(route, rule, n, match, ctx, report);
-        out.push(r.route);
-        error = joinErrors(error, r.error);
-      }
-    });
-  } catch (e) {
-    if (e instanceof Failure) return { routes: [], problems: [{ field: e.field, error: e.error }], fatal: e.error };
-    throw e;
-  }
-  return { routes: out, problems, ...(error ? { error } : {}) };
+  return convertRules(route.spec.rules, (rule, n, report) => {
+    const routes: IstioHttpRoute[] = [];
+    let error: ConfigError | undefined;
+    for (const match of rule.matches.length ? rule.matches : [undefined]) {
+      const r = httpRule(route, rule, n, match, ctx, report);
+      routes.push(r.route);
+      error = joinErrors(error, r.error);
+    }
+    return { routes, ...(error ? { error } : {}) };
+  });
 }
 
 function httpRule(

@@ -41,6 +41,39 @@ export const unsupportedFilter = (type: string, field: string): Failure =>
 
 export type Report = (field: string, error: ConfigError) => void;
 
+/** One rule's routes (one per match) and the error its routes still apply with. */
+export interface ConvertedRule {
+  readonly routes: readonly IstioHttpRoute[];
+  readonly error?: ConfigError;
+}
+
+/**
+ * Converts every rule of a route, collecting each problem once by field; a `Failure` thrown by any
+ * rule stops the route's conversion (no routes, the failure as `fatal`).
+ */
+export function convertRules<R>(
+  rules: readonly R[],
+  convert: (rule: R, n: number, report: Report) => ConvertedRule,
+): RuleConversion {
+  const routes: IstioHttpRoute[] = [];
+  const problems: Problem[] = [];
+  let error: ConfigError | undefined;
+  const report: Report = (field, e) => {
+    if (!problems.some((p) => p.field === field)) problems.push({ field, error: e });
+  };
+  try {
+    rules.forEach((rule, n) => {
+      const converted = convert(rule, n, report);
+      routes.push(...converted.routes);
+      error = joinErrors(error, converted.error);
+    });
+  } catch (e) {
+    if (e instanceof Failure) return { routes: [], problems: [{ field: e.field, error: e.error }], fatal: e.error };
+    throw e;
+  }
+  return { routes, problems, ...(error ? { error } : {}) };
+}
+
 /** Backends with weight > 0 that resolve; invalid ones are left out (a rule left with none answers 500). */
 export function destinations(
   refs: readonly (HTTPBackendRef | (Omit<HTTPBackendRef, 'filters'> & { filters: readonly HTTPRouteFilter[] }))[],
