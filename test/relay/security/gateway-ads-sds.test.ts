@@ -6,6 +6,7 @@
  * stored snapshot carries the name, never the key.
  */
 import * as grpc from '@grpc/grpc-js';
+import { bearerTlsClient } from './bearer-client.js';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -110,15 +111,7 @@ test(
   'an ingress gateway: listener over ADS names kubernetes://bookinfo-cert, the same stream serves it',
   { timeout: 60_000 },
   async () => {
-    const md = grpc.credentials.createFromMetadataGenerator((_p, cb) => {
-      const m = new grpc.Metadata();
-      m.set('authorization', `Bearer sa:${GATEWAY_NS}:${GATEWAY_SA}`);
-      cb(null, m);
-    });
-    client = new grpc.Client(
-      `127.0.0.1:${relay!.port}`,
-      grpc.credentials.combineChannelCredentials(grpc.credentials.createSsl(ca.cert), md),
-    );
+    client = bearerTlsClient(relay!.port, ca.cert, `sa:${GATEWAY_NS}:${GATEWAY_SA}`);
     stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
 
     stream.send({ node: ROUTER, type_url: XDS_TYPE_URL.listeners, resource_names: [] });

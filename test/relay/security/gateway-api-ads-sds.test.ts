@@ -7,6 +7,7 @@
  * not reference is not served.
  */
 import * as grpc from '@grpc/grpc-js';
+import { bearerTlsClient } from './bearer-client.js';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -157,15 +158,7 @@ test(
   'a Gateway API gateway: its listener names kubernetes-gateway://ns/cert, the same ADS stream serves it',
   { timeout: 60_000 },
   async () => {
-    const md = grpc.credentials.createFromMetadataGenerator((_p, cb) => {
-      const m = new grpc.Metadata();
-      m.set('authorization', `Bearer sa:${INFRA}:${GATEWAY_SA}`);
-      cb(null, m);
-    });
-    client = new grpc.Client(
-      `127.0.0.1:${relay!.port}`,
-      grpc.credentials.combineChannelCredentials(grpc.credentials.createSsl(ca.cert), md),
-    );
+    client = bearerTlsClient(relay!.port, ca.cert, `sa:${INFRA}:${GATEWAY_SA}`);
     stream = new TestStream(client, `/${ADS_SERVICE}/StreamAggregatedResources`, false);
 
     stream.send({ node: ROUTER, type_url: XDS_TYPE_URL.listeners, resource_names: [] });

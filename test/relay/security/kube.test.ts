@@ -7,7 +7,7 @@
  *   RBAC, and a relay started from `meshsnap relay`'s flags serves a gateway its Secret over SDS and
  *   pushes the Secret's update. Skipped, saying why, when no API server answers.
  */
-import * as grpc from '@grpc/grpc-js';
+import { bearerTlsClient } from './bearer-client.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
@@ -301,15 +301,7 @@ describe('with a real kube-apiserver', { skip: skip ?? false, timeout: 120_000 }
     });
     t.after(() => relay.close());
     const open = (bearer: string, nodeId: string): TestStream => {
-      const creds = grpc.credentials.combineChannelCredentials(
-        grpc.credentials.createSsl(ca.cert),
-        grpc.credentials.createFromMetadataGenerator((_p, cb) => {
-          const md = new grpc.Metadata();
-          md.set('authorization', `Bearer ${bearer}`);
-          cb(null, md);
-        }),
-      );
-      const client = new grpc.Client(`127.0.0.1:${relay.port}`, creds);
+      const client = bearerTlsClient(relay.port, ca.cert, bearer);
       t.after(() => client.close());
       const s = new TestStream(client, `/${SDS_SERVICE}/StreamSecrets`, false);
       t.after(() => s.close());

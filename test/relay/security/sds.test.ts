@@ -6,6 +6,7 @@
  * no stored object — snapshot, audit — ever holds the key. Without Kubernetes, no secrets are served.
  */
 import * as grpc from '@grpc/grpc-js';
+import { bearerTlsClient } from './bearer-client.js';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,15 +89,7 @@ describe('SDS from Kubernetes Secrets', { timeout: 60_000 }, () => {
     });
 
   const open = (token: string, method: string, service = SDS_SERVICE): TestStream => {
-    const md = grpc.credentials.createFromMetadataGenerator((_p, cb) => {
-      const m = new grpc.Metadata();
-      m.set('authorization', `Bearer ${token}`);
-      cb(null, m);
-    });
-    const client = new grpc.Client(
-      `127.0.0.1:${relay!.port}`,
-      grpc.credentials.combineChannelCredentials(grpc.credentials.createSsl(ca.cert), md),
-    );
+    const client = bearerTlsClient(relay!.port, ca.cert, token);
     clients.push(client);
     const s = new TestStream(client, `/${service}/${method}`, method.startsWith('Delta'));
     streams.push(s);
