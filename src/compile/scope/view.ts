@@ -51,7 +51,8 @@ const listenerViews = new WeakMap<CompileContext, WeakMap<EgressListenerView, Co
 
 /**
  * What one egress listener of a scope sees: its own services and VirtualServices (istiod builds its
- * listeners and route configs from these alone), the scope's DestinationRules and outbound policy.
+ * listeners and virtual hosts from these alone), the scope's services as destinations, its
+ * DestinationRules and outbound policy.
  */
 export function egressListenerContext(ctx: CompileContext, listener: EgressListenerView): CompileContext {
   let views = listenerViews.get(ctx);
@@ -61,7 +62,8 @@ export function egressListenerContext(ctx: CompileContext, listener: EgressListe
   const model = {
     ...ctx.model,
     services: listener.services,
-    byHostname: new Map(listener.services.map((s) => [s.hostname, s])),
+    // Routes and TCP chains may send to any service of the scope (a VirtualService's destination).
+    byHostname: ctx.model.byHostname,
     virtualServices: listener.virtualServices,
   };
   const view: CompileContext = {
