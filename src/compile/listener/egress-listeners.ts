@@ -17,7 +17,7 @@ import type { CompileContext } from '../context.js';
 import type { EgressListenerView } from '../scope/egress-listeners.js';
 import { egressListenerContext } from '../scope/view.js';
 import { ipListenerName } from '../names.js';
-import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
+import { isHttpProtocol, type MeshServicePort } from '../../model/service-model.js';
 import type { Listener } from '../../xds/proto.js';
 import {
   addCatchAllPorts,
@@ -83,7 +83,7 @@ function addPortListener(
     const own = service.ports.find((p) => p.port === port.number);
     if (!own) continue;
     const listenerPort: MeshServicePort = { ...own, protocol: port.protocol === 'Unsupported' ? 'TCP' : port.protocol };
-    const binds = bind ? [{ address: bind.address }] : portBinds(view, service as MeshService, listenerPort);
+    const binds = bind ? [{ address: bind.address }] : portBinds(view, service, listenerPort);
     addTcpPort(view, entries, service, listenerPort, binds, undefined, bind?.bindToPort);
   }
 }
