@@ -7,7 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { generateMesh } from '../../../bench/synthetic.js';
+import { sidecarDocuments } from '../../../bench/sidecars.js';
+import { compile } from '../../../src/compile/index.js';
+import { applyCompileDelta, IncrementalCompiler, indexedInputs } from '../../../src/compile/incremental.js';
 import { explain, type ExplainRequest, type ProxyResources } from '../../../src/explain/index.js';
+import { buildInputSet } from '../../../src/inputs/index.js';
+import { mulberry32 } from '../../inputs/prng.js';
+import { assertSameOutput, randomStep } from '../incremental-helpers.js';
 import { compileMesh, proxy, sidecar, view, virtualService } from './scope-mesh.js';
 
 const DB = `apiVersion: v1
@@ -251,4 +258,40 @@ test('explain: a call to 127.0.0.1:8080 reaches the captureMode NONE listener; l
   const miss = explain(r, call(80, 'known'));
   assert.equal(miss.listener, undefined);
   assert.equal(miss.outcome, 'no_listener');
+});
+
+test('endpoint churn under Sidecars with port listeners: every change a delta, each result equals a full compile', () => {
+  const mesh = generateMesh({ services: 150, seed: 7 }).docs;
+  const sidecars = sidecarDocuments(mesh).map((d) => ({
+    ...d,
+    object: {
+      ...(d.object as object),
+      spec: {
+        egress: [
+          {
+            port: { number: 9090, protocol: 'HTTP', name: 'admin' },
+            bind: '127.0.0.1',
+            captureMode: 'NONE',
+            hosts: ['./*'],
+          },
+          { port: { number: 5432, protocol: 'TCP', name: 'db' }, hosts: ['./*'] },
+          { hosts: ['./*', 'istio-system/*'] },
+        ],
+      },
+    },
+  }));
+  let inputs = indexedInputs(buildInputSet([...mesh, ...sidecars]));
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  assert.ok([...output.groups.values()].some((g) => g.listeners.has('127.0.0.1_9090')));
+  const rand = mulberry32(3);
+  for (let i = 0; i < 25; i++) {
+    const step = randomStep(inputs, rand, i);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    if (r.kind === 'delta') output = applyCompileDelta(output, r.delta);
+    else output = r.output;
+    if (!step.label.includes('relabel')) assert.equal(r.kind, 'delta', step.label);
+    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
+  }
 });
