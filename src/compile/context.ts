@@ -14,6 +14,7 @@ import type {
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
 import type { SidecarIndex } from './scope/select-sidecar.js';
+import type { EgressListenerView } from './scope/egress-listeners.js';
 import type { SecurityIndex } from './security/workload-security.js';
 
 /** A DestinationRule as it applies to one host (several rules may have been merged). */
@@ -69,4 +70,9 @@ export interface CompileContext {
    * where ALLOW_ANY sends unknown destinations instead of PassthroughCluster.
    */
   readonly egressProxyCluster?: string;
+  /**
+   * A view's Sidecar egress listeners, when one has a port, a bind or captureMode NONE: outbound
+   * listeners and route configs are then built per egress listener (listener/egress-listeners.ts).
+   */
+  readonly egressListeners?: readonly EgressListenerView[];
 }

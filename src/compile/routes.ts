@@ -242,16 +242,22 @@ export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string
     const vhosts = (holes ? slots.filter((v): v is VirtualHost => !!v) : slots) as VirtualHost[];
     vhosts.push(catchAllVirtualHost(ctx));
     const name = routeConfigName(plan.port);
-    out.set(name, {
-      name,
-      virtual_hosts: vhosts,
-      validate_clusters: { value: false },
-      max_direct_response_body_size_bytes: { value: MAX_DIRECT_RESPONSE_BODY },
-      ignore_port_in_host_matching: true,
-    });
+    out.set(name, sidecarRouteConfig(name, vhosts));
   }
   return out;
 }
+
+const sidecarRouteConfig = (name: string, vhosts: VirtualHost[]): RouteConfiguration => ({
+  name,
+  virtual_hosts: vhosts,
+  validate_clusters: { value: false },
+  max_direct_response_body_size_bytes: { value: MAX_DIRECT_RESPONSE_BODY },
+  ignore_port_in_host_matching: true,
+});
+
+/** The route config of a port a listener asks for but no HTTP service of the view uses: the catch-all virtual host only. */
+export const catchAllRouteConfig = (ctx: CompileContext, port: number): RouteConfiguration =>
+  sidecarRouteConfig(routeConfigName(port), [catchAllVirtualHost(ctx)]);
 
 /**
  * Proxyless gRPC route configs, one per HTTP service port, named like the api_listener

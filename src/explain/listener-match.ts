@@ -7,7 +7,7 @@
  * capture listeners (a gateway, a router) takes connections on the listener bound to the port; a
  * proxyless gRPC client asks for the listener named `host:port` (an `api_listener`). Pure.
  */
-import { isWildcardAddress } from './ip.js';
+import { isLoopback, isWildcardAddress, parseIp } from './ip.js';
 import { num, obj, str, type JsonObject } from './json.js';
 
 export const OUTBOUND_CAPTURE_PORT = 15001;
@@ -77,6 +77,9 @@ export function matchListener(
       ],
     };
   }
+  const loopback =
+    target.direction === 'outbound' ? loopbackDestination(listeners, target.destinationIp, target.port) : undefined;
+  if (loopback) return loopback;
   const why = [
     `${target.direction} traffic is redirected by iptables to port ${capturePort}: listener ${nameOf(capture)}`,
   ];
@@ -97,4 +100,27 @@ export function matchListener(
       : `use_original_dst: no listener at exactly ${dst}${target.destinationIp === undefined ? ' (destination IP unknown)' : ''}; hands the connection to ${nameOf(handoff.listener)}, on the wildcard address and port ${target.port}`,
   );
   return { listener: handoff.listener, why };
+}
+
+/**
+ * Istio's iptables rules leave outbound traffic to a loopback address alone (`-d 127.0.0.1/32 -j
+ * RETURN`): it reaches a listener bound to that address and port (a Sidecar egress listener with
+ * captureMode NONE), or nothing.
+ */
+function loopbackDestination(
+  listeners: readonly JsonObject[],
+  ip: string | undefined,
+  port: number,
+): ListenerChoice | undefined {
+  const parsed = ip === undefined ? undefined : parseIp(ip);
+  if (!parsed || !isLoopback(parsed)) return undefined;
+  const bound = listeners.find(
+    (l) => l.bind_to_port !== false && addressOf(l)?.address === ip && addressOf(l)?.port === port,
+  );
+  const notCaptured = `iptables does not redirect outbound traffic to the loopback address ${ip}`;
+  if (!bound) return { why: [`${notCaptured}, and no listener is bound to ${ip}:${port}`] };
+  return {
+    listener: bound,
+    why: [`${notCaptured}: the connection reaches the listener bound to ${ip}:${port} (${nameOf(bound)})`],
+  };
 }

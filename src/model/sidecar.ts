@@ -6,12 +6,34 @@
 import type { Origin } from './diagnostics.js';
 import type { TlsProtocolVersion } from './gateway.js';
 import type { ObjectMeta } from './k8s.js';
+import type { Protocol } from './service-model.js';
 
 export interface SidecarPort {
   readonly number: number;
   readonly protocol?: string;
   readonly name?: string;
 }
+
+const PROTOCOLS: Readonly<Record<string, Protocol>> = {
+  HTTP: 'HTTP',
+  HTTP2: 'HTTP2',
+  GRPC: 'GRPC',
+  'GRPC-WEB': 'GRPC-Web',
+  HTTPS: 'HTTPS',
+  TLS: 'TLS',
+  TCP: 'TCP',
+  MONGO: 'Mongo',
+  REDIS: 'Redis',
+  MYSQL: 'MySQL',
+  UDP: 'UDP',
+};
+
+/** A Sidecar port's protocol as istiod's protocol.Parse reads it (validation upper-cases it); unset or unknown: Unsupported. */
+export const sidecarPortProtocol = (port: SidecarPort): Protocol =>
+  PROTOCOLS[(port.protocol ?? '').toUpperCase()] ?? 'Unsupported';
+
+/** istiod's UnixAddressPrefix: a `bind` naming a unix domain socket. */
+export const UNIX_BIND_PREFIX = 'unix://';
 
 /** `hosts`: `namespace/dnsName` with `.`, `*`, or a `~`-prefixed namespace (an exclusion). */
 export interface SidecarEgressListener {

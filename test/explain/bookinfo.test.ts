@@ -239,3 +239,34 @@ test('a fault on the matched route: routed, and the fault filter that aborts it 
   assert.equal(others.httpFilters?.find((f) => f.name === 'envoy.filters.http.fault')?.perRoute, undefined);
   assert.doesNotMatch(others.summary, /fault filter/);
 });
+
+test('a Sidecar egress listener bound to 127.0.0.1:9080 (captureMode NONE): the app calls it directly, and it routes reviews only', () => {
+  const sidecar = {
+    file: 'sidecar.yaml',
+    text: `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: default }
+spec:
+  egress:
+  - port: { number: 9080, protocol: HTTP, name: egresshttp }
+    bind: 127.0.0.1
+    captureMode: NONE
+    hosts: ["./reviews.default.svc.cluster.local"]
+  - hosts: ["./*", "istio-system/*"]
+`,
+  };
+  const r = productpage([sidecar]);
+  const e = explain(r, request({ host: 'reviews', destinationIp: '127.0.0.1', headers: { 'end-user': 'jason' } }));
+  assert.equal(e.outcome, 'routed');
+  assert.equal(e.listener?.name, '127.0.0.1_9080');
+  assert.match(e.listener?.why[0] ?? '', /does not redirect outbound traffic to the loopback address 127\.0\.0\.1/);
+  assert.equal(e.routeConfig?.name, '9080');
+  assert.equal(e.virtualHost?.name, 'reviews.default.svc.cluster.local:9080');
+  assert.equal(e.clusters[0]?.name, 'outbound|9080|v2|reviews.default.svc.cluster.local');
+  // Route config 9080 is that listener's: ratings (another host on 9080) has no virtual host there,
+  // so its name falls to allow_any even through the captured 0.0.0.0_9080.
+  const ratings = explain(r, request({ host: 'ratings.default.svc.cluster.local', destinationIp: '10.96.10.2' }));
+  assert.equal(ratings.listener?.name, '0.0.0.0_9080');
+  assert.equal(ratings.virtualHost?.name, 'allow_any');
+  assert.equal(ratings.clusters[0]?.name, 'PassthroughCluster');
+});

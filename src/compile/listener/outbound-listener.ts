@@ -1,7 +1,8 @@
 /**
  * Assembles an outbound (sidecar, iptables-captured) listener from its filter chains the way
- * istiod's buildListenerFromEntry does: never bound to the port (traffic arrives through
- * virtualOutbound's original-dst hand-off), a match-all chain becomes the default chain when other
+ * istiod's buildListenerFromEntry does: not bound to the port (traffic arrives through
+ * virtualOutbound's original-dst hand-off) unless a Sidecar egress listener with captureMode NONE
+ * asks for a socket of its own, a match-all chain becomes the default chain when other
  * chains exist, and without one a passthrough chain catches what no chain matched.
  */
 import type { CompileContext } from '../context.js';
@@ -24,6 +25,8 @@ export interface OutboundChain {
   readonly transportProtocol?: string;
   readonly applicationProtocols?: readonly string[];
   readonly metadata?: Metadata;
+  /** The route config (port) the chain's HCM asks for over RDS, if it has one. */
+  readonly rdsPort?: number;
 }
 
 const isMatchAll = (c: OutboundChain): boolean =>
@@ -63,6 +66,7 @@ function toFilterChain(c: OutboundChain): FilterChain {
 
 // Shared by every outbound listener (there is one per TCP service port).
 const NOT_BOUND = bool(false);
+const ONE = u32(1);
 const NO_TIMEOUT = { seconds: 0 };
 const OUTBOUND = envoy.config.core.v3.TrafficDirection.OUTBOUND;
 
@@ -72,14 +76,17 @@ export function assembleOutboundListener(
   address: string,
   port: number,
   chains: readonly OutboundChain[],
+  bindToPort = false,
 ): Listener {
   const listener: Listener = {
     name,
     address: socketAddress(address, port),
     traffic_direction: OUTBOUND,
     continue_on_listener_filters_timeout: true,
-    bind_to_port: NOT_BOUND,
   };
+  // A bound socket gets istiod's MAX_CONNECTIONS_PER_SOCKET_EVENT_LOOP (1); Envoy binds by default.
+  if (bindToPort) listener.max_connections_to_accept_per_socket_event = ONE;
+  else listener.bind_to_port = NOT_BOUND;
   const needsTls = chains.some((c) => c.serverNames?.length);
   const needsHttp = chains.some((c) => c.applicationProtocols?.length);
   const listenerFilters = [];

@@ -20,7 +20,6 @@ import {
   routeConfigName,
   VIRTUAL_OUTBOUND,
   VIRTUAL_OUTBOUND_PORT,
-  wildcardListenerName,
   BLACKHOLE_CLUSTER,
 } from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
@@ -32,15 +31,41 @@ import { assembleOutboundListener, egressCluster, type OutboundChain } from './o
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 
-const WILDCARD = '0.0.0.0';
+export const WILDCARD = '0.0.0.0';
 
 export function buildOutboundListeners(ctx: CompileContext): Map<string, Listener> {
+  const entries = new Map<string, ListenerEntry>();
+  addCatchAllPorts(ctx, entries, ctx.model.services);
+  return assembleOutboundListeners(ctx, entries);
+}
+
+/** virtualOutbound and the entries' listeners, by name. */
+export function assembleOutboundListeners(
+  ctx: CompileContext,
+  entries: ReadonlyMap<string, ListenerEntry>,
+): Map<string, Listener> {
   const listeners = new Map<string, Listener>();
   listeners.set(VIRTUAL_OUTBOUND, virtualOutboundListener(ctx));
+  for (const [name, e] of entries)
+    listeners.set(name, assembleOutboundListener(ctx, name, e.address, e.port, e.chains, e.bindToPort));
+  return sortedByName(listeners);
+}
 
+/**
+ * The listeners of every port of `services` (istiod's catch-all egress listener). With a `bind`,
+ * every port listens there; entries already present are locked (a Sidecar listener with a port
+ * took them): the catch-all adds nothing to them.
+ */
+export function addCatchAllPorts(
+  ctx: CompileContext,
+  entries: Map<string, ListenerEntry>,
+  services: readonly MeshService[],
+  bind?: { readonly address: string; readonly bindToPort: boolean },
+): void {
+  const locked = new Set(entries.keys());
   const httpPorts = new Set<number>();
   const tcpPorts: { service: MeshService; port: MeshServicePort }[] = [];
-  for (const service of ctx.model.services) {
+  for (const service of services) {
     if (service.externalName !== undefined) continue;
     for (const port of service.ports) {
       if (port.protocol === 'UDP') continue;
@@ -48,25 +73,31 @@ export function buildOutboundListeners(ctx: CompileContext): Map<string, Listene
       else tcpPorts.push({ service, port });
     }
   }
-
-  const entries = new Map<string, ListenerEntry>();
-  for (const port of [...httpPorts].sort((a, b) => a - b))
-    entries.set(wildcardListenerName(port), { address: WILDCARD, port, chains: [httpChain(port)] });
-  for (const { service, port } of tcpPorts) addTcpPort(ctx, entries, service, port);
-  for (const [name, e] of entries)
-    listeners.set(name, assembleOutboundListener(ctx, name, e.address, e.port, e.chains));
-  return sortedByName(listeners);
+  const address = bind?.address ?? WILDCARD;
+  for (const port of [...httpPorts].sort((a, b) => a - b)) {
+    const name = ipListenerName(address, port);
+    if (locked.has(name)) continue;
+    entries.set(name, { address, port, chains: [httpChain(address, port)], ...boundTo(bind) });
+  }
+  for (const { service, port } of tcpPorts) {
+    const binds = bind ? [{ address: bind.address }] : portBinds(ctx, service, port);
+    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort);
+  }
 }
 
+const boundTo = (bind: { readonly bindToPort: boolean } | undefined) => (bind?.bindToPort ? { bindToPort: true } : {});
+
 /** The chains one outbound listener (address:port) collects from the services on it. */
-interface ListenerEntry {
+export interface ListenerEntry {
   readonly address: string;
   readonly port: number;
   readonly chains: OutboundChain[];
+  /** A socket of its own (Sidecar captureMode NONE), not a target of virtualOutbound's hand-off. */
+  readonly bindToPort?: boolean;
 }
 
 /** Where a TCP-like service port listens (istiod's buildSidecarOutboundListener binds). */
-interface PortBind extends TcpBind {
+export interface PortBind extends TcpBind {
   readonly address: string;
 }
 
@@ -77,7 +108,7 @@ interface PortBind extends TcpBind {
  *   per-pod listeners; a `NONE` entry without endpoints and without selector: the wildcard).
  * - Other entries without an address: `0.0.0.0_<port>`, TLS told apart by SNI.
  */
-function portBinds(ctx: CompileContext, service: MeshService, port: MeshServicePort): PortBind[] {
+export function portBinds(ctx: CompileContext, service: MeshService, port: MeshServicePort): PortBind[] {
   const se = service.serviceEntry;
   if (service.clusterIP !== undefined) return [{ address: service.clusterIP }];
   if (se && se.addresses.length > 0)
@@ -98,18 +129,23 @@ function endpointIps(ctx: CompileContext, service: MeshService, port: MeshServic
 
 const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
 
-function addTcpPort(
+/** Adds a TCP-like service port's chains to its listeners (not to locked ones). */
+export function addTcpPort(
   ctx: CompileContext,
   entries: Map<string, ListenerEntry>,
   service: MeshService,
   port: MeshServicePort,
+  binds: readonly PortBind[],
+  locked?: ReadonlySet<string>,
+  bindToPort?: boolean,
 ): void {
-  for (const bind of portBinds(ctx, service, port)) {
+  for (const bind of binds) {
     const name = ipListenerName(bind.address, port.port);
+    if (locked?.has(name)) continue;
     const chains = outboundTcpChains(ctx, service, port, bind);
     const entry = entries.get(name);
     if (!entry) {
-      entries.set(name, { address: bind.address, port: port.port, chains });
+      entries.set(name, { address: bind.address, port: port.port, chains, ...(bindToPort ? { bindToPort } : {}) });
       continue;
     }
     // istiod's mergeTCPFilterChains: a chain whose match an earlier service's chain already has is dropped.
@@ -169,14 +205,17 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
 
 /**
  * One chain per HTTP port, whatever the number of HTTP services on it: the route config tells them
- * apart by Host. The HTTP inspector sends plaintext HTTP to the HCM; anything else (TLS, other TCP)
- * falls through to the passthrough chain (or a wildcard TCP service's chain), so unknown
- * destinations on this port still work.
+ * apart by Host. On the wildcard address the HTTP inspector sends plaintext HTTP to the HCM;
+ * anything else (TLS, other TCP) falls through to the passthrough chain (or a wildcard TCP
+ * service's chain), so unknown destinations on this port still work. On another address (a
+ * Sidecar's `bind`) the HCM takes every connection, as istiod builds it.
  */
-function httpChain(port: number): OutboundChain {
-  const hcm = buildSidecarHcm({ statPrefix: `outbound_${wildcardListenerName(port)}`, rds: routeConfigName(port) });
+export function httpChain(address: string, port: number): OutboundChain {
+  const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds: routeConfigName(port) });
+  if (address !== WILDCARD) return { filters: [hcmFilter(hcm)], rdsPort: port };
   return {
     filters: [hcmFilter(hcm)],
+    rdsPort: port,
     transportProtocol: RAW_BUFFER_TRANSPORT,
     applicationProtocols: PLAINTEXT_HTTP_ALPNS,
   };

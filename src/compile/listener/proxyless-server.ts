@@ -6,7 +6,7 @@
  * Both names are served.
  *
  * One listener per pod IP and per wildcard address (0.0.0.0, [::]) for each gRPC target port of
- * the services selecting the pod (istiod answers for any port, but only gRPC servers ask; other
+ * the services selecting the pod (Services by selector, ServiceEntries by workloadSelector) (istiod answers for any port, but only gRPC servers ask; other
  * ports are left out to keep snapshots small): one filter chain, no match, an HCM whose only route is a
  * non-forwarding action (the server handles the call), the RBAC filters, the router. mTLS per
  * PeerAuthentication as istiod: STRICT (or PERMISSIVE on a pod labelled for Istio mTLS, whose
@@ -18,7 +18,7 @@
  * serves nothing, rather than another pod's looser policy) with a diagnostic.
  */
 import { canonicalJson } from '../../canonical-json.js';
-import type { MeshService, Workload } from '../../model/service-model.js';
+import { workloadSelectorOf, type MeshService, type Workload } from '../../model/service-model.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { envoy, packAny, type HttpConnectionManager, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
@@ -88,8 +88,11 @@ function listener(name: string, host: string, port: number, chains: FilterChain[
   return { name, address: socketAddress(bare, port), filter_chains: chains };
 }
 
-const hasSelector = (s: MeshService): s is MeshService & { readonly selector: Readonly<Record<string, string>> } =>
-  s.selector !== undefined && Object.keys(s.selector).length > 0;
+/** A Service's selector or a ServiceEntry's workloadSelector: istiod's ServiceTargets come from both. */
+const selectorOf = (s: MeshService): Readonly<Record<string, string>> | undefined => {
+  const selector = workloadSelectorOf(s);
+  return selector && Object.keys(selector).length > 0 ? selector : undefined;
+};
 
 /** The server listeners of a namespace's pods, by name. */
 export function buildProxylessServerListeners(
@@ -107,9 +110,12 @@ export function buildProxylessServerListeners(
     }
   };
   // Services with a selector, found once per namespace rather than once per pod.
-  const selectorServices = services.filter(hasSelector);
+  const selectorServices = services.flatMap((s) => {
+    const selector = selectorOf(s);
+    return selector ? [{ s, selector }] : [];
+  });
   for (const w of workloads) {
-    const selecting = selectorServices.filter((s) => selects(s.selector, w.labels));
+    const selecting = selectorServices.filter((x) => selects(x.selector, w.labels)).map((x) => x.s);
     for (const p of inboundPorts(ctx, selecting)) {
       if (!isGrpcFamily(p.port.protocol)) continue;
       const chains = serverChains(ctx, w, p.targetPort);

@@ -13,23 +13,9 @@
  * stand-in `<sidecar>.<namespace>`.
  */
 import type { Diagnostics } from '../../model/diagnostics.js';
-import type { MeshService, Protocol } from '../../model/service-model.js';
-import type { Sidecar, SidecarIngressListener } from '../../model/sidecar.js';
+import type { MeshService } from '../../model/service-model.js';
+import { sidecarPortProtocol, type Sidecar, type SidecarIngressListener } from '../../model/sidecar.js';
 import type { InboundPort } from './inbound-ports.js';
-
-const PROTOCOLS: Readonly<Record<string, Protocol>> = {
-  HTTP: 'HTTP',
-  HTTP2: 'HTTP2',
-  GRPC: 'GRPC',
-  'GRPC-WEB': 'GRPC-Web',
-  HTTPS: 'HTTPS',
-  TLS: 'TLS',
-  TCP: 'TCP',
-  MONGO: 'Mongo',
-  REDIS: 'Redis',
-  MYSQL: 'MySQL',
-  UDP: 'UDP',
-};
 
 const reported = new WeakMap<Diagnostics, Set<string>>();
 
@@ -88,7 +74,7 @@ export function sidecarIngressPorts(
   return (sidecar.spec.ingress ?? [])
     .map((l, i): InboundPort => {
       const number = l.port.number;
-      const protocol = PROTOCOLS[(l.port.protocol ?? '').toUpperCase()] ?? 'Unsupported';
+      const protocol = sidecarPortProtocol(l.port);
       const port = { ...(l.port.name ? { name: l.port.name } : {}), port: number, targetPort: number, protocol };
       const real = servicePorts.find((p) => p.targetPort === number);
       const service: MeshService = real?.service ?? {

@@ -1,11 +1,13 @@
 /**
- * What meshsnap does not apply of a Sidecar, said once per object: egress listeners' own port,
- * bind and capture mode (their hosts still count, for every port); ingress listeners' unbuilt
+ * What meshsnap does not apply of a Sidecar, said once per object: egress listeners on a unix
+ * domain socket or with protocol HTTP_PROXY (then every listener's hosts count, for every port, as
+ * if the Sidecar had only a catch-all listener); ingress listeners' unbuilt
  * parts are in listener/sidecar-ingress.ts. Also istiod's analyzer warning for a namespace with
  * several selector-less Sidecars (only the oldest applies).
  */
 import type { Diagnostics } from '../../model/diagnostics.js';
 import type { Sidecar } from '../../model/sidecar.js';
+import { isBuiltEgressListener } from './egress-listeners.js';
 
 const where = (s: Sidecar) => ({
   kind: 'Sidecar',
@@ -21,13 +23,13 @@ export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnost
   for (const s of sidecars) {
     if (!s.spec.workloadSelector) namespaceWide.set(s.meta.namespace, (namespaceWide.get(s.meta.namespace) ?? 0) + 1);
     s.spec.egress?.forEach((e, i) => {
-      if (e.port !== undefined || e.bind !== undefined || (e.captureMode ?? 'DEFAULT') !== 'DEFAULT')
+      if (!isBuiltEgressListener(e))
         diags.warn({
           ...where(s),
           code: 'unsupported-sidecar-field',
           field: `spec.egress[${i}]`,
           message:
-            'egress listeners with a port, bind or captureMode are not built: their hosts are imported for every port of the catch-all outbound listeners',
+            'egress listeners on a unix domain socket or with protocol HTTP_PROXY are not built: the hosts of all egress listeners are imported for every port of the catch-all outbound listeners',
         });
     });
   }

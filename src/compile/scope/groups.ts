@@ -13,6 +13,7 @@ import { buildOutboundRoutes, buildProxylessRoutes } from '../routes.js';
 import { VIRTUAL_OUTBOUND } from '../names.js';
 import type { ResourceTable } from '../types.js';
 import type { Cluster } from '../../xds/proto.js';
+import { buildEgressRoutes } from './egress-routes.js';
 import { serviceResources } from './reuse.js';
 import type { Scope } from './scopes.js';
 
@@ -115,7 +116,9 @@ export function scopeGroups(
         // A restricted view reports route problems too, saying from where: its indexes stay quiet.
         const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: seenFrom(ctx.diags, ns) };
         const t = group(id);
-        for (const [name, r] of buildOutboundRoutes(routeCtx, ns)) t.routes.set(name, r);
+        const egress = routeCtx.egressListeners;
+        const configs = egress ? buildEgressRoutes(routeCtx, egress, ns) : buildOutboundRoutes(routeCtx, ns);
+        for (const [name, r] of configs) t.routes.set(name, r);
       }
       used.add(id);
       return id;

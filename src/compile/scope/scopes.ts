@@ -12,6 +12,7 @@ import type { Sidecar } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
 import { resolveHost } from '../names.js';
 import { egressProxyCluster } from './egress-proxy.js';
+import { egressListenerContents, shapesListeners, type EgressListenerView } from './egress-listeners.js';
 import { egressImports, importsService, importsVirtualService, type EgressImports } from './egress-hosts.js';
 import { viewContext, type ViewContents } from './view.js';
 import {
@@ -111,6 +112,22 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
   );
   const exported = exportedContents(ctx, vis, ns, imports);
   const suffix = ctx.mesh.domainSuffix;
+  const outboundTrafficPolicy = sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy;
+  if (shapesListeners(egress)) {
+    const lookup = (h: string) => {
+      const s = ctx.model.byHostname.get(h);
+      return s && serviceVisible(ctx, s, ns) ? s : undefined;
+    };
+    const built = egressListenerContents(egress, ns, exported, lookup, suffix);
+    return {
+      clientNamespace: ns,
+      services: built.services,
+      virtualServices: built.virtualServices,
+      destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, built.services),
+      outboundTrafficPolicy,
+      egressListeners: built.listeners,
+    };
+  }
   const virtualServices = exported.virtualServices.filter((vs) =>
     importsVirtualService(
       imports,
@@ -128,14 +145,25 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
       if (trimmed) services.set(host, trimmed);
     }
   }
-  const visibleNamespaces = new Set([ns, ctx.mesh.rootNamespace, ...[...services.values()].map((s) => s.namespace)]);
+  const sorted = [...services.values()].sort(byHostname);
   return {
     clientNamespace: ns,
-    services: [...services.values()].sort(byHostname),
+    services: sorted,
     virtualServices,
-    destinationRules: exported.destinationRules.filter((d: DestinationRule) => visibleNamespaces.has(d.meta.namespace)),
-    outboundTrafficPolicy: sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy,
+    destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, sorted),
+    outboundTrafficPolicy,
   };
+}
+
+/** selectDestinationRules: the rules of the sidecar's namespace, the root namespace and the imported services' namespaces. */
+function rulesSeen(
+  rules: readonly DestinationRule[],
+  ns: string,
+  rootNamespace: string,
+  services: readonly MeshService[],
+): DestinationRule[] {
+  const namespaces = new Set([ns, rootNamespace, ...services.map((s) => s.namespace)]);
+  return rules.filter((d) => namespaces.has(d.meta.namespace));
 }
 
 /** Whether the contents are the whole mesh as every sidecar shares it (a Sidecar importing `*\/*`, say). */
@@ -144,6 +172,7 @@ function isEverything(ctx: CompileContext, vis: MeshVisibility, contents: ViewCo
   return (
     contents.outboundTrafficPolicy === mesh.outboundTrafficPolicy &&
     contents.egressProxyCluster === undefined &&
+    contents.egressListeners === undefined &&
     contents.services.length === model.services.length &&
     contents.services.every((s) => model.byHostname.get(s.hostname) === s) &&
     contents.virtualServices.length === model.virtualServices.length &&
@@ -163,5 +192,19 @@ function contentsKey(view: CompileContext, contents: ViewContents): string {
     `${contents.outboundTrafficPolicy}${contents.egressProxyCluster !== undefined ? `>${contents.egressProxyCluster}` : ''}`,
     contents.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`).join(','),
     contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
+    ...(contents.egressListeners ? [egressListenersKey(contents.egressListeners)] : []),
   ].join('|');
 }
+
+/** Egress listeners build the same listeners and route configs when their ports, binds, services and VirtualServices are the same. */
+const egressListenersKey = (listeners: readonly EgressListenerView[]): string =>
+  listeners
+    .map((l) =>
+      [
+        l.port ? `${l.port.number}/${l.port.protocol}` : '*',
+        `${l.bind ?? ''}${l.bindToPort ? '!' : ''}`,
+        l.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}`).join(','),
+        l.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
+      ].join(' '),
+    )
+    .join(';');

@@ -11,6 +11,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { indexDestinationRules } from '../destination-rules.js';
 import { indexVirtualServices } from '../virtual-services.js';
+import type { EgressListenerView } from './egress-listeners.js';
 
 export interface ViewContents {
   readonly clientNamespace: string;
@@ -21,6 +22,8 @@ export interface ViewContents {
   readonly outboundTrafficPolicy: MeshConfig['outboundTrafficPolicy'];
   /** Under ALLOW_ANY, the Sidecar's egress proxy cluster (scopes.ts sets it on the view: egress-proxy.ts). */
   readonly egressProxyCluster?: string;
+  /** The Sidecar's egress listeners, when they shape listeners (egress-listeners.ts). */
+  readonly egressListeners?: readonly EgressListenerView[];
 }
 
 export function viewContext(ctx: CompileContext, contents: ViewContents): CompileContext {
@@ -40,5 +43,34 @@ export function viewContext(ctx: CompileContext, contents: ViewContents): Compil
     diags: scratch,
     destinationRules: indexDestinationRules(model, mesh, scratch, contents.clientNamespace),
     virtualServices: indexVirtualServices(model, mesh, scratch),
+    ...(contents.egressListeners ? { egressListeners: contents.egressListeners } : {}),
   };
+}
+
+const listenerViews = new WeakMap<CompileContext, WeakMap<EgressListenerView, CompileContext>>();
+
+/**
+ * What one egress listener of a scope sees: its own services and VirtualServices (istiod builds its
+ * listeners and virtual hosts from these alone), the scope's services as destinations, its
+ * DestinationRules and outbound policy.
+ */
+export function egressListenerContext(ctx: CompileContext, listener: EgressListenerView): CompileContext {
+  let views = listenerViews.get(ctx);
+  if (!views) listenerViews.set(ctx, (views = new WeakMap()));
+  const known = views.get(listener);
+  if (known) return known;
+  const model = {
+    ...ctx.model,
+    services: listener.services,
+    // Routes and TCP chains may send to any service of the scope (a VirtualService's destination).
+    byHostname: ctx.model.byHostname,
+    virtualServices: listener.virtualServices,
+  };
+  const view: CompileContext = {
+    ...ctx,
+    model,
+    virtualServices: indexVirtualServices(model, ctx.mesh, new Diagnostics()),
+  };
+  views.set(listener, view);
+  return view;
 }

@@ -171,3 +171,25 @@ test('a wildcard address is served only when every pod on the port gets the same
   assert.deepEqual(own.filters, ['envoy.filters.http.rbac.DENY', 'envoy.filters.http.router']);
   assert.deepEqual(other.filters, ['envoy.filters.http.router']);
 });
+
+test('pods a ServiceEntry selects by workloadSelector serve its gRPC target ports too (istiod: their ServiceTargets)', () => {
+  const entry = `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: greeter-entry, namespace: default }
+spec:
+  hosts: [greeter.example.internal]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  workloadSelector: { labels: { app: greeter-se } }
+  ports: [{ number: 7070, name: grpc, protocol: GRPC, targetPort: 50051 }]`;
+  const { all } = listeners(entry, grpcPod('greeter-se-0', '10.244.0.80', { app: 'greeter-se' }));
+  const names = [...all.keys()].filter((n) => n.includes('inbound/'));
+  assert.deepEqual(names.sort(), [ISTIO('0.0.0.0:50051'), ISTIO('10.244.0.80:50051'), ISTIO('[::]:50051')]);
+  assert.equal(chainOf(all.get(ISTIO('10.244.0.80:50051'))).name, 'inbound-plaintext');
+  // A workload no selector picks serves nothing.
+  const none = listeners(entry, grpcPod('other-0', '10.244.0.81', { app: 'other' }));
+  assert.deepEqual(
+    [...none.all.keys()].filter((n) => n.includes('inbound/')),
+    [],
+  );
+});

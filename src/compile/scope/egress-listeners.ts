@@ -1,0 +1,130 @@
+/**
+ * A Sidecar's egress listeners one by one, as istiod's SidecarScope keeps them
+ * (IstioEgressListenerWrapper, pilot/pkg/model/sidecar.go): each listener's own imported services
+ * and VirtualServices, and where its listeners bind (listener.go buildSidecarOutboundListeners).
+ * A listener with a port imports only the services exposing that port, with that port alone
+ * (serviceMatchingListenerPort), also among its VirtualServices' destinations. The scope holds the
+ * union (collectImportedServices: a host imported twice gets the union of its ports).
+ *
+ * Used only when a listener has a port, a bind or captureMode NONE: otherwise the hosts of every
+ * listener are one import list (scopes.ts), which is the same thing.
+ */
+import type { VirtualService } from '../../model/istio.js';
+import type { MeshService, Protocol } from '../../model/service-model.js';
+import { sidecarPortProtocol, UNIX_BIND_PREFIX, type SidecarEgressListener } from '../../model/sidecar.js';
+import { resolveHost } from '../names.js';
+import { egressImports, importsService, importsVirtualService } from './egress-hosts.js';
+import { destinationPorts, withPorts } from './vs-destinations.js';
+
+export interface EgressListenerView {
+  /** Undefined: the catch-all listener, which builds every port no listener with a port took. */
+  readonly port?: { readonly number: number; readonly protocol: Protocol };
+  /** The address its listeners use instead of the wildcard or the services' own addresses. */
+  readonly bind?: string;
+  /** A socket of its own the application connects to (captureMode NONE), not reached through virtualOutbound. */
+  readonly bindToPort: boolean;
+  /** In hostname order. */
+  readonly services: readonly MeshService[];
+  readonly virtualServices: readonly VirtualService[];
+}
+
+/** Unix domain sockets (port 0) and HTTP_PROXY listeners are not built (diagnostics.ts says so). */
+export const isBuiltEgressListener = (e: SidecarEgressListener): boolean =>
+  !(e.bind ?? '').startsWith(UNIX_BIND_PREFIX) && e.port?.number !== 0 && e.port?.protocol !== 'HTTP_PROXY';
+
+/** Whether the egress listeners shape outbound listeners (not only what is imported), and all of them can be built. */
+export const shapesListeners = (egress: readonly SidecarEgressListener[]): boolean =>
+  egress.some((e) => e.port !== undefined || e.bind !== undefined || e.captureMode === 'NONE') &&
+  egress.every(isBuiltEgressListener);
+
+/**
+ * istiod's listenerBinding: captureMode NONE binds a real socket, on `bind` or else 127.0.0.1
+ * (getWildcardsAndLocalHost); otherwise `bind`, if any, only names the address original-dst
+ * hands connections to.
+ */
+function binding(e: SidecarEgressListener): { bind?: string; bindToPort: boolean } {
+  const bindToPort = e.captureMode === 'NONE';
+  const bind = e.bind ?? (bindToPort ? '127.0.0.1' : undefined);
+  return bind !== undefined ? { bind, bindToPort } : { bindToPort };
+}
+
+/** serviceMatchingListenerPort: the service with only the listener's port, undefined when it has none such. */
+function onPort(s: MeshService, port: number): MeshService | undefined {
+  const p = s.ports.find((x) => x.port === port);
+  if (!p) return undefined;
+  return s.ports.length === 1 ? s : { ...s, ports: [p] };
+}
+
+const byHostname = (a: MeshService, b: MeshService): number =>
+  a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0;
+
+export interface EgressListenerContents {
+  readonly listeners: readonly EgressListenerView[];
+  /** The union of the listeners' services and their VirtualServices' destinations, in hostname order. */
+  readonly services: readonly MeshService[];
+  readonly virtualServices: readonly VirtualService[];
+}
+
+/**
+ * The listeners' contents from the services and VirtualServices exported to the namespace `ns`;
+ * `lookup` finds a destination host's service (visible to `ns`).
+ */
+export function egressListenerContents(
+  egress: readonly SidecarEgressListener[],
+  ns: string,
+  exported: { readonly services: readonly MeshService[]; readonly virtualServices: readonly VirtualService[] },
+  lookup: (host: string) => MeshService | undefined,
+  domainSuffix: string,
+): EgressListenerContents {
+  const merged = new Map<string, MeshService>();
+  const add = (s: MeshService | undefined): void => {
+    if (!s) return;
+    const known = merged.get(s.hostname);
+    if (!known) merged.set(s.hostname, s);
+    else if (known !== s && known.namespace === s.namespace) merged.set(s.hostname, unionPorts(known, s, lookup));
+  };
+  const listeners: EgressListenerView[] = [];
+  const virtualServices = new Set<VirtualService>();
+  for (const e of egress) {
+    const imports = egressImports(e.hosts, ns);
+    const port = e.port?.number;
+    const services = exported.services
+      .filter((s) => importsService(imports, s.namespace, s.hostname))
+      .map((s) => (port === undefined ? s : onPort(s, port)))
+      .filter((s): s is MeshService => s !== undefined);
+    const vss = exported.virtualServices.filter((vs) =>
+      importsVirtualService(
+        imports,
+        vs.meta.namespace,
+        vs.spec.hosts.map((h) => resolveHost(h, vs.meta.namespace, domainSuffix).toLowerCase()),
+      ),
+    );
+    for (const s of services) add(s);
+    for (const vs of vss) {
+      virtualServices.add(vs);
+      for (const [host, ports] of destinationPorts(vs, domainSuffix)) {
+        const s = lookup(host);
+        if (s) add(port === undefined ? withPorts(s, ports) : onPort(s, port));
+      }
+    }
+    listeners.push({
+      ...(e.port ? { port: { number: e.port.number, protocol: sidecarPortProtocol(e.port) } } : {}),
+      ...binding(e),
+      services,
+      virtualServices: vss,
+    });
+  }
+  return {
+    listeners,
+    services: [...merged.values()].sort(byHostname),
+    virtualServices: exported.virtualServices.filter((v) => virtualServices.has(v)),
+  };
+}
+
+/** appendSidecarServices' merge: the ports of both, in the service's own order (the service itself when that is all of them). */
+function unionPorts(a: MeshService, b: MeshService, lookup: (host: string) => MeshService | undefined): MeshService {
+  const whole = lookup(a.hostname) ?? a;
+  const numbers = new Set([...a.ports, ...b.ports].map((p) => p.port));
+  const ports = whole.ports.filter((p) => numbers.has(p.port));
+  return ports.length === whole.ports.length ? whole : { ...whole, ports };
+}

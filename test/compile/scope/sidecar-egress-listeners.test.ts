@@ -1,0 +1,297 @@
+/**
+ * Sidecar egress listeners with a port, a bind or captureMode NONE: facts from istiod's
+ * buildSidecarOutboundListeners (listener.go), TestOutboundListenerConfig_WithSidecar, the
+ * SidecarScope cases of sidecar_test.go (`sidecar-with-egress-port-*`) and
+ * buildSidecarOutboundHTTPRouteConfig / GetEgressListenerForRDS (httproute.go, sidecar.go), on
+ * istiod's `known` / `alt-known` / `not-default` mesh plus a MySQL service `db`.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateMesh } from '../../../bench/synthetic.js';
+import { sidecarDocuments } from '../../../bench/sidecars.js';
+import { compile } from '../../../src/compile/index.js';
+import { applyCompileDelta, IncrementalCompiler, indexedInputs } from '../../../src/compile/incremental.js';
+import { explain, type ExplainRequest, type ProxyResources } from '../../../src/explain/index.js';
+import { buildInputSet } from '../../../src/inputs/index.js';
+import { mulberry32 } from '../../inputs/prng.js';
+import { assertSameOutput, randomStep } from '../incremental-helpers.js';
+import { compileMesh, proxy, sidecar, view, virtualService } from './scope-mesh.js';
+
+const DB = `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec: {clusterIP: 2.0.0.3, ports: [{port: 3306, name: mysql}]}`;
+const KNOWN = 'known.default.svc.cluster.local';
+
+type Json = Record<string, unknown>;
+const listener = (v: ReturnType<typeof view>, name: string): Json => {
+  const l = v.resources.listeners.get(name);
+  assert.ok(l, `listener ${name}`);
+  return l as unknown as Json;
+};
+const vhosts = (v: ReturnType<typeof view>, rc: string) =>
+  Object.keys(v.routes[rc] ?? {}).filter((n) => n !== 'allow_any' && n !== 'block_all');
+const rdsOf = (l: Json): string[] =>
+  [...JSON.stringify(l).matchAll(/"route_config_name":"([^"]*)"/g)].map((m) => m[1] ?? '');
+const unsupported = (result: ReturnType<typeof compileMesh>) =>
+  result.diagnostics.filter((d) => d.code === 'unsupported-sidecar-field').map((d) => d.field);
+
+test('an HTTP egress listener bound to 127.0.0.1 gets 127.0.0.1_<port> with its own hosts; the catch-all builds every other listener', () => {
+  const result = compileMesh(
+    DB,
+    sidecar(
+      'default',
+      `{egress: [{port: {number: 8080, protocol: HTTP, name: http}, bind: 127.0.0.1, hosts: ["./${KNOWN}"]}, {hosts: ["*/*"]}]}`,
+    ),
+  );
+  const v = view(result, proxy('default'));
+  assert.deepEqual([...v.listeners].sort(), [
+    '0.0.0.0_80',
+    '0.0.0.0_8080',
+    '127.0.0.1_8080',
+    '2.0.0.3_3306',
+    'virtualInbound',
+    'virtualOutbound',
+  ]);
+  // A bind that is not the wildcard: one HCM chain taking every connection, no HTTP inspector, no passthrough.
+  const bound = listener(v, '127.0.0.1_8080');
+  assert.equal(bound.bind_to_port, false);
+  assert.equal((bound.filter_chains as Json[]).length, 1);
+  assert.equal((bound.filter_chains as Json[])[0]?.filter_chain_match, undefined);
+  assert.equal(bound.default_filter_chain, undefined);
+  assert.deepEqual(rdsOf(bound), ['8080']);
+  // The catch-all's 0.0.0.0_8080 is another listener key, so istiod builds it too, naming the same RDS.
+  assert.deepEqual(rdsOf(listener(v, '0.0.0.0_8080')), ['8080']);
+  // Route config "8080" belongs to the egress listener on 8080 (GetEgressListenerForRDS): its hosts only.
+  assert.deepEqual(vhosts(v, '8080'), [`${KNOWN}:8080`]);
+  assert.deepEqual(vhosts(v, '80'), [
+    'alt-known.default.svc.cluster.local:80',
+    `${KNOWN}:80`,
+    'not-default.not-default.svc.cluster.local:80',
+  ]);
+  assert.equal(v.clusters.length, 7);
+  assert.deepEqual(unsupported(result), []);
+});
+
+test('captureMode NONE without bind: a real socket on 127.0.0.1 (getWildcardsAndLocalHost), not reached through virtualOutbound', () => {
+  const v = view(
+    compileMesh(
+      sidecar(
+        'default',
+        '{egress: [{port: {number: 8080, protocol: HTTP, name: http}, captureMode: NONE, hosts: ["./*"]}, {hosts: ["*/*"]}]}',
+      ),
+    ),
+    proxy('default'),
+  );
+  const bound = listener(v, '127.0.0.1_8080');
+  assert.equal(bound.bind_to_port, undefined);
+  assert.equal(bound.max_connections_to_accept_per_socket_event, 1);
+  assert.deepEqual(vhosts(v, '8080'), ['alt-known.default.svc.cluster.local:8080', `${KNOWN}:8080`]);
+  // DEFAULT capture keeps the catch-all's listeners unbound.
+  assert.equal(listener(v, '0.0.0.0_80').bind_to_port, false);
+});
+
+test('sidecar-with-egress-port-trims-service-non-matching-ports: a port listener imports only services on its port, with that port alone', () => {
+  const v = view(
+    compileMesh(DB, sidecar('default', '{egress: [{port: {number: 80, protocol: HTTP, name: http}, hosts: ["*/*"]}]}')),
+    proxy('default'),
+  );
+  assert.deepEqual(v.clusters, [
+    'outbound|80||alt-known.default.svc.cluster.local',
+    `outbound|80||${KNOWN}`,
+    'outbound|80||not-default.not-default.svc.cluster.local',
+  ]);
+  assert.deepEqual([...v.listeners].sort(), ['0.0.0.0_80', 'virtualInbound', 'virtualOutbound']);
+  assert.equal(v.routes['8080'], undefined);
+  assert.equal(vhosts(v, '80').length, 3);
+});
+
+test('sidecar-with-egress-port-merges-service-ports: a host imported by two port listeners has both ports', () => {
+  const v = view(
+    compileMesh(
+      sidecar(
+        'default',
+        `{egress: [{port: {number: 80, protocol: HTTP, name: a}, hosts: ["./${KNOWN}"]}, {port: {number: 8080, protocol: HTTP, name: b}, hosts: ["./${KNOWN}"]}]}`,
+      ),
+    ),
+    proxy('default'),
+  );
+  assert.deepEqual(v.clusters, [`outbound|8080||${KNOWN}`, `outbound|80||${KNOWN}`]);
+  assert.deepEqual(vhosts(v, '80'), [`${KNOWN}:80`]);
+  assert.deepEqual(vhosts(v, '8080'), [`${KNOWN}:8080`]);
+});
+
+test('a TCP egress listener listens on each service address, or on its bind; the catch-all still builds the other key', () => {
+  const onVip = view(
+    compileMesh(
+      DB,
+      sidecar(
+        'default',
+        '{egress: [{port: {number: 3306, protocol: MYSQL, name: db}, hosts: ["./db.default.svc.cluster.local"]}]}',
+      ),
+    ),
+    proxy('default'),
+  );
+  assert.deepEqual([...onVip.listeners].sort(), ['2.0.0.3_3306', 'virtualInbound', 'virtualOutbound']);
+  assert.match(
+    JSON.stringify(listener(onVip, '2.0.0.3_3306')),
+    /"cluster":"outbound\|3306\|\|db\.default\.svc\.cluster\.local"/,
+  );
+  const bound = view(
+    compileMesh(
+      DB,
+      sidecar(
+        'default',
+        '{egress: [{port: {number: 3306, protocol: MYSQL, name: db}, bind: 127.0.0.1, hosts: ["./db.default.svc.cluster.local"]}, {hosts: ["./*"]}]}',
+      ),
+    ),
+    proxy('default'),
+  );
+  assert.deepEqual([...bound.listeners].sort(), [
+    '0.0.0.0_80',
+    '0.0.0.0_8080',
+    '127.0.0.1_3306',
+    '2.0.0.3_3306',
+    'virtualInbound',
+    'virtualOutbound',
+  ]);
+  assert.match(
+    JSON.stringify(listener(bound, '127.0.0.1_3306')),
+    /"cluster":"outbound\|3306\|\|db\.default\.svc\.cluster\.local"/,
+  );
+});
+
+test('a catch-all with captureMode NONE binds every port on 127.0.0.1', () => {
+  const v = view(
+    compileMesh(DB, sidecar('default', '{egress: [{captureMode: NONE, hosts: ["./*"]}]}')),
+    proxy('default'),
+  );
+  assert.deepEqual([...v.listeners].sort(), [
+    '127.0.0.1_3306',
+    '127.0.0.1_80',
+    '127.0.0.1_8080',
+    'virtualInbound',
+    'virtualOutbound',
+  ]);
+  for (const name of ['127.0.0.1_3306', '127.0.0.1_80', '127.0.0.1_8080'])
+    assert.equal(listener(v, name).max_connections_to_accept_per_socket_event, 1, name);
+  assert.deepEqual(rdsOf(listener(v, '127.0.0.1_80')), ['80']);
+});
+
+test("a port listener's VirtualService routes its virtual host, and imports its destination on the listener's port only", () => {
+  const v = view(
+    compileMesh(
+      virtualService('default', 'to-alt', KNOWN, '{host: alt-known.default.svc.cluster.local}'),
+      sidecar(
+        'default',
+        `{egress: [{port: {number: 8080, protocol: HTTP, name: http}, bind: 127.0.0.1, hosts: ["./${KNOWN}"]}]}`,
+      ),
+    ),
+    proxy('default'),
+  );
+  assert.deepEqual(v.clusters, ['outbound|8080||alt-known.default.svc.cluster.local', `outbound|8080||${KNOWN}`]);
+  assert.deepEqual(v.routes['8080'], {
+    [`${KNOWN}:8080`]: 'outbound|8080||alt-known.default.svc.cluster.local',
+    allow_any: 'PassthroughCluster',
+  });
+});
+
+test('a Sidecar with a port listener gets a scope of its own; a namespace without Sidecar keeps the shared groups', () => {
+  const result = compileMesh(
+    sidecar(
+      'default',
+      `{egress: [{port: {number: 8080, protocol: HTTP, name: http}, bind: 127.0.0.1, hosts: ["./*"]}, {hosts: ["*/*"]}]}`,
+    ),
+  );
+  const classes = result.snapshot.content.classes;
+  assert.match(classes.find((c) => c.id === 'sidecar/default/_')?.groups[2] ?? '', /^scope\/default\//);
+  assert.deepEqual(classes.find((c) => c.id === 'sidecar/not-default/_')?.groups.slice(0, 3), [
+    'outbound',
+    'endpoints',
+    'outbound-listeners',
+  ]);
+});
+
+test('unix domain socket and HTTP_PROXY egress listeners are still reported, and their hosts count for every port', () => {
+  const result = compileMesh(
+    sidecar(
+      'default',
+      `{egress: [{port: {number: 0, protocol: HTTP, name: uds}, bind: "unix:///var/run/app.sock", hosts: ["./${KNOWN}"]}, {hosts: ["not-default/*"]}]}`,
+    ),
+  );
+  assert.deepEqual(unsupported(result), ['spec.egress[0]']);
+  const v = view(result, proxy('default'));
+  assert.deepEqual(vhosts(v, '80'), [`${KNOWN}:80`, 'not-default.not-default.svc.cluster.local:80']);
+  const proxyPort = compileMesh(
+    sidecar('default', `{egress: [{port: {number: 3128, protocol: HTTP_PROXY, name: proxy}, hosts: ["./${KNOWN}"]}]}`),
+  );
+  assert.deepEqual(unsupported(proxyPort), ['spec.egress[0]']);
+  assert.deepEqual(vhosts(view(proxyPort, proxy('default')), '8080'), [`${KNOWN}:8080`]);
+});
+
+test('explain: a call to 127.0.0.1:8080 reaches the captureMode NONE listener; loopback is never captured', () => {
+  const r = view(
+    compileMesh(
+      sidecar(
+        'default',
+        '{egress: [{port: {number: 8080, protocol: HTTP, name: http}, bind: 127.0.0.1, captureMode: NONE, hosts: ["./*"]}, {hosts: ["*/*"]}]}',
+      ),
+    ),
+    proxy('default'),
+  ).resources as unknown as ProxyResources;
+  const call = (port: number, host: string): ExplainRequest => ({
+    direction: 'outbound',
+    host,
+    port,
+    destinationIp: '127.0.0.1',
+    protocol: 'http/1.1',
+    tls: false,
+    method: 'GET',
+    path: '/',
+    headers: { host },
+  });
+  const hit = explain(r, call(8080, `known:8080`));
+  assert.equal(hit.listener?.name, '127.0.0.1_8080');
+  assert.match(hit.listener?.why.join(' ') ?? '', /loopback/);
+  assert.equal(hit.routeConfig?.name, '8080');
+  assert.equal(hit.clusters[0]?.name, `outbound|8080||${KNOWN}`);
+  const miss = explain(r, call(80, 'known'));
+  assert.equal(miss.listener, undefined);
+  assert.equal(miss.outcome, 'no_listener');
+});
+
+test('endpoint churn under Sidecars with port listeners: every change a delta, each result equals a full compile', () => {
+  const mesh = generateMesh({ services: 150, seed: 7 }).docs;
+  const sidecars = sidecarDocuments(mesh).map((d) => ({
+    ...d,
+    object: {
+      ...(d.object as object),
+      spec: {
+        egress: [
+          {
+            port: { number: 9090, protocol: 'HTTP', name: 'admin' },
+            bind: '127.0.0.1',
+            captureMode: 'NONE',
+            hosts: ['./*'],
+          },
+          { port: { number: 5432, protocol: 'TCP', name: 'db' }, hosts: ['./*'] },
+          { hosts: ['./*', 'istio-system/*'] },
+        ],
+      },
+    },
+  }));
+  let inputs = indexedInputs(buildInputSet([...mesh, ...sidecars]));
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  assert.ok([...output.groups.values()].some((g) => g.listeners.has('127.0.0.1_9090')));
+  const rand = mulberry32(3);
+  for (let i = 0; i < 25; i++) {
+    const step = randomStep(inputs, rand, i);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    if (r.kind === 'delta') output = applyCompileDelta(output, r.delta);
+    else output = r.output;
+    if (!step.label.includes('relabel')) assert.equal(r.kind, 'delta', step.label);
+    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
+  }
+});
