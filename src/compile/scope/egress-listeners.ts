@@ -6,8 +6,10 @@
  * (serviceMatchingListenerPort), also among its VirtualServices' destinations. The scope holds the
  * union (collectImportedServices: a host imported twice gets the union of its ports).
  *
- * Used only when a listener has a port, a bind or captureMode NONE: otherwise the hosts of every
- * listener are one import list (scopes.ts), which is the same thing.
+ * Used when a listener has a port, a bind or captureMode NONE, or when a VirtualService imports a
+ * destination no listener's hosts import (that service gets clusters, not listeners or virtual
+ * hosts); otherwise the hosts of every listener are one import list (scopes.ts), which is the same
+ * thing.
  */
 import type { VirtualService } from '../../model/istio.js';
 import type { MeshService, Protocol } from '../../model/service-model.js';

@@ -12,7 +12,13 @@ import type { Sidecar } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
 import { resolveHost } from '../names.js';
 import { egressProxyCluster } from './egress-proxy.js';
-import { egressListenerContents, shapesListeners, type EgressListenerView } from './egress-listeners.js';
+import {
+  egressListenerContents,
+  isBuiltEgressListener,
+  shapesListeners,
+  type EgressListenerContents,
+  type EgressListenerView,
+} from './egress-listeners.js';
 import { egressImports, importsService, importsVirtualService, type EgressImports } from './egress-hosts.js';
 import { viewContext, type ViewContents } from './view.js';
 import {
@@ -113,12 +119,10 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
   const exported = exportedContents(ctx, vis, ns, imports);
   const suffix = ctx.mesh.domainSuffix;
   const outboundTrafficPolicy = sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy;
-  if (shapesListeners(egress)) {
-    const lookup = (h: string) => {
-      const s = ctx.model.byHostname.get(h);
-      return s && serviceVisible(ctx, s, ns) ? s : undefined;
-    };
-    const built = egressListenerContents(egress, ns, exported, lookup, suffix);
+  const built = egress.every(isBuiltEgressListener)
+    ? egressListenerContents(egress, ns, exported, visibleLookup(ctx, ns), suffix)
+    : undefined;
+  if (built && (shapesListeners(egress) || importsDestinationsOnly(built))) {
     return {
       clientNamespace: ns,
       services: built.services,
@@ -153,6 +157,23 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
     destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, sorted),
     outboundTrafficPolicy,
   };
+}
+
+const visibleLookup =
+  (ctx: CompileContext, ns: string) =>
+  (h: string): MeshService | undefined => {
+    const s = ctx.model.byHostname.get(h);
+    return s && serviceVisible(ctx, s, ns) ? s : undefined;
+  };
+
+/**
+ * Whether a VirtualService imports a destination no egress listener's hosts import: istiod gives
+ * such a service clusters (the SidecarScope's services) but no listeners or virtual hosts (those
+ * come from the egress listener's own services), so the listeners are built per egress listener.
+ */
+function importsDestinationsOnly(built: EgressListenerContents): boolean {
+  const listed = new Set(built.listeners.flatMap((l) => l.services.map((s) => s.hostname)));
+  return built.services.some((s) => !listed.has(s.hostname));
 }
 
 /** selectDestinationRules: the rules of the sidecar's namespace, the root namespace and the imported services' namespaces. */

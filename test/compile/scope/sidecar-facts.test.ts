@@ -100,6 +100,33 @@ spec:
     v.routes['80']?.['not-default.not-default.svc.cluster.local:80'],
     'outbound|80||alt-known.default.svc.cluster.local',
   );
+  // istiod: a destination only a VirtualService imports gets clusters, not virtual hosts (those come
+  // from the egress listener's own services).
+  assert.deepEqual(vhosts(v.routes, '80'), ['not-default.not-default.svc.cluster.local:80']);
+});
+
+test('a destination only a VirtualService imports gets its cluster, no listener of its own (istiod: listeners come from the egress hosts)', () => {
+  const result = compileMesh(
+    sidecar('not-default', '{egress: [{hosts: ["./*"]}], outboundTrafficPolicy: {mode: REGISTRY_ONLY}}'),
+    `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec:
+  clusterIP: 2.0.0.3
+  ports: [{port: 5432, name: tcp-db}]`,
+    `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: to-db, namespace: not-default}
+spec:
+  hosts: [not-default]
+  tcp: [{route: [{destination: {host: db.default.svc.cluster.local, port: {number: 5432}}}]}]`,
+  );
+  const v = view(result, proxy('not-default'));
+  assert.ok(v.clusters.includes('outbound|5432||db.default.svc.cluster.local'));
+  assert.ok(!v.listeners.includes('2.0.0.3_5432'), v.listeners.join(','));
+  assert.ok(!v.listeners.some((l) => l.endsWith('_5432')), v.listeners.join(','));
+  // The namespace without a Sidecar sees db as any service: its own listener.
+  assert.ok(view(result, proxy('default')).listeners.includes('2.0.0.3_5432'));
 });
 
 test('a VirtualService of a namespace the Sidecar does not import does not apply (consumer rule not imported)', () => {
