@@ -8,6 +8,7 @@
  * twice (a YAML alias) could have been read differently on each path: no projection then, and the
  * caller reads it again through a tracker. Pure.
  */
+import { setMember } from './plain-object.js';
 import { recordReads, type MemberReads, type Raw } from './validate/reader.js';
 
 /** Kinds whose validators read only through the reader helpers. */
@@ -70,12 +71,12 @@ export class ReadRecorder implements MemberReads {
         return target.map(
           (v, i) => (reads === ALL || reads?.has(String(i)) ? member(target, String(i), v) : undefined) ?? null,
         );
-      const out = Object.create(null) as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
       if (reads === undefined || reads === ALL) return out;
       // In the order of reading, not the object's: the stored form is canonical JSON, keys sorted.
       for (const key of reads) {
         const v = member(target, key, target[key]);
-        if (v !== undefined) out[key] = v;
+        if (v !== undefined) setMember(out, key, v);
       }
       return out;
     };

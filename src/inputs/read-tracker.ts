@@ -5,6 +5,8 @@
  * validator never looks at (a Pod's env, a Secret-like blob under an unknown field) cannot reach
  * the compiler, so it need not be stored. Pure.
  */
+import { setMember } from './plain-object.js';
+
 type Container = Record<string, unknown> | unknown[];
 
 const isContainer = (v: unknown): v is Container => v !== null && typeof v === 'object';
@@ -48,11 +50,11 @@ export class ReadTracker {
   projection(): Container {
     const { reads, target } = this;
     if (Array.isArray(target)) return target.map((v, i) => (reads && picked(reads, String(i), v)) ?? null);
-    const out = Object.create(null) as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
     if (!reads) return out;
     for (const key of Object.keys(target)) {
       const v = picked(reads, key, target[key]);
-      if (v !== undefined) out[key] = v;
+      if (v !== undefined) setMember(out, key, v);
     }
     return out;
   }
