@@ -1,7 +1,7 @@
 /**
  * The projection of what a validator read, recorded without a tracking view: the validators of
- * the kinds in RECORDED_KINDS (src/inputs/validate/k8s.ts: the bulk of a mesh, its Pods, Services
- * and EndpointSlices) read raw members only through the reader helpers (`get`, `list`, `mapOf`),
+ * the kinds in RECORDED_KINDS (the bulk of a mesh: its Pods, Services, EndpointSlices,
+ * VirtualServices and DestinationRules) read raw members only through the reader helpers (`get`, `list`, `mapOf`),
  * which tell the recorder. The projection is the one src/inputs/read-tracker.ts gives for the same
  * reads (lists keep their length, an element never read is null, a frozen member is kept whole);
  * a test compares both on every golden case, the fixtures and the synthetic mesh. An object reached
@@ -11,7 +11,7 @@
 import { setMember } from './plain-object.js';
 import { recordReads, type MemberReads, type Raw } from './validate/reader.js';
 
-/** Kinds whose validators read only through the reader helpers. */
+/** Kinds whose validators (k8s.ts, virtual-service.ts, destination-rule.ts) read only through the reader helpers. */
 export const RECORDED_KINDS: ReadonlySet<string> = new Set([
   'Service',
   'Endpoints',
@@ -19,6 +19,8 @@ export const RECORDED_KINDS: ReadonlySet<string> = new Set([
   'Pod',
   'Namespace',
   'Node',
+  'VirtualService',
+  'DestinationRule',
 ]);
 
 type Container = Record<string, unknown> | unknown[];
