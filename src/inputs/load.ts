@@ -366,30 +366,33 @@ function dedupe<T>(
     else groups.set(k, [c]);
   }
   const kept: T[] = [];
-  for (const group of groups.values()) {
-    if (group.length > 1) {
-      const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
-      keyed.sort(
-        (a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index,
-      );
-      group.splice(0, group.length, ...keyed.map((x) => x.c));
-      const first = group[0]!;
-      for (const dup of group.slice(1)) {
-        const { code, message } = describe(first);
-        const id = metaOf(dup.value);
-        diagnostics.push({
-          severity: 'error',
-          code,
-          message,
-          ...(id ? { kind: id.kind, namespace: id.namespace, name: id.name } : {}),
-          file: dup.doc.file,
-          index: dup.doc.index,
-        });
-      }
-    }
-    kept.push(group[0]!.value);
-  }
+  for (const group of groups.values()) kept.push(keptOf(group, diagnostics, describe));
   return kept;
+}
+
+/** The one kept of candidates with one key (the first in canonical order); an error for each other one. */
+function keptOf<T>(
+  group: readonly Candidate<T>[],
+  diagnostics: Diagnostic[],
+  describe: (kept: Candidate<T>) => { code: string; message: string },
+): T {
+  if (group.length === 1) return group[0]!.value;
+  const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
+  keyed.sort((a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index);
+  const first = keyed[0]!.c;
+  for (const { c: dup } of keyed.slice(1)) {
+    const { code, message } = describe(first);
+    const id = metaOf(dup.value);
+    diagnostics.push({
+      severity: 'error',
+      code,
+      message,
+      ...(id ? { kind: id.kind, namespace: id.namespace, name: id.name } : {}),
+      file: dup.doc.file,
+      index: dup.doc.index,
+    });
+  }
+  return first.value;
 }
 
 interface Named {
@@ -403,18 +406,26 @@ function metaOf(v: unknown): { kind: string; namespace: string; name: string } |
   return { kind: n.kind, namespace: n.meta.namespace, name: n.meta.name };
 }
 
-/** Deduplicates by kind/namespace/name, then sorts by namespace/name. */
+/**
+ * Deduplicates by kind/namespace/name, then sorts by namespace/name: sorted first, so the
+ * candidates of one key are neighbours (no key string or group per object).
+ */
 function unique<T extends Named>(items: readonly Candidate<T>[], diagnostics: Diagnostic[]): T[] {
-  const kept = dedupe(
-    items,
-    (c) => `${c.value.meta.namespace}/${c.value.meta.name}`,
-    diagnostics,
-    (c) => ({
-      code: 'duplicate-object',
-      message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
-    }),
-  );
-  return kept.sort((a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
+  const byName = (a: Candidate<T>, b: Candidate<T>): number =>
+    cmp(a.value.meta.namespace, b.value.meta.namespace) || cmp(a.value.meta.name, b.value.meta.name);
+  const sorted = [...items].sort(byName);
+  const describe = (c: Candidate<T>) => ({
+    code: 'duplicate-object',
+    message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
+  });
+  const kept: T[] = [];
+  for (let start = 0; start < sorted.length;) {
+    let end = start + 1;
+    while (end < sorted.length && byName(sorted[start]!, sorted[end]!) === 0) end++;
+    kept.push(end === start + 1 ? sorted[start]!.value : keptOf(sorted.slice(start, end), diagnostics, describe));
+    start = end;
+  }
+  return kept;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
