@@ -17,7 +17,8 @@ function jsonText(v: unknown): string | undefined {
     case 'string':
       return JSON.stringify(v);
     case 'number':
-      return Number.isFinite(v) ? JSON.stringify(v) : 'null';
+      // A finite number's JSON text is its String() text (-0 included: "0").
+      return Number.isFinite(v) ? String(v) : 'null';
     case 'boolean':
       return v ? 'true' : 'false';
     case 'bigint':
@@ -43,7 +44,7 @@ function jsonText(v: unknown): string | undefined {
         const k = keys[i] as string;
         const x = jsonText(o[k]);
         if (x === undefined) continue;
-        text += first ? JSON.stringify(k) + ':' + x : ',' + JSON.stringify(k) + ':' + x;
+        text += first ? quotedKey(k) + ':' + x : ',' + quotedKey(k) + ':' + x;
         first = false;
       }
       return text + '}';
@@ -51,6 +52,22 @@ function jsonText(v: unknown): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Keys repeat across objects (`metadata`, `name`, `ports`…): their JSON text is made once. The
+ * cache is capped, so keys from user data (labels) cannot grow it without bound.
+ */
+const KEY_CACHE_MAX = 4096;
+const quotedKeys = new Map<string, string>();
+
+function quotedKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < KEY_CACHE_MAX) quotedKeys.set(k, q);
+  }
+  return q;
 }
 
 /**

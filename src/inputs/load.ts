@@ -83,13 +83,16 @@ interface Buckets {
   meshConfigs: Candidate<MeshConfig>[];
 }
 
-type Handler = (r: Reader, raw: Raw, origin: Origin, apiVersion: string, out: Buckets, doc: RawDocument) => void;
+/** Reads one object into its bucket; true when it was read (valid and of a compiled kind). */
+type Handler = (r: Reader, raw: Raw, origin: Origin, apiVersion: string, out: Buckets, doc: RawDocument) => boolean;
 
 const k8s =
   <T>(read: (r: Reader, raw: Raw, origin: Origin) => T | undefined, bucket: (b: Buckets) => Candidate<T>[]): Handler =>
   (r, raw, origin, _v, out, doc) => {
     const value = read(r, raw, origin);
-    if (value !== undefined) bucket(out).push({ value, doc });
+    if (value === undefined) return false;
+    bucket(out).push({ value, doc });
+    return true;
   };
 
 /** A reader that depends on the apiVersion (Istio and Gateway API kinds). */
@@ -100,7 +103,9 @@ const versioned =
   ): Handler =>
   (r, raw, origin, v, out, doc) => {
     const value = read(r, raw, origin, v);
-    if (value !== undefined) bucket(out).push({ value, doc });
+    if (value === undefined) return false;
+    bucket(out).push({ value, doc });
+    return true;
   };
 
 const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; readonly handle: Handler }>> = {
@@ -124,10 +129,11 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
       if (GATEWAY_API.includes(v)) {
         const value = readKubernetesGateway(r, raw, origin, v);
         if (value) out.kubernetesGateways.push({ value, doc });
-        return;
+        return value !== undefined;
       }
       const value = readGateway(r, raw, origin, v);
       if (value) out.gateways.push({ value, doc });
+      return value !== undefined;
     },
   },
   GatewayClass: { apiVersions: GATEWAY_API, handle: versioned(readGatewayClass, (b) => b.gatewayClasses) },
@@ -169,30 +175,30 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     handle: (r, raw, _o, _v, out, doc) => {
       const value = readMeshConfigObject(r, raw);
       if (value) out.meshConfigs.push({ value, doc });
+      return value !== undefined;
     },
   },
 };
 
 /**
  * Watches the one validation pass over each document (src/inputs/retain.ts records what it
- * reads, to store only that): `view` gives the object the validator reads instead of the
- * document's own, `read` is told what reading it gave.
+ * reads, to store only that): `observe` is given each document and the function that reads it,
+ * with the object the validator should read instead of the document's own, and what reading it gave.
  */
 export interface ReadObserver {
-  view(doc: RawDocument): Raw;
-  read(doc: RawDocument, reading: DocumentReading): void;
+  observe(doc: RawDocument, read: (view: Raw) => DocumentReading): void;
 }
 
 export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObserver): InputSet {
   const diagnostics: Diagnostic[] = [];
   const out = emptyBuckets();
   if (observer) {
-    for (const doc of docs) {
-      const before = diagnostics.length;
-      const candidates = candidateCount(out);
-      readDocument(doc, out, diagnostics, observer.view(doc));
-      observer.read(doc, { diagnostics: diagnostics.slice(before), used: candidateCount(out) > candidates });
-    }
+    for (const doc of docs)
+      observer.observe(doc, (view) => {
+        const before = diagnostics.length;
+        const used = readDocument(doc, out, diagnostics, view);
+        return { diagnostics: diagnostics.slice(before), used };
+      });
   } else for (const doc of docs) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(
@@ -243,12 +249,9 @@ export interface DocumentReading {
 /** Reads one document alone, as buildInputSet reads each (src/inputs/retain.ts decides what to store from it). */
 export function readOneDocument(doc: RawDocument): DocumentReading {
   const diagnostics: Diagnostic[] = [];
-  const out = emptyBuckets();
-  readDocument(doc, out, diagnostics);
-  return { diagnostics, used: Object.values(out).some((b: readonly unknown[]) => b.length > 0) };
+  const used = readDocument(doc, emptyBuckets(), diagnostics);
+  return { diagnostics, used };
 }
-
-const candidateCount = (b: Buckets): number => Object.values(b).reduce((n, c: readonly unknown[]) => n + c.length, 0);
 
 const emptyBuckets = (): Buckets => ({
   services: [],
@@ -277,8 +280,8 @@ const emptyBuckets = (): Buckets => ({
   meshConfigs: [],
 });
 
-/** `raw` is the object read: the document's own, or an observer's view of it. */
-function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[], raw: Raw = doc.object): void {
+/** `raw` is the object read: the document's own, or an observer's view of it. True when it was read into `out`. */
+function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[], raw: Raw = doc.object): boolean {
   const origin: Origin = { file: doc.file, index: doc.index };
   const kind = get(raw, 'kind');
   const apiVersion = get(raw, 'apiVersion');
@@ -288,18 +291,18 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[],
   );
   if (typeof kind !== 'string' || kind === '') {
     r.error('kind', 'every object needs a kind', 'invalid-document');
-    return;
+    return false;
   }
   if (typeof apiVersion !== 'string' || apiVersion === '') {
     r.error('apiVersion', 'every object needs an apiVersion', 'invalid-document');
-    return;
+    return false;
   }
   const rejection = redactedRejection(raw);
   if (rejection) {
     // A rejected object as stored (src/inputs/rejected.ts): its recorded error, nothing else to read.
     nameFromMeta(r, raw);
     r.error(rejection.field ?? '', rejection.message, rejection.code);
-    return;
+    return false;
   }
   const known = KNOWN[kind];
   if (known && Object.hasOwn(KNOWN, kind)) {
@@ -310,20 +313,22 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[],
         `unknown apiVersion "${apiVersion.slice(0, 60)}" for ${kind}; expected ${known.apiVersions.join(' or ')}`,
         'unknown-api-version',
       );
-      return;
+      return false;
     }
-    known.handle(r, raw, origin, apiVersion, out, doc);
-    return;
+    return known.handle(r, raw, origin, apiVersion, out, doc);
   }
   nameFromMeta(r, raw);
   if (UNSUPPORTED_ISTIO_KINDS.has(kind) && apiVersion.includes('istio.io/')) {
     r.warn('', `${kind} is not supported yet; skipped`, 'unsupported-kind');
-  } else if (kind === 'ConfigMap' && apiVersion === 'v1' && isIstioMeshConfigMap(raw)) {
+    return false;
+  }
+  if (kind === 'ConfigMap' && apiVersion === 'v1' && isIstioMeshConfigMap(raw)) {
     const value = readMeshConfigMap(r, raw);
     if (value) out.meshConfigs.push({ value, doc });
-  } else {
-    r.info('', `${kind} (${apiVersion.slice(0, 60)}) is not used by meshsnap; skipped`, 'ignored-kind');
+    return value !== undefined;
   }
+  r.info('', `${kind} (${apiVersion.slice(0, 60)}) is not used by meshsnap; skipped`, 'ignored-kind');
+  return false;
 }
 
 /** Best-effort namespace/name for diagnostics about objects that are not read further. */
@@ -361,30 +366,33 @@ function dedupe<T>(
     else groups.set(k, [c]);
   }
   const kept: T[] = [];
-  for (const group of groups.values()) {
-    if (group.length > 1) {
-      const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
-      keyed.sort(
-        (a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index,
-      );
-      group.splice(0, group.length, ...keyed.map((x) => x.c));
-      const first = group[0]!;
-      for (const dup of group.slice(1)) {
-        const { code, message } = describe(first);
-        const id = metaOf(dup.value);
-        diagnostics.push({
-          severity: 'error',
-          code,
-          message,
-          ...(id ? { kind: id.kind, namespace: id.namespace, name: id.name } : {}),
-          file: dup.doc.file,
-          index: dup.doc.index,
-        });
-      }
-    }
-    kept.push(group[0]!.value);
-  }
+  for (const group of groups.values()) kept.push(keptOf(group, diagnostics, describe));
   return kept;
+}
+
+/** The one kept of candidates with one key (the first in canonical order); an error for each other one. */
+function keptOf<T>(
+  group: readonly Candidate<T>[],
+  diagnostics: Diagnostic[],
+  describe: (kept: Candidate<T>) => { code: string; message: string },
+): T {
+  if (group.length === 1) return group[0]!.value;
+  const keyed = group.map((c) => ({ c, content: canonicalJson(c.doc.object) }));
+  keyed.sort((a, b) => cmp(a.content, b.content) || cmp(a.c.doc.file, b.c.doc.file) || a.c.doc.index - b.c.doc.index);
+  const first = keyed[0]!.c;
+  for (const { c: dup } of keyed.slice(1)) {
+    const { code, message } = describe(first);
+    const id = metaOf(dup.value);
+    diagnostics.push({
+      severity: 'error',
+      code,
+      message,
+      ...(id ? { kind: id.kind, namespace: id.namespace, name: id.name } : {}),
+      file: dup.doc.file,
+      index: dup.doc.index,
+    });
+  }
+  return first.value;
 }
 
 interface Named {
@@ -398,18 +406,26 @@ function metaOf(v: unknown): { kind: string; namespace: string; name: string } |
   return { kind: n.kind, namespace: n.meta.namespace, name: n.meta.name };
 }
 
-/** Deduplicates by kind/namespace/name, then sorts by namespace/name. */
+/**
+ * Deduplicates by kind/namespace/name, then sorts by namespace/name: sorted first, so the
+ * candidates of one key are neighbours (no key string or group per object).
+ */
 function unique<T extends Named>(items: readonly Candidate<T>[], diagnostics: Diagnostic[]): T[] {
-  const kept = dedupe(
-    items,
-    (c) => `${c.value.meta.namespace}/${c.value.meta.name}`,
-    diagnostics,
-    (c) => ({
-      code: 'duplicate-object',
-      message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
-    }),
-  );
-  return kept.sort((a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name));
+  const byName = (a: Candidate<T>, b: Candidate<T>): number =>
+    cmp(a.value.meta.namespace, b.value.meta.namespace) || cmp(a.value.meta.name, b.value.meta.name);
+  const sorted = [...items].sort(byName);
+  const describe = (c: Candidate<T>) => ({
+    code: 'duplicate-object',
+    message: `duplicate ${c.value.kind} ${c.value.meta.namespace ? `${c.value.meta.namespace}/` : ''}${c.value.meta.name}; keeping the one from ${where(c)}`,
+  });
+  const kept: T[] = [];
+  for (let start = 0; start < sorted.length;) {
+    let end = start + 1;
+    while (end < sorted.length && byName(sorted[start]!, sorted[end]!) === 0) end++;
+    kept.push(end === start + 1 ? sorted[start]!.value : keptOf(sorted.slice(start, end), diagnostics, describe));
+    start = end;
+  }
+  return kept;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -5,42 +5,42 @@
  * validator never looks at (a Pod's env, a Secret-like blob under an unknown field) cannot reach
  * the compiler, so it need not be stored. Pure.
  */
+import { setMember } from './plain-object.js';
+
 type Container = Record<string, unknown> | unknown[];
 
 const isContainer = (v: unknown): v is Container => v !== null && typeof v === 'object';
 
+/** A member read: `KEPT_WHOLE` for a value copied as it is (not a container, or frozen), else its own tracker. */
+const KEPT_WHOLE = null;
+type Read = ReadTracker | typeof KEPT_WHOLE;
+
 export class ReadTracker {
-  /** Own members read whose value is a container, with their own trackers (allocated on the first such read). */
-  private children: Map<string, ReadTracker> | undefined;
-  /** Own members read whose value is not a container (allocated on the first such read). */
-  private leaves: Set<string> | undefined;
+  /** Own members read (allocated on the first read). */
+  private reads: Map<string, Read> | undefined;
   private view: Container | undefined;
 
   constructor(private readonly target: Container) {}
 
   /** The object as a reader should see it; reads through it are recorded. */
   tracked(): Container {
-    // Every validator read of every stored object comes through here: no allocation per read.
+    // Every validator read of every stored object comes through here: no allocation per read, and a
+    // member read before costs one map lookup.
     return (this.view ??= new Proxy(this.target, {
-      get: (t, key, receiver): unknown => {
-        const value: unknown = Reflect.get(t, key, receiver);
-        if (typeof key !== 'string' || !Object.hasOwn(t, key)) return value;
-        if (!isContainer(value)) {
-          (this.leaves ??= new Set()).add(key);
-          return value;
-        }
-        const children = (this.children ??= new Map());
-        const child = children.get(key);
-        if (child) return child.tracked();
-        if (this.leaves?.has(key)) return value;
-        // A Proxy must return a frozen member as it is: keep it whole (checked on the first read only).
-        const d = Object.getOwnPropertyDescriptor(t, key);
-        if (d && !d.configurable && !d.writable) {
-          (this.leaves ??= new Set()).add(key);
+      get: (t, key): unknown => {
+        const value: unknown = (t as Record<string | symbol, unknown>)[key];
+        if (typeof key !== 'string') return value;
+        const reads = (this.reads ??= new Map());
+        const seen = reads.get(key);
+        if (seen !== undefined) return seen === KEPT_WHOLE ? value : seen.tracked();
+        if (!Object.hasOwn(t, key)) return value;
+        // A Proxy must return a frozen member as it is: keep it whole.
+        if (!isContainer(value) || isFrozenMember(t, key)) {
+          reads.set(key, KEPT_WHOLE);
           return value;
         }
         const created = new ReadTracker(value);
-        children.set(key, created);
+        reads.set(key, created);
         return created.tracked();
       },
     }));
@@ -48,19 +48,25 @@ export class ReadTracker {
 
   /** A plain copy of the members read (lists keep their length: an element never read is null). */
   projection(): Container {
-    const { children, leaves } = this;
-    const pick = (key: string): unknown => {
-      const child = children?.get(key);
-      if (child) return child.projection();
-      return leaves?.has(key) ? (this.target as Record<string, unknown>)[key] : undefined;
-    };
-    if (Array.isArray(this.target)) return this.target.map((_, i) => pick(String(i)) ?? null);
-    const out = Object.create(null) as Record<string, unknown>;
-    if (!children && !leaves) return out;
-    for (const key of Object.keys(this.target)) {
-      const v = pick(key);
-      if (v !== undefined) out[key] = v;
+    const { reads, target } = this;
+    if (Array.isArray(target)) return target.map((v, i) => (reads && picked(reads, String(i), v)) ?? null);
+    const out: Record<string, unknown> = {};
+    if (!reads) return out;
+    for (const key of Object.keys(target)) {
+      const v = picked(reads, key, target[key]);
+      if (v !== undefined) setMember(out, key, v);
     }
     return out;
   }
+}
+
+function picked(reads: ReadonlyMap<string, Read>, key: string, value: unknown): unknown {
+  const read = reads.get(key);
+  if (read === undefined) return undefined;
+  return read === KEPT_WHOLE ? value : read.projection();
+}
+
+function isFrozenMember(t: object, key: string): boolean {
+  const d = Object.getOwnPropertyDescriptor(t, key);
+  return d !== undefined && !d.configurable && !d.writable;
 }

@@ -18,6 +18,7 @@ import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
+import { ReadRecorder, RECORDED_KINDS } from './read-recorder.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
 import type { Raw } from './validate/reader.js';
@@ -25,37 +26,62 @@ import type { Raw } from './validate/reader.js';
 /** The stored projection of a raw object, or null when nothing of it is stored. */
 export function retainedForStorage(raw: Raw): Raw | null {
   if (!hasKindAndName(raw)) return null;
-  const tracker = new ReadTracker(raw as Record<string, unknown>);
-  return retainedOfReading(raw, tracker, readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw }));
+  return trackedRetained(raw, (view) => readOneDocument({ file: '', index: 0, object: view }));
 }
 
 /**
  * `buildInputSet` and `retainedForStorage` of every document from one validation pass: each
- * document is read through its tracker once, and `keep` is given its projection (null: nothing
- * stored) right after its reading, in document order, so no projection outlives its use.
+ * document is read once, its reads recorded (src/inputs/read-recorder.ts for the kinds whose
+ * validators read through the reader helpers, a tracking view for the others), and `keep` is given
+ * its projection (null: nothing stored) right after its reading, in document order, so no
+ * projection outlives its use.
  */
 export function buildInputSetRetaining(
   docs: readonly RawDocument[],
   keep: (retained: Raw | null, doc: RawDocument) => void,
 ): InputSet {
-  let tracker: ReadTracker | undefined;
   const observer: ReadObserver = {
-    view(doc) {
-      tracker = hasKindAndName(doc.object) ? new ReadTracker(doc.object as Record<string, unknown>) : undefined;
-      return tracker ? (tracker.tracked() as Raw) : doc.object;
-    },
-    read(doc, reading) {
-      keep(tracker ? retainedOfReading(doc.object, tracker, reading) : null, doc);
+    observe(doc, read) {
+      const raw = doc.object;
+      if (!hasKindAndName(raw)) {
+        read(raw);
+        keep(null, doc);
+      } else if (RECORDED_KINDS.has(raw.kind as string)) {
+        const recorder = new ReadRecorder();
+        const reading = recorder.during(() => read(raw));
+        keep(
+          retainedOf(raw, reading, () => recorder.projection(raw) ?? trackedProjection(raw)),
+          doc,
+        );
+      } else keep(trackedRetained(raw, read), doc);
     },
   };
   return buildInputSet(docs, observer);
 }
 
-function retainedOfReading(raw: Raw, tracker: ReadTracker, { diagnostics, used }: DocumentReading): Raw | null {
+/** What is kept of an object read through a tracking view. */
+function trackedRetained(raw: Raw, read: (view: Raw) => DocumentReading): Raw | null {
+  const tracker = new ReadTracker(raw as Record<string, unknown>);
+  const reading = read(tracker.tracked() as Raw);
+  return retainedOf(raw, reading, () => tracker.projection() as Record<string, unknown>);
+}
+
+/** The projection of a second reading through a tracking view (an object whose recorded reads cannot be told apart by path). */
+function trackedProjection(raw: Raw): Raw {
+  const tracker = new ReadTracker(raw as Record<string, unknown>);
+  readOneDocument({ file: '', index: 0, object: tracker.tracked() as Raw });
+  return tracker.projection() as Raw;
+}
+
+/**
+ * What is kept of an object after its reading: its redacted form when it failed, nothing when it
+ * is not used, else the projection of what was read, less the annotations the compiler never reads.
+ */
+function retainedOf(raw: Raw, { diagnostics, used }: DocumentReading, projection: () => Raw): Raw | null {
   const error = diagnostics.find((d) => d.severity === 'error');
   if (error) return redactRejected(raw, error);
   if (!used) return null;
-  const kept = tracker.projection() as Record<string, unknown>;
+  const kept = projection() as Record<string, unknown>;
   const meta = kept.metadata;
   if (meta !== null && typeof meta === 'object') keepReadAnnotations(meta as Record<string, unknown>, raw.kind);
   return kept;

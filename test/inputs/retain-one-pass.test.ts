@@ -118,3 +118,37 @@ test('one validation pass: rejected, unknown, kindless and frozen-member documen
   assert.ok(retained[1] && !('spec' in retained[1]), 'a rejected object is stored redacted');
   assert.ok(retained[4] && !JSON.stringify(retained[4]).includes('token'), 'unknown fields are not stored');
 });
+
+test('one validation pass: kinds read under a recorder (Pods) with an object at two paths, and with frozen members', () => {
+  // A YAML alias: one object read as a container (its ports) and as a condition (type, status).
+  const shared: Record<string, unknown> = {
+    type: 'Ready',
+    status: 'True',
+    name: 'app',
+    ports: [{ containerPort: 8080, name: 'http' }],
+    env: [{ name: 'TOKEN', value: 'secret' }],
+  };
+  const pod = (name: string, spec: unknown, status: unknown): Record<string, unknown> => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default', labels: { app: 'a' }, annotations: { note: 'n' } },
+    spec,
+    status,
+  });
+  const frozenSpec = Object.freeze({ containers: Object.freeze([{ name: 'app', env: [{ name: 'K', value: 'v' }] }]) });
+  const docs = [
+    pod('aliased', { containers: [shared] }, { podIP: '10.0.0.1', conditions: [shared] }),
+    pod('frozen', frozenSpec, { podIP: '10.0.0.2', phase: 'Running' }),
+    pod('plain', { containers: [{ name: 'app', ports: [{ containerPort: 80 }], env: [{ name: 'X' }] }] }, {}),
+  ].map((object, index) => ({ file: 'pods.yaml', index, object }));
+  assertOnePassMatches(docs);
+  const { retained } = onePass(docs);
+  const [aliased, frozen, plain] = retained.map((r) => JSON.parse(JSON.stringify(r)) as unknown);
+  const at = (v: unknown, ...path: (string | number)[]): unknown =>
+    path.reduce((x: unknown, k) => (x as Record<string | number, unknown> | undefined)?.[k], v);
+  assert.deepEqual(at(aliased, 'spec', 'containers', 0), { ports: [{ containerPort: 8080, name: 'http' }] });
+  assert.deepEqual(at(aliased, 'status', 'conditions', 0), { type: 'Ready', status: 'True' });
+  assert.deepEqual(at(frozen, 'spec'), frozenSpec, "a frozen object's members are kept whole");
+  assert.deepEqual(at(plain, 'spec'), { containers: [{ ports: [{ containerPort: 80 }] }] });
+  assert.equal(at(plain, 'metadata', 'annotations'), undefined);
+});

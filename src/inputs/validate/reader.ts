@@ -60,9 +60,30 @@ function withoutKeyMaterial(message: string): string {
   return at < 0 ? message : `${message.slice(0, at)}… (key or certificate material not shown)`;
 }
 
+/**
+ * Told of the members a reader reads (src/inputs/read-recorder.ts records them to store only what
+ * is read). Validators of kinds read under a recorder read raw members only through `get`, `list`
+ * and `mapOf`; the other kinds are read through a tracking view (src/inputs/read-tracker.ts).
+ */
+export interface MemberReads {
+  /** An own member of `obj` was read. */
+  read(obj: object, key: string): void;
+  /** Every element of `items` was read. */
+  readAll(items: readonly unknown[]): void;
+}
+
+let recording: MemberReads | undefined;
+
+/** Reads from now on are told to `reads` (undefined: to nobody). One document at a time, synchronously. */
+export function recordReads(reads: MemberReads | undefined): void {
+  recording = reads;
+}
+
 /** An own property (never one inherited from Object.prototype). */
 export function get(obj: Raw, key: string): unknown {
-  return Object.hasOwn(obj, key) ? obj[key] : undefined;
+  if (!Object.hasOwn(obj, key)) return undefined;
+  recording?.read(obj, key);
+  return obj[key];
 }
 
 export const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
@@ -165,6 +186,7 @@ export function list<T>(
     r.error(path, `has ${v.length} items; at most ${max} are accepted`, TOO_LARGE);
     return undefined;
   }
+  recording?.readAll(v);
   const out: T[] = [];
   for (const [i, item] of v.entries()) {
     const t = each(item, `${path}[${i}]`);
@@ -207,7 +229,7 @@ export function mapOf<T>(
   if (!o) return undefined;
   const entries: [string, T][] = [];
   for (const key of Object.keys(o).sort()) {
-    const t = each(o[key], join(path, key));
+    const t = each(get(o, key), join(path, key));
     if (t !== undefined) entries.push([key, t]);
   }
   return Object.fromEntries(entries) as Record<string, T>;

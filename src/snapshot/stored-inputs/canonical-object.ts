@@ -16,6 +16,7 @@
  * computes the same digest.
  */
 import { canonicalJson } from '../../canonical-json.js';
+import { setMember } from '../../inputs/plain-object.js';
 import { retainedForStorage } from '../../inputs/retain.js';
 import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
@@ -43,8 +44,8 @@ const NOISY_ANNOTATIONS = new Set([
   'deployment.kubernetes.io/revision',
 ]);
 
-/** A plain object without a prototype, so a `__proto__` key is kept as data. */
-const dict = (): Record<string, unknown> => Object.create(null) as Record<string, unknown>;
+/** An ordinary object; keys from the data are set with `setMember`, so a `__proto__` key is kept as data. */
+const dict = (): Record<string, unknown> => ({});
 
 /**
  * Metadata the compiler reads; everything else in `metadata` is server bookkeeping. The Gateway
@@ -68,7 +69,7 @@ function canonicalMeta(meta: Raw, gatewayApi: boolean): Record<string, unknown> 
   const annotations = own(meta, 'annotations');
   if (isRecord(annotations)) {
     const kept = dict();
-    for (const [k, v] of Object.entries(annotations)) if (!NOISY_ANNOTATIONS.has(k)) kept[k] = v;
+    for (const [k, v] of Object.entries(annotations)) if (!NOISY_ANNOTATIONS.has(k)) setMember(kept, k, v);
     if (Object.keys(kept).length > 0) out.annotations = kept;
   }
   return out;
@@ -111,7 +112,7 @@ function canonicalText(raw: Raw): string {
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
     const v = raw[k];
-    out[k] = k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi) : v;
+    setMember(out, k, k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi) : v);
   }
   const status = own(raw, 'status');
   const kind = own(raw, 'kind');

@@ -102,13 +102,35 @@ export class StoredInputsTree {
 
   /** Writes the changed documents; returns them, the objects set since the last commit, and the root. */
   commit(): BuiltInputs {
-    const sink = new DocumentSink(this.hasher);
     const objects = new Map<string, Uint8Array>();
     for (const key of this.pending) {
       const o = this.objects.get(key);
       if (o) objects.set(o.digest, o.bytes);
     }
     this.pending = new Set();
+    const sink = new DocumentSink(this.hasher);
+    return {
+      digest: this.commitTree(sink),
+      documents: sink.sorted(),
+      objects: sortedByKey(objects),
+      count: this.objects.size,
+    };
+  }
+
+  /** Every document and object of the current tree (commits first). */
+  complete(): BuiltInputs {
+    this.pending = new Set();
+    const digest = this.commitTree(new DocumentSink(this.hasher));
+    const sink = new DocumentSink(this.hasher);
+    for (const layer of INPUT_LAYERS) this.tables[layer].documents((d) => sink.add(d));
+    sink.add(this.top as TreeDocument);
+    const objects = new Map<string, Uint8Array>();
+    for (const o of this.objects.values()) objects.set(o.digest, o.bytes);
+    return { digest, documents: sink.sorted(), objects: sortedByKey(objects), count: this.objects.size };
+  }
+
+  /** Writes the rewritten documents into `sink`; returns the root. */
+  private commitTree(sink: DocumentSink): string {
     if (this.dirty || !this.top) {
       const layers = {
         config: this.tables.config.commit(sink).digest,
@@ -118,28 +140,18 @@ export class StoredInputsTree {
       this.top = sink.emit(canonicalJson(top), TOP_LAYER);
       this.dirty = false;
     }
-    return {
-      digest: this.top.digest,
-      documents: sink.sorted(),
-      objects: sortedByKey(objects),
-      count: this.objects.size,
-    };
-  }
-
-  /** Every document and object of the current tree (commits first). */
-  complete(): BuiltInputs {
-    const { digest } = this.commit();
-    const sink = new DocumentSink(this.hasher);
-    for (const layer of INPUT_LAYERS) this.tables[layer].documents((d) => sink.add(d));
-    sink.add(this.top as TreeDocument);
-    const objects = new Map<string, Uint8Array>();
-    for (const o of this.objects.values()) objects.set(o.digest, o.bytes);
-    return { digest, documents: sink.sorted(), objects: sortedByKey(objects), count: this.objects.size };
+    return this.top.digest;
   }
 }
 
-const sortedByKey = (m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> =>
-  new Map([...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** By digest (sorting the keys alone: no entry pair per object). */
+function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const key of [...m.keys()].sort(byCodeUnits)) out.set(key, m.get(key) as Uint8Array);
+  return out;
+}
 
 /** The inputs of a set of objects, built from scratch: every document and object. Two objects with one key keep the smaller digest. */
 export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hasher): BuiltInputs {
