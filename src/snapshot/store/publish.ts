@@ -29,6 +29,12 @@ export interface PublishInfo {
   readonly concurrency?: number;
   /** Write packs for a bounded cold start (packs.ts); default true. */
   readonly packs?: boolean;
+  /**
+   * Write the new objects and documents only into the version's pack, not as loose keys (readers
+   * find them through the record: pack-index.ts). Default: when the snapshot holds more than
+   * LAYERED_MAX objects and documents (a full build, a large delta). Ignored without packs.
+   */
+  readonly packOnly?: boolean;
   /** Hashes pack bytes (default @noble/hashes; Node edges pass node:crypto's). */
   readonly hasher?: Hasher;
   /** Decoded packs kept between publishes by a long-running publisher (pack-cache.ts); none by default. */
@@ -95,7 +101,7 @@ export async function publishSnapshot(
   let documentsWritten = 0;
   let bytesWritten = 0;
   let packs: PackWriteResult | undefined;
-  if (info.packs !== false && !small) {
+  if (info.packs !== false && (info.packOnly ?? !small)) {
     // A big publish (a full build, a large delta): its new entries go into its pack only, which
     // the record names (readers find them through it: pack-index.ts): one file, not thousands.
     packs = await writingPacks();
