@@ -69,7 +69,13 @@ export class PackIndex {
       const found = await this.fromKnown(digest);
       if (found) return found;
       if (this.unlisted.size > 0) {
-        await Promise.all([...this.unlisted].map((p) => this.load(p)));
+        // Newest first (a record's deltas after its checkpoint, later records after earlier ones):
+        // a reader following new versions finds their entries without reading a big checkpoint.
+        for (const pack of [...this.unlisted].reverse()) {
+          await this.load(pack);
+          const found = await this.fromKnown(digest);
+          if (found) return found;
+        }
         continue;
       }
       if (listed) return null;

@@ -77,7 +77,8 @@ export async function publishSnapshot(
 ): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
-  if (snapshot.base !== undefined && !(await hasStoredDocument(store, snapshot.base)))
+  // The head's snapshot is stored whole (a head never names missing data): no need to look.
+  if (snapshot.base !== undefined && snapshot.base !== head?.digest && !(await hasStoredDocument(store, snapshot.base)))
     throw new MissingBaseError(snapshot.base);
 
   // Beside the snapshot, awaited before the record: the diagnostics document (the same list as an
