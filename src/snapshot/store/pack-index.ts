@@ -31,7 +31,7 @@ export interface PackIndexSource {
 }
 
 /** Decoded pack bytes kept at most (the newest pack read is kept whatever its size). */
-const CACHE_BYTES = 256 << 20;
+const CACHE_BYTES = 64 << 20;
 
 export class PackIndex {
   /** Entry digest → the packs holding it, in the order they were listed. */
