@@ -73,6 +73,7 @@ export class PackIndex {
         // a reader following new versions finds their entries without reading a big checkpoint.
         for (const pack of [...this.unlisted].reverse()) {
           await this.load(pack);
+          this.unlisted.delete(pack); // listed now, or gone
           const found = await this.fromKnown(digest);
           if (found) return found;
         }
