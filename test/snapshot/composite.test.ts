@@ -186,7 +186,12 @@ test('stored composites round-trip through a store, the relay and packs; a corru
     const out = meshOutput();
     const snap = buildSnapshot(out, INFO, { hasher: nodeSha256Hex });
     const store = new LocalStore(join(dir, '.meshsnap'));
-    await publishSnapshot(store, 'main', snap, { createdAt: '2026-01-01T00:00:00Z', hasher: nodeSha256Hex });
+    // Loose keys too (packOnly: false), so that one part can rot on disk below.
+    await publishSnapshot(store, 'main', snap, {
+      createdAt: '2026-01-01T00:00:00Z',
+      hasher: nodeSha256Hex,
+      packOnly: false,
+    });
     const head = await store.readChannel('main');
     assert.ok(head);
     const digest = snap.content.groups['routes/ns-2']?.routes['8080'] as string;

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuditRecord } from '../../src/snapshot/audit.js';
 import { digestOf } from '../../src/snapshot/digest.js';
-import { MAX_PACKS, loadSnapshotPacked } from '../../src/snapshot/store/packs.js';
+import { MAX_PACKS, decodePack, encodePack, loadSnapshotPacked, packDigests } from '../../src/snapshot/store/packs.js';
 import { publishSnapshot } from '../../src/snapshot/store/publish.js';
 import {
   CorruptObjectError,
@@ -203,8 +203,13 @@ export function runStoreContract(target: ContractTarget): void {
       'retention primitives: listing with times, delete only what is older, never the head',
       async ({ store }) => {
         const before = Date.now() - 60_000;
+        // Loose keys are what these primitives list and delete; without packs, a deleted key is gone.
         for (const n of range(3))
-          await publishSnapshot(store, 'main', nthSnapshot(n), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+          await publishSnapshot(store, 'main', nthSnapshot(n), {
+            createdAt: CREATED_AT,
+            hasher: nodeSha256Hex,
+            packs: false,
+          });
         assert.deepEqual(await store.listChannels?.(), ['main']);
         const objects = await entries(store.listObjects?.());
         const documents = await entries(store.listDocuments?.());
@@ -303,16 +308,118 @@ export function runStoreContract(target: ContractTarget): void {
           const loaded = await loadSnapshotPacked(store, record, nodeSha256Hex);
           assert.equal(loaded?.fallbackReads, 0, `version ${v}: its packs are still there`);
         }
+        // A dropped version's object may still be read from a pack a kept record names (a checkpoint
+        // holds every object of its version), and from nowhere else.
+        const held = new Set<string>();
+        for (const v of [5, 4, 2]) {
+          const record = await store.getVersion('main', v);
+          for (const p of packDigests(record ?? {})) {
+            const bytes = await store.getObject(p);
+            assert.ok(bytes, `pack ${p} of version ${v} is kept`);
+            for (const [d] of decodePack(bytes)) held.add(d);
+          }
+        }
+        const loose = await entries(store.listObjects?.());
         for (const v of [1, 3]) {
           for (const d of (snaps[v - 1] as (typeof snaps)[number]).objects.keys())
-            if (!kept.has(d))
-              assert.equal(await store.getObject(d), null, `object ${d} only version ${v} had is deleted`);
+            if (!kept.has(d)) {
+              assert.equal(loose.has(d), false, `object ${d} only version ${v} had is deleted`);
+              if (!held.has(d))
+                assert.equal(await store.getObject(d), null, `object ${d} only version ${v} had is deleted`);
+            }
         }
         const again = await gc(ctx, { keep: 2 });
         assert.deepEqual([again.deletedObjects, again.deletedDocuments, again.spared], [0, 0, 0]);
         assert.deepEqual(again.deletedVersions.main, []);
       },
     );
+
+    withStore('pack-only publish: only the pack is written; every read finds its entries there', async ({ store }) => {
+      const services = target.scale?.services ?? 12;
+      const first = meshSnapshot(services, 1);
+      const r = await publishSnapshot(store, 'main', first, {
+        createdAt: CREATED_AT,
+        hasher: nodeSha256Hex,
+        packOnly: true,
+      });
+      assert.equal(r.status, 'published');
+      if (r.status !== 'published') return;
+      assert.equal(r.objectsWritten, first.objects.size, 'its objects were added (to the pack)');
+      assert.deepEqual(
+        [...(await entries(store.listObjects?.())).keys()],
+        packDigests(r.record),
+        'no loose object but its pack',
+      );
+      for (const d of (await entries(store.listDocuments?.())).keys())
+        assert.equal(d, r.record.diagnosticsDigest, 'no loose document but the diagnostics');
+      assert.equal(
+        await store.hasObject([...first.objects.keys()][0] as string),
+        false,
+        'hasObject asks for loose keys',
+      );
+      assert.deepEqual(await store.getSnapshot(first.digest), first.content);
+      for (const [d, b] of first.objects) assert.deepEqual(plain(await store.getObject(d)), plain(b), `object ${d}`);
+      for (const d of first.documents)
+        assert.deepEqual(plain(await store.getDocument(d.digest)), plain(d.bytes), `document ${d.digest}`);
+      assert.equal((await loadSnapshotPacked(store, r.record, nodeSha256Hex))?.fallbackReads, 0);
+      assert.equal(await store.getObject(digestOf(utf8.encode('in no pack'))), null);
+
+      // The next versions (a full build, pack-only by size or not) read back whole, from any mix.
+      for (const rev of [2, 3]) {
+        const snap = meshSnapshot(services, rev);
+        const next = await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+        assert.equal(next.status, 'published');
+        assert.deepEqual(await store.getSnapshot(snap.digest), snap.content, `version ${rev}`);
+        for (const [d, b] of snap.objects) assert.deepEqual(plain(await store.getObject(d)), plain(b), `object ${d}`);
+      }
+    });
+
+    withStore('pack-only publish: a pack entry is digest-checked when read', async ({ store }) => {
+      const r = await publishSnapshot(store, 'main', nthSnapshot(1), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
+      assert.equal(r.status, 'published');
+      if (r.status !== 'published') return;
+      const claimed = digestOf(utf8.encode('claimed bytes'));
+      const pack = encodePack(new Map([[claimed, utf8.encode('other bytes')]]));
+      assert.equal(await store.putObject(digestOf(pack), pack), 'created');
+      const { schema: _s, channel: _c, version: _v, parent: _p, ...draft } = r.record;
+      await store.publish('tampered', {
+        ...draft,
+        packs: { checkpoint: { digest: digestOf(pack), bytes: pack.byteLength }, deltas: [] },
+      });
+      await assert.rejects(store.getObject(claimed), CorruptObjectError);
+    });
+
+    withStore('pack-only publishes: gc keeps what a kept record reaches, packs included', async ({ store }) => {
+      const services = target.scale?.services ?? 12;
+      const versions = target.scale?.versions ?? 5;
+      const snaps = range(versions).map((rev) => meshSnapshot(services, rev, 3));
+      for (const snap of snaps)
+        await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex, packOnly: true });
+      const ctx: HistoryContext = {
+        store,
+        channel: 'main',
+        actor: 'contract',
+        now: () => new Date(Date.now() + 2 * 3_600_000),
+        hasher: nodeSha256Hex,
+      };
+      const r = await gc(ctx, { keep: 2 });
+      const kept = r.keptVersions.main ?? [];
+      assert.deepEqual(kept, [versions, versions - 1]);
+      const keptPacks = new Set<string>();
+      for (const v of kept) {
+        const snap = snaps[v - 1] as (typeof snaps)[number];
+        const record = await store.getVersion('main', v);
+        assert.ok(record);
+        for (const p of packDigests(record)) keptPacks.add(p);
+        assert.deepEqual(await store.getSnapshot(record.digest), snap.content, `version ${v} reads back whole`);
+        for (const [d, b] of snap.objects)
+          assert.deepEqual(plain(await store.getObject(d)), plain(b), `object ${d} of version ${v}`);
+      }
+      for (const d of (await entries(store.listObjects?.())).keys())
+        assert.ok(keptPacks.has(d), `the loose object ${d} is a kept record's pack`);
+      const again = await gc(ctx, { keep: 2 });
+      assert.deepEqual([again.deletedObjects, again.deletedDocuments, again.spared], [0, 0, 0]);
+    });
   });
 }
 

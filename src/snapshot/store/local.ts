@@ -27,6 +27,7 @@ import {
   type VersionDraft,
   type VersionRecord,
 } from '../manifest.js';
+import { PackIndex } from './pack-index.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
 import {
@@ -96,6 +97,8 @@ export class LocalStore implements SnapshotStore {
   /** Per channel, the last record this store published: the next publish reads it (packs' base) without parsing it again. */
   private readonly published = new Map<string, VersionRecord>();
   private auditSeq = 0;
+  /** Entries held only in packs (pack-index.ts). */
+  private readonly packed: PackIndex;
   /** Every reuse refreshes a file's time (one utimes call). */
   readonly freshenAfterMs = 0;
   /** The channel algorithms' calls (channel-head.ts), all synchronous file calls. */
@@ -122,6 +125,15 @@ export class LocalStore implements SnapshotStore {
     this.base = join(root || '.', sep);
     this.tmpDir = this.path(TMP_DIR);
     this.auditDir = this.path(AUDIT_PREFIX);
+    this.packed = new PackIndex(
+      {
+        readPack: (d) => this.verifiedRead(d, this.objectPath(d)),
+        listChannels: () => this.listChannels(),
+        listVersions: (c) => this.listVersions(c),
+        getVersion: (c, n) => this.getVersion(c, n),
+      },
+      this.hasher,
+    );
   }
 
   async putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
@@ -134,10 +146,10 @@ export class LocalStore implements SnapshotStore {
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
-    return this.verifiedRead(digest, this.objectPath(digest));
+    return (await this.verifiedRead(digest, this.objectPath(digest))) ?? this.packed.get(digest);
   }
 
-  /** A writer asks before reusing an object: its time is refreshed, so gc's grace period covers the reuse. */
+  /** A writer asks before reusing an object (loose only): its time is refreshed, so gc's grace period covers the reuse. */
   async hasObject(digest: string): Promise<boolean> {
     return freshen(this.objectPath(digest));
   }
@@ -161,7 +173,7 @@ export class LocalStore implements SnapshotStore {
   }
 
   async getDocument(digest: string): Promise<Uint8Array | null> {
-    return this.verifiedRead(digest, this.documentPath(digest));
+    return (await this.verifiedRead(digest, this.documentPath(digest))) ?? this.packed.get(digest);
   }
 
   /**
@@ -276,6 +288,7 @@ export class LocalStore implements SnapshotStore {
       where: this.root,
     });
     this.published.set(channel, record);
+    this.packed.note(record, { channel, version: record.version });
     this.sawHead(channel, { version: record.version, digest: record.digest });
     return record;
   }
@@ -292,7 +305,10 @@ export class LocalStore implements SnapshotStore {
     const mine = this.published.get(channel);
     if (mine?.version === version && existsSync(path)) return mine; // immutable while it exists
     const text = readTextSync(path);
-    return text === null ? null : parseVersionRecord(JSON.parse(text));
+    if (text === null) return null;
+    const record = parseVersionRecord(JSON.parse(text));
+    this.packed.note(record, { channel, version });
+    return record;
   }
 
   async appendAudit(records: readonly AuditRecord[]): Promise<void> {

@@ -22,6 +22,7 @@ import {
 } from '../manifest.js';
 import type { Blob, BlobBackend } from './blob.js';
 import { appendVersion, assertNotHead, parseHead, readChannelHead, type ChannelSlots } from './channel-head.js';
+import { PackIndex } from './pack-index.js';
 import { CorruptObjectError, DigestMismatchError, type SnapshotStore, type StoredEntry } from './store.js';
 import { assertDigests, forEachLimited } from './concurrent.js';
 import {
@@ -71,6 +72,8 @@ export class ObjectStore implements SnapshotStore {
   readonly freshenAfterMs: number;
   private readonly now: () => number;
   private auditSeq = 0;
+  /** Entries held only in packs (pack-index.ts). */
+  private readonly packed: PackIndex;
   /** The channel algorithms' calls (channel-head.ts), one request each. */
   private readonly slots: ChannelSlots = {
     readHead: async (channel) => {
@@ -95,6 +98,15 @@ export class ObjectStore implements SnapshotStore {
     this.headAttempts = opts.headAttempts ?? 16;
     this.freshenAfterMs = opts.freshenAfterMs ?? FRESHEN_AFTER_MS;
     this.now = opts.now ?? Date.now;
+    this.packed = new PackIndex(
+      {
+        readPack: (d) => this.verifiedRead(d, objectKey(d)),
+        listChannels: () => this.listChannels(),
+        listVersions: (c) => this.listVersions(c),
+        getVersion: (c, n) => this.getVersion(c, n),
+      },
+      this.hasher,
+    );
   }
 
   toString(): string {
@@ -114,7 +126,7 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
-    return this.verifiedRead(digest, objectKey(digest));
+    return (await this.verifiedRead(digest, objectKey(digest))) ?? this.packed.get(digest);
   }
 
   async hasObject(digest: string): Promise<boolean> {
@@ -132,7 +144,7 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async getDocument(digest: string): Promise<Uint8Array | null> {
-    return this.verifiedRead(digest, documentKey(digest));
+    return (await this.verifiedRead(digest, documentKey(digest))) ?? this.packed.get(digest);
   }
 
   async hasDocument(digest: string): Promise<boolean> {
@@ -151,11 +163,13 @@ export class ObjectStore implements SnapshotStore {
 
   async publish(channel: string, draft: VersionDraft): Promise<VersionRecord> {
     assertChannel(channel);
-    return appendVersion(this.slots, channel, draft, {
+    const record = await appendVersion(this.slots, channel, draft, {
       current: await this.readChannel(channel),
       headAttempts: this.headAttempts,
       where: this.backend.url,
     });
+    this.packed.note(record, { channel, version: record.version });
+    return record;
   }
 
   async listVersions(channel: string): Promise<number[]> {
@@ -167,7 +181,10 @@ export class ObjectStore implements SnapshotStore {
     assertChannel(channel);
     if (!Number.isInteger(version) || version < 1) return null;
     const blob = await this.backend.get(versionKey(channel, version));
-    return blob === null ? null : parseVersionRecord(JSON.parse(decoder.decode(blob.bytes)));
+    if (blob === null) return null;
+    const record = parseVersionRecord(JSON.parse(decoder.decode(blob.bytes)));
+    this.packed.note(record, { channel, version });
+    return record;
   }
 
   async appendAudit(records: readonly AuditRecord[]): Promise<void> {

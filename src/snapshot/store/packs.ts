@@ -49,6 +49,8 @@ export interface PackWriteResult {
   readonly packs: PackList;
   /** Pack bytes newly stored. */
   readonly bytesWritten: number;
+  /** The entries this version's pack adds (a checkpoint: all of them), objects and documents. */
+  readonly added: { readonly objects: number; readonly documents: number };
 }
 
 /**
@@ -63,6 +65,11 @@ export async function writePacks(
   cache?: PackCache,
 ): Promise<PackWriteResult> {
   let bytesWritten = 0;
+  const count = (entries: PackEntries): PackWriteResult['added'] => {
+    let objects = 0;
+    for (const d of entries.keys()) if (snapshot.objects.has(d)) objects++;
+    return { objects, documents: entries.size - objects };
+  };
   const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
     const digest = digestOf(bytes, hasher);
     // A small pack goes through the store's small-batch path when it has one (one object, no layers).
@@ -104,7 +111,8 @@ export async function writePacks(
         (d) => have.get(d) ?? store.getObject(d),
       );
     }
-    return { packs: { checkpoint: await put(entries, encodePack(entries)), deltas: [] }, bytesWritten };
+    const ref = await put(entries, encodePack(entries));
+    return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
   };
 
   const chain = base?.packs;
@@ -118,7 +126,7 @@ export async function writePacks(
   } else {
     return checkpoint(); // a delta of something other than the head: rare (a racing publisher)
   }
-  if (delta.size === 0) return { packs: chain, bytesWritten };
+  if (delta.size === 0) return { packs: chain, bytesWritten, added: { objects: 0, documents: 0 } };
   let last = encodePack(delta);
   if (needsCheckpoint(chain, last.byteLength)) return checkpoint();
 
@@ -135,7 +143,7 @@ export async function writePacks(
     last = encodePack(merged);
   }
   deltas.push(await put(lastEntries, last));
-  return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten };
+  return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };
 }
 
 /** Packs up to this size are written with the store's putLayered when it has one. */

@@ -29,6 +29,12 @@ export interface PublishInfo {
   readonly concurrency?: number;
   /** Write packs for a bounded cold start (packs.ts); default true. */
   readonly packs?: boolean;
+  /**
+   * Write the new objects and documents only into the version's pack, not as loose keys (readers
+   * find them through the record: pack-index.ts). Default: when the snapshot holds more than
+   * LAYERED_MAX objects and documents (a full build, a large delta). Ignored without packs.
+   */
+  readonly packOnly?: boolean;
   /** Hashes pack bytes (default @noble/hashes; Node edges pass node:crypto's). */
   readonly hasher?: Hasher;
   /** Decoded packs kept between publishes by a long-running publisher (pack-cache.ts); none by default. */
@@ -71,7 +77,8 @@ export async function publishSnapshot(
 ): Promise<PublishResult> {
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
-  if (snapshot.base !== undefined && !(await store.hasDocument(snapshot.base)))
+  // The head's snapshot is stored whole (a head never names missing data): no need to look.
+  if (snapshot.base !== undefined && snapshot.base !== head?.digest && !(await hasStoredDocument(store, snapshot.base)))
     throw new MissingBaseError(snapshot.base);
 
   // Beside the snapshot, awaited before the record: the diagnostics document (the same list as an
@@ -84,25 +91,36 @@ export async function publishSnapshot(
 
   // Packs before the record (a record never names a pack not yet stored). A base whose packs
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
-  const writingPacks = (): Promise<PackWriteResult> | undefined =>
-    info.packs === false
-      ? undefined
-      : readingBase.then((base) =>
-          writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() =>
-            writePacks(store, snapshot, null, info.hasher, info.packCache),
-          ),
-        );
-  // A delta's packs are written meanwhile (they name only what this snapshot holds, and are read
-  // only through the record written after both); a full build's after its objects and documents.
+  const writingPacks = (): Promise<PackWriteResult> =>
+    readingBase.then((base) =>
+      writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() =>
+        writePacks(store, snapshot, null, info.hasher, info.packCache),
+      ),
+    );
   const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;
-  let packing = small ? writingPacks() : undefined;
-  packing?.catch(() => undefined);
-  const tree = await putTree(store, snapshot.objects, snapshot.documents, info.concurrency);
-  const { objectsWritten } = tree;
-  let { documentsWritten, bytesWritten } = tree;
-  if (!small) packing = writingPacks();
-  const [stored, packs] = await Promise.all([store.hasDocument(snapshot.digest), packing]);
-  if (!stored) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
+  let objectsWritten = 0;
+  let documentsWritten = 0;
+  let bytesWritten = 0;
+  let packs: PackWriteResult | undefined;
+  if (info.packs !== false && (info.packOnly ?? !small)) {
+    // A big publish (a full build, a large delta): its new entries go into its pack only, which
+    // the record names (readers find them through it: pack-index.ts): one file, not thousands.
+    packs = await writingPacks();
+    if (packs.bytesWritten > 0) {
+      objectsWritten = packs.added.objects;
+      documentsWritten = packs.added.documents;
+    }
+  } else {
+    // A delta's packs are written meanwhile (they name only what this snapshot holds, and are
+    // read only through the record written after both).
+    const packing = info.packs === false ? undefined : writingPacks();
+    packing?.catch(() => undefined);
+    const tree = await putTree(store, snapshot.objects, snapshot.documents, info.concurrency);
+    ({ objectsWritten, documentsWritten, bytesWritten } = tree);
+    const [stored, packed] = await Promise.all([store.hasDocument(snapshot.digest), packing]);
+    if (!stored) throw new Error(`snapshot document ${snapshot.digest} was not stored`);
+    packs = packed;
+  }
   if (packs) bytesWritten += packs.bytesWritten;
 
   const diagnosticsWritten = await writingDiagnostics;
@@ -125,6 +143,11 @@ export async function publishSnapshot(
     ...info.recordFields,
   });
   return { status: 'published', record, objectsWritten, documentsWritten, bytesWritten };
+}
+
+/** Whether a document is stored, loose or in a pack a record names (a pack-only publish's). */
+async function hasStoredDocument(store: ContentReader, digest: string): Promise<boolean> {
+  return (await store.hasDocument(digest)) || (await store.getDocument(digest)) !== null;
 }
 
 /** Stores the diagnostics document unless it is there (found: its time is refreshed, for gc); the bytes written. */
