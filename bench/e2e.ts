@@ -61,7 +61,17 @@ export interface E2eKindResult {
     readonly publishMs: number;
     readonly modes: string[];
   };
+  /** Medians of the relay's own timings per switch (its `snapshot.switch` and `snapshot.pushed` log lines, ms). */
+  readonly relay: RelayTimings;
   readonly missed: number;
+}
+
+/** Load: head read → verified snapshot; queued: every stream's response queued; written: all written. */
+export interface RelayTimings {
+  readonly switches: number;
+  readonly loadMs: number;
+  readonly queuedMs: number;
+  readonly writtenMs: number;
 }
 
 export interface E2eResult {
@@ -90,6 +100,31 @@ function medians(rounds: readonly WatchRound[]): E2eKindResult['watcher'] {
     compileMs: median((r) => r.compileMs),
     publishMs: median((r) => r.publishMs),
     modes: [...new Set(rounds.map((r) => r.mode))].sort(),
+  };
+}
+
+/** The relay's timings of the switches to versions after `after`, from its log lines. */
+function relayTimings(lines: readonly string[], after: number): RelayTimings & { readonly last: number } {
+  const byVersion = new Map<number, { loadMs?: number; queuedMs?: number; writtenMs?: number }>();
+  for (const line of lines) {
+    if (!line.includes('"event":"snapshot.switch"') && !line.includes('"event":"snapshot.pushed"')) continue;
+    const e = JSON.parse(line) as { version: number; loadMs?: number; queuedMs?: number; writtenMs?: number };
+    if (e.version <= after) continue;
+    const t = byVersion.get(e.version) ?? {};
+    if (e.loadMs !== undefined) t.loadMs = e.loadMs;
+    if (e.queuedMs !== undefined) t.queuedMs = e.queuedMs;
+    if (e.writtenMs !== undefined) t.writtenMs = e.writtenMs;
+    byVersion.set(e.version, t);
+  }
+  const all = [...byVersion.values()];
+  const median = (f: (t: (typeof all)[number]) => number | undefined): number =>
+    percentiles(all.map(f).filter((x): x is number => x !== undefined)).p50;
+  return {
+    switches: all.length,
+    loadMs: median((t) => t.loadMs),
+    queuedMs: median((t) => t.queuedMs),
+    writtenMs: median((t) => t.writtenMs),
+    last: Math.max(after, ...byVersion.keys()),
   };
 }
 
@@ -291,6 +326,7 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
     if (failed > 0) throw new Error(`${failed} streams failed to open: ${String(opened.find((o) => o.error)?.error)}`);
 
     let generation = 0;
+    let relayVersion = relayTimings(relay.logs(), 0).last;
     for (const kind of KINDS) {
       process.stderr.write(`bench e2e: ${changes} × ${kind} → ${proxies} proxies…\n`);
       const perProxy: number[] = [];
@@ -319,6 +355,8 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
         // Let the debounce window of this change close before the next one (changes are measured one at a time).
         await sleep(150);
       }
+      const { last, ...timings } = relayTimings(relay.logs(), relayVersion);
+      relayVersion = last;
       result.kinds.push({
         kind,
         changes,
@@ -326,6 +364,7 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
         allProxies: percentiles(allProxies),
         published: percentiles(publishedAfter),
         watcher: medians(watch.rounds().slice(roundsBefore)),
+        relay: timings,
         missed,
       });
     }
@@ -363,6 +402,13 @@ export function formatE2e(r: E2eResult): string {
           (k) =>
             `${k.kind} ${k.watcher.inputsMs} / ${k.watcher.compileMs} / ${k.watcher.publishMs} (${k.watcher.modes.join(', ')})`,
         )
+        .join('; '),
+  );
+  lines.push(
+    '',
+    'The relay’s own medians per switch (load and verify / responses queued / all written, ms): ' +
+      r.kinds
+        .map((k) => `${k.kind} ${k.relay.loadMs} / ${k.relay.queuedMs} / ${k.relay.writtenMs} (${k.relay.switches})`)
         .join('; '),
   );
   if (r.error) lines.push('', `error: ${r.error}`);

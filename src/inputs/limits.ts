@@ -26,29 +26,36 @@ export const TOO_LARGE = 'too-large';
 export const mib = (bytes: number): string => `${Number((bytes / 1024 / 1024).toFixed(2))} MiB`;
 
 /**
- * Whether a parsed value's JSON text is longer than `max` bytes, counted without building the
- * text and stopping as soon as it is (iterative: safe for any depth). Approximate by a few bytes
- * per member, as a size bound needs to be.
+ * The bounds of one parsed document, in one walk (iterative: safe for any depth): 'depth' when an
+ * object or list sits deeper than `maxDepth` levels (the root is level 1), else 'size' when its JSON
+ * text would be longer than `maxBytes` bytes, counted without building the text and approximate by a
+ * few bytes per member, as a size bound needs to be; undefined when it is within both.
  */
-export function jsonSizeExceeds(root: unknown, max: number): boolean {
+export function documentExceeds(root: object, maxDepth: number, maxBytes: number): 'depth' | 'size' | undefined {
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
   let size = 0;
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const v = stack.pop();
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop() as number;
     if (typeof v === 'string') size += v.length + 2;
-    else if (v !== null && typeof v === 'object') {
-      if (Array.isArray(v)) {
-        size += 2 + v.length;
-        for (const x of v) stack.push(x);
-      } else {
-        size += 2;
-        for (const [k, x] of Object.entries(v)) {
-          size += k.length + 4;
-          stack.push(x);
-        }
+    else if (v === null || typeof v !== 'object') size += 5;
+    else if (depth > maxDepth) return 'depth';
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      for (const x of v) {
+        values.push(x);
+        depths.push(depth + 1);
       }
-    } else size += 5;
-    if (size > max) return true;
+    } else {
+      // Object.values, not v[key]: a `__proto__` key is an own data property here (yaml-fast.ts).
+      size += 2;
+      for (const key of Object.keys(v)) size += key.length + 4;
+      for (const x of Object.values(v)) {
+        values.push(x);
+        depths.push(depth + 1);
+      }
+    }
   }
-  return false;
+  return size > maxBytes ? 'size' : undefined;
 }

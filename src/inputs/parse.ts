@@ -5,7 +5,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { Diagnostic } from '../model/diagnostics.js';
-import { INPUT_LIMITS, jsonSizeExceeds, mib, TOO_LARGE } from './limits.js';
+import { documentExceeds, INPUT_LIMITS, mib, TOO_LARGE } from './limits.js';
 import { parseYamlFast } from './yaml-fast.js';
 
 /** One object as written by the user, with where it came from. */
@@ -55,14 +55,16 @@ function addDocument(
     err(`document is ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}, expected an object`);
     return;
   }
-  if (depthExceeds(value, MAX_DEPTH)) {
-    err(`document is nested deeper than ${MAX_DEPTH} levels`);
-    return;
-  }
   const object = value as Record<string, unknown>;
   const kind = object['kind'];
   const isList = !inList && typeof kind === 'string' && kind.endsWith('List') && Array.isArray(object['items']);
-  if (!isList && jsonSizeExceeds(object, INPUT_LIMITS.maxObjectBytes)) {
+  const exceeds = documentExceeds(object, MAX_DEPTH, INPUT_LIMITS.maxObjectBytes);
+  if (exceeds === 'depth') {
+    err(`document is nested deeper than ${MAX_DEPTH} levels`);
+    return;
+  }
+  // A List is not bounded as a whole: each item is, as its own object.
+  if (exceeds === 'size' && !isList) {
     diagnostics.push(tooLarge(file, index, identity(object)));
     return;
   }
@@ -174,18 +176,6 @@ function tooLarge(file: string, index: number, id: { kind: unknown; namespace: u
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),
   };
-}
-
-/** Iterative, so a hostile document cannot blow the stack here. */
-function depthExceeds(root: object, max: number): boolean {
-  const stack: [unknown, number][] = [[root, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > max) return true;
-    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, d + 1]);
-  }
-  return false;
 }
 
 function errorMessage(e: unknown): string {

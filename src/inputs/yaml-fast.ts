@@ -50,36 +50,40 @@ function documents(text: string, maxDocumentChars: number): unknown[] {
   };
   let pos = 0;
   while (pos <= text.length) {
-    let end = text.indexOf('\n', pos);
-    if (end < 0) end = text.length;
-    const raw = text.charCodeAt(end - 1) === 13 ? text.slice(pos, end - 1) : text.slice(pos, end);
-    pos = end + 1;
-    if (raw.startsWith('---') && (raw.length === 3 || raw[3] === ' ')) {
-      if (stripComment(raw.slice(3)).trim() !== '') bail(); // content on the `---` line
+    // The line is text[start, stop): no copy of it is made, only of its content.
+    const start = pos;
+    let stop = text.indexOf('\n', pos);
+    if (stop < 0) stop = text.length;
+    pos = stop + 1;
+    if (text.charCodeAt(stop - 1) === 13) stop--;
+    if (text.startsWith('---', start) && (stop - start === 3 || text.charCodeAt(start + 3) === 32)) {
+      if (stripComment(text.slice(start + 3, stop)).trim() !== '') bail(); // content on the `---` line
       if (started || lines.length > 0) flush();
       started = true;
       continue;
     }
-    if (raw.startsWith('...') || raw.startsWith('%')) bail();
+    if (text.startsWith('...', start) || text.startsWith('%', start)) bail();
     // The library refuses a large document: let it say so (blank and comment lines counted too).
-    chars += raw.length + 1;
+    chars += stop - start + 1;
     if (chars > maxDocumentChars) bail();
-    const line = lineOf(raw);
+    const line = lineOf(text, start, stop);
     if (line) lines.push(line);
   }
   if (lines.length > 0 || started) flush();
   return out;
 }
 
-function lineOf(raw: string): Line | undefined {
-  let indent = 0;
-  while (raw.charCodeAt(indent) === 32) indent++;
-  if (indent === raw.length) return undefined;
-  if (raw.charCodeAt(indent) === 9 || indent > MAX_INDENT) bail(); // a tab in the indentation
-  const text = stripComment(raw.slice(indent)).trimEnd();
-  if (text === '') return undefined;
-  if (text.includes('\t')) bail();
-  return { indent, text };
+/** The line text[start, stop) without its indentation, comment and trailing spaces. */
+function lineOf(text: string, start: number, stop: number): Line | undefined {
+  let at = start;
+  while (at < stop && text.charCodeAt(at) === 32) at++;
+  if (at === stop) return undefined;
+  const indent = at - start;
+  if (text.charCodeAt(at) === 9 || indent > MAX_INDENT) bail(); // a tab in the indentation
+  const content = stripComment(text.slice(at, stop)).trimEnd();
+  if (content === '') return undefined;
+  if (content.includes('\t')) bail();
+  return { indent, text: content };
 }
 
 /** The text before a comment (`#` at the start or after a space, outside quotes). */
@@ -316,7 +320,13 @@ function plain(text: string): unknown {
     case 'FALSE':
       return false;
   }
+  if (!mayBeNumber(text.charCodeAt(0))) return text;
   if (INT.test(text) || FLOAT.test(text)) return Number(text);
-  if (CORE_NUMBER.some((re) => re.test(text))) bail();
+  for (const re of CORE_NUMBER) if (re.test(text)) bail();
   return text;
+}
+
+/** Every core-schema number starts with a digit, a sign or a dot (most names start with a letter). */
+function mayBeNumber(c: number): boolean {
+  return (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46;
 }

@@ -204,7 +204,7 @@ export class SnapshotFollower {
             head: head.version,
           });
         } else {
-          const started = Date.now();
+          const started = performance.now();
           const next = await loadServedSnapshot(this.opts.store, this.opts.channel, head, c ? { previous: c } : {});
           if (this.stopped) return;
           this.current = next;
@@ -216,7 +216,7 @@ export class SnapshotFollower {
             from: c?.version ?? null,
             classes: next.classIds.length,
             objects: next.objects.size,
-            loadMs: Date.now() - started,
+            loadMs: Math.round((performance.now() - started) * 10) / 10,
           });
           try {
             this.opts.onSnapshot(next, c);

@@ -24,6 +24,8 @@ import type { ProxyStatus, XdsEvent } from './types.js';
 import type { ClientLimits } from './xds/limits.js';
 import { XdsServer } from './xds/server.js';
 
+const round = (ms: number): number => Math.round(ms * 10) / 10;
+
 export interface KeepaliveOptions {
   /** Server pings an idle connection after this long. Default 30 s. */
   readonly timeMs?: number;
@@ -198,8 +200,19 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
     onSnapshot: (next: LoadedSnapshot) => {
       digests.set(next.version, next.digest);
       for (const v of digests.keys()) if (digests.size > 16 && v !== next.version) digests.delete(v);
+      const started = performance.now();
       server.setSnapshot(next);
       metrics.snapshotServed(next.version);
+      const queuedMs = performance.now() - started;
+      void server.written().then(() =>
+        log.log('info', 'snapshot.pushed', {
+          channel,
+          version: next.version,
+          streams: server.streamCount,
+          queuedMs: round(queuedMs),
+          writtenMs: round(performance.now() - started),
+        }),
+      );
     },
     onError: () => {
       metrics.storeErrors.inc();

@@ -25,11 +25,20 @@ export type Classification =
   | { readonly ok: true; readonly classId: string; readonly node: ProxyNode }
   | { readonly ok: false; readonly reason: string };
 
+/** Classes by id, built once per classes list (a relay classifies every stream against the same one). */
+const byId = new WeakMap<readonly ProxyClass[], ReadonlyMap<string, ProxyClass>>();
+
+function classesById(list: readonly ProxyClass[]): ReadonlyMap<string, ProxyClass> {
+  let classes = byId.get(list);
+  if (!classes) byId.set(list, (classes = new Map(list.map((c) => [c.id, c]))));
+  return classes;
+}
+
 export function classifyNode(content: SnapshotContent, identity: NodeIdentity): Classification {
   const parsed = parseProxyNode(identity.id, identity.metadata ?? {});
   if (!parsed.ok) return parsed;
   const node = parsed.node;
-  const classes = new Map<string, ProxyClass>(content.classes.map((c) => [c.id, c]));
+  const classes = classesById(content.classes);
   const ns = node.namespace;
   const unknownNamespace = (): Classification => ({
     ok: false,

@@ -79,6 +79,40 @@ test('absurdly deep documents are refused, in YAML and JSON, without throwing', 
   assert.equal(parseDocuments(`a: ${'['.repeat(20)}${']'.repeat(20)}`, 'ok.yaml').docs.length, 1);
 });
 
+test('one walk bounds a document: depth at exactly the limit, depth before size, a List per item', () => {
+  const nested = (levels: number): string => `{"a":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+  assert.equal(parseDocuments(nested(MAX_DEPTH), 'd.json').docs.length, 1);
+  assert.match(parseDocuments(nested(MAX_DEPTH + 1), 'd.json').diagnostics[0]?.message ?? '', /nested deeper/);
+  // Both too large and too deep: the depth is what is reported.
+  const both = JSON.stringify({ kind: 'ConfigMap', data: { x: 'x'.repeat(1_600_000) } }).slice(0, -1);
+  const deepAndLarge = parseDocuments(
+    `${both},"y":${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}}`,
+    'b.json',
+  );
+  assert.deepEqual(
+    deepAndLarge.diagnostics.map((d) => d.code),
+    ['parse-error'],
+  );
+  // A List over the bound whose items are each within it is fine; an item over it is refused alone.
+  const item = (name: string, bytes: number): object => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default' },
+    data: { x: 'x'.repeat(bytes) },
+  });
+  const list = (items: object[]): string => JSON.stringify({ apiVersion: 'v1', kind: 'List', items });
+  assert.equal(parseDocuments(list([item('a', 1_000_000), item('b', 1_000_000)]), 'l.json').docs.length, 2);
+  const one = parseDocuments(list([item('a', 1_000_000), item('b', 1_600_000)]), 'l.json');
+  assert.deepEqual(
+    one.docs.map((d) => (d.object['metadata'] as { name: string }).name),
+    ['a'],
+  );
+  assert.deepEqual(
+    one.diagnostics.map((d) => [d.code, d.name]),
+    [['too-large', 'b']],
+  );
+});
+
 test('duplicate keys are a parse error; __proto__ stays a plain key', () => {
   assert.equal(parseDocuments('a: 1\na: 2\n', 'dup.yaml').diagnostics[0]?.code, 'parse-error');
   const { docs } = parseDocuments('__proto__:\n  polluted: true\n', 'p.yaml');

@@ -1,7 +1,8 @@
 /**
  * A switch reuses what did not change: documents the served snapshot already expanded are not read
  * again, type maps over the very same tables are taken over as they are, and what the relay serves
- * is exactly what a cold load of the same version serves.
+ * is exactly what a cold load of the same version serves; response bodies of unchanged maps are
+ * taken over too.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,6 +12,10 @@ import { LoadedSnapshot } from '../../src/relay/snapshot/served-snapshot.js';
 import { SNAPSHOT_SCHEMA } from '../../src/snapshot/content.js';
 import { LocalStore } from '../../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../../src/xds/type-urls.js';
+import { decodeMessage } from '../../src/xds/proto.js';
+import { encodeSotwBody, withNonce, type SotwBody } from '../../src/relay/xds/responses.js';
+import { MSG } from '../../src/relay/xds/services.js';
+import { SotwCache, WILDCARD_KEY } from '../../src/relay/xds/sotw-cache.js';
 import { BOOKINFO_NODES, publishSet, tempDir } from './store-fixture.js';
 
 const tmp = tempDir();
@@ -92,5 +97,63 @@ test('a switch reads only changed documents and serves what a full load serves',
       assert.deepEqual(fullLoad.classify(node), placed, `${next}: ${node.id} as a full load places it`);
     }
     previous = switched;
+  }
+});
+
+test(
+  'response bodies: one per resources map, shared by its classes, taken over by a switch that keeps the map',
+  { timeout: 60_000 },
+  async () => {
+    const root = join(tmp.dir, 'bodies');
+    const writer = new LocalStore(root);
+    const reader = new LocalStore(root);
+    const base = await loadServedSnapshot(reader, 'main', await publishSet(writer, 'base'));
+    const next = await loadServedSnapshot(reader, 'main', await publishSet(writer, 'reviews50'), { previous: base });
+    const before = new SotwCache(base);
+    const after = new SotwCache(next, before);
+    const fresh = new SotwCache(next);
+
+    const ids = next.classIds;
+    assert.ok(ids.length > 1);
+    // Streams were served from the cache of the snapshot before.
+    const old = new Map(ids.flatMap((id) => XDS_TYPES.map((t) => [`${id} ${t}`, before.body(id, t, WILDCARD_KEY)])));
+    for (const type of XDS_TYPES) {
+      const bodies = new Map<ReadonlyMap<string, unknown> | undefined, SotwBody>();
+      for (const id of ids) {
+        const body = after.body(id, type, WILDCARD_KEY);
+        // Exactly what a cache without a past encodes.
+        const cold = fresh.body(id, type, WILDCARD_KEY);
+        assert.deepEqual(
+          [body.version, body.contentKey, Buffer.from(body.prefix)],
+          [cold.version, cold.contentKey, Buffer.from(cold.prefix)],
+        );
+        const map = next.resources(id, type);
+        const shared = bodies.get(map);
+        if (shared) assert.equal(body, shared, `${id} ${type}: classes with the same map share its body`);
+        bodies.set(map, body);
+        const was = old.get(`${id} ${type}`);
+        if (map === base.resources(id, type)) assert.equal(body, was, `${id} ${type}: an unchanged map keeps its body`);
+        else assert.notEqual(body.version, was?.version, `${id} ${type}: a changed map gets a new body`);
+      }
+    }
+    // Routes changed (a VirtualService), clusters did not: both cases were seen.
+    assert.ok(ids.some((id) => next.resources(id, 'routes') !== base.resources(id, 'routes')));
+    assert.ok(ids.every((id) => next.resources(id, 'clusters') === base.resources(id, 'clusters')));
+    // A subscription by name is its own body, also shared.
+    const id = ids[0] as string;
+    const names = [...(next.resources(id, 'clusters') ?? new Map()).keys()].slice(0, 2).sort().join('\n');
+    assert.equal(after.body(id, 'clusters', names), after.body(id, 'clusters', names));
+    assert.equal(after.body(id, 'clusters', names).count, 2);
+  },
+);
+
+test('withNonce: the body and the nonce decode as one DiscoveryResponse, short or long nonce', () => {
+  const body = encodeSotwBody('type.googleapis.com/envoy.config.cluster.v3.Cluster', 'v1', [], 'k');
+  for (const nonce of ['1', 'zz9', 'n'.repeat(127), 'ñ'.repeat(100)]) {
+    const decoded = decodeMessage(MSG.Response, withNonce(body.prefix, nonce)) as {
+      nonce: string;
+      version_info: string;
+    };
+    assert.deepEqual([decoded.nonce, decoded.version_info], [nonce, 'v1']);
   }
 });

@@ -141,3 +141,12 @@ test('resourcesForClass merges the class groups by type', () => {
   assert.deepEqual([...(g?.clusters.keys() ?? [])], [A, B]);
   assert.equal(resourcesForClass(content, 'sidecar/none/_'), undefined);
 });
+
+test('each snapshot classifies against its own classes (the index by id is per classes list)', () => {
+  const node = { id: id('a-1'), metadata: { LABELS: { app: 'a', version: 'v1' } } };
+  assert.equal(classOf(classifyNode(content, node)), 'sidecar/default/a');
+  // A later snapshot without that class: the node falls back, though the first index knew the class.
+  const without = { ...content, classes: content.classes.filter((c) => c.id !== 'sidecar/default/a') };
+  assert.notEqual(classOf(classifyNode(without, node)), 'sidecar/default/a');
+  assert.equal(classOf(classifyNode(content, node)), 'sidecar/default/a');
+});

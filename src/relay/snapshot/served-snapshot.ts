@@ -9,13 +9,16 @@
  * Time: a type's map is built once per distinct list of tables, and a switch takes it from the
  * previous snapshot when those tables are the very same (the loader hands unchanged tables over
  * as the same objects, content.ts): an endpoint change rebuilds the endpoint maps, not every
- * class's clusters, listeners and routes.
+ * class's clusters, listeners and routes. A map that is rebuilt (a new Service changes the outbound
+ * table every sidecar class's clusters are made of) merges its tables' sorted forms, each sorted
+ * and its version text laid out once per table and taken over by the next snapshot
+ * (sorted-table.ts): no per-class sort or per-entry hashing.
  */
 import type { ExpandedTable, ExpandedTrees, SnapshotContent } from '../../snapshot/content.js';
 import { classifyNode } from '../../snapshot/classify.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { Placement, ServedResource, ServedSnapshot } from '../types.js';
-import { typeVersionOf } from './type-version.js';
+import { mergeTables, sortTable, type SortedTable } from './sorted-table.js';
 
 interface TypeTable {
   readonly resources: ReadonlyMap<string, ServedResource>;
@@ -70,6 +73,8 @@ export class LoadedSnapshot implements ServedSnapshot {
   private readonly placements: WeakMap<object, Placement>;
 
   private readonly verified = new Map<string, ReadonlySet<string>>();
+  /** Tables' sorted forms (sorted-table.ts), handed to the next snapshot for the tables it keeps. */
+  private readonly sortedTables = new WeakMap<ExpandedTable, SortedTable>();
 
   constructor(init: LoadedSnapshotInit) {
     this.channel = init.channel;
@@ -161,7 +166,7 @@ export class LoadedSnapshot implements ServedSnapshot {
       if (!entry) {
         const before = previous?.shared[type].get(key);
         const same = before !== undefined && before.sources.every((t, i) => t === sources[i]);
-        entry = { sources, table: same ? before.table : this.buildTable(sources, pool) };
+        entry = { sources, table: same ? before.table : this.buildTable(sources, pool, previous) };
         this.shared[type].set(key, entry);
       }
       out[type] = entry.table;
@@ -169,13 +174,24 @@ export class LoadedSnapshot implements ServedSnapshot {
     return out;
   }
 
-  private buildTable(sources: readonly ExpandedTable[], pool: Map<string, ServedResource>): TypeTable {
-    const pairs: [string, ServedResource][] = [];
-    for (const table of sources)
-      for (const [name, digest] of Object.entries(table)) pairs.push([name, this.resource(pool, name, digest)]);
-    pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const resources = new Map(pairs);
-    return { resources, version: typeVersionOf(resources) };
+  private buildTable(
+    sources: readonly ExpandedTable[],
+    pool: Map<string, ServedResource>,
+    previous: LoadedSnapshot | undefined,
+  ): TypeTable {
+    return mergeTables(sources.map((t) => this.sortedTable(t, pool, previous)));
+  }
+
+  /** A table's sorted form: built once, and taken from the snapshot before for the very same table. */
+  private sortedTable(
+    table: ExpandedTable,
+    pool: Map<string, ServedResource>,
+    previous: LoadedSnapshot | undefined,
+  ): SortedTable {
+    let sorted = this.sortedTables.get(table) ?? previous?.sortedTables.get(table);
+    if (!sorted) sorted = sortTable(table, (name, digest) => this.resource(pool, name, digest));
+    this.sortedTables.set(table, sorted);
+    return sorted;
   }
 
   private resource(pool: Map<string, ServedResource>, name: string, digest: string): ServedResource {

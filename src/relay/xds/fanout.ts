@@ -45,6 +45,7 @@ export class Fanout {
   private active = 0;
   private slow = 0;
   private readonly waiting: StreamWriter[] = [];
+  private idleWaiters: (() => void)[] = [];
 
   constructor(opts: FanoutOptions) {
     this.limit = Math.max(1, opts.limit);
@@ -68,6 +69,19 @@ export class Fanout {
     return this.slow;
   }
 
+  /**
+   * Resolves when no write holds a shared slot and none waits for one: every healthy stream has
+   * what was pushed (a slow write no longer holds a slot, so a stalled proxy does not hold this up).
+   */
+  whenIdle(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private get idle(): boolean {
+    return this.active === 0 && this.waiting.length === 0;
+  }
+
   /** @internal */
   enqueue(w: StreamWriter): void {
     this.waiting.push(w);
@@ -89,6 +103,11 @@ export class Fanout {
     while (this.active < this.limit && this.waiting.length > 0) {
       const w = this.waiting.shift() as StreamWriter;
       if (w.startOne()) this.active++;
+    }
+    if (this.idleWaiters.length > 0 && this.idle) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of waiters) resolve();
     }
   }
 }

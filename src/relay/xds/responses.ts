@@ -34,9 +34,19 @@ const stringField = (field: number, s: string): Uint8Array =>
 /** DiscoveryResponse.nonce and DeltaDiscoveryResponse.nonce are both field 5 (string). */
 export const NONCE_FIELD = 5;
 
-/** The cached body plus this stream's nonce. */
+/**
+ * The cached body plus this stream's nonce, in one buffer written in place (every stream of a switch
+ * gets one: no encoder per stream). Nonces are short; a long one goes through the encoder.
+ */
 export function withNonce(prefix: Uint8Array, nonce: string): Buffer {
-  return Buffer.concat([prefix, stringField(NONCE_FIELD, nonce)]);
+  const n = Buffer.byteLength(nonce);
+  if (n > 127) return Buffer.concat([prefix, stringField(NONCE_FIELD, nonce)]);
+  const out = Buffer.allocUnsafe(prefix.byteLength + 2 + n);
+  out.set(prefix, 0);
+  out[prefix.byteLength] = (NONCE_FIELD << 3) | 2; // tag: field 5, length-delimited
+  out[prefix.byteLength + 1] = n; // a one-byte varint length
+  out.write(nonce, prefix.byteLength + 2, 'utf8');
+  return out;
 }
 
 /** A SotW response body without nonce, encoded once and reused by all streams of a class. */

@@ -139,13 +139,18 @@ export class XdsServer {
    */
   setSnapshot(snapshot: ServedSnapshot): void {
     this.snapshot = snapshot;
-    this.cache = new SotwCache(snapshot);
+    this.cache = new SotwCache(snapshot, this.cache);
     this.switchedAt = Date.now();
     const live = [...this.streams.values()].filter((s) => s.node !== undefined && !s.isEnded);
     const placed = live.filter((s) => s.place(snapshot));
     for (const type of XDS_TYPES) for (const s of placed) s.pushType(type);
     // A class's verified `kubernetes-gateway://` names may have changed with the snapshot.
     for (const s of live) if (!s.isEnded && s.identity) s.pushSecrets();
+  }
+
+  /** Resolves when every write queued so far has reached its stream (stalled streams aside). */
+  written(): Promise<void> {
+    return this.fanout.whenIdle();
   }
 
   statuses(): ProxyStatus[] {

@@ -1,7 +1,12 @@
 /**
- * SotW response bodies of one snapshot, keyed by class + type + subscription. Built lazily by the
- * first stream that needs one and reused by every other stream of the class; dropped with the
- * snapshot.
+ * SotW response bodies, keyed by the resources map they are made of (plus its version and the
+ * subscription). Built lazily by the first stream that needs one and reused by every other stream
+ * that gets the same map: classes whose groups hold the same tables share one map (served-snapshot.ts),
+ * so they share one body, and a switch that leaves a map alone (the next snapshot takes the very same
+ * map object) leaves its bodies alone too: only the bodies of what changed are encoded again.
+ *
+ * Memory: a cache keeps its own bodies and looks back only one generation (the cache of the
+ * snapshot before), taking over what is still in use; older bodies go with their snapshot.
  */
 import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
 import type { ServedResource, ServedSnapshot } from '../types.js';
@@ -10,39 +15,72 @@ import { contentKeyOf, encodeSotwBody, type SotwBody } from './responses.js';
 /** A subscription key: '*' for wildcard, else the sorted names joined by '\n'. */
 export const WILDCARD_KEY = '*';
 
+type ResourceMap = ReadonlyMap<string, ServedResource>;
+/** Bodies of one map by subscription key (the map's version is checked on use). */
+type Bodies = Map<string, SotwBody>;
+/** Per type: bodies by the resources map they are made of. */
+type ByMap = Record<XdsType, WeakMap<ResourceMap, Bodies>>;
+
+const EMPTY: ResourceMap = new Map();
+const byMap = (): ByMap => ({
+  clusters: new WeakMap(),
+  endpoints: new WeakMap(),
+  listeners: new WeakMap(),
+  routes: new WeakMap(),
+});
+
 export class SotwCache {
-  private readonly bodies = new Map<string, SotwBody>();
+  private readonly bodies = byMap();
+  private readonly before: ByMap | undefined;
+  private count = 0;
 
-  constructor(readonly snapshot: ServedSnapshot) {}
-
-  get size(): number {
-    return this.bodies.size;
+  /** `previous`: the cache of the snapshot served before, whose bodies of unchanged maps are taken over. */
+  constructor(
+    readonly snapshot: ServedSnapshot,
+    previous?: SotwCache,
+  ) {
+    this.before = previous?.bodies;
   }
 
-  /** The body for a class and type: all resources (wildcard) or exactly the subscribed names that exist. */
+  /** Bodies this cache holds (built or taken over). */
+  get size(): number {
+    return this.count;
+  }
+
+  /**
+   * The body for a class and type: all resources (wildcard) or exactly the subscribed names that
+   * exist. Called for every stream on every switch: looked up without building a key.
+   */
   body(classId: string, type: XdsType, subscriptionKey: string): SotwBody {
-    const key = `${classId}\0${type}\0${subscriptionKey}`;
-    let body = this.bodies.get(key);
-    if (!body) {
-      const all = this.snapshot.resources(classId, type) ?? new Map<string, ServedResource>();
-      const version = this.snapshot.typeVersion(classId, type);
-      let list: ServedResource[];
-      let contentKey: string;
-      if (subscriptionKey === WILDCARD_KEY) {
-        list = [...all.values()].sort(byName);
-        contentKey = `v:${version}`; // typeVersion changes iff the class's resources of the type change
-      } else {
-        list = subscriptionKey
-          .split('\n')
-          .map((n) => all.get(n))
-          .filter((r): r is ServedResource => r !== undefined);
-        contentKey = `n:${contentKeyOf(list)}`;
-      }
-      body = encodeSotwBody(XDS_TYPE_URL[type], version, list, contentKey);
-      this.bodies.set(key, body);
+    const all = this.snapshot.resources(classId, type) ?? EMPTY;
+    const version = this.snapshot.typeVersion(classId, type);
+    let bodies = this.bodies[type].get(all);
+    if (!bodies) this.bodies[type].set(all, (bodies = new Map()));
+    let body = bodies.get(subscriptionKey);
+    if (body?.version !== version) {
+      const before = this.before?.[type].get(all)?.get(subscriptionKey);
+      body = before?.version === version ? before : encode(type, all, version, subscriptionKey);
+      bodies.set(subscriptionKey, body);
+      this.count++;
     }
     return body;
   }
+}
+
+function encode(type: XdsType, all: ResourceMap, version: string, subscriptionKey: string): SotwBody {
+  let list: ServedResource[];
+  let contentKey: string;
+  if (subscriptionKey === WILDCARD_KEY) {
+    list = [...all.values()].sort(byName);
+    contentKey = `v:${version}`; // typeVersion changes iff the class's resources of the type change
+  } else {
+    list = subscriptionKey
+      .split('\n')
+      .map((n) => all.get(n))
+      .filter((r): r is ServedResource => r !== undefined);
+    contentKey = `n:${contentKeyOf(list)}`;
+  }
+  return encodeSotwBody(XDS_TYPE_URL[type], version, list, contentKey);
 }
 
 const byName = (a: ServedResource, b: ServedResource): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
