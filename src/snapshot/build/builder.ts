@@ -72,7 +72,7 @@ export class SnapshotBuilder {
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
-    const objects = sortedObjects(this.trees.refs.all());
+    const objects = this.trees.refs.sortedAll();
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
     const content: SnapshotContent = {
