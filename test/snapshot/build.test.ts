@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildSnapshot, snapshotCounts } from '../../src/snapshot/build.js';
+import { buildSnapshot, SnapshotBuilder, snapshotCounts } from '../../src/snapshot/build.js';
 import {
   parseSnapshotContent,
   snapshotDigest,
@@ -139,4 +139,16 @@ test('classes and selectors are stored sorted and as plain copies', () => {
     snap.content.selectors.map((s) => s.hostname),
     ['a.default.svc.cluster.local', 'b.default.svc.cluster.local'],
   );
+});
+
+test("a full build's content, read only after deltas were applied, is still that build's", () => {
+  const expected = buildSnapshot(sampleOutput(), INFO).content;
+  const builder = new SnapshotBuilder(INFO);
+  const full = builder.build(sampleOutput());
+  const delta = builder.applyDelta({ endpoints: { endpoints: { upserts: new Map([[A, cla(A, ['10.9.9.9'])]]) } } });
+  // Read in the order a lazy chain finds hardest: the delta first, then the full build under it.
+  assert.notEqual(delta.content.groups.endpoints?.endpoints[A], expected.groups.endpoints?.endpoints[A]);
+  assert.deepEqual(full.content, expected);
+  assert.deepEqual(Object.keys(full.content.groups), Object.keys(expected.groups), 'groups in the same order');
+  assert.deepEqual(delta.content, builder.snapshot?.content);
 });

@@ -177,3 +177,44 @@ test('values protobufjs writes its own way go to protobufjs; encodeMessage still
       assert.equal(hex(encodeMessage(type, message)), hex(encodeWithProtobufjs(type, message)));
   }
 });
+
+test('sparse messages nested deeper than the field-position stack, and a write handed back half-way, leave every write exact', () => {
+  const PERMISSION = 'envoy.config.rbac.v3.Permission';
+  // Permission declares 13 fields (written by its own keys); each level sets three, so 90 levels
+  // stack 270 positions, past the stack's first size.
+  const nested = (depth: number, leaf: object): object => {
+    let m: object = leaf;
+    for (let i = 0; i < depth; i++) m = { destination_port: 8000 + i, not_rule: m, any: i % 2 === 0 };
+    return m;
+  };
+  const deep = nested(90, { destination_port: 1 });
+  const handedBack = nested(60, { destination_port: 2, $unknowns: [new Uint8Array([8, 1])] });
+  for (const [label, message] of [
+    ['deep', deep],
+    ['handed back', handedBack],
+    ['deep again', deep],
+  ] as const) {
+    const fast = encodeFast(PERMISSION, message);
+    if (label === 'handed back') assert.equal(fast, undefined, label);
+    else assert.equal(hex(fast ?? new Uint8Array()), hex(encodeWithProtobufjs(PERMISSION, message)), label);
+  }
+});
+
+test('inherited properties are not fields or map entries, as in protobufjs', () => {
+  const cluster = Object.assign(Object.create({ name: 'inherited', alt_stat_name: 'inherited' }) as object, {
+    alt_stat_name: 'own',
+  });
+  const filterMetadata = Object.assign(Object.create({ inherited: { fields: {} } }) as object, {
+    own: { fields: { k: { stringValue: 'v' } } },
+  });
+  const samples: [string, object][] = [
+    ['envoy.config.cluster.v3.Cluster', cluster],
+    ['envoy.config.core.v3.Metadata', { filter_metadata: filterMetadata }],
+  ];
+  for (const [type, message] of samples) {
+    const fast = encodeFast(type, message);
+    assert.ok(fast, `${type}: handed back`);
+    assert.equal(hex(fast), hex(encodeWithProtobufjs(type, message)), type);
+    assert.ok(!Buffer.from(fast).toString('latin1').includes('inherited'), `${type}: an inherited key was written`);
+  }
+});

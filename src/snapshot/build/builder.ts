@@ -14,8 +14,8 @@ import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
-import { diffOutput } from './full.js';
-import { ContentChain } from './lazy-content.js';
+import { contentGroups, diffOutput } from './full.js';
+import { ContentChain, LazyContent } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -66,28 +66,34 @@ export class SnapshotBuilder {
       };
     const diff = diffOutput(this.trees.groups, output, this.encoder);
     this.consistency.forget();
-    this.contents.reset();
     const { sink } = this.trees.commit(diff, { classes: output.classes, selectors: output.selectors }, false);
     this.trees.drop(diff.removed);
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
-    const objects = sortedObjects(this.trees.refs.all());
+    const objects = this.trees.refs.sortedAll();
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
-    const content: SnapshotContent = {
+    const { compiler, inputsDigest } = this.info;
+    const { classes, selectors } = trees;
+    const columns = diff.content;
+    // Expanded when first read (a watcher publishing deltas may never read it).
+    const content = LazyContent.computed((): SnapshotContent => ({
       schema: SNAPSHOT_SCHEMA,
-      compiler: this.info.compiler,
-      inputsDigest: this.info.inputsDigest,
-      groups: diff.content,
-      classes: trees.classes,
-      selectors: trees.selectors,
-    };
+      compiler,
+      inputsDigest,
+      groups: contentGroups(columns),
+      classes,
+      selectors,
+    }));
+    this.contents.reset(content);
     this.current = {
       digest: top,
-      inputsDigest: this.info.inputsDigest,
-      compiler: this.info.compiler,
-      content,
+      inputsDigest,
+      compiler,
+      get content(): SnapshotContent {
+        return content.get();
+      },
       counts: trees.counts(),
       objects,
       documents: sink.sorted(),

@@ -1,12 +1,22 @@
 /**
  * A full build's changes: the output's tables compared with the builder's copy, message objects
- * by identity, so unchanged tables cost a comparison, not a re-serialization.
+ * by identity, so unchanged tables cost a comparison, not a re-serialization. The expanded content
+ * (group → type → name → digest) is kept as columns and built only when read.
  */
 import type { CompileOutput, GroupId, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { GroupDigests } from '../content.js';
 import type { ResourceEncoder } from '../encoder.js';
 import { newGroupState, type Groups, type GroupState, type TableChanges } from './groups.js';
+
+/** A type's names, sorted, and their digests, position by position. */
+export interface DigestColumns {
+  readonly names: readonly string[];
+  readonly digests: readonly string[];
+}
+
+/** Per group (in id order), per type: the output's names and digests. */
+export type ContentColumns = ReadonlyMap<GroupId, Readonly<Record<XdsType, DigestColumns>>>;
 
 /**
  * Brings the tables in `groups` to the output's (new groups are created, removed ones kept until
@@ -16,11 +26,11 @@ export function diffOutput(
   groups: Groups,
   output: CompileOutput,
   encoder: ResourceEncoder,
-): TableChanges & { readonly content: Record<GroupId, GroupDigests> } {
+): TableChanges & { readonly content: ContentColumns } {
   const changes: TableChanges['changes'] = [];
   const removed: GroupId[] = [];
   const added: GroupId[] = [];
-  const content: Record<GroupId, GroupDigests> = {};
+  const content = new Map<GroupId, Record<XdsType, DigestColumns>>();
   for (const id of [...groups.keys()]) if (!output.groups.has(id)) removed.push(id);
   for (const id of removed) {
     const gone = (groups.get(id) as GroupState).table;
@@ -35,20 +45,22 @@ export function diffOutput(
       added.push(id);
       groups.set(id, (state = newGroupState()));
     }
-    const digests = {} as Record<XdsType, Record<string, string>>;
+    const columns = {} as Record<XdsType, DigestColumns>;
     for (const type of XDS_TYPES) {
       const mine = state.table[type] as Map<string, object>;
       const theirs = next[type] as ReadonlyMap<string, object>;
       const tree = state.trees[type];
-      const byName: Record<string, string> = {};
-      for (const name of [...theirs.keys()].sort()) {
+      const names = [...theirs.keys()].sort();
+      const digests = new Array<string>(names.length);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
         const after = theirs.get(name) as object;
         const before = mine.get(name);
         if (before !== after) {
           mine.set(name, after);
           changes.push({ group: id, type, name, before, after });
-          byName[name] = encoder.encode(type, after).digest;
-        } else byName[name] = tree.get(name) as string;
+          digests[i] = encoder.encode(type, after).digest;
+        } else digests[i] = tree.get(name) as string;
       }
       if (mine.size !== theirs.size) {
         for (const [name, before] of mine) {
@@ -57,9 +69,25 @@ export function diffOutput(
           changes.push({ group: id, type, name, before, after: undefined });
         }
       }
-      digests[type] = byName;
+      columns[type] = { names, digests };
     }
-    content[id] = digests;
+    content.set(id, columns);
   }
   return { changes, removed, added, content };
+}
+
+/** The expanded content's groups from its columns (each table's names in order). */
+export function contentGroups(columns: ContentColumns): Record<GroupId, GroupDigests> {
+  const groups: Record<GroupId, GroupDigests> = {};
+  for (const [id, byType] of columns) {
+    const group = {} as Record<XdsType, Record<string, string>>;
+    for (const type of XDS_TYPES) {
+      const { names, digests } = byType[type];
+      const table: Record<string, string> = {};
+      for (let i = 0; i < names.length; i++) table[names[i] as string] = digests[i] as string;
+      group[type] = table;
+    }
+    groups[id] = group;
+  }
+  return groups;
 }

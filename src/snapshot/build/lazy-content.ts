@@ -15,14 +15,14 @@ const MAX_CHAIN = 32;
 
 /** The contents of the deltas since the last full build, each built on the one before. */
 export class ContentChain {
-  /** The last delta's content (undefined after a full build, whose content is computed). */
+  /** The last snapshot's content (undefined before the first full build). */
   private last: LazyContent | undefined;
   private length = 0;
 
-  /** After a full build: the next delta builds on its computed content. */
-  reset(): void {
+  /** After a full build: the next delta builds on its content. */
+  reset(full: LazyContent): void {
     this.length = 0;
-    this.last = undefined;
+    this.last = full;
   }
 
   /** The content of the delta applied to `base` (the last snapshot built), computed on first read. */
@@ -39,21 +39,35 @@ export class ContentChain {
 
 export class LazyContent {
   private value: SnapshotContent | undefined;
+  /** A full build's content: computed from what the build kept, when first read. */
+  private compute: (() => SnapshotContent) | undefined;
 
   constructor(
     private prev: LazyContent | SnapshotContent | undefined,
     private step: ContentStep | undefined,
   ) {}
 
+  /** A full build's content, `compute`d on first read (a delta built on it does not read it). */
+  static computed(compute: () => SnapshotContent): LazyContent {
+    const root = new LazyContent(undefined, undefined);
+    root.compute = compute;
+    return root;
+  }
+
   get(): SnapshotContent {
     if (this.value) return this.value;
+    if (this.compute) {
+      this.value = this.compute();
+      this.compute = undefined;
+      return this.value;
+    }
     const steps: ContentStep[] = [this.step as ContentStep];
     let at = this.prev;
-    while (at instanceof LazyContent && at.value === undefined) {
+    while (at instanceof LazyContent && at.value === undefined && at.compute === undefined) {
       steps.push(at.step as ContentStep);
       at = at.prev;
     }
-    const base = at instanceof LazyContent ? (at.value as SnapshotContent) : (at as SnapshotContent);
+    const base = at instanceof LazyContent ? at.get() : (at as SnapshotContent);
     this.value = applySteps(base, steps.reverse());
     this.prev = undefined;
     this.step = undefined;

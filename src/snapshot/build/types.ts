@@ -38,7 +38,7 @@ export interface BuiltSnapshot {
   readonly digest: string;
   readonly inputsDigest: string;
   readonly compiler: CompilerInfo;
-  /** The expanded view (for a delta: computed on first use). */
+  /** The expanded view (computed on first use). */
   readonly content: SnapshotContent;
   readonly counts: SnapshotCounts;
   /** Objects to store, digest → protobuf bytes, sorted by digest: every object, or for a delta only the new ones. */

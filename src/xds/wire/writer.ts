@@ -134,19 +134,24 @@ export class WireWriter {
   string(value: string): void {
     const n = value.length;
     this.ensure(n + 5);
-    // ASCII, the common case: the length is known before the bytes are written.
-    let ascii = true;
-    for (let i = 0; i < n; i++)
-      if (value.charCodeAt(i) > 127) {
-        ascii = false;
-        break;
+    // ASCII, the common case: its length is known before the bytes, so they are written in the
+    // same pass that checks them; a non-ASCII character rewinds to the UTF-8 path.
+    const start = this.pos;
+    this.uint32(n);
+    const { buf } = this;
+    let p = this.pos;
+    for (let i = 0; i < n; i++) {
+      const c = value.charCodeAt(i);
+      if (c > 127) {
+        this.pos = start;
+        return this.utf8String(value);
       }
-    if (ascii) {
-      this.uint32(n);
-      const { buf } = this;
-      for (let i = 0; i < n; i++) buf[this.pos++] = value.charCodeAt(i);
-      return;
+      buf[p++] = c;
     }
+    this.pos = p;
+  }
+
+  private utf8String(value: string): void {
     // protobufjs writes a lone surrogate differently in Node and elsewhere: left to it.
     if (LONE_SURROGATE.test(value)) throw new UnsupportedValue('lone surrogate');
     const bytes = utf8.encode(value);
