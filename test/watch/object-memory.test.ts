@@ -6,9 +6,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deleteItems, addOrUpdateObject, type KubernetesObject } from '@kubernetes/client-node';
-import { storedObject } from '../../src/snapshot/stored-inputs/index.js';
+import { keyString, storedObject } from '../../src/snapshot/stored-inputs/index.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { LocalCompiler, type CompileRequest } from '../../src/watch/compiler.js';
+import { IncrementalLocalCompiler } from '../../src/watch/incremental-compiler.js';
 import { keepIdentityOnly } from '../../src/watch/informers.js';
 import { ObjectCache } from '../../src/watch/object-cache.js';
+import { baseMesh, destinationRule, slice } from './watch-harness.js';
 
 const pod = (resourceVersion: string, ip: string): Record<string, unknown> => ({
   apiVersion: 'v1',
@@ -95,4 +99,37 @@ test("informer copies: cut to name, namespace and resourceVersion, which is all 
   addOrUpdateObject(objects, pod('8', '10.0.0.9') as unknown as KubernetesObject, add, update);
   deleteItems(objects, [], [(x: KubernetesObject) => events.push(`delete ${x.metadata?.name}`)]);
   assert.deepEqual(events, ['add p', 'update p', 'delete p']);
+});
+
+test('incremental compiler: per-object diagnostics from the full round’s one validation pass give the diagnostics a full compile gives', async () => {
+  const cache = new ObjectCache(nodeSha256Hex);
+  const badRule = {
+    ...destinationRule('reviews'),
+    metadata: { name: 'bad', namespace: 'default' },
+    spec: { host: 'ratings', trafficPolicy: { loadBalancer: { simple: 'NOT_A_POLICY' } } },
+  };
+  const unknownKind = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'default' } };
+  for (const o of [...baseMesh(), badRule, unknownKind]) cache.upsert(o);
+  const request = (changed: ReadonlySet<string>): CompileRequest => ({
+    objects: [...cache.values()].sort((a, b) => (keyString(a.key) < keyString(b.key) ? -1 : 1)),
+    changed,
+    get: (key) => cache.get(key),
+  });
+  const incremental = new IncrementalLocalCompiler(nodeSha256Hex);
+  const full = new LocalCompiler(nodeSha256Hex);
+  const first = await incremental.compile(request(new Set()));
+  assert.equal(first.mode, 'full');
+  assert.ok(first.diagnostics.some((d) => d.name === 'bad' && d.severity === 'error'));
+  assert.deepEqual(first.diagnostics, (await full.compile(request(new Set()))).diagnostics);
+
+  // An endpoint change (incremental), then the bad rule fixed: the kept diagnostics follow.
+  cache.upsert(slice('reviews', [{ ip: '10.244.0.99', pod: 'reviews-v1-1' }]));
+  const second = await incremental.compile(request(new Set(['EndpointSlice/default/reviews-abc'])));
+  assert.equal(second.mode, 'incremental');
+  assert.deepEqual(second.diagnostics, (await full.compile(request(new Set()))).diagnostics);
+  cache.upsert({ ...badRule, spec: { host: 'ratings' } });
+  const third = await incremental.compile(request(new Set(['DestinationRule/default/bad'])));
+  assert.ok(!third.diagnostics.some((d) => d.name === 'bad' && d.severity === 'error'));
+  assert.deepEqual(third.diagnostics, (await full.compile(request(new Set()))).diagnostics);
+  assert.equal(third.snapshot.digest, (await full.compile(request(new Set()))).snapshot.digest);
 });
