@@ -88,8 +88,8 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
     // One validation pass: each object's own diagnostics are what reading it alone gives.
     const inputs = indexedInputs(
       buildInputSet(documentsOf(objects), {
-        view: (doc) => doc.object,
-        read: (doc, { diagnostics }) => {
+        observe: (doc, read) => {
+          const { diagnostics } = read(doc.object);
           if (diagnostics.length > 0) this.diagnosticsByKey.set(doc.file, sortDiagnostics(diagnostics));
         },
       }),
