@@ -81,10 +81,16 @@ export class WatchPath {
   constructor(
     private readonly hasher: Hasher,
     readonly channel = 'bench',
+    dir?: string,
   ) {
-    this.dir = mkdtempSync(join(tmpdir(), 'meshsnap-bench-watch-'));
+    this.dir = dir ?? mkdtempSync(join(tmpdir(), 'meshsnap-bench-watch-'));
     this.store = new LocalStore(join(this.dir, '.meshsnap'));
     this.watcher = this.newWatcher();
+  }
+
+  /** A watcher over the folder another WatchPath published to (a restarted watcher process). */
+  static over(dir: string, hasher: Hasher, channel = 'bench'): WatchPath {
+    return new WatchPath(hasher, channel, dir);
   }
 
   private newWatcher(): Watcher {

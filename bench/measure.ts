@@ -4,9 +4,11 @@
  *
  * Node-side code: it may use node:* freely; what it times is the pure core.
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { buildInputSet, parseDocuments } from '../src/inputs/index.js';
+import { buildInputSet, parseDocuments, type RawDocument } from '../src/inputs/index.js';
 import { compileDocuments } from '../src/pipeline.js';
 import { buildSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
@@ -37,11 +39,11 @@ export interface SizeResult {
     firstRoundMs: number;
     firstRoundBytes: number;
     /**
-     * A restart over the store that holds this state (a new watcher, the same folder): until every
-     * object was received (ready), and until its first round ended; what that round published
-     * ('unchanged' expected) and wrote (0 expected).
+     * A restart over the store that holds this state (a new watcher process, the same folder):
+     * until every object was received (ready), and until its first round ended; what that round
+     * published ('unchanged' expected) and wrote (0 expected); the restarted process's peak RSS.
      */
-    restart: { readyMs: number; roundMs: number; publish: string; bytesWritten: number };
+    restart: { readyMs: number; roundMs: number; publish: string; bytesWritten: number; peakRssMB: number };
   };
   endpointChange: {
     /**
@@ -68,7 +70,10 @@ export interface SizeResult {
   };
   /** Peak RSS after the full compiles (before the watcher part). */
   peakRssMB: number;
-  /** Peak RSS at the end, the watcher part included. */
+  /**
+   * Peak RSS of a process running only the watcher (its own child process, fed the mesh as the
+   * informers' lists, which it holds as they would): first round and endpoint changes.
+   */
   peakRssWatchMB: number;
   resources: number;
   objects: number;
@@ -88,6 +93,29 @@ const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k === 'encodes' ? t : t + v), 0);
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const CHANGES = 9;
+
+type WatcherResult = Pick<SizeResult, 'watcher' | 'endpointChange' | 'peakRssWatchMB'>;
+type RestartResult = SizeResult['watcher']['restart'];
+
+/** Runs run.js with `args` in a fresh process (so its peak RSS is its own); its last stdout line is the JSON result. */
+function spawnJson<T>(args: readonly string[]): T {
+  const run = fileURLToPath(new URL('./run.js', import.meta.url));
+  const r = spawnSync(process.execPath, [...process.execArgv, run, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const line = r.stdout?.trim().split('\n').pop();
+  if (r.status !== 0 || !line)
+    throw new Error(`bench child ${args.join(' ')} failed: ${r.stderr?.trim().slice(-2000)}`);
+  return JSON.parse(line) as T;
+}
+
+/** The mesh after the benchmark's endpoint changes (deterministic: a restart process rebuilds it). */
+function changedDocs(services: number, docs: readonly RawDocument[], i: number): RawDocument[] {
+  const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
+  return withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i)).docs;
+}
 
 /** The full pipeline, cold then warm; only numbers come out, so its state can be collected. */
 function measureFull(docs: Parameters<typeof compileState>[0]) {
@@ -143,53 +171,8 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     peakRssMB,
   } = measureFull(mesh.docs);
 
-  // The watcher: the mesh as an informer's list, the first (full) round, then pods move one at a
-  // time: each change is a new version of one service's EndpointSlice, handed to the watcher and
-  // compiled and published as the watcher does it.
-  gc();
-  const path = new WatchPath(nodeSha256);
-  const first = await path.initial(mesh.docs);
-  if (first.round.publish !== 'published') throw new Error('the first round did not publish');
-  const runs: {
-    ms: number;
-    stages: Stages;
-    bytes: number;
-    recordBytes: number;
-    documents: number;
-    mode: string;
-    compileMs: number;
-  }[] = [];
-  let docs = mesh.docs;
-  for (let i = 0; i < CHANGES; i++) {
-    const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
-    const moved = withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i));
-    const changedDoc = moved.docs.find((d, k) => d !== docs[k]);
-    if (!changedDoc) throw new Error('no changed document');
-    const { ms, receiveMs, round, recordBytes } = await path.change(changedDoc);
-    if (round.publish !== 'published') throw new Error('an endpoint change did not publish');
-    runs.push({
-      ms,
-      stages: { receive: receiveMs, inputs: round.inputsMs, compile: round.compileMs, publish: round.publishMs },
-      bytes: round.bytesWritten,
-      recordBytes,
-      documents: round.documentsWritten,
-      mode: round.mode,
-      compileMs: round.compileMs,
-    });
-    docs = moved.docs;
-  }
-  const head = await path.store.readChannel('bench');
-  gc();
-  const restart = await path.restart(docs);
-  path.close();
-  const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
-  const modes = [...new Set(runs.map((r) => r.mode))].join('+');
-  gc();
-  const tf = performance.now();
-  const full = compileDocuments(docs, { hasher: nodeSha256 });
-  const fullRecompileMs = performance.now() - tf;
-  const peakRssWatchMB = process.resourceUsage().maxRSS / 1024;
-
+  // The watcher in a process of its own (a watcher process does not run the pipeline above).
+  const watch = spawnJson<WatcherResult>(['--child-watcher', String(services)]);
   // For information only, after the peak RSS was read: the same objects as YAML through the parser.
   let yaml = { bytes: 0, parseMs: NaN, inputSetMs: NaN };
   if (opts.yaml !== false) {
@@ -212,17 +195,77 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     fullWarmMs: sum(warmStages),
     stagesMs: coldStages,
     snapshotNobleMs,
+    watcher: watch.watcher,
+    endpointChange: watch.endpointChange,
+    peakRssMB,
+    peakRssWatchMB: watch.peakRssWatchMB,
+    resources: counts.clusters + counts.endpoints + counts.listeners + counts.routes,
+    objects: counts.objects,
+    snapshotBytes: bytes + contentBytes,
+    contentBytes,
+    treeDocuments,
+    maxDocumentBytes,
+    diagnostics,
+    yaml,
+  };
+}
+
+/**
+ * The watcher alone (its own process, `--child-watcher`): the mesh as an informer's list, the
+ * first (full) round, then pods move one at a time: each change is a new version of one
+ * service's EndpointSlice, handed to the watcher and compiled and published as the watcher does
+ * it. Then a restart over its store, in another process (`--child-restart`).
+ */
+export async function measureWatcher(services: number): Promise<WatcherResult> {
+  const mesh = generateMesh({ services });
+  gc();
+  const path = new WatchPath(nodeSha256);
+  const first = await path.initial(mesh.docs);
+  if (first.round.publish !== 'published') throw new Error('the first round did not publish');
+  const runs: {
+    ms: number;
+    stages: Stages;
+    bytes: number;
+    recordBytes: number;
+    documents: number;
+    mode: string;
+    compileMs: number;
+  }[] = [];
+  let docs: RawDocument[] = mesh.docs;
+  for (let i = 0; i < CHANGES; i++) {
+    const moved = changedDocs(services, docs, i);
+    const changedDoc = moved.find((d, k) => d !== docs[k]);
+    if (!changedDoc) throw new Error('no changed document');
+    const { ms, receiveMs, round, recordBytes } = await path.change(changedDoc);
+    if (round.publish !== 'published') throw new Error('an endpoint change did not publish');
+    runs.push({
+      ms,
+      stages: { receive: receiveMs, inputs: round.inputsMs, compile: round.compileMs, publish: round.publishMs },
+      bytes: round.bytesWritten,
+      recordBytes,
+      documents: round.documentsWritten,
+      mode: round.mode,
+      compileMs: round.compileMs,
+    });
+    docs = moved;
+  }
+  const peakRssWatchMB = process.resourceUsage().maxRSS / 1024;
+  const head = await path.store.readChannel('bench');
+  const restart = spawnJson<RestartResult>(['--child-restart', String(services), path.dir]);
+  path.close();
+  const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+  const modes = [...new Set(runs.map((r) => r.mode))].join('+');
+  gc();
+  const tf = performance.now();
+  const full = compileDocuments(docs, { hasher: nodeSha256 });
+  const fullRecompileMs = performance.now() - tf;
+  return {
     watcher: {
       fullCompileMs: first.round.compileMs,
       incrementalCompileMs: median(runs.map((r) => r.compileMs)),
       firstRoundMs: first.ms,
       firstRoundBytes: first.round.bytesWritten,
-      restart: {
-        readyMs: restart.readyMs,
-        roundMs: restart.ms,
-        publish: restart.round.publish,
-        bytesWritten: restart.round.bytesWritten,
-      },
+      restart,
     },
     endpointChange: {
       ms: mid?.ms ?? NaN,
@@ -235,15 +278,22 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
       matchesFullRecompile: head?.digest === full.snapshot.digest,
       fullRecompileMs,
     },
-    peakRssMB,
     peakRssWatchMB,
-    resources: counts.clusters + counts.endpoints + counts.listeners + counts.routes,
-    objects: counts.objects,
-    snapshotBytes: bytes + contentBytes,
-    contentBytes,
-    treeDocuments,
-    maxDocumentBytes,
-    diagnostics,
-    yaml,
+  };
+}
+
+/** A restarted watcher process (`--child-restart`): the store `dir` holds the state `measureWatcher` left. */
+export async function measureRestart(services: number, dir: string): Promise<RestartResult> {
+  let docs: RawDocument[] = generateMesh({ services }).docs;
+  for (let i = 0; i < CHANGES; i++) docs = changedDocs(services, docs, i);
+  gc();
+  const path = WatchPath.over(dir, nodeSha256);
+  const restart = await path.restart(docs);
+  return {
+    readyMs: restart.readyMs,
+    roundMs: restart.ms,
+    publish: restart.round.publish,
+    bytesWritten: restart.round.bytesWritten,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
   };
 }

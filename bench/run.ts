@@ -66,6 +66,20 @@ function runSize(services: number): SizeResult | { services: number; error: stri
 async function main(): Promise<void> {
   const childSize = argValue('--child');
   if (childSize) return child(Number(childSize));
+  // measure.ts's own children: the watcher alone, and its restart over the store it left.
+  const watcherSize = argValue('--child-watcher');
+  if (watcherSize) {
+    const { measureWatcher } = await import('./measure.js');
+    process.stdout.write(JSON.stringify(await measureWatcher(Number(watcherSize))) + '\n');
+    return;
+  }
+  const restartSize = argValue('--child-restart');
+  if (restartSize) {
+    const { measureRestart } = await import('./measure.js');
+    const dir = process.argv[process.argv.indexOf('--child-restart') + 2] ?? '';
+    process.stdout.write(JSON.stringify(await measureRestart(Number(restartSize), dir)) + '\n');
+    return;
+  }
   if (process.argv.includes('--gateway')) {
     const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
     (await import('./gateway.js')).runGatewayBench(sizes);

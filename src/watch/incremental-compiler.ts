@@ -84,13 +84,16 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
   }
 
   private full(objects: readonly CachedObject[], inputsDigest: string): CompileResult {
-    const docs = documentsOf(objects);
     this.diagnosticsByKey.clear();
-    for (const d of docs) {
-      const own = buildInputSet([d]).diagnostics;
-      if (own.length > 0) this.diagnosticsByKey.set(d.file, own);
-    }
-    const inputs = indexedInputs(buildInputSet(docs));
+    // One validation pass: each object's own diagnostics are what reading it alone gives.
+    const inputs = indexedInputs(
+      buildInputSet(documentsOf(objects), {
+        observe: (doc, read) => {
+          const { diagnostics } = read(doc.object);
+          if (diagnostics.length > 0) this.diagnosticsByKey.set(doc.file, sortDiagnostics(diagnostics));
+        },
+      }),
+    );
     const { output, diagnostics } = this.compiler.compileFull(inputs);
     const snapshot = this.builder.build(output, { inputsDigest });
     this.inputs = inputs;

@@ -96,8 +96,14 @@ export class ResourceInformer {
     this.lw = new ListWatch(path, new Watch(kc), list, false, undefined, spec.fieldSelector);
     // Watch events carry kind/apiVersion; fill them in anyway so every object names its kind.
     const typed = (o: KubernetesObject): Raw => ({ ...(o as Raw), kind: spec.kind, apiVersion });
-    this.lw.on('add', (o) => this.handlers.upsert(typed(o)));
-    this.lw.on('update', (o) => this.handlers.upsert(typed(o)));
+    this.lw.on('add', (o) => {
+      this.handlers.upsert(typed(o));
+      keepIdentityOnly(o);
+    });
+    this.lw.on('update', (o) => {
+      this.handlers.upsert(typed(o));
+      keepIdentityOnly(o);
+    });
     this.lw.on('delete', (o) => this.handlers.remove(typed(o)));
     this.lw.on('error', (err) => this.onError(err));
   }
@@ -153,4 +159,25 @@ export class ResourceInformer {
       if (!this.stopped) void this.run();
     }, delay);
   }
+}
+
+/**
+ * client-node's ListWatch keeps every object it delivered, and reads of it only the metadata's
+ * name, namespace (its index) and resourceVersion (an unchanged version is not an update; a relist
+ * deletes what it no longer lists). Once the handlers have the object — the object cache keeps its
+ * canonical form — the informer's copy is cut down to those, so the watcher does not hold a second
+ * full copy (with managedFields, status, …) of every object. The handlers' own copy (`typed`) keeps
+ * the original members. Without a resourceVersion the copy is kept whole: a relist would compare
+ * and re-deliver it.
+ */
+export function keepIdentityOnly(o: KubernetesObject): void {
+  const meta = o.metadata;
+  const resourceVersion = meta?.resourceVersion;
+  if (!meta || typeof resourceVersion !== 'string' || resourceVersion === '') return;
+  for (const k of Object.keys(o)) if (k !== 'metadata') delete (o as Raw)[k];
+  o.metadata = {
+    ...(meta.name !== undefined ? { name: meta.name } : {}),
+    ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
+    resourceVersion,
+  };
 }

@@ -2,10 +2,17 @@
  * The watcher's view of the cluster: every object the informers hold, canonicalized (server noise
  * stripped, src/snapshot/stored-inputs/) and content-addressed. An event whose canonical form is
  * unchanged (a Node heartbeat, a Pod status field the compiler never reads) is not a change.
+ *
+ * One representation per object: an entry keeps the canonical JSON bytes (what the store and the
+ * inputs tree need) and the digest; the canonical object is parsed from the bytes on each read and
+ * not kept (a full compile reads each object once, an incremental round only the changed ones;
+ * the compiler's InputSet keeps what it reads).
  */
 import {
   keyString,
+  objectKeyOf,
   storedObject,
+  type InputLayer,
   type ObjectKey,
   type Raw,
   type StoredObject,
@@ -42,6 +49,30 @@ export function generationOf(raw: Raw): number | undefined {
   return typeof g === 'number' ? g : undefined;
 }
 
+const decoder = new TextDecoder();
+
+/** A cached object: bytes and digest kept, the canonical object parsed on read (a fresh copy each time). */
+class CacheEntry implements CachedObject {
+  declare readonly resourceVersion?: string;
+  declare readonly generation?: number;
+
+  constructor(
+    readonly key: ObjectKey,
+    readonly layer: InputLayer,
+    readonly bytes: Uint8Array,
+    readonly digest: string,
+    resourceVersion: string | undefined,
+    generation: number | undefined,
+  ) {
+    if (resourceVersion !== undefined) this.resourceVersion = resourceVersion;
+    if (generation !== undefined) this.generation = generation;
+  }
+
+  get object(): Raw {
+    return JSON.parse(decoder.decode(this.bytes)) as Raw;
+  }
+}
+
 export class ObjectCache {
   private readonly objects = new Map<string, CachedObject>();
 
@@ -54,12 +85,13 @@ export class ObjectCache {
     const k = keyString(stored.key);
     const prev = this.objects.get(k);
     const resourceVersion = resourceVersionOf(raw);
-    const generation = generationOf(raw);
-    // Onto the fresh object, not a spread copy: a spread would run its parse-on-first-read getter.
-    const next: CachedObject = Object.assign(
-      stored,
-      resourceVersion !== undefined ? { resourceVersion } : {},
-      generation !== undefined ? { generation } : {},
+    const next = new CacheEntry(
+      stored.key,
+      stored.layer,
+      stored.bytes,
+      stored.digest,
+      resourceVersion,
+      generationOf(raw),
     );
     this.objects.set(k, next);
     if (prev && prev.digest === next.digest) return undefined;
@@ -72,15 +104,16 @@ export class ObjectCache {
     };
   }
 
+  /** Only the key is read: a delete may carry the informer's last copy, or a bare name. */
   remove(raw: Raw): CacheChange | undefined {
-    const stored = storedObject(raw, this.hasher);
-    if (!stored) return undefined;
-    const k = keyString(stored.key);
+    const key = objectKeyOf(raw);
+    if (!key) return undefined;
+    const k = keyString(key);
     const prev = this.objects.get(k);
     if (!prev) return undefined;
     this.objects.delete(k);
     const resourceVersion = resourceVersionOf(raw) ?? prev.resourceVersion;
-    return { key: stored.key, change: 'deleted', ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
+    return { key: prev.key, change: 'deleted', ...(resourceVersion !== undefined ? { resourceVersion } : {}) };
   }
 
   get(key: string): CachedObject | undefined {
