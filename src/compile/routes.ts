@@ -260,6 +260,29 @@ export const catchAllRouteConfig = (ctx: CompileContext, port: number): RouteCon
   sidecarRouteConfig(routeConfigName(port), [catchAllVirtualHost(ctx)]);
 
 /**
+ * The route config of a Sidecar unix socket or HTTP_PROXY listener (istiod's
+ * BuildSidecarOutboundVirtualHosts with listener port 0, mergeAllVirtualHosts): the virtual hosts
+ * of every HTTP port, by name, then the catch-all. Listener port 0 keeps the port in the domains
+ * (generateVirtualHostDomains: each domain followed by `domain:port`); port 80's virtual hosts keep
+ * both forms, the others only `domain:port` (a bare host means port 80 to a client).
+ */
+export function allPortsRouteConfig(ctx: CompileContext, name: string, clientNamespace: string): RouteConfiguration {
+  const catchAll = catchAllVirtualHost(ctx);
+  const vhosts: VirtualHost[] = [];
+  for (const [portName, config] of buildOutboundRoutes(ctx, clientNamespace)) {
+    for (const vh of config.virtual_hosts ?? []) {
+      if (vh === catchAll) continue;
+      const domains = (vh.domains ?? []).flatMap((d) =>
+        portName === '80' ? [d, `${d}:${portName}`] : [`${d}:${portName}`],
+      );
+      vhosts.push({ ...vh, domains });
+    }
+  }
+  vhosts.sort((a, b) => compareStrings(a.name ?? '', b.name ?? ''));
+  return sidecarRouteConfig(name, [...vhosts, catchAll]);
+}
+
+/**
  * Proxyless gRPC route configs, one per HTTP service port, named like the api_listener
  * (`<fqdn>:<port>`). Clients dial `xds:///<fqdn>:<port>`, so the only domains are the FQDN forms
  * `<fqdn>` and `<fqdn>:<port>` (as istiod's grpcgen): the config does not depend on the client

@@ -64,6 +64,26 @@ const cases: { name: string; spec: string; valid: boolean; warning?: boolean }[]
     valid: true,
   },
   {
+    name: 'UDS bind to an abstract socket',
+    spec: 'egress: [{port: {protocol: http, number: 0, name: uds}, hosts: ["ns1/bar.com"], bind: "unix://@foo"}]',
+    valid: true,
+  },
+  {
+    name: 'UDS bind to a relative path (ValidateUnixAddress)',
+    spec: 'egress: [{port: {protocol: http, number: 0, name: uds}, hosts: ["ns1/bar.com"], bind: "unix://foo/bar"}]',
+    valid: false,
+  },
+  {
+    name: 'UDS bind to a directory (ValidateUnixAddress)',
+    spec: 'egress: [{port: {protocol: http, number: 0, name: uds}, hosts: ["ns1/bar.com"], bind: "unix:///var/run/"}]',
+    valid: false,
+  },
+  {
+    name: 'UDS bind without a path',
+    spec: 'egress: [{port: {protocol: http, number: 0, name: uds}, hosts: ["ns1/bar.com"], bind: "unix://"}]',
+    valid: false,
+  },
+  {
     name: 'UDS bind in inbound',
     spec: 'ingress: [{port: {protocol: http, number: 0, name: uds}, bind: "unix:///@foo/bar/com", defaultEndpoint: "127.0.0.1:9999"}]',
     valid: false,

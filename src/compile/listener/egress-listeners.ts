@@ -9,14 +9,19 @@
  * - the catch-all (no port) then builds every port of its services as without a Sidecar (on its
  *   bind, if it has one), skipping the listeners a port listener already made (istiod's `locked`
  *   entries);
- * - captureMode NONE binds a socket of its own (on `bind`, else 127.0.0.1).
+ * - captureMode NONE binds a socket of its own (on `bind`, else 127.0.0.1);
+ * - a unix domain socket (`bind: unix:///path`, port 0) is a bound pipe listener
+ *   `unix:///path_0`: HTTP-like → one HCM whose route config is named after the bind; anything
+ *   else is not built (reported: istiod's TCP chains there name a cluster `outbound|0||<host>`);
+ * - HTTP_PROXY → one HCM on `<bind or 0.0.0.0>_<port>` without protocol sniffing, route config
+ *   `"<port>"` holding every imported service's HTTP ports (egress-routes.ts).
  *
  * A protocol istiod would sniff (unset) is TCP here, as for Service ports (meshsnap does not sniff).
  */
 import type { CompileContext } from '../context.js';
 import type { EgressListenerView } from '../scope/egress-listeners.js';
 import { egressListenerContext } from '../scope/view.js';
-import { ipListenerName } from '../names.js';
+import { ipListenerName, routeConfigName } from '../names.js';
 import { isHttpProtocol, type MeshServicePort } from '../../model/service-model.js';
 import type { Listener } from '../../xds/proto.js';
 import {
@@ -36,12 +41,14 @@ export function buildEgressListeners(
   return assembleOutboundListeners(ctx, egressListenerEntries(ctx, egressListeners));
 }
 
-/** The ports whose route configs (`"<port>"`) the listeners' HCMs ask for over RDS, ascending. */
-export function egressRdsPorts(ctx: CompileContext, egressListeners: readonly EgressListenerView[]): number[] {
-  const ports = new Set<number>();
+/** The route configs the listeners' HCMs ask for over RDS: ports (`"<port>"`) ascending, then unix sockets' binds. */
+export function egressRdsNames(ctx: CompileContext, egressListeners: readonly EgressListenerView[]): string[] {
+  const names = new Set<string>();
   for (const e of egressListenerEntries(ctx, egressListeners).values())
-    for (const c of e.chains) if (c.rdsPort !== undefined) ports.add(c.rdsPort);
-  return [...ports].sort((a, b) => a - b);
+    for (const c of e.chains) if (c.rds !== undefined) names.add(c.rds);
+  const ports = [...names].filter((n) => /^\d+$/.test(n)).sort((a, b) => Number(a) - Number(b));
+  const sockets = [...names].filter((n) => !/^\d+$/.test(n)).sort();
+  return [...ports, ...sockets];
 }
 
 function egressListenerEntries(
@@ -67,18 +74,23 @@ function addPortListener(
   // ExternalName services are aliases: istiod builds no listener for them.
   const services = view.model.services.filter((s) => s.externalName === undefined);
   if (services.length === 0 || port.protocol === 'UDP') return;
-  if (isHttpProtocol(port.protocol)) {
+  const httpProxy = port.protocol === 'HTTP_PROXY';
+  if (httpProxy || isHttpProtocol(port.protocol)) {
     const address = bind?.address ?? WILDCARD;
     const name = ipListenerName(address, port.number);
+    // A unix socket's route config is named after its bind (istiod's buildSidecarOutboundHTTPListenerOpts).
+    const rds = port.number === 0 ? address : routeConfigName(port.number);
     if (!entries.has(name))
       entries.set(name, {
         address,
         port: port.number,
-        chains: [httpChain(address, port.number)],
+        chains: [httpChain(address, port.number, { rds, sniffed: !httpProxy && address === WILDCARD })],
         ...(bind?.bindToPort ? { bindToPort: true } : {}),
       });
     return;
   }
+  // istiod's TCP chains on a unix socket send to `outbound|0||<host>`, a cluster that never exists (diagnostics.ts).
+  if (port.number === 0) return;
   for (const service of services) {
     const own = service.ports.find((p) => p.port === port.number);
     if (!own) continue;

@@ -5,6 +5,7 @@
  */
 import { envoy, packAny, type Any } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
 
 type NetworkFilter = envoy.config.listener.v3.Filter.$Properties;
 type HttpFilter = envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter.$Properties;
@@ -86,3 +87,9 @@ export const bool = (value: boolean) => ({ value });
 export const socketAddress = (address: string, port: number): envoy.config.core.v3.Address.$Properties => ({
   socket_address: { address, port_value: port },
 });
+
+/** istiod's BuildAddress: a `unix://` bind is a pipe (its path without the prefix; `@name` is abstract), else a socket address. */
+export const listenerAddress = (address: string, port: number): envoy.config.core.v3.Address.$Properties =>
+  address.startsWith(UNIX_BIND_PREFIX)
+    ? { pipe: { path: address.slice(UNIX_BIND_PREFIX.length) } }
+    : socketAddress(address, port);

@@ -11,7 +11,7 @@ import { envoy, type FilterChain, type Listener, type Metadata } from '../../xds
 import {
   bool,
   HTTP_INSPECTOR_FILTER,
-  socketAddress,
+  listenerAddress,
   TLS_INSPECTOR_FILTER,
   u32,
   type NetworkFilter,
@@ -25,8 +25,8 @@ export interface OutboundChain {
   readonly transportProtocol?: string;
   readonly applicationProtocols?: readonly string[];
   readonly metadata?: Metadata;
-  /** The route config (port) the chain's HCM asks for over RDS, if it has one. */
-  readonly rdsPort?: number;
+  /** The route config the chain's HCM asks for over RDS, if it has one. */
+  readonly rds?: string;
 }
 
 const isMatchAll = (c: OutboundChain): boolean =>
@@ -80,7 +80,7 @@ export function assembleOutboundListener(
 ): Listener {
   const listener: Listener = {
     name,
-    address: socketAddress(address, port),
+    address: listenerAddress(address, port),
     traffic_direction: OUTBOUND,
     continue_on_listener_filters_timeout: true,
   };

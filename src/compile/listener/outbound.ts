@@ -208,14 +208,19 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
  * apart by Host. On the wildcard address the HTTP inspector sends plaintext HTTP to the HCM;
  * anything else (TLS, other TCP) falls through to the passthrough chain (or a wildcard TCP
  * service's chain), so unknown destinations on this port still work. On another address (a
- * Sidecar's `bind`) the HCM takes every connection, as istiod builds it.
+ * Sidecar's `bind`, a unix socket), or for a Sidecar HTTP_PROXY port (`sniffed: false`), the HCM
+ * takes every connection, as istiod builds it. `rds` names the route config (default `"<port>"`).
  */
-export function httpChain(address: string, port: number): OutboundChain {
-  const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds: routeConfigName(port) });
-  if (address !== WILDCARD) return { filters: [hcmFilter(hcm)], rdsPort: port };
+export function httpChain(
+  address: string,
+  port: number,
+  { rds = routeConfigName(port), sniffed = address === WILDCARD }: { rds?: string; sniffed?: boolean } = {},
+): OutboundChain {
+  const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds });
+  if (!sniffed) return { filters: [hcmFilter(hcm)], rds };
   return {
     filters: [hcmFilter(hcm)],
-    rdsPort: port,
+    rds,
     transportProtocol: RAW_BUFFER_TRANSPORT,
     applicationProtocols: PLAINTEXT_HTTP_ALPNS,
   };

@@ -1,13 +1,18 @@
 /**
- * What meshsnap does not apply of a Sidecar, said once per object: egress listeners on a unix
- * domain socket or with protocol HTTP_PROXY (then every listener's hosts count, for every port, as
- * if the Sidecar had only a catch-all listener); ingress listeners' unbuilt
- * parts are in listener/sidecar-ingress.ts. Also istiod's analyzer warning for a namespace with
- * several selector-less Sidecars (only the oldest applies).
+ * What meshsnap does not apply of a Sidecar, said once per object: a unix domain socket egress
+ * listener with a protocol that is not HTTP-like (istiod's TCP chains there send to
+ * `outbound|0||<host>`, a cluster that never exists; meshsnap builds no listener for it); ingress
+ * listeners' unbuilt parts are in listener/sidecar-ingress.ts. Also istiod's analyzer warning for a
+ * namespace with several selector-less Sidecars (only the oldest applies).
  */
 import type { Diagnostics } from '../../model/diagnostics.js';
-import type { Sidecar } from '../../model/sidecar.js';
-import { isBuiltEgressListener } from './egress-listeners.js';
+import { isHttpProtocol } from '../../model/service-model.js';
+import { sidecarPortProtocol, type Sidecar, type SidecarEgressListener } from '../../model/sidecar.js';
+
+const isTcpSocket = (e: SidecarEgressListener): boolean =>
+  e.port?.number === 0 &&
+  e.port.protocol?.toUpperCase() !== 'HTTP_PROXY' &&
+  !isHttpProtocol(sidecarPortProtocol(e.port));
 
 const where = (s: Sidecar) => ({
   kind: 'Sidecar',
@@ -17,19 +22,19 @@ const where = (s: Sidecar) => ({
   ...(s.origin.index !== undefined ? { index: s.origin.index } : {}),
 });
 
-/** Reports the Sidecars' unapplied parts, and gives them back. */
+/** Reports the Sidecars' unapplied parts and conflicts, and gives them back. */
 export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnostics): readonly Sidecar[] {
   const namespaceWide = new Map<string, number>();
   for (const s of sidecars) {
     if (!s.spec.workloadSelector) namespaceWide.set(s.meta.namespace, (namespaceWide.get(s.meta.namespace) ?? 0) + 1);
     s.spec.egress?.forEach((e, i) => {
-      if (!isBuiltEgressListener(e))
+      if (isTcpSocket(e))
         diags.warn({
           ...where(s),
           code: 'unsupported-sidecar-field',
           field: `spec.egress[${i}]`,
           message:
-            'egress listeners on a unix domain socket or with protocol HTTP_PROXY are not built: the hosts of all egress listeners are imported for every port of the catch-all outbound listeners',
+            'a unix domain socket egress listener with a non-HTTP protocol is not built: istiod sends its traffic to cluster outbound|0||<host>, which does not exist',
         });
     });
   }

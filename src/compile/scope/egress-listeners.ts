@@ -6,6 +6,9 @@
  * (serviceMatchingListenerPort), also among its VirtualServices' destinations. The scope holds the
  * union (collectImportedServices: a host imported twice gets the union of its ports).
  *
+ * A unix domain socket listener (`bind: unix://…`, port 0) and an HTTP_PROXY listener import their
+ * services with all their ports (istiod's needsPortMatch).
+ *
  * Used when a listener has a port, a bind or captureMode NONE, or when a VirtualService imports a
  * destination no listener's hosts import (that service gets clusters, not listeners or virtual
  * hosts); otherwise the hosts of every listener are one import list (scopes.ts), which is the same
@@ -18,9 +21,12 @@ import { resolveHost } from '../names.js';
 import { egressImports, importsService, importsVirtualService } from './egress-hosts.js';
 import { destinationPorts, withPorts } from './vs-destinations.js';
 
+/** A Sidecar egress port's protocol: a service protocol, or HTTP_PROXY (a forward proxy for every imported service). */
+export type EgressPortProtocol = Protocol | 'HTTP_PROXY';
+
 export interface EgressListenerView {
-  /** Undefined: the catch-all listener, which builds every port no listener with a port took. */
-  readonly port?: { readonly number: number; readonly protocol: Protocol };
+  /** Undefined: the catch-all listener, which builds every port no listener with a port took. Number 0: a unix domain socket. */
+  readonly port?: { readonly number: number; readonly protocol: EgressPortProtocol };
   /** The address its listeners use instead of the wildcard or the services' own addresses. */
   readonly bind?: string;
   /** A socket of its own the application connects to (captureMode NONE), not reached through virtualOutbound. */
@@ -30,22 +36,26 @@ export interface EgressListenerView {
   readonly virtualServices: readonly VirtualService[];
 }
 
-/** Unix domain sockets (port 0) and HTTP_PROXY listeners are not built (diagnostics.ts says so). */
-export const isBuiltEgressListener = (e: SidecarEgressListener): boolean =>
-  !(e.bind ?? '').startsWith(UNIX_BIND_PREFIX) && e.port?.number !== 0 && e.port?.protocol !== 'HTTP_PROXY';
+const isHttpProxy = (port: SidecarEgressListener['port']): boolean => port?.protocol?.toUpperCase() === 'HTTP_PROXY';
 
-/** Whether the egress listeners shape outbound listeners (not only what is imported), and all of them can be built. */
+/** istiod's needsPortMatch: a listener with a port imports services on that port only, but for a unix socket or HTTP_PROXY. */
+const matchedPort = (e: SidecarEgressListener): number | undefined =>
+  e.port && e.port.number !== 0 && !isHttpProxy(e.port) ? e.port.number : undefined;
+
+const portProtocol = (port: NonNullable<SidecarEgressListener['port']>): EgressPortProtocol =>
+  isHttpProxy(port) ? 'HTTP_PROXY' : sidecarPortProtocol(port);
+
+/** Whether the egress listeners shape outbound listeners (not only what is imported). */
 export const shapesListeners = (egress: readonly SidecarEgressListener[]): boolean =>
-  egress.some((e) => e.port !== undefined || e.bind !== undefined || e.captureMode === 'NONE') &&
-  egress.every(isBuiltEgressListener);
+  egress.some((e) => e.port !== undefined || e.bind !== undefined || e.captureMode === 'NONE');
 
 /**
- * istiod's listenerBinding: captureMode NONE binds a real socket, on `bind` or else 127.0.0.1
- * (getWildcardsAndLocalHost); otherwise `bind`, if any, only names the address original-dst
- * hands connections to.
+ * istiod's listenerBinding: captureMode NONE or a unix socket binds a real socket, on `bind` or
+ * else 127.0.0.1 (getWildcardsAndLocalHost); otherwise `bind`, if any, only names the address
+ * original-dst hands connections to.
  */
 function binding(e: SidecarEgressListener): { bind?: string; bindToPort: boolean } {
-  const bindToPort = e.captureMode === 'NONE';
+  const bindToPort = e.captureMode === 'NONE' || (e.bind ?? '').startsWith(UNIX_BIND_PREFIX);
   const bind = e.bind ?? (bindToPort ? '127.0.0.1' : undefined);
   return bind !== undefined ? { bind, bindToPort } : { bindToPort };
 }
@@ -89,7 +99,7 @@ export function egressListenerContents(
   const virtualServices = new Set<VirtualService>();
   for (const e of egress) {
     const imports = egressImports(e.hosts, ns);
-    const port = e.port?.number;
+    const port = matchedPort(e);
     const services = exported.services
       .filter((s) => importsService(imports, s.namespace, s.hostname))
       .map((s) => (port === undefined ? s : onPort(s, port)))
@@ -110,7 +120,7 @@ export function egressListenerContents(
       }
     }
     listeners.push({
-      ...(e.port ? { port: { number: e.port.number, protocol: sidecarPortProtocol(e.port) } } : {}),
+      ...(e.port ? { port: { number: e.port.number, protocol: portProtocol(e.port) } } : {}),
       ...binding(e),
       services,
       virtualServices: vss,

@@ -2,14 +2,17 @@
  * Route configs of a Sidecar whose egress listeners have ports or binds (istiod's
  * buildSidecarOutboundHTTPRouteConfig): route config `"<port>"` is built from the egress listener
  * GetEgressListenerForRDS picks — the first one with that port, else the catch-all — from its
- * own services on that port and its own VirtualServices. Only the ports some listener asks for.
+ * own services on that port and its own VirtualServices. A unix socket's route config is named
+ * after its bind and picks the listener with that bind. When the picked listener is a unix socket
+ * or HTTP_PROXY, the config holds every HTTP port of its services (allPortsRouteConfig). Only the
+ * route configs some listener asks for.
  */
 import { Diagnostics } from '../../model/diagnostics.js';
 import type { RouteConfiguration } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
-import { egressRdsPorts } from '../listener/egress-listeners.js';
-import { routeConfigName } from '../names.js';
-import { buildOutboundRoutes, catchAllRouteConfig } from '../routes.js';
+import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
+import { egressRdsNames } from '../listener/egress-listeners.js';
+import { allPortsRouteConfig, buildOutboundRoutes, catchAllRouteConfig } from '../routes.js';
 import type { EgressListenerView } from './egress-listeners.js';
 import { egressListenerContext } from './view.js';
 
@@ -19,16 +22,23 @@ export function buildEgressRoutes(
   clientNamespace: string,
 ): Map<string, RouteConfiguration> {
   // Listener problems were reported when the listeners were built.
-  const ports = egressRdsPorts({ ...ctx, diags: new Diagnostics() }, egressListeners);
+  const names = egressRdsNames({ ...ctx, diags: new Diagnostics() }, egressListeners);
   const built = new Map<EgressListenerView, Map<string, RouteConfiguration>>();
   const out = new Map<string, RouteConfiguration>();
-  for (const port of ports) {
-    const owner = egressListeners.find((l) => l.port === undefined || l.port.number === port);
+  for (const name of names) {
+    const socket = name.startsWith(UNIX_BIND_PREFIX);
+    const port = socket ? 0 : Number(name);
+    const owner = egressListeners.find(
+      (l) => l.port === undefined || (l.port.number === port && (!socket || l.bind === name)),
+    );
     if (!owner) continue;
     const view = egressListenerContext(ctx, owner);
+    if (owner.port && (socket || owner.port.protocol === 'HTTP_PROXY')) {
+      out.set(name, allPortsRouteConfig(view, name, clientNamespace));
+      continue;
+    }
     let configs = built.get(owner);
     if (!configs) built.set(owner, (configs = buildOutboundRoutes(view, clientNamespace)));
-    const name = routeConfigName(port);
     out.set(name, configs.get(name) ?? catchAllRouteConfig(view, port));
   }
   return out;

@@ -14,7 +14,6 @@ import { resolveHost } from '../names.js';
 import { egressProxyCluster } from './egress-proxy.js';
 import {
   egressListenerContents,
-  isBuiltEgressListener,
   shapesListeners,
   type EgressListenerContents,
   type EgressListenerView,
@@ -119,10 +118,8 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
   const exported = exportedContents(ctx, vis, ns, imports);
   const suffix = ctx.mesh.domainSuffix;
   const outboundTrafficPolicy = sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy;
-  const built = egress.every(isBuiltEgressListener)
-    ? egressListenerContents(egress, ns, exported, visibleLookup(ctx, ns), suffix)
-    : undefined;
-  if (built && (shapesListeners(egress) || importsDestinationsOnly(built))) {
+  const built = egressListenerContents(egress, ns, exported, visibleLookup(ctx, ns), suffix);
+  if (shapesListeners(egress) || importsDestinationsOnly(built)) {
     return {
       clientNamespace: ns,
       services: built.services,

@@ -137,6 +137,13 @@ function ingressListener(r: Reader, v: unknown, path: string): SidecarIngressLis
   return compact({ port, bind: bind || undefined, defaultEndpoint: defaultEndpoint || undefined, tls });
 }
 
+/** istiod's ValidateUnixAddress: an absolute path to a file, or an abstract socket `@name`. */
+function checkUnixAddress(r: Reader, addr: string, path: string): void {
+  if (addr.length === 0) r.error(path, 'unix address must not be empty');
+  else if (!addr.startsWith('@') && (!addr.startsWith('/') || addr.endsWith('/')))
+    r.error(path, `${addr.slice(0, 60)} is not an absolute path to a file`);
+}
+
 function checkDefaultEndpoint(r: Reader, endpoint: string, path: string): void {
   if (endpoint.startsWith('unix://')) {
     if (endpoint.length === 'unix://'.length) r.error(path, 'unix address must not be empty');
@@ -236,6 +243,7 @@ function egressListener(r: Reader, v: unknown, path: string, namespace: string):
   if (port && port.number === 0) {
     if (!bind?.startsWith('unix://'))
       r.error(`${path}.bind`, 'sidecar: ports with 0 value must have a unix domain socket bind address');
+    else checkUnixAddress(r, bind.slice('unix://'.length), `${path}.bind`);
     if (captureMode !== undefined && captureMode !== 'DEFAULT' && captureMode !== 'NONE')
       r.error(`${path}.captureMode`, 'sidecar: captureMode must be DEFAULT/NONE for unix domain socket listeners');
   } else if (bind) checkIp(r, bind, `${path}.bind`);

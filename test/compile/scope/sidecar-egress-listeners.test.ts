@@ -212,21 +212,137 @@ test('a Sidecar with a port listener gets a scope of its own; a namespace withou
   ]);
 });
 
-test('unix domain socket and HTTP_PROXY egress listeners are still reported, and their hosts count for every port', () => {
+const SOCKET = 'unix:///var/run/app.sock';
+const domainsOf = (v: ReturnType<typeof view>, rc: string, vh: string): string[] => {
+  const config = v.resources.routes.get(rc) as { virtual_hosts?: { name: string; domains: string[] }[] } | undefined;
+  return config?.virtual_hosts?.find((h) => h.name === vh)?.domains ?? [];
+};
+
+test('a unix domain socket egress listener: a bound pipe listener `<bind>_0`, route config named after the bind with every HTTP port of its hosts', () => {
   const result = compileMesh(
     sidecar(
       'default',
-      `{egress: [{port: {number: 0, protocol: HTTP, name: uds}, bind: "unix:///var/run/app.sock", hosts: ["./${KNOWN}"]}, {hosts: ["not-default/*"]}]}`,
+      `{egress: [{port: {number: 0, protocol: HTTP, name: uds}, bind: "${SOCKET}", hosts: ["./${KNOWN}"]}, {hosts: ["*/*"]}]}`,
+    ),
+  );
+  assert.deepEqual(unsupported(result), []);
+  const v = view(result, proxy('default'));
+  assert.ok(v.listeners.includes(`${SOCKET}_0`), v.listeners.join());
+  const uds = listener(v, `${SOCKET}_0`);
+  // util.BuildAddress: a pipe with the path after unix://; bindToPort (no original-dst hand-off to a socket).
+  assert.deepEqual(uds.address, { pipe: { path: '/var/run/app.sock' } });
+  assert.equal(uds.bind_to_port, undefined);
+  assert.equal(uds.max_connections_to_accept_per_socket_event, 1);
+  assert.equal(uds.listener_filters, undefined);
+  assert.equal((uds.filter_chains as Json[]).length, 1);
+  assert.equal((uds.filter_chains as Json[])[0]?.filter_chain_match, undefined);
+  assert.equal(uds.default_filter_chain, undefined);
+  assert.deepEqual(rdsOf(uds), [SOCKET]);
+  assert.match(JSON.stringify(uds), /"stat_prefix":"outbound_unix:\/\/\/var\/run\/app\.sock_0"/);
+  // listenerPort 0: every port of the listener's services (needsPortMatch), merged by mergeAllVirtualHosts.
+  assert.deepEqual(vhosts(v, SOCKET), [`${KNOWN}:80`, `${KNOWN}:8080`]);
+  // Listener port 0 keeps ports in domains; port 80 also keeps the bare hosts (mergeAllVirtualHosts).
+  const plain = domainsOf(v, SOCKET, `${KNOWN}:80`);
+  assert.deepEqual(plain.slice(0, 4), [KNOWN, `${KNOWN}:80`, 'known', 'known:80']);
+  assert.ok(plain.includes('2.0.0.0') && plain.includes('2.0.0.0:80'), plain.join());
+  const alt = domainsOf(v, SOCKET, `${KNOWN}:8080`);
+  assert.deepEqual(alt.slice(0, 2), [`${KNOWN}:8080`, 'known:8080']);
+  assert.ok(alt.every((d) => d.includes(':')) && alt.includes('2.0.0.0:8080'), alt.join());
+  assert.ok(Object.keys(v.routes[SOCKET] ?? {}).includes('allow_any'));
+  // The catch-all still builds every port of every service.
+  assert.deepEqual(vhosts(v, '80'), [
+    'alt-known.default.svc.cluster.local:80',
+    `${KNOWN}:80`,
+    'not-default.not-default.svc.cluster.local:80',
+  ]);
+});
+
+test('a unix domain socket listener with a TCP protocol is reported and not built (istiod names cluster outbound|0||<host>)', () => {
+  const result = compileMesh(
+    DB,
+    sidecar(
+      'default',
+      `{egress: [{port: {number: 0, protocol: TCP, name: uds}, bind: "${SOCKET}", hosts: ["./db.default.svc.cluster.local"]}, {hosts: ["*/*"]}]}`,
     ),
   );
   assert.deepEqual(unsupported(result), ['spec.egress[0]']);
   const v = view(result, proxy('default'));
-  assert.deepEqual(vhosts(v, '80'), [`${KNOWN}:80`, 'not-default.not-default.svc.cluster.local:80']);
-  const proxyPort = compileMesh(
-    sidecar('default', `{egress: [{port: {number: 3128, protocol: HTTP_PROXY, name: proxy}, hosts: ["./${KNOWN}"]}]}`),
+  assert.ok(!v.listeners.includes(`${SOCKET}_0`));
+  assert.ok(v.listeners.includes('2.0.0.3_3306'));
+});
+
+test('HTTP_PROXY on 127.0.0.1 with captureMode NONE (TestOutboundListenerConfigWithSidecarHTTPProxy): one HCM chain, no listener filters, every HTTP port of its hosts', () => {
+  const result = compileMesh(
+    sidecar(
+      'not-default',
+      '{egress: [{port: {number: 15080, protocol: HTTP_PROXY, name: "15080"}, bind: 127.0.0.1, captureMode: NONE, hosts: ["default/*"]}]}',
+    ),
   );
-  assert.deepEqual(unsupported(proxyPort), ['spec.egress[0]']);
-  assert.deepEqual(vhosts(view(proxyPort, proxy('default')), '8080'), [`${KNOWN}:8080`]);
+  assert.deepEqual(unsupported(result), []);
+  const v = view(result, proxy('not-default'));
+  assert.deepEqual(
+    v.listeners.filter((n) => n !== 'virtualInbound' && n !== 'virtualOutbound'),
+    ['127.0.0.1_15080'],
+  );
+  const l = listener(v, '127.0.0.1_15080');
+  assert.equal((l.filter_chains as Json[]).length, 1);
+  assert.equal(l.listener_filters, undefined);
+  assert.equal(l.bind_to_port, undefined);
+  assert.deepEqual(rdsOf(l), ['15080']);
+  // BuildSidecarOutboundVirtualHosts: an HTTP_PROXY listener's route config takes listener port 0.
+  assert.deepEqual(vhosts(v, '15080'), [
+    'alt-known.default.svc.cluster.local:80',
+    'alt-known.default.svc.cluster.local:8080',
+    `${KNOWN}:80`,
+    `${KNOWN}:8080`,
+  ]);
+  assert.ok(domainsOf(v, '15080', `${KNOWN}:8080`).every((d) => d.endsWith(':8080')));
+  assert.deepEqual(domainsOf(v, '15080', `${KNOWN}:80`).slice(0, 2), [KNOWN, `${KNOWN}:80`]);
+});
+
+test('HTTP_PROXY without bind: 0.0.0.0_<port> reached through virtualOutbound, without protocol sniffing', () => {
+  const v = view(
+    compileMesh(
+      sidecar(
+        'default',
+        `{egress: [{port: {number: 3128, protocol: HTTP_PROXY, name: proxy}, hosts: ["./${KNOWN}"]}]}`,
+      ),
+    ),
+    proxy('default'),
+  );
+  const l = listener(v, '0.0.0.0_3128');
+  assert.equal(l.bind_to_port, false);
+  assert.equal(l.listener_filters, undefined);
+  assert.equal((l.filter_chains as Json[]).length, 1);
+  assert.equal((l.filter_chains as Json[])[0]?.filter_chain_match, undefined);
+  assert.deepEqual(vhosts(v, '3128'), [`${KNOWN}:80`, `${KNOWN}:8080`]);
+  // The listener on 3128 owns the services: no listener on their own ports.
+  assert.ok(!v.listeners.includes('0.0.0.0_80'));
+});
+
+test('explain: a connection to a service port does not reach the pipe listener, and explaining does not fail on it', () => {
+  const r = view(
+    compileMesh(
+      sidecar(
+        'default',
+        `{egress: [{port: {number: 0, protocol: HTTP, name: uds}, bind: "${SOCKET}", hosts: ["./*"]}, {hosts: ["*/*"]}]}`,
+      ),
+    ),
+    proxy('default'),
+  ).resources as unknown as ProxyResources;
+  const out = explain(r, {
+    direction: 'outbound',
+    host: 'known',
+    port: 80,
+    destinationIp: '2.0.0.0',
+    protocol: 'http/1.1',
+    tls: false,
+    method: 'GET',
+    path: '/',
+    headers: { host: 'known' },
+  });
+  assert.equal(out.listener?.name, '0.0.0.0_80');
+  assert.equal(out.clusters[0]?.name, `outbound|80||${KNOWN}`);
 });
 
 test('explain: a call to 127.0.0.1:8080 reaches the captureMode NONE listener; loopback is never captured', () => {
