@@ -73,16 +73,24 @@ export interface TreeDocument {
   readonly layer: number;
 }
 
+const SHORT_TEXT = 64;
+
 /** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
   readonly documents = new Map<string, TreeDocument>();
+  /** Short texts repeat (the leaf of every empty table, ~10k at 10k services): hashed once per sink. */
+  private readonly short = new Map<string, TreeDocument>();
 
   constructor(private readonly hasher: Hasher) {}
 
   emit(text: string, layer: number): TreeDocument {
+    const memo = text.length <= SHORT_TEXT;
+    const known = memo ? this.short.get(text) : undefined;
+    if (known?.layer === layer) return known;
     const bytes = utf8Bytes(text);
     const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
     this.add(doc);
+    if (memo) this.short.set(text, doc);
     return doc;
   }
 

@@ -143,6 +143,12 @@ export class Validator {
   private readonly plans = new Map<string, MessagePlan | null>();
   /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
   private readonly clean = new WeakSet<object>();
+  /**
+   * Resources that break rules, with what they break, for the same reason. Not only compiler bugs:
+   * a proxyless gRPC listener breaks Envoy-only rules it is not held to (envoy-acceptance.ts), and
+   * would otherwise be walked again by every check.
+   */
+  private readonly rejected = new WeakMap<object, readonly Violation[]>();
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -162,9 +168,12 @@ export class Validator {
    */
   validate(typeName: string, message: object, shared?: Set<object>): Violation[] {
     if (this.clean.has(message)) return [];
+    const known = this.rejected.get(message);
+    if (known) return [...known];
     const walk = new Walk(shared);
     this.walkMessage(typeName, message as Msg, walk);
     if (walk.out.length === 0) this.clean.add(message);
+    else this.rejected.set(message, [...walk.out]);
     return walk.out;
   }
 
