@@ -18,7 +18,7 @@ import rules from '../../src/xds/gen/validate-rules.js';
 import type { RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import { ENVOY_RULES, Validator } from '../../src/xds/validate/index.js';
-import { A, B, INFO, output, routeConfig, sampleOutput, sidecarClass, staticCluster } from './sample-output.js';
+import { A, B, INFO, output, sampleOutput, sidecarClass, staticCluster } from './sample-output.js';
 
 const summary = (ps: readonly ConsistencyProblem[]) =>
   ps.map((p) => `${p.classId} ${p.code} ${p.name} -> ${p.ref ?? ''}`);
