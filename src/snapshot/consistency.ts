@@ -468,26 +468,29 @@ export class ConsistencyIndex {
     else this.holders[type].set(name, new Set([group]));
   }
 
+  // Both read the references part by part (references.ts): no flat list per resource is made for the index.
   private addRefs(group: GroupId, type: XdsType, name: string, message: object): void {
-    const refs = resourceRefs(type, message);
     const key = `${group}\u0000${type}\u0000${name}`;
-    for (const kind of REF_KINDS) {
-      for (const ref of refs[kind]) {
-        let map = this.referrers[kind].get(ref);
-        if (!map) this.referrers[kind].set(ref, (map = new Map()));
-        map.set(key, { group, type, name, ref });
+    for (const part of resourceRefParts(type, message)) {
+      for (const kind of REF_KINDS) {
+        for (const ref of part[kind]) {
+          let map = this.referrers[kind].get(ref);
+          if (!map) this.referrers[kind].set(ref, (map = new Map()));
+          map.set(key, { group, type, name, ref });
+        }
       }
     }
   }
 
   private removeRefs(group: GroupId, type: XdsType, name: string, message: object): void {
-    const refs = resourceRefs(type, message);
     const key = `${group}\u0000${type}\u0000${name}`;
-    for (const kind of REF_KINDS) {
-      for (const ref of refs[kind]) {
-        const map = this.referrers[kind].get(ref);
-        map?.delete(key);
-        if (map?.size === 0) this.referrers[kind].delete(ref);
+    for (const part of resourceRefParts(type, message)) {
+      for (const kind of REF_KINDS) {
+        for (const ref of part[kind]) {
+          const map = this.referrers[kind].get(ref);
+          map?.delete(key);
+          if (map?.size === 0) this.referrers[kind].delete(ref);
+        }
       }
     }
   }
