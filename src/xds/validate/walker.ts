@@ -401,6 +401,7 @@ export class Validator {
     const max = r.max_items === undefined ? undefined : toNumber(r.max_items);
     const unique = r.unique === true;
     const ignoreEmpty = r.ignore_empty === true;
+    const sharedItem = this.sharedTypes.has(f.type);
     if (!item && min === undefined && max === undefined && !unique) return undefined;
     return (message, walk) => {
       const list = (message[name] ?? []) as readonly unknown[];
@@ -428,6 +429,8 @@ export class Validator {
       }
       if (item) {
         for (let i = 0; i < list.length; i++) {
+          // A clean shared message (a virtual host in every namespace's route config) is skipped here, before any call.
+          if (sharedItem && this.clean.has(list[i] as object)) continue;
           walk.segs.push(i);
           item(list[i], walk);
           walk.segs.pop();
