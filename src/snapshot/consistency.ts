@@ -26,7 +26,7 @@ import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { istioObjectOf } from '../xds/validate/index.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
-import { resourceRefs } from './references.js';
+import { resourceRefParts, resourceRefs, type RefPart } from './references.js';
 
 export type ConsistencyCode =
   | 'duplicate-name'
@@ -165,6 +165,12 @@ function meets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return false;
 }
 
+/** The groups holding one (type, name); `set`: their interned holder set, once looked up. */
+interface Holders {
+  readonly list: GroupId[];
+  set: HolderSet | undefined;
+}
+
 interface HolderSet {
   readonly id: number;
   readonly list: readonly GroupId[];
@@ -176,6 +182,12 @@ interface Owner {
   readonly type: XdsType;
   readonly name: string;
   readonly message: object;
+}
+
+/** Where references lead: a kind and the holder set of the names (undefined: no group has them). */
+interface Target {
+  readonly kind: RefKind;
+  readonly holders: HolderSet | undefined;
 }
 
 interface Bucket {
@@ -190,87 +202,108 @@ interface Bucket {
 }
 
 export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
-  // (type, name) → groups holding it, in output order
-  const holders = {} as Record<XdsType, Map<string, GroupId[]>>;
+  // (type, name) → groups holding it, in output order, and their holder set once looked up
+  const holders = {} as Record<XdsType, Map<string, Holders>>;
   for (const type of XDS_TYPES) {
-    const index = new Map<string, GroupId[]>();
+    const index = new Map<string, Holders>();
     for (const [id, table] of output.groups) {
       for (const name of table[type].keys()) {
-        const list = index.get(name);
-        if (list) list.push(id);
-        else index.set(name, [id]);
+        const entry = index.get(name);
+        if (entry) entry.list.push(id);
+        else index.set(name, { list: [id], set: undefined });
       }
     }
     holders[type] = index;
   }
   // Holder sets interned: one object per distinct list, found per (type, name) once.
   const interned = new Map<string, HolderSet>();
-  const setOfName = {} as Record<XdsType, Map<string, HolderSet>>;
-  for (const type of XDS_TYPES) setOfName[type] = new Map();
-  const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
-    let set = setOfName[type].get(name);
-    if (set) return set;
-    const list = holders[type].get(name);
-    if (!list) return undefined;
+  const setOf = (entry: Holders): HolderSet => {
+    if (entry.set) return entry.set;
+    const list = entry.list;
     const key = list.length === 1 ? (list[0] as string) : list.join('\n');
-    set = interned.get(key);
+    let set = interned.get(key);
     if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
-    setOfName[type].set(name, set);
-    return set;
+    return (entry.set = set);
+  };
+  const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
+    const entry = holders[type].get(name);
+    return entry && setOf(entry);
   };
 
   // Names held by several groups, by (type, holder set); and per group the shared sets it is in.
   const shared = new Map<string, { type: XdsType; set: HolderSet; names: string[] }>();
   const sharedOfGroup = new Map<GroupId, string[]>();
   for (const type of XDS_TYPES) {
-    for (const [name, list] of holders[type]) {
-      if (list.length < 2) continue;
-      const set = holderSet(type, name) as HolderSet;
+    for (const [name, entry] of holders[type]) {
+      if (entry.list.length < 2) continue;
+      const set = setOf(entry);
       const key = `${type}\t${set.id}`;
-      let entry = shared.get(key);
-      if (!entry) {
-        shared.set(key, (entry = { type, set, names: [] }));
+      let group = shared.get(key);
+      if (!group) {
+        shared.set(key, (group = { type, set, names: [] }));
         for (const g of set.members) {
           const keys = sharedOfGroup.get(g);
           if (keys) keys.push(key);
           else sharedOfGroup.set(g, [key]);
         }
       }
-      entry.names.push(name);
+      group.names.push(name);
     }
   }
+
+  // What a reference part (references.ts: a virtual host, a packed filter, a cluster) points
+  // into: its distinct (kind, holder set) targets, found once per part and kept in the part's memo
+  // for this check, however many resources share it (a virtual host is in every client
+  // namespace's route config). Equal target lists are one array, so a run of parts leading to the
+  // same holder sets (a route config's virtual hosts, nearly all) costs a comparison each.
+  const check = {};
+  const targetOf = new Map<string, Target>();
+  const targetList = new Map<string, readonly Target[]>();
+  const partTargets = (part: RefPart): readonly Target[] => {
+    if (part.memoOf === check) return part.memo as readonly Target[];
+    const found: Target[] = [];
+    let key = '';
+    for (const kind of REF_KINDS)
+      for (const ref of part[kind]) {
+        const set = holderSet(kind, ref);
+        const k = set ? `${kind}\t${set.id}` : kind;
+        let t = targetOf.get(k);
+        if (!t) targetOf.set(k, (t = { kind, holders: set }));
+        if (found.includes(t)) continue;
+        found.push(t);
+        key += `${k}\n`;
+      }
+    let targets = targetList.get(key);
+    if (!targets) targetList.set(key, (targets = found));
+    part.memoOf = check;
+    part.memo = targets;
+    return targets;
+  };
 
   // References a group does not satisfy itself, bucketed by the holder set of their target.
   const groupRefs = new Map<GroupId, { buckets: Bucket[]; undecodable: Ref[] }>();
   for (const [id, table] of output.groups) {
     const buckets: Bucket[] = [];
     const bad: Ref[] = [];
-    // Per kind and holder set: its bucket, or null when this group is in the set (satisfied in every class that has the group).
-    const bucketsOf = { routes: new Map(), endpoints: new Map(), clusters: new Map() } as Record<
-      RefKind,
-      Map<HolderSet | undefined, Bucket | null>
-    >;
+    // Per target: its bucket, or null when this group is in the holder set (satisfied in every class that has the group).
+    const bucketOf = new Map<Target, Bucket | null>();
     for (const type of XDS_TYPES) {
       for (const [name, message] of table[type] as Map<string, object>) {
-        const refs = resourceRefs(type, message);
-        for (const u of refs.undecodable) bad.push({ type, name, ref: u });
         let owner: Owner | undefined;
-        for (const kind of REF_KINDS) {
-          const byHolders = bucketsOf[kind];
-          let lastSet: HolderSet | undefined | null = null;
-          let bucket: Bucket | null | undefined = null;
-          for (const ref of refs[kind]) {
-            const set = holderSet(kind, ref);
-            if (set !== lastSet) {
-              lastSet = set;
-              bucket = byHolders.get(set);
-              if (bucket === undefined) {
-                bucket = set?.members.has(id) ? null : { kind, holders: set, owners: [] };
-                byHolders.set(set, bucket);
-                if (bucket) buckets.push(bucket);
-              }
+        let last: readonly Target[] | undefined;
+        for (const part of resourceRefParts(type, message)) {
+          for (const u of part.undecodable) bad.push({ type, name, ref: u });
+          const targets = partTargets(part);
+          if (targets === last) continue; // the same buckets as the part before: this owner is in them
+          last = targets;
+          for (const t of targets) {
+            let bucket = bucketOf.get(t);
+            if (bucket === undefined) {
+              bucket = t.holders?.members.has(id) ? null : { kind: t.kind, holders: t.holders, owners: [] };
+              bucketOf.set(t, bucket);
+              if (bucket) buckets.push(bucket);
             }
-            if (bucket === null || bucket === undefined) continue;
+            if (bucket === null) continue;
             owner ??= { type, name, message };
             if (bucket.owners[bucket.owners.length - 1] !== owner) bucket.owners.push(owner);
           }
@@ -435,26 +468,29 @@ export class ConsistencyIndex {
     else this.holders[type].set(name, new Set([group]));
   }
 
+  // Both read the references part by part (references.ts): no flat list per resource is made for the index.
   private addRefs(group: GroupId, type: XdsType, name: string, message: object): void {
-    const refs = resourceRefs(type, message);
     const key = `${group}\u0000${type}\u0000${name}`;
-    for (const kind of REF_KINDS) {
-      for (const ref of refs[kind]) {
-        let map = this.referrers[kind].get(ref);
-        if (!map) this.referrers[kind].set(ref, (map = new Map()));
-        map.set(key, { group, type, name, ref });
+    for (const part of resourceRefParts(type, message)) {
+      for (const kind of REF_KINDS) {
+        for (const ref of part[kind]) {
+          let map = this.referrers[kind].get(ref);
+          if (!map) this.referrers[kind].set(ref, (map = new Map()));
+          map.set(key, { group, type, name, ref });
+        }
       }
     }
   }
 
   private removeRefs(group: GroupId, type: XdsType, name: string, message: object): void {
-    const refs = resourceRefs(type, message);
     const key = `${group}\u0000${type}\u0000${name}`;
-    for (const kind of REF_KINDS) {
-      for (const ref of refs[kind]) {
-        const map = this.referrers[kind].get(ref);
-        map?.delete(key);
-        if (map?.size === 0) this.referrers[kind].delete(ref);
+    for (const part of resourceRefParts(type, message)) {
+      for (const kind of REF_KINDS) {
+        for (const ref of part[kind]) {
+          const map = this.referrers[kind].get(ref);
+          map?.delete(key);
+          if (map?.size === 0) this.referrers[kind].delete(ref);
+        }
       }
     }
   }

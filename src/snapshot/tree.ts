@@ -73,16 +73,24 @@ export interface TreeDocument {
   readonly layer: number;
 }
 
+const SHORT_TEXT = 64;
+
 /** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
   readonly documents = new Map<string, TreeDocument>();
+  /** Short texts repeat (the leaf of every empty table, ~10k at 10k services): hashed once per sink. */
+  private readonly short = new Map<string, TreeDocument>();
 
   constructor(private readonly hasher: Hasher) {}
 
   emit(text: string, layer: number): TreeDocument {
+    const memo = text.length <= SHORT_TEXT;
+    const known = memo ? this.short.get(text) : undefined;
+    if (known?.layer === layer) return known;
     const bytes = utf8Bytes(text);
     const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
     this.add(doc);
+    if (memo) this.short.set(text, doc);
     return doc;
   }
 
@@ -100,7 +108,7 @@ export class DocumentSink {
 export class TableTree {
   private depth = 0;
   private readonly flat = new Map<string, string>();
-  /** Leaf number (the top 4·depth bits of the name hash) → its entries. */
+  /** Leaf number (the top 4·depth bits of the name hash) → its entries (at depth 0: `flat` itself). */
   private readonly leaves = new Map<number, Map<string, string>>();
   /** levels[k]: node number at level k → its document (k = depth: the leaves; level 0: the root). */
   private levels: Map<number, TreeDocument>[] = [];
@@ -207,6 +215,12 @@ export class TableTree {
     this.depth = tableDepth(this.flat.size);
     this.levels = Array.from({ length: this.depth + 1 }, () => new Map<number, TreeDocument>());
     this.rehash = false;
+    if (this.depth === 0) {
+      // One leaf holding every entry: the table itself (most tables are this small), not a copy.
+      this.leaves.set(0, this.flat);
+      this.dirty.add(0);
+      return;
+    }
     const shift = 32 - 4 * this.depth;
     for (const [name, digest] of this.flat) {
       const leaf = this.depth === 0 ? 0 : nameHash(name) >>> shift;
@@ -214,10 +228,6 @@ export class TableTree {
       if (!entries) this.leaves.set(leaf, (entries = new Map()));
       entries.set(name, digest);
       this.dirty.add(leaf);
-    }
-    if (this.depth === 0 && !this.leaves.has(0)) {
-      this.leaves.set(0, new Map());
-      this.dirty.add(0);
     }
   }
 }

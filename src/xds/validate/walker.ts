@@ -143,6 +143,12 @@ export class Validator {
   private readonly plans = new Map<string, MessagePlan | null>();
   /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
   private readonly clean = new WeakSet<object>();
+  /**
+   * Resources that break rules, with what they break, for the same reason. Not only compiler bugs:
+   * a proxyless gRPC listener breaks Envoy-only rules it is not held to (envoy-acceptance.ts), and
+   * would otherwise be walked again by every check.
+   */
+  private readonly rejected = new WeakMap<object, readonly Violation[]>();
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -162,9 +168,12 @@ export class Validator {
    */
   validate(typeName: string, message: object, shared?: Set<object>): Violation[] {
     if (this.clean.has(message)) return [];
+    const known = this.rejected.get(message);
+    if (known) return [...known];
     const walk = new Walk(shared);
     this.walkMessage(typeName, message as Msg, walk);
     if (walk.out.length === 0) this.clean.add(message);
+    else this.rejected.set(message, [...walk.out]);
     return walk.out;
   }
 
@@ -392,6 +401,7 @@ export class Validator {
     const max = r.max_items === undefined ? undefined : toNumber(r.max_items);
     const unique = r.unique === true;
     const ignoreEmpty = r.ignore_empty === true;
+    const sharedItem = this.sharedTypes.has(f.type);
     if (!item && min === undefined && max === undefined && !unique) return undefined;
     return (message, walk) => {
       const list = (message[name] ?? []) as readonly unknown[];
@@ -419,6 +429,8 @@ export class Validator {
       }
       if (item) {
         for (let i = 0; i < list.length; i++) {
+          // A clean shared message (a virtual host in every namespace's route config) is skipped here, before any call.
+          if (sharedItem && this.clean.has(list[i] as object)) continue;
           walk.segs.push(i);
           item(list[i], walk);
           walk.segs.pop();
