@@ -24,7 +24,7 @@ const stage = (s: Stages, k: string): string => (s[k] === undefined ? '–' : ms
 
 export function formatTable(rows: readonly Row[]): string {
   const head = [
-    '| services | docs | full compile ms (cold / warm) | inputs + stored inputs (one pass) / compile / snapshot ms | snapshot w/ noble ms | 1 endpoint change → store ms | full recompile ms | peak RSS MB (full compile / + watcher) | resources | objects | snapshot MB | YAML parse ms |',
+    '| services | docs | full compile ms (cold / warm) | inputs + stored inputs (one pass) / compile / snapshot ms | snapshot w/ noble ms | 1 endpoint change → store ms | full recompile ms | peak RSS MB (full compile / watcher process) | resources | objects | snapshot MB | YAML parse ms |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const ok = rows.filter((r): r is SizeResult => !('error' in r));
