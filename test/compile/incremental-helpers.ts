@@ -6,13 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import type { ChangedObject } from '../../src/compile/incremental.js';
-import { withDeleted, withReplaced } from '../../src/compile/incremental.js';
+import { applyCompileDelta, IncrementalCompiler, withDeleted, withReplaced } from '../../src/compile/incremental.js';
+import { compile } from '../../src/compile/index.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { EndpointSlice, Endpoints, Pod, SliceEndpoint } from '../../src/model/k8s.js';
 import { encodeMessage } from '../../src/xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES } from '../../src/xds/type-urls.js';
-import { pick, type Rand } from '../inputs/prng.js';
+import { mulberry32, pick, type Rand } from '../inputs/prng.js';
 
 /** Same groups, same names in the same order, same encoded bytes per resource, same classes and selectors. */
 export function assertSameOutput(actual: CompileOutput, expected: CompileOutput, what: string): void {
@@ -30,6 +31,32 @@ export function assertSameOutput(actual: CompileOutput, expected: CompileOutput,
   }
   assert.deepEqual(actual.classes, expected.classes, `${what}: classes`);
   assert.deepEqual(actual.selectors, expected.selectors, `${what}: selectors`);
+}
+
+/**
+ * `steps` random endpoint changes (randomStep, seeded) through one IncrementalCompiler: each must
+ * stay a delta (but a pod relabel) and give the output a full compile gives. `first` checks the full
+ * compile's output before the churn starts.
+ */
+export function assertChurnMatchesFull(
+  start: InputSet,
+  seed: number,
+  steps: number,
+  first: (output: CompileOutput) => void,
+): void {
+  let inputs = start;
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  first(output);
+  const rand = mulberry32(seed);
+  for (let i = 0; i < steps; i++) {
+    const step = randomStep(inputs, rand, i);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    output = r.kind === 'delta' ? applyCompileDelta(output, r.delta) : r.output;
+    if (!step.label.includes('relabel')) assert.equal(r.kind, 'delta', step.label);
+    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
+  }
 }
 
 export interface Step {

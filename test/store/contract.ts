@@ -51,6 +51,15 @@ const hex = (digest: string): string => digest.slice('sha256:'.length);
 
 const RACERS = 8;
 
+/** gc's context two hours from now: with the default one-hour grace, everything stored is old enough. */
+const twoHoursLater = (store: HistoryContext['store']): HistoryContext => ({
+  store,
+  channel: 'main',
+  actor: 'contract',
+  now: () => new Date(Date.now() + 2 * 3_600_000),
+  hasher: nodeSha256Hex,
+});
+
 export function runStoreContract(target: ContractTarget): void {
   const withStore = (
     name: string,
@@ -278,14 +287,7 @@ export function runStoreContract(target: ContractTarget): void {
         const snaps = range(versions).map((rev) => meshSnapshot(12, rev, 3));
         for (const snap of snaps)
           await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex });
-        // Two hours from now, with the default one-hour grace: everything stored is old enough.
-        const ctx: HistoryContext = {
-          store,
-          channel: 'main',
-          actor: 'contract',
-          now: () => new Date(Date.now() + 2 * 3_600_000),
-          hasher: nodeSha256Hex,
-        };
+        const ctx = twoHoursLater(store);
         await tag(ctx, '2', 'release-2');
         const r = await gc(ctx, { keep: 2 });
         assert.deepEqual(r.keptVersions.main, [5, 4, 2]);
@@ -395,13 +397,7 @@ export function runStoreContract(target: ContractTarget): void {
       const snaps = range(versions).map((rev) => meshSnapshot(services, rev, 3));
       for (const snap of snaps)
         await publishSnapshot(store, 'main', snap, { createdAt: CREATED_AT, hasher: nodeSha256Hex, packOnly: true });
-      const ctx: HistoryContext = {
-        store,
-        channel: 'main',
-        actor: 'contract',
-        now: () => new Date(Date.now() + 2 * 3_600_000),
-        hasher: nodeSha256Hex,
-      };
+      const ctx = twoHoursLater(store);
       const r = await gc(ctx, { keep: 2 });
       const kept = r.keptVersions.main ?? [];
       assert.deepEqual(kept, [versions, versions - 1]);

@@ -9,12 +9,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateMesh } from '../../../bench/synthetic.js';
 import { sidecarDocuments } from '../../../bench/sidecars.js';
-import { compile } from '../../../src/compile/index.js';
-import { applyCompileDelta, IncrementalCompiler, indexedInputs } from '../../../src/compile/incremental.js';
+import { indexedInputs } from '../../../src/compile/incremental.js';
 import { explain, type ExplainRequest, type ProxyResources } from '../../../src/explain/index.js';
 import { buildInputSet } from '../../../src/inputs/index.js';
-import { mulberry32 } from '../../inputs/prng.js';
-import { assertSameOutput, randomStep } from '../incremental-helpers.js';
+import { assertChurnMatchesFull } from '../incremental-helpers.js';
 import { compileMesh, proxy, sidecar, view, virtualService } from './scope-mesh.js';
 
 const DB = `apiVersion: v1
@@ -396,18 +394,7 @@ test('endpoint churn under Sidecars with port listeners: every change a delta, e
       },
     },
   }));
-  let inputs = indexedInputs(buildInputSet([...mesh, ...sidecars]));
-  const ic = new IncrementalCompiler();
-  let output = ic.compileFull(inputs).output;
-  assert.ok([...output.groups.values()].some((g) => g.listeners.has('127.0.0.1_9090')));
-  const rand = mulberry32(3);
-  for (let i = 0; i < 25; i++) {
-    const step = randomStep(inputs, rand, i);
-    inputs = step.next;
-    const r = ic.update(inputs, step.changed);
-    if (r.kind === 'delta') output = applyCompileDelta(output, r.delta);
-    else output = r.output;
-    if (!step.label.includes('relabel')) assert.equal(r.kind, 'delta', step.label);
-    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
-  }
+  assertChurnMatchesFull(indexedInputs(buildInputSet([...mesh, ...sidecars])), 3, 25, (output) =>
+    assert.ok([...output.groups.values()].some((g) => g.listeners.has('127.0.0.1_9090'))),
+  );
 });
