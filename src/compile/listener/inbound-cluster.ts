@@ -13,14 +13,19 @@ import { durationMs, envoy, packAny, type Cluster, type JsonValue } from '../../
 import { TypeName } from '../../xds/type-urls.js';
 import { u32 } from './filters.js';
 import { isGrpcFamily } from './inbound-chains.js';
-import type { InboundPort } from './inbound-ports.js';
+import type { InboundEndpoint, InboundPort } from './inbound-ports.js';
 
 const ClusterMsg = envoy.config.cluster.v3.Cluster;
 const MAX_U32 = 4294967295;
 /** istiod disables cleanup of inbound original-dst hosts with the largest Duration Go can hold. */
 const NEVER_CLEAN_UP_SECONDS = 9223372035;
 /** iptables lets connections from this source through to the application. */
-const INBOUND_PASSTHROUGH_BIND_IP = '127.0.0.6';
+const PASSTHROUGH_BIND = { source_address: { address: '127.0.0.6', port_value: 0 } };
+
+const endpointAddress = (
+  e: Exclude<InboundEndpoint, { kind: 'pod-port' }>,
+): envoy.config.core.v3.Address.$Properties =>
+  e.kind === 'pipe' ? { pipe: { path: e.path } } : { socket_address: { address: e.address, port_value: e.port } };
 
 export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluster {
   const services: JsonValue[] = p.services.map(serviceMetadata);
@@ -41,35 +46,28 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
     circuit_breakers: { thresholds: [thresholds(pool)] },
     metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
   };
-  // A Sidecar ingress listener's loopback endpoint: STATIC, and no bind address (istiod skips it for localhost).
-  const cluster: Cluster = p.endpoint
-    ? {
-        ...common,
-        type: ClusterMsg.DiscoveryType.STATIC,
-        load_assignment: {
-          cluster_name: name,
-          endpoints: [
-            {
-              lb_endpoints: [
-                {
-                  endpoint: {
-                    address: { socket_address: { address: p.endpoint.address, port_value: p.endpoint.port } },
-                  },
-                },
-              ],
-            },
-          ],
-        },
-        ...rest,
-      }
-    : {
-        ...common,
-        type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
-        lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
-        cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
-        ...rest,
-        upstream_bind_config: { source_address: { address: INBOUND_PASSTHROUGH_BIND_IP, port_value: 0 } },
-      };
+  const cluster: Cluster =
+    p.endpoint && p.endpoint.kind !== 'pod-port'
+      ? {
+          ...common,
+          type: ClusterMsg.DiscoveryType.STATIC,
+          load_assignment: {
+            cluster_name: name,
+            endpoints: [{ lb_endpoints: [{ endpoint: { address: endpointAddress(p.endpoint) } }] }],
+          },
+          ...rest,
+          // istiod skips the passthrough bind address for loopback endpoints only.
+          ...(p.endpoint.kind === 'pipe' ? { upstream_bind_config: PASSTHROUGH_BIND } : {}),
+        }
+      : {
+          ...common,
+          type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
+          lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+          ...(p.endpoint ? { original_dst_lb_config: { upstream_port_override: { value: p.endpoint.port } } } : {}),
+          cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
+          ...rest,
+          upstream_bind_config: PASSTHROUGH_BIND,
+        };
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = {

@@ -8,6 +8,18 @@ import type { CompileContext } from '../context.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 
+/**
+ * A Sidecar ingress listener's `defaultEndpoint` (istiod's buildInboundClustersFromSidecar):
+ * `loopback` 127.0.0.1 / ::1 and `pipe` (a unix socket) are STATIC clusters; `pod-port` is the pod's
+ * own address on another port, which istiod writes as a STATIC endpoint at the proxy's IP: here
+ * ORIGINAL_DST with that port as `upstream_port_override`, the same destination without a per-pod
+ * address in a class every pod shares.
+ */
+export type InboundEndpoint =
+  | { readonly kind: 'loopback'; readonly address: string; readonly port: number }
+  | { readonly kind: 'pipe'; readonly path: string }
+  | { readonly kind: 'pod-port'; readonly port: number };
+
 export interface InboundPort {
   readonly targetPort: number;
   /** The service and port that decide protocol and naming. */
@@ -15,8 +27,8 @@ export interface InboundPort {
   readonly port: MeshServicePort;
   /** Every service reaching this target port through the same service port number, for metadata. */
   readonly services: readonly MeshService[];
-  /** A Sidecar ingress listener's loopback `defaultEndpoint`: a STATIC cluster instead of ORIGINAL_DST. */
-  readonly endpoint?: { readonly address: string; readonly port: number };
+  /** Where a Sidecar ingress listener's `defaultEndpoint` sends traffic, when not to the original destination. */
+  readonly endpoint?: InboundEndpoint;
   /** A Sidecar ingress listener's own TLS, terminated instead of Istio mTLS where mTLS is DISABLE. */
   readonly tls?: SidecarIngressTls;
 }

@@ -39,7 +39,7 @@ export function buildInbound(
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const servicePorts = inboundPorts(ctx, shape.services);
   const ports = shape.sidecar?.spec.ingress?.length
-    ? sidecarIngressPorts(ctx.diags, shape.sidecar, shape.namespace, servicePorts)
+    ? sidecarIngressPorts(shape.sidecar, shape.namespace, servicePorts)
     : servicePorts;
   const clusters = new Map<string, Cluster>();
   for (const p of ports) {

@@ -240,7 +240,7 @@ test('namespaces whose Sidecars give the same view share one scope and its group
   assert.equal(groups('sidecar/ns2/_')[3], 'scope/ns1/ns1.default/routes/ns2');
 });
 
-test('ingress listeners replace the Services ports: ORIGINAL_DST without defaultEndpoint, STATIC to a loopback one; unbuilt parts are reported', () => {
+test('ingress listeners replace the Services ports: ORIGINAL_DST without defaultEndpoint, STATIC to a loopback or unix socket one, the pod address on another port as ORIGINAL_DST to that port', () => {
   const pod = `apiVersion: v1
 kind: Pod
 metadata: {name: k-1, namespace: default, labels: {app: known}}
@@ -261,7 +261,8 @@ spec:
   ingress:
   - {port: {number: 9080, protocol: HTTP, name: http}}
   - {port: {number: 9443, protocol: TCP, name: tcp}, defaultEndpoint: "127.0.0.1:8443"}
-  - {port: {number: 9444, protocol: TCP, name: tcp2}, defaultEndpoint: "0.0.0.0:7000"}`,
+  - {port: {number: 9444, protocol: TCP, name: tcp2}, defaultEndpoint: "0.0.0.0:7000"}
+  - {port: {number: 9445, protocol: TCP, name: tcp3}, defaultEndpoint: "unix:///var/run/app.sock"}`,
   );
   const v = view(result, proxy('default', { app: 'known' }));
   const inbound = [...v.resources.clusters.entries()].filter(([n]) => n.startsWith('inbound|'));
@@ -271,6 +272,7 @@ spec:
       ['inbound|9080||', 'ORIGINAL_DST'],
       ['inbound|9443||', 'STATIC'],
       ['inbound|9444||', 'ORIGINAL_DST'],
+      ['inbound|9445||', 'STATIC'],
     ],
   );
   const meta = JSON.stringify((v.resources.clusters.get('inbound|9080||') as { metadata: unknown }).metadata);
@@ -279,8 +281,21 @@ spec:
     JSON.stringify(v.resources.clusters.get('inbound|9443||')),
     /"address":"127\.0\.0\.1","port_value":8443/,
   );
+  // istiod: STATIC at the proxy's own IP, port 7000; meshsnap keeps the class shared across pods by
+  // sending to the original destination (the pod's address) with 7000 as the upstream port.
+  const podPort = v.resources.clusters.get('inbound|9444||') as {
+    original_dst_lb_config?: { upstream_port_override?: number };
+    upstream_bind_config?: { source_address: { address: string } };
+  };
+  assert.equal(podPort.original_dst_lb_config?.upstream_port_override, 7000);
+  assert.equal(podPort.upstream_bind_config?.source_address.address, '127.0.0.6');
+  // A unix socket: STATIC to the pipe, with the passthrough bind address as istiod sets it for every non-loopback endpoint.
+  const pipe = JSON.stringify(v.resources.clusters.get('inbound|9445||'));
+  assert.match(pipe, /"pipe":\{"path":"\/var\/run\/app\.sock"\}/);
+  assert.match(pipe, /"upstream_bind_config":\{"source_address":\{"address":"127\.0\.0\.6"/);
+  assert.doesNotMatch(JSON.stringify(v.resources.clusters.get('inbound|9443||')), /upstream_bind_config/);
   assert.deepEqual(
     result.diagnostics.filter((d) => d.code === 'unsupported-sidecar-field').map((d) => d.field),
-    ['spec.ingress[2].defaultEndpoint'],
+    [],
   );
 });
