@@ -75,9 +75,13 @@ export function clusterAnswer(
   }
   if (type === 'ORIGINAL_DST') {
     const colon = originalDestination.lastIndexOf(':');
+    // `upstream_port_override` keeps the original address and replaces its port.
+    const port = num(obj(cluster.original_dst_lb_config)?.upstream_port_override);
     return {
       ...common,
-      endpoints: [{ address: originalDestination.slice(0, colon), port: Number(originalDestination.slice(colon + 1)) }],
+      endpoints: [
+        { address: originalDestination.slice(0, colon), port: port ?? Number(originalDestination.slice(colon + 1)) },
+      ],
       endpointsFrom: 'original_destination',
     };
   }

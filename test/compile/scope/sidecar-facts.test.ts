@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { explain, type ProxyResources } from '../../../src/explain/index.js';
 import { compileMesh, proxy, sidecar, view, virtualService } from './scope-mesh.js';
 
 const vhosts = (routes: Record<string, Record<string, string | undefined>>, rc: string) =>
@@ -294,6 +295,20 @@ spec:
   assert.match(pipe, /"pipe":\{"path":"\/var\/run\/app\.sock"\}/);
   assert.match(pipe, /"upstream_bind_config":\{"source_address":\{"address":"127\.0\.0\.6"/);
   assert.doesNotMatch(JSON.stringify(v.resources.clusters.get('inbound|9443||')), /upstream_bind_config/);
+  // explain follows the override: a connection to the pod's 9444 reaches the application on 7000.
+  const toApp = explain(v.resources as unknown as ProxyResources, {
+    direction: 'inbound',
+    host: '10.1.0.9',
+    port: 9444,
+    destinationIp: '10.1.0.9',
+    protocol: 'tcp',
+    tls: false,
+    method: 'GET',
+    path: '/',
+    headers: {},
+  });
+  assert.equal(toApp.clusters[0]?.name, 'inbound|9444||');
+  assert.deepEqual(toApp.clusters[0]?.endpoints, [{ address: '10.1.0.9', port: 7000 }]);
   assert.deepEqual(
     result.diagnostics.filter((d) => d.code === 'unsupported-sidecar-field').map((d) => d.field),
     [],
