@@ -9,10 +9,10 @@
  * A unix domain socket listener (`bind: unix://…`, port 0) and an HTTP_PROXY listener import their
  * services with all their ports (istiod's needsPortMatch).
  *
- * Used when a listener has a port, a bind or captureMode NONE, or when a VirtualService imports a
+ * Every Sidecar's contents come from here (scopes.ts); the listeners shape the outbound listeners
+ * only when a listener has a port, a bind or captureMode NONE, or when a VirtualService imports a
  * destination no listener's hosts import (that service gets clusters, not listeners or virtual
- * hosts); otherwise the hosts of every listener are one import list (scopes.ts), which is the same
- * thing.
+ * hosts); otherwise one set of listeners for every port from all the services is the same thing.
  */
 import type { VirtualService } from '../../model/istio.js';
 import type { MeshService, Protocol } from '../../model/service-model.js';

@@ -10,7 +10,6 @@ import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
-import { resolveHost } from '../names.js';
 import { egressProxyCluster } from './egress-proxy.js';
 import {
   egressListenerContents,
@@ -18,7 +17,7 @@ import {
   type EgressListenerContents,
   type EgressListenerView,
 } from './egress-listeners.js';
-import { egressImports, importsService, importsVirtualService, type EgressImports } from './egress-hosts.js';
+import { egressImports, type EgressImports } from './egress-hosts.js';
 import { viewContext, type ViewContents } from './view.js';
 import {
   destinationRuleVisible,
@@ -28,7 +27,6 @@ import {
   virtualServiceVisible,
   type MeshVisibility,
 } from './visibility.js';
-import { destinationPorts, withPorts } from './vs-destinations.js';
 
 export type Scope =
   | { readonly full: true; readonly name: 'full'; readonly ctx: CompileContext }
@@ -40,9 +38,6 @@ export interface ScopeResolver {
   /** The scope of a sidecar of `namespace` to which `sidecar` (or none) applies. */
   scopeOf(namespace: string, sidecar: Sidecar | undefined): Scope;
 }
-
-const byHostname = (a: MeshService, b: MeshService): number =>
-  a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0;
 
 export function scopeResolver(ctx: CompileContext): ScopeResolver {
   const vis = meshVisibility(ctx);
@@ -119,40 +114,15 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
   const suffix = ctx.mesh.domainSuffix;
   const outboundTrafficPolicy = sidecar.spec.outboundTrafficPolicy?.mode ?? ctx.mesh.outboundTrafficPolicy;
   const built = egressListenerContents(egress, ns, exported, visibleLookup(ctx, ns), suffix);
-  if (shapesListeners(egress) || importsDestinationsOnly(built)) {
-    return {
-      clientNamespace: ns,
-      services: built.services,
-      virtualServices: built.virtualServices,
-      destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, built.services),
-      outboundTrafficPolicy,
-      egressListeners: built.listeners,
-    };
-  }
-  const virtualServices = exported.virtualServices.filter((vs) =>
-    importsVirtualService(
-      imports,
-      vs.meta.namespace,
-      vs.spec.hosts.map((h) => resolveHost(h, vs.meta.namespace, suffix).toLowerCase()),
-    ),
-  );
-  const services = new Map<string, MeshService>();
-  for (const s of exported.services) if (importsService(imports, s.namespace, s.hostname)) services.set(s.hostname, s);
-  for (const vs of virtualServices) {
-    for (const [host, ports] of destinationPorts(vs, suffix)) {
-      const s = ctx.model.byHostname.get(host);
-      if (!s || services.has(host) || !serviceVisible(ctx, s, ns)) continue;
-      const trimmed = withPorts(s, ports);
-      if (trimmed) services.set(host, trimmed);
-    }
-  }
-  const sorted = [...services.values()].sort(byHostname);
+  // Listeners are built per egress listener only where that differs from one import list for every port.
+  const perListener = shapesListeners(egress) || importsDestinationsOnly(built);
   return {
     clientNamespace: ns,
-    services: sorted,
-    virtualServices,
-    destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, sorted),
+    services: built.services,
+    virtualServices: built.virtualServices,
+    destinationRules: rulesSeen(exported.destinationRules, ns, ctx.mesh.rootNamespace, built.services),
     outboundTrafficPolicy,
+    ...(perListener ? { egressListeners: built.listeners } : {}),
   };
 }
 
