@@ -14,7 +14,6 @@ import { after, before, test } from 'node:test';
 import { startRelay, type Relay } from '../../../src/relay/relay.js';
 import { SECRET_TYPE_NAME, SECRET_TYPE_URL } from '../../../src/relay/sds/secret-material.js';
 import { MemorySecretSource } from '../../../src/relay/sds/secret-source.js';
-import { tokenReviewAuthenticator } from '../../../src/relay/security/token-review.js';
 import { ADS_SERVICE } from '../../../src/relay/xds/services.js';
 import { LocalStore } from '../../../src/snapshot/store/local.js';
 import { publishSnapshot } from '../../../src/snapshot/store/publish.js';
@@ -25,6 +24,7 @@ import { compileFiles } from '../../helpers/mesh.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../../helpers/paths.js';
 import { TestStream, type Resp } from '../protocol-client.js';
 import { tempDir } from '../store-fixture.js';
+import { serviceAccountReview } from './stand-ins.js';
 import { makeCa, type Issued, type TestCa } from './pki.js';
 
 const GATEWAY_NS = 'istio-system';
@@ -43,23 +43,8 @@ const ROUTER = {
   },
 };
 
-// A TokenReview stand-in: `sa:<namespace>:<name>` tokens are that service account.
-const review = tokenReviewAuthenticator({
-  review: (token) => {
-    const m = /^sa:([a-z0-9-]+):([a-z0-9-]+)$/.exec(token);
-    return Promise.resolve(
-      m
-        ? {
-            authenticated: true,
-            user: { username: `system:serviceaccount:${m[1]}:${m[2]}`, groups: ['system:serviceaccounts'] },
-            audiences: ['istio-ca'],
-          }
-        : { authenticated: false },
-    );
-  },
-  audiences: ['istio-ca'],
-  trustDomain: 'cluster.local',
-});
+// `/^sa:([a-z0-9-]+):([a-z0-9-]+)$/` tokens are the service account their groups name.
+const review = serviceAccountReview(/^sa:([a-z0-9-]+):([a-z0-9-]+)$/);
 
 const tmp = tempDir('meshsnap-gw-sds-');
 let ca: TestCa;

@@ -11,11 +11,9 @@ import { bearerTlsClient } from './bearer-client.js';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Logger } from '../../../src/log.js';
 import { startRelay, type Relay } from '../../../src/relay/relay.js';
 import { SECRET_TYPE_NAME, SECRET_TYPE_URL } from '../../../src/relay/sds/secret-material.js';
 import { MemorySecretSource } from '../../../src/relay/sds/secret-source.js';
-import { tokenReviewAuthenticator } from '../../../src/relay/security/token-review.js';
 import { ADS_SERVICE } from '../../../src/relay/xds/services.js';
 import { LocalStore } from '../../../src/snapshot/store/local.js';
 import { publishSnapshot } from '../../../src/snapshot/store/publish.js';
@@ -31,6 +29,7 @@ import {
 } from '../../compile/gateway-api/conformance-harness.js';
 import { TestStream, type Resp } from '../protocol-client.js';
 import { tempDir } from '../store-fixture.js';
+import { serviceAccountReview, capturingLogger } from './stand-ins.js';
 import { makeCa, type Issued, type TestCa } from './pki.js';
 
 const GATEWAY_SA = 'secure-istio';
@@ -83,33 +82,11 @@ const ROUTER = {
   },
 };
 
-// A TokenReview stand-in: `sa:<namespace>:<name>` tokens are that service account.
-const review = tokenReviewAuthenticator({
-  review: (token) => {
-    const m = /^sa:([a-z0-9-]+):([a-z0-9-]+)$/.exec(token);
-    return Promise.resolve(
-      m
-        ? {
-            authenticated: true,
-            user: { username: `system:serviceaccount:${m[1]}:${m[2]}`, groups: ['system:serviceaccounts'] },
-            audiences: ['istio-ca'],
-          }
-        : { authenticated: false },
-    );
-  },
-  audiences: ['istio-ca'],
-  trustDomain: 'cluster.local',
-});
+// `/^sa:([a-z0-9-]+):([a-z0-9-]+)$/` tokens are the service account their groups name.
+const review = serviceAccountReview(/^sa:([a-z0-9-]+):([a-z0-9-]+)$/);
 
 const tmp = tempDir('meshsnap-gwapi-sds-');
-const logged: { event: string; fields: Record<string, unknown> }[] = [];
-const capture: Logger = {
-  log: (_level, event, fields = {}) => void logged.push({ event, fields: { ...fields } }),
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
+const { logged, logger: capture } = capturingLogger();
 let ca: TestCa;
 let own: Issued;
 let granted: Issued;

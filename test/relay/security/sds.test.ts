@@ -11,36 +11,21 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Logger } from '../../../src/log.js';
 import { silentLogger } from '../../../src/relay/log.js';
 import { startRelay, type Relay } from '../../../src/relay/relay.js';
 import { SECRET_TYPE_NAME, SECRET_TYPE_URL } from '../../../src/relay/sds/secret-material.js';
 import { MemorySecretSource } from '../../../src/relay/sds/secret-source.js';
-import { tokenReviewAuthenticator } from '../../../src/relay/security/token-review.js';
 import { ADS_SERVICE, SDS_SERVICE } from '../../../src/relay/xds/services.js';
 import type { AuditRecord } from '../../../src/snapshot/audit.js';
 import { LocalStore } from '../../../src/snapshot/store/local.js';
 import { decodeMessage } from '../../../src/xds/proto.js';
 import { NODE, TestStream, type Resp } from '../protocol-client.js';
 import { eventually, publishSet, tempDir } from '../store-fixture.js';
+import { serviceAccountReview, capturingLogger } from './stand-ins.js';
 import { makeCa, type Issued, type TestCa } from './pki.js';
 
-const review = tokenReviewAuthenticator({
-  review: (token) => {
-    const m = /^tok-([a-z]+)-([a-z]+)$/.exec(token);
-    return Promise.resolve(
-      m
-        ? {
-            authenticated: true,
-            user: { username: `system:serviceaccount:${m[1]}:${m[2]}`, groups: ['system:serviceaccounts'] },
-            audiences: ['istio-ca'],
-          }
-        : { authenticated: false },
-    );
-  },
-  audiences: ['istio-ca'],
-  trustDomain: 'cluster.local',
-});
+// `/^tok-([a-z]+)-([a-z]+)$/` tokens are the service account their groups name.
+const review = serviceAccountReview(/^tok-([a-z]+)-([a-z]+)$/);
 
 const GATEWAY = {
   id: 'router~10.244.0.30~istio-ingressgateway-abc.default~default.svc.cluster.local',
@@ -62,14 +47,7 @@ const secretsOf = (r: Resp, delta = false): DecodedSecret[] =>
   );
 const text = (b: Uint8Array | undefined): string => Buffer.from(b ?? []).toString('utf8');
 
-const logged: { event: string; fields: Record<string, unknown> }[] = [];
-const capture: Logger = {
-  log: (_level, event, fields = {}) => void logged.push({ event, fields: { ...fields } }),
-  debug: () => {},
-  info: () => {},
-  warn: () => {},
-  error: () => {},
-};
+const { logged, logger: capture } = capturingLogger();
 
 describe('SDS from Kubernetes Secrets', { timeout: 60_000 }, () => {
   const tmp = tempDir('meshsnap-sds-');

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { silentLogger } from '../../../src/relay/log.js';
 import { startRelay, type Relay } from '../../../src/relay/relay.js';
-import { tokenReviewAuthenticator } from '../../../src/relay/security/token-review.js';
 import type { AuditRecord } from '../../../src/snapshot/audit.js';
 import { LocalStore } from '../../../src/snapshot/store/local.js';
 import { publishSnapshot } from '../../../src/snapshot/store/publish.js';
@@ -20,6 +19,7 @@ import { startXdsClientProcess, type ClientNode } from '../client-process.js';
 import { echoMeshYaml, ECHO_TARGET } from '../echo-mesh.js';
 import { startEchoBackend, type EchoBackend } from '../grpc-backends.js';
 import { eventually, tempDir } from '../store-fixture.js';
+import { serviceAccountReview } from './stand-ins.js';
 import { makeCa, type TestCa } from './pki.js';
 import { startTlsXdsClient, type TlsXdsClient } from './tls-client-process.js';
 
@@ -30,22 +30,8 @@ const node = (ns: string, pod = 'client'): ClientNode => ({
 });
 
 /** A fake TokenReview: `tok-<ns>-<sa>` is that service account, anything else is not authenticated. */
-const fakeReview = tokenReviewAuthenticator({
-  review: (token) => {
-    const m = /^tok-([a-z]+)-([a-z]+)$/.exec(token);
-    return Promise.resolve(
-      m
-        ? {
-            authenticated: true,
-            user: { username: `system:serviceaccount:${m[1]}:${m[2]}`, groups: ['system:serviceaccounts'] },
-            audiences: ['istio-ca'],
-          }
-        : { authenticated: false },
-    );
-  },
-  audiences: ['istio-ca'],
-  trustDomain: 'cluster.local',
-});
+// `/^tok-([a-z]+)-([a-z]+)$/` tokens are the service account their groups name.
+const fakeReview = serviceAccountReview(/^tok-([a-z]+)-([a-z]+)$/);
 
 describe('relay over TLS with real grpc-js-xds clients', { timeout: 120_000 }, () => {
   const tmp = tempDir('meshsnap-tls-');
