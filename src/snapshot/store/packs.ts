@@ -19,12 +19,17 @@
  * is "snapshot − base snapshot" (base: the head the publisher read), and a merged delta is the
  * union of what it merges, so the invariant carries over.
  *
+ * Stored inputs may ride along (`PackInputs`, the watcher's big publishes): every entry of a
+ * record's stored inputs is then loose or in one of its packs. A checkpoint holds all of them; a
+ * delta holds those the base's inputs lack (`added`), which the publisher works out.
+ *
  * The parts: pack-format.ts (encode/decode), pack-policy.ts (when to checkpoint and merge),
  * pack-contents.ts (what a snapshot holds), pack-load.ts (the cold start), pack-cache.ts (a bounded
  * cache a long-running publisher injects), and this file (writing a version's packs).
  */
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
+import type { TreeDocument } from '../tree.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { newSince, snapshotEntries } from './pack-contents.js';
 import { decodePack, encodePack, InvalidPackError, type PackEntries } from './pack-format.js';
@@ -45,6 +50,20 @@ export interface PackCache {
   remember(digest: string, entries: PackEntries, bytes: number): void;
 }
 
+/** Objects and documents (stored inputs' shape: BuiltInputs) to carry in packs. */
+export interface PackedEntries {
+  readonly objects: ReadonlyMap<string, Uint8Array>;
+  readonly documents: readonly Pick<TreeDocument, 'digest' | 'bytes'>[];
+}
+
+/** Stored inputs a version's packs carry besides its snapshot. */
+export interface PackInputs {
+  /** In a delta pack over `base`'s packs: the entries of the inputs that `base`'s inputs lack (or more). */
+  readonly added: (base: VersionRecord) => Promise<PackedEntries> | PackedEntries;
+  /** Every entry of its inputs: a checkpoint holds them all. */
+  readonly all: () => PackedEntries;
+}
+
 export interface PackWriteResult {
   readonly packs: PackList;
   /** Pack bytes newly stored. */
@@ -63,12 +82,20 @@ export async function writePacks(
   base: VersionRecord | null,
   hasher: Hasher = nobleSha256Hex,
   cache?: PackCache,
+  inputs?: PackInputs,
 ): Promise<PackWriteResult> {
   let bytesWritten = 0;
+  let inputObjects: ReadonlyMap<string, Uint8Array> | undefined;
   const count = (entries: PackEntries): PackWriteResult['added'] => {
     let objects = 0;
-    for (const d of entries.keys()) if (snapshot.objects.has(d)) objects++;
+    for (const d of entries.keys()) if (snapshot.objects.has(d) || inputObjects?.has(d)) objects++;
     return { objects, documents: entries.size - objects };
+  };
+  const withInputs = (entries: Map<string, Uint8Array>, carried: PackedEntries | undefined): void => {
+    if (!carried) return;
+    inputObjects = carried.objects;
+    for (const d of carried.documents) entries.set(d.digest, d.bytes);
+    for (const [d, b] of carried.objects) entries.set(d, b);
   };
   const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
     const digest = digestOf(bytes, hasher);
@@ -111,6 +138,7 @@ export async function writePacks(
         (d) => have.get(d) ?? store.getObject(d),
       );
     }
+    withInputs(entries, inputs?.all());
     const ref = await put(entries, encodePack(entries));
     return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
   };
@@ -126,6 +154,7 @@ export async function writePacks(
   } else {
     return checkpoint(); // a delta of something other than the head: rare (a racing publisher)
   }
+  if (inputs) withInputs(delta, await inputs.added(base));
   if (delta.size === 0) return { packs: chain, bytesWritten, added: { objects: 0, documents: 0 } };
   let last = encodePack(delta);
   if (needsCheckpoint(chain, last.byteLength)) return checkpoint();
