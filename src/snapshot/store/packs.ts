@@ -32,7 +32,14 @@ import type { BuiltSnapshot } from '../build.js';
 import type { TreeDocument } from '../tree.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { newSince, snapshotEntries } from './pack-contents.js';
-import { decodePack, encodePack, InvalidPackError, type PackEntries } from './pack-format.js';
+import {
+  decodePack,
+  encodePackParts,
+  InvalidPackError,
+  joinParts,
+  partsLength,
+  type PackEntries,
+} from './pack-format.js';
 import { mergesInto, needsCheckpoint, packRefs } from './pack-policy.js';
 import type { ContentReader, ContentWriter } from './store.js';
 
@@ -97,16 +104,27 @@ export async function writePacks(
     for (const d of carried.documents) entries.set(d.digest, d.bytes);
     for (const [d, b] of carried.objects) entries.set(d, b);
   };
-  const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
-    const digest = digestOf(bytes, hasher);
-    // A small pack goes through the store's small-batch path when it has one (one object, no layers).
-    const created =
-      store.putLayered && bytes.byteLength <= SMALL_PACK
-        ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0
-        : (await store.putObject(digest, bytes)) === 'created';
-    if (created) bytesWritten += bytes.byteLength;
-    cache?.remember(digest, entries, bytes.byteLength);
-    return { digest, bytes: bytes.byteLength };
+  const put = async (entries: PackEntries, parts: readonly Uint8Array[]): Promise<PackRef> => {
+    const size = partsLength(parts);
+    let digest: string;
+    let created: boolean;
+    if (store.putObjectParts && size > SMALL_PACK) {
+      // A big pack (a checkpoint) is written from its parts: never joined into one buffer.
+      const put = await store.putObjectParts(parts);
+      ({ digest } = put);
+      created = put.status === 'created';
+    } else {
+      const bytes = joinParts(parts);
+      digest = digestOf(bytes, hasher);
+      // A small pack goes through the store's small-batch path when it has one (one object, no layers).
+      created =
+        store.putLayered && size <= SMALL_PACK
+          ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0
+          : (await store.putObject(digest, bytes)) === 'created';
+    }
+    if (created) bytesWritten += size;
+    cache?.remember(digest, entries, size);
+    return { digest, bytes: size };
   };
   const loaded = new Map<string, ReadonlyMap<string, Uint8Array>>();
   const readPack = async (ref: PackRef): Promise<ReadonlyMap<string, Uint8Array>> => {
@@ -139,7 +157,7 @@ export async function writePacks(
       );
     }
     withInputs(entries, inputs?.all());
-    const ref = await put(entries, encodePack(entries));
+    const ref = await put(entries, encodePackParts(entries));
     return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
   };
 
@@ -156,20 +174,20 @@ export async function writePacks(
   }
   if (inputs) withInputs(delta, await inputs.added(base));
   if (delta.size === 0) return { packs: chain, bytesWritten, added: { objects: 0, documents: 0 } };
-  let last = encodePack(delta);
-  if (needsCheckpoint(chain, last.byteLength)) return checkpoint();
+  let last = encodePackParts(delta);
+  if (needsCheckpoint(chain, partsLength(last))) return checkpoint();
 
   // Binary-counter merging (pack-policy.ts).
   const deltas = [...chain.deltas];
   let lastEntries: PackEntries = delta;
   for (;;) {
     const prev = deltas[deltas.length - 1];
-    if (!prev || !mergesInto(last.byteLength, prev, deltas.length)) break;
+    if (!prev || !mergesInto(partsLength(last), prev, deltas.length)) break;
     const merged = new Map(await readPack(prev));
     for (const [d, b] of lastEntries) merged.set(d, b);
     deltas.pop();
     lastEntries = merged;
-    last = encodePack(merged);
+    last = encodePackParts(merged);
   }
   deltas.push(await put(lastEntries, last));
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };
