@@ -117,6 +117,10 @@ export class Watcher {
   private readonly inputsTree: StoredInputsTree;
   /** The last publish may have failed: write every inputs document, and compile a complete snapshot. */
   private storeIncomplete = false;
+  /** The inputs this watcher last saw recorded: what the tree's next commit builds on, in the store (round/packed-inputs.ts). */
+  private inputsBase: string | undefined;
+  /** Commits of the inputs tree: the first holds every entry. */
+  private inputsCommits = 0;
   private readonly guard = new PublishGuard();
   /** Informers whose relist came back empty: informer id → objects kept from before. */
   private readonly kept = new Map<string, number>();
@@ -496,6 +500,7 @@ export class Watcher {
 
   private updateInputs(changed: ReadonlySet<string>): { readonly inputs: BuiltInputs; readonly inputsMs: number } {
     const ti = performance.now();
+    this.inputsCommits++;
     const inputs = updateStoredInputs(changed, this.cache, this.lkg, this.inputsTree);
     this.metrics.lastKnownGood.set(this.lkg.substitutions().length);
     return { inputs, inputsMs: performance.now() - ti };
@@ -549,6 +554,8 @@ export class Watcher {
         diagnostics,
         inputs,
         inputsToWrite: () => (this.storeIncomplete ? this.inputsTree.complete() : inputs),
+        ...(this.inputsBase && !this.storeIncomplete ? { inputsBase: this.inputsBase } : {}),
+        allInputs: () => (this.inputsCommits === 1 ? inputs : this.inputsTree.complete()),
         objects: () => request.objects,
         provenance: () => this.changes.provenance(this.lkg.substitutions()),
         createdAt: () => (this.opts.now?.() ?? new Date()).toISOString(),
@@ -564,6 +571,7 @@ export class Watcher {
     }
     // A pinned or refused round stores other snapshots than the head, which the next delta would build on.
     this.storeIncomplete = stored.pinned || stored.refused !== undefined;
+    if (stored.inputsRecorded) this.inputsBase = inputs.digest;
     this.metrics.publishes.inc({ result: stored.refused ? 'refused' : stored.published.status });
     if (stored.refused) {
       const { refused } = stored;

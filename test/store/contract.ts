@@ -17,10 +17,13 @@ import {
   type SnapshotStore,
 } from '../../src/snapshot/store/store.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import type { BuiltSnapshot } from '../../src/snapshot/build.js';
 import { gc } from '../../src/history/gc.js';
 import { tag } from '../../src/history/tag.js';
 import type { HistoryContext } from '../../src/history/context.js';
 import { CREATED_AT, meshSnapshot, nthSnapshot } from './helpers.js';
+import { generateMesh } from '../../bench/synthetic.js';
+import { loadStoredInputs, storedInputsOfDocuments, type BuiltInputs } from '../../src/snapshot/stored-inputs/index.js';
 
 export interface OpenedStore {
   readonly store: SnapshotStore;
@@ -416,6 +419,66 @@ export function runStoreContract(target: ContractTarget): void {
       const again = await gc(ctx, { keep: 2 });
       assert.deepEqual([again.deletedObjects, again.deletedDocuments, again.spared], [0, 0, 0]);
     });
+
+    withStore(
+      'packed stored inputs: carried in packs, read back from them, kept whole by each checkpoint through gc',
+      async ({ store }) => {
+        const services = target.scale?.services ?? 12;
+        // The same small inputs everywhere: the third snapshot below outgrows the checkpoint at every scale.
+        const inputs = storedInputsOfDocuments(generateMesh({ services: 12 }).docs, nodeSha256Hex);
+        const none: BuiltInputs = { digest: '', objects: new Map(), documents: [], count: 0 };
+        const publish = (snap: BuiltSnapshot, added: BuiltInputs) =>
+          publishSnapshot(store, 'main', snap, {
+            createdAt: CREATED_AT,
+            hasher: nodeSha256Hex,
+            packOnly: true,
+            record: { inputs: inputs.digest },
+            packedInputs: { added: () => added, all: () => inputs },
+          });
+        const first = await publish(meshSnapshot(services, 1), inputs);
+        assert.equal(first.status, 'published');
+        if (first.status !== 'published') return;
+        assert.deepEqual(
+          [...(await entries(store.listObjects?.())).keys()],
+          packDigests(first.record),
+          'no loose input object: only the pack',
+        );
+        assert.equal(first.objectsWritten, meshSnapshot(services, 1).objects.size + inputs.objects.size);
+        const expectInputs = async (what: string): Promise<void> => {
+          const docs = await loadStoredInputs(store, inputs.digest);
+          assert.equal(docs.length, inputs.count, `${what}: every stored object reads back`);
+          for (const [d, b] of inputs.objects)
+            assert.deepEqual(plain(await store.getObject(d)), plain(b), `${what}: ${d}`);
+          for (const d of inputs.documents)
+            assert.deepEqual(plain(await store.getDocument(d.digest)), plain(d.bytes), `${what}: ${d.digest}`);
+        };
+        await expectInputs('first version');
+
+        // A delta adds nothing of the inputs (its base holds them); then a new checkpoint must hold them all.
+        const second = await publish(meshSnapshot(services, 2), none);
+        assert.equal(
+          second.status === 'published' && second.record.packs?.checkpoint.digest,
+          first.record.packs?.checkpoint.digest,
+        );
+        const third = await publish(meshSnapshot(services * 4, 3), none);
+        assert.equal(third.status, 'published');
+        if (third.status !== 'published') return;
+        assert.notEqual(
+          third.record.packs?.checkpoint.digest,
+          first.record.packs?.checkpoint.digest,
+          'a new checkpoint',
+        );
+        const r = await gc(twoHoursLater(store), { keep: 1 });
+        assert.deepEqual(r.keptVersions.main, [3]);
+        assert.equal(await store.getVersion('main', 1), null);
+        assert.deepEqual(
+          [...(await entries(store.listObjects?.())).keys()].sort(),
+          packDigests(third.record).sort(),
+          'the old packs are gone',
+        );
+        await expectInputs('after gc, from the checkpoint alone');
+      },
+    );
   });
 }
 

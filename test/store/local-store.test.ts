@@ -8,6 +8,8 @@ import { publishSnapshot } from '../../src/snapshot/store/publish.js';
 import { CorruptObjectError, DigestMismatchError, InvalidDigestError } from '../../src/snapshot/store/store.js';
 import { InvalidChannelError } from '../../src/snapshot/manifest.js';
 import { CREATED_AT, nthSnapshot, tempStoreDir } from './helpers.js';
+import { decodePack, encodePack } from '../../src/snapshot/store/packs.js';
+import { encodePackParts } from '../../src/snapshot/store/pack-format.js';
 
 const bytes = utf8Bytes('hello objects');
 const digest = digestOf(bytes);
@@ -23,6 +25,23 @@ test('objects are stored under sha256/<aa>/<hex> and read back verified', async 
   assert.ok(existsSync(join(root, 'objects', 'sha256', hex.slice(0, 2), hex)));
   assert.ok(await store.hasObject(digest));
   assert.deepEqual(await store.getObject(digest), bytes);
+});
+
+test('a pack written from its parts (more than one writev batch) is the pack encodePack gives, stored once', async () => {
+  const root = tempStoreDir();
+  const store = new LocalStore(root);
+  const entries = new Map<string, Uint8Array>();
+  for (let i = 0; i < 3000; i++) {
+    const b = utf8Bytes(`entry ${i}`);
+    entries.set(digestOf(b), b);
+  }
+  const whole = encodePack(entries);
+  const put = await store.putObjectParts(encodePackParts(entries));
+  assert.deepEqual(put, { digest: digestOf(whole), status: 'created' });
+  assert.deepEqual(await store.getObject(put.digest), whole);
+  assert.equal(decodePack(whole).size, 3000);
+  assert.deepEqual(await store.putObjectParts(encodePackParts(entries)), { digest: put.digest, status: 'exists' });
+  assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'no temp file left');
 });
 
 test('bytes that do not match the digest are refused and an existing object is never overwritten', async () => {

@@ -15,11 +15,12 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { link, mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
-import { digestOf, type Hasher } from '../digest.js';
+import { DIGEST_PREFIX, digestOf, type Hasher } from '../digest.js';
+import { joinParts } from './pack-format.js';
 import {
   assertChannel,
   parseVersionRecord,
@@ -76,6 +77,8 @@ export const DEFAULT_STORE_DIR = '.meshsnap';
 const SYNC_WRITE_MAX = 1 << 20;
 /** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
 const SYNC_BATCH_MAX = 64;
+/** Parts per writev call (the system's IOV_MAX is 1024). */
+const WRITEV_PARTS = 1024;
 
 export interface LocalStoreOptions {
   readonly hasher?: Hasher;
@@ -143,6 +146,26 @@ export class LocalStore implements SnapshotStore {
     if (!(await freshen(path)) && (await this.placeNew(path, bytes)) === 'created') return 'created';
     await this.verifiedRead(digest, path);
     return 'exists';
+  }
+
+  /** A checkpoint pack: hashed part by part and written with writev, never joined in memory. */
+  async putObjectParts(parts: readonly Uint8Array[]): Promise<{ digest: string; status: 'created' | 'exists' }> {
+    const hash = createHash('sha256');
+    for (const p of parts) hash.update(p);
+    const digest = `${DIGEST_PREFIX}${hash.digest('hex')}`;
+    const path = this.objectPath(digest);
+    if (!(await freshen(path))) {
+      await this.mkdirOnce(dirname(path));
+      const tmp = await this.writeTempParts(parts);
+      try {
+        if ((await this.linkStaged(tmp, path, () => joinParts(parts))) === 'created')
+          return { digest, status: 'created' };
+      } finally {
+        await unlink(tmp).catch(() => undefined);
+      }
+    }
+    await this.verifiedRead(digest, path);
+    return { digest, status: 'exists' };
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
@@ -226,7 +249,7 @@ export class LocalStore implements SnapshotStore {
       for (const group of groups) {
         const placed = await Promise.all(
           group.map(async (e) => {
-            const result = await this.linkStaged(await (e.tmp as Promise<string>), e.path, e.bytes);
+            const result = await this.linkStaged(await (e.tmp as Promise<string>), e.path, () => e.bytes);
             remove(e);
             if (result === 'created') return e.digest;
             await freshen(e.path); // found and reused
@@ -478,7 +501,7 @@ export class LocalStore implements SnapshotStore {
     await this.mkdirOnce(dirname(path));
     const tmp = await this.writeTemp(bytes);
     try {
-      return await this.linkStaged(tmp, path, bytes);
+      return await this.linkStaged(tmp, path, () => bytes);
     } finally {
       await unlink(tmp).catch(() => undefined);
     }
@@ -505,13 +528,13 @@ export class LocalStore implements SnapshotStore {
   }
 
   /** Links a complete temp file to `path` unless something is already there (the temp file stays). */
-  private async linkStaged(tmp: string, path: string, bytes: Uint8Array): Promise<'created' | 'exists'> {
+  private async linkStaged(tmp: string, path: string, bytes: () => Uint8Array): Promise<'created' | 'exists'> {
     try {
       await link(tmp, path);
       return 'created';
     } catch (e) {
       if (isCode(e, 'EEXIST')) return 'exists';
-      if (isCode(e, 'EPERM') || isCode(e, 'ENOTSUP') || isCode(e, 'ENOSYS')) return createExclusive(path, bytes);
+      if (isCode(e, 'EPERM') || isCode(e, 'ENOTSUP') || isCode(e, 'ENOSYS')) return createExclusive(path, bytes());
       throw e;
     }
   }
@@ -520,6 +543,19 @@ export class LocalStore implements SnapshotStore {
     await this.mkdirOnce(this.tmpDir);
     const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     await writeFile(path, bytes, { flag: 'wx' });
+    return path;
+  }
+
+  private async writeTempParts(parts: readonly Uint8Array[]): Promise<string> {
+    await this.mkdirOnce(this.tmpDir);
+    const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
+    const handle = await open(path, 'wx');
+    try {
+      // Bounded batches: one writev each (libuv loops until a batch is written whole).
+      for (let i = 0; i < parts.length; i += WRITEV_PARTS) await handle.writev(parts.slice(i, i + WRITEV_PARTS));
+    } finally {
+      await handle.close();
+    }
     return path;
   }
 

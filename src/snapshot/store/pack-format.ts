@@ -24,12 +24,22 @@ export class InvalidPackError extends MeshsnapError {
 
 /** Deterministic: entries sorted by digest, so the same content is the same pack. */
 export function encodePack(entries: PackEntries): Uint8Array {
+  return joinParts(encodePackParts(entries));
+}
+
+/** The pack's bytes as parts (its index, then each entry's bytes, shared, not copied): encodePack without the join. */
+export function encodePackParts(entries: PackEntries): Uint8Array[] {
   const sorted = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: sorted.map(([d, b]) => [d, b.byteLength]) })}\n`);
-  const out = new Uint8Array(head.byteLength + sorted.reduce((n, [, b]) => n + b.byteLength, 0));
-  out.set(head, 0);
-  let at = head.byteLength;
-  for (const [, b] of sorted) {
+  return [head, ...sorted.map(([, b]) => b)];
+}
+
+export const partsLength = (parts: readonly Uint8Array[]): number => parts.reduce((n, b) => n + b.byteLength, 0);
+
+export function joinParts(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(partsLength(parts));
+  let at = 0;
+  for (const b of parts) {
     out.set(b, at);
     at += b.byteLength;
   }

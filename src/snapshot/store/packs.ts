@@ -19,15 +19,27 @@
  * is "snapshot − base snapshot" (base: the head the publisher read), and a merged delta is the
  * union of what it merges, so the invariant carries over.
  *
+ * Stored inputs may ride along (`PackInputs`, the watcher's big publishes): every entry of a
+ * record's stored inputs is then loose or in one of its packs. A checkpoint holds all of them; a
+ * delta holds those the base's inputs lack (`added`), which the publisher works out.
+ *
  * The parts: pack-format.ts (encode/decode), pack-policy.ts (when to checkpoint and merge),
  * pack-contents.ts (what a snapshot holds), pack-load.ts (the cold start), pack-cache.ts (a bounded
  * cache a long-running publisher injects), and this file (writing a version's packs).
  */
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
+import type { TreeDocument } from '../tree.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { newSince, snapshotEntries } from './pack-contents.js';
-import { decodePack, encodePack, InvalidPackError, type PackEntries } from './pack-format.js';
+import {
+  decodePack,
+  encodePackParts,
+  InvalidPackError,
+  joinParts,
+  partsLength,
+  type PackEntries,
+} from './pack-format.js';
 import { mergesInto, needsCheckpoint, packRefs } from './pack-policy.js';
 import type { ContentReader, ContentWriter } from './store.js';
 
@@ -43,6 +55,20 @@ export { loadSnapshotPacked, type PackedLoad } from './pack-load.js';
 export interface PackCache {
   get(digest: string): PackEntries | undefined;
   remember(digest: string, entries: PackEntries, bytes: number): void;
+}
+
+/** Objects and documents (stored inputs' shape: BuiltInputs) to carry in packs. */
+export interface PackedEntries {
+  readonly objects: ReadonlyMap<string, Uint8Array>;
+  readonly documents: readonly Pick<TreeDocument, 'digest' | 'bytes'>[];
+}
+
+/** Stored inputs a version's packs carry besides its snapshot. */
+export interface PackInputs {
+  /** In a delta pack over `base`'s packs: the entries of the inputs that `base`'s inputs lack (or more). */
+  readonly added: (base: VersionRecord) => Promise<PackedEntries> | PackedEntries;
+  /** Every entry of its inputs: a checkpoint holds them all. */
+  readonly all: () => PackedEntries;
 }
 
 export interface PackWriteResult {
@@ -63,23 +89,42 @@ export async function writePacks(
   base: VersionRecord | null,
   hasher: Hasher = nobleSha256Hex,
   cache?: PackCache,
+  inputs?: PackInputs,
 ): Promise<PackWriteResult> {
   let bytesWritten = 0;
+  let inputObjects: ReadonlyMap<string, Uint8Array> | undefined;
   const count = (entries: PackEntries): PackWriteResult['added'] => {
     let objects = 0;
-    for (const d of entries.keys()) if (snapshot.objects.has(d)) objects++;
+    for (const d of entries.keys()) if (snapshot.objects.has(d) || inputObjects?.has(d)) objects++;
     return { objects, documents: entries.size - objects };
   };
-  const put = async (entries: PackEntries, bytes: Uint8Array): Promise<PackRef> => {
-    const digest = digestOf(bytes, hasher);
-    // A small pack goes through the store's small-batch path when it has one (one object, no layers).
-    const created =
-      store.putLayered && bytes.byteLength <= SMALL_PACK
-        ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0
-        : (await store.putObject(digest, bytes)) === 'created';
-    if (created) bytesWritten += bytes.byteLength;
-    cache?.remember(digest, entries, bytes.byteLength);
-    return { digest, bytes: bytes.byteLength };
+  const withInputs = (entries: Map<string, Uint8Array>, carried: PackedEntries | undefined): void => {
+    if (!carried) return;
+    inputObjects = carried.objects;
+    for (const d of carried.documents) entries.set(d.digest, d.bytes);
+    for (const [d, b] of carried.objects) entries.set(d, b);
+  };
+  const put = async (entries: PackEntries, parts: readonly Uint8Array[]): Promise<PackRef> => {
+    const size = partsLength(parts);
+    let digest: string;
+    let created: boolean;
+    if (store.putObjectParts && size > SMALL_PACK) {
+      // A big pack (a checkpoint) is written from its parts: never joined into one buffer.
+      const put = await store.putObjectParts(parts);
+      ({ digest } = put);
+      created = put.status === 'created';
+    } else {
+      const bytes = joinParts(parts);
+      digest = digestOf(bytes, hasher);
+      // A small pack goes through the store's small-batch path when it has one (one object, no layers).
+      created =
+        store.putLayered && size <= SMALL_PACK
+          ? (await store.putLayered(new Map([[digest, bytes]]), [])).objects.length > 0
+          : (await store.putObject(digest, bytes)) === 'created';
+    }
+    if (created) bytesWritten += size;
+    cache?.remember(digest, entries, size);
+    return { digest, bytes: size };
   };
   const loaded = new Map<string, ReadonlyMap<string, Uint8Array>>();
   const readPack = async (ref: PackRef): Promise<ReadonlyMap<string, Uint8Array>> => {
@@ -111,7 +156,8 @@ export async function writePacks(
         (d) => have.get(d) ?? store.getObject(d),
       );
     }
-    const ref = await put(entries, encodePack(entries));
+    withInputs(entries, inputs?.all());
+    const ref = await put(entries, encodePackParts(entries));
     return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
   };
 
@@ -126,21 +172,22 @@ export async function writePacks(
   } else {
     return checkpoint(); // a delta of something other than the head: rare (a racing publisher)
   }
+  if (inputs) withInputs(delta, await inputs.added(base));
   if (delta.size === 0) return { packs: chain, bytesWritten, added: { objects: 0, documents: 0 } };
-  let last = encodePack(delta);
-  if (needsCheckpoint(chain, last.byteLength)) return checkpoint();
+  let last = encodePackParts(delta);
+  if (needsCheckpoint(chain, partsLength(last))) return checkpoint();
 
   // Binary-counter merging (pack-policy.ts).
   const deltas = [...chain.deltas];
   let lastEntries: PackEntries = delta;
   for (;;) {
     const prev = deltas[deltas.length - 1];
-    if (!prev || !mergesInto(last.byteLength, prev, deltas.length)) break;
+    if (!prev || !mergesInto(partsLength(last), prev, deltas.length)) break;
     const merged = new Map(await readPack(prev));
     for (const [d, b] of lastEntries) merged.set(d, b);
     deltas.pop();
     lastEntries = merged;
-    last = encodePack(merged);
+    last = encodePackParts(merged);
   }
   deltas.push(await put(lastEntries, last));
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };

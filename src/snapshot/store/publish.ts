@@ -15,7 +15,7 @@ import {
   type VersionRecord,
 } from '../manifest.js';
 import type { Hasher } from '../digest.js';
-import { writePacks, type PackCache, type PackWriteResult } from './packs.js';
+import { writePacks, type PackCache, type PackInputs, type PackWriteResult } from './packs.js';
 import { LAYERED_MAX, putTree } from './put-tree.js';
 import type { ChannelReader, ChannelWriter, ContentReader, ContentWriter } from './store.js';
 
@@ -41,6 +41,11 @@ export interface PublishInfo {
   readonly packCache?: PackCache;
   /** More version-record fields (history's status, origin, actor…), merged over everything else. */
   readonly recordFields?: Partial<VersionDraft>;
+  /**
+   * Stored inputs the version's packs carry (packs.ts): `added` goes into its new pack, which the
+   * record names, and a checkpoint holds `all()`. Needs packs (not `packs: false`).
+   */
+  readonly packedInputs?: PackInputs;
   /** Awaited before the version record is written (writes the record must not name before they finish, e.g. stored inputs). */
   readonly waitBefore?: Promise<unknown>;
 }
@@ -75,6 +80,7 @@ export async function publishSnapshot(
   snapshot: BuiltSnapshot,
   info: PublishInfo,
 ): Promise<PublishResult> {
+  if (info.packs === false && info.packedInputs) throw new Error('publishSnapshot: packedInputs needs packs');
   const head = await store.readChannel(channel);
   if (head && head.digest === snapshot.digest) return { status: 'unchanged', head };
   // The head's snapshot is stored whole (a head never names missing data): no need to look.
@@ -93,8 +99,9 @@ export async function publishSnapshot(
   // cannot be read (gc, corruption) is not fatal: start a new checkpoint.
   const writingPacks = (): Promise<PackWriteResult> =>
     readingBase.then((base) =>
-      writePacks(store, snapshot, base, info.hasher, info.packCache).catch(() =>
-        writePacks(store, snapshot, null, info.hasher, info.packCache),
+      writePacks(store, snapshot, base, info.hasher, info.packCache, info.packedInputs).catch(() =>
+        // A new checkpoint holds every input: what `added` left out for the base is in it too.
+        writePacks(store, snapshot, null, info.hasher, info.packCache, info.packedInputs),
       ),
     );
   const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;

@@ -39,6 +39,14 @@ export interface ContentWriter {
   /** Stores bytes under their digest. Idempotent; an existing object is never overwritten. Bytes that do not hash to `digest` are refused (DigestMismatchError). */
   putObject(digest: string, bytes: Uint8Array): Promise<'created' | 'exists'>;
   /**
+   * Optional, for a big object made of parts (a checkpoint pack): stores the parts' concatenation
+   * under its digest, computed here in one pass, without joining them into one buffer; otherwise
+   * putObject's contract. Without it, callers join the parts and call putObject.
+   */
+  putObjectParts?(
+    parts: readonly Uint8Array[],
+  ): Promise<{ readonly digest: string; readonly status: 'created' | 'exists' }>;
+  /**
    * Stores snapshot documents under their digests; all are stored when the promise resolves
    * (callers write children before parents by calling once per layer). Idempotent: a document
    * already stored is not written again. Refuses bytes that do not hash to their digest

@@ -6,6 +6,8 @@
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
+import { LAYERED_MAX } from '../../snapshot/store/put-tree.js';
+import { packInputs } from './packed-inputs.js';
 import { pinnedRound, type PinnedRefused } from '../../history/pinned-round.js';
 import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
 import { withLbEndpoints } from '../../history/mesh-summary.js';
@@ -26,6 +28,13 @@ export interface PublishRoundInput {
   readonly inputs: BuiltInputs;
   /** The inputs documents to write (all of them after a failed publish, else the round's new ones); read when not pinned. */
   readonly inputsToWrite: () => BuiltInputs;
+  /**
+   * Stored inputs whose tree, with `inputsToWrite()` and what earlier rounds wrote loose, holds
+   * every entry of this round's inputs (the inputs this watcher last stored in a record).
+   */
+  readonly inputsBase?: string;
+  /** Every entry of the round's inputs (a checkpoint pack carries them all). */
+  readonly allInputs: () => BuiltInputs;
   /** Every object compiled; read (and sorted) only when the channel is pinned: an unpinned round stays O(change). */
   readonly objects: () => readonly CachedObject[];
   /** Called when needed, so that both read the state of that moment. */
@@ -49,6 +58,8 @@ export interface PublishedRound {
   readonly documentsWritten: number;
   /** Reading the head and writing inputs, objects, documents, version record and head. */
   readonly publishMs: number;
+  /** The served version's record names this round's inputs (written now, or already). */
+  readonly inputsRecorded: boolean;
 }
 
 export async function publishRound(input: PublishRoundInput): Promise<PublishedRound> {
@@ -90,12 +101,17 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     // the same state): its record names them, so they are stored; nothing is written or touched.
     published = { status: 'unchanged', head: served };
   } else {
-    // The inputs are written alongside the snapshot's objects and documents, and the version
-    // record only after both: a record never names inputs that are not stored. When the
-    // channel already serves this snapshot, publishSnapshot stores nothing (and the inputs,
-    // the same as that version's, are already stored: writing them is a no-op).
-    const writing = putStoredInputs(store, input.inputsToWrite());
+    // Small inputs (a change's tens of entries) are written loose alongside the snapshot's
+    // objects and documents; big ones (a first round, a restart's differences) go into the
+    // version's pack only (packed-inputs.ts). Either way the version record comes after both: a
+    // record never names inputs that are not stored. The version's packs carry every input at
+    // each checkpoint, so entries held only in an older pack stay reachable from every record.
+    const toWrite = input.inputsToWrite();
+    const packOnly = toWrite.objects.size + toWrite.documents.length > LAYERED_MAX;
+    const writing = packOnly ? Promise.resolve(NOTHING_WRITTEN) : putStoredInputs(store, toWrite);
     writing.catch(() => undefined); // awaited below; a failure fails the publish
+    const round = { toWrite, all: input.allInputs, ...(input.inputsBase ? { base: input.inputsBase } : {}) };
+    const packedInputs = packInputs(store, packOnly ? round : { ...round, toWrite: NO_INPUTS });
     // The record counts endpoints (LbEndpoints), from the summary the guard made anyway.
     published = await publishSnapshot(store, channel, input.snapshot, {
       ...(check ? { recordFields: { counts: withLbEndpoints(input.snapshot.counts, check.next) } } : {}),
@@ -103,10 +119,13 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
       waitBefore: writing,
+      packedInputs,
       ...(input.packCache ? { packCache: input.packCache } : {}),
       ...(input.hasher ? { hasher: input.hasher } : {}),
     });
-    const wrote = await writing;
+    // The channel already serves this snapshot, so no pack was written: the inputs go loose (the
+    // next round's change builds on them).
+    const wrote = packOnly && published.status === 'unchanged' ? await putStoredInputs(store, toWrite) : await writing;
     bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
@@ -117,8 +136,13 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     bytesWritten,
     documentsWritten,
     publishMs: performance.now() - tp,
+    inputsRecorded: !pinned && !refused && (served !== undefined || published.status === 'published'),
   };
 }
+
+const NOTHING_WRITTEN = { objectsWritten: 0, documentsWritten: 0, bytesWritten: 0 } as const;
+/** A small round's inputs are loose: its delta pack adds none (a checkpoint still holds them all). */
+const NO_INPUTS: BuiltInputs = { digest: '', objects: new Map(), documents: [], count: 0 };
 
 /** The channel's head when its version record names exactly these stored inputs. */
 async function servedWith(
