@@ -52,6 +52,19 @@ export class WireWriter {
     this.view = new DataView(next.buffer);
   }
 
+  /** A one-byte tag (field number < 16), precomputed by the generated writers. */
+  t1(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** A two-byte tag's varint bytes, precomputed by the generated writers. */
+  t2(b0: number, b1: number): void {
+    this.ensure(2);
+    this.buf[this.pos++] = b0;
+    this.buf[this.pos++] = b1;
+  }
+
   /** protobufjs `uint32`: the value as an unsigned 32-bit varint. */
   uint32(value: number): void {
     let v = value >>> 0;
