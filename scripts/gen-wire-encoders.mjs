@@ -55,6 +55,32 @@ function writeScalar(scalar, x) {
   return `${check(x)} w.${method}(${x});`.trim();
 }
 
+/** The runtime's field writer of each scalar: `(w, tag, value)` checks the value, writes the tag and the value. */
+const FIELD = {
+  string: 'str',
+  bytes: 'byt',
+  bool: 'bool',
+  int32: 'i32',
+  uint32: 'u32',
+  sint32: 's32',
+  fixed32: 'f32',
+  sfixed32: 'f32',
+  double: 'dbl',
+  float: 'flt',
+  int64: 'i64',
+  uint64: 'i64',
+  sint64: 's64',
+  fixed64: 'f64',
+  sfixed64: 'f64',
+};
+
+const tagOf = (id, wire) => ((id << 3) | wire) >>> 0;
+
+/** Scalar `x` as field `id` (tag and value). */
+function scalarField(scalar, id, x) {
+  return `${FIELD[scalar]}(w, ${tagOf(id, WIRE_TYPE[scalar])}, ${x});`;
+}
+
 /** When an implicit-presence scalar `v` is written (not its type's default), as protobufjs decides. */
 function notDefault(scalar) {
   switch (scalar) {
@@ -111,7 +137,7 @@ export function writeWireEncoders(descriptorJs, outJs, outDts) {
     '// One writer per message type: its set fields in field-number order, constant tags.',
     '/* eslint-disable */',
     'export default function wireEncoders(rt) {',
-    '  const { hasOwn, tooDeep, unknowns, notObject, notString, notBytes, notNumber, unsupported, shared, set64 } = rt;',
+    '  const { hasOwn, tooDeep, unknowns, notString, notBytes, notNumber, unsupported, sub, shared, set64, str, byt, bool, i32, u32, s32, f32, dbl, flt, i64, s64, f64 } = rt;',
   ];
   for (const name of names) out.push(...typeWriter(name, types[name], sharedTypes));
   out.push('  return new Map([');
@@ -170,13 +196,9 @@ function typeWriter(name, rows, sharedTypes) {
   return [`  const ${positions} = new Map([${at}]);`, ...lines];
 }
 
-/** Writes sub-message `x` (of type `message`) as a length-delimited field with `tagCode`. */
+/** Sub-message `x` (of type `message`) as field `id` (tag, length, body). */
 function subWriter(x, id, message, sharedTypes) {
-  if (sharedTypes.has(message)) return [`shared(w, ${((id << 3) | 2) >>> 0}, ${x}, d, ${fnName(message)});`];
-  return [
-    `if (typeof ${x} !== 'object' || ${x} === null) notObject(${JSON.stringify(message)});`,
-    `${tag(id, 2)} at = w.fork(); ${fnName(message)}(w, ${x}, d + 1); w.ldelim(at);`,
-  ];
+  return [`${sharedTypes.has(message) ? 'shared' : 'sub'}(w, ${tagOf(id, 2)}, ${x}, d, ${fnName(message)});`];
 }
 
 function fieldWriter([field, id, scalar, flags, ref = '', value = ''], sharedTypes) {
@@ -185,10 +207,7 @@ function fieldWriter([field, id, scalar, flags, ref = '', value = ''], sharedTyp
   const own = `(v = ${get}) != null && hasOwn.call(m, ${key})`;
   if (flags & FLAG.map) {
     if (ref !== 'string') return [`if (${own}) unsupported('map key type');`];
-    const entry =
-      scalar === ''
-        ? subWriter('x', 2, value, sharedTypes)
-        : [`${tag(2, WIRE_TYPE[scalar])} ${writeScalar(scalar, 'x')}`];
+    const entry = scalar === '' ? subWriter('x', 2, value, sharedTypes) : [scalarField(scalar, 2, 'x')];
     return [
       `if (${own})`,
       '  for (const k in v) {',
@@ -211,19 +230,10 @@ function fieldWriter([field, id, scalar, flags, ref = '', value = ''], sharedTyp
         '  w.ldelim(at);',
         '}',
       ];
-    const body =
-      scalar === ''
-        ? subWriter('x', id, ref, sharedTypes)
-        : [`${tag(id, WIRE_TYPE[scalar])} ${writeScalar(scalar, 'x')}`];
-    return [
-      `if (${list})`,
-      '  for (let i = 0; i < v.length; i++) {',
-      '    const x = v[i];',
-      ...body.map((l) => `    ${l}`),
-      '  }',
-    ];
+    const body = scalar === '' ? subWriter('x', id, ref, sharedTypes) : [scalarField(scalar, id, 'x')];
+    return [`if (${list}) for (let i = 0; i < v.length; i++) { const x = v[i]; ${body.join(' ')} }`];
   }
-  if (scalar === '') return [`if (${own}) {`, ...subWriter('v', id, ref, sharedTypes).map((l) => `  ${l}`), '}'];
+  if (scalar === '') return [`if (${own}) ${subWriter('v', id, ref, sharedTypes)}`];
   const when = flags & FLAG.implicit ? `${own} && ${notDefault(scalar)}` : own;
-  return [`if (${when}) { ${tag(id, WIRE_TYPE[scalar])} ${writeScalar(scalar, 'v')} }`];
+  return [`if (${when}) ${scalarField(scalar, id, 'v')}`];
 }

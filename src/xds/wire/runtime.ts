@@ -13,8 +13,9 @@ export interface WireRuntime {
   readonly hasOwn: (this: object, key: PropertyKey) => boolean;
   readonly tooDeep: () => never;
   readonly unknowns: () => never;
-  readonly notObject: (typeName: string) => never;
   readonly unsupported: (why: string) => never;
+  /** A sub-message as a length-delimited field (tag, length, body). */
+  readonly sub: (w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter) => void;
   /** A sub-message of a shared type as a length-delimited field: written once per object, its bytes reused. */
   readonly shared: (w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter) => void;
   /** Whether a 64-bit implicit-presence value is not its default (a value that is not a number is handed back). */
@@ -22,7 +23,22 @@ export interface WireRuntime {
   readonly notString: () => never;
   readonly notBytes: () => never;
   readonly notNumber: () => never;
+  /** Scalar fields: check the value, write the tag and the value. */
+  readonly str: ScalarField;
+  readonly byt: ScalarField;
+  readonly bool: ScalarField;
+  readonly i32: ScalarField;
+  readonly u32: ScalarField;
+  readonly s32: ScalarField;
+  readonly f32: ScalarField;
+  readonly dbl: ScalarField;
+  readonly flt: ScalarField;
+  readonly i64: ScalarField;
+  readonly s64: ScalarField;
+  readonly f64: ScalarField;
 }
+
+type ScalarField = (w: WireWriter, tag: number, v: unknown) => void;
 
 const sharedBytes = new WeakMap<object, Uint8Array>();
 
@@ -34,14 +50,18 @@ export const wireRuntime: WireRuntime = {
   unknowns: () => {
     throw new UnsupportedValue('$unknowns');
   },
-  notObject: (typeName) => {
-    throw new UnsupportedValue(`${typeName}: not an object`);
-  },
   unsupported: (why) => {
     throw new UnsupportedValue(why);
   },
+  sub(w, tag, v, depth, write) {
+    if (typeof v !== 'object' || v === null) throw new UnsupportedValue('sub-message: not an object');
+    w.uint32(tag);
+    const at = w.fork();
+    write(w, v, depth + 1);
+    w.ldelim(at);
+  },
   shared(w, tag, v, depth, write) {
-    if (typeof v !== 'object' || v === null) throw new UnsupportedValue('shared sub-message: not an object');
+    if (typeof v !== 'object' || v === null) throw new UnsupportedValue('sub-message: not an object');
     w.uint32(tag);
     const hit = sharedBytes.get(v);
     if (hit) return w.bytes(hit);
@@ -64,4 +84,32 @@ export const wireRuntime: WireRuntime = {
   notNumber: () => {
     throw new UnsupportedValue('number field that is not a number');
   },
+  str(w, tag, v) {
+    if (typeof v !== 'string') throw new UnsupportedValue('string field that is not a string');
+    w.uint32(tag);
+    w.string(v);
+  },
+  byt(w, tag, v) {
+    if (!(v instanceof Uint8Array)) throw new UnsupportedValue('bytes field that is not a Uint8Array');
+    w.uint32(tag);
+    w.bytes(v);
+  },
+  bool(w, tag, v) {
+    w.uint32(tag);
+    w.bool(v);
+  },
+  i32: (w, tag, v) => (w.uint32(tag), w.int32(num(v))),
+  u32: (w, tag, v) => (w.uint32(tag), w.uint32(num(v))),
+  s32: (w, tag, v) => (w.uint32(tag), w.sint32(num(v))),
+  f32: (w, tag, v) => (w.uint32(tag), w.fixed32(num(v))),
+  dbl: (w, tag, v) => (w.uint32(tag), w.double(num(v))),
+  flt: (w, tag, v) => (w.uint32(tag), w.float(num(v))),
+  i64: (w, tag, v) => (w.uint32(tag), w.int64(num(v))),
+  s64: (w, tag, v) => (w.uint32(tag), w.sint64(num(v))),
+  f64: (w, tag, v) => (w.uint32(tag), w.fixed64(num(v))),
 };
+
+function num(v: unknown): number {
+  if (typeof v !== 'number') throw new UnsupportedValue('number field that is not a number');
+  return v;
+}
