@@ -136,3 +136,16 @@ test('the generated writers are plain code: no eval, no Function constructor', (
   assert.doesNotMatch(code, /\beval\s*\(|\bFunction\s*\(/);
   assert.match(code, /function envoy\$config\$cluster\$v3\$Cluster\(w, m, d\)/);
 });
+
+test('strings around the native-encoder length, ASCII or not, are byte-equal; a lone surrogate is left to protobufjs', () => {
+  const TYPE = 'google.protobuf.StringValue';
+  for (let n = 0; n < 200; n += n < 40 ? 1 : 37)
+    for (const tail of ['', 'é', '✓', '🚀']) {
+      const value = 'a'.repeat(n) + tail;
+      const fast = encodeFast(TYPE, { value });
+      assert.ok(fast, `${n} ${tail}`);
+      assert.equal(hex(fast), hex(encodeWithProtobufjs(TYPE, { value })), `${n} ${JSON.stringify(tail)}`);
+    }
+  for (const value of ['x'.repeat(40) + '\ud800', '\udc00' + 'x'.repeat(40), 'short \ud800'])
+    assert.equal(encodeFast(TYPE, { value }), undefined, JSON.stringify(value.slice(-3)));
+});
