@@ -155,7 +155,7 @@ export function writeWireEncoders(descriptorJs, outJs, outDts) {
  * Cluster declares ~50 fields) sets a few, and a load of each absent field from objects of many
  * shapes costs more than a `for…in` over the present ones.
  */
-const SPARSE_FROM_FIELDS = Number(process.env.MESHSNAP_WIRE_SPARSE_FROM ?? 10);
+const SPARSE_FROM_FIELDS = 10;
 
 function typeWriter(name, rows, sharedTypes) {
   const fn = fnName(name);
