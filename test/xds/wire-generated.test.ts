@@ -149,3 +149,23 @@ test('strings around the native-encoder length, ASCII or not, are byte-equal; a 
   for (const value of ['x'.repeat(40) + '\ud800', '\udc00' + 'x'.repeat(40), 'short \ud800'])
     assert.equal(encodeFast(TYPE, { value }), undefined, JSON.stringify(value.slice(-3)));
 });
+
+test('an inherited repeated field is written, as protobufjs writes it (it reads lists without an own-property check)', () => {
+  const samples: [string, object][] = [
+    // VirtualHost declares more than 10 fields (read by its keys), ListValue one (read by name).
+    [
+      'envoy.config.route.v3.VirtualHost',
+      Object.assign(Object.create({ domains: ['inherited.example'] }) as object, { name: 'vh' }),
+    ],
+    ['google.protobuf.ListValue', Object.create({ values: [{ stringValue: 'inherited' }] }) as object],
+  ];
+  for (const [type, message] of samples) {
+    const fast = encodeFast(type, message);
+    assert.ok(fast, `${type}: handed back`);
+    assert.equal(hex(fast), hex(encodeWithProtobufjs(type, message)), type);
+    assert.ok(
+      Buffer.from(fast).toString('latin1').includes('inherited'),
+      `${type}: the inherited list was not written`,
+    );
+  }
+});
