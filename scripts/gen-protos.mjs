@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildValidateRules } from './gen-validate-rules.mjs';
-import { writeWireSchema } from './gen-wire-schema.mjs';
+import { writeWireEncoders } from './gen-wire-encoders.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -118,16 +118,19 @@ if (!fresh) {
   console.error(`generated Envoy protobuf code in ${outDir}`);
 }
 
-// 4. The fast writer's field tables (src/xds/wire/), derived from the descriptor.
-const wireSchema = join(outDir, 'wire-schema.js');
-if (!fresh || !existsSync(wireSchema) || statSync(wireSchema).mtimeMs < statSync(outputs[2]).mtimeMs)
-  writeWireSchema(outputs[2], wireSchema, join(outDir, 'wire-schema.d.ts'));
+// 5. The fast writer's per-type functions (src/xds/wire/), derived from the descriptor; rewritten
+// when the descriptor or their generator changed.
+const wireEncoders = join(outDir, 'wire-encoders.js');
+const generators = ['gen-wire-encoders.mjs', 'gen-wire-schema.mjs'].map((f) => join(repo, 'scripts', f));
+const wireBase = Math.max(statSync(outputs[2]).mtimeMs, ...generators.map((f) => statSync(f).mtimeMs));
+if (!fresh || !existsSync(wireEncoders) || statSync(wireEncoders).mtimeMs < wireBase)
+  writeWireEncoders(outputs[2], wireEncoders, join(outDir, 'wire-encoders.d.ts'));
 
 // tsc does not copy plain .js files; place the generated code beside the compiled output.
 const copyAt = process.argv.indexOf('--copy');
 if (copyAt >= 0) {
   const dist = join(repo, process.argv[copyAt + 1] ?? 'dist', 'src', 'xds', 'gen');
   mkdirSync(dist, { recursive: true });
-  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-schema.js'])
+  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-encoders.js'])
     copyFileSync(join(outDir, f), join(dist, f));
 }

@@ -88,12 +88,17 @@ export class RouteChunker {
   private cached(vhosts: readonly VirtualHost[], start: number): Chunk | undefined {
     const list = this.chunks.get(vhosts[start] as VirtualHost);
     if (!list) return undefined;
-    search: for (const [i, c] of list.entries()) {
-      const n = c.vhosts.length;
+    search: for (let i = 0; i < list.length; i++) {
+      const c = list[i] as Chunk;
+      const run = c.vhosts;
+      const n = run.length;
       if (start + n > vhosts.length || (!c.closed && start + n !== vhosts.length)) continue;
-      for (let k = 1; k < n; k++) if (c.vhosts[k] !== vhosts[start + k]) continue search;
+      for (let k = 1; k < n; k++) if (run[k] !== vhosts[start + k]) continue search;
       // Least recently used first: the variant most namespaces share is not evicted by rarer ones.
-      if (i !== list.length - 1) list.push(...list.splice(i, 1));
+      if (i !== list.length - 1) {
+        list.splice(i, 1);
+        list.push(c);
+      }
       return c;
     }
     return undefined;

@@ -16,7 +16,6 @@
  * Messages are immutable once built (the compiler never mutates a virtual host after handing it
  * out), so cached bytes stay valid for as long as the object lives.
  */
-import protobuf from 'protobufjs/minimal.js';
 import { encodeMessage, type RouteConfiguration, type VirtualHost } from './proto.js';
 import { TypeName } from './type-urls.js';
 
@@ -42,24 +41,33 @@ export function encodeVirtualHost(vh: VirtualHost): Uint8Array {
 }
 
 /**
- * One Writer reused by every splice (synchronous, never re-entered), so its buffer grows once
- * instead of doubling up from 128 bytes per call; replaced after an unusually large output so
- * that it does not stay pinned.
- */
-let splicer = protobuf.Writer.create();
-const SPLICER_KEEP_BYTES = 1 << 20;
-
-/**
  * `head ‖ each virtual host as a virtual_hosts entry (tag, length, bytes) ‖ tail`, in an exactly
- * sized array of its own (no shared pool slab is pinned by a kept encoding).
+ * sized array of its own (no shared pool slab is pinned by a kept encoding): the size is summed
+ * first, so each byte is copied once.
  */
 export function spliceVirtualHosts(head: Uint8Array, vhosts: readonly Uint8Array[], tail: Uint8Array): Uint8Array {
-  const writer = splicer.reset().raw(head);
-  for (const bytes of vhosts) writer.uint32(VIRTUAL_HOSTS_TAG).bytes(bytes);
-  writer.raw(tail);
-  const out = writer.finishInto(new Uint8Array(writer.pos));
-  if (writer.buf.length > SPLICER_KEEP_BYTES) splicer = protobuf.Writer.create();
+  let size = head.length + tail.length;
+  for (const bytes of vhosts) size += 1 + varintSize(bytes.length) + bytes.length;
+  const out = new Uint8Array(size);
+  out.set(head);
+  let pos = head.length;
+  for (const bytes of vhosts) {
+    out[pos++] = VIRTUAL_HOSTS_TAG;
+    let len = bytes.length;
+    while (len > 127) {
+      out[pos++] = (len & 127) | 128;
+      len >>>= 7;
+    }
+    out[pos++] = len;
+    out.set(bytes, pos);
+    pos += bytes.length;
+  }
+  out.set(tail, pos);
   return out;
+}
+
+function varintSize(v: number): number {
+  return v < 1 << 7 ? 1 : v < 1 << 14 ? 2 : v < 1 << 21 ? 3 : v < 1 << 28 ? 4 : 5;
 }
 
 const EMPTY = new Uint8Array(0);
