@@ -145,7 +145,7 @@ function runPipeline(services: number, onStage: (stage: string) => void): Held {
 }
 
 /** The owner area of a source file (the session's split of the code, /work/prof/perf-common.md). */
-export function ownerOf(url: string): string {
+function ownerOf(url: string): string {
   const areas: readonly [RegExp, string][] = [
     [/node_modules\//, 'libraries'],
     [/src\/xds\/validate\/|envoy-acceptance/, 'genchk'],
