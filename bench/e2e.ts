@@ -63,6 +63,11 @@ export interface E2eKindResult {
   };
   /** Medians of the relay's own timings per switch (its `snapshot.switch` and `snapshot.pushed` log lines, ms). */
   readonly relay: RelayTimings;
+  /**
+   * Medians per change of the hops between the processes (ms): the watcher's published line → the
+   * relay starts loading (notify and head read); the relay's switch → the last proxy's response.
+   */
+  readonly hops: { readonly toRelayMs: number; readonly afterSwitchMs: number };
   readonly missed: number;
 }
 
@@ -126,6 +131,17 @@ function relayTimings(lines: readonly string[], after: number): RelayTimings & {
     writtenMs: median((t) => t.writtenMs),
     last: Math.max(after, ...byVersion.keys()),
   };
+}
+
+/** The relay's latest switch: when it was logged (epoch ms, after the load) and its load time. */
+function latestSwitch(lines: readonly string[]): { at: number; loadMs: number } | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i] as string;
+    if (!line.includes('"event":"snapshot.switch"')) continue;
+    const e = JSON.parse(line) as { time: string; loadMs: number };
+    return { at: Date.parse(e.time), loadMs: e.loadMs };
+  }
+  return undefined;
 }
 
 /** The relay bench's mesh as objects, plus the VirtualService the weight changes edit. */
@@ -203,6 +219,8 @@ async function fakeApiWriter(): Promise<ApiWriter> {
 }
 
 interface WatchRound {
+  /** When the watcher logged the round (after its publish; relays are told at that line). */
+  readonly time: string;
   readonly mode: string;
   readonly inputsMs: number;
   readonly compileMs: number;
@@ -332,6 +350,8 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
       const perProxy: number[] = [];
       const allProxies: number[] = [];
       const publishedAfter: number[] = [];
+      const toRelay: number[] = [];
+      const afterSwitch: number[] = [];
       const roundsBefore = watch.rounds().length;
       let missed = 0;
       for (let c = 0; c < changes; c++) {
@@ -352,6 +372,11 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
         if (times.length === proxies) allProxies.push(Math.max(...times) - accepted);
         const at = watch.published().find((t) => t >= accepted);
         if (at !== undefined) publishedAfter.push(at - accepted);
+        // Log times, whole milliseconds of one clock: the watcher's published line → the relay's load start.
+        const switched = latestSwitch(relay.logs());
+        const published = watch.rounds().at(-1);
+        if (switched && published) toRelay.push(switched.at - switched.loadMs - Date.parse(published.time));
+        if (switched && times.length === proxies) afterSwitch.push(Math.max(...times) - switched.at);
         // Let the debounce window of this change close before the next one (changes are measured one at a time).
         await sleep(150);
       }
@@ -365,6 +390,7 @@ export async function runE2eBench(opts: { proxies?: number; changes?: number } =
         published: percentiles(publishedAfter),
         watcher: medians(watch.rounds().slice(roundsBefore)),
         relay: timings,
+        hops: { toRelayMs: percentiles(toRelay).p50, afterSwitchMs: percentiles(afterSwitch).p50 },
         missed,
       });
     }
@@ -410,6 +436,11 @@ export function formatE2e(r: E2eResult): string {
       r.kinds
         .map((k) => `${k.kind} ${k.relay.loadMs} / ${k.relay.queuedMs} / ${k.relay.writtenMs} (${k.relay.switches})`)
         .join('; '),
+  );
+  lines.push(
+    '',
+    'Between the processes, medians per change (published → relay starts loading / relay switch → last proxy, ms): ' +
+      r.kinds.map((k) => `${k.kind} ${k.hops.toRelayMs} / ${k.hops.afterSwitchMs}`).join('; '),
   );
   if (r.error) lines.push('', `error: ${r.error}`);
   return lines.join('\n');

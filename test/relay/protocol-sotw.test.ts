@@ -197,3 +197,69 @@ test(
     }
   },
 );
+
+test(
+  'a switch pushes one nonce to every stream: new on each, its ACKs count, an older nonce is still stale',
+  T,
+  async () => {
+    const h2 = await startHarness();
+    try {
+      const v1 = bookinfo();
+      h2.xds.setSnapshot(v1);
+      const nodes = ['sw1', 'sw2'].map((tag) => ({
+        ...NODE.productpage,
+        id: NODE.productpage.id.replace('abcde', tag),
+      }));
+      const streams = nodes.map(() => h2.open());
+      const first = [];
+      for (const [i, s] of streams.entries()) {
+        s.send({ node: nodes[i], type_url: CDS });
+        const r = await s.next();
+        s.send({ type_url: CDS, version_info: r.version_info, response_nonce: r.nonce });
+        first.push(r);
+      }
+      assert.notEqual(first[0]?.nonce, first[1]?.nonce, 'a response to a request has a nonce of its own');
+      await Promise.all(streams.map((s) => s.none(100)));
+
+      h2.xds.setSnapshot(
+        v1.derive(2, (_c, type, m) => {
+          const r = type === 'clusters' ? m.get(DETAILS_V1) : undefined;
+          if (r) m.set(r.name, bumped(r, 'v2'));
+        }),
+      );
+      const pushed = await Promise.all(streams.map((s) => s.next()));
+      const nonce = pushed[0]?.nonce;
+      assert.ok(nonce);
+      const version = pushed[0]?.version_info;
+      assert.notEqual(version, first[0]?.version_info, 'the clusters changed');
+      assert.deepEqual(
+        pushed.map((r) => [r.type_url, r.nonce, r.version_info]),
+        pushed.map(() => [CDS, nonce, version]),
+      );
+      assert.ok(!first.some((r) => r.nonce === nonce), 'the push nonce is new on every stream');
+
+      const [a, b] = streams as [(typeof streams)[number], (typeof streams)[number]];
+      // Stream b answers the response before the push (its nonce is stale now): ignored, no NACK recorded.
+      b.send({
+        type_url: CDS,
+        version_info: '',
+        response_nonce: first[1]?.nonce,
+        error_detail: { code: 3, message: 'stale' },
+      });
+      a.send({ type_url: CDS, version_info: pushed[0]?.version_info, response_nonce: nonce });
+      await Promise.all(streams.map((s) => s.none(150)));
+      const status = (id: string) => h2.xds.statuses().find((p) => p.nodeId === id)?.types[CDS];
+      assert.equal(status(nodes[0]!.id)?.acked, pushed[0]?.version_info, 'the ACK of the push nonce counts');
+      assert.equal(status(nodes[1]!.id)?.nack, undefined, 'a NACK of an older nonce is ignored');
+      assert.equal(status(nodes[1]!.id)?.acked, first[1]?.version_info);
+
+      // A fresh request after the push gets a nonce of its own again.
+      b.send({ type_url: CDS, version_info: '', response_nonce: '' });
+      const again = await b.next();
+      assert.notEqual(again.nonce, nonce);
+      assert.equal(again.version_info, pushed[1]?.version_info);
+    } finally {
+      await h2.close();
+    }
+  },
+);

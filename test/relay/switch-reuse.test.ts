@@ -109,9 +109,9 @@ test(
     const reader = new LocalStore(root);
     const base = await loadServedSnapshot(reader, 'main', await publishSet(writer, 'base'));
     const next = await loadServedSnapshot(reader, 'main', await publishSet(writer, 'reviews50'), { previous: base });
-    const before = new SotwCache(base);
-    const after = new SotwCache(next, before);
-    const fresh = new SotwCache(next);
+    const before = new SotwCache(base, '1');
+    const after = new SotwCache(next, '2', before);
+    const fresh = new SotwCache(next, '3');
 
     const ids = next.classIds;
     assert.ok(ids.length > 1);
@@ -156,4 +156,21 @@ test('withNonce: the body and the nonce decode as one DiscoveryResponse, short o
     };
     assert.deepEqual([decoded.nonce, decoded.version_info], [nonce, 'v1']);
   }
+});
+
+test('pushBytes: a body with the switch nonce, laid out once per body and cache; an empty nonce is refused', async () => {
+  const root = join(tmp.dir, 'push-bytes');
+  const snapshot = await loadServedSnapshot(
+    new LocalStore(root),
+    'main',
+    await publishSet(new LocalStore(root), 'base'),
+  );
+  const cache = new SotwCache(snapshot, 'p7');
+  const id = snapshot.classIds[0] as string;
+  const body = cache.body(id, 'clusters', WILDCARD_KEY);
+  const bytes = cache.pushBytes(body);
+  assert.equal(cache.pushBytes(body), bytes, 'every stream writes the very same buffer');
+  assert.deepEqual(bytes, withNonce(body.prefix, 'p7'));
+  assert.notEqual(new SotwCache(snapshot, 'p8', cache).pushBytes(body), bytes, 'the next switch has its own nonce');
+  assert.throws(() => new SotwCache(snapshot, ''), /must not be empty/);
 });

@@ -139,13 +139,18 @@ export class XdsServer {
    */
   setSnapshot(snapshot: ServedSnapshot): void {
     this.snapshot = snapshot;
-    this.cache = new SotwCache(snapshot, this.cache);
+    this.cache = new SotwCache(snapshot, this.nextNonce(), this.cache);
     this.switchedAt = Date.now();
     const live = [...this.streams.values()].filter((s) => s.node !== undefined && !s.isEnded);
     const placed = live.filter((s) => s.place(snapshot));
     for (const type of XDS_TYPES) for (const s of placed) s.pushType(type);
     // A class's verified `kubernetes-gateway://` names may have changed with the snapshot.
     for (const s of live) if (!s.isEnded && s.identity) s.pushSecrets();
+  }
+
+  /** Nonces of every stream come from one counter: a switch's shared push nonce is never a stream's own. */
+  private nextNonce(): string {
+    return (++this.nonceCounter).toString(36);
   }
 
   /** Resolves when every write queued so far has reached its stream (stalled streams aside). */
@@ -197,7 +202,7 @@ export class XdsServer {
       fanout: this.fanout,
       limits: this.limits,
       secrets: this.security.secrets,
-      nextNonce: () => (++this.nonceCounter).toString(36),
+      nextNonce: () => this.nextNonce(),
       emit: (e) => {
         try {
           this.onEvent(e);

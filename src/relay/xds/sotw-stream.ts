@@ -110,13 +110,17 @@ export class SotwStream extends StreamBase {
       this.markInSync(type, snapshotVersion);
       return;
     }
-    const nonce = this.ctx.nextNonce();
+    // A switch's push is the same bytes for every stream it goes to (SotwCache.pushBytes); any other
+    // response gets a nonce of its own.
+    const cache = sinceSwitch && type !== 'secrets' ? this.ctx.sotwCache : undefined;
+    const nonce = cache ? cache.pushNonce : this.ctx.nextNonce();
     st.lastNonce = nonce;
     st.sentVersion = body.version;
     st.sentContentKey = body.contentKey;
     st.sentSnapshot = snapshotVersion;
+    const bytes = cache ? cache.pushBytes(body) : withNonce(body.prefix, nonce);
     // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
-    this.send(type, withNonce(body.prefix, nonce), body.version, body.count, `sotw:${type}`, sinceSwitch);
+    this.send(type, bytes, body.version, body.count, `sotw:${type}`, sinceSwitch);
   }
 
   private snapshotBody(type: XdsType, st: SotwTypeState): SotwBody | undefined {
