@@ -50,6 +50,7 @@ export function tableDepth(size: number): number {
 }
 
 const HEX = '0123456789abcdef';
+const EMPTY_LEAF = '{"entries":{}}';
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Canonical JSON of a leaf: `{"entries":{name:digest,…}}`, names sorted. */
@@ -60,6 +61,74 @@ export function leafText(entries: ReadonlyMap<string, string>): string {
     parts[i] = `${JSON.stringify(names[i])}:${JSON.stringify(entries.get(names[i] as string))}`;
   return `{"entries":{${parts.join(',')}}}`;
 }
+
+/**
+ * The UTF-8 bytes of `leafText(entries)`, written into one reused buffer rather than built from a
+ * string per entry (a full build writes ~50k leaves at 10k services). Plain ASCII strings, nearly
+ * every name and all digests, are copied as they are; any other string goes through JSON.stringify.
+ */
+export function leafBytes(entries: ReadonlyMap<string, string>): Uint8Array {
+  const names = [...entries.keys()].sort();
+  const w = leafWriter;
+  w.pos = 0;
+  w.ascii('{"entries":{');
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (i > 0) w.byte(0x2c); // ,
+    w.json(name);
+    w.byte(0x3a); // :
+    w.json(entries.get(name) as string);
+  }
+  w.ascii('}}');
+  return w.buf.slice(0, w.pos);
+}
+
+class JsonWriter {
+  buf = new Uint8Array(1 << 16);
+  pos = 0;
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Text known to be plain ASCII. */
+  ascii(text: string): void {
+    this.room(text.length);
+    for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text.charCodeAt(i);
+  }
+
+  /** `JSON.stringify(text)` as UTF-8. */
+  json(text: string): void {
+    // Worst case: every UTF-16 unit escaped as \uXXXX (6 bytes), plus the quotes.
+    this.room(6 * text.length + 2);
+    const { buf } = this;
+    const start = this.pos;
+    let p = start;
+    buf[p++] = 0x22;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) {
+        const r = utf8.encodeInto(JSON.stringify(text), buf.subarray(start));
+        this.pos = start + r.written;
+        return;
+      }
+      buf[p++] = c;
+    }
+    buf[p++] = 0x22;
+    this.pos = p;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.buf.length, this.pos + n));
+    grown.set(this.buf.subarray(0, this.pos));
+    this.buf = grown;
+  }
+}
+
+const utf8 = new TextEncoder();
+const leafWriter = new JsonWriter();
 
 /** Canonical JSON of an interior node: `{"children":{hexDigit:digest,…}}`. */
 export function nodeText(children: readonly (readonly [string, string])[]): string {
@@ -91,6 +160,13 @@ export class DocumentSink {
     const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
     this.add(doc);
     if (memo) this.short.set(text, doc);
+    return doc;
+  }
+
+  /** A document given as its bytes (not memoized: long texts rarely repeat). */
+  emitBytes(bytes: Uint8Array, layer: number): TreeDocument {
+    const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
+    this.add(doc);
     return doc;
   }
 
@@ -181,8 +257,8 @@ export class TableTree {
     let changed = new Set<number>();
     for (const leaf of this.dirty) {
       const entries = this.leaves.get(leaf);
-      if (entries && (entries.size > 0 || depth === 0))
-        leafLevel.set(leaf, sink.emit(leafText(entries), this.layerBase));
+      if (entries && entries.size > 0) leafLevel.set(leaf, sink.emitBytes(leafBytes(entries), this.layerBase));
+      else if (entries && depth === 0) leafLevel.set(leaf, sink.emit(EMPTY_LEAF, this.layerBase));
       else {
         this.leaves.delete(leaf);
         leafLevel.delete(leaf);
@@ -213,7 +289,8 @@ export class TableTree {
     this.leaves.clear();
     this.dirty.clear();
     this.depth = tableDepth(this.flat.size);
-    this.levels = Array.from({ length: this.depth + 1 }, () => new Map<number, TreeDocument>());
+    this.levels = [];
+    for (let k = 0; k <= this.depth; k++) this.levels.push(new Map<number, TreeDocument>());
     this.rehash = false;
     if (this.depth === 0) {
       // One leaf holding every entry: the table itself (most tables are this small), not a copy.

@@ -5,6 +5,7 @@
  */
 import type { XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
+import { DigestSorter } from './sorted-digests.js';
 
 export class ObjectRefs {
   private readonly pairs: Record<XdsType, Map<string, number>> = {
@@ -17,16 +18,19 @@ export class ObjectRefs {
   /** Parts of the composite objects in `objects`: digest → how many composites hold it. */
   private readonly parts = new Map<string, { count: number; bytes: Uint8Array }>();
 
-  /** One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to `added`. */
-  hold(type: XdsType, encoded: EncodedResource, added: Map<string, Uint8Array>): void {
+  /**
+   * One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to
+   * `added`, when given (a full build lists every object with `sortedAll` instead).
+   */
+  hold(type: XdsType, encoded: EncodedResource, added?: Map<string, Uint8Array>): void {
     if (!this.count(type, encoded.digest, encoded)) return;
-    added.set(encoded.digest, encoded.bytes);
+    added?.set(encoded.digest, encoded.bytes);
     for (const part of encoded.parts ?? []) {
       const r = this.parts.get(part.digest);
       if (r) r.count++;
       else {
         this.parts.set(part.digest, { count: 1, bytes: part.bytes });
-        added.set(part.digest, part.bytes);
+        added?.set(part.digest, part.bytes);
       }
     }
   }
@@ -36,15 +40,12 @@ export class ObjectRefs {
     this.count(type, digest, undefined);
   }
 
-  /** Every object held, and every part of them, sorted by digest (one map built, not a second to sort). */
+  /** Every object held, and every part of them, sorted by digest. */
   sortedAll(): Map<string, Uint8Array> {
-    const digests = [...this.objects.keys()];
-    for (const d of this.parts.keys()) if (!this.objects.has(d)) digests.push(d);
-    digests.sort();
-    const all = new Map<string, Uint8Array>();
-    for (const d of digests)
-      all.set(d, this.objects.get(d)?.encoded.bytes ?? (this.parts.get(d) as { bytes: Uint8Array }).bytes);
-    return all;
+    const sorter = new DigestSorter<Uint8Array>();
+    for (const [digest, o] of this.objects) sorter.add(digest, o.encoded.bytes);
+    for (const [digest, p] of this.parts) if (!this.objects.has(digest)) sorter.add(digest, p.bytes);
+    return sorter.toMap();
   }
 
   /** Distinct resources per type, and distinct objects (parts aside). */

@@ -1,0 +1,55 @@
+/**
+ * The builder's bookkeeping written for speed gives exactly what the plain code gave: leaf bytes
+ * written into a reused buffer are the UTF-8 of the canonical leaf text (escaped and non-ASCII
+ * names included), and the bucketed digest sort is the plain string sort.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { test } from 'node:test';
+import { DigestSorter } from '../../src/snapshot/build/sorted-digests.js';
+import { leafBytes, leafText } from '../../src/snapshot/tree.js';
+
+const digest = (i: number): string => `sha256:${createHash('sha256').update(String(i)).digest('hex')}`;
+
+test('leaf bytes are the UTF-8 of the canonical leaf text, for plain, escaped, non-ASCII and long names', () => {
+  const names = [
+    'outbound|8080|v1|reviews.default.svc.cluster.local',
+    'quote"d',
+    'back\\slash',
+    'tab\there',
+    'ctl\u0001',
+    'del\u007f',
+    'ünïcødé',
+    'emoji 🛰',
+    'lone \ud800 surrogate',
+    '',
+    'x'.repeat(70_000), // larger than the buffer's first size
+  ];
+  const utf8 = new TextEncoder();
+  const entries = new Map<string, string>();
+  for (const [i, name] of names.entries()) {
+    entries.set(name, digest(i));
+    const one = new Map([[name, digest(i)]]);
+    assert.deepEqual(leafBytes(one), utf8.encode(leafText(one)), JSON.stringify(name.slice(0, 20)));
+  }
+  assert.deepEqual(leafBytes(entries), utf8.encode(leafText(entries)));
+  entries.set('value "escaped"', 'not a ✓ digest');
+  assert.deepEqual(leafBytes(entries), utf8.encode(leafText(entries)));
+  assert.deepEqual(leafBytes(new Map()), utf8.encode(leafText(new Map())));
+});
+
+test('the bucketed digest sort is the plain string sort, values alongside; any other key falls back to it', () => {
+  const keys = Array.from({ length: 20_000 }, (_, i) => digest(i));
+  const sorter = new DigestSorter<number>();
+  keys.forEach((k, i) => sorter.add(k, i));
+  const sorted = sorter.toMap();
+  assert.deepEqual([...sorted.keys()], [...keys].sort());
+  for (const [k, v] of sorted) assert.equal(keys[v], k);
+
+  const odd = ['sha256:ABC', 'zzz', 'sha256:', digest(1), digest(2), 'sha256:0'];
+  const mixed = new DigestSorter<string>();
+  for (const k of odd) mixed.add(k, k.toUpperCase());
+  const out = mixed.toMap();
+  assert.deepEqual([...out.keys()], [...odd].sort());
+  for (const [k, v] of out) assert.equal(v, k.toUpperCase());
+});
