@@ -8,6 +8,7 @@
  * are a pure function of the entry set: built from scratch or updated entry by entry, the same
  * entries give the same documents and root digest.
  */
+import { DigestSorter } from './sorted-digests.js';
 import { digestOf, utf8Bytes, type Hasher } from './digest.js';
 
 /** Entries per leaf the depth aims at: a table of n entries has depth ⌈log16(n / LEAF_TARGET)⌉. */
@@ -143,6 +144,8 @@ export interface TreeDocument {
 }
 
 const SHORT_TEXT = 64;
+/** Fewer documents (a delta's) are sorted the plain way. */
+const SORT_BUCKETS_MIN = 1024;
 
 /** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
@@ -176,7 +179,14 @@ export class DocumentSink {
 
   /** Documents sorted by layer, then digest: children before parents. */
   sorted(): TreeDocument[] {
-    return [...this.documents.values()].sort((a, b) => a.layer - b.layer || cmp(a.digest, b.digest));
+    const docs = [...this.documents.values()];
+    if (docs.length < SORT_BUCKETS_MIN || !docs.every((d) => Number.isInteger(d.layer) && d.layer >= 0 && d.layer < 64))
+      return docs.sort((a, b) => a.layer - b.layer || cmp(a.digest, b.digest));
+    const layers: DigestSorter<TreeDocument>[] = [];
+    for (const doc of docs) (layers[doc.layer] ??= new DigestSorter()).add(doc.digest, doc);
+    const out: TreeDocument[] = [];
+    for (const layer of layers) if (layer) for (const doc of layer.values()) out.push(doc);
+    return out;
   }
 }
 

@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { DigestSorter } from '../../src/snapshot/build/sorted-digests.js';
-import { leafBytes, leafText } from '../../src/snapshot/tree.js';
+import { DigestSorter } from '../../src/snapshot/sorted-digests.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { DocumentSink, leafBytes, leafText } from '../../src/snapshot/tree.js';
 
 const digest = (i: number): string => `sha256:${createHash('sha256').update(String(i)).digest('hex')}`;
 
@@ -52,4 +53,20 @@ test('the bucketed digest sort is the plain string sort, values alongside; any o
   const out = mixed.toMap();
   assert.deepEqual([...out.keys()], [...odd].sort());
   for (const [k, v] of out) assert.equal(v, k.toUpperCase());
+});
+
+test('a sink sorts its documents by layer, then digest, however many there are', () => {
+  for (const n of [10, 5000]) {
+    const sink = new DocumentSink(nodeSha256Hex);
+    for (let i = 0; i < n; i++) sink.emitBytes(new TextEncoder().encode(`doc ${i}`), i % 7);
+    const docs = sink.sorted();
+    const plain = [...sink.documents.values()].sort(
+      (a, b) => a.layer - b.layer || (a.digest < b.digest ? -1 : a.digest > b.digest ? 1 : 0),
+    );
+    assert.equal(docs.length, n);
+    assert.deepEqual(
+      docs.map((d) => d.digest),
+      plain.map((d) => d.digest),
+    );
+  }
 });

@@ -20,9 +20,12 @@ function bucketOf(digest: string): number {
   return b;
 }
 
+const BUCKETS = 1 << (4 * BUCKET_DIGITS);
+
 export class DigestSorter<V> {
-  private readonly keys: string[][] = Array.from({ length: 1 << (4 * BUCKET_DIGITS) }, () => []);
-  private readonly values: V[][] = Array.from({ length: 1 << (4 * BUCKET_DIGITS) }, () => []);
+  /** Per bucket, its keys and their values, position by position (a bucket is made when first used). */
+  private readonly keys: (string[] | undefined)[] = new Array<string[] | undefined>(BUCKETS).fill(undefined);
+  private readonly vals: (V[] | undefined)[] = new Array<V[] | undefined>(BUCKETS).fill(undefined);
   /** Keys that are not well-formed digests (then everything is sorted the plain way). */
   private odd = false;
 
@@ -32,27 +35,45 @@ export class DigestSorter<V> {
       this.odd = true;
       b = 0;
     }
-    (this.keys[b] as string[]).push(digest);
-    (this.values[b] as V[]).push(value);
+    const ks = this.keys[b];
+    if (ks) {
+      ks.push(digest);
+      (this.vals[b] as V[]).push(value);
+    } else {
+      this.keys[b] = [digest];
+      this.vals[b] = [value];
+    }
   }
 
   /** The entries added, in string order of their keys (keys are expected to be distinct). */
   toMap(): Map<string, V> {
     const out = new Map<string, V>();
+    this.forEachSorted((k, v) => out.set(k, v));
+    return out;
+  }
+
+  /** The values added, in string order of their keys. */
+  values(): V[] {
+    const out: V[] = [];
+    this.forEachSorted((_, v) => out.push(v));
+    return out;
+  }
+
+  private forEachSorted(f: (key: string, value: V) => void): void {
     if (this.odd) {
       const all: [string, V][] = [];
-      this.keys.forEach((ks, b) => ks.forEach((k, i) => all.push([k, (this.values[b] as V[])[i] as V])));
+      this.keys.forEach((ks, b) => ks?.forEach((k, i) => all.push([k, (this.vals[b] as V[])[i] as V])));
       all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const [k, v] of all) out.set(k, v);
-      return out;
+      for (const [k, v] of all) f(k, v);
+      return;
     }
-    for (let b = 0; b < this.keys.length; b++) {
-      const ks = this.keys[b] as string[];
-      const vs = this.values[b] as V[];
+    for (let b = 0; b < BUCKETS; b++) {
+      const ks = this.keys[b];
+      if (!ks) continue;
+      const vs = this.vals[b] as V[];
       insertionSort(ks, vs);
-      for (let i = 0; i < ks.length; i++) out.set(ks[i] as string, vs[i] as V);
+      for (let i = 0; i < ks.length; i++) f(ks[i] as string, vs[i] as V);
     }
-    return out;
   }
 }
 
