@@ -6,6 +6,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import type { CompileOutput } from '../../src/compile/types.js';
+import { SnapshotBuilder } from '../../src/snapshot/build.js';
+import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
+import type { Cluster } from '../../src/xds/proto.js';
+import { A, INFO, output, routeConfig, sidecarClass, staticCluster } from './sample-output.js';
 import { DigestSorter } from '../../src/snapshot/sorted-digests.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { DocumentSink, leafBytes, leafText } from '../../src/snapshot/tree.js';
@@ -69,4 +74,46 @@ test('a sink sorts its documents by layer, then digest, however many there are',
       plain.map((d) => d.digest),
     );
   }
+});
+
+test('one builder, build after build: a reference that breaks and a name held twice are reported as before', () => {
+  const outbound = (clusters: string[]) => ({ clusters: clusters.map(staticCluster) });
+  const cls = (ns: string) => ({
+    ...sidecarClass(`sidecar/${ns}/_`, [], 'inbound'),
+    groups: ['outbound', `routes/${ns}`],
+  });
+  const shared = routeConfig('9080', [A]);
+  const mesh = (clusters: string[], ownA: Cluster[] = []): CompileOutput =>
+    output(
+      {
+        outbound: outbound(clusters),
+        'routes/ns-1': { routes: [shared], clusters: ownA },
+        'routes/ns-2': { routes: [shared] },
+      },
+      [cls('ns-1'), cls('ns-2')],
+    );
+  const problems = (f: () => unknown): string[] => {
+    try {
+      f();
+      return [];
+    } catch (e) {
+      assert.ok(e instanceof InconsistentSnapshotError);
+      return e.problems.map((p) => `${p.classId} ${p.code} ${p.name} -> ${p.ref ?? ''}`);
+    }
+  };
+  const builder = new SnapshotBuilder(INFO);
+  assert.deepEqual(
+    problems(() => builder.build(mesh([A]))),
+    [],
+  );
+  assert.deepEqual(
+    problems(() => builder.build(mesh([]))),
+    [`sidecar/ns-1/_ missing-cluster 9080 -> ${A}`, `sidecar/ns-2/_ missing-cluster 9080 -> ${A}`],
+  );
+  // A cluster held by two groups of one class: a duplicate in that class only.
+  assert.deepEqual(
+    problems(() => builder.build(mesh([A], [staticCluster(A)]))),
+    [`sidecar/ns-1/_ duplicate-name ${A} -> ${A}`],
+  );
+  assert.equal(builder.build(mesh([A])).digest, new SnapshotBuilder(INFO).build(mesh([A])).digest, 'and back');
 });
