@@ -165,8 +165,11 @@ function meets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** The groups holding one (type, name): the group id for the usual single holder, else the list in output order. */
-type Holders = GroupId | GroupId[];
+/**
+ * The groups holding one (type, name): the group id for the usual single holder, else the list in
+ * output order; replaced by their interned holder set once that is looked up.
+ */
+type Holders = GroupId | GroupId[] | HolderSet;
 
 interface HolderSet {
   readonly id: number;
@@ -208,29 +211,23 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
         const entry = index.get(name);
         if (entry === undefined) index.set(name, id);
         else if (typeof entry === 'string') index.set(name, [entry, id]);
-        else entry.push(id);
+        else (entry as GroupId[]).push(id);
       }
     }
     holders[type] = index;
   }
   // Holder sets interned: one object per distinct list, keyed by its group id (one holder) or by
-  // its text (several; each name has its own array, so the array remembers its set).
+  // its text (several), and kept in the index in place of the list.
   const interned = new Map<string, HolderSet>();
-  const ofList = new Map<GroupId[], HolderSet>();
-  const intern = (key: string, list: readonly GroupId[]): HolderSet => {
-    let set = interned.get(key);
-    if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
-    return set;
-  };
-  const setOf = (entry: Holders): HolderSet => {
-    if (typeof entry === 'string') return interned.get(entry) ?? intern(entry, [entry]);
-    let set = ofList.get(entry);
-    if (!set) ofList.set(entry, (set = intern(entry.join('\n'), entry)));
-    return set;
-  };
   const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
     const entry = holders[type].get(name);
-    return entry === undefined ? undefined : setOf(entry);
+    if (entry === undefined || (typeof entry === 'object' && !Array.isArray(entry))) return entry;
+    const list = typeof entry === 'string' ? [entry] : entry;
+    const key = typeof entry === 'string' ? entry : entry.join('\n');
+    let set = interned.get(key);
+    if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
+    holders[type].set(name, set);
+    return set;
   };
 
   // Names held by several groups, by (type, holder set); and per group the shared sets it is in.
@@ -239,7 +236,8 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
   for (const type of XDS_TYPES) {
     for (const [name, entry] of holders[type]) {
       if (typeof entry === 'string') continue;
-      const set = setOf(entry);
+      const set = holderSet(type, name) as HolderSet;
+      if (set.list.length < 2) continue;
       const key = `${type}\t${set.id}`;
       let group = shared.get(key);
       if (!group) {
