@@ -165,11 +165,11 @@ function meets(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** The groups holding one (type, name); `set`: their interned holder set, once looked up. */
-interface Holders {
-  readonly list: GroupId[];
-  set: HolderSet | undefined;
-}
+/**
+ * The groups holding one (type, name): the group id for the usual single holder, else the list in
+ * output order; replaced by their interned holder set once that is looked up.
+ */
+type Holders = GroupId | GroupId[] | HolderSet;
 
 interface HolderSet {
   readonly id: number;
@@ -202,32 +202,32 @@ interface Bucket {
 }
 
 export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
-  // (type, name) → groups holding it, in output order, and their holder set once looked up
+  // (type, name) → groups holding it, in output order
   const holders = {} as Record<XdsType, Map<string, Holders>>;
   for (const type of XDS_TYPES) {
     const index = new Map<string, Holders>();
     for (const [id, table] of output.groups) {
       for (const name of table[type].keys()) {
         const entry = index.get(name);
-        if (entry) entry.list.push(id);
-        else index.set(name, { list: [id], set: undefined });
+        if (entry === undefined) index.set(name, id);
+        else if (typeof entry === 'string') index.set(name, [entry, id]);
+        else (entry as GroupId[]).push(id);
       }
     }
     holders[type] = index;
   }
-  // Holder sets interned: one object per distinct list, found per (type, name) once.
+  // Holder sets interned: one object per distinct list, keyed by its group id (one holder) or by
+  // its text (several), and kept in the index in place of the list.
   const interned = new Map<string, HolderSet>();
-  const setOf = (entry: Holders): HolderSet => {
-    if (entry.set) return entry.set;
-    const list = entry.list;
-    const key = list.length === 1 ? (list[0] as string) : list.join('\n');
-    let set = interned.get(key);
-    if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
-    return (entry.set = set);
-  };
   const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
     const entry = holders[type].get(name);
-    return entry && setOf(entry);
+    if (entry === undefined || (typeof entry === 'object' && !Array.isArray(entry))) return entry;
+    const list = typeof entry === 'string' ? [entry] : entry;
+    const key = typeof entry === 'string' ? entry : entry.join('\n');
+    let set = interned.get(key);
+    if (!set) interned.set(key, (set = { id: interned.size, list, members: new Set(list) }));
+    holders[type].set(name, set);
+    return set;
   };
 
   // Names held by several groups, by (type, holder set); and per group the shared sets it is in.
@@ -235,8 +235,9 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
   const sharedOfGroup = new Map<GroupId, string[]>();
   for (const type of XDS_TYPES) {
     for (const [name, entry] of holders[type]) {
-      if (entry.list.length < 2) continue;
-      const set = setOf(entry);
+      if (typeof entry === 'string') continue;
+      const set = holderSet(type, name) as HolderSet;
+      if (set.list.length < 2) continue;
       const key = `${type}\t${set.id}`;
       let group = shared.get(key);
       if (!group) {
@@ -292,8 +293,8 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
         let owner: Owner | undefined;
         let last: readonly Target[] | undefined;
         for (const part of resourceRefParts(type, message)) {
-          for (const u of part.undecodable) bad.push({ type, name, ref: u });
-          const targets = partTargets(part);
+          if (part.undecodable.length !== 0) for (const u of part.undecodable) bad.push({ type, name, ref: u });
+          const targets = part.memoOf === check ? (part.memo as readonly Target[]) : partTargets(part);
           if (targets === last) continue; // the same buckets as the part before: this owner is in them
           last = targets;
           for (const t of targets) {

@@ -8,6 +8,7 @@
  * are a pure function of the entry set: built from scratch or updated entry by entry, the same
  * entries give the same documents and root digest.
  */
+import { DigestSorter } from './sorted-digests.js';
 import { digestOf, utf8Bytes, type Hasher } from './digest.js';
 
 /** Entries per leaf the depth aims at: a table of n entries has depth ⌈log16(n / LEAF_TARGET)⌉. */
@@ -50,6 +51,7 @@ export function tableDepth(size: number): number {
 }
 
 const HEX = '0123456789abcdef';
+const EMPTY_LEAF = '{"entries":{}}';
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Canonical JSON of a leaf: `{"entries":{name:digest,…}}`, names sorted. */
@@ -60,6 +62,74 @@ export function leafText(entries: ReadonlyMap<string, string>): string {
     parts[i] = `${JSON.stringify(names[i])}:${JSON.stringify(entries.get(names[i] as string))}`;
   return `{"entries":{${parts.join(',')}}}`;
 }
+
+/**
+ * The UTF-8 bytes of `leafText(entries)`, written into one reused buffer rather than built from a
+ * string per entry (a full build writes ~50k leaves at 10k services). Plain ASCII strings, nearly
+ * every name and all digests, are copied as they are; any other string goes through JSON.stringify.
+ */
+export function leafBytes(entries: ReadonlyMap<string, string>): Uint8Array {
+  const names = [...entries.keys()].sort();
+  const w = leafWriter;
+  w.pos = 0;
+  w.ascii('{"entries":{');
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (i > 0) w.byte(0x2c); // ,
+    w.json(name);
+    w.byte(0x3a); // :
+    w.json(entries.get(name) as string);
+  }
+  w.ascii('}}');
+  return w.buf.slice(0, w.pos);
+}
+
+class JsonWriter {
+  buf = new Uint8Array(1 << 16);
+  pos = 0;
+
+  byte(b: number): void {
+    this.room(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** Text known to be plain ASCII. */
+  ascii(text: string): void {
+    this.room(text.length);
+    for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text.charCodeAt(i);
+  }
+
+  /** `JSON.stringify(text)` as UTF-8. */
+  json(text: string): void {
+    // Worst case: every UTF-16 unit escaped as \uXXXX (6 bytes), plus the quotes.
+    this.room(6 * text.length + 2);
+    const { buf } = this;
+    const start = this.pos;
+    let p = start;
+    buf[p++] = 0x22;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) {
+        const r = utf8.encodeInto(JSON.stringify(text), buf.subarray(start));
+        this.pos = start + r.written;
+        return;
+      }
+      buf[p++] = c;
+    }
+    buf[p++] = 0x22;
+    this.pos = p;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.buf.length, this.pos + n));
+    grown.set(this.buf.subarray(0, this.pos));
+    this.buf = grown;
+  }
+}
+
+const utf8 = new TextEncoder();
+const leafWriter = new JsonWriter();
 
 /** Canonical JSON of an interior node: `{"children":{hexDigit:digest,…}}`. */
 export function nodeText(children: readonly (readonly [string, string])[]): string {
@@ -74,6 +144,8 @@ export interface TreeDocument {
 }
 
 const SHORT_TEXT = 64;
+/** Fewer documents (a delta's) are sorted the plain way. */
+const SORT_BUCKETS_MIN = 1024;
 
 /** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
@@ -94,13 +166,27 @@ export class DocumentSink {
     return doc;
   }
 
+  /** A document given as its bytes (not memoized: long texts rarely repeat). */
+  emitBytes(bytes: Uint8Array, layer: number): TreeDocument {
+    const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
+    this.add(doc);
+    return doc;
+  }
+
   add(doc: TreeDocument): void {
     if (!this.documents.has(doc.digest)) this.documents.set(doc.digest, doc);
   }
 
   /** Documents sorted by layer, then digest: children before parents. */
   sorted(): TreeDocument[] {
-    return [...this.documents.values()].sort((a, b) => a.layer - b.layer || cmp(a.digest, b.digest));
+    const docs = [...this.documents.values()];
+    if (docs.length < SORT_BUCKETS_MIN || !docs.every((d) => Number.isInteger(d.layer) && d.layer >= 0 && d.layer < 64))
+      return docs.sort((a, b) => a.layer - b.layer || cmp(a.digest, b.digest));
+    const layers: DigestSorter<TreeDocument>[] = [];
+    for (const doc of docs) (layers[doc.layer] ??= new DigestSorter()).add(doc.digest, doc);
+    const out: TreeDocument[] = [];
+    for (const layer of layers) if (layer) for (const doc of layer.values()) out.push(doc);
+    return out;
   }
 }
 
@@ -181,8 +267,8 @@ export class TableTree {
     let changed = new Set<number>();
     for (const leaf of this.dirty) {
       const entries = this.leaves.get(leaf);
-      if (entries && (entries.size > 0 || depth === 0))
-        leafLevel.set(leaf, sink.emit(leafText(entries), this.layerBase));
+      if (entries && entries.size > 0) leafLevel.set(leaf, sink.emitBytes(leafBytes(entries), this.layerBase));
+      else if (entries && depth === 0) leafLevel.set(leaf, sink.emit(EMPTY_LEAF, this.layerBase));
       else {
         this.leaves.delete(leaf);
         leafLevel.delete(leaf);
@@ -213,7 +299,8 @@ export class TableTree {
     this.leaves.clear();
     this.dirty.clear();
     this.depth = tableDepth(this.flat.size);
-    this.levels = Array.from({ length: this.depth + 1 }, () => new Map<number, TreeDocument>());
+    this.levels = [];
+    for (let k = 0; k <= this.depth; k++) this.levels.push(new Map<number, TreeDocument>());
     this.rehash = false;
     if (this.depth === 0) {
       // One leaf holding every entry: the table itself (most tables are this small), not a copy.

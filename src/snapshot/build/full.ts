@@ -52,10 +52,11 @@ export function diffOutput(
       const tree = state.trees[type];
       const names = [...theirs.keys()].sort();
       const digests = new Array<string>(names.length);
+      const fresh = mine.size === 0; // a new group's, or a first build's: nothing to compare with
       for (let i = 0; i < names.length; i++) {
         const name = names[i] as string;
         const after = theirs.get(name) as object;
-        const before = mine.get(name);
+        const before = fresh ? undefined : mine.get(name);
         if (before !== after) {
           mine.set(name, after);
           changes.push({ group: id, type, name, before, after });

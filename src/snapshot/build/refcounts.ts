@@ -5,28 +5,34 @@
  */
 import type { XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
+import { DigestSorter } from '../sorted-digests.js';
+
+/** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
+interface Held extends Record<XdsType, number> {
+  count: number;
+  readonly encoded: EncodedResource;
+}
 
 export class ObjectRefs {
-  private readonly pairs: Record<XdsType, Map<string, number>> = {
-    clusters: new Map(),
-    endpoints: new Map(),
-    listeners: new Map(),
-    routes: new Map(),
-  };
-  private readonly objects = new Map<string, { count: number; encoded: EncodedResource }>();
+  /** Per type, how many distinct objects resources of that type hold. */
+  private readonly distinct: Record<XdsType, number> = { clusters: 0, endpoints: 0, listeners: 0, routes: 0 };
+  private readonly objects = new Map<string, Held>();
   /** Parts of the composite objects in `objects`: digest → how many composites hold it. */
   private readonly parts = new Map<string, { count: number; bytes: Uint8Array }>();
 
-  /** One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to `added`. */
-  hold(type: XdsType, encoded: EncodedResource, added: Map<string, Uint8Array>): void {
+  /**
+   * One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to
+   * `added`, when given (a full build lists every object with `sortedAll` instead).
+   */
+  hold(type: XdsType, encoded: EncodedResource, added?: Map<string, Uint8Array>): void {
     if (!this.count(type, encoded.digest, encoded)) return;
-    added.set(encoded.digest, encoded.bytes);
+    added?.set(encoded.digest, encoded.bytes);
     for (const part of encoded.parts ?? []) {
       const r = this.parts.get(part.digest);
       if (r) r.count++;
       else {
         this.parts.set(part.digest, { count: 1, bytes: part.bytes });
-        added.set(part.digest, part.bytes);
+        added?.set(part.digest, part.bytes);
       }
     }
   }
@@ -36,27 +42,17 @@ export class ObjectRefs {
     this.count(type, digest, undefined);
   }
 
-  /** Every object held, and every part of them, sorted by digest (one map built, not a second to sort). */
+  /** Every object held, and every part of them, sorted by digest. */
   sortedAll(): Map<string, Uint8Array> {
-    const digests = [...this.objects.keys()];
-    for (const d of this.parts.keys()) if (!this.objects.has(d)) digests.push(d);
-    digests.sort();
-    const all = new Map<string, Uint8Array>();
-    for (const d of digests)
-      all.set(d, this.objects.get(d)?.encoded.bytes ?? (this.parts.get(d) as { bytes: Uint8Array }).bytes);
-    return all;
+    const sorter = new DigestSorter<Uint8Array>();
+    for (const [digest, o] of this.objects) sorter.add(digest, o.encoded.bytes);
+    for (const [digest, p] of this.parts) if (!this.objects.has(digest)) sorter.add(digest, p.bytes);
+    return sorter.toMap();
   }
 
   /** Distinct resources per type, and distinct objects (parts aside). */
   sizes(): Record<XdsType, number> & { readonly objects: number } {
-    const p = this.pairs;
-    return {
-      clusters: p.clusters.size,
-      endpoints: p.endpoints.size,
-      listeners: p.listeners.size,
-      routes: p.routes.size,
-      objects: this.objects.size,
-    };
+    return { ...this.distinct, objects: this.objects.size };
   }
 
   /**
@@ -64,17 +60,22 @@ export class ObjectRefs {
    * bytes (every xDS type encodes it), so distinct (name, digest) pairs of a type are its distinct digests.
    */
   private count(type: XdsType, digest: string, encoded: EncodedResource | undefined): boolean {
-    const pairs = this.pairs[type];
-    const p = (pairs.get(digest) ?? 0) + (encoded ? 1 : -1);
-    if (p === 0) pairs.delete(digest);
-    else pairs.set(digest, p);
     const o = this.objects.get(digest);
     if (encoded) {
-      if (o) o.count++;
-      else this.objects.set(digest, { count: 1, encoded });
-      return o === undefined;
+      if (o) {
+        o.count++;
+        if (o[type]++ === 0) this.distinct[type]++;
+        return false;
+      }
+      const held: Held = { count: 1, encoded, clusters: 0, endpoints: 0, listeners: 0, routes: 0 };
+      held[type] = 1;
+      this.objects.set(digest, held);
+      this.distinct[type]++;
+      return true;
     }
-    if (o && --o.count === 0) {
+    if (!o || o[type] === 0) return false; // not held by a resource of this type
+    if (--o[type] === 0) this.distinct[type]--;
+    if (--o.count === 0) {
       this.objects.delete(digest);
       for (const part of o.encoded.parts ?? []) {
         const r = this.parts.get(part.digest);

@@ -24,9 +24,9 @@ export interface ClassesUpdate {
 
 export interface Committed {
   readonly sink: DocumentSink;
-  /** Objects new to the snapshot (and new parts of composites). */
+  /** Objects new to the snapshot (and new parts of composites); empty unless `forDelta`. */
   readonly newObjects: Map<string, Uint8Array>;
-  /** Each change's new digest, when recorded. */
+  /** Each change's new digest; empty unless `forDelta`. */
   readonly contentChanges: ContentChange[];
 }
 
@@ -54,20 +54,17 @@ export class SnapshotTrees {
   /**
    * Encodes the changed messages, updates refcounts, trees, group documents and the group index
    * (the tables already hold the changes; removed groups are dropped by `drop` afterwards).
+   * `forDelta`: also list the new objects and each change's digest (a full build lists everything instead).
    */
-  commit(
-    { changes, removed, added }: TableChanges,
-    classes: ClassesUpdate | undefined,
-    recordContent = true,
-  ): Committed {
+  commit({ changes, removed, added }: TableChanges, classes: ClassesUpdate | undefined, forDelta = true): Committed {
     const sink = new DocumentSink(this.hasher);
     const newObjects = new Map<string, Uint8Array>();
     const contentChanges: ContentChange[] = [];
     const touched = new Set<GroupId>(added);
     for (const ch of changes) {
-      const digest = this.commitChange(ch, newObjects);
+      const digest = this.commitChange(ch, forDelta ? newObjects : undefined);
       touched.add(ch.group);
-      if (recordContent) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
+      if (forDelta) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
     }
     for (const id of removed) {
       this.index.delete(id);
@@ -116,7 +113,7 @@ export class SnapshotTrees {
   }
 
   /** The change's object held, its tree entry set; returns its new digest (undefined: deleted). */
-  private commitChange(ch: ResourceChange, newObjects: Map<string, Uint8Array>): string | undefined {
+  private commitChange(ch: ResourceChange, newObjects: Map<string, Uint8Array> | undefined): string | undefined {
     const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
     const old = ch.before ? tree.get(ch.name) : undefined;
     let digest: string | undefined;

@@ -13,7 +13,7 @@
  * event loop for about a millisecond. Big writes (a full snapshot, a checkpoint pack) stay
  * asynchronous and parallel.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, hash as oneShotHash, randomUUID } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { link, mkdir, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
@@ -69,7 +69,7 @@ import {
 } from './layout.js';
 
 /** SHA-256 with node:crypto: same digests as the default @noble/hashes hasher, much faster. */
-export const nodeSha256Hex: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
+export const nodeSha256Hex: Hasher = (bytes) => oneShotHash('sha256', bytes, 'hex');
 
 export const DEFAULT_STORE_DIR = '.meshsnap';
 
