@@ -7,6 +7,7 @@
 import { envoy, type Cluster } from '../../xds/proto.js';
 import { outlierDetection } from '../traffic-policy.js';
 import type { PlannedCluster } from './plan.js';
+import { shareClusterParts } from './shared-parts.js';
 
 const { DiscoveryType, LbPolicy } = envoy.config.cluster.v3.Cluster;
 
@@ -32,5 +33,5 @@ export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   const maxRequests = policy?.connectionPool?.http?.http2MaxRequests;
   if (maxRequests && maxRequests > 0) c.circuit_breakers = { thresholds: [{ max_requests: { value: maxRequests } }] };
   if (policy?.outlierDetection) c.outlier_detection = outlierDetection(policy.outlierDetection);
-  return c;
+  return shareClusterParts(c);
 }

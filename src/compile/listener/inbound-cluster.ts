@@ -11,6 +11,7 @@ import type { ConnectionPoolSettings } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { shareClusterParts } from '../cluster/shared-parts.js';
 import { u32 } from './filters.js';
 import { isGrpcFamily } from './inbound-chains.js';
 import type { InboundEndpoint, InboundPort } from './inbound-ports.js';
@@ -21,6 +22,12 @@ const MAX_U32 = 4294967295;
 const NEVER_CLEAN_UP_SECONDS = 9223372035;
 /** iptables lets connections from this source through to the application. */
 const PASSTHROUGH_BIND = { source_address: { address: '127.0.0.6', port_value: 0 } };
+/** HTTP/2 towards the application: one packed copy for every such cluster. */
+const HTTP2_OPTIONS = {
+  [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
+    explicit_http_config: { http2_protocol_options: {} },
+  }),
+};
 
 const endpointAddress = (
   e: Exclude<InboundEndpoint, { kind: 'pod-port' }>,
@@ -70,13 +77,9 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
         };
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
-    cluster.typed_extension_protocol_options = {
-      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
-        explicit_http_config: { http2_protocol_options: {} },
-      }),
-    };
+    cluster.typed_extension_protocol_options = HTTP2_OPTIONS;
   }
-  return cluster;
+  return shareClusterParts(cluster);
 }
 
 function thresholds(
