@@ -15,6 +15,7 @@ import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '
 import type { CompileContext } from './context.js';
 import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
 import { grpcCluster } from './cluster/grpc.js';
+import { NO_LB_CONFIG } from './cluster/shared-parts.js';
 import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
 import { localityEndpoints } from './endpoints.js';
 import { istioConfigMetadata, istioMetadata } from './metadata.js';
@@ -150,7 +151,7 @@ function sidecarCluster(
       name: plan.name,
       type: DISCOVERY_TYPES[plan.discovery],
       alt_stat_name: `${plan.name};`,
-      common_lb_config: {},
+      common_lb_config: NO_LB_CONFIG,
     },
   };
   const c = draft.cluster;

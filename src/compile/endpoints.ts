@@ -117,11 +117,18 @@ function byAddress(a: MeshEndpoint, b: MeshEndpoint): number {
 const localities = new InternTable<envoy.config.core.v3.Locality.$Properties>();
 const weights = new InternTable<{ value: number }>();
 const weight = (value: number): { value: number } => (value === 1 ? WEIGHT_ONE : weights.get(String(value), () => ({ value })));
-const endpointMetadata = new InternTable<envoy.config.core.v3.Metadata.$Properties>();
+const endpointMetadata = new InternTable<Metadata>();
 
-function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEndpoint {
-  const istioTls = mtls && ep.tlsMode === 'istio';
-  const workload = workloadTelemetry(ep, service.namespace);
+type Metadata = envoy.config.core.v3.Metadata.$Properties;
+/** An endpoint's metadata per service namespace, with and without the mTLS marker: found once per endpoint, not per cluster. */
+const metadataOf = new WeakMap<MeshEndpoint, { namespace: string; tls?: Metadata; plain?: Metadata }>();
+
+function lbEndpointMetadata(ep: MeshEndpoint, namespace: string, istioTls: boolean): Metadata {
+  let known = metadataOf.get(ep);
+  if (known?.namespace !== namespace) metadataOf.set(ep, (known = { namespace }));
+  const hit = istioTls ? known.tls : known.plain;
+  if (hit) return hit;
+  const workload = workloadTelemetry(ep, namespace);
   const metadata = endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
     const filter_metadata: Record<string, Struct> = {};
     // Keys in sorted order: protobufjs writes map entries in insertion order.
@@ -129,6 +136,13 @@ function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEn
     if (workload !== undefined) filter_metadata.istio = { fields: { workload: { stringValue: workload } } };
     return { filter_metadata };
   });
+  if (istioTls) known.tls = metadata;
+  else known.plain = metadata;
+  return metadata;
+}
+
+function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEndpoint {
+  const metadata = lbEndpointMetadata(ep, service.namespace, mtls && ep.tlsMode === 'istio');
   return {
     endpoint: { address: { socket_address: { address: ep.address, port_value: ep.port } } },
     health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,

@@ -12,11 +12,10 @@
  * a value from an earlier compile is as good as a new one, and an incremental compile shares
  * parts with the output it patches.
  */
-import type { Any } from '../xds/proto.js';
-import { packAny } from '../xds/proto.js';
+import { durationMs, packAny, type Any, type Duration } from '../xds/proto.js';
 
 /** Entries a table holds before it starts over. */
-const LIMIT = 1 << 14;
+const LIMIT = 1 << 15;
 
 /** A bounded table of shared immutable values by key. */
 export class InternTable<T extends object> {
@@ -56,3 +55,8 @@ const anys = new InternTable<Any>();
 export function packShared(typeName: string, message: object): Any {
   return anys.get(`${typeName}\n${JSON.stringify(message)}`, () => packAny(typeName, message));
 }
+
+const durations = new InternTable<Duration>();
+
+/** The shared `google.protobuf.Duration` of `ms` milliseconds (timeouts repeat across thousands of clusters). */
+export const sharedDurationMs = (ms: number): Duration => durations.get(String(ms), () => durationMs(ms));

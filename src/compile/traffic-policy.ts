@@ -19,7 +19,7 @@ import type {
 import type { Protocol } from '../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
 import { shareClusterParts } from './cluster/shared-parts.js';
-import { InternTable } from './intern.js';
+import { InternTable, sharedDurationMs } from './intern.js';
 import { TypeName } from '../xds/type-urls.js';
 
 type Thresholds = envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties;
@@ -128,7 +128,7 @@ export function applyConnectionPool(
   connectTimeoutMs: number,
 ): void {
   const c = draft.cluster;
-  c.connect_timeout = durationMs(connectTimeoutMs);
+  c.connect_timeout = sharedDurationMs(connectTimeoutMs);
   if (!pool) {
     c.circuit_breakers = DEFAULT_CIRCUIT_BREAKERS;
     return;

@@ -20,12 +20,17 @@ const SHARED_FIELDS = [
 
 const tables = new Map<string, InternTable<object>>(SHARED_FIELDS.map((f) => [f, new InternTable<object>()]));
 
+/** An empty `common_lb_config`, as most clusters have. */
+export const NO_LB_CONFIG: NonNullable<Cluster['common_lb_config']> = Object.freeze({});
+
 /** The cluster, with each shared field pointing at the one copy of its value. Call once the cluster is complete. */
 export function shareClusterParts(c: Cluster): Cluster {
   const fields = c as Record<string, unknown>;
   for (const f of SHARED_FIELDS) {
     const v = fields[f];
-    if (v !== undefined && v !== null) fields[f] = (tables.get(f) as InternTable<object>).share(v as object);
+    // A frozen value is shared already (a constant, or interned where it was made).
+    if (v !== undefined && v !== null && !Object.isFrozen(v))
+      fields[f] = (tables.get(f) as InternTable<object>).share(v as object);
   }
   return c;
 }
