@@ -116,7 +116,8 @@ function byAddress(a: MeshEndpoint, b: MeshEndpoint): number {
 // Shared parts (../intern.ts): localities by key, weights by value, metadata by marker and workload.
 const localities = new InternTable<envoy.config.core.v3.Locality.$Properties>();
 const weights = new InternTable<{ value: number }>();
-const weight = (value: number): { value: number } => (value === 1 ? WEIGHT_ONE : weights.get(String(value), () => ({ value })));
+const weight = (value: number): { value: number } =>
+  value === 1 ? WEIGHT_ONE : weights.get(String(value), () => ({ value }));
 const endpointMetadata = new InternTable<Metadata>();
 
 type Metadata = envoy.config.core.v3.Metadata.$Properties;

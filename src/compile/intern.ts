@@ -40,7 +40,7 @@ export class InternTable<T extends object> {
 
 /** Freezes a message and everything it holds, except byte buffers (which cannot be frozen). */
 export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== "object" || ArrayBuffer.isView(value)) return value;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   Object.freeze(value);
   for (const v of Object.values(value)) deepFreeze(v);
   return value;

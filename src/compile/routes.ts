@@ -74,7 +74,9 @@ function serviceRoutes(
   if (!routes.length) {
     // The default route is the same for sidecars and proxyless clients: one array for both.
     const defaultKey = `d|${port}|${service.hostname}`;
-    routes = cache.get(defaultKey) ?? [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
+    routes = cache.get(defaultKey) ?? [
+      defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname)),
+    ];
     cache.set(defaultKey, routes);
   }
   cache.set(key, routes);

@@ -19,7 +19,7 @@ import type {
 import type { Protocol } from '../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
 import { shareClusterParts } from './cluster/shared-parts.js';
-import { InternTable, sharedDurationMs } from './intern.js';
+import { deepFreeze, InternTable, sharedDurationMs } from './intern.js';
 import { TypeName } from '../xds/type-urls.js';
 
 type Thresholds = envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties;
@@ -75,14 +75,14 @@ export function policyForSubset(
 }
 
 /** istiod's default thresholds: effectively no circuit breaking. Shared, never mutated. */
-export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({
+export const DEFAULT_THRESHOLDS: Thresholds = deepFreeze({
   max_connections: { value: MAX_UINT32 },
   max_pending_requests: { value: MAX_UINT32 },
   max_requests: { value: MAX_UINT32 },
   max_retries: { value: MAX_UINT32 },
   track_remaining: true,
 });
-export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = Object.freeze({
+export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = deepFreeze({
   thresholds: [DEFAULT_THRESHOLDS],
 });
 

@@ -8,11 +8,12 @@ import { envoy, type Cluster } from '../../xds/proto.js';
 import { outlierDetection } from '../traffic-policy.js';
 import type { PlannedCluster } from './plan.js';
 import { shareClusterParts } from './shared-parts.js';
+import { deepFreeze } from '../intern.js';
 
 const { DiscoveryType, LbPolicy } = envoy.config.cluster.v3.Cluster;
 
 /** istiod's proxyless EDS source: plain ADS. */
-const GRPC_EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({ ads: {} });
+const GRPC_EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = deepFreeze({ ads: {} });
 
 export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   if (plan.discovery !== 'EDS') return undefined;

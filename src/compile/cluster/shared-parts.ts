@@ -28,7 +28,7 @@ export function shareClusterParts(c: Cluster): Cluster {
   const fields = c as Record<string, unknown>;
   for (const f of SHARED_FIELDS) {
     const v = fields[f];
-    // A frozen value is shared already (a constant, or interned where it was made).
+    // A frozen value is shared already: a deep-frozen constant, or interned where it was made.
     if (v !== undefined && v !== null && !Object.isFrozen(v))
       fields[f] = (tables.get(f) as InternTable<object>).share(v as object);
   }

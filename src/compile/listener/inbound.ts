@@ -59,7 +59,10 @@ export function buildInbound(
     address: VIRTUAL_INBOUND_ADDRESS,
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
-    listener_filters: listenerFilters.get(JSON.stringify([...needs]), () => [ORIGINAL_DST_FILTER, ...inspectors(needs)]),
+    listener_filters: listenerFilters.get(JSON.stringify([...needs]), () => [
+      ORIGINAL_DST_FILTER,
+      ...inspectors(needs),
+    ]),
     listener_filters_timeout: NO_TIMEOUT,
     filter_chains: chains,
   };
