@@ -15,6 +15,8 @@ import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '
 import type { CompileContext } from './context.js';
 import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
 import { grpcCluster } from './cluster/grpc.js';
+import { NO_LB_CONFIG } from './cluster/shared-parts.js';
+import { deepFreeze } from './intern.js';
 import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
 import { localityEndpoints } from './endpoints.js';
 import { istioConfigMetadata, istioMetadata } from './metadata.js';
@@ -40,7 +42,7 @@ const { DiscoveryType, DnsLookupFamily } = envoy.config.cluster.v3.Cluster;
 const V3 = envoy.config.core.v3.ApiVersion.V3;
 
 /** istiod's EDS source: ADS, never block on the first fetch. Shared by every EDS cluster. */
-const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({
+const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = deepFreeze({
   ads: {},
   initial_fetch_timeout: durationMs(0),
   resource_api_version: V3,
@@ -150,7 +152,7 @@ function sidecarCluster(
       name: plan.name,
       type: DISCOVERY_TYPES[plan.discovery],
       alt_stat_name: `${plan.name};`,
-      common_lb_config: {},
+      common_lb_config: NO_LB_CONFIG,
     },
   };
   const c = draft.cluster;

@@ -17,6 +17,7 @@
 import type { MeshEndpoint, MeshService } from '../model/service-model.js';
 import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
+import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
@@ -93,14 +94,16 @@ function groupByLocality(eps: readonly MeshEndpoint[], service: MeshService, mtl
   return keys.map((key) => {
     const members = [...(groups.get(key) as MeshEndpoint[])].sort(byAddress);
     const first = members[0] as MeshEndpoint;
-    const locality: envoy.config.core.v3.Locality.$Properties = {};
-    if (first.locality.region) locality.region = first.locality.region;
-    if (first.locality.zone) locality.zone = first.locality.zone;
-    if (first.locality.subzone) locality.sub_zone = first.locality.subzone;
     return {
-      locality,
+      locality: localities.get(key, () => {
+        const locality: envoy.config.core.v3.Locality.$Properties = {};
+        if (first.locality.region) locality.region = first.locality.region;
+        if (first.locality.zone) locality.zone = first.locality.zone;
+        if (first.locality.subzone) locality.sub_zone = first.locality.subzone;
+        return locality;
+      }),
       lb_endpoints: members.map((ep) => lbEndpoint(ep, service, mtls)),
-      load_balancing_weight: { value: members.reduce((sum, ep) => sum + (ep.weight ?? 1), 0) },
+      load_balancing_weight: weight(members.reduce((sum, ep) => sum + (ep.weight ?? 1), 0)),
     };
   });
 }
@@ -110,17 +113,42 @@ function byAddress(a: MeshEndpoint, b: MeshEndpoint): number {
   return a.port - b.port;
 }
 
+// Shared parts (../intern.ts): localities by key, weights by value, metadata by marker and workload.
+const localities = new InternTable<envoy.config.core.v3.Locality.$Properties>();
+const weights = new InternTable<{ value: number }>();
+const weight = (value: number): { value: number } =>
+  value === 1 ? WEIGHT_ONE : weights.get(String(value), () => ({ value }));
+const endpointMetadata = new InternTable<Metadata>();
+
+type Metadata = envoy.config.core.v3.Metadata.$Properties;
+/** An endpoint's metadata per service namespace, with and without the mTLS marker: found once per endpoint, not per cluster. */
+const metadataOf = new WeakMap<MeshEndpoint, { namespace: string; tls?: Metadata; plain?: Metadata }>();
+
+function lbEndpointMetadata(ep: MeshEndpoint, namespace: string, istioTls: boolean): Metadata {
+  let known = metadataOf.get(ep);
+  if (known?.namespace !== namespace) metadataOf.set(ep, (known = { namespace }));
+  const hit = istioTls ? known.tls : known.plain;
+  if (hit) return hit;
+  const workload = workloadTelemetry(ep, namespace);
+  const metadata = endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
+    const filter_metadata: Record<string, Struct> = {};
+    // Keys in sorted order: protobufjs writes map entries in insertion order.
+    if (istioTls) filter_metadata['envoy.transport_socket_match'] = TLS_MODE_ISTIO;
+    if (workload !== undefined) filter_metadata.istio = { fields: { workload: { stringValue: workload } } };
+    return { filter_metadata };
+  });
+  if (istioTls) known.tls = metadata;
+  else known.plain = metadata;
+  return metadata;
+}
+
 function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEndpoint {
-  const filter_metadata: Record<string, Struct> = {};
-  // Keys in sorted order: protobufjs writes map entries in insertion order.
-  if (mtls && ep.tlsMode === 'istio') filter_metadata['envoy.transport_socket_match'] = TLS_MODE_ISTIO;
-  const workload = workloadTelemetry(ep, service.namespace);
-  if (workload !== undefined) filter_metadata.istio = { fields: { workload: { stringValue: workload } } };
+  const metadata = lbEndpointMetadata(ep, service.namespace, mtls && ep.tlsMode === 'istio');
   return {
     endpoint: { address: { socket_address: { address: ep.address, port_value: ep.port } } },
     health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,
-    metadata: { filter_metadata },
-    load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : { value: ep.weight },
+    metadata,
+    load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : weight(ep.weight),
   };
 }
 

@@ -225,6 +225,7 @@ function workloadShapes(
   namespace: string,
 ): { services: MeshService[]; labels: Readonly<Record<string, string>> }[] {
   const services = byNamespace.services.get(namespace) ?? [];
+  const selecting = selectorIndex(services);
   const shapes = new Map<string, { services: MeshService[]; labels: Readonly<Record<string, string>> }>();
   const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
     const policies = `${ctx.security.forWorkload(namespace, labels).key}|${ctx.sidecars.selectingKeys(namespace, labels).join(',')}`;
@@ -246,9 +247,35 @@ function workloadShapes(
     );
     if (seen.has(key)) continue;
     seen.add(key);
-    add(selectingAmong(services, w.labels), w.labels);
+    add(selecting(w.labels), w.labels);
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k)!);
+}
+
+/**
+ * `selectingAmong(services, labels)` without a pass over every service per label set: services are
+ * indexed by one pair of their selector, so only those whose pair the labels hold are checked.
+ */
+function selectorIndex(services: readonly MeshService[]): (labels: Readonly<Record<string, string>>) => MeshService[] {
+  const byPair = new Map<string, number[]>();
+  services.forEach((s, i) => {
+    const selector = workloadSelectorOf(s) ?? {};
+    const first = Object.keys(selector)[0];
+    if (first === undefined) return;
+    const key = `${first}=${selector[first]}`;
+    const list = byPair.get(key);
+    if (list) list.push(i);
+    else byPair.set(key, [i]);
+  });
+  return (labels) => {
+    const candidates: number[] = [];
+    for (const k in labels) if (Object.hasOwn(labels, k)) candidates.push(...(byPair.get(`${k}=${labels[k]}`) ?? []));
+    // Hostname order, as the services are.
+    candidates.sort((a, b) => a - b);
+    return candidates
+      .map((i) => services[i] as MeshService)
+      .filter((s) => selects(workloadSelectorOf(s) ?? {}, labels));
+  };
 }
 
 /** Services (hostname order), workloads (pods) and WorkloadEntries per namespace: built once, so shapes cost O(namespace), not O(mesh). */
@@ -302,10 +329,25 @@ function sortGroups(groups: Map<string, ResourceTable>): Map<string, ResourceTab
   for (const id of [...groups.keys()].sort()) {
     const t = groups.get(id) as ResourceTable;
     const s = emptyTable();
-    for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const) {
-      for (const name of [...t[type].keys()].sort()) (s[type] as Map<string, unknown>).set(name, t[type].get(name));
-    }
+    for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const)
+      s[type] = (inOrder(t[type].keys()) ? t[type] : sortedByName(t[type])) as never;
     sorted.set(id, s);
   }
   return sorted;
+}
+
+/** Whether names come in code unit order (most tables are built so): then the table is kept as it is. */
+function inOrder(names: Iterable<string>): boolean {
+  let last: string | undefined;
+  for (const n of names) {
+    if (last !== undefined && !(last < n)) return false;
+    last = n;
+  }
+  return true;
+}
+
+function sortedByName<M>(t: ReadonlyMap<string, M>): Map<string, M> {
+  const out = new Map<string, M>();
+  for (const name of [...t.keys()].sort()) out.set(name, t.get(name) as M);
+  return out;
 }

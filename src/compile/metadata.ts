@@ -5,12 +5,16 @@
  */
 import { configPath, type IstioObject } from '../model/istio.js';
 import { toStruct, type Metadata, type JsonValue } from '../xds/proto.js';
+import { InternTable } from './intern.js';
 
 export function istioConfigMetadata(source: IstioObject, extra: Readonly<Record<string, JsonValue>> = {}): Metadata {
-  return { filter_metadata: { istio: toStruct({ ...extra, config: configPath(source.kind, source.meta) }) } };
+  return istioMetadata({ ...extra, config: configPath(source.kind, source.meta) });
 }
+
+/** Equal metadata (clusters of one service, endpoints of one workload) is built once and shared. */
+const shared = new InternTable<Metadata>();
 
 /** Metadata carrying only other `istio` keys (e.g. `services` on clusters), without a config source. */
 export function istioMetadata(values: Readonly<Record<string, JsonValue>>): Metadata {
-  return { filter_metadata: { istio: toStruct(values) } };
+  return shared.get(JSON.stringify(values), () => ({ filter_metadata: { istio: toStruct(values) } }));
 }

@@ -71,7 +71,14 @@ function serviceRoutes(
   let routes: Route[] = [];
   if (sourced?.length)
     routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
-  if (!routes.length) routes = [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
+  if (!routes.length) {
+    // The default route is the same for sidecars and proxyless clients: one array for both.
+    const defaultKey = `d|${port}|${service.hostname}`;
+    routes = cache.get(defaultKey) ?? [
+      defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname)),
+    ];
+    cache.set(defaultKey, routes);
+  }
   cache.set(key, routes);
   return routes;
 }
@@ -247,11 +254,14 @@ export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string
   return out;
 }
 
+const NO_VALIDATION = Object.freeze({ value: false });
+const MAX_BODY = Object.freeze({ value: MAX_DIRECT_RESPONSE_BODY });
+
 const sidecarRouteConfig = (name: string, vhosts: VirtualHost[]): RouteConfiguration => ({
   name,
   virtual_hosts: vhosts,
-  validate_clusters: { value: false },
-  max_direct_response_body_size_bytes: { value: MAX_DIRECT_RESPONSE_BODY },
+  validate_clusters: NO_VALIDATION,
+  max_direct_response_body_size_bytes: MAX_BODY,
   ignore_port_in_host_matching: true,
 });
 

@@ -17,7 +17,9 @@ import type {
   TrafficPolicy,
 } from '../model/istio.js';
 import type { Protocol } from '../model/service-model.js';
-import { durationMs, envoy, packAny, type Any, type Cluster } from '../xds/proto.js';
+import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
+import { shareClusterParts } from './cluster/shared-parts.js';
+import { deepFreeze, InternTable, sharedDurationMs } from './intern.js';
 import { TypeName } from '../xds/type-urls.js';
 
 type Thresholds = envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties;
@@ -73,14 +75,14 @@ export function policyForSubset(
 }
 
 /** istiod's default thresholds: effectively no circuit breaking. Shared, never mutated. */
-export const DEFAULT_THRESHOLDS: Thresholds = Object.freeze({
+export const DEFAULT_THRESHOLDS: Thresholds = deepFreeze({
   max_connections: { value: MAX_UINT32 },
   max_pending_requests: { value: MAX_UINT32 },
   max_requests: { value: MAX_UINT32 },
   max_retries: { value: MAX_UINT32 },
   track_remaining: true,
 });
-export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = Object.freeze({
+export const DEFAULT_CIRCUIT_BREAKERS: Cluster['circuit_breakers'] = deepFreeze({
   thresholds: [DEFAULT_THRESHOLDS],
 });
 
@@ -126,7 +128,7 @@ export function applyConnectionPool(
   connectTimeoutMs: number,
 ): void {
   const c = draft.cluster;
-  c.connect_timeout = durationMs(connectTimeoutMs);
+  c.connect_timeout = sharedDurationMs(connectTimeoutMs);
   if (!pool) {
     c.circuit_breakers = DEFAULT_CIRCUIT_BREAKERS;
     return;
@@ -289,7 +291,8 @@ export function applyConsistentHash(c: Cluster, lb: LoadBalancerSettings | undef
   }
 }
 
-const packedHttpOptions = new Map<string, Any>();
+type ProtocolOptions = NonNullable<Cluster['typed_extension_protocol_options']>;
+const packedHttpOptions = new InternTable<ProtocolOptions>();
 
 /** Packs the draft's HttpProtocolOptions (explicit HTTP/1.1 when no protocol was chosen), sharing equal ones. */
 export function finishDraft(draft: ClusterDraft): Cluster {
@@ -298,13 +301,9 @@ export function finishDraft(draft: ClusterDraft): Cluster {
     const opts = draft.http;
     if (!hasUpstreamProtocol(opts)) opts.explicit_http_config = { http_protocol_options: {} };
     // Field order is fixed by construction, so the JSON is a stable key for sharing the packed bytes.
-    const key = JSON.stringify(opts);
-    let any = packedHttpOptions.get(key);
-    if (!any) {
-      any = packAny(TypeName.HttpProtocolOptions, opts);
-      if (packedHttpOptions.size < 1024) packedHttpOptions.set(key, any);
-    }
-    c.typed_extension_protocol_options = { [TypeName.HttpProtocolOptions]: any };
+    c.typed_extension_protocol_options = packedHttpOptions.get(JSON.stringify(opts), () => ({
+      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, opts),
+    }));
   }
-  return c;
+  return shareClusterParts(c);
 }

@@ -7,11 +7,13 @@
 import { envoy, type Cluster } from '../../xds/proto.js';
 import { outlierDetection } from '../traffic-policy.js';
 import type { PlannedCluster } from './plan.js';
+import { shareClusterParts } from './shared-parts.js';
+import { deepFreeze } from '../intern.js';
 
 const { DiscoveryType, LbPolicy } = envoy.config.cluster.v3.Cluster;
 
 /** istiod's proxyless EDS source: plain ADS. */
-const GRPC_EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = Object.freeze({ ads: {} });
+const GRPC_EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = deepFreeze({ ads: {} });
 
 export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   if (plan.discovery !== 'EDS') return undefined;
@@ -32,5 +34,5 @@ export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   const maxRequests = policy?.connectionPool?.http?.http2MaxRequests;
   if (maxRequests && maxRequests > 0) c.circuit_breakers = { thresholds: [{ max_requests: { value: maxRequests } }] };
   if (policy?.outlierDetection) c.outlier_detection = outlierDetection(policy.outlierDetection);
-  return c;
+  return shareClusterParts(c);
 }

@@ -13,6 +13,7 @@ import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildc
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { envoy, FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
+import { InternTable } from '../intern.js';
 import { modeForPort } from '../security/peer-authn.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
 import {
@@ -101,17 +102,25 @@ function chainsFor(target: ChainTarget, options: readonly MatchOption[], ownTls?
   return options.map((o) => {
     const chain: FilterChain = {
       name: target.name(o.kind),
-      filter_chain_match: {
-        ...(target.destinationPort !== undefined ? { destination_port: u32(target.destinationPort) } : {}),
-        transport_protocol: o.transportProtocol,
-        ...(o.alpns ? { application_protocols: [...o.alpns] } : {}),
-      },
+      filter_chain_match: chainMatch(target.destinationPort, o),
       filters: target.filters(o.kind),
     };
     if (ownTls) chain.transport_socket = ownTls;
     else if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
     return chain;
   });
+}
+
+type ChainMatch = envoy.config.listener.v3.FilterChainMatch.$Properties;
+/** Chains of one port and match option look alike in every workload: one shared match (../intern.ts). */
+const chainMatches = new InternTable<ChainMatch>();
+
+function chainMatch(destinationPort: number | undefined, o: MatchOption): ChainMatch {
+  return chainMatches.get(`${destinationPort}|${o.transportProtocol}|${o.alpns?.join(',') ?? '-'}`, () => ({
+    ...(destinationPort !== undefined ? { destination_port: u32(destinationPort) } : {}),
+    transport_protocol: o.transportProtocol,
+    ...(o.alpns ? { application_protocols: [...o.alpns] } : {}),
+  }));
 }
 
 /** istiod's Protocol.AfterTLSTermination. */
@@ -200,12 +209,13 @@ function buildPassthroughChains(security: WorkloadSecurity, extraPorts: readonly
 
 /** Connections addressed to 15006 itself would loop through this listener forever. */
 export function blackholeChain(listenerPort: number, blackholeCluster: string): FilterChain {
-  return {
+  return blackholeChains.get(`${listenerPort}|${blackholeCluster}`, () => ({
     name: 'virtualInbound-blackhole',
     filter_chain_match: { destination_port: u32(listenerPort) },
     filters: [tcpProxyTo(blackholeCluster)],
-  };
+  }));
 }
+const blackholeChains = new InternTable<FilterChain>();
 
 /**
  * The inline route of an inbound HTTP chain (istiod: buildSidecarInboundHTTPRouteConfig): everything

@@ -9,8 +9,10 @@ import { istioConfigMetadata, istioMetadata } from '../metadata.js';
 import { inboundClusterName } from '../names.js';
 import type { ConnectionPoolSettings } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
-import { durationMs, envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
+import { envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { NO_LB_CONFIG, shareClusterParts } from '../cluster/shared-parts.js';
+import { deepFreeze, sharedDurationMs } from '../intern.js';
 import { u32 } from './filters.js';
 import { isGrpcFamily } from './inbound-chains.js';
 import type { InboundEndpoint, InboundPort } from './inbound-ports.js';
@@ -18,9 +20,17 @@ import type { InboundEndpoint, InboundPort } from './inbound-ports.js';
 const ClusterMsg = envoy.config.cluster.v3.Cluster;
 const MAX_U32 = 4294967295;
 /** istiod disables cleanup of inbound original-dst hosts with the largest Duration Go can hold. */
-const NEVER_CLEAN_UP_SECONDS = 9223372035;
+const NEVER_CLEAN_UP = deepFreeze({ seconds: 9223372035 });
 /** iptables lets connections from this source through to the application. */
-const PASSTHROUGH_BIND = { source_address: { address: '127.0.0.6', port_value: 0 } };
+const PASSTHROUGH_BIND = deepFreeze({ source_address: { address: '127.0.0.6', port_value: 0 } });
+/** Circuit breakers without a DestinationRule connection pool: istiod's maximums. */
+const NO_LIMITS = deepFreeze({ thresholds: [thresholds(undefined)] });
+/** HTTP/2 towards the application: one packed copy for every such cluster. */
+const HTTP2_OPTIONS = {
+  [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
+    explicit_http_config: { http2_protocol_options: {} },
+  }),
+};
 
 const endpointAddress = (
   e: Exclude<InboundEndpoint, { kind: 'pod-port' }>,
@@ -38,12 +48,12 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   const name = inboundClusterName(p.targetPort);
   const common: Cluster = {
     name,
-    connect_timeout: durationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs),
+    connect_timeout: sharedDurationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs),
   };
   const rest: Cluster = {
-    common_lb_config: {},
+    common_lb_config: NO_LB_CONFIG,
     // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
-    circuit_breakers: { thresholds: [thresholds(pool)] },
+    circuit_breakers: pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS,
     metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
   };
   const cluster: Cluster =
@@ -64,19 +74,15 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
           type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
           lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
           ...(p.endpoint ? { original_dst_lb_config: { upstream_port_override: { value: p.endpoint.port } } } : {}),
-          cleanup_interval: { seconds: NEVER_CLEAN_UP_SECONDS },
+          cleanup_interval: NEVER_CLEAN_UP,
           ...rest,
           upstream_bind_config: PASSTHROUGH_BIND,
         };
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
-    cluster.typed_extension_protocol_options = {
-      [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
-        explicit_http_config: { http2_protocol_options: {} },
-      }),
-    };
+    cluster.typed_extension_protocol_options = HTTP2_OPTIONS;
   }
-  return cluster;
+  return shareClusterParts(cluster);
 }
 
 function thresholds(

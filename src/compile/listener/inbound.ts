@@ -17,6 +17,7 @@ import {
   TLS_TRANSPORT,
   type ListenerFilter,
 } from './filters.js';
+import { deepFreeze, InternTable } from '../intern.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
 import { inboundPorts } from './inbound-ports.js';
@@ -52,25 +53,32 @@ export function buildInbound(
     ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort))),
     ...ports.flatMap((p) => portChains(p, shape.security)),
   ];
+  const needs = inspectorNeeds(chains);
   const listener: Listener = {
     name: VIRTUAL_INBOUND,
-    address: socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT),
+    address: VIRTUAL_INBOUND_ADDRESS,
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
-    listener_filters: [ORIGINAL_DST_FILTER, ...inspectors(chains)],
-    listener_filters_timeout: { seconds: 0 },
+    listener_filters: listenerFilters.get(JSON.stringify([...needs]), () => [
+      ORIGINAL_DST_FILTER,
+      ...inspectors(needs),
+    ]),
+    listener_filters_timeout: NO_TIMEOUT,
     filter_chains: chains,
   };
   return { listeners: new Map([[VIRTUAL_INBOUND, listener]]), clusters };
 }
 
-/**
- * The TLS and HTTP inspectors, switched off on ports where no chain needs them (istiod:
- * populateListenerFilters). Sniffing a server-first protocol would stall it, so a declared TCP
- * port must not wait for the HTTP inspector. Port 0 stands for the passthrough chains.
- */
-function inspectors(chains: readonly FilterChain[]): ListenerFilter[] {
-  const needs = new Map<number, { tls: boolean; http: boolean }>();
+const VIRTUAL_INBOUND_ADDRESS = deepFreeze(socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT));
+const NO_TIMEOUT = Object.freeze({ seconds: 0 });
+/** Workloads whose ports need the same inspectors share one list (../intern.ts). */
+const listenerFilters = new InternTable<ListenerFilter[]>();
+
+type Needs = Map<number, { tls: boolean; http: boolean }>;
+
+/** Per destination port (0: the passthrough chains), whether some chain needs the TLS or the HTTP inspector. */
+function inspectorNeeds(chains: readonly FilterChain[]): Needs {
+  const needs: Needs = new Map();
   for (const c of chains) {
     const match = c.filter_chain_match ?? {};
     const port = match.destination_port?.value ?? 0;
@@ -79,6 +87,15 @@ function inspectors(chains: readonly FilterChain[]): ListenerFilter[] {
     n.http ||= (match.application_protocols ?? []).some((a) => a === 'http/1.1' || a === 'h2c');
     needs.set(port, n);
   }
+  return needs;
+}
+
+/**
+ * The TLS and HTTP inspectors, switched off on ports where no chain needs them (istiod:
+ * populateListenerFilters). Sniffing a server-first protocol would stall it, so a declared TCP
+ * port must not wait for the HTTP inspector. Port 0 stands for the passthrough chains.
+ */
+function inspectors(needs: Needs): ListenerFilter[] {
   const out: ListenerFilter[] = [];
   const portsWhere = (pred: (n: { tls: boolean; http: boolean }) => boolean) =>
     [...needs.entries()]

@@ -1,0 +1,62 @@
+/**
+ * Hash-consing of compiled sub-messages: structurally identical parts of different resources (a
+ * cluster's circuit breakers, a listener's filters, an endpoint's locality) are built once and
+ * shared by identity. The output then holds fewer objects, and the encoder and the Envoy check,
+ * which remember work per object, do that work once.
+ *
+ * Sharing is safe because messages are immutable after compile. To keep it so, every interned
+ * value is deep-frozen: a later edit of a shared part throws instead of leaking into another
+ * resource (modules are strict code).
+ *
+ * The tables are module-wide and bounded (cleared when full): values depend only on their key, so
+ * a value from an earlier compile is as good as a new one, and an incremental compile shares
+ * parts with the output it patches.
+ */
+import { durationMs, packAny, type Any, type Duration } from '../xds/proto.js';
+
+/** Entries a table holds before it starts over. */
+const LIMIT = 1 << 15;
+
+/** A bounded table of shared immutable values by key. */
+export class InternTable<T extends object> {
+  private readonly byKey = new Map<string, T>();
+
+  /** The value for `key`, made (and deep-frozen) by `make` the first time. */
+  get(key: string, make: () => T): T {
+    let v = this.byKey.get(key);
+    if (v === undefined) {
+      if (this.byKey.size >= LIMIT) this.byKey.clear();
+      v = deepFreeze(make());
+      this.byKey.set(key, v);
+    }
+    return v;
+  }
+
+  /** The shared copy of a plain JSON-like value (no bytes, no undefined members), keyed by its JSON text. */
+  share(value: T): T {
+    return this.get(JSON.stringify(value), () => value);
+  }
+}
+
+/** Freezes a message and everything it holds, except byte buffers (which cannot be frozen). */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}
+
+const anys = new InternTable<Any>();
+
+/**
+ * `packAny` for small configs that recur across resources (protocol options): one packed Any,
+ * encoded once, per distinct message (keyed by its JSON text, so the message holds no bytes).
+ */
+export function packShared(typeName: string, message: object): Any {
+  return anys.get(`${typeName}\n${JSON.stringify(message)}`, () => packAny(typeName, message));
+}
+
+const durations = new InternTable<Duration>();
+
+/** The shared `google.protobuf.Duration` of `ms` milliseconds (timeouts repeat across thousands of clusters). */
+export const sharedDurationMs = (ms: number): Duration => durations.get(String(ms), () => durationMs(ms));

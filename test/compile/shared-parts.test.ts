@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateMesh } from '../../bench/synthetic.js';
+import { compile } from '../../src/compile/index.js';
+import { deepFreeze, InternTable } from '../../src/compile/intern.js';
+import type { CompileOutput } from '../../src/compile/types.js';
+import { buildInputSet } from '../../src/inputs/index.js';
+import { encodeMessage } from '../../src/xds/proto.js';
+import { TypeName } from '../../src/xds/type-urls.js';
+import type { Cluster, ClusterLoadAssignment, Listener } from '../../src/xds/proto.js';
+
+const output = (seed: number): CompileOutput =>
+  compile(buildInputSet(generateMesh({ services: 60, seed }).docs)).output;
+
+/** As many objects as distinct values: equal values are one object. */
+function assertShared(values: readonly unknown[], what: string): void {
+  const present = values.filter((v) => v !== undefined);
+  assert.ok(present.length > 10, what);
+  assert.equal(new Set(present).size, new Set(present.map((v) => JSON.stringify(v))).size, what);
+}
+
+const clustersOf = (out: CompileOutput, group: string): Cluster[] => [
+  ...(out.groups.get(group)?.clusters.values() ?? []),
+];
+
+test('an intern table gives one frozen object per key; its parts cannot be edited', () => {
+  const t = new InternTable<{ a: { b: number[] } }>();
+  const x = t.share({ a: { b: [1] } });
+  assert.equal(t.share({ a: { b: [1] } }), x);
+  assert.notEqual(t.share({ a: { b: [2] } }), x);
+  assert.throws(() => {
+    (x.a.b as number[]).push(2);
+  }, TypeError);
+  assert.throws(() => {
+    (x.a as { b: number[] }).b = [];
+  }, TypeError);
+  assert.deepEqual(x, { a: { b: [1] } });
+});
+
+test('deepFreeze leaves byte buffers writable (they cannot be frozen) and freezes what holds them', () => {
+  const any = deepFreeze({ type_url: 't', value: new Uint8Array([1, 2]) });
+  assert.ok(Object.isFrozen(any));
+  assert.equal(any.value[1], 2);
+});
+
+test('equal cluster settings, endpoint parts and inbound listener filters are one object each', () => {
+  const out = output(5);
+  const outbound = clustersOf(out, 'outbound').filter((c) => c.name?.startsWith('outbound|'));
+  assert.ok(outbound.length > 10);
+  assertShared(
+    outbound.map((c) => c.connect_timeout),
+    'connect timeouts',
+  );
+  assertShared(
+    outbound.map((c) => c.circuit_breakers),
+    'circuit breakers',
+  );
+  assertShared(
+    outbound.map((c) => c.common_lb_config),
+    'common lb config',
+  );
+
+  const inbound = [...out.groups.entries()].filter(([id]) => id.startsWith('inbound/'));
+  const listeners = inbound.map(([, t]) => t.listeners.get('virtualInbound') as Listener);
+  assert.ok(listeners.length > 10);
+  assertShared(
+    listeners.map((l) => l.listener_filters),
+    'listener filters',
+  );
+  assert.equal(new Set(listeners.map((l) => l.address)).size, 1);
+  const inboundClusters = inbound.flatMap(([, t]) => [...t.clusters.values()]);
+  assertShared(
+    inboundClusters.map((c) => c.circuit_breakers),
+    'inbound circuit breakers',
+  );
+  const endpoints = [...(out.groups.get('endpoints')?.endpoints.values() ?? [])].flatMap(
+    (cla: ClusterLoadAssignment) => cla.endpoints ?? [],
+  );
+  assertShared(
+    endpoints.map((e) => e.locality),
+    'localities',
+  );
+  assertShared(
+    endpoints.flatMap((e) => (e.lb_endpoints ?? []).map((l) => l.metadata)),
+    'endpoint metadata',
+  );
+});
+
+test('shared parts are frozen: editing one resource cannot change another', () => {
+  const out = output(7);
+  const [a, b] = clustersOf(out, 'outbound').filter((c) => c.name?.startsWith('outbound|') && c.circuit_breakers);
+  assert.ok(a && b && a.circuit_breakers === b.circuit_breakers);
+  const before = encodeMessage(TypeName.Cluster, b);
+  assert.throws(() => {
+    (a.circuit_breakers as { thresholds: unknown[] }).thresholds.push({});
+  }, TypeError);
+  assert.throws(() => {
+    (a.connect_timeout as { seconds: number }).seconds = 99;
+  }, TypeError);
+  assert.deepEqual(encodeMessage(TypeName.Cluster, b), before);
+});
+
+test('a compile after others (warm intern tables) encodes exactly as the first', () => {
+  const encodeAll = (out: CompileOutput): string[] =>
+    [...out.groups].flatMap(([id, t]) => [
+      ...[...t.clusters].map(
+        ([n, c]) => `${id} ${n} ${Buffer.from(encodeMessage(TypeName.Cluster, c)).toString('hex')}`,
+      ),
+      ...[...t.listeners].map(
+        ([n, l]) => `${id} ${n} ${Buffer.from(encodeMessage(TypeName.Listener, l)).toString('hex')}`,
+      ),
+      ...[...t.endpoints].map(
+        ([n, e]) => `${id} ${n} ${Buffer.from(encodeMessage(TypeName.ClusterLoadAssignment, e)).toString('hex')}`,
+      ),
+    ]);
+  const first = encodeAll(output(11));
+  output(12);
+  output(13);
+  assert.deepEqual(encodeAll(output(11)), first);
+});
