@@ -31,19 +31,21 @@ const isContainer = (v: unknown): v is Container => v !== null && typeof v === '
 const ALL = true;
 
 export class ReadRecorder implements MemberReads {
-  private readonly reads = new Map<object, Set<string> | typeof ALL>();
+  /** Per object read: its keys read, in order of first reading (a few per object: a list beats a Set). */
+  private readonly reads = new Map<object, string[] | typeof ALL>();
   /** The object read last and its keys read: validators read a few members of one object in a row. */
   private last: object | undefined;
-  private lastKeys: Set<string> | typeof ALL = ALL;
+  private lastKeys: string[] | typeof ALL = ALL;
 
   read(obj: object, key: string): void {
     if (obj !== this.last) {
       let keys = this.reads.get(obj);
-      if (keys === undefined) this.reads.set(obj, (keys = new Set()));
+      if (keys === undefined) this.reads.set(obj, (keys = []));
       this.last = obj;
       this.lastKeys = keys;
     }
-    if (this.lastKeys !== ALL) this.lastKeys.add(key);
+    const keys = this.lastKeys;
+    if (keys !== ALL && !keys.includes(key)) keys.push(key);
   }
 
   readAll(items: readonly unknown[]): void {
@@ -51,8 +53,16 @@ export class ReadRecorder implements MemberReads {
     if (items === this.last) this.lastKeys = ALL;
   }
 
-  /** Records the reads `f` makes. */
+  /** Forgets every read: the recorder is reused for the next document. */
+  clear(): void {
+    this.reads.clear();
+    this.last = undefined;
+    this.lastKeys = ALL;
+  }
+
+  /** Records the reads `f` makes (after forgetting earlier ones). */
   during<T>(f: () => T): T {
+    this.clear();
     recordReads(this);
     try {
       return f();
@@ -71,12 +81,13 @@ export class ReadRecorder implements MemberReads {
       const reads = this.reads.get(target);
       if (Array.isArray(target))
         return target.map(
-          (v, i) => (reads === ALL || reads?.has(String(i)) ? member(target, String(i), v) : undefined) ?? null,
+          (v, i) => (reads === ALL || reads?.includes(String(i)) ? member(target, String(i), v) : undefined) ?? null,
         );
       const out: Record<string, unknown> = {};
       if (reads === undefined || reads === ALL) return out;
       // In the order of reading, not the object's: the stored form is canonical JSON, keys sorted.
-      for (const key of reads) {
+      for (let i = 0; i < reads.length; i++) {
+        const key = reads[i] as string;
         const v = member(target, key, target[key]);
         if (v !== undefined) setMember(out, key, v);
       }

@@ -188,8 +188,8 @@ export function list<T>(
   }
   recording?.readAll(v);
   const out: T[] = [];
-  for (const [i, item] of v.entries()) {
-    const t = each(item, `${path}[${i}]`);
+  for (let i = 0; i < v.length; i++) {
+    const t = each(v[i], `${path}[${i}]`);
     if (t !== undefined) out.push(t);
   }
   return out;

@@ -8,17 +8,17 @@
  * WorkloadEntry's (its Healthy condition): for those, status IS input. Objects carry no origin (file, document index), so the same objects in any file layout
  * or document order are the same inputs.
  *
- * Each object's canonical JSON (src/canonical-json.ts) is stored as a store object named by its
+ * Each object's canonical JSON (src/canonical-json.ts, written straight to bytes) is stored as a store object named by its
  * digest. Only what the compiler reads is stored (src/inputs/retain.ts, called in `stored` below):
  * no Secret, no ConfigMap but the mesh config, no unknown field, no Pod spec beyond ports; an
  * object that fails validation is stored redacted (identity and first error, which a recompile
  * reports again); a document without a kind or a name is not stored. Pure (no node:*): the Worker
  * computes the same digest.
  */
-import { canonicalJson } from '../../canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
 import { retainedForStorage } from '../../inputs/retain.js';
-import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
+import { digestOf, type Hasher } from '../digest.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
 
@@ -104,8 +104,8 @@ function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
   return healthy.length > 0 ? { conditions: healthy } : undefined;
 }
 
-/** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
-function canonicalText(raw: Raw): string {
+/** The canonical form of an object: without server noise. Values the compiler reads are never touched. */
+function canonicalForm(raw: Raw): Record<string, unknown> {
   const out = dict();
   const apiVersion = own(raw, 'apiVersion');
   const gatewayApi = typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
@@ -120,12 +120,12 @@ function canonicalText(raw: Raw): string {
     const kept = kind === 'Pod' ? podStatus(status) : workloadEntryStatus(status);
     if (kept) out.status = kept;
   }
-  return canonicalJson(out);
+  return out;
 }
 
 /** A copy of the object without server noise: plain JSON values, ordinary objects. */
 export function canonicalObject(raw: Raw): Record<string, unknown> {
-  return JSON.parse(canonicalText(raw)) as Record<string, unknown>;
+  return JSON.parse(canonicalJson(canonicalForm(raw))) as Record<string, unknown>;
 }
 
 /**
@@ -153,7 +153,7 @@ function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined
 }
 
 function storedOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
-  const bytes = utf8Bytes(canonicalText(kept));
+  const bytes = canonicalJsonBytes(canonicalForm(kept));
   const digest = digestOf(bytes, hasher);
   if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
   const kind = own(raw, 'kind');

@@ -153,17 +153,28 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
   return out;
 }
 
-/** The inputs of a set of objects, built from scratch: every document and object. Two objects with one key keep the smaller digest. */
-export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hasher): BuiltInputs {
+/**
+ * The inputs of a set of objects, built from scratch: every document and object. Two objects with
+ * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
+ * `StoredInputsTree` given every object, without its per-object bookkeeping).
+ */
+export function buildStoredInputs(objects: Iterable<StoredObject>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
   const chosen = new Map<string, StoredObject>();
   for (const o of objects) {
     const k = keyString(o.key);
     const prev = chosen.get(k);
     if (!prev || o.digest < prev.digest) chosen.set(k, o);
   }
-  const tree = new StoredInputsTree(hasher);
-  for (const o of chosen.values()) tree.set(o);
-  return tree.complete();
+  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
+  for (const [key, o] of chosen) tables[o.layer].set(key, o.digest);
+  const sink = new DocumentSink(hasher);
+  const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
+  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
+  const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
+  const byDigest = [...chosen.values()].sort((a, b) => byCodeUnits(a.digest, b.digest));
+  const stored = new Map<string, Uint8Array>();
+  for (const o of byDigest) if (!stored.has(o.digest)) stored.set(o.digest, o.bytes);
+  return { digest, documents: sink.sorted(), objects: stored, count: chosen.size };
 }
 
 /** Stored inputs of raw documents (as `meshsnap compile` reads them): what src/inputs/retain.ts keeps of each. */
