@@ -75,7 +75,7 @@ function quotedKey(k: string): string {
  * the few keys of most objects: `Array.prototype.sort` copies into a work array first, garbage on
  * every object of every stored input.
  */
-function sortedKeys(keys: string[]): string[] {
+export function sortedKeys(keys: string[]): string[] {
   if (keys.length > 32) return keys.sort();
   for (let i = 1; i < keys.length; i++) {
     const k = keys[i] as string;

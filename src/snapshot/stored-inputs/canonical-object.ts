@@ -24,14 +24,18 @@ import { isRecord, own, type Raw } from './raw.js';
 
 const decoder = new TextDecoder();
 
-export interface StoredObject {
+/** A stored object's identity and canonical bytes: all that building the inputs tree needs. */
+export interface StoredEntry {
   readonly key: ObjectKey;
   readonly layer: InputLayer;
-  /** The canonical object (noise stripped). */
-  readonly object: Raw;
   /** Its canonical JSON bytes, and their digest. */
   readonly bytes: Uint8Array;
   readonly digest: string;
+}
+
+export interface StoredObject extends StoredEntry {
+  /** The canonical object (noise stripped). */
+  readonly object: Raw;
 }
 
 /**
@@ -134,7 +138,7 @@ export function canonicalObject(raw: Raw): Record<string, unknown> {
  * Object.assign instead): building the inputs tree (the inputs digest) only needs the bytes, so a
  * full compile does not keep a second parsed copy of every input.
  */
-function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, digest: string): StoredObject {
+function parsedOnRead({ key, layer, bytes, digest }: StoredEntry): StoredObject {
   let parsed: Raw | undefined;
   return {
     key,
@@ -149,20 +153,20 @@ function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, dige
 
 function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject | undefined {
   const kept = retainedForStorage(raw);
-  return kept ? storedOfRetained(raw, kept, key, hasher) : undefined;
+  return kept ? parsedOnRead(entryOfRetained(raw, kept, key, hasher)) : undefined;
 }
 
-function storedOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
+function entryOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredEntry {
   const bytes = canonicalJsonBytes(canonicalForm(kept));
   const digest = digestOf(bytes, hasher);
-  if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
+  if (key) return { key, layer: layerOf(key.kind), bytes, digest };
   const kind = own(raw, 'kind');
-  return parsedOnRead(
-    { kind: UNKEYED_KIND, namespace: '', name: digest },
-    layerOf(typeof kind === 'string' ? kind : ''),
+  return {
+    key: { kind: UNKEYED_KIND, namespace: '', name: digest },
+    layer: layerOf(typeof kind === 'string' ? kind : ''),
     bytes,
     digest,
-  );
+  };
 }
 
 /** The stored form of a keyed object; undefined when it has no kind or name. */
@@ -178,5 +182,10 @@ export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefi
 
 /** `storedDocument` of a document whose `retainedForStorage` is already known (src/inputs/retain.ts buildInputSetRetaining). */
 export function storedRetainedDocument(raw: Raw, kept: Raw | null, hasher?: Hasher): StoredObject | undefined {
-  return kept ? storedOfRetained(raw, kept, objectKeyOf(raw), hasher) : undefined;
+  return kept ? parsedOnRead(entryOfRetained(raw, kept, objectKeyOf(raw), hasher)) : undefined;
+}
+
+/** `storedRetainedDocument` without the parsed object: what a from-scratch build of the inputs tree keeps per object. */
+export function storedRetainedEntry(raw: Raw, kept: Raw | null, hasher?: Hasher): StoredEntry | undefined {
+  return kept ? entryOfRetained(raw, kept, objectKeyOf(raw), hasher) : undefined;
 }

@@ -19,7 +19,7 @@ import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, storedRetainedDocument, type StoredObject } from './canonical-object.js';
+import { storedDocument, storedRetainedEntry, type StoredEntry, type StoredObject } from './canonical-object.js';
 import { buildInputSetRetaining } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
@@ -158,8 +158,8 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
  * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
  * `StoredInputsTree` given every object, without its per-object bookkeeping).
  */
-export function buildStoredInputs(objects: Iterable<StoredObject>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
-  const chosen = new Map<string, StoredObject>();
+export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
+  const chosen = new Map<string, StoredEntry>();
   for (const o of objects) {
     const k = keyString(o.key);
     const prev = chosen.get(k);
@@ -194,9 +194,9 @@ export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
-  const objects: StoredObject[] = [];
+  const objects: StoredEntry[] = [];
   const inputs = buildInputSetRetaining(docs, (kept, doc) => {
-    const object = storedRetainedDocument(doc.object, kept, hasher);
+    const object = storedRetainedEntry(doc.object, kept, hasher);
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
