@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { canonicalJson } from '../src/canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../src/canonical-json.js';
 
 function reference(v: unknown): string | undefined {
   switch (typeof v) {
@@ -73,4 +73,56 @@ test('canonicalJson orders keys by UTF-16 code units, as sort() does, for few ke
       assert.equal(canonicalJson(o), reference(o));
     }
   }
+});
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+test('canonicalJsonBytes is the UTF-8 of canonicalJson, byte for byte', () => {
+  // eslint-disable-next-line no-sparse-arrays
+  const sparse = [1, , 3];
+  const big = { list: Array.from({ length: 30_000 }, (_, i) => ({ name: `svc-${i}`, port: i, é: 'ünïcode' })) };
+  const values: unknown[] = [
+    undefined,
+    () => 1,
+    null,
+    0,
+    -0,
+    1.5e300,
+    -1e-7,
+    NaN,
+    -Infinity,
+    '',
+    'plain ascii ~!',
+    'é "quoted" \\ \n \t \u0000 \u001f \u007f \u2028 🚀',
+    'lone \ud800 high, lone \udc00 low, pair \ud83d\ude80',
+    true,
+    false,
+    12345678901234567890n,
+    [],
+    {},
+    sparse,
+    [undefined, () => 1, Symbol('s'), null],
+    { b: 1, a: [{ z: undefined, y: 'x' }], é: { '': 0 }, B: false, fn: () => 1, s: Symbol('x') },
+    Object.assign(Object.create(null) as object, { __proto__: 1, k: [sparse, { n: null }] }),
+    JSON.parse('{"__proto__":{"x":1},"a":"\\"\\u0001"}'),
+    { deep: { deeper: { deepest: [[[]], [{}], 'x'] } } },
+    // Larger than the reused buffer (64 KiB) and than what it keeps (1 MiB): it grows, then shrinks.
+    big,
+    { after: 'big' },
+  ];
+  for (const v of values)
+    assert.deepEqual(canonicalJsonBytes(v), utf8(canonicalJson(v)), canonicalJson(v).slice(0, 80));
+});
+
+test('canonicalJsonBytes re-entered from a getter gives both values whole', () => {
+  const inner = { z: 'inner', a: [1, 2] };
+  const outer = {
+    get lazy(): unknown {
+      return Array.from(canonicalJsonBytes(inner));
+    },
+    b: 'outer',
+  };
+  const expected = utf8(canonicalJson({ b: 'outer', lazy: Array.from(utf8(canonicalJson(inner))) }));
+  assert.deepEqual(canonicalJsonBytes(outer), expected);
+  assert.deepEqual(canonicalJsonBytes(inner), utf8(canonicalJson(inner)));
 });

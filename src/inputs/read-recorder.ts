@@ -27,32 +27,57 @@ type Container = Record<string, unknown> | unknown[];
 
 const isContainer = (v: unknown): v is Container => v !== null && typeof v === 'object';
 
-/** Every element of a list was read. */
-const ALL = true;
+/** The head of a list read whole (every element read). */
+const ALL = -1;
+/** The end of an object's chain of keys. */
+const END = -1;
 
 export class ReadRecorder implements MemberReads {
-  private readonly reads = new Map<object, Set<string> | typeof ALL>();
-  /** The object read last and its keys read: validators read a few members of one object in a row. */
+  /**
+   * Per object read: the index in the log of the first key read of it, or ALL. The keys read are
+   * one log, chained per object (`next`), reused from one document to the next: recording a read
+   * allocates nothing but the map's entry.
+   */
+  private readonly heads = new Map<object, number>();
+  private readonly keys: string[] = [];
+  private readonly next: number[] = [];
+  /** The object read last and its head: validators read a few members of one object in a row. */
   private last: object | undefined;
-  private lastKeys: Set<string> | typeof ALL = ALL;
+  private lastHead = ALL;
 
   read(obj: object, key: string): void {
-    if (obj !== this.last) {
-      let keys = this.reads.get(obj);
-      if (keys === undefined) this.reads.set(obj, (keys = new Set()));
+    let head: number | undefined;
+    if (obj === this.last) head = this.lastHead;
+    else {
+      head = this.heads.get(obj);
+      const first = head === undefined;
+      if (head === undefined) this.heads.set(obj, (head = this.log(key)));
       this.last = obj;
-      this.lastKeys = keys;
+      this.lastHead = head;
+      if (first) return;
     }
-    if (this.lastKeys !== ALL) this.lastKeys.add(key);
+    if (head === ALL) return;
+    let i = head;
+    for (;;) {
+      if (this.keys[i] === key) return;
+      const n = this.next[i] as number;
+      if (n === END) break;
+      i = n;
+    }
+    this.next[i] = this.log(key);
   }
 
   readAll(items: readonly unknown[]): void {
-    this.reads.set(items, ALL);
-    if (items === this.last) this.lastKeys = ALL;
+    this.heads.set(items, ALL);
+    if (items === this.last) this.lastHead = ALL;
   }
 
-  /** Records the reads `f` makes. */
+  /** Records the reads `f` makes (after forgetting earlier ones: one recorder serves document after document). */
   during<T>(f: () => T): T {
+    this.heads.clear();
+    this.keys.length = 0;
+    this.next.length = 0;
+    this.last = undefined;
     recordReads(this);
     try {
       return f();
@@ -68,15 +93,19 @@ export class ReadRecorder implements MemberReads {
     const project = (target: Container): Container => {
       if (seen.has(target)) shared = true;
       seen.add(target);
-      const reads = this.reads.get(target);
+      const head = this.heads.get(target);
       if (Array.isArray(target))
         return target.map(
-          (v, i) => (reads === ALL || reads?.has(String(i)) ? member(target, String(i), v) : undefined) ?? null,
+          (v, i) =>
+            (head === ALL || (head !== undefined && this.hasKey(head, String(i)))
+              ? member(target, String(i), v)
+              : undefined) ?? null,
         );
       const out: Record<string, unknown> = {};
-      if (reads === undefined || reads === ALL) return out;
+      if (head === undefined || head === ALL) return out;
       // In the order of reading, not the object's: the stored form is canonical JSON, keys sorted.
-      for (const key of reads) {
+      for (let i = head; i !== END; i = this.next[i] as number) {
+        const key = this.keys[i] as string;
         const v = member(target, key, target[key]);
         if (v !== undefined) setMember(out, key, v);
       }
@@ -86,6 +115,17 @@ export class ReadRecorder implements MemberReads {
       isContainer(v) && !isFrozenMember(parent, key) ? project(v) : v;
     const out = project(root as Record<string, unknown>) as Record<string, unknown>;
     return shared ? undefined : out;
+  }
+
+  /** Appends a key to the log (the end of its object's chain). */
+  private log(key: string): number {
+    this.next.push(END);
+    return this.keys.push(key) - 1;
+  }
+
+  private hasKey(head: number, key: string): boolean {
+    for (let i = head; i !== END; i = this.next[i] as number) if (this.keys[i] === key) return true;
+    return false;
   }
 }
 

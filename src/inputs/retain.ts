@@ -40,6 +40,7 @@ export function buildInputSetRetaining(
   docs: readonly RawDocument[],
   keep: (retained: Raw | null, doc: RawDocument) => void,
 ): InputSet {
+  const recorder = new ReadRecorder();
   const observer: ReadObserver = {
     observe(doc, read) {
       const raw = doc.object;
@@ -47,7 +48,6 @@ export function buildInputSetRetaining(
         read(raw);
         keep(null, doc);
       } else if (RECORDED_KINDS.has(raw.kind as string)) {
-        const recorder = new ReadRecorder();
         const reading = recorder.during(() => read(raw));
         keep(
           retainedOf(raw, reading, () => recorder.projection(raw) ?? trackedProjection(raw)),

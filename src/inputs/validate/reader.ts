@@ -3,6 +3,7 @@
  * returns the typed value or `undefined`, and reports what is wrong on the object's `Reader`
  * (which remembers that the object failed). `null` counts as absent, as in Kubernetes.
  */
+import { sortedKeys } from '../../canonical-json.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { INPUT_LIMITS, TOO_LARGE } from '../limits.js';
 
@@ -107,7 +108,7 @@ export function obj(r: Reader, v: unknown, path: string): Raw | undefined {
 export function fields(r: Reader, v: unknown, path: string, known: readonly string[]): Raw | undefined {
   const o = obj(r, v, path);
   if (o) {
-    for (const key of Object.keys(o).sort()) {
+    for (const key of sortedKeys(Object.keys(o))) {
       if (!known.includes(key)) r.warn(join(path, key), `unknown field "${key}" is ignored`, 'unknown-field');
     }
   }
@@ -188,8 +189,8 @@ export function list<T>(
   }
   recording?.readAll(v);
   const out: T[] = [];
-  for (const [i, item] of v.entries()) {
-    const t = each(item, `${path}[${i}]`);
+  for (let i = 0; i < v.length; i++) {
+    const t = each(v[i], `${path}[${i}]`);
     if (t !== undefined) out.push(t);
   }
   return out;
@@ -228,7 +229,7 @@ export function mapOf<T>(
   const o = obj(r, v, path);
   if (!o) return undefined;
   const entries: [string, T][] = [];
-  for (const key of Object.keys(o).sort()) {
+  for (const key of sortedKeys(Object.keys(o))) {
     const t = each(get(o, key), join(path, key));
     if (t !== undefined) entries.push([key, t]);
   }

@@ -8,30 +8,34 @@
  * WorkloadEntry's (its Healthy condition): for those, status IS input. Objects carry no origin (file, document index), so the same objects in any file layout
  * or document order are the same inputs.
  *
- * Each object's canonical JSON (src/canonical-json.ts) is stored as a store object named by its
+ * Each object's canonical JSON (src/canonical-json.ts, written straight to bytes) is stored as a store object named by its
  * digest. Only what the compiler reads is stored (src/inputs/retain.ts, called in `stored` below):
  * no Secret, no ConfigMap but the mesh config, no unknown field, no Pod spec beyond ports; an
  * object that fails validation is stored redacted (identity and first error, which a recompile
  * reports again); a document without a kind or a name is not stored. Pure (no node:*): the Worker
  * computes the same digest.
  */
-import { canonicalJson } from '../../canonical-json.js';
+import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
 import { retainedForStorage } from '../../inputs/retain.js';
-import { digestOf, utf8Bytes, type Hasher } from '../digest.js';
+import { digestOf, type Hasher } from '../digest.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
 
 const decoder = new TextDecoder();
 
-export interface StoredObject {
+/** A stored object's identity and canonical bytes: all that building the inputs tree needs. */
+export interface StoredEntry {
   readonly key: ObjectKey;
   readonly layer: InputLayer;
-  /** The canonical object (noise stripped). */
-  readonly object: Raw;
   /** Its canonical JSON bytes, and their digest. */
   readonly bytes: Uint8Array;
   readonly digest: string;
+}
+
+export interface StoredObject extends StoredEntry {
+  /** The canonical object (noise stripped). */
+  readonly object: Raw;
 }
 
 /**
@@ -104,8 +108,8 @@ function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
   return healthy.length > 0 ? { conditions: healthy } : undefined;
 }
 
-/** The canonical JSON of an object without server noise. Values the compiler reads are never touched. */
-function canonicalText(raw: Raw): string {
+/** The canonical form of an object: without server noise. Values the compiler reads are never touched. */
+function canonicalForm(raw: Raw): Record<string, unknown> {
   const out = dict();
   const apiVersion = own(raw, 'apiVersion');
   const gatewayApi = typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
@@ -120,12 +124,12 @@ function canonicalText(raw: Raw): string {
     const kept = kind === 'Pod' ? podStatus(status) : workloadEntryStatus(status);
     if (kept) out.status = kept;
   }
-  return canonicalJson(out);
+  return out;
 }
 
 /** A copy of the object without server noise: plain JSON values, ordinary objects. */
 export function canonicalObject(raw: Raw): Record<string, unknown> {
-  return JSON.parse(canonicalText(raw)) as Record<string, unknown>;
+  return JSON.parse(canonicalJson(canonicalForm(raw))) as Record<string, unknown>;
 }
 
 /**
@@ -134,7 +138,7 @@ export function canonicalObject(raw: Raw): Record<string, unknown> {
  * Object.assign instead): building the inputs tree (the inputs digest) only needs the bytes, so a
  * full compile does not keep a second parsed copy of every input.
  */
-function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, digest: string): StoredObject {
+function parsedOnRead({ key, layer, bytes, digest }: StoredEntry): StoredObject {
   let parsed: Raw | undefined;
   return {
     key,
@@ -149,20 +153,20 @@ function parsedOnRead(key: ObjectKey, layer: InputLayer, bytes: Uint8Array, dige
 
 function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject | undefined {
   const kept = retainedForStorage(raw);
-  return kept ? storedOfRetained(raw, kept, key, hasher) : undefined;
+  return kept ? parsedOnRead(entryOfRetained(raw, kept, key, hasher)) : undefined;
 }
 
-function storedOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject {
-  const bytes = utf8Bytes(canonicalText(kept));
+function entryOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredEntry {
+  const bytes = canonicalJsonBytes(canonicalForm(kept));
   const digest = digestOf(bytes, hasher);
-  if (key) return parsedOnRead(key, layerOf(key.kind), bytes, digest);
+  if (key) return { key, layer: layerOf(key.kind), bytes, digest };
   const kind = own(raw, 'kind');
-  return parsedOnRead(
-    { kind: UNKEYED_KIND, namespace: '', name: digest },
-    layerOf(typeof kind === 'string' ? kind : ''),
+  return {
+    key: { kind: UNKEYED_KIND, namespace: '', name: digest },
+    layer: layerOf(typeof kind === 'string' ? kind : ''),
     bytes,
     digest,
-  );
+  };
 }
 
 /** The stored form of a keyed object; undefined when it has no kind or name. */
@@ -178,5 +182,10 @@ export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefi
 
 /** `storedDocument` of a document whose `retainedForStorage` is already known (src/inputs/retain.ts buildInputSetRetaining). */
 export function storedRetainedDocument(raw: Raw, kept: Raw | null, hasher?: Hasher): StoredObject | undefined {
-  return kept ? storedOfRetained(raw, kept, objectKeyOf(raw), hasher) : undefined;
+  return kept ? parsedOnRead(entryOfRetained(raw, kept, objectKeyOf(raw), hasher)) : undefined;
+}
+
+/** `storedRetainedDocument` without the parsed object: what a from-scratch build of the inputs tree keeps per object. */
+export function storedRetainedEntry(raw: Raw, kept: Raw | null, hasher?: Hasher): StoredEntry | undefined {
+  return kept ? entryOfRetained(raw, kept, objectKeyOf(raw), hasher) : undefined;
 }

@@ -9,6 +9,8 @@ export {
   storedDocument,
   storedObject,
   storedRetainedDocument,
+  storedRetainedEntry,
+  type StoredEntry,
   type StoredObject,
 } from './canonical-object.js';
 export {

@@ -19,7 +19,7 @@ import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, storedRetainedDocument, type StoredObject } from './canonical-object.js';
+import { storedDocument, storedRetainedEntry, type StoredEntry, type StoredObject } from './canonical-object.js';
 import { buildInputSetRetaining } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
@@ -153,17 +153,28 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
   return out;
 }
 
-/** The inputs of a set of objects, built from scratch: every document and object. Two objects with one key keep the smaller digest. */
-export function buildStoredInputs(objects: Iterable<StoredObject>, hasher?: Hasher): BuiltInputs {
-  const chosen = new Map<string, StoredObject>();
+/**
+ * The inputs of a set of objects, built from scratch: every document and object. Two objects with
+ * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
+ * `StoredInputsTree` given every object, without its per-object bookkeeping).
+ */
+export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
+  const chosen = new Map<string, StoredEntry>();
   for (const o of objects) {
     const k = keyString(o.key);
     const prev = chosen.get(k);
     if (!prev || o.digest < prev.digest) chosen.set(k, o);
   }
-  const tree = new StoredInputsTree(hasher);
-  for (const o of chosen.values()) tree.set(o);
-  return tree.complete();
+  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
+  for (const [key, o] of chosen) tables[o.layer].set(key, o.digest);
+  const sink = new DocumentSink(hasher);
+  const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
+  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
+  const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
+  const byDigest = [...chosen.values()].sort((a, b) => byCodeUnits(a.digest, b.digest));
+  const stored = new Map<string, Uint8Array>();
+  for (const o of byDigest) if (!stored.has(o.digest)) stored.set(o.digest, o.bytes);
+  return { digest, documents: sink.sorted(), objects: stored, count: chosen.size };
 }
 
 /** Stored inputs of raw documents (as `meshsnap compile` reads them): what src/inputs/retain.ts keeps of each. */
@@ -183,9 +194,9 @@ export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
-  const objects: StoredObject[] = [];
+  const objects: StoredEntry[] = [];
   const inputs = buildInputSetRetaining(docs, (kept, doc) => {
-    const object = storedRetainedDocument(doc.object, kept, hasher);
+    const object = storedRetainedEntry(doc.object, kept, hasher);
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
