@@ -115,7 +115,8 @@ const utf8 = new TextEncoder();
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-class ByteWriter {
+/** JSON text written as UTF-8 bytes into a growing buffer (canonical JSON here, the snapshot tree's leaves in tree.ts). */
+export class ByteWriter {
   pos = 0;
   constructor(public buf: Uint8Array) {}
 

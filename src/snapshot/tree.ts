@@ -8,6 +8,7 @@
  * are a pure function of the entry set: built from scratch or updated entry by entry, the same
  * entries give the same documents and root digest.
  */
+import { ByteWriter } from '../canonical-json.js';
 import { DigestSorter } from './sorted-digests.js';
 import { digestOf, utf8Bytes, type Hasher } from './digest.js';
 
@@ -76,60 +77,15 @@ export function leafBytes(entries: ReadonlyMap<string, string>): Uint8Array {
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
     if (i > 0) w.byte(0x2c); // ,
-    w.json(name);
+    w.string(name);
     w.byte(0x3a); // :
-    w.json(entries.get(name) as string);
+    w.string(entries.get(name) as string);
   }
   w.ascii('}}');
   return w.buf.slice(0, w.pos);
 }
 
-class JsonWriter {
-  buf = new Uint8Array(1 << 16);
-  pos = 0;
-
-  byte(b: number): void {
-    this.room(1);
-    this.buf[this.pos++] = b;
-  }
-
-  /** Text known to be plain ASCII. */
-  ascii(text: string): void {
-    this.room(text.length);
-    for (let i = 0; i < text.length; i++) this.buf[this.pos++] = text.charCodeAt(i);
-  }
-
-  /** `JSON.stringify(text)` as UTF-8. */
-  json(text: string): void {
-    // Worst case: every UTF-16 unit escaped as \uXXXX (6 bytes), plus the quotes.
-    this.room(6 * text.length + 2);
-    const { buf } = this;
-    const start = this.pos;
-    let p = start;
-    buf[p++] = 0x22;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) {
-        const r = utf8.encodeInto(JSON.stringify(text), buf.subarray(start));
-        this.pos = start + r.written;
-        return;
-      }
-      buf[p++] = c;
-    }
-    buf[p++] = 0x22;
-    this.pos = p;
-  }
-
-  private room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const grown = new Uint8Array(Math.max(2 * this.buf.length, this.pos + n));
-    grown.set(this.buf.subarray(0, this.pos));
-    this.buf = grown;
-  }
-}
-
-const utf8 = new TextEncoder();
-const leafWriter = new JsonWriter();
+const leafWriter = new ByteWriter(new Uint8Array(1 << 16));
 
 /** Canonical JSON of an interior node: `{"children":{hexDigit:digest,…}}`. */
 export function nodeText(children: readonly (readonly [string, string])[]): string {
