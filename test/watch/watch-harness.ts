@@ -259,3 +259,14 @@ export function endpointIps(cla: Record<string, unknown> | undefined): string[] 
   }
   return out.sort();
 }
+
+/** A watcher fed by hand on channel `main` (no API server, clocks that never move): rounds run by compileNow. */
+export const handFedWatcher = (store: LocalStore): Watcher =>
+  new Watcher({
+    kubeConfig: new KubeConfig(),
+    store,
+    channel: 'main',
+    clock: new ManualClock(),
+    timerClock: new ManualClock(),
+    hasher: nodeSha256Hex,
+  });

@@ -9,26 +9,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { generateMesh, withMovedEndpoint } from '../../bench/synthetic.js';
 import type { RawDocument } from '../../src/inputs/parse.js';
 import { verifyVersion } from '../../src/history/verify.js';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
+import { handFedWatcher } from './watch-harness.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { decodePack, packDigests } from '../../src/snapshot/store/packs.js';
 import { loadStoredInputs, storedInputsOfDocuments } from '../../src/snapshot/stored-inputs/index.js';
-import { ManualClock } from '../../src/watch/clock.js';
 import { Watcher } from '../../src/watch/watcher.js';
-
-const watcherOn = (store: LocalStore): Watcher =>
-  new Watcher({
-    kubeConfig: new KubeConfig(),
-    store,
-    channel: 'main',
-    clock: new ManualClock(),
-    timerClock: new ManualClock(),
-    hasher: nodeSha256Hex,
-  });
 
 const feed = (w: Watcher, docs: readonly RawDocument[]): void => {
   for (const d of docs) w.receive(d.object, String(d.object['kind']));
@@ -55,7 +44,7 @@ test('a big round stores its inputs in its pack: read back whole, a restart adds
   try {
     const docs = generateMesh({ services: 120 }).docs; // ~650 objects: more than a loose batch
     const expected = storedInputsOfDocuments(docs, nodeSha256Hex);
-    const first = watcherOn(new LocalStore(dir));
+    const first = handFedWatcher(new LocalStore(dir));
     feed(first, docs);
     const v1 = await first.compileNow();
     assert.equal(v1.publish, 'published');
@@ -72,14 +61,14 @@ test('a big round stores its inputs in its pack: read back whole, a restart adds
     assert.deepEqual([verified.ok, verified.reasons], [true, []], 'history recompiles it from its stored inputs');
 
     // A restart over the same state: nothing published, nothing written.
-    const same = watcherOn(new LocalStore(dir));
+    const same = handFedWatcher(new LocalStore(dir));
     feed(same, [...docs].reverse());
     const again = await same.compileNow();
     assert.deepEqual([again.publish, again.version, again.bytesWritten], ['unchanged', v1.version, 0]);
 
     // A restart over other state (one endpoint moved meanwhile): its pack adds no input the served version holds.
     const moved = withMovedEndpoint(docs, 3, '10.99.0.1').docs;
-    const restarted = watcherOn(new LocalStore(dir));
+    const restarted = handFedWatcher(new LocalStore(dir));
     feed(restarted, moved);
     const v2 = await restarted.compileNow();
     assert.equal(v2.publish, 'published');

@@ -8,22 +8,9 @@ import { mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
-import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { ManualClock } from '../../src/watch/clock.js';
+import { LocalStore } from '../../src/snapshot/store/local.js';
 import { Watcher } from '../../src/watch/watcher.js';
-import { baseMesh, pod, slice } from './watch-harness.js';
-
-/** A watcher fed by hand (no API server): rounds run by compileNow. */
-const watcherOn = (store: LocalStore): Watcher =>
-  new Watcher({
-    kubeConfig: new KubeConfig(),
-    store,
-    channel: 'main',
-    clock: new ManualClock(),
-    timerClock: new ManualClock(),
-    hasher: nodeSha256Hex,
-  });
+import { baseMesh, pod, slice, handFedWatcher } from './watch-harness.js';
 
 const feed = (w: Watcher, objects: readonly Record<string, unknown>[]): void => {
   for (const o of objects) w.receive(o, String(o['kind']));
@@ -45,7 +32,7 @@ test('a restart over the same state publishes nothing and writes or touches no f
   try {
     const store = new LocalStore(dir);
     const objects = [...baseMesh(), pod('reviews-v1-2', 'reviews', 'v1', '10.244.0.13')];
-    const first = watcherOn(store);
+    const first = handFedWatcher(store);
     feed(first, objects);
     const published = await first.compileNow();
     assert.equal(published.publish, 'published');
@@ -55,7 +42,7 @@ test('a restart over the same state publishes nothing and writes or touches no f
     for (const path of (await files(dir)).keys()) await utimes(path, old, old);
     const before = await files(dir);
 
-    const restarted = watcherOn(new LocalStore(dir));
+    const restarted = handFedWatcher(new LocalStore(dir));
     feed(restarted, [...objects].reverse()); // informers list in any order
     const round = await restarted.compileNow();
     assert.equal(round.publish, 'unchanged');

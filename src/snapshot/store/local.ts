@@ -91,7 +91,6 @@ let tmpCounter = 0;
 export class LocalStore implements SnapshotStore {
   private readonly hasher: Hasher;
   private readonly made = new Set<string>();
-  private fanOutMade = false;
   /** The root with a trailing separator: a key's path is this plus the key. */
   private readonly base: string;
   private readonly tmpDir: string;
@@ -159,10 +158,8 @@ export class LocalStore implements SnapshotStore {
       await this.mkdirOnce(dirname(path));
       const tmp = await this.writeTempParts(parts);
       try {
-        if ((await this.linkStaged(tmp, path, () => joinParts(parts))) === 'created') {
-          await this.makeFanOut();
+        if ((await this.linkStaged(tmp, path, () => joinParts(parts))) === 'created')
           return { digest, status: 'created' };
-        }
       } finally {
         await unlink(tmp).catch(() => undefined);
       }
@@ -573,22 +570,6 @@ export class LocalStore implements SnapshotStore {
     if (this.made.has(dir)) return;
     mkdirSync(dir, { recursive: true });
     this.made.add(dir);
-  }
-
-  /**
-   * Every object and document folder (`xx/` under each prefix), made once per store handle after a
-   * pack-only publish: its entries made none, and the small rounds after it would otherwise pay a
-   * first-time mkdir per loose entry (~0.2 ms each here, the bulk of an endpoint change's publish).
-   */
-  private async makeFanOut(): Promise<void> {
-    if (this.fanOutMade) return;
-    this.fanOutMade = true;
-    const dirs: string[] = [];
-    for (let i = 0; i < 256; i++) {
-      const hex = i.toString(16).padStart(2, '0');
-      dirs.push(this.path(`${OBJECTS_PREFIX}${hex}`), this.path(`${DOCUMENTS_PREFIX}${hex}`));
-    }
-    for (let i = 0; i < dirs.length; i += 32) await Promise.all(dirs.slice(i, i + 32).map((d) => this.mkdirOnce(d)));
   }
 
   private async mkdirOnce(dir: string): Promise<void> {
