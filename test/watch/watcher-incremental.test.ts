@@ -50,8 +50,10 @@ test(
         assert.equal(head.inputs, full.stored.digest);
         assert.equal(head.inputsDigest, full.stored.digest);
         assert.equal(await recompileStored(h.store, head), head.digest);
-        // The object is stored under its canonical digest.
-        assert.ok(await h.store.hasObject(storedObject(e, nodeSha256Hex)!.digest));
+        // The object is stored under its canonical digest (in the version's pack: not loose).
+        const stored = storedObject(e, nodeSha256Hex)!.digest;
+        assert.ok(await h.store.getObject(stored));
+        assert.equal(await h.store.hasObject(stored), false, 'a round writes its inputs into its pack, not loose');
       }
     } finally {
       await h.close();
@@ -66,27 +68,21 @@ test(
     const h = await startHarness();
     try {
       const before = (await h.head())!;
-      // The store refuses documents once: the round fails after its delta was computed.
-      const put = h.store.putDocuments.bind(h.store);
+      // The store refuses every write during one round: the round fails after its delta was
+      // computed (its pack is retried as a new checkpoint, refused too).
       let fail = true;
-      h.store.putDocuments = async (docs) => {
-        if (fail) {
-          fail = false;
-          throw new Error('disk full');
-        }
-        return put(docs);
-      };
-      // Small batches (a delta's) go through putLayered: refused the same way.
-      const layered = h.store.putLayered.bind(h.store);
-      h.store.putLayered = async (objects, layers) => {
-        if (fail) {
-          fail = false;
-          throw new Error('disk full');
-        }
-        return layered(objects, layers);
-      };
+      const refuse =
+        <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+        async (...args: A): Promise<R> => {
+          if (fail) throw new Error('disk full');
+          return write(...args);
+        };
+      h.store.putDocuments = refuse(h.store.putDocuments.bind(h.store));
+      h.store.putLayered = refuse(h.store.putLayered.bind(h.store));
+      h.store.putObject = refuse(h.store.putObject.bind(h.store));
       h.server.apply(slice('reviews', [{ ip: '10.244.0.11', pod: 'reviews-v1-1' }]));
       await assert.rejects(h.settle(1), /disk full/);
+      fail = false;
       h.logs.length = 0;
       assert.equal((await h.head())!.version, before.version);
 

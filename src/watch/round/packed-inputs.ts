@@ -1,6 +1,7 @@
 /**
- * A big round's stored inputs ride in its version's pack instead of one loose key each (~60k
- * files at 10k services): the record names the pack, and every store finds the entries through it
+ * A round's stored inputs ride in its version's pack instead of one loose key each (~60k files
+ * at 10k services in a first round, tens for one change): the record names the pack, and every
+ * store finds the entries through it
  * (pack-index.ts), digest-checked. packs.ts keeps the invariant: a checkpoint holds every input,
  * a delta what its base's inputs lack. This module works out that delta.
  */

@@ -6,7 +6,6 @@
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
-import { LAYERED_MAX } from '../../snapshot/store/put-tree.js';
 import { packInputs } from './packed-inputs.js';
 import { pinnedRound, type PinnedRefused } from '../../history/pinned-round.js';
 import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
@@ -101,31 +100,28 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
     // the same state): its record names them, so they are stored; nothing is written or touched.
     published = { status: 'unchanged', head: served };
   } else {
-    // Small inputs (a change's tens of entries) are written loose alongside the snapshot's
-    // objects and documents; big ones (a first round, a restart's differences) go into the
-    // version's pack only (packed-inputs.ts). Either way the version record comes after both: a
-    // record never names inputs that are not stored. The version's packs carry every input at
-    // each checkpoint, so entries held only in an older pack stay reachable from every record.
+    // The round's new stored inputs, objects and documents go into the version's pack only
+    // (packed-inputs.ts, pack-index.ts), not as loose keys: one endpoint change is one pack, the
+    // version record and the head, instead of tens of small files (or PUTs). The record comes
+    // after the pack: a record never names entries that are not stored. The version's packs
+    // carry every input at each checkpoint, so entries held only in an older pack stay reachable
+    // from every record.
     const toWrite = input.inputsToWrite();
-    const packOnly = toWrite.objects.size + toWrite.documents.length > LAYERED_MAX;
-    const writing = packOnly ? Promise.resolve(NOTHING_WRITTEN) : putStoredInputs(store, toWrite);
-    writing.catch(() => undefined); // awaited below; a failure fails the publish
     const round = { toWrite, all: input.allInputs, ...(input.inputsBase ? { base: input.inputsBase } : {}) };
-    const packedInputs = packInputs(store, packOnly ? round : { ...round, toWrite: NO_INPUTS });
     // The record counts endpoints (LbEndpoints), from the summary the guard made anyway.
     published = await publishSnapshot(store, channel, input.snapshot, {
       ...(check ? { recordFields: { counts: withLbEndpoints(input.snapshot.counts, check.next) } } : {}),
       createdAt: input.createdAt(),
       diagnostics,
       record: { inputs: inputs.digest, provenance: input.provenance() },
-      waitBefore: writing,
-      packedInputs,
+      packOnly: true,
+      packedInputs: packInputs(store, round),
       ...(input.packCache ? { packCache: input.packCache } : {}),
       ...(input.hasher ? { hasher: input.hasher } : {}),
     });
     // The channel already serves this snapshot, so no pack was written: the inputs go loose (the
     // next round's change builds on them).
-    const wrote = packOnly && published.status === 'unchanged' ? await putStoredInputs(store, toWrite) : await writing;
+    const wrote = published.status === 'unchanged' ? await putStoredInputs(store, toWrite) : NOTHING_WRITTEN;
     bytesWritten = wrote.bytesWritten + (published.status === 'published' ? published.bytesWritten : 0);
     documentsWritten = wrote.documentsWritten + (published.status === 'published' ? published.documentsWritten : 0);
   }
@@ -141,8 +137,6 @@ export async function publishRound(input: PublishRoundInput): Promise<PublishedR
 }
 
 const NOTHING_WRITTEN = { objectsWritten: 0, documentsWritten: 0, bytesWritten: 0 } as const;
-/** A small round's inputs are loose: its delta pack adds none (a checkpoint still holds them all). */
-const NO_INPUTS: BuiltInputs = { digest: '', objects: new Map(), documents: [], count: 0 };
 
 /** The channel's head when its version record names exactly these stored inputs. */
 async function servedWith(
