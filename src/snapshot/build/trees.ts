@@ -139,7 +139,10 @@ export class SnapshotTrees {
 }
 
 /** The classes document (classes and selectors sorted); returns it with the sorted lists. */
-export function emitClasses(classes: ClassesUpdate, sink: DocumentSink): ClassesUpdate & { readonly doc: TreeDocument } {
+export function emitClasses(
+  classes: ClassesUpdate,
+  sink: DocumentSink,
+): ClassesUpdate & { readonly doc: TreeDocument } {
   const sorted = { classes: sortedClasses(classes.classes), selectors: sortedSelectors(classes.selectors) };
   return { ...sorted, doc: sink.emit(canonicalJson(sorted), LAYER.classes) };
 }
