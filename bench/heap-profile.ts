@@ -1,5 +1,6 @@
 /**
- * What holds memory in the full pipeline (`compileState`, as the bench times it), for issue 16:
+ * What holds memory in the full pipeline built by a SnapshotBuilder (what the watcher keeps; the CLI and
+ * functions now build one-shot, bench/incremental.ts `compileState`), for issue 16:
  *
  *   node --expose-gc dist/bench/heap-profile.js <services> [--sampling] [--exclusive] [--snapshots DIR]
  *

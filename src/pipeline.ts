@@ -7,13 +7,13 @@
  * The snapshot's `inputsDigest` is the root of the stored inputs tree of the documents
  * (src/snapshot/stored-inputs/): the same objects in any file layout or order give the same one.
  */
-import { compile } from './compile/index.js';
+import { compileOwned } from './compile/index.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
 import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 
-import { buildSnapshot, type BuiltSnapshot } from './snapshot/build.js';
+import { buildSnapshot, buildSnapshotOnce, type BuiltSnapshot } from './snapshot/build.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';
 import { INPUT_LIMITS, mib, TOO_LARGE } from './inputs/limits.js';
@@ -75,10 +75,15 @@ export function parseInputTexts(files: readonly InputText[]): InputSet {
   return { ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] };
 }
 
-/** Compiles an InputSet whose stored inputs have the digest `inputsDigest`. */
+/**
+ * Compiles an InputSet whose stored inputs have the digest `inputsDigest`. The snapshot is built
+ * one-shot (the output's messages are let go group by group) unless an encoder is given to be
+ * reused across compiles: then the builder's path, which fills its cache.
+ */
 export function compileInputSet(inputs: InputSet, inputsDigest: string, opts: PipelineOptions = {}): CompiledInputs {
-  const { output, diagnostics } = compile(inputs);
-  const snapshot = buildSnapshot(output, { inputsDigest, compiler: COMPILER }, opts);
+  const { output, diagnostics } = compileOwned(inputs);
+  const info = { inputsDigest, compiler: COMPILER };
+  const snapshot = opts.encoder ? buildSnapshot(output, info, opts) : buildSnapshotOnce(output, info, opts);
   return { inputs, snapshot, diagnostics: sortDiagnostics(diagnostics) };
 }
 

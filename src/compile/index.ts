@@ -27,7 +27,14 @@ import { indexSidecars } from './scope/select-sidecar.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildProxylessNamespaceRoutes } from './routes.js';
-import { emptyTable, type ClassSelector, type CompileOutput, type ProxyClass, type ResourceTable } from './types.js';
+import {
+  emptyTable,
+  type ClassSelector,
+  type CompileOutput,
+  type OwnedCompileOutput,
+  type ProxyClass,
+  type ResourceTable,
+} from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
 
 export interface CompileResult {
@@ -52,10 +59,15 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
 }
 
 export function compile(inputs: InputSet): CompileResult {
+  return compileOwned(inputs);
+}
+
+/** `compile`, saying that the output is the caller's own (a one-shot snapshot build takes it apart). */
+export function compileOwned(inputs: InputSet): CompileResult & { readonly output: OwnedCompileOutput } {
   const diags = new Diagnostics();
   for (const d of inputs.diagnostics) diags.add(d);
   const ctx = createContext(inputs, diags);
-  const output = compileContext(ctx);
+  const { output } = compileWithShapes(ctx);
   return { output, diagnostics: diags.sorted() };
 }
 
@@ -65,7 +77,7 @@ export function compileContext(ctx: CompileContext): CompileOutput {
 
 /** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
 export function compileWithShapes(ctx: CompileContext): {
-  readonly output: CompileOutput;
+  readonly output: OwnedCompileOutput;
   readonly sidecarShapes: readonly SidecarShape[];
   /** Restricted scopes' clusters and endpoints, which an endpoint change patches too. */
   readonly endpointReaders: readonly EndpointReadingGroups[];

@@ -89,6 +89,11 @@ export interface CompileOutput {
   readonly selectors: readonly ClassSelector[];
 }
 
+/** A compile output its receiver owns: a one-shot snapshot build takes the groups out as it builds them. */
+export interface OwnedCompileOutput extends CompileOutput {
+  readonly groups: Map<GroupId, ResourceTable>;
+}
+
 /** What changed in one group's resources of one xDS type: new or replaced messages, and removed names. */
 export interface ResourceChanges<M> {
   readonly upserts: Map<string, M>;

@@ -6,6 +6,7 @@
  * refcounts and a delta's lazily expanded content.
  */
 export { buildSnapshot, SnapshotBuilder } from './build/builder.js';
+export { buildSnapshotOnce } from './build/one-shot.js';
 export { snapshotCounts, snapshotFromContent } from './build/from-content.js';
 export type {
   BuiltSnapshot,

@@ -30,18 +30,30 @@ export const COMPOSITE_ROUTES_MIN_BYTES = 64 * 1024;
 /** Route configs with fewer virtual hosts are stored whole, whatever their size: there is nothing for namespaces to share. */
 export const COMPOSITE_ROUTES_MIN_VHOSTS = 16;
 
+export interface EncoderOptions {
+  /**
+   * Remember each message object's encoding (default true). A one-shot build (build/one-shot.ts)
+   * encodes each message once and lets it go: a cache would only keep wrappers alive meanwhile.
+   */
+  readonly cache?: boolean;
+}
+
 export class ResourceEncoder {
-  private readonly cache = new WeakMap<object, EncodedResource>();
+  private readonly cache: WeakMap<object, EncodedResource> | undefined;
   private readonly chunker: RouteChunker;
   /** How many messages were actually encoded (cache misses). */
   encodes = 0;
 
-  constructor(readonly hasher: Hasher = nobleSha256Hex) {
+  constructor(
+    readonly hasher: Hasher = nobleSha256Hex,
+    opts: EncoderOptions = {},
+  ) {
     this.chunker = new RouteChunker(hasher);
+    this.cache = opts.cache === false ? undefined : new WeakMap();
   }
 
   encode(type: XdsType, message: object): EncodedResource {
-    const hit = this.cache.get(message);
+    const hit = this.cache?.get(message);
     if (hit && hit.type === type) return hit;
     // Route configs of different client namespaces share most virtual host objects: the route
     // config encoder encodes each virtual host once and splices the bytes (identical output).
@@ -50,7 +62,7 @@ export class ResourceEncoder {
         ? this.encodeRoutes(message as RouteConfiguration)
         : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message));
     this.encodes++;
-    this.cache.set(message, encoded);
+    this.cache?.set(message, encoded);
     return encoded;
   }
 

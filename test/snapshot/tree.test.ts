@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateMesh } from '../../bench/synthetic.js';
-import { compileState } from '../../bench/incremental.js';
+import { builderState } from '../../bench/incremental.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../../src/compile/types.js';
 import { emptyTable } from '../../src/compile/types.js';
 import { compile } from '../../src/compile/index.js';
@@ -188,7 +188,7 @@ test('random deltas on compiled bookinfo equal full builds', () => {
 
 test('random deltas on the synthetic bench mesh equal full builds', () => {
   const mesh = generateMesh({ services: 200, perNamespace: 50 });
-  const { state } = compileState(mesh.docs, nodeSha256Hex);
+  const state = builderState(mesh.docs, nodeSha256Hex);
   randomDeltas(state.output, 11, 12);
 });
 
@@ -326,7 +326,7 @@ test('a tree round-trips through the local store; corrupt and missing documents 
 
 test('storage grows with the change: one endpoint at 1k services writes a few KB, not MB', async () => {
   const mesh = generateMesh({ services: 1000 });
-  const { state } = compileState(mesh.docs, nodeSha256Hex);
+  const state = builderState(mesh.docs, nodeSha256Hex);
   const root = tempStoreDir();
   const store = new LocalStore(root);
   const first = await publishSnapshot(store, 'c', state.snapshot, { createdAt: '2025-01-01T00:00:00.000Z' });

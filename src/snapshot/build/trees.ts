@@ -82,15 +82,7 @@ export class SnapshotTrees {
 
   /** Emits the top document and returns its digest: the snapshot's. */
   topDocument(sink: DocumentSink, info: SnapshotBuildInfo): string {
-    const groups = this.index.commit(sink).digest;
-    const top = {
-      schema: SNAPSHOT_SCHEMA,
-      compiler: info.compiler,
-      inputsDigest: info.inputsDigest,
-      classes: (this.classesDoc as TreeDocument).digest,
-      groups,
-    };
-    return sink.emit(canonicalJson(top), LAYER.top).digest;
+    return emitTop(sink, info, (this.classesDoc as TreeDocument).digest, this.index.commit(sink).digest);
   }
 
   /** Adds every document below the top one to `sink`, not only the ones the last commit wrote. */
@@ -139,10 +131,28 @@ export class SnapshotTrees {
   }
 
   private commitClasses(classes: ClassesUpdate, sink: DocumentSink): void {
-    const sortedC = sortedClasses(classes.classes);
-    const sortedS = sortedSelectors(classes.selectors);
-    this.classesDoc = sink.emit(canonicalJson({ classes: sortedC, selectors: sortedS }), LAYER.classes);
-    this.sortedClasses = sortedC;
-    this.sortedSelectors = sortedS;
+    const emitted = emitClasses(classes, sink);
+    this.classesDoc = emitted.doc;
+    this.sortedClasses = emitted.classes;
+    this.sortedSelectors = emitted.selectors;
   }
+}
+
+/** The classes document (classes and selectors sorted); returns it with the sorted lists. */
+export function emitClasses(
+  classes: ClassesUpdate,
+  sink: DocumentSink,
+): ClassesUpdate & { readonly doc: TreeDocument } {
+  const sorted = { classes: sortedClasses(classes.classes), selectors: sortedSelectors(classes.selectors) };
+  return { ...sorted, doc: sink.emit(canonicalJson(sorted), LAYER.classes) };
+}
+
+/** A group's document (its tables' roots). */
+export const emitGroupDocument = (roots: Readonly<Record<XdsType, string>>, sink: DocumentSink): TreeDocument =>
+  sink.emit(canonicalJson(roots), LAYER.groupDoc);
+
+/** Emits the top document and returns its digest: the snapshot's. */
+export function emitTop(sink: DocumentSink, info: SnapshotBuildInfo, classes: string, groups: string): string {
+  const top = { schema: SNAPSHOT_SCHEMA, compiler: info.compiler, inputsDigest: info.inputsDigest, classes, groups };
+  return sink.emit(canonicalJson(top), LAYER.top).digest;
 }

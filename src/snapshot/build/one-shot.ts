@@ -1,0 +1,103 @@
+/**
+ * A one-shot full build, for callers that build one snapshot and hand it on (the CLI, the Worker,
+ * the Lambda: src/pipeline.ts). It gives exactly what `buildSnapshot` gives (digest, objects,
+ * documents, content, counts, problems) but keeps little while it works: after the consistency
+ * check, the output's groups are consumed one by one in id order — each resource encoded and
+ * digested, each table's tree written — and taken out of the output, so their messages can be
+ * collected while the next groups are built. What stays is bytes, digests, names and documents:
+ * no copy of the tables, no trees, no encoder cache, no encoded wrapper holding a message.
+ *
+ * The watcher's SnapshotBuilder keeps all of these on purpose (it diffs the next output against them).
+ */
+import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
+import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
+import { assertConsistent } from '../consistency.js';
+import { SNAPSHOT_SCHEMA, type SnapshotContent } from '../content.js';
+import { ResourceEncoder, type EncodedResource } from '../encoder.js';
+import { DocumentSink, LAYER, TableTree } from '../tree.js';
+import { contentGroups, type ContentColumns, type DigestColumns } from './full.js';
+import { LazyContent } from './lazy-content.js';
+import { ObjectRefs } from './refcounts.js';
+import { emitClasses, emitGroupDocument, emitTop } from './trees.js';
+import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './types.js';
+
+/**
+ * Builds the snapshot of `output`, emptying `output.groups` as it goes (the classes and selectors
+ * stay). Throws InconsistentSnapshotError (consistency.ts), before taking anything apart, rather
+ * than produce a snapshot a proxy would choke on.
+ */
+export function buildSnapshotOnce(
+  output: OwnedCompileOutput,
+  info: SnapshotBuildInfo,
+  opts: Pick<SnapshotBuildOptions, 'hasher'> = {},
+): BuiltSnapshot {
+  assertConsistent(output);
+  const encoder = new ResourceEncoder(opts.hasher, { cache: false });
+  const hasher = encoder.hasher;
+  const sink = new DocumentSink(hasher);
+  const refs = new ObjectRefs();
+  const index = new TableTree(LAYER.index);
+  const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
+  for (const id of [...output.groups.keys()].sort()) {
+    const table = output.groups.get(id) as ResourceTable;
+    output.groups.delete(id);
+    const roots = {} as Record<XdsType, string>;
+    const byType = {} as Record<XdsType, DigestColumns>;
+    for (const type of XDS_TYPES) {
+      const messages = table[type] as ReadonlyMap<string, object>;
+      const names = [...messages.keys()].sort();
+      const digests = new Array<string>(names.length);
+      const tree = new TableTree();
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        const encoded = encoder.encode(type, messages.get(name) as object);
+        refs.hold(type, withoutMessages(encoded));
+        tree.set(name, (digests[i] = encoded.digest));
+      }
+      roots[type] = tree.commit(sink).digest;
+      byType[type] = { names, digests };
+    }
+    index.set(id, emitGroupDocument(roots, sink).digest);
+    columns.set(id, byType);
+  }
+  const classes = emitClasses(output, sink);
+  const { compiler, inputsDigest } = info;
+  const digest = emitTop(sink, info, classes.doc.digest, index.commit(sink).digest);
+  const content = lazyContent(info, columns, classes.classes, classes.selectors);
+  const { clusters, endpoints, listeners, routes, objects } = refs.sizes();
+  return {
+    digest,
+    inputsDigest,
+    compiler,
+    get content(): SnapshotContent {
+      return content.get();
+    },
+    counts: { clusters, endpoints, listeners, routes, classes: classes.classes.length, objects },
+    objects: refs.sortedAll(),
+    documents: sink.sorted(),
+  };
+}
+
+/**
+ * The encoding without what points back at messages: a composite's parts are the route chunker's
+ * chunks, which hold their virtual host objects.
+ */
+const withoutMessages = (e: EncodedResource): EncodedResource =>
+  e.parts ? { ...e, parts: e.parts.map(({ digest, bytes }) => ({ digest, bytes })) } : e;
+
+function lazyContent(
+  info: SnapshotBuildInfo,
+  columns: ContentColumns,
+  classes: SnapshotContent['classes'],
+  selectors: SnapshotContent['selectors'],
+): LazyContent {
+  const { compiler, inputsDigest } = info;
+  return LazyContent.computed(() => ({
+    schema: SNAPSHOT_SCHEMA,
+    compiler,
+    inputsDigest,
+    groups: contentGroups(columns),
+    classes,
+    selectors,
+  }));
+}

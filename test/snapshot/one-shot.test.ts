@@ -1,0 +1,139 @@
+/**
+ * The one-shot build (src/snapshot/build/one-shot.ts, what src/pipeline.ts runs) gives exactly
+ * what the SnapshotBuilder gives for the same output — digest, objects, documents, content,
+ * counts — and refuses exactly the same broken outputs with the same problems, before it takes
+ * the output apart. It empties the output's groups (their messages can then be collected).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateMesh } from '../../bench/synthetic.js';
+import { compileOwned } from '../../src/compile/index.js';
+import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../src/compile/types.js';
+import { buildInputSet } from '../../src/inputs/index.js';
+import { compileDocuments, parseInputTexts } from '../../src/pipeline.js';
+import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../../src/snapshot/build.js';
+import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
+import { ResourceEncoder } from '../../src/snapshot/encoder.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { COMPILER } from '../../src/version.js';
+import type { XdsType } from '../../src/xds/type-urls.js';
+import { sample, STATE } from '../history/helpers.js';
+
+const INFO = { inputsDigest: 'sha256:inputs', compiler: COMPILER };
+const hasher = nodeSha256Hex;
+
+const bookinfo = (): OwnedCompileOutput => {
+  const files = [{ file: 'state.yaml', text: STATE }, sample('destination-rule-all.yaml')];
+  for (const vs of ['virtual-service-reviews-80-20.yaml', 'virtual-service-ratings-test-delay.yaml'])
+    files.push(sample(vs));
+  return compileOwned(parseInputTexts(files)).output;
+};
+const synthetic = (services: number) => {
+  const docs = generateMesh({ services }).docs;
+  return (): OwnedCompileOutput => compileOwned(buildInputSet(docs)).output;
+};
+
+function assertSameSnapshot(once: BuiltSnapshot, built: BuiltSnapshot, label: string): void {
+  assert.equal(once.digest, built.digest, `${label}: digest`);
+  assert.equal(once.inputsDigest, built.inputsDigest);
+  assert.deepEqual(once.compiler, built.compiler);
+  assert.deepEqual(once.counts, built.counts, `${label}: counts`);
+  assert.deepEqual([...once.objects.keys()], [...built.objects.keys()], `${label}: objects, in digest order`);
+  for (const [digest, bytes] of built.objects)
+    assert.ok(Buffer.from(once.objects.get(digest) as Uint8Array).equals(bytes), `${label}: object ${digest}`);
+  assert.deepEqual(
+    once.documents.map((d) => [d.digest, d.layer]),
+    built.documents.map((d) => [d.digest, d.layer]),
+    `${label}: documents, in order`,
+  );
+  once.documents.forEach((d, i) =>
+    assert.ok(Buffer.from(d.bytes).equals(built.documents[i]?.bytes as Uint8Array), `${label}: document ${d.digest}`),
+  );
+  assert.deepEqual(once.content, built.content, `${label}: content`);
+  assert.equal(once.base, undefined);
+}
+
+test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with composite route configs)', () => {
+  for (const [label, output] of [
+    ['bookinfo', bookinfo],
+    ['synthetic 300', synthetic(300)],
+  ] as const) {
+    const built = new SnapshotBuilder(INFO, { hasher }).build(output());
+    const owned = output();
+    const once = buildSnapshotOnce(owned, INFO, { hasher });
+    assertSameSnapshot(once, built, label);
+    assert.equal(owned.groups.size, 0, `${label}: the groups were taken out of the output`);
+    assert.ok(owned.classes.length > 0, `${label}: the classes stay`);
+    if (label !== 'bookinfo')
+      assert.ok(
+        once.objects.size > once.counts.objects,
+        `${label}: composite route configs (their parts are objects too)`,
+      );
+  }
+});
+
+test('the pipeline builds one-shot, and its snapshot equals the builder path (an encoder given)', () => {
+  const docs = generateMesh({ services: 120 }).docs;
+  const once = compileDocuments(docs, { hasher });
+  const built = compileDocuments(docs, { hasher, encoder: new ResourceEncoder(hasher) });
+  assertSameSnapshot(once.snapshot, built.snapshot, 'pipeline');
+  assert.deepEqual(once.diagnostics, built.diagnostics);
+});
+
+/** The output with one resource replaced (or added). */
+function withResource(
+  output: OwnedCompileOutput,
+  group: GroupId,
+  type: XdsType,
+  name: string,
+  message: object,
+): OwnedCompileOutput {
+  const groups = new Map(output.groups);
+  const table = { ...(groups.get(group) as ResourceTable) };
+  const copy = new Map(table[type] as ReadonlyMap<string, object>);
+  copy.set(name, message);
+  (table as Record<XdsType, unknown>)[type] = copy;
+  groups.set(group, table);
+  return { ...output, groups };
+}
+
+function problemsOf(build: () => unknown): InconsistentSnapshotError {
+  try {
+    build();
+  } catch (err) {
+    assert.ok(err instanceof InconsistentSnapshotError);
+    return err;
+  }
+  assert.fail('the build was not refused');
+}
+
+test('a broken resource is refused by both builds with the same problems, before the output is taken apart', () => {
+  const broken = (): OwnedCompileOutput => {
+    const output = bookinfo();
+    const [group, name, cluster] = [...output.groups]
+      .flatMap(([g, t]) => [...t.clusters].map(([n, c]) => [g, n, c] as const))
+      .find(([, , c]) => c.connect_timeout !== undefined) as [GroupId, string, object];
+    // Envoy rejects a zero connect timeout; a route to a cluster no class has is a missing reference.
+    const rejected = withResource(output, group, 'clusters', name, { ...cluster, connect_timeout: { seconds: 0 } });
+    const [lgroup, ltable] = [...rejected.groups].find(([, t]) => t.routes.size > 0) as [GroupId, ResourceTable];
+    const [rname, rc] = [...ltable.routes][0] as [string, { virtual_hosts?: object[] }];
+    const vhost = {
+      name: 'broken',
+      domains: ['broken.example'],
+      routes: [{ match: { prefix: '/' }, route: { cluster: 'outbound|1|nowhere' } }],
+    };
+    return withResource(rejected, lgroup, 'routes', rname, {
+      ...rc,
+      virtual_hosts: [...(rc.virtual_hosts ?? []), vhost],
+    });
+  };
+  const byBuilder = problemsOf(() => new SnapshotBuilder(INFO, { hasher }).build(broken()));
+  const owned = broken();
+  const groups = owned.groups.size;
+  const byOnce = problemsOf(() => buildSnapshotOnce(owned, INFO, { hasher }));
+  assert.deepEqual(byOnce.problems, byBuilder.problems);
+  assert.equal(byOnce.message, byBuilder.message);
+  const codes = new Set(byOnce.problems.map((p) => p.code));
+  assert.ok(codes.has('envoy-rejects') && codes.has('missing-cluster'), [...codes].join());
+  assert.equal(owned.groups.size, groups, 'a refused output is left whole');
+});
