@@ -136,7 +136,11 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * `output`, which is left untouched. Tables keep the compiler's name order. Unchanged groups and
  * tables are shared with `output`.
  */
-export function applyCompileDelta(output: CompileOutput, delta: CompileDelta, layout: LayoutChange = {}): CompileOutput {
+export function applyCompileDelta(
+  output: CompileOutput,
+  delta: CompileDelta,
+  layout: LayoutChange = {},
+): CompileOutput {
   const groups = new Map(output.groups);
   for (const id of layout.removedGroups ?? []) groups.delete(id);
   for (const [id, changes] of Object.entries(delta)) {

@@ -8,13 +8,7 @@
  * resources where a full build re-encodes and re-checks them all.
  */
 import { XDS_TYPES } from '../../xds/type-urls.js';
-import {
-  emptyTable,
-  type CompileDelta,
-  type CompileOutput,
-  type GroupId,
-  type ResourceTable,
-} from '../types.js';
+import { emptyTable, type CompileDelta, type CompileOutput, type GroupId, type ResourceTable } from '../types.js';
 import { DeltaBuilder, type LayoutChange } from './delta.js';
 
 export interface OutputDiff {
