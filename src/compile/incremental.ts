@@ -291,24 +291,23 @@ export class IncrementalCompiler {
   }
 }
 
-/** Config kinds whose changes are compiled in full and handed on as a delta (with endpoint-layer changes of the same round). */
-const CONFIG_KINDS: ReadonlySet<string> = new Set([
-  'VirtualService',
-  'DestinationRule',
-  'Service',
-  'EndpointSlice',
-  'Endpoints',
-]);
+/** Config kinds whose changes are compiled in full and handed on as a delta. */
+const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service']);
+/** Endpoint-layer kinds that may come in the same round (pods change the proxies' classes: not these). */
+const ENDPOINT_KINDS: ReadonlySet<string> = new Set(['EndpointSlice', 'Endpoints']);
 
 /**
- * Whether a round that is not endpoint-only may still go out as a delta: only the kinds above
- * changed (pods coming, going or relabelled change the proxies' classes and stay full compiles),
- * and the mesh config did not.
+ * Whether a round that is not endpoint-only may still go out as a delta: a config kind above
+ * changed, nothing but those and slices did (an endpoint-only round the endpoint path refuses, e.g.
+ * with an AUTO_PASSTHROUGH gateway, stays a full compile), and the mesh config did not.
  */
 function configOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
   if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
     return false;
-  return changed.every((c) => CONFIG_KINDS.has(c.kind));
+  return (
+    changed.some((c) => CONFIG_KINDS.has(c.kind)) &&
+    changed.every((c) => CONFIG_KINDS.has(c.kind) || ENDPOINT_KINDS.has(c.kind))
+  );
 }
 
 /**
