@@ -166,8 +166,9 @@ export class IncrementalCompiler {
 
   /**
    * Compiles `next`, which differs from the previous InputSet by `changed`: a delta when only the
-   * endpoint layer changed (or nothing did), else a full compile. `next` made by `withReplaced` /
-   * `withDeleted` makes the lookups of changed objects O(1).
+   * endpoint layer changed (or nothing did), a full compile returned as a delta when VirtualServices,
+   * DestinationRules or Services changed (with slices, not pods), else a full compile. `next` made
+   * by `withReplaced` / `withDeleted` makes the lookups of changed objects O(1).
    */
   update(next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
     const state = this.state;

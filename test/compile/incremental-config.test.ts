@@ -111,7 +111,7 @@ test('bookinfo: random VirtualService, DestinationRule and Service churn, each a
 });
 
 test('synthetic mesh with a restricted namespace: random config churn, each a delta equal to a full compile', () => {
-  const seen = churn(synthetic(), 3, 40, randomConfigStep);
+  const seen = churn(synthetic(), 3, 30, randomConfigStep);
   assert.ok(seen.classes > 0 && seen.changed > 20, JSON.stringify(seen));
 });
 
