@@ -17,11 +17,16 @@
  *   - its endpoint-dependent diagnostics (incremental/diagnostics.ts);
  *   - for a headless service with TCP ports, the shared outbound listeners (one per pod IP), and
  *     the restricted scopes' outbound listeners.
- * Every other change (Services, Istio config including ServiceEntries and WorkloadEntries,
+ * A round of config changes (VirtualServices, DestinationRules, Services, with or without endpoint
+ * changes) is compiled in full, and what is returned is the difference from the previous output
+ * (incremental/output-diff.ts): the resources whose encoding changed, the groups gone, and the
+ * classes and selectors when they changed (a new Service with a selector adds a class). The
+ * snapshot builder then encodes and checks only those.
+ * Every other change (other Istio config including ServiceEntries, Sidecars and WorkloadEntries,
  * Namespaces, Nodes, mesh config, pods coming, going or relabelled, any pod of a namespace where a
  * ServiceEntry selects pods) is a full compile. Either way the result equals `compile(next)`: the delta
  * applied to the previous output gives its output, and the diagnostics are its diagnostics
- * (test/compile/incremental*.test.ts checks this on random endpoint churn).
+ * (test/compile/incremental*.test.ts checks this on random endpoint and config churn).
  */
 import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { serviceEndpoints, serviceHostname } from '../model/build.js';
@@ -33,18 +38,19 @@ import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
 import { compileWithShapes, createContext, type CompileResult, type SidecarShape } from './index.js';
-import { DeltaBuilder, copyTables } from './incremental/delta.js';
+import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
+import { diffOutputs } from './incremental/output-diff.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
 import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { EndpointReadingGroups } from './scope/groups.js';
 import { sameRule } from './scope/reuse.js';
 import type { Cluster, ClusterLoadAssignment } from '../xds/proto.js';
-import type { CompileDelta, CompileOutput, GroupId, ResourceTable } from './types.js';
+import type { ClassSelector, CompileDelta, CompileOutput, GroupId, ProxyClass, ResourceTable } from './types.js';
 
-export { applyCompileDelta } from './incremental/delta.js';
+export { applyCompileDelta, type LayoutChange } from './incremental/delta.js';
 export {
   indexedInputs,
   lookupInput,
@@ -67,7 +73,13 @@ export interface ChangedObject {
 }
 
 export type IncrementalResult =
-  | { readonly kind: 'delta'; readonly delta: CompileDelta; readonly diagnostics: readonly Diagnostic[] }
+  | {
+      readonly kind: 'delta';
+      readonly delta: CompileDelta;
+      /** Groups removed, classes and selectors changed: only after a config change. */
+      readonly layout?: LayoutChange;
+      readonly diagnostics: readonly Diagnostic[];
+    }
   | { readonly kind: 'full'; readonly output: CompileOutput; readonly diagnostics: readonly Diagnostic[] };
 
 /** One inbound group and the workload shape it serves. */
@@ -82,6 +94,8 @@ interface State {
   readonly services: ReadonlyMap<ServiceKey, { readonly raw: Service; readonly mesh: MeshService }>;
   readonly shapesByService: ReadonlyMap<string, readonly Shape[]>;
   readonly tables: Map<GroupId, ResourceTable>;
+  readonly classes: readonly ProxyClass[];
+  readonly selectors: readonly ClassSelector[];
   readonly serviceDiagnostics: Map<string, readonly Diagnostic[]>;
   readonly diagnostics: SortedDiagnostics;
   inputDiagnostics: readonly Diagnostic[];
@@ -101,6 +115,11 @@ export class IncrementalCompiler {
 
   /** A full compile (the same result as `compile(inputs)`) that becomes the base of later updates. */
   compileFull(inputs: InputSet): CompileResult {
+    return this.recompile(inputs, copyTables);
+  }
+
+  /** A full compile whose output's tables, as the later updates edit them, are `tablesOf(output)`. */
+  private recompile(inputs: InputSet, tablesOf: (output: CompileOutput) => Map<GroupId, ResourceTable>): CompileResult {
     const diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
     const built = createContext(inputs, diags);
@@ -128,7 +147,9 @@ export class IncrementalCompiler {
       layer: new EndpointLayer(inputs),
       services,
       shapesByService: shapesByService(sidecarShapes),
-      tables: copyTables(output),
+      tables: tablesOf(output),
+      classes: output.classes,
+      selectors: output.selectors,
       serviceDiagnostics,
       diagnostics: new SortedDiagnostics(diagnostics),
       inputDiagnostics: inputs.diagnostics,
@@ -145,12 +166,17 @@ export class IncrementalCompiler {
 
   /**
    * Compiles `next`, which differs from the previous InputSet by `changed`: a delta when only the
-   * endpoint layer changed (or nothing did), else a full compile. `next` made by `withReplaced` /
-   * `withDeleted` makes the lookups of changed objects O(1).
+   * endpoint layer changed (or nothing did), a full compile returned as a delta when VirtualServices,
+   * DestinationRules or Services changed (with slices, not pods), else a full compile. `next` made
+   * by `withReplaced` / `withDeleted` makes the lookups of changed objects O(1).
    */
   update(next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
     const state = this.state;
-    if (!state || !this.endpointOnly(state, next, changed)) return { kind: 'full', ...this.compileFull(next) };
+    if (!state) return { kind: 'full', ...this.compileFull(next) };
+    if (!this.endpointOnly(state, next, changed))
+      return configOnly(state, next, changed)
+        ? this.recompiledDelta(state, next)
+        : { kind: 'full', ...this.compileFull(next) };
 
     const touched = new Set<ServiceKey>();
     const add = (keys: Iterable<ServiceKey>) => {
@@ -219,6 +245,18 @@ export class IncrementalCompiler {
     return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
   }
 
+  /** A full compile of `next`, returned as its difference from the previous output. */
+  private recompiledDelta(state: State, next: InputSet): IncrementalResult {
+    let diff: ReturnType<typeof diffOutputs> | undefined;
+    const { diagnostics } = this.recompile(next, (output) => {
+      // The previous tables become the next ones: resources encoded the same keep their message objects.
+      diff = diffOutputs(state.tables, state, output);
+      return state.tables;
+    });
+    const { delta, layout } = diff as ReturnType<typeof diffOutputs>;
+    return { kind: 'delta', delta, ...(Object.keys(layout).length > 0 ? { layout } : {}), diagnostics };
+  }
+
   /** Whether every change is in the endpoint layer (pods: updated without touching what decides classes). */
   private endpointOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
@@ -252,6 +290,25 @@ export class IncrementalCompiler {
     if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
     else state.serviceDiagnostics.delete(mesh.hostname);
   }
+}
+
+/** Config kinds whose changes are compiled in full and handed on as a delta. */
+const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service']);
+/** Endpoint-layer kinds that may come in the same round (pods change the proxies' classes: not these). */
+const ENDPOINT_KINDS: ReadonlySet<string> = new Set(['EndpointSlice', 'Endpoints']);
+
+/**
+ * Whether a round that is not endpoint-only may still go out as a delta: a config kind above
+ * changed, nothing but those and slices did (an endpoint-only round the endpoint path refuses, e.g.
+ * with an AUTO_PASSTHROUGH gateway, stays a full compile), and the mesh config did not.
+ */
+function configOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
+  if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
+    return false;
+  return (
+    changed.some((c) => CONFIG_KINDS.has(c.kind)) &&
+    changed.every((c) => CONFIG_KINDS.has(c.kind) || ENDPOINT_KINDS.has(c.kind))
+  );
 }
 
 /**

@@ -70,11 +70,12 @@ export class MeshIndex {
   }
 
   /**
-   * Whether `advance` can take this delta: it applies to the snapshot the index describes and
-   * adds or removes no group (a class change: the caller indexes the whole snapshot again).
+   * Whether `advance` can take this delta: it applies to the snapshot the index describes. A group
+   * added or removed (a class coming or going) is no exception: its resources are among the step's
+   * changes (removed ones with no digest), and the class count comes with the step.
    */
   canAdvance(base: string | undefined, step: ContentStep | undefined): step is ContentStep {
-    return step !== undefined && base === this.at.digest && step.added.length === 0 && step.removed.length === 0;
+    return step !== undefined && base === this.at.digest;
   }
 
   /**

@@ -5,7 +5,9 @@
  * edited per changed object: each changed object is validated alone — the inputs layer validates
  * objects independently, and watcher objects have unique keys, so this is what validating them
  * all would say — and replaced or deleted. `IncrementalCompiler.update` then recompiles only what
- * reads the changed endpoints when nothing else changed, else compiles in full. A delta goes to
+ * reads the changed endpoints when nothing else changed; after a VirtualService, DestinationRule
+ * or Service change it compiles in full but hands on only the difference; else it compiles in
+ * full. A delta (with the classes, selectors and removed groups when they changed) goes to
  * `SnapshotBuilder.applyDelta`: only the changed resources are encoded and only their leaves and
  * paths to the top are rewritten, and the snapshot carries only the new objects and documents
  * (its `base` is the previous one, which the watcher has published). A full compile goes to
@@ -22,13 +24,15 @@ import {
   type ChangedObject,
   type InputKind,
   type InputObjects,
+  type LayoutChange,
 } from '../compile/incremental.js';
+import type { CompileDelta, GroupId } from '../compile/types.js';
 import { isInputKind, LIST_OF_KIND } from '../compile/incremental/inputs-patch.js';
 import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { InputSet } from '../model/inputs.js';
 import { keyString, parseKeyString } from '../snapshot/stored-inputs/index.js';
-import { SnapshotBuilder } from '../snapshot/build.js';
+import { SnapshotBuilder, type GroupDelta, type SnapshotDelta } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';
 import {
@@ -63,7 +67,11 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       const result = this.compiler.update(edited.inputs, edited.changed);
       this.inputs = edited.inputs;
       if (result.kind === 'delta') {
-        const snapshot = this.builder.applyDelta(result.delta, { inputsDigest });
+        const snapshot = this.builder.applyDelta(snapshotDelta(result.delta, result.layout), {
+          inputsDigest,
+          ...(result.layout?.classes ? { classes: result.layout.classes } : {}),
+          ...(result.layout?.selectors ? { selectors: result.layout.selectors } : {}),
+        });
         return { snapshot, diagnostics: result.diagnostics, mode: 'incremental' };
       }
       return {
@@ -133,6 +141,14 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       next = withInputDiagnostics(next, sortDiagnostics([...this.diagnosticsByKey.values()].flat()));
     return { inputs: next, changed };
   }
+}
+
+/** The builder's delta: the compile delta, and null for each group removed. */
+function snapshotDelta(delta: CompileDelta, layout: LayoutChange | undefined): SnapshotDelta {
+  if (!layout?.removedGroups) return delta;
+  const out: Record<GroupId, GroupDelta | null> = { ...delta };
+  for (const id of layout.removedGroups) out[id] = null;
+  return out;
 }
 
 /** A lookup by key over a request's objects (requests built without `get`). */

@@ -227,17 +227,24 @@ test('a new service account behind a service changes its SANs; a named targetPor
   assertSameOutput(applyCompileDelta(prev, r.delta), compile(next).output, 'after');
 });
 
-test('changes outside the endpoint layer take the full path', () => {
+test('changes outside the endpoint layer: Services as deltas (incremental-config.test.ts), the rest the full path', () => {
   const base = bookinfo();
   const ic = new IncrementalCompiler();
-  ic.compileFull(base);
+  const before = ic.compileFull(base).output;
   const svc = base.services.find((s) => s.meta.name === 'details')!;
   const next = withReplaced(base, 'Service', { ...svc, meta: { ...svc.meta, labels: { ...svc.meta.labels, x: 'y' } } });
   const r = ic.update(next, [{ kind: 'Service', namespace: 'default', name: 'details' }]);
-  assert.equal(r.kind, 'full');
-  if (r.kind === 'full') assertSameOutput(r.output, compile(next).output, 'full');
+  assert.equal(r.kind, 'delta');
+  if (r.kind === 'delta') assertSameOutput(applyCompileDelta(before, r.delta, r.layout), compile(next).output, 'delta');
+  const ns = buildInputSet(
+    parseDocuments('apiVersion: v1\nkind: Namespace\nmetadata: {name: default}\n', 'ns.yaml').docs,
+  ).namespaces[0]!;
+  const namespaced = withReplaced(next, 'Namespace', ns);
+  const n = ic.update(namespaced, [{ kind: 'Namespace', namespace: '', name: 'default' }]);
+  assert.equal(n.kind, 'full');
+  if (n.kind === 'full') assertSameOutput(n.output, compile(namespaced).output, 'full');
   const pod = base.pods[0]!;
-  const relabelled = withReplaced(next, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
+  const relabelled = withReplaced(namespaced, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
   assert.equal(
     ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind,
     'full',

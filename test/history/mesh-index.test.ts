@@ -131,7 +131,7 @@ test('a delta advances the index to the same summary a full summary of its conte
   }
 });
 
-test('the index refuses a delta of another snapshot and one that adds or removes groups', async () => {
+test('the index refuses a delta of another snapshot; it advances over groups added and removed', async () => {
   const builder = new SnapshotBuilder(INFO, { hasher: nodeSha256Hex });
   const pool = objectPool();
   const first = builder.build(sampleOutput());
@@ -143,14 +143,27 @@ test('the index refuses a delta of another snapshot and one that adds or removes
   [second, third].forEach(pool.add);
   assert.equal(index.canAdvance(third.base, third.changes), false);
   assert.equal(index.canAdvance(second.base, second.changes), true);
-  const grouped = builder.applyDelta({ 'extra-group': { clusters: { upserts: new Map([['c', edsCluster('c')]]) } } });
-  assert.equal(
-    (await MeshIndex.of(third.digest, third.content, pool.read, new EndpointCounter())).canAdvance(
-      grouped.base,
-      grouped.changes,
-    ),
-    false,
+  const c = 'outbound|80||c.other.svc.cluster.local';
+  const grouped = builder.applyDelta(
+    {
+      'extra-group': {
+        clusters: { upserts: new Map([[c, edsCluster(c)]]) },
+        endpoints: { upserts: new Map([[c, cla(c, ['10.8.0.1', '10.8.0.2'])]]) },
+      },
+    },
+    { classes: [] },
   );
+  const ungrouped = builder.applyDelta({ 'extra-group': null, endpoints: null });
+  [grouped, ungrouped].forEach(pool.add);
+  const counter = new EndpointCounter();
+  const atThird = await MeshIndex.of(third.digest, third.content, pool.read, counter);
+  for (const snap of [grouped, ungrouped]) {
+    assert.equal(atThird.canAdvance(snap.base, snap.changes), true);
+    const next = await atThird.advance(snap.digest, snap.changes!, pool.read, counter);
+    assert.deepEqual(plain(next), plain(await summarize(snap.content, pool.read)), snap.digest);
+  }
+  assert.equal(atThird.summary.classes, 0);
+  assert.equal(atThird.summary.endpoints.has(a), false, "the removed group's assignments are gone");
 });
 
 test("the watcher's guard checks an endpoint delta without expanding the snapshot's content", async () => {

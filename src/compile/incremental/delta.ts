@@ -9,9 +9,11 @@ import { encodeMessage } from '../../xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import {
   emptyTable,
+  type ClassSelector,
   type CompileDelta,
   type CompileOutput,
   type GroupId,
+  type ProxyClass,
   type ResourceChanges,
   type ResourceMessages,
   type ResourceTable,
@@ -119,14 +121,28 @@ export class DeltaBuilder {
   }
 }
 
+/** What a delta changes besides resources (output-diff.ts): absent fields did not change. */
+export interface LayoutChange {
+  /** Groups no class uses any more. */
+  readonly removedGroups?: readonly GroupId[];
+  readonly classes?: readonly ProxyClass[];
+  readonly selectors?: readonly ClassSelector[];
+}
+
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The output `delta` leads to from `output`, which is left untouched. Tables keep the compiler's
- * name order. Unchanged groups and tables are shared with `output`.
+ * The output `delta` (and `layout`, when groups, classes or selectors changed) leads to from
+ * `output`, which is left untouched. Tables keep the compiler's name order. Unchanged groups and
+ * tables are shared with `output`.
  */
-export function applyCompileDelta(output: CompileOutput, delta: CompileDelta): CompileOutput {
+export function applyCompileDelta(
+  output: CompileOutput,
+  delta: CompileDelta,
+  layout: LayoutChange = {},
+): CompileOutput {
   const groups = new Map(output.groups);
+  for (const id of layout.removedGroups ?? []) groups.delete(id);
   for (const [id, changes] of Object.entries(delta)) {
     const before = groups.get(id) ?? emptyTable();
     const after: ResourceTable = { ...before };
@@ -145,7 +161,11 @@ export function applyCompileDelta(output: CompileOutput, delta: CompileDelta): C
     groups.set(id, after);
   }
   const sorted = [...groups.keys()].every((k, i, all) => i === 0 || cmp(all[i - 1] as string, k) < 0);
-  return { ...output, groups: sorted ? groups : new Map([...groups].sort(([a], [b]) => cmp(a, b))) };
+  return {
+    groups: sorted ? groups : new Map([...groups].sort(([a], [b]) => cmp(a, b))),
+    classes: layout.classes ?? output.classes,
+    selectors: layout.selectors ?? output.selectors,
+  };
 }
 
 /** Deep copies of the tables (not the messages): the incremental compiler's own, mutable view of an output. */
