@@ -205,7 +205,9 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       server.setSnapshot(next);
       metrics.snapshotServed(next.version);
       const queuedMs = performance.now() - started;
-      void server.written().then(() => {
+      const written = server.written();
+      audit.holdUntil(written);
+      void written.then(() => {
         // The process's CPU from the switch to the last write (ACKs handled meanwhile included).
         const used = process.cpuUsage(cpu);
         log.log('info', 'snapshot.pushed', {
