@@ -71,12 +71,16 @@ export interface E2eKindResult {
   readonly missed: number;
 }
 
-/** Load: head read → verified snapshot; queued: every stream's response queued; written: all written. */
+/**
+ * Load: head read → verified snapshot; queued: every stream's response queued; written: all
+ * written; cpu: the relay process's CPU from the switch to the last write (less load-dependent).
+ */
 export interface RelayTimings {
   readonly switches: number;
   readonly loadMs: number;
   readonly queuedMs: number;
   readonly writtenMs: number;
+  readonly cpuMs: number;
 }
 
 export interface E2eResult {
@@ -110,15 +114,22 @@ function medians(rounds: readonly WatchRound[]): E2eKindResult['watcher'] {
 
 /** The relay's timings of the switches to versions after `after`, from its log lines. */
 function relayTimings(lines: readonly string[], after: number): RelayTimings & { readonly last: number } {
-  const byVersion = new Map<number, { loadMs?: number; queuedMs?: number; writtenMs?: number }>();
+  const byVersion = new Map<number, { loadMs?: number; queuedMs?: number; writtenMs?: number; cpuMs?: number }>();
   for (const line of lines) {
     if (!line.includes('"event":"snapshot.switch"') && !line.includes('"event":"snapshot.pushed"')) continue;
-    const e = JSON.parse(line) as { version: number; loadMs?: number; queuedMs?: number; writtenMs?: number };
+    const e = JSON.parse(line) as {
+      version: number;
+      loadMs?: number;
+      queuedMs?: number;
+      writtenMs?: number;
+      cpuMs?: number;
+    };
     if (e.version <= after) continue;
     const t = byVersion.get(e.version) ?? {};
     if (e.loadMs !== undefined) t.loadMs = e.loadMs;
     if (e.queuedMs !== undefined) t.queuedMs = e.queuedMs;
     if (e.writtenMs !== undefined) t.writtenMs = e.writtenMs;
+    if (e.cpuMs !== undefined) t.cpuMs = e.cpuMs;
     byVersion.set(e.version, t);
   }
   const all = [...byVersion.values()];
@@ -129,6 +140,7 @@ function relayTimings(lines: readonly string[], after: number): RelayTimings & {
     loadMs: median((t) => t.loadMs),
     queuedMs: median((t) => t.queuedMs),
     writtenMs: median((t) => t.writtenMs),
+    cpuMs: median((t) => t.cpuMs),
     last: Math.max(after, ...byVersion.keys()),
   };
 }
@@ -432,9 +444,12 @@ export function formatE2e(r: E2eResult): string {
   );
   lines.push(
     '',
-    'The relay’s own medians per switch (load and verify / responses queued / all written, ms): ' +
+    'The relay’s own medians per switch (load and verify / responses queued / all written, ms; its CPU until all written, ms): ' +
       r.kinds
-        .map((k) => `${k.kind} ${k.relay.loadMs} / ${k.relay.queuedMs} / ${k.relay.writtenMs} (${k.relay.switches})`)
+        .map(
+          (k) =>
+            `${k.kind} ${k.relay.loadMs} / ${k.relay.queuedMs} / ${k.relay.writtenMs}; ${k.relay.cpuMs} (${k.relay.switches})`,
+        )
         .join('; '),
   );
   lines.push(

@@ -49,6 +49,8 @@ export class AuditLog {
   private readonly maxAttempts: number;
   /** Failed flushes in a row of the record at the head of the buffer. */
   private headFailures = 0;
+  /** While set, a full batch waits for it (holdUntil). */
+  private held: Promise<void> | undefined;
   private readonly log: RelayLogger;
   /** Records appended so far (tests, status). */
   written = 0;
@@ -120,8 +122,27 @@ export class AuditLog {
       this.headFailures = 0;
       this.opts.onDropped?.(drop);
     }
-    if (this.buffer.length >= this.maxBatch) void this.flush();
+    if (this.buffer.length >= this.maxBatch && !this.held) void this.flush();
     else this.arm();
+  }
+
+  /**
+   * Holds back the at-once flush of a full batch until `until` settles: a snapshot switch audits
+   * one ACK per proxy while it is still writing to the others, and the records' JSON and file
+   * write would take turns with those writes. Nothing is lost (the buffer keeps its bound; the
+   * timer still flushes), it is written when the switch is.
+   */
+  holdUntil(until: Promise<unknown>): void {
+    const hold = until.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.held = hold;
+    void hold.then(() => {
+      if (this.held !== hold) return;
+      this.held = undefined;
+      if (this.buffer.length >= this.maxBatch) void this.flush();
+    });
   }
 
   /** Appends everything buffered (in batches of maxBatch); resolves when done or failed (never rejects). */

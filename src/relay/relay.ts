@@ -201,18 +201,24 @@ export async function startRelay(opts: RelayOptions): Promise<Relay> {
       digests.set(next.version, next.digest);
       for (const v of digests.keys()) if (digests.size > 16 && v !== next.version) digests.delete(v);
       const started = performance.now();
+      const cpu = process.cpuUsage();
       server.setSnapshot(next);
       metrics.snapshotServed(next.version);
       const queuedMs = performance.now() - started;
-      void server.written().then(() =>
+      const written = server.written();
+      audit.holdUntil(written);
+      void written.then(() => {
+        // The process's CPU from the switch to the last write (ACKs handled meanwhile included).
+        const used = process.cpuUsage(cpu);
         log.log('info', 'snapshot.pushed', {
           channel,
           version: next.version,
           streams: server.streamCount,
           queuedMs: round(queuedMs),
           writtenMs: round(performance.now() - started),
-        }),
-      );
+          cpuMs: round((used.user + used.system) / 1000),
+        });
+      });
     },
     onError: () => {
       metrics.storeErrors.inc();

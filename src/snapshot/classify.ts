@@ -36,8 +36,11 @@ function classesById(list: readonly ProxyClass[]): ReadonlyMap<string, ProxyClas
 
 export function classifyNode(content: SnapshotContent, identity: NodeIdentity): Classification {
   const parsed = parseProxyNode(identity.id, identity.metadata ?? {});
-  if (!parsed.ok) return parsed;
-  const node = parsed.node;
+  return parsed.ok ? classifyParsedNode(content, identity, parsed.node) : parsed;
+}
+
+/** classifyNode of a node already parsed (a relay parses each stream's node once, and places it at every switch). */
+export function classifyParsedNode(content: SnapshotContent, identity: NodeIdentity, node: ProxyNode): Classification {
   const classes = classesById(content.classes);
   const ns = node.namespace;
   const unknownNamespace = (): Classification => ({

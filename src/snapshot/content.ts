@@ -234,6 +234,11 @@ export interface ExpandedTrees {
   /** Group documents (their tables' roots) with the tables expanded, by group document digest. */
   readonly groups: ReadonlyMap<string, { readonly doc: GroupDocument; readonly expanded: GroupDigests }>;
   readonly classes?: { readonly digest: string; readonly doc: ClassesDocument };
+  /**
+   * Table node documents of the tables this read walked because their root was new (a read with
+   * `known` only), by digest: a table that changes again next time reads only its changed nodes.
+   */
+  readonly nodes?: ReadonlyMap<string, TableNode>;
 }
 
 /**
@@ -273,6 +278,14 @@ export async function readSnapshotTrees(
     }
     return p;
   };
+  // A changed table has a new root, but most of its nodes are the ones known from the read before.
+  const nodes = known ? new Map<string, TableNode>() : undefined;
+  const tableNode = async (d: string): Promise<TableNode> => {
+    let n = nodes?.get(d) ?? known?.nodes?.get(d);
+    if (!n) n = parseTableNode(await json(d, 'table'));
+    nodes?.set(d, n);
+    return n;
+  };
   // Expanded tables are shared between groups with the same root (e.g. every empty table).
   const tables = new Map<string, Promise<ExpandedTable>>();
   const table = (root: string): Promise<ExpandedTable> => {
@@ -283,7 +296,7 @@ export async function readSnapshotTrees(
       p = (async () => {
         const entries: [string, string][] = [];
         const walk = async (d: string): Promise<void> => {
-          const node = parseTableNode(await json(d, 'table'));
+          const node = await tableNode(d);
           if ('entries' in node) for (const e of Object.entries(node.entries)) entries.push(e);
           else await Promise.all(Object.values(node.children).map(walk));
         };
@@ -344,7 +357,12 @@ export async function readSnapshotTrees(
   for (const [root, p] of tables) byRoot.set(root, await p);
   return {
     content,
-    trees: { tables: byRoot, groups: groupTrees, classes: { digest: top.classes, doc: classesDoc } },
+    trees: {
+      tables: byRoot,
+      groups: groupTrees,
+      classes: { digest: top.classes, doc: classesDoc },
+      ...(nodes ? { nodes } : {}),
+    },
   };
 }
 

@@ -147,3 +147,42 @@ test(
     assert.equal(log.written, 6);
   },
 );
+
+test(
+  'AuditLog.holdUntil: a full batch waits while a switch is written, then is flushed at once',
+  { timeout: 10_000 },
+  async () => {
+    const batches: AuditRecord[][] = [];
+    const log = new AuditLog({
+      store: { appendAudit: async (records: readonly AuditRecord[]) => void batches.push([...records]) },
+      relayId: 'r1',
+      channel: 'main',
+      flushMs: 60_000,
+      maxBatch: 2,
+    });
+    const ack = (i: number) => ({
+      kind: 'ack' as const,
+      streamId: 's',
+      nodeId: `n${i}`,
+      classId: 'c',
+      typeUrl: 't',
+      version: 'v',
+      snapshotVersion: 1,
+      at: Date.UTC(2030, 0, 1) + i,
+    });
+    let written!: () => void;
+    log.holdUntil(new Promise<void>((r) => (written = r)));
+    for (let i = 0; i < 3; i++) log.observe(ack(i));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(batches.length, 0, 'nothing written while the switch is');
+    assert.equal(log.pending, 3);
+    written();
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      batches.map((b) => b.map((r) => r.nodeId)),
+      [['n0', 'n1'], ['n2']],
+      'every record written, in order, once the switch is',
+    );
+    await log.close();
+  },
+);

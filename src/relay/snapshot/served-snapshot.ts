@@ -15,7 +15,8 @@
  * (sorted-table.ts): no per-class sort or per-entry hashing.
  */
 import type { ExpandedTable, ExpandedTrees, SnapshotContent } from '../../snapshot/content.js';
-import { classifyNode } from '../../snapshot/classify.js';
+import { classifyParsedNode } from '../../snapshot/classify.js';
+import { parseProxyNode, type ParsedNode } from '../../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { Placement, ServedResource, ServedSnapshot } from '../types.js';
 import { mergeTables, sortTable, type SortedTable } from './sorted-table.js';
@@ -47,6 +48,12 @@ interface SharedTable {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Parsed node ids and metadata by node object (a stream keeps its node): a switch that changes the
+ * classes places every stream again, without parsing every node again.
+ */
+const parsedNodes = new WeakMap<object, ParsedNode>();
 
 export class MissingObjectError extends Error {
   override readonly name = 'MissingObjectError';
@@ -113,7 +120,9 @@ export class LoadedSnapshot implements ServedSnapshot {
 
   /** classifyNode reads only the classes and selectors. */
   private place(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
-    const placed = classifyNode(this.content, { id: node.id, metadata: node.metadata });
+    let parsed = parsedNodes.get(node);
+    if (!parsed) parsedNodes.set(node, (parsed = parseProxyNode(node.id, node.metadata)));
+    const placed = parsed.ok ? classifyParsedNode(this.content, node, parsed.node) : parsed;
     if (placed.ok) return { ok: true, classId: placed.classId };
     // classifyNode's reasons: a node id that does not parse is the client's mistake; a well-formed
     // node the snapshot has no class for is "not found" (it may exist in a later snapshot).

@@ -10,11 +10,16 @@
  * own: one write in flight, nothing more starts on it), and a stream whose write is unfinished after
  * `writeTimeoutMs`, or whose queue outgrows `maxQueued`, is reported stalled (the server closes it).
  * Stalled streams therefore cannot hold the shared budget, and healthy streams are not kept waiting.
+ *
+ * A switch starts a write on every stream: a write is a few fields of its stream's writer (no
+ * closure, no timer of its own), and one sweep per fanout, every quarter of the slow-write bound
+ * while writes are in flight, finds the slow and the stalled ones (so a bound is noticed up to a
+ * quarter of it late).
  */
 export interface WriteItem {
   readonly bytes: Uint8Array;
   /** Queued items with the same key are superseded by a newer one (SotW: latest state wins). */
-  readonly key?: string;
+  readonly key?: string | undefined;
   readonly onWritten?: (err?: Error | null) => void;
 }
 
@@ -46,6 +51,9 @@ export class Fanout {
   private slow = 0;
   private readonly waiting: StreamWriter[] = [];
   private idleWaiters: (() => void)[] = [];
+  /** Writers with a write in flight (holding a slot or slow), for the sweep. */
+  private readonly writing = new Set<StreamWriter>();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(opts: FanoutOptions) {
     this.limit = Math.max(1, opts.limit);
@@ -99,6 +107,28 @@ export class Fanout {
     this.slow += delta;
   }
 
+  /** @internal A writer started a write: the sweep watches it until it ends. */
+  track(w: StreamWriter): void {
+    this.writing.add(w);
+    if (this.sweeper) return;
+    const every = Math.max(1, Math.min(this.slowWriteMs, this.writeTimeoutMs) / 4);
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  /** @internal A writer's write ended (written, failed or abandoned). */
+  untrack(w: StreamWriter): void {
+    this.writing.delete(w);
+    if (this.writing.size > 0 || !this.sweeper) return;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const w of this.writing) w.checkAge(now);
+  }
+
   private pump(): void {
     while (this.active < this.limit && this.waiting.length > 0) {
       const w = this.waiting.shift() as StreamWriter;
@@ -114,11 +144,18 @@ export class Fanout {
 
 export class StreamWriter {
   private readonly queue: WriteItem[] = [];
+  /** The write grpc-js has not called back yet (kept after an abandon, for its onWritten). */
+  private current: WriteItem | undefined;
+  /** A write is in flight: it holds a shared slot, or is slow. */
   private inFlight = false;
+  private holdsSlot = false;
+  private slow = false;
+  private startedAt = 0;
   private waiting = false;
   private closed = false;
   private stalled = false;
-  private finishWrite: (() => void) | undefined;
+  /** The one write callback of this stream (one write in flight at a time). */
+  private readonly written = (err?: Error | null): void => this.writeDone(err);
 
   constructor(
     private readonly fanout: Fanout,
@@ -148,7 +185,7 @@ export class StreamWriter {
   close(): void {
     this.closed = true;
     this.queue.length = 0;
-    this.finishWrite?.();
+    this.finish();
   }
 
   private stall(why: StallReason): void {
@@ -170,51 +207,59 @@ export class StreamWriter {
     this.waiting = false;
     const item = this.queue.shift();
     if (!item || this.closed) return false;
+    this.current = item;
     this.inFlight = true;
-    let holdsSlot = true;
-    let slow = false;
-    let done = false;
-    const giveBackSlot = (): void => {
-      if (!holdsSlot) return;
-      holdsSlot = false;
-      this.fanout.release();
-    };
-    // One timer per write (a switch starts thousands): armed for the slow-write bound, then re-armed
-    // for the rest of the write timeout; most writes finish before the first fires.
-    const { slowWriteMs, writeTimeoutMs } = this.fanout;
-    const stallAfter = (): void => this.stall({ kind: 'write-timeout', ms: writeTimeoutMs });
-    let timer = setTimeout(
-      () => {
-        slow = true;
-        this.fanout.countSlow(1);
-        giveBackSlot();
-        if (writeTimeoutMs <= slowWriteMs) return stallAfter();
-        timer = setTimeout(stallAfter, writeTimeoutMs - slowWriteMs);
-        timer.unref();
-      },
-      Math.min(slowWriteMs, writeTimeoutMs),
-    );
-    timer.unref();
-    const finish = (): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      if (slow) this.fanout.countSlow(-1);
-      this.finishWrite = undefined;
-      this.inFlight = false;
-      giveBackSlot();
-      this.schedule();
-    };
-    this.finishWrite = finish;
+    this.holdsSlot = true;
+    this.slow = false;
+    this.startedAt = Date.now();
+    this.fanout.track(this);
     try {
-      this.call.write(item.bytes, (err) => {
-        finish();
-        item.onWritten?.(err);
-      });
+      this.call.write(item.bytes, this.written);
     } catch (err) {
-      finish();
-      item.onWritten?.(err as Error);
+      this.writeDone(err as Error);
     }
     return true;
+  }
+
+  /**
+   * @internal The sweep: past the slow-write bound the write gives its shared slot back; past the
+   * write timeout the stream is stalled.
+   */
+  checkAge(now: number): void {
+    const { slowWriteMs, writeTimeoutMs } = this.fanout;
+    const age = now - this.startedAt;
+    if (!this.inFlight || age < Math.min(slowWriteMs, writeTimeoutMs)) return;
+    if (!this.slow) {
+      this.slow = true;
+      this.fanout.countSlow(1);
+      this.giveBackSlot();
+    }
+    if (age >= writeTimeoutMs) this.stall({ kind: 'write-timeout', ms: writeTimeoutMs });
+  }
+
+  private writeDone(err?: Error | null): void {
+    const item = this.current;
+    this.current = undefined;
+    this.finish();
+    item?.onWritten?.(err);
+  }
+
+  /** Ends the write in flight (written, failed or abandoned): its slot back, the next one scheduled. */
+  private finish(): void {
+    if (!this.inFlight) return;
+    this.inFlight = false;
+    this.fanout.untrack(this);
+    if (this.slow) {
+      this.slow = false;
+      this.fanout.countSlow(-1);
+    }
+    this.giveBackSlot();
+    this.schedule();
+  }
+
+  private giveBackSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.fanout.release();
   }
 }

@@ -64,13 +64,37 @@ export function encodeSotwBody(
   resources: readonly ServedResource[],
   contentKey: string,
 ): SotwBody {
-  const prefix = encodeMessage(MSG.Response, {
+  return { prefix: encodeBody(typeUrl, version, resources), version, contentKey, count: resources.length };
+}
+
+/**
+ * A body whose bytes are encoded on first use. A switch asks every stream's body for its content
+ * key, and most named subscriptions (EDS, RDS) are unchanged by it: their bodies are compared,
+ * never sent, so they are never encoded.
+ */
+export function lazySotwBody(
+  typeUrl: string,
+  version: string,
+  resources: readonly ServedResource[],
+  contentKey: string,
+): SotwBody {
+  let prefix: Uint8Array | undefined;
+  return {
+    get prefix() {
+      return (prefix ??= encodeBody(typeUrl, version, resources));
+    },
+    version,
+    contentKey,
+    count: resources.length,
+  };
+}
+
+const encodeBody = (typeUrl: string, version: string, resources: readonly ServedResource[]): Uint8Array =>
+  encodeMessage(MSG.Response, {
     version_info: version,
     type_url: typeUrl,
     resources: resources.map((r) => ({ type_url: typeUrl, value: r.bytes })),
   });
-  return { prefix, version, contentKey, count: resources.length };
-}
 
 /** A short digest of the served (name, digest) pairs; names must be sorted by the caller. */
 export function contentKeyOf(resources: readonly ServedResource[]): string {

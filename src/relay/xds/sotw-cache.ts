@@ -16,7 +16,7 @@
  */
 import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
 import type { ServedResource, ServedSnapshot } from '../types.js';
-import { contentKeyOf, encodeSotwBody, withNonce, type SotwBody } from './responses.js';
+import { contentKeyOf, lazySotwBody, withNonce, type SotwBody } from './responses.js';
 
 /** A subscription key: '*' for wildcard, else the sorted names joined by '\n'. */
 export const WILDCARD_KEY = '*';
@@ -100,7 +100,7 @@ function encode(type: XdsType, all: ResourceMap, version: string, subscriptionKe
       .filter((r): r is ServedResource => r !== undefined);
     contentKey = `n:${contentKeyOf(list)}`;
   }
-  return encodeSotwBody(XDS_TYPE_URL[type], version, list, contentKey);
+  return lazySotwBody(XDS_TYPE_URL[type], version, list, contentKey);
 }
 
 const byName = (a: ServedResource, b: ServedResource): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);

@@ -29,6 +29,15 @@ interface SotwTypeState {
   sentSnapshot?: number;
 }
 
+/** A stream's queued SotW response of a type, superseded by a newer one of the same type. */
+const SOTW_KEY: Readonly<Record<RelayType, string>> = {
+  clusters: 'sotw:clusters',
+  endpoints: 'sotw:endpoints',
+  listeners: 'sotw:listeners',
+  routes: 'sotw:routes',
+  secrets: 'sotw:secrets',
+};
+
 /** Types whose empty subscription means "everything" (legacy wildcard). */
 const WILDCARD_TYPES: ReadonlySet<RelayType> = new Set(['clusters', 'listeners']);
 
@@ -67,11 +76,11 @@ export class SotwStream extends StreamBase {
     // Subscription. For LDS and CDS an empty first request is a wildcard subscription, and "*"
     // asks for the wildcard explicitly; EDS/RDS name what they want.
     // https://www.envoyproxy.io/docs/envoy/latest/api-docs/xds_protocol#how-the-client-specifies-what-resources-to-return
-    checkNameCount(req.resource_names?.length ?? 0, this.ctx.limits);
-    const names = [...new Set(req.resource_names ?? [])];
+    const names = req.resource_names ?? [];
+    checkNameCount(names.length, this.ctx.limits);
     const wildcard =
       names.includes('*') || (names.length === 0 && WILDCARD_TYPES.has(type) && (first || st?.wildcard === true));
-    const subscriptionKey = wildcard ? WILDCARD_KEY : names.sort().join('\n');
+    const subscriptionKey = wildcard ? WILDCARD_KEY : subscriptionKeyOf(names);
     if (!st) {
       st = { wildcard, subscriptionKey };
       this.types.set(type, st);
@@ -120,7 +129,7 @@ export class SotwStream extends StreamBase {
     st.sentSnapshot = snapshotVersion;
     const bytes = cache ? cache.pushBytes(body) : withNonce(body.prefix, nonce);
     // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
-    this.send(type, bytes, body.version, body.count, `sotw:${type}`, sinceSwitch);
+    this.send(type, bytes, body.version, body.count, SOTW_KEY[type], sinceSwitch);
   }
 
   private snapshotBody(type: XdsType, st: SotwTypeState): SotwBody | undefined {
@@ -134,4 +143,11 @@ export class SotwStream extends StreamBase {
     const key = contentKeyOf(list);
     return encodeSotwBody(SECRET_TYPE_URL, key, list, `n:${key}`);
   }
+}
+
+/** The sorted distinct names joined by '\n' (an ACK repeats its names: one or two need no sort). */
+function subscriptionKeyOf(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  if (names.length === 1) return names[0] as string;
+  return [...new Set(names)].sort().join('\n');
 }

@@ -240,7 +240,7 @@ export abstract class StreamBase {
     const started = sinceSwitch ? this.ctx.switchedAt : Date.now();
     this.writer.push({
       bytes,
-      ...(key !== undefined ? { key } : {}),
+      key,
       onWritten: (err) => {
         if (err) return;
         this.ctx.emit({
