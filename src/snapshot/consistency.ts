@@ -11,6 +11,9 @@
  * - a reference a group satisfies itself is settled for every class; the others are bucketed per
  *   group by the holder set of their target, and a class checks one bucket with one intersection
  *   of two small sets (the holder set and the class's groups);
+ * - references are read per shared part, once per check (a virtual host, a packed filter), and a
+ *   route config's virtual hosts by an identity comparison with an earlier config of the same
+ *   name: the 100 namespaces × 10k virtual hosts of a 10k mesh cost a comparison each;
  * - a duplicate needs two holders of one name in a class: per class, each group adds one to the
  *   shared holder sets it belongs to, and a set reaching two is a duplicate.
  * `ConsistencyIndex` keeps holders and reverse references so a delta re-checks only the changed

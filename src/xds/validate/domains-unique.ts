@@ -9,7 +9,9 @@
  * in the basis are unique among themselves (a subset of a clean config), and only the other hosts'
  * domains are compared, with each other and with the basis's owners that the new config also has.
  * Anything that looks like a clash goes through the full check, which alone reports (same
- * violations, same order, as a check without the basis).
+ * violations, same order, as a check without the basis). A host is found in the basis by its
+ * position (an identity comparison: the namespaces' configs list their hosts in the same order),
+ * else by a lookup.
  *
  * Messages are immutable once built (the compiler never changes one it handed out), so a basis
  * stays true for as long as its objects live.
