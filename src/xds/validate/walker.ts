@@ -118,6 +118,7 @@ const ANY = 'google.protobuf.Any';
 const METADATA = 'envoy.config.core.v3.Metadata';
 const isNumberKind = (t: string): boolean => (NUMBER_KINDS as readonly string[]).includes(t);
 const absent = (v: unknown): boolean => v === undefined || v === null;
+const NO_ITEMS: readonly unknown[] = [];
 
 /** The `istio.config` provenance of a Metadata value (a Struct, as built or as decoded). */
 function istioConfigOf(metadata: unknown): string | undefined {
@@ -214,7 +215,8 @@ export class Validator {
     if (source) walk.sources.push(source);
     const fields = plan.fields;
     for (let i = 0; i < fields.length; i++) (fields[i] as FieldPlan)(message, walk);
-    for (const [oneof, members] of plan.oneofs) {
+    for (let o = 0; o < plan.oneofs.length; o++) {
+      const [oneof, members] = plan.oneofs[o] as readonly [string, readonly string[]];
       let set = false;
       for (const m of members) if (!absent(message[m])) set = true;
       if (!set) walk.report({ rule: 'oneof.required', message: `one of ${members.join(', ')} must be set` }, oneof);
@@ -415,8 +417,9 @@ export class Validator {
     const bases = sharedItem ? new LRUCache<string, readonly unknown[]>({ max: MAX_CLEAN_LISTS }) : undefined;
     if (!item && min === undefined && max === undefined && !unique) return undefined;
     return (message, walk) => {
-      const list = (message[name] ?? []) as readonly unknown[];
-      if (ignoreEmpty && list.length === 0) return;
+      const list = (message[name] ?? NO_ITEMS) as readonly unknown[];
+      // Most repeated fields are unset: no rule but a positive min_items reports on an empty list.
+      if (list.length === 0 && (ignoreEmpty || !(min !== undefined && min > 0))) return;
       walk.segs.push(name);
       if (min !== undefined && list.length < min)
         walk.report({
@@ -471,7 +474,10 @@ export class Validator {
     const ignoreEmpty = r.ignore_empty === true;
     if (!value && !keyCheck && min === undefined && max === undefined && !noSparse) return undefined;
     return (message, walk) => {
-      const map = (message[name] ?? {}) as Readonly<Record<string, unknown>>;
+      const given = message[name] as Readonly<Record<string, unknown>> | null | undefined;
+      // An unset map is empty: only a positive min_pairs reports on it.
+      if ((given === undefined || given === null) && (ignoreEmpty || !(min !== undefined && min > 0))) return;
+      const map = given ?? {};
       const keys = Object.keys(map);
       if (ignoreEmpty && keys.length === 0) return;
       walk.segs.push(name);
