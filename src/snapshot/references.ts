@@ -96,9 +96,15 @@ function concatParts(parts: readonly RefPart[]): ResourceRefs {
 }
 
 function clusterRefs(c: Cluster, refs: ResourceRefs): void {
-  if (c.type !== EDS) return;
+  const ref = clusterEndpointsRef(c);
+  if (ref !== undefined) refs.endpoints.push(ref);
+}
+
+/** The one name a cluster refers to: its EDS service name (its own name when unset); undefined when it is not EDS. */
+export function clusterEndpointsRef(c: Cluster): string | undefined {
+  if (c.type !== EDS) return undefined;
   const serviceName = c.eds_cluster_config?.service_name;
-  refs.endpoints.push(serviceName ? serviceName : (c.name ?? ''));
+  return serviceName ? serviceName : (c.name ?? '');
 }
 
 function listenerParts(l: Listener): readonly RefPart[] {
@@ -183,20 +189,21 @@ function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
 }
 
 function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs): void {
-  for (const vh of rc.virtual_hosts ?? []) for (const c of virtualHostRefs(vh).clusters) refs.clusters.push(c);
+  for (const vh of rc.virtual_hosts ?? []) for (const c of virtualHostRefPart(vh).clusters) refs.clusters.push(c);
 }
 
 function routeConfigParts(rc: RouteConfiguration): readonly RefPart[] {
   const vhosts = rc.virtual_hosts ?? [];
   const parts = new Array<RefPart>(vhosts.length);
-  for (let i = 0; i < vhosts.length; i++) parts[i] = virtualHostRefs(vhosts[i] as VirtualHost);
+  for (let i = 0; i < vhosts.length; i++) parts[i] = virtualHostRefPart(vhosts[i] as VirtualHost);
   return parts;
 }
 
 // A virtual host is usually one object in every client namespace's route config: read once.
 const vhostCache = new WeakMap<VirtualHost, RefPart>();
 
-function virtualHostRefs(vh: VirtualHost): RefPart {
+/** The references of one virtual host (the clusters its routes and mirrors send to): a route config's part. */
+export function virtualHostRefPart(vh: VirtualHost): RefPart {
   let refs = vhostCache.get(vh);
   if (refs) return refs;
   const out: string[] = [];

@@ -9,7 +9,9 @@
  * in the basis are unique among themselves (a subset of a clean config), and only the other hosts'
  * domains are compared, with each other and with the basis's owners that the new config also has.
  * Anything that looks like a clash goes through the full check, which alone reports (same
- * violations, same order, as a check without the basis).
+ * violations, same order, as a check without the basis). A host is found in the basis by its
+ * position (an identity comparison: the namespaces' configs list their hosts in the same order),
+ * else by a lookup.
  *
  * Messages are immutable once built (the compiler never changes one it handed out), so a basis
  * stays true for as long as its objects live.
@@ -32,14 +34,18 @@ const MIN_HOSTS = 64;
 const MAX_BASES = 64;
 
 interface Basis {
+  /** The clean config's hosts, in order. */
+  readonly hosts: readonly Host[];
+  /** Host → its position in `hosts`, for a host the new config holds at another position. */
+  readonly position: ReadonlyMap<Host, number>;
   /**
-   * The basis's hosts, each with the number of the last check that met it in its config: "does the
-   * config have this host" without a set per check (configs of 10k hosts, checked per namespace).
+   * Per position, the number of the last check that met its host in its config: "does the config
+   * have this host" without a set per check (configs of 10k hosts, checked per namespace).
    */
-  readonly hosts: Map<Host, number>;
+  readonly met: Float64Array;
   checks: number;
-  /** Lower-cased domain → the host that has it. */
-  readonly owner: ReadonlyMap<string, Host>;
+  /** Lower-cased domain → the position of the host that has it. */
+  readonly owner: ReadonlyMap<string, number>;
 }
 
 const bases = new LRUCache<string, Basis>({ max: MAX_BASES });
@@ -53,36 +59,43 @@ const lower = (d: unknown): string => (typeof d === 'string' ? d : '').toLowerCa
 /** Every clash, in host then domain order, each naming the first host with the domain. */
 export function domainClashes(name: string, hosts: readonly Host[]): DomainClash[] {
   if (hosts.length >= MIN_HOSTS && clearOfBasis(bases.get(name), hosts)) return [];
-  const owner = new Map<string, Host>();
-  const firstIndex = new Map<string, number>();
+  const owner = new Map<string, number>();
   const clashes: DomainClash[] = [];
   for (let i = 0; i < hosts.length; i++) {
     const domains = domainsOf(hosts[i]);
     for (let j = 0; j < domains.length; j++) {
       const d = lower(domains[j]);
-      const first = firstIndex.get(d);
-      if (first === undefined) {
-        firstIndex.set(d, i);
-        owner.set(d, hosts[i] as Host);
-      } else clashes.push({ host: i, domain: j, first });
+      const first = owner.get(d);
+      if (first === undefined) owner.set(d, i);
+      else clashes.push({ host: i, domain: j, first });
     }
   }
-  if (clashes.length === 0 && hosts.length >= MIN_HOSTS)
-    bases.set(name, { hosts: new Map(hosts.map((h) => [h, 0])), checks: 0, owner });
+  if (clashes.length === 0 && hosts.length >= MIN_HOSTS) {
+    const position = new Map<Host, number>();
+    for (let i = 0; i < hosts.length; i++) position.set(hosts[i] as Host, i);
+    bases.set(name, { hosts, position, met: new Float64Array(hosts.length), checks: 0, owner });
+  }
   return clashes;
 }
 
-/** Whether the hosts are surely clash-free given a clean basis; false means "check in full". */
+/**
+ * Whether the hosts are surely clash-free given a clean basis; false means "check in full". A host
+ * at the same position as in the basis is found by an identity comparison; only the others are
+ * looked up.
+ */
 function clearOfBasis(basis: Basis | undefined, hosts: readonly Host[]): boolean {
   if (!basis) return false;
   const check = ++basis.checks;
+  const { met, position } = basis;
+  const kept = basis.hosts;
   const fresh: Host[] = [];
-  for (const h of hosts) {
-    const seenIn = basis.hosts.get(h);
-    if (seenIn === undefined) fresh.push(h);
-    else if (seenIn === check)
+  for (let i = 0; i < hosts.length; i++) {
+    const h = hosts[i] as Host;
+    const at = i < kept.length && kept[i] === h ? i : position.get(h);
+    if (at === undefined) fresh.push(h);
+    else if (met[at] === check)
       return false; // the same host twice clashes with itself
-    else basis.hosts.set(h, check);
+    else met[at] = check;
   }
   if (fresh.length * 2 > hosts.length) return false;
   const seen = new Set<string>();
@@ -92,7 +105,7 @@ function clearOfBasis(basis: Basis | undefined, hosts: readonly Host[]): boolean
       if (seen.has(l)) return false;
       seen.add(l);
       const o = basis.owner.get(l);
-      if (o !== undefined && basis.hosts.get(o) === check) return false;
+      if (o !== undefined && met[o] === check) return false;
     }
   }
   return true;

@@ -9,6 +9,7 @@
  * absent scalar is its default (rules apply to it, unless `ignore_empty`), a oneof member or an
  * absent message is checked only when set; `Any` contents are decoded by type URL and walked.
  */
+import { LRUCache } from 'lru-cache';
 import { codecOf, takePackedMessage, type MessageCodec } from '../proto.js';
 import { typeNameOf } from '../type-urls.js';
 import type { FieldEntry, FieldRules, MessageEntry, RuleTable } from './rule-table.js';
@@ -92,6 +93,15 @@ interface MessagePlan {
 
 /** After this many walked messages of a type, its clean cache stays only if it hit at least every 8th time. */
 const CACHE_TRIAL = 2048;
+/**
+ * Lists of shared messages (a route config's virtual hosts) whose items were all found clean, kept
+ * per owner name (the config's `name`) when this long: the next config of that name holds mostly
+ * the same objects at the same positions (src/compile/routes.ts), so an identity comparison with
+ * the kept list replaces a clean-set lookup per item. Every kept item is in the clean set for good.
+ */
+const MIN_CLEAN_LIST = 64;
+/** Owner names kept per field (a mesh has one sidecar route config per HTTP port, plus gateways'). */
+const MAX_CLEAN_LISTS = 64;
 
 const WRAPPERS: Readonly<Record<string, string>> = {
   'google.protobuf.DoubleValue': 'double',
@@ -108,6 +118,7 @@ const ANY = 'google.protobuf.Any';
 const METADATA = 'envoy.config.core.v3.Metadata';
 const isNumberKind = (t: string): boolean => (NUMBER_KINDS as readonly string[]).includes(t);
 const absent = (v: unknown): boolean => v === undefined || v === null;
+const NO_ITEMS: readonly unknown[] = [];
 
 /** The `istio.config` provenance of a Metadata value (a Struct, as built or as decoded). */
 function istioConfigOf(metadata: unknown): string | undefined {
@@ -204,7 +215,8 @@ export class Validator {
     if (source) walk.sources.push(source);
     const fields = plan.fields;
     for (let i = 0; i < fields.length; i++) (fields[i] as FieldPlan)(message, walk);
-    for (const [oneof, members] of plan.oneofs) {
+    for (let o = 0; o < plan.oneofs.length; o++) {
+      const [oneof, members] = plan.oneofs[o] as readonly [string, readonly string[]];
       let set = false;
       for (const m of members) if (!absent(message[m])) set = true;
       if (!set) walk.report({ rule: 'oneof.required', message: `one of ${members.join(', ')} must be set` }, oneof);
@@ -402,10 +414,12 @@ export class Validator {
     const unique = r.unique === true;
     const ignoreEmpty = r.ignore_empty === true;
     const sharedItem = this.sharedTypes.has(f.type);
+    const bases = sharedItem ? new LRUCache<string, readonly unknown[]>({ max: MAX_CLEAN_LISTS }) : undefined;
     if (!item && min === undefined && max === undefined && !unique) return undefined;
     return (message, walk) => {
-      const list = (message[name] ?? []) as readonly unknown[];
-      if (ignoreEmpty && list.length === 0) return;
+      const list = (message[name] ?? NO_ITEMS) as readonly unknown[];
+      // Most repeated fields are unset: no rule but a positive min_items reports on an empty list.
+      if (list.length === 0 && (ignoreEmpty || !(min !== undefined && min > 0))) return;
       walk.segs.push(name);
       if (min !== undefined && list.length < min)
         walk.report({
@@ -428,13 +442,20 @@ export class Validator {
         }
       }
       if (item) {
+        const owner = bases && typeof message.name === 'string' ? message.name : undefined;
+        const basis = owner === undefined ? undefined : bases?.get(owner);
+        const before = walk.out.length;
         for (let i = 0; i < list.length; i++) {
-          // A clean shared message (a virtual host in every namespace's route config) is skipped here, before any call.
-          if (sharedItem && this.clean.has(list[i] as object)) continue;
+          const v = list[i];
+          // A clean shared message (a virtual host in every namespace's route config) is skipped
+          // here, before any call: found by position in the last clean list of the same owner (an
+          // identity comparison), else in the clean set.
+          if (sharedItem && ((basis !== undefined && basis[i] === v) || this.clean.has(v as object))) continue;
           walk.segs.push(i);
-          item(list[i], walk);
+          item(v, walk);
           walk.segs.pop();
         }
+        if (owner !== undefined && list.length >= MIN_CLEAN_LIST && walk.out.length === before) bases?.set(owner, list);
       }
       walk.segs.pop();
     };
@@ -453,7 +474,10 @@ export class Validator {
     const ignoreEmpty = r.ignore_empty === true;
     if (!value && !keyCheck && min === undefined && max === undefined && !noSparse) return undefined;
     return (message, walk) => {
-      const map = (message[name] ?? {}) as Readonly<Record<string, unknown>>;
+      const given = message[name] as Readonly<Record<string, unknown>> | null | undefined;
+      // An unset map is empty: only a positive min_pairs reports on it.
+      if ((given === undefined || given === null) && (ignoreEmpty || !(min !== undefined && min > 0))) return;
+      const map = given ?? {};
       const keys = Object.keys(map);
       if (ignoreEmpty && keys.length === 0) return;
       walk.segs.push(name);
