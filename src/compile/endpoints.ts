@@ -129,7 +129,9 @@ function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): re
     if (g) g.push(ep);
     else byKey.set(key, [ep]);
   }
-  const groups = [...byKey.keys()].sort().map((key): LocalityGroup => {
+  const keys = [...byKey.keys()];
+  if (keys.length > 1) keys.sort();
+  const groups = keys.map((key): LocalityGroup => {
     const members = byKey.get(key) as MeshEndpoint[];
     // Model lists come sorted by address then port (service-model.ts): sort only what is not.
     if (!members.every((ep, i) => i === 0 || byAddress(members[i - 1] as MeshEndpoint, ep) < 0))
