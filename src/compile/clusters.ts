@@ -19,8 +19,9 @@ import { NO_LB_CONFIG } from './cluster/shared-parts.js';
 import { deepFreeze } from './intern.js';
 import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
 import { localityEndpoints } from './endpoints.js';
-import { istioConfigMetadata, istioMetadata } from './metadata.js';
+import { istioConfigMetadata, serviceMetadata, serviceTelemetry } from './metadata.js';
 import { istioMtlsSni } from './names.js';
+import { NameOrderedTable } from './sorted.js';
 import {
   autoMtlsSocketMatches,
   istioMutualTransportSocket,
@@ -85,18 +86,19 @@ function dnsEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndp
     : [];
 }
 
+/** The clusters of every service (and for sidecars the fixed ones), in name order. */
 export function buildClusters(ctx: CompileContext, generator: 'sidecar' | 'grpc'): Map<string, Cluster> {
-  const out = new Map<string, Cluster>();
+  const out = new NameOrderedTable<Cluster>();
   // Diagnostics are the same for both generators: report them once, from the sidecar pass.
   const diags = generator === 'sidecar' ? ctx.diags : undefined;
   for (const service of ctx.model.services) {
-    for (const [name, c] of buildServiceClusters(ctx, service, generator, diags)) if (!out.has(name)) out.set(name, c);
+    for (const [name, c] of buildServiceClusters(ctx, service, generator, diags)) out.add(name, c);
   }
   if (generator === 'sidecar') {
     for (const c of [blackHoleCluster(ctx.mesh), passthroughCluster(ctx.mesh), inboundPassthroughCluster(ctx.mesh)])
       out.set(c.name as string, c);
   }
-  return out;
+  return out.toMap();
 }
 
 /** The clusters of one service (for incremental compiles); `diags` receives problems with its DestinationRule. */
@@ -116,11 +118,9 @@ export function buildServiceClusters(
     return out;
   }
   const sans = serviceIdentities(ctx, service);
-  const servicesMeta: Record<string, JsonValue> = {
-    services: [{ host: service.hostname, name: service.name, namespace: service.namespace }],
-  };
+  const servicesMeta: Record<string, JsonValue> = { services: [serviceTelemetry(service)] };
   // Clusters without a DestinationRule share one metadata object (it is only read when encoding).
-  const plainMeta = istioMetadata(servicesMeta);
+  const plainMeta = serviceMetadata(service);
   const reported = new Set<string>();
   const report = diags
     ? (key: string, f: (d: Diagnostics) => void) => {

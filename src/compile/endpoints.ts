@@ -19,6 +19,7 @@ import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds
 import type { CompileContext } from './context.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
+import { NameOrderedTable } from './sorted.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
@@ -30,12 +31,13 @@ const CLUSTER_ID = 'Kubernetes';
 const TLS_MODE_ISTIO: Struct = toStruct({ tlsMode: 'istio' });
 const WEIGHT_ONE = Object.freeze({ value: 1 });
 
+/** Every EDS cluster's assignment, in name order. */
 export function buildEndpoints(ctx: CompileContext): Map<string, ClusterLoadAssignment> {
-  const out = new Map<string, ClusterLoadAssignment>();
+  const out = new NameOrderedTable<ClusterLoadAssignment>();
   for (const service of ctx.model.services) {
-    for (const [name, cla] of buildServiceEndpoints(ctx, service)) if (!out.has(name)) out.set(name, cla);
+    for (const [name, cla] of buildServiceEndpoints(ctx, service)) out.add(name, cla);
   }
-  return out;
+  return out.toMap();
 }
 
 export function buildServiceEndpoints(ctx: CompileContext, service: MeshService): Map<string, ClusterLoadAssignment> {
@@ -63,10 +65,28 @@ function planEndpoints(
   plan: PlannedCluster,
   sendDraining: boolean,
 ): LocalityLbEndpoints[] {
-  const eps = (byPort?.get(plan.port.port) ?? []).filter(
-    (ep) => sendable(ep, sendDraining) && selectsLabels(plan.subset?.labels, ep.labels),
-  );
-  return groupByLocality(eps, plan.service, mtlsCapable(plan));
+  const all = byPort?.get(plan.port.port);
+  if (!all?.length) return [];
+  const mtls = mtlsCapable(plan);
+  const namespace = plan.service.namespace;
+  const selector = plan.subset?.labels;
+  const out: LocalityLbEndpoints[] = [];
+  for (const group of localityGroups(all, sendDraining)) {
+    const built = lbEndpoints(group, namespace, mtls);
+    if (!selector) {
+      out.push({ locality: group.locality, lb_endpoints: built as LbEndpoint[], load_balancing_weight: group.weight });
+      continue;
+    }
+    const lb_endpoints: LbEndpoint[] = [];
+    let total = 0;
+    group.members.forEach((ep, i) => {
+      if (!selectsLabels(selector, ep.labels)) return;
+      lb_endpoints.push(built[i] as LbEndpoint);
+      total += ep.weight ?? 1;
+    });
+    if (lb_endpoints.length) out.push({ locality: group.locality, lb_endpoints, load_balancing_weight: weight(total) });
+  }
+  return out;
 }
 
 function sendable(ep: MeshEndpoint, sendDraining: boolean): boolean {
@@ -82,30 +102,58 @@ function mtlsCapable(plan: PlannedCluster): boolean {
 
 const localityKey = (ep: MeshEndpoint): string => `${ep.locality.region}/${ep.locality.zone}/${ep.locality.subzone}`;
 
-function groupByLocality(eps: readonly MeshEndpoint[], service: MeshService, mtls: boolean): LocalityLbEndpoints[] {
-  const groups = new Map<string, MeshEndpoint[]>();
+interface LocalityGroup {
+  readonly locality: envoy.config.core.v3.Locality.$Properties;
+  /** Sendable endpoints of the locality, by address then port. */
+  readonly members: readonly MeshEndpoint[];
+  /** The members' summed weight. */
+  readonly weight: { value: number };
+  /** The members' LbEndpoints (aligned with them, frozen) as the service's namespace sees them, with and without auto mTLS. */
+  built?: { readonly namespace: string; mtls?: readonly LbEndpoint[]; plain?: readonly LbEndpoint[] };
+}
+
+/**
+ * A service port's sendable endpoints by locality (sorted by `region/zone/subzone`), found once
+ * per endpoint list: the main cluster and every subset cluster of the port filter the same groups.
+ */
+const groupsOf = new WeakMap<readonly MeshEndpoint[], { sendDraining: boolean; groups: readonly LocalityGroup[] }>();
+
+function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): readonly LocalityGroup[] {
+  const known = groupsOf.get(eps);
+  if (known?.sendDraining === sendDraining) return known.groups;
+  const byKey = new Map<string, MeshEndpoint[]>();
   for (const ep of eps) {
+    if (!sendable(ep, sendDraining)) continue;
     const key = localityKey(ep);
-    const g = groups.get(key);
+    const g = byKey.get(key);
     if (g) g.push(ep);
-    else groups.set(key, [ep]);
+    else byKey.set(key, [ep]);
   }
-  const keys = [...groups.keys()].sort();
-  return keys.map((key) => {
-    const members = [...(groups.get(key) as MeshEndpoint[])].sort(byAddress);
-    const first = members[0] as MeshEndpoint;
+  const keys = [...byKey.keys()];
+  if (keys.length > 1) keys.sort();
+  const groups = keys.map((key): LocalityGroup => {
+    const members = byKey.get(key) as MeshEndpoint[];
+    // Model lists come sorted by address then port (service-model.ts): sort only what is not.
+    if (!members.every((ep, i) => i === 0 || byAddress(members[i - 1] as MeshEndpoint, ep) < 0))
+      members.sort(byAddress);
+    let total = 0;
+    for (const ep of members) total += ep.weight ?? 1;
     return {
-      locality: localities.get(key, () => {
-        const locality: envoy.config.core.v3.Locality.$Properties = {};
-        if (first.locality.region) locality.region = first.locality.region;
-        if (first.locality.zone) locality.zone = first.locality.zone;
-        if (first.locality.subzone) locality.sub_zone = first.locality.subzone;
-        return locality;
-      }),
-      lb_endpoints: members.map((ep) => lbEndpoint(ep, service, mtls)),
-      load_balancing_weight: weight(members.reduce((sum, ep) => sum + (ep.weight ?? 1), 0)),
+      locality: localities.get(key, () => localityOf(members[0] as MeshEndpoint)),
+      members,
+      weight: weight(total),
     };
   });
+  groupsOf.set(eps, { sendDraining, groups });
+  return groups;
+}
+
+function localityOf(ep: MeshEndpoint): envoy.config.core.v3.Locality.$Properties {
+  const locality: envoy.config.core.v3.Locality.$Properties = {};
+  if (ep.locality.region) locality.region = ep.locality.region;
+  if (ep.locality.zone) locality.zone = ep.locality.zone;
+  if (ep.locality.subzone) locality.sub_zone = ep.locality.subzone;
+  return locality;
 }
 
 function byAddress(a: MeshEndpoint, b: MeshEndpoint): number {
@@ -121,35 +169,40 @@ const weight = (value: number): { value: number } =>
 const endpointMetadata = new InternTable<Metadata>();
 
 type Metadata = envoy.config.core.v3.Metadata.$Properties;
-/** An endpoint's metadata per service namespace, with and without the mTLS marker: found once per endpoint, not per cluster. */
-const metadataOf = new WeakMap<MeshEndpoint, { namespace: string; tls?: Metadata; plain?: Metadata }>();
+
+/** A locality group's LbEndpoints, built once per group and shared by the main cluster and every subset cluster of the port. */
+function lbEndpoints(group: LocalityGroup, namespace: string, mtls: boolean): readonly LbEndpoint[] {
+  if (group.built?.namespace !== namespace) group.built = { namespace };
+  const built = group.built;
+  const hit = mtls ? built.mtls : built.plain;
+  if (hit) return hit;
+  const made = Object.freeze(group.members.map((ep) => lbEndpoint(ep, namespace, mtls && ep.tlsMode === 'istio')));
+  if (mtls) built.mtls = made;
+  else built.plain = made;
+  return made;
+}
+
+/** Frozen: one object serves every cluster of the port that holds the endpoint. */
+function lbEndpoint(ep: MeshEndpoint, namespace: string, istioTls: boolean): LbEndpoint {
+  return Object.freeze({
+    endpoint: Object.freeze({
+      address: Object.freeze({ socket_address: Object.freeze({ address: ep.address, port_value: ep.port }) }),
+    }),
+    health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,
+    metadata: lbEndpointMetadata(ep, namespace, istioTls),
+    load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : weight(ep.weight),
+  });
+}
 
 function lbEndpointMetadata(ep: MeshEndpoint, namespace: string, istioTls: boolean): Metadata {
-  let known = metadataOf.get(ep);
-  if (known?.namespace !== namespace) metadataOf.set(ep, (known = { namespace }));
-  const hit = istioTls ? known.tls : known.plain;
-  if (hit) return hit;
   const workload = workloadTelemetry(ep, namespace);
-  const metadata = endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
+  return endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
     const filter_metadata: Record<string, Struct> = {};
     // Keys in sorted order: protobufjs writes map entries in insertion order.
     if (istioTls) filter_metadata['envoy.transport_socket_match'] = TLS_MODE_ISTIO;
     if (workload !== undefined) filter_metadata.istio = { fields: { workload: { stringValue: workload } } };
     return { filter_metadata };
   });
-  if (istioTls) known.tls = metadata;
-  else known.plain = metadata;
-  return metadata;
-}
-
-function lbEndpoint(ep: MeshEndpoint, service: MeshService, mtls: boolean): LbEndpoint {
-  const metadata = lbEndpointMetadata(ep, service.namespace, mtls && ep.tlsMode === 'istio');
-  return {
-    endpoint: { address: { socket_address: { address: ep.address, port_value: ep.port } } },
-    health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,
-    metadata,
-    load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : weight(ep.weight),
-  };
 }
 
 /**

@@ -24,6 +24,7 @@ import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
 import { indexSidecars } from './scope/select-sidecar.js';
+import { labelsKey } from './labels.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity } from './security/workload-security.js';
 import { buildProxylessNamespaceRoutes } from './routes.js';
@@ -252,11 +253,7 @@ function workloadShapes(
     ...(byNamespace.workloads.get(namespace) ?? []),
     ...(byNamespace.entryWorkloads.get(namespace) ?? []),
   ]) {
-    const key = JSON.stringify(
-      Object.keys(w.labels)
-        .sort()
-        .map((k) => [k, w.labels[k]]),
-    );
+    const key = labelsKey(w.labels);
     if (seen.has(key)) continue;
     seen.add(key);
     add(selecting(w.labels), w.labels);

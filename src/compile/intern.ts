@@ -42,7 +42,8 @@ export class InternTable<T extends object> {
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
+  // for…in: no array of values per object (plain objects and arrays have no inherited enumerables).
+  for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
   return value;
 }
 

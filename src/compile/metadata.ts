@@ -4,11 +4,18 @@
  * which `istioctl` and users' tooling read back. meshsnap does the same.
  */
 import { configPath, type IstioObject } from '../model/istio.js';
+import type { MeshService } from '../model/service-model.js';
 import { toStruct, type Metadata, type JsonValue } from '../xds/proto.js';
 import { InternTable } from './intern.js';
 
-export function istioConfigMetadata(source: IstioObject, extra: Readonly<Record<string, JsonValue>> = {}): Metadata {
-  return istioMetadata({ ...extra, config: configPath(source.kind, source.meta) });
+/** Per source object: every route of a VirtualService carries the same metadata. */
+const bySource = new WeakMap<IstioObject, Metadata>();
+
+export function istioConfigMetadata(source: IstioObject, extra?: Readonly<Record<string, JsonValue>>): Metadata {
+  if (extra !== undefined) return istioMetadata({ ...extra, config: configPath(source.kind, source.meta) });
+  let metadata = bySource.get(source);
+  if (!metadata) bySource.set(source, (metadata = istioMetadata({ config: configPath(source.kind, source.meta) })));
+  return metadata;
 }
 
 /** Equal metadata (clusters of one service, endpoints of one workload) is built once and shared. */
@@ -17,4 +24,20 @@ const shared = new InternTable<Metadata>();
 /** Metadata carrying only other `istio` keys (e.g. `services` on clusters), without a config source. */
 export function istioMetadata(values: Readonly<Record<string, JsonValue>>): Metadata {
   return shared.get(JSON.stringify(values), () => ({ filter_metadata: { istio: toStruct(values) } }));
+}
+
+/** What Istio's telemetry reads to name a cluster's destination service. */
+export const serviceTelemetry = (s: MeshService): JsonValue => ({
+  host: s.hostname,
+  name: s.name,
+  namespace: s.namespace,
+});
+
+const ofService = new WeakMap<MeshService, Metadata>();
+
+/** `istioMetadata({ services: [service] })`, found once per service (its outbound and inbound clusters carry it). */
+export function serviceMetadata(service: MeshService): Metadata {
+  let metadata = ofService.get(service);
+  if (!metadata) ofService.set(service, (metadata = istioMetadata({ services: [serviceTelemetry(service)] })));
+  return metadata;
 }

@@ -31,6 +31,7 @@ import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
 import { proxylessClusterNames } from './route/proxyless-clusters.js';
+import { sortedByName } from './sorted.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
 export const BLOCK_ALL_VHOST = 'block_all';
@@ -343,5 +344,5 @@ function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefine
       out.set(name, { name, virtual_hosts: [vhost] });
     }
   }
-  return new Map([...out.entries()].sort(([a], [b]) => compareStrings(a, b)));
+  return sortedByName(out);
 }

@@ -167,14 +167,38 @@ export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportS
     if (commonCache.size >= 4096) commonCache.clear();
     commonCache.set(key, common);
   }
-  const sni = encodeMessage(TypeName.UpstreamTlsContext, { sni: opts.sni });
-  const value = new Uint8Array(common.bytes.length + sni.length);
-  value.set(common.bytes, 0);
-  value.set(sni, common.bytes.length);
+  const value = withSniField(common.bytes, opts.sni);
   // The message the bytes encode, for the acceptance check (it walks it rather than decode the bytes).
   const context: UpstreamTlsContext = { ...common.context, sni: opts.sni };
   const any = withPackedMessage({ type_url: typeUrl(TypeName.UpstreamTlsContext), value }, context);
   return { name: TLS_TRANSPORT_SOCKET, typed_config: any };
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * `head` followed by UpstreamTlsContext field 2 (`sni`, length-delimited: tag 0x12, varint length,
+ * UTF-8 bytes) written in place: what encoding `{ sni }` on its own gives, without a writer per cluster.
+ * An empty SNI is proto3's default and is not written.
+ */
+function withSniField(head: Uint8Array, sni: string): Uint8Array {
+  if (sni === '') return head.slice();
+  const text = utf8.encode(sni);
+  let lengthBytes = 1;
+  for (let n = text.length; n >= 0x80; n >>>= 7) lengthBytes++;
+  const out = new Uint8Array(head.length + 1 + lengthBytes + text.length);
+  out.set(head, 0);
+  let at = head.length;
+  out[at++] = 0x12;
+  for (let n = text.length; ; n >>>= 7) {
+    if (n < 0x80) {
+      out[at++] = n;
+      break;
+    }
+    out[at++] = (n & 0x7f) | 0x80;
+  }
+  out.set(text, at);
+  return out;
 }
 
 /** Per ALPN and SAN list: the encoded common_tls_context and the context without SNI it encodes. */

@@ -5,7 +5,7 @@
  * Per service port (UDP ports get none, as in istiod): `outbound|<port>||<host>`, plus
  * `outbound|<port>|<subset>|<host>` per subset of the DestinationRule that applies.
  */
-import type { CompileContext, ResolvedDestinationRule } from '../context.js';
+import type { CompileContext, DestinationRuleIndex, ResolvedDestinationRule } from '../context.js';
 import type { Subset } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import { outboundClusterName } from '../names.js';
@@ -33,8 +33,22 @@ export interface PlannedCluster {
   readonly rule?: ResolvedDestinationRule;
 }
 
-export function planServiceClusters(ctx: CompileContext, service: MeshService): PlannedCluster[] {
-  const rule = ctx.destinationRules.lookup(service.hostname);
+/**
+ * Plans per rule index and service: CDS (sidecar and proxyless), EDS and the proxyless cluster
+ * names all ask for them; a plan depends only on the service and the rule the index gives it.
+ */
+const planned = new WeakMap<DestinationRuleIndex, WeakMap<MeshService, readonly PlannedCluster[]>>();
+
+export function planServiceClusters(ctx: CompileContext, service: MeshService): readonly PlannedCluster[] {
+  let byService = planned.get(ctx.destinationRules);
+  if (!byService) planned.set(ctx.destinationRules, (byService = new WeakMap()));
+  let plans = byService.get(service);
+  if (!plans) byService.set(service, (plans = plan(ctx.destinationRules, service)));
+  return plans;
+}
+
+function plan(rules: DestinationRuleIndex, service: MeshService): PlannedCluster[] {
+  const rule = rules.lookup(service.hostname);
   const out: PlannedCluster[] = [];
   const seen = new Set<string>();
   for (const port of service.ports) {

@@ -52,9 +52,9 @@ const typed = (name: string, typedConfig: Any) => ({ name, typed_config: typedCo
 export const FAULT_FILTER: HttpFilter = typed(FilterName.Fault, packAny(TypeName.Fault, {}));
 export const CORS_FILTER: HttpFilter = typed(FilterName.Cors, packAny(TypeName.Cors, {}));
 export const ROUTER_FILTER: HttpFilter = typed(FilterName.Router, packAny(TypeName.Router, {}));
-export const SIDECAR_HTTP_FILTERS: readonly HttpFilter[] = [FAULT_FILTER, CORS_FILTER, ROUTER_FILTER];
+export const SIDECAR_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, CORS_FILTER, ROUTER_FILTER]);
 /** gRPC clients ignore CORS; istiod gives them fault and router only. */
-export const PROXYLESS_HTTP_FILTERS: readonly HttpFilter[] = [FAULT_FILTER, ROUTER_FILTER];
+export const PROXYLESS_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, ROUTER_FILTER]);
 
 export const ORIGINAL_DST_FILTER: ListenerFilter = typed(FilterName.OriginalDst, packAny(TypeName.OriginalDst, {}));
 /** istiod lowers the inspector's read buffer from 64 KiB to 512 bytes (a ClientHello fits). */

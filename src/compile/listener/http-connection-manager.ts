@@ -4,6 +4,7 @@
  * slashes kept, websocket upgrades allowed, no stream idle timeout, no access log, no tracing.
  */
 import { envoy, type HttpConnectionManager, type RouteConfiguration } from '../../xds/proto.js';
+import { deepFreeze } from '../intern.js';
 import { TypeName } from '../../xds/type-urls.js';
 import {
   bool,
@@ -31,22 +32,31 @@ export interface SidecarHcmOptions {
   readonly securityFilters?: readonly HttpFilter[];
 }
 
+// Parts every sidecar HCM holds: shared, frozen (../intern.ts).
+const FALSE = deepFreeze(bool(false));
+const TRUE = deepFreeze(bool(true));
+const WEBSOCKET_UPGRADES = deepFreeze([{ upgrade_type: 'websocket' }]);
+const NO_IDLE_TIMEOUT = deepFreeze({ seconds: 0 });
+const CLIENT_CERT_DETAILS = deepFreeze({ subject: TRUE, uri: true, dns: true });
+
 export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager {
   const hcm: HttpConnectionManager = {
     codec_type: Hcm.CodecType.AUTO,
     stat_prefix: opts.statPrefix,
-    http_filters: [...(opts.securityFilters ?? []), ...SIDECAR_HTTP_FILTERS],
-    use_remote_address: bool(false),
-    normalize_path: bool(true),
+    http_filters: opts.securityFilters?.length
+      ? [...opts.securityFilters, ...SIDECAR_HTTP_FILTERS]
+      : (SIDECAR_HTTP_FILTERS as HttpFilter[]),
+    use_remote_address: FALSE,
+    normalize_path: TRUE,
     path_with_escaped_slashes_action: Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,
-    upgrade_configs: [{ upgrade_type: 'websocket' }],
-    stream_idle_timeout: { seconds: 0 },
+    upgrade_configs: WEBSOCKET_UPGRADES,
+    stream_idle_timeout: NO_IDLE_TIMEOUT,
   };
   if (opts.rds !== undefined) hcm.rds = { route_config_name: opts.rds, config_source: SIDECAR_RDS_SOURCE };
   else if (opts.routeConfig) hcm.route_config = opts.routeConfig;
   if (opts.inbound) {
     hcm.forward_client_cert_details = Hcm.ForwardClientCertDetails.APPEND_FORWARD;
-    hcm.set_current_client_cert_details = { subject: bool(true), uri: true, dns: true };
+    hcm.set_current_client_cert_details = CLIENT_CERT_DETAILS;
   }
   if (opts.http2) hcm.http2_protocol_options = {};
   return hcm;

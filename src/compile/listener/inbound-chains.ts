@@ -13,7 +13,7 @@ import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildc
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { envoy, FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
-import { InternTable } from '../intern.js';
+import { deepFreeze, InternTable } from '../intern.js';
 import { modeForPort } from '../security/peer-authn.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
 import {
@@ -228,20 +228,30 @@ function inboundRouteConfig(
   operation: string,
   retry: boolean,
 ): RouteConfiguration {
+  // Only the decorator names the service: the action is the same for every workload's port.
   const route: Route = {
     name: 'default',
-    match: { prefix: '/' },
+    match: MATCH_ALL,
     decorator: { operation },
-    route: {
-      cluster,
-      timeout: { seconds: 0 },
-      max_stream_duration: { max_stream_duration: { seconds: 0 }, grpc_timeout_header_max: { seconds: 0 } },
-      ...(retry ? { retry_policy: { retry_on: 'reset-before-request', num_retries: u32(2) } } : {}),
-    },
+    route: inboundAction(cluster, retry),
   };
   return {
     name: cluster,
-    virtual_hosts: [{ name: `inbound|http|${servicePort}`, domains: ['*'], routes: [route] }],
-    validate_clusters: bool(false),
+    virtual_hosts: [{ name: `inbound|http|${servicePort}`, domains: ANY_DOMAIN, routes: [route] }],
+    validate_clusters: NO_VALIDATION,
   };
 }
+
+const MATCH_ALL = deepFreeze({ prefix: '/' });
+const ANY_DOMAIN = deepFreeze(['*']);
+const NO_VALIDATION = deepFreeze(bool(false));
+const inboundActions = new InternTable<NonNullable<Route['route']>>();
+
+/** Everything to the inbound cluster, no timeout; a retry when the connection to the app resets before the request was sent. */
+const inboundAction = (cluster: string, retry: boolean): NonNullable<Route['route']> =>
+  inboundActions.get(`${retry ? 'r' : '-'}${cluster}`, () => ({
+    cluster,
+    timeout: { seconds: 0 },
+    max_stream_duration: { max_stream_duration: { seconds: 0 }, grpc_timeout_header_max: { seconds: 0 } },
+    ...(retry ? { retry_policy: { retry_on: 'reset-before-request', num_retries: u32(2) } } : {}),
+  }));

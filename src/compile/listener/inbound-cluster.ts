@@ -5,11 +5,10 @@
  * that iptables does not capture the connection back into the sidecar.
  */
 import type { CompileContext } from '../context.js';
-import { istioConfigMetadata, istioMetadata } from '../metadata.js';
+import { istioConfigMetadata, istioMetadata, serviceMetadata, serviceTelemetry } from '../metadata.js';
 import { inboundClusterName } from '../names.js';
 import type { ConnectionPoolSettings } from '../../model/istio.js';
-import type { MeshService } from '../../model/service-model.js';
-import { envoy, packAny, type Cluster, type JsonValue } from '../../xds/proto.js';
+import { envoy, packAny, type Cluster } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import { NO_LB_CONFIG, shareClusterParts } from '../cluster/shared-parts.js';
 import { deepFreeze, sharedDurationMs } from '../intern.js';
@@ -37,8 +36,15 @@ const endpointAddress = (
 ): envoy.config.core.v3.Address.$Properties =>
   e.kind === 'pipe' ? { pipe: { path: e.path } } : { socket_address: { address: e.address, port_value: e.port } };
 
+const staticAssignment = (
+  name: string,
+  e: Exclude<InboundEndpoint, { kind: 'pod-port' }>,
+): NonNullable<Cluster['load_assignment']> => ({
+  cluster_name: name,
+  endpoints: [{ lb_endpoints: [{ endpoint: { address: endpointAddress(e) } }] }],
+});
+
 export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluster {
-  const services: JsonValue[] = p.services.map(serviceMetadata);
   const rule = ctx.destinationRules.lookup(p.service.hostname);
   const policy = rule?.spec.trafficPolicy;
   const pool =
@@ -46,38 +52,64 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   const source = rule?.sources[0];
 
   const name = inboundClusterName(p.targetPort);
-  const common: Cluster = {
-    name,
-    connect_timeout: sharedDurationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs),
-  };
-  const rest: Cluster = {
-    common_lb_config: NO_LB_CONFIG,
-    // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
-    circuit_breakers: pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS,
-    metadata: policy && source ? istioConfigMetadata(source, { services }) : istioMetadata({ services }),
-  };
+  const connectTimeout = sharedDurationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs);
+  const circuitBreakers = pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS;
+  const metadata =
+    policy && source
+      ? istioConfigMetadata(source, { services: p.services.map(serviceTelemetry) })
+      : p.services.length === 1
+        ? serviceMetadata(p.service)
+        : istioMetadata({ services: p.services.map(serviceTelemetry) });
+  // Field order as istiod's clusters list them (and as before): the JSON forms show it.
+  const endpoint = p.endpoint;
   const cluster: Cluster =
-    p.endpoint && p.endpoint.kind !== 'pod-port'
-      ? {
-          ...common,
-          type: ClusterMsg.DiscoveryType.STATIC,
-          load_assignment: {
-            cluster_name: name,
-            endpoints: [{ lb_endpoints: [{ endpoint: { address: endpointAddress(p.endpoint) } }] }],
-          },
-          ...rest,
-          // istiod skips the passthrough bind address for loopback endpoints only.
-          ...(p.endpoint.kind === 'pipe' ? { upstream_bind_config: PASSTHROUGH_BIND } : {}),
-        }
-      : {
-          ...common,
-          type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
-          lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
-          ...(p.endpoint ? { original_dst_lb_config: { upstream_port_override: { value: p.endpoint.port } } } : {}),
-          cleanup_interval: NEVER_CLEAN_UP,
-          ...rest,
-          upstream_bind_config: PASSTHROUGH_BIND,
-        };
+    endpoint && endpoint.kind !== 'pod-port'
+      ? endpoint.kind === 'pipe'
+        ? {
+            name,
+            connect_timeout: connectTimeout,
+            type: ClusterMsg.DiscoveryType.STATIC,
+            load_assignment: staticAssignment(name, endpoint),
+            common_lb_config: NO_LB_CONFIG,
+            // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
+            circuit_breakers: circuitBreakers,
+            metadata,
+            // istiod skips the passthrough bind address for loopback endpoints only.
+            upstream_bind_config: PASSTHROUGH_BIND,
+          }
+        : {
+            name,
+            connect_timeout: connectTimeout,
+            type: ClusterMsg.DiscoveryType.STATIC,
+            load_assignment: staticAssignment(name, endpoint),
+            common_lb_config: NO_LB_CONFIG,
+            circuit_breakers: circuitBreakers,
+            metadata,
+          }
+      : endpoint
+        ? {
+            name,
+            connect_timeout: connectTimeout,
+            type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
+            lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+            original_dst_lb_config: { upstream_port_override: { value: endpoint.port } },
+            cleanup_interval: NEVER_CLEAN_UP,
+            common_lb_config: NO_LB_CONFIG,
+            circuit_breakers: circuitBreakers,
+            metadata,
+            upstream_bind_config: PASSTHROUGH_BIND,
+          }
+        : {
+            name,
+            connect_timeout: connectTimeout,
+            type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
+            lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
+            cleanup_interval: NEVER_CLEAN_UP,
+            common_lb_config: NO_LB_CONFIG,
+            circuit_breakers: circuitBreakers,
+            metadata,
+            upstream_bind_config: PASSTHROUGH_BIND,
+          };
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = HTTP2_OPTIONS;
@@ -96,9 +128,4 @@ function thresholds(
     max_retries: u32(positive(pool?.http?.maxRetries) ?? MAX_U32),
     track_remaining: true,
   };
-}
-
-/** What Istio's telemetry reads to label inbound metrics with the destination service. */
-function serviceMetadata(s: MeshService): JsonValue {
-  return { host: s.hostname, name: s.name, namespace: s.namespace };
 }

@@ -35,7 +35,10 @@ export interface InboundPort {
 
 export function inboundPorts(ctx: CompileContext, services: readonly MeshService[]): InboundPort[] {
   const byTarget = new Map<number, { service: MeshService; port: MeshServicePort; services: MeshService[] }>();
-  const ordered = [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
+  const ordered =
+    services.length < 2
+      ? services
+      : [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
   for (const service of ordered) {
     for (const [i, port] of service.ports.entries()) {
       if (port.protocol === 'UDP') continue;

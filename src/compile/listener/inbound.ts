@@ -59,10 +59,7 @@ export function buildInbound(
     address: VIRTUAL_INBOUND_ADDRESS,
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
-    listener_filters: listenerFilters.get(JSON.stringify([...needs]), () => [
-      ORIGINAL_DST_FILTER,
-      ...inspectors(needs),
-    ]),
+    listener_filters: listenerFilters.get(needsKey(needs), () => [ORIGINAL_DST_FILTER, ...inspectors(needs)]),
     listener_filters_timeout: NO_TIMEOUT,
     filter_chains: chains,
   };
@@ -75,6 +72,13 @@ const NO_TIMEOUT = Object.freeze({ seconds: 0 });
 const listenerFilters = new InternTable<ListenerFilter[]>();
 
 type Needs = Map<number, { tls: boolean; http: boolean }>;
+
+/** `port:tls,http` per entry, in the map's order: equal keys make equal filter lists. */
+function needsKey(needs: Needs): string {
+  let key = '';
+  for (const [port, n] of needs) key += `${port}:${n.tls ? 1 : 0}${n.http ? 1 : 0},`;
+  return key;
+}
 
 /** Per destination port (0: the passthrough chains), whether some chain needs the TLS or the HTTP inspector. */
 function inspectorNeeds(chains: readonly FilterChain[]): Needs {

@@ -114,6 +114,8 @@ export function buildProxylessServerListeners(
     const selector = selectorOf(s);
     return selector ? [{ s, selector }] : [];
   });
+  // Only gRPC ports get listeners: without one in the namespace there is nothing to match pods for.
+  if (!selectorServices.some((x) => x.s.ports.some((p) => isGrpcFamily(p.protocol)))) return out;
   for (const w of workloads) {
     const selecting = selectorServices.filter((x) => selects(x.selector, w.labels)).map((x) => x.s);
     for (const p of inboundPorts(ctx, selecting)) {

@@ -12,7 +12,12 @@ import { proxylessClusterNames } from '../route/proxyless-clusters.js';
 import { isHttpProtocol } from '../../model/service-model.js';
 import { envoy, packAny, type HttpConnectionManager, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
-import { PROXYLESS_HTTP_FILTERS, socketAddress } from './filters.js';
+import { deepFreeze } from '../intern.js';
+import { sortedByName } from '../sorted.js';
+import { PROXYLESS_HTTP_FILTERS, socketAddress, type HttpFilter } from './filters.js';
+
+/** RDS over ADS, as istiod's grpcgen: one frozen copy for every listener. */
+const ADS_SOURCE = deepFreeze({ ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 });
 
 export function buildProxylessListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = new Map<string, Listener>();
@@ -25,11 +30,8 @@ export function buildProxylessListeners(ctx: CompileContext): Map<string, Listen
         continue;
       const name = proxylessListenerName(service.hostname, port.port);
       const hcm: HttpConnectionManager = {
-        http_filters: [...PROXYLESS_HTTP_FILTERS],
-        rds: {
-          route_config_name: name,
-          config_source: { ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 },
-        },
+        http_filters: PROXYLESS_HTTP_FILTERS as HttpFilter[],
+        rds: { route_config_name: name, config_source: ADS_SOURCE },
       };
       listeners.set(name, {
         name,
@@ -39,5 +41,5 @@ export function buildProxylessListeners(ctx: CompileContext): Map<string, Listen
       });
     }
   }
-  return new Map([...listeners.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return sortedByName(listeners);
 }

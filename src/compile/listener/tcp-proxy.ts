@@ -1,6 +1,7 @@
 /** The `envoy.filters.network.tcp_proxy` network filter. */
 import { durationMs, envoy, withPackedMessage } from '../../xds/proto.js';
 import { TypeName, typeUrl } from '../../xds/type-urls.js';
+import { InternTable } from '../intern.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 
 type TcpProxy = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.$Properties;
@@ -50,5 +51,11 @@ export function tcpProxyFilter(opts: TcpProxyOptions): NetworkFilter {
   };
 }
 
-/** A plain tcp_proxy to one cluster whose stat prefix is the cluster name (passthrough, blackhole, inbound). */
-export const tcpProxyTo = (cluster: string): NetworkFilter => tcpProxyFilter({ statPrefix: cluster, cluster });
+const toCluster = new InternTable<NetworkFilter>();
+
+/**
+ * A plain tcp_proxy to one cluster whose stat prefix is the cluster name (passthrough, blackhole,
+ * inbound): one shared filter per cluster (every workload's `inbound|<port>||` chains hold the same).
+ */
+export const tcpProxyTo = (cluster: string): NetworkFilter =>
+  toCluster.get(cluster, () => tcpProxyFilter({ statPrefix: cluster, cluster }));

@@ -78,14 +78,15 @@ export function scopeGroups(
         t.listeners.set(name, shared ?? l);
       }
     } else if (kind === 'outbound') {
-      for (const [name, cluster] of buildClusters(c, 'sidecar')) t.clusters.set(name, cluster);
+      // The group is new (empty): the built tables become its own, not copied entry by entry.
+      t.clusters = buildClusters(c, 'sidecar');
       for (const [name, cluster] of jwks) if (!t.clusters.has(name)) t.clusters.set(name, cluster);
-    } else if (kind === 'endpoints') for (const [name, cla] of buildEndpoints(c)) t.endpoints.set(name, cla);
-    else if (kind === 'outbound-listeners') for (const [name, l] of buildOutboundListeners(c)) t.listeners.set(name, l);
-    else if (kind === 'grpc-clusters') for (const [name, cl] of buildClusters(c, 'grpc')) t.clusters.set(name, cl);
+    } else if (kind === 'endpoints') t.endpoints = buildEndpoints(c);
+    else if (kind === 'outbound-listeners') t.listeners = buildOutboundListeners(c);
+    else if (kind === 'grpc-clusters') t.clusters = buildClusters(c, 'grpc');
     else {
-      for (const [name, l] of buildProxylessListeners(c)) t.listeners.set(name, l);
-      for (const [name, r] of buildProxylessRoutes(c)) t.routes.set(name, r);
+      t.listeners = buildProxylessListeners(c);
+      t.routes = buildProxylessRoutes(c);
     }
   };
   function build(scope: Scope, kind: SharedKind): string {

@@ -178,6 +178,23 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
     });
   }
 
+  const selectorsByNamespace = new Map<string, PolicySelector[]>();
+  for (const s of policySelectors) {
+    const list = selectorsByNamespace.get(s.namespace);
+    if (list) list.push(s);
+    else selectorsByNamespace.set(s.namespace, [s]);
+  }
+  /** Keys of the label-selected policies of the namespace that select the labels, sorted and joined. */
+  const selectedKey = (namespace: string, labels: Readonly<Record<string, string>>): string => {
+    const candidates = selectorsByNamespace.get(namespace);
+    if (!candidates) return '';
+    return candidates
+      .filter((s) => selects(s.selector, labels))
+      .map((s) => s.policy)
+      .sort()
+      .join(',');
+  };
+
   const routerCache = new Map<string, RouterSecurity>();
   const routerKey = (namespace: string, labels: Readonly<Record<string, string>>) =>
     policySelectors
@@ -192,16 +209,13 @@ export function indexSecurity(inputs: InputSet, model: ServiceModel, diags: Diag
     trustDomain: opts.trustDomain ?? trustDomainBundle(DEFAULT_TRUST_DOMAIN),
     namespaceMtlsMode: (namespace) => peer.namespaceMode(namespace),
     forWorkload(namespace, labels) {
-      const applying = policiesForWorkload(authz, { namespace, labels }, root);
-      const requestAuthns = policiesForWorkload(jwt, { namespace, labels }, root);
-      const selected = policySelectors.filter((s) => s.namespace === namespace && selects(s.selector, labels));
-      const key = selected
-        .map((s) => s.policy)
-        .sort()
-        .join(',');
+      const key = selectedKey(namespace, labels);
       const cacheKey = `${namespace}\n${key}`;
       const hit = cache.get(cacheKey);
       if (hit) return hit;
+      // The namespace and the label-selected policies (the key) decide which policies apply.
+      const applying = policiesForWorkload(authz, { namespace, labels }, root);
+      const requestAuthns = policiesForWorkload(jwt, { namespace, labels }, root);
       const security: WorkloadSecurity =
         applying.length === 0 && requestAuthns.length === 0 && inputs.peerAuthentications.length === 0
           ? key === ''

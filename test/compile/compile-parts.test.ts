@@ -1,0 +1,116 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateMesh, seededRandom } from '../../bench/synthetic.js';
+import { compile } from '../../src/compile/index.js';
+import { labelsKey } from '../../src/compile/labels.js';
+import { NameOrderedTable, sortedByName } from '../../src/compile/sorted.js';
+import { istioMutualTlsContext, istioMutualTransportSocket } from '../../src/compile/tls.js';
+import { buildInputSet } from '../../src/inputs/index.js';
+import { encodeMessage, type ClusterLoadAssignment } from '../../src/xds/proto.js';
+import { TypeName } from '../../src/xds/type-urls.js';
+
+const codeUnitOrder = (names: readonly string[]): string[] => [...names].sort();
+
+test('NameOrderedTable hands out names in code unit order, whatever order they came in', () => {
+  const rand = seededRandom(7);
+  const names: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const port = [80, 443, 8080, 9090, 10000][Math.floor(rand() * 5)];
+    const subset = ['', 'v1', 'v2', 'canary'][Math.floor(rand() * 4)];
+    names.push(
+      `outbound|${port}|${subset}|svc-${Math.floor(rand() * 1000)}.ns-${Math.floor(rand() * 7)}.svc.cluster.local`,
+    );
+  }
+  names.push('PassthroughCluster', 'BlackHoleCluster', 'InboundPassthroughClusterIpv4', 'a|b~', 'a|b|c');
+  for (const order of [names, codeUnitOrder(names), codeUnitOrder(names).reverse()]) {
+    const table = new NameOrderedTable<string>();
+    for (const n of order) table.add(n, n);
+    assert.deepEqual([...table.toMap().keys()], codeUnitOrder([...new Set(names)]));
+  }
+});
+
+test('NameOrderedTable: add keeps the first value of a name, set the last', () => {
+  const table = new NameOrderedTable<number>();
+  table.add('outbound|80||a', 1);
+  table.add('outbound|80||a', 2);
+  table.set('outbound|80||b', 1);
+  table.set('outbound|80||b', 2);
+  assert.deepEqual(
+    [...table.toMap()],
+    [
+      ['outbound|80||a', 1],
+      ['outbound|80||b', 2],
+    ],
+  );
+});
+
+test('sortedByName keeps a map that is in order and sorts one that is not', () => {
+  const inOrder = new Map([
+    ['a', 1],
+    ['b', 2],
+  ]);
+  assert.equal(sortedByName(inOrder), inOrder);
+  assert.deepEqual(
+    [
+      ...sortedByName(
+        new Map([
+          ['b', 2],
+          ['a', 1],
+        ]),
+      ).keys(),
+    ],
+    ['a', 'b'],
+  );
+});
+
+test('labelsKey: one key per label set, whatever the key order; distinct sets never collide', () => {
+  assert.equal(labelsKey({ app: 'x', version: 'v1' }), labelsKey({ version: 'v1', app: 'x' }));
+  assert.equal(labelsKey({}), '');
+  const sets: Record<string, string>[] = [
+    { ab: 'c' },
+    { a: 'bc' },
+    { a: 'b', c: '' },
+    { 'a:b': 'c' },
+    { a: 'b:c' },
+    { '1:a': '' },
+    { a: '' },
+  ];
+  assert.equal(new Set(sets.map(labelsKey)).size, sets.length);
+});
+
+test('the Istio mTLS socket writes its SNI in place: the same bytes as encoding the whole context', () => {
+  for (const sni of [
+    '',
+    'outbound_.8080_._.svc-1.ns-0.svc.cluster.local',
+    `outbound_.80_._.${'x'.repeat(300)}`,
+    'ü.example',
+  ]) {
+    for (const http2 of [false, true]) {
+      const opts = { sni, subjectAltNames: ['spiffe://cluster.local/ns/ns-0/sa/default'], http2 };
+      const packed = istioMutualTransportSocket(opts).typed_config?.value as Uint8Array;
+      assert.deepEqual(
+        Buffer.from(packed),
+        Buffer.from(encodeMessage(TypeName.UpstreamTlsContext, istioMutualTlsContext(opts))),
+        sni,
+      );
+    }
+  }
+});
+
+test('subset clusters hold the very LbEndpoints of their main cluster, frozen', () => {
+  const output = compile(buildInputSet(generateMesh({ services: 60, seed: 3 }).docs)).output;
+  const endpoints = output.groups.get('endpoints')?.endpoints as ReadonlyMap<string, ClusterLoadAssignment>;
+  const lbs = (cla: ClusterLoadAssignment | undefined) => (cla?.endpoints ?? []).flatMap((l) => l.lb_endpoints ?? []);
+  let subsets = 0;
+  for (const [name, cla] of endpoints) {
+    const [, port, subset, host] = name.split('|');
+    if (!subset) continue;
+    const main = new Set(lbs(endpoints.get(`outbound|${port}||${host}`)));
+    for (const ep of lbs(cla)) {
+      assert.ok(main.has(ep), `${name}: an endpoint of the main cluster`);
+      assert.ok(Object.isFrozen(ep) && Object.isFrozen(ep.endpoint), name);
+    }
+    subsets++;
+  }
+  assert.ok(subsets > 0, 'the mesh has subset clusters');
+});
