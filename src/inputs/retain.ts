@@ -23,8 +23,20 @@ import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
 import type { Raw } from './validate/reader.js';
 
-/** The stored projection of a raw object, or null when nothing of it is stored. */
+/** Reused from one object to the next (`during` forgets the previous reads). */
+const objectRecorder = new ReadRecorder();
+
+/** The stored projection of a raw object, or null when nothing of it is stored (the watcher: one object at a time). */
 export function retainedForStorage(raw: Raw): Raw | null {
+  if (!hasKindAndName(raw)) return null;
+  const read = (view: Raw): DocumentReading => readOneDocument({ file: '', index: 0, object: view });
+  return RECORDED_KINDS.has(raw.kind as string)
+    ? recordedRetained(objectRecorder, raw, read)
+    : trackedRetained(raw, read);
+}
+
+/** `retainedForStorage` read through a tracking view whatever the kind: the reference the recorded projections are tested against. */
+export function retainedByTracking(raw: Raw): Raw | null {
   if (!hasKindAndName(raw)) return null;
   return trackedRetained(raw, (view) => readOneDocument({ file: '', index: 0, object: view }));
 }
@@ -47,16 +59,17 @@ export function buildInputSetRetaining(
       if (!hasKindAndName(raw)) {
         read(raw);
         keep(null, doc);
-      } else if (RECORDED_KINDS.has(raw.kind as string)) {
-        const reading = recorder.during(() => read(raw));
-        keep(
-          retainedOf(raw, reading, () => recorder.projection(raw) ?? trackedProjection(raw)),
-          doc,
-        );
-      } else keep(trackedRetained(raw, read), doc);
+      } else if (RECORDED_KINDS.has(raw.kind as string)) keep(recordedRetained(recorder, raw, read), doc);
+      else keep(trackedRetained(raw, read), doc);
     },
   };
   return buildInputSet(docs, observer);
+}
+
+/** What is kept of an object of a RECORDED_KINDS kind, its reads recorded (a tracking view only where they cannot be told apart). */
+function recordedRetained(recorder: ReadRecorder, raw: Raw, read: (view: Raw) => DocumentReading): Raw | null {
+  const reading = recorder.during(() => read(raw));
+  return retainedOf(raw, reading, () => recorder.projection(raw) ?? trackedProjection(raw));
 }
 
 /** What is kept of an object read through a tracking view. */

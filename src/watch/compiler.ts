@@ -46,8 +46,19 @@ export interface SnapshotCompiler {
 export const requestInputsDigest = (req: CompileRequest, hasher?: Hasher): string =>
   req.inputsDigest ?? buildStoredInputs(req.objects, hasher).digest;
 
+/**
+ * The objects as documents whose `object` is read from the cached object when the inputs layer
+ * reads it (a cache entry parses its bytes then): a full compile's 50k parsed objects are not all
+ * alive at once, each one is garbage as soon as it is validated.
+ */
 export const documentsOf = (objects: readonly CachedObject[]): RawDocument[] =>
-  objects.map((o) => ({ file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`, index: 0, object: o.object }));
+  objects.map((o) => ({
+    file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`,
+    index: 0,
+    get object() {
+      return o.object;
+    },
+  }));
 
 /**
  * Full compile in process. The ResourceEncoder lives as long as the watcher, so messages that did

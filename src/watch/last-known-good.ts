@@ -6,6 +6,10 @@
  * the last valid one, says so with a `last-known-good` warning, and records the substitution in
  * the version's provenance. An object that was never valid is compiled as it is (the inputs layer
  * reports and skips it); a delete forgets everything about the object.
+ *
+ * An object's first version cannot be substituted (there is nothing before it), so it is validated
+ * only when a second version arrives: the watcher's first round does not validate every object
+ * once more before its compile validates them all anyway.
  */
 import type { Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
@@ -21,6 +25,8 @@ export function firstValidationError(o: CachedObject): Diagnostic | undefined {
 
 export class LastKnownGood {
   private readonly good = new Map<string, CachedObject>();
+  /** An object's first version, not validated yet: `good` once it validates (`settle`). */
+  private readonly unchecked = new Map<string, CachedObject>();
   private readonly substituted = new Map<
     string,
     { readonly use: CachedObject; readonly record: LastKnownGoodSubstitution }
@@ -31,6 +37,11 @@ export class LastKnownGood {
   /** Reviews a new version of an object; returns the substitution it caused, if any. */
   review(o: CachedObject): LastKnownGoodSubstitution | undefined {
     const k = keyString(o.key);
+    if (!this.good.has(k) && !this.unchecked.has(k)) {
+      this.unchecked.set(k, o);
+      return undefined;
+    }
+    this.settle(k);
     const error = this.validate(o);
     if (!error) {
       this.good.set(k, o);
@@ -55,7 +66,16 @@ export class LastKnownGood {
     return record;
   }
 
+  /** The first version becomes the last good one if it is valid (what reviewing it at once would have found). */
+  private settle(k: string): void {
+    const first = this.unchecked.get(k);
+    if (!first) return;
+    this.unchecked.delete(k);
+    if (!this.validate(first)) this.good.set(k, first);
+  }
+
   forget(key: string): void {
+    this.unchecked.delete(key);
     this.good.delete(key);
     this.substituted.delete(key);
   }

@@ -11,7 +11,7 @@
 import {
   keyString,
   objectKeyOf,
-  storedObject,
+  storedEntry,
   type InputLayer,
   type ObjectKey,
   type Raw,
@@ -80,7 +80,7 @@ export class ObjectCache {
 
   /** Adds or replaces an object; undefined when nothing the compiler reads changed. */
   upsert(raw: Raw): CacheChange | undefined {
-    const stored = storedObject(raw, this.hasher);
+    const stored = storedEntry(raw, this.hasher);
     if (!stored) return undefined;
     const k = keyString(stored.key);
     const prev = this.objects.get(k);

@@ -1,8 +1,9 @@
 /**
  * The pipeline validates each document once (src/inputs/retain.ts buildInputSetRetaining): that one
  * tracked pass must give the same InputSet as buildInputSet and the same stored projection as
- * retainedForStorage, for every golden case's inputs and the benchmark's synthetic mesh, and no
- * tracking Proxy may reach the InputSet the compiler reads.
+ * retainedForStorage (the watcher's, one object at a time) and as a tracking view alone
+ * (retainedByTracking, the reference), for every golden case's inputs and the benchmark's
+ * synthetic mesh, and no tracking Proxy may reach the InputSet the compiler reads.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { generateMesh } from '../../bench/synthetic.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { readInputFiles } from '../../src/inputs/files.js';
 import type { RawDocument } from '../../src/inputs/parse.js';
-import { buildInputSetRetaining, retainedForStorage } from '../../src/inputs/retain.js';
+import { buildInputSetRetaining, retainedByTracking, retainedForStorage } from '../../src/inputs/retain.js';
 import { compileDocuments, parseTexts } from '../../src/pipeline.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { Raw } from '../../src/inputs/validate/reader.js';
@@ -62,6 +63,10 @@ function assertOnePassMatches(docs: readonly RawDocument[]): void {
   assert.deepEqual(
     retained,
     docs.map((d) => retainedForStorage(d.object)),
+  );
+  assert.deepEqual(
+    retained,
+    docs.map((d) => retainedByTracking(d.object)),
   );
   assert.equal(proxiesIn(inputs), 0, 'a tracking Proxy reached the InputSet');
 }

@@ -1,17 +1,19 @@
 /**
  * One representation per object in the watcher: the object cache keeps canonical bytes and a
  * digest (the canonical object is parsed per read, never kept), and the informers' ListWatch copies
- * are cut to the identity client-node reads.
+ * are cut to the identity client-node reads; a full compile's documents parse each object when it
+ * is read, so the parsed copies are not all alive at once.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { deleteItems, addOrUpdateObject, type KubernetesObject } from '@kubernetes/client-node';
 import { keyString, storedObject } from '../../src/snapshot/stored-inputs/index.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { LocalCompiler, type CompileRequest } from '../../src/watch/compiler.js';
+import { buildInputSet } from '../../src/inputs/load.js';
+import { documentsOf, LocalCompiler, type CompileRequest } from '../../src/watch/compiler.js';
 import { IncrementalLocalCompiler } from '../../src/watch/incremental-compiler.js';
 import { keepIdentityOnly } from '../../src/watch/informers.js';
-import { ObjectCache } from '../../src/watch/object-cache.js';
+import { ObjectCache, type CachedObject } from '../../src/watch/object-cache.js';
 import { baseMesh, destinationRule, slice } from './watch-harness.js';
 
 const pod = (resourceVersion: string, ip: string): Record<string, unknown> => ({
@@ -132,4 +134,35 @@ test('incremental compiler: per-object diagnostics from the full round’s one v
   assert.ok(!third.diagnostics.some((d) => d.name === 'bad' && d.severity === 'error'));
   assert.deepEqual(third.diagnostics, (await full.compile(request(new Set()))).diagnostics);
   assert.equal(third.snapshot.digest, (await full.compile(request(new Set()))).snapshot.digest);
+});
+
+test('compile documents: each cached object is parsed when the inputs layer reads it, once, and not held by the list', () => {
+  const cache = new ObjectCache(nodeSha256Hex);
+  for (const o of baseMesh()) cache.upsert(o);
+  const reads = new Map<string, number>();
+  // The cache's entries, counting reads of `object` (each read is a parse of the entry's bytes).
+  const counted = [...cache.values()].map((o) =>
+    Object.create(o, {
+      object: {
+        get: () => {
+          reads.set(keyString(o.key), (reads.get(keyString(o.key)) ?? 0) + 1);
+          return o.object;
+        },
+      },
+    }),
+  ) as CachedObject[];
+  const docs = documentsOf(counted);
+  assert.equal(reads.size, 0, 'nothing is parsed before it is read');
+  assert.deepEqual(
+    docs.map((d) => d.file),
+    counted.map((o) => keyString(o.key)),
+  );
+  const inputs = buildInputSet(docs);
+  assert.deepEqual(inputs, buildInputSet(counted.map((o) => ({ file: keyString(o.key), index: 0, object: o.object }))));
+  assert.equal(reads.size, counted.length);
+  assert.ok(
+    [...reads.values()].every((n) => n === 2),
+    'one read by the inputs layer (and one by the eager reference above)',
+  );
+  assert.notEqual(docs[0]?.object, docs[0]?.object, 'a fresh parse per read: the list holds no parsed object');
 });

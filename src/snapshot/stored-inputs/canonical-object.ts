@@ -175,6 +175,13 @@ export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefine
   return key ? stored(raw, key, hasher) : undefined;
 }
 
+/** `storedObject` without the parsed object: the identity, canonical bytes and digest the watcher's cache keeps. */
+export function storedEntry(raw: Raw, hasher?: Hasher): StoredEntry | undefined {
+  const key = objectKeyOf(raw);
+  const kept = key ? retainedForStorage(raw) : null;
+  return kept ? entryOfRetained(raw, kept, key, hasher) : undefined;
+}
+
 /** The stored form of any document (src/inputs/retain.ts: only what the compiler reads), or undefined when none of it is stored. */
 export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefined {
   return stored(raw, objectKeyOf(raw), hasher);

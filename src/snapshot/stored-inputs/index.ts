@@ -7,6 +7,7 @@
 export {
   canonicalObject,
   storedDocument,
+  storedEntry,
   storedObject,
   storedRetainedDocument,
   storedRetainedEntry,
