@@ -9,13 +9,13 @@
  */
 import type { CompileOutput } from '../../compile/types.js';
 import { assertConsistent, InconsistentSnapshotError } from '../consistency.js';
-import { SNAPSHOT_SCHEMA, type SnapshotContent } from '../content.js';
+import type { SnapshotContent } from '../content.js';
 import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
-import { contentGroups, diffOutput } from './full.js';
-import { ContentChain, LazyContent } from './lazy-content.js';
+import { diffOutput, lazyFullContent } from './full.js';
+import { ContentChain } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -75,17 +75,7 @@ export class SnapshotBuilder {
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
     const { compiler, inputsDigest } = this.info;
-    const { classes, selectors } = trees;
-    const columns = diff.content;
-    // Expanded when first read (a watcher publishing deltas may never read it).
-    const content = LazyContent.computed((): SnapshotContent => ({
-      schema: SNAPSHOT_SCHEMA,
-      compiler,
-      inputsDigest,
-      groups: contentGroups(columns),
-      classes,
-      selectors,
-    }));
+    const content = lazyFullContent(this.info, diff.content, trees.classes, trees.selectors);
     this.contents.reset(content);
     this.current = {
       digest: top,

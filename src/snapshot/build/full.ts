@@ -5,9 +5,11 @@
  */
 import type { CompileOutput, GroupId, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
-import type { GroupDigests } from '../content.js';
+import { SNAPSHOT_SCHEMA, type GroupDigests, type SnapshotContent } from '../content.js';
 import type { ResourceEncoder } from '../encoder.js';
 import { newGroupState, type Groups, type GroupState, type TableChanges } from './groups.js';
+import { LazyContent } from './lazy-content.js';
+import type { SnapshotBuildInfo } from './types.js';
 
 /** A type's names, sorted, and their digests, position by position. */
 export interface DigestColumns {
@@ -91,4 +93,22 @@ export function contentGroups(columns: ContentColumns): Record<GroupId, GroupDig
     groups[id] = group;
   }
   return groups;
+}
+
+/** A full build's snapshot content, expanded when first read (a watcher publishing deltas may never read it). */
+export function lazyFullContent(
+  info: SnapshotBuildInfo,
+  columns: ContentColumns,
+  classes: SnapshotContent['classes'],
+  selectors: SnapshotContent['selectors'],
+): LazyContent {
+  const { compiler, inputsDigest } = info;
+  return LazyContent.computed(() => ({
+    schema: SNAPSHOT_SCHEMA,
+    compiler,
+    inputsDigest,
+    groups: contentGroups(columns),
+    classes,
+    selectors,
+  }));
 }

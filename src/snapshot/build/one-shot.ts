@@ -12,11 +12,10 @@
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { assertConsistent } from '../consistency.js';
-import { SNAPSHOT_SCHEMA, type SnapshotContent } from '../content.js';
+import type { SnapshotContent } from '../content.js';
 import { ResourceEncoder, type EncodedResource } from '../encoder.js';
 import { DocumentSink, LAYER, TableTree } from '../tree.js';
-import { contentGroups, type ContentColumns, type DigestColumns } from './full.js';
-import { LazyContent } from './lazy-content.js';
+import { lazyFullContent, type DigestColumns } from './full.js';
 import { ObjectRefs } from './refcounts.js';
 import { emitClasses, emitGroupDocument, emitTop } from './trees.js';
 import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './types.js';
@@ -63,7 +62,7 @@ export function buildSnapshotOnce(
   const classes = emitClasses(output, sink);
   const { compiler, inputsDigest } = info;
   const digest = emitTop(sink, info, classes.doc.digest, index.commit(sink).digest);
-  const content = lazyContent(info, columns, classes.classes, classes.selectors);
+  const content = lazyFullContent(info, columns, classes.classes, classes.selectors);
   const { clusters, endpoints, listeners, routes, objects } = refs.sizes();
   return {
     digest,
@@ -84,20 +83,3 @@ export function buildSnapshotOnce(
  */
 const withoutMessages = (e: EncodedResource): EncodedResource =>
   e.parts ? { ...e, parts: e.parts.map(({ digest, bytes }) => ({ digest, bytes })) } : e;
-
-function lazyContent(
-  info: SnapshotBuildInfo,
-  columns: ContentColumns,
-  classes: SnapshotContent['classes'],
-  selectors: SnapshotContent['selectors'],
-): LazyContent {
-  const { compiler, inputsDigest } = info;
-  return LazyContent.computed(() => ({
-    schema: SNAPSHOT_SCHEMA,
-    compiler,
-    inputsDigest,
-    groups: contentGroups(columns),
-    classes,
-    selectors,
-  }));
-}
