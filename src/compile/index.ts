@@ -37,6 +37,7 @@ import {
   type ResourceTable,
 } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
+import { sortedByName } from './sorted.js';
 
 export interface CompileResult {
   readonly output: CompileOutput;
@@ -339,24 +340,8 @@ function sortGroups(groups: Map<string, ResourceTable>): Map<string, ResourceTab
     const t = groups.get(id) as ResourceTable;
     const s = emptyTable();
     for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const)
-      s[type] = (inOrder(t[type].keys()) ? t[type] : sortedByName(t[type])) as never;
+      s[type] = sortedByName(t[type] as Map<string, never>) as never;
     sorted.set(id, s);
   }
   return sorted;
-}
-
-/** Whether names come in code unit order (most tables are built so): then the table is kept as it is. */
-function inOrder(names: Iterable<string>): boolean {
-  let last: string | undefined;
-  for (const n of names) {
-    if (last !== undefined && !(last < n)) return false;
-    last = n;
-  }
-  return true;
-}
-
-function sortedByName<M>(t: ReadonlyMap<string, M>): Map<string, M> {
-  const out = new Map<string, M>();
-  for (const name of [...t.keys()].sort()) out.set(name, t.get(name) as M);
-  return out;
 }

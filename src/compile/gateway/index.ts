@@ -24,6 +24,7 @@ import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
 import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
+import { labelsKey } from '../labels.js';
 
 export interface RouterShape {
   readonly id: string;
@@ -58,7 +59,7 @@ export function routerShapes(
   for (const w of ctx.model.workloads as readonly Workload[]) {
     if (!withSelector.some((g) => gatewaySelects(g, w.labels))) continue;
     // Replicas share their labels: one shape per distinct label set.
-    const labelKey = `${w.namespace}|${JSON.stringify(Object.entries(w.labels).sort())}`;
+    const labelKey = `${w.namespace}|${labelsKey(w.labels)}`;
     if (seen.has(labelKey)) continue;
     seen.add(labelKey);
     const selected = gateways.filter((g) => gatewaySelects(g, w.labels));

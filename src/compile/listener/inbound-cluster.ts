@@ -60,56 +60,27 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
       : p.services.length === 1
         ? serviceMetadata(p.service)
         : istioMetadata({ services: p.services.map(serviceTelemetry) });
-  // Field order as istiod's clusters list them (and as before): the JSON forms show it.
+  // Field order as istiod's clusters list them (and as before): the JSON forms show it. Built by
+  // assignment rather than spreads, so no intermediate objects are made.
   const endpoint = p.endpoint;
-  const cluster: Cluster =
-    endpoint && endpoint.kind !== 'pod-port'
-      ? endpoint.kind === 'pipe'
-        ? {
-            name,
-            connect_timeout: connectTimeout,
-            type: ClusterMsg.DiscoveryType.STATIC,
-            load_assignment: staticAssignment(name, endpoint),
-            common_lb_config: NO_LB_CONFIG,
-            // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
-            circuit_breakers: circuitBreakers,
-            metadata,
-            // istiod skips the passthrough bind address for loopback endpoints only.
-            upstream_bind_config: PASSTHROUGH_BIND,
-          }
-        : {
-            name,
-            connect_timeout: connectTimeout,
-            type: ClusterMsg.DiscoveryType.STATIC,
-            load_assignment: staticAssignment(name, endpoint),
-            common_lb_config: NO_LB_CONFIG,
-            circuit_breakers: circuitBreakers,
-            metadata,
-          }
-      : endpoint
-        ? {
-            name,
-            connect_timeout: connectTimeout,
-            type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
-            lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
-            original_dst_lb_config: { upstream_port_override: { value: endpoint.port } },
-            cleanup_interval: NEVER_CLEAN_UP,
-            common_lb_config: NO_LB_CONFIG,
-            circuit_breakers: circuitBreakers,
-            metadata,
-            upstream_bind_config: PASSTHROUGH_BIND,
-          }
-        : {
-            name,
-            connect_timeout: connectTimeout,
-            type: ClusterMsg.DiscoveryType.ORIGINAL_DST,
-            lb_policy: ClusterMsg.LbPolicy.CLUSTER_PROVIDED,
-            cleanup_interval: NEVER_CLEAN_UP,
-            common_lb_config: NO_LB_CONFIG,
-            circuit_breakers: circuitBreakers,
-            metadata,
-            upstream_bind_config: PASSTHROUGH_BIND,
-          };
+  const cluster: Cluster = { name, connect_timeout: connectTimeout };
+  const isStatic = endpoint !== undefined && endpoint.kind !== 'pod-port';
+  if (isStatic) {
+    cluster.type = ClusterMsg.DiscoveryType.STATIC;
+    cluster.load_assignment = staticAssignment(name, endpoint);
+  } else {
+    cluster.type = ClusterMsg.DiscoveryType.ORIGINAL_DST;
+    cluster.lb_policy = ClusterMsg.LbPolicy.CLUSTER_PROVIDED;
+    if (endpoint?.kind === 'pod-port')
+      cluster.original_dst_lb_config = { upstream_port_override: { value: endpoint.port } };
+    cluster.cleanup_interval = NEVER_CLEAN_UP;
+  }
+  cluster.common_lb_config = NO_LB_CONFIG;
+  // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
+  cluster.circuit_breakers = circuitBreakers;
+  cluster.metadata = metadata;
+  // istiod skips the passthrough bind address for loopback endpoints only.
+  if (!isStatic || endpoint.kind === 'pipe') cluster.upstream_bind_config = PASSTHROUGH_BIND;
   // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
   if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
     cluster.typed_extension_protocol_options = HTTP2_OPTIONS;

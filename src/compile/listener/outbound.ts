@@ -30,6 +30,7 @@ import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
 import { assembleOutboundListener, egressCluster, type OutboundChain } from './outbound-listener.js';
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
+import { sortedByName } from '../sorted.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -224,10 +225,4 @@ export function httpChain(
     transportProtocol: RAW_BUFFER_TRANSPORT,
     applicationProtocols: PLAINTEXT_HTTP_ALPNS,
   };
-}
-
-function sortedByName(listeners: Map<string, Listener>): Map<string, Listener> {
-  const sorted = new Map<string, Listener>();
-  for (const name of [...listeners.keys()].sort()) sorted.set(name, listeners.get(name) as Listener);
-  return sorted;
 }
