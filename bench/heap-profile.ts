@@ -1,6 +1,6 @@
 /**
  * What holds memory in the full pipeline built by a SnapshotBuilder (what the watcher keeps; the CLI and
- * functions now build one-shot, bench/incremental.ts `compileState`), for issue 16:
+ * functions now build one-shot, bench/compile-state.ts `compileState`), for issue 16:
  *
  *   node --expose-gc dist/bench/heap-profile.js <services> [--sampling] [--exclusive] [--snapshots DIR]
  *
@@ -26,7 +26,7 @@ import { inputSetAndStoredInputs } from '../src/snapshot/stored-inputs/index.js'
 import { SnapshotBuilder } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { ResourceEncoder } from '../src/snapshot/encoder.js';
-import { BENCH_COMPILER } from './incremental.js';
+import { BENCH_COMPILER } from './compile-state.js';
 import { generateMesh } from './synthetic.js';
 
 const MB = 1024 * 1024;
@@ -121,7 +121,7 @@ const RELEASES: readonly (readonly [name: string, release: (held: Held) => void]
 
 type StageRow = readonly [stage: string, memory: Memory];
 
-/** The pipeline of bench/incremental.ts `compileState`, stage by stage, everything kept in `held`. */
+/** The pipeline of bench/compile-state.ts `compileState`, stage by stage, everything kept in `held`. */
 function runPipeline(services: number, onStage: (stage: string) => void): Held {
   const held: Held = {};
   held.docs = generateMesh({ services }).docs;

@@ -19,56 +19,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
-import { compile, compileOwned } from '../src/compile/index.js';
+import { compile } from '../src/compile/index.js';
 import type { CompileOutput } from '../src/compile/types.js';
-import type { Diagnostic } from '../src/model/diagnostics.js';
 import type { RawDocument } from '../src/inputs/parse.js';
-import type { InputSet } from '../src/model/inputs.js';
 import { inputSetAndStoredInputs } from '../src/snapshot/stored-inputs/index.js';
-import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../src/snapshot/build.js';
+import { SnapshotBuilder } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { ResourceEncoder } from '../src/snapshot/encoder.js';
 import { LocalStore } from '../src/snapshot/store/local.js';
 import { ManualClock } from '../src/watch/clock.js';
 import { Watcher, type RoundResult } from '../src/watch/watcher.js';
+import { BENCH_COMPILER, type CompiledState } from './compile-state.js';
 
-export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
-
-/**
- * The result of a full compile, stage by stage: what src/pipeline.ts has alive at its end (the
- * compile context dies inside `compile`; the compile output is taken apart by the one-shot build).
- */
-export interface CompiledState {
-  readonly inputs: InputSet;
-  readonly diagnostics: readonly Diagnostic[];
-  readonly snapshot: BuiltSnapshot;
-}
+export { BENCH_COMPILER, compileState, type CompiledState, type Stages } from './compile-state.js';
 
 /** A full compile built by a SnapshotBuilder, kept with its builder, encoder and output (for deltas). */
 export interface BuilderState extends CompiledState {
   readonly output: CompileOutput;
   readonly encoder: ResourceEncoder;
   readonly builder: SnapshotBuilder;
-}
-
-export interface Stages {
-  [stage: string]: number;
-}
-
-/** The full pipeline as src/pipeline.ts runs it (the snapshot built one-shot), stage by stage. */
-export function compileState(docs: readonly RawDocument[], hasher: Hasher): { state: CompiledState; stages: Stages } {
-  const t0 = performance.now();
-  // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest).
-  const { inputs, stored } = inputSetAndStoredInputs(docs, hasher);
-  const t1 = performance.now();
-  const { output, diagnostics } = compileOwned(inputs);
-  const t3 = performance.now();
-  const snapshot = buildSnapshotOnce(output, { inputsDigest: stored.digest, compiler: BENCH_COMPILER }, { hasher });
-  const t4 = performance.now();
-  return {
-    state: { inputs, diagnostics, snapshot },
-    stages: { inputs: t1 - t0, compile: t3 - t1, snapshot: t4 - t3 },
-  };
 }
 
 /** The same compile with a SnapshotBuilder whose state is kept, for what applies deltas after it. */

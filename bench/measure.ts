@@ -13,7 +13,7 @@ import { buildInputSet, parseDocuments, type RawDocument } from '../src/inputs/i
 import { compileDocuments } from '../src/pipeline.js';
 import { buildSnapshotOnce } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
-import { BENCH_COMPILER, compileState, WatchPath, type CompiledState, type Stages } from './incremental.js';
+import { BENCH_COMPILER, compileState, type CompiledState, type Stages } from './compile-state.js';
 import { generateMesh, nthAddress, toYaml, withMovedEndpoint } from './synthetic.js';
 
 export interface SizeResult {
@@ -221,6 +221,8 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
 export async function measureWatcher(services: number): Promise<WatcherResult> {
   const mesh = generateMesh({ services });
   gc();
+  // Loaded here: the size process, which measures the pipeline's peak RSS, does not load the watcher.
+  const { WatchPath } = await import('./incremental.js');
   const path = new WatchPath(nodeSha256);
   const first = await path.initial(mesh.docs);
   if (first.round.publish !== 'published') throw new Error('the first round did not publish');
@@ -289,6 +291,7 @@ export async function measureRestart(services: number, dir: string): Promise<Res
   let docs: RawDocument[] = generateMesh({ services }).docs;
   for (let i = 0; i < CHANGES; i++) docs = changedDocs(services, docs, i);
   gc();
+  const { WatchPath } = await import('./incremental.js');
   const path = WatchPath.over(dir, nodeSha256);
   const restart = await path.restart(docs);
   return {

@@ -1,5 +1,5 @@
 /** The benchmark's Markdown table and the targets it is judged against. */
-import type { Stages } from './incremental.js';
+import type { Stages } from './compile-state.js';
 import type { SizeResult } from './measure.js';
 
 export const TARGETS = {
