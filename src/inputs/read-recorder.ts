@@ -32,7 +32,21 @@ const ALL = -1;
 /** The end of an object's chain of keys. */
 const END = -1;
 
-export class ReadRecorder implements MemberReads {
+/**
+ * The reads of one object, as a writer of its stored form walks them (src/snapshot/stored-inputs/
+ * recorded-bytes.ts writes canonical bytes straight from them, with no projection in between).
+ */
+export interface RecordedReads {
+  /**
+   * Writes the keys read of `obj` into `out` from index `at` (in reading order; none when it was not
+   * read, or is a list read whole); returns the index after the last.
+   */
+  keysRead(obj: object, out: string[], at: number): number;
+  /** True when every element of `items` was read. */
+  readWhole(items: readonly unknown[]): boolean;
+}
+
+export class ReadRecorder implements MemberReads, RecordedReads {
   /**
    * Per object read: the index in the log of the first key read of it, or ALL. The keys read are
    * one log, chained per object (`next`), reused from one document to the next: recording a read
@@ -70,6 +84,17 @@ export class ReadRecorder implements MemberReads {
   readAll(items: readonly unknown[]): void {
     this.heads.set(items, ALL);
     if (items === this.last) this.lastHead = ALL;
+  }
+
+  keysRead(obj: object, out: string[], at: number): number {
+    const head = this.heads.get(obj);
+    if (head === undefined || head === ALL) return at;
+    for (let i = head; i !== END; i = this.next[i] as number) out[at++] = this.keys[i] as string;
+    return at;
+  }
+
+  readWhole(items: readonly unknown[]): boolean {
+    return this.heads.get(items) === ALL;
   }
 
   /** Records the reads `f` makes (after forgetting earlier ones: one recorder serves document after document). */

@@ -20,8 +20,8 @@ import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DigestSorter } from '../sorted-digests.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, storedRetainedEntry, type StoredEntry, type StoredObject } from './canonical-object.js';
-import { buildInputSetRetaining } from '../../inputs/retain.js';
+import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
+import { buildInputSetRetention } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
 
@@ -186,7 +186,12 @@ export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
   const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
   const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
-  return { digest, documents: sink.sorted(), objects: stored.toMap(), count: tables.config.size + tables.endpoints.size };
+  return {
+    digest,
+    documents: sink.sorted(),
+    objects: stored.toMap(),
+    count: tables.config.size + tables.endpoints.size,
+  };
 }
 
 /** Stored inputs of raw documents (as `meshsnap compile` reads them): what src/inputs/retain.ts keeps of each. */
@@ -199,16 +204,16 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 
 /**
  * The InputSet of raw documents and their stored inputs, from one validation pass
- * (src/inputs/retain.ts `buildInputSetRetaining`): each document's projection is canonicalised
- * and hashed as soon as it is read, and dropped.
+ * (src/inputs/retain.ts `buildInputSetRetention`): each document's stored bytes are written (from
+ * its recorded reads, or its projection) and hashed as soon as it is read.
  */
 export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
   const objects: StoredEntry[] = [];
-  const inputs = buildInputSetRetaining(docs, (kept, doc) => {
-    const object = storedRetainedEntry(doc.object, kept, hasher);
+  const inputs = buildInputSetRetention(docs, (doc, retention) => {
+    const object = storedEntryOfRetention(doc.object, retention, hasher);
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
