@@ -19,6 +19,7 @@ import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
 import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
+import type { ByteSlab } from './byte-slab.js';
 import { recordedCanonicalBytes } from './recorded-bytes.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
@@ -166,17 +167,26 @@ function entryOfRetention(
   retention: Retention,
   key: ObjectKey | undefined,
   hasher: Hasher | undefined,
+  slab?: ByteSlab,
 ): StoredEntry | undefined {
   const reads = key ? retention.reads : undefined;
-  const bytes = reads ? recordedCanonicalBytes(raw, reads) : undefined;
+  const bytes = reads ? recordedCanonicalBytes(raw, reads, slab) : undefined;
   if (key && bytes) return { key, layer: layerOf(key.kind), bytes, digest: digestOf(bytes, hasher) };
   const kept = retention.retained();
   return kept ? entryOfRetained(raw, kept, key, hasher) : undefined;
 }
 
-/** The stored entry of a document read in one pass (src/inputs/retain.ts buildInputSetRetention), or undefined when none of it is stored. */
-export function storedEntryOfRetention(raw: Raw, retention: Retention, hasher?: Hasher): StoredEntry | undefined {
-  return entryOfRetention(raw, retention, objectKeyOf(raw), hasher);
+/**
+ * The stored entry of a document read in one pass (src/inputs/retain.ts buildInputSetRetention), or
+ * undefined when none of it is stored. Its bytes are copied into `slab` when given.
+ */
+export function storedEntryOfRetention(
+  raw: Raw,
+  retention: Retention,
+  hasher?: Hasher,
+  slab?: ByteSlab,
+): StoredEntry | undefined {
+  return entryOfRetention(raw, retention, objectKeyOf(raw), hasher, slab);
 }
 
 function entryOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredEntry {

@@ -12,6 +12,7 @@
  */
 import { ByteWriter } from '../../canonical-json.js';
 import type { RecordedReads } from '../../inputs/read-recorder.js';
+import type { ByteSlab } from './byte-slab.js';
 import { isRecord, own, type Raw } from './raw.js';
 
 const COMMA = 0x2c;
@@ -322,8 +323,11 @@ const MAX_KEPT_BUFFER = 1 << 20;
 const shared = new RecordedWriter(new ByteWriter(new Uint8Array(INITIAL_BUFFER)));
 let writing = false;
 
-/** The canonical bytes of the stored form of `raw` from its recorded reads, or undefined when the projection path must decide. */
-export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads): Uint8Array | undefined {
+/**
+ * The canonical bytes of the stored form of `raw` from its recorded reads, or undefined when the
+ * projection path must decide. Copied into `slab` when given (bytes that live as long as the others).
+ */
+export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads, slab?: ByteSlab): Uint8Array | undefined {
   const kind = own(raw, 'kind');
   const apiVersion = own(raw, 'apiVersion');
   if (typeof kind !== 'string' || kind === 'WorkloadEntry') return undefined;
@@ -334,7 +338,7 @@ export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads): Uint8Arr
   writer.start(reads);
   try {
     writer.root(raw, kind);
-    return writer.w.buf.slice(0, writer.w.pos);
+    return slab ? slab.copy(writer.w.buf, writer.w.pos) : writer.w.buf.slice(0, writer.w.pos);
   } catch (e) {
     if (e instanceof NotWritable) return undefined;
     throw e;

@@ -19,6 +19,7 @@ import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { DigestSorter } from '../sorted-digests.js';
+import { ByteSlab } from './byte-slab.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
 import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
 import { buildInputSetRetention } from '../../inputs/retain.js';
@@ -212,8 +213,9 @@ export function inputSetAndStoredInputs(
   hasher?: Hasher,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
   const objects: StoredEntry[] = [];
+  const slab = new ByteSlab();
   const inputs = buildInputSetRetention(docs, (doc, retention) => {
-    const object = storedEntryOfRetention(doc.object, retention, hasher);
+    const object = storedEntryOfRetention(doc.object, retention, hasher, slab);
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
