@@ -116,6 +116,8 @@ export class ReadRecorder implements MemberReads, RecordedReads {
   /** Records the reads `f` makes (after forgetting earlier ones: one recorder serves document after document). */
   during<T>(f: () => T): T {
     if (this.count > SCAN_MAX) this.index.clear();
+    // The previous document's objects are let go (a recorder may outlive them: the watcher's).
+    this.objects.fill(undefined as unknown as object, 0, this.count);
     this.count = 0;
     this.size = 0;
     this.last = undefined;
