@@ -132,6 +132,15 @@ export class ByteWriter {
     this.buf[this.pos++] = b;
   }
 
+  /** Bytes as they are (short ones: a loop beats `set`). */
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < b.length; i++) buf[pos++] = b[i] as number;
+    this.pos = pos;
+  }
+
   /** Text known to be ASCII (numbers, literals). */
   ascii(s: string): void {
     this.room(s.length);

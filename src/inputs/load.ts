@@ -180,10 +180,13 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
   },
 };
 
+const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+
 /**
  * Watches the one validation pass over each document (src/inputs/retain.ts records what it
  * reads, to store only that): `observe` is given each document and the function that reads it,
- * with the object the validator should read instead of the document's own, and what reading it gave.
+ * with the object the validator should read instead of the document's own, and what reading it gave
+ * (to call during `observe` only).
  */
 export interface ReadObserver {
   observe(doc: RawDocument, read: (view: Raw) => DocumentReading): void;
@@ -193,12 +196,17 @@ export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObser
   const diagnostics: Diagnostic[] = [];
   const out = emptyBuckets();
   if (observer) {
-    for (const doc of docs)
-      observer.observe(doc, (view) => {
-        const before = diagnostics.length;
-        const used = readDocument(doc, out, diagnostics, view);
-        return { diagnostics: diagnostics.slice(before), used };
-      });
+    // One reading function for every document (an observer reads its document during `observe`).
+    let current: RawDocument | undefined;
+    const read = (view: Raw): DocumentReading => {
+      const before = diagnostics.length;
+      const used = readDocument(current as RawDocument, out, diagnostics, view);
+      return { diagnostics: diagnostics.length === before ? NO_DIAGNOSTICS : diagnostics.slice(before), used };
+    };
+    for (const doc of docs) {
+      current = doc;
+      observer.observe(doc, read);
+    }
   } else for (const doc of docs) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(

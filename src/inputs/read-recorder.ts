@@ -32,29 +32,57 @@ const ALL = -1;
 /** The end of an object's chain of keys. */
 const END = -1;
 
-export class ReadRecorder implements MemberReads {
+/**
+ * The reads of one object, as a writer of its stored form walks them (src/snapshot/stored-inputs/
+ * recorded-bytes.ts writes canonical bytes straight from them, with no projection in between).
+ */
+export interface RecordedReads {
   /**
-   * Per object read: the index in the log of the first key read of it, or ALL. The keys read are
-   * one log, chained per object (`next`), reused from one document to the next: recording a read
-   * allocates nothing but the map's entry.
+   * Writes the keys read of `obj` into `out` from index `at` (in reading order; none when it was not
+   * read, or is a list read whole); returns the index after the last.
    */
-  private readonly heads = new Map<object, number>();
+  keysRead(obj: object, out: string[], at: number): number;
+  /** True when every element of `items` was read. */
+  readWhole(items: readonly unknown[]): boolean;
+}
+
+/** Objects of one document found by a scan up to this many; past it, through a map. */
+const SCAN_MAX = 32;
+
+export class ReadRecorder implements MemberReads, RecordedReads {
+  /**
+   * The objects read, in first-read order, and per object the index in the log of the first key
+   * read of it, or ALL. Most documents read a few dozen objects: a scan finds one without a map
+   * entry per object (a map per document is rebuilt from empty, its table regrown each time); the
+   * map indexes them only past SCAN_MAX.
+   */
+  private readonly objects: object[] = [];
+  private readonly heads: number[] = [];
+  private count = 0;
+  private readonly index = new Map<object, number>();
+  /**
+   * The keys read are one log, chained per object (`next`), reused from one document to the next
+   * (`size`: its length now): recording a read allocates nothing.
+   */
   private readonly keys: string[] = [];
   private readonly next: number[] = [];
+  private size = 0;
   /** The object read last and its head: validators read a few members of one object in a row. */
   private last: object | undefined;
   private lastHead = ALL;
 
   read(obj: object, key: string): void {
-    let head: number | undefined;
+    let head: number;
     if (obj === this.last) head = this.lastHead;
     else {
-      head = this.heads.get(obj);
-      const first = head === undefined;
-      if (head === undefined) this.heads.set(obj, (head = this.log(key)));
+      const at = this.find(obj);
       this.last = obj;
-      this.lastHead = head;
-      if (first) return;
+      if (at < 0) {
+        this.lastHead = this.log(key);
+        this.add(obj, this.lastHead);
+        return;
+      }
+      head = this.lastHead = this.heads[at] as number;
     }
     if (head === ALL) return;
     let i = head;
@@ -68,15 +96,30 @@ export class ReadRecorder implements MemberReads {
   }
 
   readAll(items: readonly unknown[]): void {
-    this.heads.set(items, ALL);
+    const at = this.find(items);
+    if (at < 0) this.add(items, ALL);
+    else this.heads[at] = ALL;
     if (items === this.last) this.lastHead = ALL;
+  }
+
+  keysRead(obj: object, out: string[], at: number): number {
+    const head = this.headOf(obj);
+    if (head === undefined || head === ALL) return at;
+    for (let i = head; i !== END; i = this.next[i] as number) out[at++] = this.keys[i] as string;
+    return at;
+  }
+
+  readWhole(items: readonly unknown[]): boolean {
+    return this.headOf(items) === ALL;
   }
 
   /** Records the reads `f` makes (after forgetting earlier ones: one recorder serves document after document). */
   during<T>(f: () => T): T {
-    this.heads.clear();
-    this.keys.length = 0;
-    this.next.length = 0;
+    if (this.count > SCAN_MAX) this.index.clear();
+    // The previous document's objects are let go (a recorder may outlive them: the watcher's).
+    this.objects.fill(undefined as unknown as object, 0, this.count);
+    this.count = 0;
+    this.size = 0;
     this.last = undefined;
     recordReads(this);
     try {
@@ -86,6 +129,28 @@ export class ReadRecorder implements MemberReads {
     }
   }
 
+  private headOf(obj: object): number | undefined {
+    const at = this.find(obj);
+    return at < 0 ? undefined : this.heads[at];
+  }
+
+  /** The position of `obj` among the objects read, or -1. */
+  private find(obj: object): number {
+    if (this.count > SCAN_MAX) return this.index.get(obj) ?? -1;
+    const objects = this.objects;
+    for (let i = this.count - 1; i >= 0; i--) if (objects[i] === obj) return i;
+    return -1;
+  }
+
+  private add(obj: object, head: number): void {
+    const at = this.count++;
+    this.objects[at] = obj;
+    this.heads[at] = head;
+    if (this.count <= SCAN_MAX) return;
+    if (this.count === SCAN_MAX + 1) for (let i = 0; i < at; i++) this.index.set(this.objects[i] as object, i);
+    this.index.set(obj, at);
+  }
+
   /** A plain copy of what was read of `root`, or undefined when some object is reached twice. */
   projection(root: Raw): Record<string, unknown> | undefined {
     const seen = new Set<object>();
@@ -93,7 +158,7 @@ export class ReadRecorder implements MemberReads {
     const project = (target: Container): Container => {
       if (seen.has(target)) shared = true;
       seen.add(target);
-      const head = this.heads.get(target);
+      const head = this.headOf(target);
       if (Array.isArray(target))
         return target.map(
           (v, i) =>
@@ -119,8 +184,10 @@ export class ReadRecorder implements MemberReads {
 
   /** Appends a key to the log (the end of its object's chain). */
   private log(key: string): number {
-    this.next.push(END);
-    return this.keys.push(key) - 1;
+    const at = this.size++;
+    this.keys[at] = key;
+    this.next[at] = END;
+    return at;
   }
 
   private hasKey(head: number, key: string): boolean {

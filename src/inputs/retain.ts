@@ -18,7 +18,7 @@ import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
-import { ReadRecorder, RECORDED_KINDS } from './read-recorder.js';
+import { ReadRecorder, RECORDED_KINDS, type RecordedReads } from './read-recorder.js';
 import { ReadTracker } from './read-tracker.js';
 import { redactRejected } from './rejected.js';
 import type { Raw } from './validate/reader.js';
@@ -28,11 +28,7 @@ const objectRecorder = new ReadRecorder();
 
 /** The stored projection of a raw object, or null when nothing of it is stored (the watcher: one object at a time). */
 export function retainedForStorage(raw: Raw): Raw | null {
-  if (!hasKindAndName(raw)) return null;
-  const read = (view: Raw): DocumentReading => readOneDocument({ file: '', index: 0, object: view });
-  return RECORDED_KINDS.has(raw.kind as string)
-    ? recordedRetained(objectRecorder, raw, read)
-    : trackedRetained(raw, read);
+  return withRetention(raw, (retention) => retention.retained());
 }
 
 /** `retainedForStorage` read through a tracking view whatever the kind: the reference the recorded projections are tested against. */
@@ -52,24 +48,80 @@ export function buildInputSetRetaining(
   docs: readonly RawDocument[],
   keep: (retained: Raw | null, doc: RawDocument) => void,
 ): InputSet {
-  const recorder = new ReadRecorder();
+  return buildInputSetRetention(docs, (doc, retention) => keep(retention.retained(), doc));
+}
+
+/**
+ * What is stored of one document, right after its one reading (valid during the callback only: the
+ * next document's reading replaces it).
+ */
+export interface Retention {
+  /** The stored projection (as `retainedForStorage` gives it), or null when nothing is stored. */
+  retained(): Raw | null;
+  /**
+   * The recorded reads of a valid object of a RECORDED_KINDS kind that the compiler uses, whose
+   * stored form is the projection of its reads less its metadata annotations: a writer may write
+   * that form straight from them (else undefined: use `retained()`).
+   */
+  readonly reads: RecordedReads | undefined;
+}
+
+/** `buildInputSetRetaining`, giving each document's Retention: its stored form written from its reads where they suffice. */
+export function buildInputSetRetention(
+  docs: readonly RawDocument[],
+  keep: (doc: RawDocument, retention: Retention) => void,
+): InputSet {
+  const retention = new DocumentRetention(new ReadRecorder());
   const observer: ReadObserver = {
     observe(doc, read) {
-      const raw = doc.object;
-      if (!hasKindAndName(raw)) {
-        read(raw);
-        keep(null, doc);
-      } else if (RECORDED_KINDS.has(raw.kind as string)) keep(recordedRetained(recorder, raw, read), doc);
-      else keep(trackedRetained(raw, read), doc);
+      retention.readBy(doc.object, read);
+      keep(doc, retention);
     },
   };
   return buildInputSet(docs, observer);
 }
 
-/** What is kept of an object of a RECORDED_KINDS kind, its reads recorded (a tracking view only where they cannot be told apart). */
-function recordedRetained(recorder: ReadRecorder, raw: Raw, read: (view: Raw) => DocumentReading): Raw | null {
-  const reading = recorder.during(() => read(raw));
-  return retainedOf(raw, reading, () => recorder.projection(raw) ?? trackedProjection(raw));
+/** `retainedForStorage` of one object as a Retention (the watcher: one object at a time), given to `f` during its reading. */
+export function withRetention<T>(raw: Raw, f: (retention: Retention) => T): T {
+  const retention = new DocumentRetention(objectRecorder);
+  retention.readBy(raw, (view) => readOneDocument({ file: '', index: 0, object: view }));
+  return f(retention);
+}
+
+/** One document's reading and what it keeps: reused from one document to the next. */
+class DocumentRetention implements Retention {
+  private raw: Raw = {};
+  private reading: DocumentReading | undefined;
+  /** Known at once for a document not read under the recorder. */
+  private kept: Raw | null = null;
+  private recorded = false;
+
+  constructor(private readonly recorder: ReadRecorder) {}
+
+  readBy(raw: Raw, read: (view: Raw) => DocumentReading): void {
+    this.raw = raw;
+    this.recorded = false;
+    this.reading = undefined;
+    if (!hasKindAndName(raw)) {
+      read(raw);
+      this.kept = null;
+    } else if (RECORDED_KINDS.has(raw.kind as string)) {
+      this.reading = this.recorder.during(() => read(raw));
+      this.recorded = true;
+    } else this.kept = trackedRetained(raw, read);
+  }
+
+  retained(): Raw | null {
+    if (!this.recorded) return this.kept;
+    const { raw, recorder } = this;
+    return retainedOf(raw, this.reading as DocumentReading, () => recorder.projection(raw) ?? trackedProjection(raw));
+  }
+
+  get reads(): RecordedReads | undefined {
+    const reading = this.reading;
+    if (!this.recorded || !reading?.used || reading.diagnostics.some((d) => d.severity === 'error')) return undefined;
+    return Object.hasOwn(READ_ANNOTATIONS, this.raw.kind as string) ? undefined : this.recorder;
+  }
 }
 
 /** What is kept of an object read through a tracking view. */

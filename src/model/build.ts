@@ -124,7 +124,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
       serviceEntries: inputs.serviceEntries,
       workloadEntries: idx.workloadEntries,
       podsIn: (ns) => [...(idx.podsByName.get(ns)?.values() ?? [])],
-      podLocality: (pod) => locality({ address: '', health: 'HEALTHY' }, pod, idx),
+      podLocality: (pod) => locality(undefined, undefined, pod, idx),
     },
     new Set(services.map((s) => s.hostname)),
     diags,
@@ -232,24 +232,27 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
         });
       }
     }
-    ports.push({ ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, targetPort: p.targetPort, protocol });
+    ports.push(
+      p.name !== undefined
+        ? { name: p.name, port: p.port, targetPort: p.targetPort, protocol }
+        : { port: p.port, targetPort: p.targetPort, protocol },
+    );
   }
   const headless = svc.clusterIP === 'None';
   const clusterIP = !headless && svc.clusterIP ? svc.clusterIP : undefined;
   const exportTo = annotatedExportTo(svc.meta.annotations);
-  return {
-    hostname: serviceHostname(name, namespace, domain),
-    name,
-    namespace,
-    labels: svc.meta.labels,
-    ...(clusterIP !== undefined ? { clusterIP } : {}),
-    headless,
-    ...(svc.externalName !== undefined && svc.type === 'ExternalName' ? { externalName: svc.externalName } : {}),
-    ...(svc.selector !== undefined ? { selector: svc.selector } : {}),
-    ports,
-    ...(exportTo ? { exportTo } : {}),
-    origin: svc.origin,
+  // Members set in the order of the type, optional ones only when present (no spread temporaries).
+  const ms = { hostname: serviceHostname(name, namespace, domain), name, namespace, labels: svc.meta.labels } as {
+    -readonly [K in keyof MeshService]: MeshService[K];
   };
+  if (clusterIP !== undefined) ms.clusterIP = clusterIP;
+  ms.headless = headless;
+  if (svc.externalName !== undefined && svc.type === 'ExternalName') ms.externalName = svc.externalName;
+  if (svc.selector !== undefined) ms.selector = svc.selector;
+  ms.ports = ports;
+  if (exportTo) ms.exportTo = exportTo;
+  ms.origin = svc.origin;
+  return ms;
 }
 
 /** istiod's kube controller: the `networking.istio.io/exportTo` annotation, comma-separated, trimmed. */
@@ -267,14 +270,6 @@ function matchPort(sp: ServicePort | MeshServicePort, ports: readonly EndpointPo
   return sp.name === undefined && ports.length === 1 ? ports[0] : undefined;
 }
 
-interface RawEndpoint {
-  readonly address: string;
-  readonly health: HealthStatus;
-  readonly targetRef?: ObjectRef;
-  readonly nodeName?: string;
-  readonly zone?: string;
-}
-
 /** One service's model endpoints from the lookups: what `buildServiceModel` puts in `endpoints` for it. */
 export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): Map<number, readonly MeshEndpoint[]> {
   const out = new Map<number, readonly MeshEndpoint[]>();
@@ -283,9 +278,7 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
   const legacy = slices ? undefined : idx.endpointsByName.get(svc.meta.namespace)?.get(svc.meta.name);
   for (const sp of ms.ports) {
     const list: MeshEndpoint[] = [];
-    const add = (raw: RawEndpoint, port: number): void => {
-      list.push(meshEndpoint(raw, port, svc.meta.namespace, idx));
-    };
+    const ns = svc.meta.namespace;
     for (const slice of slices ?? []) {
       if (slice.addressType === 'FQDN') continue;
       const p = matchPort(sp, slice.ports);
@@ -294,16 +287,16 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
         // Ready → serving traffic; not ready but still serving while terminating → draining.
         const health: HealthStatus = e.ready ? 'HEALTHY' : e.serving && e.terminating ? 'DRAINING' : 'UNHEALTHY';
         for (const address of e.addresses)
-          add({ address, health, targetRef: e.targetRef, nodeName: e.nodeName, zone: e.zone }, p.port);
+          list.push(meshEndpoint(address, health, e.targetRef, e.nodeName, e.zone, p.port, ns, idx));
       }
     }
     for (const subset of legacy?.subsets ?? []) {
       const p = matchPort(sp, subset.ports);
       if (!p) continue;
       for (const a of subset.addresses)
-        add({ address: a.ip, health: 'HEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+        list.push(meshEndpoint(a.ip, 'HEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx));
       for (const a of subset.notReadyAddresses)
-        add({ address: a.ip, health: 'UNHEALTHY', targetRef: a.targetRef, nodeName: a.nodeName }, p.port);
+        list.push(meshEndpoint(a.ip, 'UNHEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx));
     }
     out.set(sp.port, dedupeEndpoints(list));
   }
@@ -332,37 +325,59 @@ function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
   });
 }
 
-function meshEndpoint(raw: RawEndpoint, port: number, namespace: string, idx: Indexes): MeshEndpoint {
-  const ref = raw.targetRef;
+/** One address of a slice or legacy Endpoints subset, joined with its pod (by targetRef, else by IP) and node. */
+function meshEndpoint(
+  address: string,
+  health: HealthStatus,
+  ref: ObjectRef | undefined,
+  nodeName: string | undefined,
+  zone: string | undefined,
+  port: number,
+  namespace: string,
+  idx: Indexes,
+): MeshEndpoint {
   const byRef =
     ref && (ref.kind === 'Pod' || ref.kind === '')
       ? idx.podsByName.get(ref.namespace ?? namespace)?.get(ref.name)
       : undefined;
-  const pod = byRef ?? idx.podsByIp.get(raw.address);
+  const pod = byRef ?? idx.podsByIp.get(address);
   const labels = pod?.meta.labels ?? {};
-  return {
-    address: raw.address,
-    port,
-    labels,
-    locality: locality(raw, pod, idx),
-    health: raw.health,
-    tlsMode: labels['security.istio.io/tlsMode'] === 'istio' ? 'istio' : 'disabled',
-    ...(pod ? { podName: pod.meta.name, serviceAccount: pod.serviceAccount } : {}),
-  };
+  const where = locality(nodeName, zone, pod, idx);
+  const tlsMode = labels['security.istio.io/tlsMode'] === 'istio' ? 'istio' : 'disabled';
+  return pod
+    ? {
+        address,
+        port,
+        labels,
+        locality: where,
+        health,
+        tlsMode,
+        podName: pod.meta.name,
+        serviceAccount: pod.serviceAccount,
+      }
+    : { address, port, labels, locality: where, health, tlsMode };
 }
 
-/** Node topology labels, else the slice's zone; the pod label `istio-locality` (region.zone.subzone) wins. */
-function locality(raw: RawEndpoint, pod: Pod | undefined, idx: Indexes): Locality {
+/**
+ * Node topology labels (the endpoint's node, else its pod's), else the slice's zone; the pod label
+ * `istio-locality` (region.zone.subzone) wins.
+ */
+function locality(
+  endpointNode: string | undefined,
+  zone: string | undefined,
+  pod: Pod | undefined,
+  idx: Indexes,
+): Locality {
   const override = pod?.meta.labels['istio-locality'];
   if (override !== undefined && override !== '') {
     const [region = '', zone = '', subzone = ''] = override.split('.');
     return { region, zone, subzone };
   }
-  const nodeName = raw.nodeName ?? pod?.nodeName;
+  const nodeName = endpointNode ?? pod?.nodeName;
   const node = nodeName !== undefined ? idx.nodes.get(nodeName) : undefined;
   return {
     region: node?.region ?? '',
-    zone: node?.zone ?? raw.zone ?? '',
+    zone: node?.zone ?? zone ?? '',
     subzone: node?.subzone ?? '',
   };
 }

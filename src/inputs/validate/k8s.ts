@@ -235,7 +235,9 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
     return o ? str(r, get(o, 'ip'), `${p}.ip`) : undefined;
   });
   const podIP = str(r, get(status, 'podIP'), 'status.podIP');
-  const ips = [...new Set([...(podIP ? [podIP] : []), ...(podIPs ?? [])].filter((ip) => ip !== ''))];
+  // podIP first, then podIPs, each once, no empty one (a few per Pod: a scan, no set).
+  const ips: string[] = podIP ? [podIP] : [];
+  for (const ip of podIPs ?? []) if (ip !== '' && !ips.includes(ip)) ips.push(ip);
   let ready = false;
   list(r, get(status, 'conditions'), 'status.conditions', (item, p) => {
     const o = obj(r, item, p);

@@ -3,11 +3,11 @@ import type { ObjectMeta } from '../../model/k8s.js';
 import { get, obj, requiredStr, str, strMap, type Raw, type Reader } from './reader.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN_PART = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Labels joined by single dots: what splitting at `.` and checking each part as a label accepts. */
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 export const isDns1123Label = (s: string): boolean => s.length <= 63 && DNS1123_LABEL.test(s);
-export const isDns1123Subdomain = (s: string): boolean =>
-  s.length <= 253 && s.split('.').every((p) => DNS1123_SUBDOMAIN_PART.test(p));
+export const isDns1123Subdomain = (s: string): boolean => s.length <= 253 && DNS1123_SUBDOMAIN.test(s);
 
 export type NameRule = 'label' | 'subdomain';
 
@@ -21,13 +21,11 @@ export function readMeta(r: Reader, raw: Raw, namespaced: boolean, rule: NameRul
   const rawNs = m ? get(m, 'namespace') : undefined;
   const namespace = namespaced ? (typeof rawNs === 'string' && rawNs !== '' ? rawNs : 'default') : '';
   const { kind, file, index } = r.id;
-  r.id = {
-    kind,
-    file,
-    index,
-    ...(namespaced ? { namespace } : {}),
-    ...(typeof rawName === 'string' && rawName !== '' ? { name: rawName } : {}),
-  };
+  // Built whole (no spread of a temporary per member): every object's metadata comes here.
+  const idName = typeof rawName === 'string' && rawName !== '' ? rawName : undefined;
+  if (namespaced)
+    r.id = idName === undefined ? { kind, file, index, namespace } : { kind, file, index, namespace, name: idName };
+  else r.id = idName === undefined ? { kind, file, index } : { kind, file, index, name: idName };
 
   const name = requiredStr(r, rawName, 'metadata.name');
   if (name !== undefined && !(rule === 'label' ? isDns1123Label(name) : isDns1123Subdomain(name))) {
@@ -47,11 +45,7 @@ export function readMeta(r: Reader, raw: Raw, namespaced: boolean, rule: NameRul
   const annotations = m ? strMap(r, get(m, 'annotations'), 'metadata.annotations') : undefined;
   const rv = m ? get(m, 'resourceVersion') : undefined;
   if (name === undefined) return undefined;
-  return {
-    name,
-    namespace,
-    labels: labels ?? {},
-    annotations: annotations ?? {},
-    ...(typeof rv === 'string' ? { resourceVersion: rv } : {}),
-  };
+  return typeof rv === 'string'
+    ? { name, namespace, labels: labels ?? {}, annotations: annotations ?? {}, resourceVersion: rv }
+    : { name, namespace, labels: labels ?? {}, annotations: annotations ?? {} };
 }

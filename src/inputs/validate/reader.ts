@@ -6,6 +6,7 @@
 import { sortedKeys } from '../../canonical-json.js';
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { INPUT_LIMITS, TOO_LARGE } from '../limits.js';
+import { setMember } from '../plain-object.js';
 
 export interface ObjectId {
   readonly kind?: string;
@@ -212,14 +213,19 @@ export function strList(r: Reader, v: unknown, path: string, max?: number): stri
 
 /** A map of string values, with keys sorted (protobuf maps keep insertion order). */
 export function strMap(r: Reader, v: unknown, path: string): Record<string, string> | undefined {
-  return mapOf(r, v, path, (item, p) => {
-    if (typeof item === 'string') return item;
-    r.error(p, `must be a string, got ${describe(item)}`);
-    return undefined;
-  });
+  const o = obj(r, v, path);
+  if (!o) return undefined;
+  // mapOf without a path string per key (labels: every object has some).
+  const out: Record<string, string> = {};
+  for (const key of sortedKeys(Object.keys(o))) {
+    const item = get(o, key);
+    if (typeof item === 'string') setMember(out, key, item);
+    else r.error(join(path, key), `must be a string, got ${describe(item)}`);
+  }
+  return out;
 }
 
-/** A map whose values are read by `each`; keys sorted. Built with fromEntries: `__proto__` stays a plain key. */
+/** A map whose values are read by `each`; keys sorted. A `__proto__` key stays a plain key. */
 export function mapOf<T>(
   r: Reader,
   v: unknown,
@@ -228,12 +234,12 @@ export function mapOf<T>(
 ): Record<string, T> | undefined {
   const o = obj(r, v, path);
   if (!o) return undefined;
-  const entries: [string, T][] = [];
+  const out: Record<string, T> = {};
   for (const key of sortedKeys(Object.keys(o))) {
     const t = each(get(o, key), join(path, key));
-    if (t !== undefined) entries.push([key, t]);
+    if (t !== undefined) setMember(out, key, t);
   }
-  return Object.fromEntries(entries) as Record<string, T>;
+  return out;
 }
 
 /** Drops undefined properties so objects compare equal whatever was written. */

@@ -17,8 +17,10 @@
  */
 import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
-import { retainedForStorage } from '../../inputs/retain.js';
+import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
+import type { ByteSlab } from './byte-slab.js';
+import { recordedCanonicalBytes } from './recorded-bytes.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
 
@@ -152,8 +154,39 @@ function parsedOnRead({ key, layer, bytes, digest }: StoredEntry): StoredObject 
 }
 
 function stored(raw: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredObject | undefined {
-  const kept = retainedForStorage(raw);
-  return kept ? parsedOnRead(entryOfRetained(raw, kept, key, hasher)) : undefined;
+  const entry = withRetention(raw, (retention) => entryOfRetention(raw, retention, key, hasher));
+  return entry ? parsedOnRead(entry) : undefined;
+}
+
+/**
+ * The entry of a document after its reading: its bytes written straight from the recorded reads
+ * where they suffice (recorded-bytes.ts), else from its projection.
+ */
+function entryOfRetention(
+  raw: Raw,
+  retention: Retention,
+  key: ObjectKey | undefined,
+  hasher: Hasher | undefined,
+  slab?: ByteSlab,
+): StoredEntry | undefined {
+  const reads = key ? retention.reads : undefined;
+  const bytes = reads ? recordedCanonicalBytes(raw, reads, slab) : undefined;
+  if (key && bytes) return { key, layer: layerOf(key.kind), bytes, digest: digestOf(bytes, hasher) };
+  const kept = retention.retained();
+  return kept ? entryOfRetained(raw, kept, key, hasher) : undefined;
+}
+
+/**
+ * The stored entry of a document read in one pass (src/inputs/retain.ts buildInputSetRetention), or
+ * undefined when none of it is stored. Its bytes are copied into `slab` when given.
+ */
+export function storedEntryOfRetention(
+  raw: Raw,
+  retention: Retention,
+  hasher?: Hasher,
+  slab?: ByteSlab,
+): StoredEntry | undefined {
+  return entryOfRetention(raw, retention, objectKeyOf(raw), hasher, slab);
 }
 
 function entryOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredEntry {
@@ -178,8 +211,7 @@ export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefine
 /** `storedObject` without the parsed object: the identity, canonical bytes and digest the watcher's cache keeps. */
 export function storedEntry(raw: Raw, hasher?: Hasher): StoredEntry | undefined {
   const key = objectKeyOf(raw);
-  const kept = key ? retainedForStorage(raw) : null;
-  return kept ? entryOfRetained(raw, kept, key, hasher) : undefined;
+  return key ? withRetention(raw, (retention) => entryOfRetention(raw, retention, key, hasher)) : undefined;
 }
 
 /** The stored form of any document (src/inputs/retain.ts: only what the compiler reads), or undefined when none of it is stored. */

@@ -10,6 +10,7 @@ export {
   storedEntry,
   storedObject,
   storedRetainedDocument,
+  storedEntryOfRetention,
   storedRetainedEntry,
   type StoredEntry,
   type StoredObject,

@@ -18,9 +18,11 @@
 import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
+import { DigestSorter } from '../sorted-digests.js';
+import { ByteSlab } from './byte-slab.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, storedRetainedEntry, type StoredEntry, type StoredObject } from './canonical-object.js';
-import { buildInputSetRetaining } from '../../inputs/retain.js';
+import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
+import { buildInputSetRetention } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
 
@@ -156,25 +158,41 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
 /**
  * The inputs of a set of objects, built from scratch: every document and object. Two objects with
  * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
- * `StoredInputsTree` given every object, without its per-object bookkeeping).
+ * `StoredInputsTree` given every object, without its per-object bookkeeping): the tables
+ * themselves pick between objects of one key, and the objects are sorted by digest in buckets.
  */
 export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
-  const chosen = new Map<string, StoredEntry>();
-  for (const o of objects) {
-    const k = keyString(o.key);
-    const prev = chosen.get(k);
-    if (!prev || o.digest < prev.digest) chosen.set(k, o);
-  }
   const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
-  for (const [key, o] of chosen) tables[o.layer].set(key, o.digest);
+  const entries = Array.isArray(objects) ? (objects as readonly StoredEntry[]) : [...objects];
+  const keys: string[] = [];
+  let repeated = false;
+  for (const o of entries) {
+    const key = keyString(o.key);
+    const prev = tables[o.layer].get(key);
+    // A key's layer is its kind's (keys.ts layerOf): objects of one key meet in one table.
+    if (prev === undefined) tables[o.layer].set(key, o.digest);
+    else {
+      repeated = true;
+      if (o.digest < prev) tables[o.layer].set(key, o.digest);
+    }
+    keys.push(key);
+  }
+  const stored = new DigestSorter<Uint8Array>();
+  for (let i = 0; i < entries.length; i++) {
+    const o = entries[i] as StoredEntry;
+    // Once per digest: an object that lost to another of its key, or repeats a kept one's bytes, is left out.
+    if (!repeated || tables[o.layer].get(keys[i] as string) === o.digest) stored.add(o.digest, o.bytes);
+  }
   const sink = new DocumentSink(hasher);
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
   const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
   const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
-  const byDigest = [...chosen.values()].sort((a, b) => byCodeUnits(a.digest, b.digest));
-  const stored = new Map<string, Uint8Array>();
-  for (const o of byDigest) if (!stored.has(o.digest)) stored.set(o.digest, o.bytes);
-  return { digest, documents: sink.sorted(), objects: stored, count: chosen.size };
+  return {
+    digest,
+    documents: sink.sorted(),
+    objects: stored.toMap(),
+    count: tables.config.size + tables.endpoints.size,
+  };
 }
 
 /** Stored inputs of raw documents (as `meshsnap compile` reads them): what src/inputs/retain.ts keeps of each. */
@@ -187,16 +205,17 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 
 /**
  * The InputSet of raw documents and their stored inputs, from one validation pass
- * (src/inputs/retain.ts `buildInputSetRetaining`): each document's projection is canonicalised
- * and hashed as soon as it is read, and dropped.
+ * (src/inputs/retain.ts `buildInputSetRetention`): each document's stored bytes are written (from
+ * its recorded reads, or its projection) and hashed as soon as it is read.
  */
 export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
   const objects: StoredEntry[] = [];
-  const inputs = buildInputSetRetaining(docs, (kept, doc) => {
-    const object = storedRetainedEntry(doc.object, kept, hasher);
+  const slab = new ByteSlab();
+  const inputs = buildInputSetRetention(docs, (doc, retention) => {
+    const object = storedEntryOfRetention(doc.object, retention, hasher, slab);
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
