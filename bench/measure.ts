@@ -5,7 +5,6 @@
  * Node-side code: it may use node:* freely; what it times is the pure core.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { compileOwned } from '../src/compile/index.js';
@@ -13,6 +12,7 @@ import { buildInputSet, parseDocuments, type RawDocument } from '../src/inputs/i
 import { compileDocuments } from '../src/pipeline.js';
 import { buildSnapshotOnce } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
+import { nodeSha256Hex } from '../src/snapshot/store/local.js';
 import { BENCH_COMPILER, compileState, type CompiledState, type Stages } from './compile-state.js';
 import { generateMesh, nthAddress, toYaml, withMovedEndpoint } from './synthetic.js';
 
@@ -89,7 +89,8 @@ export interface SizeResult {
   yaml: { bytes: number; parseMs: number; inputSetMs: number };
 }
 
-const nodeSha256: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
+// The hasher `meshsnap compile` and `meshsnap watch` use (node:crypto's one-shot hash).
+const nodeSha256: Hasher = nodeSha256Hex;
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k === 'encodes' ? t : t + v), 0);
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;

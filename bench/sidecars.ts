@@ -9,7 +9,6 @@
  *   node --expose-gc dist/bench/run.js --sidecars [--sizes 1000]
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,10 +17,12 @@ import type { RawDocument } from '../src/inputs/parse.js';
 import { compileDocuments, type PipelineResult } from '../src/pipeline.js';
 import { resourcesForClass } from '../src/snapshot/classify.js';
 import type { Hasher } from '../src/snapshot/digest.js';
+import { nodeSha256Hex } from '../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../src/xds/type-urls.js';
 import { generateMesh } from './synthetic.js';
 
-const sha256: Hasher = (bytes) => createHash('sha256').update(bytes).digest('hex');
+// The hasher `meshsnap compile` and `meshsnap watch` use (node:crypto's one-shot hash).
+const sha256: Hasher = nodeSha256Hex;
 const RUNS = 3;
 
 export interface SidecarVariantResult {
