@@ -16,6 +16,7 @@ import { DeltaStream } from './delta-stream.js';
 import { forLog } from '../client-text.js';
 import { resetCallStream } from './abort-call.js';
 import { Fanout, type StallReason } from './fanout.js';
+import { frameWriter } from './grpc-frames.js';
 import { DEFAULT_CLIENT_LIMITS, RequestRate, type ClientLimits } from './limits.js';
 import { SotwCache } from './sotw-cache.js';
 import { XDS_METHODS, serviceDefinition, type XdsMethod } from './services.js';
@@ -237,7 +238,7 @@ export class XdsServer {
     const id = `s${++this.streamCounter}`;
     const ctx = this.sharedContext ?? (this.sharedContext = this.context());
     // `stream` is assigned below; a stall is only reported after a write, so it is set by then.
-    const writer = this.fanout.writer(call, (why) => {
+    const writer = this.fanout.writer(frameWriter(call), (why) => {
       const detail =
         why.kind === 'write-timeout'
           ? `a response was not read within ${why.ms} ms`
