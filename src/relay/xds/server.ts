@@ -184,21 +184,20 @@ export class XdsServer {
   }
 
   private context(): StreamContext {
-    // Getters: streams always see the server's current snapshot and cache.
-    const current = (): { snapshot: ServedSnapshot | undefined; cache: SotwCache | undefined; at: number } => ({
-      snapshot: this.snapshot,
-      cache: this.cache,
-      at: this.switchedAt,
-    });
+    // Getters: streams always see the server's current snapshot and cache (read a few times per
+    // stream and type on every switch: no object per read).
+    const snapshot = (): ServedSnapshot | undefined => this.snapshot;
+    const cache = (): SotwCache | undefined => this.cache;
+    const switchedAt = (): number => this.switchedAt;
     return {
       get snapshot() {
-        return current().snapshot;
+        return snapshot();
       },
       get sotwCache() {
-        return current().cache;
+        return cache();
       },
       get switchedAt() {
-        return current().at;
+        return switchedAt();
       },
       fanout: this.fanout,
       limits: this.limits,
