@@ -14,6 +14,7 @@ import { LocalStore } from '../../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../../src/xds/type-urls.js';
 import { decodeMessage } from '../../src/xds/proto.js';
 import { encodeSotwBody, withNonce, type SotwBody } from '../../src/relay/xds/responses.js';
+import { frameOf, messageOf } from '../../src/relay/xds/grpc-frames.js';
 import { MSG } from '../../src/relay/xds/services.js';
 import { SotwCache, WILDCARD_KEY } from '../../src/relay/xds/sotw-cache.js';
 import { BOOKINFO_NODES, publishSet, tempDir } from './store-fixture.js';
@@ -158,7 +159,7 @@ test('withNonce: the body and the nonce decode as one DiscoveryResponse, short o
   }
 });
 
-test('pushBytes: a body with the switch nonce, laid out once per body and cache; an empty nonce is refused', async () => {
+test('pushFrame: a body with the switch nonce, framed once per body and cache; an empty nonce is refused', async () => {
   const root = join(tmp.dir, 'push-bytes');
   const snapshot = await loadServedSnapshot(
     new LocalStore(root),
@@ -168,9 +169,10 @@ test('pushBytes: a body with the switch nonce, laid out once per body and cache;
   const cache = new SotwCache(snapshot, 'p7');
   const id = snapshot.classIds[0] as string;
   const body = cache.body(id, 'clusters', WILDCARD_KEY);
-  const bytes = cache.pushBytes(body);
-  assert.equal(cache.pushBytes(body), bytes, 'every stream writes the very same buffer');
-  assert.deepEqual(bytes, withNonce(body.prefix, 'p7'));
-  assert.notEqual(new SotwCache(snapshot, 'p8', cache).pushBytes(body), bytes, 'the next switch has its own nonce');
+  const frame = cache.pushFrame(body);
+  assert.equal(cache.pushFrame(body), frame, 'every stream writes the very same buffer');
+  assert.deepEqual(messageOf(frame), withNonce(body.prefix, 'p7'));
+  assert.deepEqual(frame, frameOf(withNonce(body.prefix, 'p7')));
+  assert.notEqual(new SotwCache(snapshot, 'p8', cache).pushFrame(body), frame, 'the next switch has its own nonce');
   assert.throws(() => new SotwCache(snapshot, ''), /must not be empty/);
 });

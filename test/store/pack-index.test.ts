@@ -98,3 +98,28 @@ test('a pack entry whose bytes do not hash to its digest is refused (CorruptObje
   s.index.note({ packs: { checkpoint: s.addPack([[claimed, utf8.encode('other bytes')]]), deltas: [] } });
   await assert.rejects(s.index.get(claimed), CorruptObjectError);
 });
+
+test('getInMemory: only packs already read answer, with no read of its own; entries are digest-checked', async () => {
+  const s = fakeStore();
+  const [a, aBytes] = entry('in the pack');
+  const [b] = entry('nowhere');
+  const pack = s.addPack([[a, aBytes]]);
+  s.index.note({ packs: { checkpoint: pack, deltas: [] } }, { channel: 'main', version: 1 });
+  assert.equal(s.index.getInMemory(a), null, 'a noted pack not read yet does not answer');
+  assert.deepEqual(s.reads, []);
+  assert.deepEqual(await s.index.get(a), aBytes);
+  assert.deepEqual(s.index.getInMemory(a), aBytes);
+  assert.equal(s.index.getInMemory(b), null);
+  assert.deepEqual(s.reads, [pack.digest], 'no read of its own');
+  assert.equal(s.listings(), 0);
+
+  const tampered = fakeStore();
+  const [c, cBytes] = entry('tampered with');
+  const bad = encodePack(new Map([[c, utf8.encode('something else')]]));
+  const badDigest = digestOf(bad, nodeSha256Hex);
+  tampered.packs.set(badDigest, bad);
+  tampered.index.note({ packs: { checkpoint: { digest: badDigest, bytes: bad.byteLength }, deltas: [] } });
+  await assert.rejects(tampered.index.get(c), CorruptObjectError);
+  assert.throws(() => tampered.index.getInMemory(c), CorruptObjectError);
+  assert.notDeepEqual(cBytes, utf8.encode('something else'));
+});

@@ -9,7 +9,7 @@
 import type { XdsType } from '../../xds/type-urls.js';
 import type { ServedResource } from '../types.js';
 import { checkNameCount } from './limits.js';
-import { encodeDelta } from './responses.js';
+import { encodeDeltaFrame } from './responses.js';
 import { StreamBase, relayTypeUrl, type RelayType } from './stream-base.js';
 
 interface DeltaRequest {
@@ -156,7 +156,7 @@ export class DeltaStream extends StreamBase {
     if (st.pending.size > MAX_PENDING) st.pending.delete(st.pending.keys().next().value as string);
     this.send(
       type,
-      encodeDelta(version, relayTypeUrl(type), changed, removed, nonce),
+      encodeDeltaFrame(version, relayTypeUrl(type), changed, removed, nonce),
       version,
       changed.length,
       undefined,

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import protobuf from 'protobufjs/minimal.js';
 import { encodeMessage } from '../../xds/proto.js';
 import type { ServedResource } from '../types.js';
+import { allocFrame, FRAME_HEADER_BYTES, messageOf, type Frame } from './grpc-frames.js';
 import { MSG } from './services.js';
 
 const RESOURCE = 'envoy.service.discovery.v3.Resource';
@@ -35,17 +36,36 @@ const stringField = (field: number, s: string): Uint8Array =>
 export const NONCE_FIELD = 5;
 
 /**
- * The cached body plus this stream's nonce, in one buffer written in place (every stream of a switch
- * gets one: no encoder per stream). Nonces are short; a long one goes through the encoder.
+ * The gRPC frame of the cached body plus a nonce, in one buffer written in place (every stream of a
+ * switch gets one, or shares one: no encoder per stream). Nonces are short; a long one goes through
+ * the encoder.
  */
-export function withNonce(prefix: Uint8Array, nonce: string): Buffer {
+export function framedWithNonce(prefix: Uint8Array, nonce: string): Frame {
   const n = Buffer.byteLength(nonce);
-  if (n > 127) return Buffer.concat([prefix, stringField(NONCE_FIELD, nonce)]);
-  const out = Buffer.allocUnsafe(prefix.byteLength + 2 + n);
-  out.set(prefix, 0);
-  out[prefix.byteLength] = (NONCE_FIELD << 3) | 2; // tag: field 5, length-delimited
-  out[prefix.byteLength + 1] = n; // a one-byte varint length
-  out.write(nonce, prefix.byteLength + 2, 'utf8');
+  if (n > 127) return frameParts([prefix, stringField(NONCE_FIELD, nonce)]);
+  const out = allocFrame(prefix.byteLength + 2 + n);
+  let at = FRAME_HEADER_BYTES;
+  out.set(prefix, at);
+  at += prefix.byteLength;
+  out[at] = (NONCE_FIELD << 3) | 2; // tag: field 5, length-delimited
+  out[at + 1] = n; // a one-byte varint length
+  out.write(nonce, at + 2, 'utf8');
+  return out;
+}
+
+/** The cached body plus a nonce: the message of framedWithNonce. */
+export const withNonce = (prefix: Uint8Array, nonce: string): Buffer => messageOf(framedWithNonce(prefix, nonce));
+
+/** One frame of a message made of parts, copied once. */
+function frameParts(parts: readonly Uint8Array[]): Frame {
+  let length = 0;
+  for (const p of parts) length += p.byteLength;
+  const out = allocFrame(length);
+  let at = FRAME_HEADER_BYTES;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
   return out;
 }
 
@@ -121,17 +141,18 @@ function deltaEntry(typeUrl: string, r: ServedResource): Uint8Array {
   return entry;
 }
 
-export function encodeDelta(
+/** The gRPC frame of a DeltaDiscoveryResponse. */
+export function encodeDeltaFrame(
   systemVersion: string,
   typeUrl: string,
   resources: readonly ServedResource[],
   removed: readonly string[],
   nonce: string,
-): Buffer {
+): Frame {
   const parts: Uint8Array[] = [stringField(1, systemVersion)];
   for (const r of resources) parts.push(deltaEntry(typeUrl, r));
   parts.push(stringField(4, typeUrl));
   parts.push(stringField(NONCE_FIELD, nonce));
   for (const name of removed) parts.push(stringField(6, name));
-  return Buffer.concat(parts);
+  return frameParts(parts);
 }

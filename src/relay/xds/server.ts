@@ -16,6 +16,7 @@ import { DeltaStream } from './delta-stream.js';
 import { forLog } from '../client-text.js';
 import { resetCallStream } from './abort-call.js';
 import { Fanout, type StallReason } from './fanout.js';
+import { frameWriter } from './grpc-frames.js';
 import { DEFAULT_CLIENT_LIMITS, RequestRate, type ClientLimits } from './limits.js';
 import { SotwCache } from './sotw-cache.js';
 import { XDS_METHODS, serviceDefinition, type XdsMethod } from './services.js';
@@ -183,21 +184,20 @@ export class XdsServer {
   }
 
   private context(): StreamContext {
-    // Getters: streams always see the server's current snapshot and cache.
-    const current = (): { snapshot: ServedSnapshot | undefined; cache: SotwCache | undefined; at: number } => ({
-      snapshot: this.snapshot,
-      cache: this.cache,
-      at: this.switchedAt,
-    });
+    // Getters: streams always see the server's current snapshot and cache (read a few times per
+    // stream and type on every switch: no object per read).
+    const snapshot = (): ServedSnapshot | undefined => this.snapshot;
+    const cache = (): SotwCache | undefined => this.cache;
+    const switchedAt = (): number => this.switchedAt;
     return {
       get snapshot() {
-        return current().snapshot;
+        return snapshot();
       },
       get sotwCache() {
-        return current().cache;
+        return cache();
       },
       get switchedAt() {
-        return current().at;
+        return switchedAt();
       },
       fanout: this.fanout,
       limits: this.limits,
@@ -237,7 +237,7 @@ export class XdsServer {
     const id = `s${++this.streamCounter}`;
     const ctx = this.sharedContext ?? (this.sharedContext = this.context());
     // `stream` is assigned below; a stall is only reported after a write, so it is set by then.
-    const writer = this.fanout.writer(call, (why) => {
+    const writer = this.fanout.writer(frameWriter(call), (why) => {
       const detail =
         why.kind === 'write-timeout'
           ? `a response was not read within ${why.ms} ms`

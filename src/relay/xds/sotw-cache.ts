@@ -10,13 +10,14 @@
  *
  * A switch's pushes carry one nonce, the cache's `pushNonce`: each stream gets at most one push per
  * type per switch, and that nonce is taken from the server's counter like every other, so it still
- * names one response per stream and type. So a body's push bytes (body ‖ nonce) are laid out once
- * and the very same buffer is written to every stream that gets it: no per-stream copy of a body
- * (a new Service's CDS body to 1k streams was 1k fresh 10 KB buffers per switch).
+ * names one response per stream and type. So a body's push (the gRPC frame of body ‖ nonce) is laid
+ * out once and the very same buffer is written to every stream that gets it: no per-stream copy of a
+ * body (a new Service's CDS body to 1k streams was 1k fresh 10 KB buffers per switch).
  */
 import { XDS_TYPE_URL, type XdsType } from '../../xds/type-urls.js';
 import type { ServedResource, ServedSnapshot } from '../types.js';
-import { contentKeyOf, lazySotwBody, withNonce, type SotwBody } from './responses.js';
+import type { Frame } from './grpc-frames.js';
+import { contentKeyOf, framedWithNonce, lazySotwBody, type SotwBody } from './responses.js';
 
 /** A subscription key: '*' for wildcard, else the sorted names joined by '\n'. */
 export const WILDCARD_KEY = '*';
@@ -38,7 +39,7 @@ const byMap = (): ByMap => ({
 export class SotwCache {
   private readonly bodies = byMap();
   private readonly before: ByMap | undefined;
-  private readonly pushed = new WeakMap<SotwBody, Buffer>();
+  private readonly pushed = new WeakMap<SotwBody, Frame>();
   private count = 0;
 
   /**
@@ -55,11 +56,11 @@ export class SotwCache {
     this.before = previous?.bodies;
   }
 
-  /** A body with the switch's nonce appended, laid out once and shared by every stream it is pushed to. */
-  pushBytes(body: SotwBody): Buffer {
-    let bytes = this.pushed.get(body);
-    if (!bytes) this.pushed.set(body, (bytes = withNonce(body.prefix, this.pushNonce)));
-    return bytes;
+  /** The frame of a body with the switch's nonce appended, laid out once and shared by every stream it is pushed to. */
+  pushFrame(body: SotwBody): Frame {
+    let frame = this.pushed.get(body);
+    if (!frame) this.pushed.set(body, (frame = framedWithNonce(body.prefix, this.pushNonce)));
+    return frame;
   }
 
   /** Bodies this cache holds (built or taken over). */

@@ -5,7 +5,7 @@
 import type { XdsType } from '../../xds/type-urls.js';
 import { SECRET_TYPE_URL } from '../sds/secret-material.js';
 import { checkNameCount } from './limits.js';
-import { contentKeyOf, encodeSotwBody, withNonce, type SotwBody } from './responses.js';
+import { contentKeyOf, encodeSotwBody, framedWithNonce, type SotwBody } from './responses.js';
 import { WILDCARD_KEY } from './sotw-cache.js';
 import { StreamBase, relayTypeUrl, type RelayType } from './stream-base.js';
 
@@ -119,7 +119,7 @@ export class SotwStream extends StreamBase {
       this.markInSync(type, snapshotVersion);
       return;
     }
-    // A switch's push is the same bytes for every stream it goes to (SotwCache.pushBytes); any other
+    // A switch's push is the same frame for every stream it goes to (SotwCache.pushFrame); any other
     // response gets a nonce of its own.
     const cache = sinceSwitch && type !== 'secrets' ? this.ctx.sotwCache : undefined;
     const nonce = cache ? cache.pushNonce : this.ctx.nextNonce();
@@ -127,9 +127,9 @@ export class SotwStream extends StreamBase {
     st.sentVersion = body.version;
     st.sentContentKey = body.contentKey;
     st.sentSnapshot = snapshotVersion;
-    const bytes = cache ? cache.pushBytes(body) : withNonce(body.prefix, nonce);
+    const frame = cache ? cache.pushFrame(body) : framedWithNonce(body.prefix, nonce);
     // Key: a newer response of the same type replaces one still queued (it would be stale anyway).
-    this.send(type, bytes, body.version, body.count, SOTW_KEY[type], sinceSwitch);
+    this.send(type, frame, body.version, body.count, SOTW_KEY[type], sinceSwitch);
   }
 
   private snapshotBody(type: XdsType, st: SotwTypeState): SotwBody | undefined {

@@ -7,6 +7,7 @@ import { XDS_TYPES, XDS_TYPE_URL, xdsTypeOfUrl, type XdsType } from '../../xds/t
 import type { ProxyStatus, ServedResource, ServedSnapshot } from '../types.js';
 import type { StreamContext } from './context.js';
 import type { StreamWriter } from './fanout.js';
+import type { Frame } from './grpc-frames.js';
 import { clip, forLog } from '../client-text.js';
 import { checkNodeIdentity } from '../security/authorize.js';
 import type { ProxyIdentity } from '../security/identity.js';
@@ -223,10 +224,10 @@ export abstract class StreamBase {
     return s;
   }
 
-  /** Queues a response; `push` event and latency when grpc-js has taken it. */
+  /** Queues a response (its gRPC frame); `push` event and latency when grpc-js has taken it. */
   protected send(
     type: RelayType,
-    bytes: Uint8Array,
+    frame: Frame,
     version: string,
     resources: number,
     key: string | undefined,
@@ -239,7 +240,7 @@ export abstract class StreamBase {
     s.outstanding = true;
     const started = sinceSwitch ? this.ctx.switchedAt : Date.now();
     this.writer.push({
-      bytes,
+      bytes: frame,
       key,
       onWritten: (err) => {
         if (err) return;

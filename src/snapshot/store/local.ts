@@ -169,7 +169,11 @@ export class LocalStore implements SnapshotStore {
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
-    return (await this.verifiedRead(digest, this.objectPath(digest))) ?? this.packed.get(digest);
+    return (
+      this.packed.getInMemory(digest) ??
+      (await this.verifiedRead(digest, this.objectPath(digest))) ??
+      this.packed.get(digest)
+    );
   }
 
   /** A writer asks before reusing an object (loose only): its time is refreshed, so gc's grace period covers the reuse. */
@@ -196,7 +200,11 @@ export class LocalStore implements SnapshotStore {
   }
 
   async getDocument(digest: string): Promise<Uint8Array | null> {
-    return (await this.verifiedRead(digest, this.documentPath(digest))) ?? this.packed.get(digest);
+    return (
+      this.packed.getInMemory(digest) ??
+      (await this.verifiedRead(digest, this.documentPath(digest))) ??
+      this.packed.get(digest)
+    );
   }
 
   /**

@@ -126,7 +126,9 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {
-    return (await this.verifiedRead(digest, objectKey(digest))) ?? this.packed.get(digest);
+    return (
+      this.packed.getInMemory(digest) ?? (await this.verifiedRead(digest, objectKey(digest))) ?? this.packed.get(digest)
+    );
   }
 
   async hasObject(digest: string): Promise<boolean> {
@@ -144,7 +146,11 @@ export class ObjectStore implements SnapshotStore {
   }
 
   async getDocument(digest: string): Promise<Uint8Array | null> {
-    return (await this.verifiedRead(digest, documentKey(digest))) ?? this.packed.get(digest);
+    return (
+      this.packed.getInMemory(digest) ??
+      (await this.verifiedRead(digest, documentKey(digest))) ??
+      this.packed.get(digest)
+    );
   }
 
   async hasDocument(digest: string): Promise<boolean> {

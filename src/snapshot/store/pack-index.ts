@@ -1,7 +1,7 @@
 /**
  * Finding a document or object held only inside a pack. A big publish writes its new entries
  * into its pack and nowhere else (publish.ts), so a store's `getObject`/`getDocument` look here
- * when no loose key holds the digest.
+ * when no loose key holds the digest (and first of all in the packs already in memory: no I/O).
  *
  * The lookup path is the version records: a record's packs hold its whole snapshot (the invariant
  * in packs.ts), so an entry any stored record reaches is in a pack some record names. A store
@@ -59,6 +59,23 @@ export class PackIndex {
   note(record: Pick<VersionRecord, 'packs'>, where?: { readonly channel: string; readonly version: number }): void {
     if (where) this.versionsOf(where.channel).add(where.version);
     for (const p of packDigests(record)) if (!this.listed.has(p)) this.unlisted.add(p);
+  }
+
+  /**
+   * The entry's bytes when a pack whose entries are in memory holds it (checked against `digest`),
+   * else null: no I/O. A reader following a channel asks here first, so the entries of the pack it
+   * has just read cost no failed loose read each (a new version's documents and objects).
+   */
+  getInMemory(digest: string): Uint8Array | null {
+    for (const pack of this.holders.get(digest) ?? []) {
+      const entries = this.newest?.digest === pack ? this.newest.entries : this.cache.peek(pack)?.entries;
+      const bytes = entries?.get(digest);
+      if (!bytes) continue;
+      const actual = digestOf(bytes, this.hasher);
+      if (actual !== digest) throw new CorruptObjectError(digest, actual, `pack ${pack}`);
+      return bytes;
+    }
+    return null;
   }
 
   /** The entry's bytes from a pack a stored record names, checked against `digest`, or null. */
