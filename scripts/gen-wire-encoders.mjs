@@ -129,22 +129,16 @@ const SHARED_TYPES = new Set([
 
 /**
  * Types of which the compiler shares only some objects, and marks those by freezing them (interned,
- * deep-frozen: src/compile/intern.ts): a listener's filter chains (the passthrough and TCP chains are
- * the same in every workload of a namespace, an HTTP chain is the service's own), its listener
- * filters, a chain's filters and matches; a cluster's settings (cluster/shared-parts.ts); an inbound
- * route's action. The runtime keeps the bytes of the frozen ones only, so what it keeps is bounded
- * by the compiler's intern tables.
+ * deep-frozen: src/compile/intern.ts): a listener's filter chains (`virtualInbound`'s passthrough and
+ * TCP chains are one object in every workload with the same policies, an HTTP chain is the
+ * service's own), its listener filters, a chain's filters and matches. The runtime keeps the bytes
+ * of the frozen ones only, so what it keeps is bounded by the compiler's intern tables.
  */
 const FROZEN_SHARED_TYPES = new Set([
   'envoy.config.listener.v3.FilterChain',
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.listener.v3.Filter',
   'envoy.config.listener.v3.FilterChainMatch',
-  'envoy.config.cluster.v3.CircuitBreakers',
-  'envoy.config.cluster.v3.OutlierDetection',
-  'envoy.config.cluster.v3.Cluster.CommonLbConfig',
-  'envoy.config.core.v3.BindConfig',
-  'envoy.config.route.v3.RouteAction',
 ]);
 
 /** descriptorJs: the generated descriptor module. */
