@@ -127,6 +127,20 @@ const SHARED_TYPES = new Set([
   'envoy.config.core.v3.ConfigSource',
 ]);
 
+/**
+ * Types of which the compiler shares only some objects, and marks those by freezing them (interned,
+ * deep-frozen: src/compile/intern.ts): a listener's filter chains (`virtualInbound`'s passthrough and
+ * TCP chains are one object in every workload with the same policies, an HTTP chain is the
+ * service's own), its listener filters, a chain's filters and matches. The runtime keeps the bytes
+ * of the frozen ones only, so what it keeps is bounded by the compiler's intern tables.
+ */
+const FROZEN_SHARED_TYPES = new Set([
+  'envoy.config.listener.v3.FilterChain',
+  'envoy.config.listener.v3.ListenerFilter',
+  'envoy.config.listener.v3.Filter',
+  'envoy.config.listener.v3.FilterChainMatch',
+]);
+
 /** descriptorJs: the generated descriptor module. */
 export function writeWireEncoders(descriptorJs, outJs, outDts) {
   const sharedTypes = SHARED_TYPES;
@@ -137,7 +151,7 @@ export function writeWireEncoders(descriptorJs, outJs, outDts) {
     '// One writer per message type: its set fields in field-number order, constant tags.',
     '/* eslint-disable */',
     'export default function wireEncoders(rt) {',
-    '  const { hasOwn, tooDeep, unknowns, notString, notBytes, notNumber, unsupported, sub, shared, set64, str, byt, bool, i32, u32, s32, f32, dbl, flt, i64, s64, f64 } = rt;',
+    '  const { hasOwn, tooDeep, unknowns, notString, notBytes, notNumber, unsupported, sub, shared, frozen, set64, str, byt, bool, i32, u32, s32, f32, dbl, flt, i64, s64, f64 } = rt;',
   ];
   for (const name of names) out.push(...typeWriter(name, types[name], sharedTypes));
   out.push('  return new Map([');
@@ -198,7 +212,8 @@ function typeWriter(name, rows, sharedTypes) {
 
 /** Sub-message `x` (of type `message`) as field `id` (tag, length, body). */
 function subWriter(x, id, message, sharedTypes) {
-  return [`${sharedTypes.has(message) ? 'shared' : 'sub'}(w, ${tagOf(id, 2)}, ${x}, d, ${fnName(message)});`];
+  const how = sharedTypes.has(message) ? 'shared' : FROZEN_SHARED_TYPES.has(message) ? 'frozen' : 'sub';
+  return [`${how}(w, ${tagOf(id, 2)}, ${x}, d, ${fnName(message)});`];
 }
 
 function fieldWriter([field, id, scalar, flags, ref = '', value = ''], sharedTypes) {

@@ -256,3 +256,36 @@ test('inbound output does not depend on the order of the shape services', () => 
   const httpFirst = chainsOf(x).findIndex((c) => c.name === '0.0.0.0_9080');
   assert.ok(tcpFirst < httpFirst, 'chains ordered by target port');
 });
+
+test("workloads with the same policies hold one frozen copy of the passthrough chains and of a TCP port's chains; an HTTP port's chains are the service's own", () => {
+  const db = (name: string) =>
+    service(name, 'default', [port(5432, 'TCP', 15432, 'tcp'), port(8080, 'HTTP', 8080, 'http')]);
+  const [a, b] = [db('db-a'), db('db-b')] as const;
+  const ctx = makeContext([a, b]);
+  const chains = (s: typeof a) =>
+    chainsOf(buildInbound(ctx, { namespace: 'default', services: [s], security: NO_SECURITY }));
+  const [ca, cb] = [chains(a), chains(b)];
+  assert.equal(ca.length, cb.length);
+  const kinds = ca.map((c, i) => {
+    const same = c === cb[i];
+    // Shared means frozen (the wire writer and the validator keep their work per frozen object)…
+    assert.equal(Object.isFrozen(c), same, `${c.name} #${i}`);
+    // …and a chain the services do not share differs only in what names the service.
+    if (!same) assert.equal(c.filters?.[0]?.name, HCM, `${c.name} #${i}`);
+    return `${c.name}${same ? ' shared' : ''}`;
+  });
+  assert.deepEqual(kinds, [
+    'virtualInbound-blackhole shared',
+    'virtualInbound-catchall-http shared',
+    'virtualInbound-catchall-http shared',
+    'virtualInbound shared',
+    'virtualInbound shared',
+    'virtualInbound shared',
+    '0.0.0.0_8080',
+    '0.0.0.0_8080',
+    '0.0.0.0_15432 shared',
+    '0.0.0.0_15432 shared',
+    '0.0.0.0_15432 shared',
+  ]);
+  assert.equal(filterConfig(ca[8] as FilterChain, TCP).cluster, 'inbound|15432||');
+});

@@ -8,9 +8,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import rules from '../../src/xds/gen/validate-rules.js';
-import type { RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
+import { deepFreeze } from '../../src/compile/intern.js';
+import type { Listener, RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
-import { ENVOY_RULES, Validator, type MessageHook, type Violation } from '../../src/xds/validate/index.js';
+import {
+  ENVOY_RULES,
+  validateResource,
+  Validator,
+  type MessageHook,
+  type Violation,
+} from '../../src/xds/validate/index.js';
 import { domainClashes } from '../../src/xds/validate/domains-unique.js';
 
 const RC = TypeName.RouteConfiguration;
@@ -90,4 +97,65 @@ test('a clean shared virtual host is walked once; a broken one is reported in ev
   assert.deepEqual(rulesOf(v.validate(RC, b)), ['virtual_hosts[0].domains repeated.min_items']);
   assert.equal(walked, 3, 'only the broken host is walked again');
   assert.deepEqual(rulesOf(v.validate(RC, { ...b })), ['virtual_hosts[0].domains repeated.min_items']);
+});
+
+const LISTENER = 'envoy.config.listener.v3.Listener';
+const CHAIN = 'envoy.config.listener.v3.FilterChain';
+type Chain = NonNullable<Listener['filter_chains']>[number];
+
+const chain = (name: string, port: number): Chain => ({
+  name,
+  filter_chain_match: { destination_port: { value: port } },
+  filters: [{ name: 'envoy.filters.network.tcp_proxy' }],
+});
+const inbound = (...chains: Chain[]): Listener => ({
+  name: 'virtualInbound',
+  address: { socket_address: { address: '0.0.0.0', port_value: 15006 } },
+  filter_chains: chains,
+});
+
+test('a clean frozen filter chain is walked once; a broken frozen one is reported in every listener that holds it; an unfrozen one is walked each time', () => {
+  const walked = new Map<string, number>();
+  const counting: MessageHook = (m) => void walked.set(m.name as string, (walked.get(m.name as string) ?? 0) + 1);
+  const v = new Validator(rules, { ...ENVOY_RULES, [CHAIN]: counting }, new Set(), new Set([CHAIN]));
+  const shared = deepFreeze(chain('shared', 8080));
+  // destination_port is uint32 lte 65535: broken, and frozen (shared) all the same.
+  const broken = deepFreeze(chain('broken', 70000));
+  const own = (): Chain => chain('own', 9090);
+  const listeners = Array.from({ length: 3 }, () => inbound(shared, own(), broken));
+  const expected = ['filter_chains[2].filter_chain_match.destination_port uint32.lte'];
+  for (const [i, l] of listeners.entries()) {
+    assert.deepEqual(rulesOf(v.validate(LISTENER, l)), expected, `listener ${i}`);
+    assert.deepEqual(
+      v.validate(LISTENER, l),
+      new Validator(rules, ENVOY_RULES).validate(LISTENER, l),
+      `listener ${i} alone`,
+    );
+  }
+  assert.equal(walked.get('shared'), 1, 'the clean frozen chain is walked once');
+  assert.equal(walked.get('broken'), 3, 'the broken frozen chain is walked (and reported) for every listener');
+  assert.equal(walked.get('own'), 3, 'unfrozen chains are not remembered');
+  // The same frozen chain at another position is still reported with its own path.
+  assert.deepEqual(rulesOf(v.validate(LISTENER, inbound(broken))), [
+    'filter_chains[0].filter_chain_match.destination_port uint32.lte',
+  ]);
+});
+
+test('the process validator remembers frozen filter chains, listener filters and transport sockets: a broken one is still reported in every listener', () => {
+  // A transport socket needs a name.
+  const tls = deepFreeze({ name: '' });
+  const broken = deepFreeze({ ...chain('broken-socket', 8443), transport_socket: tls });
+  const a = inbound(deepFreeze(chain('ok', 8080)), broken);
+  const b = inbound(broken);
+  const violationsOf = (l: Listener): string[] => rulesOf(validateResource('listeners', l));
+  const expectedA = violationsOf(a);
+  assert.ok(
+    expectedA.some((r) => r.startsWith('filter_chains[1].transport_socket')),
+    `the socket is broken: ${expectedA.join('; ')}`,
+  );
+  assert.deepEqual(
+    violationsOf(b),
+    expectedA.map((r) => r.replace('filter_chains[1]', 'filter_chains[0]')),
+  );
+  assert.deepEqual(violationsOf({ ...a }), expectedA);
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
+import { deepFreeze } from '../../src/compile/intern.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { readInputFiles } from '../../src/inputs/files.js';
 import { buildInputSet, parseDocuments, type RawDocument } from '../../src/inputs/index.js';
@@ -105,6 +106,43 @@ test('a shared sub-message is written from its kept bytes, identical each time',
       hex(encodeMessage('envoy.config.cluster.v3.Cluster', c)),
       hex(encodeWithProtobufjs('envoy.config.cluster.v3.Cluster', c)),
     );
+});
+
+test('a frozen filter chain is written from its kept bytes; an unfrozen one is written anew each time', () => {
+  const LISTENER = 'envoy.config.listener.v3.Listener';
+  const config = (): Uint8Array => new Uint8Array(300).fill(7);
+  const chain = (name: string) => ({
+    name,
+    filter_chain_match: { destination_port: { value: 8080 }, transport_protocol: 'tls' },
+    filters: [
+      {
+        name: 'envoy.filters.network.tcp_proxy',
+        typed_config: { type_url: 'type.googleapis.com/x.Y', value: config() },
+      },
+    ],
+  });
+  const frozen = deepFreeze(chain('frozen'));
+  const own = chain('own');
+  const listener = (name: string) => ({ name, filter_chains: [frozen, own, frozen], listener_filters: [] });
+  for (const name of ['a', 'b', 'a'])
+    assert.equal(
+      hex(encodeMessage(LISTENER, listener(name))),
+      hex(encodeWithProtobufjs(LISTENER, listener(name))),
+      name,
+    );
+  // Bytes cannot be frozen: a change inside them shows which chain was written anew. Only the
+  // unfrozen one is (the compiler never changes a message it has handed out, frozen or not).
+  const before = encodeMessage(LISTENER, listener('c'));
+  (frozen.filters[0]?.typed_config.value as Uint8Array).fill(0xee);
+  own.filters[0]?.typed_config.value.fill(0xdd);
+  const after = encodeMessage(LISTENER, listener('c'));
+  assert.equal(after.length, before.length);
+  const changed = after.filter((b, i) => b !== before[i]);
+  assert.equal(changed.length, 300, 'only the unfrozen chain is written anew');
+  assert.ok(
+    changed.every((b) => b === 0xdd),
+    'the frozen chain: its kept bytes, twice',
+  );
 });
 
 test('edge values: byte-equal to protobufjs', () => {

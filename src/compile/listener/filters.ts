@@ -6,6 +6,7 @@
 import { envoy, packAny, type Any } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
+import { deepFreeze } from '../intern.js';
 
 type NetworkFilter = envoy.config.listener.v3.Filter.$Properties;
 type HttpFilter = envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter.$Properties;
@@ -47,22 +48,24 @@ export const ALL_ISTIO_MTLS_ALPNS: readonly string[] = [
 export const MTLS_TCP_ALPNS: readonly string[] = ['istio-peer-exchange', 'istio'];
 
 const typed = (name: string, typedConfig: Any) => ({ name, typed_config: typedConfig });
+/** A filter with a fixed config: frozen, the mark of a shared part whose bytes and check are kept (../intern.ts). */
+const fixed = (name: string, typedConfig: Any) => deepFreeze(typed(name, typedConfig));
 
 /** The HTTP filters of every sidecar HCM, router last. The routes put per-route fault/cors config under these names. */
-export const FAULT_FILTER: HttpFilter = typed(FilterName.Fault, packAny(TypeName.Fault, {}));
-export const CORS_FILTER: HttpFilter = typed(FilterName.Cors, packAny(TypeName.Cors, {}));
-export const ROUTER_FILTER: HttpFilter = typed(FilterName.Router, packAny(TypeName.Router, {}));
+export const FAULT_FILTER: HttpFilter = fixed(FilterName.Fault, packAny(TypeName.Fault, {}));
+export const CORS_FILTER: HttpFilter = fixed(FilterName.Cors, packAny(TypeName.Cors, {}));
+export const ROUTER_FILTER: HttpFilter = fixed(FilterName.Router, packAny(TypeName.Router, {}));
 export const SIDECAR_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, CORS_FILTER, ROUTER_FILTER]);
 /** gRPC clients ignore CORS; istiod gives them fault and router only. */
 export const PROXYLESS_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, ROUTER_FILTER]);
 
-export const ORIGINAL_DST_FILTER: ListenerFilter = typed(FilterName.OriginalDst, packAny(TypeName.OriginalDst, {}));
+export const ORIGINAL_DST_FILTER: ListenerFilter = fixed(FilterName.OriginalDst, packAny(TypeName.OriginalDst, {}));
 /** istiod lowers the inspector's read buffer from 64 KiB to 512 bytes (a ClientHello fits). */
-export const TLS_INSPECTOR_FILTER: ListenerFilter = typed(
+export const TLS_INSPECTOR_FILTER: ListenerFilter = fixed(
   FilterName.TlsInspector,
   packAny(TypeName.TlsInspector, { initial_read_buffer_size: { value: 512 } }),
 );
-export const HTTP_INSPECTOR_FILTER: ListenerFilter = typed(
+export const HTTP_INSPECTOR_FILTER: ListenerFilter = fixed(
   FilterName.HttpInspector,
   packAny(TypeName.HttpInspector, {}),
 );

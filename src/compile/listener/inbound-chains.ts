@@ -98,18 +98,36 @@ interface ChainTarget {
   readonly filters: (kind: ChainKind) => NetworkFilter[];
 }
 
-function chainsFor(target: ChainTarget, options: readonly MatchOption[], ownTls?: TransportSocket): FilterChain[] {
-  return options.map((o) => {
-    const chain: FilterChain = {
-      name: target.name(o.kind),
-      filter_chain_match: chainMatch(target.destinationPort, o),
-      filters: target.filters(o.kind),
-    };
-    if (ownTls) chain.transport_socket = ownTls;
-    else if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
-    return chain;
-  });
+/**
+ * The chains of `target`, one per option. `sharedTcp`: where the target's TCP chains are the same
+ * for every workload (see portChains), the table that holds them.
+ */
+function chainsFor(
+  target: ChainTarget,
+  options: readonly MatchOption[],
+  ownTls?: TransportSocket,
+  sharedTcp?: InternTable<FilterChain>,
+): FilterChain[] {
+  return options.map((o) =>
+    sharedTcp && o.kind === 'tcp'
+      ? sharedTcp.get(`${target.destinationPort}|${optionKey(o)}`, () => chainFor(target, o))
+      : chainFor(target, o, ownTls),
+  );
 }
+
+function chainFor(target: ChainTarget, o: MatchOption, ownTls?: TransportSocket): FilterChain {
+  const chain: FilterChain = {
+    name: target.name(o.kind),
+    filter_chain_match: chainMatch(target.destinationPort, o),
+    filters: target.filters(o.kind),
+  };
+  if (ownTls) chain.transport_socket = ownTls;
+  else if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
+  return chain;
+}
+
+const optionKey = (o: MatchOption): string =>
+  `${o.transportProtocol}|${o.alpns?.join(',') ?? '-'}|${o.mtls ? 'm' : ''}`;
 
 type ChainMatch = envoy.config.listener.v3.FilterChainMatch.$Properties;
 /** Chains of one port and match option look alike in every workload: one shared match (../intern.ts). */
@@ -161,7 +179,21 @@ export function portChains(input: InboundPort, security: WorkloadSecurity): Filt
     const kind: ChainKind = isHttpProtocol(p.port.protocol) ? 'http' : 'tcp';
     return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], sidecarIngressTlsSocket(ownTls));
   }
-  return chainsFor(target, optionsFor(p.port.protocol, mode));
+  return chainsFor(target, optionsFor(p.port.protocol, mode), undefined, sharedTcpChains(security));
+}
+
+/**
+ * A port's TCP chains depend only on its target port (which names the chain and the cluster and
+ * is matched), the match option and the workload's policies: one shared, frozen chain for every
+ * workload with the same policies (../intern.ts), whose bytes and check are kept (the wire
+ * writer's and the validator's frozen-shared types).
+ */
+const tcpChains = new WeakMap<WorkloadSecurity, InternTable<FilterChain>>();
+
+function sharedTcpChains(security: WorkloadSecurity): InternTable<FilterChain> {
+  let table = tcpChains.get(security);
+  if (!table) tcpChains.set(security, (table = new InternTable<FilterChain>()));
+  return table;
 }
 
 const passthroughCache = new WeakMap<WorkloadSecurity, readonly FilterChain[]>();
@@ -179,7 +211,8 @@ export function passthroughChains(
   const extraPorts = [...security.mtls.perPort.keys()].filter((p) => !servicePorts.has(p));
   if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts);
   let chains = passthroughCache.get(security);
-  if (!chains) passthroughCache.set(security, (chains = buildPassthroughChains(security, [])));
+  // Frozen: one copy in every listener of these policies, encoded and checked once.
+  if (!chains) passthroughCache.set(security, (chains = deepFreeze(buildPassthroughChains(security, []))));
   return chains;
 }
 

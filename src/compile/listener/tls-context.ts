@@ -7,6 +7,7 @@ import type { SidecarIngressTls } from '../../model/sidecar.js';
 import { envoy, packAny } from '../../xds/proto.js';
 import { gatewayTlsContext } from '../gateway/downstream-tls.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { deepFreeze } from '../intern.js';
 import { bool, FilterName } from './filters.js';
 
 type DownstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext.$Properties;
@@ -70,10 +71,12 @@ export function inboundMtlsContext(kind: 'http' | 'tcp'): DownstreamTlsContext {
   };
 }
 
-const socket = (kind: 'http' | 'tcp'): TransportSocket => ({
-  name: FilterName.TlsTransportSocket,
-  typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind)),
-});
+/** Frozen: shared by every inbound mTLS chain, encoded and checked once (../intern.ts). */
+const socket = (kind: 'http' | 'tcp'): TransportSocket =>
+  deepFreeze({
+    name: FilterName.TlsTransportSocket,
+    typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind)),
+  });
 
 /** Packed once: every inbound mTLS chain of a kind carries the same transport socket. */
 export const INBOUND_MTLS_HTTP_SOCKET: TransportSocket = socket('http');

@@ -17,9 +17,17 @@ let shared: Validator | undefined;
 /** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
 const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
 
+/** Sub-messages the compiler shares when it freezes them (src/compile/intern.ts), remembered once clean. */
+const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
+  'envoy.config.listener.v3.FilterChain',
+  'envoy.config.listener.v3.ListenerFilter',
+  'envoy.config.core.v3.TransportSocket',
+  'envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter',
+]);
+
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
 export function envoyValidator(): Validator {
-  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES));
+  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */

@@ -80,8 +80,11 @@ interface MessagePlan {
   /** Whether the message has a `metadata` (envoy.config.core.v3.Metadata) field to read provenance from. */
   readonly metadata: boolean;
   readonly hook: MessageHook | undefined;
-  /** Remember clean messages of this type across walks and builds (a type the compiler shares by design). */
-  readonly shared: boolean;
+  /**
+   * Remember clean messages of this type across walks and builds: `always` (a type the compiler
+   * shares by design), `frozen` (only its frozen messages, the ones the compiler shares), or never.
+   */
+  readonly shared: 'always' | 'frozen' | undefined;
   /**
    * Remember clean messages of this type (it has message fields to walk)? Turned off for a type
    * whose messages turn out not to be shared: remembering would only cost.
@@ -171,6 +174,12 @@ export class Validator {
     readonly table: RuleTable,
     private readonly hooks: Readonly<Record<string, MessageHook>> = {},
     private readonly sharedTypes: ReadonlySet<string> = new Set(),
+    /**
+     * Types of which the compiler shares some messages and marks them by freezing them (interned,
+     * deep-frozen: src/compile/intern.ts): a listener's filter chains, listener filters, transport
+     * sockets. Their clean frozen messages are remembered for good; the others are walked as usual.
+     */
+    private readonly frozenSharedTypes: ReadonlySet<string> = new Set(),
   ) {}
 
   /**
@@ -201,7 +210,8 @@ export class Validator {
   private walkPlan(plan: MessagePlan, message: Msg, walk: Walk): void {
     // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
     // (a route in many route configs): a clean one with nested messages is not walked again.
-    if (plan.shared) {
+    const remember = plan.shared === 'always' || (plan.shared === 'frozen' && Object.isFrozen(message));
+    if (remember) {
       if (this.clean.has(message)) return;
     } else if (plan.nested) {
       if (walk.clean.has(message)) {
@@ -224,7 +234,7 @@ export class Validator {
     plan.hook?.(message, walk);
     if (source) walk.sources.pop();
     if (walk.out.length === before) {
-      if (plan.shared) this.clean.add(message);
+      if (remember) this.clean.add(message);
       else if (plan.nested) walk.clean.add(message);
     }
   }
@@ -270,7 +280,7 @@ export class Validator {
         oneofs: entry?.oneofs ?? [],
         metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
-        shared: this.sharedTypes.has(typeName),
+        shared: this.sharedTypes.has(typeName) ? 'always' : this.frozenSharedTypes.has(typeName) ? 'frozen' : undefined,
         nested:
           entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
           false,
@@ -413,8 +423,11 @@ export class Validator {
     const max = r.max_items === undefined ? undefined : toNumber(r.max_items);
     const unique = r.unique === true;
     const ignoreEmpty = r.ignore_empty === true;
-    const sharedItem = this.sharedTypes.has(f.type);
-    const bases = sharedItem ? new LRUCache<string, readonly unknown[]>({ max: MAX_CLEAN_LISTS }) : undefined;
+    // Only frozen items of a frozen-shared type are ever in the clean set.
+    const sharedItem = this.sharedTypes.has(f.type) || this.frozenSharedTypes.has(f.type);
+    const bases = this.sharedTypes.has(f.type)
+      ? new LRUCache<string, readonly unknown[]>({ max: MAX_CLEAN_LISTS })
+      : undefined;
     if (!item && min === undefined && max === undefined && !unique) return undefined;
     return (message, walk) => {
       const list = (message[name] ?? NO_ITEMS) as readonly unknown[];

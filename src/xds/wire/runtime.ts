@@ -18,6 +18,8 @@ export interface WireRuntime {
   readonly sub: (w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter) => void;
   /** A sub-message of a shared type as a length-delimited field: written once per object, its bytes reused. */
   readonly shared: (w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter) => void;
+  /** `shared` for a frozen object (the compiler's mark of a shared one: src/compile/intern.ts), else `sub`. */
+  readonly frozen: (w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter) => void;
   /** Whether a 64-bit implicit-presence value is not its default (a value that is not a number is handed back). */
   readonly set64: (v: unknown) => boolean;
   readonly notString: () => never;
@@ -60,16 +62,10 @@ export const wireRuntime: WireRuntime = {
     write(w, v, depth + 1);
     w.ldelim(at);
   },
-  shared(w, tag, v, depth, write) {
-    if (typeof v !== 'object' || v === null) throw new UnsupportedValue('sub-message: not an object');
-    w.uint32(tag);
-    const hit = sharedBytes.get(v);
-    if (hit) return w.bytes(hit);
-    const at = w.fork();
-    write(w, v, depth + 1);
-    const len = w.pos - at - 1;
-    w.ldelim(at);
-    sharedBytes.set(v, w.buf.slice(w.pos - len, w.pos));
+  shared: writeShared,
+  frozen(w, tag, v, depth, write) {
+    if (Object.isFrozen(v)) writeShared(w, tag, v, depth, write);
+    else wireRuntime.sub(w, tag, v, depth, write);
   },
   set64(v) {
     if (typeof v !== 'number') throw new UnsupportedValue('64-bit value that is not a number');
@@ -108,6 +104,18 @@ export const wireRuntime: WireRuntime = {
   s64: (w, tag, v) => (w.uint32(tag), w.sint64(num(v))),
   f64: (w, tag, v) => (w.uint32(tag), w.fixed64(num(v))),
 };
+
+function writeShared(w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter): void {
+  if (typeof v !== 'object' || v === null) throw new UnsupportedValue('sub-message: not an object');
+  w.uint32(tag);
+  const hit = sharedBytes.get(v);
+  if (hit) return void w.bytes(hit);
+  const at = w.fork();
+  write(w, v, depth + 1);
+  const len = w.pos - at - 1;
+  w.ldelim(at);
+  sharedBytes.set(v, w.buf.slice(w.pos - len, w.pos));
+}
 
 function num(v: unknown): number {
   if (typeof v !== 'number') throw new UnsupportedValue('number field that is not a number');
