@@ -1,7 +1,8 @@
 /**
  * `SnapshotBuilder` keeps the last snapshot's tree so that the next snapshot costs what changed:
- * - `build(output)` is a full build; it reuses the ResourceEncoder (unchanged message objects are
- *   not encoded again) and the previous build's documents (an unchanged document is not hashed again);
+ * - `build(output)` is a full build; a message object it already holds is not encoded again (nor
+ *   is an unchanged document hashed again); it lists every object, encoding again the unchanged
+ *   ones' bytes, which the builder does not keep between builds (held-bytes.ts);
  * - `applyDelta(delta)` takes upserted/deleted resources per group and type, encodes only the
  *   upserted messages, re-checks consistency only around the changed names, rewrites only the
  *   touched leaves and their paths to the top, and returns only the new objects and documents.
@@ -14,7 +15,8 @@ import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
-import { diffOutput, lazyFullContent } from './full.js';
+import { diffOutput, fillDigests, lazyFullContent } from './full.js';
+import { DigestSorter } from '../sorted-digests.js';
 import { ContentChain } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
@@ -42,7 +44,8 @@ export class SnapshotBuilder {
       inputsDigest: info.inputsDigest,
       compiler: { name: info.compiler.name, version: info.compiler.version },
     };
-    this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher);
+    // Without an encoder given, none that remembers messages: the trees keep digests, not bytes.
+    this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher, { cache: false });
     this.hasher = opts.hasher ?? this.encoder.hasher;
     this.trees = new SnapshotTrees(this.encoder, this.hasher);
   }
@@ -64,14 +67,17 @@ export class SnapshotBuilder {
         inputsDigest: info.inputsDigest ?? this.info.inputsDigest,
         compiler: info.compiler ?? this.info.compiler,
       };
-    const diff = diffOutput(this.trees.groups, output, this.encoder);
+    const diff = diffOutput(this.trees.groups, output);
     this.consistency.forget();
-    const { sink } = this.trees.commit(diff, { classes: output.classes, selectors: output.selectors }, false);
+    const classes = { classes: output.classes, selectors: output.selectors };
+    const { sink, newObjects: encoded } = this.trees.commit(diff, classes, false);
     this.trees.drop(diff.removed);
+    fillDigests(this.trees.groups, diff.content);
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
-    const objects = this.trees.refs.sortedAll();
+    if (diff.unchanged > 0) this.trees.addMissingObjects(encoded);
+    const objects = sortedObjects(encoded);
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
     const { compiler, inputsDigest } = this.info;
@@ -148,9 +154,17 @@ export class SnapshotBuilder {
   }
 }
 
+/** Fewer objects (a delta's) are sorted the plain way. */
+const SORT_BUCKETS_MIN = 1024;
+
 /** Objects sorted by digest. */
 function sortedObjects(objects: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
-  const out = new Map<string, Uint8Array>();
-  for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
-  return out;
+  if (objects.size < SORT_BUCKETS_MIN) {
+    const out = new Map<string, Uint8Array>();
+    for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
+    return out;
+  }
+  const sorter = new DigestSorter<Uint8Array>();
+  for (const [digest, bytes] of objects) sorter.add(digest, bytes);
+  return sorter.toMap();
 }
