@@ -1,10 +1,9 @@
 /**
  * What the SnapshotBuilder keeps of an encoded resource between builds: its digest and its parts'
  * digests (what the reference counts release), not its bytes. The bytes go to the store with the
- * snapshot that brought them; a later full build, which lists every object, re-encodes the few
- * it did not encode itself from the messages its tables hold (the same message, the same bytes).
+ * snapshot that brought them; a later full build, which lists every object, encodes again those
+ * whose message did not change from the messages its tables hold (the same message, the same bytes).
  */
-import type { XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
 
 const NO_BYTES = new Uint8Array(0);
@@ -29,27 +28,4 @@ export function bytesIn(encoded: EncodedResource, digest: string): Uint8Array {
   const part = encoded.parts?.find((p) => p.digest === digest);
   if (!part) throw new Error(`bytesIn: ${digest} is neither ${encoded.digest} nor one of its parts`);
   return part.bytes;
-}
-
-/**
- * Encodes each message object once per build (a message shared by several groups, or encoded by
- * the diff and then by the commit) and forgets them all when the build is over: unlike the
- * encoder's own cache, nothing stays alive between builds.
- */
-export class BuildEncodings {
-  private readonly seen = new Map<object, EncodedResource>();
-
-  constructor(private readonly encode: (type: XdsType, message: object) => EncodedResource) {}
-
-  get(type: XdsType, message: object): EncodedResource {
-    const hit = this.seen.get(message);
-    if (hit?.type === type) return hit;
-    const encoded = this.encode(type, message);
-    this.seen.set(message, encoded);
-    return encoded;
-  }
-
-  clear(): void {
-    this.seen.clear();
-  }
 }

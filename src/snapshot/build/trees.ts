@@ -14,7 +14,7 @@ import type { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from '../tree.js';
 import { tablesOf, type Groups, type GroupState, type TableChanges } from './groups.js';
 import type { ContentChange } from './lazy-content.js';
-import { addObjects, BuildEncodings, bytesIn, withoutBytes } from './held-bytes.js';
+import { addObjects, bytesIn, withoutBytes } from './held-bytes.js';
 import { ObjectRefs } from './refcounts.js';
 import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
 
@@ -42,15 +42,10 @@ export class SnapshotTrees {
   private sortedSelectors: readonly ClassSelector[] = [];
   private classesDoc: TreeDocument | undefined;
 
-  /** Each message encoded once per commit (cleared after it). */
-  private readonly encodings: BuildEncodings;
-
   constructor(
-    encoder: ResourceEncoder,
+    private readonly encoder: ResourceEncoder,
     private readonly hasher: Hasher,
-  ) {
-    this.encodings = new BuildEncodings((type, message) => encoder.encode(type, message));
-  }
+  ) {}
 
   get classes(): readonly ProxyClass[] {
     return this.sortedClasses;
@@ -79,7 +74,6 @@ export class SnapshotTrees {
       this.index.delete(id);
       touched.delete(id);
     }
-    this.encodings.clear();
     for (const id of [...touched].sort()) this.commitGroup(id, sink);
     if (classes) this.commitClasses(classes, sink);
     return { sink, newObjects, contentChanges };
@@ -114,10 +108,9 @@ export class SnapshotTrees {
       for (const type of XDS_TYPES) {
         const tree = state.trees[type];
         for (const [name, message] of state.table[type] as ReadonlyMap<string, object>)
-          if (!objects.has(tree.get(name) as string)) addObjects(objects, this.encodings.get(type, message));
+          if (!objects.has(tree.get(name) as string)) addObjects(objects, this.encoder.encode(type, message));
       }
     }
-    this.encodings.clear();
   }
 
   counts(): SnapshotCounts {
@@ -138,7 +131,7 @@ export class SnapshotTrees {
     const old = ch.before ? tree.get(ch.name) : undefined;
     let digest: string | undefined;
     if (ch.after) {
-      const encoded = this.encodings.get(ch.type, ch.after);
+      const encoded = this.encoder.encode(ch.type, ch.after);
       digest = encoded.digest;
       if (onlyNew) {
         const added = new Map<string, Uint8Array>();
