@@ -45,3 +45,29 @@ test('a builder keeps no object bytes: after the next build they are garbage, an
   assert.deepEqual(full.documents, expected.documents);
   assert.deepEqual(full.counts, expected.counts);
 });
+
+test('keepObjects false: the builder remembers the last snapshot without its bytes, and its deltas are the same', async () => {
+  const lean = new SnapshotBuilder(INFO, { keepObjects: false });
+  const keeping = new SnapshotBuilder(INFO);
+  const weak = builtBytes(lean, sampleOutput());
+  const kept = keeping.build(sampleOutput());
+  assert.equal(lean.snapshot?.digest, kept.digest);
+  assert.deepEqual(lean.snapshot?.content, kept.content);
+  assert.deepEqual(lean.snapshot?.counts, kept.counts);
+  assert.equal(lean.snapshot?.objects.size, 0);
+  assert.deepEqual(lean.snapshot?.documents, []);
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.equal(weak.filter((w) => w.deref() !== undefined).length, 0, 'no bytes of the published build are alive');
+
+  const delta = { endpoints: { endpoints: { upserts: new Map([[A, cla(A, ['10.9.9.9'])]]) } } };
+  const a = lean.applyDelta(delta);
+  const b = keeping.applyDelta(delta);
+  assert.equal(a.digest, b.digest);
+  assert.deepEqual([...a.objects], [...b.objects]);
+  assert.deepEqual(a.documents, b.documents);
+  assert.deepEqual(a.content, b.content);
+  assert.equal(lean.snapshot?.base, kept.digest);
+  assert.equal(lean.snapshot?.objects.size, 0);
+  assert.deepEqual(lean.snapshot?.content, b.content);
+});

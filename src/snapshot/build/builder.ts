@@ -17,7 +17,7 @@ import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
 import { diffOutput, fillDigests, lazyFullContent } from './full.js';
 import { DigestSorter } from '../sorted-digests.js';
-import { ContentChain } from './lazy-content.js';
+import { ContentChain, type LazyContent } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -38,6 +38,7 @@ export class SnapshotBuilder {
   private readonly consistency = new DeltaConsistency();
   private readonly contents = new ContentChain();
   private current: BuiltSnapshot | undefined;
+  private readonly keepObjects: boolean;
 
   constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
     this.info = {
@@ -48,9 +49,10 @@ export class SnapshotBuilder {
     this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher, { cache: false });
     this.hasher = opts.hasher ?? this.encoder.hasher;
     this.trees = new SnapshotTrees(this.encoder, this.hasher);
+    this.keepObjects = opts.keepObjects ?? true;
   }
 
-  /** The last snapshot built. */
+  /** The last snapshot built (with `keepObjects: false`, without its objects and documents). */
   get snapshot(): BuiltSnapshot | undefined {
     return this.current;
   }
@@ -83,7 +85,7 @@ export class SnapshotBuilder {
     const { compiler, inputsDigest } = this.info;
     const content = lazyFullContent(this.info, diff.content, trees.classes, trees.selectors);
     this.contents.reset(content);
-    this.current = {
+    const built: BuiltSnapshot = {
       digest: top,
       inputsDigest,
       compiler,
@@ -94,7 +96,7 @@ export class SnapshotBuilder {
       objects,
       documents: sink.sorted(),
     };
-    return this.current;
+    return this.keep(built, content);
   }
 
   /**
@@ -132,7 +134,7 @@ export class SnapshotBuilder {
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
     const step = { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses };
     const content = this.contents.next(base, step);
-    this.current = {
+    const built: BuiltSnapshot = {
       digest,
       inputsDigest: info.inputsDigest,
       compiler: info.compiler,
@@ -145,13 +147,39 @@ export class SnapshotBuilder {
       base: base.digest,
       changes: step,
     };
-    return this.current;
+    return this.keep(built, content);
+  }
+
+  /** Remembers `built` as the last snapshot (without its objects and documents unless `keepObjects`); returns it. */
+  private keep(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
+    this.current = this.keepObjects ? built : withoutObjects(built, content);
+    return built;
   }
 
   /** The compiler output the builder holds now (its own maps: do not change them). */
   output(): CompileOutput {
     return { groups: this.trees.tables(), classes: this.trees.classes, selectors: this.trees.selectors };
   }
+}
+
+const NO_OBJECTS: ReadonlyMap<string, Uint8Array> = new Map();
+
+/** The snapshot as a builder remembers it when its caller keeps the objects and documents (nothing refers to `built`). */
+function withoutObjects(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
+  const { digest, inputsDigest, compiler, counts, base, changes } = built;
+  return {
+    digest,
+    inputsDigest,
+    compiler,
+    get content(): SnapshotContent {
+      return content.get();
+    },
+    counts,
+    objects: NO_OBJECTS,
+    documents: [],
+    ...(base !== undefined ? { base } : {}),
+    ...(changes ? { changes } : {}),
+  };
 }
 
 /** Fewer objects (a delta's) are sorted the plain way. */
