@@ -56,7 +56,10 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
   private readonly diagnosticsByKey = new Map<string, readonly Diagnostic[]>();
 
   constructor(private readonly hasher?: Hasher) {
-    this.builder = new SnapshotBuilder({ inputsDigest: '', compiler: COMPILER }, hasher ? { hasher } : {});
+    this.builder = new SnapshotBuilder(
+      { inputsDigest: '', compiler: COMPILER },
+      { ...(hasher ? { hasher } : {}), keepObjects: false },
+    );
   }
 
   async compile(req: CompileRequest): Promise<CompileResult> {

@@ -180,6 +180,25 @@ test('a delta that changes one virtual host stores the changed parts and composi
   sameBytes(served(all, digest), plain(next));
 });
 
+test('a full build after a delta lists every composite and part again, byte-identical to a fresh build', () => {
+  const builder = new SnapshotBuilder(INFO, { hasher: nodeSha256Hex });
+  const out = meshOutput();
+  builder.build(out);
+  const rc = out.groups.get('routes/ns-3')?.routes.get('8080') as RouteConfiguration;
+  const vhosts = [...(rc.virtual_hosts ?? [])];
+  vhosts[11] = { ...(vhosts[11] as VirtualHost), domains: ['changed.example'] };
+  const next: RouteConfiguration = { ...rc, virtual_hosts: vhosts };
+  builder.applyDelta({ 'routes/ns-3': { routes: { upserts: new Map([['8080', next]]) } } });
+  out.groups.get('routes/ns-3')?.routes.set('8080', next);
+  // The builder holds digests, not bytes: the unchanged composites and their parts are encoded again.
+  const full = builder.build(out);
+  const expected = buildSnapshot(out, INFO, { hasher: nodeSha256Hex });
+  assert.equal(full.digest, expected.digest);
+  assert.deepEqual([...full.objects.keys()], [...expected.objects.keys()]);
+  for (const [digest, bytes] of expected.objects) sameBytes(full.objects.get(digest), bytes);
+  sameBytes(served(full.objects, expected.content.groups['routes/ns-3']?.routes['8080'] as string), plain(next));
+});
+
 test('stored composites round-trip through a store, the relay and packs; a corrupt part is refused on read', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'meshsnap-composite-'));
   try {

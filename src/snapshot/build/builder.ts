@@ -1,7 +1,8 @@
 /**
  * `SnapshotBuilder` keeps the last snapshot's tree so that the next snapshot costs what changed:
- * - `build(output)` is a full build; it reuses the ResourceEncoder (unchanged message objects are
- *   not encoded again) and the previous build's documents (an unchanged document is not hashed again);
+ * - `build(output)` is a full build; a message object it already holds is not encoded again (nor
+ *   is an unchanged document hashed again); it lists every object, encoding again the unchanged
+ *   ones' bytes, which the builder does not keep between builds (held-bytes.ts);
  * - `applyDelta(delta)` takes upserted/deleted resources per group and type, encodes only the
  *   upserted messages, re-checks consistency only around the changed names, rewrites only the
  *   touched leaves and their paths to the top, and returns only the new objects and documents.
@@ -14,8 +15,9 @@ import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
-import { diffOutput, lazyFullContent } from './full.js';
-import { ContentChain } from './lazy-content.js';
+import { diffOutput, fillDigests, lazyFullContent } from './full.js';
+import { DigestSorter } from '../sorted-digests.js';
+import { ContentChain, type LazyContent } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -36,18 +38,21 @@ export class SnapshotBuilder {
   private readonly consistency = new DeltaConsistency();
   private readonly contents = new ContentChain();
   private current: BuiltSnapshot | undefined;
+  private readonly keepObjects: boolean;
 
   constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
     this.info = {
       inputsDigest: info.inputsDigest,
       compiler: { name: info.compiler.name, version: info.compiler.version },
     };
-    this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher);
+    // Without an encoder given, none that remembers messages: the trees keep digests, not bytes.
+    this.encoder = opts.encoder ?? new ResourceEncoder(opts.hasher, { cache: false });
     this.hasher = opts.hasher ?? this.encoder.hasher;
     this.trees = new SnapshotTrees(this.encoder, this.hasher);
+    this.keepObjects = opts.keepObjects ?? true;
   }
 
-  /** The last snapshot built. */
+  /** The last snapshot built (with `keepObjects: false`, without its objects and documents). */
   get snapshot(): BuiltSnapshot | undefined {
     return this.current;
   }
@@ -64,20 +69,23 @@ export class SnapshotBuilder {
         inputsDigest: info.inputsDigest ?? this.info.inputsDigest,
         compiler: info.compiler ?? this.info.compiler,
       };
-    const diff = diffOutput(this.trees.groups, output, this.encoder);
+    const diff = diffOutput(this.trees.groups, output);
     this.consistency.forget();
-    const { sink } = this.trees.commit(diff, { classes: output.classes, selectors: output.selectors }, false);
+    const classes = { classes: output.classes, selectors: output.selectors };
+    const { sink, newObjects: encoded } = this.trees.commit(diff, classes, false);
     this.trees.drop(diff.removed);
+    fillDigests(this.trees.groups, diff.content);
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
-    const objects = this.trees.refs.sortedAll();
+    if (diff.unchanged > 0) this.trees.addMissingObjects(encoded);
+    const objects = sortedObjects(encoded);
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
     const { compiler, inputsDigest } = this.info;
     const content = lazyFullContent(this.info, diff.content, trees.classes, trees.selectors);
     this.contents.reset(content);
-    this.current = {
+    const built: BuiltSnapshot = {
       digest: top,
       inputsDigest,
       compiler,
@@ -88,7 +96,7 @@ export class SnapshotBuilder {
       objects,
       documents: sink.sorted(),
     };
-    return this.current;
+    return this.keep(built, content);
   }
 
   /**
@@ -126,7 +134,7 @@ export class SnapshotBuilder {
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
     const step = { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses };
     const content = this.contents.next(base, step);
-    this.current = {
+    const built: BuiltSnapshot = {
       digest,
       inputsDigest: info.inputsDigest,
       compiler: info.compiler,
@@ -139,7 +147,13 @@ export class SnapshotBuilder {
       base: base.digest,
       changes: step,
     };
-    return this.current;
+    return this.keep(built, content);
+  }
+
+  /** Remembers `built` as the last snapshot (without its objects and documents unless `keepObjects`); returns it. */
+  private keep(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
+    this.current = this.keepObjects ? built : withoutObjects(built, content);
+    return built;
   }
 
   /** The compiler output the builder holds now (its own maps: do not change them). */
@@ -148,9 +162,37 @@ export class SnapshotBuilder {
   }
 }
 
+const NO_OBJECTS: ReadonlyMap<string, Uint8Array> = new Map();
+
+/** The snapshot as a builder remembers it when its caller keeps the objects and documents (nothing refers to `built`). */
+function withoutObjects(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
+  const { digest, inputsDigest, compiler, counts, base, changes } = built;
+  return {
+    digest,
+    inputsDigest,
+    compiler,
+    get content(): SnapshotContent {
+      return content.get();
+    },
+    counts,
+    objects: NO_OBJECTS,
+    documents: [],
+    ...(base !== undefined ? { base } : {}),
+    ...(changes ? { changes } : {}),
+  };
+}
+
+/** Fewer objects (a delta's) are sorted the plain way. */
+const SORT_BUCKETS_MIN = 1024;
+
 /** Objects sorted by digest. */
 function sortedObjects(objects: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
-  const out = new Map<string, Uint8Array>();
-  for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
-  return out;
+  if (objects.size < SORT_BUCKETS_MIN) {
+    const out = new Map<string, Uint8Array>();
+    for (const d of [...objects.keys()].sort()) out.set(d, objects.get(d) as Uint8Array);
+    return out;
+  }
+  const sorter = new DigestSorter<Uint8Array>();
+  for (const [digest, bytes] of objects) sorter.add(digest, bytes);
+  return sorter.toMap();
 }

@@ -1,12 +1,12 @@
 /**
  * A full build's changes: the output's tables compared with the builder's copy, message objects
- * by identity, so unchanged tables cost a comparison, not a re-serialization. The expanded content
+ * by identity, so unchanged tables cost a comparison, not a re-serialization (the commit encodes
+ * what changed). The expanded content
  * (group → type → name → digest) is kept as columns and built only when read.
  */
 import type { CompileOutput, GroupId, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { SNAPSHOT_SCHEMA, type GroupDigests, type SnapshotContent } from '../content.js';
-import type { ResourceEncoder } from '../encoder.js';
 import { newGroupState, type Groups, type GroupState, type TableChanges } from './groups.js';
 import { LazyContent } from './lazy-content.js';
 import type { SnapshotBuildInfo } from './types.js';
@@ -22,17 +22,18 @@ export type ContentColumns = ReadonlyMap<GroupId, Readonly<Record<XdsType, Diges
 
 /**
  * Brings the tables in `groups` to the output's (new groups are created, removed ones kept until
- * committed) and returns the changes, with each group's digests in the output (its content).
+ * committed) and returns the changes, with each group's names in the output (its content, whose
+ * digests `fillDigests` reads from the trees once the changes are committed).
  */
 export function diffOutput(
   groups: Groups,
   output: CompileOutput,
-  encoder: ResourceEncoder,
-): TableChanges & { readonly content: ContentColumns } {
+): TableChanges & { readonly content: ContentColumns; readonly unchanged: number } {
   const changes: TableChanges['changes'] = [];
   const removed: GroupId[] = [];
   const added: GroupId[] = [];
   const content = new Map<GroupId, Record<XdsType, DigestColumns>>();
+  let unchanged = 0;
   for (const id of [...groups.keys()]) if (!output.groups.has(id)) removed.push(id);
   for (const id of removed) {
     const gone = (groups.get(id) as GroupState).table;
@@ -51,19 +52,15 @@ export function diffOutput(
     for (const type of XDS_TYPES) {
       const mine = state.table[type] as Map<string, object>;
       const theirs = next[type] as ReadonlyMap<string, object>;
-      const tree = state.trees[type];
       const names = [...theirs.keys()].sort();
-      const digests = new Array<string>(names.length);
       const fresh = mine.size === 0; // a new group's, or a first build's: nothing to compare with
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i] as string;
+      for (const name of names) {
         const after = theirs.get(name) as object;
         const before = fresh ? undefined : mine.get(name);
         if (before !== after) {
           mine.set(name, after);
           changes.push({ group: id, type, name, before, after });
-          digests[i] = encoder.encode(type, after).digest;
-        } else digests[i] = tree.get(name) as string;
+        } else unchanged++;
       }
       if (mine.size !== theirs.size) {
         for (const [name, before] of mine) {
@@ -72,11 +69,23 @@ export function diffOutput(
           changes.push({ group: id, type, name, before, after: undefined });
         }
       }
-      columns[type] = { names, digests };
+      columns[type] = { names, digests: new Array<string>(names.length) };
     }
     content.set(id, columns);
   }
-  return { changes, removed, added, content };
+  return { changes, removed, added, content, unchanged };
+}
+
+/** Fills the content's digests from the committed trees, name by name. */
+export function fillDigests(groups: Groups, content: ContentColumns): void {
+  for (const [id, byType] of content) {
+    const { trees } = groups.get(id) as GroupState;
+    for (const type of XDS_TYPES) {
+      const { names, digests } = byType[type];
+      const tree = trees[type];
+      for (let i = 0; i < names.length; i++) (digests as string[])[i] = tree.get(names[i] as string) as string;
+    }
+  }
 }
 
 /** The expanded content's groups from its columns (each table's names in order). */

@@ -14,6 +14,7 @@ import type { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from '../tree.js';
 import { tablesOf, type Groups, type GroupState, type TableChanges } from './groups.js';
 import type { ContentChange } from './lazy-content.js';
+import { addObjects, bytesIn, withoutBytes } from './held-bytes.js';
 import { ObjectRefs } from './refcounts.js';
 import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
 
@@ -24,7 +25,10 @@ export interface ClassesUpdate {
 
 export interface Committed {
   readonly sink: DocumentSink;
-  /** Objects new to the snapshot (and new parts of composites); empty unless `forDelta`. */
+  /**
+   * `forDelta`: objects new to the snapshot (and new parts of composites); else every object the
+   * commit encoded, with its parts (a full build adds those of the unchanged resources).
+   */
   readonly newObjects: Map<string, Uint8Array>;
   /** Each change's new digest; empty unless `forDelta`. */
   readonly contentChanges: ContentChange[];
@@ -54,7 +58,7 @@ export class SnapshotTrees {
   /**
    * Encodes the changed messages, updates refcounts, trees, group documents and the group index
    * (the tables already hold the changes; removed groups are dropped by `drop` afterwards).
-   * `forDelta`: also list the new objects and each change's digest (a full build lists everything instead).
+   * `forDelta`: list the new objects and each change's digest; else every object encoded.
    */
   commit({ changes, removed, added }: TableChanges, classes: ClassesUpdate | undefined, forDelta = true): Committed {
     const sink = new DocumentSink(this.hasher);
@@ -62,7 +66,7 @@ export class SnapshotTrees {
     const contentChanges: ContentChange[] = [];
     const touched = new Set<GroupId>(added);
     for (const ch of changes) {
-      const digest = this.commitChange(ch, forDelta ? newObjects : undefined);
+      const digest = this.commitChange(ch, newObjects, forDelta);
       touched.add(ch.group);
       if (forDelta) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
     }
@@ -95,6 +99,20 @@ export class SnapshotTrees {
     if (this.classesDoc) sink.add(this.classesDoc);
   }
 
+  /**
+   * Adds to `objects` each object (and its parts) the snapshot holds and `objects` lacks, encoded
+   * again from its message: a full build's resources that did not change (held without bytes).
+   */
+  addMissingObjects(objects: Map<string, Uint8Array>): void {
+    for (const state of this.groups.values()) {
+      for (const type of XDS_TYPES) {
+        const tree = state.trees[type];
+        for (const [name, message] of state.table[type] as ReadonlyMap<string, object>)
+          if (!objects.has(tree.get(name) as string)) addObjects(objects, this.encoder.encode(type, message));
+      }
+    }
+  }
+
   counts(): SnapshotCounts {
     const { clusters, endpoints, listeners, routes, objects } = this.refs.sizes();
     return { clusters, endpoints, listeners, routes, classes: this.sortedClasses.length, objects };
@@ -104,15 +122,25 @@ export class SnapshotTrees {
     return tablesOf(this.groups);
   }
 
-  /** The change's object held, its tree entry set; returns its new digest (undefined: deleted). */
-  private commitChange(ch: ResourceChange, newObjects: Map<string, Uint8Array> | undefined): string | undefined {
+  /**
+   * The change's object held (without its bytes: held-bytes.ts), its tree entry set; returns its new
+   * digest (undefined: deleted). Its bytes go to `objects` when new to the snapshot, or always (`!onlyNew`).
+   */
+  private commitChange(ch: ResourceChange, objects: Map<string, Uint8Array>, onlyNew: boolean): string | undefined {
     const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
     const old = ch.before ? tree.get(ch.name) : undefined;
     let digest: string | undefined;
     if (ch.after) {
       const encoded = this.encoder.encode(ch.type, ch.after);
       digest = encoded.digest;
-      this.refs.hold(ch.type, encoded, newObjects);
+      if (onlyNew) {
+        const added = new Map<string, Uint8Array>();
+        this.refs.hold(ch.type, withoutBytes(encoded), added);
+        for (const d of added.keys()) objects.set(d, bytesIn(encoded, d));
+      } else {
+        this.refs.hold(ch.type, withoutBytes(encoded));
+        addObjects(objects, encoded);
+      }
       tree.set(ch.name, digest);
     } else tree.delete(ch.name);
     // Released after the new one is held: an unchanged digest keeps its object.

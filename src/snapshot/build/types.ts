@@ -16,6 +16,12 @@ export interface SnapshotBuildOptions {
   readonly hasher?: Hasher;
   /** Reuse across builds so unchanged message objects are not encoded again. */
   readonly encoder?: ResourceEncoder;
+  /**
+   * Whether `SnapshotBuilder.snapshot` keeps the last snapshot's objects and documents (default
+   * true). False for a caller that stores each snapshot it is given and keeps none (the watcher):
+   * a full build's bytes are then garbage once stored, not held until the next round.
+   */
+  readonly keepObjects?: boolean;
 }
 
 export interface SnapshotCounts {
