@@ -114,6 +114,20 @@ function spawnJson<T>(args: readonly string[]): T {
 }
 
 /** The mesh after the benchmark's endpoint changes (deterministic: a restart process rebuilds it). */
+/** The documents the endpoint changes write, one per change, in order (each moves one address of another slice). */
+function endpointChanges(services: number): RawDocument[] {
+  let docs: RawDocument[] = generateMesh({ services }).docs;
+  const changed: RawDocument[] = [];
+  for (let i = 0; i < CHANGES; i++) {
+    const moved = changedDocs(services, docs, i);
+    const doc = moved.find((d, k) => d !== docs[k]);
+    if (!doc) throw new Error('no changed document');
+    changed.push(doc);
+    docs = moved;
+  }
+  return changed;
+}
+
 function changedDocs(services: number, docs: readonly RawDocument[], i: number): RawDocument[] {
   const sliceIndex = Math.floor(((i + 1) * services) / (CHANGES + 1));
   return withMovedEndpoint(docs, sliceIndex, nthAddress([10, 250], i)).docs;
@@ -220,12 +234,14 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
  * it. Then a restart over its store, in another process (`--child-restart`).
  */
 export async function measureWatcher(services: number): Promise<WatcherResult> {
-  const mesh = generateMesh({ services });
+  const changes = endpointChanges(services);
   gc();
   // Loaded here: the size process, which measures the pipeline's peak RSS, does not load the watcher.
   const { WatchPath } = await import('./incremental.js');
   const path = new WatchPath(nodeSha256);
-  const first = await path.initial(mesh.docs);
+  // The API server holds the objects, not the watcher's process: the bench lets its copy of the
+  // mesh go once the first round has received it, as a real watcher's informers cut theirs.
+  const first = await path.initial(generateMesh({ services }).docs);
   if (first.round.publish !== 'published') throw new Error('the first round did not publish');
   const runs: {
     ms: number;
@@ -236,11 +252,7 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
     mode: string;
     compileMs: number;
   }[] = [];
-  let docs: RawDocument[] = mesh.docs;
-  for (let i = 0; i < CHANGES; i++) {
-    const moved = changedDocs(services, docs, i);
-    const changedDoc = moved.find((d, k) => d !== docs[k]);
-    if (!changedDoc) throw new Error('no changed document');
+  for (const changedDoc of changes) {
     const { ms, receiveMs, round, recordBytes } = await path.change(changedDoc);
     if (round.publish !== 'published') throw new Error('an endpoint change did not publish');
     runs.push({
@@ -252,7 +264,6 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
       mode: round.mode,
       compileMs: round.compileMs,
     });
-    docs = moved;
   }
   const peakRssWatchMB = process.resourceUsage().maxRSS / 1024;
   const head = await path.store.readChannel('bench');
@@ -260,6 +271,8 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
   path.close();
   const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
   const modes = [...new Set(runs.map((r) => r.mode))].join('+');
+  let docs: RawDocument[] = generateMesh({ services }).docs;
+  for (let i = 0; i < CHANGES; i++) docs = changedDocs(services, docs, i);
   gc();
   const tf = performance.now();
   const full = compileDocuments(docs, { hasher: nodeSha256 });
