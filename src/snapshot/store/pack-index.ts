@@ -70,10 +70,7 @@ export class PackIndex {
     for (const pack of this.holders.get(digest) ?? []) {
       const entries = this.newest?.digest === pack ? this.newest.entries : this.cache.peek(pack)?.entries;
       const bytes = entries?.get(digest);
-      if (!bytes) continue;
-      const actual = digestOf(bytes, this.hasher);
-      if (actual !== digest) throw new CorruptObjectError(digest, actual, `pack ${pack}`);
-      return bytes;
+      if (bytes) return this.checked(digest, bytes, pack);
     }
     return null;
   }
@@ -106,12 +103,16 @@ export class PackIndex {
     for (const pack of [...(this.holders.get(digest) ?? [])]) {
       const entries = await this.load(pack);
       const bytes = entries?.get(digest);
-      if (!bytes) continue;
-      const actual = digestOf(bytes, this.hasher);
-      if (actual !== digest) throw new CorruptObjectError(digest, actual, `pack ${pack}`);
-      return bytes;
+      if (bytes) return this.checked(digest, bytes, pack);
     }
     return null;
+  }
+
+  /** A pack entry's bytes, once they are shown to have the digest they are filed under. */
+  private checked(digest: string, bytes: Uint8Array, pack: string): Uint8Array {
+    const actual = digestOf(bytes, this.hasher);
+    if (actual !== digest) throw new CorruptObjectError(digest, actual, `pack ${pack}`);
+    return bytes;
   }
 
   /** A pack's entries (unverified: each is checked when returned), or null when it is gone. */
