@@ -5,7 +5,7 @@
  */
 import type { XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
-import { DigestSorter } from '../sorted-digests.js';
+import { DigestSorter, digestOrder } from '../sorted-digests.js';
 
 /** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
 interface Held extends Record<XdsType, number> {
@@ -83,5 +83,55 @@ export class ObjectRefs {
       }
     }
     return false;
+  }
+}
+
+const TYPE_BIT: Readonly<Record<XdsType, number>> = { clusters: 1, endpoints: 2, listeners: 4, routes: 8 };
+
+/**
+ * What `ObjectRefs` tells a build that only adds (the one-shot build): the objects and their parts,
+ * distinct per type, without a counter object per object — per digest, one small integer (the
+ * types of the resources holding it; 0: only a part of composites) and its bytes.
+ */
+export class ObjectSet {
+  private readonly distinct: Record<XdsType, number> = { clusters: 0, endpoints: 0, listeners: 0, routes: 0 };
+  private objectCount = 0;
+  /** Digest → position in the columns below. */
+  private readonly at = new Map<string, number>();
+  private readonly digests: string[] = [];
+  private readonly bytes: Uint8Array[] = [];
+  private readonly types: number[] = [];
+
+  /** A resource of `type` holds `encoded` (its parts are kept as new entries the first time). */
+  hold(type: XdsType, encoded: EncodedResource): void {
+    const bit = TYPE_BIT[type];
+    const i = this.at.get(encoded.digest);
+    const had = i === undefined ? 0 : (this.types[i] as number);
+    if (had & bit) return;
+    this.distinct[type]++;
+    if (i !== undefined) this.types[i] = had | bit;
+    else this.push(encoded.digest, encoded.bytes, bit);
+    if (had !== 0) return;
+    this.objectCount++; // new, or a part so far
+    for (const part of encoded.parts ?? []) if (!this.at.has(part.digest)) this.push(part.digest, part.bytes, 0);
+  }
+
+  /** Every object held, and every part of them, sorted by digest. */
+  sortedAll(): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>();
+    for (const i of digestOrder(this.digests)) out.set(this.digests[i] as string, this.bytes[i] as Uint8Array);
+    return out;
+  }
+
+  /** Distinct resources per type, and distinct objects (parts aside). */
+  sizes(): Record<XdsType, number> & { readonly objects: number } {
+    return { ...this.distinct, objects: this.objectCount };
+  }
+
+  private push(digest: string, bytes: Uint8Array, types: number): void {
+    this.at.set(digest, this.digests.length);
+    this.digests.push(digest);
+    this.bytes.push(bytes);
+    this.types.push(types);
   }
 }
