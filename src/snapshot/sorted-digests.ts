@@ -30,8 +30,8 @@ function leadingDigits(digest: string): number {
 }
 
 /**
- * The positions of `keys` in (major, key) order, `major[i]` defaulting to 0 (keys are expected to be
- * distinct within a major key).
+ * The positions of `keys` in (major, key) order, `major[i]` defaulting to 0 (equal keys end up side
+ * by side, in no particular order).
  */
 export function digestOrder(keys: readonly string[], major?: readonly number[]): Uint32Array {
   const n = keys.length;

@@ -35,7 +35,7 @@ export function buildSnapshotOnce(
   const hasher = encoder.hasher;
   const sink = new DocumentSink(hasher);
   const refs = new ObjectSet();
-  const ids = sortedNames(output.groups.keys());
+  const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);
   const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
   for (let g = 0; g < ids.length; g++) {
@@ -45,11 +45,10 @@ export function buildSnapshotOnce(
     const roots = {} as Record<XdsType, string>;
     const byType = {} as Record<XdsType, DigestColumns>;
     for (const type of XDS_TYPES) {
-      const messages = table[type] as ReadonlyMap<string, object>;
-      const names = sortedNames(messages.keys());
+      const [names, messages] = byName(table[type] as ReadonlyMap<string, object>);
       const digests = new Array<string>(names.length);
       for (let i = 0; i < names.length; i++) {
-        const encoded = encoder.encode(type, messages.get(names[i] as string) as object);
+        const encoded = encoder.encode(type, messages[i] as object);
         refs.hold(type, encoded);
         digests[i] = encoded.digest;
       }
@@ -77,9 +76,16 @@ export function buildSnapshotOnce(
   };
 }
 
-/** The names in string order (the compiler emits most tables in name order already: then no sort). */
-function sortedNames(keys: Iterable<string>): string[] {
-  const names = [...keys];
-  for (let i = 1; i < names.length; i++) if ((names[i - 1] as string) >= (names[i] as string)) return names.sort();
-  return names;
+/**
+ * The keys of `map` in string order, and its values in the same order. The compiler emits most
+ * tables in name order already: then nothing is sorted and nothing looked up.
+ */
+function byName<V>(map: ReadonlyMap<string, V>): [string[], V[]] {
+  const names = [...map.keys()];
+  for (let i = 1; i < names.length; i++)
+    if ((names[i - 1] as string) >= (names[i] as string)) {
+      names.sort();
+      return [names, names.map((name) => map.get(name) as V)];
+    }
+  return [names, [...map.values()]];
 }
