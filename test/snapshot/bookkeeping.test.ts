@@ -16,6 +16,8 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { DocumentSink, LAYER, TableTree, leafBytes, leafText, writeTable } from '../../src/snapshot/tree.js';
 import { ObjectRefs, ObjectSet } from '../../src/snapshot/build/refcounts.js';
 import type { EncodedResource } from '../../src/snapshot/encoder.js';
+import { groupDocumentText } from '../../src/snapshot/build/trees.js';
+import { canonicalJson } from '../../src/canonical-json.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
 
 const digest = (i: number): string => `sha256:${createHash('sha256').update(String(i)).digest('hex')}`;
@@ -206,4 +208,13 @@ test('the one-shot object set lists and counts what ObjectRefs does, holds of ev
   assert.deepEqual(set.sizes(), { clusters: 1, endpoints: 1, listeners: 1, routes: 3, objects: 5 });
   assert.deepEqual([...set.sortedAll()], [...refs.sortedAll()]);
   assert.deepEqual([...set.sortedAll().keys()], [1, 2, 3, 4, 5, 6].map(digest).sort());
+});
+
+test('a group document written directly is the canonical JSON of its roots', () => {
+  const roots = { routes: digest(1), listeners: digest(2), endpoints: 'odd "root" ü', clusters: digest(4) };
+  assert.equal(groupDocumentText(roots), canonicalJson(roots));
+  assert.equal(
+    groupDocumentText({ ...roots, endpoints: digest(3) }),
+    canonicalJson({ ...roots, endpoints: digest(3) }),
+  );
 });
