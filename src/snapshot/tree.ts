@@ -87,6 +87,66 @@ export function leafBytes(entries: ReadonlyMap<string, string>): Uint8Array {
 
 const leafWriter = new ByteWriter(new Uint8Array(1 << 16));
 
+/**
+ * The bytes of the leaf holding `names[e]` → `digests[e]` for each e of `at` (ascending), or of
+ * every entry when `at` is undefined; names sorted.
+ */
+function leafBytesOf(names: readonly string[], digests: readonly string[], at?: readonly number[]): Uint8Array {
+  const w = leafWriter;
+  w.pos = 0;
+  w.ascii('{"entries":{');
+  const n = at ? at.length : names.length;
+  for (let i = 0; i < n; i++) {
+    const e = at ? (at[i] as number) : i;
+    if (i > 0) w.byte(0x2c); // ,
+    w.string(names[e] as string);
+    w.byte(0x3a); // :
+    w.string(digests[e] as string);
+  }
+  w.ascii('}}');
+  return w.buf.slice(0, w.pos);
+}
+
+/**
+ * Writes the documents of the table `names[i]` → `digests[i]` (names distinct and sorted) into
+ * `sink` and returns its root: the same documents a `TableTree` of these entries commits, without
+ * keeping a tree (the one-shot build writes ~40k tables, most of them empty or one leaf).
+ */
+export function writeTable(
+  names: readonly string[],
+  digests: readonly string[],
+  sink: DocumentSink,
+  layerBase = 0,
+): TreeDocument {
+  if (names.length === 0) return sink.emit(EMPTY_LEAF, layerBase);
+  const depth = tableDepth(names.length);
+  if (depth === 0) return sink.emitBytes(leafBytesOf(names, digests), layerBase);
+  // Entries by leaf number; each leaf's entries stay in name order.
+  const shift = 32 - 4 * depth;
+  const leaves = new Map<number, number[]>();
+  for (let i = 0; i < names.length; i++) {
+    const leaf = nameHash(names[i] as string) >>> shift;
+    const at = leaves.get(leaf);
+    if (at) at.push(i);
+    else leaves.set(leaf, [i]);
+  }
+  let level = new Map<number, TreeDocument>();
+  for (const leaf of [...leaves.keys()].sort((a, b) => a - b))
+    level.set(leaf, sink.emitBytes(leafBytesOf(names, digests, leaves.get(leaf) as number[]), layerBase));
+  for (let k = depth - 1; k >= 0; k--) {
+    const parents = new Map<number, [string, string][]>();
+    for (const [node, doc] of level) {
+      const children = parents.get(node >>> 4);
+      const child: [string, string] = [HEX[node & 15] as string, doc.digest];
+      if (children) children.push(child);
+      else parents.set(node >>> 4, [child]);
+    }
+    level = new Map();
+    for (const [node, children] of parents) level.set(node, sink.emit(nodeText(children), layerBase + depth - k));
+  }
+  return level.get(0) as TreeDocument;
+}
+
 /** Canonical JSON of an interior node: `{"children":{hexDigit:digest,…}}`. */
 export function nodeText(children: readonly (readonly [string, string])[]): string {
   return `{"children":{${children.map(([k, d]) => `"${k}":${JSON.stringify(d)}`).join(',')}}}`;
@@ -100,8 +160,6 @@ export interface TreeDocument {
 }
 
 const SHORT_TEXT = 64;
-/** Fewer documents (a delta's) are sorted the plain way. */
-const SORT_BUCKETS_MIN = 1024;
 
 /** Hashes document texts and collects the documents written by one build. */
 export class DocumentSink {
@@ -135,14 +193,9 @@ export class DocumentSink {
 
   /** Documents sorted by layer, then digest: children before parents. */
   sorted(): TreeDocument[] {
-    const docs = [...this.documents.values()];
-    if (docs.length < SORT_BUCKETS_MIN || !docs.every((d) => Number.isInteger(d.layer) && d.layer >= 0 && d.layer < 64))
-      return docs.sort((a, b) => a.layer - b.layer || cmp(a.digest, b.digest));
-    const layers: DigestSorter<TreeDocument>[] = [];
-    for (const doc of docs) (layers[doc.layer] ??= new DigestSorter()).add(doc.digest, doc);
-    const out: TreeDocument[] = [];
-    for (const layer of layers) if (layer) for (const doc of layer.values()) out.push(doc);
-    return out;
+    const sorter = new DigestSorter<TreeDocument>();
+    for (const doc of this.documents.values()) sorter.add(doc.digest, doc, doc.layer);
+    return sorter.values();
   }
 }
 

@@ -11,9 +11,14 @@ import { SnapshotBuilder } from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import type { Cluster } from '../../src/xds/proto.js';
 import { A, INFO, output, routeConfig, sidecarClass, staticCluster } from './sample-output.js';
-import { DigestSorter } from '../../src/snapshot/sorted-digests.js';
+import { DigestSorter, digestOrder } from '../../src/snapshot/sorted-digests.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { DocumentSink, leafBytes, leafText } from '../../src/snapshot/tree.js';
+import { DocumentSink, LAYER, TableTree, leafBytes, leafText, writeTable } from '../../src/snapshot/tree.js';
+import { ObjectRefs, ObjectSet } from '../../src/snapshot/build/refcounts.js';
+import type { EncodedResource } from '../../src/snapshot/encoder.js';
+import { groupDocumentText } from '../../src/snapshot/build/trees.js';
+import { canonicalJson } from '../../src/canonical-json.js';
+import type { XdsType } from '../../src/xds/type-urls.js';
 
 const digest = (i: number): string => `sha256:${createHash('sha256').update(String(i)).digest('hex')}`;
 
@@ -116,4 +121,100 @@ test('one builder, build after build: a reference that breaks and a name held tw
     [`sidecar/ns-1/_ duplicate-name ${A} -> ${A}`],
   );
   assert.equal(builder.build(mesh([A])).digest, new SnapshotBuilder(INFO).build(mesh([A])).digest, 'and back');
+});
+
+const sinkDocs = (sink: DocumentSink): string[] =>
+  sink.sorted().map((d) => `${d.layer} ${d.digest} ${String(d.bytes)}`);
+
+test('a table written from sorted columns gives the documents and root a TableTree commits, at every depth', () => {
+  const names = (n: number): string[] => {
+    const out = Array.from({ length: n }, (_, i) =>
+      i % 5 === 0 ? `outbound|${8000 + (i % 3)}||svc-${i >> 2}.ns.svc.cluster.local` : `name-${i}-ü"q`,
+    );
+    return [...new Set(out)].sort();
+  };
+  for (const n of [0, 1, 2, 32, 33, 200, 512, 513, 3000, 9000]) {
+    for (const layerBase of [0, LAYER.index]) {
+      const ns = names(n);
+      const ds = ns.map((_, i) => digest(i + n));
+      const viaTree = new DocumentSink(nodeSha256Hex);
+      const root = TableTree.of(
+        ns.map((name, i) => [name, ds[i] as string]),
+        layerBase,
+      ).commit(viaTree);
+      const direct = new DocumentSink(nodeSha256Hex);
+      const written = writeTable(ns, ds, direct, layerBase);
+      assert.equal(written.digest, root.digest, `${n} entries`);
+      assert.equal(written.layer, root.layer, `${n} entries`);
+      assert.deepEqual(sinkDocs(direct), sinkDocs(viaTree), `${n} entries`);
+    }
+  }
+});
+
+test('digest order: the plain (major, string) order, with ties on the leading digits, odd keys and odd majors', () => {
+  const plain = (keys: string[], major: number[]): number[] =>
+    keys
+      .map((_, i) => i)
+      .sort(
+        (a, b) => (major[a] as number) - (major[b] as number) || ((keys[a] as string) < (keys[b] as string) ? -1 : 1),
+      );
+  // Many keys sharing their first 6 hex digits, so the tie-break runs.
+  const keys = Array.from({ length: 5000 }, (_, i) => `sha256:abcdef${digest(i).slice(13)}`);
+  keys.push(...Array.from({ length: 5000 }, (_, i) => digest(i)));
+  const major = keys.map((_, i) => (i * 7) % 13);
+  assert.deepEqual([...digestOrder(keys, major)], plain(keys, major));
+  const zeros = keys.map(() => 0);
+  assert.deepEqual([...digestOrder(keys)], plain(keys, zeros));
+  for (const oddMajor of [-1, 64, 1.5]) {
+    const m = [...major];
+    m[17] = oddMajor;
+    assert.deepEqual([...digestOrder(keys, m)], plain(keys, m), `major ${oddMajor}`);
+  }
+  const odd = [...keys.slice(0, 50), 'sha256:ABCDEF00', 'zzz', 'sha256:'];
+  assert.deepEqual(
+    [...digestOrder(odd)],
+    plain(
+      odd,
+      odd.map(() => 0),
+    ),
+  );
+});
+
+test('the one-shot object set lists and counts what ObjectRefs does, holds of every kind mixed', () => {
+  const bytesOf = (d: string): Uint8Array => new TextEncoder().encode(d);
+  const enc = (type: XdsType, d: string, parts?: string[]): EncodedResource => ({
+    type,
+    digest: d,
+    bytes: bytesOf(d),
+    ...(parts && { parts: parts.map((p) => ({ digest: p, bytes: bytesOf(p) })) }),
+  });
+  const holds: [XdsType, EncodedResource][] = [
+    ['clusters', enc('clusters', digest(1))],
+    ['clusters', enc('clusters', digest(1))], // held twice by one type
+    ['listeners', enc('listeners', digest(1))], // the same bytes for another type
+    ['routes', enc('routes', digest(2), [digest(3), digest(4), digest(3)])], // a composite, a part twice
+    ['routes', enc('routes', digest(5), [digest(4), digest(1)])], // a part that is also an object
+    ['routes', enc('routes', digest(4))], // an object that was only a part
+    ['endpoints', enc('endpoints', digest(6))],
+    ['routes', enc('routes', digest(2), [digest(3), digest(4), digest(3)])],
+  ];
+  const refs = new ObjectRefs();
+  const set = new ObjectSet();
+  for (const [type, e] of holds) {
+    refs.hold(type, e);
+    set.hold(type, e);
+  }
+  assert.deepEqual(set.sizes(), refs.sizes());
+  assert.deepEqual(set.sizes(), { clusters: 1, endpoints: 1, listeners: 1, routes: 3, objects: 5 });
+  assert.deepEqual([...set.sortedAll()], [...refs.sortedAll()]);
+  assert.deepEqual([...set.sortedAll().keys()], [1, 2, 3, 4, 5, 6].map(digest).sort());
+});
+
+test('a group document written directly is the canonical JSON of its roots', () => {
+  const roots = { routes: digest(1), listeners: digest(2), endpoints: 'odd "root" ü', clusters: digest(4) };
+  assert.equal(groupDocumentText(roots), canonicalJson(roots));
+  assert.equal(
+    groupDocumentText({ ...roots, endpoints: digest(3) }),
+    canonicalJson({ ...roots, endpoints: digest(3) }),
+  );
 });

@@ -13,10 +13,10 @@ import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/t
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { assertConsistent } from '../consistency.js';
 import type { SnapshotContent } from '../content.js';
-import { ResourceEncoder, type EncodedResource } from '../encoder.js';
-import { DocumentSink, LAYER, TableTree } from '../tree.js';
+import { ResourceEncoder } from '../encoder.js';
+import { DocumentSink, LAYER, writeTable } from '../tree.js';
 import { lazyFullContent, type DigestColumns } from './full.js';
-import { ObjectRefs } from './refcounts.js';
+import { ObjectSet } from './refcounts.js';
 import { emitClasses, emitGroupDocument, emitTop } from './trees.js';
 import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './types.js';
 
@@ -34,34 +34,33 @@ export function buildSnapshotOnce(
   const encoder = new ResourceEncoder(opts.hasher, { cache: false });
   const hasher = encoder.hasher;
   const sink = new DocumentSink(hasher);
-  const refs = new ObjectRefs();
-  const index = new TableTree(LAYER.index);
+  const refs = new ObjectSet();
+  const [ids] = byName(output.groups);
+  const groupDocs = new Array<string>(ids.length);
   const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
-  for (const id of [...output.groups.keys()].sort()) {
+  for (let g = 0; g < ids.length; g++) {
+    const id = ids[g] as GroupId;
     const table = output.groups.get(id) as ResourceTable;
     output.groups.delete(id);
     const roots = {} as Record<XdsType, string>;
     const byType = {} as Record<XdsType, DigestColumns>;
     for (const type of XDS_TYPES) {
-      const messages = table[type] as ReadonlyMap<string, object>;
-      const names = [...messages.keys()].sort();
+      const [names, messages] = byName(table[type] as ReadonlyMap<string, object>);
       const digests = new Array<string>(names.length);
-      const tree = new TableTree();
       for (let i = 0; i < names.length; i++) {
-        const name = names[i] as string;
-        const encoded = encoder.encode(type, messages.get(name) as object);
-        refs.hold(type, withoutMessages(encoded));
-        tree.set(name, (digests[i] = encoded.digest));
+        const encoded = encoder.encode(type, messages[i] as object);
+        refs.hold(type, encoded);
+        digests[i] = encoded.digest;
       }
-      roots[type] = tree.commit(sink).digest;
+      roots[type] = writeTable(names, digests, sink).digest;
       byType[type] = { names, digests };
     }
-    index.set(id, emitGroupDocument(roots, sink).digest);
+    groupDocs[g] = emitGroupDocument(roots, sink).digest;
     columns.set(id, byType);
   }
   const classes = emitClasses(output, sink);
   const { compiler, inputsDigest } = info;
-  const digest = emitTop(sink, info, classes.doc.digest, index.commit(sink).digest);
+  const digest = emitTop(sink, info, classes.doc.digest, writeTable(ids, groupDocs, sink, LAYER.index).digest);
   const content = lazyFullContent(info, columns, classes.classes, classes.selectors);
   const { clusters, endpoints, listeners, routes, objects } = refs.sizes();
   return {
@@ -78,8 +77,15 @@ export function buildSnapshotOnce(
 }
 
 /**
- * The encoding without what points back at messages: a composite's parts are the route chunker's
- * chunks, which hold their virtual host objects.
+ * The keys of `map` in string order, and its values in the same order. The compiler emits most
+ * tables in name order already: then nothing is sorted and nothing looked up.
  */
-const withoutMessages = (e: EncodedResource): EncodedResource =>
-  e.parts ? { ...e, parts: e.parts.map(({ digest, bytes }) => ({ digest, bytes })) } : e;
+function byName<V>(map: ReadonlyMap<string, V>): [string[], V[]] {
+  const names = [...map.keys()];
+  for (let i = 1; i < names.length; i++)
+    if ((names[i - 1] as string) >= (names[i] as string)) {
+      names.sort();
+      return [names, names.map((name) => map.get(name) as V)];
+    }
+  return [names, [...map.values()]];
+}

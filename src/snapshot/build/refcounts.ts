@@ -3,9 +3,9 @@
  * object, how many resources hold it; per part of a composite object (composite.ts), how many
  * composites hold it. An object is stored while something holds it.
  */
-import type { XdsType } from '../../xds/type-urls.js';
+import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
-import { DigestSorter } from '../sorted-digests.js';
+import { DigestSorter, digestOrder } from '../sorted-digests.js';
 
 /** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
 interface Held extends Record<XdsType, number> {
@@ -83,5 +83,65 @@ export class ObjectRefs {
       }
     }
     return false;
+  }
+}
+
+type ObjectSizes = Record<XdsType, number> & { readonly objects: number };
+
+const TYPE_BIT: Readonly<Record<XdsType, number>> = { clusters: 1, endpoints: 2, listeners: 4, routes: 8 };
+
+/**
+ * What `ObjectRefs` tells a build that only adds (the one-shot build): the objects and their parts,
+ * distinct per type. Holding is appending to three columns (digest, bytes, the holding type; a part:
+ * none): no map and no counter object per object. Repeats are merged once at the end, where the
+ * one sort by digest brings them side by side.
+ */
+export class ObjectSet {
+  private readonly digests: string[] = [];
+  private readonly bytes: Uint8Array[] = [];
+  private readonly types: number[] = [];
+  private merged: { readonly objects: Map<string, Uint8Array>; readonly sizes: ObjectSizes } | undefined;
+
+  /** A resource of `type` holds `encoded` (and the composite's parts, if any). */
+  hold(type: XdsType, encoded: EncodedResource): void {
+    this.merged = undefined;
+    this.push(encoded.digest, encoded.bytes, TYPE_BIT[type]);
+    for (const part of encoded.parts ?? []) this.push(part.digest, part.bytes, 0);
+  }
+
+  /** Every object held, and every part of them, sorted by digest. */
+  sortedAll(): Map<string, Uint8Array> {
+    return this.merge().objects;
+  }
+
+  /** Distinct resources per type, and distinct objects (parts aside). */
+  sizes(): ObjectSizes {
+    return this.merge().sizes;
+  }
+
+  private push(digest: string, bytes: Uint8Array, types: number): void {
+    this.digests.push(digest);
+    this.bytes.push(bytes);
+    this.types.push(types);
+  }
+
+  private merge(): NonNullable<ObjectSet['merged']> {
+    if (this.merged) return this.merged;
+    const sizes = { clusters: 0, endpoints: 0, listeners: 0, routes: 0, objects: 0 };
+    const objects = new Map<string, Uint8Array>();
+    const { digests, types } = this;
+    const order = digestOrder(digests);
+    for (let i = 0; i < order.length;) {
+      const first = order[i] as number;
+      const digest = digests[first] as string;
+      let held = 0;
+      for (; i < order.length && digests[order[i] as number] === digest; i++)
+        held |= types[order[i] as number] as number;
+      objects.set(digest, this.bytes[first] as Uint8Array);
+      if (held === 0) continue; // only a part
+      sizes.objects++;
+      for (const type of XDS_TYPES) if (held & TYPE_BIT[type]) sizes[type]++;
+    }
+    return (this.merged = { objects, sizes });
   }
 }
