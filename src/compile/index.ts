@@ -122,7 +122,8 @@ export function compileWithShapes(
       if (reuse) inboundBuilt++;
       const from = inboundCtx.diags.all.length;
       const { listeners, clusters } = build(inboundCtx);
-      built = { listeners, clusters, diagnostics: inboundCtx.diags.all.slice(from) };
+      const all = inboundCtx.diags.all;
+      built = { listeners, clusters, diagnostics: all.length === from ? NO_DIAGNOSTICS : all.slice(from) };
     }
     for (const d of built.diagnostics) ctx.diags.add(d);
     inboundDiagnostics.set(id, built.diagnostics);
@@ -223,6 +224,7 @@ export function compileWithShapes(
 }
 
 const NO_CLUSTERS: ReadonlyMap<string, Cluster> = new Map();
+const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
 /** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */
 const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] => [
