@@ -37,7 +37,7 @@ import { isHttpProtocol, type MeshEndpoint, type MeshService, type Workload } fr
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
-import { compileWithShapes, createContext, type CompileResult, type SidecarShape } from './index.js';
+import { compileWithShapes, createContext, type CompileResult, type InboundReuse, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
 import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
@@ -108,10 +108,22 @@ interface State {
   readonly grpcServerNamespaces: ReadonlySet<string>;
   /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
   readonly entrySelectedNamespaces: ReadonlySet<string>;
+  /**
+   * The diagnostics of each inbound build of the last compile (their resources are in `tables`),
+   * while they are still what building them again gives: dropped when an endpoint round rebuilds
+   * an inbound group (its inbound builder's diagnostics go elsewhere then).
+   */
+  inbound: ReadonlyMap<GroupId, readonly Diagnostic[]> | undefined;
 }
 
 export class IncrementalCompiler {
   private state: State | undefined;
+  private kept = false;
+
+  /** Whether the last update's compile took every inbound group from the compile before (VirtualServices only changed). */
+  get inboundKept(): boolean {
+    return this.kept;
+  }
 
   /** A full compile (the same result as `compile(inputs)`) that becomes the base of later updates. */
   compileFull(inputs: InputSet): CompileResult {
@@ -119,11 +131,24 @@ export class IncrementalCompiler {
   }
 
   /** A full compile whose output's tables, as the later updates edit them, are `tablesOf(output)`. */
-  private recompile(inputs: InputSet, tablesOf: (output: CompileOutput) => Map<GroupId, ResourceTable>): CompileResult {
-    const diags = new Diagnostics();
+  private recompile(
+    inputs: InputSet,
+    tablesOf: (output: CompileOutput) => Map<GroupId, ResourceTable>,
+    reuse?: InboundReuse,
+  ): CompileResult {
+    let diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
-    const built = createContext(inputs, diags);
-    const { output, sidecarShapes, endpointReaders } = compileWithShapes(built);
+    let built = createContext(inputs, diags);
+    let compiled = compileWithShapes(built, reuse);
+    this.kept = reuse !== undefined && compiled.inboundBuilt === 0;
+    if (reuse && !this.kept) {
+      // Not every inbound group was kept (a shape that was not there): build them all again.
+      diags = new Diagnostics();
+      for (const d of inputs.diagnostics) diags.add(d);
+      built = createContext(inputs, diags);
+      compiled = compileWithShapes(built);
+    }
+    const { output, sidecarShapes, endpointReaders, inboundDiagnostics } = compiled;
     const diagnostics = diags.sorted();
 
     // Own copies of what updates edit; the returned output stays as it is.
@@ -160,6 +185,7 @@ export class IncrementalCompiler {
       entrySelectedNamespaces: new Set(
         ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
       ),
+      inbound: inboundDiagnostics,
     };
     return { output, diagnostics };
   }
@@ -171,11 +197,12 @@ export class IncrementalCompiler {
    * by `withReplaced` / `withDeleted` makes the lookups of changed objects O(1).
    */
   update(next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
+    this.kept = false;
     const state = this.state;
     if (!state) return { kind: 'full', ...this.compileFull(next) };
     if (!this.endpointOnly(state, next, changed))
       return configOnly(state, next, changed)
-        ? this.recompiledDelta(state, next)
+        ? this.recompiledDelta(state, next, changed)
         : { kind: 'full', ...this.compileFull(next) };
 
     const touched = new Set<ServiceKey>();
@@ -231,7 +258,9 @@ export class IncrementalCompiler {
       // The group appearing or disappearing changes the classes: only a full compile says so.
       if (servers.size > 0 !== state.tables.has(group)) return { kind: 'full', ...this.compileFull(next) };
       if (servers.size > 0) builder.replaceAll(group, 'listeners', servers);
+      state.inbound = undefined;
     }
+    if (shapes.size > 0) state.inbound = undefined;
     for (const shape of shapes) {
       const built = buildInbound(scratch, shape);
       builder.replaceAll(shape.group, 'listeners', built.listeners);
@@ -245,14 +274,31 @@ export class IncrementalCompiler {
     return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
   }
 
-  /** A full compile of `next`, returned as its difference from the previous output. */
-  private recompiledDelta(state: State, next: InputSet): IncrementalResult {
+  /**
+   * A full compile of `next`, returned as its difference from the previous output. Inbound groups
+   * read no VirtualService: when only VirtualServices changed, the last compile's are kept.
+   */
+  private recompiledDelta(state: State, next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
     let diff: ReturnType<typeof diffOutputs> | undefined;
-    const { diagnostics } = this.recompile(next, (output) => {
-      // The previous tables become the next ones: resources encoded the same keep their message objects.
-      diff = diffOutputs(state.tables, state, output);
-      return state.tables;
-    });
+    const kept = state.inbound;
+    const reuse: InboundReuse | undefined =
+      kept && changed.every((c) => c.kind === 'VirtualService')
+        ? (id) => {
+            const diagnostics = kept.get(id);
+            if (!diagnostics) return undefined;
+            const table = state.tables.get(id);
+            return { listeners: table?.listeners ?? NONE, clusters: table?.clusters ?? NONE, diagnostics };
+          }
+        : undefined;
+    const { diagnostics } = this.recompile(
+      next,
+      (output) => {
+        // The previous tables become the next ones: resources encoded the same keep their message objects.
+        diff = diffOutputs(state.tables, state, output);
+        return state.tables;
+      },
+      reuse,
+    );
     const { delta, layout } = diff as ReturnType<typeof diffOutputs>;
     return { kind: 'delta', delta, ...(Object.keys(layout).length > 0 ? { layout } : {}), diagnostics };
   }
@@ -291,6 +337,8 @@ export class IncrementalCompiler {
     else state.serviceDiagnostics.delete(mesh.hostname);
   }
 }
+
+const NONE: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** Config kinds whose changes are compiled in full and handed on as a delta. */
 const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service']);

@@ -32,11 +32,13 @@ import {
   emptyTable,
   type ClassSelector,
   type CompileOutput,
+  type GroupId,
   type OwnedCompileOutput,
   type ProxyClass,
   type ResourceTable,
 } from './types.js';
 import { indexVirtualServices } from './virtual-services.js';
+import type { Cluster, Listener } from '../xds/proto.js';
 import { sortedByName } from './sorted.js';
 
 export interface CompileResult {
@@ -77,13 +79,56 @@ export function compileContext(ctx: CompileContext): CompileOutput {
   return compileWithShapes(ctx).output;
 }
 
+/**
+ * The inbound side of one workload shape (a sidecar's `inbound/…` group) or one namespace's
+ * proxyless servers (`grpc-inbound/<ns>`, empty when it has none), with the diagnostics its build gave.
+ */
+export interface InboundBuild {
+  readonly listeners: ReadonlyMap<string, Listener>;
+  readonly clusters: ReadonlyMap<string, Cluster>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/**
+ * Inbound builds of an earlier compile, by group id, that this compile may take as they are: the
+ * caller says they are what building them again would give, diagnostics included (see
+ * IncrementalCompiler). Then it must give every one: a service named in several builds reports an
+ * unresolved target port in the first only, so builds taken and builds made do not mix.
+ */
+export type InboundReuse = (group: GroupId) => InboundBuild | undefined;
+
 /** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
-export function compileWithShapes(ctx: CompileContext): {
+export function compileWithShapes(
+  ctx: CompileContext,
+  reuse?: InboundReuse,
+): {
   readonly output: OwnedCompileOutput;
   readonly sidecarShapes: readonly SidecarShape[];
   /** Restricted scopes' clusters and endpoints, which an endpoint change patches too. */
   readonly endpointReaders: readonly EndpointReadingGroups[];
+  /** The diagnostics of each inbound build (InboundBuild), by group id. */
+  readonly inboundDiagnostics: ReadonlyMap<GroupId, readonly Diagnostic[]>;
+  /** Inbound groups built here although `reuse` was given (it did not have them). */
+  readonly inboundBuilt: number;
 } {
+  const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
+  // One context for every inbound build: what it reports once per compile it still reports once.
+  const inboundCtx: CompileContext = { ...ctx, diags: new Diagnostics() };
+  let inboundBuilt = 0;
+  /** The build of an inbound group, taken from `reuse` or built; either way its diagnostics are the compile's. */
+  const inboundBuild = (id: GroupId, build: (c: CompileContext) => Omit<InboundBuild, 'diagnostics'>): InboundBuild => {
+    let built = reuse?.(id);
+    if (!built) {
+      if (reuse) inboundBuilt++;
+      const from = inboundCtx.diags.all.length;
+      const { listeners, clusters } = build(inboundCtx);
+      const all = inboundCtx.diags.all;
+      built = { listeners, clusters, diagnostics: all.length === from ? NO_DIAGNOSTICS : all.slice(from) };
+    }
+    for (const d of built.diagnostics) ctx.diags.add(d);
+    inboundDiagnostics.set(id, built.diagnostics);
+    return built;
+  };
   const groups = new Map<string, ResourceTable>();
   const group = (id: string): ResourceTable => {
     let t = groups.get(id);
@@ -118,12 +163,15 @@ export function compileWithShapes(ctx: CompileContext): {
       for (const [name, r] of nsRoutes) own.routes.set(name, r);
       grpcGroups.push(`grpc/${ns}`);
     }
-    const servers = buildProxylessServerListeners(
-      ctx,
-      ns,
-      byNamespace.services.get(ns) ?? [],
-      byNamespace.workloads.get(ns) ?? [],
-    );
+    const servers = inboundBuild(`grpc-inbound/${ns}`, (c) => ({
+      listeners: buildProxylessServerListeners(
+        c,
+        ns,
+        byNamespace.services.get(ns) ?? [],
+        byNamespace.workloads.get(ns) ?? [],
+      ),
+      clusters: NO_CLUSTERS,
+    })).listeners;
     if (servers.size) {
       const own = group(`grpc-inbound/${ns}`);
       for (const [name, l] of servers) own.listeners.set(name, l);
@@ -134,7 +182,7 @@ export function compileWithShapes(ctx: CompileContext): {
     for (const shape of sidecarShapes(ctx, byNamespace, ns)) {
       sidecars.push(shape);
       const inbound = group(shape.inboundGroup);
-      const built = buildInbound(ctx, shape);
+      const built = inboundBuild(shape.inboundGroup, (c) => buildInbound(c, shape));
       for (const [name, l] of built.listeners) inbound.listeners.set(name, l);
       for (const [name, c] of built.clusters) inbound.clusters.set(name, c);
       classes.push({
@@ -170,8 +218,13 @@ export function compileWithShapes(ctx: CompileContext): {
     output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) },
     sidecarShapes: sidecars,
     endpointReaders: scoped.endpointReaders,
+    inboundDiagnostics,
+    inboundBuilt,
   };
 }
+
+const NO_CLUSTERS: ReadonlyMap<string, Cluster> = new Map();
+const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
 /** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */
 const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] => [

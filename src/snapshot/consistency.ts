@@ -462,7 +462,8 @@ interface Referrer extends Ref {
  * each name, and which classes use each group. Build it from a consistent output; then
  * `update(changes)` returns exactly the problems the changes introduce (none of the others can
  * appear: a duplicate needs a new name, a missing reference needs a new or changed referrer or a
- * deleted target). Classes are fixed: a change of classes needs a full check and a new index.
+ * deleted target). When the classes change (`setClasses`), a class that is new or whose groups
+ * changed is checked on its own (`checkClass`).
  */
 export class ConsistencyIndex {
   private readonly holders = {} as Record<XdsType, Map<string, Set<GroupId>>>;
@@ -480,6 +481,16 @@ export class ConsistencyIndex {
         }
       }
     }
+    this.setClasses(classes);
+  }
+
+  /**
+   * The classes `update` reports problems for. Call before an `update` whose delta comes with new
+   * classes: its problems are then exact for every class whose groups did not change; a new class
+   * and one whose groups changed need `checkClass`.
+   */
+  setClasses(classes: readonly ProxyClass[]): void {
+    this.classesOf.clear();
     for (const cls of classes) {
       const entry = { id: cls.id, groups: new Set(cls.groups) };
       for (const g of entry.groups) {
@@ -488,6 +499,50 @@ export class ConsistencyIndex {
         else this.classesOf.set(g, [entry]);
       }
     }
+  }
+
+  /**
+   * Every problem of one class, from the index (after its `update`) and the tables of its groups
+   * (`tableOf`: undefined for a group that does not exist): what checkConsistency reports for the
+   * class, less the Envoy acceptance of its resources (a per-resource check). Costs the resources
+   * and references of the class's groups; a shared part of a resource whose references the class
+   * satisfies is read once.
+   */
+  checkClass(cls: ProxyClass, tableOf: (g: GroupId) => ResourceTable | undefined): ConsistencyProblem[] {
+    const problems: ConsistencyProblem[] = [];
+    const inClass = new Set(cls.groups);
+    const satisfied = new Set<RefPart>();
+    for (const g of inClass) {
+      const table = tableOf(g);
+      if (!table) {
+        problems.push(unknownGroup(cls.id, g));
+        continue;
+      }
+      for (const type of XDS_TYPES) {
+        for (const [name, message] of table[type] as Map<string, object>) {
+          const set = this.holders[type].get(name);
+          if (set && set.size > 1) {
+            const here = [...set].filter((h) => inClass.has(h)).sort();
+            if (here.length > 1 && here[0] === g) problems.push(duplicate(cls.id, type, name, here));
+          }
+          for (const part of resourceRefParts(type, message)) {
+            if (satisfied.has(part)) continue;
+            for (const u of part.undecodable) problems.push(undecodable(cls.id, { type, name, ref: u }));
+            let ok = part.undecodable.length === 0;
+            for (const kind of REF_KINDS) {
+              for (const ref of part[kind]) {
+                const holders = this.holders[kind].get(ref);
+                if (holders && meets(holders, inClass)) continue;
+                ok = false;
+                problems.push(missing(cls.id, kind, { type, name, ref }));
+              }
+            }
+            if (ok) satisfied.add(part);
+          }
+        }
+      }
+    }
+    return problems;
   }
 
   /** Applies the changes to the index and returns the problems they introduce. `removedGroups`: groups gone altogether. */

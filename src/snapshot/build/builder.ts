@@ -112,11 +112,12 @@ export class SnapshotBuilder {
         ? { classes: update.classes ?? trees.classes, selectors: update.selectors ?? trees.selectors }
         : undefined;
 
-    // 1. The tables, with an undo log; 2. consistency: around the changes, or in full when the classes change.
-    if (!classes) this.consistency.beforeDelta(delta, trees.groups, trees.classes);
+    // 1. The tables, with an undo log; 2. consistency: around the changes (and the classes that changed).
+    if (classes) this.consistency.beforeClassDelta(trees.groups, trees.classes);
+    else this.consistency.beforeDelta(delta, trees.groups, trees.classes);
     const tables = applyToTables(trees.groups, delta);
     const problems = classes
-      ? this.consistency.checkAll(trees.groups, tables.removed, classes)
+      ? this.consistency.afterClassDelta(tables, trees.groups, trees.classes, classes.classes)
       : this.consistency.afterDelta(tables.changes, tables.removed);
     if (problems.length) {
       tables.undo();

@@ -1,12 +1,11 @@
 /**
  * Consistency of a delta's result, checked only around the changed names: a ConsistencyIndex
- * (consistency.ts) built when first needed and kept up to date across deltas, or a full check
- * when the proxy classes change.
+ * (consistency.ts) built when first needed and kept up to date across deltas; when the proxy
+ * classes change, also each class that is new or whose groups changed, on its own.
  */
-import type { ClassSelector, GroupId, ProxyClass } from '../../compile/types.js';
+import type { GroupId, ProxyClass } from '../../compile/types.js';
 import { XDS_TYPES } from '../../xds/type-urls.js';
 import {
-  checkConsistency,
   compareProblems,
   ConsistencyIndex,
   envoyProblems,
@@ -15,7 +14,7 @@ import {
 } from '../consistency.js';
 import { proxylessOnlyGroups } from '../envoy-acceptance.js';
 import { resourceRefs, type ResourceRefs } from '../references.js';
-import { tablesOf, type Groups } from './groups.js';
+import { tablesOf, type Groups, type TableChanges } from './groups.js';
 import type { SnapshotDelta, TypeDelta } from './types.js';
 
 export class DeltaConsistency {
@@ -46,26 +45,82 @@ export class DeltaConsistency {
   afterDelta(changes: readonly ResourceChange[], removed: readonly GroupId[]): ConsistencyProblem[] {
     // Without an index, see mayBreakConsistency; an index built later reads these tables.
     const problems = this.index ? this.index.update(changes, removed) : [];
+    return withRejected(
+      problems,
+      this.rejected(changes, () => false),
+    );
+  }
+
+  /** Call before a delta with new classes reaches the tables: the index is built from them if it was not kept. */
+  beforeClassDelta(groups: Groups, classes: readonly ProxyClass[]): void {
+    this.index ??= new ConsistencyIndex(tablesOf(groups), classes);
+  }
+
+  /**
+   * The problems a delta with new classes (`next`; `before`: the classes until now) introduces,
+   * with its changes now in the tables: the index's update for the classes whose groups did not
+   * change, a check of its own for each class that is new or whose groups changed, and the Envoy
+   * acceptance of the changed resources and of every resource of a group that became, or stopped
+   * being, loaded by gRPC clients only. The rest was consistent and nothing it depends on changed.
+   */
+  afterClassDelta(
+    { changes, removed }: TableChanges,
+    groups: Groups,
+    before: readonly ProxyClass[],
+    next: readonly ProxyClass[],
+  ): ConsistencyProblem[] {
+    const index = this.index as ConsistencyIndex;
+    const gone = new Set(removed);
+    const was = this.proxylessOf === before ? this.proxyless : proxylessOnlyGroups(before);
+    this.proxyless = proxylessOnlyGroups(next);
+    this.proxylessOf = next;
+    const flipped = new Set<GroupId>();
+    for (const g of was) if (!this.proxyless.has(g)) flipped.add(g);
+    for (const g of this.proxyless) if (!was.has(g)) flipped.add(g);
+
+    const renewed = changedClasses(before, next);
+    index.setClasses(next);
+    const problems = index.update(changes, removed).filter((p) => !renewed.has(p.classId));
+    const tableOf = (g: GroupId) => (gone.has(g) ? undefined : groups.get(g)?.table);
+    for (const cls of renewed.values()) problems.push(...index.checkClass(cls, tableOf));
+
+    const rejected = this.rejected(changes, (g) => flipped.has(g));
+    const shared = new Set<object>();
+    for (const g of flipped) {
+      const table = tableOf(g);
+      if (!table) continue;
+      for (const type of XDS_TYPES)
+        for (const [name, message] of table[type] as Map<string, object>)
+          rejected.push(...envoyProblems(g, type, name, message, this.proxyless.has(g), shared));
+    }
+    return withRejected(problems.sort(compareProblems), rejected);
+  }
+
+  /** The changed resources Envoy (or a gRPC client) would reject, but those of the groups `skip` says. */
+  private rejected(changes: readonly ResourceChange[], skip: (g: GroupId) => boolean): ConsistencyProblem[] {
     const rejected: ConsistencyProblem[] = [];
     const shared = new Set<object>();
     for (const ch of changes)
-      if (ch.after)
+      if (ch.after && !skip(ch.group))
         rejected.push(...envoyProblems(ch.group, ch.type, ch.name, ch.after, this.proxyless.has(ch.group), shared));
-    return rejected.length ? [...problems, ...rejected].sort(compareProblems) : problems;
+    return rejected;
   }
+}
 
-  /** With new classes: every problem of the tables (less the removed groups), checked in full. */
-  checkAll(
-    groups: Groups,
-    removed: readonly GroupId[],
-    classes: { readonly classes: readonly ProxyClass[]; readonly selectors: readonly ClassSelector[] },
-  ): ConsistencyProblem[] {
-    const tables = tablesOf(groups);
-    for (const id of removed) tables.delete(id);
-    const problems = checkConsistency({ groups: tables, classes: classes.classes, selectors: classes.selectors });
-    this.index = undefined;
-    return problems;
+const withRejected = (problems: ConsistencyProblem[], rejected: ConsistencyProblem[]): ConsistencyProblem[] =>
+  rejected.length ? [...problems, ...rejected].sort(compareProblems) : problems;
+
+/** The classes of `next` that are new or whose groups are not those of the class of that id in `before`, by id. */
+function changedClasses(before: readonly ProxyClass[], next: readonly ProxyClass[]): Map<string, ProxyClass> {
+  const old = new Map(before.map((c) => [c.id, new Set(c.groups)]));
+  const out = new Map<string, ProxyClass>();
+  for (const cls of next) {
+    const groups = old.get(cls.id);
+    const same =
+      groups !== undefined && new Set(cls.groups).size === groups.size && cls.groups.every((g) => groups.has(g));
+    if (!same) out.set(cls.id, cls);
   }
+  return out;
 }
 
 /**
