@@ -121,11 +121,7 @@ const fnName = (typeName) => typeName.replaceAll('.', '$');
  * bytes would cost memory for nothing. Nor is `google.protobuf.Any`: its `value` already holds the
  * packed bytes, so writing it again is a copy, and a kept copy per Any cost ~20 MB at 10k services.
  */
-const SHARED_TYPES = new Set([
-  'envoy.config.core.v3.TransportSocket',
-  'envoy.config.route.v3.RetryPolicy',
-  'envoy.config.core.v3.ConfigSource',
-]);
+const SHARED_TYPES = new Set(['envoy.config.route.v3.RetryPolicy', 'envoy.config.core.v3.ConfigSource']);
 
 /**
  * Types of which the compiler shares only some objects, and marks those by freezing them (interned,
@@ -139,6 +135,12 @@ const FROZEN_SHARED_TYPES = new Set([
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.listener.v3.Filter',
   'envoy.config.listener.v3.FilterChainMatch',
+  'envoy.config.core.v3.TransportSocket',
+  'envoy.config.cluster.v3.Cluster.TransportSocketMatch',
+  'envoy.config.cluster.v3.CircuitBreakers',
+  'envoy.config.cluster.v3.OutlierDetection',
+  'envoy.config.cluster.v3.Cluster.CommonLbConfig',
+  'envoy.config.core.v3.Metadata',
 ]);
 
 /** descriptorJs: the generated descriptor module. */
