@@ -140,7 +140,6 @@ const FROZEN_SHARED_TYPES = new Set([
   'envoy.config.cluster.v3.CircuitBreakers',
   'envoy.config.cluster.v3.OutlierDetection',
   'envoy.config.cluster.v3.Cluster.CommonLbConfig',
-  'envoy.config.core.v3.Metadata',
 ]);
 
 /** descriptorJs: the generated descriptor module. */

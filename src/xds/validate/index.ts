@@ -23,8 +23,6 @@ const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.core.v3.TransportSocket',
   'envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter',
-  'envoy.config.cluster.v3.Cluster.TransportSocketMatch',
-  'envoy.extensions.transport_sockets.tls.v3.CommonTlsContext',
 ]);
 
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
