@@ -117,28 +117,32 @@ const fnName = (typeName) => typeName.replaceAll('.', '$');
 /**
  * Types whose objects the compiler shares between resources, so the runtime keeps their bytes per
  * object (measured on the synthetic mesh: each is reused 3-4 times per encoding). Types whose
- * objects are mostly one per resource (Metadata, Struct, OutlierDetection) are not: keeping their
- * bytes would cost memory for nothing. Nor is `google.protobuf.Any`: its `value` already holds the
+ * objects are mostly one per resource (Metadata, Struct) are not: keeping their bytes would cost
+ * memory for nothing (measured: no gain). Nor is `google.protobuf.Any`: its `value` already holds the
  * packed bytes, so writing it again is a copy, and a kept copy per Any cost ~20 MB at 10k services.
  */
-const SHARED_TYPES = new Set([
-  'envoy.config.core.v3.TransportSocket',
-  'envoy.config.route.v3.RetryPolicy',
-  'envoy.config.core.v3.ConfigSource',
-]);
+const SHARED_TYPES = new Set(['envoy.config.route.v3.RetryPolicy', 'envoy.config.core.v3.ConfigSource']);
 
 /**
  * Types of which the compiler shares only some objects, and marks those by freezing them (interned,
  * deep-frozen: src/compile/intern.ts): a listener's filter chains (`virtualInbound`'s passthrough and
  * TCP chains are one object in every workload with the same policies, an HTTP chain is the
- * service's own), its listener filters, a chain's filters and matches. The runtime keeps the bytes
- * of the frozen ones only, so what it keeps is bounded by the compiler's intern tables.
+ * service's own), its listener filters, a chain's filters and matches; a cluster's settings
+ * (cluster/shared-parts.ts) and auto-mTLS plaintext match; transport sockets (the inbound mTLS ones
+ * are shared and frozen, an outbound cluster's carries its own SNI and is written anew). The runtime
+ * keeps the bytes of the frozen ones only, so what it keeps is bounded by the compiler's intern
+ * tables.
  */
 const FROZEN_SHARED_TYPES = new Set([
   'envoy.config.listener.v3.FilterChain',
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.listener.v3.Filter',
   'envoy.config.listener.v3.FilterChainMatch',
+  'envoy.config.core.v3.TransportSocket',
+  'envoy.config.cluster.v3.Cluster.TransportSocketMatch',
+  'envoy.config.cluster.v3.CircuitBreakers',
+  'envoy.config.cluster.v3.OutlierDetection',
+  'envoy.config.cluster.v3.Cluster.CommonLbConfig',
 ]);
 
 /** descriptorJs: the generated descriptor module. */

@@ -14,6 +14,7 @@
 import type { ClientTLSSettings } from '../model/istio.js';
 import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
+import { deepFreeze } from './intern.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
 type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
@@ -38,9 +39,13 @@ const ALPN_IN_MESH = ['istio-peer-exchange', 'istio'];
 const ALPN_IN_MESH_H2 = ['istio-peer-exchange', 'istio', 'h2'];
 const ALPN_H2_ONLY = ['h2'];
 
-/** The agent's SDS source, exactly as istiod writes it for `default` / `ROOTCA` / file resources. */
+/**
+ * The agent's SDS source, exactly as istiod writes it for `default` / `ROOTCA` / file resources.
+ * The constants below are deep-frozen: every cluster's TLS context shares them, and the encoder and
+ * the Envoy check do their work once per frozen object (./intern.ts).
+ */
 function agentSdsConfig(initialFetchTimeoutZero: boolean): ConfigSource {
-  return {
+  return deepFreeze({
     api_config_source: {
       api_type: envoy.config.core.v3.ApiConfigSource.ApiType.GRPC,
       set_node_on_first_message_only: true,
@@ -49,18 +54,24 @@ function agentSdsConfig(initialFetchTimeoutZero: boolean): ConfigSource {
     },
     ...(initialFetchTimeoutZero ? { initial_fetch_timeout: durationMs(0) } : {}),
     resource_api_version: V3,
-  };
+  });
 }
 
 const AGENT_SDS = agentSdsConfig(true);
 const AGENT_FILE_SDS = agentSdsConfig(false);
 /** credentialName secrets are served over ADS; no initial_fetch_timeout so a missing secret does not block the proxy. */
-const ADS_SDS: ConfigSource = { ads: {}, resource_api_version: V3 };
+const ADS_SDS: ConfigSource = deepFreeze({ ads: {}, resource_api_version: V3 });
 
-export const sdsAgentSecret = (name: string): SdsSecretConfig => ({
-  name,
-  sds_config: name === SDS_DEFAULT_RESOURCE || name === SDS_ROOT_RESOURCE ? AGENT_SDS : AGENT_FILE_SDS,
-});
+/** The workload certificate and trust bundle references: in every Istio mTLS context. */
+const DEFAULT_SECRET: SdsSecretConfig = deepFreeze({ name: SDS_DEFAULT_RESOURCE, sds_config: AGENT_SDS });
+const ROOT_SECRET: SdsSecretConfig = deepFreeze({ name: SDS_ROOT_RESOURCE, sds_config: AGENT_SDS });
+
+export const sdsAgentSecret = (name: string): SdsSecretConfig =>
+  name === SDS_DEFAULT_RESOURCE
+    ? DEFAULT_SECRET
+    : name === SDS_ROOT_RESOURCE
+      ? ROOT_SECRET
+      : { name, sds_config: AGENT_FILE_SDS };
 
 /** `kubernetes://name` unless the credential already names its type (istiod's ToResourceName). */
 export function credentialResourceName(credentialName: string): string {
@@ -74,7 +85,7 @@ export const credentialSecret = (credentialName: string): SdsSecretConfig => ({
   sds_config: ADS_SDS,
 });
 
-const defaultTlsParams = (): CommonTlsContext['tls_params'] => ({
+const DEFAULT_TLS_PARAMS: CommonTlsContext['tls_params'] = deepFreeze({
   tls_minimum_protocol_version: TlsProtocol.TLSv1_2,
   tls_maximum_protocol_version: TlsProtocol.TLSv1_3,
 });
@@ -95,11 +106,11 @@ export interface IstioMutualOptions {
 export function istioMutualTlsContext(opts: IstioMutualOptions): UpstreamTlsContext {
   return {
     common_tls_context: {
-      tls_params: defaultTlsParams(),
-      tls_certificate_sds_secret_configs: [sdsAgentSecret(SDS_DEFAULT_RESOURCE)],
+      tls_params: DEFAULT_TLS_PARAMS,
+      tls_certificate_sds_secret_configs: [DEFAULT_SECRET],
       combined_validation_context: {
         default_validation_context: { match_subject_alt_names: exactSans(opts.subjectAltNames) },
-        validation_context_sds_secret_config: sdsAgentSecret(SDS_ROOT_RESOURCE),
+        validation_context_sds_secret_config: ROOT_SECRET,
       },
       alpn_protocols: opts.http2 ? ALPN_IN_MESH_H2 : ALPN_IN_MESH,
     },
@@ -118,7 +129,7 @@ export function userTlsContext(tls: ClientTLSSettings, http2: boolean): Upstream
   const mutual = tls.mode === 'MUTUAL';
   if (looksLikePem(tls.privateKey) || looksLikePem(tls.clientCertificate) || looksLikePem(tls.caCertificates))
     return 'inline-key-material';
-  const common: CommonTlsContext = { tls_params: defaultTlsParams() };
+  const common: CommonTlsContext = { tls_params: DEFAULT_TLS_PARAMS };
   if (tls.credentialName) {
     if (mutual) common.tls_certificate_sds_secret_configs = [credentialSecret(tls.credentialName)];
     if (!tls.insecureSkipVerify) {
@@ -162,7 +173,8 @@ export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportS
   const key = `${opts.http2 ? 'h2' : 'h1'}|${opts.subjectAltNames.join(',')}`;
   let common = commonCache.get(key);
   if (!common) {
-    const { sni: _sni, ...withoutSni } = istioMutualTlsContext(opts);
+    // Frozen: the clusters of a service share it (and its parts with every other context).
+    const withoutSni = deepFreeze({ common_tls_context: istioMutualTlsContext(opts).common_tls_context });
     common = { bytes: encodeMessage(TypeName.UpstreamTlsContext, withoutSni), context: withoutSni };
     if (commonCache.size >= 4096) commonCache.clear();
     commonCache.set(key, common);
@@ -204,16 +216,13 @@ function withSniField(head: Uint8Array, sni: string): Uint8Array {
 /** Per ALPN and SAN list: the encoded common_tls_context and the context without SNI it encodes. */
 const commonCache = new Map<string, { readonly bytes: Uint8Array; readonly context: UpstreamTlsContext }>();
 
-const RAW_BUFFER_SOCKET: TransportSocket = {
-  name: RAW_BUFFER_TRANSPORT_SOCKET,
-  typed_config: packAny(TypeName.RawBuffer, {}),
-};
-const TLS_MODE_ISTIO_MATCH = toStruct({ tlsMode: 'istio' });
-const TLS_MODE_DISABLED: TransportSocketMatch = {
+/** Frozen: every auto-mTLS cluster ends with the same plaintext match (./intern.ts). */
+const TLS_MODE_DISABLED: TransportSocketMatch = deepFreeze({
   name: 'tlsMode-disabled',
   match: {},
-  transport_socket: RAW_BUFFER_SOCKET,
-};
+  transport_socket: { name: RAW_BUFFER_TRANSPORT_SOCKET, typed_config: packAny(TypeName.RawBuffer, {}) },
+});
+const TLS_MODE_ISTIO_MATCH = deepFreeze(toStruct({ tlsMode: 'istio' }));
 
 /** Auto mTLS: Istio mTLS towards endpoints with a sidecar, plaintext to the rest. */
 export function autoMtlsSocketMatches(istioMutual: TransportSocket): TransportSocketMatch[] {

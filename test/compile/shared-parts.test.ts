@@ -5,9 +5,11 @@ import { compile } from '../../src/compile/index.js';
 import { deepFreeze, InternTable } from '../../src/compile/intern.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { encodeMessage } from '../../src/xds/proto.js';
+import { encodeMessage, takePackedMessage, type envoy } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import type { Cluster, ClusterLoadAssignment, Listener } from '../../src/xds/proto.js';
+
+type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
 
 const output = (seed: number): CompileOutput =>
   compile(buildInputSet(generateMesh({ services: 60, seed }).docs)).output;
@@ -117,4 +119,29 @@ test('a compile after others (warm intern tables) encodes exactly as the first',
   output(12);
   output(13);
   assert.deepEqual(encodeAll(output(11)), first);
+});
+
+test("outbound clusters' TLS parts are shared and frozen: the plaintext socket match, each service's Istio mTLS context, the SDS secrets", () => {
+  const clusters = clustersOf(output(7), 'outbound').filter((c) => c.transport_socket_matches?.length === 2);
+  assert.ok(clusters.length > 10);
+  const plaintext = new Set(clusters.map((c) => c.transport_socket_matches?.[1]));
+  assert.equal(plaintext.size, 1, 'one tlsMode-disabled match');
+  const [match] = plaintext;
+  assert.ok(match && Object.isFrozen(match) && Object.isFrozen(match.transport_socket));
+  // The packed context each socket encodes: only the SNI is the cluster's own.
+  const contexts = clusters.map((c) => {
+    const ctx = takePackedMessage(c.transport_socket_matches?.[0]?.transport_socket?.typed_config as object) as {
+      common_tls_context: CommonTlsContext;
+      sni: string;
+    };
+    assert.equal(ctx.sni, c.name?.replace(/^outbound\|(\d+)\|([^|]*)\|/, 'outbound_.$1_.$2_.'));
+    return ctx.common_tls_context;
+  });
+  assertShared(contexts, 'common TLS contexts');
+  assert.ok(contexts.every((c) => Object.isFrozen(c)));
+  assert.equal(new Set(contexts.map((c) => c.tls_certificate_sds_secret_configs?.[0])).size, 1, 'one `default` secret');
+  assert.equal(new Set(contexts.map((c) => c.tls_params)).size, 1, 'one TLS parameters object');
+  assert.throws(() => {
+    (contexts[0]?.alpn_protocols as string[]).push('h3');
+  }, TypeError);
 });

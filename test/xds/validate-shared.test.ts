@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import rules from '../../src/xds/gen/validate-rules.js';
 import { deepFreeze } from '../../src/compile/intern.js';
-import type { Listener, RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
+import type { Cluster, Listener, RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import {
   ENVOY_RULES,
@@ -158,4 +158,31 @@ test('the process validator remembers frozen filter chains, listener filters and
     expectedA.map((r) => r.replace('filter_chains[1]', 'filter_chains[0]')),
   );
   assert.deepEqual(violationsOf({ ...a }), expectedA);
+});
+
+test('a broken frozen part shared by clusters (outlier detection, a socket match) is reported in every cluster that holds it', () => {
+  // enforcing_consecutive_5xx is a percentage (uint32 lte 100); a transport socket needs a name.
+  const outlier = deepFreeze({ consecutive_5xx: { value: 5 }, enforcing_consecutive_5xx: { value: 101 } });
+  const plaintext = deepFreeze({ name: 'tlsMode-disabled', match: {}, transport_socket: { name: '' } });
+  const ok = deepFreeze({ thresholds: [{ max_connections: { value: 100 } }] });
+  const cluster = (name: string): Cluster => ({
+    name,
+    type: 3,
+    connect_timeout: { seconds: 1 },
+    circuit_breakers: ok,
+    outlier_detection: outlier,
+    transport_socket_matches: [plaintext],
+  });
+  const expected = [
+    'outlier_detection.enforcing_consecutive_5xx uint32.lte',
+    'transport_socket_matches[0].transport_socket.name string.min_len',
+  ];
+  const fresh = (c: Cluster): string[] =>
+    rulesOf(new Validator(rules, ENVOY_RULES).validate(TypeName.Cluster, c)).sort();
+  assert.deepEqual(fresh(cluster('a')), expected);
+  // One check (one shared set) and the process validator, as the snapshot build uses them.
+  const check = new Set<object>();
+  for (const name of ['a', 'b', 'c'])
+    assert.deepEqual(rulesOf(validateResource('clusters', cluster(name), check)).sort(), expected, name);
+  assert.deepEqual(rulesOf(validateResource('clusters', cluster('d'))).sort(), expected);
 });

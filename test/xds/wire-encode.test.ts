@@ -256,3 +256,34 @@ test('inherited properties are not fields or map entries, as in protobufjs', () 
     assert.ok(!Buffer.from(fast).toString('latin1').includes('inherited'), `${type}: an inherited key was written`);
   }
 });
+
+test("a cluster's frozen parts (settings, the plaintext socket match) are written from their kept bytes; its own transport socket anew", () => {
+  const CLUSTER = 'envoy.config.cluster.v3.Cluster';
+  const socket = (value: Uint8Array) => ({
+    name: 'envoy.transport_sockets.tls',
+    typed_config: { type_url: 'type.googleapis.com/x.Y', value },
+  });
+  const plaintext = deepFreeze({
+    name: 'tlsMode-disabled',
+    match: {},
+    transport_socket: socket(new Uint8Array(200).fill(7)),
+  });
+  const breakers = deepFreeze({ thresholds: [{ max_connections: { value: 100 }, track_remaining: true }] });
+  const own = socket(new Uint8Array(300).fill(8));
+  const cluster = (name: string) => ({
+    name,
+    circuit_breakers: breakers,
+    outlier_detection: deepFreeze({ consecutive_5xx: { value: 5 }, interval: { seconds: 10 } }),
+    transport_socket_matches: [{ name: 'tlsMode-istio', match: {}, transport_socket: own }, plaintext],
+  });
+  for (const name of ['a', 'b', 'a'])
+    assert.equal(hex(encodeMessage(CLUSTER, cluster(name))), hex(encodeWithProtobufjs(CLUSTER, cluster(name))), name);
+  // As above: a change inside the bytes shows which parts were written anew.
+  const before = encodeMessage(CLUSTER, cluster('c'));
+  plaintext.transport_socket.typed_config.value.fill(0xee);
+  own.typed_config.value.fill(0xdd);
+  const after = encodeMessage(CLUSTER, cluster('c'));
+  const changed = after.filter((b, i) => b !== before[i]);
+  assert.equal(changed.length, 300, "only the cluster's own socket is written anew");
+  assert.ok(changed.every((b) => b === 0xdd));
+});

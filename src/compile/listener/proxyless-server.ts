@@ -23,6 +23,7 @@ import { selects } from '../../proxy-class/class-id.js';
 import { envoy, packAny, type HttpConnectionManager, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext } from '../context.js';
+import { deepFreeze } from '../intern.js';
 import { buildGrpcServerRbacFilters } from '../security/authz/grpc-server.js';
 import { modeForPort } from '../security/peer-authn.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
@@ -42,7 +43,7 @@ type FilterChain = envoy.config.listener.v3.FilterChain.$Properties;
 const providerInstance = (certificate: string) => ({ instance_name: 'default', certificate_name: certificate });
 
 /** istiod's buildCommonTLSContext: certificates from the bootstrap's `default` certificate provider. */
-const MTLS_SOCKET = {
+const MTLS_SOCKET = deepFreeze({
   name: FilterName.TlsTransportSocket,
   typed_config: packAny(TypeName.DownstreamTlsContext, {
     common_tls_context: {
@@ -55,7 +56,7 @@ const MTLS_SOCKET = {
     },
     require_client_certificate: { value: true },
   }),
-};
+});
 
 function filterChain(security: WorkloadSecurity, mtls: boolean, ctx: CompileContext): FilterChain {
   const suffix = mtls ? 'mtls' : 'plaintext';
