@@ -25,9 +25,11 @@ export async function storedIntegrityProblems(
   }
   // A v1 inputs manifest is one object, a v2 one a document: its digest is marked as both.
   const either = record.inputs;
+  // What is stored, not what this process already holds: a pack loaded earlier answers from memory.
+  const stored = store.uncached?.() ?? store;
   for (const [what, digests, read] of [
-    ['document', docs, (d: string) => store.getDocument(d)],
-    ['object', objects, (d: string) => store.getObject(d)],
+    ['document', docs, (d: string) => stored.getDocument(d)],
+    ['object', objects, (d: string) => stored.getObject(d)],
   ] as const) {
     for (const d of [...digests].sort()) {
       let bytes: Uint8Array | null;

@@ -379,6 +379,25 @@ export function runStoreContract(target: ContractTarget): void {
       }
     });
 
+    withStore('uncached(): a reader of what is stored, not of the packs this one holds', async ({ store, rawPut }) => {
+      const snap = meshSnapshot(target.scale?.services ?? 12, 1);
+      const r = await publishSnapshot(store, 'main', snap, {
+        createdAt: CREATED_AT,
+        hasher: nodeSha256Hex,
+        packOnly: true,
+      });
+      assert.equal(r.status, 'published');
+      if (r.status !== 'published') return;
+      const [d, bytes] = [...snap.objects][0] as [string, Uint8Array];
+      assert.deepEqual(plain(await store.getObject(d)), plain(bytes), 'read once: its pack is now in memory');
+      const pack = packDigests(r.record)[0] as string;
+      await rawPut(`objects/sha256/${hex(pack).slice(0, 2)}/${hex(pack)}`, utf8.encode('flipped bits'));
+      assert.deepEqual(plain(await store.getObject(d)), plain(bytes), 'this reader answers from the pack it holds');
+      const fresh = store.uncached?.();
+      assert.ok(fresh, `${target.name} gives an uncached reader`);
+      await assert.rejects(fresh.getObject(d), CorruptObjectError, 'the uncached reader reads the corrupt pack');
+    });
+
     withStore('pack-only publish: a pack entry is digest-checked when read', async ({ store }) => {
       const r = await publishSnapshot(store, 'main', nthSnapshot(1), { createdAt: CREATED_AT, hasher: nodeSha256Hex });
       assert.equal(r.status, 'published');

@@ -122,7 +122,7 @@ export class LocalStore implements SnapshotStore {
 
   constructor(
     readonly root: string = DEFAULT_STORE_DIR,
-    opts: LocalStoreOptions = {},
+    private readonly opts: LocalStoreOptions = {},
   ) {
     this.hasher = opts.hasher ?? nodeSha256Hex;
     this.base = join(root || '.', sep);
@@ -166,6 +166,10 @@ export class LocalStore implements SnapshotStore {
     }
     await this.verifiedRead(digest, path);
     return { digest, status: 'exists' };
+  }
+
+  uncached(): LocalStore {
+    return new LocalStore(this.root, this.opts);
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {

@@ -92,7 +92,7 @@ export class ObjectStore implements SnapshotStore {
 
   constructor(
     readonly backend: BlobBackend,
-    opts: ObjectStoreOptions = {},
+    private readonly opts: ObjectStoreOptions = {},
   ) {
     this.hasher = opts.hasher ?? nobleSha256Hex;
     this.headAttempts = opts.headAttempts ?? 16;
@@ -123,6 +123,10 @@ export class ObjectStore implements SnapshotStore {
       if (found && (this.isFresh(found.modifiedAt) || (await this.backend.touch(key)))) return 'exists';
       vanished(key, attempt); // gc deleted it just now: write it again
     }
+  }
+
+  uncached(): ObjectStore {
+    return new ObjectStore(this.backend, this.opts);
   }
 
   async getObject(digest: string): Promise<Uint8Array | null> {

@@ -32,6 +32,11 @@ export interface ContentReader {
    * MissingDocumentError, a corrupt one CorruptObjectError.
    */
   getSnapshot(digest: string): Promise<SnapshotContent | null>;
+  /**
+   * A reader of the same storage that holds nothing in memory yet: reads answer from what is
+   * stored, not from packs this reader has already loaded (the integrity check re-reads storage).
+   */
+  uncached?(): ContentReader;
 }
 
 /** Storing content-addressed objects and documents (immutable, idempotent). */
