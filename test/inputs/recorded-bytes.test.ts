@@ -6,15 +6,14 @@
  * projection path decides differently (an object reached twice, a frozen one) it must step aside.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { generateMesh } from '../../bench/synthetic.js';
 import { parseDocuments, type RawDocument } from '../../src/inputs/parse.js';
 import { buildInputSetRetention, retainedForStorage } from '../../src/inputs/retain.js';
 import { recordedCanonicalBytes } from '../../src/snapshot/stored-inputs/recorded-bytes.js';
 import { storedEntry, storedEntryOfRetention, storedRetainedEntry } from '../../src/snapshot/stored-inputs/index.js';
-import { EXAMPLES, FIXTURES, REPO } from '../helpers/paths.js';
+import { allYamlInputs } from '../helpers/paths.js';
 
 const text = (b: Uint8Array | undefined): string | undefined => (b ? Buffer.from(b).toString('utf8') : undefined);
 
@@ -48,16 +47,8 @@ function assertSameBytes(docs: readonly RawDocument[], label: string): Tally {
   return tally;
 }
 
-function yamlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .map((f) => join(dir, f));
-}
-
 test('recorded bytes: every document of the fixtures, examples and golden cases', () => {
-  const files = [...yamlFiles(FIXTURES), ...yamlFiles(EXAMPLES), ...yamlFiles(join(REPO, 'test', 'golden'))];
+  const files = allYamlInputs();
   assert.ok(files.length > 20, `${files.length} files`);
   let direct = 0;
   for (const f of files) direct += assertSameBytes(parseDocuments(readFileSync(f, 'utf8'), f).docs, f).direct;

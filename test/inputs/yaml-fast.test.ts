@@ -6,15 +6,14 @@
  * diagnostics are the library's.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { INPUT_LIMITS } from '../../src/inputs/limits.js';
 import { parseDocuments, parseYaml } from '../../src/inputs/parse.js';
 import { parseYamlFast } from '../../src/inputs/yaml-fast.js';
-import { EXAMPLES, FIXTURES, REPO } from '../helpers/paths.js';
+import { allYamlInputs } from '../helpers/paths.js';
 
 const fast = (text: string): unknown[] | undefined => parseYamlFast(text, INPUT_LIMITS.maxObjectBytes);
 
@@ -35,16 +34,8 @@ function agrees(text: string, label: string): boolean {
   return true;
 }
 
-function yamlFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true })
-    .map(String)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .map((f) => join(dir, f));
-}
-
 test('every YAML file of the fixtures, examples and golden cases: the same values as the library', () => {
-  const files = [...yamlFiles(FIXTURES), ...yamlFiles(EXAMPLES), ...yamlFiles(join(REPO, 'test', 'golden'))];
+  const files = allYamlInputs();
   let handled = 0;
   for (const f of files) if (agrees(readFileSync(f, 'utf8'), f)) handled++;
   assert.ok(files.length > 20, `${files.length} files`);
