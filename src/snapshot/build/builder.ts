@@ -10,14 +10,13 @@
  */
 import type { CompileOutput } from '../../compile/types.js';
 import { assertConsistent, InconsistentSnapshotError } from '../consistency.js';
-import type { SnapshotContent } from '../content.js';
 import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
 import { diffOutput, fillDigests, lazyFullContent } from './full.js';
 import { DigestSorter } from '../sorted-digests.js';
-import { ContentChain, type LazyContent } from './lazy-content.js';
+import { ContentChain, withLazyContent, type LazyContent } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -85,17 +84,10 @@ export class SnapshotBuilder {
     const { compiler, inputsDigest } = this.info;
     const content = lazyFullContent(this.info, diff.content, trees.classes, trees.selectors);
     this.contents.reset(content);
-    const built: BuiltSnapshot = {
-      digest: top,
-      inputsDigest,
-      compiler,
-      get content(): SnapshotContent {
-        return content.get();
-      },
-      counts: trees.counts(),
-      objects,
-      documents: sink.sorted(),
-    };
+    const built = withLazyContent(
+      { digest: top, inputsDigest, compiler, counts: trees.counts(), objects, documents: sink.sorted() },
+      content,
+    );
     return this.keep(built, content);
   }
 
@@ -135,19 +127,19 @@ export class SnapshotBuilder {
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
     const step = { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses };
     const content = this.contents.next(base, step);
-    const built: BuiltSnapshot = {
-      digest,
-      inputsDigest: info.inputsDigest,
-      compiler: info.compiler,
-      get content(): SnapshotContent {
-        return content.get();
+    const built = withLazyContent(
+      {
+        digest,
+        inputsDigest: info.inputsDigest,
+        compiler: info.compiler,
+        counts: trees.counts(),
+        objects: sortedObjects(newObjects),
+        documents: sink.sorted(),
+        base: base.digest,
+        changes: step,
       },
-      counts: trees.counts(),
-      objects: sortedObjects(newObjects),
-      documents: sink.sorted(),
-      base: base.digest,
-      changes: step,
-    };
+      content,
+    );
     return this.keep(built, content);
   }
 
@@ -168,19 +160,10 @@ const NO_OBJECTS: ReadonlyMap<string, Uint8Array> = new Map();
 /** The snapshot as a builder remembers it when its caller keeps the objects and documents (nothing refers to `built`). */
 function withoutObjects(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
   const { digest, inputsDigest, compiler, counts, base, changes } = built;
-  return {
-    digest,
-    inputsDigest,
-    compiler,
-    get content(): SnapshotContent {
-      return content.get();
-    },
-    counts,
-    objects: NO_OBJECTS,
-    documents: [],
-    ...(base !== undefined ? { base } : {}),
-    ...(changes ? { changes } : {}),
-  };
+  return withLazyContent(
+    { digest, inputsDigest, compiler, counts, objects: NO_OBJECTS, documents: [], base, changes },
+    content,
+  );
 }
 
 /** Fewer objects (a delta's) are sorted the plain way. */

@@ -133,3 +133,27 @@ const sortedRecord = (r: Record<string, string>): Record<string, string> => {
   for (const k of Object.keys(r).sort()) out[k] = r[k] as string;
   return out;
 };
+
+/** What a built snapshot holds besides its content (`base` and `changes` for a delta). */
+export type BuiltFields = Omit<BuiltSnapshot, 'content' | 'base' | 'changes'> & {
+  readonly base?: string | undefined;
+  readonly changes?: ContentStep | undefined;
+};
+
+/** A built snapshot whose `content` is `content`'s, expanded when first read. */
+export function withLazyContent(fields: BuiltFields, content: LazyContent): BuiltSnapshot {
+  const { digest, inputsDigest, compiler, counts, objects, documents, base, changes } = fields;
+  return {
+    digest,
+    inputsDigest,
+    compiler,
+    get content(): SnapshotContent {
+      return content.get();
+    },
+    counts,
+    objects,
+    documents,
+    ...(base !== undefined ? { base } : {}),
+    ...(changes ? { changes } : {}),
+  };
+}

@@ -12,10 +12,10 @@
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { assertConsistent } from '../consistency.js';
-import type { SnapshotContent } from '../content.js';
 import { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, writeTable } from '../tree.js';
 import { lazyFullContent, type DigestColumns } from './full.js';
+import { withLazyContent } from './lazy-content.js';
 import { ObjectSet } from './refcounts.js';
 import { emitClasses, emitGroupDocument, emitTop } from './trees.js';
 import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './types.js';
@@ -63,17 +63,17 @@ export function buildSnapshotOnce(
   const digest = emitTop(sink, info, classes.doc.digest, writeTable(ids, groupDocs, sink, LAYER.index).digest);
   const content = lazyFullContent(info, columns, classes.classes, classes.selectors);
   const { clusters, endpoints, listeners, routes, objects } = refs.sizes();
-  return {
-    digest,
-    inputsDigest,
-    compiler,
-    get content(): SnapshotContent {
-      return content.get();
+  return withLazyContent(
+    {
+      digest,
+      inputsDigest,
+      compiler,
+      counts: { clusters, endpoints, listeners, routes, classes: classes.classes.length, objects },
+      objects: refs.sortedAll(),
+      documents: sink.sorted(),
     },
-    counts: { clusters, endpoints, listeners, routes, classes: classes.classes.length, objects },
-    objects: refs.sortedAll(),
-    documents: sink.sorted(),
-  };
+    content,
+  );
 }
 
 /**
