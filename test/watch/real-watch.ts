@@ -118,6 +118,11 @@ export async function realNamespace(kc: KubeConfig, name: string): Promise<RealN
     async cleanUp() {
       for (const o of created.reverse()) await objects.delete(o).catch(() => undefined);
       await objects.delete(ns).catch(() => undefined);
+      // No namespace controller runs beside kube-local's API server: a deleted namespace would stay
+      // Terminating for good, and every later watcher would see it (hundreds after a few runs). Its
+      // objects are deleted above, so its finalizer is cleared as the namespace controller would.
+      const body = { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: [] } };
+      await core.replaceNamespaceFinalize({ name, body }).catch(() => undefined);
     },
   };
 }
