@@ -146,6 +146,13 @@ test(
   async () => {
     await page.fill('#diff-node', 'sidecar~10.244.0.11~productpage-v1-1.default~default.svc.cluster.local');
     await page.fill('#diff-metadata', '{"NAMESPACE":"default","LABELS":{"app":"productpage","version":"v1"}}');
+    // The previous test's diff is still shown, and the new one renders after the hash change: clear
+    // it, so the wait below can only be met by this diff's output.
+    await page.evaluate(() =>
+      (globalThis as unknown as { document: { getElementById(id: string): { replaceChildren(): void } } }).document
+        .getElementById('diff-out')
+        .replaceChildren(),
+    );
     await page.click('#diff-form button[type="submit"]');
     await page.waitForFunction(() =>
       (globalThis as unknown as { location: { hash: string } }).location.hash.includes('metadata='),
