@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import {
@@ -23,22 +21,11 @@ import {
   type SnapshotDelta,
 } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32 } from '../inputs/prng.js';
 import { randomConfigStep } from './incremental-config-helpers.js';
-import { assertSameOutput, randomStep, type Step } from './incremental-helpers.js';
+import { assertSameOutput, bookinfoInputs, randomStep, type Step } from './incremental-helpers.js';
 
-function bookinfo(): InputSet {
-  const texts = [
-    [BOOKINFO_STATE, readFileSync(BOOKINFO_STATE, 'utf8')],
-    ['dr.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'destination-rule-all.yaml'), 'utf8')],
-    [
-      'vs.yaml',
-      readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-80-20.yaml'), 'utf8'),
-    ],
-  ] as const;
-  return buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
-}
+const bookinfo = (): InputSet => bookinfoInputs();
 
 /** The synthetic mesh over three namespaces, one of them restricted by a Sidecar (its own visibility scope). */
 function synthetic(): InputSet {

@@ -9,7 +9,11 @@ import type { ChangedObject } from '../../src/compile/incremental.js';
 import { applyCompileDelta, IncrementalCompiler, withDeleted, withReplaced } from '../../src/compile/incremental.js';
 import { compile } from '../../src/compile/index.js';
 import type { CompileOutput } from '../../src/compile/types.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
 import type { InputSet } from '../../src/model/inputs.js';
+import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import type { EndpointSlice, Endpoints, Pod, SliceEndpoint } from '../../src/model/k8s.js';
 import { encodeMessage } from '../../src/xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES } from '../../src/xds/type-urls.js';
@@ -206,4 +210,16 @@ export function legacyEndpoints(namespace: string, name: string, ips: readonly s
       },
     ],
   };
+}
+
+/** The bookinfo cluster state with the samples' DestinationRules and 80/20 reviews VirtualService, plus `extra` texts. */
+export function bookinfoInputs(extra: readonly (readonly [file: string, text: string])[] = []): InputSet {
+  const sample = (name: string) => readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', name), 'utf8');
+  const texts: (readonly [string, string])[] = [
+    [BOOKINFO_STATE, readFileSync(BOOKINFO_STATE, 'utf8')],
+    ['dr.yaml', sample('destination-rule-all.yaml')],
+    ['vs.yaml', sample('virtual-service-reviews-80-20.yaml')],
+    ...extra,
+  ];
+  return buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
 }

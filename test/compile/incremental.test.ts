@@ -1,7 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import {
@@ -17,9 +15,8 @@ import type { EndpointSlice } from '../../src/model/k8s.js';
 import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.js';
 import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 import { mulberry32 } from '../inputs/prng.js';
-import { assertSameOutput, randomStep } from './incremental-helpers.js';
+import { assertSameOutput, bookinfoInputs, randomStep } from './incremental-helpers.js';
 
 /**
  * Bookinfo plus what makes endpoints matter beyond assignments: a named targetPort (inbound
@@ -106,16 +103,7 @@ endpoints:
 `;
 
 function bookinfo(): InputSet {
-  const texts = [
-    [BOOKINFO_STATE, readFileSync(BOOKINFO_STATE, 'utf8')],
-    ['dr.yaml', readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'destination-rule-all.yaml'), 'utf8')],
-    [
-      'vs.yaml',
-      readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', 'virtual-service-reviews-80-20.yaml'), 'utf8'),
-    ],
-    ['extras.yaml', EXTRAS],
-  ] as const;
-  const inputs = buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
+  const inputs = bookinfoInputs([['extras.yaml', EXTRAS]]);
   assert.deepEqual(
     inputs.diagnostics.filter((d) => d.severity === 'error'),
     [],

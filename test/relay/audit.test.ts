@@ -85,16 +85,7 @@ test(
       digestOf: (v) => (v === 4 ? 'sha256:x' : undefined),
       onError: () => errors++,
     });
-    const ack = (i: number) => ({
-      kind: 'ack' as const,
-      streamId: 's',
-      nodeId: `n${i}`,
-      classId: 'c',
-      typeUrl: 't',
-      version: 'v',
-      snapshotVersion: 4,
-      at: Date.UTC(2030, 0, 1) + i,
-    });
+    const ack = (i: number) => ackOf(i, 4);
     log.observe({
       kind: 'push',
       streamId: 's',
@@ -160,16 +151,7 @@ test(
       flushMs: 60_000,
       maxBatch: 2,
     });
-    const ack = (i: number) => ({
-      kind: 'ack' as const,
-      streamId: 's',
-      nodeId: `n${i}`,
-      classId: 'c',
-      typeUrl: 't',
-      version: 'v',
-      snapshotVersion: 1,
-      at: Date.UTC(2030, 0, 1) + i,
-    });
+    const ack = (i: number) => ackOf(i, 1);
     let written!: () => void;
     log.holdUntil(new Promise<void>((r) => (written = r)));
     for (let i = 0; i < 3; i++) log.observe(ack(i));
@@ -186,3 +168,17 @@ test(
     await log.close();
   },
 );
+
+/** Node `n<i>`'s ACK of snapshot version `snapshotVersion`, at a fixed time plus i ms. */
+function ackOf(i: number, snapshotVersion: number) {
+  return {
+    kind: 'ack' as const,
+    streamId: 's',
+    nodeId: `n${i}`,
+    classId: 'c',
+    typeUrl: 't',
+    version: 'v',
+    snapshotVersion,
+    at: Date.UTC(2030, 0, 1) + i,
+  };
+}
