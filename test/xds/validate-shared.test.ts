@@ -186,3 +186,44 @@ test('a broken frozen part shared by clusters (outlier detection, a socket match
     assert.deepEqual(rulesOf(validateResource('clusters', cluster(name), check)).sort(), expected, name);
   assert.deepEqual(rulesOf(validateResource('clusters', cluster('d'))).sort(), expected);
 });
+
+test('a frozen part of any type is remembered once clean; a broken one is reported in every resource that holds it, in one check and in a second build', () => {
+  // No shared or frozen-shared types given: a frozen endpoint (src/compile/endpoints.ts freezes
+  // every one, shared by the ClusterLoadAssignments of a service) is remembered because it is frozen.
+  const LB = 'envoy.config.endpoint.v3.LbEndpoint';
+  const walked = new Map<object, number>();
+  const counting: MessageHook = (m) => void walked.set(m, (walked.get(m) ?? 0) + 1);
+  const v = new Validator(rules, { ...ENVOY_RULES, [LB]: counting });
+  const endpoint = (address: string, port: number) =>
+    deepFreeze({ endpoint: { address: { socket_address: { address, port_value: port } } } });
+  const good = endpoint('10.0.0.1', 8080);
+  // port_value is uint32 lte 65535.
+  const broken = endpoint('10.0.0.2', 70000);
+  type Cla = { cluster_name: string; endpoints: { locality: { zone: string }; lb_endpoints: object[] }[] };
+  const cla = (name: string, lbEndpoints: object[]): Cla => ({
+    cluster_name: name,
+    endpoints: [{ locality: { zone: 'a' }, lb_endpoints: lbEndpoints }],
+  });
+  const CLA = TypeName.ClusterLoadAssignment;
+  const alone = (m: Cla): Violation[] => new Validator(rules, ENVOY_RULES).validate(CLA, m);
+  const firstBuild = ['a', 'b', 'c'].map((name) => cla(name, [good, broken]));
+  const expected = ['endpoints[0].lb_endpoints[1].endpoint.address.socket_address.port_value uint32.lte'];
+  const check = new Set<object>();
+  for (const m of firstBuild) {
+    assert.deepEqual(rulesOf(v.validate(CLA, m, check)), expected, m.cluster_name);
+    assert.deepEqual(v.validate(CLA, m, check), alone(m), `${m.cluster_name} alone`);
+  }
+  // A second build: new resources holding the same frozen endpoints, the broken one first now.
+  const secondBuild = ['a', 'b'].map((name) => cla(name, [broken, good]));
+  for (const m of secondBuild) {
+    assert.deepEqual(rulesOf(v.validate(CLA, m, new Set())), [
+      'endpoints[0].lb_endpoints[0].endpoint.address.socket_address.port_value uint32.lte',
+    ]);
+    assert.deepEqual(v.validate(CLA, m), alone(m), `${m.cluster_name} alone`);
+  }
+  assert.equal(walked.get(good), 1, 'the clean frozen endpoint is walked once, in both builds');
+  assert.equal(walked.get(broken), 5, 'the broken frozen endpoint is walked (and reported) in every resource');
+  // The process validator, as the snapshot build uses it: each build's resources report it.
+  for (const m of [...firstBuild, ...secondBuild].map((c) => ({ ...c })))
+    assert.deepEqual(rulesOf(validateResource('endpoints', m)), rulesOf(alone(m)));
+});

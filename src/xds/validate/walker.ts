@@ -86,6 +86,13 @@ interface MessagePlan {
    */
   readonly shared: 'always' | 'frozen' | undefined;
   /**
+   * Remember its clean frozen messages for good, whatever the type: the compiler freezes exactly
+   * the parts it shares (interned, src/compile/intern.ts; an endpoint's parts, endpoints.ts), in one
+   * output and across compiles (the intern tables are module-wide), and a frozen message cannot
+   * change. Set for types with more than scalars to check (nested messages or a hook).
+   */
+  readonly frozen: boolean;
+  /**
    * Remember clean messages of this type (it has message fields to walk)? Turned off for a type
    * whose messages turn out not to be shared: remembering would only cost.
    */
@@ -178,6 +185,8 @@ export class Validator {
      * Types of which the compiler shares some messages and marks them by freezing them (interned,
      * deep-frozen: src/compile/intern.ts): a listener's filter chains, listener filters, transport
      * sockets. Their clean frozen messages are remembered for good; the others are walked as usual.
+     * A frozen message of any type with nested messages or a hook is remembered the same way; these
+     * types also have their frozen items skipped before any call in a list.
      */
     private readonly frozenSharedTypes: ReadonlySet<string> = new Set(),
   ) {}
@@ -210,7 +219,8 @@ export class Validator {
   private walkPlan(plan: MessagePlan, message: Msg, walk: Walk): void {
     // Whether a message is valid depends on it alone, and the compiler shares sub-messages widely
     // (a route in many route configs): a clean one with nested messages is not walked again.
-    const remember = plan.shared === 'always' || (plan.shared === 'frozen' && Object.isFrozen(message));
+    const remember =
+      plan.shared === 'always' || ((plan.frozen || plan.shared === 'frozen') && Object.isFrozen(message));
     if (remember) {
       if (this.clean.has(message)) return;
     } else if (plan.nested) {
@@ -275,15 +285,17 @@ export class Validator {
     else {
       // Set before the fields are planned: message types can nest themselves.
       const fields: FieldPlan[] = [];
+      const nested =
+        entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
+        false;
       plan = {
         fields,
         oneofs: entry?.oneofs ?? [],
         metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
         shared: this.sharedTypes.has(typeName) ? 'always' : this.frozenSharedTypes.has(typeName) ? 'frozen' : undefined,
-        nested:
-          entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
-          false,
+        frozen: nested || hook !== undefined,
+        nested,
         hits: 0,
         misses: 0,
       };
