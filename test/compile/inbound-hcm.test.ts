@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { CORS_FILTER, FAULT_FILTER, type HttpFilter } from '../../src/compile/listener/filters.js';
 import { buildSidecarHcm, hcmFilter } from '../../src/compile/listener/http-connection-manager.js';
 import { inboundHcmFilter } from '../../src/compile/listener/inbound-hcm.js';
+import { header, joinFields } from '../../src/compile/listener/wire-splice.js';
 import { encodeWithProtobufjs, packAny, takePackedMessage, type RouteConfiguration } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 
@@ -53,6 +54,8 @@ for (const c of cases) {
     assert.equal(fast.typed_config?.type_url, whole.typed_config?.type_url);
     const bytes = fast.typed_config?.value as Uint8Array;
     assert.deepEqual([...bytes], [...(whole.typed_config?.value as Uint8Array)]);
+    // The same class as the encoder's bytes (a Buffer in Node).
+    assert.equal(Object.getPrototypeOf(bytes), Object.getPrototypeOf(whole.typed_config?.value));
     // protobufjs, the reference encoder, agrees.
     const hcm = buildSidecarHcm(opts);
     assert.deepEqual([...bytes], [...encodeWithProtobufjs(TypeName.HttpConnectionManager, hcm)]);
@@ -68,4 +71,19 @@ test('an HCM without an inline route config is packed whole', () => {
     [...(inboundHcmFilter(opts).typed_config?.value as Uint8Array)],
     [...packAny(TypeName.HttpConnectionManager, buildSidecarHcm(opts)).value!],
   );
+});
+
+test('fields joined from kept encodings: headers with one- and two-byte lengths', () => {
+  const body = new Uint8Array(200).fill(7);
+  const joined = joinFields([
+    new Uint8Array([8, 1]),
+    header(4, body.length),
+    body,
+    header(2, 3),
+    new Uint8Array([1, 2, 3]),
+  ]);
+  assert.deepEqual([...joined.subarray(0, 5)], [8, 1, 0x22, (200 & 0x7f) | 0x80, 1]);
+  assert.deepEqual([...joined.subarray(205)], [0x12, 3, 1, 2, 3]);
+  assert.equal(joined.length, 2 + 3 + 200 + 2 + 3);
+  assert.throws(() => header(16, 1), RangeError);
 });

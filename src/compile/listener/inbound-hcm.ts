@@ -11,12 +11,13 @@ import { encodeMessage, withPackedMessage, type HttpConnectionManager } from '..
 import { TypeName, typeUrl } from '../../xds/type-urls.js';
 import { FilterName, networkFilter, type NetworkFilter } from './filters.js';
 import { buildSidecarHcm, type SidecarHcmOptions } from './http-connection-manager.js';
+import { header, joinFields } from './wire-splice.js';
 
 /** An HCM's encoding without `route_config`, split where that field goes; null: it cannot be split so. */
 type Template = { readonly head: Uint8Array; readonly tail: Uint8Array } | null;
 
-/** `route_config`: field 4, length-delimited. */
-const ROUTE_CONFIG_TAG = (4 << 3) | 2;
+/** HttpConnectionManager.route_config. */
+const ROUTE_CONFIG_FIELD = 4;
 
 /** Per list of security filters (one list per workload policies), the templates by the options' other parts. */
 const templates = new WeakMap<object, Map<string, Template>>();
@@ -40,7 +41,10 @@ function templateOf(opts: SidecarHcmOptions): Template {
   if (!table) templates.set(bySecurity, (table = new Map()));
   const key = `${opts.statPrefix}|${opts.http2 ? 'h2' : ''}`;
   let template = table.get(key);
-  if (template === undefined) table.set(key, (template = makeTemplate(opts)));
+  if (template === undefined) {
+    if (table.size >= 4096) table.clear();
+    table.set(key, (template = makeTemplate(opts)));
+  }
   return template;
 }
 
@@ -58,17 +62,5 @@ function makeTemplate(opts: SidecarHcmOptions): Template {
   return { head, tail: whole.subarray(head.length) };
 }
 
-function splice(t: NonNullable<Template>, routeConfig: Uint8Array): Uint8Array {
-  let lengthBytes = 1;
-  for (let n = routeConfig.length; n >= 0x80; n >>>= 7) lengthBytes++;
-  const out = new Uint8Array(t.head.length + 1 + lengthBytes + routeConfig.length + t.tail.length);
-  out.set(t.head, 0);
-  let at = t.head.length;
-  out[at++] = ROUTE_CONFIG_TAG;
-  let n = routeConfig.length;
-  for (; n >= 0x80; n >>>= 7) out[at++] = (n & 0x7f) | 0x80;
-  out[at++] = n;
-  out.set(routeConfig, at);
-  out.set(t.tail, at + routeConfig.length);
-  return out;
-}
+const splice = (t: NonNullable<Template>, routeConfig: Uint8Array): Uint8Array =>
+  joinFields([t.head, header(ROUTE_CONFIG_FIELD, routeConfig.length), routeConfig, t.tail]);
