@@ -391,10 +391,13 @@ function sortGroups(groups: Map<string, ResourceTable>): Map<string, ResourceTab
   const sorted = new Map<string, ResourceTable>();
   for (const id of [...groups.keys()].sort()) {
     const t = groups.get(id) as ResourceTable;
-    const s = emptyTable();
-    for (const type of ['clusters', 'endpoints', 'listeners', 'routes'] as const)
-      s[type] = sortedByName(t[type] as Map<string, never>) as never;
-    sorted.set(id, s);
+    // No maps made only to be replaced: a table of the sorted ones (usually the group's own).
+    sorted.set(id, {
+      clusters: sortedByName(t.clusters),
+      endpoints: sortedByName(t.endpoints),
+      listeners: sortedByName(t.listeners),
+      routes: sortedByName(t.routes),
+    });
   }
   return sorted;
 }

@@ -38,13 +38,22 @@ export class InternTable<T extends object> {
   }
 }
 
-/** Freezes a message and everything it holds, except byte buffers (which cannot be frozen). */
+/**
+ * Freezes a message and everything it holds, except byte buffers (which cannot be frozen). A part
+ * that is frozen already is not walked again: the compiler freezes only whole values (deep-frozen
+ * constants and interned parts, endpoints frozen level by level), so a frozen part is frozen
+ * through, and shared parts are not walked once per value that holds them.
+ */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   Object.freeze(value);
   // for…in: no array of values per object (plain objects and arrays have no inherited enumerables).
-  for (const k in value) deepFreeze((value as Record<string, unknown>)[k]);
+  for (const k in value) freezeUnlessFrozen((value as Record<string, unknown>)[k]);
   return value;
+}
+
+function freezeUnlessFrozen(value: unknown): void {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) deepFreeze(value);
 }
 
 const anys = new InternTable<Any>();

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildProxylessListeners } from '../../src/compile/listeners.js';
 import { assertListenerRoundTrip, makeContext, port, service, unpack } from './listeners-helpers.js';
+import { encodeWithProtobufjs, takePackedMessage, type Any, type HttpConnectionManager } from '../../src/xds/proto.js';
+import { TypeName } from '../../src/xds/type-urls.js';
 
 const services = () => [
   service('echo', 'default', [port(7070, 'GRPC'), port(9090, 'TCP')], { clusterIP: '10.96.0.30' }),
@@ -39,4 +41,18 @@ test('proxyless listeners do not depend on the order of the inputs', () => {
   const a = buildProxylessListeners(makeContext(services()));
   const c = buildProxylessListeners(makeContext([...services()].reverse()));
   assert.deepEqual([...a.entries()], [...c.entries()]);
+});
+
+test('a proxyless api_listener HCM (spliced from kept parts) encodes as protobufjs encodes the message it stands for', () => {
+  // A long name: the RDS field's length takes two varint bytes.
+  const long = `${'a'.repeat(120)}`;
+  const ctx = makeContext([...services(), service(long, 'default', [port(8080, 'HTTP')], { clusterIP: '10.96.0.12' })]);
+  const listeners = buildProxylessListeners(ctx);
+  assert.equal(listeners.size, 3);
+  for (const [name, l] of listeners) {
+    const any = l.api_listener?.api_listener as Any;
+    const hcm = takePackedMessage(any) as HttpConnectionManager;
+    assert.equal(hcm.rds?.route_config_name, name);
+    assert.deepEqual([...(any.value as Uint8Array)], [...encodeWithProtobufjs(TypeName.HttpConnectionManager, hcm)]);
+  }
 });

@@ -26,7 +26,9 @@ export const NO_LB_CONFIG: NonNullable<Cluster['common_lb_config']> = Object.fre
 /** The cluster, with each shared field pointing at the one copy of its value. Call once the cluster is complete. */
 export function shareClusterParts(c: Cluster): Cluster {
   const fields = c as Record<string, unknown>;
-  for (const f of SHARED_FIELDS) {
+  // Indexed: a for…of here allocated an iterator result per field (the loop runs per cluster).
+  for (let i = 0; i < SHARED_FIELDS.length; i++) {
+    const f = SHARED_FIELDS[i] as (typeof SHARED_FIELDS)[number];
     const v = fields[f];
     // A frozen value is shared already: a deep-frozen constant, or interned where it was made.
     if (v !== undefined && v !== null && !Object.isFrozen(v))

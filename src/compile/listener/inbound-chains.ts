@@ -29,6 +29,7 @@ import {
   type NetworkFilter,
 } from './filters.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
+import { inboundHcmFilter } from './inbound-hcm.js';
 import type { InboundPort } from './inbound-ports.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 import { INBOUND_MTLS_HTTP_SOCKET, INBOUND_MTLS_TCP_SOCKET, sidecarIngressTlsSocket } from './tls-context.js';
@@ -161,17 +162,14 @@ export function portChains(input: InboundPort, security: WorkloadSecurity): Filt
   let tcp: NetworkFilter[] | undefined;
   const filters = (kind: ChainKind): NetworkFilter[] => {
     if (kind === 'tcp') return (tcp ??= [...security.tcpFilters, tcpProxyTo(cluster)]);
-    const routeConfig = inboundRouteConfig(cluster, p.port.port, `${p.service.hostname}:${p.port.port}/*`, !grpc);
     return (http ??= [
-      hcmFilter(
-        buildSidecarHcm({
-          statPrefix: `inbound_${name}`,
-          routeConfig,
-          inbound: true,
-          http2,
-          securityFilters: security.httpFilters as HttpFilter[],
-        }),
-      ),
+      inboundHcmFilter({
+        statPrefix: `inbound_${name}`,
+        routeConfig: inboundRouteConfig(cluster, p.port.port, `${p.service.hostname}:${p.port.port}/*`, !grpc),
+        inbound: true,
+        http2,
+        securityFilters: security.httpFilters as HttpFilter[],
+      }),
     ]);
   };
   const target: ChainTarget = { destinationPort: p.targetPort, name: () => name, filters };
