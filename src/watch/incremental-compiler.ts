@@ -10,9 +10,11 @@
  * full. A delta (with the classes, selectors and removed groups when they changed) goes to
  * `SnapshotBuilder.applyDelta`: only the changed resources are encoded and only their leaves and
  * paths to the top are rewritten, and the snapshot carries only the new objects and documents
- * (its `base` is the previous one, which the watcher has published). A full compile goes to
- * `SnapshotBuilder.build`, which returns every object and document. Either way the snapshot
- * equals a full compile of the same objects (test/watch/watcher-incremental.test.ts). The inputs
+ * (its `base` is the previous one, which the watcher has published). A full compile after the
+ * first goes to `SnapshotBuilder.rebuild`: compared with the last snapshot, it carries only the new
+ * objects and documents too. The first compile, and the one after `invalidate` (a publish that may
+ * have failed), go to `SnapshotBuilder.build`, which returns every object and document. Either way
+ * the snapshot equals a full compile of the same objects (test/watch/watcher-incremental.test.ts). The inputs
  * digest comes with the request (the watcher's stored inputs tree).
  */
 import {
@@ -78,7 +80,7 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
         return { snapshot, diagnostics: result.diagnostics, mode: 'incremental' };
       }
       return {
-        snapshot: this.builder.build(result.output, { inputsDigest }),
+        snapshot: this.builder.rebuild(result.output, { inputsDigest }),
         diagnostics: result.diagnostics,
         mode: 'full',
       };

@@ -5,16 +5,20 @@
  *   ones' bytes, which the builder does not keep between builds (held-bytes.ts);
  * - `applyDelta(delta)` takes upserted/deleted resources per group and type, encodes only the
  *   upserted messages, re-checks consistency only around the changed names, rewrites only the
- *   touched leaves and their paths to the top, and returns only the new objects and documents.
+ *   touched leaves and their paths to the top, and returns only the new objects and documents;
+ * - `rebuild(output)` compares a full output as `build` does and returns what `applyDelta` returns.
  * A delta gives exactly the digest a full build of the resulting output gives.
  */
 import type { CompileOutput } from '../../compile/types.js';
-import { assertConsistent, InconsistentSnapshotError } from '../consistency.js';
+import { assertConsistent, InconsistentSnapshotError, type ResourceChange } from '../consistency.js';
 import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
 import { diffOutput, fillDigests, lazyFullContent } from './full.js';
+import type { Groups } from './groups.js';
+import { canonicalJson } from '../../canonical-json.js';
+import { sortedClasses, sortedSelectors } from '../content.js';
 import { DigestSorter } from '../sorted-digests.js';
 import { ContentChain, withLazyContent, type LazyContent } from './lazy-content.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
@@ -63,11 +67,7 @@ export class SnapshotBuilder {
    */
   build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
     assertConsistent(output);
-    if (info)
-      this.info = {
-        inputsDigest: info.inputsDigest ?? this.info.inputsDigest,
-        compiler: info.compiler ?? this.info.compiler,
-      };
+    this.updateInfo(info);
     const diff = diffOutput(this.trees.groups, output);
     this.consistency.forget();
     const classes = { classes: output.classes, selectors: output.selectors };
@@ -86,6 +86,48 @@ export class SnapshotBuilder {
     this.contents.reset(content);
     const built = withLazyContent(
       { digest: top, inputsDigest, compiler, counts: trees.counts(), objects, documents: sink.sorted() },
+      content,
+    );
+    return this.keep(built, content);
+  }
+
+  /**
+   * A full compile's output as a delta of the last snapshot (for a caller that has stored the last
+   * snapshot, as the watcher has after a publish): compared with the builder's tables as `build`
+   * compares them, but only the objects and documents new to this snapshot are returned, with its
+   * `base` and the resources whose digest changed, as `applyDelta` returns them. The digest is the
+   * one `build` gives. Without a last snapshot, `build`.
+   */
+  rebuild(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
+    const base = this.current;
+    if (!base) return this.build(output, info);
+    assertConsistent(output);
+    this.updateInfo(info);
+    const { trees } = this;
+    const diff = diffOutput(trees.groups, output);
+    this.consistency.forget();
+    const before = digestsBefore(trees.groups, diff.changes);
+    const classes = changedClasses(output, trees);
+    const { sink, newObjects, contentChanges } = trees.commit(diff, classes);
+    trees.drop(diff.removed);
+    const digest = trees.topDocument(sink, this.info);
+    // A message compiled again with the same bytes is no change of the content.
+    const changes = contentChanges.filter((ch, i) => ch.digest !== before[i]);
+    const { info: current } = this;
+    const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
+    const step = { info: current, changes, removed: diff.removed, added: diff.added, classes: newClasses };
+    const content = this.contents.next(base, step);
+    const built = withLazyContent(
+      {
+        digest,
+        inputsDigest: current.inputsDigest,
+        compiler: current.compiler,
+        counts: trees.counts(),
+        objects: sortedObjects(newObjects),
+        documents: sink.sorted(),
+        base: base.digest,
+        changes: step,
+      },
       content,
     );
     return this.keep(built, content);
@@ -143,6 +185,14 @@ export class SnapshotBuilder {
     return this.keep(built, content);
   }
 
+  private updateInfo(info: Partial<SnapshotBuildInfo> | undefined): void {
+    if (info)
+      this.info = {
+        inputsDigest: info.inputsDigest ?? this.info.inputsDigest,
+        compiler: info.compiler ?? this.info.compiler,
+      };
+  }
+
   /** Remembers `built` as the last snapshot (without its objects and documents unless `keepObjects`); returns it. */
   private keep(built: BuiltSnapshot, content: LazyContent): BuiltSnapshot {
     this.current = this.keepObjects ? built : withoutObjects(built, content);
@@ -153,6 +203,18 @@ export class SnapshotBuilder {
   output(): CompileOutput {
     return { groups: this.trees.tables(), classes: this.trees.classes, selectors: this.trees.selectors };
   }
+}
+
+/** Each change's digest in the trees before it is committed (undefined: the resource is new). */
+function digestsBefore(groups: Groups, changes: readonly ResourceChange[]): (string | undefined)[] {
+  return changes.map((ch) => (ch.before ? groups.get(ch.group)?.trees[ch.type].get(ch.name) : undefined));
+}
+
+/** The output's classes and selectors when they differ from the trees' (else undefined: their document stays). */
+function changedClasses(output: CompileOutput, trees: SnapshotTrees): ClassesUpdate | undefined {
+  const next = { classes: sortedClasses(output.classes), selectors: sortedSelectors(output.selectors) };
+  const same = canonicalJson(next) === canonicalJson({ classes: trees.classes, selectors: trees.selectors });
+  return same ? undefined : next;
 }
 
 const NO_OBJECTS: ReadonlyMap<string, Uint8Array> = new Map();
