@@ -11,6 +11,7 @@
  */
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
+import { ByteSlab } from '../../xds/wire/slab.js';
 import { assertConsistent } from '../consistency.js';
 import { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, writeTable } from '../tree.js';
@@ -31,9 +32,10 @@ export function buildSnapshotOnce(
   opts: Pick<SnapshotBuildOptions, 'hasher'> = {},
 ): BuiltSnapshot {
   assertConsistent(output);
-  const encoder = new ResourceEncoder(opts.hasher, { cache: false });
+  const slab = new ByteSlab();
+  const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
   const hasher = encoder.hasher;
-  const sink = new DocumentSink(hasher);
+  const sink = new DocumentSink(hasher, slab);
   const refs = new ObjectSet();
   const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);
