@@ -31,15 +31,29 @@ const nibble = (c: number): number => (c <= 57 ? c - 48 : c - 87);
 
 /** The stored form of a composite whose parts have these digests (`sha256:<hex>`). */
 export function compositeBytes(partDigests: readonly string[]): Uint8Array {
+  return compositeOfRawDigests(partDigests.map(rawDigest));
+}
+
+/** The stored form of a composite whose parts have these digests, each given as its 32 raw bytes (`rawDigest`). */
+export function compositeOfRawDigests(partDigests: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(COMPOSITE_MAGIC.length + partDigests.length * DIGEST_BYTES);
   out.set(COMPOSITE_MAGIC, 0);
   let at = COMPOSITE_MAGIC.length;
-  for (const d of partDigests) {
-    const hex = d.startsWith(DIGEST_PREFIX) ? d.slice(DIGEST_PREFIX.length) : '';
-    if (!HEX64.test(hex)) throw new Error(`composite part: not a sha256 digest: ${JSON.stringify(d)}`);
-    for (let i = 0; i < 2 * DIGEST_BYTES; i += 2)
-      out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+  for (const raw of partDigests) {
+    if (raw.length !== DIGEST_BYTES) throw new Error(`composite part: a raw digest of ${raw.length} bytes`);
+    out.set(raw, at);
+    at += DIGEST_BYTES;
   }
+  return out;
+}
+
+/** The 32 bytes a `sha256:<hex>` digest stands for. */
+export function rawDigest(digest: string): Uint8Array {
+  const hex = digest.startsWith(DIGEST_PREFIX) ? digest.slice(DIGEST_PREFIX.length) : '';
+  if (!HEX64.test(hex)) throw new Error(`composite part: not a sha256 digest: ${JSON.stringify(digest)}`);
+  const out = new Uint8Array(DIGEST_BYTES);
+  for (let i = 0; i < DIGEST_BYTES; i++)
+    out[i] = (nibble(hex.charCodeAt(2 * i)) << 4) | nibble(hex.charCodeAt(2 * i + 1));
   return out;
 }
 

@@ -8,7 +8,8 @@
 import { encodeMessage, type RouteConfiguration } from '../xds/proto.js';
 import { routeConfigurationParts, writeRouteConfiguration } from '../xds/route-config-encoder.js';
 import { XDS_TYPE_NAME, type XdsType } from '../xds/type-urls.js';
-import { compositeBytes, concatParts } from './composite.js';
+import type { ByteSlab } from '../xds/wire/slab.js';
+import { compositeOfRawDigests, concatParts, rawDigest } from './composite.js';
 import { digestOf, nobleSha256Hex, type Hasher } from './digest.js';
 import { RouteChunker, type Part } from './route-chunks.js';
 
@@ -36,11 +37,23 @@ export interface EncoderOptions {
    * encodes each message once and lets it go: a cache would only keep wrappers alive meanwhile.
    */
   readonly cache?: boolean;
+  /**
+   * Carve the bytes out of shared buffers (xds/wire/slab.ts) rather than one buffer per object: for
+   * a build whose objects all live until it hands them on (the one-shot build), never for an
+   * encoder whose bytes outlive a build one by one.
+   */
+  readonly slab?: ByteSlab;
 }
 
 export class ResourceEncoder {
   private readonly cache: WeakMap<object, EncodedResource> | undefined;
   private readonly chunker: RouteChunker;
+  private readonly slab: ByteSlab | undefined;
+  /**
+   * The raw digest of each part (composite.ts): the chunker hands the same part objects to every
+   * namespace's route config, so each is parsed from hex once, not once per config.
+   */
+  private readonly rawDigests = new WeakMap<Part, Uint8Array>();
   /** How many messages were actually encoded (cache misses). */
   encodes = 0;
 
@@ -50,6 +63,7 @@ export class ResourceEncoder {
   ) {
     this.chunker = new RouteChunker(hasher);
     this.cache = opts.cache === false ? undefined : new WeakMap();
+    this.slab = opts.slab;
   }
 
   encode(type: XdsType, message: object): EncodedResource {
@@ -60,7 +74,7 @@ export class ResourceEncoder {
     const encoded =
       type === 'routes'
         ? this.encodeRoutes(message as RouteConfiguration)
-        : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message));
+        : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message, this.slab));
     this.encodes++;
     this.cache?.set(message, encoded);
     return encoded;
@@ -71,14 +85,27 @@ export class ResourceEncoder {
   }
 
   private encodeRoutes(rc: RouteConfiguration): EncodedResource {
-    // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share).
+    // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share). Its
+    // virtual host is its own, so a one-shot build writes it whole into the slab; a long-lived
+    // encoder splices each virtual host's kept bytes (an incremental compile reuses the objects).
     if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS)
-      return this.encoded('routes', writeRouteConfiguration(routeConfigurationParts(rc)));
+      return this.encoded(
+        'routes',
+        this.slab
+          ? encodeMessage(XDS_TYPE_NAME.routes, rc, this.slab)
+          : writeRouteConfiguration(routeConfigurationParts(rc)),
+      );
     const parts = this.chunker.parts(rc);
     let size = 0;
     for (const p of parts) size += p.bytes.length;
     if (size < COMPOSITE_ROUTES_MIN_BYTES) return this.encoded('routes', concatParts(parts.map((p) => p.bytes)));
-    const bytes = compositeBytes(parts.map((p) => p.digest));
+    const bytes = compositeOfRawDigests(parts.map((p) => this.rawDigestOf(p)));
     return { type: 'routes', bytes, digest: digestOf(bytes, this.hasher), parts };
+  }
+
+  private rawDigestOf(part: Part): Uint8Array {
+    let raw = this.rawDigests.get(part);
+    if (!raw) this.rawDigests.set(part, (raw = rawDigest(part.digest)));
+    return raw;
   }
 }

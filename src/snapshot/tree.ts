@@ -10,6 +10,7 @@
  */
 import { ByteWriter } from '../canonical-json.js';
 import { DigestSorter } from './sorted-digests.js';
+import type { ByteSlab } from '../xds/wire/slab.js';
 import { digestOf, utf8Bytes, type Hasher } from './digest.js';
 
 /** Entries per leaf the depth aims at: a table of n entries has depth ⌈log16(n / LEAF_TARGET)⌉. */
@@ -89,7 +90,7 @@ const leafWriter = new ByteWriter(new Uint8Array(1 << 16));
 
 /**
  * The bytes of the leaf holding `names[e]` → `digests[e]` for each e of `at` (ascending), or of
- * every entry when `at` is undefined; names sorted.
+ * every entry when `at` is undefined; names sorted. A view of the reused buffer: valid until the next leaf.
  */
 function leafBytesOf(names: readonly string[], digests: readonly string[], at?: readonly number[]): Uint8Array {
   const w = leafWriter;
@@ -104,7 +105,7 @@ function leafBytesOf(names: readonly string[], digests: readonly string[], at?: 
     w.string(digests[e] as string);
   }
   w.ascii('}}');
-  return w.buf.slice(0, w.pos);
+  return w.buf.subarray(0, w.pos);
 }
 
 /**
@@ -120,7 +121,7 @@ export function writeTable(
 ): TreeDocument {
   if (names.length === 0) return sink.emit(EMPTY_LEAF, layerBase);
   const depth = tableDepth(names.length);
-  if (depth === 0) return sink.emitBytes(leafBytesOf(names, digests), layerBase);
+  if (depth === 0) return sink.emitCopy(leafBytesOf(names, digests), layerBase);
   // Entries by leaf number; each leaf's entries stay in name order.
   const shift = 32 - 4 * depth;
   const leaves = new Map<number, number[]>();
@@ -132,7 +133,7 @@ export function writeTable(
   }
   let level = new Map<number, TreeDocument>();
   for (const leaf of [...leaves.keys()].sort((a, b) => a - b))
-    level.set(leaf, sink.emitBytes(leafBytesOf(names, digests, leaves.get(leaf) as number[]), layerBase));
+    level.set(leaf, sink.emitCopy(leafBytesOf(names, digests, leaves.get(leaf) as number[]), layerBase));
   for (let k = depth - 1; k >= 0; k--) {
     const parents = new Map<number, [string, string][]>();
     for (const [node, doc] of level) {
@@ -167,13 +168,17 @@ export class DocumentSink {
   /** Short texts repeat (the leaf of every empty table, ~10k at 10k services): hashed once per sink. */
   private readonly short = new Map<string, TreeDocument>();
 
-  constructor(private readonly hasher: Hasher) {}
+  /** @param slab where the documents' bytes go (xds/wire/slab.ts), for a sink whose documents all live as long as it does. */
+  constructor(
+    private readonly hasher: Hasher,
+    private readonly slab?: ByteSlab,
+  ) {}
 
   emit(text: string, layer: number): TreeDocument {
     const memo = text.length <= SHORT_TEXT;
     const known = memo ? this.short.get(text) : undefined;
     if (known?.layer === layer) return known;
-    const bytes = utf8Bytes(text);
+    const bytes = this.slab ? this.slab.utf8(text) : utf8Bytes(text);
     const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
     this.add(doc);
     if (memo) this.short.set(text, doc);
@@ -183,6 +188,16 @@ export class DocumentSink {
   /** A document given as its bytes (not memoized: long texts rarely repeat). */
   emitBytes(bytes: Uint8Array, layer: number): TreeDocument {
     const doc: TreeDocument = { digest: digestOf(bytes, this.hasher), bytes, layer };
+    this.add(doc);
+    return doc;
+  }
+
+  /** A document given as bytes the caller reuses afterwards: hashed there, then copied. */
+  emitCopy(bytes: Uint8Array, layer: number): TreeDocument {
+    const digest = digestOf(bytes, this.hasher);
+    const known = this.documents.get(digest)?.bytes;
+    const copy = known ?? (this.slab ? this.slab.copy(bytes) : bytes.slice());
+    const doc: TreeDocument = { digest, bytes: copy, layer };
     this.add(doc);
     return doc;
   }

@@ -9,6 +9,7 @@ import * as root from './gen/envoy.js';
 import { envoy, google } from './gen/envoy.js';
 import { typeUrl, TypeName } from './type-urls.js';
 import { encodeFast } from './wire/encode.js';
+import type { ByteSlab } from './wire/slab.js';
 
 export { envoy, google };
 
@@ -67,9 +68,10 @@ function mustCodec(typeName: string): MessageCodec<object> {
 /**
  * Encodes a message given as plain `$Properties`. Map keys are written in insertion order: build them sorted.
  * The fast writer (wire/) writes it when it can, else protobufjs: the bytes are the same (test/xds/wire-encode).
+ * With `slab`, the fast writer's bytes are a view of a shared buffer (wire/slab.ts).
  */
-export function encodeMessage(typeName: string, message: object): Uint8Array {
-  return encodeFast(typeName, message) ?? encodeWithProtobufjs(typeName, message);
+export function encodeMessage(typeName: string, message: object, slab?: ByteSlab): Uint8Array {
+  return encodeFast(typeName, message, slab) ?? encodeWithProtobufjs(typeName, message);
 }
 
 /** protobufjs's encoding: the reference the fast writer is tested against. */

@@ -13,6 +13,7 @@
  */
 import wireEncoders from '../gen/wire-encoders.js';
 import { wireRuntime } from './runtime.js';
+import type { ByteSlab } from './slab.js';
 import { UnsupportedValue, WireWriter } from './writer.js';
 
 const writers = wireEncoders(wireRuntime);
@@ -23,15 +24,15 @@ const KEEP_BYTES = 4 << 20;
 
 /**
  * The encoding of `message` as `typeName`, or undefined when the fast writer does not handle it
- * (the caller then uses protobufjs).
+ * (the caller then uses protobufjs). The bytes are a copy of their own, or in `slab` when given.
  */
-export function encodeFast(typeName: string, message: object): Uint8Array | undefined {
+export function encodeFast(typeName: string, message: object, slab?: ByteSlab): Uint8Array | undefined {
   const write = writers.get(typeName);
   if (!write) return undefined;
   const w = writer.reset();
   try {
     write(w, message, 0);
-    return w.finish();
+    return w.finish(slab);
   } catch (e) {
     if (e instanceof UnsupportedValue) return undefined;
     throw e;

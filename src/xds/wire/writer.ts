@@ -4,6 +4,8 @@
  * A sub-message's length prefix is reserved as one byte and, for a body of 128 bytes or more,
  * the body is moved right to make room: the varint stays minimal, as protobufjs writes it.
  */
+import type { ByteSlab } from './slab.js';
+
 const utf8 = new TextEncoder();
 /** Strings at least this long are encoded natively (measured: the JS loop wins below ~30 characters). */
 const NATIVE_STRING_FROM = 32;
@@ -35,9 +37,10 @@ export class WireWriter {
   /**
    * The bytes written, in an exactly sized array of their own: a Node Buffer where there is one,
    * as protobufjs hands out (a plain Uint8Array elsewhere, e.g. workerd), so callers see one type
-   * whichever encoder wrote the bytes.
+   * whichever encoder wrote the bytes; or a copy in `slab` (slab.ts).
    */
-  finish(): Uint8Array {
+  finish(slab?: ByteSlab): Uint8Array {
+    if (slab) return slab.copy(this.buf, 0, this.pos);
     if (NodeBuffer === undefined) return this.buf.slice(0, this.pos);
     const out = NodeBuffer.allocUnsafe(this.pos);
     out.set(this.buf.subarray(0, this.pos));
