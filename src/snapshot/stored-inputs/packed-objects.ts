@@ -15,7 +15,6 @@ const ID_BYTES = 32;
 const MAX_PACKED_BYTES = 2 ** 31;
 
 const HEX = '0123456789abcdef';
-const hexDigit = (c: number): number => (c <= 0x39 ? c - 0x30 : c - 0x57);
 
 export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   private constructor(
@@ -35,22 +34,23 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
     const order = digestOrder(digests);
     let total = 0;
     for (const v of values) total += v.byteLength;
-    if (total > MAX_PACKED_BYTES || !digests.every(isDigest)) {
+    const ids = new Uint8Array(order.length * ID_BYTES);
+    let wellFormed = total <= MAX_PACKED_BYTES;
+    for (let k = 0; wellFormed && k < order.length; k++)
+      wellFormed = writeId(digests[order[k] as number] as string, ids, k * ID_BYTES);
+    if (!wellFormed) {
       const out = new Map<string, Uint8Array>();
       for (const i of order) out.set(digests[i] as string, values[i] as Uint8Array);
       return out;
     }
     const bytes = new Uint8Array(total);
     const ends = new Uint32Array(order.length);
-    const ids = new Uint8Array(order.length * ID_BYTES);
     let at = 0;
     for (let k = 0; k < order.length; k++) {
-      const i = order[k] as number;
-      const v = values[i] as Uint8Array;
+      const v = values[order[k] as number] as Uint8Array;
       bytes.set(v, at);
       at += v.byteLength;
       ends[k] = at;
-      writeId(digests[i] as string, ids, k * ID_BYTES);
     }
     return new PackedObjects(bytes, ends, ids);
   }
@@ -117,16 +117,25 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   }
 }
 
-/** The 32 bytes of a well-formed digest's hex, at `ids[at…]`. */
-function writeId(digest: string, ids: Uint8Array, at: number): void {
-  for (let i = 0, c = DIGEST_PREFIX.length; i < ID_BYTES; i++, c += 2)
-    ids[at + i] = (hexDigit(digest.charCodeAt(c)) << 4) | hexDigit(digest.charCodeAt(c + 1));
+/** The 32 bytes of a digest's hex at `ids[at…]`; false when it is not a well-formed `sha256:<hex>`. */
+function writeId(digest: string, ids: Uint8Array, at: number): boolean {
+  if (digest.length !== DIGEST_PREFIX.length + 2 * ID_BYTES || !digest.startsWith(DIGEST_PREFIX)) return false;
+  for (let i = 0, c = DIGEST_PREFIX.length; i < ID_BYTES; i++, c += 2) {
+    const hi = hexValue(digest.charCodeAt(c));
+    const lo = hexValue(digest.charCodeAt(c + 1));
+    if (hi < 0 || lo < 0) return false;
+    ids[at + i] = (hi << 4) | lo;
+  }
+  return true;
 }
 
-/** The id at `ids[at…]` compared with a well-formed digest's. */
+/** A lowercase hex digit's value, else -1. */
+const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+
+/** The id at `ids[at…]` compared with a well-formed digest's (checked by the caller). */
 function compareId(ids: Uint8Array, at: number, digest: string): number {
   for (let i = 0, c = DIGEST_PREFIX.length; i < ID_BYTES; i++, c += 2) {
-    const b = (hexDigit(digest.charCodeAt(c)) << 4) | hexDigit(digest.charCodeAt(c + 1));
+    const b = (hexValue(digest.charCodeAt(c)) << 4) | hexValue(digest.charCodeAt(c + 1));
     const d = (ids[at + i] as number) - b;
     if (d !== 0) return d;
   }
