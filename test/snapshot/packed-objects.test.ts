@@ -1,12 +1,15 @@
 /**
  * A full build's stored objects packed in one buffer (src/snapshot/stored-inputs/packed-objects.ts)
- * read exactly as the Map of the same objects in digest order: size, get/has, every iteration.
+ * read exactly as the Map of the same objects in digest order: size, get/has, every iteration; and
+ * the slab their bytes are first written into.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateMesh } from '../../bench/synthetic.js';
+import { ByteWriter } from '../../src/canonical-json.js';
 import { digestOf, utf8Bytes } from '../../src/snapshot/digest.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { ByteSlab } from '../../src/snapshot/stored-inputs/byte-slab.js';
 import { inputSetAndStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
 
@@ -77,4 +80,32 @@ test('a full build of the synthetic mesh stores its objects packed, each under t
     assert.ok(previous < digest, 'in digest order');
     previous = digest;
   }
+});
+
+test('byte slab: writes land in shared chunks, one that outgrows its chunk is copied, a failed one leaves nothing', () => {
+  const own = new Uint8Array(16);
+  const w = new ByteWriter(own);
+  const slab = new ByteSlab();
+  const text = (s: string) => () => w.ascii(s);
+  const a = slab.write(w, text('{"a":1}'));
+  const b = slab.write(w, text('[2]'));
+  assert.equal(a.buffer, b.buffer, 'one chunk');
+  assert.equal(Buffer.from(a).toString(), '{"a":1}');
+  assert.equal(Buffer.from(b).toString(), '[2]');
+  assert.equal(w.buf, own, 'the writer gets its buffer back');
+  assert.throws(() =>
+    slab.write(w, () => {
+      w.ascii('partial');
+      throw new Error('no');
+    }),
+  );
+  assert.equal(w.buf, own);
+  const c = slab.write(w, text('"c"'));
+  assert.equal(c.byteOffset, b.byteOffset + b.byteLength, 'nothing kept of the failed write');
+  const big = 'x'.repeat(3 << 20);
+  const d = slab.write(w, text(big));
+  assert.equal(Buffer.from(d).toString(), big);
+  assert.equal(Buffer.from(a).toString(), '{"a":1}', 'earlier writes intact');
+  assert.equal(Buffer.from(c).toString(), '"c"');
+  assert.equal(w.buf, own);
 });
