@@ -7,14 +7,17 @@
  * read (a store writes the objects one by one). A ReadonlyMap, so every reader of
  * `BuiltInputs.objects` works unchanged. Pure.
  */
-import { DIGEST_PREFIX, isDigest } from '../digest.js';
+import { DIGEST_PREFIX } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
 const ID_BYTES = 32;
 /** Longer than this, a plain Map is kept instead (offsets are Uint32). */
 const MAX_PACKED_BYTES = 2 ** 31;
 
-const HEX = '0123456789abcdef';
+/** Each byte's two hex digits. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** The id looked up (one lookup at a time: nothing here awaits). */
+const wanted = new Uint8Array(ID_BYTES);
 
 export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   private constructor(
@@ -94,21 +97,21 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
 
   private digestAt(k: number): string {
     let hex = '';
-    for (let i = k * ID_BYTES; i < (k + 1) * ID_BYTES; i++) {
-      const b = this.ids[i] as number;
-      hex += HEX[b >> 4]! + HEX[b & 15]!;
-    }
+    for (let i = k * ID_BYTES; i < (k + 1) * ID_BYTES; i++) hex += BYTE_HEX[this.ids[i] as number] as string;
     return DIGEST_PREFIX + hex;
   }
 
   /** The position of `digest`, or -1 (a binary search over the ids: byte order is hex order). */
   private indexOf(digest: string): number {
-    if (!isDigest(digest)) return -1;
+    if (!writeId(digest, wanted, 0)) return -1;
+    const ids = this.ids;
     let lo = 0;
     let hi = this.size - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareId(this.ids, mid * ID_BYTES, digest);
+      const at = mid * ID_BYTES;
+      let c = 0;
+      for (let i = 0; c === 0 && i < ID_BYTES; i++) c = (ids[at + i] as number) - (wanted[i] as number);
       if (c === 0) return mid;
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
@@ -131,13 +134,3 @@ function writeId(digest: string, ids: Uint8Array, at: number): boolean {
 
 /** A lowercase hex digit's value, else -1. */
 const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
-
-/** The id at `ids[at…]` compared with a well-formed digest's (checked by the caller). */
-function compareId(ids: Uint8Array, at: number, digest: string): number {
-  for (let i = 0, c = DIGEST_PREFIX.length; i < ID_BYTES; i++, c += 2) {
-    const b = (hexValue(digest.charCodeAt(c)) << 4) | hexValue(digest.charCodeAt(c + 1));
-    const d = (ids[at + i] as number) - b;
-    if (d !== 0) return d;
-  }
-  return 0;
-}
