@@ -245,7 +245,19 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
     return undefined;
   });
   if (!meta || r.failed) return undefined;
-  return compact({ kind: 'Pod' as const, meta, origin, ips, nodeName, serviceAccount, phase, ready, containerPorts });
+  // A copy of its own size (the InputSet keeps it; the pushed one has room for 17 ports).
+  const ports = containerPorts.length > 0 ? containerPorts.slice() : containerPorts;
+  return compact({
+    kind: 'Pod' as const,
+    meta,
+    origin,
+    ips,
+    nodeName,
+    serviceAccount,
+    phase,
+    ready,
+    containerPorts: ports,
+  });
 }
 
 export function readNode(r: Reader, raw: Raw, origin: Origin): Node | undefined {

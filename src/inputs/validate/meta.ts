@@ -45,7 +45,17 @@ export function readMeta(r: Reader, raw: Raw, namespaced: boolean, rule: NameRul
   const annotations = m ? strMap(r, get(m, 'annotations'), 'metadata.annotations') : undefined;
   const rv = m ? get(m, 'resourceVersion') : undefined;
   if (name === undefined) return undefined;
+  const l = labels === undefined || isEmpty(labels) ? NO_ENTRIES : labels;
+  const a = annotations === undefined || isEmpty(annotations) ? NO_ENTRIES : annotations;
   return typeof rv === 'string'
-    ? { name, namespace, labels: labels ?? {}, annotations: annotations ?? {}, resourceVersion: rv }
-    : { name, namespace, labels: labels ?? {}, annotations: annotations ?? {} };
+    ? { name, namespace, labels: l, annotations: a, resourceVersion: rv }
+    : { name, namespace, labels: l, annotations: a };
+}
+
+/** One frozen empty map for every object without labels or annotations (most have no annotations). */
+const NO_ENTRIES: Readonly<Record<string, string>> = Object.freeze({});
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }

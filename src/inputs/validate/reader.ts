@@ -189,11 +189,15 @@ export function list<T>(
     return undefined;
   }
   recording?.readAll(v);
-  const out: T[] = [];
+  // Sized up front: the InputSet keeps these lists, and one grown by push keeps room for 17 items
+  // (most lists here hold one to three: ports, addresses, endpoints).
+  const out = new Array<T>(v.length);
+  let n = 0;
   for (let i = 0; i < v.length; i++) {
     const t = each(v[i], `${path}[${i}]`);
-    if (t !== undefined) out.push(t);
+    if (t !== undefined) out[n++] = t;
   }
+  if (n < out.length) out.length = n;
   return out;
 }
 

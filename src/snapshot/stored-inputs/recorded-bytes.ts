@@ -325,7 +325,7 @@ let writing = false;
 
 /**
  * The canonical bytes of the stored form of `raw` from its recorded reads, or undefined when the
- * projection path must decide. Copied into `slab` when given (bytes that live as long as the others).
+ * projection path must decide. Written into `slab` when given (bytes that live as long as the others).
  */
 export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads, slab?: ByteSlab): Uint8Array | undefined {
   const kind = own(raw, 'kind');
@@ -337,8 +337,9 @@ export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads, slab?: By
   writing = true;
   writer.start(reads);
   try {
+    if (slab && writer === shared) return slab.write(writer.w, () => writer.root(raw, kind));
     writer.root(raw, kind);
-    return slab ? slab.copy(writer.w.buf, writer.w.pos) : writer.w.buf.slice(0, writer.w.pos);
+    return writer.w.buf.slice(0, writer.w.pos);
   } catch (e) {
     if (e instanceof NotWritable) return undefined;
     throw e;

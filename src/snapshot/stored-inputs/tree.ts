@@ -18,8 +18,8 @@
 import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
-import { DigestSorter } from '../sorted-digests.js';
 import { ByteSlab } from './byte-slab.js';
+import { PackedObjects } from './packed-objects.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
 import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
 import { buildInputSetRetention } from '../../inputs/retain.js';
@@ -159,7 +159,8 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
  * The inputs of a set of objects, built from scratch: every document and object. Two objects with
  * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
  * `StoredInputsTree` given every object, without its per-object bookkeeping): the tables
- * themselves pick between objects of one key, and the objects are sorted by digest in buckets.
+ * themselves pick between objects of one key, and the objects are packed in digest order
+ * (packed-objects.ts: one buffer, no entry per object).
  */
 export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
   const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
@@ -177,11 +178,16 @@ export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher
     }
     keys.push(key);
   }
-  const stored = new DigestSorter<Uint8Array>();
+  const digests: string[] = [];
+  const values: Uint8Array[] = [];
+  const added = repeated ? new Set<string>() : undefined;
   for (let i = 0; i < entries.length; i++) {
     const o = entries[i] as StoredEntry;
     // Once per digest: an object that lost to another of its key, or repeats a kept one's bytes, is left out.
-    if (!repeated || tables[o.layer].get(keys[i] as string) === o.digest) stored.add(o.digest, o.bytes);
+    if (added && (tables[o.layer].get(keys[i] as string) !== o.digest || added.has(o.digest))) continue;
+    added?.add(o.digest);
+    digests.push(o.digest);
+    values.push(o.bytes);
   }
   const sink = new DocumentSink(hasher);
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
@@ -190,7 +196,7 @@ export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher
   return {
     digest,
     documents: sink.sorted(),
-    objects: stored.toMap(),
+    objects: PackedObjects.of(digests, values),
     count: tables.config.size + tables.endpoints.size,
   };
 }

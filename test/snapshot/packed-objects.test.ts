@@ -1,0 +1,111 @@
+/**
+ * A full build's stored objects packed in one buffer (src/snapshot/stored-inputs/packed-objects.ts)
+ * read exactly as the Map of the same objects in digest order: size, get/has, every iteration; and
+ * the slab their bytes are first written into.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateMesh } from '../../bench/synthetic.js';
+import { ByteWriter } from '../../src/canonical-json.js';
+import { digestOf, utf8Bytes } from '../../src/snapshot/digest.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { ByteSlab } from '../../src/snapshot/stored-inputs/byte-slab.js';
+import { inputSetAndStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
+import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
+
+const h = nodeSha256Hex;
+
+/** The reference: a Map in string order of the digests. */
+function sortedMap(digests: readonly string[], values: readonly Uint8Array[]): Map<string, Uint8Array> {
+  const order = [...digests.keys()].sort((a, b) => (digests[a]! < digests[b]! ? -1 : 1));
+  return new Map(order.map((i) => [digests[i]!, values[i]!]));
+}
+
+function assertSameMap(packed: ReadonlyMap<string, Uint8Array>, ref: ReadonlyMap<string, Uint8Array>): void {
+  assert.equal(packed.size, ref.size);
+  assert.deepEqual([...packed.keys()], [...ref.keys()], 'keys in digest order');
+  assert.deepEqual(
+    [...packed.values()].map((b) => Buffer.from(b)),
+    [...ref.values()].map((b) => Buffer.from(b)),
+  );
+  assert.deepEqual(
+    [...packed].map(([d, b]) => [d, Buffer.from(b)]),
+    [...ref.entries()].map(([d, b]) => [d, Buffer.from(b)]),
+  );
+  const seen: string[] = [];
+  packed.forEach((b, d, m) => {
+    assert.equal(m, packed);
+    assert.deepEqual(Buffer.from(b), Buffer.from(ref.get(d)!));
+    seen.push(d);
+  });
+  assert.deepEqual(seen, [...ref.keys()]);
+  for (const [d, b] of ref) {
+    assert.ok(packed.has(d), d);
+    assert.deepEqual(Buffer.from(packed.get(d)!), Buffer.from(b));
+  }
+}
+
+test('packed objects read as the Map of the same objects in digest order', () => {
+  const values = ['{"a":1}', '', '{"b":"é"}', '[1,2,3]', 'x'.repeat(5000)].map(utf8Bytes);
+  const digests = values.map((v) => digestOf(v, h));
+  const packed = PackedObjects.of(digests, values);
+  assert.ok(packed instanceof PackedObjects);
+  assertSameMap(packed, sortedMap(digests, values));
+  // Absent, malformed and upper-case digests are not there.
+  const absent = digestOf(utf8Bytes('absent'), h);
+  for (const d of [absent, 'sha256:xyz', digests[0]!.toUpperCase(), '', digests[0]! + '0']) {
+    assert.equal(packed.has(d), false, d);
+    assert.equal(packed.get(d), undefined, d);
+  }
+  assert.equal(PackedObjects.of([], []).size, 0);
+  assert.equal(PackedObjects.of([], []).get(absent), undefined);
+});
+
+test('packed objects: digests that are not sha256 hex are kept in a plain Map, in order', () => {
+  const values = ['1', '2', '3'].map(utf8Bytes);
+  const digests = ['sha256:b', 'sha256:a', 'other'];
+  const kept = PackedObjects.of(digests, values);
+  assert.ok(kept instanceof Map);
+  assertSameMap(kept, sortedMap(digests, values));
+});
+
+test('a full build of the synthetic mesh stores its objects packed, each under the digest of its bytes', () => {
+  const { docs } = generateMesh({ services: 40 });
+  const { stored } = inputSetAndStoredInputs(docs, h);
+  assert.ok(stored.objects instanceof PackedObjects);
+  assert.equal(stored.objects.size, stored.count);
+  let previous = '';
+  for (const [digest, bytes] of stored.objects) {
+    assert.equal(digestOf(bytes, h), digest);
+    assert.ok(previous < digest, 'in digest order');
+    previous = digest;
+  }
+});
+
+test('byte slab: writes land in shared chunks, one that outgrows its chunk is copied, a failed one leaves nothing', () => {
+  const own = new Uint8Array(16);
+  const w = new ByteWriter(own);
+  const slab = new ByteSlab();
+  const text = (s: string) => () => w.ascii(s);
+  const a = slab.write(w, text('{"a":1}'));
+  const b = slab.write(w, text('[2]'));
+  assert.equal(a.buffer, b.buffer, 'one chunk');
+  assert.equal(Buffer.from(a).toString(), '{"a":1}');
+  assert.equal(Buffer.from(b).toString(), '[2]');
+  assert.equal(w.buf, own, 'the writer gets its buffer back');
+  assert.throws(() =>
+    slab.write(w, () => {
+      w.ascii('partial');
+      throw new Error('no');
+    }),
+  );
+  assert.equal(w.buf, own);
+  const c = slab.write(w, text('"c"'));
+  assert.equal(c.byteOffset, b.byteOffset + b.byteLength, 'nothing kept of the failed write');
+  const big = 'x'.repeat(3 << 20);
+  const d = slab.write(w, text(big));
+  assert.equal(Buffer.from(d).toString(), big);
+  assert.equal(Buffer.from(a).toString(), '{"a":1}', 'earlier writes intact');
+  assert.equal(Buffer.from(c).toString(), '"c"');
+  assert.equal(w.buf, own);
+});
