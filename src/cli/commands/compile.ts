@@ -13,7 +13,9 @@
  */
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { compileTexts } from '../../pipeline.js';
+import { compileTextsToPublish, type PublishableResult } from '../../pipeline.js';
+import { FileSpool, spoolDirOf } from '../../snapshot/store/file-spool.js';
+import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { pinnedRefusalMessage, pinnedRound } from '../../history/pinned-round.js';
 import { publishGuarded, refusalMessage } from '../../history/guarded-publish.js';
@@ -34,7 +36,32 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   const files = await readInputFiles(
     values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals,
   );
-  const result = compileTexts(files, { hasher: nodeSha256Hex });
+  const store = openStore(values.store);
+  // The snapshot's objects wait in a temp file beside the store, not in memory, until published
+  // (src/snapshot/store/file-spool.ts); closing it removes it, whatever the outcome.
+  const spool = FileSpool.open(spoolDirOf(store));
+  try {
+    return await compileAndPublish(
+      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool }),
+      store,
+      channel,
+      values,
+      positionals,
+    );
+  } finally {
+    spool.close();
+  }
+}
+
+type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
+
+async function compileAndPublish(
+  result: PublishableResult,
+  store: SnapshotStore,
+  channel: string,
+  values: CompileValues,
+  positionals: readonly string[],
+): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
@@ -47,7 +74,6 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     note(`--strict: ${counts.error} error diagnostic(s); nothing stored`);
     return 1;
   }
-  const store = openStore(values.store);
   if (values['dry-run']) {
     const head = await store.readChannel(channel);
     printJson({
