@@ -11,6 +11,7 @@
  * mesh: `"status":"refused"`, exit 1, recorded as candidate N; `--allow-shrink` publishes it anyway.
  * `--source-revision`/`--source-url` (default: the inputs' git commit) go on the version record.
  */
+import { setFlagsFromString } from 'node:v8';
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
 import { compileTextsToPublish, type PublishableResult } from '../../pipeline.js';
@@ -28,8 +29,17 @@ import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 import { compileSpec } from '../specs/compile.js';
 
+/**
+ * V8 lets its heap grow up to 4× the live data between full collections, and the one-shot build
+ * makes garbage fast: the process's peak was mostly that headroom. 1.5× keeps the peak near what
+ * is live, which the spool and the early-released InputSet make smaller (README, Benchmarks:
+ * session 2026-11-25 day). Set for this process only; `meshsnap compile` exits when done.
+ */
+export const COMPILE_HEAP_GROWING = '--heap-growing-percent=50';
+
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(compileSpec, argv);
+  setFlagsFromString(COMPILE_HEAP_GROWING);
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 
