@@ -3,7 +3,8 @@
  * compileTextsToPublish), stage by stage: documents → InputSet and the stored inputs tree from
  * scratch, whose root is the inputs digest, from one validation pass → compile (the InputSet is
  * let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
- * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once). Its own module,
+ * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's V8 heap
+ * growth (set for the run, then set back). Its own module,
  * importing only what the pipeline does: a process measuring the pipeline's peak RSS loads what
  * `meshsnap compile` loads, not the watcher and the Kubernetes client (bench/incremental.ts, ~80 MB RSS more).
  */
@@ -11,6 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import { compileOwned } from '../src/compile/index.js';
 import type { RawDocument } from '../src/inputs/parse.js';
 import type { Diagnostic } from '../src/model/diagnostics.js';
@@ -21,6 +23,11 @@ import { FileSpool } from '../src/snapshot/store/file-spool.js';
 import { inputSetAndStoredInputs } from '../src/snapshot/stored-inputs/index.js';
 
 export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
+
+/** The heap growth `meshsnap compile` sets for its process (src/cli/commands/compile.ts COMPILE_HEAP_GROWING). */
+const CLI_HEAP_GROWING = '--heap-growing-percent=50';
+/** V8's default (0: its own growing factors), set back after the run. */
+const DEFAULT_HEAP_GROWING = '--heap-growing-percent=0';
 
 /** A full compile's InputSet, diagnostics and snapshot (the watcher's path keeps all three: bench/incremental.ts). */
 export interface CompiledState {
@@ -57,6 +64,7 @@ export function compileState(
   } catch {
     // removed on close
   }
+  setFlagsFromString(CLI_HEAP_GROWING);
   const t0 = performance.now();
   // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest).
   let built: ReturnType<typeof inputSetAndStoredInputs> | undefined = inputSetAndStoredInputs(docs, hasher);
@@ -67,6 +75,7 @@ export function compileState(
   const t3 = performance.now();
   const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool });
   const t4 = performance.now();
+  setFlagsFromString(DEFAULT_HEAP_GROWING);
   const close = (): void => {
     spool.close();
     removeDir();
