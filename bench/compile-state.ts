@@ -1,47 +1,87 @@
 /**
- * The full pure pipeline as src/pipeline.ts runs it, stage by stage (documents → InputSet and the
- * stored inputs tree from scratch, whose root is the inputs digest, from one validation pass →
- * compile → the one-shot snapshot build). Its own module, importing only what the
- * pipeline does: a process measuring the pipeline's peak RSS loads what `meshsnap compile` loads,
- * not the watcher and the Kubernetes client (bench/incremental.ts, ~80 MB RSS more).
+ * The full pure pipeline as `meshsnap compile --store DIR` runs it (src/pipeline.ts
+ * compileTextsToPublish), stage by stage: documents → InputSet and the stored inputs tree from
+ * scratch, whose root is the inputs digest, from one validation pass → compile (the InputSet is
+ * let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
+ * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's V8 heap
+ * growth (set for the run, then set back). Its own module,
+ * importing only what the pipeline does: a process measuring the pipeline's peak RSS loads what
+ * `meshsnap compile` loads, not the watcher and the Kubernetes client (bench/incremental.ts, ~80 MB RSS more).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
 import { compileOwned } from '../src/compile/index.js';
 import type { RawDocument } from '../src/inputs/parse.js';
 import type { Diagnostic } from '../src/model/diagnostics.js';
 import type { InputSet } from '../src/model/inputs.js';
 import { buildSnapshotOnce, type BuiltSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
+import { FileSpool } from '../src/snapshot/store/file-spool.js';
 import { inputSetAndStoredInputs } from '../src/snapshot/stored-inputs/index.js';
 
 export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
 
-/**
- * The result of a full compile, stage by stage: what src/pipeline.ts has alive at its end (the
- * compile context dies inside `compile`; the compile output is taken apart by the one-shot build).
- */
+/** The heap growth `meshsnap compile` sets for its process (src/cli/commands/compile.ts COMPILE_HEAP_GROWING). */
+const CLI_HEAP_GROWING = '--heap-growing-percent=50';
+/** V8's default (0: its own growing factors), set back after the run. */
+const DEFAULT_HEAP_GROWING = '--heap-growing-percent=0';
+
+/** A full compile's InputSet, diagnostics and snapshot (the watcher's path keeps all three: bench/incremental.ts). */
 export interface CompiledState {
   readonly inputs: InputSet;
   readonly diagnostics: readonly Diagnostic[];
   readonly snapshot: BuiltSnapshot;
 }
 
+/**
+ * What `meshsnap compile` has alive at its end, before publishing: the snapshot (its objects in
+ * the spool) and the diagnostics; the InputSet was let go, the compile output taken apart by the build.
+ */
+export interface PublishableState {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly snapshot: BuiltSnapshot;
+  /** Closes the spool: the snapshot's objects cannot be read after. */
+  close(): void;
+}
+
 export interface Stages {
   [stage: string]: number;
 }
 
-/** The full pipeline as src/pipeline.ts runs it (the snapshot built one-shot), stage by stage. */
-export function compileState(docs: readonly RawDocument[], hasher: Hasher): { state: CompiledState; stages: Stages } {
+/** The full pipeline as `meshsnap compile` runs it (the snapshot built one-shot into a spool), stage by stage. */
+export function compileState(
+  docs: readonly RawDocument[],
+  hasher: Hasher,
+): { state: PublishableState; stages: Stages } {
+  const dir = mkdtempSync(join(tmpdir(), 'meshsnap-bench-spool-'));
+  const spool = FileSpool.open(dir);
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    removeDir(); // the spool file left its folder when opened (where an open file cannot be removed: on close)
+  } catch {
+    // removed on close
+  }
+  setFlagsFromString(CLI_HEAP_GROWING);
   const t0 = performance.now();
   // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest).
-  const { inputs, stored } = inputSetAndStoredInputs(docs, hasher);
+  let built: ReturnType<typeof inputSetAndStoredInputs> | undefined = inputSetAndStoredInputs(docs, hasher);
+  const { digest: inputsDigest } = built.stored;
   const t1 = performance.now();
-  const { output, diagnostics } = compileOwned(inputs);
+  const { output, diagnostics } = compileOwned(built.inputs);
+  built = undefined; // as the CLI: the InputSet is not kept through the build
   const t3 = performance.now();
-  const snapshot = buildSnapshotOnce(output, { inputsDigest: stored.digest, compiler: BENCH_COMPILER }, { hasher });
+  const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool });
   const t4 = performance.now();
+  setFlagsFromString(DEFAULT_HEAP_GROWING);
+  const close = (): void => {
+    spool.close();
+    removeDir();
+  };
   return {
-    state: { inputs, diagnostics, snapshot },
+    state: { diagnostics, snapshot, close },
     stages: { inputs: t1 - t0, compile: t3 - t1, snapshot: t4 - t3 },
   };
 }

@@ -13,7 +13,8 @@ import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
 import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 
-import { buildSnapshot, buildSnapshotOnce, type BuiltSnapshot } from './snapshot/build.js';
+import { buildSnapshot, buildSnapshotOnce, type BuiltSnapshot, type ObjectSpool } from './snapshot/build.js';
+import type { OwnedCompileOutput } from './compile/types.js';
 import type { Hasher } from './snapshot/digest.js';
 import type { ResourceEncoder } from './snapshot/encoder.js';
 import { INPUT_LIMITS, mib, TOO_LARGE } from './inputs/limits.js';
@@ -27,6 +28,8 @@ export interface InputText {
 export interface PipelineOptions {
   readonly hasher?: Hasher;
   readonly encoder?: ResourceEncoder;
+  /** Where the one-shot build puts the objects' bytes (object-spool.ts; not with `encoder`). Default: in memory. */
+  readonly spool?: ObjectSpool;
 }
 
 export interface CompiledInputs {
@@ -82,9 +85,12 @@ export function parseInputTexts(files: readonly InputText[]): InputSet {
  */
 export function compileInputSet(inputs: InputSet, inputsDigest: string, opts: PipelineOptions = {}): CompiledInputs {
   const { output, diagnostics } = compileOwned(inputs);
+  return { inputs, snapshot: snapshotOf(output, inputsDigest, opts), diagnostics: sortDiagnostics(diagnostics) };
+}
+
+function snapshotOf(output: OwnedCompileOutput, inputsDigest: string, opts: PipelineOptions): BuiltSnapshot {
   const info = { inputsDigest, compiler: COMPILER };
-  const snapshot = opts.encoder ? buildSnapshot(output, info, opts) : buildSnapshotOnce(output, info, opts);
-  return { inputs, snapshot, diagnostics: sortDiagnostics(diagnostics) };
+  return opts.encoder ? buildSnapshot(output, info, opts) : buildSnapshotOnce(output, info, opts);
 }
 
 /** Compiles raw documents; `parseDiagnostics` are those of the texts they were parsed from. */
@@ -103,3 +109,29 @@ export function compileTexts(files: readonly InputText[], opts: PipelineOptions 
   const { documents, parseDiagnostics } = parseTexts(files);
   return compileDocuments(documents, opts, parseDiagnostics);
 }
+
+/** What a publish needs of a compile (history's `Compiled`): no InputSet. */
+export type PublishableResult = Omit<PipelineResult, 'inputs'>;
+
+/**
+ * compileTexts for a caller that only publishes the result (`meshsnap compile`): the documents
+ * and the InputSet are let go once compiled, before the snapshot build, where the pipeline's
+ * memory peaks. Same snapshot and diagnostics as compileTexts.
+ */
+export function compileTextsToPublish(files: readonly InputText[], opts: PipelineOptions = {}): PublishableResult {
+  let parsed: ParsedTexts | undefined = parseTexts(files);
+  const { parseDiagnostics } = parsed;
+  let built: BuiltInputsAndSet | undefined = inputSetAndStoredInputs(parsed.documents, opts.hasher);
+  parsed = undefined;
+  const { stored } = built;
+  let inputs: InputSet | undefined =
+    parseDiagnostics.length > 0
+      ? { ...built.inputs, diagnostics: [...parseDiagnostics, ...built.inputs.diagnostics] }
+      : built.inputs;
+  built = undefined;
+  const { output, diagnostics } = compileOwned(inputs);
+  inputs = undefined; // nothing below reads it: collectable during the build
+  return { snapshot: snapshotOf(output, stored.digest, opts), diagnostics: sortDiagnostics(diagnostics), stored };
+}
+
+type BuiltInputsAndSet = ReturnType<typeof inputSetAndStoredInputs>;

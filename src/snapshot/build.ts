@@ -21,3 +21,4 @@ export type {
 export { snapshotDigest, snapshotDocuments } from './content.js';
 export type { ContentChange, ContentStep } from './build/lazy-content.js';
 export type { TreeDocument } from './tree.js';
+export { isSpooled, SpooledObjects, type ObjectSpool } from './build/object-spool.js';

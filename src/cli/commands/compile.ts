@@ -11,9 +11,12 @@
  * mesh: `"status":"refused"`, exit 1, recorded as candidate N; `--allow-shrink` publishes it anyway.
  * `--source-revision`/`--source-url` (default: the inputs' git commit) go on the version record.
  */
+import { setFlagsFromString } from 'node:v8';
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { compileTexts } from '../../pipeline.js';
+import { compileTextsToPublish, type PublishableResult } from '../../pipeline.js';
+import { FileSpool, spoolDirOf } from '../../snapshot/store/file-spool.js';
+import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { pinnedRefusalMessage, pinnedRound } from '../../history/pinned-round.js';
 import { publishGuarded, refusalMessage } from '../../history/guarded-publish.js';
@@ -26,15 +29,49 @@ import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 import { compileSpec } from '../specs/compile.js';
 
+/**
+ * V8 lets its heap grow up to 4× the live data between full collections, and the one-shot build
+ * makes garbage fast: the process's peak was mostly that headroom. 1.5× keeps the peak near what
+ * is live, which the spool and the early-released InputSet make smaller (README, Benchmarks:
+ * session 2026-11-25 day). Set for this process only; `meshsnap compile` exits when done.
+ */
+export const COMPILE_HEAP_GROWING = '--heap-growing-percent=50';
+
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(compileSpec, argv);
+  setFlagsFromString(COMPILE_HEAP_GROWING);
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 
   const files = await readInputFiles(
     values['mesh-config'] !== undefined ? [...positionals, values['mesh-config']] : positionals,
   );
-  const result = compileTexts(files, { hasher: nodeSha256Hex });
+  const store = openStore(values.store);
+  // The snapshot's objects wait in a temp file beside the store, not in memory, until published
+  // (src/snapshot/store/file-spool.ts); closing it removes it, whatever the outcome.
+  const spool = FileSpool.open(spoolDirOf(store));
+  try {
+    return await compileAndPublish(
+      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool }),
+      store,
+      channel,
+      values,
+      positionals,
+    );
+  } finally {
+    spool.close();
+  }
+}
+
+type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
+
+async function compileAndPublish(
+  result: PublishableResult,
+  store: SnapshotStore,
+  channel: string,
+  values: CompileValues,
+  positionals: readonly string[],
+): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
 
@@ -47,7 +84,6 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
     note(`--strict: ${counts.error} error diagnostic(s); nothing stored`);
     return 1;
   }
-  const store = openStore(values.store);
   if (values['dry-run']) {
     const head = await store.readChannel(channel);
     printJson({

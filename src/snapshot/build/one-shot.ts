@@ -30,14 +30,16 @@ import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './t
 export function buildSnapshotOnce(
   output: OwnedCompileOutput,
   info: SnapshotBuildInfo,
-  opts: Pick<SnapshotBuildOptions, 'hasher'> = {},
+  opts: Pick<SnapshotBuildOptions, 'hasher' | 'spool'> = {},
 ): BuiltSnapshot {
   assertConsistent(output);
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
   const hasher = encoder.hasher;
-  const sink = new DocumentSink(hasher, slab);
-  const refs = new ObjectSet();
+  // With a spool, objects leave the encoder's slab chunks for the spool, and the documents (kept)
+  // are cut from chunks of their own, so no kept document holds a chunk of spooled objects.
+  const sink = new DocumentSink(hasher, opts.spool ? new ByteSlab() : slab);
+  const refs = new ObjectSet(opts.spool);
   const parts = new SeenParts();
   const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);

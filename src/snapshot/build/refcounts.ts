@@ -5,6 +5,7 @@
  */
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
+import { SpooledObjects, type ObjectSpool } from './object-spool.js';
 import { DigestSorter, digestOrder } from '../sorted-digests.js';
 
 /** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
@@ -95,12 +96,20 @@ const TYPE_BIT: Readonly<Record<XdsType, number>> = { clusters: 1, endpoints: 2,
  * distinct per type. Holding is appending to three columns (digest, bytes, the holding type; a part:
  * none): no map and no counter object per object. Repeats are merged once at the end, where the
  * one sort by digest brings them side by side.
+ *
+ * Given a spool (object-spool.ts), each object's bytes go there when first held, once per digest,
+ * and the set keeps only where: the objects it lists read their bytes back from the spool.
  */
 export class ObjectSet {
   private readonly digests: string[] = [];
+  /** Without a spool: each hold's bytes. */
   private readonly bytes: Uint8Array[] = [];
   private readonly types: number[] = [];
-  private merged: { readonly objects: Map<string, Uint8Array>; readonly sizes: ObjectSizes } | undefined;
+  /** With a spool: digest → the handle of its bytes there. */
+  private readonly spooled = new Map<string, number>();
+  private merged: { readonly objects: ReadonlyMap<string, Uint8Array>; readonly sizes: ObjectSizes } | undefined;
+
+  constructor(private readonly spool?: ObjectSpool) {}
 
   /** A resource of `type` holds `encoded` (and the composite's parts, if any). */
   hold(type: XdsType, encoded: EncodedResource): void {
@@ -109,8 +118,8 @@ export class ObjectSet {
     for (const part of encoded.parts ?? []) this.push(part.digest, part.bytes, 0);
   }
 
-  /** Every object held, and every part of them, sorted by digest. */
-  sortedAll(): Map<string, Uint8Array> {
+  /** Every object held, and every part of them, sorted by digest (read from the spool, if any). */
+  sortedAll(): ReadonlyMap<string, Uint8Array> {
     return this.merge().objects;
   }
 
@@ -121,15 +130,17 @@ export class ObjectSet {
 
   private push(digest: string, bytes: Uint8Array, types: number): void {
     this.digests.push(digest);
-    this.bytes.push(bytes);
     this.types.push(types);
+    if (!this.spool) this.bytes.push(bytes);
+    else if (!this.spooled.has(digest)) this.spooled.set(digest, this.spool.append(bytes));
   }
 
   private merge(): NonNullable<ObjectSet['merged']> {
     if (this.merged) return this.merged;
     const sizes = { clusters: 0, endpoints: 0, listeners: 0, routes: 0, objects: 0 };
-    const objects = new Map<string, Uint8Array>();
-    const { digests, types } = this;
+    const { digests, types, spool } = this;
+    const bytes = spool ? undefined : new Map<string, Uint8Array>();
+    const handles = spool ? new Map<string, number>() : undefined;
     const order = digestOrder(digests);
     for (let i = 0; i < order.length;) {
       const first = order[i] as number;
@@ -137,11 +148,15 @@ export class ObjectSet {
       let held = 0;
       for (; i < order.length && digests[order[i] as number] === digest; i++)
         held |= types[order[i] as number] as number;
-      objects.set(digest, this.bytes[first] as Uint8Array);
+      if (bytes) bytes.set(digest, this.bytes[first] as Uint8Array);
+      else handles?.set(digest, this.spooled.get(digest) as number);
       if (held === 0) continue; // only a part
       sizes.objects++;
       for (const type of XDS_TYPES) if (held & TYPE_BIT[type]) sizes[type]++;
     }
+    const objects = spool
+      ? new SpooledObjects(spool, handles as Map<string, number>)
+      : (bytes as Map<string, Uint8Array>);
     return (this.merged = { objects, sizes });
   }
 }

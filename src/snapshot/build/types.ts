@@ -5,6 +5,7 @@ import type { CompilerInfo, SnapshotContent } from '../content.js';
 import type { Hasher } from '../digest.js';
 import type { ResourceEncoder } from '../encoder.js';
 import type { TreeDocument } from '../tree.js';
+import type { ObjectSpool } from './object-spool.js';
 
 export interface SnapshotBuildInfo {
   readonly inputsDigest: string;
@@ -22,6 +23,11 @@ export interface SnapshotBuildOptions {
    * a full build's bytes are then garbage once stored, not held until the next round.
    */
   readonly keepObjects?: boolean;
+  /**
+   * The one-shot build (buildSnapshotOnce) only: where the objects' bytes go as they are made
+   * (object-spool.ts); `objects` then reads them back from it. Default: kept in memory.
+   */
+  readonly spool?: ObjectSpool;
 }
 
 export interface SnapshotCounts {

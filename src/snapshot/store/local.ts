@@ -20,7 +20,7 @@ import { dirname, join, sep } from 'node:path';
 import { auditBatchBytes, auditDay, isRelayBatch, parseAuditBatch, type AuditRecord } from '../audit.js';
 import { readSnapshotContent, type SnapshotContent } from '../content.js';
 import { DIGEST_PREFIX, digestOf, type Hasher } from '../digest.js';
-import { joinParts } from './pack-format.js';
+import { joinParts, type PackParts } from './pack-format.js';
 import {
   assertChannel,
   parseVersionRecord,
@@ -148,24 +148,26 @@ export class LocalStore implements SnapshotStore {
     return 'exists';
   }
 
-  /** A checkpoint pack: hashed part by part and written with writev, never joined in memory. */
-  async putObjectParts(parts: readonly Uint8Array[]): Promise<{ digest: string; status: 'created' | 'exists' }> {
+  /**
+   * A checkpoint pack: written to a temp file with writev and hashed in the same pass, part by
+   * part, never joined in memory (streamed parts are read once, as they are written).
+   */
+  async putObjectParts(parts: PackParts): Promise<{ digest: string; status: 'created' | 'exists' }> {
     const hash = createHash('sha256');
-    for (const p of parts) hash.update(p);
-    const digest = `${DIGEST_PREFIX}${hash.digest('hex')}`;
-    const path = this.objectPath(digest);
-    if (!(await freshen(path))) {
-      await this.mkdirOnce(dirname(path));
-      const tmp = await this.writeTempParts(parts);
-      try {
+    const tmp = await this.writeTempParts(parts, (p) => hash.update(p));
+    try {
+      const digest = `${DIGEST_PREFIX}${hash.digest('hex')}`;
+      const path = this.objectPath(digest);
+      if (!(await freshen(path))) {
+        await this.mkdirOnce(dirname(path));
         if ((await this.linkStaged(tmp, path, () => joinParts(parts))) === 'created')
           return { digest, status: 'created' };
-      } finally {
-        await unlink(tmp).catch(() => undefined);
       }
+      await this.verifiedRead(digest, path);
+      return { digest, status: 'exists' };
+    } finally {
+      await unlink(tmp).catch(() => undefined);
     }
-    await this.verifiedRead(digest, path);
-    return { digest, status: 'exists' };
   }
 
   uncached(): LocalStore {
@@ -558,16 +560,28 @@ export class LocalStore implements SnapshotStore {
     return path;
   }
 
-  private async writeTempParts(parts: readonly Uint8Array[]): Promise<string> {
+  private async writeTempParts(parts: PackParts, onPart: (part: Uint8Array) => void): Promise<string> {
     await this.mkdirOnce(this.tmpDir);
     const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     const handle = await open(path, 'wx');
     try {
       // Bounded batches: one writev each (libuv loops until a batch is written whole).
-      for (let i = 0; i < parts.length; i += WRITEV_PARTS) await handle.writev(parts.slice(i, i + WRITEV_PARTS));
-    } finally {
+      let batch: Uint8Array[] = [];
+      for (const part of parts) {
+        onPart(part);
+        batch.push(part);
+        if (batch.length === WRITEV_PARTS) {
+          await handle.writev(batch);
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await handle.writev(batch);
+    } catch (e) {
       await handle.close();
+      await unlink(path).catch(() => undefined);
+      throw e;
     }
+    await handle.close();
     return path;
   }
 

@@ -128,9 +128,12 @@ export async function newSince(
     },
   );
   // The parts of a composite the base has are the base's too.
-  for (const [d, b] of snapshot.objects) if (old.has(d)) for (const p of compositeParts(b) ?? []) old.add(p);
+  // By digest, then bytes: spooled objects (object-spool.ts) are read only when needed.
+  const objects = snapshot.objects;
+  for (const d of objects.keys())
+    if (old.has(d)) for (const p of compositeParts(objects.get(d) as Uint8Array) ?? []) old.add(p);
   const out = new Map<string, Uint8Array>();
   for (const [d, b] of mine) if (!old.has(d)) out.set(d, b);
-  for (const [d, b] of snapshot.objects) if (!old.has(d)) out.set(d, b);
+  for (const d of objects.keys()) if (!old.has(d)) out.set(d, objects.get(d) as Uint8Array);
   return out;
 }

@@ -6,7 +6,9 @@
  */
 import { MeshsnapError } from '../../errors.js';
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
-import { CorruptObjectError } from './store.js';
+import { CorruptObjectError, type PackParts, type StreamedParts } from './store.js';
+
+export type { PackParts, StreamedParts } from './store.js';
 
 export const PACK_MAGIC = 'meshsnap.pack/v1\n';
 
@@ -34,9 +36,34 @@ export function encodePackParts(entries: PackEntries): Uint8Array[] {
   return [head, ...sorted.map(([, b]) => b)];
 }
 
-export const partsLength = (parts: readonly Uint8Array[]): number => parts.reduce((n, b) => n + b.byteLength, 0);
+/**
+ * encodePackParts of `digests` (distinct) without holding their bytes: `sizeOf` gives an entry's
+ * length for the index, `read` its bytes when the parts are iterated.
+ */
+export function streamPackParts(
+  digests: readonly string[],
+  sizeOf: (digest: string) => number,
+  read: (digest: string) => Uint8Array,
+): StreamedParts {
+  const sorted = [...digests].sort();
+  const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: sorted.map((d) => [d, sizeOf(d)]) })}\n`);
+  let byteLength = head.byteLength;
+  for (const d of sorted) byteLength += sizeOf(d);
+  return {
+    byteLength,
+    *[Symbol.iterator]() {
+      yield head;
+      for (const d of sorted) yield read(d);
+    },
+  };
+}
 
-export function joinParts(parts: readonly Uint8Array[]): Uint8Array {
+export const partsLength = (parts: PackParts): number =>
+  Array.isArray(parts)
+    ? parts.reduce((n: number, b: Uint8Array) => n + b.byteLength, 0)
+    : (parts as StreamedParts).byteLength;
+
+export function joinParts(parts: PackParts): Uint8Array {
   const out = new Uint8Array(partsLength(parts));
   let at = 0;
   for (const b of parts) {

@@ -29,6 +29,7 @@
  */
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
+import { isSpooled, type SpooledObjects } from '../build/object-spool.js';
 import type { TreeDocument } from '../tree.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { newSince, snapshotEntries } from './pack-contents.js';
@@ -38,7 +39,9 @@ import {
   InvalidPackError,
   joinParts,
   partsLength,
+  streamPackParts,
   type PackEntries,
+  type PackParts,
 } from './pack-format.js';
 import { mergesInto, needsCheckpoint, packRefs } from './pack-policy.js';
 import type { ContentReader, ContentWriter } from './store.js';
@@ -93,7 +96,7 @@ export async function writePacks(
 ): Promise<PackWriteResult> {
   let bytesWritten = 0;
   let inputObjects: ReadonlyMap<string, Uint8Array> | undefined;
-  const count = (entries: PackEntries): PackWriteResult['added'] => {
+  const count = (entries: Pick<PackEntries, 'keys' | 'size'>): PackWriteResult['added'] => {
     let objects = 0;
     for (const d of entries.keys()) if (snapshot.objects.has(d) || inputObjects?.has(d)) objects++;
     return { objects, documents: entries.size - objects };
@@ -104,7 +107,8 @@ export async function writePacks(
     for (const d of carried.documents) entries.set(d.digest, d.bytes);
     for (const [d, b] of carried.objects) entries.set(d, b);
   };
-  const put = async (entries: PackEntries, parts: readonly Uint8Array[]): Promise<PackRef> => {
+  /** `entries` undefined: streamed parts, which a cache cannot keep. */
+  const put = async (entries: PackEntries | undefined, parts: PackParts): Promise<PackRef> => {
     const size = partsLength(parts);
     let digest: string;
     let created: boolean;
@@ -123,7 +127,7 @@ export async function writePacks(
           : (await store.putObject(digest, bytes)) === 'created';
     }
     if (created) bytesWritten += size;
-    cache?.remember(digest, entries, size);
+    if (entries) cache?.remember(digest, entries, size);
     return { digest, bytes: size };
   };
   const loaded = new Map<string, ReadonlyMap<string, Uint8Array>>();
@@ -138,6 +142,7 @@ export async function writePacks(
     return m;
   };
   const checkpoint = async (): Promise<PackWriteResult> => {
+    if (snapshot.base === undefined && isSpooled(snapshot.objects) && !inputs) return spooledCheckpoint();
     let entries: Map<string, Uint8Array>;
     if (snapshot.base === undefined) {
       entries = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
@@ -159,6 +164,24 @@ export async function writePacks(
     withInputs(entries, inputs?.all());
     const ref = await put(entries, encodePackParts(entries));
     return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
+  };
+  /** A full build's checkpoint whose objects are spooled: streamed from the spool into the store, never all held. */
+  const spooledCheckpoint = async (): Promise<PackWriteResult> => {
+    const objects = snapshot.objects as SpooledObjects;
+    const documents = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
+    const digests = [...documents.keys()];
+    for (const d of objects.keys()) if (!documents.has(d)) digests.push(d);
+    const parts = streamPackParts(
+      digests,
+      (d) => documents.get(d)?.byteLength ?? (objects.byteLengthOf(d) as number),
+      (d) => documents.get(d) ?? (objects.get(d) as Uint8Array),
+    );
+    const ref = await put(undefined, parts);
+    return {
+      packs: { checkpoint: ref, deltas: [] },
+      bytesWritten,
+      added: count({ keys: () => digests.values(), size: digests.length }),
+    };
   };
 
   const chain = base?.packs;

@@ -39,6 +39,18 @@ export interface ContentReader {
   uncached?(): ContentReader;
 }
 
+/**
+ * A big object's bytes as parts made while they are iterated (each iteration makes them again),
+ * for one too big to hold at once: the pack of a full snapshot whose objects are spooled
+ * (src/snapshot/build/object-spool.ts).
+ */
+export interface StreamedParts extends Iterable<Uint8Array> {
+  readonly byteLength: number;
+}
+
+/** A big object's parts (a pack's: pack-format.ts), held or streamed. */
+export type PackParts = readonly Uint8Array[] | StreamedParts;
+
 /** Storing content-addressed objects and documents (immutable, idempotent). */
 export interface ContentWriter {
   /** Stores bytes under their digest. Idempotent; an existing object is never overwritten. Bytes that do not hash to `digest` are refused (DigestMismatchError). */
@@ -48,9 +60,7 @@ export interface ContentWriter {
    * under its digest, computed here in one pass, without joining them into one buffer; otherwise
    * putObject's contract. Without it, callers join the parts and call putObject.
    */
-  putObjectParts?(
-    parts: readonly Uint8Array[],
-  ): Promise<{ readonly digest: string; readonly status: 'created' | 'exists' }>;
+  putObjectParts?(parts: PackParts): Promise<{ readonly digest: string; readonly status: 'created' | 'exists' }>;
   /**
    * Stores snapshot documents under their digests; all are stored when the promise resolves
    * (callers write children before parents by calling once per layer). Idempotent: a document

@@ -1,0 +1,68 @@
+/**
+ * Where a one-shot build puts the bytes of the objects it makes, so they need not stay in memory
+ * until the snapshot is stored (a 10k-service build makes ~140 MB of them). The CLI gives a file
+ * (src/snapshot/store/file-spool.ts); without a spool the bytes stay in memory, as in the Worker,
+ * the Lambda and the API. The built snapshot still shows its objects as a map
+ * (BuiltSnapshot.objects), reading each one back from the spool when asked.
+ */
+
+/** Append-only bytes: `append` returns a handle by which `read` gives the same bytes back. */
+export interface ObjectSpool {
+  append(bytes: Uint8Array): number;
+  read(handle: number): Uint8Array;
+  byteLength(handle: number): number;
+}
+
+/**
+ * A snapshot's objects (digest → bytes, in the order given) held by a spool: a read-only map whose
+ * `get` and iteration read the bytes back, one object at a time.
+ */
+export class SpooledObjects implements ReadonlyMap<string, Uint8Array> {
+  constructor(
+    private readonly spool: ObjectSpool,
+    private readonly handles: ReadonlyMap<string, number>,
+  ) {}
+
+  get size(): number {
+    return this.handles.size;
+  }
+
+  has(digest: string): boolean {
+    return this.handles.has(digest);
+  }
+
+  get(digest: string): Uint8Array | undefined {
+    const handle = this.handles.get(digest);
+    return handle === undefined ? undefined : this.spool.read(handle);
+  }
+
+  /** The size of an object's bytes, without reading them (undefined: not held). */
+  byteLengthOf(digest: string): number | undefined {
+    const handle = this.handles.get(digest);
+    return handle === undefined ? undefined : this.spool.byteLength(handle);
+  }
+
+  keys(): MapIterator<string> {
+    return this.handles.keys();
+  }
+
+  *values(): MapIterator<Uint8Array> {
+    for (const handle of this.handles.values()) yield this.spool.read(handle);
+  }
+
+  *entries(): MapIterator<[string, Uint8Array]> {
+    for (const [digest, handle] of this.handles) yield [digest, this.spool.read(handle)];
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Uint8Array]> {
+    return this.entries();
+  }
+
+  forEach(fn: (bytes: Uint8Array, digest: string, map: ReadonlyMap<string, Uint8Array>) => void, self?: unknown): void {
+    for (const [digest, bytes] of this) fn.call(self, bytes, digest, this);
+  }
+}
+
+/** Whether `objects` reads its bytes from a spool (a writer then streams them rather than gather them all). */
+export const isSpooled = (objects: ReadonlyMap<string, Uint8Array>): objects is SpooledObjects =>
+  objects instanceof SpooledObjects;
