@@ -46,7 +46,10 @@ export function compileJob(files: readonly InputText[], opts: PipelineOptions): 
   if (documents.length === 0) return { parsed: false, diagnostics: parseDiagnostics };
   const result = compileDocuments(documents, opts, parseDiagnostics);
   const objects = documents.flatMap((d) => storedDocument(d.object, opts.hasher) ?? []);
-  return { parsed: true, snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored: result.stored };
+  // Plain data for the structured clone: a full build packs its stored objects in a class of its
+  // own (packed-objects.ts), which a clone would turn into a bare object.
+  const stored = { ...result.stored, objects: new Map(result.stored.objects) };
+  return { parsed: true, snapshot: result.snapshot, diagnostics: result.diagnostics, objects, stored };
 }
 
 export const diffOptions = (job: DiffJob) => ({
