@@ -97,7 +97,11 @@ const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k ==
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const CHANGES = 9;
 
-type WatcherResult = Pick<SizeResult, 'watcher' | 'endpointChange' | 'peakRssWatchMB'>;
+type WatcherResult = Pick<SizeResult, 'watcher' | 'endpointChange' | 'peakRssWatchMB'> & {
+  /** The watcher process's CPU time (user + system) and RSS after its rounds (`--child-watcher` output only). */
+  readonly cpuWatchMs: number;
+  readonly rssAfterRoundsMB: number;
+};
 type RestartResult = SizeResult['watcher']['restart'];
 
 /** Runs run.js with `args` in a fresh process (so its peak RSS is its own); its last stdout line is the JSON result. */
@@ -271,6 +275,8 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
     });
   }
   const peakRssWatchMB = process.resourceUsage().maxRSS / 1024;
+  const cpu = process.cpuUsage();
+  const rssAfterRoundsMB = process.memoryUsage().rss / 2 ** 20;
   const head = await path.store.readChannel('bench');
   const restart = spawnJson<RestartResult>(['--child-restart', String(services), path.dir]);
   path.close();
@@ -302,6 +308,8 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
       fullRecompileMs,
     },
     peakRssWatchMB,
+    cpuWatchMs: (cpu.user + cpu.system) / 1000,
+    rssAfterRoundsMB,
   };
 }
 

@@ -8,7 +8,7 @@ import { buildInputSet } from '../inputs/load.js';
 import type { RawDocument } from '../inputs/parse.js';
 import { buildStoredInputs } from '../snapshot/stored-inputs/index.js';
 import { compileInputSet } from '../pipeline.js';
-import type { BuiltSnapshot } from '../snapshot/build.js';
+import type { BuiltSnapshot, ObjectSpool } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { ResourceEncoder } from '../snapshot/encoder.js';
 import type { CachedObject } from './object-cache.js';
@@ -25,6 +25,11 @@ export interface CompileRequest {
    * keeps up to date per change: the snapshot's inputs digest. Computed from `objects` when absent.
    */
   readonly inputsDigest?: string;
+  /**
+   * Where a compile that lists every object (a first or full build) may put the objects' bytes
+   * instead of memory (object-spool.ts); the caller keeps it open until the snapshot is stored.
+   */
+  readonly spool?: ObjectSpool;
 }
 
 export interface CompileResult {

@@ -13,7 +13,8 @@
  * (its `base` is the previous one, which the watcher has published). A full compile after the
  * first goes to `SnapshotBuilder.rebuild`: compared with the last snapshot, it carries only the new
  * objects and documents too. The first compile, and the one after `invalidate` (a publish that may
- * have failed), go to `SnapshotBuilder.build`, which returns every object and document. Either way
+ * have failed), go to `SnapshotBuilder.build`, which returns every object and document (their bytes in
+ * the request's spool, when it has one). Either way
  * the snapshot equals a full compile of the same objects (test/watch/watcher-incremental.test.ts). The inputs
  * digest comes with the request (the watcher's stored inputs tree).
  */
@@ -34,7 +35,7 @@ import { sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildInputSet } from '../inputs/load.js';
 import type { InputSet } from '../model/inputs.js';
 import { keyString, parseKeyString } from '../snapshot/stored-inputs/index.js';
-import { SnapshotBuilder, type GroupDelta, type SnapshotDelta } from '../snapshot/build.js';
+import { SnapshotBuilder, type GroupDelta, type ObjectSpool, type SnapshotDelta } from '../snapshot/build.js';
 import type { Hasher } from '../snapshot/digest.js';
 import { COMPILER } from '../version.js';
 import {
@@ -68,7 +69,7 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
     const inputsDigest = requestInputsDigest(req, this.hasher);
     try {
       const edited = this.inputs && this.builder.snapshot ? this.edit(this.inputs, req) : undefined;
-      if (!edited) return this.full(req.objects, inputsDigest);
+      if (!edited) return this.full(req.objects, inputsDigest, req.spool);
       const result = this.compiler.update(edited.inputs, edited.changed);
       this.inputs = edited.inputs;
       if (result.kind === 'delta') {
@@ -96,7 +97,7 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
     this.inputs = undefined;
   }
 
-  private full(objects: readonly CachedObject[], inputsDigest: string): CompileResult {
+  private full(objects: readonly CachedObject[], inputsDigest: string, spool?: ObjectSpool): CompileResult {
     this.diagnosticsByKey.clear();
     // One validation pass: each object's own diagnostics are what reading it alone gives.
     const inputs = indexedInputs(
@@ -108,7 +109,7 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       }),
     );
     const { output, diagnostics } = this.compiler.compileFull(inputs);
-    const snapshot = this.builder.build(output, { inputsDigest });
+    const snapshot = this.builder.build(output, { inputsDigest }, spool);
     this.inputs = inputs;
     return { snapshot, diagnostics, mode: 'full' };
   }

@@ -48,6 +48,7 @@ import {
 import { compileTimed } from './round/compile.js';
 import { updateStoredInputs } from './round/inputs.js';
 import { publishRound, type PublishedRound } from './round/publish.js';
+import { RoundSpool } from './round/spool.js';
 import { PublishGuard, refusalMessage } from '../history/guarded-publish.js';
 import { pinnedRefusalMessage } from '../history/pinned-round.js';
 import { compileRequest } from './round/request.js';
@@ -453,10 +454,12 @@ export class Watcher {
   private async compileAndPublish(): Promise<RoundResult> {
     const changed = this.takeChanged();
     const { inputs, inputsMs } = this.updateInputs(changed);
-    const request = compileRequest(changed, inputs.digest, this.cache, this.lkg);
-    const { result, compileMs } = await this.compile(request, changed);
-    const diagnostics = this.diagnostics(result);
-    const stored = await this.publish(request, result, diagnostics, inputs);
+    // A full build's objects wait in a temp file, not in memory, until the publish streams them.
+    const spool = RoundSpool.forStore(this.opts.store);
+    const request = compileRequest(changed, inputs.digest, this.cache, this.lkg, spool);
+    const { result, compileMs, stored } = await this.compileAndStore(request, changed, inputs).finally(() =>
+      spool?.close(),
+    );
     const round = this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
     // After the published log line (relays are told first); a status problem never fails the round.
     try {
@@ -465,6 +468,16 @@ export class Watcher {
       this.log({ level: 'warn', event: 'watch.status_failed', message: 'status sync failed', error: errorText(err) });
     }
     return round;
+  }
+
+  private async compileAndStore(
+    request: CompileRequest,
+    changed: ReadonlySet<string>,
+    inputs: BuiltInputs,
+  ): Promise<{ readonly result: CompileResult; readonly compileMs: number; readonly stored: PublishedRound }> {
+    const { result, compileMs } = await this.compile(request, changed);
+    const stored = await this.publish(request, result, this.diagnostics(result), inputs);
+    return { result, compileMs, stored };
   }
 
   /**

@@ -21,6 +21,8 @@ import { canonicalJson } from '../../canonical-json.js';
 import { sortedClasses, sortedSelectors } from '../content.js';
 import { DigestSorter } from '../sorted-digests.js';
 import { ContentChain, withLazyContent, type LazyContent } from './lazy-content.js';
+import type { ObjectSpool } from './object-spool.js';
+import { SpoolingObjects } from './spooling-objects.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
 
@@ -64,21 +66,24 @@ export class SnapshotBuilder {
    * A full build: every object and document is in the result. Against the previous build it is
    * computed as a delta (the output's maps are compared to the builder's copy, message objects by
    * identity, then by digest), so unchanged tables cost a comparison, not a re-serialization.
+   * Given a spool (object-spool.ts), the objects' bytes go there as they are encoded, and the
+   * result's `objects` reads them back from it: the caller keeps the spool open while it reads them.
    */
-  build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>): BuiltSnapshot {
+  build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>, spool?: ObjectSpool): BuiltSnapshot {
     assertConsistent(output);
     this.updateInfo(info);
     const diff = diffOutput(this.trees.groups, output);
     this.consistency.forget();
     const classes = { classes: output.classes, selectors: output.selectors };
-    const { sink, newObjects: encoded } = this.trees.commit(diff, classes, false);
+    const encoded = spool ? new SpoolingObjects(spool) : new Map<string, Uint8Array>();
+    const { sink } = this.trees.commit(diff, classes, encoded, false);
     this.trees.drop(diff.removed);
     fillDigests(this.trees.groups, diff.content);
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
     if (diff.unchanged > 0) this.trees.addMissingObjects(encoded);
-    const objects = sortedObjects(encoded);
+    const objects = encoded instanceof SpoolingObjects ? encoded.sorted() : sortedObjects(encoded);
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
     const { compiler, inputsDigest } = this.info;
@@ -108,7 +113,8 @@ export class SnapshotBuilder {
     this.consistency.forget();
     const before = digestsBefore(trees.groups, diff.changes);
     const classes = changedClasses(output, trees);
-    const { sink, newObjects, contentChanges } = trees.commit(diff, classes);
+    const newObjects = new Map<string, Uint8Array>();
+    const { sink, contentChanges } = trees.commit(diff, classes, newObjects);
     trees.drop(diff.removed);
     const digest = trees.topDocument(sink, this.info);
     // A message compiled again with the same bytes is no change of the content.
@@ -160,7 +166,8 @@ export class SnapshotBuilder {
     }
 
     // 3. Objects, trees and documents.
-    const { sink, newObjects, contentChanges } = trees.commit(tables, classes);
+    const newObjects = new Map<string, Uint8Array>();
+    const { sink, contentChanges } = trees.commit(tables, classes, newObjects);
     trees.drop(tables.removed);
     if (update.inputsDigest !== undefined) this.info = { ...this.info, inputsDigest: update.inputsDigest };
     const digest = trees.topDocument(sink, this.info);

@@ -5,6 +5,7 @@
  * whose message did not change from the messages its tables hold (the same message, the same bytes).
  */
 import type { EncodedResource } from '../encoder.js';
+import type { ObjectTarget } from './spooling-objects.js';
 
 const NO_BYTES = new Uint8Array(0);
 
@@ -17,7 +18,7 @@ export function withoutBytes(encoded: EncodedResource): EncodedResource {
 }
 
 /** Adds an encoded resource's object and its parts' objects, digest → bytes. */
-export function addObjects(out: Map<string, Uint8Array>, encoded: EncodedResource): void {
+export function addObjects(out: ObjectTarget, encoded: EncodedResource): void {
   out.set(encoded.digest, encoded.bytes);
   for (const part of encoded.parts ?? []) out.set(part.digest, part.bytes);
 }

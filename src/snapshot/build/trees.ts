@@ -16,6 +16,7 @@ import { tablesOf, type Groups, type GroupState, type TableChanges } from './gro
 import type { ContentChange } from './lazy-content.js';
 import { addObjects, bytesIn, withoutBytes } from './held-bytes.js';
 import { ObjectRefs } from './refcounts.js';
+import type { ObjectTarget } from './spooling-objects.js';
 import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
 
 export interface ClassesUpdate {
@@ -25,11 +26,6 @@ export interface ClassesUpdate {
 
 export interface Committed {
   readonly sink: DocumentSink;
-  /**
-   * `forDelta`: objects new to the snapshot (and new parts of composites); else every object the
-   * commit encoded, with its parts (a full build adds those of the unchanged resources).
-   */
-  readonly newObjects: Map<string, Uint8Array>;
   /** Each change's new digest; empty unless `forDelta`. */
   readonly contentChanges: ContentChange[];
 }
@@ -58,15 +54,21 @@ export class SnapshotTrees {
   /**
    * Encodes the changed messages, updates refcounts, trees, group documents and the group index
    * (the tables already hold the changes; removed groups are dropped by `drop` afterwards).
-   * `forDelta`: list the new objects and each change's digest; else every object encoded.
+   * Adds to `objects`, with `forDelta`, the objects new to the snapshot (and new parts of
+   * composites), and lists each change's digest; else every object the commit encoded, with its
+   * parts (a full build adds those of the unchanged resources: addMissingObjects).
    */
-  commit({ changes, removed, added }: TableChanges, classes: ClassesUpdate | undefined, forDelta = true): Committed {
+  commit(
+    { changes, removed, added }: TableChanges,
+    classes: ClassesUpdate | undefined,
+    objects: ObjectTarget,
+    forDelta = true,
+  ): Committed {
     const sink = new DocumentSink(this.hasher);
-    const newObjects = new Map<string, Uint8Array>();
     const contentChanges: ContentChange[] = [];
     const touched = new Set<GroupId>(added);
     for (const ch of changes) {
-      const digest = this.commitChange(ch, newObjects, forDelta);
+      const digest = this.commitChange(ch, objects, forDelta);
       touched.add(ch.group);
       if (forDelta) contentChanges.push({ group: ch.group, type: ch.type, name: ch.name, digest });
     }
@@ -76,7 +78,7 @@ export class SnapshotTrees {
     }
     for (const id of [...touched].sort()) this.commitGroup(id, sink);
     if (classes) this.commitClasses(classes, sink);
-    return { sink, newObjects, contentChanges };
+    return { sink, contentChanges };
   }
 
   /** Forgets the groups a commit removed from the index. */
@@ -103,7 +105,7 @@ export class SnapshotTrees {
    * Adds to `objects` each object (and its parts) the snapshot holds and `objects` lacks, encoded
    * again from its message: a full build's resources that did not change (held without bytes).
    */
-  addMissingObjects(objects: Map<string, Uint8Array>): void {
+  addMissingObjects(objects: ObjectTarget): void {
     for (const state of this.groups.values()) {
       for (const type of XDS_TYPES) {
         const tree = state.trees[type];
@@ -126,7 +128,7 @@ export class SnapshotTrees {
    * The change's object held (without its bytes: held-bytes.ts), its tree entry set; returns its new
    * digest (undefined: deleted). Its bytes go to `objects` when new to the snapshot, or always (`!onlyNew`).
    */
-  private commitChange(ch: ResourceChange, objects: Map<string, Uint8Array>, onlyNew: boolean): string | undefined {
+  private commitChange(ch: ResourceChange, objects: ObjectTarget, onlyNew: boolean): string | undefined {
     const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
     const old = ch.before ? tree.get(ch.name) : undefined;
     let digest: string | undefined;

@@ -142,7 +142,7 @@ export async function writePacks(
     return m;
   };
   const checkpoint = async (): Promise<PackWriteResult> => {
-    if (snapshot.base === undefined && isSpooled(snapshot.objects) && !inputs) return spooledCheckpoint();
+    if (snapshot.base === undefined && isSpooled(snapshot.objects)) return spooledCheckpoint();
     let entries: Map<string, Uint8Array>;
     if (snapshot.base === undefined) {
       entries = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
@@ -165,16 +165,20 @@ export async function writePacks(
     const ref = await put(entries, encodePackParts(entries));
     return { packs: { checkpoint: ref, deltas: [] }, bytesWritten, added: count(entries) };
   };
-  /** A full build's checkpoint whose objects are spooled: streamed from the spool into the store, never all held. */
+  /**
+   * A full build's checkpoint whose objects are spooled: streamed from the spool into the store,
+   * never all held. Its documents and the stored inputs (held anyway) are read from memory.
+   */
   const spooledCheckpoint = async (): Promise<PackWriteResult> => {
     const objects = snapshot.objects as SpooledObjects;
-    const documents = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
-    const digests = [...documents.keys()];
-    for (const d of objects.keys()) if (!documents.has(d)) digests.push(d);
+    const held = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
+    withInputs(held, inputs?.all());
+    const digests = [...held.keys()];
+    for (const d of objects.keys()) if (!held.has(d)) digests.push(d);
     const parts = streamPackParts(
       digests,
-      (d) => documents.get(d)?.byteLength ?? (objects.byteLengthOf(d) as number),
-      (d) => documents.get(d) ?? (objects.get(d) as Uint8Array),
+      (d) => held.get(d)?.byteLength ?? (objects.byteLengthOf(d) as number),
+      (d) => held.get(d) ?? (objects.get(d) as Uint8Array),
     );
     const ref = await put(undefined, parts);
     return {

@@ -1,4 +1,5 @@
 /** What a round asks the compiler: the changed keys, and the cache's objects as last-known-good resolves them. */
+import type { ObjectSpool } from '../../snapshot/build.js';
 import { keyString } from '../../snapshot/stored-inputs/index.js';
 import type { CompileRequest } from '../compiler.js';
 import type { LastKnownGood } from '../last-known-good.js';
@@ -9,11 +10,13 @@ export function compileRequest(
   inputsDigest: string,
   cache: ObjectCache,
   lkg: LastKnownGood,
+  spool?: ObjectSpool,
 ): CompileRequest {
   let objects: CachedObject[] | undefined;
   return {
     changed,
     inputsDigest,
+    ...(spool ? { spool } : {}),
     get: (key) => {
       const o = cache.get(key);
       return o ? lkg.resolve(o) : undefined;
