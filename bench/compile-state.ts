@@ -1,8 +1,8 @@
 /**
  * The full pure pipeline as `meshsnap compile --store DIR` runs it (src/pipeline.ts
  * compileTextsToPublish), stage by stage: documents → InputSet and the stored inputs tree from
- * scratch, whose root is the inputs digest, from one validation pass → compile (the InputSet is
- * let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
+ * scratch, whose root is the inputs digest, from one validation pass (the stored objects' bytes
+ * spooled) → compile (the InputSet is let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
  * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's V8 heap
  * growth (set for the run, then set back). Its own module,
  * importing only what the pipeline does: a process measuring the pipeline's peak RSS loads what
@@ -13,14 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
-import { compileOwned } from '../src/compile/index.js';
 import type { RawDocument } from '../src/inputs/parse.js';
 import type { Diagnostic } from '../src/model/diagnostics.js';
 import type { InputSet } from '../src/model/inputs.js';
+import { compileHanded, Handoff, validatedDocuments } from '../src/pipeline.js';
 import { buildSnapshotOnce, type BuiltSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { FileSpool } from '../src/snapshot/store/file-spool.js';
-import { inputSetAndStoredInputs } from '../src/snapshot/stored-inputs/index.js';
 
 export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
 
@@ -66,12 +65,13 @@ export function compileState(
   }
   setFlagsFromString(CLI_HEAP_GROWING);
   const t0 = performance.now();
-  // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest).
-  let built: ReturnType<typeof inputSetAndStoredInputs> | undefined = inputSetAndStoredInputs(docs, hasher);
-  const { digest: inputsDigest } = built.stored;
+  // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest; their
+  // objects' bytes spooled, as the CLI's).
+  const validated = validatedDocuments(new Handoff({ documents: docs, parseDiagnostics: [] }), { hasher, spool });
+  const { digest: inputsDigest } = validated.stored;
   const t1 = performance.now();
-  const { output, diagnostics } = compileOwned(built.inputs);
-  built = undefined; // as the CLI: the InputSet is not kept through the build
+  // As the CLI: the InputSet is not kept through the build (no frame here holds it).
+  const { output, diagnostics } = compileHanded(validated.inputs);
   const t3 = performance.now();
   const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool });
   const t4 = performance.now();

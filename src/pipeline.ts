@@ -11,7 +11,7 @@ import { compileOwned } from './compile/index.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
-import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
+import { inputSetAndStoredInputs, PackedObjects, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 
 import { buildSnapshot, buildSnapshotOnce, type BuiltSnapshot, type ObjectSpool } from './snapshot/build.js';
 import type { OwnedCompileOutput } from './compile/types.js';
@@ -28,7 +28,10 @@ export interface InputText {
 export interface PipelineOptions {
   readonly hasher?: Hasher;
   readonly encoder?: ResourceEncoder;
-  /** Where the one-shot build puts the objects' bytes (object-spool.ts; not with `encoder`). Default: in memory. */
+  /**
+   * Where the one-shot build puts the objects' bytes (object-spool.ts; not with `encoder`), and
+   * compileTextsToPublish the stored inputs' bytes. Default: in memory.
+   */
   readonly spool?: ObjectSpool;
 }
 
@@ -114,24 +117,66 @@ export function compileTexts(files: readonly InputText[], opts: PipelineOptions 
 export type PublishableResult = Omit<PipelineResult, 'inputs'>;
 
 /**
- * compileTexts for a caller that only publishes the result (`meshsnap compile`): the documents
- * and the InputSet are let go once compiled, before the snapshot build, where the pipeline's
- * memory peaks. Same snapshot and diagnostics as compileTexts.
+ * A value handed over once: the receiver takes it out, and from then on only the receiver's own
+ * frames hold it. An interpreted frame keeps every value it has loaded until it returns (even
+ * after `x = undefined`: the argument registers stay), so a caller that passed the value on
+ * directly would keep it alive through the whole call.
  */
-export function compileTextsToPublish(files: readonly InputText[], opts: PipelineOptions = {}): PublishableResult {
-  let parsed: ParsedTexts | undefined = parseTexts(files);
-  const { parseDiagnostics } = parsed;
-  let built: BuiltInputsAndSet | undefined = inputSetAndStoredInputs(parsed.documents, opts.hasher);
-  parsed = undefined;
-  const { stored } = built;
-  let inputs: InputSet | undefined =
-    parseDiagnostics.length > 0
-      ? { ...built.inputs, diagnostics: [...parseDiagnostics, ...built.inputs.diagnostics] }
-      : built.inputs;
-  built = undefined;
-  const { output, diagnostics } = compileOwned(inputs);
-  inputs = undefined; // nothing below reads it: collectable during the build
+export class Handoff<T> {
+  private value: T | undefined;
+
+  constructor(value: T) {
+    this.value = value;
+  }
+
+  /** The value; a second take throws. */
+  take(): T {
+    const { value } = this;
+    if (value === undefined) throw new Error('Handoff: the value was already taken');
+    this.value = undefined;
+    return value;
+  }
+}
+
+/**
+ * compileTexts for a caller that only publishes the result (`meshsnap compile`): the texts, the
+ * documents and the InputSet are let go stage by stage, before the snapshot build, where the
+ * pipeline's memory peaks. Each stage runs in a function of its own that returns only what the
+ * next needs, so no frame below keeps an earlier stage's data. Same snapshot and diagnostics as
+ * compileTexts; pass the texts as a Handoff so the caller's frame does not keep them either.
+ */
+export function compileTextsToPublish(
+  files: Handoff<readonly InputText[]> | readonly InputText[],
+  opts: PipelineOptions = {},
+): PublishableResult {
+  const validated = validatedDocuments(parsedTexts(files instanceof Handoff ? files : new Handoff(files)), opts);
+  const { stored } = validated;
+  const { output, diagnostics } = compileHanded(validated.inputs);
   return { snapshot: snapshotOf(output, stored.digest, opts), diagnostics: sortDiagnostics(diagnostics), stored };
 }
 
-type BuiltInputsAndSet = ReturnType<typeof inputSetAndStoredInputs>;
+/** Parses handed texts: once this returns, nothing of the pipeline's holds the texts. */
+function parsedTexts(files: Handoff<readonly InputText[]>): Handoff<ParsedTexts> {
+  return new Handoff(parseTexts(files.take()));
+}
+
+/**
+ * Documents → the InputSet (parse diagnostics included, handed on) and the stored inputs, whose
+ * objects' bytes go to the spool when there is one (~29 MB at 10k services, kept until published).
+ */
+export function validatedDocuments(
+  parsed: Handoff<{ readonly documents: readonly RawDocument[]; readonly parseDiagnostics: readonly Diagnostic[] }>,
+  opts: PipelineOptions,
+): { inputs: Handoff<InputSet>; stored: BuiltInputs } {
+  const { documents, parseDiagnostics } = parsed.take();
+  const { inputs, stored } = inputSetAndStoredInputs(documents, opts.hasher);
+  const withParse =
+    parseDiagnostics.length > 0 ? { ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] } : inputs;
+  const kept = opts.spool ? { ...stored, objects: PackedObjects.spooledTo(stored.objects, opts.spool) } : stored;
+  return { inputs: new Handoff(withParse), stored: kept };
+}
+
+/** Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet. */
+export function compileHanded(inputs: Handoff<InputSet>): ReturnType<typeof compileOwned> {
+  return compileOwned(inputs.take());
+}

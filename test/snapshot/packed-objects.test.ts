@@ -12,6 +12,7 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ByteSlab } from '../../src/snapshot/stored-inputs/byte-slab.js';
 import { inputSetAndStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
+import type { ObjectSpool } from '../../src/snapshot/build/object-spool.js';
 
 const h = nodeSha256Hex;
 
@@ -67,6 +68,39 @@ test('packed objects: digests that are not sha256 hex are kept in a plain Map, i
   const kept = PackedObjects.of(digests, values);
   assert.ok(kept instanceof Map);
   assertSameMap(kept, sortedMap(digests, values));
+});
+
+/** A spool in memory, as the ObjectSpool contract asks: the n-th append's handle reads its bytes back. */
+function memorySpool(): ObjectSpool & { readonly reads: number } {
+  const held: Uint8Array[] = [];
+  let reads = 0;
+  return {
+    append: (bytes) => held.push(bytes.slice()) - 1,
+    read: (handle) => {
+      reads++;
+      return (held[handle] as Uint8Array).slice();
+    },
+    byteLength: (handle) => (held[handle] as Uint8Array).byteLength,
+    get reads() {
+      return reads;
+    },
+  };
+}
+
+test('packed objects moved to a spool read as before, their bytes from the spool', () => {
+  const values = ['{"a":1}', '', '{"b":"é"}', '[1,2,3]', 'x'.repeat(5000)].map(utf8Bytes);
+  const digests = values.map((v) => digestOf(v, h));
+  const spool = memorySpool();
+  spool.append(utf8Bytes('already there'));
+  const spooled = PackedObjects.spooledTo(PackedObjects.of(digests, values), spool);
+  assert.ok(spooled instanceof PackedObjects);
+  const before = spool.reads;
+  assertSameMap(spooled, sortedMap(digests, values));
+  assert.ok(spool.reads > before, 'bytes read back from the spool');
+  assert.equal(PackedObjects.spooledTo(spooled, spool), spooled, 'spooled once');
+  assert.equal(spooled.get(digestOf(utf8Bytes('absent'), h)), undefined);
+  const plain = PackedObjects.of(['sha256:b', 'other'], ['1', '2'].map(utf8Bytes));
+  assert.equal(PackedObjects.spooledTo(plain, spool), plain, 'a plain Map stays as it is');
 });
 
 test('a full build of the synthetic mesh stores its objects packed, each under the digest of its bytes', () => {

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { generateMesh } from '../../bench/synthetic.js';
-import { compileDocuments, compileTexts, compileTextsToPublish } from '../../src/pipeline.js';
+import { compileDocuments, compileTexts, compileTextsToPublish, Handoff, type InputText } from '../../src/pipeline.js';
+import { PackedObjects } from '../../src/snapshot/stored-inputs/index.js';
 import { isSpooled } from '../../src/snapshot/build.js';
 import { FileSpool } from '../../src/snapshot/store/file-spool.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -59,7 +60,9 @@ test('a build through a spool gives the in-memory build: digest, documents, coun
   const inMemory = compileTexts(files, { hasher: nodeSha256Hex });
   const spool = FileSpool.open(join(tmp, 'bookinfo'));
   try {
-    const spooled = compileTextsToPublish(files, { hasher: nodeSha256Hex, spool });
+    const handed = new Handoff<readonly InputText[]>(files);
+    const spooled = compileTextsToPublish(handed, { hasher: nodeSha256Hex, spool });
+    assert.throws(() => handed.take(), /already taken/, 'the pipeline took the texts');
     assert.ok(isSpooled(spooled.snapshot.objects));
     assert.ok(!isSpooled(inMemory.snapshot.objects));
     assert.equal(spooled.snapshot.digest, inMemory.snapshot.digest);
@@ -70,6 +73,11 @@ test('a build through a spool gives the in-memory build: digest, documents, coun
       spooled.snapshot.documents.map((d) => d.digest),
       inMemory.snapshot.documents.map((d) => d.digest),
     );
+    // The stored inputs' objects, their bytes spooled too, read back byte-equal.
+    assert.ok(spooled.stored.objects instanceof PackedObjects && inMemory.stored.objects instanceof PackedObjects);
+    assert.deepEqual([...spooled.stored.objects.keys()], [...inMemory.stored.objects.keys()]);
+    for (const [digest, bytes] of spooled.stored.objects) sameBytes(bytes, inMemory.stored.objects.get(digest), digest);
+    assert.deepEqual(spooled.stored.documents, inMemory.stored.documents);
     assert.deepEqual([...spooled.snapshot.objects.keys()], [...inMemory.snapshot.objects.keys()]);
     for (const [digest, bytes] of spooled.snapshot.objects) {
       assert.equal(sha256(bytes), digest);

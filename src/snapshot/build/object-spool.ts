@@ -6,7 +6,7 @@
  * (BuiltSnapshot.objects), reading each one back from the spool when asked.
  */
 
-/** Append-only bytes: `append` returns a handle by which `read` gives the same bytes back. */
+/** Append-only bytes: `append` returns a handle (a small non-negative integer) by which `read` gives the same bytes back. */
 export interface ObjectSpool {
   append(bytes: Uint8Array): number;
   read(handle: number): Uint8Array;

@@ -45,3 +45,4 @@ export {
   type BuiltInputs,
   type InputsTopDocument,
 } from './tree.js';
+export { PackedObjects } from './packed-objects.js';

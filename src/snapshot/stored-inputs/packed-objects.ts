@@ -5,8 +5,10 @@
  * handful of objects for 54k inputs, instead of a Map entry, a byte view and a 71-character digest
  * string per input kept alive through the whole compile. Views and digest strings are made when
  * read (a store writes the objects one by one). A ReadonlyMap, so every reader of
- * `BuiltInputs.objects` works unchanged. Pure.
+ * `BuiltInputs.objects` works unchanged. Pure, but for `spooledTo`, which moves the bytes to a
+ * spool (the CLI's temp file: src/snapshot/build/object-spool.ts) and reads them back from it.
  */
+import type { ObjectSpool } from '../build/object-spool.js';
 import { DIGEST_PREFIX } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
@@ -19,14 +21,22 @@ const BYTE_HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2
 /** The id looked up (one lookup at a time: nothing here awaits). */
 const wanted = new Uint8Array(ID_BYTES);
 
+/** Where a spooled PackedObjects reads its objects' bytes. */
+interface SpooledBytes {
+  readonly spool: ObjectSpool;
+  /** Each object's spool handle, in digest order. */
+  readonly handles: Uint32Array;
+}
+
 export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   private constructor(
-    /** The objects' bytes, one after another, in digest order. */
+    /** The objects' bytes, one after another, in digest order (empty when spooled). */
     private readonly bytes: Uint8Array,
     /** Where each object's bytes end (each starts where the one before ends). */
     private readonly ends: Uint32Array,
     /** Each object's sha256, ID_BYTES per object, in digest order. */
     private readonly ids: Uint8Array,
+    private readonly spooled?: SpooledBytes,
   ) {}
 
   /**
@@ -56,6 +66,17 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
       ends[k] = at;
     }
     return new PackedObjects(bytes, ends, ids);
+  }
+
+  /**
+   * `objects` with their bytes in `spool` instead of memory (read back one object at a time; the
+   * spool must stay open while the map is read). A map that is not packed is returned as it is.
+   */
+  static spooledTo(objects: ReadonlyMap<string, Uint8Array>, spool: ObjectSpool): ReadonlyMap<string, Uint8Array> {
+    if (!(objects instanceof PackedObjects) || objects.spooled) return objects;
+    const handles = new Uint32Array(objects.size);
+    for (let k = 0; k < handles.length; k++) handles[k] = spool.append(objects.bytesAt(k));
+    return new PackedObjects(new Uint8Array(0), objects.ends, objects.ids, { spool, handles });
   }
 
   get size(): number {
@@ -92,6 +113,7 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   }
 
   private bytesAt(k: number): Uint8Array {
+    if (this.spooled) return this.spooled.spool.read(this.spooled.handles[k] as number);
     return this.bytes.subarray(k === 0 ? 0 : this.ends[k - 1], this.ends[k]);
   }
 
