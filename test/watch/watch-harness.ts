@@ -13,6 +13,7 @@ import { compileDocuments } from '../../src/pipeline.js';
 import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
 import type { VersionRecord } from '../../src/snapshot/manifest.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import type { SnapshotStore } from '../../src/snapshot/store/store.js';
 import { ManualClock } from '../../src/watch/clock.js';
 import type { SnapshotCompiler } from '../../src/watch/compiler.js';
 import { Watcher, type WriteStatusOptions } from '../../src/watch/watcher.js';
@@ -260,8 +261,11 @@ export function endpointIps(cla: Record<string, unknown> | undefined): string[] 
   return out.sort();
 }
 
-/** A watcher fed by hand on channel `main` (no API server, clocks that never move): rounds run by compileNow. */
-export const handFedWatcher = (store: LocalStore): Watcher =>
+/**
+ * A watcher fed by hand on channel `main` (no API server, clocks that never move): rounds run by
+ * compileNow. `now` fixes the time its version records carry (two watchers then write the same bytes).
+ */
+export const handFedWatcher = (store: SnapshotStore, now?: () => Date): Watcher =>
   new Watcher({
     kubeConfig: new KubeConfig(),
     store,
@@ -269,4 +273,5 @@ export const handFedWatcher = (store: LocalStore): Watcher =>
     clock: new ManualClock(),
     timerClock: new ManualClock(),
     hasher: nodeSha256Hex,
+    ...(now ? { now } : {}),
   });

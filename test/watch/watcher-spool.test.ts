@@ -11,7 +11,6 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
 import { compile } from '../../src/compile/index.js';
 import { buildInputSet } from '../../src/inputs/load.js';
 import { compileDocuments } from '../../src/pipeline.js';
@@ -20,11 +19,10 @@ import { FileSpool } from '../../src/snapshot/store/file-spool.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { decodePack } from '../../src/snapshot/store/pack-format.js';
 import type { PackParts, SnapshotStore } from '../../src/snapshot/store/store.js';
-import { ManualClock } from '../../src/watch/clock.js';
 import { Watcher } from '../../src/watch/watcher.js';
 import { COMPILER } from '../../src/version.js';
 import { generateMesh } from '../../bench/synthetic.js';
-import { baseMesh, pod, slice } from './watch-harness.js';
+import { baseMesh, handFedWatcher, pod, slice } from './watch-harness.js';
 
 /** A folder store that records how its big packs were given: streamed (from a spool) or as an array. */
 class RecordingStore extends LocalStore {
@@ -49,16 +47,7 @@ function withoutStreamedPut(store: LocalStore): SnapshotStore {
   });
 }
 
-const watcherOn = (store: SnapshotStore): Watcher =>
-  new Watcher({
-    kubeConfig: new KubeConfig(),
-    store,
-    channel: 'main',
-    clock: new ManualClock(),
-    timerClock: new ManualClock(),
-    hasher: nodeSha256Hex,
-    now: () => new Date('2026-11-25T00:00:00Z'),
-  });
+const watcherOn = (store: SnapshotStore): Watcher => handFedWatcher(store, () => new Date('2026-11-25T00:00:00Z'));
 
 /** A big enough mesh that the checkpoint pack is written with putObjectParts (over 1 MB). */
 const meshObjects = (): Record<string, unknown>[] => {

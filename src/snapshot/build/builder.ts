@@ -20,11 +20,12 @@ import type { Groups } from './groups.js';
 import { canonicalJson } from '../../canonical-json.js';
 import { sortedClasses, sortedSelectors } from '../content.js';
 import { DigestSorter } from '../sorted-digests.js';
-import { ContentChain, withLazyContent, type LazyContent } from './lazy-content.js';
+import { ContentChain, withLazyContent, type ContentStep, type LazyContent } from './lazy-content.js';
 import type { ObjectSpool } from './object-spool.js';
 import { SpoolingObjects } from './spooling-objects.js';
 import { SnapshotTrees, type ClassesUpdate } from './trees.js';
 import type { BuiltSnapshot, DeltaUpdate, SnapshotBuildInfo, SnapshotBuildOptions, SnapshotDelta } from './types.js';
+import type { DocumentSink } from '../tree.js';
 
 /** Throws InconsistentSnapshotError (consistency.ts) rather than produce a snapshot a proxy would choke on. */
 export function buildSnapshot(
@@ -122,21 +123,7 @@ export class SnapshotBuilder {
     const { info: current } = this;
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
     const step = { info: current, changes, removed: diff.removed, added: diff.added, classes: newClasses };
-    const content = this.contents.next(base, step);
-    const built = withLazyContent(
-      {
-        digest,
-        inputsDigest: current.inputsDigest,
-        compiler: current.compiler,
-        counts: trees.counts(),
-        objects: sortedObjects(newObjects),
-        documents: sink.sorted(),
-        base: base.digest,
-        changes: step,
-      },
-      content,
-    );
-    return this.keep(built, content);
+    return this.keepDelta(base, step, digest, newObjects, sink);
   }
 
   /**
@@ -175,13 +162,24 @@ export class SnapshotBuilder {
     const info = this.info;
     const newClasses = classes ? { classes: trees.classes, selectors: trees.selectors } : undefined;
     const step = { info, changes: contentChanges, removed: tables.removed, added: tables.added, classes: newClasses };
+    return this.keepDelta(base, step, digest, newObjects, sink);
+  }
+
+  /** Keeps and returns the delta of `base` that `step` made: its new objects and documents only. */
+  private keepDelta(
+    base: BuiltSnapshot,
+    step: ContentStep,
+    digest: string,
+    newObjects: ReadonlyMap<string, Uint8Array>,
+    sink: DocumentSink,
+  ): BuiltSnapshot {
     const content = this.contents.next(base, step);
     const built = withLazyContent(
       {
         digest,
-        inputsDigest: info.inputsDigest,
-        compiler: info.compiler,
-        counts: trees.counts(),
+        inputsDigest: step.info.inputsDigest,
+        compiler: step.info.compiler,
+        counts: this.trees.counts(),
         objects: sortedObjects(newObjects),
         documents: sink.sorted(),
         base: base.digest,
