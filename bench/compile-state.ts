@@ -16,15 +16,13 @@ import { setFlagsFromString } from 'node:v8';
 import type { RawDocument } from '../src/inputs/parse.js';
 import type { Diagnostic } from '../src/model/diagnostics.js';
 import type { InputSet } from '../src/model/inputs.js';
-import { compileHanded, Handoff, validatedDocuments } from '../src/pipeline.js';
+import { COMPILE_HEAP_GROWING, compileHanded, Handoff, validatedDocuments } from '../src/pipeline.js';
 import { buildSnapshotOnce, type BuiltSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { FileSpool } from '../src/snapshot/store/file-spool.js';
 
 export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
 
-/** The heap growth `meshsnap compile` sets for its process (src/cli/commands/compile.ts COMPILE_HEAP_GROWING). */
-const CLI_HEAP_GROWING = '--heap-growing-percent=50';
 /** V8's default (0: its own growing factors), set back after the run. */
 const DEFAULT_HEAP_GROWING = '--heap-growing-percent=0';
 
@@ -63,7 +61,7 @@ export function compileState(
   } catch {
     // removed on close
   }
-  setFlagsFromString(CLI_HEAP_GROWING);
+  setFlagsFromString(COMPILE_HEAP_GROWING);
   const t0 = performance.now();
   // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest; their
   // objects' bytes spooled, as the CLI's).

@@ -20,6 +20,15 @@ import type { ResourceEncoder } from './snapshot/encoder.js';
 import { INPUT_LIMITS, mib, TOO_LARGE } from './inputs/limits.js';
 import { COMPILER } from './version.js';
 
+/**
+ * The V8 heap growth `meshsnap compile` sets for its own process (it exits when done), and the
+ * bench's compile process with it. V8 lets its heap grow up to 4× the live data between full
+ * collections and the one-shot build makes garbage fast: the process's peak was mostly that
+ * headroom. 1.5× keeps the peak near what is live, which the spool and the early-released InputSet
+ * make smaller (README, Benchmarks: session 2026-11-25 day). A V8 flag, for Node only.
+ */
+export const COMPILE_HEAP_GROWING = '--heap-growing-percent=50';
+
 export interface InputText {
   readonly file: string;
   readonly text: string;

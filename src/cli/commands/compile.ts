@@ -14,7 +14,13 @@
 import { setFlagsFromString } from 'node:v8';
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import { compileTextsToPublish, Handoff, type InputText, type PublishableResult } from '../../pipeline.js';
+import {
+  COMPILE_HEAP_GROWING,
+  compileTextsToPublish,
+  Handoff,
+  type InputText,
+  type PublishableResult,
+} from '../../pipeline.js';
 import { FileSpool, spoolDirOf } from '../../snapshot/store/file-spool.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
@@ -28,14 +34,6 @@ import { sourceOf } from '../source-revision.js';
 import { note, printJson } from '../output.js';
 import { checkChannel, openStore } from '../store.js';
 import { compileSpec } from '../specs/compile.js';
-
-/**
- * V8 lets its heap grow up to 4× the live data between full collections, and the one-shot build
- * makes garbage fast: the process's peak was mostly that headroom. 1.5× keeps the peak near what
- * is live, which the spool and the early-released InputSet make smaller (README, Benchmarks:
- * session 2026-11-25 day). Set for this process only; `meshsnap compile` exits when done.
- */
-export const COMPILE_HEAP_GROWING = '--heap-growing-percent=50';
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(compileSpec, argv);
