@@ -118,7 +118,7 @@ export class Watcher {
   private readonly inputsTree: StoredInputsTree;
   /** The last publish may have failed: write every inputs document, and compile a complete snapshot. */
   private storeIncomplete = false;
-  /** The inputs this watcher last saw recorded: what the tree's next commit builds on, in the store (round/packed-inputs.ts). */
+  /** The inputs this watcher last saw recorded: what the tree's next commit builds on, in the store (history/packed-inputs.ts). */
   private inputsBase: string | undefined;
   /** Commits of the inputs tree: the first holds every entry. */
   private inputsCommits = 0;

@@ -6,7 +6,7 @@
  */
 import type { Diagnostic } from '../../model/diagnostics.js';
 import { putStoredInputs, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
-import { packInputs } from './packed-inputs.js';
+import { packInputs } from '../../history/packed-inputs.js';
 import { pinnedRound, type PinnedRefused } from '../../history/pinned-round.js';
 import { recordRefused, type PublishGuard, type Refused } from '../../history/guarded-publish.js';
 import { withLbEndpoints } from '../../history/mesh-summary.js';

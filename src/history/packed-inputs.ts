@@ -1,14 +1,14 @@
 /**
- * A round's stored inputs ride in its version's pack instead of one loose key each (~60k files
- * at 10k services in a first round, tens for one change): the record names the pack, and every
- * store finds the entries through it
+ * A big publish's stored inputs (a watcher's round, `meshsnap compile` of a whole mesh) ride in its
+ * version's pack instead of one loose key each (~60k files at 10k services in a full build, tens
+ * for one change): the record names the pack, and every store finds the entries through it
  * (pack-index.ts), digest-checked. packs.ts keeps the invariant: a checkpoint holds every input,
  * a delta what its base's inputs lack. This module works out that delta.
  */
-import type { VersionRecord } from '../../snapshot/manifest.js';
-import type { PackedEntries, PackInputs } from '../../snapshot/store/packs.js';
-import type { SnapshotStore } from '../../snapshot/store/store.js';
-import { readStoredInputsIndex, type BuiltInputs } from '../../snapshot/stored-inputs/index.js';
+import type { VersionRecord } from '../snapshot/manifest.js';
+import type { PackedEntries, PackInputs } from '../snapshot/store/packs.js';
+import type { SnapshotStore } from '../snapshot/store/store.js';
+import { readStoredInputsIndex, type BuiltInputs } from '../snapshot/stored-inputs/index.js';
 
 export interface RoundInputs {
   /** What the round would write: the tree's last commit, or every entry. */
