@@ -38,7 +38,7 @@ export const ALLOWED = {
   compile: ['model', 'xds', 'proxy-class'],
   snapshot: ['compile', 'model', 'xds', 'proxy-class'],
   'snapshot/store': ['snapshot', 'model', 'xds'],
-  'snapshot/stored-inputs': ['snapshot', 'snapshot/store', 'inputs', 'model'],
+  'snapshot/stored-inputs': ['snapshot', 'snapshot/store', 'inputs', 'model', 'xds'],
   relay: ['snapshot', 'snapshot/store', 'xds', 'proxy-class'],
   pipeline: ['compile', 'snapshot', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],
   history: ['pipeline', 'snapshot', 'snapshot/store', 'snapshot/stored-inputs', 'inputs', 'model', 'xds'],

@@ -9,7 +9,7 @@ import { generateMesh } from '../../bench/synthetic.js';
 import { ByteWriter } from '../../src/canonical-json.js';
 import { digestOf, utf8Bytes } from '../../src/snapshot/digest.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { ByteSlab } from '../../src/snapshot/stored-inputs/byte-slab.js';
+import { ByteSlab } from '../../src/xds/wire/slab.js';
 import { inputSetAndStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
 import type { ObjectSpool } from '../../src/snapshot/build/object-spool.js';

@@ -19,7 +19,7 @@ import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
 import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
-import type { ByteSlab } from './byte-slab.js';
+import type { ByteSlab } from '../../xds/wire/slab.js';
 import { recordedCanonicalBytes } from './recorded-bytes.js';
 import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';

@@ -12,7 +12,7 @@
  */
 import { ByteWriter } from '../../canonical-json.js';
 import type { RecordedReads } from '../../inputs/read-recorder.js';
-import type { ByteSlab } from './byte-slab.js';
+import type { ByteSlab } from '../../xds/wire/slab.js';
 import { isRecord, own, type Raw } from './raw.js';
 
 const COMMA = 0x2c;

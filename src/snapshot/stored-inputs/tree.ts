@@ -18,7 +18,7 @@
 import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
-import { ByteSlab } from './byte-slab.js';
+import { ByteSlab } from '../../xds/wire/slab.js';
 import { PackedObjects } from './packed-objects.js';
 import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
 import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
