@@ -6,6 +6,7 @@
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
 import { SpooledObjects, type ObjectSpool } from './object-spool.js';
+import { SpoolingObjects } from './spooling-objects.js';
 import { DigestSorter, digestOrder } from '../sorted-digests.js';
 
 /** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
@@ -105,11 +106,13 @@ export class ObjectSet {
   /** Without a spool: each hold's bytes. */
   private readonly bytes: Uint8Array[] = [];
   private readonly types: number[] = [];
-  /** With a spool: digest → the handle of its bytes there. */
-  private readonly spooled = new Map<string, number>();
+  /** With a spool: each digest's bytes appended there once. */
+  private readonly spooling: SpoolingObjects | undefined;
   private merged: { readonly objects: ReadonlyMap<string, Uint8Array>; readonly sizes: ObjectSizes } | undefined;
 
-  constructor(private readonly spool?: ObjectSpool) {}
+  constructor(private readonly spool?: ObjectSpool) {
+    this.spooling = spool ? new SpoolingObjects(spool) : undefined;
+  }
 
   /** A resource of `type` holds `encoded` (and the composite's parts, if any). */
   hold(type: XdsType, encoded: EncodedResource): void {
@@ -131,8 +134,8 @@ export class ObjectSet {
   private push(digest: string, bytes: Uint8Array, types: number): void {
     this.digests.push(digest);
     this.types.push(types);
-    if (!this.spool) this.bytes.push(bytes);
-    else if (!this.spooled.has(digest)) this.spooled.set(digest, this.spool.append(bytes));
+    if (this.spooling) this.spooling.set(digest, bytes);
+    else this.bytes.push(bytes);
   }
 
   private merge(): NonNullable<ObjectSet['merged']> {
@@ -149,7 +152,7 @@ export class ObjectSet {
       for (; i < order.length && digests[order[i] as number] === digest; i++)
         held |= types[order[i] as number] as number;
       if (bytes) bytes.set(digest, this.bytes[first] as Uint8Array);
-      else handles?.set(digest, this.spooled.get(digest) as number);
+      else handles?.set(digest, this.spooling?.handle(digest) as number);
       if (held === 0) continue; // only a part
       sizes.objects++;
       for (const type of XDS_TYPES) if (held & TYPE_BIT[type]) sizes[type]++;

@@ -28,6 +28,11 @@ export class SpoolingObjects implements ObjectTarget {
     return this;
   }
 
+  /** Where a digest's bytes are in the spool (undefined: not given). */
+  handle(digest: string): number | undefined {
+    return this.handles.get(digest);
+  }
+
   /** The objects given, sorted by digest, read back from the spool when asked. */
   sorted(): SpooledObjects {
     const sorter = new DigestSorter<number>();
