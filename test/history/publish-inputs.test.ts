@@ -15,6 +15,7 @@ import { FileSpool } from '../../src/snapshot/store/file-spool.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { LAYERED_MAX } from '../../src/snapshot/store/put-tree.js';
 import { readStoredInputsIndex } from '../../src/snapshot/stored-inputs/index.js';
+import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
 import { generateMesh } from '../../bench/synthetic.js';
 import { sample, STATE, tempStore } from './helpers.js';
 
@@ -83,7 +84,12 @@ test('a big publish from a spool (objects and stored inputs read back one at a t
   try {
     const mesh = generateMesh({ services: 60 });
     const inMemory = compileDocuments(mesh.docs, { hasher: nodeSha256Hex });
-    const fromSpool = compileDocuments(mesh.docs, { hasher: nodeSha256Hex, spool });
+    const built = compileDocuments(mesh.docs, { hasher: nodeSha256Hex, spool });
+    // As `meshsnap compile` does (pipeline.ts validatedDocuments): the stored inputs' bytes spooled too.
+    const fromSpool = {
+      ...built,
+      stored: { ...built.stored, objects: PackedObjects.spooledTo(built.stored.objects, spool) },
+    };
     assert.ok(isSpooled(fromSpool.snapshot.objects), 'the snapshot objects are spooled');
     const a = await publishCompiled(memory.store, 'main', inMemory, {}, '2026-11-25T00:00:00Z');
     const b = await publishCompiled(spooled.store, 'main', fromSpool, {}, '2026-11-25T00:00:00Z');
