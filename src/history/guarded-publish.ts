@@ -16,7 +16,7 @@ import { HistoryError } from './errors.js';
 import { checkShrink, DEFAULT_GUARD_POLICY, type GuardPolicy, type GuardVerdict } from './guard.js';
 import type { Compiled } from './layers.js';
 import { MeshIndex } from './mesh-index.js';
-import { EndpointCounter, summarize, type MeshSummary } from './mesh-summary.js';
+import { processEndpointCounter, summarize, type MeshSummary } from './mesh-summary.js';
 import { publishCompiled, resultVersion, type RecordFields } from './publish.js';
 
 export interface GuardOptions {
@@ -63,7 +63,7 @@ export interface GuardCheck {
  * index of the last snapshot checked, so that a delta's summary costs what it changed (a watcher keeps one).
  */
 export class PublishGuard {
-  private readonly counter = new EndpointCounter();
+  private readonly counter = processEndpointCounter;
   private last: { readonly digest: string; readonly summary: MeshSummary } | undefined;
   private index: MeshIndex | undefined;
 

@@ -6,8 +6,7 @@
 import { resourceBytes, type ObjectReader } from '../snapshot/composite.js';
 import type { BuiltSnapshot, SnapshotCounts } from '../snapshot/build.js';
 import type { SnapshotContent } from '../snapshot/content.js';
-import { decodeMessage, type ClusterLoadAssignment } from '../xds/proto.js';
-import { XDS_TYPE_NAME } from '../xds/type-urls.js';
+import { countLbEndpoints } from '../xds/wire/scan.js';
 import { HistoryError } from './errors.js';
 
 export interface MeshSummary {
@@ -48,7 +47,7 @@ export function shownCounts(c: SnapshotCounts): {
 export async function countedSnapshot(
   snapshot: BuiltSnapshot,
   read: ObjectReader,
-  counter = new EndpointCounter(),
+  counter = processEndpointCounter,
 ): Promise<SnapshotCounts> {
   return withLbEndpoints(
     snapshot.counts,
@@ -95,18 +94,24 @@ export class EndpointCounter {
     if (known !== undefined) return known;
     const bytes = await resourceBytes(read, digest);
     if (!bytes) throw new HistoryError(`endpoint object ${digest} is missing from the store`);
-    const cla = decodeMessage(XDS_TYPE_NAME.endpoints, bytes) as ClusterLoadAssignment;
-    const n = (cla.endpoints ?? []).reduce((sum, locality) => sum + (locality.lb_endpoints?.length ?? 0), 0);
+    const n = countLbEndpoints(bytes);
     if (this.byDigest.size >= this.maxEntries) this.byDigest.clear();
     this.byDigest.set(digest, n);
     return n;
   }
 }
 
+/**
+ * The process's counter: the CLI counts a new snapshot's endpoints for its output line, for the
+ * version record and for the publish guard, and each would otherwise read and scan every
+ * ClusterLoadAssignment again (~22k at 10k services, read back from the build's spool).
+ */
+export const processEndpointCounter = new EndpointCounter();
+
 export async function summarize(
   content: SnapshotContent,
   read: ObjectReader,
-  counter = new EndpointCounter(),
+  counter = processEndpointCounter,
 ): Promise<MeshSummary> {
   const services = new Map<string, string>();
   const clusters = new Set<string>();

@@ -10,9 +10,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { publishCompiled } from '../../src/history/publish.js';
 import { compileDocuments, compileTexts } from '../../src/pipeline.js';
+import { isSpooled } from '../../src/snapshot/build/object-spool.js';
+import { FileSpool } from '../../src/snapshot/store/file-spool.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { LAYERED_MAX } from '../../src/snapshot/store/put-tree.js';
 import { readStoredInputsIndex } from '../../src/snapshot/stored-inputs/index.js';
+import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
 import { generateMesh } from '../../bench/synthetic.js';
 import { sample, STATE, tempStore } from './helpers.js';
 
@@ -71,5 +74,39 @@ test('a small publish writes its stored inputs loose first', async () => {
     await assertInputsReadable(store, r.stored.digest, inputDigests);
   } finally {
     cleanup();
+  }
+});
+
+test('a big publish from a spool (objects and stored inputs read back one at a time) stores what the in-memory publish stores', async () => {
+  const memory = tempStore();
+  const spooled = tempStore();
+  const spool = FileSpool.open(join(spooled.dir, 'tmp'));
+  try {
+    const mesh = generateMesh({ services: 60 });
+    const inMemory = compileDocuments(mesh.docs, { hasher: nodeSha256Hex });
+    const built = compileDocuments(mesh.docs, { hasher: nodeSha256Hex, spool });
+    // As `meshsnap compile` does (pipeline.ts validatedDocuments): the stored inputs' bytes spooled too.
+    const fromSpool = {
+      ...built,
+      stored: { ...built.stored, objects: PackedObjects.spooledTo(built.stored.objects, spool) },
+    };
+    assert.ok(isSpooled(fromSpool.snapshot.objects), 'the snapshot objects are spooled');
+    const a = await publishCompiled(memory.store, 'main', inMemory, {}, '2026-11-25T00:00:00Z');
+    const b = await publishCompiled(spooled.store, 'main', fromSpool, {}, '2026-11-25T00:00:00Z');
+    assert.equal(a.status, 'published');
+    assert.equal(b.status, 'published');
+    if (a.status !== 'published' || b.status !== 'published') return;
+    // The same record (its checkpoint pack's digest included), and the same counts written.
+    assert.deepEqual(b.record, a.record);
+    assert.deepEqual(
+      { objects: b.objectsWritten, documents: b.documentsWritten, bytes: b.bytesWritten },
+      { objects: a.objectsWritten, documents: a.documentsWritten, bytes: a.bytesWritten },
+    );
+    assert.ok(b.objectsWritten >= fromSpool.snapshot.objects.size + fromSpool.stored.objects.size);
+    await assertInputsReadable(spooled.store, fromSpool.stored.digest, fromSpool.stored.objects.keys());
+  } finally {
+    spool.close();
+    memory.cleanup();
+    spooled.cleanup();
   }
 });

@@ -6,6 +6,7 @@
  */
 import { MeshsnapError } from '../../errors.js';
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
+import { digestOrder } from '../sorted-digests.js';
 import { CorruptObjectError, type PackParts, type StreamedParts } from './store.js';
 
 export type { PackParts, StreamedParts } from './store.js';
@@ -31,9 +32,18 @@ export function encodePack(entries: PackEntries): Uint8Array {
 
 /** The pack's bytes as parts (its index, then each entry's bytes, shared, not copied): encodePack without the join. */
 export function encodePackParts(entries: PackEntries): Uint8Array[] {
-  const sorted = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: sorted.map(([d, b]) => [d, b.byteLength]) })}\n`);
-  return [head, ...sorted.map(([, b]) => b)];
+  const digests = [...entries.keys()];
+  const order = digestOrder(digests);
+  const index = new Array<[string, number]>(order.length);
+  const parts = new Array<Uint8Array>(order.length + 1);
+  for (let k = 0; k < order.length; k++) {
+    const d = digests[order[k] as number] as string;
+    const bytes = entries.get(d) as Uint8Array;
+    index[k] = [d, bytes.byteLength];
+    parts[k + 1] = bytes;
+  }
+  parts[0] = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: index })}\n`);
+  return parts;
 }
 
 /**
@@ -45,10 +55,19 @@ export function streamPackParts(
   sizeOf: (digest: string) => number,
   read: (digest: string) => Uint8Array,
 ): StreamedParts {
-  const sorted = [...digests].sort();
-  const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries: sorted.map((d) => [d, sizeOf(d)]) })}\n`);
-  let byteLength = head.byteLength;
-  for (const d of sorted) byteLength += sizeOf(d);
+  const order = digestOrder(digests);
+  const sorted = new Array<string>(order.length);
+  const entries = new Array<[string, number]>(order.length);
+  let byteLength = 0;
+  for (let k = 0; k < order.length; k++) {
+    const d = digests[order[k] as number] as string;
+    const size = sizeOf(d);
+    sorted[k] = d;
+    entries[k] = [d, size];
+    byteLength += size;
+  }
+  const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries })}\n`);
+  byteLength += head.byteLength;
   return {
     byteLength,
     *[Symbol.iterator]() {

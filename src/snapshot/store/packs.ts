@@ -167,24 +167,31 @@ export async function writePacks(
   };
   /**
    * A full build's checkpoint whose objects are spooled: streamed from the spool into the store,
-   * never all held. Its documents and the stored inputs (held anyway) are read from memory.
+   * never all held. Its documents are read from memory; the stored inputs' objects (spooled too,
+   * in the CLI) are read one at a time as the pack is written, like the snapshot's.
    */
   const spooledCheckpoint = async (): Promise<PackWriteResult> => {
     const objects = snapshot.objects as SpooledObjects;
-    const held = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
-    withInputs(held, inputs?.all());
-    const digests = [...held.keys()];
-    for (const d of objects.keys()) if (!held.has(d)) digests.push(d);
+    const carried = inputs?.all();
+    inputObjects = carried?.objects;
+    const documents = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
+    for (const d of carried?.documents ?? []) documents.set(d.digest, d.bytes);
+    const all = new Set(documents.keys());
+    for (const d of objects.keys()) all.add(d);
+    for (const d of inputObjects?.keys() ?? []) all.add(d);
+    const digests = [...all];
     const parts = streamPackParts(
       digests,
-      (d) => held.get(d)?.byteLength ?? (objects.byteLengthOf(d) as number),
-      (d) => held.get(d) ?? (objects.get(d) as Uint8Array),
+      (d) => documents.get(d)?.byteLength ?? objects.byteLengthOf(d) ?? byteLengthIn(inputObjects, d),
+      (d) => documents.get(d) ?? objects.get(d) ?? (inputObjects?.get(d) as Uint8Array),
     );
     const ref = await put(undefined, parts);
+    let documentsOnly = 0;
+    for (const d of documents.keys()) if (!objects.has(d) && !inputObjects?.has(d)) documentsOnly++;
     return {
       packs: { checkpoint: ref, deltas: [] },
       bytesWritten,
-      added: count({ keys: () => digests.values(), size: digests.length }),
+      added: { objects: digests.length - documentsOnly, documents: documentsOnly },
     };
   };
 
@@ -218,6 +225,14 @@ export async function writePacks(
   }
   deltas.push(await put(lastEntries, last));
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };
+}
+
+/** The size of an entry of `objects` (undefined: not there), without reading its bytes when the map can tell it. */
+function byteLengthIn(objects: ReadonlyMap<string, Uint8Array> | undefined, digest: string): number {
+  const sized = objects as { byteLengthOf?: (digest: string) => number | undefined } | undefined;
+  const n = sized?.byteLengthOf ? sized.byteLengthOf(digest) : objects?.get(digest)?.byteLength;
+  if (n === undefined) throw new Error(`pack entry ${digest} is not held`);
+  return n;
 }
 
 /** Packs up to this size are written with the store's putLayered when it has one. */

@@ -92,6 +92,14 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
     return this.indexOf(digest) >= 0;
   }
 
+  /** The size of an object's bytes, without reading them (undefined: not held). */
+  byteLengthOf(digest: string): number | undefined {
+    const k = this.indexOf(digest);
+    if (k < 0) return undefined;
+    if (this.spooled) return this.spooled.spool.byteLength(this.spooled.handles[k] as number);
+    return (this.ends[k] as number) - (k === 0 ? 0 : (this.ends[k - 1] as number));
+  }
+
   *keys(): MapIterator<string> {
     for (let k = 0; k < this.size; k++) yield this.digestAt(k);
   }
