@@ -192,9 +192,27 @@ export interface ReadObserver {
   observe(doc: RawDocument, read: (view: Raw) => DocumentReading): void;
 }
 
-export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObserver): InputSet {
+/** Where a read object goes in the InputSet. */
+export type InputBucket = keyof Buckets;
+
+/**
+ * What reading one valid object without any diagnostic gave (readOneDocument): the InputSet takes
+ * it as it is, so an object read once on arrival (the watcher) is not read again.
+ */
+export interface ObjectRead {
+  readonly bucket: InputBucket;
+  readonly value: object;
+}
+
+/** A document, with what reading it gave when it was read already (then it is not read again). */
+export interface ReadDocument extends RawDocument {
+  readonly read?: ObjectRead | undefined;
+}
+
+export function buildInputSet(docs: readonly ReadDocument[], observer?: ReadObserver): InputSet {
   const diagnostics: Diagnostic[] = [];
   const out = emptyBuckets();
+  const unread = takeRead(docs, out);
   if (observer) {
     // One reading function for every document (an observer reads its document during `observe`).
     let current: RawDocument | undefined;
@@ -203,11 +221,11 @@ export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObser
       const used = readDocument(current as RawDocument, out, diagnostics, view);
       return { diagnostics: diagnostics.length === before ? NO_DIAGNOSTICS : diagnostics.slice(before), used };
     };
-    for (const doc of docs) {
+    for (const doc of unread) {
       current = doc;
       observer.observe(doc, read);
     }
-  } else for (const doc of docs) readDocument(doc, out, diagnostics);
+  } else for (const doc of unread) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(
     out.meshConfigs,
@@ -247,18 +265,42 @@ export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObser
   };
 }
 
+/** Puts the already-read documents' values into their buckets; the documents left to read. */
+function takeRead(docs: readonly ReadDocument[], out: Buckets): readonly ReadDocument[] {
+  const unread: ReadDocument[] = [];
+  for (const doc of docs) {
+    const read = doc.read;
+    if (read) (out[read.bucket] as Candidate<object>[]).push({ value: read.value, doc });
+    else unread.push(doc);
+  }
+  return unread.length === docs.length ? docs : unread;
+}
+
 /** What reading one document gives: its diagnostics, and whether it is an object the compiler uses. */
 export interface DocumentReading {
   readonly diagnostics: readonly Diagnostic[];
   /** True when it was read into the InputSet (a compiled kind that passed validation). */
   readonly used: boolean;
+  /** The value read, when it was used without any diagnostic (readOneDocument only). */
+  readonly read?: ObjectRead;
 }
 
 /** Reads one document alone, as buildInputSet reads each (src/inputs/retain.ts decides what to store from it). */
 export function readOneDocument(doc: RawDocument): DocumentReading {
   const diagnostics: Diagnostic[] = [];
-  const used = readDocument(doc, emptyBuckets(), diagnostics);
-  return { diagnostics, used };
+  const out = emptyBuckets();
+  const used = readDocument(doc, out, diagnostics);
+  const read = used && diagnostics.length === 0 ? readOf(out) : undefined;
+  return read ? { diagnostics, used, read } : { diagnostics, used };
+}
+
+/** The one value a single document's reading put in `out`. */
+function readOf(out: Buckets): ObjectRead | undefined {
+  for (const bucket of Object.keys(out) as InputBucket[]) {
+    const [first] = out[bucket] as readonly Candidate<object>[];
+    if (first) return { bucket, value: first.value };
+  }
+  return undefined;
 }
 
 const emptyBuckets = (): Buckets => ({
