@@ -288,16 +288,27 @@ export interface DocumentReading {
 /** Reads one document alone, as buildInputSet reads each (src/inputs/retain.ts decides what to store from it). */
 export function readOneDocument(doc: RawDocument): DocumentReading {
   const diagnostics: Diagnostic[] = [];
-  const out = emptyBuckets();
-  const used = readDocument(doc, out, diagnostics);
-  const read = used && diagnostics.length === 0 ? readOf(out) : undefined;
-  return read ? { diagnostics, used, read } : { diagnostics, used };
+  // One set of buckets for every single reading (the watcher reads each object on arrival), emptied after.
+  const out = scratchInUse ? emptyBuckets() : ((scratchInUse = true), scratch);
+  let taken: ObjectRead | undefined;
+  try {
+    const used = readDocument(doc, out, diagnostics);
+    taken = used ? takeOne(out) : undefined;
+    const read = diagnostics.length === 0 ? taken : undefined;
+    return read ? { diagnostics, used, read } : { diagnostics, used };
+  } finally {
+    if (out === scratch) {
+      if (!taken) for (const bucket of BUCKETS) scratch[bucket].length = 0;
+      scratchInUse = false;
+    }
+  }
 }
 
-/** The one value a single document's reading put in `out`. */
-function readOf(out: Buckets): ObjectRead | undefined {
-  for (const bucket of Object.keys(out) as InputBucket[]) {
-    const [first] = out[bucket] as readonly Candidate<object>[];
+/** The one value a single document's reading put in `out`, taken out of it. */
+function takeOne(out: Buckets): ObjectRead | undefined {
+  for (const bucket of BUCKETS) {
+    const candidates = out[bucket] as Candidate<object>[];
+    const first = candidates.pop();
     if (first) return { bucket, value: first.value };
   }
   return undefined;
@@ -329,6 +340,10 @@ const emptyBuckets = (): Buckets => ({
   sidecars: [],
   meshConfigs: [],
 });
+
+const scratch = emptyBuckets();
+let scratchInUse = false;
+const BUCKETS = Object.keys(scratch) as readonly InputBucket[];
 
 /** `raw` is the object read: the document's own, or an observer's view of it. True when it was read into `out`. */
 function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[], raw: Raw = doc.object): boolean {
