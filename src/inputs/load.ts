@@ -192,9 +192,27 @@ export interface ReadObserver {
   observe(doc: RawDocument, read: (view: Raw) => DocumentReading): void;
 }
 
-export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObserver): InputSet {
+/** Where a read object goes in the InputSet. */
+export type InputBucket = keyof Buckets;
+
+/**
+ * What reading one valid object without any diagnostic gave (readOneDocument): the InputSet takes
+ * it as it is, so an object read once on arrival (the watcher) is not read again.
+ */
+export interface ObjectRead {
+  readonly bucket: InputBucket;
+  readonly value: object;
+}
+
+/** A document, with what reading it gave when it was read already (then it is not read again). */
+export interface ReadDocument extends RawDocument {
+  readonly read?: ObjectRead | undefined;
+}
+
+export function buildInputSet(docs: readonly ReadDocument[], observer?: ReadObserver): InputSet {
   const diagnostics: Diagnostic[] = [];
   const out = emptyBuckets();
+  const unread = takeRead(docs, out);
   if (observer) {
     // One reading function for every document (an observer reads its document during `observe`).
     let current: RawDocument | undefined;
@@ -203,11 +221,11 @@ export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObser
       const used = readDocument(current as RawDocument, out, diagnostics, view);
       return { diagnostics: diagnostics.length === before ? NO_DIAGNOSTICS : diagnostics.slice(before), used };
     };
-    for (const doc of docs) {
+    for (const doc of unread) {
       current = doc;
       observer.observe(doc, read);
     }
-  } else for (const doc of docs) readDocument(doc, out, diagnostics);
+  } else for (const doc of unread) readDocument(doc, out, diagnostics);
 
   const meshConfigs = dedupe(
     out.meshConfigs,
@@ -247,18 +265,53 @@ export function buildInputSet(docs: readonly RawDocument[], observer?: ReadObser
   };
 }
 
+/** Puts the already-read documents' values into their buckets; the documents left to read. */
+function takeRead(docs: readonly ReadDocument[], out: Buckets): readonly ReadDocument[] {
+  const unread: ReadDocument[] = [];
+  for (const doc of docs) {
+    const read = doc.read;
+    if (read) (out[read.bucket] as Candidate<object>[]).push({ value: read.value, doc });
+    else unread.push(doc);
+  }
+  return unread.length === docs.length ? docs : unread;
+}
+
 /** What reading one document gives: its diagnostics, and whether it is an object the compiler uses. */
 export interface DocumentReading {
   readonly diagnostics: readonly Diagnostic[];
   /** True when it was read into the InputSet (a compiled kind that passed validation). */
   readonly used: boolean;
+  /** The value read, when it was used without any diagnostic (readOneDocument only). */
+  readonly read?: ObjectRead;
 }
 
 /** Reads one document alone, as buildInputSet reads each (src/inputs/retain.ts decides what to store from it). */
 export function readOneDocument(doc: RawDocument): DocumentReading {
   const diagnostics: Diagnostic[] = [];
-  const used = readDocument(doc, emptyBuckets(), diagnostics);
-  return { diagnostics, used };
+  // One set of buckets for every single reading (the watcher reads each object on arrival), emptied after.
+  const out = scratchInUse ? emptyBuckets() : ((scratchInUse = true), scratch);
+  let taken: ObjectRead | undefined;
+  try {
+    const used = readDocument(doc, out, diagnostics);
+    taken = used ? takeOne(out) : undefined;
+    const read = diagnostics.length === 0 ? taken : undefined;
+    return read ? { diagnostics, used, read } : { diagnostics, used };
+  } finally {
+    if (out === scratch) {
+      if (!taken) for (const bucket of BUCKETS) scratch[bucket].length = 0;
+      scratchInUse = false;
+    }
+  }
+}
+
+/** The one value a single document's reading put in `out`, taken out of it. */
+function takeOne(out: Buckets): ObjectRead | undefined {
+  for (const bucket of BUCKETS) {
+    const candidates = out[bucket] as Candidate<object>[];
+    const first = candidates.pop();
+    if (first) return { bucket, value: first.value };
+  }
+  return undefined;
 }
 
 const emptyBuckets = (): Buckets => ({
@@ -287,6 +340,10 @@ const emptyBuckets = (): Buckets => ({
   sidecars: [],
   meshConfigs: [],
 });
+
+const scratch = emptyBuckets();
+let scratchInUse = false;
+const BUCKETS = Object.keys(scratch) as readonly InputBucket[];
 
 /** `raw` is the object read: the document's own, or an observer's view of it. True when it was read into `out`. */
 function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[], raw: Raw = doc.object): boolean {

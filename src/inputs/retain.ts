@@ -16,7 +16,7 @@
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import type { InputSet } from '../model/inputs.js';
-import { buildInputSet, readOneDocument, type DocumentReading, type ReadObserver } from './load.js';
+import { buildInputSet, readOneDocument, type DocumentReading, type ObjectRead, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
 import { ReadRecorder, RECORDED_KINDS, type RecordedReads } from './read-recorder.js';
 import { ReadTracker } from './read-tracker.js';
@@ -64,6 +64,11 @@ export interface Retention {
    * that form straight from them (else undefined: use `retained()`).
    */
   readonly reads: RecordedReads | undefined;
+  /**
+   * The value read, for a valid object of a RECORDED_KINDS kind read without any diagnostic (read
+   * from the object itself, not through a tracking view), else undefined.
+   */
+  readonly read: ObjectRead | undefined;
 }
 
 /** `buildInputSetRetaining`, giving each document's Retention: its stored form written from its reads where they suffice. */
@@ -81,10 +86,13 @@ export function buildInputSetRetention(
   return buildInputSet(docs, observer);
 }
 
-/** `retainedForStorage` of one object as a Retention (the watcher: one object at a time), given to `f` during its reading. */
-export function withRetention<T>(raw: Raw, f: (retention: Retention) => T): T {
+/**
+ * `retainedForStorage` of one object as a Retention (the watcher: one object at a time), given to `f`
+ * during its reading; `file` is the origin of the value read.
+ */
+export function withRetention<T>(raw: Raw, f: (retention: Retention) => T, file = ''): T {
   const retention = new DocumentRetention(objectRecorder);
-  retention.readBy(raw, (view) => readOneDocument({ file: '', index: 0, object: view }));
+  retention.readBy(raw, (view) => readOneDocument({ file, index: 0, object: view }));
   return f(retention);
 }
 
@@ -121,6 +129,10 @@ class DocumentRetention implements Retention {
     const reading = this.reading;
     if (!this.recorded || !reading?.used || reading.diagnostics.some((d) => d.severity === 'error')) return undefined;
     return Object.hasOwn(READ_ANNOTATIONS, this.raw.kind as string) ? undefined : this.recorder;
+  }
+
+  get read(): ObjectRead | undefined {
+    return this.recorded ? this.reading?.read : undefined;
   }
 }
 

@@ -4,8 +4,7 @@
  * the snapshot a full local compile of the same objects gives.
  */
 import type { Diagnostic } from '../model/diagnostics.js';
-import { buildInputSet } from '../inputs/load.js';
-import type { RawDocument } from '../inputs/parse.js';
+import { buildInputSet, type ReadDocument } from '../inputs/load.js';
 import { buildStoredInputs } from '../snapshot/stored-inputs/index.js';
 import { compileInputSet } from '../pipeline.js';
 import type { BuiltSnapshot, ObjectSpool } from '../snapshot/build.js';
@@ -56,10 +55,11 @@ export const requestInputsDigest = (req: CompileRequest, hasher?: Hasher): strin
  * reads it (a cache entry parses its bytes then): a full compile's 50k parsed objects are not all
  * alive at once, each one is garbage as soon as it is validated.
  */
-export const documentsOf = (objects: readonly CachedObject[]): RawDocument[] =>
+export const documentsOf = (objects: readonly CachedObject[]): ReadDocument[] =>
   objects.map((o) => ({
     file: `${o.key.kind}/${o.key.namespace}/${o.key.name}`,
     index: 0,
+    read: o.read,
     get object() {
       return o.object;
     },

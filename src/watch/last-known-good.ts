@@ -19,6 +19,7 @@ import type { CachedObject } from './object-cache.js';
 
 /** The first error the inputs validators report for this object alone, or undefined when it is valid. */
 export function firstValidationError(o: CachedObject): Diagnostic | undefined {
+  if (o.read) return undefined; // read on arrival without any diagnostic (object-cache.ts)
   const { diagnostics } = buildInputSet([{ file: keyString(o.key), index: 0, object: o.object }]);
   return diagnostics.find((d) => d.severity === 'error');
 }

@@ -5,13 +5,15 @@
  *
  * One representation per object: an entry keeps the canonical JSON bytes (what the store and the
  * inputs tree need) and the digest; the canonical object is parsed from the bytes on each read and
- * not kept (a full compile reads each object once, an incremental round only the changed ones;
- * the compiler's InputSet keeps what it reads).
+ * not kept. Each object is read (validated) once, on arrival: when that reading gave a value
+ * without any diagnostic, the entry keeps it and the compiler's InputSet takes that same value
+ * (src/inputs/load.ts ReadDocument) instead of reading the object again.
  */
+import type { ObjectRead } from '../inputs/load.js';
 import {
   keyString,
   objectKeyOf,
-  storedEntry,
+  storedEntryRead,
   type InputLayer,
   type ObjectKey,
   type Raw,
@@ -25,6 +27,8 @@ export interface CachedObject extends StoredObject {
   readonly resourceVersion?: string;
   /** Its metadata.generation (the spec's version), where the server keeps one: a status's observedGeneration. */
   readonly generation?: number;
+  /** Its value for the InputSet, read on arrival (valid, without diagnostics); undefined: read it from `object`. */
+  readonly read?: ObjectRead | undefined;
 }
 
 export type { Raw };
@@ -61,6 +65,7 @@ class CacheEntry implements CachedObject {
     readonly layer: InputLayer,
     readonly bytes: Uint8Array,
     readonly digest: string,
+    readonly read: ObjectRead | undefined,
     resourceVersion: string | undefined,
     generation: number | undefined,
   ) {
@@ -80,21 +85,24 @@ export class ObjectCache {
 
   /** Adds or replaces an object; undefined when nothing the compiler reads changed. */
   upsert(raw: Raw): CacheChange | undefined {
-    const stored = storedEntry(raw, this.hasher);
+    const { entry: stored, read } = storedEntryRead(raw, this.hasher) ?? {};
     if (!stored) return undefined;
     const k = keyString(stored.key);
     const prev = this.objects.get(k);
+    const same = prev !== undefined && prev.digest === stored.digest;
     const resourceVersion = resourceVersionOf(raw);
     const next = new CacheEntry(
       stored.key,
       stored.layer,
       stored.bytes,
       stored.digest,
+      // Unchanged content: the value the InputSet already holds, not a second copy of it.
+      same ? prev.read : read,
       resourceVersion,
       generationOf(raw),
     );
     this.objects.set(k, next);
-    if (prev && prev.digest === next.digest) return undefined;
+    if (same) return undefined;
     const manager = lastFieldManager(raw);
     return {
       key: stored.key,

@@ -136,7 +136,7 @@ test('incremental compiler: per-object diagnostics from the full round’s one v
   assert.equal(third.snapshot.digest, (await full.compile(request(new Set()))).snapshot.digest);
 });
 
-test('compile documents: each cached object is parsed when the inputs layer reads it, once, and not held by the list', () => {
+test('compile documents: each cached object is parsed when the inputs layer reads it, once (never when it was read on arrival), and not held by the list', () => {
   const cache = new ObjectCache(nodeSha256Hex);
   for (const o of baseMesh()) cache.upsert(o);
   const reads = new Map<string, number>();
@@ -160,9 +160,11 @@ test('compile documents: each cached object is parsed when the inputs layer read
   const inputs = buildInputSet(docs);
   assert.deepEqual(inputs, buildInputSet(counted.map((o) => ({ file: keyString(o.key), index: 0, object: o.object }))));
   assert.equal(reads.size, counted.length);
+  const readOnArrival = new Set(counted.filter((o) => o.read).map((o) => keyString(o.key)));
+  assert.ok(readOnArrival.size > 0 && readOnArrival.size < counted.length, 'both kinds of entry are here');
   assert.ok(
-    [...reads.values()].every((n) => n === 2),
-    'one read by the inputs layer (and one by the eager reference above)',
+    [...reads].every(([k, n]) => n === (readOnArrival.has(k) ? 1 : 2)),
+    'one read by the inputs layer, none for a value read on arrival (and one by the eager reference above)',
   );
   assert.notEqual(docs[0]?.object, docs[0]?.object, 'a fresh parse per read: the list holds no parsed object');
 });

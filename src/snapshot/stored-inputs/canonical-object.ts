@@ -17,11 +17,13 @@
  */
 import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
+import type { ObjectRead } from '../../inputs/load.js';
+import { RECORDED_KINDS } from '../../inputs/read-recorder.js';
 import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
 import type { ByteSlab } from '../../xds/wire/slab.js';
 import { recordedCanonicalBytes } from './recorded-bytes.js';
-import { layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
+import { keyString, layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
 
 const decoder = new TextDecoder();
@@ -210,9 +212,47 @@ export function storedObject(raw: Raw, hasher?: Hasher): StoredObject | undefine
 
 /** `storedObject` without the parsed object: the identity, canonical bytes and digest the watcher's cache keeps. */
 export function storedEntry(raw: Raw, hasher?: Hasher): StoredEntry | undefined {
-  const key = objectKeyOf(raw);
-  return key ? withRetention(raw, (retention) => entryOfRetention(raw, retention, key, hasher)) : undefined;
+  return storedEntryRead(raw, hasher)?.entry;
 }
+
+/**
+ * `storedEntry`, and the value its one reading gave when the InputSet can take it as it is
+ * (src/inputs/load.ts ObjectRead; its origin's file is the key string). An object of a
+ * RECORDED_KINDS kind is read in its canonical form less its annotations (what its stored bytes
+ * hold), so the value equals what reading the stored bytes gives; the bytes are the same.
+ */
+export function storedEntryRead(
+  raw: Raw,
+  hasher?: Hasher,
+): { readonly entry: StoredEntry; readonly read: ObjectRead | undefined } | undefined {
+  const key = objectKeyOf(raw);
+  if (!key) return undefined;
+  const view = storedView(raw, key.kind);
+  const read = view ?? raw;
+  return withRetention(
+    read,
+    (retention) => {
+      const entry = entryOfRetention(read, retention, key, hasher);
+      return entry ? { entry, read: view ? retention.read : undefined } : undefined;
+    },
+    keyString(key),
+  );
+}
+
+/**
+ * The canonical form less annotations (what the stored form of a recorded kind keeps), or undefined
+ * when the copy would be stored differently: the recorder keeps a member of a frozen or sealed
+ * object whole (read-recorder.ts), and the copy is extensible. Parsed JSON always is.
+ */
+function storedView(raw: Raw, kind: string): Raw | undefined {
+  if (!RECORDED_KINDS.has(kind) || ![raw, own(raw, 'metadata'), own(raw, 'status')].every(extensible)) return undefined;
+  const view = canonicalForm(raw);
+  const meta = view.metadata;
+  if (isRecord(meta)) delete (meta as Record<string, unknown>).annotations;
+  return view;
+}
+
+const extensible = (v: unknown): boolean => v === null || typeof v !== 'object' || Object.isExtensible(v);
 
 /** The stored form of any document (src/inputs/retain.ts: only what the compiler reads), or undefined when none of it is stored. */
 export function storedDocument(raw: Raw, hasher?: Hasher): StoredObject | undefined {

@@ -8,6 +8,7 @@ export {
   canonicalObject,
   storedDocument,
   storedEntry,
+  storedEntryRead,
   storedObject,
   storedRetainedDocument,
   storedEntryOfRetention,
