@@ -229,8 +229,8 @@ const MIN_BASIS_HOSTS = 64;
 
 /**
  * Every problem of `output`. `references`: the reader of its references; the shared one (the
- * default) remembers them for later checks of the same messages, a scoped one
- * (`new ReferenceReader(true)`) lets them go with this check, for an output checked once.
+ * default) remembers them for later checks of the same messages, one of its own
+ * (`new ReferenceReader()`) lets them go with this check, for an output checked once.
  */
 export function checkConsistency(
   output: CompileOutput,

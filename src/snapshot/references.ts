@@ -52,36 +52,21 @@ const NONE: ResourceRefs = { routes: [], endpoints: [], clusters: [], undecodabl
 const EMPTY_PART: RefPart = emptyRefs();
 const NO_PARTS: readonly RefPart[] = [];
 
-/** A cache of references per message object: messages are immutable once built. */
-interface RefCache<K extends object, V> {
-  get(key: K): V | undefined;
-  set(key: K, value: V): unknown;
-}
-
-const cacheOf = <K extends object, V>(scoped: boolean): RefCache<K, V> =>
-  scoped ? new Map<K, V>() : new WeakMap<K, V>();
-
 /**
- * Reads references, each message object once. The shared reader (the module functions below)
- * remembers them as long as their messages live, for the checks that follow (the watcher's builds
- * and deltas, which hold the same objects again). A check of an output that is never checked
- * again (the one-shot build) uses a reader of its own, `scoped`: its caches and the parts' memos
- * are dropped with it at the end of the check rather than coexisting with the snapshot's build.
+ * Reads references, each message object once (messages are immutable once built). The shared
+ * reader (the module functions below) remembers them as long as their messages live, for the
+ * checks that follow (the watcher's builds and deltas hold the same objects again). A check of an
+ * output that is checked once (the one-shot build) uses a reader of its own: its caches and the
+ * parts' memos (the check's targets and holder sets) go with it at the end of the check instead of
+ * living on beside the snapshot's build.
  */
 export class ReferenceReader {
-  private readonly refsCache: RefCache<object, ResourceRefs>;
-  private readonly partsCache: RefCache<object, readonly RefPart[]>;
+  private readonly refsCache = new WeakMap<object, ResourceRefs>();
+  private readonly partsCache = new WeakMap<object, readonly RefPart[]>();
   /** A packed filter is often one object in many listeners (every virtualInbound's passthrough chains). */
-  private readonly filterCache: RefCache<Any, RefPart>;
+  private readonly filterCache = new WeakMap<Any, RefPart>();
   /** A virtual host is usually one object in every client namespace's route config. */
-  private readonly vhostCache: RefCache<VirtualHost, RefPart>;
-
-  constructor(scoped = false) {
-    this.refsCache = cacheOf(scoped);
-    this.partsCache = cacheOf(scoped);
-    this.filterCache = cacheOf(scoped);
-    this.vhostCache = cacheOf(scoped);
-  }
+  private readonly vhostCache = new WeakMap<VirtualHost, RefPart>();
 
   /** All references of one resource (the concatenation of its parts). */
   resourceRefs(type: XdsType, message: object): ResourceRefs {

@@ -1,5 +1,5 @@
 /**
- * The one-shot build checks its output with references read by a reader of its own (scoped: let go
+ * The one-shot build checks its output with references read by a reader of its own (let go
  * with the check). It must report exactly what the shared reader reports, whatever was checked
  * before, and refuse a broken output in a first and a second build holding the same objects.
  */
@@ -37,20 +37,20 @@ function broken(): CompileOutput {
   return out;
 }
 
-test('a scoped reader reports what the shared reader reports, in a first and a second check of the same objects', () => {
+test('a reader of its own reports what the shared reader reports, in a first and a second check of the same objects', () => {
   const out = broken();
   const expected = problemLines(out);
   const codes = new Set(expected.map((l) => l.split('|')[1]));
   assert.deepEqual([...codes].sort(), ['envoy-rejects', 'missing-cluster', 'missing-route']);
-  assert.deepEqual(problemLines(out, new ReferenceReader(true)), expected, 'first scoped check');
-  assert.deepEqual(problemLines(out, new ReferenceReader(true)), expected, 'second scoped check, same objects');
-  assert.deepEqual(problemLines(broken(), new ReferenceReader(true)), expected, 'fresh objects');
-  assert.deepEqual(problemLines(sampleOutput(), new ReferenceReader(true)), [], 'the sample itself is clean');
+  assert.deepEqual(problemLines(out, new ReferenceReader()), expected, 'first scoped check');
+  assert.deepEqual(problemLines(out, new ReferenceReader()), expected, 'second scoped check, same objects');
+  assert.deepEqual(problemLines(broken(), new ReferenceReader()), expected, 'fresh objects');
+  assert.deepEqual(problemLines(sampleOutput(), new ReferenceReader()), [], 'the sample itself is clean');
 });
 
-test('a scoped reader keeps its parts to itself: the same references, not the shared objects', () => {
+test('a reader of its own keeps its parts to itself: the same references, not the shared objects', () => {
   const rc = routeConfig('9080', [A]);
-  const scoped = new ReferenceReader(true);
+  const scoped = new ReferenceReader();
   const own = scoped.resourceRefParts('routes', rc);
   assert.equal(scoped.resourceRefParts('routes', rc), own, 'read once per reader');
   const shared = resourceRefParts('routes', rc);

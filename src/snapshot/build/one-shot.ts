@@ -34,7 +34,7 @@ export function buildSnapshotOnce(
   opts: Pick<SnapshotBuildOptions, 'hasher' | 'spool'> = {},
 ): BuiltSnapshot {
   // Checked once: the references read for the check go with it, not through the build.
-  assertConsistent(output, new ReferenceReader(true));
+  assertConsistent(output, new ReferenceReader());
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
   const hasher = encoder.hasher;
