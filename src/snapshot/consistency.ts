@@ -30,7 +30,14 @@ import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { istioObjectOf } from '../xds/validate/index.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../xds/proto.js';
-import { clusterEndpointsRef, resourceRefParts, resourceRefs, virtualHostRefPart, type RefPart } from './references.js';
+import {
+  clusterEndpointsRef,
+  resourceRefParts,
+  resourceRefs,
+  sharedReferences,
+  type ReferenceReader,
+  type RefPart,
+} from './references.js';
 
 export type ConsistencyCode =
   | 'duplicate-name'
@@ -220,7 +227,15 @@ const NO_TARGETS: readonly Target[] = [];
 /** Route configs with fewer virtual hosts are read host by host (a proxyless client's: one each). */
 const MIN_BASIS_HOSTS = 64;
 
-export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
+/**
+ * Every problem of `output`. `references`: the reader of its references; the shared one (the
+ * default) remembers them for later checks of the same messages, one of its own
+ * (`new ReferenceReader()`) lets them go with this check, for an output checked once.
+ */
+export function checkConsistency(
+  output: CompileOutput,
+  references: ReferenceReader = sharedReferences(),
+): ConsistencyProblem[] {
   // (type, name) → groups holding it, in output order
   const holders = {} as Record<XdsType, Map<string, Holders>>;
   for (const type of XDS_TYPES) {
@@ -275,7 +290,7 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
     }
   }
 
-  const targets = checkTargets(holderSet);
+  const targets = checkTargets(holderSet, references);
 
   // References a group does not satisfy itself, bucketed by the holder set of their target.
   const groupRefs = new Map<GroupId, { buckets: Bucket[]; undecodable: Ref[] }>();
@@ -307,7 +322,7 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
     for (const [name, message] of table.listeners as Map<string, object>) {
       let owner: Owner | undefined;
       let last: readonly Target[] | undefined;
-      for (const part of resourceRefParts('listeners', message)) {
+      for (const part of references.resourceRefParts('listeners', message)) {
         if (part.undecodable.length !== 0)
           for (const u of part.undecodable) bad.push({ type: 'listeners', name, ref: u });
         const list = targets.ofPart(part);
@@ -342,7 +357,7 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
       for (const bucket of refs.buckets) {
         if (bucket.holders && meets(bucket.holders.members, inClass)) continue;
         for (const o of bucket.owners) {
-          for (const ref of resourceRefs(o.type, o.message)[bucket.kind])
+          for (const ref of references.resourceRefs(o.type, o.message)[bucket.kind])
             if (holderSet(bucket.kind, ref) === bucket.holders)
               problems.push(missing(cls.id, bucket.kind, { type: o.type, name: o.name, ref }));
         }
@@ -367,7 +382,7 @@ export function checkConsistency(output: CompileOutput): ConsistencyProblem[] {
  * keeps the part, its `memo` the targets), and a route config's virtual hosts are compared by
  * position with the first config of the same name: only the hosts that differ are looked at.
  */
-function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | undefined) {
+function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | undefined, references: ReferenceReader) {
   const token = {};
   let ids = 0;
   const newTarget = (kind: RefKind, holders: HolderSet | undefined): Target => {
@@ -422,7 +437,7 @@ function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | un
       const vh = hosts[i] as VirtualHost;
       if (i < kept.length && kept[i] === vh) continue;
       differing++;
-      const part = ofPart(virtualHostRefPart(vh));
+      const part = ofPart(references.virtualHostRefPart(vh));
       if (part !== list) list = union(list, part);
     }
     if (hosts.length >= MIN_BASIS_HOSTS && (!basis || differing * 2 > hosts.length))
@@ -436,9 +451,9 @@ function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | un
   };
 }
 
-/** Throws InconsistentSnapshotError when the output has any problem. */
-export function assertConsistent(output: CompileOutput): void {
-  const problems = checkConsistency(output);
+/** Throws InconsistentSnapshotError when the output has any problem; `references` as for checkConsistency. */
+export function assertConsistent(output: CompileOutput, references?: ReferenceReader): void {
+  const problems = checkConsistency(output, references);
   if (problems.length) throw new InconsistentSnapshotError(problems);
 }
 

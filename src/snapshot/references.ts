@@ -40,10 +40,6 @@ type TcpProxy = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.$Properti
 
 const EDS = envoy.config.cluster.v3.Cluster.DiscoveryType.EDS;
 
-// Messages are immutable once built, so their references are computed once per object.
-const cache = new WeakMap<object, ResourceRefs>();
-const partsCache = new WeakMap<object, readonly RefPart[]>();
-
 const emptyRefs = (clusters: string[] = []): RefPart => ({
   routes: [],
   endpoints: [],
@@ -56,36 +52,116 @@ const NONE: ResourceRefs = { routes: [], endpoints: [], clusters: [], undecodabl
 const EMPTY_PART: RefPart = emptyRefs();
 const NO_PARTS: readonly RefPart[] = [];
 
-export function resourceRefs(type: XdsType, message: object): ResourceRefs {
-  if (type === 'endpoints') return NONE; // a ClusterLoadAssignment names nothing else
-  const hit = cache.get(message);
-  if (hit) return hit;
-  const refs = concatParts(resourceRefParts(type, message));
-  cache.set(message, refs);
-  return refs;
+/**
+ * Reads references, each message object once (messages are immutable once built). The shared
+ * reader (the module functions below) remembers them as long as their messages live, for the
+ * checks that follow (the watcher's builds and deltas hold the same objects again). A check of an
+ * output that is checked once (the one-shot build) uses a reader of its own: its caches and the
+ * parts' memos (the check's targets and holder sets) go with it at the end of the check instead of
+ * living on beside the snapshot's build.
+ */
+export class ReferenceReader {
+  private readonly refsCache = new WeakMap<object, ResourceRefs>();
+  private readonly partsCache = new WeakMap<object, readonly RefPart[]>();
+  /** A packed filter is often one object in many listeners (every virtualInbound's passthrough chains). */
+  private readonly filterCache = new WeakMap<Any, RefPart>();
+  /** A virtual host is usually one object in every client namespace's route config. */
+  private readonly vhostCache = new WeakMap<VirtualHost, RefPart>();
+
+  /** All references of one resource (the concatenation of its parts). */
+  resourceRefs(type: XdsType, message: object): ResourceRefs {
+    if (type === 'endpoints') return NONE; // a ClusterLoadAssignment names nothing else
+    const hit = this.refsCache.get(message);
+    if (hit) return hit;
+    const refs = concatParts(this.resourceRefParts(type, message));
+    this.refsCache.set(message, refs);
+    return refs;
+  }
+
+  /**
+   * The references of one resource as parts that resources holding the same sub-message share (the
+   * same object): one per virtual host of a route config (a virtual host is usually one object in
+   * every client namespace's config), one per packed network filter of a listener, one for a
+   * cluster. Concatenated in order they are `resourceRefs`. A check that works per part does the
+   * work of a shared virtual host once, not once per route config holding it.
+   */
+  resourceRefParts(type: XdsType, message: object): readonly RefPart[] {
+    if (type === 'endpoints') return NO_PARTS;
+    let parts = this.partsCache.get(message);
+    if (parts) return parts;
+    if (type === 'routes') parts = this.routeConfigParts(message as RouteConfiguration);
+    else if (type === 'listeners') parts = this.listenerParts(message as Listener);
+    else {
+      const refs = emptyRefs();
+      clusterRefs(message as Cluster, refs);
+      parts = [refs];
+    }
+    this.partsCache.set(message, parts);
+    return parts;
+  }
+
+  /** The references of one virtual host (the clusters its routes and mirrors send to): a route config's part. */
+  virtualHostRefPart(vh: VirtualHost): RefPart {
+    let refs = this.vhostCache.get(vh);
+    if (refs) return refs;
+    const out: string[] = [];
+    for (const m of vh.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
+    for (const route of vh.routes ?? []) {
+      const action = route.route;
+      if (!action) continue;
+      if (action.cluster) out.push(action.cluster);
+      for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) out.push(wc.name);
+      for (const m of action.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
+    }
+    this.vhostCache.set(vh, (refs = out.length ? emptyRefs(out) : EMPTY_PART));
+    return refs;
+  }
+
+  private listenerParts(l: Listener): readonly RefPart[] {
+    const chains = [...(l.filter_chains ?? [])];
+    if (l.default_filter_chain) chains.push(l.default_filter_chain);
+    const parts: RefPart[] = [];
+    for (const chain of chains) {
+      for (const filter of chain.filters ?? [])
+        if (filter.typed_config) parts.push(this.networkFilterRefs(filter.typed_config));
+    }
+    const api = l.api_listener?.api_listener;
+    if (api) parts.push(this.networkFilterRefs(api));
+    return parts;
+  }
+
+  private networkFilterRefs(any: Any): RefPart {
+    let own = this.filterCache.get(any);
+    if (!own) {
+      own = emptyRefs();
+      decodeFilterRefs(any, own, this);
+      this.filterCache.set(any, own);
+    }
+    return own;
+  }
+
+  private routeConfigParts(rc: RouteConfiguration): readonly RefPart[] {
+    const vhosts = rc.virtual_hosts ?? [];
+    const parts = new Array<RefPart>(vhosts.length);
+    for (let i = 0; i < vhosts.length; i++) parts[i] = this.virtualHostRefPart(vhosts[i] as VirtualHost);
+    return parts;
+  }
 }
 
-/**
- * The references of one resource as parts that resources holding the same sub-message share (the
- * same object): one per virtual host of a route config (a virtual host is usually one object in
- * every client namespace's config), one per packed network filter of a listener, one for a
- * cluster. Concatenated in order they are `resourceRefs`. A check that works per part does the
- * work of a shared virtual host once, not once per route config holding it.
- */
-export function resourceRefParts(type: XdsType, message: object): readonly RefPart[] {
-  if (type === 'endpoints') return NO_PARTS;
-  let parts = partsCache.get(message);
-  if (parts) return parts;
-  if (type === 'routes') parts = routeConfigParts(message as RouteConfiguration);
-  else if (type === 'listeners') parts = listenerParts(message as Listener);
-  else {
-    const refs = emptyRefs();
-    clusterRefs(message as Cluster, refs);
-    parts = [refs];
-  }
-  partsCache.set(message, parts);
-  return parts;
-}
+const shared = new ReferenceReader();
+
+/** `ReferenceReader.resourceRefs` of the shared reader. */
+export const resourceRefs = (type: XdsType, message: object): ResourceRefs => shared.resourceRefs(type, message);
+
+/** `ReferenceReader.resourceRefParts` of the shared reader. */
+export const resourceRefParts = (type: XdsType, message: object): readonly RefPart[] =>
+  shared.resourceRefParts(type, message);
+
+/** `ReferenceReader.virtualHostRefPart` of the shared reader. */
+export const virtualHostRefPart = (vh: VirtualHost): RefPart => shared.virtualHostRefPart(vh);
+
+/** The shared reader: references remembered as long as their messages live. */
+export const sharedReferences = (): ReferenceReader => shared;
 
 function concatParts(parts: readonly RefPart[]): ResourceRefs {
   const refs: ResourceRefs = { routes: [], endpoints: [], clusters: [], undecodable: [] };
@@ -107,40 +183,13 @@ export function clusterEndpointsRef(c: Cluster): string | undefined {
   return serviceName ? serviceName : (c.name ?? '');
 }
 
-function listenerParts(l: Listener): readonly RefPart[] {
-  const chains = [...(l.filter_chains ?? [])];
-  if (l.default_filter_chain) chains.push(l.default_filter_chain);
-  const parts: RefPart[] = [];
-  for (const chain of chains) {
-    for (const filter of chain.filters ?? [])
-      if (filter.typed_config) parts.push(networkFilterRefs(filter.typed_config));
-  }
-  const api = l.api_listener?.api_listener;
-  if (api) parts.push(networkFilterRefs(api));
-  return parts;
-}
-
-// A packed filter is often one object in many listeners (the passthrough chains of every
-// virtualInbound, the HTTP filter shared by a port's chains): decoded once per object.
-const filterCache = new WeakMap<Any, RefPart>();
-
-function networkFilterRefs(any: Any): RefPart {
-  let own = filterCache.get(any);
-  if (!own) {
-    own = emptyRefs();
-    decodeFilterRefs(any, own);
-    filterCache.set(any, own);
-  }
-  return own;
-}
-
-function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
+function decodeFilterRefs(any: Any, refs: ResourceRefs, reader: ReferenceReader): void {
   const typeName = typeNameOf(any.type_url ?? '');
   if (typeName !== TypeName.HttpConnectionManager && typeName !== TypeName.TcpProxy) return;
   const bytes = any.value ?? new Uint8Array();
   if (typeName === TypeName.HttpConnectionManager) {
     try {
-      hcmRefs(bytes, refs);
+      hcmRefs(bytes, refs, reader);
     } catch {
       refs.undecodable.push(typeName);
     }
@@ -171,7 +220,7 @@ const HCM_ROUTE_CONFIG = 4;
  * the other fields (the HTTP filters, a large part of every listener) are skipped, not decoded:
  * the consistency check runs on every build, over every listener.
  */
-function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
+function hcmRefs(bytes: Uint8Array, refs: ResourceRefs, refReader: ReferenceReader): void {
   const reader = protobuf.Reader.create(bytes);
   // As a full decode would: a field given twice keeps its last value.
   let rds: string | undefined;
@@ -185,36 +234,10 @@ function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
     else reader.skipType(tag & 7);
   }
   if (rds !== undefined) refs.routes.push(rds);
-  if (routeConfig) routeConfigRefs(routeConfig, refs);
+  if (routeConfig) routeConfigRefs(routeConfig, refs, refReader);
 }
 
-function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs): void {
-  for (const vh of rc.virtual_hosts ?? []) for (const c of virtualHostRefPart(vh).clusters) refs.clusters.push(c);
-}
-
-function routeConfigParts(rc: RouteConfiguration): readonly RefPart[] {
-  const vhosts = rc.virtual_hosts ?? [];
-  const parts = new Array<RefPart>(vhosts.length);
-  for (let i = 0; i < vhosts.length; i++) parts[i] = virtualHostRefPart(vhosts[i] as VirtualHost);
-  return parts;
-}
-
-// A virtual host is usually one object in every client namespace's route config: read once.
-const vhostCache = new WeakMap<VirtualHost, RefPart>();
-
-/** The references of one virtual host (the clusters its routes and mirrors send to): a route config's part. */
-export function virtualHostRefPart(vh: VirtualHost): RefPart {
-  let refs = vhostCache.get(vh);
-  if (refs) return refs;
-  const out: string[] = [];
-  for (const m of vh.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
-  for (const route of vh.routes ?? []) {
-    const action = route.route;
-    if (!action) continue;
-    if (action.cluster) out.push(action.cluster);
-    for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) out.push(wc.name);
-    for (const m of action.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
-  }
-  vhostCache.set(vh, (refs = out.length ? emptyRefs(out) : EMPTY_PART));
-  return refs;
+function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs, refReader: ReferenceReader): void {
+  for (const vh of rc.virtual_hosts ?? [])
+    for (const c of refReader.virtualHostRefPart(vh).clusters) refs.clusters.push(c);
 }
