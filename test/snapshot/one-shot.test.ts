@@ -72,6 +72,19 @@ test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with
   }
 });
 
+test('collect runs after the consistency check and after each third of the groups, changing nothing built', () => {
+  const output = synthetic(300);
+  const plain = buildSnapshotOnce(output(), INFO, { hasher });
+  const owned = output();
+  const groups = owned.groups.size;
+  const left: number[] = [];
+  const once = buildSnapshotOnce(owned, INFO, { hasher, collect: () => left.push(owned.groups.size) });
+  assertSameSnapshot(once, plain, 'with collect');
+  const third = Math.ceil(groups / 3);
+  assert.ok(groups >= 3, `${groups} groups`);
+  assert.deepEqual(left, [groups, groups - third, groups - 2 * third], 'groups not yet built at each collection');
+});
+
 test('the pipeline builds one-shot, and its snapshot equals the builder path (an encoder given)', () => {
   const docs = generateMesh({ services: 120 }).docs;
   const once = compileDocuments(docs, { hasher });
@@ -130,10 +143,12 @@ test('a broken resource is refused by both builds with the same problems, before
   const byBuilder = problemsOf(() => new SnapshotBuilder(INFO, { hasher }).build(broken()));
   const owned = broken();
   const groups = owned.groups.size;
-  const byOnce = problemsOf(() => buildSnapshotOnce(owned, INFO, { hasher }));
+  let collections = 0;
+  const byOnce = problemsOf(() => buildSnapshotOnce(owned, INFO, { hasher, collect: () => collections++ }));
   assert.deepEqual(byOnce.problems, byBuilder.problems);
   assert.equal(byOnce.message, byBuilder.message);
   const codes = new Set(byOnce.problems.map((p) => p.code));
   assert.ok(codes.has('envoy-rejects') && codes.has('missing-cluster'), [...codes].join());
   assert.equal(owned.groups.size, groups, 'a refused output is left whole');
+  assert.equal(collections, 0, 'nothing collected for a refused output');
 });
