@@ -4,7 +4,7 @@
  * scratch, whose root is the inputs digest, from one validation pass (the stored objects' bytes
  * spooled) → compile (the InputSet is let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
  * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's full
- * collections (src/full-gc.ts: after the compile, in the build). Its own module,
+ * collections (src/full-gc.ts: after the validation, after the compile, in the build). Its own module,
  * importing only what the pipeline does: a process measuring the pipeline's peak RSS loads what
  * `meshsnap compile` loads, not the watcher and the Kubernetes client (bench/incremental.ts, ~80 MB RSS more).
  */
@@ -64,6 +64,7 @@ export function compileState(
   // objects' bytes spooled, as the CLI's).
   const validated = validatedDocuments(new Handoff({ documents: docs, parseDiagnostics: [] }), { hasher, spool });
   const { digest: inputsDigest } = validated.stored;
+  collect();
   const t1 = performance.now();
   // As the CLI: the InputSet is not kept through the build (no frame here holds it).
   const { output, diagnostics } = compileHanded(validated.inputs);

@@ -35,9 +35,10 @@ export interface PipelineOptions {
   readonly spool?: ObjectSpool;
   /**
    * A full garbage collection (src/full-gc.ts), for a process that exits when done and whose peak
-   * memory matters (`meshsnap compile`): compileTextsToPublish runs it after the compile (the
-   * compiler's state and the InputSet just died), the one-shot build after its consistency check
-   * and twice in its groups (one-shot.ts). Not with `encoder`. Default: none, V8 decides alone.
+   * memory matters (`meshsnap compile`): compileTextsToPublish runs it once the inputs are
+   * validated (the texts and documents just died) and after the compile (the compiler's state and
+   * the InputSet), the one-shot build after its consistency check and twice in its groups
+   * (one-shot.ts). Not with `encoder`. Default: none, V8 decides alone.
    */
   readonly collect?: () => void;
 }
@@ -158,6 +159,7 @@ export function compileTextsToPublish(
 ): PublishableResult {
   const validated = validatedDocuments(parsedTexts(files instanceof Handoff ? files : new Handoff(files)), opts);
   const { stored } = validated;
+  opts.collect?.();
   const { output, diagnostics } = compileHanded(validated.inputs);
   opts.collect?.();
   return { snapshot: snapshotOf(output, stored.digest, opts), diagnostics: sortDiagnostics(diagnostics), stored };

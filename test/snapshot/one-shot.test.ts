@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateMesh } from '../../bench/synthetic.js';
+import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { compileOwned } from '../../src/compile/index.js';
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../src/compile/types.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { compileDocuments, parseInputTexts } from '../../src/pipeline.js';
+import { compileDocuments, compileTexts, compileTextsToPublish, parseInputTexts } from '../../src/pipeline.js';
 import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
@@ -83,6 +83,17 @@ test('collect runs after the consistency check and after each third of the group
   const third = Math.ceil(groups / 3);
   assert.ok(groups >= 3, `${groups} groups`);
   assert.deepEqual(left, [groups, groups - third, groups - 2 * third], 'groups not yet built at each collection');
+});
+
+test('compileTextsToPublish collects after the validation, after the compile and in the build, as compileTexts builds', () => {
+  const files = [{ file: 'mesh.yaml', text: toYaml(generateMesh({ services: 120 }).docs) }];
+  const plain = compileTexts(files, { hasher });
+  let collections = 0;
+  const published = compileTextsToPublish(files, { hasher, collect: () => collections++ });
+  assertSameSnapshot(published.snapshot, plain.snapshot, 'published');
+  assert.deepEqual(published.diagnostics, plain.diagnostics);
+  assert.equal(published.stored.digest, plain.stored.digest);
+  assert.equal(collections, 2 + 3, 'validation, compile; consistency check, two thirds of the groups');
 });
 
 test('the pipeline builds one-shot, and its snapshot equals the builder path (an encoder given)', () => {
