@@ -3,8 +3,8 @@
  * compileTextsToPublish), stage by stage: documents → InputSet and the stored inputs tree from
  * scratch, whose root is the inputs digest, from one validation pass (the stored objects' bytes
  * spooled) → compile (the InputSet is let go after it) → the one-shot snapshot build, whose objects go to a spool file as the CLI's do
- * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's V8 heap
- * growth (set for the run, then set back). Its own module,
+ * (src/snapshot/store/file-spool.ts; here in a temp folder removed at once), with the CLI's full
+ * collections (src/full-gc.ts: after the validation, after the compile, in the build). Its own module,
  * importing only what the pipeline does: a process measuring the pipeline's peak RSS loads what
  * `meshsnap compile` loads, not the watcher and the Kubernetes client (bench/incremental.ts, ~80 MB RSS more).
  */
@@ -12,19 +12,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
 import type { RawDocument } from '../src/inputs/parse.js';
 import type { Diagnostic } from '../src/model/diagnostics.js';
 import type { InputSet } from '../src/model/inputs.js';
-import { COMPILE_HEAP_GROWING, compileHanded, Handoff, validatedDocuments } from '../src/pipeline.js';
+import { fullGc } from '../src/full-gc.js';
+import { compileHanded, Handoff, validatedDocuments } from '../src/pipeline.js';
 import { buildSnapshotOnce, type BuiltSnapshot } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { FileSpool } from '../src/snapshot/store/file-spool.js';
 
 export const BENCH_COMPILER = { name: 'meshsnap-bench', version: '0' } as const;
-
-/** V8's default (0: its own growing factors), set back after the run. */
-const DEFAULT_HEAP_GROWING = '--heap-growing-percent=0';
 
 /** A full compile's InputSet, diagnostics and snapshot (the watcher's path keeps all three: bench/incremental.ts). */
 export interface CompiledState {
@@ -61,19 +58,20 @@ export function compileState(
   } catch {
     // removed on close
   }
-  setFlagsFromString(COMPILE_HEAP_GROWING);
+  const collect = fullGc();
   const t0 = performance.now();
   // One validation pass: the InputSet and the stored inputs (whose root is the inputs digest; their
   // objects' bytes spooled, as the CLI's).
   const validated = validatedDocuments(new Handoff({ documents: docs, parseDiagnostics: [] }), { hasher, spool });
   const { digest: inputsDigest } = validated.stored;
+  collect();
   const t1 = performance.now();
   // As the CLI: the InputSet is not kept through the build (no frame here holds it).
   const { output, diagnostics } = compileHanded(validated.inputs);
+  collect();
   const t3 = performance.now();
-  const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool });
+  const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool, collect });
   const t4 = performance.now();
-  setFlagsFromString(DEFAULT_HEAP_GROWING);
   const close = (): void => {
     spool.close();
     removeDir();

@@ -20,15 +20,6 @@ import type { ResourceEncoder } from './snapshot/encoder.js';
 import { INPUT_LIMITS, mib, TOO_LARGE } from './inputs/limits.js';
 import { COMPILER } from './version.js';
 
-/**
- * The V8 heap growth `meshsnap compile` sets for its own process (it exits when done), and the
- * bench's compile process with it. V8 lets its heap grow up to 4× the live data between full
- * collections and the one-shot build makes garbage fast: the process's peak was mostly that
- * headroom. 1.5× keeps the peak near what is live, which the spool and the early-released InputSet
- * make smaller (README, Benchmarks: session 2026-11-25 day). A V8 flag, for Node only.
- */
-export const COMPILE_HEAP_GROWING = '--heap-growing-percent=50';
-
 export interface InputText {
   readonly file: string;
   readonly text: string;
@@ -42,6 +33,14 @@ export interface PipelineOptions {
    * compileTextsToPublish the stored inputs' bytes. Default: in memory.
    */
   readonly spool?: ObjectSpool;
+  /**
+   * A full garbage collection (src/full-gc.ts), for a process that exits when done and whose peak
+   * memory matters (`meshsnap compile`): compileTextsToPublish runs it once the inputs are
+   * validated (the texts and documents just died) and after the compile (the compiler's state and
+   * the InputSet), the one-shot build after its consistency check and twice in its groups
+   * (one-shot.ts). Not with `encoder`. Default: none, V8 decides alone.
+   */
+  readonly collect?: () => void;
 }
 
 export interface CompiledInputs {
@@ -160,7 +159,9 @@ export function compileTextsToPublish(
 ): PublishableResult {
   const validated = validatedDocuments(parsedTexts(files instanceof Handoff ? files : new Handoff(files)), opts);
   const { stored } = validated;
+  opts.collect?.();
   const { output, diagnostics } = compileHanded(validated.inputs);
+  opts.collect?.();
   return { snapshot: snapshotOf(output, stored.digest, opts), diagnostics: sortDiagnostics(diagnostics), stored };
 }
 

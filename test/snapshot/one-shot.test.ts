@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateMesh } from '../../bench/synthetic.js';
+import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { compileOwned } from '../../src/compile/index.js';
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../src/compile/types.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { compileDocuments, parseInputTexts } from '../../src/pipeline.js';
+import { compileDocuments, compileTexts, compileTextsToPublish, parseInputTexts } from '../../src/pipeline.js';
 import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
@@ -72,6 +72,30 @@ test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with
   }
 });
 
+test('collect runs after the consistency check and after each third of the groups, changing nothing built', () => {
+  const output = synthetic(300);
+  const plain = buildSnapshotOnce(output(), INFO, { hasher });
+  const owned = output();
+  const groups = owned.groups.size;
+  const left: number[] = [];
+  const once = buildSnapshotOnce(owned, INFO, { hasher, collect: () => left.push(owned.groups.size) });
+  assertSameSnapshot(once, plain, 'with collect');
+  const third = Math.ceil(groups / 3);
+  assert.ok(groups >= 3, `${groups} groups`);
+  assert.deepEqual(left, [groups, groups - third, groups - 2 * third], 'groups not yet built at each collection');
+});
+
+test('compileTextsToPublish collects after the validation, after the compile and in the build, as compileTexts builds', () => {
+  const files = [{ file: 'mesh.yaml', text: toYaml(generateMesh({ services: 120 }).docs) }];
+  const plain = compileTexts(files, { hasher });
+  let collections = 0;
+  const published = compileTextsToPublish(files, { hasher, collect: () => collections++ });
+  assertSameSnapshot(published.snapshot, plain.snapshot, 'published');
+  assert.deepEqual(published.diagnostics, plain.diagnostics);
+  assert.equal(published.stored.digest, plain.stored.digest);
+  assert.equal(collections, 2 + 3, 'validation, compile; consistency check, two thirds of the groups');
+});
+
 test('the pipeline builds one-shot, and its snapshot equals the builder path (an encoder given)', () => {
   const docs = generateMesh({ services: 120 }).docs;
   const once = compileDocuments(docs, { hasher });
@@ -130,10 +154,12 @@ test('a broken resource is refused by both builds with the same problems, before
   const byBuilder = problemsOf(() => new SnapshotBuilder(INFO, { hasher }).build(broken()));
   const owned = broken();
   const groups = owned.groups.size;
-  const byOnce = problemsOf(() => buildSnapshotOnce(owned, INFO, { hasher }));
+  let collections = 0;
+  const byOnce = problemsOf(() => buildSnapshotOnce(owned, INFO, { hasher, collect: () => collections++ }));
   assert.deepEqual(byOnce.problems, byBuilder.problems);
   assert.equal(byOnce.message, byBuilder.message);
   const codes = new Set(byOnce.problems.map((p) => p.code));
   assert.ok(codes.has('envoy-rejects') && codes.has('missing-cluster'), [...codes].join());
   assert.equal(owned.groups.size, groups, 'a refused output is left whole');
+  assert.equal(collections, 0, 'nothing collected for a refused output');
 });

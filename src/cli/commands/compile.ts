@@ -11,16 +11,10 @@
  * mesh: `"status":"refused"`, exit 1, recorded as candidate N; `--allow-shrink` publishes it anyway.
  * `--source-revision`/`--source-url` (default: the inputs' git commit) go on the version record.
  */
-import { setFlagsFromString } from 'node:v8';
 import { countBySeverity, formatDiagnostic } from '../../model/diagnostics.js';
 import { readInputFiles } from '../../inputs/files.js';
-import {
-  COMPILE_HEAP_GROWING,
-  compileTextsToPublish,
-  Handoff,
-  type InputText,
-  type PublishableResult,
-} from '../../pipeline.js';
+import { fullGc } from '../../full-gc.js';
+import { compileTextsToPublish, Handoff, type InputText, type PublishableResult } from '../../pipeline.js';
 import { FileSpool, spoolDirOf } from '../../snapshot/store/file-spool.js';
 import type { SnapshotStore } from '../../snapshot/store/store.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
@@ -37,7 +31,6 @@ import { compileSpec } from '../specs/compile.js';
 
 export async function compileCommand(argv: readonly string[]): Promise<number> {
   const { values, positionals } = parseCommand(compileSpec, argv);
-  setFlagsFromString(COMPILE_HEAP_GROWING);
   if (positionals.length === 0) throw new UsageError('compile needs at least one file or directory');
   const channel = checkChannel(values.channel);
 
@@ -46,11 +39,12 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   );
   const store = openStore(values.store);
   // The snapshot's objects wait in a temp file beside the store, not in memory, until published
-  // (src/snapshot/store/file-spool.ts); closing it removes it, whatever the outcome.
+  // (src/snapshot/store/file-spool.ts); closing it removes it, whatever the outcome. Full
+  // collections where much has just died keep the process's peak near its live data.
   const spool = FileSpool.open(spoolDirOf(store));
   try {
     return await compileAndPublish(
-      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool }),
+      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool, collect: fullGc() }),
       store,
       channel,
       values,

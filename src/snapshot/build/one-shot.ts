@@ -23,6 +23,18 @@ import { ObjectSet } from './refcounts.js';
 import { emitClasses, emitGroupDocument, emitTop } from './trees.js';
 import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './types.js';
 
+export interface OneShotBuildOptions extends Pick<SnapshotBuildOptions, 'hasher' | 'spool'> {
+  /**
+   * A full garbage collection, run where much of the build's data has just died: after the
+   * consistency check (its index) and after each third of the groups (their messages). For a
+   * process whose peak memory matters (`meshsnap compile`: src/full-gc.ts); the Worker has none.
+   */
+  readonly collect?: () => void;
+}
+
+/** How many times the build collects while it consumes the groups (collect, above). */
+const COLLECTIONS_IN_GROUPS = 2;
+
 /**
  * Builds the snapshot of `output`, emptying `output.groups` as it goes (the classes and selectors
  * stay). Throws InconsistentSnapshotError (consistency.ts), before taking anything apart, rather
@@ -31,10 +43,11 @@ import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './t
 export function buildSnapshotOnce(
   output: OwnedCompileOutput,
   info: SnapshotBuildInfo,
-  opts: Pick<SnapshotBuildOptions, 'hasher' | 'spool'> = {},
+  opts: OneShotBuildOptions = {},
 ): BuiltSnapshot {
   // Checked once: the references read for the check go with it, not through the build.
   assertConsistent(output, new ReferenceReader());
+  opts.collect?.();
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
   const hasher = encoder.hasher;
@@ -46,7 +59,9 @@ export function buildSnapshotOnce(
   const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);
   const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
+  const collectEvery = Math.ceil(ids.length / (COLLECTIONS_IN_GROUPS + 1));
   for (let g = 0; g < ids.length; g++) {
+    if (g > 0 && g % collectEvery === 0) opts.collect?.();
     const id = ids[g] as GroupId;
     const table = output.groups.get(id) as ResourceTable;
     output.groups.delete(id);
