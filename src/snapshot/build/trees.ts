@@ -14,7 +14,7 @@ import type { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from '../tree.js';
 import { tablesOf, type Groups, type GroupState, type TableChanges } from './groups.js';
 import type { ContentChange } from './lazy-content.js';
-import { addObjects, bytesIn, withoutBytes } from './held-bytes.js';
+import { addObjects } from './held-bytes.js';
 import { ObjectRefs } from './refcounts.js';
 import type { ObjectTarget } from './spooling-objects.js';
 import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
@@ -135,12 +135,9 @@ export class SnapshotTrees {
     if (ch.after) {
       const encoded = this.encoder.encode(ch.type, ch.after);
       digest = encoded.digest;
-      if (onlyNew) {
-        const added = new Map<string, Uint8Array>();
-        this.refs.hold(ch.type, withoutBytes(encoded), added);
-        for (const d of added.keys()) objects.set(d, bytesIn(encoded, d));
-      } else {
-        this.refs.hold(ch.type, withoutBytes(encoded));
+      if (onlyNew) this.refs.hold(ch.type, encoded, objects);
+      else {
+        this.refs.hold(ch.type, encoded);
         addObjects(objects, encoded);
       }
       tree.set(ch.name, digest);
