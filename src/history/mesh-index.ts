@@ -14,14 +14,20 @@ import { OverlayMap } from './overlay-map.js';
 /** A group's id: the keys of SnapshotContent.groups. */
 type GroupId = keyof SnapshotContent['groups'];
 
+/** A ClusterLoadAssignment's digest in one group. */
+interface GroupDigest {
+  readonly group: GroupId;
+  readonly digest: string;
+}
+
 export class MeshIndex {
   private constructor(
     /** The snapshot the index describes now. */
     private at: { readonly digest: string; readonly summary: MeshSummary },
-    /** Cluster name → the groups that hold it. */
-    private readonly clusterGroups: Map<string, Set<GroupId>>,
-    /** ClusterLoadAssignment name → its digest in each group that holds it. */
-    private readonly endpointGroups: Map<string, Map<GroupId, string>>,
+    /** Cluster name → the groups that hold it (a few: an array, not a Set, costs less kept per name). */
+    private readonly clusterGroups: Map<string, GroupId[]>,
+    /** ClusterLoadAssignment name → its digest in each group that holds it (most: one group). */
+    private readonly endpointGroups: Map<string, GroupDigest[]>,
     /** Service host → how many distinct cluster names name it. */
     private readonly hostClusters: Map<string, number>,
   ) {}
@@ -41,12 +47,12 @@ export class MeshIndex {
     read: ObjectReader,
     counter: EndpointCounter,
   ): Promise<MeshIndex> {
-    const clusterGroups = new Map<string, Set<GroupId>>();
-    const endpointGroups = new Map<string, Map<GroupId, string>>();
+    const clusterGroups = new Map<string, GroupId[]>();
+    const endpointGroups = new Map<string, GroupDigest[]>();
     for (const [id, group] of Object.entries(content.groups)) {
-      for (const name of Object.keys(group.clusters)) getOrAdd(clusterGroups, name, () => new Set()).add(id);
+      for (const name of Object.keys(group.clusters)) clusterGroups.set(name, withAdded(clusterGroups.get(name), id));
       for (const [name, d] of Object.entries(group.endpoints))
-        getOrAdd(endpointGroups, name, () => new Map()).set(id, d);
+        endpointGroups.set(name, withAdded(endpointGroups.get(name), { group: id, digest: d }));
     }
     const hostClusters = new Map<string, number>();
     const services = new Map<string, string>();
@@ -89,16 +95,18 @@ export class MeshIndex {
     const touchedEndpoints = new Set<string>();
     for (const ch of step.changes) {
       if (ch.type === 'clusters') {
-        const groups = getOrAdd(this.clusterGroups, ch.name, () => new Set());
-        if (ch.digest === undefined) groups.delete(ch.group);
-        else groups.add(ch.group);
-        if (groups.size === 0) this.clusterGroups.delete(ch.name);
+        const had = this.clusterGroups.get(ch.name) ?? [];
+        const others = withoutAt(had, had.indexOf(ch.group));
+        setOrDelete(this.clusterGroups, ch.name, ch.digest === undefined ? others : withAdded(others, ch.group));
         touchedClusters.add(ch.name);
       } else if (ch.type === 'endpoints') {
-        const byGroup = getOrAdd(this.endpointGroups, ch.name, () => new Map());
-        if (ch.digest === undefined) byGroup.delete(ch.group);
-        else byGroup.set(ch.group, ch.digest);
-        if (byGroup.size === 0) this.endpointGroups.delete(ch.name);
+        const had = this.endpointGroups.get(ch.name) ?? [];
+        const others = withoutAt(
+          had,
+          had.findIndex((g) => g.group === ch.group),
+        );
+        const next = ch.digest === undefined ? others : withAdded(others, { group: ch.group, digest: ch.digest });
+        setOrDelete(this.endpointGroups, ch.name, next);
         touchedEndpoints.add(ch.name);
       }
     }
@@ -152,15 +160,19 @@ export class MeshIndex {
   }
 }
 
-function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let v = map.get(key);
-  if (v === undefined) map.set(key, (v = make()));
-  return v;
+// The index's arrays are replaced, never grown in place: a pushed array keeps spare capacity.
+const withAdded = <T>(list: readonly T[] | undefined, item: T): T[] => (list ? list.concat([item]) : [item]);
+const withoutAt = <T>(list: readonly T[], at: number): T[] =>
+  at < 0 ? (list as T[]) : list.slice(0, at).concat(list.slice(at + 1));
+
+function setOrDelete<T>(map: Map<string, T[]>, key: string, list: T[]): void {
+  if (list.length > 0) map.set(key, list);
+  else map.delete(key);
 }
 
 /** The assignment's digest in the first group by id (the one `summarize` counts: groups are in id order). */
-function firstGroupDigest(byGroup: ReadonlyMap<GroupId, string>): string {
-  let first: GroupId | undefined;
-  for (const id of byGroup.keys()) if (first === undefined || id < first) first = id;
-  return byGroup.get(first as GroupId) as string;
+function firstGroupDigest(byGroup: readonly GroupDigest[]): string {
+  let first = byGroup[0] as GroupDigest;
+  for (const g of byGroup) if (g.group < first.group) first = g;
+  return first.digest;
 }

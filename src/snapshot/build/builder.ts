@@ -212,7 +212,7 @@ export class SnapshotBuilder {
 
 /** Each change's digest in the trees before it is committed (undefined: the resource is new). */
 function digestsBefore(groups: Groups, changes: readonly ResourceChange[]): (string | undefined)[] {
-  return changes.map((ch) => (ch.before ? groups.get(ch.group)?.trees[ch.type].get(ch.name) : undefined));
+  return changes.map((ch) => (ch.before ? groups.get(ch.group)?.trees[ch.type]?.get(ch.name) : undefined));
 }
 
 /** The output's classes and selectors when they differ from the trees' (else undefined: their document stays). */

@@ -83,7 +83,7 @@ export function fillDigests(groups: Groups, content: ContentColumns): void {
     for (const type of XDS_TYPES) {
       const { names, digests } = byType[type];
       const tree = trees[type];
-      for (let i = 0; i < names.length; i++) (digests as string[])[i] = tree.get(names[i] as string) as string;
+      for (let i = 0; i < names.length; i++) (digests as string[])[i] = tree?.get(names[i] as string) as string;
     }
   }
 }

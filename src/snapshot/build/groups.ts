@@ -3,12 +3,14 @@ import type { GroupId, ResourceTable } from '../../compile/types.js';
 import { emptyTable } from '../../compile/types.js';
 import type { ResourceChange } from '../consistency.js';
 import type { XdsType } from '../../xds/type-urls.js';
-import { TableTree, type TreeDocument } from '../tree.js';
+import type { TableTree } from '../tree.js';
 
 export interface GroupState {
   readonly table: ResourceTable;
-  readonly trees: Record<XdsType, TableTree>;
-  doc?: { readonly text: string; readonly doc: TreeDocument };
+  /** A type's tree once it held an entry (most groups lack some types: an empty table has the trees' shared empty one). */
+  readonly trees: { [T in XdsType]?: TableTree };
+  /** The group document as its text and digest: its bytes are made again only for a full build's listing (trees.ts). */
+  doc?: { readonly text: string; readonly digest: string };
 }
 
 export type Groups = Map<GroupId, GroupState>;
@@ -22,7 +24,7 @@ export interface TableChanges {
 
 export const newGroupState = (): GroupState => ({
   table: emptyTable(),
-  trees: { clusters: new TableTree(), endpoints: new TableTree(), listeners: new TableTree(), routes: new TableTree() },
+  trees: {},
 });
 
 export function tablesOf(groups: ReadonlyMap<GroupId, { readonly table: ResourceTable }>): Map<GroupId, ResourceTable> {

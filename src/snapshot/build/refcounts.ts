@@ -6,50 +6,44 @@
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
 import { SpooledObjects, type ObjectSpool } from './object-spool.js';
-import { SpoolingObjects } from './spooling-objects.js';
-import { DigestSorter, digestOrder } from '../sorted-digests.js';
+import { SpoolingObjects, type ObjectTarget } from './spooling-objects.js';
+import { digestOrder } from '../sorted-digests.js';
 
-/** An object held: by how many resources in all, and of each type (identical bytes may be two types' resources). */
+/**
+ * An object held: by how many resources of each type (identical bytes may be two types'
+ * resources), and a composite's part digests. Neither bytes nor the encoded resource: the
+ * watcher's builder keeps one of these per object between rounds.
+ */
 interface Held extends Record<XdsType, number> {
-  count: number;
-  readonly encoded: EncodedResource;
+  readonly parts: readonly string[] | undefined;
 }
+
+const heldCount = (o: Held): number => o.clusters + o.endpoints + o.listeners + o.routes;
 
 export class ObjectRefs {
   /** Per type, how many distinct objects resources of that type hold. */
   private readonly distinct: Record<XdsType, number> = { clusters: 0, endpoints: 0, listeners: 0, routes: 0 };
   private readonly objects = new Map<string, Held>();
   /** Parts of the composite objects in `objects`: digest → how many composites hold it. */
-  private readonly parts = new Map<string, { count: number; bytes: Uint8Array }>();
+  private readonly parts = new Map<string, number>();
 
   /**
    * One more resource holds `encoded`; what it brings new to the snapshot (it and its parts) goes to
-   * `added`, when given (a full build lists every object with `sortedAll` instead).
+   * `added`, when given.
    */
-  hold(type: XdsType, encoded: EncodedResource, added?: Map<string, Uint8Array>): void {
+  hold(type: XdsType, encoded: EncodedResource, added?: ObjectTarget): void {
     if (!this.count(type, encoded.digest, encoded)) return;
     added?.set(encoded.digest, encoded.bytes);
     for (const part of encoded.parts ?? []) {
-      const r = this.parts.get(part.digest);
-      if (r) r.count++;
-      else {
-        this.parts.set(part.digest, { count: 1, bytes: part.bytes });
-        added?.set(part.digest, part.bytes);
-      }
+      const n = this.parts.get(part.digest);
+      this.parts.set(part.digest, (n ?? 0) + 1);
+      if (n === undefined) added?.set(part.digest, part.bytes);
     }
   }
 
   /** One resource less holds the object `digest`. */
   release(type: XdsType, digest: string): void {
     this.count(type, digest, undefined);
-  }
-
-  /** Every object held, and every part of them, sorted by digest. */
-  sortedAll(): Map<string, Uint8Array> {
-    const sorter = new DigestSorter<Uint8Array>();
-    for (const [digest, o] of this.objects) sorter.add(digest, o.encoded.bytes);
-    for (const [digest, p] of this.parts) if (!this.objects.has(digest)) sorter.add(digest, p.bytes);
-    return sorter.toMap();
   }
 
   /** Distinct resources per type, and distinct objects (parts aside). */
@@ -65,11 +59,11 @@ export class ObjectRefs {
     const o = this.objects.get(digest);
     if (encoded) {
       if (o) {
-        o.count++;
         if (o[type]++ === 0) this.distinct[type]++;
         return false;
       }
-      const held: Held = { count: 1, encoded, clusters: 0, endpoints: 0, listeners: 0, routes: 0 };
+      const parts = encoded.parts?.map((p) => p.digest);
+      const held: Held = { clusters: 0, endpoints: 0, listeners: 0, routes: 0, parts };
       held[type] = 1;
       this.objects.set(digest, held);
       this.distinct[type]++;
@@ -77,11 +71,12 @@ export class ObjectRefs {
     }
     if (!o || o[type] === 0) return false; // not held by a resource of this type
     if (--o[type] === 0) this.distinct[type]--;
-    if (--o.count === 0) {
+    if (heldCount(o) === 0) {
       this.objects.delete(digest);
-      for (const part of o.encoded.parts ?? []) {
-        const r = this.parts.get(part.digest);
-        if (r && --r.count === 0) this.parts.delete(part.digest);
+      for (const part of o.parts ?? []) {
+        const n = this.parts.get(part);
+        if (n === 1) this.parts.delete(part);
+        else if (n !== undefined) this.parts.set(part, n - 1);
       }
     }
     return false;

@@ -9,12 +9,12 @@ import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { canonicalJson } from '../../canonical-json.js';
 import type { ResourceChange } from '../consistency.js';
 import { SNAPSHOT_SCHEMA, sortedClasses, sortedSelectors } from '../content.js';
-import type { Hasher } from '../digest.js';
+import { utf8Bytes, type Hasher } from '../digest.js';
 import type { ResourceEncoder } from '../encoder.js';
 import { DocumentSink, LAYER, TableTree, type TreeDocument } from '../tree.js';
 import { tablesOf, type Groups, type GroupState, type TableChanges } from './groups.js';
 import type { ContentChange } from './lazy-content.js';
-import { addObjects, bytesIn, withoutBytes } from './held-bytes.js';
+import { addObjects } from './held-bytes.js';
 import { ObjectRefs } from './refcounts.js';
 import type { ObjectTarget } from './spooling-objects.js';
 import type { SnapshotBuildInfo, SnapshotCounts } from './types.js';
@@ -34,6 +34,8 @@ export class SnapshotTrees {
   readonly groups: Groups = new Map();
   readonly refs = new ObjectRefs();
   private readonly index = new TableTree(LAYER.index);
+  /** The tree of every empty table no entry was ever set in (never set: it stays empty). */
+  private readonly emptyTree = new TableTree();
   private sortedClasses: readonly ProxyClass[] = [];
   private sortedSelectors: readonly ClassSelector[] = [];
   private classesDoc: TreeDocument | undefined;
@@ -94,8 +96,8 @@ export class SnapshotTrees {
   /** Adds every document below the top one to `sink`, not only the ones the last commit wrote. */
   addEveryDocument(sink: DocumentSink): void {
     for (const state of this.groups.values()) {
-      for (const type of XDS_TYPES) state.trees[type].documents((d) => sink.add(d));
-      if (state.doc) sink.add(state.doc.doc);
+      for (const type of XDS_TYPES) (state.trees[type] ?? this.emptyTree).documents((d) => sink.add(d));
+      if (state.doc) sink.add({ digest: state.doc.digest, bytes: utf8Bytes(state.doc.text), layer: LAYER.groupDoc });
     }
     this.index.documents((d) => sink.add(d));
     if (this.classesDoc) sink.add(this.classesDoc);
@@ -110,7 +112,7 @@ export class SnapshotTrees {
       for (const type of XDS_TYPES) {
         const tree = state.trees[type];
         for (const [name, message] of state.table[type] as ReadonlyMap<string, object>)
-          if (!objects.has(tree.get(name) as string)) addObjects(objects, this.encoder.encode(type, message));
+          if (!objects.has(tree?.get(name) as string)) addObjects(objects, this.encoder.encode(type, message));
       }
     }
   }
@@ -129,18 +131,16 @@ export class SnapshotTrees {
    * digest (undefined: deleted). Its bytes go to `objects` when new to the snapshot, or always (`!onlyNew`).
    */
   private commitChange(ch: ResourceChange, objects: ObjectTarget, onlyNew: boolean): string | undefined {
-    const tree = (this.groups.get(ch.group) as GroupState).trees[ch.type];
+    const { trees } = this.groups.get(ch.group) as GroupState;
+    const tree = (trees[ch.type] ??= new TableTree());
     const old = ch.before ? tree.get(ch.name) : undefined;
     let digest: string | undefined;
     if (ch.after) {
       const encoded = this.encoder.encode(ch.type, ch.after);
       digest = encoded.digest;
-      if (onlyNew) {
-        const added = new Map<string, Uint8Array>();
-        this.refs.hold(ch.type, withoutBytes(encoded), added);
-        for (const d of added.keys()) objects.set(d, bytesIn(encoded, d));
-      } else {
-        this.refs.hold(ch.type, withoutBytes(encoded));
+      if (onlyNew) this.refs.hold(ch.type, encoded, objects);
+      else {
+        this.refs.hold(ch.type, encoded);
         addObjects(objects, encoded);
       }
       tree.set(ch.name, digest);
@@ -153,11 +153,11 @@ export class SnapshotTrees {
   private commitGroup(id: GroupId, sink: DocumentSink): void {
     const state = this.groups.get(id) as GroupState;
     const roots = {} as Record<XdsType, string>;
-    for (const type of XDS_TYPES) roots[type] = state.trees[type].commit(sink).digest;
+    for (const type of XDS_TYPES) roots[type] = (state.trees[type] ?? this.emptyTree).commit(sink).digest;
     const text = groupDocumentText(roots);
     if (state.doc?.text === text) return;
-    state.doc = { text, doc: sink.emit(text, LAYER.groupDoc) };
-    this.index.set(id, state.doc.doc.digest);
+    state.doc = { text, digest: sink.emit(text, LAYER.groupDoc).digest };
+    this.index.set(id, state.doc.digest);
   }
 
   private commitClasses(classes: ClassesUpdate, sink: DocumentSink): void {
