@@ -65,9 +65,10 @@ async function readHandedFiles(paths: readonly string[]): Promise<Handoff<readon
   return new Handoff(await readInputFiles(paths));
 }
 
-type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
+export type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
 
-async function compileAndPublish(
+/** Publishes a compile's result as `meshsnap compile` does; `collect` runs once, before anything is stored. */
+export async function compileAndPublish(
   result: PublishableResult,
   store: SnapshotStore,
   channel: string,
