@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { queryObjects } from 'node:v8';
 import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { compileOwned } from '../../src/compile/index.js';
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../src/compile/types.js';
@@ -14,6 +15,7 @@ import { compileDocuments, compileTexts, compileTextsToPublish, parseInputTexts 
 import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
+import { ReferenceReader } from '../../src/snapshot/references.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { COMPILER } from '../../src/version.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
@@ -83,6 +85,17 @@ test('collect runs after the consistency check and after each third of the group
   const third = Math.ceil(groups / 3);
   assert.ok(groups >= 3, `${groups} groups`);
   assert.deepEqual(left, [groups, groups - third, groups - 2 * third], 'groups not yet built at each collection');
+});
+
+test("the consistency check's ReferenceReader is let go before the build consumes the groups", () => {
+  // Counted after a full collection (queryObjects runs one): what only a frame still held is gone.
+  const readers = (): number => queryObjects(ReferenceReader, { format: 'count' }) as number;
+  const owned = synthetic(60)();
+  const before = readers();
+  const during: number[] = [];
+  buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(readers()) });
+  assert.equal(during.length, 3, 'after the check and after two thirds of the groups');
+  assert.deepEqual(during, [before, before, before], 'no reader of the check alive while the groups are built');
 });
 
 test('compileTextsToPublish collects after the validation, after the compile and in the build, as compileTexts builds', () => {

@@ -42,13 +42,15 @@ export async function compileCommand(argv: readonly string[]): Promise<number> {
   // (src/snapshot/store/file-spool.ts); closing it removes it, whatever the outcome. Full
   // collections where much has just died keep the process's peak near its live data.
   const spool = FileSpool.open(spoolDirOf(store));
+  const collect = fullGc();
   try {
     return await compileAndPublish(
-      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool, collect: fullGc() }),
+      compileTextsToPublish(files, { hasher: nodeSha256Hex, spool, collect }),
       store,
       channel,
       values,
       positionals,
+      collect,
     );
   } finally {
     spool.close();
@@ -63,14 +65,16 @@ async function readHandedFiles(paths: readonly string[]): Promise<Handoff<readon
   return new Handoff(await readInputFiles(paths));
 }
 
-type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
+export type CompileValues = ReturnType<typeof parseCommand<(typeof compileSpec)['options']>>['values'];
 
-async function compileAndPublish(
+/** Publishes a compile's result as `meshsnap compile` does; `collect` runs once, before anything is stored. */
+export async function compileAndPublish(
   result: PublishableResult,
   store: SnapshotStore,
   channel: string,
   values: CompileValues,
   positionals: readonly string[],
+  collect: () => void,
 ): Promise<number> {
   const counts = countBySeverity(result.diagnostics);
   if (!values.quiet) for (const d of result.diagnostics) if (d.severity !== 'info') note(formatDiagnostic(d));
@@ -93,6 +97,9 @@ async function compileAndPublish(
     });
     return 0;
   }
+  // The build's last groups and the counting just died: the publish (the pack, the guard) starts
+  // from the live data, not from a heap limit set before them.
+  collect();
   const createdAt = new Date().toISOString();
   const source = sourceOf(positionals, values['source-revision'], values['source-url']);
   const who = {

@@ -45,8 +45,7 @@ export function buildSnapshotOnce(
   info: SnapshotBuildInfo,
   opts: OneShotBuildOptions = {},
 ): BuiltSnapshot {
-  // Checked once: the references read for the check go with it, not through the build.
-  assertConsistent(output, new ReferenceReader());
+  checkAlone(output);
   opts.collect?.();
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
@@ -97,6 +96,16 @@ export function buildSnapshotOnce(
     },
     content,
   );
+}
+
+/**
+ * The consistency check, with a ReferenceReader of its own made in a frame of its own: the
+ * references read for the check go with it. An interpreted frame keeps every value it has loaded
+ * until it returns, so a reader made in buildSnapshotOnce's frame lived through the whole build
+ * (~35 MB at 10k services).
+ */
+function checkAlone(output: OwnedCompileOutput): void {
+  assertConsistent(output, new ReferenceReader());
 }
 
 /**
