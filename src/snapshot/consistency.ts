@@ -35,7 +35,7 @@ import {
   resourceRefParts,
   resourceRefs,
   sharedReferences,
-  type ReferenceReader,
+  ReferenceReader,
   type RefPart,
 } from './references.js';
 
@@ -236,6 +236,34 @@ export function checkConsistency(
   output: CompileOutput,
   references: ReferenceReader = sharedReferences(),
 ): ConsistencyProblem[] {
+  const problems = referenceProblems(output, references);
+  for (const p of envoyRejections(output)) problems.push(p);
+  return problems.sort(compareProblems);
+}
+
+/**
+ * assertConsistent for an output checked once (the one-shot build): its references are read by a
+ * reader of its own, and `between`, when given, runs after the references are checked and before
+ * the Envoy check, when the reader and the reference index have just died (a full collection
+ * there keeps a process's peak memory down: README, Benchmarks). Not when problems were found.
+ */
+export function assertConsistentOnce(output: CompileOutput, between?: () => void): void {
+  const problems = referenceProblemsAlone(output);
+  if (problems.length === 0) between?.();
+  for (const p of envoyRejections(output)) problems.push(p);
+  if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
+}
+
+/**
+ * referenceProblems with a reader made in a frame of its own: an interpreted frame keeps every
+ * value it has loaded until it returns, so the reader goes when this returns.
+ */
+function referenceProblemsAlone(output: CompileOutput): ConsistencyProblem[] {
+  return referenceProblems(output, new ReferenceReader());
+}
+
+/** Every problem of `output` but those of Envoy's rules (envoyRejections), unsorted. */
+function referenceProblems(output: CompileOutput, references: ReferenceReader): ConsistencyProblem[] {
   // (type, name) → groups holding it, in output order
   const holders = {} as Record<XdsType, Map<string, Holders>>;
   for (const type of XDS_TYPES) {
@@ -364,6 +392,12 @@ export function checkConsistency(
       }
     }
   }
+  return problems;
+}
+
+/** The resources of `output` Envoy (or a gRPC client) would reject (envoyProblems), unsorted. */
+function envoyRejections(output: CompileOutput): ConsistencyProblem[] {
+  const problems: ConsistencyProblem[] = [];
   const proxyless = proxylessOnlyGroups(output.classes);
   const clean = new Set<object>();
   for (const [id, table] of output.groups) {
@@ -372,7 +406,7 @@ export function checkConsistency(
         for (const p of envoyProblems(id, type, name, message, proxyless.has(id), clean)) problems.push(p);
     }
   }
-  return problems.sort(compareProblems);
+  return problems;
 }
 
 /**

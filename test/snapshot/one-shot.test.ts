@@ -74,7 +74,7 @@ test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with
   }
 });
 
-test('collect runs after the consistency check and after each third of the groups, changing nothing built', () => {
+test("collect runs between the consistency check's references and its Envoy check, after them, and after each third of the groups, changing nothing built", () => {
   const output = synthetic(300);
   const plain = buildSnapshotOnce(output(), INFO, { hasher });
   const owned = output();
@@ -84,7 +84,11 @@ test('collect runs after the consistency check and after each third of the group
   assertSameSnapshot(once, plain, 'with collect');
   const third = Math.ceil(groups / 3);
   assert.ok(groups >= 3, `${groups} groups`);
-  assert.deepEqual(left, [groups, groups - third, groups - 2 * third], 'groups not yet built at each collection');
+  assert.deepEqual(
+    left,
+    [groups, groups, groups - third, groups - 2 * third],
+    'groups not yet built at each collection (the first two: inside and after the check)',
+  );
 });
 
 test("the consistency check's ReferenceReader is let go before the build consumes the groups", () => {
@@ -94,8 +98,12 @@ test("the consistency check's ReferenceReader is let go before the build consume
   const before = readers();
   const during: number[] = [];
   buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(readers()) });
-  assert.equal(during.length, 3, 'after the check and after two thirds of the groups');
-  assert.deepEqual(during, [before, before, before], 'no reader of the check alive while the groups are built');
+  assert.equal(during.length, 4, 'between the checks, after them and after two thirds of the groups');
+  assert.deepEqual(
+    during,
+    [before, before, before, before],
+    'no reader of the check alive from its Envoy part on, nor while the groups are built',
+  );
 });
 
 test('compileTextsToPublish collects after the validation, after the compile and in the build, as compileTexts builds', () => {
@@ -106,7 +114,7 @@ test('compileTextsToPublish collects after the validation, after the compile and
   assertSameSnapshot(published.snapshot, plain.snapshot, 'published');
   assert.deepEqual(published.diagnostics, plain.diagnostics);
   assert.equal(published.stored.digest, plain.stored.digest);
-  assert.equal(collections, 2 + 3, 'validation, compile; consistency check, two thirds of the groups');
+  assert.equal(collections, 2 + 4, 'validation, compile; between and after the checks, two thirds of the groups');
 });
 
 test('the pipeline builds one-shot, and its snapshot equals the builder path (an encoder given)', () => {

@@ -12,8 +12,7 @@
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
-import { assertConsistent } from '../consistency.js';
-import { ReferenceReader } from '../references.js';
+import { assertConsistentOnce } from '../consistency.js';
 import { ResourceEncoder, type EncodedResource } from '../encoder.js';
 import type { Part } from '../route-chunks.js';
 import { DocumentSink, LAYER, writeTable } from '../tree.js';
@@ -26,7 +25,8 @@ import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './t
 export interface OneShotBuildOptions extends Pick<SnapshotBuildOptions, 'hasher' | 'spool'> {
   /**
    * A full garbage collection, run where much of the build's data has just died: after the
-   * consistency check (its index) and after each third of the groups (their messages). For a
+   * consistency check's references (its reader and index), after its Envoy check, and after each
+   * third of the groups (their messages). For a
    * process whose peak memory matters (`meshsnap compile`: src/full-gc.ts); the Worker has none.
    */
   readonly collect?: () => void;
@@ -45,7 +45,8 @@ export function buildSnapshotOnce(
   info: SnapshotBuildInfo,
   opts: OneShotBuildOptions = {},
 ): BuiltSnapshot {
-  checkAlone(output);
+  // The references are checked with a reader of its own, which dies before the Envoy check.
+  assertConsistentOnce(output, opts.collect);
   opts.collect?.();
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
@@ -96,16 +97,6 @@ export function buildSnapshotOnce(
     },
     content,
   );
-}
-
-/**
- * The consistency check, with a ReferenceReader of its own made in a frame of its own: the
- * references read for the check go with it. An interpreted frame keeps every value it has loaded
- * until it returns, so a reader made in buildSnapshotOnce's frame lived through the whole build
- * (~35 MB at 10k services).
- */
-function checkAlone(output: OwnedCompileOutput): void {
-  assertConsistent(output, new ReferenceReader());
 }
 
 /**
