@@ -116,11 +116,10 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
         },
       }),
     );
-    this.collect?.(); // the documents' readings
     const { output, diagnostics } = this.compiler.compileFull(inputs);
     this.collect?.(); // the compile's scratch
     const snapshot = this.builder.build(output, { inputsDigest }, spool);
-    this.collect?.(); // the build's encodings and consistency check
+    this.collect?.(); // the build's encodings, diffs and sorts
     this.inputs = inputs;
     return { snapshot, diagnostics, mode: 'full' };
   }
