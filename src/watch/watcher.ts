@@ -470,7 +470,6 @@ export class Watcher {
     const { result, compileMs, stored } = await this.compileAndStore(request, changed, inputs).finally(() =>
       spool?.close(),
     );
-    collect?.(); // the publish's pack and documents
     const round = this.record(roundResult(result.mode, { inputsMs, compileMs }, stored), changed);
     // After the published log line (relays are told first); a status problem never fails the round.
     try {
