@@ -27,6 +27,7 @@ import { SnapshotBuilder } from '../src/snapshot/build.js';
 import type { Hasher } from '../src/snapshot/digest.js';
 import { ResourceEncoder } from '../src/snapshot/encoder.js';
 import { LocalStore } from '../src/snapshot/store/local.js';
+import { fullGc } from '../src/full-gc.js';
 import { ManualClock } from '../src/watch/clock.js';
 import { Watcher, type RoundResult } from '../src/watch/watcher.js';
 import { BENCH_COMPILER, type CompiledState } from './compile-state.js';
@@ -82,6 +83,7 @@ export class WatchPath {
       clock: new ManualClock(),
       timerClock: new ManualClock(),
       hasher: this.hasher,
+      collect: fullGc(),
     });
   }
 

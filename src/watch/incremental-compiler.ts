@@ -58,10 +58,18 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
   /** Validation diagnostics per object key, so the InputSet's diagnostics can be rebuilt after an edit. */
   private readonly diagnosticsByKey = new Map<string, readonly Diagnostic[]>();
 
-  constructor(private readonly hasher?: Hasher) {
+  /**
+   * `collect`: a full garbage collection, run in a compile from scratch (the first, one after
+   * `invalidate`, a mesh config change) where much has just died (Watcher's `collect`); never in
+   * an incremental compile or a rebuild.
+   */
+  constructor(
+    private readonly hasher?: Hasher,
+    private readonly collect?: () => void,
+  ) {
     this.builder = new SnapshotBuilder(
       { inputsDigest: '', compiler: COMPILER },
-      { ...(hasher ? { hasher } : {}), keepObjects: false },
+      { ...(hasher ? { hasher } : {}), keepObjects: false, ...(collect ? { collect } : {}) },
     );
   }
 
@@ -109,7 +117,9 @@ export class IncrementalLocalCompiler implements SnapshotCompiler {
       }),
     );
     const { output, diagnostics } = this.compiler.compileFull(inputs);
+    this.collect?.(); // the compile's scratch
     const snapshot = this.builder.build(output, { inputsDigest }, spool);
+    this.collect?.(); // the build's encodings, diffs and sorts
     this.inputs = inputs;
     return { snapshot, diagnostics, mode: 'full' };
   }

@@ -87,6 +87,14 @@ export interface WatcherOptions {
   readonly now?: () => Date;
   /** `--write-status`: write the Gateway API statuses each served round computed (src/watch/status/). */
   readonly writeStatus?: WriteStatusOptions;
+  /**
+   * A full garbage collection (src/full-gc.ts), run where a round that compiles and publishes
+   * everything (the first, one after a publish that may have failed, a mesh config change) has just
+   * let much die: V8 sets its next heap limit from what a full collection leaves, so the process's
+   * peak stays near its live data. Never in the other rounds: an endpoint change, or a config
+   * change compiled as a difference, waits for no collection.
+   */
+  readonly collect?: () => void;
 }
 
 export interface WriteStatusOptions {
@@ -140,7 +148,7 @@ export class Watcher {
   constructor(private readonly opts: WatcherOptions) {
     this.cache = new ObjectCache(opts.hasher);
     this.inputsTree = new StoredInputsTree(opts.hasher);
-    this.compiler = opts.compiler ?? new IncrementalLocalCompiler(opts.hasher);
+    this.compiler = opts.compiler ?? new IncrementalLocalCompiler(opts.hasher, opts.collect);
     this.clock = opts.clock ?? systemClock;
     this.timerClock = opts.timerClock ?? systemClock;
     this.log = opts.log ?? (() => undefined);
@@ -452,8 +460,10 @@ export class Watcher {
 
   /** One round, as a list of steps (src/watch/round/). */
   private async compileAndPublish(): Promise<RoundResult> {
+    const collect = this.completeRound() ? this.opts.collect : undefined;
     const changed = this.takeChanged();
     const { inputs, inputsMs } = this.updateInputs(changed);
+    collect?.(); // the first round's stored inputs: their canonical bytes were made for every object
     // A full build's objects wait in a temp file, not in memory, until the publish streams them.
     const spool = RoundSpool.forStore(this.opts.store);
     const request = compileRequest(changed, inputs.digest, this.cache, this.lkg, spool);
@@ -502,6 +512,11 @@ export class Watcher {
     const queued = this.status.sync(computedStatuses(result.diagnostics), generation);
     if (queued > 0)
       this.log({ level: 'debug', event: 'watch.status_queued', message: `${queued} status(es) to write`, queued });
+  }
+
+  /** This round compiles and publishes everything: the first round, or one after a publish that may have failed. */
+  private completeRound(): boolean {
+    return this.inputsCommits === 0 || this.storeIncomplete;
   }
 
   /** The keys changed since the last round; events from now on go to the next one. */

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { loadKubeConfig } from '../kubeconfig.js';
+import { fullGc } from '../../full-gc.js';
 import { createLogger, errorMessage } from '../../log.js';
 import { createApp } from '../../api/app.js';
 import { actorHeaderIdentity, tokenIdentity } from '../../api/auth.js';
@@ -59,6 +60,7 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
       store,
       channel,
       hasher: nodeSha256Hex,
+      collect: fullGc(),
       log: ({ level, event, ...fields }) => {
         log.log(level, event, fields);
         // The relay in this process reads the new head now, whatever the store (no poll delay).

@@ -8,6 +8,7 @@
  * (e.g. the API server does not answer discovery).
  */
 import { loadKubeConfig } from '../kubeconfig.js';
+import { fullGc } from '../../full-gc.js';
 import { createLogger, errorMessage } from '../../log.js';
 import { nodeSha256Hex } from '../../snapshot/store/local.js';
 import { startWatchHttp } from '../../watch/http.js';
@@ -60,6 +61,7 @@ export async function watchCommand(argv: readonly string[]): Promise<number> {
     quietMs,
     maxDelayMs,
     hasher: nodeSha256Hex,
+    collect: fullGc(),
     ...(values['write-status'] ? { writeStatus: { qps: statusQps, burst: 2 * statusQps } } : {}),
     log: ({ level, event, ...fields }) => {
       log.log(level, event, fields);

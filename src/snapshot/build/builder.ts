@@ -15,6 +15,7 @@ import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
+import { ReferenceReader } from '../references.js';
 import { diffOutput, fillDigests, lazyFullContent } from './full.js';
 import type { Groups } from './groups.js';
 import { canonicalJson } from '../../canonical-json.js';
@@ -45,6 +46,7 @@ export class SnapshotBuilder {
   private readonly contents = new ContentChain();
   private current: BuiltSnapshot | undefined;
   private readonly keepObjects: boolean;
+  private readonly collect: (() => void) | undefined;
 
   constructor(info: SnapshotBuildInfo, opts: SnapshotBuildOptions = {}) {
     this.info = {
@@ -56,6 +58,7 @@ export class SnapshotBuilder {
     this.hasher = opts.hasher ?? this.encoder.hasher;
     this.trees = new SnapshotTrees(this.encoder, this.hasher);
     this.keepObjects = opts.keepObjects ?? true;
+    this.collect = opts.collect;
   }
 
   /** The last snapshot built (with `keepObjects: false`, without its objects and documents). */
@@ -71,7 +74,10 @@ export class SnapshotBuilder {
    * result's `objects` reads them back from it: the caller keeps the spool open while it reads them.
    */
   build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>, spool?: ObjectSpool): BuiltSnapshot {
-    assertConsistent(output);
+    // A reader of its own: the references read for the check die with it (a delta or a rebuild
+    // reads again those it needs); then the check's data is collected (opts.collect).
+    assertConsistent(output, new ReferenceReader());
+    this.collect?.();
     this.updateInfo(info);
     const diff = diffOutput(this.trees.groups, output);
     this.consistency.forget();

@@ -28,6 +28,11 @@ export interface SnapshotBuildOptions {
    * (object-spool.ts); `objects` then reads them back from it. Default: kept in memory.
    */
   readonly spool?: ObjectSpool;
+  /**
+   * A full garbage collection (src/full-gc.ts), run by `SnapshotBuilder.build` only, where much of
+   * its data has just died (after the consistency check); never by a delta or a rebuild.
+   */
+  readonly collect?: () => void;
 }
 
 export interface SnapshotCounts {
