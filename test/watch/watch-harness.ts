@@ -263,9 +263,10 @@ export function endpointIps(cla: Record<string, unknown> | undefined): string[] 
 
 /**
  * A watcher fed by hand on channel `main` (no API server, clocks that never move): rounds run by
- * compileNow. `now` fixes the time its version records carry (two watchers then write the same bytes).
+ * compileNow. `now` fixes the time its version records carry (two watchers then write the same
+ * bytes); `collect` is the full collection it runs in its full rounds (WatcherOptions.collect).
  */
-export const handFedWatcher = (store: SnapshotStore, now?: () => Date): Watcher =>
+export const handFedWatcher = (store: SnapshotStore, now?: () => Date, collect?: () => void): Watcher =>
   new Watcher({
     kubeConfig: new KubeConfig(),
     store,
@@ -274,4 +275,5 @@ export const handFedWatcher = (store: SnapshotStore, now?: () => Date): Watcher 
     timerClock: new ManualClock(),
     hasher: nodeSha256Hex,
     ...(now ? { now } : {}),
+    ...(collect ? { collect } : {}),
   });

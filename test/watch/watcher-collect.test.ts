@@ -11,38 +11,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
-import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { ManualClock } from '../../src/watch/clock.js';
-import { Watcher } from '../../src/watch/watcher.js';
-import { baseMesh, destinationRule, meshConfigMap, pod, service, slice, virtualService } from './watch-harness.js';
+import { LocalStore } from '../../src/snapshot/store/local.js';
+import type { Watcher } from '../../src/watch/watcher.js';
+import {
+  baseMesh,
+  destinationRule,
+  handFedWatcher,
+  meshConfigMap,
+  pod,
+  service,
+  slice,
+  virtualService,
+} from './watch-harness.js';
 
 type Obj = Record<string, unknown>;
 
-/** A hand-fed watcher (as handFedWatcher) that counts its collections. */
-function countingWatcher(store: LocalStore, counts: { n: number }): Watcher {
-  return new Watcher({
-    kubeConfig: new KubeConfig(),
-    store,
-    channel: 'main',
-    clock: new ManualClock(),
-    timerClock: new ManualClock(),
-    hasher: nodeSha256Hex,
-    now: () => new Date(0),
-    collect: () => counts.n++,
-  });
-}
+const EPOCH = (): Date => new Date(0);
 
-const plainWatcher = (store: LocalStore): Watcher =>
-  new Watcher({
-    kubeConfig: new KubeConfig(),
-    store,
-    channel: 'main',
-    clock: new ManualClock(),
-    timerClock: new ManualClock(),
-    hasher: nodeSha256Hex,
-    now: () => new Date(0),
-  });
+/** A hand-fed watcher that counts its collections. */
+const countingWatcher = (store: LocalStore, counts: { n: number }): Watcher =>
+  handFedWatcher(store, EPOCH, () => counts.n++);
+
+const plainWatcher = (store: LocalStore): Watcher => handFedWatcher(store, EPOCH);
 
 const feed = (w: Watcher, objects: readonly Obj[]): void => {
   for (const o of objects) w.receive(o, String(o['kind']));
