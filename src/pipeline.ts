@@ -110,10 +110,15 @@ export function compileDocuments(
   opts: PipelineOptions = {},
   parseDiagnostics: readonly Diagnostic[] = [],
 ): PipelineResult {
-  const { inputs: built, stored } = inputSetAndStoredInputs(documents, opts.hasher);
-  const inputs =
-    parseDiagnostics.length > 0 ? { ...built, diagnostics: [...parseDiagnostics, ...built.diagnostics] } : built;
-  return { ...compileInputSet(inputs, stored.digest, opts), stored };
+  const { inputs, stored } = inputSetAndStoredInputs(documents, opts.hasher);
+  return { ...compileInputSet(withParseDiagnostics(inputs, parseDiagnostics), stored.digest, opts), stored };
+}
+
+/** The InputSet with the diagnostics of the texts its documents were parsed from first. */
+function withParseDiagnostics(inputs: InputSet, parseDiagnostics: readonly Diagnostic[]): InputSet {
+  return parseDiagnostics.length > 0
+    ? { ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] }
+    : inputs;
 }
 
 export function compileTexts(files: readonly InputText[], opts: PipelineOptions = {}): PipelineResult {
@@ -180,10 +185,8 @@ export function validatedDocuments(
 ): { inputs: Handoff<InputSet>; stored: BuiltInputs } {
   const { documents, parseDiagnostics } = parsed.take();
   const { inputs, stored } = inputSetAndStoredInputs(documents, opts.hasher);
-  const withParse =
-    parseDiagnostics.length > 0 ? { ...inputs, diagnostics: [...parseDiagnostics, ...inputs.diagnostics] } : inputs;
   const kept = opts.spool ? { ...stored, objects: PackedObjects.spooledTo(stored.objects, opts.spool) } : stored;
-  return { inputs: new Handoff(withParse), stored: kept };
+  return { inputs: new Handoff(withParseDiagnostics(inputs, parseDiagnostics)), stored: kept };
 }
 
 /** Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet. */

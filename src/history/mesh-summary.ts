@@ -43,16 +43,27 @@ export function shownCounts(c: SnapshotCounts): {
   };
 }
 
-/** The snapshot's counts with `lbEndpoints`, for its version record. */
+/** countedSnapshot's results, per snapshot. */
+const countsOf = new WeakMap<BuiltSnapshot, SnapshotCounts>();
+
+/**
+ * The snapshot's counts with `lbEndpoints`, for its version record. Computed once per snapshot
+ * (`meshsnap compile` shows them, then its publish records them): they follow from its content,
+ * and `read` only finds bytes the snapshot does not hold.
+ */
 export async function countedSnapshot(
   snapshot: BuiltSnapshot,
   read: ObjectReader,
   counter = processEndpointCounter,
 ): Promise<SnapshotCounts> {
-  return withLbEndpoints(
+  const known = countsOf.get(snapshot);
+  if (known) return known;
+  const counts = withLbEndpoints(
     snapshot.counts,
     await summarize(snapshot.content, async (d) => snapshot.objects.get(d) ?? read(d), counter),
   );
+  countsOf.set(snapshot, counts);
+  return counts;
 }
 
 export const withLbEndpoints = (counts: SnapshotCounts, summary: MeshSummary): SnapshotCounts => ({

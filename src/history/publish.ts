@@ -6,8 +6,7 @@
 import { putStoredInputs } from '../snapshot/stored-inputs/index.js';
 import type { VersionDraft } from '../snapshot/manifest.js';
 import type { PackCache } from '../snapshot/store/packs.js';
-import { LAYERED_MAX } from '../snapshot/store/put-tree.js';
-import { publishSnapshot, type PublishingStore, type PublishResult } from '../snapshot/store/publish.js';
+import { isBigPublish, publishSnapshot, type PublishingStore, type PublishResult } from '../snapshot/store/publish.js';
 import type { Compiled } from './layers.js';
 import { countedSnapshot } from './mesh-summary.js';
 import { packInputs } from './packed-inputs.js';
@@ -29,7 +28,7 @@ export async function publishCompiled(
   // (packed-inputs.ts): one file instead of one per input (~60k at 10k services). A small one
   // writes them loose first: a record never names inputs that are not stored.
   const { snapshot, stored } = compiled;
-  const big = snapshot.objects.size + snapshot.documents.length > LAYERED_MAX;
+  const big = isBigPublish(snapshot);
   if (!big) await putStoredInputs(store, stored);
   const counts = await countedSnapshot(snapshot, (d) => store.getObject(d));
   const extra: Partial<VersionDraft> = { inputs: stored.digest, counts, ...dropUndefined(fields) };

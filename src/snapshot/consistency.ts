@@ -485,9 +485,12 @@ function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | un
   };
 }
 
-/** Throws InconsistentSnapshotError when the output has any problem; `references` as for checkConsistency. */
-export function assertConsistent(output: CompileOutput, references?: ReferenceReader): void {
-  const problems = checkConsistency(output, references);
+/**
+ * Throws InconsistentSnapshotError when the output has any problem; its references are read by the
+ * shared reader (an output checked once: assertConsistentOnce).
+ */
+export function assertConsistent(output: CompileOutput): void {
+  const problems = checkConsistency(output);
   if (problems.length) throw new InconsistentSnapshotError(problems);
 }
 

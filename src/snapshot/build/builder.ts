@@ -10,12 +10,16 @@
  * A delta gives exactly the digest a full build of the resulting output gives.
  */
 import type { CompileOutput } from '../../compile/types.js';
-import { assertConsistent, InconsistentSnapshotError, type ResourceChange } from '../consistency.js';
+import {
+  assertConsistent,
+  assertConsistentOnce,
+  InconsistentSnapshotError,
+  type ResourceChange,
+} from '../consistency.js';
 import type { Hasher } from '../digest.js';
 import { ResourceEncoder } from '../encoder.js';
 import { applyToTables } from './delta.js';
 import { DeltaConsistency } from './delta-consistency.js';
-import { ReferenceReader } from '../references.js';
 import { diffOutput, fillDigests, lazyFullContent } from './full.js';
 import type { Groups } from './groups.js';
 import { canonicalJson } from '../../canonical-json.js';
@@ -74,9 +78,9 @@ export class SnapshotBuilder {
    * result's `objects` reads them back from it: the caller keeps the spool open while it reads them.
    */
   build(output: CompileOutput, info?: Partial<SnapshotBuildInfo>, spool?: ObjectSpool): BuiltSnapshot {
-    // A reader of its own: the references read for the check die with it (a delta or a rebuild
-    // reads again those it needs); then the check's data is collected (opts.collect).
-    assertConsistent(output, new ReferenceReader());
+    // Checked once, with a reader of its own: the references read for the check die with it (a
+    // delta or a rebuild reads again those it needs); then the check's data is collected.
+    assertConsistentOnce(output);
     this.collect?.();
     this.updateInfo(info);
     const diff = diffOutput(this.trees.groups, output);

@@ -68,6 +68,13 @@ export class MissingBaseError extends MeshsnapError {
   }
 }
 
+/**
+ * Whether a snapshot is published pack-only by default (PublishInfo.packOnly): more than
+ * LAYERED_MAX objects and documents (a full build, a large delta).
+ */
+export const isBigPublish = (snapshot: Pick<BuiltSnapshot, 'objects' | 'documents'>): boolean =>
+  snapshot.objects.size + snapshot.documents.length > LAYERED_MAX;
+
 /** What publishing needs of a store. */
 export type PublishingStore = ContentReader &
   ContentWriter &
@@ -104,12 +111,11 @@ export async function publishSnapshot(
         writePacks(store, snapshot, null, info.hasher, info.packCache, info.packedInputs),
       ),
     );
-  const small = snapshot.objects.size + snapshot.documents.length <= LAYERED_MAX;
   let objectsWritten = 0;
   let documentsWritten = 0;
   let bytesWritten = 0;
   let packs: PackWriteResult | undefined;
-  if (info.packs !== false && (info.packOnly ?? !small)) {
+  if (info.packs !== false && (info.packOnly ?? isBigPublish(snapshot))) {
     // A big publish (a full build, a large delta): its new entries go into its pack only, which
     // the record names (readers find them through it: pack-index.ts): one file, not thousands.
     packs = await writingPacks();
