@@ -13,11 +13,22 @@ export interface ObjectSpool {
   byteLength(handle: number): number;
 }
 
+/** Objects (digest → bytes) that can tell an object's size without reading its bytes (a spool must read them). */
+export interface SizedObjects extends ReadonlyMap<string, Uint8Array> {
+  /** The size of an object's bytes (undefined: not held). */
+  byteLengthOf(digest: string): number | undefined;
+}
+
+/** The size of an object of `objects` (undefined: not held), without reading its bytes when the map can tell it. */
+export function byteLengthIn(objects: ReadonlyMap<string, Uint8Array>, digest: string): number | undefined {
+  return 'byteLengthOf' in objects ? (objects as SizedObjects).byteLengthOf(digest) : objects.get(digest)?.byteLength;
+}
+
 /**
  * A snapshot's objects (digest → bytes, in the order given) held by a spool: a read-only map whose
  * `get` and iteration read the bytes back, one object at a time.
  */
-export class SpooledObjects implements ReadonlyMap<string, Uint8Array> {
+export class SpooledObjects implements SizedObjects {
   constructor(
     private readonly spool: ObjectSpool,
     private readonly handles: ReadonlyMap<string, number>,

@@ -29,7 +29,7 @@
  */
 import { digestOf, nobleSha256Hex, type Hasher } from '../digest.js';
 import type { BuiltSnapshot } from '../build.js';
-import { isSpooled, type SpooledObjects } from '../build/object-spool.js';
+import { byteLengthIn, isSpooled, type SpooledObjects } from '../build/object-spool.js';
 import type { TreeDocument } from '../tree.js';
 import type { PackList, PackRef, VersionRecord } from '../manifest.js';
 import { newSince, snapshotEntries } from './pack-contents.js';
@@ -182,7 +182,7 @@ export async function writePacks(
     const digests = [...all];
     const parts = streamPackParts(
       digests,
-      (d) => documents.get(d)?.byteLength ?? objects.byteLengthOf(d) ?? byteLengthIn(inputObjects, d),
+      (d) => documents.get(d)?.byteLength ?? objects.byteLengthOf(d) ?? heldByteLength(inputObjects, d),
       (d) => documents.get(d) ?? objects.get(d) ?? (inputObjects?.get(d) as Uint8Array),
     );
     const ref = await put(undefined, parts);
@@ -227,10 +227,9 @@ export async function writePacks(
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };
 }
 
-/** The size of an entry of `objects` (undefined: not there), without reading its bytes when the map can tell it. */
-function byteLengthIn(objects: ReadonlyMap<string, Uint8Array> | undefined, digest: string): number {
-  const sized = objects as { byteLengthOf?: (digest: string) => number | undefined } | undefined;
-  const n = sized?.byteLengthOf ? sized.byteLengthOf(digest) : objects?.get(digest)?.byteLength;
+/** The size of an entry of `objects`, which must hold it (byteLengthIn: without reading a spooled object's bytes). */
+function heldByteLength(objects: ReadonlyMap<string, Uint8Array> | undefined, digest: string): number {
+  const n = objects && byteLengthIn(objects, digest);
   if (n === undefined) throw new Error(`pack entry ${digest} is not held`);
   return n;
 }

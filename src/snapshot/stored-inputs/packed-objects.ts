@@ -8,7 +8,7 @@
  * `BuiltInputs.objects` works unchanged. Pure, but for `spooledTo`, which moves the bytes to a
  * spool (the CLI's temp file: src/snapshot/build/object-spool.ts) and reads them back from it.
  */
-import type { ObjectSpool } from '../build/object-spool.js';
+import type { ObjectSpool, SizedObjects } from '../build/object-spool.js';
 import { DIGEST_PREFIX } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
@@ -28,7 +28,7 @@ interface SpooledBytes {
   readonly handles: Uint32Array;
 }
 
-export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
+export class PackedObjects implements SizedObjects {
   private constructor(
     /** The objects' bytes, one after another, in digest order (empty when spooled). */
     private readonly bytes: Uint8Array,
