@@ -78,10 +78,11 @@ export function indexDestinationRules(
   const byHostname = new Map<string, ResolvedDestinationRule>();
 
   const wildcards = wildcardIndex(byNamespace);
+  const holding = namespacesHolding(namespaces, byNamespace, wildcards);
   for (const service of model.services) {
     const chosen =
       clientNamespace === undefined
-        ? chooseShared(service, namespaces, byNamespace, mesh.rootNamespace, wildcards)
+        ? chooseShared(service, holding(service.hostname), byNamespace, mesh.rootNamespace, wildcards)
         : chooseRules(service, [clientNamespace, service.namespace, mesh.rootNamespace], byNamespace, wildcards);
     if (!chosen) continue;
     used.add(chosen);
@@ -119,7 +120,10 @@ export function indexDestinationRules(
   return { lookup: (hostname) => byHostname.get(hostname) };
 }
 
-/** The rules every sidecar shares: the service's namespace, the root, then any other namespace in order. */
+/**
+ * The rules every sidecar shares: the service's namespace, the root, then any other namespace in
+ * order (`namespaces`: those that may hold a rule for the service, see namespacesHolding).
+ */
 function chooseShared(
   service: MeshService,
   namespaces: readonly string[],
@@ -162,6 +166,35 @@ function wildcardIndex(byNamespace: Map<string, Map<string, HostRules>>): Wildca
       [...hosts.values()].filter((e) => e.host.startsWith('*')),
     );
   return (ns) => index.get(ns) ?? [];
+}
+
+/**
+ * The namespaces (in the given order) where chooseIn can find a rule for a hostname: those with
+ * rules for exactly that host or with a wildcard host. The others find none, so a service whose
+ * own and root namespaces hold no rule tries only these, not every namespace with rules
+ * (services × namespaces: 10k × 100 in the synthetic mesh).
+ */
+function namespacesHolding(
+  namespaces: readonly string[],
+  byNamespace: Map<string, Map<string, HostRules>>,
+  wildcards: WildcardIndex,
+): (hostname: string) => readonly string[] {
+  const withWildcards = namespaces.filter((ns) => wildcards(ns).length > 0);
+  const byHost = new Map<string, string[]>();
+  for (const ns of namespaces)
+    for (const host of (byNamespace.get(ns) as Map<string, HostRules>).keys()) {
+      if (host.startsWith('*')) continue;
+      const list = byHost.get(host);
+      if (list) list.push(ns);
+      else byHost.set(host, [ns]);
+    }
+  const order = new Map(namespaces.map((ns, i) => [ns, i]));
+  return (hostname) => {
+    const exact = byHost.get(hostname) ?? [];
+    if (!withWildcards.length) return exact;
+    const merged = [...new Set([...exact, ...withWildcards])];
+    return merged.sort((a, b) => (order.get(a) as number) - (order.get(b) as number));
+  };
 }
 
 function chooseIn(

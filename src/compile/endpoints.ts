@@ -17,6 +17,7 @@
 import type { MeshEndpoint, MeshService } from '../model/service-model.js';
 import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
+import { exactList } from './exact.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
 import { NameOrderedTable } from './sorted.js';
@@ -84,9 +85,15 @@ function planEndpoints(
       lb_endpoints.push(built[i] as LbEndpoint);
       total += ep.weight ?? 1;
     });
-    if (lb_endpoints.length) out.push({ locality: group.locality, lb_endpoints, load_balancing_weight: weight(total) });
+    if (lb_endpoints.length)
+      out.push({
+        locality: group.locality,
+        lb_endpoints: exactList(lb_endpoints),
+        load_balancing_weight: weight(total),
+      });
   }
-  return out;
+  // Kept in the assignment (./exact.ts).
+  return exactList(out);
 }
 
 function sendable(ep: MeshEndpoint, sendDraining: boolean): boolean {

@@ -190,7 +190,7 @@ export function compileWithShapes(
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: [...sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar), ns), shape.inboundGroup],
+        groups: sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar), ns, shape.inboundGroup),
       });
     }
   }
@@ -226,12 +226,17 @@ export function compileWithShapes(
 const NO_CLUSTERS: ReadonlyMap<string, Cluster> = new Map();
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
-/** A sidecar's outbound groups in its scope, as seen from its namespace: clusters, endpoints, listeners, routes. */
-const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string): string[] => [
+/**
+ * A sidecar class's groups: its outbound ones in its scope, as seen from its namespace (clusters,
+ * endpoints, listeners, routes), then its inbound group. One literal: a spread into a list grows it
+ * as a push does, past its length (./exact.ts).
+ */
+const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string, inboundGroup: string): string[] => [
   scoped.shared(scope, 'outbound'),
   scoped.shared(scope, 'endpoints'),
   scoped.shared(scope, 'outbound-listeners'),
   scoped.routes(scope, ns),
+  inboundGroup,
 ];
 
 /** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */

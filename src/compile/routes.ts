@@ -31,6 +31,7 @@ import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
 import { proxylessClusterNames } from './route/proxyless-clusters.js';
+import { exactList } from './exact.js';
 import { sortedByName } from './sorted.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
@@ -236,7 +237,9 @@ function namespaceVirtualHost(
 export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
   for (const plan of portPlans(ctx)) {
-    const slots: (VirtualHost | null | undefined)[] = plan.shared.slice();
+    // One slot more for the catch-all: a push would grow the list (thousands of hosts) by half (./exact.ts).
+    const catchAll = catchAllVirtualHost(ctx);
+    const slots: (VirtualHost | null | undefined)[] = plan.shared.concat(catchAll);
     let holes = false;
     const own = plan.perNamespace.get(clientNamespace) ?? [];
     for (const indexes of [own, plan.everyNamespace]) {
@@ -247,8 +250,7 @@ export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string
       }
     }
     if (!holes) holes = slots.includes(null);
-    const vhosts = (holes ? slots.filter((v): v is VirtualHost => !!v) : slots) as VirtualHost[];
-    vhosts.push(catchAllVirtualHost(ctx));
+    const vhosts = (holes ? exactList(slots.filter((v): v is VirtualHost => !!v)) : slots) as VirtualHost[];
     const name = routeConfigName(plan.port);
     out.set(name, sidecarRouteConfig(name, vhosts));
   }

@@ -18,7 +18,7 @@ import type {
 } from '../model/istio.js';
 import type { Protocol } from '../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
-import { shareClusterParts } from './cluster/shared-parts.js';
+import { shareClusterParts, sharedPart } from './cluster/shared-parts.js';
 import { deepFreeze, InternTable, sharedDurationMs } from './intern.js';
 import { TypeName } from '../xds/type-urls.js';
 
@@ -150,7 +150,7 @@ export function applyConnectionPool(
     maxConcurrentStreams = http.maxConcurrentStreams ?? 0;
   }
   if (tcp) {
-    if (tcp.connectTimeoutMs !== undefined) c.connect_timeout = durationMs(tcp.connectTimeoutMs);
+    if (tcp.connectTimeoutMs !== undefined) c.connect_timeout = sharedDurationMs(tcp.connectTimeoutMs);
     if (tcp.maxConnections && tcp.maxConnections > 0) t.max_connections = { value: tcp.maxConnections };
     maxConnectionDurationMs = tcp.maxConnectionDurationMs;
     idleTimeoutMs ??= tcp.idleTimeoutMs;
@@ -164,7 +164,7 @@ export function applyConnectionPool(
       c.upstream_connection_options = { tcp_keepalive: keepalive };
     }
   }
-  c.circuit_breakers = { thresholds: [t] };
+  c.circuit_breakers = circuitBreakersOf(pool, t);
 
   if (
     maxConnectionDurationMs !== undefined ||
@@ -184,6 +184,27 @@ export function applyConnectionPool(
     if (h2 && maxConcurrentStreams > 0) h2.max_concurrent_streams = { value: maxConcurrentStreams };
   }
   if (http?.useClientProtocol) setUpstreamProtocol((draft.http ??= {}), 'downstream');
+}
+
+/**
+ * The shared circuit breakers of a pool (`thresholds` made from it): found once per pool object,
+ * not keyed by their JSON per cluster (every cluster of a rule's port and subsets has the same pool).
+ */
+const breakersOf = new WeakMap<ConnectionPoolSettings, NonNullable<Cluster['circuit_breakers']>>();
+
+function circuitBreakersOf(pool: ConnectionPoolSettings, t: Thresholds): NonNullable<Cluster['circuit_breakers']> {
+  let breakers = breakersOf.get(pool);
+  if (!breakers) breakersOf.set(pool, (breakers = sharedPart('circuit_breakers', { thresholds: [t] })));
+  return breakers;
+}
+
+/** `outlierDetection(od)`, shared: found once per settings object (see circuitBreakersOf). */
+const outliersOf = new WeakMap<OutlierDetection, envoy.config.cluster.v3.OutlierDetection.$Properties>();
+
+export function sharedOutlierDetection(od: OutlierDetection): envoy.config.cluster.v3.OutlierDetection.$Properties {
+  let shared = outliersOf.get(od);
+  if (!shared) outliersOf.set(od, (shared = sharedPart('outlier_detection', outlierDetection(od))));
+  return shared;
 }
 
 /** Outlier detection as istiod maps it: success-rate ejection off, enforcing 100% when a threshold is > 0. */
@@ -213,7 +234,7 @@ export function outlierDetection(od: OutlierDetection): envoy.config.cluster.v3.
 
 export function applyOutlierDetection(c: Cluster, od: OutlierDetection | undefined): void {
   if (!od) return;
-  c.outlier_detection = outlierDetection(od);
+  c.outlier_detection = sharedOutlierDetection(od);
   // istiod always sets the panic threshold here (default 0: never send to ejected hosts in panic).
   c.common_lb_config = { ...(c.common_lb_config ?? {}), healthy_panic_threshold: { value: od.minHealthPercent ?? 0 } };
 }

@@ -75,6 +75,23 @@ test('wildcard hosts apply when no exact rule exists; the most specific wins', (
   assert.equal(ctx.destinationRules.lookup(host('ratings'))?.sources[0]?.meta.name, 'exact');
 });
 
+test('other namespaces are tried in name order, exact and wildcard rules alike', () => {
+  const svc = service('reviews');
+  const lookup = (rules: ReturnType<typeof destinationRule>[]) =>
+    context(model([svc, service('ratings')], {}, rules)).destinationRules.lookup(host('reviews'))?.sources[0]?.meta
+      .name;
+  const exact = [
+    destinationRule('aaa', 'other-host', { host: host('ratings') }),
+    destinationRule('ccc', 'exact-c', { host: host('reviews') }),
+    destinationRule('bbb', 'exact-b', { host: host('reviews') }),
+  ];
+  // A namespace with rules for other hosts only is passed over; the first namespace holding one wins.
+  assert.equal(lookup(exact), 'exact-b');
+  assert.equal(lookup([...exact, destinationRule('abc', 'wild', { host: '*.svc.cluster.local' })]), 'wild');
+  assert.equal(lookup([...exact, destinationRule('bbc', 'wild', { host: '*.svc.cluster.local' })]), 'exact-b');
+  assert.equal(lookup([...exact, destinationRule('aab', 'unmatched', { host: '*.example.com' })]), 'exact-b');
+});
+
 test('problems are reported with where they are', () => {
   const rules = [
     destinationRule('default', 'ghost', { host: 'nope' }, 3),

@@ -5,7 +5,7 @@
  * breaking on max_requests only, outlier detection (grpc-js-xds implements it).
  */
 import { envoy, type Cluster } from '../../xds/proto.js';
-import { outlierDetection } from '../traffic-policy.js';
+import { sharedOutlierDetection } from '../traffic-policy.js';
 import type { PlannedCluster } from './plan.js';
 import { shareClusterParts } from './shared-parts.js';
 import { deepFreeze } from '../intern.js';
@@ -33,6 +33,6 @@ export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   }
   const maxRequests = policy?.connectionPool?.http?.http2MaxRequests;
   if (maxRequests && maxRequests > 0) c.circuit_breakers = { thresholds: [{ max_requests: { value: maxRequests } }] };
-  if (policy?.outlierDetection) c.outlier_detection = outlierDetection(policy.outlierDetection);
+  if (policy?.outlierDetection) c.outlier_detection = sharedOutlierDetection(policy.outlierDetection);
   return shareClusterParts(c);
 }

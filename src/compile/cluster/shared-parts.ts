@@ -23,6 +23,14 @@ const tables = new Map<string, InternTable<object>>(SHARED_FIELDS.map((f) => [f,
 /** An empty `common_lb_config`, as most clusters have. */
 export const NO_LB_CONFIG: NonNullable<Cluster['common_lb_config']> = Object.freeze({});
 
+/** The one copy of a value of a shared field (deep-frozen: shareClusterParts leaves it as it is). */
+export function sharedPart<F extends (typeof SHARED_FIELDS)[number]>(
+  field: F,
+  value: NonNullable<Cluster[F]>,
+): NonNullable<Cluster[F]> {
+  return (tables.get(field) as InternTable<object>).share(value) as NonNullable<Cluster[F]>;
+}
+
 /** The cluster, with each shared field pointing at the one copy of its value. Call once the cluster is complete. */
 export function shareClusterParts(c: Cluster): Cluster {
   const fields = c as Record<string, unknown>;

@@ -17,6 +17,7 @@ import {
   TLS_TRANSPORT,
   type ListenerFilter,
 } from './filters.js';
+import { exactList } from '../exact.js';
 import { deepFreeze, InternTable } from '../intern.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
@@ -47,12 +48,12 @@ export function buildInbound(
     const c = buildInboundCluster(ctx, p);
     clusters.set(c.name as string, c);
   }
-  // istiod's order: blackhole, passthrough, then service ports by target port.
-  const chains = [
+  // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
+  const chains = exactList([
     blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
     ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort))),
     ...ports.flatMap((p) => portChains(p, shape.security)),
-  ];
+  ]);
   const needs = inspectorNeeds(chains);
   const listener: Listener = {
     name: VIRTUAL_INBOUND,

@@ -10,6 +10,7 @@
  * `host:port` (its target), so each name is followed by its `:port` form.
  */
 import type { MeshService } from '../../model/service-model.js';
+import { exactList } from '../exact.js';
 
 /** IPv6 addresses are bracketed in Host headers. */
 const hostForm = (h: string): string => (h.includes(':') && !h.startsWith('[') ? `[${h}]` : h);
@@ -60,6 +61,7 @@ export class DomainDeduper {
       this.seen.add(k);
       out.push(d);
     }
-    return out;
+    // Kept in a virtual host of the output (../exact.ts).
+    return exactList(out);
   }
 }

@@ -8,6 +8,7 @@ import type { Destination, HTTPMatchRequest, HTTPRoute, VirtualService } from '.
 import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
+import { exactList } from '../exact.js';
 import { istioConfigMetadata } from '../metadata.js';
 import { directResponseAction, forwardAction, redirectAction } from './action.js';
 import { checkedRoute, objectRef, originOf } from './checked-route.js';
@@ -60,7 +61,8 @@ export function translateVirtualServiceRoutes(
     }
     if (catchAll) break;
   }
-  return out;
+  // Kept in the virtual host (../exact.ts).
+  return exactList(out);
 }
 
 /** istiod's port and source checks; what a shared per-namespace config cannot honour is reported. */

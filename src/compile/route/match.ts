@@ -4,6 +4,7 @@
  */
 import type { HTTPMatchRequest, StringMatch } from '../../model/istio.js';
 import type { envoy } from '../../xds/proto.js';
+import { exactList } from '../exact.js';
 import { isPresenceMatch, toStringMatcher } from './string-match.js';
 
 export type RouteMatch = envoy.config.route.v3.RouteMatch.$Properties;
@@ -61,7 +62,8 @@ export function translateRouteMatch(match: HTTPMatchRequest | undefined, gateway
   if (match.method) headers.push(headerMatcher(':method', match.method));
   if (match.authority) headers.push(headerMatcher(':authority', match.authority));
   if (match.scheme) headers.push(headerMatcher(':scheme', match.scheme));
-  if (headers.length) out.headers = headers;
+  // Kept in the route (../exact.ts).
+  if (headers.length) out.headers = exactList(headers);
 
   const query = byKey(match.queryParams).map(([name, m]) => queryMatcher(name, m));
   if (query.length) out.query_parameters = query;
