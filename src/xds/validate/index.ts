@@ -4,6 +4,7 @@
  * cross-field and RE2 rules (envoy-rules.ts). Pure: no Node built-ins, so it runs in workerd too.
  */
 import rules from '../gen/validate-rules.js';
+import validateWalkers from '../gen/validate-walkers.js';
 import { XDS_TYPE_NAME, type XdsType } from '../type-urls.js';
 import { ENVOY_RULES } from './envoy-rules.js';
 import { Validator, type Violation } from './walker.js';
@@ -11,14 +12,15 @@ import { Validator, type Violation } from './walker.js';
 export type { RuleTable } from './rule-table.js';
 export { ENVOY_RULES } from './envoy-rules.js';
 export { Validator, type MessageHook, type Violation } from './walker.js';
+export { default as validateWalkers } from '../gen/validate-walkers.js';
 
 let shared: Validator | undefined;
 
 /** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
-const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
+export const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
 
 /** Sub-messages the compiler shares when it freezes them (src/compile/intern.ts), remembered once clean. */
-const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
+export const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
   'envoy.config.listener.v3.FilterChain',
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.core.v3.TransportSocket',
@@ -27,12 +29,30 @@ const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
 
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
 export function envoyValidator(): Validator {
-  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
+  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
+    walkers: validateWalkers,
+  }));
+}
+
+/**
+ * A validator of Envoy's rules for one check (an output checked once: the one-shot build): what it
+ * remembers dies with it (ValidatorOptions.memory).
+ */
+export function oneCheckValidator(): Validator {
+  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
+    walkers: validateWalkers,
+    memory: 'check',
+  });
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */
-export function validateResource(type: XdsType, message: object, shared?: Set<object>): Violation[] {
-  return envoyValidator().validate(XDS_TYPE_NAME[type], message, shared);
+export function validateResource(
+  type: XdsType,
+  message: object,
+  shared?: Set<object>,
+  validator: Validator = envoyValidator(),
+): Violation[] {
+  return validator.validate(XDS_TYPE_NAME[type], message, shared);
 }
 
 /**
