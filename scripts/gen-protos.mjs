@@ -7,9 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { buildValidateRules } from './gen-validate-rules.mjs';
-import { writeValidateWalkers } from './gen-validate-walkers.mjs';
 import { writeWireEncoders } from './gen-wire-encoders.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -127,23 +126,11 @@ const wireBase = Math.max(statSync(outputs[2]).mtimeMs, ...generators.map((f) =>
 if (!fresh || !existsSync(wireEncoders) || statSync(wireEncoders).mtimeMs < wireBase)
   writeWireEncoders(outputs[2], wireEncoders, join(outDir, 'wire-encoders.d.ts'));
 
-// 6. The validator's per-type walkers (src/xds/validate/), derived from the rule table; rewritten
-// when the table or their generator changed.
-const validateWalkers = join(outDir, 'validate-walkers.js');
-const walkersBase = Math.max(
-  statSync(outputs[4]).mtimeMs,
-  statSync(join(repo, 'scripts', 'gen-validate-walkers.mjs')).mtimeMs,
-);
-if (!fresh || !existsSync(validateWalkers) || statSync(validateWalkers).mtimeMs < walkersBase) {
-  const { default: table } = await import(pathToFileURL(outputs[4]).href);
-  writeValidateWalkers(table, validateWalkers, join(outDir, 'validate-walkers.d.ts'));
-}
-
 // tsc does not copy plain .js files; place the generated code beside the compiled output.
 const copyAt = process.argv.indexOf('--copy');
 if (copyAt >= 0) {
   const dist = join(repo, process.argv[copyAt + 1] ?? 'dist', 'src', 'xds', 'gen');
   mkdirSync(dist, { recursive: true });
-  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-encoders.js', 'validate-walkers.js'])
+  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-encoders.js'])
     copyFileSync(join(outDir, f), join(dist, f));
 }

@@ -4,23 +4,21 @@
  * cross-field and RE2 rules (envoy-rules.ts). Pure: no Node built-ins, so it runs in workerd too.
  */
 import rules from '../gen/validate-rules.js';
-import validateWalkers from '../gen/validate-walkers.js';
 import { XDS_TYPE_NAME, type XdsType } from '../type-urls.js';
 import { ENVOY_RULES } from './envoy-rules.js';
 import { Validator, type Violation } from './walker.js';
 
 export type { RuleTable } from './rule-table.js';
 export { ENVOY_RULES } from './envoy-rules.js';
-export { Validator, type MessageHook, type Violation } from './walker.js';
-export { default as validateWalkers } from '../gen/validate-walkers.js';
+export { Validator, type MessageHook, type ValidatorOptions, type Violation } from './walker.js';
 
 let shared: Validator | undefined;
 
 /** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
-export const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
+const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
 
 /** Sub-messages the compiler shares when it freezes them (src/compile/intern.ts), remembered once clean. */
-export const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
+const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
   'envoy.config.listener.v3.FilterChain',
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.core.v3.TransportSocket',
@@ -29,9 +27,7 @@ export const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
 
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
 export function envoyValidator(): Validator {
-  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
-    walkers: validateWalkers,
-  }));
+  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
 }
 
 /**
@@ -39,10 +35,7 @@ export function envoyValidator(): Validator {
  * remembers dies with it (ValidatorOptions.memory).
  */
 export function oneCheckValidator(): Validator {
-  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
-    walkers: validateWalkers,
-    memory: 'check',
-  });
+  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, { memory: 'check' });
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */

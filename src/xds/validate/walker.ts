@@ -70,64 +70,6 @@ export function renderPath(segs: readonly Segment[]): string {
 export type MessageHook = (message: Record<string, unknown>, walk: Walk) => void;
 
 type Msg = Record<string, unknown>;
-
-/** A generated walker of one message type (scripts/gen-validate-walkers.mjs): walkPlan unrolled. */
-export type MessageWalker = (message: Msg, walk: Walk) => void;
-
-/** What a generated walker keeps per type across its messages: the flags and trial of a MessagePlan. */
-export interface WalkerState {
-  readonly shared: 'always' | 'frozen' | undefined;
-  readonly frozen: boolean;
-  nested: boolean;
-  hits: number;
-  misses: number;
-}
-
-/**
- * What the generated walkers (src/xds/gen/validate-walkers.js) use of their Validator: its caches,
- * hooks and flags, and the same checks the plans are built from. Plain functions: the generated
- * code takes them apart.
- */
-export interface WalkerRuntime {
-  readonly clean: ObjectMemory;
-  scalar(kind: string, rules: FieldRules, enumName?: string): ValueCheck | undefined;
-  time(kind: 'duration' | 'timestamp', rules: FieldRules['duration'] & FieldRules['timestamp']): ValueCheck | undefined;
-  anyIn(urls: readonly string[]): ValuePlan;
-  anyNotIn(urls: readonly string[]): ValuePlan;
-  walkAny(any: Msg, walk: Walk): void;
-  walkMessage(typeName: string, message: Msg, walk: Walk): void;
-  knows(typeName: string): boolean;
-  hook(typeName: string): MessageHook | undefined;
-  state(typeName: string, nested: boolean): WalkerState;
-  sharedItem(typeName: string): boolean;
-  cleanLists(typeName: string, field: string): LRUCache<string, readonly unknown[]> | undefined;
-  unique(list: readonly unknown[], walk: Walk): void;
-  istioConfigOf(metadata: unknown): string | undefined;
-}
-
-/** A set of message objects: weak for a process's validator, strong for one check's. */
-export interface ObjectMemory {
-  has(message: unknown): boolean;
-  add(message: object): unknown;
-}
-
-export interface ValidatorOptions {
-  /**
-   * The generated walkers (scripts/gen-validate-walkers.mjs) of the types of `table`, walking as
-   * the plans do; without them every message is walked by its plan (the reference).
-   */
-  readonly walkers?: WalkerFactory;
-  /**
-   * `check`: a validator for one check (the one-shot build), whose memory of clean and rejected
-   * messages dies with it: strong sets, cheaper to fill than weak ones, and nothing for the full
-   * collections to trace afterwards. Default `process`: weak, remembered as long as the messages live.
-   */
-  readonly memory?: 'process' | 'check';
-}
-
-/** Builds the generated walkers of a Validator (the default export of src/xds/gen/validate-walkers.js). */
-export type WalkerFactory = (rt: WalkerRuntime) => ReadonlyMap<string, MessageWalker>;
-
 type FieldPlan = (message: Msg, walk: Walk) => void;
 /** Checks one value at the walk's current path (the field, list item or map value). */
 type ValuePlan = (value: unknown, walk: Walk) => void;
@@ -213,50 +155,33 @@ function scalarCheck(
   return undefined;
 }
 
-/** `any.in`: the type URL of an `Any` is one of these. */
-function anyInCheck(urls: readonly string[]): ValuePlan {
-  const set = new Set(urls);
-  return (v, walk) => {
-    const url = (v as Msg).type_url;
-    if (!set.has(url as string))
-      walk.report({
-        rule: 'any.in',
-        message: `type URL ${JSON.stringify(url)} is not one of ${JSON.stringify([...set])}`,
-      });
-  };
-}
-
-/** `any.not_in`: the type URL of an `Any` is none of these. */
-function anyNotInCheck(urls: readonly string[]): ValuePlan {
-  const set = new Set(urls);
-  return (v, walk) => {
-    const url = (v as Msg).type_url;
-    if (set.has(url as string))
-      walk.report({ rule: 'any.not_in', message: `type URL ${JSON.stringify(url)} is not allowed here` });
-  };
-}
-
-/** `repeated.unique`, reported at each repeated item's index. */
-function uniqueCheck(list: readonly unknown[], walk: Walk): void {
-  const seen = new Set<unknown>();
-  for (let i = 0; i < list.length; i++) {
-    const v = list[i];
-    const key = typeof v === 'object' && v !== null ? String(toNumber(v)) : v;
-    if (seen.has(key))
-      walk.report({ rule: 'repeated.unique', message: `${JSON.stringify(key)} appears more than once` }, i);
-    seen.add(key);
-  }
-}
-
 const problemAt = (walk: Walk, check: ValueCheck, value: unknown): void => {
   const p = check(value);
   if (p) walk.report(p);
 };
 
+/** A set of message objects: weak for a process's validator, strong for one check's. */
+interface MessageMemory {
+  has(message: object): boolean;
+  add(message: object): unknown;
+}
+
+export interface ValidatorOptions {
+  /**
+   * `process` (the default): what the validator remembers of the messages it walked (the clean
+   * ones, the rejected ones) is weak, kept as long as the messages live, for later builds holding
+   * them again (the watcher's). `check`: a validator for one check (the one-shot build), whose
+   * memory dies with it: strong sets, which nothing outside the check holds, so the collections
+   * after the check neither keep nor trace them (a weak table of every message of a 10k mesh stays
+   * in the process's validator until its messages die, at the process's end).
+   */
+  readonly memory?: 'process' | 'check';
+}
+
 export class Validator {
   private readonly plans = new Map<string, MessagePlan | null>();
   /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
-  private readonly clean: ObjectMemory;
+  private readonly clean: MessageMemory;
   /**
    * Resources that break rules, with what they break, for the same reason. Not only compiler bugs:
    * a proxyless gRPC listener breaks Envoy-only rules it is not held to (envoy-acceptance.ts), and
@@ -290,37 +215,6 @@ export class Validator {
     const once = opts.memory === 'check';
     this.clean = once ? new Set<object>() : new WeakSet<object>();
     this.rejected = once ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
-    this.walkers = opts.walkers?.(this.runtime());
-  }
-
-  private readonly walkers: ReadonlyMap<string, MessageWalker> | undefined;
-
-  /** What the generated walkers use: the plans' caches, flags and checks. */
-  private runtime(): WalkerRuntime {
-    return {
-      clean: this.clean,
-      scalar: (kind, rules, enumName) => scalarCheck(kind, rules, enumName ? this.table.enums[enumName] : undefined),
-      time: (kind, rules) => timeCheck(kind, rules ?? {}),
-      anyIn: anyInCheck,
-      anyNotIn: anyNotInCheck,
-      walkAny: (any, walk) => this.walkAny(any, walk),
-      walkMessage: (typeName, message, walk) => this.walkMessage(typeName, message, walk),
-      knows: (typeName) => this.knows(typeName),
-      hook: (typeName) => this.hooks[typeName],
-      state: (typeName, nested) => {
-        const hook = this.hooks[typeName];
-        return { shared: this.sharedOf(typeName), frozen: nested || hook !== undefined, nested, hits: 0, misses: 0 };
-      },
-      sharedItem: (typeName) => this.sharedTypes.has(typeName) || this.frozenSharedTypes.has(typeName),
-      cleanLists: (typeName) =>
-        this.sharedTypes.has(typeName) ? new LRUCache<string, readonly unknown[]>({ max: MAX_CLEAN_LISTS }) : undefined,
-      unique: uniqueCheck,
-      istioConfigOf,
-    };
-  }
-
-  private sharedOf(typeName: string): 'always' | 'frozen' | undefined {
-    return this.sharedTypes.has(typeName) ? 'always' : this.frozenSharedTypes.has(typeName) ? 'frozen' : undefined;
   }
 
   /**
@@ -344,8 +238,6 @@ export class Validator {
   }
 
   walkMessage(typeName: string, message: Msg, walk: Walk): void {
-    const walker = this.walkers?.get(typeName);
-    if (walker) return walker(message, walk);
     const plan = this.planOf(typeName);
     if (plan) this.walkPlan(plan, message, walk);
   }
@@ -427,7 +319,7 @@ export class Validator {
         oneofs: entry?.oneofs ?? [],
         metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
-        shared: this.sharedOf(typeName),
+        shared: this.sharedTypes.has(typeName) ? 'always' : this.frozenSharedTypes.has(typeName) ? 'frozen' : undefined,
         frozen: nested || hook !== undefined,
         nested,
         hits: 0,
@@ -513,8 +405,25 @@ export class Validator {
     }
     if (kind === 'any') {
       const anyRules = rules.any ?? {};
-      if (anyRules.in) checks.push(anyInCheck(anyRules.in));
-      if (anyRules.not_in) checks.push(anyNotInCheck(anyRules.not_in));
+      if (anyRules.in) {
+        const set = new Set(anyRules.in);
+        checks.push((v, walk) => {
+          const url = (v as Msg).type_url;
+          if (!set.has(url as string))
+            walk.report({
+              rule: 'any.in',
+              message: `type URL ${JSON.stringify(url)} is not one of ${JSON.stringify([...set])}`,
+            });
+        });
+      }
+      if (anyRules.not_in) {
+        const set = new Set(anyRules.not_in);
+        checks.push((v, walk) => {
+          const url = (v as Msg).type_url;
+          if (set.has(url as string))
+            walk.report({ rule: 'any.not_in', message: `type URL ${JSON.stringify(url)} is not allowed here` });
+        });
+      }
       checks.push((v, walk) => this.walkAny(v as Msg, walk));
     } else if (rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type])) {
       // The plan is looked up once, at the first message (planning it now could recurse forever).
@@ -573,7 +482,16 @@ export class Validator {
           rule: 'repeated.max_items',
           message: `must have at most ${max} item${max === 1 ? '' : 's'}, has ${list.length}`,
         });
-      if (unique) uniqueCheck(list, walk);
+      if (unique) {
+        const seen = new Set<unknown>();
+        for (let i = 0; i < list.length; i++) {
+          const v = list[i];
+          const key = typeof v === 'object' && v !== null ? String(toNumber(v)) : v;
+          if (seen.has(key))
+            walk.report({ rule: 'repeated.unique', message: `${JSON.stringify(key)} appears more than once` }, i);
+          seen.add(key);
+        }
+      }
       if (item) {
         const owner = bases && typeof message.name === 'string' ? message.name : undefined;
         const basis = owner === undefined ? undefined : bases?.get(owner);
