@@ -27,7 +27,7 @@ import { MeshsnapError } from '../errors.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import { istioObjectOf } from '../xds/validate/index.js';
+import { istioObjectOf, oneCheckValidator, type Validator } from '../xds/validate/index.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import {
@@ -142,8 +142,9 @@ export function envoyProblems(
   message: object,
   proxyless: boolean,
   shared?: Set<object>,
+  validator?: Validator,
 ): ConsistencyProblem[] {
-  const violations = envoyViolations(type, message, proxyless, shared);
+  const violations = envoyViolations(type, message, proxyless, shared, validator);
   if (violations.length === 0) return [];
   return violations.map((v) => {
     const object = istioObjectOf(v.source);
@@ -246,11 +247,18 @@ export function checkConsistency(
  * reader of its own, and `between`, when given, runs after the references are checked and before
  * the Envoy check, when the reader and the reference index have just died (a full collection
  * there keeps a process's peak memory down: README, Benchmarks). Not when problems were found.
+ * `envoy`: `own` checks Envoy's rules with a validator of its own (oneCheckValidator), whose
+ * memory of the messages dies with the check, for an output no later check holds again (the
+ * one-shot build); `shared`, the process's, remembers them for later builds (the watcher's).
  */
-export function assertConsistentOnce(output: CompileOutput, between?: () => void): void {
+export function assertConsistentOnce(
+  output: CompileOutput,
+  between?: () => void,
+  envoy: 'shared' | 'own' = 'shared',
+): void {
   const problems = referenceProblemsAlone(output);
   if (problems.length === 0) between?.();
-  for (const p of envoyRejections(output)) problems.push(p);
+  for (const p of envoyRejections(output, envoy === 'own' ? oneCheckValidator() : undefined)) problems.push(p);
   if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
 }
 
@@ -396,14 +404,14 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
 }
 
 /** The resources of `output` Envoy (or a gRPC client) would reject (envoyProblems), unsorted. */
-function envoyRejections(output: CompileOutput): ConsistencyProblem[] {
+function envoyRejections(output: CompileOutput, validator?: Validator): ConsistencyProblem[] {
   const problems: ConsistencyProblem[] = [];
   const proxyless = proxylessOnlyGroups(output.classes);
   const clean = new Set<object>();
   for (const [id, table] of output.groups) {
     for (const type of XDS_TYPES) {
       for (const [name, message] of table[type] as Map<string, object>)
-        for (const p of envoyProblems(id, type, name, message, proxyless.has(id), clean)) problems.push(p);
+        for (const p of envoyProblems(id, type, name, message, proxyless.has(id), clean, validator)) problems.push(p);
     }
   }
   return problems;

@@ -8,7 +8,7 @@
  */
 import type { GroupId, ProxyClass } from '../compile/types.js';
 import type { XdsType } from '../xds/type-urls.js';
-import { validateResource, type Violation } from '../xds/validate/index.js';
+import { validateResource, type Validator, type Violation } from '../xds/validate/index.js';
 
 /** Groups that proxyless gRPC classes load and no Envoy class does. */
 export function proxylessOnlyGroups(classes: readonly ProxyClass[]): Set<GroupId> {
@@ -19,8 +19,17 @@ export function proxylessOnlyGroups(classes: readonly ProxyClass[]): Set<GroupId
   return grpc;
 }
 
-/** The rules `message` breaks; `proxyless`: only gRPC clients load it (see above); `shared`: one set per check. */
-export function envoyViolations(type: XdsType, message: object, proxyless: boolean, shared?: Set<object>): Violation[] {
-  const violations = validateResource(type, message, shared);
+/**
+ * The rules `message` breaks; `proxyless`: only gRPC clients load it (see above); `shared`: one set
+ * per check; `validator`: the process's unless given (a one-check validator: oneCheckValidator).
+ */
+export function envoyViolations(
+  type: XdsType,
+  message: object,
+  proxyless: boolean,
+  shared?: Set<object>,
+  validator?: Validator,
+): Violation[] {
+  const violations = validateResource(type, message, shared, validator);
   return proxyless ? violations.filter((v) => v.rule.startsWith('envoy.')) : violations;
 }

@@ -18,6 +18,7 @@ import { ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { ReferenceReader } from '../../src/snapshot/references.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { COMPILER } from '../../src/version.js';
+import { Validator } from '../../src/xds/validate/index.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
 import { sample, STATE } from '../history/helpers.js';
 
@@ -89,6 +90,17 @@ test("collect runs between the consistency check's references and its Envoy chec
     [groups, groups, groups - third, groups - 2 * third],
     'groups not yet built at each collection (the first two: inside and after the check)',
   );
+});
+
+test("the consistency check's Envoy validator is its own, let go with the check", () => {
+  // The one-shot build's validator remembers the messages of this output only (strong sets): none
+  // is alive after the check; the process's validator (the watcher's builds) is not made or filled.
+  const validators = (): number => queryObjects(Validator, { format: 'count' }) as number;
+  const owned = synthetic(60)();
+  const before = validators();
+  const during: number[] = [];
+  buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(validators()) });
+  assert.deepEqual(during, [before, before, before, before], 'no validator of the check alive after it');
 });
 
 test("the consistency check's ReferenceReader is let go before the build consumes the groups", () => {

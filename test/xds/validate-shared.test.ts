@@ -227,3 +227,25 @@ test('a frozen part of any type is remembered once clean; a broken one is report
   for (const m of [...firstBuild, ...secondBuild].map((c) => ({ ...c })))
     assert.deepEqual(rulesOf(validateResource('endpoints', m)), rulesOf(alone(m)));
 });
+
+test('a validator for one check (memory: check) reports what a process validator reports, first and again', () => {
+  const forProcess = new Validator(rules, ENVOY_RULES, new Set([VH]));
+  const once = new Validator(rules, ENVOY_RULES, new Set([VH]), new Set(), { memory: 'check' });
+  const broken: RouteConfiguration = config('80', new Map([[3, host('svc-3', [])]]), [host('x', ['svc-7.ns-3'])]);
+  const clean: RouteConfiguration = config('80', new Map());
+  const badCluster = { name: '', connect_timeout: { seconds: 0 } } as Cluster;
+  const cases: [string, object][] = [
+    [RC, clean],
+    [RC, broken],
+    [TypeName.Cluster, badCluster],
+    [RC, clean],
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const [type, message] of cases) {
+      const expected = forProcess.validate(type, message);
+      assert.deepEqual(once.validate(type, message), expected, `${type}, round ${round}`);
+    }
+  }
+  assert.ok(rulesOf(once.validate(RC, broken)).length > 0, 'the broken config breaks rules');
+  assert.ok(once.validate(TypeName.Cluster, badCluster).length > 0, 'the broken cluster breaks rules');
+});

@@ -45,8 +45,9 @@ export function buildSnapshotOnce(
   info: SnapshotBuildInfo,
   opts: OneShotBuildOptions = {},
 ): BuiltSnapshot {
-  // The references are checked with a reader of its own, which dies before the Envoy check.
-  assertConsistentOnce(output, opts.collect);
+  // The references are checked with a reader of its own, which dies before the Envoy check, and
+  // Envoy's rules with a validator of its own: nothing of the check outlives it.
+  assertConsistentOnce(output, opts.collect, 'own');
   opts.collect?.();
   const slab = new ByteSlab();
   const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });

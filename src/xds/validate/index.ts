@@ -10,7 +10,7 @@ import { Validator, type Violation } from './walker.js';
 
 export type { RuleTable } from './rule-table.js';
 export { ENVOY_RULES } from './envoy-rules.js';
-export { Validator, type MessageHook, type Violation } from './walker.js';
+export { Validator, type MessageHook, type ValidatorOptions, type Violation } from './walker.js';
 
 let shared: Validator | undefined;
 
@@ -30,9 +30,22 @@ export function envoyValidator(): Validator {
   return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
 }
 
+/**
+ * A validator of Envoy's rules for one check (an output checked once: the one-shot build): what it
+ * remembers dies with it (ValidatorOptions.memory).
+ */
+export function oneCheckValidator(): Validator {
+  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, { memory: 'check' });
+}
+
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */
-export function validateResource(type: XdsType, message: object, shared?: Set<object>): Violation[] {
-  return envoyValidator().validate(XDS_TYPE_NAME[type], message, shared);
+export function validateResource(
+  type: XdsType,
+  message: object,
+  shared?: Set<object>,
+  validator: Validator = envoyValidator(),
+): Violation[] {
+  return validator.validate(XDS_TYPE_NAME[type], message, shared);
 }
 
 /**

@@ -160,16 +160,37 @@ const problemAt = (walk: Walk, check: ValueCheck, value: unknown): void => {
   if (p) walk.report(p);
 };
 
+/** A set of message objects: weak for a process's validator, strong for one check's. */
+interface MessageMemory {
+  has(message: object): boolean;
+  add(message: object): unknown;
+}
+
+export interface ValidatorOptions {
+  /**
+   * `process` (the default): what the validator remembers of the messages it walked (the clean
+   * ones, the rejected ones) is weak, kept as long as the messages live, for later builds holding
+   * them again (the watcher's). `check`: a validator for one check (the one-shot build), whose
+   * memory dies with it: strong sets, which nothing outside the check holds, so the collections
+   * after the check neither keep nor trace them (a weak table of every message of a 10k mesh stays
+   * in the process's validator until its messages die, at the process's end).
+   */
+  readonly memory?: 'process' | 'check';
+}
+
 export class Validator {
   private readonly plans = new Map<string, MessagePlan | null>();
   /** Resources and `Any`s found clean: messages are immutable once built, so they are not walked again (by later builds too). */
-  private readonly clean = new WeakSet<object>();
+  private readonly clean: MessageMemory;
   /**
    * Resources that break rules, with what they break, for the same reason. Not only compiler bugs:
    * a proxyless gRPC listener breaks Envoy-only rules it is not held to (envoy-acceptance.ts), and
    * would otherwise be walked again by every check.
    */
-  private readonly rejected = new WeakMap<object, readonly Violation[]>();
+  private readonly rejected: {
+    get(message: object): readonly Violation[] | undefined;
+    set(message: object, violations: readonly Violation[]): unknown;
+  };
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -189,7 +210,12 @@ export class Validator {
      * types also have their frozen items skipped before any call in a list.
      */
     private readonly frozenSharedTypes: ReadonlySet<string> = new Set(),
-  ) {}
+    opts: ValidatorOptions = {},
+  ) {
+    const once = opts.memory === 'check';
+    this.clean = once ? new Set<object>() : new WeakSet<object>();
+    this.rejected = once ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
+  }
 
   /**
    * Every violated rule of `message`, a `typeName` (e.g. `envoy.config.cluster.v3.Cluster`).
