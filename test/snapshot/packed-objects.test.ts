@@ -103,6 +103,18 @@ test('packed objects moved to a spool read as before, their bytes from the spool
   assert.equal(PackedObjects.spooledTo(plain, spool), plain, 'a plain Map stays as it is');
 });
 
+test('packed objects written to a spool as they are packed read as the packed ones moved there', () => {
+  const values = ['{"a":1}', '', '{"b":"é"}', '[1,2,3]', 'x'.repeat(5000)].map(utf8Bytes);
+  const digests = values.map((v) => digestOf(v, h));
+  const spool = memorySpool();
+  const direct = PackedObjects.of(digests, values, spool);
+  assert.ok(direct instanceof PackedObjects);
+  assert.equal(PackedObjects.spooledTo(direct, spool), direct, 'already spooled');
+  assertSameMap(direct, sortedMap(digests, values));
+  assertSameMap(direct, PackedObjects.spooledTo(PackedObjects.of(digests, values), memorySpool()));
+  for (const d of digests) assert.equal(direct.byteLengthOf(d), direct.get(d)?.byteLength);
+});
+
 test('a full build of the synthetic mesh stores its objects packed, each under the digest of its bytes', () => {
   const { docs } = generateMesh({ services: 40 });
   const { stored } = inputSetAndStoredInputs(docs, h);

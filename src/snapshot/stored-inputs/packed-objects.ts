@@ -42,8 +42,14 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   /**
    * The objects `digests[i]` → `values[i]` (distinct digests). A plain Map, sorted by digest,
    * when a digest is not a well-formed `sha256:<hex>` or the bytes are too many for one buffer.
+   * With a spool, the bytes are appended to it in digest order (as `spooledTo` would move them),
+   * never packed into one buffer.
    */
-  static of(digests: readonly string[], values: readonly Uint8Array[]): ReadonlyMap<string, Uint8Array> {
+  static of(
+    digests: readonly string[],
+    values: readonly Uint8Array[],
+    spool?: ObjectSpool,
+  ): ReadonlyMap<string, Uint8Array> {
     const order = digestOrder(digests);
     let total = 0;
     for (const v of values) total += v.byteLength;
@@ -56,6 +62,7 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
       for (const i of order) out.set(digests[i] as string, values[i] as Uint8Array);
       return out;
     }
+    if (spool) return PackedObjects.spooledOf(values, order, ids, spool);
     const bytes = new Uint8Array(total);
     const ends = new Uint32Array(order.length);
     let at = 0;
@@ -66,6 +73,25 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
       ends[k] = at;
     }
     return new PackedObjects(bytes, ends, ids);
+  }
+
+  /** `values` appended to `spool` in `order`, with their `ids`. */
+  private static spooledOf(
+    values: readonly Uint8Array[],
+    order: Uint32Array,
+    ids: Uint8Array,
+    spool: ObjectSpool,
+  ): PackedObjects {
+    const handles = new Uint32Array(order.length);
+    const ends = new Uint32Array(order.length);
+    let at = 0;
+    for (let k = 0; k < order.length; k++) {
+      const v = values[order[k] as number] as Uint8Array;
+      handles[k] = spool.append(v);
+      at += v.byteLength;
+      ends[k] = at;
+    }
+    return new PackedObjects(new Uint8Array(0), ends, ids, { spool, handles });
   }
 
   /**

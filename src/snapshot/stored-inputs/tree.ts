@@ -20,7 +20,8 @@ import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
 import { PackedObjects } from './packed-objects.js';
-import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
+import { DocumentSink, MAX_DEPTH, TableTree, writeUnsortedTable, type TreeDocument } from '../tree.js';
+import type { ObjectSpool } from '../build/object-spool.js';
 import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
 import { buildInputSetRetention } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
@@ -158,45 +159,73 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
 /**
  * The inputs of a set of objects, built from scratch: every document and object. Two objects with
  * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
- * `StoredInputsTree` given every object, without its per-object bookkeeping): the tables
- * themselves pick between objects of one key, and the objects are packed in digest order
- * (packed-objects.ts: one buffer, no entry per object).
+ * `StoredInputsTree` given every object, without its per-object bookkeeping): each layer's table
+ * written straight from its keys (src/snapshot/tree.ts writeUnsortedTable), and the objects packed
+ * in digest order (packed-objects.ts: one buffer, no entry per object), or written to `spool`.
  */
-export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
-  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
+export function buildStoredInputs(
+  objects: Iterable<StoredEntry>,
+  hasher: Hasher = nobleSha256Hex,
+  spool?: ObjectSpool,
+): BuiltInputs {
   const entries = Array.isArray(objects) ? (objects as readonly StoredEntry[]) : [...objects];
+  const names: Record<InputLayer, string[]> = { config: [], endpoints: [] };
+  const digests: Record<InputLayer, string[]> = { config: [], endpoints: [] };
+  for (const o of entries) {
+    names[o.layer].push(keyString(o.key));
+    digests[o.layer].push(o.digest);
+  }
+  const sink = new DocumentSink(hasher);
+  const config = writeUnsortedTable(names.config, digests.config, sink);
+  const endpoints = config && writeUnsortedTable(names.endpoints, digests.endpoints, sink);
+  // A key repeats (the same object in two files): the tables pick between its objects.
+  if (!config || !endpoints) return buildStoredInputsPicking(entries, hasher, spool);
+  return {
+    digest: writeTop(sink, { config: config.digest, endpoints: endpoints.digest }),
+    documents: sink.sorted(),
+    objects: PackedObjects.of(
+      entries.map((o) => o.digest),
+      entries.map((o) => o.bytes),
+      spool,
+    ),
+    count: entries.length,
+  };
+}
+
+/** The top document (the inputs digest) above the layers' roots. */
+function writeTop(sink: DocumentSink, layers: Record<InputLayer, string>): string {
+  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
+  return sink.emit(canonicalJson(top), TOP_LAYER).digest;
+}
+
+/** `buildStoredInputs` of objects some of which share a key: each key keeps its smallest digest. */
+function buildStoredInputsPicking(entries: readonly StoredEntry[], hasher: Hasher, spool?: ObjectSpool): BuiltInputs {
+  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
   const keys: string[] = [];
-  let repeated = false;
   for (const o of entries) {
     const key = keyString(o.key);
     const prev = tables[o.layer].get(key);
     // A key's layer is its kind's (keys.ts layerOf): objects of one key meet in one table.
-    if (prev === undefined) tables[o.layer].set(key, o.digest);
-    else {
-      repeated = true;
-      if (o.digest < prev) tables[o.layer].set(key, o.digest);
-    }
+    if (prev === undefined || o.digest < prev) tables[o.layer].set(key, o.digest);
     keys.push(key);
   }
   const digests: string[] = [];
   const values: Uint8Array[] = [];
-  const added = repeated ? new Set<string>() : undefined;
+  const added = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
     const o = entries[i] as StoredEntry;
     // Once per digest: an object that lost to another of its key, or repeats a kept one's bytes, is left out.
-    if (added && (tables[o.layer].get(keys[i] as string) !== o.digest || added.has(o.digest))) continue;
-    added?.add(o.digest);
+    if (tables[o.layer].get(keys[i] as string) !== o.digest || added.has(o.digest)) continue;
+    added.add(o.digest);
     digests.push(o.digest);
     values.push(o.bytes);
   }
   const sink = new DocumentSink(hasher);
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
-  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
-  const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
   return {
-    digest,
+    digest: writeTop(sink, layers),
     documents: sink.sorted(),
-    objects: PackedObjects.of(digests, values),
+    objects: PackedObjects.of(digests, values, spool),
     count: tables.config.size + tables.endpoints.size,
   };
 }
@@ -212,11 +241,13 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 /**
  * The InputSet of raw documents and their stored inputs, from one validation pass
  * (src/inputs/retain.ts `buildInputSetRetention`): each document's stored bytes are written (from
- * its recorded reads, or its projection) and hashed as soon as it is read.
+ * its recorded reads, or its projection) and hashed as soon as it is read; the objects' bytes go to
+ * `spool` when given (PackedObjects.spooledTo without the packed copy in between).
  */
 export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
+  spool?: ObjectSpool,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
   const objects: StoredEntry[] = [];
   const slab = new ByteSlab();
@@ -224,7 +255,7 @@ export function inputSetAndStoredInputs(
     const object = storedEntryOfRetention(doc.object, retention, hasher, slab);
     if (object) objects.push(object);
   });
-  return { inputs, stored: buildStoredInputs(objects, hasher) };
+  return { inputs, stored: buildStoredInputs(objects, hasher, spool) };
 }
 
 /** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */
