@@ -54,7 +54,8 @@ test('packed objects read as the Map of the same objects in digest order', () =>
   assertSameMap(packed, sortedMap(digests, values));
   // Absent, malformed and upper-case digests are not there.
   const absent = digestOf(utf8Bytes('absent'), h);
-  for (const d of [absent, 'sha256:xyz', digests[0]!.toUpperCase(), '', digests[0]! + '0']) {
+  const upperHex = `sha256:${digests[0]!.slice('sha256:'.length).toUpperCase()}`;
+  for (const d of [absent, 'sha256:xyz', digests[0]!.toUpperCase(), upperHex, '', digests[0]! + '0']) {
     assert.equal(packed.has(d), false, d);
     assert.equal(packed.get(d), undefined, d);
   }

@@ -75,20 +75,26 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
     return new PackedObjects(bytes, ends, ids);
   }
 
-  /** `values` appended to `spool` in `order`, with their `ids`. */
+  /**
+   * `values` in `spool`, with their `ids` (in `order`). Appended in the order given, which is the
+   * order they were written in memory (a full build's come from a few slabs, read through once),
+   * not digest order.
+   */
   private static spooledOf(
     values: readonly Uint8Array[],
     order: Uint32Array,
     ids: Uint8Array,
     spool: ObjectSpool,
   ): PackedObjects {
+    const appended = new Uint32Array(values.length);
+    for (let i = 0; i < values.length; i++) appended[i] = spool.append(values[i] as Uint8Array);
     const handles = new Uint32Array(order.length);
     const ends = new Uint32Array(order.length);
     let at = 0;
     for (let k = 0; k < order.length; k++) {
-      const v = values[order[k] as number] as Uint8Array;
-      handles[k] = spool.append(v);
-      at += v.byteLength;
+      const i = order[k] as number;
+      handles[k] = appended[i] as number;
+      at += (values[i] as Uint8Array).byteLength;
       ends[k] = at;
     }
     return new PackedObjects(new Uint8Array(0), ends, ids, { spool, handles });
