@@ -129,6 +129,38 @@ test('a full build of the synthetic mesh stores its objects packed, each under t
   }
 });
 
+test('a full build spooled as it is written gives the inputs an in-memory build gives, repeated keys and odd documents included', () => {
+  const { docs } = generateMesh({ services: 40 });
+  const pod = docs.find((d) => d.object.kind === 'Pod')!;
+  const service = docs.find((d) => d.object.kind === 'Service')!;
+  const odd = [
+    // The same Pod twice, once changed (a repeated key: the smaller digest is kept), a Service repeated as it is.
+    { ...pod, index: 9001 },
+    { ...pod, index: 9002, object: { ...pod.object, spec: { nodeName: 'elsewhere' } } },
+    { ...service, index: 9003 },
+    // Invalid (stored redacted), unkeyed and not stored at all.
+    { file: 'odd.yaml', index: 0, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'bad' }, spec: 7 } },
+    { file: 'odd.yaml', index: 1, object: { apiVersion: 'v1', kind: 'Service', metadata: {}, spec: {} } },
+    { file: 'odd.yaml', index: 2, object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } },
+  ];
+  for (const input of [docs, [...docs, ...odd]]) {
+    const inMemory = inputSetAndStoredInputs(input, h).stored;
+    const spool = memorySpool();
+    const spooled = inputSetAndStoredInputs(input, h, spool).stored;
+    assert.equal(spooled.digest, inMemory.digest);
+    assert.equal(spooled.count, inMemory.count);
+    assert.deepEqual(
+      spooled.documents.map((d) => [d.digest, d.layer, Buffer.from(d.bytes).toString()]),
+      inMemory.documents.map((d) => [d.digest, d.layer, Buffer.from(d.bytes).toString()]),
+    );
+    assert.ok(spooled.objects instanceof PackedObjects);
+    const before = spool.reads;
+    assertSameMap(spooled.objects, inMemory.objects);
+    assert.ok(spool.reads > before, 'bytes read back from the spool');
+    assert.equal(PackedObjects.spooledTo(spooled.objects, spool), spooled.objects, 'already spooled');
+  }
+});
+
 test('byte slab: writes land in shared chunks, one that outgrows its chunk is copied, a failed one leaves nothing', () => {
   const own = new Uint8Array(16);
   const w = new ByteWriter(own);

@@ -50,6 +50,12 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
     values: readonly Uint8Array[],
     spool?: ObjectSpool,
   ): ReadonlyMap<string, Uint8Array> {
+    if (spool)
+      return PackedObjects.ofSpooled(
+        digests,
+        values.map((v) => spool.append(v)),
+        spool,
+      );
     const order = digestOrder(digests);
     let total = 0;
     for (const v of values) total += v.byteLength;
@@ -62,7 +68,6 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
       for (const i of order) out.set(digests[i] as string, values[i] as Uint8Array);
       return out;
     }
-    if (spool) return PackedObjects.spooledOf(values, order, ids, spool);
     const bytes = new Uint8Array(total);
     const ends = new Uint32Array(order.length);
     let at = 0;
@@ -76,28 +81,37 @@ export class PackedObjects implements ReadonlyMap<string, Uint8Array> {
   }
 
   /**
-   * `values` in `spool`, with their `ids` (in `order`). Appended in the order given, which is the
-   * order they were written in memory (a full build's come from a few slabs, read through once),
-   * not digest order.
+   * The objects `digests[i]` → the bytes of spool handle `handles[i]` (distinct digests), as `of`
+   * with a spool gives them, for bytes that were spooled as they were written. A plain Map (the
+   * bytes read back) where `of` gives one.
    */
-  private static spooledOf(
-    values: readonly Uint8Array[],
-    order: Uint32Array,
-    ids: Uint8Array,
+  static ofSpooled(
+    digests: readonly string[],
+    handles: readonly number[],
     spool: ObjectSpool,
-  ): PackedObjects {
-    const appended = new Uint32Array(values.length);
-    for (let i = 0; i < values.length; i++) appended[i] = spool.append(values[i] as Uint8Array);
-    const handles = new Uint32Array(order.length);
+  ): ReadonlyMap<string, Uint8Array> {
+    const order = digestOrder(digests);
+    let total = 0;
+    for (const h of handles) total += spool.byteLength(h);
+    const ids = new Uint8Array(order.length * ID_BYTES);
+    let wellFormed = total <= MAX_PACKED_BYTES;
+    for (let k = 0; wellFormed && k < order.length; k++)
+      wellFormed = writeId(digests[order[k] as number] as string, ids, k * ID_BYTES);
+    if (!wellFormed) {
+      const out = new Map<string, Uint8Array>();
+      for (const i of order) out.set(digests[i] as string, spool.read(handles[i] as number));
+      return out;
+    }
+    const inOrder = new Uint32Array(order.length);
     const ends = new Uint32Array(order.length);
     let at = 0;
     for (let k = 0; k < order.length; k++) {
-      const i = order[k] as number;
-      handles[k] = appended[i] as number;
-      at += (values[i] as Uint8Array).byteLength;
+      const handle = handles[order[k] as number] as number;
+      inOrder[k] = handle;
+      at += spool.byteLength(handle);
       ends[k] = at;
     }
-    return new PackedObjects(new Uint8Array(0), ends, ids, { spool, handles });
+    return new PackedObjects(new Uint8Array(0), ends, ids, { spool, handles: inOrder });
   }
 
   /**
