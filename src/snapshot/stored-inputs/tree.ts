@@ -202,8 +202,7 @@ function buildFromEntries(
     names[o.layer].push(keyString(o.key));
     digests[o.layer].push(o.digest);
   }
-  // The tree's documents live as long as one another (until published): their bytes share slabs.
-  const sink = new DocumentSink(hasher, new ByteSlab());
+  const sink = new DocumentSink(hasher);
   const config = writeUnsortedTable(names.config, digests.config, sink);
   const endpoints = config && writeUnsortedTable(names.endpoints, digests.endpoints, sink);
   // A key repeats (the same object in two files): the tables pick between its objects.
@@ -246,7 +245,7 @@ function buildPicking(
     added.add(o.digest);
     kept.push(i);
   }
-  const sink = new DocumentSink(hasher, new ByteSlab());
+  const sink = new DocumentSink(hasher);
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
   return {
     digest: writeTop(sink, layers),
