@@ -11,7 +11,7 @@ import { compileOwned } from './compile/index.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
-import { inputSetAndStoredInputs, PackedObjects, type BuiltInputs } from './snapshot/stored-inputs/index.js';
+import { inputSetAndStoredInputs, type BuiltInputs } from './snapshot/stored-inputs/index.js';
 
 import { buildSnapshot, buildSnapshotOnce, type BuiltSnapshot, type ObjectSpool } from './snapshot/build.js';
 import type { OwnedCompileOutput } from './compile/types.js';
@@ -184,9 +184,8 @@ export function validatedDocuments(
   opts: PipelineOptions,
 ): { inputs: Handoff<InputSet>; stored: BuiltInputs } {
   const { documents, parseDiagnostics } = parsed.take();
-  const { inputs, stored } = inputSetAndStoredInputs(documents, opts.hasher);
-  const kept = opts.spool ? { ...stored, objects: PackedObjects.spooledTo(stored.objects, opts.spool) } : stored;
-  return { inputs: new Handoff(withParseDiagnostics(inputs, parseDiagnostics)), stored: kept };
+  const { inputs, stored } = inputSetAndStoredInputs(documents, opts.hasher, opts.spool);
+  return { inputs: new Handoff(withParseDiagnostics(inputs, parseDiagnostics)), stored };
 }
 
 /** Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet. */

@@ -92,14 +92,19 @@ const leafWriter = new ByteWriter(new Uint8Array(1 << 16));
  * The bytes of the leaf holding `names[e]` → `digests[e]` for each e of `at` (ascending), or of
  * every entry when `at` is undefined; names sorted. A view of the reused buffer: valid until the next leaf.
  */
-function leafBytesOf(names: readonly string[], digests: readonly string[], at?: readonly number[]): Uint8Array {
+function leafBytesOf(
+  names: readonly string[],
+  digests: readonly string[],
+  at?: ArrayLike<number>,
+  start = 0,
+  end = at ? at.length : names.length,
+): Uint8Array {
   const w = leafWriter;
   w.pos = 0;
   w.ascii('{"entries":{');
-  const n = at ? at.length : names.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = start; i < end; i++) {
     const e = at ? (at[i] as number) : i;
-    if (i > 0) w.byte(0x2c); // ,
+    if (i > start) w.byte(0x2c); // ,
     w.string(names[e] as string);
     w.byte(0x3a); // :
     w.string(digests[e] as string);
@@ -131,9 +136,20 @@ export function writeTable(
     if (at) at.push(i);
     else leaves.set(leaf, [i]);
   }
-  let level = new Map<number, TreeDocument>();
+  const level = new Map<number, TreeDocument>();
   for (const leaf of [...leaves.keys()].sort((a, b) => a - b))
     level.set(leaf, sink.emitCopy(leafBytesOf(names, digests, leaves.get(leaf) as number[]), layerBase));
+  return writeInterior(level, depth, sink, layerBase);
+}
+
+/** The interior nodes above a table's leaves (leaf number → its document), bottom-up; returns the root. */
+function writeInterior(
+  leaves: Map<number, TreeDocument>,
+  depth: number,
+  sink: DocumentSink,
+  layerBase: number,
+): TreeDocument {
+  let level = leaves;
   for (let k = depth - 1; k >= 0; k--) {
     const parents = new Map<number, [string, string][]>();
     for (const [node, doc] of level) {
@@ -146,6 +162,78 @@ export function writeTable(
     for (const [node, children] of parents) level.set(node, sink.emit(nodeText(children), layerBase + depth - k));
   }
   return level.get(0) as TreeDocument;
+}
+
+/** Leaf numbers up to this many are counted in an array (depth ≤ 5: a million entries per table or more). */
+const MAX_COUNTED_LEAVES = FANOUT ** 5;
+
+/**
+ * `writeTable` of names in any order: the same documents, without sorting the whole table (a full
+ * build of the stored inputs: ~40k names). The entries are grouped by leaf with a counting sort, then
+ * each leaf's few entries sorted by name. Undefined, and nothing written, when a name repeats.
+ */
+export function writeUnsortedTable(
+  names: readonly string[],
+  digests: readonly string[],
+  sink: DocumentSink,
+  layerBase = 0,
+): TreeDocument | undefined {
+  const n = names.length;
+  const depth = tableDepth(n);
+  if (n === 0 || FANOUT ** depth > MAX_COUNTED_LEAVES) {
+    const order = [...names.keys()].sort((a, b) => cmp(names[a] as string, names[b] as string));
+    const at = (list: readonly string[]): string[] => order.map((i) => list[i] as string);
+    const sorted = at(names);
+    for (let i = 1; i < n; i++) if (sorted[i] === sorted[i - 1]) return undefined;
+    return writeTable(sorted, at(digests), sink, layerBase);
+  }
+  const shift = 32 - 4 * depth;
+  const leafOf = new Uint32Array(n);
+  const starts = new Uint32Array(FANOUT ** depth + 1);
+  for (let i = 0; i < n; i++) {
+    const leaf = depth === 0 ? 0 : nameHash(names[i] as string) >>> shift;
+    leafOf[i] = leaf;
+    (starts[leaf + 1] as number)++;
+  }
+  for (let l = 1; l < starts.length; l++) starts[l] = (starts[l] as number) + (starts[l - 1] as number);
+  const order = new Uint32Array(n);
+  const fill = starts.slice(0, -1);
+  for (let i = 0; i < n; i++) order[(fill[leafOf[i] as number] as number)++] = i;
+  for (let leaf = 0; leaf < starts.length - 1; leaf++) {
+    const start = starts[leaf] as number;
+    const end = starts[leaf + 1] as number;
+    sortRangeByName(order, start, end, names);
+    for (let i = start + 1; i < end; i++)
+      if (names[order[i] as number] === names[order[i - 1] as number]) return undefined;
+  }
+  const level = new Map<number, TreeDocument>();
+  for (let leaf = 0; leaf < starts.length - 1; leaf++) {
+    const start = starts[leaf] as number;
+    const end = starts[leaf + 1] as number;
+    if (start < end) level.set(leaf, sink.emitCopy(leafBytesOf(names, digests, order, start, end), layerBase));
+  }
+  return writeInterior(level, depth, sink, layerBase);
+}
+
+/** Insertion-sorted up to this many entries; a larger leaf (names that happen to share a hash prefix) by a plain sort. */
+const INSERTION_SORT_MAX = 64;
+
+/** Sorts `order[start, end)` by the names they point at (a leaf holds a few dozen entries). */
+function sortRangeByName(order: Uint32Array, start: number, end: number, names: readonly string[]): void {
+  if (end - start > INSERTION_SORT_MAX) {
+    order.subarray(start, end).sort((a, b) => cmp(names[a] as string, names[b] as string));
+    return;
+  }
+  for (let i = start + 1; i < end; i++) {
+    const e = order[i] as number;
+    const name = names[e] as string;
+    let j = i - 1;
+    while (j >= start && (names[order[j] as number] as string) > name) {
+      order[j + 1] = order[j] as number;
+      j--;
+    }
+    order[j + 1] = e;
+  }
 }
 
 /** Canonical JSON of an interior node: `{"children":{hexDigit:digest,…}}`. */

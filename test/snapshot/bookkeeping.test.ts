@@ -13,7 +13,15 @@ import type { Cluster } from '../../src/xds/proto.js';
 import { A, INFO, output, routeConfig, sidecarClass, staticCluster } from './sample-output.js';
 import { DigestSorter, digestOrder } from '../../src/snapshot/sorted-digests.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { DocumentSink, LAYER, TableTree, leafBytes, leafText, writeTable } from '../../src/snapshot/tree.js';
+import {
+  DocumentSink,
+  LAYER,
+  TableTree,
+  leafBytes,
+  leafText,
+  writeTable,
+  writeUnsortedTable,
+} from '../../src/snapshot/tree.js';
 import { ObjectRefs, ObjectSet } from '../../src/snapshot/build/refcounts.js';
 import type { EncodedResource } from '../../src/snapshot/encoder.js';
 import { groupDocumentText } from '../../src/snapshot/build/trees.js';
@@ -147,8 +155,47 @@ test('a table written from sorted columns gives the documents and root a TableTr
       assert.equal(written.digest, root.digest, `${n} entries`);
       assert.equal(written.layer, root.layer, `${n} entries`);
       assert.deepEqual(sinkDocs(direct), sinkDocs(viaTree), `${n} entries`);
+      // The same entries in any order, written without sorting the table.
+      const shuffled = ns.map((_, i) => (i * 7919) % ns.length);
+      if (new Set(shuffled).size !== ns.length) shuffled.reverse();
+      const unsorted = new DocumentSink(nodeSha256Hex);
+      const fromUnsorted = writeUnsortedTable(
+        shuffled.map((i) => ns[i] as string),
+        shuffled.map((i) => ds[i] as string),
+        unsorted,
+        layerBase,
+      );
+      assert.equal(fromUnsorted?.digest, root.digest, `${n} entries, unsorted`);
+      assert.equal(fromUnsorted.layer, root.layer, `${n} entries, unsorted`);
+      assert.deepEqual(sinkDocs(unsorted), sinkDocs(viaTree), `${n} entries, unsorted`);
     }
   }
+});
+
+test('a table written from unsorted columns: a repeated name writes nothing; a leaf of many names sharing a hash prefix', () => {
+  for (const n of [2, 40, 3000]) {
+    const ns = Array.from({ length: n }, (_, i) => `n-${i}`);
+    ns.push(ns[n >> 1] as string);
+    const sink = new DocumentSink(nodeSha256Hex);
+    assert.equal(
+      writeUnsortedTable(
+        ns,
+        ns.map((_, i) => digest(i)),
+        sink,
+      ),
+      undefined,
+      `${n} entries`,
+    );
+    assert.equal(sink.documents.size, 0, `${n} entries: nothing written`);
+  }
+  // Names that differ before their last `|` share a bucket key, hence one leaf: more than the insertion sort takes.
+  const ns = Array.from({ length: 600 }, (_, i) => `outbound|${(i * 37) % 600}||one.ns.svc.cluster.local`);
+  const ds = ns.map((_, i) => digest(i));
+  const viaTree = new DocumentSink(nodeSha256Hex);
+  const root = TableTree.of(ns.map((name, i) => [name, ds[i] as string])).commit(viaTree);
+  const direct = new DocumentSink(nodeSha256Hex);
+  assert.equal(writeUnsortedTable(ns, ds, direct)?.digest, root.digest);
+  assert.deepEqual(sinkDocs(direct), sinkDocs(viaTree));
 });
 
 test('digest order: the plain (major, string) order, with ties on the leading digits, odd keys and odd majors', () => {

@@ -54,7 +54,8 @@ test('packed objects read as the Map of the same objects in digest order', () =>
   assertSameMap(packed, sortedMap(digests, values));
   // Absent, malformed and upper-case digests are not there.
   const absent = digestOf(utf8Bytes('absent'), h);
-  for (const d of [absent, 'sha256:xyz', digests[0]!.toUpperCase(), '', digests[0]! + '0']) {
+  const upperHex = `sha256:${digests[0]!.slice('sha256:'.length).toUpperCase()}`;
+  for (const d of [absent, 'sha256:xyz', digests[0]!.toUpperCase(), upperHex, '', digests[0]! + '0']) {
     assert.equal(packed.has(d), false, d);
     assert.equal(packed.get(d), undefined, d);
   }
@@ -103,6 +104,18 @@ test('packed objects moved to a spool read as before, their bytes from the spool
   assert.equal(PackedObjects.spooledTo(plain, spool), plain, 'a plain Map stays as it is');
 });
 
+test('packed objects written to a spool as they are packed read as the packed ones moved there', () => {
+  const values = ['{"a":1}', '', '{"b":"é"}', '[1,2,3]', 'x'.repeat(5000)].map(utf8Bytes);
+  const digests = values.map((v) => digestOf(v, h));
+  const spool = memorySpool();
+  const direct = PackedObjects.of(digests, values, spool);
+  assert.ok(direct instanceof PackedObjects);
+  assert.equal(PackedObjects.spooledTo(direct, spool), direct, 'already spooled');
+  assertSameMap(direct, sortedMap(digests, values));
+  assertSameMap(direct, PackedObjects.spooledTo(PackedObjects.of(digests, values), memorySpool()));
+  for (const d of digests) assert.equal(direct.byteLengthOf(d), direct.get(d)?.byteLength);
+});
+
 test('a full build of the synthetic mesh stores its objects packed, each under the digest of its bytes', () => {
   const { docs } = generateMesh({ services: 40 });
   const { stored } = inputSetAndStoredInputs(docs, h);
@@ -113,6 +126,38 @@ test('a full build of the synthetic mesh stores its objects packed, each under t
     assert.equal(digestOf(bytes, h), digest);
     assert.ok(previous < digest, 'in digest order');
     previous = digest;
+  }
+});
+
+test('a full build spooled as it is written gives the inputs an in-memory build gives, repeated keys and odd documents included', () => {
+  const { docs } = generateMesh({ services: 40 });
+  const pod = docs.find((d) => d.object.kind === 'Pod')!;
+  const service = docs.find((d) => d.object.kind === 'Service')!;
+  const odd = [
+    // The same Pod twice, once changed (a repeated key: the smaller digest is kept), a Service repeated as it is.
+    { ...pod, index: 9001 },
+    { ...pod, index: 9002, object: { ...pod.object, spec: { nodeName: 'elsewhere' } } },
+    { ...service, index: 9003 },
+    // Invalid (stored redacted), unkeyed and not stored at all.
+    { file: 'odd.yaml', index: 0, object: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'bad' }, spec: 7 } },
+    { file: 'odd.yaml', index: 1, object: { apiVersion: 'v1', kind: 'Service', metadata: {}, spec: {} } },
+    { file: 'odd.yaml', index: 2, object: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' } } },
+  ];
+  for (const input of [docs, [...docs, ...odd]]) {
+    const inMemory = inputSetAndStoredInputs(input, h).stored;
+    const spool = memorySpool();
+    const spooled = inputSetAndStoredInputs(input, h, spool).stored;
+    assert.equal(spooled.digest, inMemory.digest);
+    assert.equal(spooled.count, inMemory.count);
+    assert.deepEqual(
+      spooled.documents.map((d) => [d.digest, d.layer, Buffer.from(d.bytes).toString()]),
+      inMemory.documents.map((d) => [d.digest, d.layer, Buffer.from(d.bytes).toString()]),
+    );
+    assert.ok(spooled.objects instanceof PackedObjects);
+    const before = spool.reads;
+    assertSameMap(spooled.objects, inMemory.objects);
+    assert.ok(spool.reads > before, 'bytes read back from the spool');
+    assert.equal(PackedObjects.spooledTo(spooled.objects, spool), spooled.objects, 'already spooled');
   }
 });
 

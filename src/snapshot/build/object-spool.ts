@@ -6,7 +6,11 @@
  * (BuiltSnapshot.objects), reading each one back from the spool when asked.
  */
 
-/** Append-only bytes: `append` returns a handle (a small non-negative integer) by which `read` gives the same bytes back. */
+/**
+ * Append-only bytes: `append` returns a handle (a small non-negative integer) by which `read` gives the same bytes back.
+ * `append` copies the bytes (or writes them out) before it returns: a caller may hand it a view of a buffer it reuses
+ * (the stored inputs' writer does: src/snapshot/stored-inputs/tree.ts).
+ */
 export interface ObjectSpool {
   append(bytes: Uint8Array): number;
   read(handle: number): Uint8Array;

@@ -22,7 +22,9 @@ import { RECORDED_KINDS } from '../../inputs/read-recorder.js';
 import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
 import type { ByteSlab } from '../../xds/wire/slab.js';
-import { recordedCanonicalBytes } from './recorded-bytes.js';
+import { recordedCanonicalBytes, SHARED_BYTES } from './recorded-bytes.js';
+
+export { SHARED_BYTES };
 import { keyString, layerOf, objectKeyOf, UNKEYED_KIND, type InputLayer, type ObjectKey } from './keys.js';
 import { isRecord, own, type Raw } from './raw.js';
 
@@ -169,10 +171,10 @@ function entryOfRetention(
   retention: Retention,
   key: ObjectKey | undefined,
   hasher: Hasher | undefined,
-  slab?: ByteSlab,
+  into?: ByteSlab | typeof SHARED_BYTES,
 ): StoredEntry | undefined {
   const reads = key ? retention.reads : undefined;
-  const bytes = reads ? recordedCanonicalBytes(raw, reads, slab) : undefined;
+  const bytes = reads ? recordedCanonicalBytes(raw, reads, into) : undefined;
   if (key && bytes) return { key, layer: layerOf(key.kind), bytes, digest: digestOf(bytes, hasher) };
   const kept = retention.retained();
   return kept ? entryOfRetained(raw, kept, key, hasher) : undefined;
@@ -180,15 +182,16 @@ function entryOfRetention(
 
 /**
  * The stored entry of a document read in one pass (src/inputs/retain.ts buildInputSetRetention), or
- * undefined when none of it is stored. Its bytes are copied into `slab` when given.
+ * undefined when none of it is stored. Its bytes are written into `into` when it is a slab; with
+ * SHARED_BYTES they may be a view of a reused buffer, valid until the next call (copy them at once).
  */
 export function storedEntryOfRetention(
   raw: Raw,
   retention: Retention,
   hasher?: Hasher,
-  slab?: ByteSlab,
+  into?: ByteSlab | typeof SHARED_BYTES,
 ): StoredEntry | undefined {
-  return entryOfRetention(raw, retention, objectKeyOf(raw), hasher, slab);
+  return entryOfRetention(raw, retention, objectKeyOf(raw), hasher, into);
 }
 
 function entryOfRetained(raw: Raw, kept: Raw, key: ObjectKey | undefined, hasher: Hasher | undefined): StoredEntry {

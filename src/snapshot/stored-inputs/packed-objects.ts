@@ -42,8 +42,20 @@ export class PackedObjects implements SizedObjects {
   /**
    * The objects `digests[i]` → `values[i]` (distinct digests). A plain Map, sorted by digest,
    * when a digest is not a well-formed `sha256:<hex>` or the bytes are too many for one buffer.
+   * With a spool, the bytes are appended to it in digest order (as `spooledTo` would move them),
+   * never packed into one buffer.
    */
-  static of(digests: readonly string[], values: readonly Uint8Array[]): ReadonlyMap<string, Uint8Array> {
+  static of(
+    digests: readonly string[],
+    values: readonly Uint8Array[],
+    spool?: ObjectSpool,
+  ): ReadonlyMap<string, Uint8Array> {
+    if (spool)
+      return PackedObjects.ofSpooled(
+        digests,
+        values.map((v) => spool.append(v)),
+        spool,
+      );
     const order = digestOrder(digests);
     let total = 0;
     for (const v of values) total += v.byteLength;
@@ -66,6 +78,40 @@ export class PackedObjects implements SizedObjects {
       ends[k] = at;
     }
     return new PackedObjects(bytes, ends, ids);
+  }
+
+  /**
+   * The objects `digests[i]` → the bytes of spool handle `handles[i]` (distinct digests), as `of`
+   * with a spool gives them, for bytes that were spooled as they were written. A plain Map (the
+   * bytes read back) where `of` gives one.
+   */
+  static ofSpooled(
+    digests: readonly string[],
+    handles: readonly number[],
+    spool: ObjectSpool,
+  ): ReadonlyMap<string, Uint8Array> {
+    const order = digestOrder(digests);
+    let total = 0;
+    for (const h of handles) total += spool.byteLength(h);
+    const ids = new Uint8Array(order.length * ID_BYTES);
+    let wellFormed = total <= MAX_PACKED_BYTES;
+    for (let k = 0; wellFormed && k < order.length; k++)
+      wellFormed = writeId(digests[order[k] as number] as string, ids, k * ID_BYTES);
+    if (!wellFormed) {
+      const out = new Map<string, Uint8Array>();
+      for (const i of order) out.set(digests[i] as string, spool.read(handles[i] as number));
+      return out;
+    }
+    const inOrder = new Uint32Array(order.length);
+    const ends = new Uint32Array(order.length);
+    let at = 0;
+    for (let k = 0; k < order.length; k++) {
+      const handle = handles[order[k] as number] as number;
+      inOrder[k] = handle;
+      at += spool.byteLength(handle);
+      ends[k] = at;
+    }
+    return new PackedObjects(new Uint8Array(0), ends, ids, { spool, handles: inOrder });
   }
 
   /**

@@ -323,11 +323,20 @@ const MAX_KEPT_BUFFER = 1 << 20;
 const shared = new RecordedWriter(new ByteWriter(new Uint8Array(INITIAL_BUFFER)));
 let writing = false;
 
+/** Where `recordedCanonicalBytes` leaves the bytes it writes: a view of its own buffer, valid until its next call. */
+export const SHARED_BYTES = 'shared';
+
 /**
  * The canonical bytes of the stored form of `raw` from its recorded reads, or undefined when the
- * projection path must decide. Written into `slab` when given (bytes that live as long as the others).
+ * projection path must decide. Written into `into` when it is a slab (bytes that live as long as
+ * the others); with SHARED_BYTES, a view of the writer's buffer (for a caller that copies them at
+ * once: the spool); else a copy of their own.
  */
-export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads, slab?: ByteSlab): Uint8Array | undefined {
+export function recordedCanonicalBytes(
+  raw: Raw,
+  reads: RecordedReads,
+  into?: ByteSlab | typeof SHARED_BYTES,
+): Uint8Array | undefined {
   const kind = own(raw, 'kind');
   const apiVersion = own(raw, 'apiVersion');
   if (typeof kind !== 'string' || kind === 'WorkloadEntry') return undefined;
@@ -337,8 +346,11 @@ export function recordedCanonicalBytes(raw: Raw, reads: RecordedReads, slab?: By
   writing = true;
   writer.start(reads);
   try {
-    if (slab && writer === shared) return slab.write(writer.w, () => writer.root(raw, kind));
+    if (into !== undefined && into !== SHARED_BYTES && writer === shared)
+      return into.write(writer.w, () => writer.root(raw, kind));
     writer.root(raw, kind);
+    // A view of the shared buffer stays valid when the buffer is replaced below (it keeps the old one).
+    if (into === SHARED_BYTES && writer === shared) return writer.w.buf.subarray(0, writer.w.pos);
     return writer.w.buf.slice(0, writer.w.pos);
   } catch (e) {
     if (e instanceof NotWritable) return undefined;

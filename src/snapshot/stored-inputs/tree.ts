@@ -20,8 +20,15 @@ import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
 import { PackedObjects } from './packed-objects.js';
-import { DocumentSink, MAX_DEPTH, TableTree, type TreeDocument } from '../tree.js';
-import { storedDocument, storedEntryOfRetention, type StoredEntry, type StoredObject } from './canonical-object.js';
+import { DocumentSink, MAX_DEPTH, TableTree, writeUnsortedTable, type TreeDocument } from '../tree.js';
+import type { ObjectSpool } from '../build/object-spool.js';
+import {
+  SHARED_BYTES,
+  storedDocument,
+  storedEntryOfRetention,
+  type StoredEntry,
+  type StoredObject,
+} from './canonical-object.js';
 import { buildInputSetRetention } from '../../inputs/retain.js';
 import type { InputSet } from '../../model/inputs.js';
 import { INPUT_LAYERS, keyString, type InputLayer } from './keys.js';
@@ -158,45 +165,92 @@ function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array
 /**
  * The inputs of a set of objects, built from scratch: every document and object. Two objects with
  * one key keep the smaller digest. Built bottom-up in one pass (the same documents as a
- * `StoredInputsTree` given every object, without its per-object bookkeeping): the tables
- * themselves pick between objects of one key, and the objects are packed in digest order
- * (packed-objects.ts: one buffer, no entry per object).
+ * `StoredInputsTree` given every object, without its per-object bookkeeping): each layer's table
+ * written straight from its keys (src/snapshot/tree.ts writeUnsortedTable), and the objects packed
+ * in digest order (packed-objects.ts: one buffer, no entry per object), or written to `spool`.
  */
-export function buildStoredInputs(objects: Iterable<StoredEntry>, hasher: Hasher = nobleSha256Hex): BuiltInputs {
-  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
+export function buildStoredInputs(
+  objects: Iterable<StoredEntry>,
+  hasher: Hasher = nobleSha256Hex,
+  spool?: ObjectSpool,
+): BuiltInputs {
   const entries = Array.isArray(objects) ? (objects as readonly StoredEntry[]) : [...objects];
+  return buildFromEntries(entries, hasher, (kept) =>
+    PackedObjects.of(
+      kept.map((i) => (entries[i] as StoredEntry).digest),
+      kept.map((i) => (entries[i] as StoredEntry).bytes),
+      spool,
+    ),
+  );
+}
+
+/** A stored object's identity and digest: what the tree is built from (its bytes are elsewhere). */
+type EntryIdentity = Pick<StoredEntry, 'key' | 'layer' | 'digest'>;
+
+/**
+ * The tree of `entries`; `objectsOf` gives the objects map of the entries kept (positions in
+ * `entries`, ascending: one per key, once per digest).
+ */
+function buildFromEntries(
+  entries: readonly EntryIdentity[],
+  hasher: Hasher,
+  objectsOf: (kept: readonly number[]) => ReadonlyMap<string, Uint8Array>,
+): BuiltInputs {
+  const names: Record<InputLayer, string[]> = { config: [], endpoints: [] };
+  const digests: Record<InputLayer, string[]> = { config: [], endpoints: [] };
+  for (const o of entries) {
+    names[o.layer].push(keyString(o.key));
+    digests[o.layer].push(o.digest);
+  }
+  const sink = new DocumentSink(hasher);
+  const config = writeUnsortedTable(names.config, digests.config, sink);
+  const endpoints = config && writeUnsortedTable(names.endpoints, digests.endpoints, sink);
+  // A key repeats (the same object in two files): the tables pick between its objects.
+  if (!config || !endpoints) return buildPicking(entries, hasher, objectsOf);
+  return {
+    digest: writeTop(sink, { config: config.digest, endpoints: endpoints.digest }),
+    documents: sink.sorted(),
+    objects: objectsOf([...entries.keys()]),
+    count: entries.length,
+  };
+}
+
+/** The top document (the inputs digest) above the layers' roots. */
+function writeTop(sink: DocumentSink, layers: Record<InputLayer, string>): string {
+  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
+  return sink.emit(canonicalJson(top), TOP_LAYER).digest;
+}
+
+/** `buildFromEntries` of entries some of which share a key: each key keeps its smallest digest. */
+function buildPicking(
+  entries: readonly EntryIdentity[],
+  hasher: Hasher,
+  objectsOf: (kept: readonly number[]) => ReadonlyMap<string, Uint8Array>,
+): BuiltInputs {
+  const tables: Record<InputLayer, TableTree> = { config: new TableTree(0), endpoints: new TableTree(0) };
   const keys: string[] = [];
-  let repeated = false;
   for (const o of entries) {
     const key = keyString(o.key);
     const prev = tables[o.layer].get(key);
     // A key's layer is its kind's (keys.ts layerOf): objects of one key meet in one table.
-    if (prev === undefined) tables[o.layer].set(key, o.digest);
-    else {
-      repeated = true;
-      if (o.digest < prev) tables[o.layer].set(key, o.digest);
-    }
+    if (prev === undefined || o.digest < prev) tables[o.layer].set(key, o.digest);
     keys.push(key);
   }
-  const digests: string[] = [];
-  const values: Uint8Array[] = [];
-  const added = repeated ? new Set<string>() : undefined;
+  const kept: number[] = [];
+  const added = new Set<string>();
   for (let i = 0; i < entries.length; i++) {
-    const o = entries[i] as StoredEntry;
+    const o = entries[i] as EntryIdentity;
     // Once per digest: an object that lost to another of its key, or repeats a kept one's bytes, is left out.
-    if (added && (tables[o.layer].get(keys[i] as string) !== o.digest || added.has(o.digest))) continue;
-    added?.add(o.digest);
-    digests.push(o.digest);
-    values.push(o.bytes);
+    if (tables[o.layer].get(keys[i] as string) !== o.digest || added.has(o.digest)) continue;
+    added.add(o.digest);
+    kept.push(i);
   }
   const sink = new DocumentSink(hasher);
   const layers = { config: tables.config.commit(sink).digest, endpoints: tables.endpoints.commit(sink).digest };
-  const top: InputsTopDocument = { schema: STORED_INPUTS_SCHEMA, layers };
-  const digest = sink.emit(canonicalJson(top), TOP_LAYER).digest;
   return {
-    digest,
+    digest: writeTop(sink, layers),
     documents: sink.sorted(),
-    objects: PackedObjects.of(digests, values),
+    objects: objectsOf(kept),
     count: tables.config.size + tables.endpoints.size,
   };
 }
@@ -212,12 +266,19 @@ export function storedInputsOfDocuments(docs: readonly RawDocument[], hasher?: H
 /**
  * The InputSet of raw documents and their stored inputs, from one validation pass
  * (src/inputs/retain.ts `buildInputSetRetention`): each document's stored bytes are written (from
- * its recorded reads, or its projection) and hashed as soon as it is read.
+ * its recorded reads, or its projection) and hashed as soon as it is read; the objects' bytes go to
+ * `spool` when given (as PackedObjects.spooledTo would move them there).
  */
 export function inputSetAndStoredInputs(
   docs: readonly RawDocument[],
   hasher?: Hasher,
+  spool?: ObjectSpool,
 ): { readonly inputs: InputSet; readonly stored: BuiltInputs } {
+  return spool ? spooledInputs(docs, spool, hasher) : slabbedInputs(docs, hasher);
+}
+
+/** The objects' bytes kept in memory, in slabs, then packed. */
+function slabbedInputs(docs: readonly RawDocument[], hasher?: Hasher): { inputs: InputSet; stored: BuiltInputs } {
   const objects: StoredEntry[] = [];
   const slab = new ByteSlab();
   const inputs = buildInputSetRetention(docs, (doc, retention) => {
@@ -225,6 +286,33 @@ export function inputSetAndStoredInputs(
     if (object) objects.push(object);
   });
   return { inputs, stored: buildStoredInputs(objects, hasher) };
+}
+
+/**
+ * The objects' bytes appended to the spool as soon as they are written (never held in memory: no
+ * slab, no view per object), the tree built from their identities.
+ */
+function spooledInputs(
+  docs: readonly RawDocument[],
+  spool: ObjectSpool,
+  hasher: Hasher = nobleSha256Hex,
+): { inputs: InputSet; stored: BuiltInputs } {
+  const entries: EntryIdentity[] = [];
+  const handles: number[] = [];
+  const inputs = buildInputSetRetention(docs, (doc, retention) => {
+    const object = storedEntryOfRetention(doc.object, retention, hasher, SHARED_BYTES);
+    if (!object) return;
+    entries.push({ key: object.key, layer: object.layer, digest: object.digest });
+    handles.push(spool.append(object.bytes));
+  });
+  const stored = buildFromEntries(entries, hasher, (kept) =>
+    PackedObjects.ofSpooled(
+      kept.map((i) => (entries[i] as EntryIdentity).digest),
+      kept.map((i) => handles[i] as number),
+      spool,
+    ),
+  );
+  return { inputs, stored };
 }
 
 /** Stored inputs of input files (`meshsnap compile`): parsed as the compiler parses them. */
