@@ -8,10 +8,28 @@
 
 /** Append-only bytes: `append` returns a handle (a small non-negative integer) by which `read` gives the same bytes back. */
 export interface ObjectSpool {
-  append(bytes: Uint8Array): number;
+  /** `group`: a hint, bytes that will be read back together (`readGroup`); default 0. */
+  append(bytes: Uint8Array, group?: number): number;
   read(handle: number): Uint8Array;
   byteLength(handle: number): number;
+  /**
+   * Optional: a reader that reads the whole of `group` at once, then gives any handle's bytes (views
+   * that are not to be kept); for reading many objects in group order.
+   */
+  readGroup?(group: number): (handle: number) => Uint8Array;
 }
+
+/** Spool groups by digest: its first 6 bits, so that a walk in digest order visits each group once, in order. */
+export const SPOOL_GROUPS = 64;
+
+/** The spool group of a digest (`sha256:` and lowercase hex; 0 for anything else). */
+export function spoolGroupOf(digest: string): number {
+  const hi = hexValue(digest.charCodeAt(7));
+  const lo = hexValue(digest.charCodeAt(8));
+  return digest.startsWith('sha256:') && hi >= 0 && lo >= 0 ? (hi << 2) | (lo >> 2) : 0;
+}
+
+const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 /**
  * A snapshot's objects (digest → bytes, in the order given) held by a spool: a read-only map whose
@@ -34,6 +52,25 @@ export class SpooledObjects implements ReadonlyMap<string, Uint8Array> {
   get(digest: string): Uint8Array | undefined {
     const handle = this.handles.get(digest);
     return handle === undefined ? undefined : this.spool.read(handle);
+  }
+
+  /**
+   * A reader for lookups in digest order (a pack's), which reads each spool group at once
+   * (ObjectSpool.readGroup) instead of one object at a time. Its bytes are views of the group's,
+   * valid until dropped: write them, do not keep them. Any order is correct, digest order is fast.
+   */
+  inDigestOrder(): (digest: string) => Uint8Array | undefined {
+    const { spool } = this;
+    if (!spool.readGroup) return (digest) => this.get(digest);
+    let loaded: { readonly group: number; readonly read: (handle: number) => Uint8Array } | undefined;
+    return (digest) => {
+      const handle = this.handles.get(digest);
+      if (handle === undefined) return undefined;
+      const group = spoolGroupOf(digest);
+      if (loaded?.group !== group)
+        loaded = { group, read: (spool.readGroup as (g: number) => (h: number) => Uint8Array)(group) };
+      return loaded.read(handle);
+    };
   }
 
   /** The size of an object's bytes, without reading them (undefined: not held). */

@@ -180,10 +180,12 @@ export async function writePacks(
     for (const d of objects.keys()) all.add(d);
     for (const d of inputObjects?.keys() ?? []) all.add(d);
     const digests = [...all];
+    // The parts are read in digest order: the spool gives its objects a group at a time.
+    const spooled = objects.inDigestOrder();
     const parts = streamPackParts(
       digests,
       (d) => documents.get(d)?.byteLength ?? objects.byteLengthOf(d) ?? byteLengthIn(inputObjects, d),
-      (d) => documents.get(d) ?? objects.get(d) ?? (inputObjects?.get(d) as Uint8Array),
+      (d) => documents.get(d) ?? spooled(d) ?? (inputObjects?.get(d) as Uint8Array),
     );
     const ref = await put(undefined, parts);
     let documentsOnly = 0;
