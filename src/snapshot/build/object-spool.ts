@@ -59,18 +59,27 @@ export class SpooledObjects implements ReadonlyMap<string, Uint8Array> {
    * (ObjectSpool.readGroup) instead of one object at a time. Its bytes are views of the group's,
    * valid until dropped: write them, do not keep them. Any order is correct, digest order is fast.
    */
-  inDigestOrder(): (digest: string) => Uint8Array | undefined {
+  inDigestOrder(): (digest: string, handle?: number) => Uint8Array | undefined {
     const { spool } = this;
-    if (!spool.readGroup) return (digest) => this.get(digest);
+    if (!spool.readGroup) return (digest, handle) => (handle === undefined ? this.get(digest) : spool.read(handle));
     let loaded: { readonly group: number; readonly read: (handle: number) => Uint8Array } | undefined;
-    return (digest) => {
-      const handle = this.handles.get(digest);
+    /** `handle`: the digest's (handleEntries), if known. */
+    return (digest, handle = this.handles.get(digest)) => {
       if (handle === undefined) return undefined;
       const group = spoolGroupOf(digest);
       if (loaded?.group !== group)
         loaded = { group, read: (spool.readGroup as (g: number) => (h: number) => Uint8Array)(group) };
       return loaded.read(handle);
     };
+  }
+
+  /** Each object's digest and spool handle (for `byteLengthAt` and an `inDigestOrder` reader): no bytes read. */
+  handleEntries(): MapIterator<[string, number]> {
+    return this.handles.entries();
+  }
+
+  byteLengthAt(handle: number): number {
+    return this.spool.byteLength(handle);
   }
 
   /** The size of an object's bytes, without reading them (undefined: not held). */
