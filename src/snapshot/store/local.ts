@@ -79,6 +79,9 @@ const SYNC_WRITE_MAX = 1 << 20;
 const SYNC_BATCH_MAX = 64;
 /** Parts per writev call (the system's IOV_MAX is 1024). */
 const WRITEV_PARTS = 1024;
+/** writeTempParts copies parts smaller than GATHER_BELOW together, into buffers of WRITE_BATCH bytes. */
+const GATHER_BELOW = 1 << 14;
+const WRITE_BATCH = 1 << 20;
 
 export interface LocalStoreOptions {
   readonly hasher?: Hasher;
@@ -565,17 +568,43 @@ export class LocalStore implements SnapshotStore {
     const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     const handle = await open(path, 'wx');
     try {
-      // Bounded batches: one writev each (libuv loops until a batch is written whole).
+      // Bounded batches (in parts and bytes): one writev each (libuv loops until a batch is written whole).
       let batch: Uint8Array[] = [];
+      let batchBytes = 0;
+      const writeBatch = async (): Promise<void> => {
+        if (batch.length > 0) await handle.writev(batch);
+        batch = [];
+        batchBytes = 0;
+      };
+      const add = async (bytes: Uint8Array): Promise<void> => {
+        onPart(bytes);
+        batch.push(bytes);
+        batchBytes += bytes.byteLength;
+        if (batch.length === WRITEV_PARTS || batchBytes >= WRITE_BATCH) await writeBatch();
+      };
+      // Small parts (most of a pack's entries) are copied together: one hash update and one iovec
+      // per WRITE_BATCH bytes. A new buffer each time: a batch being written may hold the last.
+      let gathered = new Uint8Array(WRITE_BATCH);
+      let used = 0;
+      const addGathered = async (): Promise<void> => {
+        if (used === 0) return;
+        const full = gathered.subarray(0, used);
+        gathered = new Uint8Array(WRITE_BATCH);
+        used = 0;
+        await add(full);
+      };
       for (const part of parts) {
-        onPart(part);
-        batch.push(part);
-        if (batch.length === WRITEV_PARTS) {
-          await handle.writev(batch);
-          batch = [];
+        if (part.byteLength >= GATHER_BELOW) {
+          await addGathered();
+          await add(part);
+          continue;
         }
+        if (used + part.byteLength > WRITE_BATCH) await addGathered();
+        gathered.set(part, used);
+        used += part.byteLength;
       }
-      if (batch.length > 0) await handle.writev(batch);
+      await addGathered();
+      await writeBatch();
     } catch (e) {
       await handle.close();
       await unlink(path).catch(() => undefined);
