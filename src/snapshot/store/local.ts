@@ -583,15 +583,15 @@ export class LocalStore implements SnapshotStore {
         if (batch.length === WRITEV_PARTS || batchBytes >= WRITE_BATCH) await writeBatch();
       };
       // Small parts (most of a pack's entries) are copied together: one hash update and one iovec
-      // per WRITE_BATCH bytes. A new buffer each time: a batch being written may hold the last.
-      let gathered = new Uint8Array(WRITE_BATCH);
+      // per WRITE_BATCH bytes. One buffer, written (with the parts before it) before it is refilled.
+      const gathered = new Uint8Array(WRITE_BATCH);
       let used = 0;
       const addGathered = async (): Promise<void> => {
         if (used === 0) return;
         const full = gathered.subarray(0, used);
-        gathered = new Uint8Array(WRITE_BATCH);
         used = 0;
         await add(full);
+        await writeBatch();
       };
       for (const part of parts) {
         if (part.byteLength >= GATHER_BELOW) {
