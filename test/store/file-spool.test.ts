@@ -68,7 +68,8 @@ test('a grouped spool reads back every append, one at a time and a group at a ti
     for (let k = 0; k < size; k++) bytes[k] = (k * 31 + i) & 255;
     written.push({ bytes, group, handle: spool.append(bytes, group) });
   }
-  // Every group's last bytes still wait in its buffer: read from there, as the written ones from the file.
+  // Every group's last bytes still wait in its buffer: read from there, as the written ones from the
+  // file. Readers of groups read before the last one read as `read` does (their buffer was reused).
   const readers = [0, 1, 2, 3, 4, 9].map((g) => spool.readGroup(g));
   for (const { bytes, group, handle } of written) {
     assert.equal(spool.byteLength(handle), bytes.byteLength);
@@ -85,6 +86,11 @@ test('a grouped spool reads back every append, one at a time and a group at a ti
   assert.throws(() => spool.append(new Uint8Array(1), -1), /group/);
   const later = new Uint8Array([9, 8, 7]);
   assert.deepEqual(new Uint8Array((readers[0] as (h: number) => Uint8Array)(spool.append(later, 0))), later);
+  // The last group read, read from its buffer: every handle of it, and one appended to it since.
+  const last = spool.readGroup(3);
+  for (const { bytes, group, handle } of written)
+    if (group === 3) assert.deepEqual(new Uint8Array(last(handle)), bytes);
+  assert.deepEqual(new Uint8Array(last(spool.append(later, 3))), later);
 
   // Objects spooled by digest group, read back in digest order and in any other, as `get` reads them.
   const objects = new SpoolingObjects(spool);

@@ -13,8 +13,8 @@ export interface ObjectSpool {
   read(handle: number): Uint8Array;
   byteLength(handle: number): number;
   /**
-   * Optional: a reader that reads the whole of `group` at once, then gives any handle's bytes (views
-   * that are not to be kept); for reading many objects in group order.
+   * Optional: a reader that reads the whole of `group` at once, then gives any handle's bytes
+   * (views, valid until the next `readGroup`); for reading many objects in group order.
    */
   readGroup?(group: number): (handle: number) => Uint8Array;
 }
@@ -56,8 +56,8 @@ export class SpooledObjects implements ReadonlyMap<string, Uint8Array> {
 
   /**
    * A reader for lookups in digest order (a pack's), which reads each spool group at once
-   * (ObjectSpool.readGroup) instead of one object at a time. Its bytes are views of the group's,
-   * valid until dropped: write them, do not keep them. Any order is correct, digest order is fast.
+   * (ObjectSpool.readGroup) instead of one object at a time. Its bytes are views valid until its
+   * next call: copy or write each before reading the next. Any order is correct, digest order is fast.
    */
   inDigestOrder(): (digest: string, handle?: number) => Uint8Array | undefined {
     const { spool } = this;

@@ -70,6 +70,10 @@ export class FileSpool implements ObjectSpool {
   private readonly handlePiece: number[] = [];
   private readonly handleAt: number[] = [];
   private readonly lengths: number[] = [];
+  /** Where `readGroup` reads a group (grown to the biggest one read). */
+  private groupBytes = new Uint8Array(0);
+  /** `readGroup` calls: a reader reads from `groupBytes` while it holds the last group read. */
+  private groupReads = 0;
   /** Bytes written to the file. */
   private written = 0;
   private appended = 0;
@@ -144,14 +148,20 @@ export class FileSpool implements ObjectSpool {
   /**
    * A reader of the objects appended to `group`, which reads the group's bytes at once (a few big
    * reads instead of one per object): what reads a spool in group order reads each byte once. The
-   * bytes it gives are views of the group's: do not keep them. Another group's handle, or a group
-   * too big to hold (MAX_GROUP_READ), is read as `read` does.
+   * bytes it gives are views of one buffer that the next `readGroup` call reuses: use them before
+   * it (a pack writer copies or writes each part before it reads the next). Another group's handle,
+   * a handle appended since, any handle once another group was read, or a group too big to hold
+   * (MAX_GROUP_READ) is read as `read` does.
    */
   readGroup(group: number): (handle: number) => Uint8Array {
     const g = this.groups.get(group);
     if (!g || g.size > MAX_GROUP_READ) return (handle) => this.read(handle);
     const fd = this.openFd();
-    const bytes = new Uint8Array(g.size);
+    // One buffer for every group read (the last one's views die with the next read).
+    if (this.groupBytes.byteLength < g.size) this.groupBytes = new Uint8Array(g.size);
+    const bytes = this.groupBytes;
+    const read = ++this.groupReads;
+    const size = g.size;
     for (const piece of g.pieces) {
       const start = this.pieceStart[piece] as number;
       const length = this.pieceLength[piece] as number;
@@ -164,8 +174,8 @@ export class FileSpool implements ObjectSpool {
       if (piece === undefined || this.pieceGroup[piece] !== group) return this.read(handle);
       const start = (this.pieceStart[piece] as number) + (this.handleAt[handle] as number);
       const end = start + (this.lengths[handle] as number);
-      // Appended after the group was read: not in `bytes`.
-      return end <= bytes.byteLength ? bytes.subarray(start, end) : this.read(handle);
+      // Not in `bytes`: appended after the group was read, or another group was read since.
+      return end <= size && read === this.groupReads ? bytes.subarray(start, end) : this.read(handle);
     };
   }
 
@@ -181,6 +191,7 @@ export class FileSpool implements ObjectSpool {
     const fd = this.fd;
     this.fd = undefined;
     this.groups.clear();
+    this.groupBytes = new Uint8Array(0);
     closeSync(fd);
     if (this.linked !== undefined) unlinkSync(this.linked);
     this.linked = undefined;

@@ -77,8 +77,6 @@ export const DEFAULT_STORE_DIR = '.meshsnap';
 const SYNC_WRITE_MAX = 1 << 20;
 /** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
 const SYNC_BATCH_MAX = 64;
-/** Parts per writev call (the system's IOV_MAX is 1024). */
-const WRITEV_PARTS = 1024;
 /** writeTempParts copies parts smaller than GATHER_BELOW together, into buffers of WRITE_BATCH bytes. */
 const GATHER_BELOW = 1 << 14;
 const WRITE_BATCH = 1 << 20;
@@ -568,43 +566,31 @@ export class LocalStore implements SnapshotStore {
     const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     const handle = await open(path, 'wx');
     try {
-      // Bounded batches (in parts and bytes): one writev each (libuv loops until a batch is written whole).
-      let batch: Uint8Array[] = [];
-      let batchBytes = 0;
-      const writeBatch = async (): Promise<void> => {
-        if (batch.length > 0) await handle.writev(batch);
-        batch = [];
-        batchBytes = 0;
-      };
-      const add = async (bytes: Uint8Array): Promise<void> => {
-        onPart(bytes);
-        batch.push(bytes);
-        batchBytes += bytes.byteLength;
-        if (batch.length === WRITEV_PARTS || batchBytes >= WRITE_BATCH) await writeBatch();
-      };
-      // Small parts (most of a pack's entries) are copied together: one hash update and one iovec
-      // per WRITE_BATCH bytes. One buffer, written (with the parts before it) before it is refilled.
+      // Small parts (most of a pack's entries) are copied together: one hash update and one write
+      // per WRITE_BATCH bytes. A bigger part is written at once: every part is copied or written
+      // before the next is read (a streamed pack's parts may be views its reader reuses).
       const gathered = new Uint8Array(WRITE_BATCH);
       let used = 0;
-      const addGathered = async (): Promise<void> => {
+      const write = async (bytes: Uint8Array): Promise<void> => {
+        onPart(bytes);
+        await handle.writev([bytes]); // libuv loops until it is written whole
+      };
+      const writeGathered = async (): Promise<void> => {
         if (used === 0) return;
-        const full = gathered.subarray(0, used);
+        await write(gathered.subarray(0, used));
         used = 0;
-        await add(full);
-        await writeBatch();
       };
       for (const part of parts) {
         if (part.byteLength >= GATHER_BELOW) {
-          await addGathered();
-          await add(part);
+          await writeGathered();
+          await write(part);
           continue;
         }
-        if (used + part.byteLength > WRITE_BATCH) await addGathered();
+        if (used + part.byteLength > WRITE_BATCH) await writeGathered();
         gathered.set(part, used);
         used += part.byteLength;
       }
-      await addGathered();
-      await writeBatch();
+      await writeGathered();
     } catch (e) {
       await handle.close();
       await unlink(path).catch(() => undefined);
