@@ -14,6 +14,7 @@ import { generateMesh } from '../../bench/synthetic.js';
 import { compileDocuments, compileTexts, compileTextsToPublish, Handoff, type InputText } from '../../src/pipeline.js';
 import { PackedObjects } from '../../src/snapshot/stored-inputs/index.js';
 import { isSpooled } from '../../src/snapshot/build.js';
+import { SpoolingObjects } from '../../src/snapshot/build/spooling-objects.js';
 import { FileSpool } from '../../src/snapshot/store/file-spool.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { decodePack } from '../../src/snapshot/store/pack-format.js';
@@ -52,6 +53,63 @@ test('a file spool reads back every append byte for byte (buffered, flushed, lar
   spool.close();
   spool.close(); // idempotent
   assert.throws(() => spool.read(handles[0] as number), /closed/);
+  assert.deepEqual(readdirSync(dir), []);
+});
+
+test('a grouped spool reads back every append, one at a time and a group at a time (buffered, written, big), and in digest order', () => {
+  const dir = join(tmp, 'groups');
+  const spool = FileSpool.open(dir);
+  const written: { readonly bytes: Uint8Array; readonly group: number; readonly handle: number }[] = [];
+  const sizes = [0, 1, 100, 40_000, 5, 32_768, 3000, 0, 70_000, 20_000, 20_000, 7];
+  for (let i = 0; i < 300; i++) {
+    const size = sizes[i % sizes.length] as number;
+    const group = (i * 7) % 5;
+    const bytes = new Uint8Array(size);
+    for (let k = 0; k < size; k++) bytes[k] = (k * 31 + i) & 255;
+    written.push({ bytes, group, handle: spool.append(bytes, group) });
+  }
+  // Every group's last bytes still wait in its buffer: read from there, as the written ones from the
+  // file. Readers of groups read before the last one read as `read` does (their buffer was reused).
+  const readers = [0, 1, 2, 3, 4, 9].map((g) => spool.readGroup(g));
+  for (const { bytes, group, handle } of written) {
+    assert.equal(spool.byteLength(handle), bytes.byteLength);
+    assert.deepEqual(spool.read(handle), bytes);
+    assert.deepEqual(new Uint8Array((readers[group] as (h: number) => Uint8Array)(handle)), bytes, `group ${group}`);
+    // Another group's reader (or an empty group's) reads it as `read` does.
+    assert.deepEqual(new Uint8Array((readers[(group + 1) % 5] as (h: number) => Uint8Array)(handle)), bytes);
+    assert.deepEqual(new Uint8Array((readers[5] as (h: number) => Uint8Array)(handle)), bytes);
+  }
+  assert.equal(
+    spool.size,
+    written.reduce((n, w) => n + w.bytes.byteLength, 0),
+  );
+  assert.throws(() => spool.append(new Uint8Array(1), -1), /group/);
+  const later = new Uint8Array([9, 8, 7]);
+  assert.deepEqual(new Uint8Array((readers[0] as (h: number) => Uint8Array)(spool.append(later, 0))), later);
+  // The last group read, read from its buffer: every handle of it, and one appended to it since.
+  const last = spool.readGroup(3);
+  for (const { bytes, group, handle } of written)
+    if (group === 3) assert.deepEqual(new Uint8Array(last(handle)), bytes);
+  assert.deepEqual(new Uint8Array(last(spool.append(later, 3))), later);
+
+  // Objects spooled by digest group, read back in digest order and in any other, as `get` reads them.
+  const objects = new SpoolingObjects(spool);
+  const byDigest = new Map<string, Uint8Array>();
+  for (let i = 0; i < 500; i++) {
+    const bytes = new Uint8Array(50 + ((i * 97) % 3000)).fill(i & 255);
+    byDigest.set(sha256(bytes), bytes);
+    objects.set(sha256(bytes), bytes);
+  }
+  objects.set('not-a-digest', new Uint8Array([1, 2, 3]));
+  byDigest.set('not-a-digest', new Uint8Array([1, 2, 3]));
+  const spooled = objects.sorted();
+  const inOrder = spooled.inDigestOrder();
+  for (const d of spooled.keys()) assert.deepEqual(new Uint8Array(inOrder(d) as Uint8Array), byDigest.get(d), d);
+  const shuffled = spooled.inDigestOrder();
+  for (const d of [...byDigest.keys()].reverse())
+    assert.deepEqual(new Uint8Array(shuffled(d) as Uint8Array), byDigest.get(d));
+  assert.equal(inOrder('sha256:00'), undefined);
+  spool.close();
   assert.deepEqual(readdirSync(dir), []);
 });
 

@@ -44,6 +44,25 @@ test('a pack written from its parts (more than one writev batch) is the pack enc
   assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'no temp file left');
 });
 
+test('a pack of small and big entries (gathered into buffers, and passed whole) is the pack encodePack gives', async () => {
+  const root = tempStoreDir();
+  const store = new LocalStore(root);
+  const entries = new Map<string, Uint8Array>();
+  // Small entries filling several 1 MiB buffers, with big ones (16 KiB and more) in between, and empty ones.
+  for (let i = 0; i < 4000; i++) {
+    const size = i % 97 === 0 ? 16_384 + ((i * 13) % 200_000) : i % 50 === 0 ? 0 : 100 + ((i * 37) % 900);
+    const b = new Uint8Array(size).fill(i & 255);
+    if (size > 0) b[0] = i >> 8;
+    entries.set(digestOf(b), b);
+  }
+  const whole = encodePack(entries);
+  assert.ok(whole.byteLength > 3 << 20);
+  const put = await store.putObjectParts(encodePackParts(entries));
+  assert.deepEqual(put, { digest: digestOf(whole), status: 'created' });
+  assert.deepEqual(await store.getObject(put.digest), whole);
+  assert.deepEqual(readdirSync(join(root, 'tmp')), [], 'no temp file left');
+});
+
 test('bytes that do not match the digest are refused and an existing object is never overwritten', async () => {
   const root = tempStoreDir();
   const store = new LocalStore(root);

@@ -12,9 +12,15 @@
  * (the stored inputs' writer does: src/snapshot/stored-inputs/tree.ts).
  */
 export interface ObjectSpool {
-  append(bytes: Uint8Array): number;
+  /** `group`: a hint, bytes that will be read back together (`readGroup`); default 0. */
+  append(bytes: Uint8Array, group?: number): number;
   read(handle: number): Uint8Array;
   byteLength(handle: number): number;
+  /**
+   * Optional: a reader that reads the whole of `group` at once, then gives any handle's bytes
+   * (views, valid until the next `readGroup`); for reading many objects in group order.
+   */
+  readGroup?(group: number): (handle: number) => Uint8Array;
 }
 
 /** Objects (digest → bytes) that can tell an object's size without reading its bytes (a spool must read them). */
@@ -27,6 +33,18 @@ export interface SizedObjects extends ReadonlyMap<string, Uint8Array> {
 export function byteLengthIn(objects: ReadonlyMap<string, Uint8Array>, digest: string): number | undefined {
   return 'byteLengthOf' in objects ? (objects as SizedObjects).byteLengthOf(digest) : objects.get(digest)?.byteLength;
 }
+
+/** Spool groups by digest: its first 6 bits, so that a walk in digest order visits each group once, in order. */
+export const SPOOL_GROUPS = 64;
+
+/** The spool group of a digest (`sha256:` and lowercase hex; 0 for anything else). */
+export function spoolGroupOf(digest: string): number {
+  const hi = hexValue(digest.charCodeAt(7));
+  const lo = hexValue(digest.charCodeAt(8));
+  return digest.startsWith('sha256:') && hi >= 0 && lo >= 0 ? (hi << 2) | (lo >> 2) : 0;
+}
+
+const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 /**
  * A snapshot's objects (digest → bytes, in the order given) held by a spool: a read-only map whose
@@ -49,6 +67,34 @@ export class SpooledObjects implements SizedObjects {
   get(digest: string): Uint8Array | undefined {
     const handle = this.handles.get(digest);
     return handle === undefined ? undefined : this.spool.read(handle);
+  }
+
+  /**
+   * A reader for lookups in digest order (a pack's), which reads each spool group at once
+   * (ObjectSpool.readGroup) instead of one object at a time. Its bytes are views valid until its
+   * next call: copy or write each before reading the next. Any order is correct, digest order is fast.
+   */
+  inDigestOrder(): (digest: string, handle?: number) => Uint8Array | undefined {
+    const { spool } = this;
+    if (!spool.readGroup) return (digest, handle) => (handle === undefined ? this.get(digest) : spool.read(handle));
+    let loaded: { readonly group: number; readonly read: (handle: number) => Uint8Array } | undefined;
+    /** `handle`: the digest's (handleEntries), if known. */
+    return (digest, handle = this.handles.get(digest)) => {
+      if (handle === undefined) return undefined;
+      const group = spoolGroupOf(digest);
+      if (loaded?.group !== group)
+        loaded = { group, read: (spool.readGroup as (g: number) => (h: number) => Uint8Array)(group) };
+      return loaded.read(handle);
+    };
+  }
+
+  /** Each object's digest and spool handle (for `byteLengthAt` and an `inDigestOrder` reader): no bytes read. */
+  handleEntries(): MapIterator<[string, number]> {
+    return this.handles.entries();
+  }
+
+  byteLengthAt(handle: number): number {
+    return this.spool.byteLength(handle);
   }
 
   /** The size of an object's bytes, without reading them (undefined: not held). */

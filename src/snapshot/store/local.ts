@@ -77,8 +77,9 @@ export const DEFAULT_STORE_DIR = '.meshsnap';
 const SYNC_WRITE_MAX = 1 << 20;
 /** …and for putDocuments, of up to this many documents (putLayered's are small by contract). */
 const SYNC_BATCH_MAX = 64;
-/** Parts per writev call (the system's IOV_MAX is 1024). */
-const WRITEV_PARTS = 1024;
+/** writeTempParts copies parts smaller than GATHER_BELOW together, into buffers of WRITE_BATCH bytes. */
+const GATHER_BELOW = 1 << 14;
+const WRITE_BATCH = 1 << 20;
 
 export interface LocalStoreOptions {
   readonly hasher?: Hasher;
@@ -565,17 +566,31 @@ export class LocalStore implements SnapshotStore {
     const path = `${this.tmpDir}${sep}${TMP_PREFIX}${++tmpCounter}`;
     const handle = await open(path, 'wx');
     try {
-      // Bounded batches: one writev each (libuv loops until a batch is written whole).
-      let batch: Uint8Array[] = [];
+      // Small parts (most of a pack's entries) are copied together: one hash update and one write
+      // per WRITE_BATCH bytes. A bigger part is written at once: every part is copied or written
+      // before the next is read (a streamed pack's parts may be views its reader reuses).
+      const gathered = new Uint8Array(WRITE_BATCH);
+      let used = 0;
+      const write = async (bytes: Uint8Array): Promise<void> => {
+        onPart(bytes);
+        await handle.writev([bytes]); // libuv loops until it is written whole
+      };
+      const writeGathered = async (): Promise<void> => {
+        if (used === 0) return;
+        await write(gathered.subarray(0, used));
+        used = 0;
+      };
       for (const part of parts) {
-        onPart(part);
-        batch.push(part);
-        if (batch.length === WRITEV_PARTS) {
-          await handle.writev(batch);
-          batch = [];
+        if (part.byteLength >= GATHER_BELOW) {
+          await writeGathered();
+          await write(part);
+          continue;
         }
+        if (used + part.byteLength > WRITE_BATCH) await writeGathered();
+        gathered.set(part, used);
+        used += part.byteLength;
       }
-      if (batch.length > 0) await handle.writev(batch);
+      await writeGathered();
     } catch (e) {
       await handle.close();
       await unlink(path).catch(() => undefined);

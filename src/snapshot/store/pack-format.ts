@@ -47,23 +47,21 @@ export function encodePackParts(entries: PackEntries): Uint8Array[] {
 }
 
 /**
- * encodePackParts of `digests` (distinct) without holding their bytes: `sizeOf` gives an entry's
- * length for the index, `read` its bytes when the parts are iterated.
+ * encodePackParts of `digests` (distinct) without holding their bytes: `sizes[i]` is the length of
+ * `digests[i]`, and `read(i)` gives its bytes when the parts are iterated (in digest order).
  */
-export function streamPackParts(
+export function streamPackPartsAt(
   digests: readonly string[],
-  sizeOf: (digest: string) => number,
-  read: (digest: string) => Uint8Array,
+  sizes: readonly number[],
+  read: (position: number) => Uint8Array,
 ): StreamedParts {
   const order = digestOrder(digests);
-  const sorted = new Array<string>(order.length);
   const entries = new Array<[string, number]>(order.length);
   let byteLength = 0;
   for (let k = 0; k < order.length; k++) {
-    const d = digests[order[k] as number] as string;
-    const size = sizeOf(d);
-    sorted[k] = d;
-    entries[k] = [d, size];
+    const i = order[k] as number;
+    const size = sizes[i] as number;
+    entries[k] = [digests[i] as string, size];
     byteLength += size;
   }
   const head = utf8.encode(`${PACK_MAGIC}${JSON.stringify({ entries })}\n`);
@@ -72,7 +70,7 @@ export function streamPackParts(
     byteLength,
     *[Symbol.iterator]() {
       yield head;
-      for (const d of sorted) yield read(d);
+      for (const i of order) yield read(i);
     },
   };
 }

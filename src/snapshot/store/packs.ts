@@ -39,7 +39,7 @@ import {
   InvalidPackError,
   joinParts,
   partsLength,
-  streamPackParts,
+  streamPackPartsAt,
   type PackEntries,
   type PackParts,
 } from './pack-format.js';
@@ -174,24 +174,20 @@ export async function writePacks(
     const objects = snapshot.objects as SpooledObjects;
     const carried = inputs?.all();
     inputObjects = carried?.objects;
-    const documents = new Map(snapshot.documents.map((d) => [d.digest, d.bytes]));
-    for (const d of carried?.documents ?? []) documents.set(d.digest, d.bytes);
-    const all = new Set(documents.keys());
-    for (const d of objects.keys()) all.add(d);
-    for (const d of inputObjects?.keys() ?? []) all.add(d);
-    const digests = [...all];
-    const parts = streamPackParts(
-      digests,
-      (d) => documents.get(d)?.byteLength ?? objects.byteLengthOf(d) ?? heldByteLength(inputObjects, d),
-      (d) => documents.get(d) ?? objects.get(d) ?? (inputObjects?.get(d) as Uint8Array),
-    );
-    const ref = await put(undefined, parts);
-    let documentsOnly = 0;
-    for (const d of documents.keys()) if (!objects.has(d) && !inputObjects?.has(d)) documentsOnly++;
+    const entries = spooledEntries(objects, [...snapshot.documents, ...(carried?.documents ?? [])], inputObjects);
+    const { digests, handles, held } = entries;
+    // The parts are read in digest order: the spool gives its objects a group at a time.
+    const spooled = objects.inDigestOrder();
+    const read = (i: number): Uint8Array => {
+      const d = digests[i] as string;
+      const handle = handles[i] as number;
+      return held[i] ?? (handle >= 0 ? spooled(d, handle) : inputObjects?.get(d)) ?? notHeld(d);
+    };
+    const ref = await put(undefined, streamPackPartsAt(digests, entries.sizes, read));
     return {
       packs: { checkpoint: ref, deltas: [] },
       bytesWritten,
-      added: { objects: digests.length - documentsOnly, documents: documentsOnly },
+      added: { objects: digests.length - entries.documentsOnly, documents: entries.documentsOnly },
     };
   };
 
@@ -225,6 +221,46 @@ export async function writePacks(
   }
   deltas.push(await put(lastEntries, last));
   return { packs: { checkpoint: chain.checkpoint, deltas }, bytesWritten, added: count(delta) };
+}
+
+/**
+ * A spooled checkpoint's entries, each digest once, by position (streaming them then looks nothing
+ * up by digest): the spooled objects (`handles[i]`), the stored inputs' objects (`handles[i]` -1,
+ * nothing held: read from `inputObjects` when written), then the documents not among them (`held`).
+ */
+function spooledEntries(
+  objects: SpooledObjects,
+  documents: readonly Pick<TreeDocument, 'digest' | 'bytes'>[],
+  inputObjects: ReadonlyMap<string, Uint8Array> | undefined,
+): {
+  readonly digests: string[];
+  readonly sizes: number[];
+  readonly handles: number[];
+  readonly held: (Uint8Array | undefined)[];
+  readonly documentsOnly: number;
+} {
+  const seen = new Set<string>();
+  const digests: string[] = [];
+  const sizes: number[] = [];
+  const handles: number[] = [];
+  const held: (Uint8Array | undefined)[] = [];
+  const add = (digest: string, size: number, handle: number, bytes: Uint8Array | undefined): void => {
+    if (seen.has(digest)) return;
+    seen.add(digest);
+    digests.push(digest);
+    sizes.push(size);
+    handles.push(handle);
+    held.push(bytes);
+  };
+  for (const [d, handle] of objects.handleEntries()) add(d, objects.byteLengthAt(handle), handle, undefined);
+  for (const d of inputObjects?.keys() ?? []) add(d, heldByteLength(inputObjects, d), -1, undefined);
+  const objectCount = digests.length;
+  for (const d of documents) add(d.digest, d.bytes.byteLength, -1, d.bytes);
+  return { digests, sizes, handles, held, documentsOnly: digests.length - objectCount };
+}
+
+function notHeld(digest: string): never {
+  throw new Error(`pack entry ${digest} is not held`);
 }
 
 /** The size of an entry of `objects`, which must hold it (byteLengthIn: without reading a spooled object's bytes). */

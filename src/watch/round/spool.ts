@@ -22,9 +22,13 @@ export class RoundSpool implements ObjectSpool {
     return store.putObjectParts ? new RoundSpool(spoolDirOf(store)) : undefined;
   }
 
-  append(bytes: Uint8Array): number {
+  append(bytes: Uint8Array, group?: number): number {
     this.file ??= FileSpool.open(this.dir);
-    return this.file.append(bytes);
+    return this.file.append(bytes, group);
+  }
+
+  readGroup(group: number): (handle: number) => Uint8Array {
+    return this.opened().readGroup(group);
   }
 
   read(handle: number): Uint8Array {
