@@ -12,7 +12,7 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { ByteSlab } from '../../src/xds/wire/slab.js';
 import { inputSetAndStoredInputs } from '../../src/snapshot/stored-inputs/index.js';
 import { PackedObjects } from '../../src/snapshot/stored-inputs/packed-objects.js';
-import type { ObjectSpool } from '../../src/snapshot/build/object-spool.js';
+import { spoolGroupOf, type ObjectSpool } from '../../src/snapshot/build/object-spool.js';
 
 const h = nodeSha256Hex;
 
@@ -159,6 +159,28 @@ test('a full build spooled as it is written gives the inputs an in-memory build 
     assert.ok(spool.reads > before, 'bytes read back from the spool');
     assert.equal(PackedObjects.spooledTo(spooled.objects, spool), spooled.objects, 'already spooled');
   }
+});
+
+test('stored inputs are spooled in the group of their digest, as the snapshot objects are (the pack reads a group at a time)', () => {
+  const { docs } = generateMesh({ services: 40 });
+  const groups: (number | undefined)[] = [];
+  const spool = memorySpool();
+  const recording: ObjectSpool = {
+    append: (bytes, group) => {
+      groups.push(group);
+      return spool.append(bytes);
+    },
+    read: (handle) => spool.read(handle),
+    byteLength: (handle) => spool.byteLength(handle),
+  };
+  const { stored } = inputSetAndStoredInputs(docs, h, recording);
+  assert.ok(groups.length >= stored.count);
+  for (const [digest] of stored.objects) {
+    const handle = groups.findIndex((_, k) => digestOf(spool.read(k), h) === digest);
+    assert.ok(handle >= 0, `${digest} spooled`);
+    assert.equal(groups[handle], spoolGroupOf(digest), `${digest} in its digest's group`);
+  }
+  assert.ok(new Set(groups).size > 1, 'spread over groups, not all in one');
 });
 
 test('byte slab: writes land in shared chunks, one that outgrows its chunk is copied, a failed one leaves nothing', () => {
