@@ -8,7 +8,7 @@
  * `BuiltInputs.objects` works unchanged. Pure, but for `spooledTo`, which moves the bytes to a
  * spool (the CLI's temp file: src/snapshot/build/object-spool.ts) and reads them back from it.
  */
-import type { ObjectSpool, SizedObjects } from '../build/object-spool.js';
+import { spoolGroupOf, type ObjectSpool, type SizedObjects } from '../build/object-spool.js';
 import { DIGEST_PREFIX } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
@@ -53,17 +53,14 @@ export class PackedObjects implements SizedObjects {
     if (spool)
       return PackedObjects.ofSpooled(
         digests,
-        values.map((v) => spool.append(v)),
+        values.map((v, i) => spool.append(v, spoolGroupOf(digests[i] as string))),
         spool,
       );
     const order = digestOrder(digests);
     let total = 0;
     for (const v of values) total += v.byteLength;
-    const ids = new Uint8Array(order.length * ID_BYTES);
-    let wellFormed = total <= MAX_PACKED_BYTES;
-    for (let k = 0; wellFormed && k < order.length; k++)
-      wellFormed = writeId(digests[order[k] as number] as string, ids, k * ID_BYTES);
-    if (!wellFormed) {
+    const ids = packedIds(digests, order, total);
+    if (!ids) {
       const out = new Map<string, Uint8Array>();
       for (const i of order) out.set(digests[i] as string, values[i] as Uint8Array);
       return out;
@@ -93,11 +90,8 @@ export class PackedObjects implements SizedObjects {
     const order = digestOrder(digests);
     let total = 0;
     for (const h of handles) total += spool.byteLength(h);
-    const ids = new Uint8Array(order.length * ID_BYTES);
-    let wellFormed = total <= MAX_PACKED_BYTES;
-    for (let k = 0; wellFormed && k < order.length; k++)
-      wellFormed = writeId(digests[order[k] as number] as string, ids, k * ID_BYTES);
-    if (!wellFormed) {
+    const ids = packedIds(digests, order, total);
+    if (!ids) {
       const out = new Map<string, Uint8Array>();
       for (const i of order) out.set(digests[i] as string, spool.read(handles[i] as number));
       return out;
@@ -121,7 +115,8 @@ export class PackedObjects implements SizedObjects {
   static spooledTo(objects: ReadonlyMap<string, Uint8Array>, spool: ObjectSpool): ReadonlyMap<string, Uint8Array> {
     if (!(objects instanceof PackedObjects) || objects.spooled) return objects;
     const handles = new Uint32Array(objects.size);
-    for (let k = 0; k < handles.length; k++) handles[k] = spool.append(objects.bytesAt(k));
+    for (let k = 0; k < handles.length; k++)
+      handles[k] = spool.append(objects.bytesAt(k), spoolGroupOf(objects.digestAt(k)));
     return new PackedObjects(new Uint8Array(0), objects.ends, objects.ids, { spool, handles });
   }
 
@@ -210,3 +205,15 @@ function writeId(digest: string, ids: Uint8Array, at: number): boolean {
 
 /** A lowercase hex digit's value, else -1. */
 const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
+
+/**
+ * The ids of `digests` in `order` (ID_BYTES each), or undefined when the objects cannot be packed:
+ * a digest that is not a well-formed `sha256:<hex>`, or more than MAX_PACKED_BYTES of bytes.
+ */
+function packedIds(digests: readonly string[], order: ArrayLike<number>, total: number): Uint8Array | undefined {
+  if (total > MAX_PACKED_BYTES) return undefined;
+  const ids = new Uint8Array(order.length * ID_BYTES);
+  for (let k = 0; k < order.length; k++)
+    if (!writeId(digests[order[k] as number] as string, ids, k * ID_BYTES)) return undefined;
+  return ids;
+}
