@@ -258,8 +258,13 @@ export function assertConsistentOnce(
 ): void {
   const problems = referenceProblemsAlone(output);
   if (problems.length === 0) between?.();
-  for (const p of envoyRejections(output, envoy === 'own' ? oneCheckValidator() : undefined)) problems.push(p);
+  for (const p of envoy === 'own' ? envoyRejectionsAlone(output) : envoyRejections(output)) problems.push(p);
   if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
+}
+
+/** envoyRejections with a validator made in a frame of its own (see referenceProblemsAlone). */
+function envoyRejectionsAlone(output: CompileOutput): ConsistencyProblem[] {
+  return envoyRejections(output, oneCheckValidator());
 }
 
 /**
