@@ -92,28 +92,33 @@ test("collect runs between the consistency check's references and its Envoy chec
   );
 });
 
+/**
+ * How many instances of `type` are alive before a one-shot build of a synthetic mesh and at each of
+ * its collections. Counted after a full collection (queryObjects runs one): what only a frame
+ * still held is gone.
+ */
+function aliveAtCollections(type: abstract new (...args: never[]) => object): { before: number; during: number[] } {
+  const alive = (): number => queryObjects(type as new () => object, { format: 'count' }) as number;
+  const owned = synthetic(60)();
+  const before = alive();
+  const during: number[] = [];
+  buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(alive()) });
+  return { before, during };
+}
+
 test("the consistency check's Envoy validator is its own, let go with the check", () => {
   // The one-shot build's validator remembers the messages of this output only (strong sets): none
   // is alive while the groups are built; the process's validator (the watcher's builds) is not made.
   // Not asserted at the collection right after the check: an optimized caller's frame may still
   // hold the check's validator in a stack slot until the slot is reused (seen once under load in CI).
-  const validators = (): number => queryObjects(Validator, { format: 'count' }) as number;
-  const owned = synthetic(60)();
-  const before = validators();
-  const during: number[] = [];
-  buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(validators()) });
+  const { before, during } = aliveAtCollections(Validator);
   assert.equal(during.length, 4);
   assert.equal(during[0], before, 'none made before the Envoy check');
   assert.deepEqual(during.slice(2), [before, before], 'no validator of the check alive while the groups are built');
 });
 
 test("the consistency check's ReferenceReader is let go before the build consumes the groups", () => {
-  // Counted after a full collection (queryObjects runs one): what only a frame still held is gone.
-  const readers = (): number => queryObjects(ReferenceReader, { format: 'count' }) as number;
-  const owned = synthetic(60)();
-  const before = readers();
-  const during: number[] = [];
-  buildSnapshotOnce(owned, INFO, { hasher, collect: () => during.push(readers()) });
+  const { before, during } = aliveAtCollections(ReferenceReader);
   assert.equal(during.length, 4, 'between the checks, after them and after two thirds of the groups');
   assert.deepEqual(
     during,

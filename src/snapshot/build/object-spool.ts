@@ -44,6 +44,14 @@ export function spoolGroupOf(digest: string): number {
   return digest.startsWith('sha256:') && hi >= 0 && lo >= 0 ? (hi << 2) | (lo >> 2) : 0;
 }
 
+/**
+ * Appends the bytes of the object `digest` to its digest's group: every object goes where a walk
+ * in digest order (SpooledObjects.inDigestOrder, a checkpoint pack) reads it with its neighbours.
+ */
+export function appendObject(spool: ObjectSpool, digest: string, bytes: Uint8Array): number {
+  return spool.append(bytes, spoolGroupOf(digest));
+}
+
 const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 /**
@@ -76,14 +84,14 @@ export class SpooledObjects implements SizedObjects {
    */
   inDigestOrder(): (digest: string, handle?: number) => Uint8Array | undefined {
     const { spool } = this;
-    if (!spool.readGroup) return (digest, handle) => (handle === undefined ? this.get(digest) : spool.read(handle));
+    const readGroup = spool.readGroup?.bind(spool);
+    if (!readGroup) return (digest, handle) => (handle === undefined ? this.get(digest) : spool.read(handle));
     let loaded: { readonly group: number; readonly read: (handle: number) => Uint8Array } | undefined;
     /** `handle`: the digest's (handleEntries), if known. */
     return (digest, handle = this.handles.get(digest)) => {
       if (handle === undefined) return undefined;
       const group = spoolGroupOf(digest);
-      if (loaded?.group !== group)
-        loaded = { group, read: (spool.readGroup as (g: number) => (h: number) => Uint8Array)(group) };
+      if (loaded?.group !== group) loaded = { group, read: readGroup(group) };
       return loaded.read(handle);
     };
   }

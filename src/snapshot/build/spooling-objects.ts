@@ -4,7 +4,7 @@
  * given, so a watcher's first round does not hold every object's bytes at once until its publish.
  */
 import { DigestSorter } from '../sorted-digests.js';
-import { SpooledObjects, spoolGroupOf, type ObjectSpool } from './object-spool.js';
+import { appendObject, SpooledObjects, type ObjectSpool } from './object-spool.js';
 
 /** What a commit adds objects to: a Map, or a SpoolingObjects. */
 export interface ObjectTarget {
@@ -24,7 +24,7 @@ export class SpoolingObjects implements ObjectTarget {
 
   /** The same digest is the same bytes: appended the first time only, to its digest's group (read back in digest order). */
   set(digest: string, bytes: Uint8Array): this {
-    if (!this.handles.has(digest)) this.handles.set(digest, this.spool.append(bytes, spoolGroupOf(digest)));
+    if (!this.handles.has(digest)) this.handles.set(digest, appendObject(this.spool, digest, bytes));
     return this;
   }
 

@@ -253,7 +253,8 @@ function spooledEntries(
     held.push(bytes);
   };
   for (const [d, handle] of objects.handleEntries()) add(d, objects.byteLengthAt(handle), handle, undefined);
-  for (const d of inputObjects?.keys() ?? []) add(d, heldByteLength(inputObjects, d), -1, undefined);
+  if (inputObjects)
+    for (const d of inputObjects.keys()) add(d, byteLengthIn(inputObjects, d) ?? notHeld(d), -1, undefined);
   const objectCount = digests.length;
   for (const d of documents) add(d.digest, d.bytes.byteLength, -1, d.bytes);
   return { digests, sizes, handles, held, documentsOnly: digests.length - objectCount };
@@ -261,13 +262,6 @@ function spooledEntries(
 
 function notHeld(digest: string): never {
   throw new Error(`pack entry ${digest} is not held`);
-}
-
-/** The size of an entry of `objects`, which must hold it (byteLengthIn: without reading a spooled object's bytes). */
-function heldByteLength(objects: ReadonlyMap<string, Uint8Array> | undefined, digest: string): number {
-  const n = objects && byteLengthIn(objects, digest);
-  if (n === undefined) throw new Error(`pack entry ${digest} is not held`);
-  return n;
 }
 
 /** Packs up to this size are written with the store's putLayered when it has one. */

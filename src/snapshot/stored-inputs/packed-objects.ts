@@ -8,7 +8,7 @@
  * `BuiltInputs.objects` works unchanged. Pure, but for `spooledTo`, which moves the bytes to a
  * spool (the CLI's temp file: src/snapshot/build/object-spool.ts) and reads them back from it.
  */
-import { spoolGroupOf, type ObjectSpool, type SizedObjects } from '../build/object-spool.js';
+import { appendObject, type ObjectSpool, type SizedObjects } from '../build/object-spool.js';
 import { DIGEST_PREFIX } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
@@ -53,7 +53,7 @@ export class PackedObjects implements SizedObjects {
     if (spool)
       return PackedObjects.ofSpooled(
         digests,
-        values.map((v, i) => spool.append(v, spoolGroupOf(digests[i] as string))),
+        values.map((v, i) => appendObject(spool, digests[i] as string, v)),
         spool,
       );
     const order = digestOrder(digests);
@@ -115,8 +115,7 @@ export class PackedObjects implements SizedObjects {
   static spooledTo(objects: ReadonlyMap<string, Uint8Array>, spool: ObjectSpool): ReadonlyMap<string, Uint8Array> {
     if (!(objects instanceof PackedObjects) || objects.spooled) return objects;
     const handles = new Uint32Array(objects.size);
-    for (let k = 0; k < handles.length; k++)
-      handles[k] = spool.append(objects.bytesAt(k), spoolGroupOf(objects.digestAt(k)));
+    for (let k = 0; k < handles.length; k++) handles[k] = appendObject(spool, objects.digestAt(k), objects.bytesAt(k));
     return new PackedObjects(new Uint8Array(0), objects.ends, objects.ids, { spool, handles });
   }
 

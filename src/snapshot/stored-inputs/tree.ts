@@ -21,7 +21,7 @@ import { nobleSha256Hex, type Hasher } from '../digest.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
 import { PackedObjects } from './packed-objects.js';
 import { DocumentSink, MAX_DEPTH, TableTree, writeUnsortedTable, type TreeDocument } from '../tree.js';
-import { spoolGroupOf, type ObjectSpool } from '../build/object-spool.js';
+import { appendObject, type ObjectSpool } from '../build/object-spool.js';
 import {
   SHARED_BYTES,
   storedDocument,
@@ -303,9 +303,7 @@ function spooledInputs(
     const object = storedEntryOfRetention(doc.object, retention, hasher, SHARED_BYTES);
     if (!object) return;
     entries.push({ key: object.key, layer: object.layer, digest: object.digest });
-    // Grouped by digest as the snapshot's objects are: the checkpoint pack reads the spool a group
-    // at a time in digest order, and one group of every stored input would grow its buffer by ~30 MB.
-    handles.push(spool.append(object.bytes, spoolGroupOf(object.digest)));
+    handles.push(appendObject(spool, object.digest, object.bytes));
   });
   const stored = buildFromEntries(entries, hasher, (kept) =>
     PackedObjects.ofSpooled(
