@@ -133,25 +133,18 @@ export function applyConnectionPool(
     c.circuit_breakers = DEFAULT_CIRCUIT_BREAKERS;
     return;
   }
-  const t: Thresholds = { ...DEFAULT_THRESHOLDS };
   const { http, tcp } = pool;
   let idleTimeoutMs: number | undefined;
   let maxRequestsPerConnection = 0;
   let maxConcurrentStreams = 0;
   let maxConnectionDurationMs: number | undefined;
   if (http) {
-    // istiod treats 0 as "unset" for these.
-    if (http.http2MaxRequests && http.http2MaxRequests > 0) t.max_requests = { value: http.http2MaxRequests };
-    if (http.http1MaxPendingRequests && http.http1MaxPendingRequests > 0)
-      t.max_pending_requests = { value: http.http1MaxPendingRequests };
-    if (http.maxRetries && http.maxRetries > 0) t.max_retries = { value: http.maxRetries };
     idleTimeoutMs = http.idleTimeoutMs;
     maxRequestsPerConnection = http.maxRequestsPerConnection ?? 0;
     maxConcurrentStreams = http.maxConcurrentStreams ?? 0;
   }
   if (tcp) {
     if (tcp.connectTimeoutMs !== undefined) c.connect_timeout = sharedDurationMs(tcp.connectTimeoutMs);
-    if (tcp.maxConnections && tcp.maxConnections > 0) t.max_connections = { value: tcp.maxConnections };
     maxConnectionDurationMs = tcp.maxConnectionDurationMs;
     idleTimeoutMs ??= tcp.idleTimeoutMs;
     const ka = tcp.tcpKeepalive;
@@ -164,7 +157,7 @@ export function applyConnectionPool(
       c.upstream_connection_options = { tcp_keepalive: keepalive };
     }
   }
-  c.circuit_breakers = circuitBreakersOf(pool, t);
+  c.circuit_breakers = circuitBreakersOf(pool);
 
   if (
     maxConnectionDurationMs !== undefined ||
@@ -192,10 +185,22 @@ export function applyConnectionPool(
  */
 const breakersOf = new WeakMap<ConnectionPoolSettings, NonNullable<Cluster['circuit_breakers']>>();
 
-function circuitBreakersOf(pool: ConnectionPoolSettings, t: Thresholds): NonNullable<Cluster['circuit_breakers']> {
+function circuitBreakersOf(pool: ConnectionPoolSettings): NonNullable<Cluster['circuit_breakers']> {
   let breakers = breakersOf.get(pool);
-  if (!breakers) breakersOf.set(pool, (breakers = sharedPart('circuit_breakers', { thresholds: [t] })));
+  if (!breakers)
+    breakersOf.set(pool, (breakers = sharedPart('circuit_breakers', { thresholds: [thresholdsOf(pool)] })));
   return breakers;
+}
+
+/** istiod's thresholds for a pool: its defaults, with the limits the pool sets (0 means "unset" there). */
+function thresholdsOf({ http, tcp }: ConnectionPoolSettings): Thresholds {
+  const t: Thresholds = { ...DEFAULT_THRESHOLDS };
+  if (http?.http2MaxRequests && http.http2MaxRequests > 0) t.max_requests = { value: http.http2MaxRequests };
+  if (http?.http1MaxPendingRequests && http.http1MaxPendingRequests > 0)
+    t.max_pending_requests = { value: http.http1MaxPendingRequests };
+  if (http?.maxRetries && http.maxRetries > 0) t.max_retries = { value: http.maxRetries };
+  if (tcp?.maxConnections && tcp.maxConnections > 0) t.max_connections = { value: tcp.maxConnections };
+  return t;
 }
 
 /** `outlierDetection(od)`, shared: found once per settings object (see circuitBreakersOf). */
