@@ -8,6 +8,7 @@
  * (src/snapshot/stored-inputs/): the same objects in any file layout or order give the same one.
  */
 import { compileOwned } from './compile/index.js';
+import { releaseInternTables } from './compile/intern.js';
 import { buildInputSet, parseDocuments, type RawDocument } from './inputs/index.js';
 import { sortDiagnostics, type Diagnostic } from './model/diagnostics.js';
 import type { InputSet } from './model/inputs.js';
@@ -188,7 +189,12 @@ export function validatedDocuments(
   return { inputs: new Handoff(withParseDiagnostics(inputs, parseDiagnostics)), stored };
 }
 
-/** Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet. */
+/**
+ * Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet, nor
+ * the compiler's intern tables (releaseInternTables: the build that follows is the last use).
+ */
 export function compileHanded(inputs: Handoff<InputSet>): ReturnType<typeof compileOwned> {
-  return compileOwned(inputs.take());
+  const compiled = compileOwned(inputs.take());
+  releaseInternTables();
+  return compiled;
 }

@@ -1,8 +1,9 @@
 /** src/full-gc.ts: V8's gc() in a process started without --expose-gc, a full collection. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { fullGc } from '../src/full-gc.js';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
+import { fullGc, worthCollecting } from '../src/full-gc.js';
 
 test('fullGc gives a collection that frees an object nothing references', async () => {
   const collect = fullGc();
@@ -11,4 +12,30 @@ test('fullGc gives a collection that frees an object nothing references', async 
   await nextTurn();
   collect();
   assert.equal(ref.deref(), undefined);
+});
+
+test('worthCollecting: a collection pays only when the heap grew by an eighth of what the last one left', () => {
+  const mb = 1 << 20;
+  assert.equal(worthCollecting(10 * mb, 0), true); // the first
+  assert.equal(worthCollecting(191 * mb, 180 * mb), false); // 11 MB since a collection that left 180
+  assert.equal(worthCollecting(203 * mb, 180 * mb), true); // 23 MB
+  assert.equal(worthCollecting(260 * mb, 220 * mb), true); // 40 MB
+});
+
+test('fullGc skips a collection asked right after one, with nothing allocated between', async () => {
+  const majors: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors.push(1);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const collect = fullGc();
+  collect();
+  collect();
+  collect();
+  // gc entries are delivered asynchronously: wait for the first, then a little for any other
+  for (let waited = 0; majors.length === 0 && waited < 2000; waited += 10) await delay(10);
+  await delay(50);
+  observer.disconnect();
+  assert.equal(majors.length, 1);
 });

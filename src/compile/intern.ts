@@ -17,9 +17,34 @@ import { durationMs, packAny, type Any, type Duration } from '../xds/proto.js';
 /** Entries a table holds before it starts over. */
 const LIMIT = 1 << 15;
 
+/** Every table alive (weakly: a table made per security set dies with it), for releaseInternTables. */
+const tables = new Set<WeakRef<InternTable<object>>>();
+const dropDead = new FinalizationRegistry<WeakRef<InternTable<object>>>((ref) => tables.delete(ref));
+
+/**
+ * Empties every intern table, for a process that compiles once and then builds (the one-shot
+ * pipeline, src/pipeline.ts compileHanded): at 10k services the tables hold ~25 MB of keys and, as
+ * the build consumes the output, of values no resource holds any more, which every later full
+ * collection would mark. Values depend only on their key: a later compile makes equal ones.
+ */
+export function releaseInternTables(): void {
+  for (const ref of tables) ref.deref()?.clear();
+}
+
 /** A bounded table of shared immutable values by key. */
 export class InternTable<T extends object> {
   private readonly byKey = new Map<string, T>();
+
+  constructor() {
+    const ref = new WeakRef<InternTable<object>>(this);
+    tables.add(ref);
+    dropDead.register(this, ref);
+  }
+
+  /** Forgets every value (releaseInternTables). */
+  clear(): void {
+    this.byKey.clear();
+  }
 
   /** The value for `key`, made (and deep-frozen) by `make` the first time. */
   get(key: string, make: () => T): T {

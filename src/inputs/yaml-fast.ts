@@ -235,11 +235,21 @@ const SPECIAL_START = /^(?:[[\]{},#&*!|>%@`'"]|[?:-](?: |$))/;
 
 function scalar(text: string): unknown {
   const c = text[0];
-  if (c === '"' || c === "'") return quoted(text);
+  if (c === '"' || c === "'") return ownCopy(quoted(text));
   if (c === '[' || c === '{') return flow(text);
   if (SPECIAL_START.test(text)) bail();
-  return plain(text);
+  return ownValue(plain(text));
 }
+
+/**
+ * A string value, not as a view of the file's text: V8 makes a substring of 13 characters or more
+ * a view of its parent (a sliced string), so one kept value would keep the whole file alive (34 MB
+ * at 10k services: pod addresses, names and hosts held the text through the compile, until the
+ * snapshot build consumed the endpoints). The slice flattens the concatenation into a string of
+ * its own. Keys need no copy: a property key is internalized, which copies it.
+ */
+const ownCopy = (s: string): string => (s.length < 13 ? s : (' ' + s).slice(1));
+const ownValue = (v: unknown): unknown => (typeof v === 'string' ? ownCopy(v) : v);
 
 /** `[]`, `{}`, and a flow list of plain or quoted scalars without nesting. */
 function flow(text: string): unknown {
@@ -251,7 +261,7 @@ function flow(text: string): unknown {
   const items = inner.split(',').map((s) => s.trim());
   if (items[items.length - 1] === '') items.pop(); // a trailing comma
   if (items.some((s) => s === '' || SPECIAL_START.test(s))) bail();
-  return items.map(plain);
+  return items.map((item) => ownValue(plain(item)));
 }
 
 function closingQuote(text: string, q: string): number {

@@ -27,7 +27,7 @@ import { MeshsnapError } from '../errors.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import { istioObjectOf, oneCheckValidator, type Validator } from '../xds/validate/index.js';
+import { forgetDomainBases, istioObjectOf, oneCheckValidator, type Validator } from '../xds/validate/index.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import {
@@ -262,9 +262,14 @@ export function assertConsistentOnce(
   if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
 }
 
-/** envoyRejections with a validator made in a frame of its own (see referenceProblemsAlone). */
+/**
+ * envoyRejections with a validator made in a frame of its own (see referenceProblemsAlone); the
+ * domain check's bases (which hold the sidecar configs' virtual hosts) are forgotten with it.
+ */
 function envoyRejectionsAlone(output: CompileOutput): ConsistencyProblem[] {
-  return envoyRejections(output, oneCheckValidator());
+  const problems = envoyRejections(output, oneCheckValidator());
+  forgetDomainBases();
+  return problems;
 }
 
 /**

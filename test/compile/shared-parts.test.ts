@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateMesh } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
-import { deepFreeze, InternTable } from '../../src/compile/intern.js';
+import { deepFreeze, InternTable, releaseInternTables } from '../../src/compile/intern.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { encodeMessage, takePackedMessage, type envoy } from '../../src/xds/proto.js';
@@ -144,4 +144,20 @@ test("outbound clusters' TLS parts are shared and frozen: the plaintext socket m
   assert.throws(() => {
     (contexts[0]?.alpn_protocols as string[]).push('h3');
   }, TypeError);
+});
+
+test('releaseInternTables empties every table: a later value is a new object, equal to the one before', () => {
+  const t = new InternTable<{ a: number[] }>();
+  const before = t.share({ a: [1, 2] });
+  assert.equal(t.share({ a: [1, 2] }), before);
+  releaseInternTables();
+  const after = t.share({ a: [1, 2] });
+  assert.notEqual(after, before);
+  assert.deepEqual(after, before);
+});
+
+test('a compile after releaseInternTables gives the same output', () => {
+  const first = output(7);
+  releaseInternTables();
+  assert.deepEqual(output(7), first);
 });

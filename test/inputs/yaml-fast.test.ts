@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { queryObjects } from 'node:v8';
 import { stringify } from 'yaml';
 import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { INPUT_LIMITS } from '../../src/inputs/limits.js';
@@ -132,4 +133,24 @@ test("parseDocuments: errors and limits are still the library's diagnostics", ()
   const big = 'a: ' + 'x'.repeat(INPUT_LIMITS.maxObjectBytes + 10) + '\n';
   assert.equal(fast(big), undefined);
   assert.equal(parseDocuments(big, 'big.yaml').diagnostics[0]?.code, 'too-large');
+});
+
+/** The values of a text padded with a 24 MB comment line: plain, quoted and flow values of 13 characters or more. */
+function valuesOfLargeText(): unknown[] {
+  const text = `a: plain-value-of-some-length\nb: "quoted-value-of-some-length"\nc: [flow-value-of-some-length, x]\n#${'x'.repeat(24 << 20)}\n`;
+  const docs = parseYamlFast(text, Infinity);
+  assert.ok(docs);
+  return docs;
+}
+
+test('values read by the fast path do not keep the text alive (V8 makes a long substring a view of the text)', () => {
+  queryObjects(Object, { format: 'count' }); // runs a full collection
+  const before = process.memoryUsage().heapUsed;
+  const kept = valuesOfLargeText();
+  queryObjects(Object, { format: 'count' });
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.deepEqual(kept, [
+    { a: 'plain-value-of-some-length', b: 'quoted-value-of-some-length', c: ['flow-value-of-some-length', 'x'] },
+  ]);
+  assert.ok(grown < 8 << 20, `${(grown / 2 ** 20).toFixed(1)} MB kept by three values`);
 });

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { queryObjects } from 'node:v8';
 import { generateMesh, toYaml } from '../../bench/synthetic.js';
 import { compileOwned } from '../../src/compile/index.js';
@@ -125,6 +126,28 @@ test("the consistency check's ReferenceReader is let go before the build consume
     [before, before, before, before],
     'no reader of the check alive from its Envoy part on, nor while the groups are built',
   );
+});
+
+/** WeakRefs to the virtual hosts of the output's route configs large enough for the domain check to keep as a basis. */
+function largeConfigsHosts(output: OwnedCompileOutput): WeakRef<object>[] {
+  const refs: WeakRef<object>[] = [];
+  for (const table of output.groups.values())
+    for (const rc of table.routes.values()) {
+      const hosts = (rc as { virtual_hosts?: readonly object[] }).virtual_hosts ?? [];
+      if (hosts.length >= 64) for (const h of hosts) refs.push(new WeakRef(h));
+    }
+  return refs;
+}
+
+test("nothing of the check keeps the output's virtual hosts once the build has consumed the groups (the domain check's bases are forgotten)", async () => {
+  const owned = synthetic(120)();
+  const hosts = largeConfigsHosts(owned);
+  assert.ok(hosts.length > 0);
+  buildSnapshotOnce(owned, INFO, { hasher });
+  assert.equal(owned.groups.size, 0);
+  await nextTurn(); // a WeakRef's target stays alive until the end of the job that made or read it
+  queryObjects(Object, { format: 'count' }); // runs a full collection
+  assert.equal(hosts.filter((h) => h.deref() !== undefined).length, 0, 'virtual hosts alive');
 });
 
 test('compileTextsToPublish collects after the validation, after the compile and in the build, as compileTexts builds', () => {

@@ -7,6 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { queryObjects } from 'node:v8';
 import rules from '../../src/xds/gen/validate-rules.js';
 import { deepFreeze } from '../../src/compile/intern.js';
 import type { Cluster, Listener, RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
@@ -18,7 +20,7 @@ import {
   type MessageHook,
   type Violation,
 } from '../../src/xds/validate/index.js';
-import { domainClashes } from '../../src/xds/validate/domains-unique.js';
+import { domainClashes, forgetDomainBases } from '../../src/xds/validate/domains-unique.js';
 
 const RC = TypeName.RouteConfiguration;
 const VH = 'envoy.config.route.v3.VirtualHost';
@@ -248,4 +250,25 @@ test('a validator for one check (memory: check) reports what a process validator
   }
   assert.ok(rulesOf(once.validate(RC, broken)).length > 0, 'the broken config breaks rules');
   assert.ok(once.validate(TypeName.Cluster, badCluster).length > 0, 'the broken cluster breaks rules');
+});
+
+/** A clean config of 100 hosts checked as "forget" (so kept as its basis), and the same less its first host plus a clash. */
+function checkedBasis(): { first: WeakRef<VirtualHost>; clash: VirtualHost[] } {
+  const hosts = Array.from({ length: 100 }, (_, i) => host(`forget-${i}.example:80`, [`forget-${i}.example`]));
+  assert.deepEqual(domainClashes('forget', hosts), []);
+  return {
+    first: new WeakRef(hosts[0] as VirtualHost),
+    clash: [...hosts.slice(1), host('again', ['FORGET-7.example'])],
+  };
+}
+
+test('forgetDomainBases lets go of the clean configs kept as bases (their virtual hosts), and the check stays the same', async () => {
+  const { first, clash } = checkedBasis();
+  const expected = domainClashes('forget', clash);
+  assert.equal(expected.length, 1);
+  forgetDomainBases();
+  assert.deepEqual(domainClashes('forget', clash), expected, 'the same clashes without a basis');
+  await nextTurn(); // a WeakRef's target stays alive until the end of the job that made or read it
+  queryObjects(Object, { format: 'count' }); // runs a full collection
+  assert.equal(first.deref(), undefined, 'no basis holds the first config');
 });

@@ -10,6 +10,7 @@ import { Validator, type Violation } from './walker.js';
 
 export type { RuleTable } from './rule-table.js';
 export { ENVOY_RULES } from './envoy-rules.js';
+export { forgetDomainBases } from './domains-unique.js';
 export { Validator, type MessageHook, type ValidatorOptions, type Violation } from './walker.js';
 
 let shared: Validator | undefined;
