@@ -9,13 +9,17 @@ import { encodeMessage, type RouteConfiguration } from '../xds/proto.js';
 import { routeConfigurationParts, writeRouteConfiguration } from '../xds/route-config-encoder.js';
 import { XDS_TYPE_NAME, type XdsType } from '../xds/type-urls.js';
 import type { ByteSlab } from '../xds/wire/slab.js';
+import { VIEW } from '../xds/wire/writer.js';
 import { compositeOfRawDigests, concatParts, rawDigest } from './composite.js';
 import { digestOf, nobleSha256Hex, type Hasher } from './digest.js';
 import { RouteChunker, type Part } from './route-chunks.js';
 
 export interface EncodedResource {
   readonly type: XdsType;
-  /** The stored object's bytes: the protobuf encoding, or for a composite (`parts` set) the composite object (composite.ts). */
+  /**
+   * The stored object's bytes: the protobuf encoding, or for a composite (`parts` set) the composite
+   * object (composite.ts). From a transient encoder (EncoderOptions), valid until its next `encode`.
+   */
   readonly bytes: Uint8Array;
   readonly digest: string;
   /** A composite's parts, in order (plain objects; the same part may appear twice). */
@@ -43,12 +47,20 @@ export interface EncoderOptions {
    * encoder whose bytes outlive a build one by one.
    */
   readonly slab?: ByteSlab;
+  /**
+   * Hand out the bytes of a message encoded whole as a view of the wire writer's buffer, valid
+   * until the next `encode` (no cache then): for a caller that copies them away at once (a one-shot
+   * build whose objects go to a spool), so they are not first copied into a slab. Composites and
+   * their parts keep bytes of their own.
+   */
+  readonly transient?: boolean;
 }
 
 export class ResourceEncoder {
   private readonly cache: WeakMap<object, EncodedResource> | undefined;
   private readonly chunker: RouteChunker;
-  private readonly slab: ByteSlab | undefined;
+  /** Where encoded messages' bytes go (EncoderOptions.slab, .transient): undefined, a buffer of their own. */
+  private readonly into: ByteSlab | typeof VIEW | undefined;
   /**
    * The raw digest of each part (composite.ts): the chunker hands the same part objects to every
    * namespace's route config, so each is parsed from hex once, not once per config.
@@ -62,8 +74,8 @@ export class ResourceEncoder {
     opts: EncoderOptions = {},
   ) {
     this.chunker = new RouteChunker(hasher);
-    this.cache = opts.cache === false ? undefined : new WeakMap();
-    this.slab = opts.slab;
+    this.cache = opts.cache === false || opts.transient ? undefined : new WeakMap();
+    this.into = opts.transient ? VIEW : opts.slab;
   }
 
   encode(type: XdsType, message: object): EncodedResource {
@@ -74,7 +86,7 @@ export class ResourceEncoder {
     const encoded =
       type === 'routes'
         ? this.encodeRoutes(message as RouteConfiguration)
-        : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message, this.slab));
+        : this.encoded(type, encodeMessage(XDS_TYPE_NAME[type], message, this.into));
     this.encodes++;
     this.cache?.set(message, encoded);
     return encoded;
@@ -86,13 +98,13 @@ export class ResourceEncoder {
 
   private encodeRoutes(rc: RouteConfiguration): EncodedResource {
     // A proxyless config has one virtual host: not chunked (cheap path, and nothing to share). Its
-    // virtual host is its own, so a one-shot build writes it whole into the slab; a long-lived
-    // encoder splices each virtual host's kept bytes (an incremental compile reuses the objects).
+    // virtual host is its own, so a one-shot build writes it whole (into its slab, or a view); a
+    // long-lived encoder splices each virtual host's kept bytes (an incremental compile reuses the objects).
     if ((rc.virtual_hosts?.length ?? 0) < COMPOSITE_ROUTES_MIN_VHOSTS)
       return this.encoded(
         'routes',
-        this.slab
-          ? encodeMessage(XDS_TYPE_NAME.routes, rc, this.slab)
+        this.into
+          ? encodeMessage(XDS_TYPE_NAME.routes, rc, this.into)
           : writeRouteConfiguration(routeConfigurationParts(rc)),
       );
     const parts = this.chunker.parts(rc);

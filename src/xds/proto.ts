@@ -10,6 +10,7 @@ import { envoy, google } from './gen/envoy.js';
 import { typeUrl, TypeName } from './type-urls.js';
 import { encodeFast } from './wire/encode.js';
 import type { ByteSlab } from './wire/slab.js';
+import type { VIEW } from './wire/writer.js';
 
 export { envoy, google };
 
@@ -68,10 +69,11 @@ function mustCodec(typeName: string): MessageCodec<object> {
 /**
  * Encodes a message given as plain `$Properties`. Map keys are written in insertion order: build them sorted.
  * The fast writer (wire/) writes it when it can, else protobufjs: the bytes are the same (test/xds/wire-encode).
- * With `slab`, the fast writer's bytes are a view of a shared buffer (wire/slab.ts).
+ * With `into` a slab, the fast writer's bytes are a view of a shared buffer (wire/slab.ts); VIEW, a
+ * view of its own buffer, valid until the next encoding (wire/writer.ts).
  */
-export function encodeMessage(typeName: string, message: object, slab?: ByteSlab): Uint8Array {
-  return encodeFast(typeName, message, slab) ?? encodeWithProtobufjs(typeName, message);
+export function encodeMessage(typeName: string, message: object, into?: ByteSlab | typeof VIEW): Uint8Array {
+  return encodeFast(typeName, message, into) ?? encodeWithProtobufjs(typeName, message);
 }
 
 /** protobufjs's encoding: the reference the fast writer is tested against. */

@@ -13,7 +13,13 @@ import { compileOwned } from '../../src/compile/index.js';
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../src/compile/types.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { compileDocuments, compileTexts, compileTextsToPublish, parseInputTexts } from '../../src/pipeline.js';
-import { buildSnapshotOnce, SnapshotBuilder, type BuiltSnapshot } from '../../src/snapshot/build.js';
+import {
+  buildSnapshotOnce,
+  isSpooled,
+  SnapshotBuilder,
+  type BuiltSnapshot,
+  type ObjectSpool,
+} from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { ReferenceReader } from '../../src/snapshot/references.js';
@@ -73,6 +79,39 @@ test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with
         once.objects.size > once.counts.objects,
         `${label}: composite route configs (their parts are objects too)`,
       );
+  }
+});
+
+/** A spool in memory that copies what it is given (the one-shot build hands it views it reuses). */
+class MemorySpool implements ObjectSpool {
+  readonly appended: Uint8Array[] = [];
+
+  append(bytes: Uint8Array): number {
+    return this.appended.push(bytes.slice()) - 1;
+  }
+
+  read(handle: number): Uint8Array {
+    return this.appended[handle] as Uint8Array;
+  }
+
+  byteLength(handle: number): number {
+    return this.read(handle).byteLength;
+  }
+}
+
+test('one-shot builds through a spool equal the SnapshotBuilder: each object spooled as held, listed once', () => {
+  for (const [label, output] of [
+    ['bookinfo', bookinfo],
+    ['synthetic 300', synthetic(300)],
+  ] as const) {
+    const built = new SnapshotBuilder(INFO, { hasher }).build(output());
+    const spool = new MemorySpool();
+    const once = buildSnapshotOnce(output(), INFO, { hasher, spool });
+    assert.ok(isSpooled(once.objects), `${label}: read from the spool`);
+    assertSameSnapshot(once, built, label);
+    assert.ok(spool.appended.length >= once.objects.size, `${label}: every object spooled`);
+    if (label !== 'bookinfo')
+      assert.ok(spool.appended.length > once.objects.size, `${label}: an object held twice is listed once`);
   }
 });
 

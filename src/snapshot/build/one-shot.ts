@@ -50,11 +50,11 @@ export function buildSnapshotOnce(
   assertConsistentOnce(output, opts.collect, 'own');
   opts.collect?.();
   const slab = new ByteSlab();
-  const encoder = new ResourceEncoder(opts.hasher, { cache: false, slab });
+  // With a spool, each object's bytes are copied there as they are held: the encoder hands out
+  // views of its writer's buffer (transient), not copies. Without one they are kept, in the slab.
+  const encoder = new ResourceEncoder(opts.hasher, opts.spool ? { transient: true } : { cache: false, slab });
   const hasher = encoder.hasher;
-  // With a spool, objects leave the encoder's slab chunks for the spool, and the documents (kept)
-  // are cut from chunks of their own, so no kept document holds a chunk of spooled objects.
-  const sink = new DocumentSink(hasher, opts.spool ? new ByteSlab() : slab);
+  const sink = new DocumentSink(hasher, slab);
   const refs = new ObjectSet(opts.spool);
   const parts = new SeenParts();
   const [ids] = byName(output.groups);

@@ -5,8 +5,8 @@
  */
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { EncodedResource } from '../encoder.js';
-import { SpooledObjects, type ObjectSpool } from './object-spool.js';
-import { SpoolingObjects, type ObjectTarget } from './spooling-objects.js';
+import { appendObject, SpooledObjects, type ObjectSpool } from './object-spool.js';
+import type { ObjectTarget } from './spooling-objects.js';
 import { digestOrder } from '../sorted-digests.js';
 
 /**
@@ -89,25 +89,25 @@ const TYPE_BIT: Readonly<Record<XdsType, number>> = { clusters: 1, endpoints: 2,
 
 /**
  * What `ObjectRefs` tells a build that only adds (the one-shot build): the objects and their parts,
- * distinct per type. Holding is appending to three columns (digest, bytes, the holding type; a part:
- * none): no map and no counter object per object. Repeats are merged once at the end, where the
- * one sort by digest brings them side by side.
+ * distinct per type. Holding is appending to three columns (digest, bytes or spool handle, the
+ * holding type; a part: none): no map and no counter object per object. Repeats are merged once at
+ * the end, where the one sort by digest brings them side by side.
  *
- * Given a spool (object-spool.ts), each object's bytes go there when first held, once per digest,
- * and the set keeps only where: the objects it lists read their bytes back from the spool.
+ * Given a spool (object-spool.ts), each object's bytes go there when held (so `hold` may be given
+ * bytes the caller reuses afterwards) and the set keeps only where: the objects it lists read their
+ * bytes back from the spool. An object held twice is spooled twice, and listed once: repeats are
+ * rare (99 of 126k objects at 10k services), so finding them costs more than their bytes.
  */
 export class ObjectSet {
   private readonly digests: string[] = [];
   /** Without a spool: each hold's bytes. */
   private readonly bytes: Uint8Array[] = [];
+  /** With a spool: each hold's handle. */
+  private readonly handles: number[] = [];
   private readonly types: number[] = [];
-  /** With a spool: each digest's bytes appended there once. */
-  private readonly spooling: SpoolingObjects | undefined;
   private merged: { readonly objects: ReadonlyMap<string, Uint8Array>; readonly sizes: ObjectSizes } | undefined;
 
-  constructor(private readonly spool?: ObjectSpool) {
-    this.spooling = spool ? new SpoolingObjects(spool) : undefined;
-  }
+  constructor(private readonly spool?: ObjectSpool) {}
 
   /** A resource of `type` holds `encoded` (and the composite's parts, if any). */
   hold(type: XdsType, encoded: EncodedResource): void {
@@ -129,7 +129,7 @@ export class ObjectSet {
   private push(digest: string, bytes: Uint8Array, types: number): void {
     this.digests.push(digest);
     this.types.push(types);
-    if (this.spooling) this.spooling.set(digest, bytes);
+    if (this.spool) this.handles.push(appendObject(this.spool, digest, bytes));
     else this.bytes.push(bytes);
   }
 
@@ -137,6 +137,7 @@ export class ObjectSet {
     if (this.merged) return this.merged;
     const sizes = { clusters: 0, endpoints: 0, listeners: 0, routes: 0, objects: 0 };
     const { digests, types, spool } = this;
+    // Digest → its first hold's bytes, or its first hold's spool handle.
     const bytes = spool ? undefined : new Map<string, Uint8Array>();
     const handles = spool ? new Map<string, number>() : undefined;
     const order = digestOrder(digests);
@@ -147,7 +148,7 @@ export class ObjectSet {
       for (; i < order.length && digests[order[i] as number] === digest; i++)
         held |= types[order[i] as number] as number;
       if (bytes) bytes.set(digest, this.bytes[first] as Uint8Array);
-      else handles?.set(digest, this.spooling?.handle(digest) as number);
+      else handles?.set(digest, this.handles[first] as number);
       if (held === 0) continue; // only a part
       sizes.objects++;
       for (const type of XDS_TYPES) if (held & TYPE_BIT[type]) sizes[type]++;

@@ -14,7 +14,7 @@
 import wireEncoders from '../gen/wire-encoders.js';
 import { wireRuntime } from './runtime.js';
 import type { ByteSlab } from './slab.js';
-import { UnsupportedValue, WireWriter } from './writer.js';
+import { UnsupportedValue, VIEW, WireWriter } from './writer.js';
 
 const writers = wireEncoders(wireRuntime);
 
@@ -24,15 +24,16 @@ const KEEP_BYTES = 4 << 20;
 
 /**
  * The encoding of `message` as `typeName`, or undefined when the fast writer does not handle it
- * (the caller then uses protobufjs). The bytes are a copy of their own, or in `slab` when given.
+ * (the caller then uses protobufjs). The bytes are a copy of their own, or in `into` when a slab;
+ * `into` VIEW: a view of the shared writer's buffer, valid until the next encoding.
  */
-export function encodeFast(typeName: string, message: object, slab?: ByteSlab): Uint8Array | undefined {
+export function encodeFast(typeName: string, message: object, into?: ByteSlab | typeof VIEW): Uint8Array | undefined {
   const write = writers.get(typeName);
   if (!write) return undefined;
   const w = writer.reset();
   try {
     write(w, message, 0);
-    return w.finish(slab);
+    return w.finish(into);
   } catch (e) {
     if (e instanceof UnsupportedValue) return undefined;
     throw e;

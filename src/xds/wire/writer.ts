@@ -15,6 +15,9 @@ const LONE_SURROGATE = /\p{Cs}/u;
 /** Node's Buffer, looked up (not imported): this module also runs where there is none. */
 const NodeBuffer = (globalThis as { Buffer?: { allocUnsafe(size: number): Uint8Array } }).Buffer;
 
+/** Where `finish` puts the bytes for a caller that copies them at once: nowhere, a view of the writer's buffer. */
+export const VIEW = 'view';
+
 export class UnsupportedValue extends Error {
   override readonly name = 'UnsupportedValue';
 }
@@ -37,10 +40,12 @@ export class WireWriter {
   /**
    * The bytes written, in an exactly sized array of their own: a Node Buffer where there is one,
    * as protobufjs hands out (a plain Uint8Array elsewhere, e.g. workerd), so callers see one type
-   * whichever encoder wrote the bytes; or a copy in `slab` (slab.ts).
+   * whichever encoder wrote the bytes; or a copy in `slab` (slab.ts); or, `into` VIEW, no copy:
+   * a view of the writer's buffer, valid until it writes again.
    */
-  finish(slab?: ByteSlab): Uint8Array {
-    if (slab) return slab.copy(this.buf, 0, this.pos);
+  finish(into?: ByteSlab | typeof VIEW): Uint8Array {
+    if (into === VIEW) return this.buf.subarray(0, this.pos);
+    if (into) return into.copy(this.buf, 0, this.pos);
     if (NodeBuffer === undefined) return this.buf.slice(0, this.pos);
     const out = NodeBuffer.allocUnsafe(this.pos);
     out.set(this.buf.subarray(0, this.pos));
