@@ -132,6 +132,11 @@ export class ObjectCache {
     return this.objects.values();
   }
 
+  /** Each object under its key string (`keyString(o.key)`). */
+  entries(): IterableIterator<[string, CachedObject]> {
+    return this.objects.entries();
+  }
+
   get size(): number {
     return this.objects.size;
   }

@@ -50,6 +50,10 @@ test('stored inputs tree: updated object by object it gives the documents and ro
   const first = tree.commit();
   const scratch = buildStoredInputs(base, h);
   assert.equal(first.digest, scratch.digest);
+  // Every object, in digest order (string order of the digests).
+  const digests = [...first.objects.keys()];
+  assert.equal(digests.length, new Set(base.map((o) => o.digest)).size);
+  assert.deepEqual(digests, [...digests].sort());
   assert.deepEqual(
     first.documents.map((d) => d.digest),
     scratch.documents.map((d) => d.digest),

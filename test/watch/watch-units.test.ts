@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bootstrapCommand, envoyBootstrap, grpcBootstrap } from '../../src/cli/commands/bootstrap.js';
-import { canonicalObject, layerOf, storedObject } from '../../src/snapshot/stored-inputs/index.js';
+import { canonicalObject, keyString, layerOf, storedObject } from '../../src/snapshot/stored-inputs/index.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { LastKnownGood } from '../../src/watch/last-known-good.js';
+import { ObjectCache } from '../../src/watch/object-cache.js';
+import { compileRequest } from '../../src/watch/round/request.js';
+import { baseMesh, pod } from './watch-harness.js';
 import { ManualClock } from '../../src/watch/clock.js';
 import { Debouncer } from '../../src/watch/debounce.js';
 import { ChangeLog } from '../../src/watch/provenance.js';
@@ -265,4 +270,18 @@ test('infra/k8s/write-status: update/patch on exactly the status subresources th
   assert.deepEqual(parse(kustomization.patches[0]?.patch ?? ''), [
     { op: 'add', path: '/spec/template/spec/containers/0/args/-', value: '--write-status' },
   ]);
+});
+
+test("a full round's request lists the cache's objects in key order, as sorting by keyString gives", () => {
+  const cache = new ObjectCache(nodeSha256Hex);
+  const mesh = baseMesh();
+  for (const o of [...mesh].reverse()) cache.upsert(o);
+  for (let i = 0; i < 40; i++) cache.upsert(pod(`p-${(i * 7) % 40}`, `app-${i % 3}`, 'v1', `10.2.0.${i}`));
+  const objects = compileRequest(new Set(), '', cache, new LastKnownGood()).objects;
+  const expected = [...cache.values()].map((o) => keyString(o.key)).sort();
+  assert.equal(objects.length, expected.length);
+  assert.deepEqual(
+    objects.map((o) => keyString(o.key)),
+    expected,
+  );
 });

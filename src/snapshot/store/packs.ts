@@ -239,24 +239,29 @@ function spooledEntries(
   readonly held: (Uint8Array | undefined)[];
   readonly documentsOnly: number;
 } {
-  const seen = new Set<string>();
   const digests: string[] = [];
   const sizes: number[] = [];
   const handles: number[] = [];
   const held: (Uint8Array | undefined)[] = [];
   const add = (digest: string, size: number, handle: number, bytes: Uint8Array | undefined): void => {
-    if (seen.has(digest)) return;
-    seen.add(digest);
     digests.push(digest);
     sizes.push(size);
     handles.push(handle);
     held.push(bytes);
   };
+  // Each digest once: the spool's and the inputs' keys are distinct within each (maps), so only
+  // what follows them is looked up in what came before (no set of all ~230k digests at 10k).
   for (const [d, handle] of objects.handleEntries()) add(d, objects.byteLengthAt(handle), handle, undefined);
   if (inputObjects)
-    for (const d of inputObjects.keys()) add(d, byteLengthIn(inputObjects, d) ?? notHeld(d), -1, undefined);
+    for (const d of inputObjects.keys())
+      if (!objects.has(d)) add(d, byteLengthIn(inputObjects, d) ?? notHeld(d), -1, undefined);
   const objectCount = digests.length;
-  for (const d of documents) add(d.digest, d.bytes.byteLength, -1, d.bytes);
+  const seenDocuments = new Set<string>();
+  for (const d of documents) {
+    if (objects.has(d.digest) || inputObjects?.has(d.digest) || seenDocuments.has(d.digest)) continue;
+    seenDocuments.add(d.digest);
+    add(d.digest, d.bytes.byteLength, -1, d.bytes);
+  }
   return { digests, sizes, handles, held, documentsOnly: digests.length - objectCount };
 }
 

@@ -18,6 +18,7 @@
 import { canonicalJson } from '../../canonical-json.js';
 import { parseDocuments, type RawDocument } from '../../inputs/parse.js';
 import { nobleSha256Hex, type Hasher } from '../digest.js';
+import { DigestSorter } from '../sorted-digests.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
 import { PackedObjects } from './packed-objects.js';
 import { DocumentSink, MAX_DEPTH, TableTree, writeUnsortedTable, type TreeDocument } from '../tree.js';
@@ -153,13 +154,11 @@ export class StoredInputsTree {
   }
 }
 
-const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** By digest (sorting the keys alone: no entry pair per object). */
+/** By digest (a numeric sort of the digests' leading digits, not a comparator call per comparison: 54k objects at 10k). */
 function sortedByKey(m: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
-  const out = new Map<string, Uint8Array>();
-  for (const key of [...m.keys()].sort(byCodeUnits)) out.set(key, m.get(key) as Uint8Array);
-  return out;
+  const sorter = new DigestSorter<Uint8Array>();
+  for (const [digest, bytes] of m) sorter.add(digest, bytes);
+  return sorter.toMap();
 }
 
 /**

@@ -1,6 +1,5 @@
 /** What a round asks the compiler: the changed keys, and the cache's objects as last-known-good resolves them. */
 import type { ObjectSpool } from '../../snapshot/build.js';
-import { keyString } from '../../snapshot/stored-inputs/index.js';
 import type { CompileRequest } from '../compiler.js';
 import type { LastKnownGood } from '../last-known-good.js';
 import type { CachedObject, ObjectCache } from '../object-cache.js';
@@ -23,13 +22,12 @@ export function compileRequest(
     },
     // Sorted once, and only for a compiler that reads them all (full and remote compiles).
     get objects() {
-      return (objects ??= [...cache.values()].map((o) => lkg.resolve(o)).sort(byKey));
+      return (objects ??= sortedByKey(cache).map(([, o]) => lkg.resolve(o)));
     },
   };
 }
 
-const byKey = (a: CachedObject, b: CachedObject): number => {
-  const x = keyString(a.key);
-  const y = keyString(b.key);
-  return x < y ? -1 : x > y ? 1 : 0;
-};
+/** The cache's entries by key string: the cache's own keys, not a `keyString` made per comparison (54k objects at 10k). */
+function sortedByKey(cache: ObjectCache): [string, CachedObject][] {
+  return [...cache.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+}
