@@ -279,17 +279,23 @@ function referenceProblemsAlone(output: CompileOutput): ConsistencyProblem[] {
 function referenceProblems(output: CompileOutput, references: ReferenceReader): ConsistencyProblem[] {
   // (type, name) → groups holding it, in output order
   const holders = {} as Record<XdsType, Map<string, Holders>>;
+  // Names held by more than one group, in the order they became so: few, and only they can be duplicates.
+  const several = {} as Record<XdsType, string[]>;
   for (const type of XDS_TYPES) {
     const index = new Map<string, Holders>();
+    const names: string[] = [];
     for (const [id, table] of output.groups) {
       for (const name of table[type].keys()) {
         const entry = index.get(name);
         if (entry === undefined) index.set(name, id);
-        else if (typeof entry === 'string') index.set(name, [entry, id]);
-        else (entry as GroupId[]).push(id);
+        else if (typeof entry === 'string') {
+          index.set(name, [entry, id]);
+          names.push(name);
+        } else (entry as GroupId[]).push(id);
       }
     }
     holders[type] = index;
+    several[type] = names;
   }
   // Holder sets interned: one object per distinct list, keyed by its group id (one holder) or by
   // its text (several); a list is replaced in the index by its set.
@@ -313,10 +319,8 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
   const shared = new Map<string, { type: XdsType; set: HolderSet; names: string[] }>();
   const sharedOfGroup = new Map<GroupId, string[]>();
   for (const type of XDS_TYPES) {
-    for (const [name, entry] of holders[type]) {
-      if (typeof entry === 'string') continue;
+    for (const name of several[type]) {
       const set = holderSet(type, name) as HolderSet;
-      if (set.list.length < 2) continue;
       const key = `${type}\t${set.id}`;
       let group = shared.get(key);
       if (!group) {
