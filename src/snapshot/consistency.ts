@@ -282,20 +282,10 @@ function referenceProblemsAlone(output: CompileOutput): ConsistencyProblem[] {
 
 /** Every problem of `output` but those of Envoy's rules (envoyRejections), unsorted. */
 function referenceProblems(output: CompileOutput, references: ReferenceReader): ConsistencyProblem[] {
-  // (type, name) → groups holding it, in output order
+  // (type, name) → groups holding it, in output order; and the names held by more than one group
   const holders = {} as Record<XdsType, Map<string, Holders>>;
-  for (const type of XDS_TYPES) {
-    const index = new Map<string, Holders>();
-    for (const [id, table] of output.groups) {
-      for (const name of table[type].keys()) {
-        const entry = index.get(name);
-        if (entry === undefined) index.set(name, id);
-        else if (typeof entry === 'string') index.set(name, [entry, id]);
-        else (entry as GroupId[]).push(id);
-      }
-    }
-    holders[type] = index;
-  }
+  const several = {} as Record<XdsType, string[]>;
+  for (const type of XDS_TYPES) ({ index: holders[type], several: several[type] } = holderIndex(output.groups, type));
   // Holder sets interned: one object per distinct list, keyed by its group id (one holder) or by
   // its text (several); a list is replaced in the index by its set.
   const interned = new Map<string, HolderSet>();
@@ -318,10 +308,8 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
   const shared = new Map<string, { type: XdsType; set: HolderSet; names: string[] }>();
   const sharedOfGroup = new Map<GroupId, string[]>();
   for (const type of XDS_TYPES) {
-    for (const [name, entry] of holders[type]) {
-      if (typeof entry === 'string') continue;
+    for (const name of several[type]) {
       const set = holderSet(type, name) as HolderSet;
-      if (set.list.length < 2) continue;
       const key = `${type}\t${set.id}`;
       let group = shared.get(key);
       if (!group) {
@@ -339,46 +327,8 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
   const targets = checkTargets(holderSet, references);
 
   // References a group does not satisfy itself, bucketed by the holder set of their target.
-  const groupRefs = new Map<GroupId, { buckets: Bucket[]; undecodable: Ref[] }>();
-  for (const [id, table] of output.groups) {
-    const buckets: Bucket[] = [];
-    const bad: Ref[] = [];
-    /** Puts the resource (`owner`, made when first needed) in the buckets of these targets. */
-    const place = (list: readonly Target[], type: XdsType, name: string, message: object, owner?: Owner) => {
-      for (let i = 0; i < list.length; i++) {
-        const t = list[i] as Target;
-        if (t.group !== id) {
-          t.group = id;
-          t.bucket = t.holders?.members.has(id) ? null : { kind: t.kind, holders: t.holders, owners: [] };
-          if (t.bucket) buckets.push(t.bucket);
-        }
-        const bucket = t.bucket;
-        if (bucket === null) continue;
-        owner ??= { type, name, message };
-        if (bucket.owners[bucket.owners.length - 1] !== owner) bucket.owners.push(owner);
-      }
-      return owner;
-    };
-    for (const [name, message] of table.clusters as Map<string, Cluster>) {
-      const ref = clusterEndpointsRef(message);
-      if (ref !== undefined) place(targets.of('endpoints', ref).alone, 'clusters', name, message);
-    }
-    for (const [name, message] of table.routes as Map<string, RouteConfiguration>)
-      place(targets.ofRouteConfig(name, message), 'routes', name, message);
-    for (const [name, message] of table.listeners as Map<string, object>) {
-      let owner: Owner | undefined;
-      let last: readonly Target[] | undefined;
-      for (const part of references.resourceRefParts('listeners', message)) {
-        if (part.undecodable.length !== 0)
-          for (const u of part.undecodable) bad.push({ type: 'listeners', name, ref: u });
-        const list = targets.ofPart(part);
-        if (list === last) continue; // the same buckets as the part before: this owner is in them
-        last = list;
-        owner = place(list, 'listeners', name, message, owner);
-      }
-    }
-    groupRefs.set(id, { buckets, undecodable: bad });
-  }
+  const groupRefs = new Map<GroupId, GroupReferences>();
+  for (const [id, table] of output.groups) groupRefs.set(id, groupReferences(id, table, targets, references));
 
   const problems: ConsistencyProblem[] = [];
   for (const cls of output.classes) {
@@ -413,6 +363,84 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
   return problems;
 }
 
+/**
+ * The groups holding each name of one type, in output order, and the names held by more than one
+ * group in the order they became so (few, and only they can be duplicates).
+ */
+function holderIndex(
+  groups: ReadonlyMap<GroupId, ResourceTable>,
+  type: XdsType,
+): { index: Map<string, Holders>; several: string[] } {
+  const index = new Map<string, Holders>();
+  const several: string[] = [];
+  for (const [id, table] of groups) {
+    for (const name of table[type].keys()) {
+      const entry = index.get(name);
+      if (entry === undefined) index.set(name, id);
+      else if (typeof entry === 'string') {
+        index.set(name, [entry, id]);
+        several.push(name);
+      } else (entry as GroupId[]).push(id);
+    }
+  }
+  return { index, several };
+}
+
+interface GroupReferences {
+  readonly buckets: Bucket[];
+  readonly undecodable: Ref[];
+}
+
+/**
+ * The references of one group's resources that the group does not satisfy itself, bucketed by the
+ * holder set of their target, and its undecodable filters (a function of its own: its loops are
+ * optimized as such, without an iterator result per resource).
+ */
+function groupReferences(
+  id: GroupId,
+  table: ResourceTable,
+  targets: CheckTargets,
+  references: ReferenceReader,
+): GroupReferences {
+  const buckets: Bucket[] = [];
+  const bad: Ref[] = [];
+  /** Puts the resource (`owner`, made when first needed) in the buckets of these targets. */
+  const place = (list: readonly Target[], type: XdsType, name: string, message: object, owner?: Owner) => {
+    for (let i = 0; i < list.length; i++) {
+      const t = list[i] as Target;
+      if (t.group !== id) {
+        t.group = id;
+        t.bucket = t.holders?.members.has(id) ? null : { kind: t.kind, holders: t.holders, owners: [] };
+        if (t.bucket) buckets.push(t.bucket);
+      }
+      const bucket = t.bucket;
+      if (bucket === null) continue;
+      owner ??= { type, name, message };
+      if (bucket.owners[bucket.owners.length - 1] !== owner) bucket.owners.push(owner);
+    }
+    return owner;
+  };
+  for (const [name, message] of table.clusters as Map<string, Cluster>) {
+    const ref = clusterEndpointsRef(message);
+    if (ref !== undefined) place(targets.of('endpoints', ref).alone, 'clusters', name, message);
+  }
+  for (const [name, message] of table.routes as Map<string, RouteConfiguration>)
+    place(targets.ofRouteConfig(name, message), 'routes', name, message);
+  for (const [name, message] of table.listeners as Map<string, object>) {
+    let owner: Owner | undefined;
+    let last: readonly Target[] | undefined;
+    for (const part of references.resourceRefParts('listeners', message)) {
+      if (part.undecodable.length !== 0)
+        for (const u of part.undecodable) bad.push({ type: 'listeners', name, ref: u });
+      const list = targets.ofPart(part);
+      if (list === last) continue; // the same buckets as the part before: this owner is in them
+      last = list;
+      owner = place(list, 'listeners', name, message, owner);
+    }
+  }
+  return { buckets, undecodable: bad };
+}
+
 /** The resources of `output` Envoy (or a gRPC client) would reject (envoyProblems), unsorted. */
 function envoyRejections(output: CompileOutput, validator?: Validator): ConsistencyProblem[] {
   const problems: ConsistencyProblem[] = [];
@@ -434,6 +462,8 @@ function envoyRejections(output: CompileOutput, validator?: Validator): Consiste
  * keeps the part, its `memo` the targets), and a route config's virtual hosts are compared by
  * position with the first config of the same name: only the hosts that differ are looked at.
  */
+type CheckTargets = ReturnType<typeof checkTargets>;
+
 function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | undefined, references: ReferenceReader) {
   const token = {};
   let ids = 0;

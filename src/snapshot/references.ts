@@ -105,14 +105,7 @@ export class ReferenceReader {
     let refs = this.vhostCache.get(vh);
     if (refs) return refs;
     const out: string[] = [];
-    for (const m of vh.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
-    for (const route of vh.routes ?? []) {
-      const action = route.route;
-      if (!action) continue;
-      if (action.cluster) out.push(action.cluster);
-      for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) out.push(wc.name);
-      for (const m of action.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
-    }
+    virtualHostClusters(vh, out);
     this.vhostCache.set(vh, (refs = out.length ? emptyRefs(out) : EMPTY_PART));
     return refs;
   }
@@ -134,7 +127,7 @@ export class ReferenceReader {
     let own = this.filterCache.get(any);
     if (!own) {
       own = emptyRefs();
-      decodeFilterRefs(any, own, this);
+      decodeFilterRefs(any, own);
       this.filterCache.set(any, own);
     }
     return own;
@@ -183,13 +176,13 @@ export function clusterEndpointsRef(c: Cluster): string | undefined {
   return serviceName ? serviceName : (c.name ?? '');
 }
 
-function decodeFilterRefs(any: Any, refs: ResourceRefs, reader: ReferenceReader): void {
+function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
   const typeName = typeNameOf(any.type_url ?? '');
   if (typeName !== TypeName.HttpConnectionManager && typeName !== TypeName.TcpProxy) return;
   const bytes = any.value ?? new Uint8Array();
   if (typeName === TypeName.HttpConnectionManager) {
     try {
-      hcmRefs(bytes, refs, reader);
+      hcmRefs(bytes, refs);
     } catch {
       refs.undecodable.push(typeName);
     }
@@ -220,7 +213,7 @@ const HCM_ROUTE_CONFIG = 4;
  * the other fields (the HTTP filters, a large part of every listener) are skipped, not decoded:
  * the consistency check runs on every build, over every listener.
  */
-function hcmRefs(bytes: Uint8Array, refs: ResourceRefs, refReader: ReferenceReader): void {
+function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
   const reader = protobuf.Reader.create(bytes);
   // As a full decode would: a field given twice keeps its last value.
   let rds: string | undefined;
@@ -234,10 +227,25 @@ function hcmRefs(bytes: Uint8Array, refs: ResourceRefs, refReader: ReferenceRead
     else reader.skipType(tag & 7);
   }
   if (rds !== undefined) refs.routes.push(rds);
-  if (routeConfig) routeConfigRefs(routeConfig, refs, refReader);
+  if (routeConfig) routeConfigRefs(routeConfig, refs);
 }
 
-function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs, refReader: ReferenceReader): void {
-  for (const vh of rc.virtual_hosts ?? [])
-    for (const c of refReader.virtualHostRefPart(vh).clusters) refs.clusters.push(c);
+/**
+ * An inline route config's references (decoded from the HCM's bytes: its virtual hosts are new
+ * objects no other resource holds, so they are read straight, without a part or a cache entry each).
+ */
+function routeConfigRefs(rc: RouteConfiguration, refs: ResourceRefs): void {
+  for (const vh of rc.virtual_hosts ?? []) virtualHostClusters(vh, refs.clusters);
+}
+
+/** The clusters one virtual host's routes and mirrors send to, in order, appended to `out`. */
+function virtualHostClusters(vh: VirtualHost, out: string[]): void {
+  for (const m of vh.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
+  for (const route of vh.routes ?? []) {
+    const action = route.route;
+    if (!action) continue;
+    if (action.cluster) out.push(action.cluster);
+    for (const wc of action.weighted_clusters?.clusters ?? []) if (wc.name) out.push(wc.name);
+    for (const m of action.request_mirror_policies ?? []) if (m.cluster) out.push(m.cluster);
+  }
 }

@@ -272,3 +272,37 @@ test('forgetDomainBases lets go of the clean configs kept as bases (their virtua
   queryObjects(Object, { format: 'count' }); // runs a full collection
   assert.equal(first.deref(), undefined, 'no basis holds the first config');
 });
+
+test('a one-check validator walks each resource afresh with one reused walk: every resource reports as a fresh validator alone', () => {
+  const once = new Validator(rules, ENVOY_RULES, new Set([VH]), new Set(), { memory: 'check' });
+  const fresh = (type: string, m: object): Violation[] =>
+    new Validator(rules, ENVOY_RULES, new Set([VH])).validate(type, m);
+  const badCluster = (name: string): Cluster => ({ name, connect_timeout: { seconds: 0 } }) as Cluster;
+  const goodCluster = (name: string): Cluster => ({ name, connect_timeout: { seconds: 1 } }) as Cluster;
+  const badHost = host('bad', []);
+  const cases: [string, object][] = [
+    [TypeName.Cluster, goodCluster('a')],
+    [TypeName.Cluster, badCluster('')],
+    [TypeName.Cluster, goodCluster('b')],
+    [RC, config('80', new Map())],
+    [RC, config('81', new Map([[5, badHost]]))],
+    [RC, config('82', new Map([[7, ownHost(7)]]), [host('x', ['svc-7'])])],
+    [TypeName.Cluster, badCluster('c')],
+    [RC, config('80', new Map([[3, badHost]]))],
+  ];
+  const seen: Violation[][] = [];
+  for (const [type, message] of cases) {
+    const got = once.validate(type, message);
+    assert.deepEqual(got, fresh(type, message), type);
+    seen.push(got);
+  }
+  // What a walk handed out stays as it was: the next resources are walked with another walk.
+  assert.deepEqual(
+    seen.map((vs) => rulesOf(vs)),
+    cases.map(([type, message]) => rulesOf(fresh(type, message))),
+  );
+  // The same resource again (no memory of resources in a one-check validator): the same answer.
+  for (const [type, message] of cases)
+    assert.deepEqual(once.validate(type, message), fresh(type, message), `${type} again`);
+  assert.ok(seen.filter((vs) => vs.length > 0).length >= 4, 'the broken resources break rules');
+});

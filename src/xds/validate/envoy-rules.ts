@@ -161,6 +161,8 @@ const listener: MessageHook = (m, walk) => {
     }
     return;
   }
+  // Only two chains can clash (a chain's own leaves may repeat): most listeners have one, or none.
+  if (chains.length < 2) return;
   const owner = new Map<string, number>();
   for (let i = 0; i < chains.length; i++) {
     const fcm = chains[i]?.filter_chain_match as Msg | null | undefined;
