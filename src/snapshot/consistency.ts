@@ -247,18 +247,14 @@ export function checkConsistency(
  * reader of its own, and `between`, when given, runs after the references are checked and before
  * the Envoy check, when the reader and the reference index have just died (a full collection
  * there keeps a process's peak memory down: README, Benchmarks). Not when problems were found.
- * `envoy`: `own` checks Envoy's rules with a validator of its own (oneCheckValidator), whose
- * memory of the messages dies with the check, for an output no later check holds again (the
- * one-shot build); `shared`, the process's, remembers them for later builds (the watcher's).
+ * Envoy's rules are checked with a validator of its own (oneCheckValidator), whose memory of the
+ * messages dies with the check: a full build's messages are new ones, which no later check meets
+ * again (the watcher's incremental rounds check their deltas with the process's validator).
  */
-export function assertConsistentOnce(
-  output: CompileOutput,
-  between?: () => void,
-  envoy: 'shared' | 'own' = 'shared',
-): void {
+export function assertConsistentOnce(output: CompileOutput, between?: () => void): void {
   const problems = referenceProblemsAlone(output);
   if (problems.length === 0) between?.();
-  for (const p of envoy === 'own' ? envoyRejectionsAlone(output) : envoyRejections(output)) problems.push(p);
+  for (const p of envoyRejectionsAlone(output)) problems.push(p);
   if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
 }
 

@@ -82,7 +82,7 @@ export class SnapshotBuilder {
     // clean messages remembered die with the check (a delta checks only the resources it changes,
     // and a rebuild's full compile made new messages, which the process validator then sees; at
     // 10k, keeping them cost the watcher ~25 MB of peak RSS); then the check's data is collected.
-    assertConsistentOnce(output, undefined, 'own');
+    assertConsistentOnce(output);
     this.collect?.();
     this.updateInfo(info);
     const diff = diffOutput(this.trees.groups, output);

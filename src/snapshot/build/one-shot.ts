@@ -47,7 +47,7 @@ export function buildSnapshotOnce(
 ): BuiltSnapshot {
   // The references are checked with a reader of its own, which dies before the Envoy check, and
   // Envoy's rules with a validator of its own: nothing of the check outlives it.
-  assertConsistentOnce(output, opts.collect, 'own');
+  assertConsistentOnce(output, opts.collect);
   opts.collect?.();
   const slab = new ByteSlab();
   // With a spool, each object's bytes are copied there as they are held: the encoder hands out
