@@ -451,6 +451,8 @@ function envoyRejections(output: CompileOutput, validator?: Validator): Consiste
   return problems;
 }
 
+type CheckTargets = ReturnType<typeof checkTargets>;
+
 /**
  * The targets of references in one check: one Target per (kind, holder set), and equal target
  * lists as one array, so a run of parts leading to the same holder sets (nearly all) costs an
@@ -458,8 +460,6 @@ function envoyRejections(output: CompileOutput, validator?: Validator): Consiste
  * keeps the part, its `memo` the targets), and a route config's virtual hosts are compared by
  * position with the first config of the same name: only the hosts that differ are looked at.
  */
-type CheckTargets = ReturnType<typeof checkTargets>;
-
 function checkTargets(holderSet: (type: XdsType, name: string) => HolderSet | undefined, references: ReferenceReader) {
   const token = {};
   let ids = 0;

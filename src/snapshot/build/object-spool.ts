@@ -12,7 +12,10 @@
  * (the stored inputs' writer does: src/snapshot/stored-inputs/tree.ts).
  */
 export interface ObjectSpool {
-  /** `group`: a hint, bytes that will be read back together (`readGroup`); default 0. */
+  /**
+   * `group`: a hint, bytes that will be read back together (`readGroup`); default 0. The bytes are
+   * copied (or written) before it returns: the one-shot build hands it views it reuses at once.
+   */
   append(bytes: Uint8Array, group?: number): number;
   read(handle: number): Uint8Array;
   byteLength(handle: number): number;
