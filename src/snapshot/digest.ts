@@ -12,6 +12,10 @@ export type Hasher = (bytes: Uint8Array) => string;
 
 export const DIGEST_PREFIX = 'sha256:';
 
+/** A lowercase hex digit's value (a character code), else -1. */
+export const hexValue = (c: number): number =>
+  c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1;
+
 export const nobleSha256Hex: Hasher = (bytes) => bytesToHex(sha256(bytes));
 
 /** `sha256:<hex>` of the bytes. */

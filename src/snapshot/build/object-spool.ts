@@ -5,17 +5,15 @@
  * the Lambda and the API. The built snapshot still shows its objects as a map
  * (BuiltSnapshot.objects), reading each one back from the spool when asked.
  */
+import { DIGEST_PREFIX, hexValue } from '../digest.js';
 
 /**
  * Append-only bytes: `append` returns a handle (a small non-negative integer) by which `read` gives the same bytes back.
  * `append` copies the bytes (or writes them out) before it returns: a caller may hand it a view of a buffer it reuses
- * (the stored inputs' writer does: src/snapshot/stored-inputs/tree.ts).
+ * (the stored inputs' writer and the one-shot build's encoder do).
  */
 export interface ObjectSpool {
-  /**
-   * `group`: a hint, bytes that will be read back together (`readGroup`); default 0. The bytes are
-   * copied (or written) before it returns: the one-shot build hands it views it reuses at once.
-   */
+  /** `group`: a hint, bytes that will be read back together (`readGroup`); default 0. */
   append(bytes: Uint8Array, group?: number): number;
   read(handle: number): Uint8Array;
   byteLength(handle: number): number;
@@ -42,9 +40,9 @@ export const SPOOL_GROUPS = 64;
 
 /** The spool group of a digest (`sha256:` and lowercase hex; 0 for anything else). */
 export function spoolGroupOf(digest: string): number {
-  const hi = hexValue(digest.charCodeAt(7));
-  const lo = hexValue(digest.charCodeAt(8));
-  return digest.startsWith('sha256:') && hi >= 0 && lo >= 0 ? (hi << 2) | (lo >> 2) : 0;
+  const hi = hexValue(digest.charCodeAt(DIGEST_PREFIX.length));
+  const lo = hexValue(digest.charCodeAt(DIGEST_PREFIX.length + 1));
+  return digest.startsWith(DIGEST_PREFIX) && hi >= 0 && lo >= 0 ? (hi << 2) | (lo >> 2) : 0;
 }
 
 /**
@@ -54,8 +52,6 @@ export function spoolGroupOf(digest: string): number {
 export function appendObject(spool: ObjectSpool, digest: string, bytes: Uint8Array): number {
   return spool.append(bytes, spoolGroupOf(digest));
 }
-
-const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 /**
  * A snapshot's objects (digest → bytes, in the order given) held by a spool: a read-only map whose

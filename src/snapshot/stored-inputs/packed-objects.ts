@@ -9,7 +9,7 @@
  * spool (the CLI's temp file: src/snapshot/build/object-spool.ts) and reads them back from it.
  */
 import { appendObject, type ObjectSpool, type SizedObjects } from '../build/object-spool.js';
-import { DIGEST_PREFIX } from '../digest.js';
+import { DIGEST_PREFIX, hexValue } from '../digest.js';
 import { digestOrder } from '../sorted-digests.js';
 
 const ID_BYTES = 32;
@@ -201,9 +201,6 @@ function writeId(digest: string, ids: Uint8Array, at: number): boolean {
   }
   return true;
 }
-
-/** A lowercase hex digit's value, else -1. */
-const hexValue = (c: number): number => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1);
 
 /**
  * The ids of `digests` in `order` (ID_BYTES each), or undefined when the objects cannot be packed:
