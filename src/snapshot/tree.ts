@@ -127,18 +127,67 @@ export function writeTable(
   if (names.length === 0) return sink.emit(EMPTY_LEAF, layerBase);
   const depth = tableDepth(names.length);
   if (depth === 0) return sink.emitCopy(leafBytesOf(names, digests), layerBase);
-  // Entries by leaf number; each leaf's entries stay in name order.
+  return writeLeaves(names, digests, groupByLeaf(names, depth), depth, sink, layerBase);
+}
+
+/**
+ * A table's entries grouped by leaf: leaf `leaves[k]` holds the entries `order[bounds[k]]` …
+ * `order[bounds[k + 1] - 1]`, leaves ascending, each leaf's entries in their order in `names`.
+ */
+export interface LeafGroups {
+  readonly order: Uint32Array;
+  readonly leaves: readonly number[];
+  readonly bounds: readonly number[];
+}
+
+/** Leaf numbers up to this many are counted in an array (depth ≤ 5: a million entries per table or more). */
+const MAX_COUNTED_LEAVES = FANOUT ** 5;
+
+/**
+ * The entries of a table of `depth` by leaf: a stable counting sort, or a sort by leaf for a table
+ * with more possible leaves than `maxCounted` (exported for its test, which lowers the bound).
+ */
+export function groupByLeaf(names: readonly string[], depth: number, maxCounted = MAX_COUNTED_LEAVES): LeafGroups {
+  const n = names.length;
   const shift = 32 - 4 * depth;
-  const leaves = new Map<number, number[]>();
-  for (let i = 0; i < names.length; i++) {
-    const leaf = nameHash(names[i] as string) >>> shift;
-    const at = leaves.get(leaf);
-    if (at) at.push(i);
-    else leaves.set(leaf, [i]);
+  const leafOf = new Uint32Array(n);
+  // (A shift by 32 is a shift by 0 in JS: depth 0 is one leaf, 0.)
+  if (depth > 0) for (let i = 0; i < n; i++) leafOf[i] = nameHash(names[i] as string) >>> shift;
+  let order: Uint32Array;
+  if (FANOUT ** depth <= maxCounted) {
+    const next = new Uint32Array(FANOUT ** depth + 1);
+    for (let i = 0; i < n; i++) (next[(leafOf[i] as number) + 1] as number)++;
+    for (let l = 1; l < next.length; l++) next[l] = (next[l] as number) + (next[l - 1] as number);
+    order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[(next[leafOf[i] as number] as number)++] = i;
+  } else order = Uint32Array.from(names.keys()).sort((a, b) => (leafOf[a] as number) - (leafOf[b] as number) || a - b);
+  const leaves: number[] = [];
+  const bounds: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const leaf = leafOf[order[i] as number] as number;
+    if (i === 0 || leaf !== leaves[leaves.length - 1]) {
+      leaves.push(leaf);
+      bounds.push(i);
+    }
   }
+  bounds.push(n);
+  return { order, leaves, bounds };
+}
+
+/** Writes a table's leaves, their entries in the order `order` gives (name order), and the interior nodes above; returns the root. */
+function writeLeaves(
+  names: readonly string[],
+  digests: readonly string[],
+  { order, leaves, bounds }: LeafGroups,
+  depth: number,
+  sink: DocumentSink,
+  layerBase: number,
+): TreeDocument {
   const level = new Map<number, TreeDocument>();
-  for (const leaf of [...leaves.keys()].sort((a, b) => a - b))
-    level.set(leaf, sink.emitCopy(leafBytesOf(names, digests, leaves.get(leaf) as number[]), layerBase));
+  for (let k = 0; k < leaves.length; k++) {
+    const bytes = leafBytesOf(names, digests, order, bounds[k] as number, bounds[k + 1] as number);
+    level.set(leaves[k] as number, sink.emitCopy(bytes, layerBase));
+  }
   return writeInterior(level, depth, sink, layerBase);
 }
 
@@ -164,9 +213,6 @@ function writeInterior(
   return level.get(0) as TreeDocument;
 }
 
-/** Leaf numbers up to this many are counted in an array (depth ≤ 5: a million entries per table or more). */
-const MAX_COUNTED_LEAVES = FANOUT ** 5;
-
 /**
  * `writeTable` of names in any order: the same documents, without sorting the whole table (a full
  * build of the stored inputs: ~40k names). The entries are grouped by leaf with a counting sort, then
@@ -178,41 +224,18 @@ export function writeUnsortedTable(
   sink: DocumentSink,
   layerBase = 0,
 ): TreeDocument | undefined {
-  const n = names.length;
-  const depth = tableDepth(n);
-  if (n === 0 || FANOUT ** depth > MAX_COUNTED_LEAVES) {
-    const order = [...names.keys()].sort((a, b) => cmp(names[a] as string, names[b] as string));
-    const at = (list: readonly string[]): string[] => order.map((i) => list[i] as string);
-    const sorted = at(names);
-    for (let i = 1; i < n; i++) if (sorted[i] === sorted[i - 1]) return undefined;
-    return writeTable(sorted, at(digests), sink, layerBase);
-  }
-  const shift = 32 - 4 * depth;
-  const leafOf = new Uint32Array(n);
-  const starts = new Uint32Array(FANOUT ** depth + 1);
-  for (let i = 0; i < n; i++) {
-    const leaf = depth === 0 ? 0 : nameHash(names[i] as string) >>> shift;
-    leafOf[i] = leaf;
-    (starts[leaf + 1] as number)++;
-  }
-  for (let l = 1; l < starts.length; l++) starts[l] = (starts[l] as number) + (starts[l - 1] as number);
-  const order = new Uint32Array(n);
-  const fill = starts.slice(0, -1);
-  for (let i = 0; i < n; i++) order[(fill[leafOf[i] as number] as number)++] = i;
-  for (let leaf = 0; leaf < starts.length - 1; leaf++) {
-    const start = starts[leaf] as number;
-    const end = starts[leaf + 1] as number;
+  if (names.length === 0) return sink.emit(EMPTY_LEAF, layerBase);
+  const depth = tableDepth(names.length);
+  const groups = groupByLeaf(names, depth);
+  const { order, bounds } = groups;
+  for (let k = 0; k + 1 < bounds.length; k++) {
+    const start = bounds[k] as number;
+    const end = bounds[k + 1] as number;
     sortRangeByName(order, start, end, names);
     for (let i = start + 1; i < end; i++)
       if (names[order[i] as number] === names[order[i - 1] as number]) return undefined;
   }
-  const level = new Map<number, TreeDocument>();
-  for (let leaf = 0; leaf < starts.length - 1; leaf++) {
-    const start = starts[leaf] as number;
-    const end = starts[leaf + 1] as number;
-    if (start < end) level.set(leaf, sink.emitCopy(leafBytesOf(names, digests, order, start, end), layerBase));
-  }
-  return writeInterior(level, depth, sink, layerBase);
+  return writeLeaves(names, digests, groups, depth, sink, layerBase);
 }
 
 /** Insertion-sorted up to this many entries; a larger leaf (names that happen to share a hash prefix) by a plain sort. */

@@ -19,6 +19,7 @@ import {
   TableTree,
   leafBytes,
   leafText,
+  groupByLeaf,
   writeTable,
   writeUnsortedTable,
 } from '../../src/snapshot/tree.js';
@@ -268,4 +269,25 @@ test('a group document written directly is the canonical JSON of its roots', () 
     groupDocumentText({ ...roots, endpoints: digest(3) }),
     canonicalJson({ ...roots, endpoints: digest(3) }),
   );
+});
+
+test('entries grouped by leaf: counted, or sorted by leaf in a table too deep to count, the same groups in the same order', () => {
+  const ns = Array.from(
+    { length: 3000 },
+    (_, i) => `outbound|${8000 + (i % 7)}||svc-${(i * 7919) % 3000}.ns.svc.cluster.local`,
+  );
+  for (const depth of [0, 1, 2, 3]) {
+    const counted = groupByLeaf(ns, depth);
+    const sorted = groupByLeaf(ns, depth, 0);
+    assert.deepEqual([...sorted.order], [...counted.order], `depth ${depth}`);
+    assert.deepEqual(sorted.leaves, counted.leaves, `depth ${depth}`);
+    assert.deepEqual(sorted.bounds, counted.bounds, `depth ${depth}`);
+    // Leaves ascending, every entry once, each leaf's entries in input order.
+    assert.ok(counted.leaves.every((l, k) => k === 0 || l > (counted.leaves[k - 1] as number)));
+    assert.equal(new Set(counted.order).size, ns.length);
+    for (let k = 0; k < counted.leaves.length; k++)
+      for (let i = (counted.bounds[k] as number) + 1; i < (counted.bounds[k + 1] as number); i++)
+        assert.ok((counted.order[i] as number) > (counted.order[i - 1] as number));
+  }
+  assert.deepEqual(groupByLeaf(ns, 0).leaves, [0]);
 });

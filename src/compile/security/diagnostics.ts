@@ -68,7 +68,11 @@ export function reportPolicyDiagnostics(
       index: p.origin.index,
     });
 
-  for (const p of inputs.authorizationPolicies) {
+  /**
+   * False, with a warning, for a policy with targetRef(s), which no sidecar enforces; true
+   * otherwise, with a warning when its selector matches no pod.
+   */
+  const appliesToSidecars = (p: AuthorizationPolicy | RequestAuthentication): boolean => {
     if (p.spec.targetRef || p.spec.targetRefs?.length) {
       say(
         p,
@@ -77,10 +81,15 @@ export function reportPolicyDiagnostics(
         TARGET_REF_NOT_APPLIED,
         p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
       );
-      continue;
+      return false;
     }
     if (hasSelector(p) && selectedWorkloads(p, model, root, true).length === 0)
       say(p, 'warning', 'policy-selects-nothing', 'the selector matches no pod in the inputs', 'spec.selector');
+    return true;
+  };
+
+  for (const p of inputs.authorizationPolicies) {
+    if (!appliesToSidecars(p)) continue;
 
     const messages = new Set<string>();
     const one = groupByAction([p]);
@@ -118,18 +127,7 @@ export function reportPolicyDiagnostics(
   }
   reportPeerAuthentications(inputs.peerAuthentications, model, root, say);
   for (const p of inputs.requestAuthentications) {
-    if (p.spec.targetRef || p.spec.targetRefs?.length) {
-      say(
-        p,
-        'warning',
-        'policy-not-applied',
-        TARGET_REF_NOT_APPLIED,
-        p.spec.targetRef ? 'spec.targetRef' : 'spec.targetRefs',
-      );
-      continue;
-    }
-    if (hasSelector(p) && selectedWorkloads(p, model, root, true).length === 0)
-      say(p, 'warning', 'policy-selects-nothing', 'the selector matches no pod in the inputs', 'spec.selector');
+    if (!appliesToSidecars(p)) continue;
     (p.spec.jwtRules ?? []).forEach((rule, i) => {
       if (rule.jwks === undefined && rule.jwksUri === undefined)
         say(
