@@ -9,6 +9,7 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import { flat } from '../model/flat-string.js';
 import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';
@@ -151,7 +152,7 @@ function sidecarCluster(
     cluster: {
       name: plan.name,
       type: DISCOVERY_TYPES[plan.discovery],
-      alt_stat_name: `${plan.name};`,
+      alt_stat_name: flat(`${plan.name};`),
       common_lb_config: NO_LB_CONFIG,
     },
   };

@@ -15,6 +15,7 @@
  * - A cluster without endpoints still gets an empty assignment, so Envoy does not wait for it.
  */
 import type { MeshEndpoint, MeshService } from '../model/service-model.js';
+import { flat } from '../model/flat-string.js';
 import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
@@ -224,7 +225,7 @@ export function workloadTelemetry(ep: MeshEndpoint, namespace: string): string |
   const name = l['service.istio.io/canonical-name'] ?? l['app.kubernetes.io/name'] ?? l.app ?? workload;
   let revision = l['service.istio.io/canonical-revision'] ?? l['app.kubernetes.io/version'] ?? l.version ?? 'latest';
   if (revision === 'latest') revision = '';
-  return `${workload};${namespace};${name};${revision};${CLUSTER_ID}`;
+  return flat(`${workload};${namespace};${name};${revision};${CLUSTER_ID}`);
 }
 
 const REPLICASET_POD = /^(.+)-[a-z0-9]{5,10}-[a-z0-9]{5}$/;
