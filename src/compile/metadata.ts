@@ -5,8 +5,8 @@
  */
 import { configPath, type IstioObject } from '../model/istio.js';
 import type { MeshService } from '../model/service-model.js';
-import { toStruct, type Metadata, type JsonValue } from '../xds/proto.js';
-import { InternTable } from './intern.js';
+import { toStruct, type google, type Metadata, type JsonValue } from '../xds/proto.js';
+import { deepFreeze, InternTable } from './intern.js';
 
 /** Per source object: every route of a VirtualService carries the same metadata. */
 const bySource = new WeakMap<IstioObject, Metadata>();
@@ -40,4 +40,39 @@ export function serviceMetadata(service: MeshService): Metadata {
   let metadata = ofService.get(service);
   if (!metadata) ofService.set(service, (metadata = istioMetadata({ services: [serviceTelemetry(service)] })));
   return metadata;
+}
+
+type Value = google.protobuf.Value.$Properties;
+
+const servicesValues = new WeakMap<MeshService, Value>();
+
+/** The `services: [service]` field's value, built once per service and shared (frozen) by its clusters' metadata. */
+function servicesValue(service: MeshService): Value {
+  let value = servicesValues.get(service);
+  if (!value) {
+    value = deepFreeze(toStruct({ services: [serviceTelemetry(service)] }).fields?.services as Value);
+    servicesValues.set(service, value);
+  }
+  return value;
+}
+
+/**
+ * `istioConfigMetadata(source, { services: [service], alpn_override?, subset? })` of a service's
+ * cluster made from a DestinationRule, without a JSON key per cluster: the fields are written in
+ * the sorted order toStruct gives (the encoding is the same), and the `services` value is the
+ * service's shared one. The caller shares the result between the clusters of a service with the
+ * same subset.
+ */
+export function ruleClusterMetadata(
+  service: MeshService,
+  source: IstioObject,
+  subset: string,
+  alpnOverride: boolean,
+): Metadata {
+  const fields: Record<string, Value> = {};
+  if (alpnOverride) fields.alpn_override = { stringValue: 'false' };
+  fields.config = { stringValue: configPath(source.kind, source.meta) };
+  fields.services = servicesValue(service);
+  if (subset) fields.subset = { stringValue: subset };
+  return deepFreeze({ filter_metadata: { istio: { fields } } });
 }
