@@ -202,8 +202,40 @@ function lbEndpoint(ep: MeshEndpoint, namespace: string, istioTls: boolean): LbE
   });
 }
 
+/**
+ * A workload's endpoint metadata, by its labels object (one per pod or WorkloadEntry, shared by
+ * its endpoints on every port and service): the telemetry label is found once per workload, not
+ * per endpoint. The entry is the workload's whose name and namespace it records.
+ */
+interface WorkloadMetadata {
+  readonly podName: string | undefined;
+  readonly workloadName: string | undefined;
+  readonly namespace: string;
+  istio?: Metadata;
+  plain?: Metadata;
+}
+const byWorkload = new WeakMap<Readonly<Record<string, string>>, WorkloadMetadata>();
+
 function lbEndpointMetadata(ep: MeshEndpoint, namespace: string, istioTls: boolean): Metadata {
-  const workload = workloadTelemetry(ep, namespace);
+  let known = byWorkload.get(ep.labels);
+  if (
+    !known ||
+    known.podName !== ep.podName ||
+    known.workloadName !== ep.workloadName ||
+    known.namespace !== namespace
+  ) {
+    known = { podName: ep.podName, workloadName: ep.workloadName, namespace };
+    byWorkload.set(ep.labels, known);
+  }
+  const hit = istioTls ? known.istio : known.plain;
+  if (hit) return hit;
+  const made = sharedEndpointMetadata(workloadTelemetry(ep, namespace), istioTls);
+  if (istioTls) known.istio = made;
+  else known.plain = made;
+  return made;
+}
+
+function sharedEndpointMetadata(workload: string | undefined, istioTls: boolean): Metadata {
   return endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
     const filter_metadata: Record<string, Struct> = {};
     // Keys in sorted order: protobufjs writes map entries in insertion order.

@@ -33,15 +33,6 @@ export const serviceTelemetry = (s: MeshService): JsonValue => ({
   namespace: s.namespace,
 });
 
-const ofService = new WeakMap<MeshService, Metadata>();
-
-/** `istioMetadata({ services: [service] })`, found once per service (its outbound and inbound clusters carry it). */
-export function serviceMetadata(service: MeshService): Metadata {
-  let metadata = ofService.get(service);
-  if (!metadata) ofService.set(service, (metadata = istioMetadata({ services: [serviceTelemetry(service)] })));
-  return metadata;
-}
-
 type Value = google.protobuf.Value.$Properties;
 
 const servicesValues = new WeakMap<MeshService, Value>();
@@ -54,6 +45,21 @@ function servicesValue(service: MeshService): Value {
     servicesValues.set(service, value);
   }
   return value;
+}
+
+const ofService = new WeakMap<MeshService, Metadata>();
+
+/**
+ * `istioMetadata({ services: [service] })`, found once per service (its outbound and inbound
+ * clusters carry it) around the service's shared `services` value: no JSON key, as it is unique.
+ */
+export function serviceMetadata(service: MeshService): Metadata {
+  let metadata = ofService.get(service);
+  if (!metadata) {
+    metadata = deepFreeze({ filter_metadata: { istio: { fields: { services: servicesValue(service) } } } });
+    ofService.set(service, metadata);
+  }
+  return metadata;
 }
 
 /**

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { istioConfigMetadata, ruleClusterMetadata, serviceTelemetry } from '../../src/compile/metadata.js';
+import {
+  istioConfigMetadata,
+  istioMetadata,
+  ruleClusterMetadata,
+  serviceMetadata,
+  serviceTelemetry,
+} from '../../src/compile/metadata.js';
 import { flat } from '../../src/model/flat-string.js';
 import type { DestinationRule } from '../../src/model/istio.js';
 import type { MeshService } from '../../src/model/service-model.js';
@@ -46,6 +52,20 @@ test("the clusters of one service share its `services` value; another service's 
   const b = ruleClusterMetadata(service('b'), rule, 'v1', false).filter_metadata?.istio?.fields;
   assert.equal(v1?.services, main?.services);
   assert.notDeepEqual(v1?.services, b?.services);
+});
+
+test("a service's metadata equals istioMetadata's of its telemetry, and shares the `services` value", () => {
+  const reviews = service('reviews');
+  const fast = serviceMetadata(reviews);
+  const reference = istioMetadata({ services: [serviceTelemetry(reviews)] });
+  assert.deepEqual(fast, reference);
+  assert.deepEqual(encodeWithProtobufjs(METADATA, fast), encodeWithProtobufjs(METADATA, reference));
+  assert.equal(serviceMetadata(reviews), fast);
+  assert.equal(
+    fast.filter_metadata?.istio?.fields?.services,
+    ruleClusterMetadata(reviews, rule, 'v1', false).filter_metadata?.istio?.fields?.services,
+  );
+  assert.ok(Object.isFrozen(fast.filter_metadata?.istio));
 });
 
 test('flat gives the string it is handed', () => {
