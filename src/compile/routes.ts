@@ -18,7 +18,7 @@
 import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
-import type { CompileContext } from './context.js';
+import type { CompileContext, SourcedHttpRoute } from './context.js';
 import {
   outboundClusterName,
   PASSTHROUGH_CLUSTER,
@@ -42,19 +42,49 @@ const MAX_DIRECT_RESPONSE_BODY = 1024 * 1024;
 /** Services that get virtual hosts: ExternalName services are aliases, which istiod skips here. */
 const routable = (s: MeshService): boolean => s.externalName === undefined;
 
-/** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
-function routesPerNamespace(ctx: CompileContext, service: MeshService): boolean {
-  return (
-    ctx.virtualServices.httpRoutes(service.hostname)?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ??
-    false
-  );
+/** A route slot's routes for sidecars and for proxyless clients. */
+interface RouteSlot {
+  sidecar?: Route[];
+  proxyless?: Route[];
+}
+
+/** One service port's routes: for every client namespace, or by client namespace (sourceNamespace matches). */
+interface PortRoutes extends RouteSlot {
+  byNamespace?: Map<string, RouteSlot>;
+  /** The default route, the same for sidecars and proxyless clients: one array for both. */
+  fallback?: Route[];
+}
+
+/** A service host's VirtualService routes and what was built of them, by port. */
+interface HostRoutes {
+  readonly sourced: readonly SourcedHttpRoute[] | undefined;
+  /** Whether its routes depend on the client namespace (a match names a sourceNamespace). */
+  readonly perNamespace: boolean;
+  readonly ports: Map<number, PortRoutes>;
 }
 
 /**
  * Routes do not depend on the client namespace unless a match names a sourceNamespace, so they are
  * built once per compile and shared between the namespaces' configs (10k services × namespaces).
+ * Found by host and port (no key string per lookup: a lookup per virtual host of every config).
  */
-const routeCache = new WeakMap<CompileContext, Map<string, Route[]>>();
+const routeCache = new WeakMap<CompileContext, Map<string, HostRoutes>>();
+
+function hostRoutes(ctx: CompileContext, hostname: string): HostRoutes {
+  let byHost = routeCache.get(ctx);
+  if (!byHost) routeCache.set(ctx, (byHost = new Map()));
+  let host = byHost.get(hostname);
+  if (!host) {
+    const sourced = ctx.virtualServices.httpRoutes(hostname);
+    const perNamespace = sourced?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ?? false;
+    byHost.set(hostname, (host = { sourced, perNamespace, ports: new Map() }));
+  }
+  return host;
+}
+
+/** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
+const routesPerNamespace = (ctx: CompileContext, service: MeshService): boolean =>
+  hostRoutes(ctx, service.hostname).perNamespace;
 
 function serviceRoutes(
   ctx: CompileContext,
@@ -63,25 +93,25 @@ function serviceRoutes(
   clientNamespace: string,
   proxyless: boolean,
 ): Route[] {
-  let cache = routeCache.get(ctx);
-  if (!cache) routeCache.set(ctx, (cache = new Map()));
-  const perNamespace = routesPerNamespace(ctx, service);
-  const key = `${proxyless ? 'g' : 's'}|${port}|${service.hostname}${perNamespace ? `|${clientNamespace}` : ''}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const sourced = ctx.virtualServices.httpRoutes(service.hostname);
-  let routes: Route[] = [];
-  if (sourced?.length)
-    routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
-  if (!routes.length) {
-    // The default route is the same for sidecars and proxyless clients: one array for both.
-    const defaultKey = `d|${port}|${service.hostname}`;
-    routes = cache.get(defaultKey) ?? [
-      defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname)),
-    ];
-    cache.set(defaultKey, routes);
+  const host = hostRoutes(ctx, service.hostname);
+  let byPort = host.ports.get(port);
+  if (!byPort) host.ports.set(port, (byPort = {}));
+  let slot: RouteSlot = byPort;
+  if (host.perNamespace) {
+    byPort.byNamespace ??= new Map();
+    let own = byPort.byNamespace.get(clientNamespace);
+    if (!own) byPort.byNamespace.set(clientNamespace, (own = {}));
+    slot = own;
   }
-  cache.set(key, routes);
+  const hit = proxyless ? slot.proxyless : slot.sidecar;
+  if (hit) return hit;
+  let routes: Route[] = [];
+  if (host.sourced?.length)
+    routes = translateVirtualServiceRoutes(ctx, host.sourced, { listenerPort: port, clientNamespace, proxyless });
+  if (!routes.length)
+    routes = byPort.fallback ??= [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
+  if (proxyless) slot.proxyless = routes;
+  else slot.sidecar = routes;
   return routes;
 }
 
