@@ -67,7 +67,7 @@ export function serviceMetadata(service: MeshService): Metadata {
  * cluster made from a DestinationRule, without a JSON key per cluster: the fields are written in
  * the sorted order toStruct gives (the encoding is the same), and the `services` value is the
  * service's shared one. The caller shares the result between the clusters of a service with the
- * same subset.
+ * same subset; the main one is also remembered per service, for its inbound cluster.
  */
 export function ruleClusterMetadata(
   service: MeshService,
@@ -75,10 +75,18 @@ export function ruleClusterMetadata(
   subset: string,
   alpnOverride: boolean,
 ): Metadata {
+  const main = !subset && !alpnOverride;
+  const known = main ? mainRuleMetadata.get(service) : undefined;
+  if (known?.source === source) return known.metadata;
   const fields: Record<string, Value> = {};
   if (alpnOverride) fields.alpn_override = { stringValue: 'false' };
   fields.config = { stringValue: configPath(source.kind, source.meta) };
   fields.services = servicesValue(service);
   if (subset) fields.subset = { stringValue: subset };
-  return deepFreeze({ filter_metadata: { istio: { fields } } });
+  const metadata = deepFreeze({ filter_metadata: { istio: { fields } } });
+  if (main) mainRuleMetadata.set(service, { source, metadata });
+  return metadata;
 }
+
+/** A service's main cluster's (no subset, no ALPN override), by service: its outbound and inbound clusters share it. */
+const mainRuleMetadata = new WeakMap<MeshService, { readonly source: IstioObject; readonly metadata: Metadata }>();

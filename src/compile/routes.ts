@@ -178,6 +178,8 @@ interface PortPlan {
   readonly port: number;
   /** In virtual host name order. */
   readonly services: readonly MeshService[];
+  /** Aligned with `services`: their virtual host names. */
+  readonly names: readonly string[];
   /** Aligned with `services`: the shared virtual host, or null where it is built per namespace. */
   readonly shared: readonly (VirtualHost | null)[];
   /** Aligned with `services`: domains an earlier virtual host claimed (lowercase), usually none. */
@@ -199,9 +201,11 @@ function portPlans(ctx: CompileContext): PortPlan[] {
   const plans: PortPlan[] = [];
   const byPort = httpServicesByPort(ctx);
   for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
-    const services = [...(byPort.get(port) as MeshService[])].sort((a, b) =>
-      compareStrings(virtualHostName(a.hostname, port), virtualHostName(b.hostname, port)),
-    );
+    // Each name built once, not per comparison.
+    const named = (byPort.get(port) as MeshService[]).map((s) => ({ s, name: virtualHostName(s.hostname, port) }));
+    named.sort((a, b) => compareStrings(a.name, b.name));
+    const services = named.map((n) => n.s);
+    const names = named.map((n) => n.name);
     // Domains that collide across services (the same cluster IP twice) go to the first service in
     // name order, as they did when each namespace deduplicated its own list: only namespace-free
     // forms can collide (a short name has no dot, every other form has one, or is a bracketed IPv6).
@@ -228,7 +232,7 @@ function portPlans(ctx: CompileContext): PortPlan[] {
         shared.push(
           domains.length
             ? {
-                name: virtualHostName(s.hostname, port),
+                name: names[i] as string,
                 domains,
                 routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false),
                 include_request_attempt_count: true,
@@ -237,7 +241,7 @@ function portPlans(ctx: CompileContext): PortPlan[] {
         );
       }
     }
-    plans.push({ port, services, shared, claimed, perNamespace, everyNamespace });
+    plans.push({ port, services, names, shared, claimed, perNamespace, everyNamespace });
   }
   planCache.set(ctx, plans);
   return plans;
@@ -257,7 +261,7 @@ function namespaceVirtualHost(
   domains = new DomainDeduper().keep(domains);
   if (!domains.length) return undefined;
   return {
-    name: virtualHostName(s.hostname, plan.port),
+    name: plan.names[i] as string,
     domains,
     routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false),
     include_request_attempt_count: true,
@@ -368,7 +372,8 @@ function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefine
       const name = proxylessListenerName(s.hostname, p.port);
       if (out.has(name)) continue;
       const vhost: VirtualHost = {
-        name: virtualHostName(s.hostname, p.port),
+        // virtualHostName gives the listener's name (`host:port`): the same string, not a copy.
+        name,
         domains: [s.hostname, name],
         routes: serviceRoutes(ctx, s, p.port, clientNamespace ?? NO_NAMESPACE, true),
         include_request_attempt_count: true,

@@ -68,6 +68,16 @@ test("a service's metadata equals istioMetadata's of its telemetry, and shares t
   assert.ok(Object.isFrozen(fast.filter_metadata?.istio));
 });
 
+test("a service's main rule metadata is one object per service and rule (its outbound and inbound clusters share it)", () => {
+  const reviews = service('reviews');
+  const main = ruleClusterMetadata(reviews, rule, '', false);
+  assert.equal(ruleClusterMetadata(reviews, rule, '', false), main);
+  const other = { ...rule, meta: { ...rule.meta, name: 'other-dr' } } as DestinationRule;
+  const byOther = ruleClusterMetadata(reviews, other, '', false);
+  assert.notEqual(byOther, main);
+  assert.deepEqual(byOther, istioConfigMetadata(other, { services: [serviceTelemetry(reviews)] }));
+});
+
 test('flat gives the string it is handed', () => {
   for (const n of [0, 7, 123456]) {
     const built = `outbound|${n}|v1|reviews-${n}.shop.svc.cluster.local`;
