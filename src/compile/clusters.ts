@@ -9,9 +9,10 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import { flat } from '../model/flat-string.js';
 import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
-import { envoy, durationMs, type Cluster, type JsonValue, type Metadata } from '../xds/proto.js';
+import { envoy, durationMs, type Cluster, type Metadata } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { blackHoleCluster, inboundPassthroughCluster, passthroughCluster } from './cluster/fixed.js';
 import { grpcCluster } from './cluster/grpc.js';
@@ -19,7 +20,7 @@ import { NO_LB_CONFIG } from './cluster/shared-parts.js';
 import { deepFreeze } from './intern.js';
 import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
 import { localityEndpoints } from './endpoints.js';
-import { istioConfigMetadata, serviceMetadata, serviceTelemetry } from './metadata.js';
+import { ruleClusterMetadata, serviceMetadata } from './metadata.js';
 import { istioMtlsSni } from './names.js';
 import { NameOrderedTable } from './sorted.js';
 import {
@@ -118,9 +119,20 @@ export function buildServiceClusters(
     return out;
   }
   const sans = serviceIdentities(ctx, service);
-  const servicesMeta: Record<string, JsonValue> = { services: [serviceTelemetry(service)] };
-  // Clusters without a DestinationRule share one metadata object (it is only read when encoding).
+  // Clusters without a DestinationRule share one metadata object (it is only read when encoding),
+  // those with one one per subset and ALPN override (the ports of a subset share it).
   const plainMeta = serviceMetadata(service);
+  const ruleMeta = new Map<string, Metadata>();
+  const metadataOf = (plan: PlannedCluster): Metadata => {
+    const source = plan.rule?.sources[0];
+    if (!source) return plainMeta;
+    const mode = plan.policy?.tls?.mode;
+    const alpnOverride = mode === 'SIMPLE' || mode === 'MUTUAL';
+    const key = `${alpnOverride}|${plan.subsetName}`;
+    let meta = ruleMeta.get(key);
+    if (!meta) ruleMeta.set(key, (meta = ruleClusterMetadata(service, source, plan.subsetName, alpnOverride)));
+    return meta;
+  };
   const reported = new Set<string>();
   const report = diags
     ? (key: string, f: (d: Diagnostics) => void) => {
@@ -132,8 +144,7 @@ export function buildServiceClusters(
     : undefined;
   // A DNS cluster without endpoints (an entry selecting no workload) is kept without hosts: istiod
   // sends none, but routes name it and both answer 503.
-  for (const plan of plans)
-    out.set(plan.name, sidecarCluster(ctx, plan, sans, report, plan.rule ? servicesMeta : plainMeta));
+  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report, metadataOf(plan)));
   return out;
 }
 
@@ -144,14 +155,14 @@ function sidecarCluster(
   plan: PlannedCluster,
   sans: readonly string[],
   report: Reporter,
-  meta: Record<string, JsonValue> | Metadata,
+  metadata: Metadata,
 ): Cluster {
   const { service, port, policy } = plan;
   const draft: ClusterDraft = {
     cluster: {
       name: plan.name,
       type: DISCOVERY_TYPES[plan.discovery],
-      alt_stat_name: `${plan.name};`,
+      alt_stat_name: flat(`${plan.name};`),
       common_lb_config: NO_LB_CONFIG,
     },
   };
@@ -189,16 +200,7 @@ function sidecarCluster(
 
   if (c.type === DiscoveryType.EDS) c.eds_cluster_config = { service_name: plan.name, eds_config: EDS_CONFIG };
 
-  const source = plan.rule?.sources[0];
-  if (source) {
-    const extra: Record<string, JsonValue> = { ...(meta as Record<string, JsonValue>) };
-    const mode = policy?.tls?.mode;
-    if (mode === 'SIMPLE' || mode === 'MUTUAL') extra.alpn_override = 'false';
-    if (plan.subsetName) extra.subset = plan.subsetName;
-    c.metadata = istioConfigMetadata(source, extra);
-  } else {
-    c.metadata = meta as Metadata;
-  }
+  c.metadata = metadata;
   return finishDraft(draft);
 }
 

@@ -15,6 +15,7 @@
  * - A cluster without endpoints still gets an empty assignment, so Envoy does not wait for it.
  */
 import type { MeshEndpoint, MeshService } from '../model/service-model.js';
+import { flat } from '../model/flat-string.js';
 import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
@@ -201,8 +202,40 @@ function lbEndpoint(ep: MeshEndpoint, namespace: string, istioTls: boolean): LbE
   });
 }
 
+/**
+ * A workload's endpoint metadata, by its labels object (one per pod or WorkloadEntry, shared by
+ * its endpoints on every port and service): the telemetry label is found once per workload, not
+ * per endpoint. The entry is the workload's whose name and namespace it records.
+ */
+interface WorkloadMetadata {
+  readonly podName: string | undefined;
+  readonly workloadName: string | undefined;
+  readonly namespace: string;
+  istio?: Metadata;
+  plain?: Metadata;
+}
+const byWorkload = new WeakMap<Readonly<Record<string, string>>, WorkloadMetadata>();
+
 function lbEndpointMetadata(ep: MeshEndpoint, namespace: string, istioTls: boolean): Metadata {
-  const workload = workloadTelemetry(ep, namespace);
+  let known = byWorkload.get(ep.labels);
+  if (
+    !known ||
+    known.podName !== ep.podName ||
+    known.workloadName !== ep.workloadName ||
+    known.namespace !== namespace
+  ) {
+    known = { podName: ep.podName, workloadName: ep.workloadName, namespace };
+    byWorkload.set(ep.labels, known);
+  }
+  const hit = istioTls ? known.istio : known.plain;
+  if (hit) return hit;
+  const made = sharedEndpointMetadata(workloadTelemetry(ep, namespace), istioTls);
+  if (istioTls) known.istio = made;
+  else known.plain = made;
+  return made;
+}
+
+function sharedEndpointMetadata(workload: string | undefined, istioTls: boolean): Metadata {
   return endpointMetadata.get(`${istioTls}|${workload ?? ''}`, () => {
     const filter_metadata: Record<string, Struct> = {};
     // Keys in sorted order: protobufjs writes map entries in insertion order.
@@ -224,7 +257,7 @@ export function workloadTelemetry(ep: MeshEndpoint, namespace: string): string |
   const name = l['service.istio.io/canonical-name'] ?? l['app.kubernetes.io/name'] ?? l.app ?? workload;
   let revision = l['service.istio.io/canonical-revision'] ?? l['app.kubernetes.io/version'] ?? l.version ?? 'latest';
   if (revision === 'latest') revision = '';
-  return `${workload};${namespace};${name};${revision};${CLUSTER_ID}`;
+  return flat(`${workload};${namespace};${name};${revision};${CLUSTER_ID}`);
 }
 
 const REPLICASET_POD = /^(.+)-[a-z0-9]{5,10}-[a-z0-9]{5}$/;

@@ -2,6 +2,7 @@
  * Istio's resource naming conventions. Users' dashboards, alerts and habits depend on these, so
  * they follow istiod exactly (pilot/pkg/model: BuildSubsetKey, BuildInboundSubsetKey, …).
  */
+import { flat } from '../model/flat-string.js';
 import type { ServiceModel } from '../model/service-model.js';
 
 export const BLACKHOLE_CLUSTER = 'BlackHoleCluster';
@@ -14,31 +15,31 @@ export const VIRTUAL_INBOUND_PORT = 15006;
 
 /** `outbound|9080|v1|reviews.default.svc.cluster.local` (subset may be empty). */
 export const outboundClusterName = (port: number, subset: string, hostname: string): string =>
-  `outbound|${port}|${subset}|${hostname}`;
+  flat(`outbound|${port}|${subset}|${hostname}`);
 
 /** `inbound|9080||` (istiod no longer puts the host in inbound names). */
-export const inboundClusterName = (targetPort: number): string => `inbound|${targetPort}||`;
+export const inboundClusterName = (targetPort: number): string => flat(`inbound|${targetPort}||`);
 
 /** SNI istiod sets for ISTIO_MUTUAL: `outbound_.9080_.v1_.reviews.default.svc.cluster.local`. */
 export const istioMtlsSni = (port: number, subset: string, hostname: string): string =>
-  `outbound_.${port}_.${subset}_.${hostname}`;
+  flat(`outbound_.${port}_.${subset}_.${hostname}`);
 
 /** Outbound HTTP listeners are per port: `0.0.0.0_9080`; their RDS route config is `"9080"`. */
-export const wildcardListenerName = (port: number): string => `0.0.0.0_${port}`;
+export const wildcardListenerName = (port: number): string => flat(`0.0.0.0_${port}`);
 export const routeConfigName = (port: number): string => String(port);
 
 /** Outbound TCP listeners are per service IP and port: `10.96.10.3_3306`. */
-export const ipListenerName = (ip: string, port: number): string => `${ip}_${port}`;
+export const ipListenerName = (ip: string, port: number): string => flat(`${ip}_${port}`);
 
 /** Virtual host name for a service port: `reviews.default.svc.cluster.local:9080`. */
-export const virtualHostName = (hostname: string, port: number): string => `${hostname}:${port}`;
+export const virtualHostName = (hostname: string, port: number): string => flat(`${hostname}:${port}`);
 
 /** Proxyless gRPC listener name (what `xds:///host:port` asks for). */
-export const proxylessListenerName = (hostname: string, port: number): string => `${hostname}:${port}`;
+export const proxylessListenerName = (hostname: string, port: number): string => flat(`${hostname}:${port}`);
 
 /** Fully qualified service hostname. */
 export const serviceHostname = (name: string, namespace: string, domainSuffix: string): string =>
-  `${name}.${namespace}.svc.${domainSuffix}`;
+  flat(`${name}.${namespace}.svc.${domainSuffix}`);
 
 /**
  * Resolves a host as written in an Istio object (`reviews`, `reviews.default`,

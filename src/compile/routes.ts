@@ -18,7 +18,7 @@
 import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
-import type { CompileContext } from './context.js';
+import type { CompileContext, SourcedHttpRoute } from './context.js';
 import {
   outboundClusterName,
   PASSTHROUGH_CLUSTER,
@@ -42,19 +42,49 @@ const MAX_DIRECT_RESPONSE_BODY = 1024 * 1024;
 /** Services that get virtual hosts: ExternalName services are aliases, which istiod skips here. */
 const routable = (s: MeshService): boolean => s.externalName === undefined;
 
-/** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
-function routesPerNamespace(ctx: CompileContext, service: MeshService): boolean {
-  return (
-    ctx.virtualServices.httpRoutes(service.hostname)?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ??
-    false
-  );
+/** A route slot's routes for sidecars and for proxyless clients. */
+interface RouteSlot {
+  sidecar?: Route[];
+  proxyless?: Route[];
+}
+
+/** One service port's routes: for every client namespace, or by client namespace (sourceNamespace matches). */
+interface PortRoutes extends RouteSlot {
+  byNamespace?: Map<string, RouteSlot>;
+  /** The default route, the same for sidecars and proxyless clients: one array for both. */
+  fallback?: Route[];
+}
+
+/** A service host's VirtualService routes and what was built of them, by port. */
+interface HostRoutes {
+  readonly sourced: readonly SourcedHttpRoute[] | undefined;
+  /** Whether its routes depend on the client namespace (a match names a sourceNamespace). */
+  readonly perNamespace: boolean;
+  readonly ports: Map<number, PortRoutes>;
 }
 
 /**
  * Routes do not depend on the client namespace unless a match names a sourceNamespace, so they are
  * built once per compile and shared between the namespaces' configs (10k services × namespaces).
+ * Found by host and port (no key string per lookup: a lookup per virtual host of every config).
  */
-const routeCache = new WeakMap<CompileContext, Map<string, Route[]>>();
+const routeCache = new WeakMap<CompileContext, Map<string, HostRoutes>>();
+
+function hostRoutes(ctx: CompileContext, hostname: string): HostRoutes {
+  let byHost = routeCache.get(ctx);
+  if (!byHost) routeCache.set(ctx, (byHost = new Map()));
+  let host = byHost.get(hostname);
+  if (!host) {
+    const sourced = ctx.virtualServices.httpRoutes(hostname);
+    const perNamespace = sourced?.some((s) => s.route.match?.some((m) => m.sourceNamespace)) ?? false;
+    byHost.set(hostname, (host = { sourced, perNamespace, ports: new Map() }));
+  }
+  return host;
+}
+
+/** Whether a service's routes depend on the client namespace (a match names a sourceNamespace). */
+const routesPerNamespace = (ctx: CompileContext, service: MeshService): boolean =>
+  hostRoutes(ctx, service.hostname).perNamespace;
 
 function serviceRoutes(
   ctx: CompileContext,
@@ -63,25 +93,25 @@ function serviceRoutes(
   clientNamespace: string,
   proxyless: boolean,
 ): Route[] {
-  let cache = routeCache.get(ctx);
-  if (!cache) routeCache.set(ctx, (cache = new Map()));
-  const perNamespace = routesPerNamespace(ctx, service);
-  const key = `${proxyless ? 'g' : 's'}|${port}|${service.hostname}${perNamespace ? `|${clientNamespace}` : ''}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const sourced = ctx.virtualServices.httpRoutes(service.hostname);
-  let routes: Route[] = [];
-  if (sourced?.length)
-    routes = translateVirtualServiceRoutes(ctx, sourced, { listenerPort: port, clientNamespace, proxyless });
-  if (!routes.length) {
-    // The default route is the same for sidecars and proxyless clients: one array for both.
-    const defaultKey = `d|${port}|${service.hostname}`;
-    routes = cache.get(defaultKey) ?? [
-      defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname)),
-    ];
-    cache.set(defaultKey, routes);
+  const host = hostRoutes(ctx, service.hostname);
+  let byPort = host.ports.get(port);
+  if (!byPort) host.ports.set(port, (byPort = {}));
+  let slot: RouteSlot = byPort;
+  if (host.perNamespace) {
+    byPort.byNamespace ??= new Map();
+    let own = byPort.byNamespace.get(clientNamespace);
+    if (!own) byPort.byNamespace.set(clientNamespace, (own = {}));
+    slot = own;
   }
-  cache.set(key, routes);
+  const hit = proxyless ? slot.proxyless : slot.sidecar;
+  if (hit) return hit;
+  let routes: Route[] = [];
+  if (host.sourced?.length)
+    routes = translateVirtualServiceRoutes(ctx, host.sourced, { listenerPort: port, clientNamespace, proxyless });
+  if (!routes.length)
+    routes = byPort.fallback ??= [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
+  if (proxyless) slot.proxyless = routes;
+  else slot.sidecar = routes;
   return routes;
 }
 
@@ -148,6 +178,8 @@ interface PortPlan {
   readonly port: number;
   /** In virtual host name order. */
   readonly services: readonly MeshService[];
+  /** Aligned with `services`: their virtual host names. */
+  readonly names: readonly string[];
   /** Aligned with `services`: the shared virtual host, or null where it is built per namespace. */
   readonly shared: readonly (VirtualHost | null)[];
   /** Aligned with `services`: domains an earlier virtual host claimed (lowercase), usually none. */
@@ -169,9 +201,11 @@ function portPlans(ctx: CompileContext): PortPlan[] {
   const plans: PortPlan[] = [];
   const byPort = httpServicesByPort(ctx);
   for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
-    const services = [...(byPort.get(port) as MeshService[])].sort((a, b) =>
-      compareStrings(virtualHostName(a.hostname, port), virtualHostName(b.hostname, port)),
-    );
+    // Each name built once, not per comparison.
+    const named = (byPort.get(port) as MeshService[]).map((s) => ({ s, name: virtualHostName(s.hostname, port) }));
+    named.sort((a, b) => compareStrings(a.name, b.name));
+    const services = named.map((n) => n.s);
+    const names = named.map((n) => n.name);
     // Domains that collide across services (the same cluster IP twice) go to the first service in
     // name order, as they did when each namespace deduplicated its own list: only namespace-free
     // forms can collide (a short name has no dot, every other form has one, or is a bracketed IPv6).
@@ -198,7 +232,7 @@ function portPlans(ctx: CompileContext): PortPlan[] {
         shared.push(
           domains.length
             ? {
-                name: virtualHostName(s.hostname, port),
+                name: names[i] as string,
                 domains,
                 routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false),
                 include_request_attempt_count: true,
@@ -207,7 +241,7 @@ function portPlans(ctx: CompileContext): PortPlan[] {
         );
       }
     }
-    plans.push({ port, services, shared, claimed, perNamespace, everyNamespace });
+    plans.push({ port, services, names, shared, claimed, perNamespace, everyNamespace });
   }
   planCache.set(ctx, plans);
   return plans;
@@ -227,7 +261,7 @@ function namespaceVirtualHost(
   domains = new DomainDeduper().keep(domains);
   if (!domains.length) return undefined;
   return {
-    name: virtualHostName(s.hostname, plan.port),
+    name: plan.names[i] as string,
     domains,
     routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false),
     include_request_attempt_count: true,
@@ -338,7 +372,8 @@ function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefine
       const name = proxylessListenerName(s.hostname, p.port);
       if (out.has(name)) continue;
       const vhost: VirtualHost = {
-        name: virtualHostName(s.hostname, p.port),
+        // virtualHostName gives the listener's name (`host:port`): the same string, not a copy.
+        name,
         domains: [s.hostname, name],
         routes: serviceRoutes(ctx, s, p.port, clientNamespace ?? NO_NAMESPACE, true),
         include_request_attempt_count: true,

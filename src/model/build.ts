@@ -4,6 +4,7 @@
  * `IstioEndpoint`. Pure; every lookup goes through a Map (10k services must build in milliseconds).
  */
 import type { Diagnostics } from './diagnostics.js';
+import { flat } from './flat-string.js';
 import type { WorkloadEntry } from './service-entry.js';
 import { buildServiceEntryServices } from './service-entries.js';
 import { isIp, workloadEntryEndpoints } from './workload-endpoints.js';
@@ -80,7 +81,7 @@ export function portProtocol(port: {
 }
 
 export function serviceHostname(name: string, namespace: string, domainSuffix: string): string {
-  return `${name}.${namespace}.svc.${domainSuffix}`;
+  return flat(`${name}.${namespace}.svc.${domainSuffix}`);
 }
 
 /** namespace → name → value: no key strings built per lookup. */

@@ -5,6 +5,7 @@
  */
 import type { ObjectMeta } from './k8s.js';
 import type { Origin } from './diagnostics.js';
+import { flat } from './flat-string.js';
 
 export interface StringMatch {
   readonly exact?: string;
@@ -295,5 +296,5 @@ export type IstioObject = VirtualService | DestinationRule;
 /** The path istiod puts in `filter_metadata.istio.config` to say which object made a resource. */
 export function configPath(kind: 'VirtualService' | 'DestinationRule', meta: ObjectMeta): string {
   const plural = kind === 'VirtualService' ? 'virtual-service' : 'destination-rule';
-  return `/apis/networking.istio.io/v1/namespaces/${meta.namespace}/${plural}/${meta.name}`;
+  return flat(`/apis/networking.istio.io/v1/namespaces/${meta.namespace}/${plural}/${meta.name}`);
 }

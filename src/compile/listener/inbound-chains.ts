@@ -10,6 +10,7 @@
  * every chain: before the router in HTTP chains, before tcp_proxy in TCP ones.
  */
 import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildcardListenerName } from '../names.js';
+import { flat } from '../../model/flat-string.js';
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { envoy, FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
@@ -164,8 +165,8 @@ export function portChains(input: InboundPort, security: WorkloadSecurity): Filt
     if (kind === 'tcp') return (tcp ??= [...security.tcpFilters, tcpProxyTo(cluster)]);
     return (http ??= [
       inboundHcmFilter({
-        statPrefix: `inbound_${name}`,
-        routeConfig: inboundRouteConfig(cluster, p.port.port, `${p.service.hostname}:${p.port.port}/*`, !grpc),
+        statPrefix: flat(`inbound_${name}`),
+        routeConfig: inboundRouteConfig(cluster, p.port.port, flat(`${p.service.hostname}:${p.port.port}/*`), !grpc),
         inbound: true,
         http2,
         securityFilters: security.httpFilters as HttpFilter[],

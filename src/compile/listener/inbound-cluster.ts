@@ -5,7 +5,13 @@
  * that iptables does not capture the connection back into the sidecar.
  */
 import type { CompileContext } from '../context.js';
-import { istioConfigMetadata, istioMetadata, serviceMetadata, serviceTelemetry } from '../metadata.js';
+import {
+  istioConfigMetadata,
+  istioMetadata,
+  ruleClusterMetadata,
+  serviceMetadata,
+  serviceTelemetry,
+} from '../metadata.js';
 import { inboundClusterName } from '../names.js';
 import type { ConnectionPoolSettings } from '../../model/istio.js';
 import { envoy, packAny, type Cluster } from '../../xds/proto.js';
@@ -56,7 +62,9 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   const circuitBreakers = pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS;
   const metadata =
     policy && source
-      ? istioConfigMetadata(source, { services: p.services.map(serviceTelemetry) })
+      ? p.services.length === 1
+        ? ruleClusterMetadata(p.service, source, '', false)
+        : istioConfigMetadata(source, { services: p.services.map(serviceTelemetry) })
       : p.services.length === 1
         ? serviceMetadata(p.service)
         : istioMetadata({ services: p.services.map(serviceTelemetry) });

@@ -1,5 +1,6 @@
 /** istiod's `default` route for a service port without a VirtualService (BuildDefaultHTTPOutboundRoute). */
 import type { Route } from '../../xds/proto.js';
+import { flat } from '../../model/flat-string.js';
 import { outboundClusterName } from '../names.js';
 import type { ResolvedDestinationRule } from '../context.js';
 import { NO_TIMEOUT } from './action.js';
@@ -21,6 +22,6 @@ export function defaultRoute(hostname: string, port: number, rule: ResolvedDesti
       retry_policy: translateRetry(undefined, false),
       ...(hash ? { hash_policy: [hash] } : {}),
     },
-    decorator: { operation: `${hostname}:${port}/*` },
+    decorator: { operation: flat(`${hostname}:${port}/*`) },
   };
 }

@@ -5,6 +5,7 @@
  */
 import { MESH_GATEWAY, resolveGatewayRef } from '../../model/gateway.js';
 import type { Destination, HTTPMatchRequest, HTTPRoute, VirtualService } from '../../model/istio.js';
+import { flat } from '../../model/flat-string.js';
 import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
@@ -216,6 +217,6 @@ export function routeOperation(route: Route, vsName: string, port: number): stri
   const cluster = route.route?.cluster;
   const parts = cluster?.split('|');
   if (parts && parts.length === 4 && parts[0] === 'outbound' && /^\d+$/.test(parts[1] ?? ''))
-    return `${parts[3]}:${parts[1]}${path}`;
-  return `${vsName}:${port}${path}`;
+    return flat(`${parts[3]}:${parts[1]}${path}`);
+  return flat(`${vsName}:${port}${path}`);
 }
