@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { constants, PerformanceObserver } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
+import { runInNewContext } from 'node:vm';
 import { fullGc, worthCollecting } from '../src/full-gc.js';
 
 test('fullGc gives a collection that frees an object nothing references', async () => {
@@ -39,3 +40,38 @@ test('fullGc skips a collection asked right after one, with nothing allocated be
   observer.disconnect();
   assert.equal(majors.length, 1);
 });
+
+test('fullGc counts a full collection it did not run: none right after one V8 ran', async () => {
+  const majors = majorCollections();
+  const collect = fullGc();
+  const v8Collects = runInNewContext('gc') as () => void; // fullGc set --expose-gc
+  collect(); // 1
+  // Kept: the heap grows by more than an eighth of what the collection left…
+  const kept = Array.from({ length: 8 }, () => new Array<number>(64 * 1024).fill(1.5));
+  v8Collects(); // 2: a full collection fullGc did not run (as V8's own are)
+  collect(); // …but not since the last full collection: skipped
+  // On a later turn fullGc no longer watches (it knows its own collections only): it collects.
+  await nextTurn();
+  const more = Array.from({ length: 8 }, () => new Array<number>(64 * 1024).fill(2.5));
+  collect(); // 3
+  assert.equal(await majors.count(3), 3);
+  assert.equal(kept.length + more.length, 16);
+});
+
+/** Counts the full collections from now on ('gc' entries come asynchronously): `count(n)` waits for n, then a little for more. */
+function majorCollections(): { count(n: number): Promise<number> } {
+  let majors = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    async count(n) {
+      for (let waited = 0; majors < n && waited < 2000; waited += 10) await delay(10);
+      await delay(50);
+      observer.disconnect();
+      return majors;
+    },
+  };
+}

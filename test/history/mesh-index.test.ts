@@ -202,3 +202,34 @@ test("the watcher's guard checks an endpoint delta without expanding the snapsho
     cleanup();
   }
 });
+
+test('a name many groups hold: the index lists every holder, and advances as a full summary does', async () => {
+  const shared = 'outbound|80||shared.default.svc.cluster.local';
+  const ids = Array.from({ length: 40 }, (_, i) => `spare-${String(i).padStart(2, '0')}`);
+  const out = sampleOutput();
+  const groups = new Map(out.groups);
+  for (const [i, id] of ids.entries()) {
+    const table = emptyTable();
+    table.clusters.set(shared, edsCluster(shared));
+    table.endpoints.set(shared, cla(shared, i % 2 === 0 ? ['10.9.0.1'] : ['10.9.0.1', '10.9.0.2']));
+    groups.set(id, table);
+  }
+  const builder = new SnapshotBuilder(INFO, { hasher: nodeSha256Hex });
+  const pool = objectPool();
+  let snap = builder.build({ ...out, groups });
+  pool.add(snap);
+  const counter = new EndpointCounter();
+  const index = await MeshIndex.of(snap.digest, snap.content, pool.read, counter);
+  assert.deepEqual(plain(index.summary), plain(await summarize(snap.content, pool.read)));
+  assert.equal(index.summary.endpoints.get(shared), 1, "counted in the first group by id (spare-00's)");
+  // The holders leave one by one, first the one whose copy is counted: each step as a full summary says.
+  for (const [step, id] of ids.entries()) {
+    snap = builder.applyDelta({
+      [id]: { clusters: { deletes: new Set([shared]) }, endpoints: { deletes: new Set([shared]) } },
+    } as unknown as SnapshotDelta);
+    pool.add(snap);
+    const next = await index.advance(snap.digest, snap.changes!, pool.read, counter);
+    assert.deepEqual(plain(next), plain(await summarize(snap.content, pool.read)), `step ${step}`);
+  }
+  assert.equal(index.summary.clusters.has(shared), false);
+});

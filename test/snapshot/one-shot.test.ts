@@ -21,6 +21,7 @@ import {
   type ObjectSpool,
 } from '../../src/snapshot/build.js';
 import { InconsistentSnapshotError } from '../../src/snapshot/consistency.js';
+import { digestOf } from '../../src/snapshot/digest.js';
 import { ResourceEncoder } from '../../src/snapshot/encoder.js';
 import { ReferenceReader } from '../../src/snapshot/references.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -266,4 +267,33 @@ test('a broken resource is refused by both builds with the same problems, before
   assert.ok(codes.has('envoy-rejects') && codes.has('missing-cluster'), [...codes].join());
   assert.equal(owned.groups.size, groups, 'a refused output is left whole');
   assert.equal(collections, 0, 'nothing collected for a refused output');
+});
+
+/** A spool that keeps what it is given, not a copy: what a view handed to it turns into once reused. */
+class KeepingSpool extends MemorySpool {
+  override append(bytes: Uint8Array): number {
+    return this.appended.push(bytes) - 1;
+  }
+}
+
+test("the SnapshotBuilder's full build into a spool hands it views, and its later builds' objects are bytes of their own", () => {
+  const output = synthetic(300);
+  const plain = new SnapshotBuilder(INFO, { hasher }).build(output());
+  const builder = new SnapshotBuilder(INFO, { hasher });
+  const spooled = builder.build(output(), undefined, new MemorySpool());
+  assert.ok(isSpooled(spooled.objects));
+  assertSameSnapshot(spooled, plain, 'spooled');
+  // The bytes were views of the encoder's buffer (copied by the spool): kept as given, they are garbage.
+  const kept = new SnapshotBuilder(INFO, { hasher }).build(output(), undefined, new KeepingSpool());
+  const stale = [...kept.objects].filter(([digest, bytes]) => digestOf(bytes, hasher) !== digest);
+  assert.ok(stale.length > 0, 'views, not copies, went to the spool');
+  // After it, the builder's encoder gives bytes of their own again (a rebuild's and a full build's objects).
+  const next = builder.rebuild(bookinfo());
+  const full = new SnapshotBuilder(INFO, { hasher });
+  full.build(output(), undefined, new MemorySpool());
+  const unspooled = full.build(bookinfo());
+  for (const snapshot of [next, unspooled]) {
+    assert.ok(snapshot.objects.size > 0);
+    for (const [digest, bytes] of snapshot.objects) assert.equal(digestOf(bytes, hasher), digest);
+  }
 });

@@ -89,13 +89,15 @@ export class SnapshotBuilder {
     this.consistency.forget();
     const classes = { classes: output.classes, selectors: output.selectors };
     const encoded = spool ? new SpoolingObjects(spool) : new Map<string, Uint8Array>();
-    const { sink } = this.trees.commit(diff, classes, encoded, false);
+    // Into a spool, each object is copied there as it is encoded: no bytes of its own first.
+    const encodeAll = <T>(encode: () => T): T => (spool ? this.encoder.viewsDuring(encode) : encode());
+    const { sink } = encodeAll(() => this.trees.commit(diff, classes, encoded, false));
     this.trees.drop(diff.removed);
     fillDigests(this.trees.groups, diff.content);
 
     // Complete: every document and object, not only the new ones.
     this.trees.addEveryDocument(sink);
-    if (diff.unchanged > 0) this.trees.addMissingObjects(encoded);
+    if (diff.unchanged > 0) encodeAll(() => this.trees.addMissingObjects(encoded));
     const objects = encoded instanceof SpoolingObjects ? encoded.sorted() : sortedObjects(encoded);
     const top = this.trees.topDocument(sink, this.info);
     const { trees } = this;
