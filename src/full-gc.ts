@@ -3,7 +3,7 @@
  * memory peaks: `meshsnap compile` runs one where much has just died (PipelineOptions.collect,
  * src/pipeline.ts). V8 sets its next heap limit from what a full collection leaves, so a few
  * well-placed ones keep the high-water mark near the live data at less CPU than a tighter heap
- * growth for the whole process, which collects every few dozen MB all along (README, Benchmarks:
+ * growth for the whole process, which collects every few dozen MB all along (docs/benchmarks-journal.md,
  * session 2026-11-25 second day). Node only (node:v8, node:vm): not for the Worker.
  */
 import { GCProfiler, getHeapStatistics, setFlagsFromString } from 'node:v8';
