@@ -2,6 +2,7 @@
  * Istio's resource naming conventions. Users' dashboards, alerts and habits depend on these, so
  * they follow istiod exactly (pilot/pkg/model: BuildSubsetKey, BuildInboundSubsetKey, …).
  */
+import { serviceHostname } from '../model/build.js';
 import { flat } from '../model/flat-string.js';
 import type { ServiceModel } from '../model/service-model.js';
 
@@ -37,9 +38,8 @@ export const virtualHostName = (hostname: string, port: number): string => flat(
 /** Proxyless gRPC listener name (what `xds:///host:port` asks for). */
 export const proxylessListenerName = (hostname: string, port: number): string => flat(`${hostname}:${port}`);
 
-/** Fully qualified service hostname. */
-export const serviceHostname = (name: string, namespace: string, domainSuffix: string): string =>
-  flat(`${name}.${namespace}.svc.${domainSuffix}`);
+/** Fully qualified service hostname (the model's: services are named by it). */
+export { serviceHostname };
 
 /**
  * Resolves a host as written in an Istio object (`reviews`, `reviews.default`,

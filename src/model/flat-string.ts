@@ -7,7 +7,9 @@
  * virtual hosts, telemetry labels: ~230k ropes of ~680k nodes, 22 MB at 10k services), which
  * every scavenge copies and every full collection marks until the snapshot build encodes them,
  * flattening them then. `flat` reads one character of a string it is handed: V8 flattens it in
- * place, so the rope dies young, and the output holds one compact string.
+ * place, so the rope dies young, and the output holds one compact string. (A caller TurboFan has
+ * optimized may drop the unused read and keep the rope, as a micro-test shows; in the compile it
+ * left the same heap as a flattening that always holds, `normalize()`: docs/benchmarks-journal.md, fifth day.)
  */
 export function flat(s: string): string {
   s.charCodeAt(0);

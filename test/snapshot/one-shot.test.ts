@@ -64,11 +64,14 @@ function assertSameSnapshot(once: BuiltSnapshot, built: BuiltSnapshot, label: st
   assert.equal(once.base, undefined);
 }
 
+/** The meshes the builds are compared on: bookinfo, and a synthetic one with composite route configs. */
+const MESHES = [
+  ['bookinfo', bookinfo],
+  ['synthetic 300', synthetic(300)],
+] as const;
+
 test('one-shot builds equal the SnapshotBuilder (bookinfo; synthetic meshes with composite route configs)', () => {
-  for (const [label, output] of [
-    ['bookinfo', bookinfo],
-    ['synthetic 300', synthetic(300)],
-  ] as const) {
+  for (const [label, output] of MESHES) {
     const built = new SnapshotBuilder(INFO, { hasher }).build(output());
     const owned = output();
     const once = buildSnapshotOnce(owned, INFO, { hasher });
@@ -101,10 +104,7 @@ class MemorySpool implements ObjectSpool {
 }
 
 test('one-shot builds through a spool equal the SnapshotBuilder: each object spooled as held, listed once', () => {
-  for (const [label, output] of [
-    ['bookinfo', bookinfo],
-    ['synthetic 300', synthetic(300)],
-  ] as const) {
+  for (const [label, output] of MESHES) {
     const built = new SnapshotBuilder(INFO, { hasher }).build(output());
     const spool = new MemorySpool();
     const once = buildSnapshotOnce(output(), INFO, { hasher, spool });

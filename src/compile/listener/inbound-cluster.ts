@@ -13,8 +13,8 @@ import {
   serviceTelemetry,
 } from '../metadata.js';
 import { inboundClusterName } from '../names.js';
-import type { ConnectionPoolSettings } from '../../model/istio.js';
-import { envoy, packAny, type Cluster } from '../../xds/proto.js';
+import type { ConnectionPoolSettings, IstioObject } from '../../model/istio.js';
+import { envoy, packAny, type Cluster, type Metadata } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import { NO_LB_CONFIG, shareClusterParts } from '../cluster/shared-parts.js';
 import { deepFreeze, sharedDurationMs } from '../intern.js';
@@ -50,6 +50,14 @@ const staticAssignment = (
   endpoints: [{ lb_endpoints: [{ endpoint: { address: endpointAddress(e) } }] }],
 });
 
+/** The inbound cluster's `istio` metadata: its services, and the DestinationRule whose settings it takes (`source`). */
+function inboundMetadata(p: InboundPort, source: IstioObject | undefined): Metadata {
+  if (p.services.length === 1)
+    return source ? ruleClusterMetadata(p.service, source, '', false) : serviceMetadata(p.service);
+  const services = { services: p.services.map(serviceTelemetry) };
+  return source ? istioConfigMetadata(source, services) : istioMetadata(services);
+}
+
 export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluster {
   const rule = ctx.destinationRules.lookup(p.service.hostname);
   const policy = rule?.spec.trafficPolicy;
@@ -60,14 +68,7 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
   const name = inboundClusterName(p.targetPort);
   const connectTimeout = sharedDurationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs);
   const circuitBreakers = pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS;
-  const metadata =
-    policy && source
-      ? p.services.length === 1
-        ? ruleClusterMetadata(p.service, source, '', false)
-        : istioConfigMetadata(source, { services: p.services.map(serviceTelemetry) })
-      : p.services.length === 1
-        ? serviceMetadata(p.service)
-        : istioMetadata({ services: p.services.map(serviceTelemetry) });
+  const metadata = inboundMetadata(p, policy ? source : undefined);
   // Field order as istiod's clusters list them (and as before): the JSON forms show it. Built by
   // assignment rather than spreads, so no intermediate objects are made.
   const endpoint = p.endpoint;

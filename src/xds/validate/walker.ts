@@ -173,6 +173,13 @@ const problemAt = (walk: Walk, check: ValueCheck, value: unknown): void => {
   if (p) walk.report(p);
 };
 
+/** Whether a value check finds nothing wrong with an unset value. */
+function passesUnset(value: ValuePlan): boolean {
+  const probe = new Walk();
+  value(undefined, probe);
+  return probe.out.length === 0;
+}
+
 /** A set of message objects: weak for a process's validator, strong for one check's. */
 interface MessageMemory {
   has(message: object): boolean;
@@ -374,26 +381,13 @@ export class Validator {
     const rules = f.rules ?? {};
     if (f.map !== undefined) return this.mapPlan(f, rules);
     if (f.repeated) return this.repeatedPlan(f, rules);
+    // The commonest planned field, a message walked when set, is walked straight from here (no value plan between).
     const sub = this.plainMessageType(f.type, rules);
-    if (sub !== undefined) {
-      // The commonest planned field: a message walked when set, straight from here (no value plan between).
-      let plan: MessagePlan | null | undefined;
-      return (message, walk) => {
-        const v = message[name];
-        if (v === undefined || v === null) return;
-        walk.segs.push(name);
-        plan ??= this.planOf(sub);
-        if (plan) this.walkPlan(plan, v as Msg, walk);
-        walk.segs.pop();
-      };
-    }
-    const value = this.valuePlan(f.type, f.enum, rules, f.oneof === true);
+    const value = sub !== undefined ? this.messageWalker(sub) : this.valuePlan(f.type, f.enum, rules, f.oneof === true);
     if (!value) return undefined;
     // Most fields are unset, and an unset one is usually fine (the default passes, or it is an
     // optional message): found out once here, so the walk skips them without a call.
-    const probe = new Walk();
-    value(undefined, probe);
-    if (probe.out.length === 0) {
+    if (sub !== undefined || passesUnset(value)) {
       return (message, walk) => {
         const v = message[name];
         if (v === undefined || v === null) return;
@@ -406,6 +400,18 @@ export class Validator {
       walk.segs.push(name);
       value(message[name], walk);
       walk.segs.pop();
+    };
+  }
+
+  /**
+   * Walks a value (set) as a `type` message. The plan is looked up once, at the first message:
+   * planning it now could recurse forever (message types nest themselves).
+   */
+  private messageWalker(type: string): ValuePlan {
+    let plan: MessagePlan | null | undefined;
+    return (v, walk) => {
+      plan ??= this.planOf(type);
+      if (plan) this.walkPlan(plan, v as Msg, walk);
     };
   }
 
@@ -433,11 +439,9 @@ export class Validator {
   ): ValuePlan | undefined {
     const sub = this.plainMessageType(type, rules);
     if (sub !== undefined) {
-      let plan: MessagePlan | null | undefined;
+      const walkSub = this.messageWalker(sub);
       return (v, walk) => {
-        if (absent(v)) return;
-        plan ??= this.planOf(sub);
-        if (plan) this.walkPlan(plan, v as Msg, walk);
+        if (!absent(v)) walkSub(v, walk);
       };
     }
     if (type === 'enum' || !type.includes('.')) {
@@ -493,14 +497,8 @@ export class Validator {
         });
       }
       checks.push((v, walk) => this.walkAny(v as Msg, walk));
-    } else if (rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type])) {
-      // The plan is looked up once, at the first message (planning it now could recurse forever).
-      let plan: MessagePlan | null | undefined;
-      checks.push((v, walk) => {
-        plan ??= this.planOf(type);
-        if (plan) this.walkPlan(plan, v as Msg, walk);
-      });
-    }
+    } else if (rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type]))
+      checks.push(this.messageWalker(type));
     // A oneof member's rules apply only when it is the member set (PGV), `required` included.
     const mustBeSet = required && !optional;
     if (!mustBeSet && checks.length === 0) return undefined;
