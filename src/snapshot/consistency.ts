@@ -28,14 +28,6 @@ import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compi
 import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
 import { forgetDomainBases, istioObjectOf, oneCheckValidator, type Validator } from '../xds/validate/index.js';
-import {
-  classGroupsOf,
-  companionHolding,
-  companionsOf,
-  CompanionResolver,
-  type ClassGroups,
-  type Companions,
-} from './companions.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import {
@@ -286,9 +278,10 @@ function referenceProblemsAlone(output: CompileOutput): ConsistencyProblem[] {
 
 /** Every problem of `output` but those of Envoy's rules (envoyRejections), unsorted. */
 function referenceProblems(output: CompileOutput, references: ReferenceReader): ConsistencyProblem[] {
-  // (type, name) → groups holding it, in output order: built per type when a reference that no
-  // companion of its group holds (companions.ts) is first looked up (few, or none: then no index).
-  const holders = {} as Partial<Record<XdsType, Map<string, Holders>>>;
+  // (type, name) → groups holding it, in output order; and the names held by more than one group
+  const holders = {} as Record<XdsType, Map<string, Holders>>;
+  const several = {} as Record<XdsType, string[]>;
+  for (const type of XDS_TYPES) ({ index: holders[type], several: several[type] } = holderIndex(output.groups, type));
   // Holder sets interned: one object per distinct list, keyed by its group id (one holder) or by
   // its text (several); a list is replaced in the index by its set.
   const interned = new Map<string, HolderSet>();
@@ -298,148 +291,95 @@ function referenceProblems(output: CompileOutput, references: ReferenceReader): 
     return set;
   };
   const holderSet = (type: XdsType, name: string): HolderSet | undefined => {
-    const index = (holders[type] ??= holderIndex(output.groups, type));
-    const entry = index.get(name);
+    const entry = holders[type].get(name);
     if (entry === undefined) return undefined;
     if (typeof entry === 'string') return interned.get(entry) ?? internedSet(entry, [entry]);
     if (!Array.isArray(entry)) return entry;
     const set = internedSet(entry.join('\n'), entry);
-    index.set(name, set);
+    holders[type].set(name, set);
     return set;
   };
 
-  const targets = checkTargets(holderSet, references);
-  const classes = classGroupsOf(output);
-  const companions = companionsOf(classes);
-  const resolver = new CompanionResolver(references);
+  // Names held by several groups, by (type, holder set); and per group the shared sets it is in.
+  const shared = new Map<string, { type: XdsType; set: HolderSet; names: string[] }>();
+  const sharedOfGroup = new Map<GroupId, string[]>();
+  for (const type of XDS_TYPES) {
+    for (const name of several[type]) {
+      const set = holderSet(type, name) as HolderSet;
+      const key = `${type}\t${set.id}`;
+      let group = shared.get(key);
+      if (!group) {
+        shared.set(key, (group = { type, set, names: [] }));
+        for (const g of set.members) {
+          const keys = sharedOfGroup.get(g);
+          if (keys) keys.push(key);
+          else sharedOfGroup.set(g, [key]);
+        }
+      }
+      group.names.push(name);
+    }
+  }
 
-  // References a group's companions do not hold, bucketed by the holder set of their target.
+  const targets = checkTargets(holderSet, references);
+
+  // References a group does not satisfy itself, bucketed by the holder set of their target.
   const groupRefs = new Map<GroupId, GroupReferences>();
-  for (const [id, near] of companions)
-    groupRefs.set(id, groupReferences(id, output.groups.get(id) as ResourceTable, near, resolver, targets, references));
+  for (const [id, table] of output.groups) groupRefs.set(id, groupReferences(id, table, targets, references));
 
   const problems: ConsistencyProblem[] = [];
-  const duplicates = new DuplicateNames(output, companions);
-  for (let c = 0; c < classes.length; c++) {
-    const classId = (output.classes[c] as ProxyClass).id;
-    const { ids, tables, unknown } = classes[c] as ClassGroups;
-    for (const g of unknown) problems.push(unknownGroup(classId, g));
-    let inClass: Set<GroupId> | undefined;
-    for (const g of ids) {
-      const refs = groupRefs.get(g) as GroupReferences;
-      for (const r of refs.undecodable) problems.push(undecodable(classId, r));
+  for (const cls of output.classes) {
+    const inClass = new Set(cls.groups);
+    const counts = new Map<string, number>();
+    for (const g of inClass) {
+      if (!output.groups.has(g)) {
+        problems.push(unknownGroup(cls.id, g));
+        continue;
+      }
+      for (const key of sharedOfGroup.get(g) ?? []) {
+        const c = (counts.get(key) ?? 0) + 1;
+        counts.set(key, c);
+        if (c !== 2) continue;
+        const entry = shared.get(key) as { type: XdsType; set: HolderSet; names: string[] };
+        const here = entry.set.list.filter((h) => inClass.has(h));
+        for (const name of entry.names) problems.push(duplicate(cls.id, entry.type, name, here));
+      }
+      const refs = groupRefs.get(g);
+      if (!refs) continue;
+      for (const r of refs.undecodable) problems.push(undecodable(cls.id, r));
       for (const bucket of refs.buckets) {
-        inClass ??= new Set(ids);
         if (bucket.holders && meets(bucket.holders.members, inClass)) continue;
         for (const o of bucket.owners) {
           for (const ref of references.resourceRefs(o.type, o.message)[bucket.kind])
             if (holderSet(bucket.kind, ref) === bucket.holders)
-              problems.push(missing(classId, bucket.kind, { type: o.type, name: o.name, ref }));
+              problems.push(missing(cls.id, bucket.kind, { type: o.type, name: o.name, ref }));
         }
       }
     }
-    duplicates.problemsOf(classId, ids, tables, problems);
   }
   return problems;
 }
 
-/** The groups holding each name of one type, in output order. */
-function holderIndex(groups: ReadonlyMap<GroupId, ResourceTable>, type: XdsType): Map<string, Holders> {
+/**
+ * The groups holding each name of one type, in output order, and the names held by more than one
+ * group in the order they became so (few, and only they can be duplicates).
+ */
+function holderIndex(
+  groups: ReadonlyMap<GroupId, ResourceTable>,
+  type: XdsType,
+): { index: Map<string, Holders>; several: string[] } {
   const index = new Map<string, Holders>();
+  const several: string[] = [];
   for (const [id, table] of groups) {
     for (const name of table[type].keys()) {
       const entry = index.get(name);
       if (entry === undefined) index.set(name, id);
-      else if (typeof entry === 'string') index.set(name, [entry, id]);
-      else (entry as GroupId[]).push(id);
+      else if (typeof entry === 'string') {
+        index.set(name, [entry, id]);
+        several.push(name);
+      } else (entry as GroupId[]).push(id);
     }
   }
-  return index;
-}
-
-/** A name of one type that two groups hold. */
-interface SharedName {
-  readonly type: XdsType;
-  readonly name: string;
-}
-
-const NO_SHARED_NAMES: readonly SharedName[] = [];
-
-/**
- * The duplicate names of each class: a name of one type held by two of its groups. Each pair of a
- * class's groups is compared type by type, the smaller table's names looked up in the larger (most
- * pairs hold different types: nothing to look up); a pair of groups that several classes hold
- * together is compared once.
- */
-class DuplicateNames {
-  /** The names two groups share, for pairs of groups that are each in more than one class. */
-  private readonly pairs = new Map<GroupId, Map<GroupId, readonly SharedName[]>>();
-  /** Each group's position in the output (a duplicate lists its holders in output order). */
-  private positions: Map<GroupId, number> | undefined;
-
-  constructor(
-    private readonly output: CompileOutput,
-    private readonly companions: ReadonlyMap<GroupId, Companions>,
-  ) {}
-
-  /** Appends the duplicate-name problems of the class holding the groups `ids` (distinct, existing; their tables). */
-  problemsOf(
-    classId: string,
-    ids: readonly GroupId[],
-    tables: readonly ResourceTable[],
-    out: ConsistencyProblem[],
-  ): void {
-    let found: SharedName[] | undefined;
-    for (let i = 0; i < ids.length; i++)
-      for (let j = i + 1; j < ids.length; j++) {
-        const shared = this.sharedNames(
-          ids[i] as GroupId,
-          tables[i] as ResourceTable,
-          ids[j] as GroupId,
-          tables[j] as ResourceTable,
-        );
-        if (shared.length !== 0) (found ??= []).push(...shared);
-      }
-    if (!found) return;
-    const reported = new Set<string>();
-    for (const { type, name } of found) {
-      const key = `${type}\n${name}`;
-      if (reported.has(key)) continue; // held by three groups or more: one problem
-      reported.add(key);
-      const here = ids.filter((_, k) => (tables[k] as ResourceTable)[type].has(name));
-      out.push(duplicate(classId, type, name, this.inOutputOrder(here)));
-    }
-  }
-
-  private sharedNames(a: GroupId, ta: ResourceTable, b: GroupId, tb: ResourceTable): readonly SharedName[] {
-    const once = (this.companions.get(a)?.classes ?? 0) < 2 || (this.companions.get(b)?.classes ?? 0) < 2;
-    if (once) return namesInBoth(ta, tb);
-    // (Keyed in class order: a pair met in both orders is compared twice at most.)
-    let ofA = this.pairs.get(a);
-    if (!ofA) this.pairs.set(a, (ofA = new Map()));
-    let shared = ofA.get(b);
-    if (!shared) ofA.set(b, (shared = namesInBoth(ta, tb)));
-    return shared;
-  }
-
-  private inOutputOrder(ids: GroupId[]): GroupId[] {
-    const positions = (this.positions ??= new Map([...this.output.groups.keys()].map((g, i) => [g, i])));
-    return ids.sort((a, b) => (positions.get(a) as number) - (positions.get(b) as number));
-  }
-}
-
-/** The names of each type that both tables hold. */
-function namesInBoth(a: ResourceTable, b: ResourceTable): readonly SharedName[] {
-  let shared: SharedName[] | undefined;
-  for (const type of XDS_TYPES) {
-    const x = a[type];
-    const y = b[type];
-    if (x.size === 0 || y.size === 0) continue;
-    const small = x.size <= y.size ? x : y;
-    const large = small === x ? y : x;
-    for (const name of small.keys()) if (large.has(name)) (shared ??= []).push({ type, name });
-  }
-  return shared ?? NO_SHARED_NAMES;
+  return { index, several };
 }
 
 interface GroupReferences {
@@ -455,8 +395,6 @@ interface GroupReferences {
 function groupReferences(
   id: GroupId,
   table: ResourceTable,
-  near: Companions,
-  resolver: CompanionResolver,
   targets: CheckTargets,
   references: ReferenceReader,
 ): GroupReferences {
@@ -480,19 +418,16 @@ function groupReferences(
   };
   for (const [name, message] of table.clusters as Map<string, Cluster>) {
     const ref = clusterEndpointsRef(message);
-    if (ref !== undefined && companionHolding(near, 'endpoints', ref) === undefined)
-      place(targets.of('endpoints', ref).alone, 'clusters', name, message);
+    if (ref !== undefined) place(targets.of('endpoints', ref).alone, 'clusters', name, message);
   }
   for (const [name, message] of table.routes as Map<string, RouteConfiguration>)
-    if (!resolver.routeConfigHeld(name, message, near))
-      place(targets.ofRouteConfig(name, message), 'routes', name, message);
+    place(targets.ofRouteConfig(name, message), 'routes', name, message);
   for (const [name, message] of table.listeners as Map<string, object>) {
     let owner: Owner | undefined;
     let last: readonly Target[] | undefined;
     for (const part of references.resourceRefParts('listeners', message)) {
       if (part.undecodable.length !== 0)
         for (const u of part.undecodable) bad.push({ type: 'listeners', name, ref: u });
-      if (resolver.partHeld(part, near)) continue; // held in every class of the group
       const list = targets.ofPart(part);
       if (list === last) continue; // the same buckets as the part before: this owner is in them
       last = list;

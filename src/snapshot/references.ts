@@ -34,9 +34,6 @@ export interface ResourceRefs {
 export interface RefPart extends ResourceRefs {
   memoOf: object | undefined;
   memo: unknown;
-  /** The same for the tables that hold its references (companions.ts): the check's token, and them. */
-  heldOf: object | undefined;
-  held: readonly object[] | undefined;
 }
 
 type TcpProxy = envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.$Properties;
@@ -50,8 +47,6 @@ const emptyRefs = (clusters: string[] = []): RefPart => ({
   undecodable: [],
   memoOf: undefined,
   memo: undefined,
-  heldOf: undefined,
-  held: undefined,
 });
 const NONE: ResourceRefs = { routes: [], endpoints: [], clusters: [], undecodable: [] };
 const EMPTY_PART: RefPart = emptyRefs();
