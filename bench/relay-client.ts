@@ -1,6 +1,7 @@
 /**
  * Lightweight xDS load for the relay benchmark, run as a child process (relay.ts starts a few):
- * many raw SotW ADS bidi streams (grpc-js + the generated DiscoveryRequest/Response codecs) that
+ * many raw SotW ADS bidi streams (grpc-js, the generated DiscoveryRequest codec, a DiscoveryResponse
+ * read for its envelope only: ./xds-envelope.ts) that
  * subscribe by name like grpc-js-xds does and ACK every response. Many streams share one channel
  * (one HTTP/2 connection): `perChannel` streams per channel.
  *
@@ -21,15 +22,12 @@ import { envoy } from '../src/xds/proto.js';
 import { toStruct } from '../src/xds/proto.js';
 import { XDS_TYPE_URL, XDS_TYPES, type XdsType } from '../src/xds/type-urls.js';
 import { benchNames, BENCH_NAMESPACE } from './relay-mesh.js';
+import { readResponseEnvelope, type ResponseEnvelope } from './xds-envelope.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources';
-const { DiscoveryRequest, DiscoveryResponse } = envoy.service.discovery.v3;
+const { DiscoveryRequest } = envoy.service.discovery.v3;
 
-interface Response {
-  version_info: string;
-  type_url: string;
-  nonce: string;
-}
+type Response = ResponseEnvelope;
 
 interface StreamState {
   readonly call: grpc.ClientDuplexStream<Uint8Array, Response>;
@@ -49,8 +47,8 @@ let onReach: (() => void) | undefined;
 let reached = 0;
 
 const serialize = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-// Only the envelope is read: resources stay undecoded Any bytes, as a real client would hand them on.
-const deserialize = (b: Buffer): Response => DiscoveryResponse.decode(b) as unknown as Response;
+// Only the envelope is read (./xds-envelope.ts): the resources are skipped undecoded.
+const deserialize = (b: Buffer): Response => readResponseEnvelope(b);
 
 function openStream(
   client: grpc.Client,
