@@ -46,6 +46,15 @@ const channels: grpc.Client[] = [];
 let onReach: (() => void) | undefined;
 let reached = 0;
 
+/**
+ * The HTTP/2 receive window of each client connection and stream. `perChannel` streams share a
+ * connection, standing in for as many proxies with a connection each: with grpc-js's default
+ * (64 KB for the whole connection) a push to its 100 streams (a new Service's CDS, ~10 KB each)
+ * waited on about 16 WINDOW_UPDATEs from a busy client process. Envoy's own default windows are
+ * 256 MiB (Http2ProtocolOptions); 16 MiB covers 100 streams' pushes.
+ */
+const FLOW_CONTROL_WINDOW = 16 << 20;
+
 const serialize = (b: Uint8Array): Buffer => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 // Only the envelope is read (./xds-envelope.ts): the resources are skipped undecoded.
 const deserialize = (b: Buffer): Response => readResponseEnvelope(b);
@@ -136,6 +145,7 @@ async function open(cmd: {
           new grpc.Client(`127.0.0.1:${cmd.port}`, grpc.credentials.createInsecure(), {
             'grpc.use_local_subchannel_pool': 1,
             'grpc.max_receive_message_length': 64 << 20,
+            'grpc-node.flow_control_window': FLOW_CONTROL_WINDOW,
           }),
         );
       }
