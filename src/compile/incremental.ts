@@ -44,10 +44,12 @@ import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoi
 import { lookupInput } from './incremental/inputs-patch.js';
 import { diffOutputs } from './incremental/output-diff.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
+import { UNRESOLVED_TARGET_PORT } from './listener/inbound-ports.js';
 import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { EndpointReadingGroups } from './scope/groups.js';
 import { sameRule } from './scope/reuse.js';
 import type { Cluster, ClusterLoadAssignment } from '../xds/proto.js';
+import { selects } from '../proxy-class/class-id.js';
 import type { ClassSelector, CompileDelta, CompileOutput, GroupId, ProxyClass, ResourceTable } from './types.js';
 
 export { applyCompileDelta, type LayoutChange } from './incremental/delta.js';
@@ -119,10 +121,16 @@ interface State {
 export class IncrementalCompiler {
   private state: State | undefined;
   private kept = false;
+  private taken = 0;
 
   /** Whether the last update's compile took every inbound group from the compile before (VirtualServices only changed). */
   get inboundKept(): boolean {
     return this.kept;
+  }
+
+  /** How many inbound groups the last update's compile took from the compile before (0 when it built them all). */
+  get inboundTaken(): number {
+    return this.taken;
   }
 
   /** A full compile (the same result as `compile(inputs)`) that becomes the base of later updates. */
@@ -134,20 +142,22 @@ export class IncrementalCompiler {
   private recompile(
     inputs: InputSet,
     tablesOf: (output: CompileOutput) => Map<GroupId, ResourceTable>,
-    reuse?: InboundReuse,
+    keep?: InboundKeep,
   ): CompileResult {
     let diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
     let built = createContext(inputs, diags);
-    let compiled = compileWithShapes(built, reuse);
-    this.kept = reuse !== undefined && compiled.inboundBuilt === 0;
-    if (reuse && !this.kept) {
-      // Not every inbound group was kept (a shape that was not there): build them all again.
+    let compiled = compileWithShapes(built, keep?.take);
+    if (keep && compiled.inboundBuilt > 0 && !mayMix(keep, compiled.inboundDiagnostics)) {
+      // Builds taken and builds made would not give a full compile's diagnostics: build them all again.
       diags = new Diagnostics();
       for (const d of inputs.diagnostics) diags.add(d);
       built = createContext(inputs, diags);
       compiled = compileWithShapes(built);
+      keep = undefined;
     }
+    this.kept = keep !== undefined && compiled.inboundBuilt === 0;
+    this.taken = keep ? compiled.inboundDiagnostics.size - compiled.inboundBuilt : 0;
     const { output, sidecarShapes, endpointReaders, inboundDiagnostics } = compiled;
     const diagnostics = diags.sorted();
 
@@ -198,6 +208,7 @@ export class IncrementalCompiler {
    */
   update(next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
     this.kept = false;
+    this.taken = 0;
     const state = this.state;
     if (!state) return { kind: 'full', ...this.compileFull(next) };
     if (!this.endpointOnly(state, next, changed))
@@ -275,21 +286,11 @@ export class IncrementalCompiler {
   }
 
   /**
-   * A full compile of `next`, returned as its difference from the previous output. Inbound groups
-   * read no VirtualService: when only VirtualServices changed, the last compile's are kept.
+   * A full compile of `next`, returned as its difference from the previous output. It takes the
+   * last compile's inbound groups that the changes cannot reach (inboundKeep).
    */
   private recompiledDelta(state: State, next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
     let diff: ReturnType<typeof diffOutputs> | undefined;
-    const kept = state.inbound;
-    const reuse: InboundReuse | undefined =
-      kept && changed.every((c) => c.kind === 'VirtualService')
-        ? (id) => {
-            const diagnostics = kept.get(id);
-            if (!diagnostics) return undefined;
-            const table = state.tables.get(id);
-            return { listeners: table?.listeners ?? NONE, clusters: table?.clusters ?? NONE, diagnostics };
-          }
-        : undefined;
     const { diagnostics } = this.recompile(
       next,
       (output) => {
@@ -297,7 +298,7 @@ export class IncrementalCompiler {
         diff = diffOutputs(state.tables, state, output);
         return state.tables;
       },
-      reuse,
+      inboundKeep(state, next, changed),
     );
     const { delta, layout } = diff as ReturnType<typeof diffOutputs>;
     return { kind: 'delta', delta, ...(Object.keys(layout).length > 0 ? { layout } : {}), diagnostics };
@@ -339,6 +340,86 @@ export class IncrementalCompiler {
 }
 
 const NONE: ReadonlyMap<string, never> = new Map<string, never>();
+
+/** Inbound builds of the last compile that the next one may take (compileWithShapes' InboundReuse). */
+interface InboundKeep {
+  readonly take: InboundReuse;
+  /** Every inbound build's diagnostics in the last compile, taken or not. */
+  readonly before: ReadonlyMap<GroupId, readonly Diagnostic[]>;
+  /** Whether the compile may build some groups and take the others (else it takes all or builds all). */
+  readonly partial: boolean;
+}
+
+/**
+ * What a config round may take of the last compile's inbound groups. Inbound groups read no
+ * VirtualService: a VirtualService round takes them all. A Service round takes every group whose
+ * shape has no changed service: an inbound build reads the services of its shape (their ports,
+ * named target ports through their endpoints, their DestinationRules), its security and Sidecar,
+ * and the mesh config; of those only the changed services differ (their hostnames are in the
+ * group's id, so a group with the same id has the same services). A namespace's proxyless servers
+ * (`grpc-inbound/<ns>`) are built again where a changed service selects one of its workloads. Extension
+ * providers resolve the services they name into authorization filters: with any, nothing is taken.
+ * Other rounds (DestinationRules, endpoints in the same round) build them all.
+ */
+function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundKeep | undefined {
+  const before = state.inbound;
+  if (!before) return undefined;
+  if (changed.every((c) => c.kind === 'VirtualService'))
+    return { take: takeFrom(state, before, new Set()), before, partial: false };
+  const servicesOnly = changed.every((c) => c.kind === 'VirtualService' || c.kind === 'Service');
+  if (!servicesOnly || (next.meshConfig.extensionProviders?.length ?? 0) > 0) return undefined;
+  const stale = new Set<GroupId>();
+  for (const c of changed) {
+    if (c.kind !== 'Service') continue;
+    const hostname = serviceHostname(c.name, c.namespace, next.meshConfig.domainSuffix);
+    for (const shape of state.shapesByService.get(hostname) ?? []) stale.add(shape.group);
+    const selectors = [
+      state.services.get(serviceKey(c.namespace, c.name))?.raw.selector,
+      lookupInput(next, 'Service', c.namespace, c.name)?.selector,
+    ];
+    if (selectors.some((s) => selectsWorkloadIn(state, c.namespace, s))) stale.add(`grpc-inbound/${c.namespace}`);
+  }
+  return { take: takeFrom(state, before, stale), before, partial: true };
+}
+
+/**
+ * Whether a Service's selector (before or after a change) picks a workload of its namespace. A
+ * namespace's proxyless server listeners are built per workload from the services selecting it:
+ * a service that selects none changes none of them.
+ */
+function selectsWorkloadIn(
+  state: State,
+  namespace: string,
+  selector: Readonly<Record<string, string>> | undefined,
+): boolean {
+  if (!selector || Object.keys(selector).length === 0) return false;
+  return state.ctx.model.workloads.some((w) => w.namespace === namespace && selects(selector, w.labels));
+}
+
+/** The last compile's inbound builds, from the tables it left, but for the `stale` groups. */
+function takeFrom(
+  state: State,
+  before: ReadonlyMap<GroupId, readonly Diagnostic[]>,
+  stale: ReadonlySet<GroupId>,
+): InboundReuse {
+  return (id) => {
+    const diagnostics = before.get(id);
+    if (!diagnostics || stale.has(id)) return undefined;
+    const table = state.tables.get(id);
+    return { listeners: table?.listeners ?? NONE, clusters: table?.clusters ?? NONE, diagnostics };
+  };
+}
+
+/**
+ * Whether builds taken and builds made give a full compile's diagnostics. An unresolved named
+ * target port is reported by the first build (in compile order) that reads it, once per compile:
+ * with none in the last compile's builds nor in the ones made now, every build's diagnostics are its own.
+ */
+function mayMix(keep: InboundKeep, now: ReadonlyMap<GroupId, readonly Diagnostic[]>): boolean {
+  const reportsOnce = (builds: ReadonlyMap<GroupId, readonly Diagnostic[]>) =>
+    [...builds.values()].some((list) => list.some((d) => d.code === UNRESOLVED_TARGET_PORT));
+  return keep.partial && !reportsOnce(keep.before) && !reportsOnce(now);
+}
 
 /** Config kinds whose changes are compiled in full and handed on as a delta. */
 const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service']);

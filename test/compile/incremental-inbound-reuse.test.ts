@@ -2,8 +2,10 @@
  * A round where only VirtualServices changed keeps the last compile's inbound groups (sidecar
  * `inbound/…` and proxyless `grpc-inbound/…`) with their diagnostics: they read no VirtualService.
  * After an endpoint round that rebuilt an inbound group, the next VirtualService round builds them
- * all again. Every step equals a full compile: output, diagnostics (a named targetPort that
- * resolves to nothing is reported once per compile, whichever group reads it) and snapshot.
+ * all again. A Service round keeps the groups no changed service is part of (and a namespace's
+ * proxyless servers when the changed services select none of its pods), unless a named targetPort
+ * resolves to nothing. Every step equals a full compile: output, diagnostics (a named targetPort
+ * that resolves to nothing is reported once per compile, whichever group reads it) and snapshot.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,6 +73,8 @@ interface Step {
   readonly next: (i: InputSet) => { next: InputSet; changed: ChangedObject[] };
   /** Whether the round keeps the inbound groups. */
   readonly kept: boolean;
+  /** How many inbound groups the round takes from the round before (checked when given). */
+  readonly taken?: number;
 }
 
 const putVs = (yaml: string) => (i: InputSet) => {
@@ -118,6 +122,14 @@ test('VirtualService rounds keep the inbound groups; endpoint rounds that rebuil
     },
     { label: 'back', next: putVs(virtualService(40)), kept: true },
   ];
+  runSteps(base, steps);
+});
+
+/**
+ * The steps through one IncrementalCompiler and one SnapshotBuilder: each a delta that keeps the
+ * inbound groups it should and equals a full compile (output, diagnostics, snapshot digest).
+ */
+function runSteps(base: InputSet, steps: readonly Step[]): void {
   const ic = new IncrementalCompiler();
   let inputs = base;
   let output: CompileOutput = ic.compileFull(inputs).output;
@@ -129,7 +141,6 @@ test('VirtualService rounds keep the inbound groups; endpoint rounds that rebuil
     const r = ic.update(inputs, changed);
     assert.equal(r.kind, 'delta', step.label);
     if (r.kind !== 'delta') continue;
-    assert.equal(ic.inboundKept, step.kept, `${step.label}: inbound groups kept`);
     output = applyCompileDelta(output, r.delta, r.layout);
     const want = compile(inputs);
     if (step.label === 'weight after that')
@@ -142,8 +153,150 @@ test('VirtualService rounds keep the inbound groups; endpoint rounds that rebuil
     assert.deepEqual(r.diagnostics, want.diagnostics, `${step.label}: diagnostics`);
     const built = builder.applyDelta(
       Object.fromEntries([...Object.entries(r.delta), ...(r.layout?.removedGroups ?? []).map((g) => [g, null])]),
-      { ...(r.layout?.classes ? { classes: r.layout.classes } : {}) },
+      {
+        ...(r.layout?.classes ? { classes: r.layout.classes } : {}),
+        ...(r.layout?.selectors ? { selectors: r.layout.selectors } : {}),
+      },
     );
     assert.equal(built.digest, buildSnapshot(want.output, INFO, { hasher: nodeSha256Hex }).digest, step.label);
+    // After the equality checks: a rule that keeps too much fails them first.
+    assert.equal(ic.inboundKept, step.kept, `${step.label}: inbound groups kept`);
+    if (step.taken !== undefined) assert.equal(ic.inboundTaken, step.taken, `${step.label}: inbound groups taken`);
   }
+}
+
+/** A Service in the bench namespace: its selector's app (none: no selector) and its ports. */
+function service(name: string, app: string | undefined, ports: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: bench}
+spec:
+${app ? `  selector: {app: ${app}}\n` : ''}  ports: [${ports}]
+`;
+}
+
+const GRPC_PORT = '{name: grpc, port: 8080, protocol: TCP}';
+
+const putService = (yaml: string) => (i: InputSet) => {
+  const s = read(yaml).services[0]!;
+  return { next: withReplaced(i, 'Service', s), changed: [{ kind: 'Service', namespace: 'bench', name: s.meta.name }] };
+};
+const deleteService = (name: string) => (i: InputSet) => ({
+  next: withDeleted(i, 'Service', 'bench', name),
+  changed: [{ kind: 'Service', namespace: 'bench', name }],
+});
+
+test('Service rounds keep the inbound groups of the shapes no changed service is part of', () => {
+  // 8 inbound groups: one per Service with a selector (svc-0…5), pods no service selects (`_`),
+  // grpc-inbound/bench. A Service with a selector has a group of its own, pods or not.
+  const base = read([benchMeshYaml(6, 0), virtualService(50)].join('---\n'));
+  const vsAndService = (i: InputSet) => {
+    const withVs = putVs(virtualService(35))(i);
+    const withService = putService(service('new-1', 'new-1', GRPC_PORT))(withVs.next);
+    return { next: withService.next, changed: [...withVs.changed, ...withService.changed] };
+  };
+  const steps: Step[] = [
+    // Its own group is built; the proxyless servers are kept (it selects no pod).
+    {
+      label: "a Service selecting no pod (the e2e's)",
+      next: putService(service('new-0', 'new-0', GRPC_PORT)),
+      kept: false,
+      taken: 8,
+    },
+    // Built: `extra`, `extra,svc-1` (svc-1's pod), grpc-inbound/bench; 11 groups.
+    {
+      label: "a Service selecting svc-1's pod",
+      next: putService(service('extra', 'svc-1', '{name: http, port: 80, targetPort: 8080}')),
+      kept: false,
+      taken: 8,
+    },
+    // Built: svc-2's group and grpc-inbound/bench.
+    {
+      label: 'svc-2 gets another target port',
+      next: putService(service('svc-2', 'svc-2', '{name: grpc, port: 8080, targetPort: 9090, protocol: TCP}')),
+      kept: false,
+      taken: 9,
+    },
+    // Gone: `extra`, `extra,svc-1`; built: grpc-inbound/bench (svc-1's pod is in `svc-1` again, kept).
+    { label: "the Service selecting svc-1's pod deleted", next: deleteService('extra'), kept: false, taken: 8 },
+    {
+      label: 'a Service without a selector',
+      next: putService(service('manual', undefined, GRPC_PORT)),
+      kept: true,
+      taken: 9,
+    },
+    { label: 'a VirtualService and a Service in one round', next: vsAndService, kept: false, taken: 9 },
+    {
+      label: 'a named targetPort no endpoint names: builds taken and made do not mix',
+      next: putService(service('named', 'svc-3', '{name: http-web, port: 80, targetPort: web}')),
+      kept: false,
+      taken: 0,
+    },
+    {
+      label: 'a new Service while it is unresolved',
+      next: putService(service('new-2', 'new-2', GRPC_PORT)),
+      kept: false,
+      taken: 0,
+    },
+    // `named` and `named,svc-3` both read the port; only the first reports it. Taking `named` and
+    // building `named,svc-3` would report it twice.
+    {
+      label: 'svc-3 gets another target port while it is unresolved',
+      next: putService(service('svc-3', 'svc-3', '{name: grpc, port: 8080, targetPort: 9090, protocol: TCP}')),
+      kept: false,
+      taken: 0,
+    },
+    { label: 'a weight while it is unresolved', next: putVs(virtualService(45)), kept: true, taken: 13 },
+    { label: 'the named Service deleted', next: deleteService('named'), kept: false, taken: 0 },
+    {
+      label: 'a new Service after that',
+      next: putService(service('new-3', 'new-3', GRPC_PORT)),
+      kept: false,
+      taken: 11,
+    },
+  ];
+  runSteps(base, steps);
+});
+
+/** A pod of namespace `shop` with an app and the `tier: web` label. */
+const shopPod = (app: string, ip: string): string => `apiVersion: v1
+kind: Pod
+metadata: {name: ${app}-pod, namespace: shop, labels: {app: ${app}, tier: web}}
+spec: {containers: [{name: app, image: app:1}]}
+status: {phase: Running, podIP: ${ip}, podIPs: [{ip: ${ip}}], conditions: [{type: Ready, status: "True"}]}
+`;
+const shopService = (name: string, selector: string, port: string): string => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: shop}
+spec:
+  selector: {${selector}}
+  ports: [${port}]
+`;
+
+test('a Service round does not take a group that reported a named targetPort another built group reads', () => {
+  // `web` selects both pods and its targetPort names no container port. Shapes in order:
+  // `alpha,web` (reports it), `tango,web`, then the pod-less ones. No gRPC port: no proxyless
+  // servers read it first.
+  const base = read(
+    [
+      shopPod('alpha', '10.5.0.1'),
+      shopPod('tango', '10.5.0.2'),
+      shopService('alpha', 'app: alpha', '{name: http, port: 80, targetPort: 8080}'),
+      shopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 8080}'),
+      shopService('web', 'tier: web', '{name: http-web, port: 81, targetPort: web}'),
+    ].join('---\n'),
+  );
+  const tango = read(shopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 9090}')).services[0]!;
+  runSteps(base, [
+    {
+      // Taking `alpha,web` and building `tango,web` would report the port twice.
+      label: "tango's target port changes",
+      next: (i) => ({
+        next: withReplaced(i, 'Service', tango),
+        changed: [{ kind: 'Service', namespace: 'shop', name: 'tango' }],
+      }),
+      kept: false,
+      taken: 0,
+    },
+  ]);
 });

@@ -54,6 +54,12 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
 
 const reportedPorts = new WeakMap<CompileContext, Set<string>>();
 
+/**
+ * The one diagnostic an inbound build reports once per compile rather than once per build (a service
+ * belongs to several shapes): which build carries it depends on the builds before it.
+ */
+export const UNRESOLVED_TARGET_PORT = 'unresolved-target-port';
+
 /** A numeric targetPort as is; a named one through the endpoints (the container port it resolved to). */
 function resolveTargetPort(
   ctx: CompileContext,
@@ -71,7 +77,7 @@ function resolveTargetPort(
   if (reported.has(key)) return undefined;
   reported.add(key);
   ctx.diags.warn({
-    code: 'unresolved-target-port',
+    code: UNRESOLVED_TARGET_PORT,
     message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
     kind: 'Service',
     namespace: service.namespace,
