@@ -6,7 +6,7 @@ import { labelsKey } from '../../src/compile/labels.js';
 import { NameOrderedTable, sortedByName } from '../../src/compile/sorted.js';
 import { istioMutualTlsContext, istioMutualTransportSocket } from '../../src/compile/tls.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { encodeMessage, type ClusterLoadAssignment } from '../../src/xds/proto.js';
+import { encodeMessage, takePackedMessage, type ClusterLoadAssignment } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 
 const codeUnitOrder = (names: readonly string[]): string[] => [...names].sort();
@@ -85,14 +85,28 @@ test('the Istio mTLS socket writes its SNI in place: the same bytes as encoding 
     `outbound_.80_._.${'x'.repeat(300)}`,
     'ü.example',
   ]) {
-    for (const http2 of [false, true]) {
-      const opts = { sni, subjectAltNames: ['spiffe://cluster.local/ns/ns-0/sa/default'], http2 };
-      const packed = istioMutualTransportSocket(opts).typed_config?.value as Uint8Array;
-      assert.deepEqual(
-        Buffer.from(packed),
-        Buffer.from(encodeMessage(TypeName.UpstreamTlsContext, istioMutualTlsContext(opts))),
-        sni,
-      );
+    // A list met again (the same array, or an equal one) reuses its kept bytes: each is asked twice.
+    const sanLists = [
+      ['spiffe://cluster.local/ns/ns-0/sa/default'],
+      [],
+      ['spiffe://cluster.local/ns/ns-0/sa/a', 'spiffe://cluster.local/ns/ns-0/sa/b'],
+      [`spiffe://cluster.local/ns/ns-0/sa/${'y'.repeat(200)}`],
+      ['spiffe://cluster.local/ns/ns-0/sa/default'],
+    ];
+    for (const subjectAltNames of [...sanLists, ...sanLists]) {
+      for (const http2 of [false, true]) {
+        const opts = { sni, subjectAltNames, http2 };
+        const socket = istioMutualTransportSocket(opts);
+        const packed = socket.typed_config?.value as Uint8Array;
+        const whole = istioMutualTlsContext(opts);
+        assert.deepEqual(
+          Buffer.from(packed),
+          Buffer.from(encodeMessage(TypeName.UpstreamTlsContext, whole)),
+          `${sni} ${subjectAltNames.join(',')} ${http2}`,
+        );
+        // The message handed to the acceptance check is the one the bytes encode.
+        assert.deepEqual(takePackedMessage(socket.typed_config as object), whole);
+      }
     }
   }
 });
