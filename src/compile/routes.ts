@@ -19,18 +19,12 @@ import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import type { CompileContext, SourcedHttpRoute } from './context.js';
-import {
-  outboundClusterName,
-  PASSTHROUGH_CLUSTER,
-  proxylessListenerName,
-  routeConfigName,
-  virtualHostName,
-} from './names.js';
+import { PASSTHROUGH_CLUSTER, routeConfigName, virtualHostName } from './names.js';
 import { NO_TIMEOUT } from './route/action.js';
 import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
-import { proxylessClusterNames } from './route/proxyless-clusters.js';
+import { proxylessPorts } from './route/proxyless-clusters.js';
 import { exactList } from './exact.js';
 import { sortedByName } from './sorted.js';
 
@@ -387,16 +381,14 @@ function servicesRoutedPerNamespace(ctx: CompileContext): readonly MeshService[]
 
 function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
-  const clusters = proxylessClusterNames(ctx);
   // Per namespace only the few services routed per namespace: a pass over every service per
   // namespace would be services × namespaces.
   const services = clientNamespace === undefined ? ctx.model.services : servicesRoutedPerNamespace(ctx);
   for (const s of services) {
     if (!routable(s)) continue;
     if (routesPerNamespace(ctx, s) !== (clientNamespace !== undefined)) continue;
-    for (const p of s.ports) {
-      if (!isHttpProtocol(p.protocol) || !clusters.has(outboundClusterName(p.port, '', s.hostname))) continue;
-      const name = proxylessListenerName(s.hostname, p.port);
+    for (const p of proxylessPorts(ctx, s)) {
+      const name = p.name;
       if (out.has(name)) continue;
       const vhost: VirtualHost = {
         // virtualHostName gives the listener's name (`host:port`): the same string, not a copy.
