@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { generateMesh, seededRandom } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import { labelsKey } from '../../src/compile/labels.js';
-import { NameOrderedTable, sortedByName } from '../../src/compile/sorted.js';
+import { NameOrderedTable, sortedByName, sortShortStrings } from '../../src/compile/sorted.js';
 import { istioMutualTlsContext, istioMutualTransportSocket } from '../../src/compile/tls.js';
 import { DomainDeduper } from '../../src/compile/route/domains.js';
 import { translateRouteMatch } from '../../src/compile/route/match.js';
@@ -191,5 +191,14 @@ test('DomainDeduper.keepShared keeps what keep keeps, and gives the list itself 
       assert.deepEqual([...kept], reference.keep(list), JSON.stringify(lists));
       if (kept.length === list.length) assert.equal(kept, list);
     }
+  }
+});
+
+test('sortShortStrings gives what sort() gives', () => {
+  const rand = seededRandom(5);
+  const pool = ['a', 'B', 'b', 'ab', 'a-b', '', 'é', '😀', 'ﬀ', 'Z9', 'version', 'app', 'pod-template-hash'];
+  for (let round = 0; round < 300; round++) {
+    const list = Array.from({ length: Math.floor(rand() * 8) }, () => pool[Math.floor(rand() * pool.length)] as string);
+    assert.deepEqual(sortShortStrings([...list]), [...list].sort(), JSON.stringify(list));
   }
 });
