@@ -9,7 +9,6 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
-import { flat } from '../model/flat-string.js';
 import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type Metadata } from '../xds/proto.js';
@@ -162,7 +161,7 @@ function sidecarCluster(
     cluster: {
       name: plan.name,
       type: DISCOVERY_TYPES[plan.discovery],
-      alt_stat_name: flat(`${plan.name};`),
+      alt_stat_name: plan.altStatName,
       common_lb_config: NO_LB_CONFIG,
     },
   };

@@ -21,7 +21,7 @@ import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
-import { NameOrderedTable } from './sorted.js';
+import { NameOrderedTable, sortShortStrings } from './sorted.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
@@ -138,7 +138,7 @@ function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): re
     else byKey.set(key, [ep]);
   }
   const keys = [...byKey.keys()];
-  if (keys.length > 1) keys.sort();
+  if (keys.length > 1) sortShortStrings(keys);
   const groups = keys.map((key): LocalityGroup => {
     const members = byKey.get(key) as MeshEndpoint[];
     // Model lists come sorted by address then port (service-model.ts): sort only what is not.

@@ -26,7 +26,7 @@ import { scopeResolver, type Scope } from './scope/scopes.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { labelsKey } from './labels.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
-import { indexSecurity } from './security/workload-security.js';
+import { indexSecurity, type WorkloadSecurity } from './security/workload-security.js';
 import { buildProxylessNamespaceRoutes } from './routes.js';
 import {
   emptyTable,
@@ -246,11 +246,10 @@ export interface SidecarShape extends InboundShape {
 }
 
 function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {
-  return workloadShapes(ctx, byNamespace, namespace).map(({ services, labels }) => {
-    const security = ctx.security.forWorkload(namespace, labels);
+  return workloadShapes(ctx, byNamespace, namespace).map(({ services, labels, security, sidecarKeys }) => {
     const classId = sidecarClassId(namespace, services.map(classNameOf), [
       ...(security.key === '' ? [] : security.key.split(',')),
-      ...ctx.sidecars.selectingKeys(namespace, labels),
+      ...sidecarKeys,
     ]);
     return {
       namespace,
@@ -284,6 +283,15 @@ function selectingAmong(services: readonly MeshService[], labels: Readonly<Recor
   return services.filter((s) => hasSelector(s) && selects(workloadSelectorOf(s) ?? {}, labels));
 }
 
+/** A distinct inbound shape: its services, labels that produce it, and what those labels select (found once, for its key and its class). */
+interface WorkloadShape {
+  readonly services: MeshService[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly security: WorkloadSecurity;
+  /** The keys of the Sidecars selecting the labels, sorted. */
+  readonly sidecarKeys: readonly string[];
+}
+
 /**
  * The distinct inbound shapes of a namespace: the empty one (for proxies no service selects, or
  * unknown to the compiler), one per set of services and label-selecting policies picking some
@@ -291,32 +299,27 @@ function selectingAmong(services: readonly MeshService[], labels: Readonly<Recor
  * labels (so a proxy whose labels match one service gets its inbound even before its pod shows up
  * in the inputs). Each shape comes with labels that produce it.
  */
-function workloadShapes(
-  ctx: CompileContext,
-  byNamespace: NamespaceIndex,
-  namespace: string,
-): { services: MeshService[]; labels: Readonly<Record<string, string>> }[] {
+function workloadShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): WorkloadShape[] {
   const services = byNamespace.services.get(namespace) ?? [];
   const selecting = selectorIndex(services);
-  const shapes = new Map<string, { services: MeshService[]; labels: Readonly<Record<string, string>> }>();
+  const shapes = new Map<string, WorkloadShape>();
   const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
-    const policies = `${ctx.security.forWorkload(namespace, labels).key}|${ctx.sidecars.selectingKeys(namespace, labels).join(',')}`;
-    const key = `${list.map((s) => s.hostname).join(',')}/${policies}`;
-    if (!shapes.has(key)) shapes.set(key, { services: list, labels });
+    const security = ctx.security.forWorkload(namespace, labels);
+    const sidecarKeys = ctx.sidecars.selectingKeys(namespace, labels);
+    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}`;
+    if (!shapes.has(key)) shapes.set(key, { services: list, labels, security, sidecarKeys });
   };
   add([], {});
   for (const s of services) if (hasSelector(s)) add([s], workloadSelectorOf(s) ?? {});
   // Pods of one Deployment share their labels: match each distinct label set once.
   const seen = new Set<string>();
-  for (const w of [
-    ...(byNamespace.workloads.get(namespace) ?? []),
-    ...(byNamespace.entryWorkloads.get(namespace) ?? []),
-  ]) {
-    const key = labelsKey(w.labels);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    add(selecting(w.labels), w.labels);
-  }
+  for (const list of [byNamespace.workloads.get(namespace), byNamespace.entryWorkloads.get(namespace)])
+    for (const w of list ?? []) {
+      const key = labelsKey(w.labels);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      add(selecting(w.labels), w.labels);
+    }
   return [...shapes.keys()].sort().map((k) => shapes.get(k)!);
 }
 

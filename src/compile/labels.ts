@@ -1,4 +1,5 @@
 /** Label sets as map keys. */
+import { sortShortStrings } from './sorted.js';
 
 /**
  * One string per distinct label set, whatever the key order: keys sorted, each key and value
@@ -9,7 +10,7 @@ export function labelsKey(labels: Readonly<Record<string, string>>): string {
   // Labels are usually written in order already: sort only when they are not.
   for (let i = 1; i < keys.length; i++)
     if (!((keys[i - 1] as string) < (keys[i] as string))) {
-      keys.sort();
+      sortShortStrings(keys);
       break;
     }
   let key = '';

@@ -37,15 +37,28 @@ type Value = google.protobuf.Value.$Properties;
 
 const servicesValues = new WeakMap<MeshService, Value>();
 
-/** The `services: [service]` field's value, built once per service and shared (frozen) by its clusters' metadata. */
+/**
+ * The `services: [service]` field's value, built once per service and shared (frozen) by its
+ * clusters' metadata: `toStruct({ services: [serviceTelemetry(service)] })`'s, fields in its
+ * (sorted) order, with the namespace's one shared value.
+ */
 function servicesValue(service: MeshService): Value {
   let value = servicesValues.get(service);
   if (!value) {
-    value = deepFreeze(toStruct({ services: [serviceTelemetry(service)] }).fields?.services as Value);
+    const fields = {
+      host: { stringValue: service.hostname },
+      name: { stringValue: service.name },
+      namespace: stringValue(service.namespace),
+    };
+    value = deepFreeze({ listValue: { values: [{ structValue: { fields } }] } });
     servicesValues.set(service, value);
   }
   return value;
 }
+
+/** Struct string values that recur across metadata (namespaces, config paths, subsets), shared. */
+const stringValues = new InternTable<Value>();
+const stringValue = (s: string): Value => stringValues.get(s, () => ({ stringValue: s }));
 
 const ofService = new WeakMap<MeshService, Metadata>();
 
@@ -79,10 +92,10 @@ export function ruleClusterMetadata(
   const known = main ? mainRuleMetadata.get(service) : undefined;
   if (known?.source === source) return known.metadata;
   const fields: Record<string, Value> = {};
-  if (alpnOverride) fields.alpn_override = { stringValue: 'false' };
-  fields.config = { stringValue: configPath(source.kind, source.meta) };
+  if (alpnOverride) fields.alpn_override = stringValue('false');
+  fields.config = stringValue(configPath(source.kind, source.meta));
   fields.services = servicesValue(service);
-  if (subset) fields.subset = { stringValue: subset };
+  if (subset) fields.subset = stringValue(subset);
   const metadata = deepFreeze({ filter_metadata: { istio: { fields } } });
   if (main) mainRuleMetadata.set(service, { source, metadata });
   return metadata;

@@ -19,18 +19,12 @@ import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import type { CompileContext, SourcedHttpRoute } from './context.js';
-import {
-  outboundClusterName,
-  PASSTHROUGH_CLUSTER,
-  proxylessListenerName,
-  routeConfigName,
-  virtualHostName,
-} from './names.js';
+import { PASSTHROUGH_CLUSTER, routeConfigName, virtualHostName } from './names.js';
 import { NO_TIMEOUT } from './route/action.js';
 import { defaultRoute } from './route/default-route.js';
 import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
-import { proxylessClusterNames } from './route/proxyless-clusters.js';
+import { proxylessPorts } from './route/proxyless-clusters.js';
 import { exactList } from './exact.js';
 import { sortedByName } from './sorted.js';
 
@@ -200,6 +194,13 @@ function portPlans(ctx: CompileContext): PortPlan[] {
   if (hit) return hit;
   const plans: PortPlan[] = [];
   const byPort = httpServicesByPort(ctx);
+  // A service's domains as seen from another namespace, once: its virtual hosts on every port share the list.
+  const domainsOf = new Map<MeshService, readonly string[]>();
+  const sharedDomains = (s: MeshService): readonly string[] => {
+    let all = domainsOf.get(s);
+    if (!all) domainsOf.set(s, (all = exactList(serviceDomains(s, NO_NAMESPACE, ctx.mesh.domainSuffix, undefined))));
+    return all;
+  };
   for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
     // Each name built once, not per comparison.
     const named = (byPort.get(port) as MeshService[]).map((s) => ({ s, name: virtualHostName(s.hostname, port) }));
@@ -215,8 +216,8 @@ function portPlans(ctx: CompileContext): PortPlan[] {
     const perNamespace = new Map<string, number[]>();
     const everyNamespace: number[] = [];
     for (const [i, s] of services.entries()) {
-      const all = serviceDomains(s, NO_NAMESPACE, ctx.mesh.domainSuffix, undefined);
-      const domains = dedupe.keep(all);
+      const all = sharedDomains(s);
+      const domains = dedupe.keepShared(all);
       claimed.push(
         domains.length === all.length
           ? undefined
@@ -233,7 +234,8 @@ function portPlans(ctx: CompileContext): PortPlan[] {
           domains.length
             ? {
                 name: names[i] as string,
-                domains,
+                // Not changed after (the encoder and the check only read it).
+                domains: domains as string[],
                 routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false),
                 include_request_attempt_count: true,
               }
@@ -248,6 +250,22 @@ function portPlans(ctx: CompileContext): PortPlan[] {
 }
 
 /** The virtual host of `service` as a client in `clientNamespace` sees it, or undefined when it has no domain left. */
+/** Per compile, service and client namespace: a service's domains (deduplicated), shared by its virtual hosts on every port. */
+const domainsCache = new WeakMap<CompileContext, Map<MeshService, Map<string, readonly string[]>>>();
+
+function domainsFrom(ctx: CompileContext, s: MeshService, clientNamespace: string): readonly string[] {
+  let byService = domainsCache.get(ctx);
+  if (!byService) domainsCache.set(ctx, (byService = new Map()));
+  let byNamespace = byService.get(s);
+  if (!byNamespace) byService.set(s, (byNamespace = new Map()));
+  let domains = byNamespace.get(clientNamespace);
+  if (!domains) {
+    const all = serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined);
+    byNamespace.set(clientNamespace, (domains = new DomainDeduper().keep(all)));
+  }
+  return domains;
+}
+
 function namespaceVirtualHost(
   ctx: CompileContext,
   plan: PortPlan,
@@ -256,13 +274,16 @@ function namespaceVirtualHost(
 ): VirtualHost | undefined {
   const s = plan.services[i] as MeshService;
   const claimed = plan.claimed[i];
-  let domains = serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined);
-  if (claimed) domains = domains.filter((d) => !claimed.has(d.toLowerCase()));
-  domains = new DomainDeduper().keep(domains);
+  let domains: readonly string[];
+  if (claimed) {
+    const all = serviceDomains(s, clientNamespace, ctx.mesh.domainSuffix, undefined);
+    domains = new DomainDeduper().keep(all.filter((d) => !claimed.has(d.toLowerCase())));
+  } else domains = domainsFrom(ctx, s, clientNamespace);
   if (!domains.length) return undefined;
   return {
     name: plan.names[i] as string,
-    domains,
+    // Not changed after (the encoder and the check only read it).
+    domains: domains as string[],
     routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false),
     include_request_attempt_count: true,
   };
@@ -360,16 +381,14 @@ function servicesRoutedPerNamespace(ctx: CompileContext): readonly MeshService[]
 
 function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
-  const clusters = proxylessClusterNames(ctx);
   // Per namespace only the few services routed per namespace: a pass over every service per
   // namespace would be services × namespaces.
   const services = clientNamespace === undefined ? ctx.model.services : servicesRoutedPerNamespace(ctx);
   for (const s of services) {
     if (!routable(s)) continue;
     if (routesPerNamespace(ctx, s) !== (clientNamespace !== undefined)) continue;
-    for (const p of s.ports) {
-      if (!isHttpProtocol(p.protocol) || !clusters.has(outboundClusterName(p.port, '', s.hostname))) continue;
-      const name = proxylessListenerName(s.hostname, p.port);
+    for (const p of proxylessPorts(ctx, s)) {
+      const name = p.name;
       if (out.has(name)) continue;
       const vhost: VirtualHost = {
         // virtualHostName gives the listener's name (`host:port`): the same string, not a copy.

@@ -15,6 +15,7 @@ import type { ClientTLSSettings } from '../model/istio.js';
 import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
 import { deepFreeze } from './intern.js';
+import { header, joinFields, varintLength } from './listener/wire-splice.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
 type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
@@ -35,8 +36,9 @@ export const SDS_ROOT_RESOURCE = 'ROOTCA';
 /** istiod's default trust domain; meshsnap's MeshConfig has no trustDomain field (yet). */
 export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
 
-const ALPN_IN_MESH = ['istio-peer-exchange', 'istio'];
-const ALPN_IN_MESH_H2 = ['istio-peer-exchange', 'istio', 'h2'];
+/** Frozen, as the contexts holding them (./intern.ts). */
+const ALPN_IN_MESH = deepFreeze(['istio-peer-exchange', 'istio']);
+const ALPN_IN_MESH_H2 = deepFreeze(['istio-peer-exchange', 'istio', 'h2']);
 const ALPN_H2_ONLY = ['h2'];
 
 /**
@@ -166,55 +168,144 @@ export const tlsTransportSocket = (ctx: UpstreamTlsContext): TransportSocket => 
 
 /**
  * The Istio mTLS socket of a cluster, packed fast: only the SNI differs between the clusters of a
- * service, so the encoded common_tls_context (field 1) is cached per SAN list and the SNI (field 2)
- * appended. Protobuf messages are the concatenation of their fields, so the bytes equal a full encode.
+ * service, so the encoded common_tls_context (field 1) is kept per ALPN and SAN list and the SNI
+ * (field 2) appended. Protobuf messages are the concatenation of their fields, so the bytes equal a
+ * full encode.
  */
 export function istioMutualTransportSocket(opts: IstioMutualOptions): TransportSocket {
-  const key = `${opts.http2 ? 'h2' : 'h1'}|${opts.subjectAltNames.join(',')}`;
-  let common = commonCache.get(key);
-  if (!common) {
-    // Frozen: the clusters of a service share it (and its parts with every other context).
-    const withoutSni = deepFreeze({ common_tls_context: istioMutualTlsContext(opts).common_tls_context });
-    common = { bytes: encodeMessage(TypeName.UpstreamTlsContext, withoutSni), context: withoutSni };
-    if (commonCache.size >= 4096) commonCache.clear();
-    commonCache.set(key, common);
-  }
+  const common = commonContext(opts.subjectAltNames, opts.http2);
   const value = withSniField(common.bytes, opts.sni);
   // The message the bytes encode, for the acceptance check (it walks it rather than decode the bytes).
   const context: UpstreamTlsContext = { ...common.context, sni: opts.sni };
-  const any = withPackedMessage({ type_url: typeUrl(TypeName.UpstreamTlsContext), value }, context);
+  const any = withPackedMessage({ type_url: UPSTREAM_TLS_URL, value }, context);
   return { name: TLS_TRANSPORT_SOCKET, typed_config: any };
 }
+
+const UPSTREAM_TLS_URL = typeUrl(TypeName.UpstreamTlsContext);
+
+/** The encoded common_tls_context (UpstreamTlsContext field 1, header included) and the context without SNI it encodes. */
+interface CommonContext {
+  readonly bytes: Uint8Array;
+  readonly context: UpstreamTlsContext;
+}
+
+/** What a SAN list gives every context naming it: its validation context, frozen, and that field's bytes. */
+interface SanEntry {
+  readonly validation: CommonTlsContext['combined_validation_context'];
+  /** CommonTlsContext field 8 (combined_validation_context), header included. */
+  readonly field: Uint8Array;
+  h1?: CommonContext;
+  h2?: CommonContext;
+}
+
+/**
+ * Per SAN list, found by the list itself (a service's clusters pass the one list) and else by its
+ * text (equal lists of other services or scopes share one validation context and its bytes).
+ */
+const sanEntriesByList = new WeakMap<readonly string[], SanEntry>();
+const sanEntriesByText = new Map<string, SanEntry>();
+
+function sanEntry(sans: readonly string[]): SanEntry {
+  let entry = sanEntriesByList.get(sans);
+  if (entry) return entry;
+  const text = sans.join(',');
+  entry = sanEntriesByText.get(text);
+  if (!entry) {
+    const validation = deepFreeze({
+      default_validation_context: { match_subject_alt_names: exactSans(sans) },
+      validation_context_sds_secret_config: ROOT_SECRET,
+    });
+    // `{ common_tls_context: { combined_validation_context } }` is field 1 holding field 8: field 8's bytes follow field 1's header.
+    const wrapped = encodeMessage(TypeName.UpstreamTlsContext, {
+      common_tls_context: { combined_validation_context: validation },
+    });
+    entry = { validation, field: withoutOuterHeader(wrapped) };
+    if (sanEntriesByText.size >= 4096) sanEntriesByText.clear();
+    sanEntriesByText.set(text, entry);
+  }
+  sanEntriesByList.set(sans, entry);
+  return entry;
+}
+
+function commonContext(sans: readonly string[], http2: boolean): CommonContext {
+  const entry = sanEntry(sans);
+  const known = http2 ? entry.h2 : entry.h1;
+  if (known) return known;
+  const lead = http2 ? LEADING_FIELDS_H2 : LEADING_FIELDS_H1;
+  // Frozen: the clusters of a service share it (and its parts with every other context).
+  const context: UpstreamTlsContext = deepFreeze({
+    common_tls_context: {
+      tls_params: DEFAULT_TLS_PARAMS,
+      tls_certificate_sds_secret_configs: DEFAULT_SECRETS,
+      combined_validation_context: entry.validation,
+      alpn_protocols: http2 ? ALPN_IN_MESH_H2 : ALPN_IN_MESH,
+    },
+  });
+  const common = { bytes: joinFields([header(1, lead.length + entry.field.length), lead, entry.field]), context };
+  if (http2) entry.h2 = common;
+  else entry.h1 = common;
+  return common;
+}
+
+/** The bytes of a message that is one length-delimited field, without that field's tag and length. */
+function withoutOuterHeader(bytes: Uint8Array): Uint8Array {
+  let at = 1;
+  while ((bytes[at++] as number) & 0x80);
+  return bytes.subarray(at);
+}
+
+const DEFAULT_SECRETS = deepFreeze([DEFAULT_SECRET]);
+
+/**
+ * CommonTlsContext's fields before field 8 in an Istio mTLS context (tls_params, alpn_protocols,
+ * tls_certificate_sds_secret_configs: fields 1, 4, 6), encoded once per ALPN list.
+ */
+const leadingFields = (alpn: string[]): Uint8Array =>
+  withoutOuterHeader(
+    encodeMessage(TypeName.UpstreamTlsContext, {
+      common_tls_context: {
+        tls_params: DEFAULT_TLS_PARAMS,
+        tls_certificate_sds_secret_configs: DEFAULT_SECRETS,
+        alpn_protocols: alpn,
+      },
+    }),
+  );
+const LEADING_FIELDS_H1 = leadingFields(ALPN_IN_MESH);
+const LEADING_FIELDS_H2 = leadingFields(ALPN_IN_MESH_H2);
 
 const utf8 = new TextEncoder();
 
 /**
  * `head` followed by UpstreamTlsContext field 2 (`sni`, length-delimited: tag 0x12, varint length,
  * UTF-8 bytes) written in place: what encoding `{ sni }` on its own gives, without a writer per cluster.
- * An empty SNI is proto3's default and is not written.
+ * An empty SNI is proto3's default and is not written. An ASCII SNI (every Kubernetes host name) is
+ * copied code unit by code unit, without an encoded copy first.
  */
 function withSniField(head: Uint8Array, sni: string): Uint8Array {
   if (sni === '') return head.slice();
-  const text = utf8.encode(sni);
-  let lengthBytes = 1;
-  for (let n = text.length; n >= 0x80; n >>>= 7) lengthBytes++;
-  const out = new Uint8Array(head.length + 1 + lengthBytes + text.length);
+  const ascii = isAscii(sni);
+  const text = ascii ? undefined : utf8.encode(sni);
+  const length = text ? text.length : sni.length;
+  const out = new Uint8Array(head.length + 1 + varintLength(length) + length);
   out.set(head, 0);
   let at = head.length;
   out[at++] = 0x12;
-  for (let n = text.length; ; n >>>= 7) {
+  for (let n = length; ; n >>>= 7) {
     if (n < 0x80) {
       out[at++] = n;
       break;
     }
     out[at++] = (n & 0x7f) | 0x80;
   }
-  out.set(text, at);
+  if (text) out.set(text, at);
+  else for (let i = 0; i < length; i++) out[at + i] = sni.charCodeAt(i);
   return out;
 }
 
-/** Per ALPN and SAN list: the encoded common_tls_context and the context without SNI it encodes. */
-const commonCache = new Map<string, { readonly bytes: Uint8Array; readonly context: UpstreamTlsContext }>();
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
 
 /** Frozen: every auto-mTLS cluster ends with the same plaintext match (./intern.ts). */
 const TLS_MODE_DISABLED: TransportSocketMatch = deepFreeze({

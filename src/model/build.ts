@@ -311,15 +311,23 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
 
 const HEALTH_RANK: Readonly<Record<HealthStatus, number>> = { HEALTHY: 0, DRAINING: 1, UNHEALTHY: 2 };
 
+const byEndpointOrder = (a: MeshEndpoint, b: MeshEndpoint): number =>
+  cmp(a.address, b.address) ||
+  a.port - b.port ||
+  HEALTH_RANK[a.health] - HEALTH_RANK[b.health] ||
+  cmp(a.podName ?? '', b.podName ?? '');
+
+/** Whether `list` is sorted by `compare` already (ties allowed: a stable sort would keep them as they are). */
+function inOrder<T>(list: readonly T[], compare: (a: T, b: T) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (compare(list[i - 1] as T, list[i] as T) > 0) return false;
+  return true;
+}
+
 /** Sorted by address then port; of identical address+port, the healthiest (then first by pod name) stays. */
 function dedupeEndpoints(list: MeshEndpoint[]): MeshEndpoint[] {
-  list.sort(
-    (a, b) =>
-      cmp(a.address, b.address) ||
-      a.port - b.port ||
-      HEALTH_RANK[a.health] - HEALTH_RANK[b.health] ||
-      cmp(a.podName ?? '', b.podName ?? ''),
-  );
+  // Slices usually list their endpoints in this order already: sort only when not (Array#sort
+  // allocates a work array per call, and a compile makes one list per service port).
+  if (!inOrder(list, byEndpointOrder)) list.sort(byEndpointOrder);
   return list.filter((e, i) => {
     const prev = list[i - 1];
     return !prev || prev.address !== e.address || prev.port !== e.port;

@@ -3,10 +3,14 @@ import assert from 'node:assert/strict';
 import { generateMesh, seededRandom } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import { labelsKey } from '../../src/compile/labels.js';
-import { NameOrderedTable, sortedByName } from '../../src/compile/sorted.js';
+import { NameOrderedTable, sortedByName, sortShortStrings } from '../../src/compile/sorted.js';
 import { istioMutualTlsContext, istioMutualTransportSocket } from '../../src/compile/tls.js';
+import { DomainDeduper } from '../../src/compile/route/domains.js';
+import { translateRouteMatch } from '../../src/compile/route/match.js';
+import { translateRetry } from '../../src/compile/route/retry.js';
 import { buildInputSet } from '../../src/inputs/index.js';
-import { encodeMessage, type ClusterLoadAssignment } from '../../src/xds/proto.js';
+import type { HTTPMatchRequest, HTTPRetry } from '../../src/model/istio.js';
+import { encodeMessage, takePackedMessage, type ClusterLoadAssignment } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 
 const codeUnitOrder = (names: readonly string[]): string[] => [...names].sort();
@@ -85,14 +89,28 @@ test('the Istio mTLS socket writes its SNI in place: the same bytes as encoding 
     `outbound_.80_._.${'x'.repeat(300)}`,
     'ü.example',
   ]) {
-    for (const http2 of [false, true]) {
-      const opts = { sni, subjectAltNames: ['spiffe://cluster.local/ns/ns-0/sa/default'], http2 };
-      const packed = istioMutualTransportSocket(opts).typed_config?.value as Uint8Array;
-      assert.deepEqual(
-        Buffer.from(packed),
-        Buffer.from(encodeMessage(TypeName.UpstreamTlsContext, istioMutualTlsContext(opts))),
-        sni,
-      );
+    // A list met again (the same array, or an equal one) reuses its kept bytes: each is asked twice.
+    const sanLists = [
+      ['spiffe://cluster.local/ns/ns-0/sa/default'],
+      [],
+      ['spiffe://cluster.local/ns/ns-0/sa/a', 'spiffe://cluster.local/ns/ns-0/sa/b'],
+      [`spiffe://cluster.local/ns/ns-0/sa/${'y'.repeat(200)}`],
+      ['spiffe://cluster.local/ns/ns-0/sa/default'],
+    ];
+    for (const subjectAltNames of [...sanLists, ...sanLists]) {
+      for (const http2 of [false, true]) {
+        const opts = { sni, subjectAltNames, http2 };
+        const socket = istioMutualTransportSocket(opts);
+        const packed = socket.typed_config?.value as Uint8Array;
+        const whole = istioMutualTlsContext(opts);
+        assert.deepEqual(
+          Buffer.from(packed),
+          Buffer.from(encodeMessage(TypeName.UpstreamTlsContext, whole)),
+          `${sni} ${subjectAltNames.join(',')} ${http2}`,
+        );
+        // The message handed to the acceptance check is the one the bytes encode.
+        assert.deepEqual(takePackedMessage(socket.typed_config as object), whole);
+      }
     }
   }
 });
@@ -113,4 +131,74 @@ test('subset clusters hold the very LbEndpoints of their main cluster, frozen', 
     subsets++;
   }
   assert.ok(subsets > 0, 'the mesh has subset clusters');
+});
+
+test('a route match is translated once per source match and flag: frozen, equal to a fresh translation', () => {
+  const matches: HTTPMatchRequest[] = [
+    { uri: { prefix: '/api/' }, headers: { 'x-canary': { exact: 'true' } } },
+    {
+      uri: { exact: '/a' },
+      ignoreUriCase: true,
+      withoutHeaders: { 'x-b': { regex: 'b.*' } },
+      method: { exact: 'GET' },
+    },
+    { uri: { regex: '/r/.*' }, queryParams: { q: { exact: '1' } } },
+    {},
+  ];
+  for (const match of matches)
+    for (const gatewaySemantics of [false, true]) {
+      const first = translateRouteMatch(match, gatewaySemantics);
+      assert.equal(translateRouteMatch(match, gatewaySemantics), first);
+      assert.ok(Object.isFrozen(first));
+      // A copy of the source is not known yet: translated anew, it gives an equal match.
+      assert.deepEqual(translateRouteMatch(structuredClone(match), gatewaySemantics), first);
+    }
+  assert.equal(translateRouteMatch(undefined), translateRouteMatch(undefined));
+  assert.deepEqual(translateRouteMatch(undefined), { prefix: '/' });
+  // Gateway API semantics change a prefix: the two flags are kept apart.
+  const prefix: HTTPMatchRequest = { uri: { prefix: '/foo/' } };
+  assert.equal(translateRouteMatch(prefix, false).prefix, '/foo/');
+  assert.equal(translateRouteMatch(prefix, true).path_separated_prefix, '/foo');
+});
+
+test('a retry policy is translated once per source retries and hash flag: frozen, equal to a fresh translation', () => {
+  const retries: HTTPRetry[] = [
+    { attempts: 3, perTryTimeoutMs: 2000, retryOn: 'gateway-error,503' },
+    { attempts: 1, retryRemoteLocalities: true },
+  ];
+  for (const retry of retries)
+    for (const consistentHash of [false, true]) {
+      const first = translateRetry(retry, consistentHash);
+      assert.equal(translateRetry(retry, consistentHash), first);
+      assert.ok(Object.isFrozen(first));
+      assert.deepEqual(translateRetry({ ...retry }, consistentHash), first);
+    }
+  assert.notDeepEqual(translateRetry(retries[0], false), translateRetry(retries[0], true));
+  assert.equal(translateRetry({ attempts: 0 }, false), undefined);
+});
+
+test('DomainDeduper.keepShared keeps what keep keeps, and gives the list itself when all of it is new', () => {
+  const rand = seededRandom(11);
+  const pool = ['a.ns', 'A.ns', 'b.ns', 'c', '10.0.0.1', 'b.NS', 'd.ns.svc', '[::1]'];
+  for (let round = 0; round < 200; round++) {
+    const lists = Array.from({ length: 4 }, () =>
+      Array.from({ length: Math.floor(rand() * 5) }, () => pool[Math.floor(rand() * pool.length)] as string),
+    );
+    const reference = new DomainDeduper();
+    const shared = new DomainDeduper();
+    for (const list of lists) {
+      const kept = shared.keepShared(list);
+      assert.deepEqual([...kept], reference.keep(list), JSON.stringify(lists));
+      if (kept.length === list.length) assert.equal(kept, list);
+    }
+  }
+});
+
+test('sortShortStrings gives what sort() gives', () => {
+  const rand = seededRandom(5);
+  const pool = ['a', 'B', 'b', 'ab', 'a-b', '', 'é', '😀', 'ﬀ', 'Z9', 'version', 'app', 'pod-template-hash'];
+  for (let round = 0; round < 300; round++) {
+    const list = Array.from({ length: Math.floor(rand() * 8) }, () => pool[Math.floor(rand() * pool.length)] as string);
+    assert.deepEqual(sortShortStrings([...list]), [...list].sort(), JSON.stringify(list));
+  }
 });

@@ -5,7 +5,6 @@
  * breaking on max_requests only, outlier detection (grpc-js-xds implements it).
  */
 import { envoy, type Cluster } from '../../xds/proto.js';
-import { flat } from '../../model/flat-string.js';
 import { sharedOutlierDetection } from '../traffic-policy.js';
 import type { PlannedCluster } from './plan.js';
 import { shareClusterParts } from './shared-parts.js';
@@ -20,7 +19,7 @@ export function grpcCluster(plan: PlannedCluster): Cluster | undefined {
   if (plan.discovery !== 'EDS') return undefined;
   const c: Cluster = {
     name: plan.name,
-    alt_stat_name: flat(`${plan.name};`),
+    alt_stat_name: plan.altStatName,
     type: DiscoveryType.EDS,
     eds_cluster_config: { service_name: plan.name, eds_config: GRPC_EDS_CONFIG },
   };

@@ -8,6 +8,7 @@
 import type { CompileContext, DestinationRuleIndex, ResolvedDestinationRule } from '../context.js';
 import type { Subset } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import { flat } from '../../model/flat-string.js';
 import { outboundClusterName } from '../names.js';
 import { policyForPort, policyForSubset, type EffectivePolicy } from '../traffic-policy.js';
 
@@ -23,6 +24,8 @@ export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS' | 'LOGICAL_DNS';
 
 export interface PlannedCluster {
   readonly name: string;
+  /** `<name>;`, the cluster's alt_stat_name: one string for its sidecar and its proxyless cluster. */
+  readonly altStatName: string;
   readonly service: MeshService;
   readonly port: MeshServicePort;
   /** Empty for the main cluster. */
@@ -61,6 +64,7 @@ function plan(rules: DestinationRuleIndex, service: MeshService): PlannedCluster
       seen.add(name);
       out.push({
         name,
+        altStatName: flat(`${name};`),
         service,
         port,
         subsetName,

@@ -49,7 +49,13 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
       else if (entry.port.port === port.port && !entry.services.includes(service)) entry.services.push(service);
     }
   }
-  return [...byTarget.entries()].sort(([a], [b]) => a - b).map(([targetPort, e]) => ({ targetPort, ...e }));
+  const out: InboundPort[] = [];
+  for (const [targetPort, e] of byTarget) out.push({ targetPort, ...e });
+  // Usually in order already (Array#sort allocates a work array per call: one per inbound shape).
+  for (let i = 1; i < out.length; i++)
+    if ((out[i - 1] as InboundPort).targetPort > (out[i] as InboundPort).targetPort)
+      return out.sort((a, b) => a.targetPort - b.targetPort);
+  return out;
 }
 
 const reportedPorts = new WeakMap<CompileContext, Set<string>>();

@@ -7,9 +7,7 @@
  * namespace: every proxyless client shares one `grpc` group (targets are FQDN `host:port`).
  */
 import type { CompileContext } from '../context.js';
-import { outboundClusterName, proxylessListenerName } from '../names.js';
-import { proxylessClusterNames } from '../route/proxyless-clusters.js';
-import { isHttpProtocol } from '../../model/service-model.js';
+import { proxylessPorts } from '../route/proxyless-clusters.js';
 import {
   encodeMessage,
   envoy,
@@ -31,17 +29,13 @@ const ADS_SOURCE = deepFreeze({ ads: {}, resource_api_version: envoy.config.core
 export function buildProxylessListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = new Map<string, Listener>();
   // Only ports whose cluster proxyless clients get (EDS: not headless, ExternalName or PASSTHROUGH).
-  const clusters = proxylessClusterNames(ctx);
   for (const service of ctx.model.services) {
     if (service.externalName !== undefined) continue;
-    for (const port of service.ports) {
-      if (!isHttpProtocol(port.protocol) || !clusters.has(outboundClusterName(port.port, '', service.hostname)))
-        continue;
-      const name = proxylessListenerName(service.hostname, port.port);
+    for (const { port, name } of proxylessPorts(ctx, service)) {
       listeners.set(name, {
         name,
         // Informational for gRPC (it never binds); istiod puts the service address here.
-        address: socketAddress(service.clusterIP ?? '0.0.0.0', port.port),
+        address: socketAddress(service.clusterIP ?? '0.0.0.0', port),
         api_listener: { api_listener: proxylessHcm(name) },
       });
     }

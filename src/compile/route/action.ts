@@ -3,8 +3,9 @@
  * (istiod's applyHTTPRouteDestination / ApplyRedirect / ApplyDirectResponse).
  */
 import type { HTTPDirectResponse, HTTPRedirect, HTTPRoute } from '../../model/istio.js';
-import { durationMs, envoy, type Duration, type Route, type RouteAction } from '../../xds/proto.js';
+import { envoy, type Duration, type Route, type RouteAction } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
+import { deepFreeze, sharedDurationMs } from '../intern.js';
 import { destinationCluster } from './destination.js';
 import { destinationHash, toHashPolicy } from './hash-policy.js';
 import { mutationFields, translateHeaders } from './headers.js';
@@ -35,11 +36,20 @@ export function timeoutFields(
   timeoutMs: number | undefined,
   proxyless: boolean,
 ): Pick<RouteAction, 'timeout' | 'max_grpc_timeout' | 'max_stream_duration'> {
-  const timeout = timeoutMs !== undefined ? durationMs(timeoutMs) : NO_TIMEOUT;
-  return proxyless
-    ? { timeout, max_stream_duration: { max_stream_duration: timeout } }
-    : { timeout, max_grpc_timeout: timeout };
+  const timeout = timeoutMs !== undefined ? sharedDurationMs(timeoutMs) : NO_TIMEOUT;
+  return proxyless ? { timeout, max_stream_duration: streamDuration(timeout) } : { timeout, max_grpc_timeout: timeout };
 }
+
+type MaxStreamDuration = NonNullable<RouteAction['max_stream_duration']>;
+
+/** `{ max_stream_duration: timeout }`, one per timeout (timeouts are shared), frozen. */
+function streamDuration(timeout: Duration): MaxStreamDuration {
+  let known = streamDurations.get(timeout);
+  if (!known) streamDurations.set(timeout, (known = deepFreeze({ max_stream_duration: timeout })));
+  return known;
+}
+
+const streamDurations = new WeakMap<Duration, MaxStreamDuration>();
 
 export function redirectAction(redirect: HTTPRedirect, listenerPort: number): Route['redirect'] {
   const out: NonNullable<Route['redirect']> = {};

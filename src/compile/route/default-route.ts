@@ -4,23 +4,24 @@ import { flat } from '../../model/flat-string.js';
 import { outboundClusterName } from '../names.js';
 import type { ResolvedDestinationRule } from '../context.js';
 import { NO_TIMEOUT } from './action.js';
-import { serviceHash, toHashPolicy } from './hash-policy.js';
+import { hashPolicyList, serviceHash } from './hash-policy.js';
+import { CATCH_ALL_MATCH } from './match.js';
 import { translateRetry } from './retry.js';
 
 export const DEFAULT_ROUTE_NAME = 'default';
 
 export function defaultRoute(hostname: string, port: number, rule: ResolvedDestinationRule | undefined): Route {
-  const hash = toHashPolicy(serviceHash(rule, port));
+  const hash = hashPolicyList(serviceHash(rule, port));
   return {
     name: DEFAULT_ROUTE_NAME,
-    match: { prefix: '/' },
+    match: CATCH_ALL_MATCH,
     route: {
       cluster: outboundClusterName(port, '', hostname),
       timeout: NO_TIMEOUT,
       max_grpc_timeout: NO_TIMEOUT,
       // istiod keeps the previous-hosts predicate here even with a hash policy.
       retry_policy: translateRetry(undefined, false),
-      ...(hash ? { hash_policy: [hash] } : {}),
+      ...(hash ? { hash_policy: hash } : {}),
     },
     decorator: { operation: flat(`${hostname}:${port}/*`) },
   };

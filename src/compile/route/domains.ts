@@ -64,4 +64,22 @@ export class DomainDeduper {
     // Kept in a virtual host of the output (../exact.ts).
     return exactList(out);
   }
+
+  /**
+   * `keep`, giving the list itself when every domain in it is new: a list shared by several
+   * virtual hosts (a service's on each of its ports) stays one array. The list must not change after.
+   */
+  keepShared(domains: readonly string[]): readonly string[] {
+    let i = 0;
+    for (; i < domains.length; i++) {
+      const k = (domains[i] as string).toLowerCase();
+      if (this.seen.has(k)) break;
+      this.seen.add(k);
+    }
+    if (i === domains.length) return domains;
+    // domains[i] was claimed before: the ones before it are kept (and seen now), the rest as `keep` does.
+    const out = domains.slice(0, i);
+    for (const d of this.keep(domains.slice(i + 1))) out.push(d);
+    return exactList(out);
+  }
 }

@@ -6,6 +6,7 @@
 import type { ConsistentHashLB, Destination, PortTrafficPolicy, TrafficPolicy } from '../../model/istio.js';
 import { durationMs, type envoy } from '../../xds/proto.js';
 import type { ResolvedDestinationRule } from '../context.js';
+import { deepFreeze } from '../intern.js';
 
 export type HashPolicy = envoy.config.route.v3.RouteAction.HashPolicy.$Properties;
 
@@ -41,8 +42,28 @@ export function serviceHash(rule: ResolvedDestinationRule | undefined, port: num
   return setting?.loadBalancer?.consistentHash ?? top?.loadBalancer?.consistentHash;
 }
 
+/** A DestinationRule's consistent hash as a route hash policy: one per setting, frozen, shared by every route it applies to. */
 export function toHashPolicy(hash: ConsistentHashLB | undefined): HashPolicy | undefined {
   if (!hash) return undefined;
+  let known = policies.get(hash);
+  if (!known) {
+    const policy = hashPolicy(hash);
+    policies.set(hash, (known = { policy: policy && deepFreeze(policy) }));
+  }
+  return known.policy;
+}
+
+/** `[toHashPolicy(hash)]` (a default route's list), one per setting, frozen; undefined without a policy. */
+export function hashPolicyList(hash: ConsistentHashLB | undefined): HashPolicy[] | undefined {
+  const policy = toHashPolicy(hash);
+  if (!policy || !hash) return undefined;
+  const known = policies.get(hash) as { list?: HashPolicy[] };
+  return (known.list ??= deepFreeze([policy]));
+}
+
+const policies = new WeakMap<ConsistentHashLB, { readonly policy: HashPolicy | undefined; list?: HashPolicy[] }>();
+
+function hashPolicy(hash: ConsistentHashLB): HashPolicy | undefined {
   if (hash.httpHeaderName !== undefined) return { header: { header_name: hash.httpHeaderName } };
   if (hash.httpCookie) {
     const c = hash.httpCookie;

@@ -10,6 +10,7 @@ import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
 import { exactList } from '../exact.js';
+import { InternTable } from '../intern.js';
 import { istioConfigMetadata } from '../metadata.js';
 import { directResponseAction, forwardAction, redirectAction } from './action.js';
 import { checkedRoute, objectRef, originOf } from './checked-route.js';
@@ -161,7 +162,8 @@ function translateRoute(
     if (!action) return undefined;
     out.route = action;
   }
-  out.decorator = { operation: routeOperation(out, source.meta.name, target.listenerPort) };
+  const operation = routeOperation(out, source.meta.name, target.listenerPort);
+  out.decorator = decorators.get(operation, () => ({ operation }));
 
   const filters: [string, Any][] = [];
   if (http.corsPolicy && !target.proxyless)
@@ -171,6 +173,9 @@ function translateRoute(
   if (filters.length) out.typed_per_filter_config = Object.fromEntries(filters.sort(([a], [b]) => (a < b ? -1 : 1)));
   return out;
 }
+
+/** By operation: a route translated for sidecars and for proxyless clients names the same one. */
+const decorators = new InternTable<NonNullable<Route['decorator']>>();
 
 /**
  * Proxyless clients only get EDS clusters (cluster/grpc.ts): destinations and mirrors going to a

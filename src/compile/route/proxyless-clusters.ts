@@ -6,6 +6,8 @@
  */
 import type { CompileContext } from '../context.js';
 import { planServiceClusters } from '../cluster/plan.js';
+import { isHttpProtocol, type MeshService } from '../../model/service-model.js';
+import { proxylessListenerName } from '../names.js';
 
 const cache = new WeakMap<CompileContext, ReadonlySet<string>>();
 
@@ -18,4 +20,35 @@ export function proxylessClusterNames(ctx: CompileContext): ReadonlySet<string> 
     cache.set(ctx, (names = set));
   }
   return names;
+}
+
+/** A service port proxyless clients dial: its number and its `host:port` name (listener, route config and virtual host). */
+export interface ProxylessPort {
+  readonly port: number;
+  readonly name: string;
+}
+
+const portsCache = new WeakMap<CompileContext, Map<MeshService, readonly ProxylessPort[]>>();
+
+/**
+ * The HTTP-family ports of a service whose main cluster proxyless clients get (EDS), in the
+ * service's port order (a number given twice is listed twice, as the callers met it before): the
+ * same test as `proxylessClusterNames(ctx).has(outboundClusterName(port, '', host))`, read from the
+ * service's plans, with each name built once per compile for the listener and the route config.
+ */
+export function proxylessPorts(ctx: CompileContext, service: MeshService): readonly ProxylessPort[] {
+  let byService = portsCache.get(ctx);
+  if (!byService) portsCache.set(ctx, (byService = new Map()));
+  let ports = byService.get(service);
+  if (!ports) {
+    const eds = new Set<number>();
+    for (const plan of planServiceClusters(ctx, service))
+      if (plan.subsetName === '' && plan.discovery === 'EDS') eds.add(plan.port.port);
+    const list: ProxylessPort[] = [];
+    for (const p of service.ports)
+      if (isHttpProtocol(p.protocol) && eds.has(p.port))
+        list.push({ port: p.port, name: proxylessListenerName(service.hostname, p.port) });
+    byService.set(service, (ports = list));
+  }
+  return ports;
 }

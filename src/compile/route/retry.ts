@@ -6,6 +6,7 @@
  */
 import type { HTTPRetry } from '../../model/istio.js';
 import { durationMs, type Any, type envoy } from '../../xds/proto.js';
+import { deepFreeze } from '../intern.js';
 
 export type RetryPolicy = envoy.config.route.v3.RetryPolicy.$Properties;
 
@@ -44,6 +45,19 @@ const DEFAULT_CONSISTENT_HASH_POLICY = base(true);
 export function translateRetry(retry: HTTPRetry | undefined, consistentHash: boolean): RetryPolicy | undefined {
   if (!retry) return consistentHash ? DEFAULT_CONSISTENT_HASH_POLICY : DEFAULT_POLICY;
   if (retry.attempts <= 0) return undefined;
+  let known = translated.get(retry);
+  if (!known) translated.set(retry, (known = [undefined, undefined]));
+  const at = consistentHash ? 1 : 0;
+  return (known[at] ??= deepFreeze(retryPolicy(retry, consistentHash)));
+}
+
+/**
+ * Per route's `retries`, without and with a consistent hash: a VirtualService route is translated
+ * for every listener port and for sidecars and proxyless clients alike, and gives the same policy.
+ */
+const translated = new WeakMap<HTTPRetry, [RetryPolicy | undefined, RetryPolicy | undefined]>();
+
+function retryPolicy(retry: HTTPRetry, consistentHash: boolean): RetryPolicy {
   const out = base(consistentHash);
   out.num_retries = { value: retry.attempts };
   if (retry.retryOn) {
