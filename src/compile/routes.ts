@@ -249,7 +249,6 @@ function portPlans(ctx: CompileContext): PortPlan[] {
   return plans;
 }
 
-/** The virtual host of `service` as a client in `clientNamespace` sees it, or undefined when it has no domain left. */
 /** Per compile, service and client namespace: a service's domains (deduplicated), shared by its virtual hosts on every port. */
 const domainsCache = new WeakMap<CompileContext, Map<MeshService, Map<string, readonly string[]>>>();
 
@@ -266,6 +265,7 @@ function domainsFrom(ctx: CompileContext, s: MeshService, clientNamespace: strin
   return domains;
 }
 
+/** The virtual host of `service` as a client in `clientNamespace` sees it, or undefined when it has no domain left. */
 function namespaceVirtualHost(
   ctx: CompileContext,
   plan: PortPlan,
