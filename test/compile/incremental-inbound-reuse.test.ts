@@ -300,3 +300,90 @@ test('a Service round does not take a group that reported a named targetPort ano
     },
   ]);
 });
+
+/** Policies an inbound build reads beside its services: per workload, per namespace, per port. */
+const POLICIES = `apiVersion: security.istio.io/v1
+kind: PeerAuthentication
+metadata: {name: default, namespace: bench}
+spec:
+  mtls: {mode: STRICT}
+---
+apiVersion: security.istio.io/v1
+kind: PeerAuthentication
+metadata: {name: svc-1, namespace: bench}
+spec:
+  selector: {matchLabels: {app: svc-1}}
+  mtls: {mode: STRICT}
+  portLevelMtls: {"8080": {mode: PERMISSIVE}}
+---
+apiVersion: security.istio.io/v1
+kind: AuthorizationPolicy
+metadata: {name: svc-2-only-ns, namespace: bench}
+spec:
+  selector: {matchLabels: {app: svc-2}}
+  action: ALLOW
+  rules: [{from: [{source: {namespaces: [bench]}}], to: [{operation: {ports: ["8080"]}}]}]
+---
+apiVersion: security.istio.io/v1
+kind: AuthorizationPolicy
+metadata: {name: deny-debug, namespace: bench}
+spec:
+  action: DENY
+  rules: [{to: [{operation: {paths: [/debug]}}]}]
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: svc-3, namespace: bench}
+spec:
+  workloadSelector: {labels: {app: svc-3}}
+  ingress:
+  - port: {number: 8080, protocol: HTTP, name: http}
+    defaultEndpoint: 127.0.0.1:9090
+  egress: [{hosts: ["./*"]}]
+`;
+
+test('Service rounds beside security policies and a Sidecar equal a full compile, groups taken or built', () => {
+  // Inbound builds read their workload's PeerAuthentication (port-level too), AuthorizationPolicies
+  // and Sidecar ingress: none of them changes in a Service round, so a taken group must still be
+  // what a full compile builds. 7 inbound groups: `_`, svc-0…4 (svc-1, svc-2 and svc-3 keyed by
+  // their policy or Sidecar too), grpc-inbound/bench.
+  const base = read([benchMeshYaml(5, 0), POLICIES].join('---\n'));
+  runSteps(base, [
+    // Built: `extra`, `extra,svc-1` (svc-1's pod, port-level PERMISSIVE), grpc-inbound/bench.
+    {
+      label: "a Service selecting svc-1's pod",
+      next: putService(service('extra', 'svc-1', '{name: http, port: 80, targetPort: 8080}')),
+      kept: false,
+      taken: 6,
+    },
+    // Built: svc-2's group (an ALLOW on port 8080) and grpc-inbound/bench; 9 groups.
+    {
+      label: 'svc-2 gets another target port',
+      next: putService(service('svc-2', 'svc-2', '{name: grpc, port: 8080, targetPort: 9090, protocol: TCP}')),
+      kept: false,
+      taken: 7,
+    },
+    // Built: svc-3's group (Sidecar ingress) and grpc-inbound/bench.
+    {
+      label: 'svc-3 gets a second port',
+      next: putService(service('svc-3', 'svc-3', `${GRPC_PORT}, {name: http-admin, port: 9000, targetPort: 9000}`)),
+      kept: false,
+      taken: 7,
+    },
+    // Built: its own group only.
+    {
+      label: 'a Service selecting no pod',
+      next: putService(service('lonely', 'lonely', GRPC_PORT)),
+      kept: false,
+      taken: 9,
+    },
+    // Gone: `extra`, `extra,svc-1`; built: grpc-inbound/bench.
+    { label: "the Service beside svc-1's deleted", next: deleteService('extra'), kept: false, taken: 7 },
+    {
+      label: 'a Service without a selector',
+      next: putService(service('manual', undefined, GRPC_PORT)),
+      kept: true,
+      taken: 8,
+    },
+  ]);
+});
