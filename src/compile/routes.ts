@@ -26,6 +26,7 @@ import { DomainDeduper, serviceDomains } from './route/domains.js';
 import { translateVirtualServiceRoutes } from './route/http-route.js';
 import { proxylessPorts } from './route/proxyless-clusters.js';
 import { exactList } from './exact.js';
+import { perCompile } from './per-compile.js';
 import { sortedByName } from './sorted.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
@@ -62,11 +63,10 @@ interface HostRoutes {
  * built once per compile and shared between the namespaces' configs (10k services × namespaces).
  * Found by host and port (no key string per lookup: a lookup per virtual host of every config).
  */
-const routeCache = new WeakMap<CompileContext, Map<string, HostRoutes>>();
+const routesByHost = perCompile(() => new Map<string, HostRoutes>());
 
 function hostRoutes(ctx: CompileContext, hostname: string): HostRoutes {
-  let byHost = routeCache.get(ctx);
-  if (!byHost) routeCache.set(ctx, (byHost = new Map()));
+  const byHost = routesByHost(ctx);
   let host = byHost.get(hostname);
   if (!host) {
     const sourced = ctx.virtualServices.httpRoutes(hostname);
@@ -110,39 +110,32 @@ function serviceRoutes(
 }
 
 /** The catch-all virtual host: one object per compile, shared by every route config (and encoded once). */
-const catchAllCache = new WeakMap<CompileContext, VirtualHost>();
-
-function catchAllVirtualHost(ctx: CompileContext): VirtualHost {
-  let vh = catchAllCache.get(ctx);
-  if (vh) return vh;
+const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
   if (ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY') {
-    vh = {
+    return {
       name: BLOCK_ALL_VHOST,
       domains: ['*'],
       routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }],
       include_request_attempt_count: true,
     };
-  } else {
-    vh = {
-      name: ALLOW_ANY_VHOST,
-      domains: ['*'],
-      routes: [
-        {
-          name: ALLOW_ANY_VHOST,
-          match: { prefix: '/' },
-          route: {
-            cluster: ctx.egressProxyCluster ?? PASSTHROUGH_CLUSTER,
-            timeout: NO_TIMEOUT,
-            max_grpc_timeout: NO_TIMEOUT,
-          },
-        },
-      ],
-      include_request_attempt_count: true,
-    };
   }
-  catchAllCache.set(ctx, vh);
-  return vh;
-}
+  return {
+    name: ALLOW_ANY_VHOST,
+    domains: ['*'],
+    routes: [
+      {
+        name: ALLOW_ANY_VHOST,
+        match: { prefix: '/' },
+        route: {
+          cluster: ctx.egressProxyCluster ?? PASSTHROUGH_CLUSTER,
+          timeout: NO_TIMEOUT,
+          max_grpc_timeout: NO_TIMEOUT,
+        },
+      },
+    ],
+    include_request_attempt_count: true,
+  };
+});
 
 /** HTTP service ports, grouped by port number; services stay in hostname order. */
 function httpServicesByPort(ctx: CompileContext): Map<number, MeshService[]> {
@@ -184,14 +177,11 @@ interface PortPlan {
   readonly everyNamespace: readonly number[];
 }
 
-const planCache = new WeakMap<CompileContext, PortPlan[]>();
-
 /** A namespace no Kubernetes object can have: domains as seen from another namespace. */
 const NO_NAMESPACE = '';
 
-function portPlans(ctx: CompileContext): PortPlan[] {
-  const hit = planCache.get(ctx);
-  if (hit) return hit;
+/** Per HTTP port, in port order: its services' virtual hosts as every namespace's config shares them. */
+const portPlans = perCompile((ctx): PortPlan[] => {
   const plans: PortPlan[] = [];
   const byPort = httpServicesByPort(ctx);
   // A service's domains as seen from another namespace, once: its virtual hosts on every port share the list.
@@ -245,16 +235,14 @@ function portPlans(ctx: CompileContext): PortPlan[] {
     }
     plans.push({ port, services, names, shared, claimed, perNamespace, everyNamespace });
   }
-  planCache.set(ctx, plans);
   return plans;
-}
+});
 
 /** Per compile, service and client namespace: a service's domains (deduplicated), shared by its virtual hosts on every port. */
-const domainsCache = new WeakMap<CompileContext, Map<MeshService, Map<string, readonly string[]>>>();
+const domainsByService = perCompile(() => new Map<MeshService, Map<string, readonly string[]>>());
 
 function domainsFrom(ctx: CompileContext, s: MeshService, clientNamespace: string): readonly string[] {
-  let byService = domainsCache.get(ctx);
-  if (!byService) domainsCache.set(ctx, (byService = new Map()));
+  const byService = domainsByService(ctx);
   let byNamespace = byService.get(s);
   if (!byNamespace) byService.set(s, (byNamespace = new Map()));
   let domains = byNamespace.get(clientNamespace);
@@ -370,14 +358,9 @@ export function buildProxylessNamespaceRoutes(
 }
 
 /** Routable services whose routes depend on the client namespace, in model order (usually none); once per compile. */
-const perNamespaceCache = new WeakMap<CompileContext, readonly MeshService[]>();
-
-function servicesRoutedPerNamespace(ctx: CompileContext): readonly MeshService[] {
-  let list = perNamespaceCache.get(ctx);
-  if (!list)
-    perNamespaceCache.set(ctx, (list = ctx.model.services.filter((s) => routable(s) && routesPerNamespace(ctx, s))));
-  return list;
-}
+const servicesRoutedPerNamespace = perCompile((ctx): readonly MeshService[] =>
+  ctx.model.services.filter((s) => routable(s) && routesPerNamespace(ctx, s)),
+);
 
 function proxylessRoutes(ctx: CompileContext, clientNamespace: string | undefined): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();

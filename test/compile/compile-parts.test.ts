@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { generateMesh, seededRandom } from '../../bench/synthetic.js';
 import { compile } from '../../src/compile/index.js';
 import { labelsKey } from '../../src/compile/labels.js';
+import { perCompile } from '../../src/compile/per-compile.js';
+import type { CompileContext } from '../../src/compile/context.js';
 import { NameOrderedTable, sortedByName, sortShortStrings } from '../../src/compile/sorted.js';
 import { istioMutualTlsContext, istioMutualTransportSocket } from '../../src/compile/tls.js';
 import { DomainDeduper } from '../../src/compile/route/domains.js';
@@ -201,4 +203,15 @@ test('sortShortStrings gives what sort() gives', () => {
     const list = Array.from({ length: Math.floor(rand() * 8) }, () => pool[Math.floor(rand() * pool.length)] as string);
     assert.deepEqual(sortShortStrings([...list]), [...list].sort(), JSON.stringify(list));
   }
+});
+
+test('perCompile makes a value once per compile context and again for another', () => {
+  let made = 0;
+  const value = perCompile(() => ({ n: ++made }));
+  const a = {} as CompileContext;
+  const b = {} as CompileContext;
+  assert.equal(value(a), value(a));
+  assert.equal(made, 1);
+  assert.notEqual(value(b), value(a));
+  assert.equal(made, 2);
 });

@@ -5,6 +5,7 @@
  * oldest Service; the others still appear in the cluster's telemetry metadata.
  */
 import type { CompileContext } from '../context.js';
+import { perCompile } from '../per-compile.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 
@@ -58,7 +59,8 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
   return out;
 }
 
-const reportedPorts = new WeakMap<CompileContext, Set<string>>();
+/** Service ports whose unresolved targetPort this compile reported. */
+const reportedPorts = perCompile(() => new Set<string>());
 
 /**
  * The one diagnostic an inbound build reports once per compile rather than once per build (a service
@@ -77,8 +79,7 @@ function resolveTargetPort(
   const resolved = ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
   if (resolved !== undefined) return resolved;
   // A service belongs to several shapes; say it once per compile.
-  let reported = reportedPorts.get(ctx);
-  if (!reported) reportedPorts.set(ctx, (reported = new Set()));
+  const reported = reportedPorts(ctx);
   const key = `${service.hostname}:${port.port}`;
   if (reported.has(key)) return undefined;
   reported.add(key);

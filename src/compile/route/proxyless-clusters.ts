@@ -8,19 +8,14 @@ import type { CompileContext } from '../context.js';
 import { planServiceClusters } from '../cluster/plan.js';
 import { isHttpProtocol, type MeshService } from '../../model/service-model.js';
 import { proxylessListenerName } from '../names.js';
+import { perCompile } from '../per-compile.js';
 
-const cache = new WeakMap<CompileContext, ReadonlySet<string>>();
-
-export function proxylessClusterNames(ctx: CompileContext): ReadonlySet<string> {
-  let names = cache.get(ctx);
-  if (!names) {
-    const set = new Set<string>();
-    for (const service of ctx.model.services)
-      for (const plan of planServiceClusters(ctx, service)) if (plan.discovery === 'EDS') set.add(plan.name);
-    cache.set(ctx, (names = set));
-  }
+export const proxylessClusterNames = perCompile((ctx): ReadonlySet<string> => {
+  const names = new Set<string>();
+  for (const service of ctx.model.services)
+    for (const plan of planServiceClusters(ctx, service)) if (plan.discovery === 'EDS') names.add(plan.name);
   return names;
-}
+});
 
 /** A service port proxyless clients dial: its number and its `host:port` name (listener, route config and virtual host). */
 export interface ProxylessPort {
@@ -28,7 +23,7 @@ export interface ProxylessPort {
   readonly name: string;
 }
 
-const portsCache = new WeakMap<CompileContext, Map<MeshService, readonly ProxylessPort[]>>();
+const portsByService = perCompile(() => new Map<MeshService, readonly ProxylessPort[]>());
 
 /**
  * The HTTP-family ports of a service whose main cluster proxyless clients get (EDS), in the
@@ -37,8 +32,7 @@ const portsCache = new WeakMap<CompileContext, Map<MeshService, readonly Proxyle
  * service's plans, with each name built once per compile for the listener and the route config.
  */
 export function proxylessPorts(ctx: CompileContext, service: MeshService): readonly ProxylessPort[] {
-  let byService = portsCache.get(ctx);
-  if (!byService) portsCache.set(ctx, (byService = new Map()));
+  const byService = portsByService(ctx);
   let ports = byService.get(service);
   if (!ports) {
     const eds = new Set<number>();
