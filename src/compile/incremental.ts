@@ -109,6 +109,8 @@ interface State {
   readonly grpcServerNamespaces: ReadonlySet<string>;
   /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
   readonly entrySelectedNamespaces: ReadonlySet<string>;
+  /** The model's workloads by namespace: a changed Service's selector is matched against its namespace's only. */
+  readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
   /**
    * The diagnostics of each inbound build of the last compile (their resources are in `tables`),
    * while they are still what building them again gives: dropped when an endpoint round rebuilds
@@ -149,7 +151,7 @@ export class IncrementalCompiler {
     const compiled = compileWithShapes(built, take);
     this.kept = take !== undefined && compiled.inboundBuilt === 0;
     this.taken = take ? compiled.inboundDiagnostics.size - compiled.inboundBuilt : 0;
-    const { output, sidecarShapes, endpointReaders, inboundDiagnostics } = compiled;
+    const { output, sidecarShapes, endpointReaders, inboundDiagnostics, workloadsByNamespace } = compiled;
     const diagnostics = diags.sorted();
 
     // Own copies of what updates edit; the returned output stays as it is.
@@ -186,6 +188,7 @@ export class IncrementalCompiler {
       entrySelectedNamespaces: new Set(
         ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
       ),
+      workloadsByNamespace,
       inbound: inboundDiagnostics,
     };
     return { output, diagnostics };
@@ -376,7 +379,7 @@ function selectsWorkloadIn(
   selector: Readonly<Record<string, string>> | undefined,
 ): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
-  return state.ctx.model.workloads.some((w) => w.namespace === namespace && selects(selector, w.labels));
+  return state.workloadsByNamespace.get(namespace)?.some((w) => selects(selector, w.labels)) ?? false;
 }
 
 /** The last compile's inbound builds, from the tables it left, but for the `stale` groups. */

@@ -116,6 +116,8 @@ export function compileWithShapes(
   readonly inboundDiagnostics: ReadonlyMap<GroupId, readonly Diagnostic[]>;
   /** Inbound groups built here although `reuse` was given (it did not have them). */
   readonly inboundBuilt: number;
+  /** The model's workloads (pods) by namespace, found once for the shapes. */
+  readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
 } {
   const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
   // Inbound builds report into a list of their own, each build's part kept with it.
@@ -229,6 +231,7 @@ export function compileWithShapes(
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
     inboundBuilt,
+    workloadsByNamespace: byNamespace.workloads,
   };
 }
 

@@ -366,6 +366,27 @@ test('Service rounds that take some inbound groups and build others report an un
   ]);
 });
 
+test("a Service round rebuilds a namespace's proxyless servers only for its own namespace's pods", () => {
+  // 10 inbound groups: bench's 8 (svc-0…5, `_`, grpc-inbound/bench), shop's `_` and grpc-inbound/shop.
+  const base = read([benchMeshYaml(6, 0), shopPod('alpha', '10.5.0.1'), shopPod('tango', '10.5.0.2')].join('---\n'));
+  runSteps(base, [
+    // `app: alpha` is a label of a pod in shop, not in bench: grpc-inbound/bench is taken. Built: its own group.
+    {
+      label: 'a bench Service selecting only a pod of another namespace',
+      next: putService(service('alpha-look', 'alpha', GRPC_PORT)),
+      kept: false,
+      taken: 10,
+    },
+    // Built: alpha (its pod's shape too), grpc-inbound/shop.
+    {
+      label: "a shop Service selecting alpha's pod",
+      next: putShopService('alpha', 'app: alpha', GRPC_PORT),
+      kept: false,
+      taken: 10,
+    },
+  ]);
+});
+
 /** Policies an inbound build reads beside its services: per workload, per namespace, per port. */
 const POLICIES = `apiVersion: security.istio.io/v1
 kind: PeerAuthentication
