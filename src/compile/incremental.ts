@@ -44,7 +44,6 @@ import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoi
 import { lookupInput } from './incremental/inputs-patch.js';
 import { diffOutputs } from './incremental/output-diff.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
-import { UNRESOLVED_TARGET_PORT } from './listener/inbound-ports.js';
 import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
 import type { EndpointReadingGroups } from './scope/groups.js';
 import { sameRule } from './scope/reuse.js';
@@ -110,6 +109,8 @@ interface State {
   readonly grpcServerNamespaces: ReadonlySet<string>;
   /** Namespaces whose pods a ServiceEntry's workloadSelector picks: a pod change there compiles in full. */
   readonly entrySelectedNamespaces: ReadonlySet<string>;
+  /** The model's workloads by namespace: a changed Service's selector is matched against its namespace's only. */
+  readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
   /**
    * The diagnostics of each inbound build of the last compile (their resources are in `tables`),
    * while they are still what building them again gives: dropped when an endpoint round rebuilds
@@ -142,23 +143,15 @@ export class IncrementalCompiler {
   private recompile(
     inputs: InputSet,
     tablesOf: (output: CompileOutput) => Map<GroupId, ResourceTable>,
-    keep?: InboundKeep,
+    take?: InboundReuse,
   ): CompileResult {
-    let diags = new Diagnostics();
+    const diags = new Diagnostics();
     for (const d of inputs.diagnostics) diags.add(d);
-    let built = createContext(inputs, diags);
-    let compiled = compileWithShapes(built, keep?.take);
-    if (keep && compiled.inboundBuilt > 0 && !mayMix(keep, compiled.inboundDiagnostics)) {
-      // Builds taken and builds made would not give a full compile's diagnostics: build them all again.
-      diags = new Diagnostics();
-      for (const d of inputs.diagnostics) diags.add(d);
-      built = createContext(inputs, diags);
-      compiled = compileWithShapes(built);
-      keep = undefined;
-    }
-    this.kept = keep !== undefined && compiled.inboundBuilt === 0;
-    this.taken = keep ? compiled.inboundDiagnostics.size - compiled.inboundBuilt : 0;
-    const { output, sidecarShapes, endpointReaders, inboundDiagnostics } = compiled;
+    const built = createContext(inputs, diags);
+    const compiled = compileWithShapes(built, take);
+    this.kept = take !== undefined && compiled.inboundBuilt === 0;
+    this.taken = take ? compiled.inboundDiagnostics.size - compiled.inboundBuilt : 0;
+    const { output, sidecarShapes, endpointReaders, inboundDiagnostics, workloadsByNamespace } = compiled;
     const diagnostics = diags.sorted();
 
     // Own copies of what updates edit; the returned output stays as it is.
@@ -195,6 +188,7 @@ export class IncrementalCompiler {
       entrySelectedNamespaces: new Set(
         ctx.model.services.filter((s) => s.serviceEntry?.workloadSelector).map((s) => s.namespace),
       ),
+      workloadsByNamespace,
       inbound: inboundDiagnostics,
     };
     return { output, diagnostics };
@@ -341,31 +335,23 @@ export class IncrementalCompiler {
 
 const NONE: ReadonlyMap<string, never> = new Map<string, never>();
 
-/** Inbound builds of the last compile that the next one may take (compileWithShapes' InboundReuse). */
-interface InboundKeep {
-  readonly take: InboundReuse;
-  /** Every inbound build's diagnostics in the last compile, taken or not. */
-  readonly before: ReadonlyMap<GroupId, readonly Diagnostic[]>;
-  /** Whether the compile may build some groups and take the others (else it takes all or builds all). */
-  readonly partial: boolean;
-}
-
 /**
  * What a config round may take of the last compile's inbound groups. Inbound groups read no
  * VirtualService: a VirtualService round takes them all. A Service round takes every group whose
- * shape has no changed service: an inbound build reads the services of its shape (their ports,
- * named target ports through their endpoints, their DestinationRules), its security and Sidecar,
- * and the mesh config; of those only the changed services differ (their hostnames are in the
- * group's id, so a group with the same id has the same services). A namespace's proxyless servers
+ * shape has no changed service and builds the others. An inbound build reads the services of its
+ * shape (their ports, named target ports through their endpoints, their DestinationRules), its
+ * security and Sidecar, and the mesh config; of those only the changed services differ (their
+ * hostnames are in the group's id, so a group with the same id has the same services). Taken and
+ * built groups mix: a build's diagnostics are its own (an unresolved named target port is reported
+ * from the model, not by the builds that read it). A namespace's proxyless servers
  * (`grpc-inbound/<ns>`) are built again where a changed service selects one of its workloads. Extension
  * providers resolve the services they name into authorization filters: with any, nothing is taken.
  * Other rounds (DestinationRules, endpoints in the same round) build them all.
  */
-function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundKeep | undefined {
+function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundReuse | undefined {
   const before = state.inbound;
   if (!before) return undefined;
-  if (changed.every((c) => c.kind === 'VirtualService'))
-    return { take: takeFrom(state, before, new Set()), before, partial: false };
+  if (changed.every((c) => c.kind === 'VirtualService')) return takeFrom(state, before, new Set());
   const servicesOnly = changed.every((c) => c.kind === 'VirtualService' || c.kind === 'Service');
   if (!servicesOnly || (next.meshConfig.extensionProviders?.length ?? 0) > 0) return undefined;
   const stale = new Set<GroupId>();
@@ -379,7 +365,7 @@ function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObje
     ];
     if (selectors.some((s) => selectsWorkloadIn(state, c.namespace, s))) stale.add(`grpc-inbound/${c.namespace}`);
   }
-  return { take: takeFrom(state, before, stale), before, partial: true };
+  return takeFrom(state, before, stale);
 }
 
 /**
@@ -393,7 +379,7 @@ function selectsWorkloadIn(
   selector: Readonly<Record<string, string>> | undefined,
 ): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
-  return state.ctx.model.workloads.some((w) => w.namespace === namespace && selects(selector, w.labels));
+  return state.workloadsByNamespace.get(namespace)?.some((w) => selects(selector, w.labels)) ?? false;
 }
 
 /** The last compile's inbound builds, from the tables it left, but for the `stale` groups. */
@@ -408,17 +394,6 @@ function takeFrom(
     const table = state.tables.get(id);
     return { listeners: table?.listeners ?? NONE, clusters: table?.clusters ?? NONE, diagnostics };
   };
-}
-
-/**
- * Whether builds taken and builds made give a full compile's diagnostics. An unresolved named
- * target port is reported by the first build (in compile order) that reads it, once per compile:
- * with none in the last compile's builds nor in the ones made now, every build's diagnostics are its own.
- */
-function mayMix(keep: InboundKeep, now: ReadonlyMap<GroupId, readonly Diagnostic[]>): boolean {
-  const reportsOnce = (builds: ReadonlyMap<GroupId, readonly Diagnostic[]>) =>
-    [...builds.values()].some((list) => list.some((d) => d.code === UNRESOLVED_TARGET_PORT));
-  return keep.partial && !reportsOnce(keep.before) && !reportsOnce(now);
 }
 
 /** Config kinds whose changes are compiled in full and handed on as a delta. */

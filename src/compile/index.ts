@@ -19,7 +19,12 @@ import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
-import { buildInbound, buildProxylessServerListeners, type InboundShape } from './listeners.js';
+import {
+  buildInbound,
+  buildProxylessServerListeners,
+  reportUnresolvedTargetPorts,
+  type InboundShape,
+} from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
@@ -92,8 +97,9 @@ export interface InboundBuild {
 /**
  * Inbound builds of an earlier compile, by group id, that this compile may take as they are: the
  * caller says they are what building them again would give, diagnostics included (see
- * IncrementalCompiler). Then it must give every one: a service named in several builds reports an
- * unresolved target port in the first only, so builds taken and builds made do not mix.
+ * IncrementalCompiler). It may give some and not others: a build's diagnostics are its own, none
+ * is reported once per compile by whichever build comes first (an unresolved named target port is
+ * reported from the model: reportUnresolvedTargetPorts).
  */
 export type InboundReuse = (group: GroupId) => InboundBuild | undefined;
 
@@ -110,9 +116,11 @@ export function compileWithShapes(
   readonly inboundDiagnostics: ReadonlyMap<GroupId, readonly Diagnostic[]>;
   /** Inbound groups built here although `reuse` was given (it did not have them). */
   readonly inboundBuilt: number;
+  /** The model's workloads (pods) by namespace, found once for the shapes. */
+  readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
 } {
   const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
-  // One context for every inbound build: what it reports once per compile it still reports once.
+  // Inbound builds report into a list of their own, each build's part kept with it.
   const inboundCtx: CompileContext = { ...ctx, diags: new Diagnostics() };
   let inboundBuilt = 0;
   /** The build of an inbound group, taken from `reuse` or built; either way its diagnostics are the compile's. */
@@ -144,6 +152,9 @@ export function compileWithShapes(
   const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
   const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
   scoped.build(scopes.full, 'outbound-listeners');
+
+  // Once per compile, whatever inbound groups read the ports (or are taken from `reuse`).
+  for (const s of ctx.model.services) reportUnresolvedTargetPorts(ctx, s, ctx.diags);
 
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];
@@ -220,6 +231,7 @@ export function compileWithShapes(
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
     inboundBuilt,
+    workloadsByNamespace: byNamespace.workloads,
   };
 }
 

@@ -3,9 +3,10 @@
  * `inbound/…` and proxyless `grpc-inbound/…`) with their diagnostics: they read no VirtualService.
  * After an endpoint round that rebuilt an inbound group, the next VirtualService round builds them
  * all again. A Service round keeps the groups no changed service is part of (and a namespace's
- * proxyless servers when the changed services select none of its pods), unless a named targetPort
- * resolves to nothing. Every step equals a full compile: output, diagnostics (a named targetPort
- * that resolves to nothing is reported once per compile, whichever group reads it) and snapshot.
+ * proxyless servers when the changed services select none of its pods) and builds the others.
+ * Every step equals a full compile: output, diagnostics (a named targetPort that resolves to
+ * nothing is reported once per compile from the model, whichever groups read it, taken or built)
+ * and snapshot.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -75,6 +76,8 @@ interface Step {
   readonly kept: boolean;
   /** How many inbound groups the round takes from the round before (checked when given). */
   readonly taken?: number;
+  /** The services a full compile reports an unresolved target port of, in order (checked when given). */
+  readonly unresolved?: readonly string[];
 }
 
 const putVs = (yaml: string) => (i: InputSet) => {
@@ -143,6 +146,12 @@ function runSteps(base: InputSet, steps: readonly Step[]): void {
     if (r.kind !== 'delta') continue;
     output = applyCompileDelta(output, r.delta, r.layout);
     const want = compile(inputs);
+    if (step.unresolved)
+      assert.deepEqual(
+        want.diagnostics.filter((d) => d.code === 'unresolved-target-port').map((d) => d.name),
+        step.unresolved,
+        `${step.label}: unresolved target ports`,
+      );
     if (step.label === 'weight after that')
       assert.deepEqual(
         want.diagnostics.filter((d) => d.code === 'unresolved-target-port').map((d) => d.name),
@@ -226,28 +235,37 @@ test('Service rounds keep the inbound groups of the shapes no changed service is
       taken: 9,
     },
     { label: 'a VirtualService and a Service in one round', next: vsAndService, kept: false, taken: 9 },
+    // Built: `named`, `named,svc-3` (svc-3's pod), grpc-inbound/bench; 12 groups.
     {
-      label: 'a named targetPort no endpoint names: builds taken and made do not mix',
+      label: 'a named targetPort no endpoint names',
       next: putService(service('named', 'svc-3', '{name: http-web, port: 80, targetPort: web}')),
       kept: false,
-      taken: 0,
+      taken: 9,
+      unresolved: ['named'],
     },
     {
       label: 'a new Service while it is unresolved',
       next: putService(service('new-2', 'new-2', GRPC_PORT)),
       kept: false,
-      taken: 0,
+      taken: 12,
+      unresolved: ['named'],
     },
-    // `named` and `named,svc-3` both read the port; only the first reports it. Taking `named` and
-    // building `named,svc-3` would report it twice.
+    // Built: `svc-3`, `named,svc-3` (which read the port), grpc-inbound/bench; taken: `named` (which reads it too).
     {
       label: 'svc-3 gets another target port while it is unresolved',
       next: putService(service('svc-3', 'svc-3', '{name: grpc, port: 8080, targetPort: 9090, protocol: TCP}')),
       kept: false,
-      taken: 0,
+      taken: 10,
+      unresolved: ['named'],
     },
     { label: 'a weight while it is unresolved', next: putVs(virtualService(45)), kept: true, taken: 13 },
-    { label: 'the named Service deleted', next: deleteService('named'), kept: false, taken: 0 },
+    {
+      label: 'the named Service deleted',
+      next: deleteService('named'),
+      kept: false,
+      taken: 10,
+      unresolved: [],
+    },
     {
       label: 'a new Service after that',
       next: putService(service('new-3', 'new-3', GRPC_PORT)),
@@ -272,31 +290,99 @@ spec:
   selector: {${selector}}
   ports: [${port}]
 `;
+const deleteShopService = (name: string) => (i: InputSet) => ({
+  next: withDeleted(i, 'Service', 'shop', name),
+  changed: [{ kind: 'Service', namespace: 'shop', name }],
+});
 
-test('a Service round does not take a group that reported a named targetPort another built group reads', () => {
-  // `web` selects both pods and its targetPort names no container port. Shapes in order:
-  // `alpha,web` (reports it), `tango,web`, then the pod-less ones. No gRPC port: no proxyless
-  // servers read it first.
-  const base = read(
-    [
-      shopPod('alpha', '10.5.0.1'),
-      shopPod('tango', '10.5.0.2'),
-      shopService('alpha', 'app: alpha', '{name: http, port: 80, targetPort: 8080}'),
-      shopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 8080}'),
-      shopService('web', 'tier: web', '{name: http-web, port: 81, targetPort: web}'),
-    ].join('---\n'),
-  );
-  const tango = read(shopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 9090}')).services[0]!;
-  runSteps(base, [
+/**
+ * `web` selects both pods and its targetPort names no container port: the shapes `alpha,web`,
+ * `tango,web` and `web` read it (no gRPC port: the proxyless servers read no port). 7 inbound
+ * groups: `_`, alpha, tango, web, `alpha,web`, `tango,web`, grpc-inbound/shop. Were the port
+ * reported by the first build reading it, taking one of those groups and building another would
+ * report it twice or not at all.
+ */
+const SHOP = [
+  shopPod('alpha', '10.5.0.1'),
+  shopPod('tango', '10.5.0.2'),
+  shopService('alpha', 'app: alpha', '{name: http, port: 80, targetPort: 8080}'),
+  shopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 8080}'),
+  shopService('web', 'tier: web', '{name: http-web, port: 81, targetPort: web}'),
+].join('---\n');
+
+const putShopService = (name: string, selector: string, port: string) => (i: InputSet) => ({
+  next: withReplaced(i, 'Service', read(shopService(name, selector, port)).services[0]!),
+  changed: [{ kind: 'Service', namespace: 'shop', name }],
+});
+
+test('Service rounds that take some inbound groups and build others report an unresolved target port once', () => {
+  runSteps(read(SHOP), [
+    // Taken: `_`, alpha, web, `alpha,web`; built: tango, `tango,web`, grpc-inbound/shop.
     {
-      // Taking `alpha,web` and building `tango,web` would report the port twice.
       label: "tango's target port changes",
-      next: (i) => ({
-        next: withReplaced(i, 'Service', tango),
-        changed: [{ kind: 'Service', namespace: 'shop', name: 'tango' }],
-      }),
+      next: putShopService('tango', 'app: tango', '{name: http, port: 80, targetPort: 9090}'),
       kept: false,
-      taken: 0,
+      taken: 4,
+      unresolved: ['web'],
+    },
+    // alpha's pod is in `alpha,beta,web` now. Taken: `_`, alpha, tango, web, `tango,web`; built:
+    // beta, `alpha,beta,web`, grpc-inbound/shop.
+    {
+      label: "beta appears on alpha's pod with a named port no endpoint names",
+      next: putShopService('beta', 'app: alpha', '{name: http-metrics, port: 9100, targetPort: metrics}'),
+      kept: false,
+      taken: 5,
+      unresolved: ['beta', 'web'],
+    },
+    // Taken: `_`, alpha, tango, beta; built: web, `tango,web`, `alpha,beta,web`, grpc-inbound/shop.
+    {
+      label: "web's target port becomes a number",
+      next: putShopService('web', 'tier: web', '{name: http-web, port: 81, targetPort: 8081}'),
+      kept: false,
+      taken: 4,
+      unresolved: ['beta'],
+    },
+    // alpha's pod is in `alpha,web` again. Taken: `_`, alpha, tango, web, `tango,web`.
+    { label: 'beta deleted', next: deleteShopService('beta'), kept: false, taken: 5, unresolved: [] },
+  ]);
+  runSteps(read(SHOP), [
+    // alpha's pod is in `web` now: the group that read the port first (`alpha,web`) is gone, the
+    // others that read it are taken. Taken: `_`, tango, web, `tango,web`; built: alpha, grpc-inbound/shop.
+    {
+      label: 'alpha leaves its pod',
+      next: putShopService('alpha', 'app: nobody', '{name: http, port: 80, targetPort: 8080}'),
+      kept: false,
+      taken: 4,
+      unresolved: ['web'],
+    },
+    // Built: alpha, `alpha,web`, grpc-inbound/shop.
+    {
+      label: 'alpha selects its pod again',
+      next: putShopService('alpha', 'app: alpha', '{name: http, port: 80, targetPort: 8080}'),
+      kept: false,
+      taken: 4,
+      unresolved: ['web'],
+    },
+  ]);
+});
+
+test("a Service round rebuilds a namespace's proxyless servers only for its own namespace's pods", () => {
+  // 10 inbound groups: bench's 8 (svc-0…5, `_`, grpc-inbound/bench), shop's `_` and grpc-inbound/shop.
+  const base = read([benchMeshYaml(6, 0), shopPod('alpha', '10.5.0.1'), shopPod('tango', '10.5.0.2')].join('---\n'));
+  runSteps(base, [
+    // `app: alpha` is a label of a pod in shop, not in bench: grpc-inbound/bench is taken. Built: its own group.
+    {
+      label: 'a bench Service selecting only a pod of another namespace',
+      next: putService(service('alpha-look', 'alpha', GRPC_PORT)),
+      kept: false,
+      taken: 10,
+    },
+    // Built: alpha (its pod's shape too), grpc-inbound/shop.
+    {
+      label: "a shop Service selecting alpha's pod",
+      next: putShopService('alpha', 'app: alpha', GRPC_PORT),
+      kept: false,
+      taken: 10,
     },
   ]);
 });

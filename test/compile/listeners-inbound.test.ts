@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NO_SECURITY } from '../../src/compile/security/workload-security.js';
-import { buildInbound } from '../../src/compile/listeners.js';
+import { buildInbound, reportUnresolvedTargetPorts } from '../../src/compile/listeners.js';
 import { decodeMessage, encodeMessage, codecOf, type Cluster, type FilterChain } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import {
@@ -194,14 +194,19 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
     chainsOf(built).some((c) => c.name === '0.0.0.0_7070'),
     false,
   );
+  // Said once per compile from the model, not by the builds, however many shapes contain the service.
+  buildInbound(ctx, { namespace: 'default', services: [grpc, reviews], security: NO_SECURITY });
+  assert.equal(ctx.diags.all.length, 0);
+  reportUnresolvedTargetPorts(ctx, grpc, ctx.diags);
   const d = ctx.diags.all;
   assert.equal(d.length, 1);
   assert.deepEqual(
     [d[0]?.kind, d[0]?.namespace, d[0]?.name, d[0]?.field, d[0]?.file],
     ['Service', 'default', 'echo', 'spec.ports[0].targetPort', 'echo.yaml'],
   );
-  // Said once per compile, however many shapes contain the service.
-  buildInbound(ctx, { namespace: 'default', services: [grpc, reviews], security: NO_SECURITY });
+  // A service without a selector has no inbound shape: nothing reads the port.
+  const manual = { ...grpc, selector: {} };
+  reportUnresolvedTargetPorts(ctx, manual, ctx.diags);
   assert.equal(ctx.diags.all.length, 1);
 });
 

@@ -11,14 +11,10 @@ import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
 import type { MeshService, ServiceModel } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { indexDestinationRules } from '../destination-rules.js';
-import { buildInbound } from '../listeners.js';
-import { NO_SECURITY } from '../security/workload-security.js';
+import { reportUnresolvedTargetPorts, UNRESOLVED_TARGET_PORT } from '../listeners.js';
 
 /** The codes of the diagnostics that depend on endpoints. */
-export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set([
-  'subset-no-endpoints',
-  'unresolved-target-port',
-]);
+export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set(['subset-no-endpoints', UNRESOLVED_TARGET_PORT]);
 
 /** The order of `sortDiagnostics` (model/diagnostics.ts): two diagnostics comparing equal are equal. */
 const KEYS = ['kind', 'namespace', 'name', 'field', 'code', 'severity', 'message', 'file'] as const;
@@ -76,8 +72,6 @@ export function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic
   return true;
 }
 
-export const hasSelector = (s: MeshService): boolean => s.selector !== undefined && Object.keys(s.selector).length > 0;
-
 /** Whether the service's inbound side reads its endpoints: a named targetPort resolves through them. */
 export const hasNamedTargetPort = (s: MeshService): boolean =>
   s.ports.some((p) => p.protocol !== 'UDP' && typeof p.targetPort === 'string');
@@ -102,11 +96,6 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
     };
     indexDestinationRules(model, ctx.mesh, scratch);
   }
-  // Every selector service has an inbound shape of its own, where an unresolved named port is reported.
-  if (hasSelector(service) && hasNamedTargetPort(service))
-    buildInbound(
-      { ...ctx, diags: scratch },
-      { namespace: service.namespace, services: [service], security: NO_SECURITY },
-    );
+  reportUnresolvedTargetPorts(ctx, service, scratch);
   return scratch.sorted().filter((d) => ENDPOINT_DIAGNOSTIC_CODES.has(d.code));
 }

@@ -5,8 +5,8 @@
  * oldest Service; the others still appear in the cluster's telemetry metadata.
  */
 import type { CompileContext } from '../context.js';
-import { perCompile } from '../per-compile.js';
-import type { MeshService, MeshServicePort } from '../../model/service-model.js';
+import type { Diagnostics } from '../../model/diagnostics.js';
+import { workloadSelectorOf, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 
 /**
@@ -41,9 +41,9 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
       ? services
       : [...services].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
   for (const service of ordered) {
-    for (const [i, port] of service.ports.entries()) {
+    for (const port of service.ports) {
       if (port.protocol === 'UDP') continue;
-      const targetPort = resolveTargetPort(ctx, service, port, i);
+      const targetPort = resolveTargetPort(ctx, service, port);
       if (targetPort === undefined) continue;
       const entry = byTarget.get(targetPort);
       if (!entry) byTarget.set(targetPort, { service, port, services: [service] });
@@ -59,39 +59,44 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
   return out;
 }
 
-/** Service ports whose unresolved targetPort this compile reported. */
-const reportedPorts = perCompile(() => new Set<string>());
-
-/**
- * The one diagnostic an inbound build reports once per compile rather than once per build (a service
- * belongs to several shapes): which build carries it depends on the builds before it.
- */
+/** The code of the warning below: a property of the model, reported once per compile, not by the inbound builds. */
 export const UNRESOLVED_TARGET_PORT = 'unresolved-target-port';
 
-/** A numeric targetPort as is; a named one through the endpoints (the container port it resolved to). */
-function resolveTargetPort(
-  ctx: CompileContext,
-  service: MeshService,
-  port: MeshServicePort,
-  index: number,
-): number | undefined {
-  if (typeof port.targetPort === 'number') return port.targetPort;
-  const resolved = ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
-  if (resolved !== undefined) return resolved;
-  // A service belongs to several shapes; say it once per compile.
-  const reported = reportedPorts(ctx);
-  const key = `${service.hostname}:${port.port}`;
-  if (reported.has(key)) return undefined;
-  reported.add(key);
-  ctx.diags.warn({
-    code: UNRESOLVED_TARGET_PORT,
-    message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
-    kind: 'Service',
-    namespace: service.namespace,
-    name: service.name,
-    field: `spec.ports[${index}].targetPort`,
-    file: service.origin.file,
-    index: service.origin.index,
-  });
-  return undefined;
+/**
+ * A numeric targetPort as is; a named one through the endpoints (the container port it resolved
+ * to), else undefined: no inbound listener or cluster for the port (reportUnresolvedTargetPorts).
+ */
+const resolveTargetPort = (ctx: CompileContext, service: MeshService, port: MeshServicePort): number | undefined =>
+  typeof port.targetPort === 'number' ? port.targetPort : resolveNamedPort(ctx, service, port);
+
+const resolveNamedPort = (ctx: CompileContext, service: MeshService, port: MeshServicePort): number | undefined =>
+  ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
+
+/**
+ * Warns about each port of a service whose named targetPort names no container port of its
+ * endpoints: the inbound builds leave the port out. Every service with a workload selector has an
+ * inbound shape of its own (compile/index.ts workloadShapes), so it is reported once per service
+ * port, whichever inbound groups read it or are built: the full compile calls this for every
+ * service, the incremental compiler for the services whose endpoints changed.
+ */
+export function reportUnresolvedTargetPorts(ctx: CompileContext, service: MeshService, diags: Diagnostics): void {
+  if (!service.ports.some((p) => typeof p.targetPort === 'string')) return;
+  if (Object.keys(workloadSelectorOf(service) ?? {}).length === 0) return; // no inbound build reads it
+  // Two entries with one port number (TCP and SCTP) resolve alike: the first is reported.
+  let reported: Set<number> | undefined;
+  for (const [index, port] of service.ports.entries()) {
+    if (port.protocol === 'UDP' || typeof port.targetPort === 'number') continue;
+    if (resolveNamedPort(ctx, service, port) !== undefined || reported?.has(port.port)) continue;
+    (reported ??= new Set()).add(port.port);
+    diags.warn({
+      code: UNRESOLVED_TARGET_PORT,
+      message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
+      kind: 'Service',
+      namespace: service.namespace,
+      name: service.name,
+      field: `spec.ports[${index}].targetPort`,
+      file: service.origin.file,
+      index: service.origin.index,
+    });
+  }
 }
