@@ -28,7 +28,7 @@
  * applied to the previous output gives its output, and the diagnostics are its diagnostics
  * (test/compile/incremental*.test.ts checks this on random endpoint and config churn).
  */
-import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
+import { Diagnostics, sortDiagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { serviceEndpoints, serviceHostname } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
 import type { Pod, Service } from '../model/k8s.js';
@@ -39,7 +39,12 @@ import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
 import { compileWithShapes, createContext, type CompileResult, type InboundReuse, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
-import { hasNamedTargetPort, SortedDiagnostics, serviceEndpointDiagnostics } from './incremental/diagnostics.js';
+import {
+  hasNamedTargetPort,
+  sameDiagnostics,
+  SortedDiagnostics,
+  serviceEndpointDiagnostics,
+} from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { diffOutputs } from './incremental/output-diff.js';
@@ -112,11 +117,13 @@ interface State {
   /** The model's workloads by namespace: a changed Service's selector is matched against its namespace's only. */
   readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
   /**
-   * The diagnostics of each inbound build of the last compile (their resources are in `tables`),
-   * while they are still what building them again gives: dropped when an endpoint round rebuilds
-   * an inbound group (its inbound builder's diagnostics go elsewhere then).
+   * The diagnostics of each inbound build of the last compile (their resources are in `tables`,
+   * which endpoint rounds keep up to date; a build they make again must report the same:
+   * reportsAsBefore).
    */
-  inbound: ReadonlyMap<GroupId, readonly Diagnostic[]> | undefined;
+  readonly inbound: ReadonlyMap<GroupId, readonly Diagnostic[]>;
+  /** The full view's outbound listeners' diagnostics, sorted: an endpoint round that rebuilds them replaces them. */
+  outboundListenerDiagnostics: readonly Diagnostic[];
 }
 
 export class IncrementalCompiler {
@@ -190,6 +197,7 @@ export class IncrementalCompiler {
       ),
       workloadsByNamespace,
       inbound: inboundDiagnostics,
+      outboundListenerDiagnostics: sortDiagnostics(compiled.outboundListenerDiagnostics),
     };
     return { output, diagnostics };
   }
@@ -233,12 +241,16 @@ export class IncrementalCompiler {
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
       if (hasPodListeners(svc.mesh)) podListeners = true;
     }
-    // Diagnostics of the inbound builder are recomputed per service above; these are discarded.
-    const scratch: CompileContext = { ...state.ctx, diags: new Diagnostics() };
-    // Headless services listen on their pods' IPs: the shared outbound listeners follow the endpoints.
+    // Headless services listen on their pods' IPs: the shared outbound listeners follow the
+    // endpoints, and so do the full view's listener conflicts (they name the IPs).
     if (podListeners) {
-      if (state.tables.has('outbound-listeners'))
-        builder.replaceAll('outbound-listeners', 'listeners', buildOutboundListeners(scratch));
+      const diags = new Diagnostics();
+      const listeners = buildOutboundListeners({ ...state.ctx, diags });
+      if (state.tables.has('outbound-listeners')) builder.replaceAll('outbound-listeners', 'listeners', listeners);
+      const reported = diags.sorted();
+      state.diagnostics.replace(state.outboundListenerDiagnostics, reported);
+      state.outboundListenerDiagnostics = reported;
+      // A restricted view's diagnostics are not the compile's (the full view's are), as in a full compile.
       for (const reader of state.endpointReaders) {
         const id = reader['outbound-listeners'];
         if (!id) continue;
@@ -254,20 +266,22 @@ export class IncrementalCompiler {
     for (const ns of new Set(changed.map((c) => c.namespace))) {
       if (!state.grpcServerNamespaces.has(ns)) continue;
       const group = `grpc-inbound/${ns}`;
+      const diags = new Diagnostics();
       const servers = buildProxylessServerListeners(
-        scratch,
+        { ...state.ctx, diags },
         ns,
         state.ctx.model.services.filter((s) => s.namespace === ns),
         currentWorkloads(state.layer, ns),
       );
       // The group appearing or disappearing changes the classes: only a full compile says so.
       if (servers.size > 0 !== state.tables.has(group)) return { kind: 'full', ...this.compileFull(next) };
+      if (!reportsAsBefore(state, group, diags)) return { kind: 'full', ...this.compileFull(next) };
       if (servers.size > 0) builder.replaceAll(group, 'listeners', servers);
-      state.inbound = undefined;
     }
-    if (shapes.size > 0) state.inbound = undefined;
     for (const shape of shapes) {
-      const built = buildInbound(scratch, shape);
+      const diags = new Diagnostics();
+      const built = buildInbound({ ...state.ctx, diags }, shape);
+      if (!reportsAsBefore(state, shape.group, diags)) return { kind: 'full', ...this.compileFull(next) };
       builder.replaceAll(shape.group, 'listeners', built.listeners);
       builder.replaceAll(shape.group, 'clusters', built.clusters);
     }
@@ -350,7 +364,6 @@ const NONE: ReadonlyMap<string, never> = new Map<string, never>();
  */
 function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundReuse | undefined {
   const before = state.inbound;
-  if (!before) return undefined;
   if (changed.every((c) => c.kind === 'VirtualService')) return takeFrom(state, before, new Set());
   const servicesOnly = changed.every((c) => c.kind === 'VirtualService' || c.kind === 'Service');
   if (!servicesOnly || (next.meshConfig.extensionProviders?.length ?? 0) > 0) return undefined;
@@ -380,6 +393,18 @@ function selectsWorkloadIn(
 ): boolean {
   if (!selector || Object.keys(selector).length === 0) return false;
   return state.workloadsByNamespace.get(namespace)?.some((w) => selects(selector, w.labels)) ?? false;
+}
+
+/**
+ * Whether an inbound build an endpoint round made again reports what the compile's record says it
+ * did. Then the record stays right for later Service rounds (inboundKeep takes the group's
+ * resources from the tables the round updates), and the round's diagnostics need nothing from the
+ * build: what depends on endpoints is recomputed per service (serviceEndpointDiagnostics). A build
+ * that reports otherwise changes the compile's diagnostics, which only a full compile gives.
+ */
+function reportsAsBefore(state: State, group: GroupId, diags: Diagnostics): boolean {
+  const before = state.inbound.get(group);
+  return before !== undefined && sameDiagnostics(before, diags.all);
 }
 
 /** The last compile's inbound builds, from the tables it left, but for the `stale` groups. */

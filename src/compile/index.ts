@@ -116,6 +116,8 @@ export function compileWithShapes(
   readonly inboundDiagnostics: ReadonlyMap<GroupId, readonly Diagnostic[]>;
   /** Inbound groups built here although `reuse` was given (it did not have them). */
   readonly inboundBuilt: number;
+  /** The diagnostics of the full view's outbound listeners (headless services listen on their pods' IPs). */
+  readonly outboundListenerDiagnostics: readonly Diagnostic[];
   /** The model's workloads (pods) by namespace, found once for the shapes. */
   readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
 } {
@@ -151,7 +153,10 @@ export function compileWithShapes(
   const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks, scopes.full);
   const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
   const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
+  const beforeListeners = ctx.diags.all.length;
   scoped.build(scopes.full, 'outbound-listeners');
+  // What the full view's listeners report: listener conflicts name pod IPs, which endpoints change.
+  const outboundListenerDiagnostics = ctx.diags.all.slice(beforeListeners);
 
   // Once per compile, whatever inbound groups read the ports (or are taken from `reuse`).
   for (const s of ctx.model.services) reportUnresolvedTargetPorts(ctx, s, ctx.diags);
@@ -231,6 +236,7 @@ export function compileWithShapes(
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
     inboundBuilt,
+    outboundListenerDiagnostics,
     workloadsByNamespace: byNamespace.workloads,
   };
 }
