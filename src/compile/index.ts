@@ -19,12 +19,7 @@ import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
-import {
-  buildInbound,
-  buildProxylessServerListeners,
-  reportUnresolvedTargetPorts,
-  type InboundShape,
-} from './listeners.js';
+import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
@@ -99,7 +94,7 @@ export interface InboundBuild {
  * caller says they are what building them again would give, diagnostics included (see
  * IncrementalCompiler). It may give some and not others: a build's diagnostics are its own, none
  * is reported once per compile by whichever build comes first (an unresolved named target port is
- * reported from the model: reportUnresolvedTargetPorts).
+ * reported from the model: reportNamedTargetPorts).
  */
 export type InboundReuse = (group: GroupId) => InboundBuild | undefined;
 
@@ -159,7 +154,7 @@ export function compileWithShapes(
   const outboundListenerDiagnostics = ctx.diags.all.slice(beforeListeners);
 
   // Once per compile, whatever inbound groups read the ports (or are taken from `reuse`).
-  for (const s of ctx.model.services) reportUnresolvedTargetPorts(ctx, s, ctx.diags);
+  for (const s of ctx.model.services) reportNamedTargetPorts(ctx, s, ctx.diags);
 
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];

@@ -8,7 +8,7 @@ import { buildEgressListeners } from './listener/egress-listeners.js';
 import { buildOutboundListeners as buildCatchAllListeners } from './listener/outbound.js';
 
 export { buildInbound, type InboundShape } from './listener/inbound.js';
-export { reportUnresolvedTargetPorts, UNRESOLVED_TARGET_PORT } from './listener/inbound-ports.js';
+export { reportNamedTargetPorts, TARGET_PORT_DIFFERS, UNRESOLVED_TARGET_PORT } from './listener/inbound-ports.js';
 export { buildProxylessListeners } from './listener/proxyless.js';
 export { buildProxylessServerListeners } from './listener/proxyless-server.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NO_SECURITY } from '../../src/compile/security/workload-security.js';
-import { buildInbound, reportUnresolvedTargetPorts } from '../../src/compile/listeners.js';
+import { buildInbound, reportNamedTargetPorts } from '../../src/compile/listeners.js';
 import { decodeMessage, encodeMessage, codecOf, type Cluster, type FilterChain } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import {
@@ -197,7 +197,7 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
   // Said once per compile from the model, not by the builds, however many shapes contain the service.
   buildInbound(ctx, { namespace: 'default', services: [grpc, reviews], security: NO_SECURITY });
   assert.equal(ctx.diags.all.length, 0);
-  reportUnresolvedTargetPorts(ctx, grpc, ctx.diags);
+  reportNamedTargetPorts(ctx, grpc, ctx.diags);
   const d = ctx.diags.all;
   assert.equal(d.length, 1);
   assert.deepEqual(
@@ -206,8 +206,33 @@ test('an unresolvable named targetPort skips that port with a diagnostic naming 
   );
   // A service without a selector has no inbound shape: nothing reads the port.
   const manual = { ...grpc, selector: {} };
-  reportUnresolvedTargetPorts(ctx, manual, ctx.diags);
+  reportNamedTargetPorts(ctx, manual, ctx.diags);
   assert.equal(ctx.diags.all.length, 1);
+});
+
+test('a named targetPort that resolves to different container ports is built for the first and said', () => {
+  // Two Deployments behind one Service, their containers naming different ports "grpc-port".
+  const endpoints = new Map([
+    [
+      grpc.hostname,
+      new Map([[80, [endpoint('10.1.0.7', 7070), { ...endpoint('10.1.0.9', 7071), podName: 'echo-v2-x' }]]]),
+    ],
+  ]);
+  const ctx = makeContext([grpc], { endpoints });
+  const built = buildInbound(ctx, { namespace: 'default', services: [grpc], security: NO_SECURITY });
+  assert.deepEqual([...built.clusters.keys()], ['inbound|7070||', 'inbound|15432||']);
+  reportNamedTargetPorts(ctx, grpc, ctx.diags);
+  assert.deepEqual(
+    ctx.diags.all.map((d) => [d.code, d.severity, d.kind, d.name, d.field]),
+    [['target-port-differs', 'warning', 'Service', 'echo', 'spec.ports[0].targetPort']],
+  );
+  assert.match(ctx.diags.all[0]?.message ?? '', /port 7070 on 10\.1\.0\.7 but 7071 on pod echo-v2-x \(10\.1\.0\.9\)/);
+  // The same port on every endpoint: nothing to say.
+  const same = makeContext([grpc], {
+    endpoints: new Map([[grpc.hostname, new Map([[80, [endpoint('10.1.0.7', 7070), endpoint('10.1.0.9', 7070)]]])]]),
+  });
+  reportNamedTargetPorts(same, grpc, same.diags);
+  assert.deepEqual(same.diags.all, []);
 });
 
 test('two services on one target port share a cluster; a DestinationRule sets its limits', () => {

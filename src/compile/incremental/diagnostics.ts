@@ -11,10 +11,14 @@ import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
 import type { MeshService, ServiceModel } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { indexDestinationRules } from '../destination-rules.js';
-import { reportUnresolvedTargetPorts, UNRESOLVED_TARGET_PORT } from '../listeners.js';
+import { reportNamedTargetPorts, TARGET_PORT_DIFFERS, UNRESOLVED_TARGET_PORT } from '../listeners.js';
 
 /** The codes of the diagnostics that depend on endpoints. */
-export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set(['subset-no-endpoints', UNRESOLVED_TARGET_PORT]);
+export const ENDPOINT_DIAGNOSTIC_CODES: ReadonlySet<string> = new Set([
+  'subset-no-endpoints',
+  UNRESOLVED_TARGET_PORT,
+  TARGET_PORT_DIFFERS,
+]);
 
 /** The order of `sortDiagnostics` (model/diagnostics.ts): two diagnostics comparing equal are equal. */
 const KEYS = ['kind', 'namespace', 'name', 'field', 'code', 'severity', 'message', 'file'] as const;
@@ -96,6 +100,6 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
     };
     indexDestinationRules(model, ctx.mesh, scratch);
   }
-  reportUnresolvedTargetPorts(ctx, service, scratch);
+  reportNamedTargetPorts(ctx, service, scratch);
   return scratch.sorted().filter((d) => ENDPOINT_DIAGNOSTIC_CODES.has(d.code));
 }

@@ -6,7 +6,12 @@
  */
 import type { CompileContext } from '../context.js';
 import type { Diagnostics } from '../../model/diagnostics.js';
-import { workloadSelectorOf, type MeshService, type MeshServicePort } from '../../model/service-model.js';
+import {
+  workloadSelectorOf,
+  type MeshEndpoint,
+  type MeshService,
+  type MeshServicePort,
+} from '../../model/service-model.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 
 /**
@@ -59,12 +64,13 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
   return out;
 }
 
-/** The code of the warning below: a property of the model, reported once per compile, not by the inbound builds. */
+/** The codes of the warnings below: properties of the model, reported once per compile, not by the inbound builds. */
 export const UNRESOLVED_TARGET_PORT = 'unresolved-target-port';
+export const TARGET_PORT_DIFFERS = 'target-port-differs';
 
 /**
  * A numeric targetPort as is; a named one through the endpoints (the container port it resolved
- * to), else undefined: no inbound listener or cluster for the port (reportUnresolvedTargetPorts).
+ * to), else undefined: no inbound listener or cluster for the port (reportNamedTargetPorts).
  */
 const resolveTargetPort = (ctx: CompileContext, service: MeshService, port: MeshServicePort): number | undefined =>
   typeof port.targetPort === 'number' ? port.targetPort : resolveNamedPort(ctx, service, port);
@@ -74,29 +80,45 @@ const resolveNamedPort = (ctx: CompileContext, service: MeshService, port: MeshS
 
 /**
  * Warns about each port of a service whose named targetPort names no container port of its
- * endpoints: the inbound builds leave the port out. Every service with a workload selector has an
- * inbound shape of its own (compile/index.ts workloadShapes), so it is reported once per service
- * port, whichever inbound groups read it or are built: the full compile calls this for every
- * service, the incremental compiler for the services whose endpoints changed.
+ * endpoints (the inbound builds leave the port out), or different ones: the inbound builds use
+ * the first endpoint's for every workload, where istiod resolves it per pod. Every service with a
+ * workload selector has an inbound shape of its own (compile/index.ts workloadShapes), so this is
+ * reported once per service port, whichever inbound groups read it or are built: the full compile
+ * calls this for every service, the incremental compiler for the services whose endpoints changed.
  */
-export function reportUnresolvedTargetPorts(ctx: CompileContext, service: MeshService, diags: Diagnostics): void {
+export function reportNamedTargetPorts(ctx: CompileContext, service: MeshService, diags: Diagnostics): void {
   if (!service.ports.some((p) => typeof p.targetPort === 'string')) return;
   if (Object.keys(workloadSelectorOf(service) ?? {}).length === 0) return; // no inbound build reads it
   // Two entries with one port number (TCP and SCTP) resolve alike: the first is reported.
   let reported: Set<number> | undefined;
   for (const [index, port] of service.ports.entries()) {
-    if (port.protocol === 'UDP' || typeof port.targetPort === 'number') continue;
-    if (resolveNamedPort(ctx, service, port) !== undefined || reported?.has(port.port)) continue;
+    if (port.protocol === 'UDP' || typeof port.targetPort === 'number' || reported?.has(port.port)) continue;
+    const endpoints = ctx.model.endpoints.get(service.hostname)?.get(port.port) ?? [];
+    const first = endpoints[0];
+    const other = endpoints.find((e) => e.port !== first?.port);
+    if (first && !other) continue;
     (reported ??= new Set()).add(port.port);
-    diags.warn({
-      code: UNRESOLVED_TARGET_PORT,
-      message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
+    const where = {
       kind: 'Service',
       namespace: service.namespace,
       name: service.name,
       field: `spec.ports[${index}].targetPort`,
       file: service.origin.file,
       index: service.origin.index,
-    });
+    };
+    if (!first)
+      diags.warn({
+        code: UNRESOLVED_TARGET_PORT,
+        message: `targetPort "${port.targetPort}" names no container port of any endpoint; no inbound listener or cluster is built for service port ${port.port}`,
+        ...where,
+      });
+    else
+      diags.warn({
+        code: TARGET_PORT_DIFFERS,
+        message: `targetPort "${port.targetPort}" names container port ${first.port} on ${endpointName(first)} but ${(other as MeshEndpoint).port} on ${endpointName(other as MeshEndpoint)}; every workload behind the service gets its inbound listener chain and cluster for port ${first.port} (istiod resolves the name per pod): traffic to another port reaches the application through the inbound passthrough chains`,
+        ...where,
+      });
   }
 }
+
+const endpointName = (e: MeshEndpoint): string => (e.podName ? `pod ${e.podName} (${e.address})` : e.address);

@@ -4,7 +4,7 @@ import { compile } from '../../src/compile/index.js';
 import { IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import type { InputSet } from '../../src/model/inputs.js';
-import type { Endpoints } from '../../src/model/k8s.js';
+import type { Endpoints, EndpointSlice } from '../../src/model/k8s.js';
 import { bookinfoInputs } from './incremental-helpers.js';
 
 /** Two headless services in front of the same pod and port: their pod-IP listeners conflict. */
@@ -75,5 +75,56 @@ test('endpoint rounds that move conflicting headless listeners report what a ful
     const want = compile(inputs);
     assert.equal(conflicts(want.diagnostics).length, count, what);
     assert.deepEqual(r.diagnostics, want.diagnostics, what);
+  }
+});
+
+/** A Service whose named targetPort two slices (two Deployments) resolve: port 8080 on both at first. */
+const NAMED_TWICE = `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec:
+  clusterIP: 10.96.30.1
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: web}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-v1, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+- addresses: [10.244.5.1]
+  conditions: {ready: true}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-v2, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http, port: 8080, protocol: TCP}]
+endpoints:
+- addresses: [10.244.5.2]
+  conditions: {ready: true}
+`;
+
+test('endpoint rounds that make a named targetPort resolve differently per pod, and alike again, report what a full compile reports', () => {
+  const base = bookinfoInputs([['web.yaml', NAMED_TWICE]]);
+  const differs = (diagnostics: readonly Diagnostic[]) =>
+    diagnostics.filter((d) => d.code === 'target-port-differs').map((d) => `${d.name} ${d.field}`);
+  assert.deepEqual(differs(compile(base).diagnostics), []);
+  const ic = new IncrementalCompiler();
+  ic.compileFull(base);
+  let inputs = base;
+  for (const [what, port, want] of [
+    ['v2 renumbers its container port', 9090, ['web spec.ports[0].targetPort']],
+    ['v2 back on 8080', 8080, []],
+  ] as const) {
+    const slice = inputs.endpointSlices.find((s) => s.meta.name === 'web-v2') as EndpointSlice;
+    inputs = withReplaced(inputs, 'EndpointSlice', { ...slice, ports: slice.ports.map((p) => ({ ...p, port })) });
+    const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: 'default', name: 'web-v2' }]);
+    assert.equal(r.kind, 'delta', what);
+    const full = compile(inputs);
+    assert.deepEqual(differs(full.diagnostics), want, what);
+    assert.deepEqual(r.diagnostics, full.diagnostics, what);
   }
 });
