@@ -39,7 +39,17 @@ export interface InboundPort {
   readonly tls?: SidecarIngressTls;
 }
 
-export function inboundPorts(ctx: CompileContext, services: readonly MeshService[]): InboundPort[] {
+/**
+ * The inbound ports of a workload selected by `services`. A named targetPort resolves through the
+ * endpoint at one of `podIps` when given (a proxyless server's listeners are per pod: istiod resolves
+ * per pod), else through the service's first endpoint (a sidecar class serves many pods:
+ * reportNamedTargetPorts says when they differ).
+ */
+export function inboundPorts(
+  ctx: CompileContext,
+  services: readonly MeshService[],
+  podIps?: readonly string[],
+): InboundPort[] {
   const byTarget = new Map<number, { service: MeshService; port: MeshServicePort; services: MeshService[] }>();
   const ordered =
     services.length < 2
@@ -48,7 +58,7 @@ export function inboundPorts(ctx: CompileContext, services: readonly MeshService
   for (const service of ordered) {
     for (const port of service.ports) {
       if (port.protocol === 'UDP') continue;
-      const targetPort = resolveTargetPort(ctx, service, port);
+      const targetPort = resolveTargetPort(ctx, service, port, podIps);
       if (targetPort === undefined) continue;
       const entry = byTarget.get(targetPort);
       if (!entry) byTarget.set(targetPort, { service, port, services: [service] });
@@ -70,13 +80,20 @@ export const TARGET_PORT_DIFFERS = 'target-port-differs';
 
 /**
  * A numeric targetPort as is; a named one through the endpoints (the container port it resolved
- * to), else undefined: no inbound listener or cluster for the port (reportNamedTargetPorts).
+ * to: the pod's own when `podIps` are given and it is an endpoint, else the first endpoint's), else
+ * undefined: no inbound listener or cluster for the port (reportNamedTargetPorts).
  */
-const resolveTargetPort = (ctx: CompileContext, service: MeshService, port: MeshServicePort): number | undefined =>
-  typeof port.targetPort === 'number' ? port.targetPort : resolveNamedPort(ctx, service, port);
-
-const resolveNamedPort = (ctx: CompileContext, service: MeshService, port: MeshServicePort): number | undefined =>
-  ctx.model.endpoints.get(service.hostname)?.get(port.port)?.[0]?.port;
+function resolveTargetPort(
+  ctx: CompileContext,
+  service: MeshService,
+  port: MeshServicePort,
+  podIps?: readonly string[],
+): number | undefined {
+  if (typeof port.targetPort === 'number') return port.targetPort;
+  const endpoints = ctx.model.endpoints.get(service.hostname)?.get(port.port);
+  const own = podIps ? endpoints?.find((e) => podIps.includes(e.address)) : undefined;
+  return (own ?? endpoints?.[0])?.port;
+}
 
 /**
  * Warns about each port of a service whose named targetPort names no container port of its

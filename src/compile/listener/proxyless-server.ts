@@ -6,7 +6,8 @@
  * Both names are served.
  *
  * One listener per pod IP and per wildcard address (0.0.0.0, [::]) for each gRPC target port of
- * the services selecting the pod (Services by selector, ServiceEntries by workloadSelector) (istiod answers for any port, but only gRPC servers ask; other
+ * the services selecting the pod (Services by selector, ServiceEntries by workloadSelector; a named
+ * targetPort resolved through the pod's own endpoint) (istiod answers for any port, but only gRPC servers ask; other
  * ports are left out to keep snapshots small): one filter chain, no match, an HCM whose only route is a
  * non-forwarding action (the server handles the call), the RBAC filters, the router. mTLS per
  * PeerAuthentication as istiod: STRICT (or PERMISSIVE on a pod labelled for Istio mTLS, whose
@@ -119,7 +120,7 @@ export function buildProxylessServerListeners(
   if (!selectorServices.some((x) => x.s.ports.some((p) => isGrpcFamily(p.protocol)))) return out;
   for (const w of workloads) {
     const selecting = selectorServices.filter((x) => selects(x.selector, w.labels)).map((x) => x.s);
-    for (const p of inboundPorts(ctx, selecting)) {
+    for (const p of inboundPorts(ctx, selecting, w.ips)) {
       if (!isGrpcFamily(p.port.protocol)) continue;
       const chains = serverChains(ctx, w, p.targetPort);
       for (const ip of w.ips) add(ip.includes(':') ? `[${ip}]` : ip, p.targetPort, chains);

@@ -193,3 +193,34 @@ spec:
     [],
   );
 });
+
+test("a named targetPort is each pod's own: pods whose containers number it differently each get their port", () => {
+  const svc = SVC.replace('targetPort: 50051', 'targetPort: grpc-port');
+  const slice = (name: string, ip: string, pod: string, port: number) => `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${name}, namespace: default, labels: { kubernetes.io/service-name: greeter } }
+addressType: IPv4
+ports: [{ name: grpc, port: ${port}, protocol: TCP }]
+endpoints:
+- addresses: [${ip}]
+  conditions: { ready: true }
+  targetRef: { kind: Pod, namespace: default, name: ${pod} }`;
+  const { all, diagnostics } = listeners(
+    svc,
+    grpcPod('greeter-a', '10.244.0.70', { app: 'greeter', track: 'a' }),
+    grpcPod('greeter-b', '10.244.0.71', { app: 'greeter', track: 'b' }),
+    slice('greeter-a', '10.244.0.70', 'greeter-a', 50051),
+    slice('greeter-b', '10.244.0.71', 'greeter-b', 50052),
+  );
+  const names = [...all.keys()].filter((n) => n.includes('inbound/'));
+  assert.deepEqual(names.sort(), [
+    ISTIO('0.0.0.0:50051'),
+    ISTIO('0.0.0.0:50052'),
+    ISTIO('10.244.0.70:50051'),
+    ISTIO('10.244.0.71:50052'),
+    ISTIO('[::]:50051'),
+    ISTIO('[::]:50052'),
+  ]);
+  // Sidecar classes still resolve it once per service: the compile says so.
+  assert.ok(diagnostics.includes('target-port-differs'));
+});
