@@ -151,6 +151,8 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
   const tcp = new Map<string, readonly SourcedTcpRoute[]>();
   const tls = new Map<string, readonly SourcedTlsRoute[]>();
   const warned = new Set<string>();
+  /** VirtualService → the `host:port`s its http routes would reach, had meshsnap sniffed them as istiod does. */
+  const unsniffed = new Map<VirtualService, string[]>();
 
   for (const service of model.services) {
     const h = service.hostname;
@@ -190,13 +192,40 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     pick('http', http, (e) => e.http);
     pick('tcp', tcp, (e) => e.tcp);
     pick('tls', tls, (e) => e.tls);
+    const httpWinner = candidates.find((e) => e.http.length > 0);
+    if (httpWinner)
+      for (const p of service.ports)
+        if (p.protocolDefaulted) {
+          const list = unsniffed.get(httpWinner.vs) ?? [];
+          list.push(`${h}:${p.port}`);
+          unsniffed.set(httpWinner.vs, list);
+        }
   }
+  for (const [vs, ports] of unsniffed) warnNotSniffed(vs, ports, diags);
 
   return {
     httpRoutes: (hostname) => http.get(hostname),
     tcpRoutes: (hostname) => tcp.get(hostname),
     tlsRoutes: (hostname) => tls.get(hostname),
   };
+}
+
+/**
+ * A port that names no protocol is TCP in meshsnap; istiod sniffs it and, finding HTTP, applies the
+ * host's VirtualService http routes there. Routes that silently stop applying are worth a warning
+ * on the VirtualService, not only the Service's `protocol-defaulted` info.
+ */
+function warnNotSniffed(vs: VirtualService, ports: readonly string[], diags: Diagnostics): void {
+  const shown = ports.slice(0, 5).join(', ') + (ports.length > 5 ? ` and ${ports.length - 5} more` : '');
+  diags.warn({
+    ...where(vs),
+    code: 'protocol-not-sniffed',
+    field: 'spec.http',
+    message:
+      `these http routes do not apply on ${shown}: the port names no protocol, which istiod sniffs (and routes HTTP ` +
+      `it finds by these routes) but meshsnap treats as TCP; name its protocol (a Service port http-… or appProtocol: ` +
+      `http, a ServiceEntry port protocol: HTTP)`,
+  });
 }
 
 /** The namespace/name index of a VirtualService list, built once per list (one per compile). */

@@ -218,9 +218,11 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
   for (const p of sorted) {
     if (ports.length > 0 && ports[ports.length - 1]!.port === p.port) continue;
     let protocol = portProtocol(p);
+    let sniffed = false;
     if (protocol === undefined) {
       protocol = 'TCP';
-      if (!WELL_KNOWN_TCP_PORTS.has(p.port)) {
+      sniffed = !WELL_KNOWN_TCP_PORTS.has(p.port);
+      if (sniffed) {
         const field = `spec.ports[${svc.ports.indexOf(p)}]`;
         diags.info({
           code: 'protocol-defaulted',
@@ -233,11 +235,11 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
         });
       }
     }
-    ports.push(
+    const port: MeshServicePort =
       p.name !== undefined
         ? { name: p.name, port: p.port, targetPort: p.targetPort, protocol }
-        : { port: p.port, targetPort: p.targetPort, protocol },
-    );
+        : { port: p.port, targetPort: p.targetPort, protocol };
+    ports.push(sniffed ? { ...port, protocolDefaulted: true } : port);
   }
   const headless = svc.clusterIP === 'None';
   const clusterIP = !headless && svc.clusterIP ? svc.clusterIP : undefined;

@@ -112,7 +112,10 @@ function servicePorts(se: ServiceEntry, diags: Diagnostics): MeshServicePort[] {
         field: `spec.ports[${i}].protocol`,
         ...se.origin,
       });
-    return { name: p.name, port: p.number, targetPort: p.targetPort ?? p.number, protocol: p.protocol ?? 'TCP' };
+    const port = { name: p.name, port: p.number, targetPort: p.targetPort ?? p.number };
+    return p.protocol === undefined
+      ? { ...port, protocol: 'TCP', protocolDefaulted: true }
+      : { ...port, protocol: p.protocol };
   });
 }
 

@@ -39,6 +39,8 @@ export interface MeshServicePort {
   /** The Service's targetPort as written (number or container port name). */
   readonly targetPort: number | string;
   readonly protocol: Protocol;
+  /** Set when the port names no protocol: TCP here, where istiod would sniff (and route HTTP it finds). */
+  readonly protocolDefaulted?: true;
 }
 
 export interface MeshService {

@@ -105,7 +105,8 @@ endpoints:
 - { addresses: [10.0.0.3], conditions: { ready: false } }
 - { addresses: [10.0.0.1] }
 `);
-  assert.deepEqual(m.services[0]!.ports, [{ port: 80, targetPort: 8080, protocol: 'TCP' }]);
+  // TCP here; istiod would sniff it (the compile warns where http routes would have applied).
+  assert.deepEqual(m.services[0]!.ports, [{ port: 80, targetPort: 8080, protocol: 'TCP', protocolDefaulted: true }]);
   assert.deepEqual(
     diags.all.map((d) => [d.severity, d.code, d.kind, d.namespace, d.name, d.field, d.file]),
     [['info', 'protocol-defaulted', 'Service', 'shop', 'cart', 'spec.ports[0]', 'm.yaml']],
