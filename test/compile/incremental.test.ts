@@ -21,8 +21,10 @@ import { assertSameOutput, bookinfoInputs, randomStep } from './incremental-help
 /**
  * Bookinfo plus what makes endpoints matter beyond assignments: a named targetPort (inbound
  * ports resolve through endpoints), a subset that selects nothing yet, a headless service (auto
- * mTLS on ORIGINAL_DST is all-or-nothing over its endpoints), a persistent-session service
- * (draining endpoints are sent) and a service with legacy Endpoints only.
+ * mTLS on ORIGINAL_DST is all-or-nothing over its endpoints) and a second one on the same pod (their
+ * pod-IP listeners conflict, and the conflict names the IP), a persistent-session service (draining
+ * endpoints are sent), a service with legacy Endpoints only, and a named targetPort two slices
+ * resolve (renumbering one makes the name resolve differently per pod).
  */
 const EXTRAS = `
 apiVersion: v1
@@ -82,6 +84,47 @@ metadata: {name: db, namespace: default}
 subsets:
 - addresses: [{ip: 10.244.0.12}]
   ports: [{name: tcp-db, port: 5432}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db-replica, namespace: default}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: db-replica, namespace: default}
+subsets:
+- addresses: [{ip: 10.244.0.12}]
+  ports: [{name: tcp-db, port: 5432}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api, namespace: default}
+spec:
+  clusterIP: 10.96.20.4
+  selector: {app: api}
+  ports: [{name: http, port: 80, targetPort: api-port}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: api-1, namespace: default, labels: {kubernetes.io/service-name: api}}
+addressType: IPv4
+ports: [{name: http, port: 7000, protocol: TCP}]
+endpoints:
+- addresses: [10.244.3.1]
+  conditions: {ready: true}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: api-2, namespace: default, labels: {kubernetes.io/service-name: api}}
+addressType: IPv4
+ports: [{name: http, port: 7000, protocol: TCP}]
+endpoints:
+- addresses: [10.244.3.2]
+  conditions: {ready: true}
 ---
 apiVersion: v1
 kind: Service
