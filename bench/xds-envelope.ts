@@ -7,6 +7,8 @@
  * real proxy decodes its resources; the bench measures when the response arrives, not its decoding.
  */
 
+import protobuf from 'protobufjs/minimal.js';
+
 export interface ResponseEnvelope {
   readonly version_info: string;
   readonly type_url: string;
@@ -17,41 +19,22 @@ const VERSION_INFO = 1;
 const TYPE_URL = 4;
 const NONCE = 5;
 
-/** Reads the three fields as protobuf decoding would (the last occurrence of a field wins; absent: ''). */
+/**
+ * Reads the three fields as protobuf decoding would (the last occurrence of a field wins; absent:
+ * ''), with protobufjs's wire reader as src/xds/wire/scan.ts does; it throws on truncated input.
+ */
 export function readResponseEnvelope(bytes: Uint8Array): ResponseEnvelope {
-  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = protobuf.Reader.create(bytes);
   let version = '';
   let typeUrl = '';
   let nonce = '';
-  let at = 0;
-  const varint = (): number => {
-    let value = 0;
-    let scale = 1;
-    for (;;) {
-      if (at >= buf.length) throw new Error('DiscoveryResponse: truncated varint');
-      const b = buf[at++] as number;
-      value += (b & 0x7f) * scale;
-      if (b < 0x80) return value;
-      scale *= 128;
-    }
-  };
-  while (at < buf.length) {
-    const tag = varint();
-    const field = Math.floor(tag / 8);
-    const wire = tag & 7;
-    if (wire === 0) varint();
-    else if (wire === 1) at += 8;
-    else if (wire === 5) at += 4;
-    else if (wire === 2) {
-      const length = varint();
-      const end = at + length;
-      if (end > buf.length) throw new Error('DiscoveryResponse: truncated field');
-      if (field === VERSION_INFO) version = buf.toString('utf8', at, end);
-      else if (field === TYPE_URL) typeUrl = buf.toString('utf8', at, end);
-      else if (field === NONCE) nonce = buf.toString('utf8', at, end);
-      at = end;
-    } else throw new Error(`DiscoveryResponse: wire type ${wire} not expected`);
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    const field = tag >>> 3;
+    if (field === VERSION_INFO) version = reader.string();
+    else if (field === TYPE_URL) typeUrl = reader.string();
+    else if (field === NONCE) nonce = reader.string();
+    else reader.skipType(tag & 7);
   }
-  if (at > buf.length) throw new Error('DiscoveryResponse: truncated field');
   return { version_info: version, type_url: typeUrl, nonce };
 }

@@ -363,8 +363,7 @@ const NONE: ReadonlyMap<string, never> = new Map<string, never>();
  * Other rounds (DestinationRules, endpoints in the same round) build them all.
  */
 function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundReuse | undefined {
-  const before = state.inbound;
-  if (changed.every((c) => c.kind === 'VirtualService')) return takeFrom(state, before, new Set());
+  if (changed.every((c) => c.kind === 'VirtualService')) return takeFrom(state, new Set());
   const servicesOnly = changed.every((c) => c.kind === 'VirtualService' || c.kind === 'Service');
   if (!servicesOnly || (next.meshConfig.extensionProviders?.length ?? 0) > 0) return undefined;
   const stale = new Set<GroupId>();
@@ -378,7 +377,7 @@ function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObje
     ];
     if (selectors.some((s) => selectsWorkloadIn(state, c.namespace, s))) stale.add(`grpc-inbound/${c.namespace}`);
   }
-  return takeFrom(state, before, stale);
+  return takeFrom(state, stale);
 }
 
 /**
@@ -408,13 +407,9 @@ function reportsAsBefore(state: State, group: GroupId, diags: Diagnostics): bool
 }
 
 /** The last compile's inbound builds, from the tables it left, but for the `stale` groups. */
-function takeFrom(
-  state: State,
-  before: ReadonlyMap<GroupId, readonly Diagnostic[]>,
-  stale: ReadonlySet<GroupId>,
-): InboundReuse {
+function takeFrom(state: State, stale: ReadonlySet<GroupId>): InboundReuse {
   return (id) => {
-    const diagnostics = before.get(id);
+    const diagnostics = state.inbound.get(id);
     if (!diagnostics || stale.has(id)) return undefined;
     const table = state.tables.get(id);
     return { listeners: table?.listeners ?? NONE, clusters: table?.clusters ?? NONE, diagnostics };

@@ -11,7 +11,13 @@
 import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
-import { workloadSelectorOf, type MeshService, type ServiceModel, type Workload } from '../model/service-model.js';
+import {
+  hasWorkloadSelector,
+  workloadSelectorOf,
+  type MeshService,
+  type ServiceModel,
+  type Workload,
+} from '../model/service-model.js';
 import { classServiceName, selects, sidecarClassId } from '../proxy-class/class-id.js';
 import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
@@ -290,10 +296,8 @@ export function servicesSelecting(
 /** A service's name in class ids (classServiceName). */
 export const classNameOf = (s: MeshService): string => classServiceName(s.hostname, s.serviceEntry !== undefined);
 
-const hasSelector = (s: MeshService): boolean => Object.keys(workloadSelectorOf(s) ?? {}).length > 0;
-
 function selectingAmong(services: readonly MeshService[], labels: Readonly<Record<string, string>>): MeshService[] {
-  return services.filter((s) => hasSelector(s) && selects(workloadSelectorOf(s) ?? {}, labels));
+  return services.filter((s) => hasWorkloadSelector(s) && selects(workloadSelectorOf(s) ?? {}, labels));
 }
 
 /** A distinct inbound shape: its services, labels that produce it, and what those labels select (found once, for its key and its class). */
@@ -323,7 +327,7 @@ function workloadShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namesp
     if (!shapes.has(key)) shapes.set(key, { services: list, labels, security, sidecarKeys });
   };
   add([], {});
-  for (const s of services) if (hasSelector(s)) add([s], workloadSelectorOf(s) ?? {});
+  for (const s of services) if (hasWorkloadSelector(s)) add([s], workloadSelectorOf(s) ?? {});
   // Pods of one Deployment share their labels: match each distinct label set once.
   const seen = new Set<string>();
   for (const list of [byNamespace.workloads.get(namespace), byNamespace.entryWorkloads.get(namespace)])

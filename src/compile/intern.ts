@@ -95,3 +95,20 @@ const durations = new InternTable<Duration>();
 
 /** The shared `google.protobuf.Duration` of `ms` milliseconds (timeouts repeat across thousands of clusters). */
 export const sharedDurationMs = (ms: number): Duration => durations.get(String(ms), () => durationMs(ms));
+
+/**
+ * `make(source, flag)` deep-frozen, made once per source object and flag: a translation that many
+ * outputs hold the same of (a VirtualService route's match or retries, translated for every
+ * listener port and for sidecars and proxyless clients alike). Let go with its source.
+ */
+export function frozenPerSource<S extends object, T>(
+  make: (source: S, flag: boolean) => T,
+): (source: S, flag: boolean) => T {
+  const made = new WeakMap<S, [T | undefined, T | undefined]>();
+  return (source, flag) => {
+    let known = made.get(source);
+    if (!known) made.set(source, (known = [undefined, undefined]));
+    const at = flag ? 1 : 0;
+    return (known[at] ??= deepFreeze(make(source, flag)));
+  };
+}

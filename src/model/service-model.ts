@@ -31,6 +31,9 @@ export const isHttpProtocol = (p: Protocol): boolean =>
 export const workloadSelectorOf = (s: MeshService): Readonly<Record<string, string>> | undefined =>
   s.selector ?? s.serviceEntry?.workloadSelector;
 
+/** Whether the service picks workloads at all (an empty selector picks none): only then has it an inbound side. */
+export const hasWorkloadSelector = (s: MeshService): boolean => Object.keys(workloadSelectorOf(s) ?? {}).length > 0;
+
 export const isHttp2Protocol = (p: Protocol): boolean => p === 'HTTP2' || p === 'GRPC';
 
 export interface MeshServicePort {

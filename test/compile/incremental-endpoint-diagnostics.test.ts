@@ -5,40 +5,7 @@ import { IncrementalCompiler, withReplaced } from '../../src/compile/incremental
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { Endpoints, EndpointSlice } from '../../src/model/k8s.js';
-import { bookinfoInputs } from './incremental-helpers.js';
-
-/** Two headless services in front of the same pod and port: their pod-IP listeners conflict. */
-const TWO_HEADLESS = `
-apiVersion: v1
-kind: Service
-metadata: {name: db, namespace: default}
-spec:
-  clusterIP: None
-  selector: {app: db}
-  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: db, namespace: default}
-subsets:
-- addresses: [{ip: 10.244.0.12}]
-  ports: [{name: tcp-db, port: 5432}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: db-replica, namespace: default}
-spec:
-  clusterIP: None
-  selector: {app: db}
-  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: db-replica, namespace: default}
-subsets:
-- addresses: [{ip: 10.244.0.12}]
-  ports: [{name: tcp-db, port: 5432}]
-`;
+import { bookinfoInputs, TWO_HEADLESS_ON_ONE_POD } from './incremental-helpers.js';
 
 /** `inputs` with the named Endpoints' addresses all at `ip`. */
 function movedTo(inputs: InputSet, name: string, ip: string): InputSet {
@@ -53,7 +20,7 @@ const conflicts = (diagnostics: readonly Diagnostic[]): string[] =>
   diagnostics.filter((d) => d.code === 'listener-conflict').map((d) => d.message);
 
 test('endpoint rounds that move conflicting headless listeners report what a full compile reports', () => {
-  const base = bookinfoInputs([['headless.yaml', TWO_HEADLESS]]);
+  const base = bookinfoInputs([['headless.yaml', TWO_HEADLESS_ON_ONE_POD]]);
   assert.deepEqual(conflicts(compile(base).diagnostics), [
     'listener 10.244.0.12_5432 already exists for another service; this port is skipped',
   ]);

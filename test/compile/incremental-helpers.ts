@@ -213,6 +213,38 @@ export function legacyEndpoints(namespace: string, name: string, ips: readonly s
 }
 
 /** The bookinfo cluster state with the samples' DestinationRules and 80/20 reviews VirtualService, plus `extra` texts. */
+/** Two headless services in front of the same pod and port: their pod-IP listeners conflict (the conflict names the IP). */
+export const TWO_HEADLESS_ON_ONE_POD = `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: db, namespace: default}
+subsets:
+- addresses: [{ip: 10.244.0.12}]
+  ports: [{name: tcp-db, port: 5432}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: db-replica, namespace: default}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: db-replica, namespace: default}
+subsets:
+- addresses: [{ip: 10.244.0.12}]
+  ports: [{name: tcp-db, port: 5432}]
+`;
+
 export function bookinfoInputs(extra: readonly (readonly [file: string, text: string])[] = []): InputSet {
   const sample = (name: string) => readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', name), 'utf8');
   const texts: (readonly [string, string])[] = [

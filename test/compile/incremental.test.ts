@@ -16,7 +16,7 @@ import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.
 import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { mulberry32 } from '../inputs/prng.js';
-import { assertSameOutput, bookinfoInputs, randomStep } from './incremental-helpers.js';
+import { assertSameOutput, bookinfoInputs, randomStep, TWO_HEADLESS_ON_ONE_POD } from './incremental-helpers.js';
 
 /**
  * Bookinfo plus what makes endpoints matter beyond assignments: a named targetPort (inbound
@@ -70,36 +70,7 @@ spec:
   host: web
   subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}, {name: v3, labels: {version: v3}}]
 ---
-apiVersion: v1
-kind: Service
-metadata: {name: db, namespace: default}
-spec:
-  clusterIP: None
-  selector: {app: db}
-  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: db, namespace: default}
-subsets:
-- addresses: [{ip: 10.244.0.12}]
-  ports: [{name: tcp-db, port: 5432}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: db-replica, namespace: default}
-spec:
-  clusterIP: None
-  selector: {app: db}
-  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: db-replica, namespace: default}
-subsets:
-- addresses: [{ip: 10.244.0.12}]
-  ports: [{name: tcp-db, port: 5432}]
----
+${TWO_HEADLESS_ON_ONE_POD}---
 apiVersion: v1
 kind: Service
 metadata: {name: api, namespace: default}

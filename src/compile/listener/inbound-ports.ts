@@ -7,7 +7,7 @@
 import type { CompileContext } from '../context.js';
 import type { Diagnostics } from '../../model/diagnostics.js';
 import {
-  workloadSelectorOf,
+  hasWorkloadSelector,
   type MeshEndpoint,
   type MeshService,
   type MeshServicePort,
@@ -90,10 +90,14 @@ function resolveTargetPort(
   podIps?: readonly string[],
 ): number | undefined {
   if (typeof port.targetPort === 'number') return port.targetPort;
-  const endpoints = ctx.model.endpoints.get(service.hostname)?.get(port.port);
-  const own = podIps ? endpoints?.find((e) => podIps.includes(e.address)) : undefined;
-  return (own ?? endpoints?.[0])?.port;
+  const endpoints = portEndpoints(ctx, service, port);
+  const own = podIps ? endpoints.find((e) => podIps.includes(e.address)) : undefined;
+  return (own ?? endpoints[0])?.port;
 }
+
+/** The endpoints of a service port, by address (a named targetPort resolves through them). */
+const portEndpoints = (ctx: CompileContext, service: MeshService, port: MeshServicePort): readonly MeshEndpoint[] =>
+  ctx.model.endpoints.get(service.hostname)?.get(port.port) ?? [];
 
 /**
  * Warns about each port of a service whose named targetPort names no container port of its
@@ -105,12 +109,12 @@ function resolveTargetPort(
  */
 export function reportNamedTargetPorts(ctx: CompileContext, service: MeshService, diags: Diagnostics): void {
   if (!service.ports.some((p) => typeof p.targetPort === 'string')) return;
-  if (Object.keys(workloadSelectorOf(service) ?? {}).length === 0) return; // no inbound build reads it
+  if (!hasWorkloadSelector(service)) return; // no inbound build reads it
   // Two entries with one port number (TCP and SCTP) resolve alike: the first is reported.
   let reported: Set<number> | undefined;
   for (const [index, port] of service.ports.entries()) {
     if (port.protocol === 'UDP' || typeof port.targetPort === 'number' || reported?.has(port.port)) continue;
-    const endpoints = ctx.model.endpoints.get(service.hostname)?.get(port.port) ?? [];
+    const endpoints = portEndpoints(ctx, service, port);
     const first = endpoints[0];
     const other = endpoints.find((e) => e.port !== first?.port);
     if (first && !other) continue;

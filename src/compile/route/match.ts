@@ -5,7 +5,7 @@
 import type { HTTPMatchRequest, StringMatch } from '../../model/istio.js';
 import type { envoy } from '../../xds/proto.js';
 import { exactList } from '../exact.js';
-import { deepFreeze } from '../intern.js';
+import { deepFreeze, frozenPerSource } from '../intern.js';
 import { isPresenceMatch, toStringMatcher } from './string-match.js';
 
 export type RouteMatch = envoy.config.route.v3.RouteMatch.$Properties;
@@ -38,11 +38,7 @@ function queryMatcher(name: string, m: StringMatch): QueryParameterMatcher {
  * as istiod builds it.
  */
 export function translateRouteMatch(match: HTTPMatchRequest | undefined, gatewaySemantics = false): RouteMatch {
-  if (!match) return CATCH_ALL_MATCH;
-  let known = translated.get(match);
-  if (!known) translated.set(match, (known = [undefined, undefined]));
-  const at = gatewaySemantics ? 1 : 0;
-  return (known[at] ??= deepFreeze(routeMatch(match, gatewaySemantics)));
+  return match ? translated(match, gatewaySemantics) : CATCH_ALL_MATCH;
 }
 
 /** `{ prefix: '/' }`: every catch-all and default route holds this one (frozen: ../intern.ts). */
@@ -52,7 +48,7 @@ export const CATCH_ALL_MATCH: RouteMatch = deepFreeze({ prefix: '/' });
  * Per source match, without and with Gateway API semantics: a VirtualService's match is translated
  * for every listener port and for sidecars and proxyless clients alike, and gives the same one.
  */
-const translated = new WeakMap<HTTPMatchRequest, [RouteMatch | undefined, RouteMatch | undefined]>();
+const translated = frozenPerSource(routeMatch);
 
 function routeMatch(match: HTTPMatchRequest, gatewaySemantics: boolean): RouteMatch {
   const out: RouteMatch = {};

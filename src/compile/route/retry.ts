@@ -6,7 +6,7 @@
  */
 import type { HTTPRetry } from '../../model/istio.js';
 import { durationMs, type Any, type envoy } from '../../xds/proto.js';
-import { deepFreeze } from '../intern.js';
+import { frozenPerSource } from '../intern.js';
 
 export type RetryPolicy = envoy.config.route.v3.RetryPolicy.$Properties;
 
@@ -44,18 +44,14 @@ const DEFAULT_CONSISTENT_HASH_POLICY = base(true);
 /** Undefined means "no retries" (attempts 0). */
 export function translateRetry(retry: HTTPRetry | undefined, consistentHash: boolean): RetryPolicy | undefined {
   if (!retry) return consistentHash ? DEFAULT_CONSISTENT_HASH_POLICY : DEFAULT_POLICY;
-  if (retry.attempts <= 0) return undefined;
-  let known = translated.get(retry);
-  if (!known) translated.set(retry, (known = [undefined, undefined]));
-  const at = consistentHash ? 1 : 0;
-  return (known[at] ??= deepFreeze(retryPolicy(retry, consistentHash)));
+  return retry.attempts > 0 ? translated(retry, consistentHash) : undefined;
 }
 
 /**
  * Per route's `retries`, without and with a consistent hash: a VirtualService route is translated
  * for every listener port and for sidecars and proxyless clients alike, and gives the same policy.
  */
-const translated = new WeakMap<HTTPRetry, [RetryPolicy | undefined, RetryPolicy | undefined]>();
+const translated = frozenPerSource(retryPolicy);
 
 function retryPolicy(retry: HTTPRetry, consistentHash: boolean): RetryPolicy {
   const out = base(consistentHash);
