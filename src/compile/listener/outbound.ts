@@ -31,6 +31,7 @@ import { assembleOutboundListener, egressCluster, type OutboundChain } from './o
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 import { sortedByName } from '../sorted.js';
+import { isIpAddress, sniffedOutbound, sniffedRouteName } from '../sniffing.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -82,7 +83,10 @@ export function addCatchAllPorts(
   }
   for (const { service, port } of tcpPorts) {
     const binds = bind ? [{ address: bind.address }] : portBinds(ctx, service, port);
-    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort);
+    // A Sidecar's bind is shared by every service on the port: istiod's sniffed chain there routes by
+    // the first service's route config only; meshsnap keeps such ports TCP (README, deviations).
+    const sniffed = !bind && sniffedOutbound(ctx.model, service, port);
+    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, sniffed);
   }
 }
 
@@ -128,9 +132,10 @@ function endpointIps(ctx: CompileContext, service: MeshService, port: MeshServic
   return [...out].sort();
 }
 
-const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
-
-/** Adds a TCP-like service port's chains to its listeners (not to locked ones). */
+/**
+ * Adds a TCP-like service port's chains to its listeners (not to locked ones); `sniffed`: a port
+ * naming no protocol, which also gets an HTTP chain on its own addresses (../sniffing.ts).
+ */
 export function addTcpPort(
   ctx: CompileContext,
   entries: Map<string, ListenerEntry>,
@@ -139,11 +144,17 @@ export function addTcpPort(
   binds: readonly PortBind[],
   locked?: ReadonlySet<string>,
   bindToPort?: boolean,
+  sniffed = false,
 ): void {
   for (const bind of binds) {
     const name = ipListenerName(bind.address, port.port);
     if (locked?.has(name)) continue;
-    const chains = outboundTcpChains(ctx, service, port, bind);
+    let chains = outboundTcpChains(ctx, service, port, bind);
+    if (sniffed && bind.address !== WILDCARD)
+      chains = [
+        ...chains,
+        httpChain(bind.address, port.port, { rds: sniffedRouteName(service, port.port), sniffed: true }),
+      ];
     const entry = entries.get(name);
     if (!entry) {
       entries.set(name, { address: bind.address, port: port.port, chains, ...(bindToPort ? { bindToPort } : {}) });
