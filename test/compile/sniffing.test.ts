@@ -1,6 +1,6 @@
 /**
  * Outbound protocol sniffing (src/compile/sniffing.ts): a service port that names no protocol gets,
- * on its own addresses, istiod's two chains — TCP, and HTTP picked by the HTTP inspector, routed by
+ * on its own addresses, istiod's two chains — TCP, and HTTP/1.1 picked by the HTTP inspector, routed by
  * the `<host>:<port>` route config (istiod's buildSidecarOutboundListener, ListenerProtocolAuto, and
  * getVirtualHostsForSniffedServicePort). Checked through the served snapshot (so the consistency and
  * Envoy checks ran) and through `explain`, which follows Envoy's matching rules.
@@ -79,7 +79,7 @@ test('a port naming no protocol: its cluster IP listener sniffs HTTP into the <h
   assert.equal(chains.length, 1, 'the HTTP chain; the TCP one is the default chain');
   assert.deepEqual(chains[0]?.filter_chain_match, {
     transport_protocol: 'raw_buffer',
-    application_protocols: ['http/1.1', 'h2c'],
+    application_protocols: ['http/1.1'],
   });
   const hcm = ((chains[0]?.filters as Json[])[0]?.typed_config ?? {}) as Json;
   assert.deepEqual((hcm.rds as Json).route_config_name, 'cart.shop.svc.cluster.local:80');
@@ -114,12 +114,17 @@ test('a port naming no protocol: its cluster IP listener sniffs HTTP into the <h
     plain.clusters.map((c) => c.name),
     ['outbound|80|v1|cart.shop.svc.cluster.local'],
   );
-  const raw = explain(resources, request({ protocol: 'tcp' }));
-  assert.equal(raw.outcome, 'tcp_proxy');
-  assert.deepEqual(
-    raw.clusters.map((c) => c.name),
-    ['outbound|80||cart.shop.svc.cluster.local'],
-  );
+  // Other bytes, and h2c (which the cluster, shared with gateways, would send on as HTTP/1.1), go
+  // through untouched as before.
+  for (const protocol of ['tcp', 'h2c'] as const) {
+    const raw = explain(resources, request({ protocol }));
+    assert.equal(raw.outcome, 'tcp_proxy', protocol);
+    assert.deepEqual(
+      raw.clusters.map((c) => c.name),
+      ['outbound|80||cart.shop.svc.cluster.local'],
+      protocol,
+    );
+  }
 });
 
 test('a port naming no protocol shares its number with an HTTP service: "<port>" routes to both (IsHTTPOrSniffed)', () => {

@@ -24,7 +24,7 @@ import {
 } from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
-import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, socketAddress, u32 } from './filters.js';
+import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, SNIFFED_HTTP_ALPNS, socketAddress, u32 } from './filters.js';
 import { maskedCidr } from './cidr.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
 import { assembleOutboundListener, egressCluster, type OutboundChain } from './outbound-listener.js';
@@ -153,7 +153,11 @@ export function addTcpPort(
     if (sniffed && bind.address !== WILDCARD)
       chains = [
         ...chains,
-        httpChain(bind.address, port.port, { rds: sniffedRouteName(service, port.port), sniffed: true }),
+        httpChain(bind.address, port.port, {
+          rds: sniffedRouteName(service, port.port),
+          sniffed: true,
+          alpns: SNIFFED_HTTP_ALPNS,
+        }),
       ];
     const entry = entries.get(name);
     if (!entry) {
@@ -221,12 +225,17 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
  * anything else (TLS, other TCP) falls through to the passthrough chain (or a wildcard TCP
  * service's chain), so unknown destinations on this port still work. On another address (a
  * Sidecar's `bind`, a unix socket), or for a Sidecar HTTP_PROXY port (`sniffed: false`), the HCM
- * takes every connection, as istiod builds it. `rds` names the route config (default `"<port>"`).
+ * takes every connection, as istiod builds it. `rds` names the route config (default `"<port>"`);
+ * `alpns`: what the inspector must have found (a sniffed port's chain: ../sniffing.ts).
  */
 export function httpChain(
   address: string,
   port: number,
-  { rds = routeConfigName(port), sniffed = address === WILDCARD }: { rds?: string; sniffed?: boolean } = {},
+  {
+    rds = routeConfigName(port),
+    sniffed = address === WILDCARD,
+    alpns = PLAINTEXT_HTTP_ALPNS,
+  }: { rds?: string; sniffed?: boolean; alpns?: readonly string[] } = {},
 ): OutboundChain {
   const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds });
   if (!sniffed) return { filters: [hcmFilter(hcm)], rds };
@@ -234,6 +243,6 @@ export function httpChain(
     filters: [hcmFilter(hcm)],
     rds,
     transportProtocol: RAW_BUFFER_TRANSPORT,
-    applicationProtocols: PLAINTEXT_HTTP_ALPNS,
+    applicationProtocols: alpns,
   };
 }
