@@ -28,6 +28,7 @@ import { proxylessPorts } from './route/proxyless-clusters.js';
 import { exactList } from './exact.js';
 import { perCompile } from './per-compile.js';
 import { sortedByName } from './sorted.js';
+import { sniffedOutbound, sniffedRouteName } from './sniffing.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
 export const BLOCK_ALL_VHOST = 'block_all';
@@ -137,19 +138,25 @@ const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
   };
 });
 
-/** HTTP service ports, grouped by port number; services stay in hostname order. */
-function httpServicesByPort(ctx: CompileContext): Map<number, MeshService[]> {
+/**
+ * Service ports with virtual hosts, grouped by port number: HTTP ones and those that name no protocol
+ * (istiod's IsHTTPOrSniffed: a port's route config routes sniffed HTTP to them too); services stay
+ * in hostname order. `http`: the ports an HTTP service uses (they get a `0.0.0.0_<port>` listener).
+ */
+function routedServicesByPort(ctx: CompileContext): { byPort: Map<number, MeshService[]>; http: Set<number> } {
   const byPort = new Map<number, MeshService[]>();
+  const http = new Set<number>();
   for (const s of ctx.model.services) {
     if (!routable(s)) continue;
     for (const p of s.ports) {
-      if (!isHttpProtocol(p.protocol)) continue;
+      if (isHttpProtocol(p.protocol)) http.add(p.port);
+      else if (!p.protocolDefaulted) continue;
       const list = byPort.get(p.port) ?? [];
       if (list[list.length - 1] !== s) list.push(s);
       byPort.set(p.port, list);
     }
   }
-  return byPort;
+  return { byPort, http };
 }
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -163,6 +170,8 @@ const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1
  */
 interface PortPlan {
   readonly port: number;
+  /** Whether an HTTP service uses the port (else only sniffed ones do, and no listener asks for `"<port>"`). */
+  readonly http: boolean;
   /** In virtual host name order. */
   readonly services: readonly MeshService[];
   /** Aligned with `services`: their virtual host names. */
@@ -175,6 +184,10 @@ interface PortPlan {
   readonly perNamespace: ReadonlyMap<string, readonly number[]>;
   /** Indexes whose routes depend on the client namespace (built for every namespace). */
   readonly everyNamespace: readonly number[];
+  /** Indexes of services sniffed on this port (their `<host>:<port>` route config: ./sniffing.ts), in name order. */
+  readonly sniffed: readonly number[];
+  /** Sniffed services' virtual hosts shared by every client namespace, made when first asked for. */
+  readonly sniffedShared: Map<number, VirtualHost>;
 }
 
 /** A namespace no Kubernetes object can have: domains as seen from another namespace. */
@@ -183,7 +196,7 @@ const NO_NAMESPACE = '';
 /** Per HTTP port, in port order: its services' virtual hosts as every namespace's config shares them. */
 const portPlans = perCompile((ctx): PortPlan[] => {
   const plans: PortPlan[] = [];
-  const byPort = httpServicesByPort(ctx);
+  const { byPort, http } = routedServicesByPort(ctx);
   // A service's domains as seen from another namespace, once: its virtual hosts on every port share the list.
   const domainsOf = new Map<MeshService, readonly string[]>();
   const sharedDomains = (s: MeshService): readonly string[] => {
@@ -205,7 +218,10 @@ const portPlans = perCompile((ctx): PortPlan[] => {
     const claimed: (ReadonlySet<string> | undefined)[] = [];
     const perNamespace = new Map<string, number[]>();
     const everyNamespace: number[] = [];
+    const sniffed: number[] = [];
     for (const [i, s] of services.entries()) {
+      const own = s.ports.find((p) => p.port === port);
+      if (own && sniffedOutbound(ctx.model, s, own)) sniffed.push(i);
       const all = sharedDomains(s);
       const domains = dedupe.keepShared(all);
       claimed.push(
@@ -233,7 +249,18 @@ const portPlans = perCompile((ctx): PortPlan[] => {
         );
       }
     }
-    plans.push({ port, services, names, shared, claimed, perNamespace, everyNamespace });
+    plans.push({
+      port,
+      http: http.has(port),
+      services,
+      names,
+      shared,
+      claimed,
+      perNamespace,
+      everyNamespace,
+      sniffed,
+      sniffedShared: new Map(),
+    });
   }
   return plans;
 });
@@ -277,9 +304,25 @@ function namespaceVirtualHost(
   };
 }
 
+/** A namespace's sidecar route configs: one per HTTP port (`"<port>"`), then the sniffed ports' (`<host>:<port>`). */
 export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+  const out = portRouteConfigs(ctx, clientNamespace, false);
+  for (const [name, config] of sniffedRouteConfigs(ctx, clientNamespace)) out.set(name, config);
+  return out;
+}
+
+/**
+ * Route config `"<port>"` per port, in port order: of the ports an HTTP service uses, or with
+ * `everyPort` of every port with a virtual host (a Sidecar's HTTP egress port, a unix socket's).
+ */
+export function portRouteConfigs(
+  ctx: CompileContext,
+  clientNamespace: string,
+  everyPort: boolean,
+): Map<string, RouteConfiguration> {
   const out = new Map<string, RouteConfiguration>();
   for (const plan of portPlans(ctx)) {
+    if (!plan.http && !everyPort) continue;
     // One slot more for the catch-all: a push would grow the list (thousands of hosts) by half (./exact.ts).
     const catchAll = catchAllVirtualHost(ctx);
     const slots: (VirtualHost | null | undefined)[] = plan.shared.concat(catchAll);
@@ -298,6 +341,41 @@ export function buildOutboundRoutes(ctx: CompileContext, clientNamespace: string
     out.set(name, sidecarRouteConfig(name, vhosts));
   }
   return out;
+}
+
+/** Every domain: a sniffed port's route config holds its one service (istiod's getVirtualHostsForSniffedServicePort). */
+const ANY_DOMAIN: string[] = Object.freeze(['*']) as unknown as string[];
+
+/**
+ * The `<host>:<port>` route configs of the sniffed service ports (./sniffing.ts), by name: the
+ * service's virtual host with the domain `*` and no catch-all, as istiod builds them.
+ */
+export function sniffedRouteConfigs(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+  const configs: [string, RouteConfiguration][] = [];
+  for (const plan of portPlans(ctx)) {
+    for (const i of plan.sniffed) {
+      const s = plan.services[i] as MeshService;
+      const name = sniffedRouteName(s, plan.port);
+      configs.push([name, sidecarRouteConfig(name, [sniffedVirtualHost(ctx, plan, i, clientNamespace)])]);
+    }
+  }
+  configs.sort((a, b) => compareStrings(a[0], b[0]));
+  return new Map(configs);
+}
+
+function sniffedVirtualHost(ctx: CompileContext, plan: PortPlan, i: number, clientNamespace: string): VirtualHost {
+  const s = plan.services[i] as MeshService;
+  const perNamespace = routesPerNamespace(ctx, s);
+  const shared = perNamespace ? undefined : plan.sniffedShared.get(i);
+  if (shared) return shared;
+  const vh: VirtualHost = {
+    name: plan.names[i] as string,
+    domains: ANY_DOMAIN,
+    routes: serviceRoutes(ctx, s, plan.port, perNamespace ? clientNamespace : NO_NAMESPACE, false),
+    include_request_attempt_count: true,
+  };
+  if (!perNamespace) plan.sniffedShared.set(i, vh);
+  return vh;
 }
 
 const NO_VALIDATION = Object.freeze({ value: false });
@@ -325,7 +403,7 @@ export const catchAllRouteConfig = (ctx: CompileContext, port: number): RouteCon
 export function allPortsRouteConfig(ctx: CompileContext, name: string, clientNamespace: string): RouteConfiguration {
   const catchAll = catchAllVirtualHost(ctx);
   const vhosts: VirtualHost[] = [];
-  for (const [portName, config] of buildOutboundRoutes(ctx, clientNamespace)) {
+  for (const [portName, config] of portRouteConfigs(ctx, clientNamespace, true)) {
     for (const vh of config.virtual_hosts ?? []) {
       if (vh === catchAll) continue;
       const domains = (vh.domains ?? []).flatMap((d) =>

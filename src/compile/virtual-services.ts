@@ -14,6 +14,7 @@
  *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
  *   namespace. Delegates are one level deep, as in istiod.
  */
+import { sniffedOutbound } from './sniffing.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
   Destination,
@@ -195,7 +196,7 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     const httpWinner = candidates.find((e) => e.http.length > 0);
     if (httpWinner)
       for (const p of service.ports)
-        if (p.protocolDefaulted) {
+        if (p.protocolDefaulted && !sniffedOutbound(model, service, p)) {
           const list = unsniffed.get(httpWinner.vs) ?? [];
           list.push(`${h}:${p.port}`);
           unsniffed.set(httpWinner.vs, list);
@@ -211,9 +212,10 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
 }
 
 /**
- * A port that names no protocol is TCP in meshsnap; istiod sniffs it and, finding HTTP, applies the
- * host's VirtualService http routes there. Routes that silently stop applying are worth a warning
- * on the VirtualService, not only the Service's `protocol-defaulted` info.
+ * A port that names no protocol is sniffed outbound where it listens on addresses of its own
+ * (./sniffing.ts); where istiod would sniff it on the wildcard (an entry without addresses, a CIDR)
+ * meshsnap keeps it TCP, and routes that silently stop applying are worth a warning on the
+ * VirtualService, not only the port's `protocol-defaulted` info.
  */
 function warnNotSniffed(vs: VirtualService, ports: readonly string[], diags: Diagnostics): void {
   const shown = ports.slice(0, 5).join(', ') + (ports.length > 5 ? ` and ${ports.length - 5} more` : '');
@@ -222,9 +224,9 @@ function warnNotSniffed(vs: VirtualService, ports: readonly string[], diags: Dia
     code: 'protocol-not-sniffed',
     field: 'spec.http',
     message:
-      `these http routes do not apply on ${shown}: the port names no protocol, which istiod sniffs (and routes HTTP ` +
-      `it finds by these routes) but meshsnap treats as TCP; name its protocol (a Service port http-… or appProtocol: ` +
-      `http, a ServiceEntry port protocol: HTTP)`,
+      `these http routes do not apply on ${shown}: the port names no protocol, which istiod sniffs on the wildcard ` +
+      `address (and routes HTTP it finds by these routes) but meshsnap treats as TCP there (it sniffs only on a ` +
+      `service's own addresses); name its protocol (a ServiceEntry port protocol: HTTP) or give the entry addresses`,
   });
 }
 

@@ -226,7 +226,7 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
         const field = `spec.ports[${svc.ports.indexOf(p)}]`;
         diags.info({
           code: 'protocol-defaulted',
-          message: `port ${p.port}${p.name ? ` (${p.name})` : ''} names no protocol; treated as TCP (meshsnap does not sniff protocols: name it http-…, grpc-…, tcp-… or set appProtocol)`,
+          message: `port ${p.port}${p.name ? ` (${p.name})` : ''} names no protocol; sidecars sniff it outbound (HTTP by the host's http routes, the rest as TCP) and take it as TCP inbound (name it http-…, grpc-…, tcp-… or set appProtocol)`,
           kind: 'Service',
           namespace,
           name,

@@ -105,7 +105,7 @@ function servicePorts(se: ServiceEntry, diags: Diagnostics): MeshServicePort[] {
     if (p.protocol === undefined)
       diags.info({
         code: 'protocol-defaulted',
-        message: `port ${p.number} (${p.name}) names no protocol; treated as TCP (meshsnap does not sniff protocols: set protocol)`,
+        message: `port ${p.number} (${p.name}) names no protocol; sidecars sniff it outbound on the entry's own addresses (HTTP by the host's http routes, the rest as TCP), else take it as TCP (set protocol)`,
         kind: 'ServiceEntry',
         namespace: se.meta.namespace,
         name: se.meta.name,

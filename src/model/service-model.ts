@@ -42,7 +42,10 @@ export interface MeshServicePort {
   /** The Service's targetPort as written (number or container port name). */
   readonly targetPort: number | string;
   readonly protocol: Protocol;
-  /** Set when the port names no protocol: TCP here, where istiod would sniff (and route HTTP it finds). */
+  /**
+   * Set when the port names no protocol (istiod's `Unsupported`): `protocol` is TCP, and sidecars
+   * sniff it outbound (src/compile/sniffing.ts).
+   */
   readonly protocolDefaulted?: true;
 }
 

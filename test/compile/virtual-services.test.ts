@@ -4,7 +4,6 @@ import { Diagnostics } from '../../src/model/diagnostics.js';
 import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh-config.js';
 import { indexVirtualServices } from '../../src/compile/virtual-services.js';
 import { bookinfoServices, model, service, vs } from './routes-fixture.js';
-import { compileYaml } from './security/mesh.js';
 
 const REVIEWS = 'reviews.default.svc.cluster.local';
 const to = (host: string) => [{ destination: { host } }];
@@ -115,37 +114,4 @@ test('a missing delegate is reported and its route skipped', () => {
   );
   assert.equal(diags.all[0]?.code, 'unknown-delegate');
   assert.equal(diags.all[0]?.field, 'spec.http[0].delegate');
-});
-
-test('http routes for a port that names no protocol (istiod sniffs it) are a warning on the VirtualService', () => {
-  const svc = (name: string, ports: string) => `apiVersion: v1
-kind: Service
-metadata: { name: ${name}, namespace: shop }
-spec:
-  clusterIP: 10.96.7.${name.length}
-  selector: { app: ${name} }
-  ports: ${ports}`;
-  const route = (name: string, host: string, kind: 'http' | 'tcp') => `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: { name: ${name}, namespace: shop }
-spec:
-  hosts: [${host}]
-  ${kind}: [{ route: [{ destination: { host: ${host} } }] }]`;
-  const result = compileYaml(
-    svc('cart', '[{ port: 80, targetPort: 8080 }, { name: http-admin, port: 9000 }]'),
-    svc('named', '[{ name: http, port: 80 }]'),
-    svc('db', '[{ port: 3306 }]'),
-    svc('raw', '[{ port: 7000 }]'),
-    route('cart', 'cart', 'http'),
-    route('named', 'named', 'http'),
-    route('db', 'db', 'http'),
-    route('raw', 'raw', 'tcp'),
-  );
-  const warned = result.diagnostics.filter((d) => d.code === 'protocol-not-sniffed');
-  // Only cart's port 80: `named` names HTTP, 3306 is never sniffed, and `raw` has tcp routes only.
-  assert.deepEqual(
-    warned.map((d) => [d.severity, d.kind, d.namespace, d.name, d.field, d.file]),
-    [['warning', 'VirtualService', 'shop', 'cart', 'spec.http', 'mesh.yaml']],
-  );
-  assert.match(warned[0]?.message ?? '', /do not apply on cart\.shop\.svc\.cluster\.local:80: /);
 });

@@ -34,6 +34,13 @@ export const RAW_BUFFER_TRANSPORT = 'raw_buffer';
 
 /** Plaintext HTTP as the HTTP inspector names it (istiod leaves out http/1.0 unless HTTP10 is on). */
 export const PLAINTEXT_HTTP_ALPNS: readonly string[] = ['http/1.1', 'h2c'];
+/**
+ * What a sniffed port's HTTP chain takes (src/compile/sniffing.ts): HTTP/1.1 only. istiod takes h2c
+ * too and sends it on as HTTP/2 (use_downstream_protocol on the port's clusters); meshsnap's
+ * outbound clusters are shared with gateways, which istiod keeps on HTTP/1.1 there, so h2c stays on
+ * the TCP chain, passed through untouched as before.
+ */
+export const SNIFFED_HTTP_ALPNS: readonly string[] = ['http/1.1'];
 /** What a client sidecar's ALPN filter advertises for HTTP over Istio mTLS. */
 export const MTLS_HTTP_ALPNS: readonly string[] = ['istio-http/1.0', 'istio-http/1.1', 'istio-h2'];
 /** Every ALPN an Istio client sends over mTLS (HTTP and TCP). */

@@ -24,13 +24,14 @@ import {
 } from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
-import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, socketAddress, u32 } from './filters.js';
+import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, SNIFFED_HTTP_ALPNS, socketAddress, u32 } from './filters.js';
 import { maskedCidr } from './cidr.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
 import { assembleOutboundListener, egressCluster, type OutboundChain } from './outbound-listener.js';
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 import { sortedByName } from '../sorted.js';
+import { isIpAddress, sniffedOutbound, sniffedRouteName } from '../sniffing.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -82,7 +83,10 @@ export function addCatchAllPorts(
   }
   for (const { service, port } of tcpPorts) {
     const binds = bind ? [{ address: bind.address }] : portBinds(ctx, service, port);
-    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort);
+    // A Sidecar's bind is shared by every service on the port: istiod's sniffed chain there routes by
+    // the first service's route config only; meshsnap keeps such ports TCP (README, deviations).
+    const sniffed = !bind && sniffedOutbound(ctx.model, service, port);
+    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, sniffed);
   }
 }
 
@@ -128,9 +132,10 @@ function endpointIps(ctx: CompileContext, service: MeshService, port: MeshServic
   return [...out].sort();
 }
 
-const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
-
-/** Adds a TCP-like service port's chains to its listeners (not to locked ones). */
+/**
+ * Adds a TCP-like service port's chains to its listeners (not to locked ones); `sniffed`: a port
+ * naming no protocol, which also gets an HTTP chain on its own addresses (../sniffing.ts).
+ */
 export function addTcpPort(
   ctx: CompileContext,
   entries: Map<string, ListenerEntry>,
@@ -139,11 +144,21 @@ export function addTcpPort(
   binds: readonly PortBind[],
   locked?: ReadonlySet<string>,
   bindToPort?: boolean,
+  sniffed = false,
 ): void {
   for (const bind of binds) {
     const name = ipListenerName(bind.address, port.port);
     if (locked?.has(name)) continue;
-    const chains = outboundTcpChains(ctx, service, port, bind);
+    let chains = outboundTcpChains(ctx, service, port, bind);
+    if (sniffed && bind.address !== WILDCARD)
+      chains = [
+        ...chains,
+        httpChain(bind.address, port.port, {
+          rds: sniffedRouteName(service, port.port),
+          sniffed: true,
+          alpns: SNIFFED_HTTP_ALPNS,
+        }),
+      ];
     const entry = entries.get(name);
     if (!entry) {
       entries.set(name, { address: bind.address, port: port.port, chains, ...(bindToPort ? { bindToPort } : {}) });
@@ -210,12 +225,17 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
  * anything else (TLS, other TCP) falls through to the passthrough chain (or a wildcard TCP
  * service's chain), so unknown destinations on this port still work. On another address (a
  * Sidecar's `bind`, a unix socket), or for a Sidecar HTTP_PROXY port (`sniffed: false`), the HCM
- * takes every connection, as istiod builds it. `rds` names the route config (default `"<port>"`).
+ * takes every connection, as istiod builds it. `rds` names the route config (default `"<port>"`);
+ * `alpns`: what the inspector must have found (a sniffed port's chain: ../sniffing.ts).
  */
 export function httpChain(
   address: string,
   port: number,
-  { rds = routeConfigName(port), sniffed = address === WILDCARD }: { rds?: string; sniffed?: boolean } = {},
+  {
+    rds = routeConfigName(port),
+    sniffed = address === WILDCARD,
+    alpns = PLAINTEXT_HTTP_ALPNS,
+  }: { rds?: string; sniffed?: boolean; alpns?: readonly string[] } = {},
 ): OutboundChain {
   const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds });
   if (!sniffed) return { filters: [hcmFilter(hcm)], rds };
@@ -223,6 +243,6 @@ export function httpChain(
     filters: [hcmFilter(hcm)],
     rds,
     transportProtocol: RAW_BUFFER_TRANSPORT,
-    applicationProtocols: PLAINTEXT_HTTP_ALPNS,
+    applicationProtocols: alpns,
   };
 }

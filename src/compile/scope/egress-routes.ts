@@ -4,15 +4,16 @@
  * GetEgressListenerForRDS picks — the first one with that port, else the catch-all — from its
  * own services on that port and its own VirtualServices. A unix socket's route config is named
  * after its bind and picks the listener with that bind. When the picked listener is a unix socket
- * or HTTP_PROXY, the config holds every HTTP port of its services (allPortsRouteConfig). Only the
- * route configs some listener asks for.
+ * or HTTP_PROXY, the config holds every HTTP port of its services (allPortsRouteConfig). A sniffed
+ * port's `<host>:<port>` (../sniffing.ts) comes from the catch-all listener. Only the route configs
+ * some listener asks for.
  */
 import { Diagnostics } from '../../model/diagnostics.js';
 import type { RouteConfiguration } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
 import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
 import { egressRdsNames } from '../listener/egress-listeners.js';
-import { allPortsRouteConfig, buildOutboundRoutes, catchAllRouteConfig } from '../routes.js';
+import { allPortsRouteConfig, catchAllRouteConfig, portRouteConfigs, sniffedRouteConfigs } from '../routes.js';
 import type { EgressListenerView } from './egress-listeners.js';
 import { egressListenerContext } from './view.js';
 
@@ -38,8 +39,14 @@ export function buildEgressRoutes(
       continue;
     }
     let configs = built.get(owner);
-    if (!configs) built.set(owner, (configs = buildOutboundRoutes(view, clientNamespace)));
-    out.set(name, configs.get(name) ?? catchAllRouteConfig(view, port));
+    if (!configs) {
+      configs = portRouteConfigs(view, clientNamespace, true);
+      for (const [n, c] of sniffedRouteConfigs(view, clientNamespace)) configs.set(n, c);
+      built.set(owner, configs);
+    }
+    // A sniffed port's `<host>:<port>` (only catch-all listeners without a bind sniff) is always built.
+    const config = configs.get(name) ?? (Number.isInteger(port) ? catchAllRouteConfig(view, port) : undefined);
+    if (config) out.set(name, config);
   }
   return out;
 }

@@ -1,0 +1,205 @@
+/**
+ * Outbound protocol sniffing (src/compile/sniffing.ts): a service port that names no protocol gets,
+ * on its own addresses, istiod's two chains — TCP, and HTTP/1.1 picked by the HTTP inspector, routed by
+ * the `<host>:<port>` route config (istiod's buildSidecarOutboundListener, ListenerProtocolAuto, and
+ * getVirtualHostsForSniffedServicePort). Checked through the served snapshot (so the consistency and
+ * Envoy checks ran) and through `explain`, which follows Envoy's matching rules.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { explain, type ExplainRequest } from '../../src/explain/index.js';
+import { served } from '../helpers/mesh.js';
+import { compileYaml, pod, sidecarNode } from './security/mesh.js';
+
+type Json = Record<string, unknown>;
+
+const service = (name: string, ip: string | 'None', ports: string) => `apiVersion: v1
+kind: Service
+metadata: { name: ${name}, namespace: shop }
+spec:
+  clusterIP: ${ip}
+  selector: { app: ${name} }
+  ports: ${ports}`;
+
+const slice = (name: string, ip: string, port: number) => `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: ${name}-1, namespace: shop, labels: { kubernetes.io/service-name: ${name} } }
+addressType: IPv4
+ports: [{ port: ${port}, protocol: TCP }]
+endpoints: [{ addresses: [${ip}], conditions: { ready: true } }]`;
+
+/** cart: port 80 names no protocol; a VirtualService splits its HTTP between two subsets. */
+const CART = [
+  service('cart', '10.96.7.4', '[{ port: 80, targetPort: 8080 }]'),
+  pod('cart-v1', '10.244.1.4', { app: 'cart', version: 'v1' }, 'shop', [8080]),
+  slice('cart', '10.244.1.4', 8080),
+  `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: { name: cart, namespace: shop }
+spec:
+  host: cart
+  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]`,
+  `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: cart, namespace: shop }
+spec:
+  hosts: [cart]
+  http:
+  - match: [{ headers: { canary: { exact: "yes" } } }]
+    route: [{ destination: { host: cart, subset: v2 } }]
+  - route: [{ destination: { host: cart, subset: v1 } }]`,
+];
+const CLIENT = sidecarNode('client-0', '10.244.9.9', { app: 'client' }, 'shop');
+const CLIENT_POD = pod('client-0', '10.244.9.9', { app: 'client' }, 'shop');
+
+const request = (over: Partial<ExplainRequest>): ExplainRequest => ({
+  direction: 'outbound',
+  host: 'cart.shop.svc.cluster.local',
+  port: 80,
+  destinationIp: '10.96.7.4',
+  sourceIp: '10.244.9.9',
+  protocol: 'http/1.1',
+  tls: false,
+  method: 'GET',
+  path: '/',
+  headers: {},
+  ...over,
+});
+
+test('a port naming no protocol: its cluster IP listener sniffs HTTP into the <host>:<port> route config, the rest is TCP', () => {
+  const result = compileYaml(...CART, CLIENT_POD);
+  const { resources } = served(result, CLIENT);
+  const listener = resources.listeners.get('10.96.7.4_80') as Json;
+  assert.ok(listener, 'the cluster IP listener');
+  assert.deepEqual(
+    (listener.listener_filters as Json[]).map((f) => f.name),
+    ['envoy.filters.listener.http_inspector'],
+  );
+  const chains = listener.filter_chains as Json[];
+  assert.equal(chains.length, 1, 'the HTTP chain; the TCP one is the default chain');
+  assert.deepEqual(chains[0]?.filter_chain_match, {
+    transport_protocol: 'raw_buffer',
+    application_protocols: ['http/1.1'],
+  });
+  const hcm = ((chains[0]?.filters as Json[])[0]?.typed_config ?? {}) as Json;
+  assert.deepEqual((hcm.rds as Json).route_config_name, 'cart.shop.svc.cluster.local:80');
+  const tcp = (((listener.default_filter_chain as Json).filters as Json[])[0]?.typed_config ?? {}) as Json;
+  assert.equal(tcp.cluster, 'outbound|80||cart.shop.svc.cluster.local');
+
+  // istiod's sniffed route config: the service's virtual host alone, domain `*`, no catch-all.
+  const config = resources.routes.get('cart.shop.svc.cluster.local:80') as Json;
+  const vhosts = config.virtual_hosts as Json[];
+  assert.deepEqual(
+    vhosts.map((v) => [v.name, v.domains]),
+    [['cart.shop.svc.cluster.local:80', ['*']]],
+  );
+  assert.equal(resources.routes.has('80'), false, 'no HTTP service uses port 80: no listener asks for "80"');
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.code === 'protocol-not-sniffed'),
+    [],
+    'the routes apply: nothing to warn about',
+  );
+
+  // Where Envoy takes it: HTTP by the VirtualService, anything else to the service's cluster.
+  const canary = explain(resources, request({ headers: { canary: 'yes' } }));
+  assert.equal(canary.outcome, 'routed');
+  assert.equal(canary.listener?.name, '10.96.7.4_80');
+  assert.equal(canary.routeConfig?.name, 'cart.shop.svc.cluster.local:80');
+  assert.deepEqual(
+    canary.clusters.map((c) => c.name),
+    ['outbound|80|v2|cart.shop.svc.cluster.local'],
+  );
+  const plain = explain(resources, request({}));
+  assert.deepEqual(
+    plain.clusters.map((c) => c.name),
+    ['outbound|80|v1|cart.shop.svc.cluster.local'],
+  );
+  // Other bytes, and h2c (which the cluster, shared with gateways, would send on as HTTP/1.1), go
+  // through untouched as before.
+  for (const protocol of ['tcp', 'h2c'] as const) {
+    const raw = explain(resources, request({ protocol }));
+    assert.equal(raw.outcome, 'tcp_proxy', protocol);
+    assert.deepEqual(
+      raw.clusters.map((c) => c.name),
+      ['outbound|80||cart.shop.svc.cluster.local'],
+      protocol,
+    );
+  }
+});
+
+test('a port naming no protocol shares its number with an HTTP service: "<port>" routes to both (IsHTTPOrSniffed)', () => {
+  const result = compileYaml(...CART, service('web', '10.96.7.5', '[{ name: http, port: 80 }]'), CLIENT_POD);
+  const { resources } = served(result, CLIENT);
+  const port80 = resources.routes.get('80') as Json;
+  assert.deepEqual(
+    (port80.virtual_hosts as Json[]).map((v) => v.name),
+    ['cart.shop.svc.cluster.local:80', 'web.shop.svc.cluster.local:80', 'allow_any'],
+  );
+  assert.ok(resources.listeners.has('0.0.0.0_80'));
+  assert.ok(resources.routes.has('cart.shop.svc.cluster.local:80'));
+  // Envoy prefers the exact address: cart's own listener sniffs, web goes through the wildcard one.
+  assert.equal(explain(resources, request({})).listener?.name, '10.96.7.4_80');
+  const web = explain(resources, request({ host: 'web.shop.svc.cluster.local', destinationIp: '10.96.7.5' }));
+  assert.equal(web.listener?.name, '0.0.0.0_80');
+  assert.deepEqual(
+    web.clusters.map((c) => c.name),
+    ['outbound|80||web.shop.svc.cluster.local'],
+  );
+});
+
+test('a headless service naming no protocol sniffs on each pod IP listener', () => {
+  const result = compileYaml(
+    service('db', 'None', '[{ port: 7000 }]'),
+    pod('db-0', '10.244.2.7', { app: 'db' }, 'shop', [7000]),
+    slice('db', '10.244.2.7', 7000),
+    CLIENT_POD,
+  );
+  const { resources } = served(result, CLIENT);
+  const listener = resources.listeners.get('10.244.2.7_7000') as Json;
+  const chains = listener.filter_chains as Json[];
+  const rds = chains.map(
+    (c) => (((c.filters as Json[])[0]?.typed_config as Json).rds as Json | undefined)?.route_config_name,
+  );
+  assert.ok(rds.includes('db.shop.svc.cluster.local:7000'));
+  assert.ok(resources.routes.has('db.shop.svc.cluster.local:7000'));
+});
+
+test('well-known ports and ServiceEntries without addresses are not sniffed; the latter warn about their http routes', () => {
+  const result = compileYaml(
+    service('mysql', '10.96.7.6', '[{ port: 3306 }]'),
+    `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: ext, namespace: shop }
+spec:
+  hosts: [api.example.com]
+  ports: [{ number: 8000, name: web }]
+  resolution: DNS`,
+    `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: vip, namespace: shop }
+spec:
+  hosts: [vip.example.com]
+  addresses: [240.0.0.9]
+  ports: [{ number: 8001, name: web }]
+  resolution: DNS`,
+    `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: ext, namespace: shop }
+spec:
+  hosts: [api.example.com, vip.example.com]
+  http: [{ route: [{ destination: { host: api.example.com } }] }]`,
+    CLIENT_POD,
+  );
+  const { resources } = served(result, CLIENT);
+  const mysql = resources.listeners.get('10.96.7.6_3306') as Json;
+  assert.equal(mysql.listener_filters, undefined, 'a TCP listener: no inspector delays a server-first protocol');
+  assert.equal(resources.routes.has('mysql.shop.svc.cluster.local:3306'), false);
+  assert.equal(resources.routes.has('api.example.com:8000'), false);
+  assert.ok(resources.routes.has('vip.example.com:8001'), 'an entry with an address sniffs there');
+  const warned = result.diagnostics.filter((d) => d.code === 'protocol-not-sniffed');
+  assert.deepEqual(
+    warned.map((d) => [d.kind, d.namespace, d.name, d.field]),
+    [['VirtualService', 'shop', 'ext', 'spec.http']],
+  );
+  assert.match(warned[0]?.message ?? '', /do not apply on api\.example\.com:8000: /);
+});
