@@ -1,7 +1,8 @@
 /**
  * A seeded source of random config churn for the incremental compiler tests: VirtualServices,
  * DestinationRules and Services put (new, edited: hosts added and removed, weights, subsets,
- * exportTo, ports) and deleted, one object per step, each read from YAML as the inputs layer reads it.
+ * exportTo, ports, some naming no protocol) and deleted, one object per step, each read from YAML as
+ * the inputs layer reads it.
  */
 import assert from 'node:assert/strict';
 import { withDeleted, withReplaced, type InputKind, type InputObjects } from '../../src/compile/incremental.js';
@@ -110,6 +111,8 @@ ${exportTo(rand, namespaces)}${policy}${
       '  - {name: http, port: 80, targetPort: 8080}\n',
       ...(rand() < 0.5 ? ['  - {name: grpc-api, port: 81, targetPort: 9090}\n'] : []),
       ...(rand() < 0.2 ? ['  - {name: tcp-db, port: 5432}\n'] : []),
+      // A port naming no protocol: sniffed, its <host>:<port> route config follows the host's routes.
+      ...(rand() < 0.4 ? ['  - {port: 82, targetPort: 8082}\n'] : []),
     ];
     const selector = rand() < 0.8 && apps.length > 0 ? `  selector: {app: ${pick(rand, apps)}}\n` : '';
     const yaml = `apiVersion: v1

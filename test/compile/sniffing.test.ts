@@ -203,3 +203,23 @@ spec:
   );
   assert.match(warned[0]?.message ?? '', /do not apply on api\.example\.com:8000: /);
 });
+
+test('a Sidecar: its catch-all egress listener sniffs as without one; with a bind the port stays TCP', () => {
+  const sidecar = (bind: string) => `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: { name: default, namespace: shop }
+spec:
+  egress: [{ ${bind}hosts: ["./*"] }]`;
+  const scoped = served(compileYaml(...CART, CLIENT_POD, sidecar('')), CLIENT).resources;
+  assert.equal(
+    explain(scoped, request({ headers: { canary: 'yes' } })).routeConfig?.name,
+    'cart.shop.svc.cluster.local:80',
+  );
+  assert.ok(scoped.routes.has('cart.shop.svc.cluster.local:80'));
+
+  const bound = compileYaml(...CART, CLIENT_POD, sidecar('bind: 127.0.0.2, '));
+  const { resources } = served(bound, CLIENT);
+  const listener = resources.listeners.get('127.0.0.2_80') as Json;
+  assert.equal(listener.listener_filters, undefined);
+  assert.equal(resources.routes.has('cart.shop.svc.cluster.local:80'), false);
+});
