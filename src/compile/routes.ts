@@ -28,7 +28,7 @@ import { proxylessPorts } from './route/proxyless-clusters.js';
 import { exactList } from './exact.js';
 import { perCompile } from './per-compile.js';
 import { sortedByName } from './sorted.js';
-import { sniffedOutbound, sniffedRouteName } from './sniffing.js';
+import { sniffedOnWildcard, sniffedOutbound, sniffedRouteName } from './sniffing.js';
 
 export const ALLOW_ANY_VHOST = 'allow_any';
 export const BLOCK_ALL_VHOST = 'block_all';
@@ -141,7 +141,8 @@ const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
 /**
  * Service ports with virtual hosts, grouped by port number: HTTP ones and those that name no protocol
  * (istiod's IsHTTPOrSniffed: a port's route config routes sniffed HTTP to them too); services stay
- * in hostname order. `http`: the ports an HTTP service uses (they get a `0.0.0.0_<port>` listener).
+ * in hostname order. `http`: the ports an HTTP service, or one sniffed on the wildcard address, uses
+ * (they get a `0.0.0.0_<port>` HTTP chain).
  */
 function routedServicesByPort(ctx: CompileContext): { byPort: Map<number, MeshService[]>; http: Set<number> } {
   const byPort = new Map<number, MeshService[]>();
@@ -149,7 +150,7 @@ function routedServicesByPort(ctx: CompileContext): { byPort: Map<number, MeshSe
   for (const s of ctx.model.services) {
     if (!routable(s)) continue;
     for (const p of s.ports) {
-      if (isHttpProtocol(p.protocol)) http.add(p.port);
+      if (isHttpProtocol(p.protocol) || sniffedOnWildcard(ctx.model, s, p)) http.add(p.port);
       else if (!p.protocolDefaulted) continue;
       const list = byPort.get(p.port) ?? [];
       if (list[list.length - 1] !== s) list.push(s);
@@ -170,7 +171,10 @@ const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1
  */
 interface PortPlan {
   readonly port: number;
-  /** Whether an HTTP service uses the port (else only sniffed ones do, and no listener asks for `"<port>"`). */
+  /**
+   * Whether `0.0.0.0_<port>` has an HTTP chain asking for `"<port>"` (an HTTP service, or one sniffed
+   * on the wildcard, uses the port); else only services sniffed on their own addresses do.
+   */
   readonly http: boolean;
   /** In virtual host name order. */
   readonly services: readonly MeshService[];
@@ -184,8 +188,10 @@ interface PortPlan {
   readonly perNamespace: ReadonlyMap<string, readonly number[]>;
   /** Indexes whose routes depend on the client namespace (built for every namespace). */
   readonly everyNamespace: readonly number[];
-  /** Indexes of services sniffed on this port (their `<host>:<port>` route config: ./sniffing.ts), in name order. */
+  /** Indexes of services sniffed on their own addresses on this port (their `<host>:<port>` route config: ./sniffing.ts). */
   readonly sniffed: readonly number[];
+  /** Indexes of services whose port names no protocol (a Sidecar bind sniffs them all). */
+  readonly defaulted: readonly number[];
   /** Sniffed services' virtual hosts shared by every client namespace, made when first asked for. */
   readonly sniffedShared: Map<number, VirtualHost>;
 }
@@ -219,8 +225,10 @@ const portPlans = perCompile((ctx): PortPlan[] => {
     const perNamespace = new Map<string, number[]>();
     const everyNamespace: number[] = [];
     const sniffed: number[] = [];
+    const defaulted: number[] = [];
     for (const [i, s] of services.entries()) {
       const own = s.ports.find((p) => p.port === port);
+      if (own?.protocolDefaulted) defaulted.push(i);
       if (own && sniffedOutbound(ctx.model, s, own)) sniffed.push(i);
       const all = sharedDomains(s);
       const domains = dedupe.keepShared(all);
@@ -259,6 +267,7 @@ const portPlans = perCompile((ctx): PortPlan[] => {
       perNamespace,
       everyNamespace,
       sniffed,
+      defaulted,
       sniffedShared: new Map(),
     });
   }
@@ -347,13 +356,18 @@ export function portRouteConfigs(
 const ANY_DOMAIN: string[] = Object.freeze(['*']) as unknown as string[];
 
 /**
- * The `<host>:<port>` route configs of the sniffed service ports (./sniffing.ts), by name: the
- * service's virtual host with the domain `*` and no catch-all, as istiod builds them.
+ * The `<host>:<port>` route configs of the service ports sniffed on their own addresses
+ * (./sniffing.ts), or with `everyDefaulted` of every port naming no protocol (a Sidecar bind's), by
+ * name: the service's virtual host with the domain `*` and no catch-all, as istiod builds them.
  */
-export function sniffedRouteConfigs(ctx: CompileContext, clientNamespace: string): Map<string, RouteConfiguration> {
+export function sniffedRouteConfigs(
+  ctx: CompileContext,
+  clientNamespace: string,
+  everyDefaulted = false,
+): Map<string, RouteConfiguration> {
   const configs: [string, RouteConfiguration][] = [];
   for (const plan of portPlans(ctx)) {
-    for (const i of plan.sniffed) {
+    for (const i of everyDefaulted ? plan.defaulted : plan.sniffed) {
       const s = plan.services[i] as MeshService;
       const name = sniffedRouteName(s, plan.port);
       configs.push([name, sidecarRouteConfig(name, [sniffedVirtualHost(ctx, plan, i, clientNamespace)])]);

@@ -6,9 +6,10 @@
  * (one virtual host, that service's, with the domain `*`). So HTTP to such a port is routed by the
  * host's VirtualService http routes, and anything else is proxied as TCP.
  *
- * Where istiod would listen on the wildcard for such a port (an entry without addresses and not
- * `NONE`, a CIDR), meshsnap keeps the TCP chain only (istiod's sniffed chain there shares the port's
- * route config with HTTP services; README, deviations).
+ * Where it has no address of its own (a ServiceEntry without addresses and not `NONE`, a CIDR) it
+ * shares `0.0.0.0_<port>`: that listener's HTTP chain, asking for the port's route config `"<port>"`
+ * (which holds the virtual hosts of sniffed services as well as HTTP ones), is added in front of its
+ * TCP chain (istiod's AutoOverHTTP and HTTPOverTCP merges).
  */
 import type { MeshService, MeshServicePort, ServiceModel } from '../model/service-model.js';
 
@@ -29,6 +30,17 @@ export function sniffedOutbound(model: ServiceModel, service: MeshService, port:
   if (se.workloadSelector) return true;
   // A NONE entry's written endpoints: listened on per IP (a DNS name cannot be).
   return (model.endpoints.get(service.hostname)?.get(port.port) ?? []).some((ep) => isIpAddress(ep.address));
+}
+
+/** Whether `port` of `service` is sniffed on the wildcard address (it has no address of its own there). */
+export function sniffedOnWildcard(model: ServiceModel, service: MeshService, port: MeshServicePort): boolean {
+  const se = service.serviceEntry;
+  if (!port.protocolDefaulted || service.externalName !== undefined || !se || service.clusterIP !== undefined)
+    return false;
+  if (se.addresses.length > 0) return se.addresses.some((a) => a.includes('/'));
+  if (se.resolution !== 'NONE') return true;
+  if (se.workloadSelector) return false;
+  return !(model.endpoints.get(service.hostname)?.get(port.port) ?? []).some((ep) => isIpAddress(ep.address));
 }
 
 export const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');

@@ -14,7 +14,6 @@
  *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
  *   namespace. Delegates are one level deep, as in istiod.
  */
-import { sniffedOutbound } from './sniffing.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
   Destination,
@@ -152,8 +151,6 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
   const tcp = new Map<string, readonly SourcedTcpRoute[]>();
   const tls = new Map<string, readonly SourcedTlsRoute[]>();
   const warned = new Set<string>();
-  /** VirtualService → the `host:port`s its http routes would reach, had meshsnap sniffed them as istiod does. */
-  const unsniffed = new Map<VirtualService, string[]>();
 
   for (const service of model.services) {
     const h = service.hostname;
@@ -193,41 +190,13 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     pick('http', http, (e) => e.http);
     pick('tcp', tcp, (e) => e.tcp);
     pick('tls', tls, (e) => e.tls);
-    const httpWinner = candidates.find((e) => e.http.length > 0);
-    if (httpWinner)
-      for (const p of service.ports)
-        if (p.protocolDefaulted && !sniffedOutbound(model, service, p)) {
-          const list = unsniffed.get(httpWinner.vs) ?? [];
-          list.push(`${h}:${p.port}`);
-          unsniffed.set(httpWinner.vs, list);
-        }
   }
-  for (const [vs, ports] of unsniffed) warnNotSniffed(vs, ports, diags);
 
   return {
     httpRoutes: (hostname) => http.get(hostname),
     tcpRoutes: (hostname) => tcp.get(hostname),
     tlsRoutes: (hostname) => tls.get(hostname),
   };
-}
-
-/**
- * A port that names no protocol is sniffed outbound where it listens on addresses of its own
- * (./sniffing.ts); where istiod would sniff it on the wildcard (an entry without addresses, a CIDR)
- * meshsnap keeps it TCP, and routes that silently stop applying are worth a warning on the
- * VirtualService, not only the port's `protocol-defaulted` info.
- */
-function warnNotSniffed(vs: VirtualService, ports: readonly string[], diags: Diagnostics): void {
-  const shown = ports.slice(0, 5).join(', ') + (ports.length > 5 ? ` and ${ports.length - 5} more` : '');
-  diags.warn({
-    ...where(vs),
-    code: 'protocol-not-sniffed',
-    field: 'spec.http',
-    message:
-      `these http routes do not apply on ${shown}: the port names no protocol, which istiod sniffs on the wildcard ` +
-      `address (and routes HTTP it finds by these routes) but meshsnap treats as TCP there (it sniffs only on a ` +
-      `service's own addresses); name its protocol (a ServiceEntry port protocol: HTTP) or give the entry addresses`,
-  });
 }
 
 /** The namespace/name index of a VirtualService list, built once per list (one per compile). */

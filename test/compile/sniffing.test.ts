@@ -164,7 +164,7 @@ test('a headless service naming no protocol sniffs on each pod IP listener', () 
   assert.ok(resources.routes.has('db.shop.svc.cluster.local:7000'));
 });
 
-test('well-known ports and ServiceEntries without addresses are not sniffed; the latter warn about their http routes', () => {
+test('ServiceEntries: on their addresses as Services, without any on 0.0.0.0_<port> through "<port>"; well-known ports stay TCP', () => {
   const result = compileYaml(
     service('mysql', '10.96.7.6', '[{ port: 3306 }]'),
     `apiVersion: networking.istio.io/v1
@@ -187,24 +187,55 @@ kind: VirtualService
 metadata: { name: ext, namespace: shop }
 spec:
   hosts: [api.example.com, vip.example.com]
-  http: [{ route: [{ destination: { host: api.example.com } }] }]`,
+  http: [{ timeout: 3s, route: [{ destination: { host: api.example.com } }] }]`,
     CLIENT_POD,
   );
   const { resources } = served(result, CLIENT);
   const mysql = resources.listeners.get('10.96.7.6_3306') as Json;
   assert.equal(mysql.listener_filters, undefined, 'a TCP listener: no inspector delays a server-first protocol');
   assert.equal(resources.routes.has('mysql.shop.svc.cluster.local:3306'), false);
-  assert.equal(resources.routes.has('api.example.com:8000'), false);
-  assert.ok(resources.routes.has('vip.example.com:8001'), 'an entry with an address sniffs there');
-  const warned = result.diagnostics.filter((d) => d.code === 'protocol-not-sniffed');
+
+  // No address: the wildcard listener's HTTP chain asks for "8000", which holds the entry's host.
+  const wildcard = resources.listeners.get('0.0.0.0_8000') as Json;
+  assert.deepEqual(((wildcard.filter_chains as Json[])[0]?.filter_chain_match as Json).application_protocols, [
+    'http/1.1',
+  ]);
   assert.deepEqual(
-    warned.map((d) => [d.kind, d.namespace, d.name, d.field]),
-    [['VirtualService', 'shop', 'ext', 'spec.http']],
+    ((resources.routes.get('8000') as Json).virtual_hosts as Json[]).map((v) => v.name),
+    ['api.example.com:8000', 'allow_any'],
   );
-  assert.match(warned[0]?.message ?? '', /do not apply on api\.example\.com:8000: /);
+  const toApi = (protocol: ExplainRequest['protocol']) =>
+    explain(resources, request({ host: 'api.example.com', port: 8000, destinationIp: '93.184.216.34', protocol }));
+  const http = toApi('http/1.1');
+  assert.equal(http.routeConfig?.name, '8000');
+  assert.deepEqual(
+    http.clusters.map((c) => c.name),
+    ['outbound|8000||api.example.com'],
+  );
+  assert.ok(
+    http.provenance.some((o) => o.kind === 'VirtualService' && o.name === 'ext'),
+    'the VirtualService route applies',
+  );
+  assert.equal(toApi('tcp').outcome, 'tcp_proxy');
+  assert.deepEqual(
+    toApi('tcp').clusters.map((c) => c.name),
+    ['outbound|8000||api.example.com'],
+  );
+
+  // An address of its own: sniffed there, as a Service's cluster IP.
+  assert.ok(resources.routes.has('vip.example.com:8001'));
+  assert.equal(
+    explain(resources, request({ host: 'vip.example.com', port: 8001, destinationIp: '240.0.0.9' })).routeConfig?.name,
+    'vip.example.com:8001',
+  );
+  // istiod's validation warning about the entry without addresses, and nothing about lost routes.
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info').map((d) => [d.code, d.name]),
+    [['tcp-port-without-address', 'ext']],
+  );
 });
 
-test('a Sidecar: its catch-all egress listener sniffs as without one; with a bind the port stays TCP', () => {
+test('a Sidecar: its catch-all egress listener sniffs as without one, and on a bind through the first service', () => {
   const sidecar = (bind: string) => `apiVersion: networking.istio.io/v1
 kind: Sidecar
 metadata: { name: default, namespace: shop }
@@ -217,9 +248,18 @@ spec:
   );
   assert.ok(scoped.routes.has('cart.shop.svc.cluster.local:80'));
 
-  const bound = compileYaml(...CART, CLIENT_POD, sidecar('bind: 127.0.0.2, '));
+  // istiod on a bind: one listener for the port, whose HTTP chain is the first service's.
+  const bound = compileYaml(...CART, CLIENT_POD, sidecar('bind: 127.0.0.2, captureMode: NONE, '));
   const { resources } = served(bound, CLIENT);
   const listener = resources.listeners.get('127.0.0.2_80') as Json;
-  assert.equal(listener.listener_filters, undefined);
-  assert.equal(resources.routes.has('cart.shop.svc.cluster.local:80'), false);
+  assert.deepEqual(
+    (listener.listener_filters as Json[]).map((f) => f.name),
+    ['envoy.filters.listener.http_inspector'],
+  );
+  const canary = explain(resources, request({ destinationIp: '127.0.0.2', headers: { canary: 'yes' } }));
+  assert.equal(canary.routeConfig?.name, 'cart.shop.svc.cluster.local:80');
+  assert.deepEqual(
+    canary.clusters.map((c) => c.name),
+    ['outbound|80|v2|cart.shop.svc.cluster.local'],
+  );
 });

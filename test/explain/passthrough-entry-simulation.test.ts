@@ -6,9 +6,8 @@
  * blackhole virtual host. Then the same mesh calling the entry's host: reachable through its
  * cluster with the entry, BlackHoleCluster without it.
  *
- * Deviation: port 81 names no protocol. Without a VIP istiod sniffs it on the wildcard address
- * (HTTP on it then meets the blackhole virtual host); meshsnap sniffs only on an entry's own
- * addresses (src/compile/sniffing.ts) and keeps it TCP there, so those calls are left out here.
+ * Port 81 names no protocol: sniffed (src/compile/sniffing.ts). Without a VIP it is sniffed on the
+ * wildcard address, so plaintext HTTP on it meets the port's blackhole virtual host, as on an HTTP port.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -92,9 +91,9 @@ for (const mode of ['REGISTRY_ONLY', 'ALLOW_ANY'] as const) {
           const isHttp = name === 'http-plaintext';
           // Without a VIP a TCP port's listener takes every address (istiod: no expectation).
           if (!vip && (port === 82 || (port === 81 && !isHttp))) continue;
-          if (!vip && port === 81 && isHttp) continue; // sniffed by istiod; TCP in meshsnap (see above)
           const out = explain(r, call(name, port));
-          if (mode === 'REGISTRY_ONLY' && isHttp && HTTP_PORTS.has(port)) {
+          const httpChain = HTTP_PORTS.has(port) || (port === 81 && !vip);
+          if (mode === 'REGISTRY_ONLY' && isHttp && httpChain) {
             assert.equal(out.virtualHost?.name, 'block_all', label);
             assert.deepEqual(out.clusters, [], label);
             continue;

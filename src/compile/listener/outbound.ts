@@ -31,7 +31,8 @@ import { assembleOutboundListener, egressCluster, type OutboundChain } from './o
 import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 import { sortedByName } from '../sorted.js';
-import { isIpAddress, sniffedOutbound, sniffedRouteName } from '../sniffing.js';
+import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
+import { isIpAddress, sniffedOnWildcard, sniffedOutbound, sniffedRouteName } from '../sniffing.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -66,26 +67,35 @@ export function addCatchAllPorts(
 ): void {
   const locked = new Set(entries.keys());
   const httpPorts = new Set<number>();
+  // Ports sniffed on the wildcard and used by no HTTP service: their HTTP chain takes HTTP/1.1 only.
+  const sniffedOnly = new Set<number>();
   const tcpPorts: { service: MeshService; port: MeshServicePort }[] = [];
   for (const service of services) {
     if (service.externalName !== undefined) continue;
     for (const port of service.ports) {
       if (port.protocol === 'UDP') continue;
       if (isHttpProtocol(port.protocol)) httpPorts.add(port.port);
-      else tcpPorts.push({ service, port });
+      else {
+        tcpPorts.push({ service, port });
+        if (!bind && sniffedOnWildcard(ctx.model, service, port)) sniffedOnly.add(port.port);
+      }
     }
   }
+  for (const port of httpPorts) sniffedOnly.delete(port);
   const address = bind?.address ?? WILDCARD;
-  for (const port of [...httpPorts].sort((a, b) => a - b)) {
+  for (const port of [...httpPorts, ...sniffedOnly].sort((a, b) => a - b)) {
     const name = ipListenerName(address, port);
     if (locked.has(name)) continue;
-    entries.set(name, { address, port, chains: [httpChain(address, port)], ...boundTo(bind) });
+    const chain = httpChain(address, port, sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {});
+    entries.set(name, { address, port, chains: [chain], ...boundTo(bind) });
   }
   for (const { service, port } of tcpPorts) {
     const binds = bind ? [{ address: bind.address }] : portBinds(ctx, service, port);
-    // A Sidecar's bind is shared by every service on the port: istiod's sniffed chain there routes by
-    // the first service's route config only; meshsnap keeps such ports TCP (README, deviations).
-    const sniffed = !bind && sniffedOutbound(ctx.model, service, port);
+    // A Sidecar's bind is shared by every service on the port: as in istiod, the first service's HTTP
+    // chain (and so its `<host>:<port>` route config) is the one kept there.
+    const sniffed = bind
+      ? port.protocolDefaulted === true && !bind.address.startsWith(UNIX_BIND_PREFIX)
+      : sniffedOutbound(ctx.model, service, port);
     addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, sniffed);
   }
 }

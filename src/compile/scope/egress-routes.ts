@@ -5,8 +5,8 @@
  * own services on that port and its own VirtualServices. A unix socket's route config is named
  * after its bind and picks the listener with that bind. When the picked listener is a unix socket
  * or HTTP_PROXY, the config holds every HTTP port of its services (allPortsRouteConfig). A sniffed
- * port's `<host>:<port>` (../sniffing.ts) comes from the catch-all listener. Only the route configs
- * some listener asks for.
+ * port's `<host>:<port>` (../sniffing.ts) comes from the catch-all listener, with or without a bind.
+ * Only the route configs some listener asks for.
  */
 import { Diagnostics } from '../../model/diagnostics.js';
 import type { RouteConfiguration } from '../../xds/proto.js';
@@ -41,10 +41,10 @@ export function buildEgressRoutes(
     let configs = built.get(owner);
     if (!configs) {
       configs = portRouteConfigs(view, clientNamespace, true);
-      for (const [n, c] of sniffedRouteConfigs(view, clientNamespace)) configs.set(n, c);
+      for (const [n, c] of sniffedRouteConfigs(view, clientNamespace, true)) configs.set(n, c);
       built.set(owner, configs);
     }
-    // A sniffed port's `<host>:<port>` (only catch-all listeners without a bind sniff) is always built.
+    // A sniffed port's `<host>:<port>` (only the catch-all listener sniffs) is always built.
     const config = configs.get(name) ?? (Number.isInteger(port) ? catchAllRouteConfig(view, port) : undefined);
     if (config) out.set(name, config);
   }
