@@ -105,7 +105,7 @@ function servicePorts(se: ServiceEntry, diags: Diagnostics): MeshServicePort[] {
     if (p.protocol === undefined)
       diags.info({
         code: 'protocol-defaulted',
-        message: `port ${p.number} (${p.name}) names no protocol; sidecars sniff it outbound on the entry's own addresses (HTTP by the host's http routes, the rest as TCP), else take it as TCP (set protocol)`,
+        message: `port ${p.number} (${p.name}) names no protocol; sidecars sniff it outbound (HTTP by the host's http routes, the rest as TCP) and take it as TCP inbound (set protocol)`,
         kind: 'ServiceEntry',
         namespace: se.meta.namespace,
         name: se.meta.name,
