@@ -13,9 +13,16 @@
  * TCP chain (istiod's AutoOverHTTP and HTTPOverTCP merges).
  */
 import type { MeshService, MeshServicePort, ServiceModel } from '../model/service-model.js';
+import { isIp } from '../model/workload-endpoints.js';
 
 /** The route config a sniffed port's HTTP chain asks for on the service's own addresses (istiod: `<hostname>:<port>`). */
 export const sniffedRouteName = (service: MeshService, port: number): string => `${service.hostname}:${port}`;
+
+/** Where a port is sniffed: on the service's own addresses (`<host>:<port>`), on the wildcard (`"<port>"`). */
+export interface SniffedOn {
+  readonly own: boolean;
+  readonly wildcard: boolean;
+}
 
 /**
  * Where a sidecar sniffs `port` of `service`: on addresses of its own, on the wildcard, both (an
@@ -23,11 +30,7 @@ export const sniffedRouteName = (service: MeshService, port: number): string => 
  * alone where endpoints change between config rounds (a headless Service, an entry picking pods), so
  * a route config never lags its listeners.
  */
-function sniffedOn(
-  model: ServiceModel,
-  service: MeshService,
-  port: MeshServicePort,
-): { own: boolean; wildcard: boolean } {
+export function sniffedOn(model: ServiceModel, service: MeshService, port: MeshServicePort): SniffedOn {
   if (!port.protocolDefaulted || service.externalName !== undefined) return NOWHERE;
   const se = service.serviceEntry;
   if (!se || service.clusterIP !== undefined) return OWN;
@@ -36,13 +39,13 @@ function sniffedOn(
   if (se.resolution !== 'NONE') return WILDCARD;
   if (se.workloadSelector) return OWN;
   // A NONE entry's written endpoints: listened on per IP (a DNS name cannot be), else the wildcard.
-  const ips = (model.endpoints.get(service.hostname)?.get(port.port) ?? []).some((ep) => isIpAddress(ep.address));
+  const ips = (model.endpoints.get(service.hostname)?.get(port.port) ?? []).some((ep) => isIp(ep.address));
   return ips ? OWN : WILDCARD;
 }
 
-const NOWHERE = { own: false, wildcard: false };
-const OWN = { own: true, wildcard: false };
-const WILDCARD = { own: false, wildcard: true };
+const NOWHERE: SniffedOn = { own: false, wildcard: false };
+const OWN: SniffedOn = { own: true, wildcard: false };
+const WILDCARD: SniffedOn = { own: false, wildcard: true };
 
 /** Whether a sidecar sniffs `port` of `service` on addresses of its own (with the `<host>:<port>` route config). */
 export const sniffedOutbound = (model: ServiceModel, service: MeshService, port: MeshServicePort): boolean =>
@@ -51,5 +54,3 @@ export const sniffedOutbound = (model: ServiceModel, service: MeshService, port:
 /** Whether a sidecar sniffs `port` of `service` on the wildcard address (through the `"<port>"` route config). */
 export const sniffedOnWildcard = (model: ServiceModel, service: MeshService, port: MeshServicePort): boolean =>
   sniffedOn(model, service, port).wildcard;
-
-export const isIpAddress = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');

@@ -15,7 +15,7 @@ import type { ClientTLSSettings } from '../model/istio.js';
 import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
 import { deepFreeze } from './intern.js';
-import { header, joinFields, varintLength } from './listener/wire-splice.js';
+import { header, headerLength, joinFields, writeHeader } from './listener/wire-splice.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
 type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;
@@ -285,18 +285,11 @@ function withSniField(head: Uint8Array, sni: string): Uint8Array {
   if (sni === '') return head.slice();
   const ascii = isAscii(sni);
   const text = ascii ? undefined : utf8.encode(sni);
-  const length = text ? text.length : sni.length;
-  const out = new Uint8Array(head.length + 1 + varintLength(length) + length);
+  const field = header(2, text ? text.length : sni.length);
+  const length = field.length;
+  const out = new Uint8Array(head.length + headerLength(field) + length);
   out.set(head, 0);
-  let at = head.length;
-  out[at++] = 0x12;
-  for (let n = length; ; n >>>= 7) {
-    if (n < 0x80) {
-      out[at++] = n;
-      break;
-    }
-    out[at++] = (n & 0x7f) | 0x80;
-  }
+  const at = writeHeader(out, head.length, field);
   if (text) out.set(text, at);
   else for (let i = 0; i < length; i++) out[at + i] = sni.charCodeAt(i);
   return out;

@@ -218,11 +218,12 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
   for (const p of sorted) {
     if (ports.length > 0 && ports[ports.length - 1]!.port === p.port) continue;
     let protocol = portProtocol(p);
-    let sniffed = false;
+    // No protocol named (istiod's `Unsupported`): TCP, and sniffed by sidecars but on well-known TCP ports.
+    let defaulted = false;
     if (protocol === undefined) {
       protocol = 'TCP';
-      sniffed = !WELL_KNOWN_TCP_PORTS.has(p.port);
-      if (sniffed) {
+      defaulted = !WELL_KNOWN_TCP_PORTS.has(p.port);
+      if (defaulted) {
         const field = `spec.ports[${svc.ports.indexOf(p)}]`;
         diags.info({
           code: 'protocol-defaulted',
@@ -239,7 +240,7 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
       p.name !== undefined
         ? { name: p.name, port: p.port, targetPort: p.targetPort, protocol }
         : { port: p.port, targetPort: p.targetPort, protocol };
-    ports.push(sniffed ? { ...port, protocolDefaulted: true } : port);
+    ports.push(defaulted ? { ...port, protocolDefaulted: true } : port);
   }
   const headless = svc.clusterIP === 'None';
   const clusterIP = !headless && svc.clusterIP ? svc.clusterIP : undefined;

@@ -20,7 +20,7 @@ import type { Diagnostics } from './diagnostics.js';
 import type { Pod } from './k8s.js';
 import type { ServiceEntry, WorkloadEntry } from './service-entry.js';
 import type { Locality, MeshEndpoint, MeshService, MeshServicePort } from './service-model.js';
-import { entryEndpoint, entryPort, podEndpoint, selectsWorkload } from './workload-endpoints.js';
+import { entryEndpoint, entryPort, isIp, podEndpoint, selectsWorkload } from './workload-endpoints.js';
 
 export interface ServiceEntryInputs {
   readonly serviceEntries: readonly ServiceEntry[];
@@ -37,7 +37,6 @@ export interface ServiceEntryServices {
 }
 
 const isDns = (se: ServiceEntry): boolean => se.spec.resolution === 'DNS' || se.spec.resolution === 'DNS_ROUND_ROBIN';
-const isIp = (s: string): boolean => /^[0-9.]+$/.test(s) || s.includes(':');
 
 /** `1.2.3.4/32` → `1.2.3.4` (istiod turns full-length prefixes into plain addresses). */
 function address(a: string): string {

@@ -5,7 +5,7 @@ import { IncrementalCompiler, withReplaced } from '../../src/compile/incremental
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import type { InputSet } from '../../src/model/inputs.js';
 import type { Endpoints, EndpointSlice } from '../../src/model/k8s.js';
-import { bookinfoInputs, TWO_HEADLESS_ON_ONE_POD } from './incremental-helpers.js';
+import { bookinfoInputs, endpointSliceYaml, TWO_HEADLESS_ON_ONE_POD } from './incremental-helpers.js';
 
 /** `inputs` with the named Endpoints' addresses all at `ip`. */
 function movedTo(inputs: InputSet, name: string, ip: string): InputSet {
@@ -55,24 +55,8 @@ spec:
   selector: {app: web}
   ports: [{name: http, port: 80, targetPort: web}]
 ---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: web-v1, namespace: default, labels: {kubernetes.io/service-name: web}}
-addressType: IPv4
-ports: [{name: http, port: 8080, protocol: TCP}]
-endpoints:
-- addresses: [10.244.5.1]
-  conditions: {ready: true}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: web-v2, namespace: default, labels: {kubernetes.io/service-name: web}}
-addressType: IPv4
-ports: [{name: http, port: 8080, protocol: TCP}]
-endpoints:
-- addresses: [10.244.5.2]
-  conditions: {ready: true}
-`;
+${endpointSliceYaml('web-v1', 'web', { name: 'http', port: 8080 }, ['10.244.5.1'])}---
+${endpointSliceYaml('web-v2', 'web', { name: 'http', port: 8080 }, ['10.244.5.2'])}`;
 
 test('endpoint rounds that make a named targetPort resolve differently per pod, and alike again, report what a full compile reports', () => {
   const base = bookinfoInputs([['web.yaml', NAMED_TWICE]]);

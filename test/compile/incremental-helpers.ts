@@ -212,11 +212,10 @@ export function legacyEndpoints(namespace: string, name: string, ips: readonly s
   };
 }
 
-/** The bookinfo cluster state with the samples' DestinationRules and 80/20 reviews VirtualService, plus `extra` texts. */
-/** Two headless services in front of the same pod and port: their pod-IP listeners conflict (the conflict names the IP). */
-export const TWO_HEADLESS_ON_ONE_POD = `apiVersion: v1
+/** A headless Service `name` in front of the db pod (10.244.0.12) on 5432, with its legacy Endpoints. */
+const headlessOnDbPod = (name: string): string => `apiVersion: v1
 kind: Service
-metadata: {name: db, namespace: default}
+metadata: {name: ${name}, namespace: default}
 spec:
   clusterIP: None
   selector: {app: db}
@@ -224,27 +223,37 @@ spec:
 ---
 apiVersion: v1
 kind: Endpoints
-metadata: {name: db, namespace: default}
-subsets:
-- addresses: [{ip: 10.244.0.12}]
-  ports: [{name: tcp-db, port: 5432}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: db-replica, namespace: default}
-spec:
-  clusterIP: None
-  selector: {app: db}
-  ports: [{name: tcp-db, port: 5432, targetPort: 5432}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: db-replica, namespace: default}
+metadata: {name: ${name}, namespace: default}
 subsets:
 - addresses: [{ip: 10.244.0.12}]
   ports: [{name: tcp-db, port: 5432}]
 `;
 
+/** Two headless services in front of the same pod and port: their pod-IP listeners conflict (the conflict names the IP). */
+export const TWO_HEADLESS_ON_ONE_POD = `${headlessOnDbPod('db')}---\n${headlessOnDbPod('db-replica')}`;
+
+/**
+ * An EndpointSlice of Service `service` in `namespace`: one ready endpoint per address, each on
+ * `port` (`name` empty for a Service port without a name).
+ */
+export function endpointSliceYaml(
+  slice: string,
+  service: string,
+  port: { readonly name?: string; readonly port: number },
+  addresses: readonly string[],
+  namespace = 'default',
+): string {
+  const name = port.name !== undefined ? `name: ${port.name}, ` : '';
+  return `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: ${slice}, namespace: ${namespace}, labels: {kubernetes.io/service-name: ${service}}}
+addressType: IPv4
+ports: [{${name}port: ${port.port}, protocol: TCP}]
+endpoints:
+${addresses.map((a) => `- addresses: [${a}]\n  conditions: {ready: true}\n`).join('')}`;
+}
+
+/** The bookinfo cluster state with the samples' DestinationRules and 80/20 reviews VirtualService, plus `extra` texts. */
 export function bookinfoInputs(extra: readonly (readonly [file: string, text: string])[] = []): InputSet {
   const sample = (name: string) => readFileSync(join(ISTIO_SAMPLES, 'bookinfo', 'networking', name), 'utf8');
   const texts: (readonly [string, string])[] = [

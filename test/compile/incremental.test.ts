@@ -16,7 +16,13 @@ import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.
 import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { mulberry32 } from '../inputs/prng.js';
-import { assertSameOutput, bookinfoInputs, randomStep, TWO_HEADLESS_ON_ONE_POD } from './incremental-helpers.js';
+import {
+  assertSameOutput,
+  bookinfoInputs,
+  endpointSliceYaml,
+  randomStep,
+  TWO_HEADLESS_ON_ONE_POD,
+} from './incremental-helpers.js';
 
 /**
  * Bookinfo plus what makes endpoints matter beyond assignments: a named targetPort (inbound
@@ -79,24 +85,8 @@ spec:
   selector: {app: api}
   ports: [{name: http, port: 80, targetPort: api-port}]
 ---
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: api-1, namespace: default, labels: {kubernetes.io/service-name: api}}
-addressType: IPv4
-ports: [{name: http, port: 7000, protocol: TCP}]
-endpoints:
-- addresses: [10.244.3.1]
-  conditions: {ready: true}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: api-2, namespace: default, labels: {kubernetes.io/service-name: api}}
-addressType: IPv4
-ports: [{name: http, port: 7000, protocol: TCP}]
-endpoints:
-- addresses: [10.244.3.2]
-  conditions: {ready: true}
----
+${endpointSliceYaml('api-1', 'api', { name: 'http', port: 7000 }, ['10.244.3.1'])}---
+${endpointSliceYaml('api-2', 'api', { name: 'http', port: 7000 }, ['10.244.3.2'])}---
 apiVersion: v1
 kind: Service
 metadata: {name: sticky, namespace: default, labels: {istio.io/persistent-session: cookie}}

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explain, type ExplainRequest } from '../../src/explain/index.js';
 import { served } from '../helpers/mesh.js';
+import { endpointSliceYaml } from './incremental-helpers.js';
 import { compileYaml, pod, sidecarNode } from './security/mesh.js';
 
 type Json = Record<string, unknown>;
@@ -21,12 +22,7 @@ spec:
   selector: { app: ${name} }
   ports: ${ports}`;
 
-const slice = (name: string, ip: string, port: number) => `apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: { name: ${name}-1, namespace: shop, labels: { kubernetes.io/service-name: ${name} } }
-addressType: IPv4
-ports: [{ port: ${port}, protocol: TCP }]
-endpoints: [{ addresses: [${ip}], conditions: { ready: true } }]`;
+const slice = (name: string, ip: string, port: number) => endpointSliceYaml(`${name}-1`, name, { port }, [ip], 'shop');
 
 /** cart: port 80 names no protocol; a VirtualService splits its HTTP between two subsets. */
 const CART = [

@@ -32,7 +32,8 @@ import { outboundTcpChains, type TcpBind } from './outbound-tcp.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 import { sortedByName } from '../sorted.js';
 import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
-import { isIpAddress, sniffedOnWildcard, sniffedOutbound, sniffedRouteName } from '../sniffing.js';
+import { isIp } from '../../model/workload-endpoints.js';
+import { sniffedOn, sniffedRouteName, type SniffedOn } from '../sniffing.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -69,15 +70,16 @@ export function addCatchAllPorts(
   const httpPorts = new Set<number>();
   // Ports sniffed on the wildcard and used by no HTTP service: their HTTP chain takes HTTP/1.1 only.
   const sniffedOnly = new Set<number>();
-  const tcpPorts: { service: MeshService; port: MeshServicePort }[] = [];
+  const tcpPorts: { service: MeshService; port: MeshServicePort; sniffed: SniffedOn }[] = [];
   for (const service of services) {
     if (service.externalName !== undefined) continue;
     for (const port of service.ports) {
       if (port.protocol === 'UDP') continue;
       if (isHttpProtocol(port.protocol)) httpPorts.add(port.port);
       else {
-        tcpPorts.push({ service, port });
-        if (!bind && sniffedOnWildcard(ctx.model, service, port)) sniffedOnly.add(port.port);
+        const sniffed = sniffedOn(ctx.model, service, port);
+        tcpPorts.push({ service, port, sniffed });
+        if (!bind && sniffed.wildcard) sniffedOnly.add(port.port);
       }
     }
   }
@@ -89,14 +91,12 @@ export function addCatchAllPorts(
     const chain = httpChain(address, port, sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {});
     entries.set(name, { address, port, chains: [chain], ...boundTo(bind) });
   }
-  for (const { service, port } of tcpPorts) {
+  for (const { service, port, sniffed } of tcpPorts) {
     const binds = bind ? [{ address: bind.address }] : portBinds(ctx, service, port);
     // A Sidecar's bind is shared by every service on the port: as in istiod, the first service's HTTP
     // chain (and so its `<host>:<port>` route config) is the one kept there.
-    const sniffed = bind
-      ? port.protocolDefaulted === true && !bind.address.startsWith(UNIX_BIND_PREFIX)
-      : sniffedOutbound(ctx.model, service, port);
-    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, sniffed);
+    const http = bind ? port.protocolDefaulted === true && !bind.address.startsWith(UNIX_BIND_PREFIX) : sniffed.own;
+    addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, http);
   }
 }
 
@@ -138,7 +138,7 @@ export function portBinds(ctx: CompileContext, service: MeshService, port: MeshS
 function endpointIps(ctx: CompileContext, service: MeshService, port: MeshServicePort): string[] {
   const out = new Set<string>();
   for (const ep of ctx.model.endpoints.get(service.hostname)?.get(port.port) ?? [])
-    if (isIpAddress(ep.address)) out.add(ep.address);
+    if (isIp(ep.address)) out.add(ep.address);
   return [...out].sort();
 }
 

@@ -40,10 +40,16 @@ export function joinFields(pieces: readonly (Uint8Array | FieldHeader)[]): Uint8
       at += p.length;
       continue;
     }
-    out[at++] = p.tag;
-    let n = p.length;
-    for (; n >= 0x80; n >>>= 7) out[at++] = (n & 0x7f) | 0x80;
-    out[at++] = n;
+    at = writeHeader(out, at, p);
   }
   return out;
+}
+
+/** Writes `h` (its tag, then its length as a varint) into `out` at `at`; gives the position after it. */
+export function writeHeader(out: Uint8Array, at: number, h: FieldHeader): number {
+  out[at++] = h.tag;
+  let n = h.length;
+  for (; n >= 0x80; n >>>= 7) out[at++] = (n & 0x7f) | 0x80;
+  out[at++] = n;
+  return at;
 }
