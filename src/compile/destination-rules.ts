@@ -15,8 +15,15 @@
  * A restricted visibility scope (compile/scope/) indexes the rules its namespace sees with
  * `clientNamespace`, and then the order is istiod's: the client's namespace, the service's, the root.
  *
- * Not modelled: rules with a `workloadSelector` (they apply to some workloads only; meshsnap
- * reports and skips them rather than apply them to all).
+ * Rules with a `workloadSelector` (istiod: SidecarScope.DestinationRule) apply only to the
+ * sidecars of their own namespace whose labels they select, and only outbound. They are never in
+ * the shared index: a namespace holding one gets views (compile/scope/) built with its
+ * `WorkloadRules`. There its host takes part in the namespace's lookup like any rule of the
+ * client's namespace; for a workload it selects, that host's rule is the selecting rule merged
+ * with the others of the same selector, then with the namespace's rules without a selector
+ * (subsets appended, the first trafficPolicy wins); for any other workload it is the rules without
+ * a selector for that host, or none at all: as in istiod, the search stops in the client's
+ * namespace even when that leaves the workload without a rule the service's namespace has.
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { DestinationRule, DestinationRuleSpec, Subset } from '../model/istio.js';
@@ -29,8 +36,32 @@ interface HostRules {
   /** Resolved host as written (FQDN or wildcard). */
   readonly host: string;
   readonly namespace: string;
+  /** The rules without a workloadSelector. */
   readonly rules: DestinationRule[];
+  /** The client namespace's rules with a workloadSelector (views only), in name order. */
+  readonly selective: DestinationRule[];
 }
+
+/** The rules with a workloadSelector a view of one client namespace knows (see the module comment). */
+export interface WorkloadRules {
+  /** Every rule with a workloadSelector in the client namespace: its host takes part in the lookup. */
+  readonly namespaceRules: readonly DestinationRule[];
+  /** Those whose selector picks the workload. */
+  readonly selected: ReadonlySet<DestinationRule>;
+}
+
+const NO_WORKLOAD_RULES: WorkloadRules = { namespaceRules: [], selected: new Set() };
+
+/** Whether a rule has a workloadSelector (an empty one selects every workload of its namespace). */
+export const hasWorkloadSelector = (dr: DestinationRule): boolean => dr.spec.workloadSelector !== undefined;
+
+const selectorKey = (dr: DestinationRule): string => {
+  const labels = dr.spec.workloadSelector?.matchLabels ?? {};
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+};
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -47,33 +78,34 @@ export function indexDestinationRules(
   mesh: MeshConfig,
   diags: Diagnostics,
   clientNamespace?: string,
+  workload: WorkloadRules = NO_WORKLOAD_RULES,
 ): DestinationRuleIndex {
-  const sorted = [...model.destinationRules].sort(
-    (a, b) => cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name),
-  );
+  const byNsName = (a: DestinationRule, b: DestinationRule) =>
+    cmp(a.meta.namespace, b.meta.namespace) || cmp(a.meta.name, b.meta.name);
+  const sorted = [...model.destinationRules].sort(byNsName);
 
   // namespace → host → rules
   const byNamespace = new Map<string, Map<string, HostRules>>();
-  for (const dr of sorted) {
-    if (dr.spec.workloadSelector) {
-      diags.warn({
-        ...where(dr),
-        code: 'unsupported-workload-selector',
-        field: 'spec.workloadSelector',
-        message: 'DestinationRules with a workloadSelector are not supported; the rule is ignored',
-      });
-      continue;
-    }
+  const entryOf = (dr: DestinationRule): HostRules => {
     const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix, model.byHostname);
     let hosts = byNamespace.get(dr.meta.namespace);
     if (!hosts) byNamespace.set(dr.meta.namespace, (hosts = new Map()));
     let entry = hosts.get(host);
-    if (!entry) hosts.set(host, (entry = { host, namespace: dr.meta.namespace, rules: [] }));
-    entry.rules.push(dr);
+    if (!entry) hosts.set(host, (entry = { host, namespace: dr.meta.namespace, rules: [], selective: [] }));
+    return entry;
+  };
+  // The shared index leaves rules with a selector to the views of their namespace (scope/scopes.ts).
+  const selectorRules: DestinationRule[] = [];
+  for (const dr of sorted) {
+    if (hasWorkloadSelector(dr)) selectorRules.push(dr);
+    else entryOf(dr).rules.push(dr);
   }
+  if (clientNamespace !== undefined)
+    for (const dr of [...workload.namespaceRules].sort(byNsName))
+      if (dr.meta.namespace === clientNamespace) entryOf(dr).selective.push(dr);
 
   const namespaces = [...byNamespace.keys()].sort(cmp);
-  const merged = new Map<HostRules, ResolvedDestinationRule>();
+  const merged = new Map<HostRules, ResolvedDestinationRule | null>();
   const used = new Set<HostRules>();
   const byHostname = new Map<string, ResolvedDestinationRule>();
 
@@ -87,7 +119,9 @@ export function indexDestinationRules(
     if (!chosen) continue;
     used.add(chosen);
     let resolved = merged.get(chosen);
-    if (!resolved) merged.set(chosen, (resolved = mergeRules(chosen, diags)));
+    if (resolved === undefined) merged.set(chosen, (resolved = mergeRules(chosen, workload.selected, diags)));
+    // A host only rules with a selector name, none of them picking this workload: no rule (istiod).
+    if (resolved === null) continue;
     byHostname.set(service.hostname, { ...resolved, hostname: service.hostname });
     warnEmptySubsets(model, service, resolved, diags);
   }
@@ -105,7 +139,7 @@ export function indexDestinationRules(
             field: 'spec.host',
             message: `host ${dr.spec.host} matches no known service`,
           });
-      } else if (!used.has(entry)) {
+      } else if (!used.has(entry) && clientNamespace === undefined) {
         for (const dr of entry.rules)
           diags.info({
             ...where(dr),
@@ -116,6 +150,21 @@ export function indexDestinationRules(
       }
     }
   }
+
+  if (clientNamespace === undefined)
+    for (const dr of selectorRules) {
+      const host = resolveHost(dr.spec.host, dr.meta.namespace, mesh.domainSuffix, model.byHostname);
+      const matchesAny = host.startsWith('*')
+        ? model.services.some((s) => hostMatches(host, s.hostname))
+        : model.byHostname.has(host);
+      if (!matchesAny)
+        diags.warn({
+          ...where(dr),
+          code: 'unknown-host',
+          field: 'spec.host',
+          message: `host ${dr.spec.host} matches no known service`,
+        });
+    }
 
   return { lookup: (hostname) => byHostname.get(hostname) };
 }
@@ -219,13 +268,32 @@ function chooseIn(
   return best;
 }
 
-function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRule {
-  const [first, ...rest] = entry.rules as [DestinationRule, ...DestinationRule[]];
+/**
+ * The rules of a host that apply to the workload: the first rule with a selector that picks it and
+ * the others of the same selector, then those without one (istiod sorts rules with a selector
+ * first and merges the later ones into them); else those without one.
+ */
+function applying(entry: HostRules, selected: ReadonlySet<DestinationRule>): readonly DestinationRule[] {
+  const first = entry.selective.find((dr) => selected.has(dr));
+  if (!first) return entry.rules;
+  const key = selectorKey(first);
+  return [...entry.selective.filter((dr) => selectorKey(dr) === key), ...entry.rules];
+}
+
+/** The merged rule of a host for the workload; null where none of its rules applies to it. */
+function mergeRules(
+  entry: HostRules,
+  selected: ReadonlySet<DestinationRule>,
+  diags: Diagnostics,
+): ResolvedDestinationRule | null {
+  const rules = applying(entry, selected);
+  const [first, ...rest] = rules;
+  if (!first) return null;
   if (rest.length === 0) return { hostname: entry.host, spec: first.spec, sources: [first] };
   const subsets: Subset[] = [];
   const seen = new Set<string>();
   let trafficPolicy = first.spec.trafficPolicy;
-  for (const dr of entry.rules) {
+  for (const dr of rules) {
     if (dr !== first) {
       diags.warn({
         ...where(dr),
@@ -250,7 +318,7 @@ function mergeRules(entry: HostRules, diags: Diagnostics): ResolvedDestinationRu
     });
   }
   const spec: DestinationRuleSpec = { ...first.spec, subsets, ...(trafficPolicy ? { trafficPolicy } : {}) };
-  return { hostname: entry.host, spec, sources: entry.rules };
+  return { hostname: entry.host, spec, sources: rules };
 }
 
 /** istiod keeps a subset cluster that selects nothing (it may fill later); say so, since it is often a typo. */

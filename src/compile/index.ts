@@ -11,6 +11,7 @@
 import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
+import type { DestinationRule } from '../model/istio.js';
 import {
   hasWorkloadSelector,
   workloadSelectorOf,
@@ -23,12 +24,13 @@ import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
-import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
+import { buildRouterGroup, isRouterWorkload, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
 import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
+import { classKeysOf, indexSelectorRules, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { labelsKey } from './labels.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
@@ -165,9 +167,11 @@ export function compileWithShapes(
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
+  const selectorRules = indexSelectorRules(ctx.model.destinationRules);
   for (const ns of ctx.model.namespaces) {
-    // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars do.
-    const grpcScope = scopes.scopeOf(ns, ctx.sidecars.forWorkload(ns, {}));
+    // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars
+    // do; they are placed by namespace, not labels: only a rule selecting every workload applies.
+    const grpcScope = scopes.scopeOf(ns, ctx.sidecars.forWorkload(ns, {}), selectorRules.selecting(ns, {}));
     const grpcGroups = [
       scoped.shared(grpcScope, 'grpc-clusters'),
       scoped.shared(grpcScope, 'endpoints'),
@@ -196,7 +200,7 @@ export function compileWithShapes(
     }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
-    for (const shape of sidecarShapes(ctx, byNamespace, ns)) {
+    for (const shape of sidecarShapes(ctx, byNamespace, selectorRules, ns)) {
       sidecars.push(shape);
       const inbound = group(shape.inboundGroup);
       const built = inboundBuild(shape.inboundGroup, (c) => buildInbound(c, shape));
@@ -207,11 +211,17 @@ export function compileWithShapes(
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar), ns, shape.inboundGroup),
+        groups: sidecarGroups(
+          scoped,
+          scopes.scopeOf(ns, shape.sidecar, shape.destinationRules),
+          ns,
+          shape.inboundGroup,
+        ),
       });
     }
   }
   analyzeGateways(ctx);
+  warnRouterSelections(selectorRules, ctx.model.workloads, (l) => isRouterWorkload(ctx.model.gateways, l), ctx.diags);
   for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
     const verifiedSecrets = verifiedGatewaySecrets(shape.namespace, shape.gateways);
@@ -232,7 +242,7 @@ export function compileWithShapes(
     if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
-    output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx) },
+    output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx, selectorRules) },
     sidecarShapes: sidecars,
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
@@ -262,13 +272,22 @@ const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string, inboundGro
 export interface SidecarShape extends InboundShape {
   readonly classId: string;
   readonly inboundGroup: string;
+  /** The DestinationRules with a workloadSelector that select it (its outbound scope's). */
+  readonly destinationRules: readonly DestinationRule[];
 }
 
-function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): SidecarShape[] {
-  return workloadShapes(ctx, byNamespace, namespace).map(({ services, labels, security, sidecarKeys }) => {
+function sidecarShapes(
+  ctx: CompileContext,
+  byNamespace: NamespaceIndex,
+  selectorRules: SelectorRuleIndex,
+  namespace: string,
+): SidecarShape[] {
+  const shapes = workloadShapes(ctx, byNamespace, selectorRules, namespace);
+  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules }) => {
     const classId = sidecarClassId(namespace, services.map(classNameOf), [
       ...(security.key === '' ? [] : security.key.split(',')),
       ...sidecarKeys,
+      ...classKeysOf(destinationRules),
     ]);
     return {
       namespace,
@@ -277,6 +296,7 @@ function sidecarShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespa
       classId,
       inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
       sidecar: ctx.sidecars.forWorkload(namespace, labels),
+      destinationRules,
     };
   });
 }
@@ -307,6 +327,8 @@ interface WorkloadShape {
   readonly security: WorkloadSecurity;
   /** The keys of the Sidecars selecting the labels, sorted. */
   readonly sidecarKeys: readonly string[];
+  /** The DestinationRules with a workloadSelector selecting the labels, in name order. */
+  readonly destinationRules: readonly DestinationRule[];
 }
 
 /**
@@ -316,15 +338,22 @@ interface WorkloadShape {
  * labels (so a proxy whose labels match one service gets its inbound even before its pod shows up
  * in the inputs). Each shape comes with labels that produce it.
  */
-function workloadShapes(ctx: CompileContext, byNamespace: NamespaceIndex, namespace: string): WorkloadShape[] {
+function workloadShapes(
+  ctx: CompileContext,
+  byNamespace: NamespaceIndex,
+  selectorRules: SelectorRuleIndex,
+  namespace: string,
+): WorkloadShape[] {
   const services = byNamespace.services.get(namespace) ?? [];
   const selecting = selectorIndex(services);
   const shapes = new Map<string, WorkloadShape>();
   const add = (list: MeshService[], labels: Readonly<Record<string, string>>) => {
     const security = ctx.security.forWorkload(namespace, labels);
     const sidecarKeys = ctx.sidecars.selectingKeys(namespace, labels);
-    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}`;
-    if (!shapes.has(key)) shapes.set(key, { services: list, labels, security, sidecarKeys });
+    const destinationRules = selectorRules.selecting(namespace, labels);
+    const ruleKeys = classKeysOf(destinationRules).join(',');
+    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}`;
+    if (!shapes.has(key)) shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules });
   };
   add([], {});
   for (const s of services) if (hasWorkloadSelector(s)) add([s], workloadSelectorOf(s) ?? {});
@@ -393,7 +422,7 @@ function byNamespace(list: readonly Workload[]): Map<string, Workload[]> {
   return out;
 }
 
-function classSelectors(ctx: CompileContext): ClassSelector[] {
+function classSelectors(ctx: CompileContext, selectorRules: SelectorRuleIndex): ClassSelector[] {
   const out: ClassSelector[] = [];
   for (const s of ctx.model.services) {
     const selector = workloadSelectorOf(s);
@@ -408,6 +437,8 @@ function classSelectors(ctx: CompileContext): ClassSelector[] {
   for (const p of ctx.security.policySelectors)
     out.push({ namespace: p.namespace, hostname: '', selector: p.selector, policy: p.policy });
   for (const s of ctx.sidecars.selectors)
+    out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
+  for (const s of selectorRules.selectors)
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   return out;
 }

@@ -6,8 +6,9 @@
 
 /**
  * `sidecar/<ns>/<service,service>` (class service names, classServiceName, in hostname order);
- * `sidecar/<ns>/_` for a workload no service selects. When security policies or Sidecar resources
- * select the workload by label, their keys (sorted) follow: `sidecar/<ns>/<services>/<key,key>`.
+ * `sidecar/<ns>/_` for a workload no service selects. When security policies, Sidecar resources or
+ * DestinationRules select the workload by label, their keys (sorted) follow:
+ * `sidecar/<ns>/<services>/<key,key>`.
  */
 export function sidecarClassId(
   namespace: string,
@@ -35,11 +36,12 @@ export function routerClassId(
 }
 
 /**
- * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`) applies to gateway proxies:
- * PeerAuthentication and the Sidecar resource do not.
+ * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`, `dr:…`) applies to gateway
+ * proxies: PeerAuthentication and the Sidecar resource do not; a DestinationRule's workloadSelector
+ * is not applied to them by meshsnap (their clusters are the shared ones; the compiler warns).
  */
 export const appliesToRouters = (policyKey: string): boolean =>
-  !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:');
+  !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:') && !policyKey.startsWith('dr:');
 
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {

@@ -116,6 +116,8 @@ test('problems are reported with where they are', () => {
     empty.map((d) => d.field),
     ['spec.subsets[1].labels'],
   );
-  assert.ok(codes(ctx).includes('unsupported-workload-selector:default/selected'));
+  // A rule with a workloadSelector is left to the views of its namespace (scope/scopes.ts): the
+  // rules every sidecar shares do not hold it, and it is not reported as unused.
   assert.equal(ctx.destinationRules.lookup(host('ratings')), undefined);
+  assert.ok(!codes(ctx).some((c) => c.endsWith(':default/selected')), codes(ctx).join(' '));
 });

@@ -43,6 +43,10 @@ export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, stri
 const hasSelector = (gw: Gateway): boolean =>
   gw.spec.selector !== undefined && Object.keys(gw.spec.selector).length > 0;
 
+/** Whether a workload is a gateway (router): a Gateway with a selector picks it. */
+export const isRouterWorkload = (gateways: readonly Gateway[], labels: Readonly<Record<string, string>>): boolean =>
+  gateways.some((g) => hasSelector(g) && gatewaySelects(g, labels));
+
 /**
  * One shape per distinct (namespace, services, gateways) among the workloads at least one Gateway
  * with a selector picks. Selector-less Gateways join every shape but do not make a pod a router.
@@ -57,7 +61,7 @@ export function routerShapes(
   const seen = new Set<string>();
   const withSelector = gateways.filter(hasSelector);
   for (const w of ctx.model.workloads as readonly Workload[]) {
-    if (!withSelector.some((g) => gatewaySelects(g, w.labels))) continue;
+    if (!isRouterWorkload(withSelector, w.labels)) continue;
     // Replicas share their labels: one shape per distinct label set.
     const labelKey = `${w.namespace}|${labelsKey(w.labels)}`;
     if (seen.has(labelKey)) continue;

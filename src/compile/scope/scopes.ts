@@ -10,6 +10,9 @@ import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
+import { indexDestinationRules, type WorkloadRules } from '../destination-rules.js';
+import { Diagnostics } from '../../model/diagnostics.js';
+import { hostMatches, resolveHost } from '../names.js';
 import { egressProxyCluster } from './egress-proxy.js';
 import {
   egressListenerContents,
@@ -35,8 +38,11 @@ export type Scope =
 export interface ScopeResolver {
   /** The scope that sees everything. */
   readonly full: Scope;
-  /** The scope of a sidecar of `namespace` to which `sidecar` (or none) applies. */
-  scopeOf(namespace: string, sidecar: Sidecar | undefined): Scope;
+  /**
+   * The scope of a sidecar of `namespace` to which `sidecar` (or none) applies, and which the
+   * DestinationRules `selected` (with a workloadSelector, of its namespace) select.
+   */
+  scopeOf(namespace: string, sidecar: Sidecar | undefined, selected?: readonly DestinationRule[]): Scope;
 }
 
 export function scopeResolver(ctx: CompileContext): ScopeResolver {
@@ -44,18 +50,37 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
   const full: Scope = { full: true, name: 'full', ctx };
   const byOrigin = new Map<string, Scope>();
   const byContents = new Map<string, Scope>();
+  const unselectedByNamespace = new Map<string, boolean>();
+  /** Whether the namespace's rules with a selector change what the workloads they do not select get (warned once). */
+  const unselectedChange = (ns: string): boolean => {
+    let changed = unselectedByNamespace.get(ns);
+    if (changed === undefined) {
+      const found = unselectedRules(ctx, ns, vis.selectorRules.get(ns) ?? []);
+      warnLostRules(ctx, found);
+      unselectedByNamespace.set(ns, (changed = found.changed));
+    }
+    return changed;
+  };
   return {
     full,
-    scopeOf(namespace, sidecar) {
-      const origin = sidecar ? `${namespace}/${sidecar.meta.namespace}.${sidecar.meta.name}` : namespace;
+    scopeOf(namespace, sidecar, selected = []) {
+      const base = sidecar ? `${namespace}/${sidecar.meta.namespace}.${sidecar.meta.name}` : namespace;
+      const origin = selected.length ? `${base}#${selected.map((d) => d.meta.name).join('+')}` : base;
       const known = byOrigin.get(origin);
       if (known) return known;
       let scope: Scope = full;
-      let contents = sidecar
+      const namespaceRules = vis.selectorRules.get(namespace);
+      const workloadRules: WorkloadRules | undefined = namespaceRules
+        ? { namespaceRules, selected: new Set(selected) }
+        : undefined;
+      const unselectedDiffer = workloadRules !== undefined && unselectedChange(namespace);
+      const shared = !sidecar && selected.length === 0 && !unselectedDiffer && seesEverything(ctx, vis, namespace);
+      let contents: ViewContents | undefined = sidecar
         ? sidecarContents(ctx, vis, namespace, sidecar)
-        : seesEverything(ctx, vis, namespace)
+        : shared
           ? undefined
           : exportedContents(ctx, vis, namespace, undefined);
+      if (contents && workloadRules) contents = { ...contents, workloadRules };
       let view: CompileContext | undefined;
       const egressProxy = sidecar?.spec.outboundTrafficPolicy?.egressProxy;
       if (sidecar && egressProxy && contents?.outboundTrafficPolicy === 'ALLOW_ANY') {
@@ -63,7 +88,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
         contents = { ...contents, egressProxyCluster: cluster };
         view = { ...view, egressProxyCluster: cluster };
       }
-      if (contents && !isEverything(ctx, vis, contents)) {
+      if (contents && !isEverything(ctx, vis, contents, unselectedChange)) {
         view ??= viewContext(ctx, contents);
         const key = contentsKey(view, contents);
         scope = byContents.get(key) ?? { full: false, name: origin, ctx: view };
@@ -154,17 +179,93 @@ function rulesSeen(
   return rules.filter((d) => namespaces.has(d.meta.namespace));
 }
 
-/** Whether the contents are the whole mesh as every sidecar shares it (a Sidecar importing `*\/*`, say). */
-function isEverything(ctx: CompileContext, vis: MeshVisibility, contents: ViewContents): boolean {
+/** What rules with a workloadSelector do to the workloads of their namespace that none of them selects. */
+interface UnselectedRules {
+  /** Whether those workloads get other rules than the shared index gives (they need a view). */
+  readonly changed: boolean;
+  /** The services for which they get no rule where, without the rules with a selector, they would have one. */
+  readonly lost: readonly { readonly service: MeshService; readonly rules: readonly DestinationRule[] }[];
+}
+
+/**
+ * Where a rule with a workloadSelector names the host the namespace's lookup stops at and the
+ * namespace has no rule without a selector for it, a workload none of them selects gets no rule
+ * (istiod), where the shared index may have one. Only the services their hosts match can differ.
+ */
+function unselectedRules(ctx: CompileContext, ns: string, namespaceRules: readonly DestinationRule[]): UnselectedRules {
   const { model, mesh } = ctx;
+  const matched = new Map<MeshService, DestinationRule[]>();
+  const match = (s: MeshService, dr: DestinationRule) => {
+    const list = matched.get(s);
+    if (list) list.push(dr);
+    else matched.set(s, [dr]);
+  };
+  for (const dr of namespaceRules) {
+    const host = resolveHost(dr.spec.host, ns, mesh.domainSuffix, model.byHostname);
+    if (!host.startsWith('*')) {
+      const s = model.byHostname.get(host);
+      if (s) match(s, dr);
+    } else for (const s of model.services) if (hostMatches(host, s.hostname)) match(s, dr);
+  }
+  const services = [...matched.keys()].filter((s) => serviceVisible(ctx, s, ns));
+  if (services.length === 0) return { changed: false, lost: [] };
+  const index = (rules: readonly DestinationRule[]) =>
+    indexDestinationRules({ ...model, services }, mesh, new Diagnostics(), ns, {
+      namespaceRules: rules,
+      selected: new Set(),
+    });
+  const unselected = index(namespaceRules);
+  const without = index([]);
+  const sources = (r: { sources: readonly DestinationRule[] } | undefined) => r?.sources ?? [];
+  const changed = services.some((s) => {
+    const a = sources(unselected.lookup(s.hostname));
+    const b = sources(ctx.destinationRules.lookup(s.hostname));
+    return a.length !== b.length || a.some((dr, i) => dr !== b[i]);
+  });
+  const lost = services
+    .filter((s) => !unselected.lookup(s.hostname) && without.lookup(s.hostname))
+    .map((service) => ({ service, rules: matched.get(service) ?? [] }));
+  return { changed, lost };
+}
+
+/** Says where workloads of a namespace lose a rule to the namespace's rules with a selector (once per rule). */
+function warnLostRules(ctx: CompileContext, found: UnselectedRules): void {
+  const byRule = new Map<DestinationRule, string[]>();
+  for (const { service, rules } of found.lost)
+    for (const dr of rules) byRule.set(dr, [...(byRule.get(dr) ?? []), service.hostname]);
+  for (const [dr, hosts] of byRule)
+    ctx.diags.warn({
+      kind: 'DestinationRule',
+      namespace: dr.meta.namespace,
+      name: dr.meta.name,
+      file: dr.origin.file,
+      index: dr.origin.index,
+      code: 'selector-rule-shadows',
+      field: 'spec.workloadSelector',
+      message: `workloads of ${dr.meta.namespace} this rule does not select get no DestinationRule for ${hosts.join(', ')}: as istiod, their namespace's rules for the host are the only ones looked at (add one without a workloadSelector there to keep the other namespace's)`,
+    });
+}
+
+/** Whether the contents are the whole mesh as every sidecar shares it (a Sidecar importing `*\/*`, say). */
+function isEverything(
+  ctx: CompileContext,
+  vis: MeshVisibility,
+  contents: ViewContents,
+  unselected: (ns: string) => boolean,
+): boolean {
+  const { model, mesh } = ctx;
+  let selectorRules = 0;
+  for (const rules of vis.selectorRules.values()) selectorRules += rules.length;
   return (
+    (contents.workloadRules === undefined ||
+      (contents.workloadRules.selected.size === 0 && !unselected(contents.clientNamespace))) &&
     contents.outboundTrafficPolicy === mesh.outboundTrafficPolicy &&
     contents.egressProxyCluster === undefined &&
     contents.egressListeners === undefined &&
     contents.services.length === model.services.length &&
     contents.services.every((s) => model.byHostname.get(s.hostname) === s) &&
     contents.virtualServices.length === model.virtualServices.length &&
-    contents.destinationRules.length === model.destinationRules.length &&
+    contents.destinationRules.length === model.destinationRules.length - selectorRules &&
     seesEverything(ctx, vis, contents.clientNamespace)
   );
 }

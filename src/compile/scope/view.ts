@@ -9,7 +9,7 @@ import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
-import { indexDestinationRules } from '../destination-rules.js';
+import { indexDestinationRules, type WorkloadRules } from '../destination-rules.js';
 import { indexVirtualServices } from '../virtual-services.js';
 import type { EgressListenerView } from './egress-listeners.js';
 
@@ -18,7 +18,10 @@ export interface ViewContents {
   /** In hostname order. */
   readonly services: readonly MeshService[];
   readonly virtualServices: readonly VirtualService[];
+  /** Those without a workloadSelector; the client namespace's with one are `workloadRules`. */
   readonly destinationRules: readonly DestinationRule[];
+  /** When the client namespace has DestinationRules with a workloadSelector: them, and which select the workload. */
+  readonly workloadRules?: WorkloadRules;
   readonly outboundTrafficPolicy: MeshConfig['outboundTrafficPolicy'];
   /** Under ALLOW_ANY, the Sidecar's egress proxy cluster (scopes.ts sets it on the view: egress-proxy.ts). */
   readonly egressProxyCluster?: string;
@@ -41,7 +44,7 @@ export function viewContext(ctx: CompileContext, contents: ViewContents): Compil
     model,
     mesh,
     diags: scratch,
-    destinationRules: indexDestinationRules(model, mesh, scratch, contents.clientNamespace),
+    destinationRules: indexDestinationRules(model, mesh, scratch, contents.clientNamespace, contents.workloadRules),
     virtualServices: indexVirtualServices(model, mesh, scratch),
     ...(contents.egressListeners ? { egressListeners: contents.egressListeners } : {}),
   };

@@ -8,6 +8,7 @@
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
+import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
 import { exportedTo } from './export-to.js';
 
@@ -15,7 +16,9 @@ export interface MeshVisibility {
   readonly servicesByNamespace: ReadonlyMap<string, readonly MeshService[]>;
   readonly virtualServicesByNamespace: ReadonlyMap<string, readonly VirtualService[]>;
   readonly destinationRulesByNamespace: ReadonlyMap<string, readonly DestinationRule[]>;
-  /** Services / VirtualServices / DestinationRules not exported to every namespace. */
+  /** Per namespace, its DestinationRules with a workloadSelector (never exported: istiod treats them as `.`). */
+  readonly selectorRules: ReadonlyMap<string, readonly DestinationRule[]>;
+  /** Services / VirtualServices / DestinationRules (without a workloadSelector) not exported to every namespace. */
   readonly restrictedServices: readonly MeshService[];
   readonly restrictedVirtualServices: readonly VirtualService[];
   readonly restrictedDestinationRules: readonly DestinationRule[];
@@ -29,7 +32,9 @@ export const serviceVisible = (ctx: CompileContext, s: MeshService, ns: string):
   exportedTo(s.exportTo, ctx.mesh.defaultServiceExportTo, s.namespace, ns);
 export const virtualServiceVisible = (ctx: CompileContext, vs: VirtualService, ns: string): boolean =>
   exportedTo(vs.spec.exportTo, ctx.mesh.defaultVirtualServiceExportTo, vs.meta.namespace, ns);
+/** Rules with a workloadSelector are not among them: they reach views as WorkloadRules (scopes.ts). */
 export const destinationRuleVisible = (ctx: CompileContext, dr: DestinationRule, ns: string): boolean =>
+  !hasWorkloadSelector(dr) &&
   exportedTo(dr.spec.exportTo, ctx.mesh.defaultDestinationRuleExportTo, dr.meta.namespace, ns);
 
 function groupBy<T>(items: readonly T[], ns: (t: T) => string): Map<string, T[]> {
@@ -70,12 +75,13 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     servicesByNamespace: groupBy(model.services, (s) => s.namespace),
     virtualServicesByNamespace: groupBy(model.virtualServices, (v) => v.meta.namespace),
     destinationRulesByNamespace: groupBy(model.destinationRules, (d) => d.meta.namespace),
+    selectorRules: groupBy(model.destinationRules.filter(hasWorkloadSelector), (d) => d.meta.namespace),
     restrictedServices: model.services.filter((s) => !isPublic(s.exportTo, mesh.defaultServiceExportTo)),
     restrictedVirtualServices: model.virtualServices.filter(
       (v) => !isPublic(v.spec.exportTo, mesh.defaultVirtualServiceExportTo),
     ),
     restrictedDestinationRules: model.destinationRules.filter(
-      (d) => !isPublic(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
+      (d) => !hasWorkloadSelector(d) && !isPublic(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
     ),
     clientFirstRules: clientFirst,
     foreignRuleNamespaces: foreign,

@@ -1,0 +1,82 @@
+/**
+ * DestinationRules with a workloadSelector, per namespace: which of them select a workload (istiod:
+ * SidecarScope.DestinationRule, outbound only, rules of the proxy's own namespace only). Those
+ * with labels to match name the sidecar classes they select (`dr:<ns>/<name>`), as Sidecars and
+ * security policies do, so the relay places a proxy by its labels; an empty selector picks every
+ * workload of its namespace, so it names no class.
+ */
+import type { Diagnostics } from '../../model/diagnostics.js';
+import type { DestinationRule } from '../../model/istio.js';
+import type { Workload } from '../../model/service-model.js';
+import { selects } from '../../proxy-class/class-id.js';
+import { hasWorkloadSelector } from '../destination-rules.js';
+
+export interface SelectorRuleIndex {
+  /** The rules of `namespace` whose workloadSelector picks a workload with these labels, in name order. */
+  selecting(namespace: string, labels: Readonly<Record<string, string>>): DestinationRule[];
+  /** The rules with labels to match, with their class keys (for placing nodes into classes). */
+  readonly selectors: readonly {
+    readonly namespace: string;
+    readonly selector: Readonly<Record<string, string>>;
+    readonly key: string;
+  }[];
+}
+
+export const destinationRuleKey = (dr: DestinationRule): string => `dr:${dr.meta.namespace}/${dr.meta.name}`;
+
+const matchLabelsOf = (dr: DestinationRule): Readonly<Record<string, string>> =>
+  dr.spec.workloadSelector?.matchLabels ?? {};
+
+/** The keys of the rules that name classes (a selector with labels). */
+export const classKeysOf = (rules: readonly DestinationRule[]): string[] =>
+  rules.filter((dr) => Object.keys(matchLabelsOf(dr)).length > 0).map(destinationRuleKey);
+
+export function indexSelectorRules(rules: readonly DestinationRule[]): SelectorRuleIndex {
+  const byNamespace = new Map<string, DestinationRule[]>();
+  const byName = (a: DestinationRule, b: DestinationRule) => (a.meta.name < b.meta.name ? -1 : 1);
+  for (const dr of rules.filter(hasWorkloadSelector)) {
+    const list = byNamespace.get(dr.meta.namespace);
+    if (list) list.push(dr);
+    else byNamespace.set(dr.meta.namespace, [dr]);
+  }
+  for (const list of byNamespace.values()) list.sort(byName);
+  return {
+    selecting: (namespace, labels) =>
+      (byNamespace.get(namespace) ?? []).filter((dr) => selects(matchLabelsOf(dr), labels)),
+    selectors: [...byNamespace.values()]
+      .flat()
+      .filter((dr) => Object.keys(matchLabelsOf(dr)).length > 0)
+      .map((dr) => ({ namespace: dr.meta.namespace, selector: matchLabelsOf(dr), key: destinationRuleKey(dr) })),
+  };
+}
+
+/**
+ * Says which rules select a gateway's pods: meshsnap applies rules with a workloadSelector to
+ * sidecars only (a gateway's clusters are the ones every proxy shares), where istiod applies them
+ * to gateways too.
+ */
+export function warnRouterSelections(
+  index: SelectorRuleIndex,
+  workloads: readonly Workload[],
+  isRouter: (labels: Readonly<Record<string, string>>) => boolean,
+  diags: Diagnostics,
+): void {
+  const warned = new Set<DestinationRule>();
+  for (const w of workloads) {
+    if (!isRouter(w.labels)) continue;
+    for (const dr of index.selecting(w.namespace, w.labels)) {
+      if (warned.has(dr)) continue;
+      warned.add(dr);
+      diags.warn({
+        kind: 'DestinationRule',
+        namespace: dr.meta.namespace,
+        name: dr.meta.name,
+        file: dr.origin.file,
+        index: dr.origin.index,
+        code: 'workload-selector-gateway',
+        field: 'spec.workloadSelector',
+        message: `selects gateway pod ${w.namespace}/${w.name}: meshsnap applies DestinationRules with a workloadSelector to sidecars only; the gateway gets the rules every proxy shares`,
+      });
+    }
+  }
+}
