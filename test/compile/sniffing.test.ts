@@ -259,3 +259,28 @@ spec:
     ['outbound|80|v2|cart.shop.svc.cluster.local'],
   );
 });
+
+test('inbound, a port naming no protocol is sniffed as istiod does: plaintext HTTP and istio-http mTLS reach an HTTP chain, other bytes the TCP one', () => {
+  const result = compileYaml(...CART, CLIENT_POD);
+  const { resources } = served(result, sidecarNode('cart-v1', '10.244.1.4', { app: 'cart', version: 'v1' }, 'shop'));
+  const inbound = (over: Partial<ExplainRequest>) =>
+    explain(resources, request({ direction: 'inbound', destinationIp: '10.244.1.4', port: 8080, ...over }));
+  const chainKind = (e: ReturnType<typeof explain>) =>
+    e.filterChain === undefined ? 'none' : e.outcome === 'tcp_proxy' ? 'tcp' : 'http';
+  assert.equal(chainKind(inbound({})), 'http', 'plaintext HTTP/1.1');
+  assert.deepEqual(
+    inbound({}).clusters.map((c) => c.name),
+    ['inbound|8080||'],
+  );
+  assert.equal(chainKind(inbound({ protocol: 'tcp' })), 'tcp', 'other plaintext bytes');
+  assert.equal(
+    chainKind(inbound({ tls: true, alpn: ['istio-http/1.1'] })),
+    'http',
+    "an istiod client's HTTP over mTLS",
+  );
+  // meshsnap's own sidecars send no istio-http ALPN (stock Envoy has no istio.alpn filter): TCP.
+  assert.equal(chainKind(inbound({ tls: true, alpn: ['istio-peer-exchange', 'istio'] })), 'tcp');
+  const listener = resources.listeners.get('virtualInbound') as Json;
+  const names = (listener.listener_filters as Json[]).map((f) => f.name);
+  assert.ok(names.includes('envoy.filters.listener.http_inspector'), names.join(' '));
+});

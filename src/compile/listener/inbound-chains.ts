@@ -87,10 +87,17 @@ const OPTIONS: Readonly<Record<EffectiveMtlsMode, Readonly<Record<ChainKind | 'a
 /** istiod's protocol.IsGRPC: gRPC-Web counts (it is HTTP/2 towards the app too). */
 export const isGrpcFamily = (p: Protocol): boolean => p === 'GRPC' || p === 'GRPC-Web';
 
-function optionsFor(protocol: Protocol, mode: EffectiveMtlsMode): readonly MatchOption[] {
+/**
+ * A port's chains: HTTP, TCP, or both behind the HTTP inspector where the port names no protocol
+ * (a Sidecar ingress port's `Unsupported`, a Service port defaulted to TCP but not one of the
+ * well-known TCP ports: istiod sniffs both inbound). Only HTTP a client marks as such over Istio
+ * mTLS (`istio-http/*` ALPNs, which istiod's clients send and meshsnap's do not) or plaintext
+ * HTTP/1.1 and h2c reach the HTTP chain; the rest, meshsnap's sidecars' mTLS included, the TCP one.
+ */
+function optionsFor(port: { readonly protocol: Protocol; readonly protocolDefaulted?: true }, mode: EffectiveMtlsMode) {
   const byKind = OPTIONS[mode];
-  if (isHttpProtocol(protocol)) return byKind.http;
-  if (protocol === 'Unsupported') return byKind.auto;
+  if (isHttpProtocol(port.protocol)) return byKind.http;
+  if (port.protocol === 'Unsupported' || port.protocolDefaulted) return byKind.auto;
   return byKind.tcp;
 }
 
@@ -178,7 +185,7 @@ export function portChains(input: InboundPort, security: WorkloadSecurity): Filt
     const kind: ChainKind = isHttpProtocol(p.port.protocol) ? 'http' : 'tcp';
     return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], sidecarIngressTlsSocket(ownTls));
   }
-  return chainsFor(target, optionsFor(p.port.protocol, mode), undefined, sharedTcpChains(security));
+  return chainsFor(target, optionsFor(p.port, mode), undefined, sharedTcpChains(security));
 }
 
 /**
