@@ -2,6 +2,7 @@
  * The compile context: the service model plus the Istio config indexes every translator reads.
  * Built once per compile by `createContext` (compile/index.ts), then read-only.
  */
+import type { RouteSource } from './route/source-labels.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
   DestinationRule,
@@ -75,4 +76,9 @@ export interface CompileContext {
    * listeners and route configs are then built per egress listener (listener/egress-listeners.ts).
    */
   readonly egressListeners?: readonly EgressListenerView[];
+  /**
+   * The labels a context's route configs are built for, where they select some VirtualService
+   * match's `sourceLabels` (route/source-labels.ts); without it such matches apply to no one.
+   */
+  readonly routeSource?: RouteSource;
 }

@@ -32,6 +32,12 @@ import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './sco
 import { scopeResolver, type Scope } from './scope/scopes.js';
 import { classKeysOf, indexSelectorRules, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
+import {
+  indexSourceSelectors,
+  routeSourceOf,
+  type RouteSource,
+  type SourceSelectorIndex,
+} from './route/source-labels.js';
 import { labelsKey } from './labels.js';
 import { buildJwksClusters } from './security/jwks-clusters.js';
 import { indexSecurity, type WorkloadSecurity } from './security/workload-security.js';
@@ -168,6 +174,7 @@ export function compileWithShapes(
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   const selectorRules = indexSelectorRules(ctx.model.destinationRules);
+  const sourceSelectors = indexSourceSelectors(ctx.model.virtualServices);
   for (const ns of ctx.model.namespaces) {
     // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars
     // do; they are placed by namespace, not labels: only a rule selecting every workload applies.
@@ -200,7 +207,7 @@ export function compileWithShapes(
     }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
-    for (const shape of sidecarShapes(ctx, byNamespace, selectorRules, ns)) {
+    for (const shape of sidecarShapes(ctx, byNamespace, { selectorRules, sourceSelectors }, ns)) {
       sidecars.push(shape);
       const inbound = group(shape.inboundGroup);
       const built = inboundBuild(shape.inboundGroup, (c) => buildInbound(c, shape));
@@ -211,18 +218,13 @@ export function compileWithShapes(
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: sidecarGroups(
-          scoped,
-          scopes.scopeOf(ns, shape.sidecar, shape.destinationRules),
-          ns,
-          shape.inboundGroup,
-        ),
+        groups: sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar, shape.destinationRules), ns, shape),
       });
     }
   }
   analyzeGateways(ctx);
   warnRouterSelections(selectorRules, ctx.model.workloads, (l) => isRouterWorkload(ctx.model.gateways, l), ctx.diags);
-  for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels))) {
+  for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels), sourceSelectors)) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
     const verifiedSecrets = verifiedGatewaySecrets(shape.namespace, shape.gateways);
     groups.set(groupId, buildRouterGroup(ctx, shape, { clusters: outbound.clusters, endpoints: endpoints.endpoints }));
@@ -242,7 +244,11 @@ export function compileWithShapes(
     if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
-    output: { groups: sortGroups(groups), classes, selectors: classSelectors(ctx, selectorRules) },
+    output: {
+      groups: sortGroups(groups),
+      classes,
+      selectors: classSelectors(ctx, { selectorRules, sourceSelectors }),
+    },
     sidecarShapes: sidecars,
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
@@ -260,12 +266,12 @@ const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
  * endpoints, listeners, routes), then its inbound group. One literal: a spread into a list grows it
  * as a push does, past its length (./exact.ts).
  */
-const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string, inboundGroup: string): string[] => [
+const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string, shape: SidecarShape): string[] => [
   scoped.shared(scope, 'outbound'),
   scoped.shared(scope, 'endpoints'),
   scoped.shared(scope, 'outbound-listeners'),
-  scoped.routes(scope, ns),
-  inboundGroup,
+  scoped.routes(scope, ns, shape.routeSource),
+  shape.inboundGroup,
 ];
 
 /** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */
@@ -274,20 +280,29 @@ export interface SidecarShape extends InboundShape {
   readonly inboundGroup: string;
   /** The DestinationRules with a workloadSelector that select it (its outbound scope's). */
   readonly destinationRules: readonly DestinationRule[];
+  /** Its labels, where they select some VirtualService match's `sourceLabels` (its route configs'). */
+  readonly routeSource?: RouteSource;
+}
+
+/** What selects workloads by label besides services, Sidecars and security policies. */
+interface LabelSelectors {
+  readonly selectorRules: SelectorRuleIndex;
+  readonly sourceSelectors: SourceSelectorIndex;
 }
 
 function sidecarShapes(
   ctx: CompileContext,
   byNamespace: NamespaceIndex,
-  selectorRules: SelectorRuleIndex,
+  selectors: LabelSelectors,
   namespace: string,
 ): SidecarShape[] {
-  const shapes = workloadShapes(ctx, byNamespace, selectorRules, namespace);
-  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules }) => {
+  const shapes = workloadShapes(ctx, byNamespace, selectors, namespace);
+  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules, routeSource }) => {
     const classId = sidecarClassId(namespace, services.map(classNameOf), [
       ...(security.key === '' ? [] : security.key.split(',')),
       ...sidecarKeys,
       ...classKeysOf(destinationRules),
+      ...(routeSource?.keys ?? []),
     ]);
     return {
       namespace,
@@ -297,6 +312,7 @@ function sidecarShapes(
       inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
       sidecar: ctx.sidecars.forWorkload(namespace, labels),
       destinationRules,
+      ...(routeSource ? { routeSource } : {}),
     };
   });
 }
@@ -329,6 +345,8 @@ interface WorkloadShape {
   readonly sidecarKeys: readonly string[];
   /** The DestinationRules with a workloadSelector selecting the labels, in name order. */
   readonly destinationRules: readonly DestinationRule[];
+  /** The labels, when they select some `sourceLabels` (route/source-labels.ts). */
+  readonly routeSource: RouteSource | undefined;
 }
 
 /**
@@ -341,7 +359,7 @@ interface WorkloadShape {
 function workloadShapes(
   ctx: CompileContext,
   byNamespace: NamespaceIndex,
-  selectorRules: SelectorRuleIndex,
+  { selectorRules, sourceSelectors }: LabelSelectors,
   namespace: string,
 ): WorkloadShape[] {
   const services = byNamespace.services.get(namespace) ?? [];
@@ -352,8 +370,11 @@ function workloadShapes(
     const sidecarKeys = ctx.sidecars.selectingKeys(namespace, labels);
     const destinationRules = selectorRules.selecting(namespace, labels);
     const ruleKeys = classKeysOf(destinationRules).join(',');
-    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}`;
-    if (!shapes.has(key)) shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules });
+    const routeSource = routeSourceOf(sourceSelectors, labels);
+    const sourceKeys = routeSource?.keys.join(',') ?? '';
+    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}|${sourceKeys}`;
+    if (!shapes.has(key))
+      shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules, routeSource });
   };
   add([], {});
   for (const s of services) if (hasWorkloadSelector(s)) add([s], workloadSelectorOf(s) ?? {});
@@ -422,7 +443,7 @@ function byNamespace(list: readonly Workload[]): Map<string, Workload[]> {
   return out;
 }
 
-function classSelectors(ctx: CompileContext, selectorRules: SelectorRuleIndex): ClassSelector[] {
+function classSelectors(ctx: CompileContext, { selectorRules, sourceSelectors }: LabelSelectors): ClassSelector[] {
   const out: ClassSelector[] = [];
   for (const s of ctx.model.services) {
     const selector = workloadSelectorOf(s);
@@ -440,6 +461,10 @@ function classSelectors(ctx: CompileContext, selectorRules: SelectorRuleIndex): 
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   for (const s of selectorRules.selectors)
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
+  // sourceLabels select workloads of any namespace: one entry per namespace, as the relay places by namespace.
+  for (const s of sourceSelectors.selectors)
+    for (const namespace of ctx.model.namespaces)
+      out.push({ namespace, hostname: '', selector: s.selector, policy: s.key });
   return out;
 }
 

@@ -6,8 +6,9 @@
 
 /**
  * `sidecar/<ns>/<service,service>` (class service names, classServiceName, in hostname order);
- * `sidecar/<ns>/_` for a workload no service selects. When security policies, Sidecar resources or
- * DestinationRules select the workload by label, their keys (sorted) follow:
+ * `sidecar/<ns>/_` for a workload no service selects. When security policies, Sidecar resources,
+ * DestinationRules or VirtualService `sourceLabels` select the workload by label, their keys
+ * (sorted) follow:
  * `sidecar/<ns>/<services>/<key,key>`.
  */
 export function sidecarClassId(

@@ -442,8 +442,8 @@ test('unknown host, subset and port are reported on the destination and dropped'
       'multi',
       'default',
       [
-        [9080, 'HTTP'],
         [9090, 'HTTP'],
+        [9091, 'HTTP'],
       ],
       '10.96.0.20',
     ),
@@ -492,6 +492,32 @@ test('unknown host, subset and port are reported on the destination and dropped'
   // Built again for another namespace: no duplicate diagnostics.
   buildOutboundRoutes(ctx, 'other');
   assert.equal(ctx.diags.all.length, 4);
+});
+
+test("a destination naming no port of a service with several goes to the port the route is served on (istiod's GetDestinationCluster)", () => {
+  const multi = service(
+    'multi',
+    'default',
+    [
+      [9080, 'HTTP'],
+      [9090, 'HTTP'],
+    ],
+    '10.96.0.20',
+  );
+  const { ctx, route } = single({ route: [{ destination: { host: 'multi' } }] }, [...bookinfoServices(), multi]);
+  assert.equal(route.route?.cluster, 'outbound|9080||multi.default.svc.cluster.local');
+  assert.deepEqual(ctx.diags.all, []);
+  // Its own VirtualService without a port: each port's virtual host routes to that port.
+  const own = context(
+    model([multi], [vs('multi', 'default', ['multi'], [{ route: [{ destination: { host: 'multi' } }] }])], []),
+  );
+  const configs = buildOutboundRoutes(own, 'default');
+  for (const port of [9080, 9090])
+    assert.equal(
+      vhost(configs.get(String(port)), `multi.default.svc.cluster.local:${port}`).routes?.[0]?.route?.cluster,
+      `outbound|${port}||multi.default.svc.cluster.local`,
+    );
+  assert.deepEqual(own.diags.all, []);
 });
 
 test('a route that loses every destination is dropped; the service falls back to the default route', () => {

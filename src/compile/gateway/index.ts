@@ -25,6 +25,7 @@ import { buildGatewayRouteConfig } from './route-config.js';
 import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
 import { labelsKey } from '../labels.js';
+import { routeSourceOf, type RouteSource, type SourceSelectorIndex } from '../route/source-labels.js';
 
 export interface RouterShape {
   readonly id: string;
@@ -35,6 +36,8 @@ export interface RouterShape {
   readonly gateways: readonly Gateway[];
   /** The AuthorizationPolicies and RequestAuthentications that apply to its pods. */
   readonly security: RouterSecurity;
+  /** Its labels, where they select some VirtualService match's `sourceLabels` (its route configs'). */
+  readonly routeSource?: RouteSource;
 }
 
 export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
@@ -54,6 +57,7 @@ export const isRouterWorkload = (gateways: readonly Gateway[], labels: Readonly<
 export function routerShapes(
   ctx: CompileContext,
   servicesSelecting: (namespace: string, labels: Readonly<Record<string, string>>) => MeshService[],
+  sourceSelectors?: SourceSelectorIndex,
 ): RouterShape[] {
   const gateways = ctx.model.gateways;
   if (!gateways.length) return [];
@@ -69,13 +73,22 @@ export function routerShapes(
     const selected = gateways.filter((g) => gatewaySelects(g, w.labels));
     const services = servicesSelecting(w.namespace, w.labels);
     const security = ctx.security.forRouter(w.namespace, w.labels);
+    const routeSource = sourceSelectors && routeSourceOf(sourceSelectors, w.labels);
     const id = routerClassId(
       w.namespace,
       services.map((s) => classServiceName(s.hostname, s.serviceEntry !== undefined)),
       selected.map(gatewayKey),
-      security.key === '' ? [] : security.key.split(','),
+      [...(security.key === '' ? [] : security.key.split(',')), ...(routeSource?.keys ?? [])],
     );
-    if (!shapes.has(id)) shapes.set(id, { id, namespace: w.namespace, services, gateways: selected, security });
+    if (!shapes.has(id))
+      shapes.set(id, {
+        id,
+        namespace: w.namespace,
+        services,
+        gateways: selected,
+        security,
+        ...(routeSource ? { routeSource } : {}),
+      });
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);
 }
@@ -97,6 +110,8 @@ export function buildRouterGroup(
     readonly endpoints: ReadonlyMap<string, ClusterLoadAssignment>;
   },
 ): ResourceTable {
+  // Its route configs are built for its labels when they select some sourceLabels.
+  if (shape.routeSource) ctx = { ...ctx, routeSource: shape.routeSource };
   const table = emptyTable();
   const targets = serviceTargets(
     shape.services,

@@ -9,7 +9,7 @@
 import type { CompileContext } from '../context.js';
 import { istioConfigMetadata } from '../metadata.js';
 import { outboundClusterName, resolveHost } from '../names.js';
-import { checkDestination, destinationCluster, reportDestination } from '../route/destination.js';
+import { checkDestination, destinationCluster, portProblem, reportDestination } from '../route/destination.js';
 import type { L4MatchAttributes, RouteDestination, TCPRoute, TLSRoute, VirtualService } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import type { Diagnostics } from '../../model/diagnostics.js';
@@ -147,6 +147,8 @@ function l4MatchApplies(
  * once per service port it applies to.
  */
 const checked = new WeakMap<Diagnostics, WeakMap<TCPRoute | TLSRoute, readonly RouteDestination[]>>();
+/** A checked destination's index in the route as written (for the diagnostics routeFilters reports). */
+const writtenIndex = new WeakMap<RouteDestination, number>();
 
 export function checkedDestinations(
   ctx: CompileContext,
@@ -170,7 +172,10 @@ export function checkedDestinations(
     const rd = host === d.destination.host ? d : { ...d, destination: { ...d.destination, host } };
     const problem = checkDestination(ctx, rd.destination);
     if (problem) reportDestination(ctx.diags, source, `${field}.route[${j}]`, problem);
-    else kept.push(rd);
+    else {
+      kept.push(rd);
+      writtenIndex.set(rd, j);
+    }
   }
   perDiags.set(route, kept);
   return kept;
@@ -184,6 +189,15 @@ export function routeFilters(
   source: VirtualService,
   field: string,
 ): NetworkFilter[] | undefined {
+  // A destination naming no port of a service with several goes to this port, which it must have.
+  const onPort = routes.filter((r) => {
+    const problem = portProblem(ctx, r.destination, port.port);
+    if (problem)
+      reportDestination(ctx.diags, source, `${field}.route[${writtenIndex.get(r) ?? routes.indexOf(r)}]`, problem);
+    return !problem;
+  });
+  if (onPort.length === 0) return undefined;
+  routes = onPort;
   const first = routes[0] as RouteDestination;
   const policy = destinationRuleTcpOptions(
     ctx,

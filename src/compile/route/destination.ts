@@ -17,7 +17,10 @@ export interface DestinationProblem {
   readonly field: 'host' | 'subset' | 'port';
 }
 
-/** The service port a destination goes to: its explicit port, or the service's only port. */
+/**
+ * The service port a destination goes to: its explicit port, or the service's only port; else the
+ * port of the listener the route is served on (the caller's fallback, istiod's GetDestinationCluster).
+ */
 export function destinationPort(dest: Destination, service: MeshService | undefined): number | undefined {
   if (dest.port?.number !== undefined) return dest.port.number;
   if (service && service.ports.length === 1) return service.ports[0]?.port;
@@ -42,12 +45,6 @@ export function checkDestination(ctx: CompileContext, dest: Destination): Destin
         message: `service ${dest.host} has no port ${port} (ports: ${service.ports.map((p) => p.port).join(', ') || 'none'})`,
       };
     }
-  } else if (service.ports.length !== 1) {
-    return {
-      code: 'missing-port',
-      field: 'port',
-      message: `service ${dest.host} has ${service.ports.length} ports: the destination must name one`,
-    };
   }
   if (dest.subset !== undefined) {
     const rule = ctx.destinationRules.lookup(dest.host);
@@ -60,6 +57,26 @@ export function checkDestination(ctx: CompileContext, dest: Destination): Destin
     }
   }
   return undefined;
+}
+
+/**
+ * Where a destination names no port and its service has several, it goes to the port the route is
+ * served on (istiod's GetDestinationCluster), which the service must then have: istiod would send to
+ * a cluster that does not exist (503); meshsnap drops the destination on that port, reported.
+ */
+export function portProblem(
+  ctx: CompileContext,
+  dest: Destination,
+  listenerPort: number,
+): DestinationProblem | undefined {
+  if (dest.port?.number !== undefined) return undefined;
+  const service = ctx.model.byHostname.get(dest.host);
+  if (!service || service.ports.length === 1 || service.ports.some((p) => p.port === listenerPort)) return undefined;
+  return {
+    code: 'missing-port',
+    field: 'port',
+    message: `service ${dest.host} has ${service.ports.length} ports and none is ${listenerPort}, the port the route is served on: the destination must name one`,
+  };
 }
 
 const FIELD_SUFFIX = {

@@ -8,6 +8,7 @@ import type { Destination, HTTPMatchRequest, HTTPRoute, VirtualService } from '.
 import { flat } from '../../model/flat-string.js';
 import { packAny, type Any, type Route } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { selects } from '../../proxy-class/class-id.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
 import { exactList } from '../exact.js';
 import { InternTable } from '../intern.js';
@@ -15,7 +16,7 @@ import { istioConfigMetadata } from '../metadata.js';
 import { directResponseAction, forwardAction, redirectAction } from './action.js';
 import { checkedRoute, objectRef, originOf } from './checked-route.js';
 import { translateCors } from './cors.js';
-import { destinationCluster } from './destination.js';
+import { destinationCluster, portProblem, reportDestination } from './destination.js';
 import { translateFault } from './fault.js';
 import { mutationFields, translateHeaders } from './headers.js';
 import { isCatchAll, translateRouteMatch, usesJwtClaims } from './match.js';
@@ -90,12 +91,19 @@ function matchApplies(
       message: `${why}; this match is skipped`,
     });
   if (match.sourceLabels && Object.keys(match.sourceLabels).length) {
-    // Route configs are shared by every proxy of a namespace, so they cannot depend on pod labels.
-    unsupported(
-      'sourceLabels',
-      'meshsnap shares route configurations across a namespace and cannot select by source labels',
-    );
-    return false;
+    // Classes whose labels select it have route configs of their own (./source-labels.ts);
+    // proxyless clients are placed per namespace, not by labels.
+    if (target.proxyless) {
+      reportOnce(ctx.diags, {
+        severity: 'info',
+        code: 'source-labels-proxyless',
+        ...objectRef(source),
+        field: `${path}.match[${k}].sourceLabels`,
+        message: 'proxyless gRPC clients are placed by namespace, not labels: this match does not apply to them',
+      });
+      return false;
+    }
+    if (!ctx.routeSource || !selects(match.sourceLabels, ctx.routeSource.labels)) return false;
   }
   if (usesJwtClaims(match)) {
     unsupported('headers', 'routing on JWT claims (@request.auth.claims) is not supported');
@@ -148,7 +156,8 @@ function translateRoute(
     if (http.redirect) out.redirect = redirectAction(http.redirect, target.listenerPort);
     else if (http.directResponse) out.direct_response = directResponseAction(http.directResponse);
   } else {
-    const forwarded = target.proxyless ? proxylessForward(ctx, sourced, http, target.listenerPort) : http;
+    const onPort = destinationsOnPort(ctx, sourced, http, target.listenerPort);
+    const forwarded = onPort && target.proxyless ? proxylessForward(ctx, sourced, onPort, target.listenerPort) : onPort;
     if (!forwarded) return undefined;
     const action = forwardAction(
       ctx,
@@ -172,6 +181,39 @@ function translateRoute(
   if (fault) filters.push([FAULT_FILTER, packAny(TypeName.Fault, fault)]);
   if (filters.length) out.typed_per_filter_config = Object.fromEntries(filters.sort(([a], [b]) => (a < b ? -1 : 1)));
   return out;
+}
+
+/**
+ * The destinations and mirrors that can be served on the listener's port: one naming no port of a
+ * service with several goes to that port (portProblem); where the service has no such port it is
+ * dropped on this port (reported), and a route left without a destination with it.
+ */
+function destinationsOnPort(
+  ctx: CompileContext,
+  sourced: SourcedHttpRoute,
+  http: HTTPRoute,
+  listenerPort: number,
+): HTTPRoute | undefined {
+  const route = http.route ?? [];
+  const mirrors = http.mirrors ?? [];
+  const problems = (list: readonly { destination: Destination }[], field: 'route' | 'mirrors') =>
+    list.map((d, j) => {
+      const problem = portProblem(ctx, d.destination, listenerPort);
+      if (problem) {
+        const { source, path } = originOf(sourced);
+        // Indexes as written: the checked route may have dropped some before.
+        const written = (field === 'route' ? sourced.route.route : sourced.route.mirrors) ?? [];
+        const i = written.indexOf(d as never);
+        reportDestination(ctx.diags, source, `${path}.${field}[${i >= 0 ? i : j}]`, problem);
+      }
+      return problem;
+    });
+  const routeProblems = problems(route, 'route');
+  const mirrorProblems = problems(mirrors, 'mirrors');
+  if (!routeProblems.some(Boolean) && !mirrorProblems.some(Boolean)) return http;
+  const kept = route.filter((_, j) => !routeProblems[j]);
+  if (!kept.length) return undefined;
+  return { ...http, route: kept, mirrors: mirrors.filter((_, j) => !mirrorProblems[j]) };
 }
 
 /** By operation: a route translated for sidecars and for proxyless clients names the same one. */

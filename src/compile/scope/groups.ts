@@ -4,7 +4,8 @@
  * `grpc-clusters`, `grpc`), a restricted scope's live under `scope/<name>/`. Route configs differ
  * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
  */
-import { Diagnostics } from '../../model/diagnostics.js';
+import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
+import type { RouteSource } from '../route/source-labels.js';
 import type { CompileContext } from '../context.js';
 import { buildClusters, buildServiceClusters } from '../clusters.js';
 import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
@@ -24,8 +25,11 @@ export interface ScopeGroups {
   build(scope: Scope, kind: SharedKind): string;
   /** The same, for a class that receives the group. */
   shared(scope: Scope, kind: SharedKind): string;
-  /** The id of a scope's route configs as seen from `ns`, built now if they are not yet. */
-  routes(scope: Scope, ns: string): string;
+  /**
+   * The id of a scope's route configs as seen from `ns` (by a workload with `source`'s labels,
+   * when they select some `sourceLabels`), built now if they are not yet.
+   */
+  routes(scope: Scope, ns: string, source?: RouteSource): string;
   /** Ids some class received. */
   readonly used: ReadonlySet<string>;
   /** The restricted scopes' views and the groups of theirs that read endpoints (the incremental compiler patches them). */
@@ -111,11 +115,14 @@ export function scopeGroups(
       used.add(id);
       return id;
     },
-    routes(scope, ns) {
-      const id = idOf(scope, `routes/${ns}`);
+    routes(scope, ns, source) {
+      const id = idOf(scope, source ? `routes/${ns}/${source.keys.join(',')}` : `routes/${ns}`);
       if (!has(id)) {
         // A restricted view reports route problems too, saying from where: its indexes stay quiet.
-        const routeCtx = scope.full ? ctx : { ...scope.ctx, diags: seenFrom(ctx.diags, ns) };
+        const viewCtx = scope.full ? ctx : { ...scope.ctx, diags: seenFrom(ctx.diags, ns) };
+        // Built for the labels: a context of its own (its per-compile tables too), reporting only
+        // what the configs without the labels do not (those are built for the namespace's other workloads).
+        const routeCtx = source ? { ...viewCtx, routeSource: source, diags: onlyNew(viewCtx.diags) } : viewCtx;
         const t = group(id);
         const egress = routeCtx.egressListeners;
         const configs = egress ? buildEgressRoutes(routeCtx, egress, ns) : buildOutboundRoutes(routeCtx, ns);
@@ -125,6 +132,20 @@ export function scopeGroups(
       return id;
     },
   };
+}
+
+/** Diagnostics that go on to `diags` unless it already holds the same one. */
+function onlyNew(diags: Diagnostics): Diagnostics {
+  const out = new Diagnostics();
+  const id = (d: Diagnostic) => `${d.severity}|${d.code}|${d.kind}|${d.namespace}|${d.name}|${d.field}|${d.message}`;
+  let known: Set<string> | undefined;
+  out.add = (d) => {
+    known ??= new Set(diags.all.map(id));
+    if (known.has(id(d))) return;
+    known.add(id(d));
+    diags.add(d);
+  };
+  return out;
 }
 
 /** Diagnostics of a restricted view's route configs: into the compile's, naming the client namespace. */
