@@ -209,8 +209,9 @@ function unselectedRules(ctx: CompileContext, ns: string, namespaceRules: readon
   }
   const services = [...matched.keys()].filter((s) => serviceVisible(ctx, s, ns));
   if (services.length === 0) return { changed: false, lost: [] };
+  const visible = model.destinationRules.filter((d) => destinationRuleVisible(ctx, d, ns));
   const index = (rules: readonly DestinationRule[]) =>
-    indexDestinationRules({ ...model, services }, mesh, new Diagnostics(), ns, {
+    indexDestinationRules({ ...model, services, destinationRules: visible }, mesh, new Diagnostics(), ns, {
       namespaceRules: rules,
       selected: new Set(),
     });
