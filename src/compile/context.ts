@@ -81,4 +81,9 @@ export interface CompileContext {
    * match's `sourceLabels` (route/source-labels.ts); without it such matches apply to no one.
    */
   readonly routeSource?: RouteSource;
+  /**
+   * The namespace a context's outbound listeners are built for, where a `tcp`/`tls` match names it
+   * as `sourceNamespace` (route/source-labels.ts); without it such matches apply to no one.
+   */
+  readonly listenerNamespace?: string;
 }

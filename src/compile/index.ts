@@ -34,6 +34,7 @@ import { classKeysOf, indexSelectorRules, warnRouterSelections, type SelectorRul
 import { indexSidecars } from './scope/select-sidecar.js';
 import {
   indexSourceSelectors,
+  listenerClientOf,
   routeSourceOf,
   type RouteSource,
   type SourceSelectorIndex,
@@ -218,7 +219,13 @@ export function compileWithShapes(
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: sidecarGroups(scoped, scopes.scopeOf(ns, shape.sidecar, shape.destinationRules), ns, shape),
+        groups: sidecarGroups(
+          scoped,
+          scopes.scopeOf(ns, shape.sidecar, shape.destinationRules),
+          ns,
+          shape,
+          sourceSelectors,
+        ),
       });
     }
   }
@@ -266,10 +273,16 @@ const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
  * endpoints, listeners, routes), then its inbound group. One literal: a spread into a list grows it
  * as a push does, past its length (./exact.ts).
  */
-const sidecarGroups = (scoped: ScopeGroups, scope: Scope, ns: string, shape: SidecarShape): string[] => [
+const sidecarGroups = (
+  scoped: ScopeGroups,
+  scope: Scope,
+  ns: string,
+  shape: SidecarShape,
+  sourceSelectors: SourceSelectorIndex,
+): string[] => [
   scoped.shared(scope, 'outbound'),
   scoped.shared(scope, 'endpoints'),
-  scoped.shared(scope, 'outbound-listeners'),
+  scoped.listeners(scope, listenerClientOf(sourceSelectors, ns, shape.routeSource)),
   scoped.routes(scope, ns, shape.routeSource),
   shape.inboundGroup,
 ];

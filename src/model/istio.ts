@@ -139,6 +139,7 @@ export interface L4MatchAttributes {
   readonly port?: number;
   readonly sourceLabels?: Readonly<Record<string, string>>;
   readonly gateways?: readonly string[];
+  readonly sourceNamespace?: string;
 }
 
 export interface RouteDestination {

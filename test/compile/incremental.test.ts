@@ -77,6 +77,17 @@ spec:
   subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}, {name: v3, labels: {version: v3}}]
 ---
 ${TWO_HEADLESS_ON_ONE_POD}---
+# reviews' sidecars get outbound listeners of their own (a tcp match on their labels), which hold
+# the headless db's per-pod listeners: the churn checks they follow the endpoints too.
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: db-canary, namespace: default}
+spec:
+  hosts: [db]
+  tcp:
+  - match: [{sourceLabels: {app: reviews}}]
+    route: [{destination: {host: db-replica}}]
+---
 apiVersion: v1
 kind: Service
 metadata: {name: api, namespace: default}

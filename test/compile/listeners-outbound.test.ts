@@ -178,21 +178,25 @@ test('VirtualService tcp routes: weighted clusters, config metadata, Destination
   assert.equal(ctx.diags.all.length, 0);
 });
 
-test('VirtualService tcp match on another port or with sourceLabels does not apply (the latter is reported)', () => {
+test('VirtualService tcp match on another port, or for source labels or a namespace the listeners are not built for, does not apply', () => {
   const vs = virtualService('mysql-other', 'default', {
     hosts: ['mysqldb'],
     tcp: [
       { match: [{ port: 3307 }], route: [{ destination: { host: 'ratings' } }] },
       { match: [{ sourceLabels: { app: 'x' } }], route: [{ destination: { host: 'ratings' } }] },
+      { match: [{ sourceNamespace: 'prod' }], route: [{ destination: { host: 'ratings' } }] },
     ],
   });
   const ctx = makeContext(bookinfo(), { virtualServices: [vs] });
-  const l = buildOutboundListeners(ctx).get('10.96.3.4_3306');
-  assert.equal(filterConfig(l?.filter_chains?.[0], TCP).cluster, 'outbound|3306||mysqldb.default.svc.cluster.local');
-  assert.deepEqual(
-    ctx.diags.all.map((d) => [d.severity, d.kind, d.name, d.field]),
-    [['warning', 'VirtualService', 'mysql-other', 'spec.tcp[1].match[0].sourceLabels']],
-  );
+  const cluster = (c: typeof ctx) =>
+    filterConfig(buildOutboundListeners(c).get('10.96.3.4_3306')?.filter_chains?.[0], TCP).cluster;
+  assert.equal(cluster(ctx), 'outbound|3306||mysqldb.default.svc.cluster.local');
+  assert.deepEqual(ctx.diags.all, []);
+  // Built for a client the match names (istiod's matchTCP, per proxy): the route applies.
+  const ratings = 'outbound|9080||ratings.default.svc.cluster.local';
+  assert.equal(cluster({ ...ctx, routeSource: { labels: { app: 'x', v: '1' }, keys: ['src:app=x'] } }), ratings);
+  assert.equal(cluster({ ...ctx, listenerNamespace: 'prod' }), ratings);
+  assert.equal(cluster({ ...ctx, listenerNamespace: 'dev' }), 'outbound|3306||mysqldb.default.svc.cluster.local');
 });
 
 test('tcp/tls route destinations naming an unknown host, subset or port are dropped with an error; a route left empty is dropped', () => {

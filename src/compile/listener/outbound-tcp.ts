@@ -3,10 +3,12 @@
  * and buildSidecarOutboundTLSFilterChainOpts): VirtualService `tcp`/`tls` routes that match the
  * port, else one tcp_proxy to `outbound|<port>||<host>`.
  *
- * Outbound listeners are shared by every sidecar, so matches on `sourceLabels` cannot be decided
- * here: such a match is left out with a warning rather than applied to every client.
+ * A match naming `sourceLabels` or a `sourceNamespace` applies only where the listeners are built
+ * for such a client (the context's routeSource and listenerNamespace, route/source-labels.ts), as
+ * istiod's matchTCP decides it per proxy.
  */
 import type { CompileContext } from '../context.js';
+import { selects } from '../../proxy-class/class-id.js';
 import { istioConfigMetadata } from '../metadata.js';
 import { outboundClusterName, resolveHost } from '../names.js';
 import { checkDestination, destinationCluster, portProblem, reportDestination } from '../route/destination.js';
@@ -58,8 +60,8 @@ function tcpChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
       continue;
     }
     const subnets: string[] = [];
-    for (const [j, match] of route.match.entries()) {
-      if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
+    for (const match of route.match) {
+      if (!l4MatchApplies(ctx, match, port.port)) continue;
       if (!match.destinationSubnets?.length) {
         const filters = routeFilters(ctx, destinations, port, source, field);
         if (filters) return [...out, { filters, metadata: istioConfigMetadata(source) }];
@@ -88,8 +90,8 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
     const field = `spec.tls[${l4RouteIndex(route) ?? indexIn(source.spec.tls, route)}]`;
     const destinations = checkedDestinations(ctx, route, source, field);
     if (destinations.length === 0) continue;
-    for (const [j, match] of route.match.entries()) {
-      if (!l4MatchApplies(ctx, match, port.port, source, `${field}.match[${j}]`)) continue;
+    for (const match of route.match) {
+      if (!l4MatchApplies(ctx, match, port.port)) continue;
       // Matches with the same runtime predicates: only the first can ever be reached.
       const key = `${match.sniHosts.join(',')}|${(match.destinationSubnets ?? []).join(',')}`;
       if (handled.has(key)) continue;
@@ -113,30 +115,14 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
   return out;
 }
 
-/** Static predicates of an L4 match: port and gateways; sourceLabels cannot be honoured on shared listeners. */
-function l4MatchApplies(
-  ctx: CompileContext,
-  match: L4MatchAttributes,
-  port: number,
-  source: VirtualService,
-  field: string,
-): boolean {
+/** istiod's matchTCP for a sidecar: port, the `mesh` gateway, source labels and namespace of the client built for. */
+function l4MatchApplies(ctx: CompileContext, match: L4MatchAttributes, port: number): boolean {
   if (match.port !== undefined && match.port !== port) return false;
   if (match.gateways?.length && !match.gateways.includes(MESH_GATEWAY)) return false;
-  if (match.sourceLabels && Object.keys(match.sourceLabels).length > 0) {
-    ctx.diags.warn({
-      code: 'unsupported-field',
-      message:
-        'sourceLabels on tcp/tls matches is not supported for sidecars (their outbound listeners are shared); this match is ignored',
-      kind: source.kind,
-      namespace: source.meta.namespace,
-      name: source.meta.name,
-      field: `${field}.sourceLabels`,
-      file: source.origin.file,
-      index: source.origin.index,
-    });
-    return false;
-  }
+  if (match.sourceNamespace !== undefined && match.sourceNamespace !== ctx.listenerNamespace) return false;
+  const labels = match.sourceLabels;
+  if (labels && Object.keys(labels).length > 0)
+    return ctx.routeSource !== undefined && selects(labels, ctx.routeSource.labels);
   return true;
 }
 

@@ -5,7 +5,7 @@
  * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
  */
 import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
-import type { RouteSource } from '../route/source-labels.js';
+import { listenerClientKey, type ListenerClient, type RouteSource } from '../route/source-labels.js';
 import type { CompileContext } from '../context.js';
 import { buildClusters, buildServiceClusters } from '../clusters.js';
 import { buildEndpoints, buildServiceEndpoints } from '../endpoints.js';
@@ -30,6 +30,11 @@ export interface ScopeGroups {
    * when they select some `sourceLabels`), built now if they are not yet.
    */
   routes(scope: Scope, ns: string, source?: RouteSource): string;
+  /**
+   * The id of a scope's outbound listeners for a class: the shared ones, or where `tcp`/`tls`
+   * matches name its namespace or labels (`client`), ones built for it (an endpoint reader too).
+   */
+  listeners(scope: Scope, client: ListenerClient | undefined): string;
   /** Ids some class received. */
   readonly used: ReadonlySet<string>;
   /** The restricted scopes' views and the groups of theirs that read endpoints (the incremental compiler patches them). */
@@ -112,6 +117,25 @@ export function scopeGroups(
     build,
     shared(scope, kind) {
       const id = build(scope, kind);
+      used.add(id);
+      return id;
+    },
+    listeners(scope, client) {
+      if (!client) return this.shared(scope, 'outbound-listeners');
+      const id = idOf(scope, `outbound-listeners/${listenerClientKey(client)}`);
+      if (!has(id)) {
+        const base = scope.full ? ctx : scope.ctx;
+        const view: CompileContext = {
+          ...base,
+          // What the shared listeners report is the compile's already.
+          diags: onlyNew(ctx.diags),
+          ...(client.source ? { routeSource: client.source } : {}),
+          ...(client.namespace !== undefined ? { listenerNamespace: client.namespace } : {}),
+        };
+        group(id).listeners = buildOutboundListeners(view);
+        // Headless services' per-pod listeners follow the endpoints: the incremental compiler rebuilds it.
+        readers.set(`${scope.name}#${id}`, { view: { ...view, diags: new Diagnostics() }, 'outbound-listeners': id });
+      }
       used.add(id);
       return id;
     },

@@ -382,10 +382,11 @@ function l4Match(r: Reader, o: Raw, path: string): L4MatchAttributes {
     port: port(r, get(o, 'port'), `${path}.port`),
     sourceLabels: strMap(r, get(o, 'sourceLabels'), `${path}.sourceLabels`),
     gateways: strList(r, get(o, 'gateways'), `${path}.gateways`),
+    sourceNamespace: str(r, get(o, 'sourceNamespace'), `${path}.sourceNamespace`),
   });
 }
 
-const L4_FIELDS = ['destinationSubnets', 'port', 'sourceLabels', 'gateways'];
+const L4_FIELDS = ['destinationSubnets', 'port', 'sourceLabels', 'gateways', 'sourceNamespace'];
 
 function l4Routes(r: Reader, v: unknown, path: string): RouteDestination[] | undefined {
   const before = r.errorCount;

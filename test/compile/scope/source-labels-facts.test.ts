@@ -112,3 +112,48 @@ spec: {selector: {istio: ingressgateway}, servers: [{port: {number: 80, name: ht
   const named = router(compileMesh(SUBSETS, gateway, gwPod, routed('{sourceLabels: {zone: b}, gateways: [gw]}')));
   assert.equal(named.cluster, 'outbound|80|v2|known.default.svc.cluster.local', 'gateways named: sourceLabels ignored');
 });
+
+test("tcp matches: sourceLabels and sourceNamespace decide per sidecar (istiod's matchTCP), on listeners of their own", () => {
+  const db = (name: string, ip: string) => `apiVersion: v1
+kind: Service
+metadata: {name: ${name}, namespace: default}
+spec: {clusterIP: ${ip}, ports: [{name: tcp-db, port: 5432}]}`;
+  const route = (match: string) => `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: db, namespace: default}
+spec:
+  hosts: [db]
+  tcp:
+  - match: [${match}]
+    route: [{destination: {host: db-next}}]
+  - route: [{destination: {host: db}}]`;
+  const tcpCluster = (v: ReturnType<typeof view>) => {
+    const listener = v.resources.listeners.get('10.96.9.1_5432') as {
+      filter_chains?: { filters: { typed_config: { cluster?: string } }[] }[];
+      default_filter_chain?: { filters: { typed_config: { cluster?: string } }[] };
+    };
+    const chain = listener.filter_chains?.[0] ?? listener.default_filter_chain;
+    return chain?.filters[0]?.typed_config.cluster;
+  };
+  const next = 'outbound|5432||db-next.default.svc.cluster.local';
+  const plain = 'outbound|5432||db.default.svc.cluster.local';
+  const services = [db('db', '10.96.9.1'), db('db-next', '10.96.9.2')];
+
+  const byLabels = compileMesh(...services, route('{sourceLabels: {app: canary}}'), ...PODS);
+  const canary = view(byLabels, proxy('default', { app: 'canary', version: 'v9' }));
+  assert.equal(tcpCluster(canary), next);
+  assert.equal(tcpCluster(view(byLabels, proxy('default', { app: 'stable' }))), plain);
+  assert.equal(tcpCluster(view(byLabels, proxy('not-default', { app: 'canary' }))), next);
+  const classes = byLabels.snapshot.content.classes;
+  assert.equal(classes.find((c) => c.id === canary.classId)?.groups[2], 'outbound-listeners/src:app=canary');
+
+  // A match naming a sourceNamespace: only that namespace's sidecars (before, it applied to all).
+  const byNamespace = compileMesh(...services, route('{sourceNamespace: not-default}'), ...PODS);
+  assert.equal(tcpCluster(view(byNamespace, proxy('not-default', { app: 'canary' }))), next);
+  assert.equal(tcpCluster(view(byNamespace, proxy('default', { app: 'stable' }))), plain);
+  assert.deepEqual(
+    byNamespace.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+    'sourceNamespace is a known field, nothing is reported',
+  );
+});
