@@ -27,6 +27,8 @@ export interface HTTPMatchRequest {
   readonly ignoreUriCase?: boolean;
   readonly withoutHeaders?: Readonly<Record<string, StringMatch>>;
   readonly sourceNamespace?: string;
+  /** The route's stat_prefix in Envoy (its per-route statistics). */
+  readonly statPrefix?: string;
 }
 
 export interface PortSelector {
@@ -90,6 +92,10 @@ export interface HTTPRetry {
   readonly perTryTimeoutMs?: number;
   readonly retryOn?: string;
   readonly retryRemoteLocalities?: boolean;
+  /** Set: retry on other hosts than the failed ones (true) or not (false); unset: istiod's default (true, but under a consistent hash). */
+  readonly retryIgnorePreviousHosts?: boolean;
+  /** Milliseconds: the retry back-off's base interval. */
+  readonly backoffMs?: number;
 }
 
 export interface Percent {
@@ -114,6 +120,8 @@ export interface CorsPolicy {
   /** Milliseconds. */
   readonly maxAgeMs?: number;
   readonly allowCredentials?: boolean;
+  /** What to do with a preflight request whose origin matches none (istiod's default: FORWARD). */
+  readonly unmatchedPreflights?: 'FORWARD' | 'IGNORE';
 }
 
 export interface HTTPRoute {

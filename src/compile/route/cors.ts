@@ -8,8 +8,8 @@ export type EnvoyCorsPolicy = envoy.extensions.filters.http.cors.v3.CorsPolicy.$
 
 export function translateCors(cors: CorsPolicy): EnvoyCorsPolicy {
   const out: EnvoyCorsPolicy = {
-    // Istio's default for unmatchedPreflights (FORWARD).
-    forward_not_matching_preflights: { value: true },
+    // Istio's default for unmatchedPreflights is FORWARD (Envoy's before 1.30).
+    forward_not_matching_preflights: { value: cors.unmatchedPreflights !== 'IGNORE' },
     filter_enabled: { default_value: integerToFraction(100) },
   };
   const origins = (cors.allowOrigins ?? []).map(toStringMatcher).filter((m): m is StringMatcher => m !== undefined);

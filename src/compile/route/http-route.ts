@@ -130,6 +130,7 @@ function translateRoute(
   if (name) out.name = name;
   // Proxyless gRPC clients know prefix, path and regex matchers only (gRFC A28): plain prefixes for them.
   out.match = translateRouteMatch(match, source.gatewaySemantics === true && !target.proxyless);
+  if (match?.statPrefix) out.stat_prefix = match.statPrefix;
   out.metadata = istioConfigMetadata(source);
 
   let authority = '';

@@ -65,8 +65,12 @@ function retryPolicy(retry: HTTPRetry, consistentHash: boolean): RetryPolicy {
     if (codes.length) out.retriable_status_codes = codes;
   }
   if (retry.perTryTimeoutMs !== undefined) out.per_try_timeout = durationMs(retry.perTryTimeoutMs);
+  // Said explicitly, it wins over the consistent-hash default either way (istiod).
+  if (retry.retryIgnorePreviousHosts === true) out.retry_host_predicate = previousHostsPredicate();
+  else if (retry.retryIgnorePreviousHosts === false) delete out.retry_host_predicate;
   if (retry.retryRemoteLocalities)
     out.retry_priority = { name: 'envoy.retry_priorities.previous_priorities', typed_config: PREVIOUS_PRIORITIES };
+  if (retry.backoffMs !== undefined) out.retry_back_off = { base_interval: durationMs(retry.backoffMs) };
   return out;
 }
 

@@ -167,6 +167,7 @@ const MATCH_FIELDS = [
   'ignoreUriCase',
   'withoutHeaders',
   'sourceNamespace',
+  'statPrefix',
 ];
 
 function httpMatch(r: Reader, v: unknown, path: string): HTTPMatchRequest | undefined {
@@ -189,6 +190,7 @@ function httpMatch(r: Reader, v: unknown, path: string): HTTPMatchRequest | unde
     ignoreUriCase: bool(r, get(o, 'ignoreUriCase'), `${path}.ignoreUriCase`),
     withoutHeaders: smMap('withoutHeaders'),
     sourceNamespace: str(r, get(o, 'sourceNamespace'), `${path}.sourceNamespace`),
+    statPrefix: str(r, get(o, 'statPrefix'), `${path}.statPrefix`),
   });
 }
 
@@ -271,7 +273,14 @@ function httpRewrite(r: Reader, v: unknown, path: string): HTTPRewrite | undefin
 }
 
 function httpRetry(r: Reader, v: unknown, path: string): HTTPRetry | undefined {
-  const o = fields(r, v, path, ['attempts', 'perTryTimeout', 'retryOn', 'retryRemoteLocalities']);
+  const o = fields(r, v, path, [
+    'attempts',
+    'perTryTimeout',
+    'retryOn',
+    'retryRemoteLocalities',
+    'retryIgnorePreviousHosts',
+    'backoff',
+  ]);
   if (!o) return undefined;
   const attempts = int(r, get(o, 'attempts'), `${path}.attempts`, 0, 2 ** 31 - 1);
   return compact({
@@ -279,6 +288,8 @@ function httpRetry(r: Reader, v: unknown, path: string): HTTPRetry | undefined {
     perTryTimeoutMs: duration(r, get(o, 'perTryTimeout'), `${path}.perTryTimeout`),
     retryOn: str(r, get(o, 'retryOn'), `${path}.retryOn`),
     retryRemoteLocalities: bool(r, get(o, 'retryRemoteLocalities'), `${path}.retryRemoteLocalities`),
+    retryIgnorePreviousHosts: bool(r, get(o, 'retryIgnorePreviousHosts'), `${path}.retryIgnorePreviousHosts`),
+    backoffMs: duration(r, get(o, 'backoff'), `${path}.backoff`),
   });
 }
 
@@ -341,6 +352,7 @@ function cors(r: Reader, v: unknown, path: string): CorsPolicy | undefined {
     'exposeHeaders',
     'maxAge',
     'allowCredentials',
+    'unmatchedPreflights',
   ]);
   if (!o) return undefined;
   const origins = list(r, get(o, 'allowOrigins'), `${path}.allowOrigins`, (m, p) => stringMatch(r, m, p));
@@ -354,7 +366,20 @@ function cors(r: Reader, v: unknown, path: string): CorsPolicy | undefined {
     exposeHeaders: strList(r, get(o, 'exposeHeaders'), `${path}.exposeHeaders`),
     maxAgeMs: duration(r, get(o, 'maxAge'), `${path}.maxAge`),
     allowCredentials: bool(r, get(o, 'allowCredentials'), `${path}.allowCredentials`),
+    unmatchedPreflights: unmatchedPreflights(r, get(o, 'unmatchedPreflights'), `${path}.unmatchedPreflights`),
   });
+}
+
+const UNMATCHED_PREFLIGHTS = ['UNSPECIFIED', 'FORWARD', 'IGNORE'] as const;
+
+function unmatchedPreflights(r: Reader, v: unknown, path: string): 'FORWARD' | 'IGNORE' | undefined {
+  const value = str(r, v, path);
+  if (value === undefined) return undefined;
+  if (!(UNMATCHED_PREFLIGHTS as readonly string[]).includes(value)) {
+    r.error(path, `must be one of ${UNMATCHED_PREFLIGHTS.join(', ')}`);
+    return undefined;
+  }
+  return value === 'IGNORE' ? 'IGNORE' : value === 'FORWARD' ? 'FORWARD' : undefined;
 }
 
 function headerOps(r: Reader, v: unknown, path: string): HeaderOperations | undefined {
