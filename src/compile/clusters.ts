@@ -192,7 +192,7 @@ function sidecarCluster(
   applyPortProtocol(draft, port.protocol);
 
   applyH2Upgrade(draft, policy?.connectionPool);
-  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh.connectTimeoutMs);
+  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh.connectTimeoutMs, policy?.retryBudget);
   applyOutlierDetection(c, policy?.outlierDetection);
   applyLoadBalancer(c, policy?.loadBalancer);
   applyTls(ctx, plan, draft, sans, report);

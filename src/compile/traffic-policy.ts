@@ -14,6 +14,7 @@ import type {
   LoadBalancerSettings,
   OutlierDetection,
   PortTrafficPolicy,
+  RetryBudget,
   TrafficPolicy,
 } from '../model/istio.js';
 import type { Protocol } from '../model/service-model.js';
@@ -35,6 +36,8 @@ export interface EffectivePolicy {
   readonly outlierDetection?: OutlierDetection;
   readonly loadBalancer?: LoadBalancerSettings;
   readonly tls?: TrafficPolicy['tls'];
+  /** Only from a rule's or subset's policy: a port-level one has none (istiod drops it there). */
+  readonly retryBudget?: RetryBudget;
 }
 
 function portLevel(
@@ -71,6 +74,8 @@ export function policyForSubset(
     outlierDetection: pick('outlierDetection'),
     loadBalancer: pick('loadBalancer'),
     tls: pick('tls'),
+    // istiod's MergeTrafficPolicy: the subset's when it has one, port level or not.
+    retryBudget: s.retryBudget ?? base.retryBudget,
   };
 }
 
@@ -126,9 +131,30 @@ export function applyConnectionPool(
   draft: ClusterDraft,
   pool: ConnectionPoolSettings | undefined,
   connectTimeoutMs: number,
+  retryBudget?: RetryBudget,
 ): void {
   const c = draft.cluster;
   c.connect_timeout = sharedDurationMs(connectTimeoutMs);
+  applyPool(draft, pool);
+  if (retryBudget) {
+    // istiod's applyRetryBudget: 20 % and 3 unless set, on the pool's thresholds.
+    const thresholds = c.circuit_breakers?.thresholds?.[0] ?? DEFAULT_THRESHOLDS;
+    c.circuit_breakers = {
+      thresholds: [
+        {
+          ...thresholds,
+          retry_budget: {
+            budget_percent: { value: retryBudget.percent ?? 20 },
+            min_retry_concurrency: { value: retryBudget.minRetryConcurrency || 3 },
+          },
+        },
+      ],
+    };
+  }
+}
+
+function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined): void {
+  const c = draft.cluster;
   if (!pool) {
     c.circuit_breakers = DEFAULT_CIRCUIT_BREAKERS;
     return;
@@ -252,9 +278,17 @@ export function makeOriginalDst(c: Cluster): void {
   delete c.load_assignment;
 }
 
+/** istiod's setWarmup (aggression 1 and 10 % unless set; the runtime key is its placeholder), else setSlowStartConfig. */
 function slowStart(
   lb: LoadBalancerSettings | undefined,
 ): envoy.config.cluster.v3.Cluster.SlowStartConfig.$Properties | undefined {
+  const warmup = lb?.warmup;
+  if (warmup)
+    return {
+      slow_start_window: durationMs(warmup.durationMs),
+      aggression: { default_value: warmup.aggression ?? 1, runtime_key: '(' },
+      min_weight_percent: { value: warmup.minimumPercent ?? 10 },
+    };
   return lb?.warmupDurationSecsMs !== undefined
     ? { slow_start_window: durationMs(lb.warmupDurationSecsMs) }
     : undefined;

@@ -214,6 +214,13 @@ export interface LoadBalancerSettings {
   readonly localityLbSetting?: LocalityLbSetting;
   /** Milliseconds. */
   readonly warmupDurationSecsMs?: number;
+  /** Slow start (istiod's setWarmup; it wins over warmupDurationSecs). */
+  readonly warmup?: {
+    /** Milliseconds. */
+    readonly durationMs: number;
+    readonly minimumPercent?: number;
+    readonly aggression?: number;
+  };
 }
 
 export interface ConnectionPoolSettings {
@@ -276,6 +283,13 @@ export interface TrafficPolicy {
   readonly outlierDetection?: OutlierDetection;
   readonly tls?: ClientTLSSettings;
   readonly portLevelSettings?: readonly PortTrafficPolicy[];
+  /** Retries allowed as a share of active requests (circuit breakers' retry_budget; not port-level). */
+  readonly retryBudget?: RetryBudget;
+}
+
+export interface RetryBudget {
+  readonly percent?: number;
+  readonly minRetryConcurrency?: number;
 }
 
 export interface Subset {

@@ -12,6 +12,7 @@ import type {
   LocalityLbSetting,
   OutlierDetection,
   PortTrafficPolicy,
+  RetryBudget,
   SimpleLB,
   Subset,
   TLSMode,
@@ -104,7 +105,12 @@ export function readDestinationRule(
 const POLICY_FIELDS = ['loadBalancer', 'connectionPool', 'outlierDetection', 'tls'];
 
 function policy(r: Reader, v: unknown, path: string, withPorts: boolean): TrafficPolicy | undefined {
-  const o = fields(r, v, path, withPorts ? [...POLICY_FIELDS, 'portLevelSettings'] : [...POLICY_FIELDS, 'port']);
+  const o = fields(
+    r,
+    v,
+    path,
+    withPorts ? [...POLICY_FIELDS, 'portLevelSettings', 'retryBudget'] : [...POLICY_FIELDS, 'port'],
+  );
   if (!o) return undefined;
   const base = compact({
     loadBalancer: loadBalancer(r, get(o, 'loadBalancer'), `${path}.loadBalancer`),
@@ -113,6 +119,7 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
     tls: tls(r, get(o, 'tls'), `${path}.tls`),
   });
   if (!withPorts) return base;
+  const retryBudget = budget(r, get(o, 'retryBudget'), `${path}.retryBudget`);
   const portLevelSettings = list(
     r,
     get(o, 'portLevelSettings'),
@@ -126,11 +133,44 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
       return pl ? compact({ port, ...pl }) : undefined;
     },
   );
-  return compact({ ...base, portLevelSettings });
+  return compact({ ...base, portLevelSettings, retryBudget });
+}
+
+function budget(r: Reader, v: unknown, path: string): RetryBudget | undefined {
+  const o = fields(r, v, path, ['percent', 'budgetInterval', 'minRetryConcurrency']);
+  if (!o) return undefined;
+  // Envoy's RetryBudget.budget_interval is newer than the Envoy API meshsnap encodes with.
+  if (get(o, 'budgetInterval') !== undefined)
+    r.warn(
+      `${path}.budgetInterval`,
+      'is not applied: the Envoy API meshsnap encodes has no budget_interval (Envoy uses its default)',
+      'unsupported-field',
+    );
+  return compact({
+    percent: num(r, get(o, 'percent'), `${path}.percent`, 0, 100),
+    minRetryConcurrency: int(r, get(o, 'minRetryConcurrency'), `${path}.minRetryConcurrency`),
+  });
+}
+
+function warmup(r: Reader, v: unknown, path: string): LoadBalancerSettings['warmup'] {
+  const o = fields(r, v, path, ['duration', 'minimumPercent', 'aggression']);
+  if (!o) return undefined;
+  const durationMs = duration(r, get(o, 'duration'), `${path}.duration`);
+  if (durationMs === undefined) {
+    if (!r.failed) r.error(`${path}.duration`, 'is required', 'missing-field');
+    return undefined;
+  }
+  const aggression = num(r, get(o, 'aggression'), `${path}.aggression`);
+  if (aggression !== undefined && aggression <= 0) r.error(`${path}.aggression`, 'must be greater than 0');
+  return compact({
+    durationMs,
+    minimumPercent: num(r, get(o, 'minimumPercent'), `${path}.minimumPercent`, 0, 100),
+    aggression,
+  });
 }
 
 function loadBalancer(r: Reader, v: unknown, path: string): LoadBalancerSettings | undefined {
-  const o = fields(r, v, path, ['simple', 'consistentHash', 'localityLbSetting', 'warmupDurationSecs']);
+  const o = fields(r, v, path, ['simple', 'consistentHash', 'localityLbSetting', 'warmupDurationSecs', 'warmup']);
   if (!o) return undefined;
   const simple = str(r, get(o, 'simple'), `${path}.simple`);
   if (simple !== undefined && !(SIMPLE_LB as readonly string[]).includes(simple)) {
@@ -143,6 +183,7 @@ function loadBalancer(r: Reader, v: unknown, path: string): LoadBalancerSettings
     consistentHash,
     localityLbSetting: locality(r, get(o, 'localityLbSetting'), `${path}.localityLbSetting`),
     warmupDurationSecsMs: duration(r, get(o, 'warmupDurationSecs'), `${path}.warmupDurationSecs`),
+    warmup: warmup(r, get(o, 'warmup'), `${path}.warmup`),
   });
 }
 
