@@ -40,6 +40,7 @@ const PROTOS = [
   'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
   'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',
+  'envoy/extensions/transport_sockets/proxy_protocol/v3/upstream_proxy_protocol.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/service/discovery/v3/ads.proto',

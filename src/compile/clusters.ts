@@ -9,6 +9,7 @@
  */
 import type { Diagnostics } from '../model/diagnostics.js';
 import type { ClientTLSSettings, DestinationRuleSpec } from '../model/istio.js';
+import { applyUpstreamProxyProtocol } from './cluster/proxy-protocol.js';
 import { DEFAULT_DNS_REFRESH_RATE_MS } from '../model/mesh-config.js';
 import type { MeshService } from '../model/service-model.js';
 import { envoy, durationMs, type Cluster, type Metadata } from '../xds/proto.js';
@@ -196,6 +197,7 @@ function sidecarCluster(
   applyOutlierDetection(c, policy?.outlierDetection);
   applyLoadBalancer(c, policy?.loadBalancer);
   applyTls(ctx, plan, draft, sans, report);
+  applyUpstreamProxyProtocol(c, policy?.proxyProtocol);
 
   if (c.type === DiscoveryType.EDS) c.eds_cluster_config = { service_name: plan.name, eds_config: EDS_CONFIG };
 

@@ -38,6 +38,8 @@ export interface EffectivePolicy {
   readonly tls?: TrafficPolicy['tls'];
   /** Only from a rule's or subset's policy: a port-level one has none (istiod drops it there). */
   readonly retryBudget?: RetryBudget;
+  /** The same. */
+  readonly proxyProtocol?: TrafficPolicy['proxyProtocol'];
 }
 
 function portLevel(
@@ -76,6 +78,7 @@ export function policyForSubset(
     tls: pick('tls'),
     // istiod's MergeTrafficPolicy: the subset's when it has one, port level or not.
     retryBudget: s.retryBudget ?? base.retryBudget,
+    proxyProtocol: s.proxyProtocol ?? base.proxyProtocol,
   };
 }
 

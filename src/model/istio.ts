@@ -285,6 +285,8 @@ export interface TrafficPolicy {
   readonly portLevelSettings?: readonly PortTrafficPolicy[];
   /** Retries allowed as a share of active requests (circuit breakers' retry_budget; not port-level). */
   readonly retryBudget?: RetryBudget;
+  /** The PROXY protocol header sent upstream (not port-level). */
+  readonly proxyProtocol?: { readonly version: 'V1' | 'V2' };
 }
 
 export interface RetryBudget {

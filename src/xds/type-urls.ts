@@ -18,6 +18,7 @@ export const TypeName = {
   UpstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
   DownstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
   RawBuffer: 'envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer',
+  ProxyProtocolUpstreamTransport: 'envoy.extensions.transport_sockets.proxy_protocol.v3.ProxyProtocolUpstreamTransport',
   HttpProtocolOptions: 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
 } as const;
 export type TypeName = (typeof TypeName)[keyof typeof TypeName];

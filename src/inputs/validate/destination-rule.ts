@@ -109,7 +109,7 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
     r,
     v,
     path,
-    withPorts ? [...POLICY_FIELDS, 'portLevelSettings', 'retryBudget'] : [...POLICY_FIELDS, 'port'],
+    withPorts ? [...POLICY_FIELDS, 'portLevelSettings', 'retryBudget', 'proxyProtocol'] : [...POLICY_FIELDS, 'port'],
   );
   if (!o) return undefined;
   const base = compact({
@@ -120,6 +120,7 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
   });
   if (!withPorts) return base;
   const retryBudget = budget(r, get(o, 'retryBudget'), `${path}.retryBudget`);
+  const proxyProtocol = proxyProtocolOf(r, get(o, 'proxyProtocol'), `${path}.proxyProtocol`);
   const portLevelSettings = list(
     r,
     get(o, 'portLevelSettings'),
@@ -133,7 +134,18 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
       return pl ? compact({ port, ...pl }) : undefined;
     },
   );
-  return compact({ ...base, portLevelSettings, retryBudget });
+  return compact({ ...base, portLevelSettings, retryBudget, proxyProtocol });
+}
+
+function proxyProtocolOf(r: Reader, v: unknown, path: string): TrafficPolicy['proxyProtocol'] {
+  const o = fields(r, v, path, ['version']);
+  if (!o) return undefined;
+  const version = str(r, get(o, 'version'), `${path}.version`) ?? 'V1';
+  if (version !== 'V1' && version !== 'V2') {
+    r.error(`${path}.version`, 'must be one of V1, V2');
+    return undefined;
+  }
+  return { version };
 }
 
 function budget(r: Reader, v: unknown, path: string): RetryBudget | undefined {

@@ -83,3 +83,37 @@ test('retryBudget.budgetInterval is reported as not applied', () => {
   const { diagnostics } = clusters(`  trafficPolicy: {retryBudget: {budgetInterval: 1s}}`);
   assert.deepEqual(diagnostics, ['unsupported-field spec.trafficPolicy.retryBudget.budgetInterval']);
 });
+
+test("proxyProtocol: the cluster's transport sockets wrapped in the upstream PROXY protocol socket (each auto-mTLS match, a raw buffer where none)", () => {
+  const { get, diagnostics } = clusters(`  trafficPolicy: {proxyProtocol: {version: V2}}
+  subsets:
+  - name: v1
+    labels: {version: v1}
+    trafficPolicy: {tls: {mode: ISTIO_MUTUAL}, proxyProtocol: {version: V1}}`);
+  assert.deepEqual(
+    diagnostics.filter((d) => !d.startsWith('subset-no-endpoints')),
+    [],
+  );
+  const wrapped = (socket: Json | undefined) => {
+    assert.equal(socket?.name, 'envoy.transport_sockets.upstream_proxy_protocol');
+    const config = socket?.typed_config as Json;
+    return {
+      version: (config.config as Json | undefined)?.version ?? 'V1',
+      inner: (config.transport_socket as Json).name,
+    };
+  };
+  // Auto mTLS: both matches wrapped.
+  const main = get('outbound|80||known');
+  assert.deepEqual(
+    (main.transport_socket_matches as Json[]).map((m) => wrapped(m.transport_socket as Json)),
+    [
+      { version: 'V2', inner: 'envoy.transport_sockets.tls' },
+      { version: 'V2', inner: 'envoy.transport_sockets.raw_buffer' },
+    ],
+  );
+  // ISTIO_MUTUAL: the one transport socket, with the subset's version.
+  assert.deepEqual(wrapped(get('outbound|80|v1|known').transport_socket as Json), {
+    version: 'V1',
+    inner: 'envoy.transport_sockets.tls',
+  });
+});
