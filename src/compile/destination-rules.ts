@@ -30,6 +30,7 @@ import type { DestinationRule, DestinationRuleSpec, Subset } from '../model/isti
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { MeshService, ServiceModel } from '../model/service-model.js';
 import type { DestinationRuleIndex, ResolvedDestinationRule } from './context.js';
+import { labelsKey } from './labels.js';
 import { hostMatches, resolveHost } from './names.js';
 
 interface HostRules {
@@ -55,13 +56,7 @@ const NO_WORKLOAD_RULES: WorkloadRules = { namespaceRules: [], selected: new Set
 /** Whether a rule has a workloadSelector (an empty one selects every workload of its namespace). */
 export const hasWorkloadSelector = (dr: DestinationRule): boolean => dr.spec.workloadSelector !== undefined;
 
-const selectorKey = (dr: DestinationRule): string => {
-  const labels = dr.spec.workloadSelector?.matchLabels ?? {};
-  return Object.keys(labels)
-    .sort()
-    .map((k) => `${k}=${labels[k]}`)
-    .join(',');
-};
+const selectorKey = (dr: DestinationRule): string => labelsKey(dr.spec.workloadSelector?.matchLabels ?? {});
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -121,7 +121,11 @@ export function scopeGroups(
       return id;
     },
     listeners(scope, client) {
-      if (!client) return this.shared(scope, 'outbound-listeners');
+      if (!client) {
+        const shared = build(scope, 'outbound-listeners');
+        used.add(shared);
+        return shared;
+      }
       const id = idOf(scope, `outbound-listeners/${listenerClientKey(client)}`);
       if (!has(id)) {
         const base = scope.full ? ctx : scope.ctx;

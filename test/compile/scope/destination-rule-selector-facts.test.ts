@@ -8,13 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { served } from '../../helpers/mesh.js';
-import { compileMesh, proxy, view } from './scope-mesh.js';
-
-const pod = (ns: string, name: string, ip: string, labels: string): string => `apiVersion: v1
-kind: Pod
-metadata: {name: ${name}, namespace: ${ns}, labels: ${labels}}
-spec: {serviceAccountName: default, containers: [{name: app, image: app}]}
-status: {phase: Running, podIP: ${ip}, podIPs: [{ip: ${ip}}], conditions: [{type: Ready, status: 'True'}]}`;
+import { compileMesh, pod, proxy, view } from './scope-mesh.js';
 
 const HTTPBIN = `apiVersion: networking.istio.io/v1
 kind: ServiceEntry

@@ -51,6 +51,13 @@ export function view(result: PipelineResult, node: TestNode) {
   };
 }
 
+/** A running, ready Pod of `ns` at `ip`; `labels` as YAML flow text, e.g. `{app: web}`. */
+export const pod = (ns: string, name: string, ip: string, labels: string): string => `apiVersion: v1
+kind: Pod
+metadata: {name: ${name}, namespace: ${ns}, labels: ${labels}}
+spec: {serviceAccountName: default, containers: [{name: app, image: app}]}
+status: {phase: Running, podIP: ${ip}, podIPs: [{ip: ${ip}}], conditions: [{type: Ready, status: 'True'}]}`;
+
 export const sidecar = (ns: string, spec: string, name = 'default'): string => `apiVersion: networking.istio.io/v1
 kind: Sidecar
 metadata: {name: ${name}, namespace: ${ns}}
