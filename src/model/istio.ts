@@ -192,7 +192,13 @@ export type SimpleLB = 'UNSPECIFIED' | 'LEAST_CONN' | 'RANDOM' | 'PASSTHROUGH' |
 
 export interface ConsistentHashLB {
   readonly httpHeaderName?: string;
-  readonly httpCookie?: { readonly name: string; readonly path?: string; readonly ttlMs?: number };
+  readonly httpCookie?: {
+    readonly name: string;
+    readonly path?: string;
+    readonly ttlMs?: number;
+    /** Extra attributes of the cookie Envoy sets (istiod: RouteAction_HashPolicy_CookieAttribute). */
+    readonly attributes?: readonly { readonly name: string; readonly value?: string }[];
+  };
   readonly useSourceIp?: boolean;
   readonly httpQueryParameterName?: string;
   readonly ringHash?: { readonly minimumRingSize?: number };

@@ -72,6 +72,9 @@ function hashPolicy(hash: ConsistentHashLB): HashPolicy | undefined {
         name: c.name,
         ...(c.ttlMs !== undefined ? { ttl: durationMs(c.ttlMs) } : {}),
         ...(c.path ? { path: c.path } : {}),
+        ...(c.attributes?.length
+          ? { attributes: c.attributes.map((a) => ({ name: a.name, ...(a.value ? { value: a.value } : {}) })) }
+          : {}),
       },
     };
   }

@@ -212,7 +212,7 @@ function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefin
         ? `needs one hash key: ${HASH_KEYS.join(', ')}`
         : `sets several hash keys (${keys.join(', ')}), only one is allowed`,
     );
-  const c = fields(r, get(o, 'httpCookie'), `${path}.httpCookie`, ['name', 'path', 'ttl']);
+  const c = fields(r, get(o, 'httpCookie'), `${path}.httpCookie`, ['name', 'path', 'ttl', 'attributes']);
   const httpCookie = c
     ? (() => {
         const name = requiredStr(r, get(c, 'name'), `${path}.httpCookie.name`);
@@ -220,6 +220,13 @@ function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefin
           name: name ?? '',
           path: str(r, get(c, 'path'), `${path}.httpCookie.path`),
           ttlMs: duration(r, get(c, 'ttl'), `${path}.httpCookie.ttl`),
+          attributes: list(r, get(c, 'attributes'), `${path}.httpCookie.attributes`, (a, p) => {
+            const ao = fields(r, a, p, ['name', 'value']);
+            if (!ao) return undefined;
+            const attrName = requiredStr(r, get(ao, 'name'), `${p}.name`);
+            const value = str(r, get(ao, 'value'), `${p}.value`);
+            return attrName === undefined ? undefined : compact({ name: attrName, value });
+          }),
         });
         return cookie;
       })()

@@ -117,3 +117,29 @@ test("proxyProtocol: the cluster's transport sockets wrapped in the upstream PRO
     inner: 'envoy.transport_sockets.tls',
   });
 });
+
+test('consistentHash.httpCookie.attributes: on the route hash policy cookie, as istiod', () => {
+  const result = compileMesh(
+    rule(`  trafficPolicy:
+    loadBalancer:
+      consistentHash:
+        httpCookie: {name: session, ttl: 60s, attributes: [{name: SameSite, value: Strict}, {name: Secure}]}`),
+  );
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+  );
+  const config = view(result, proxy('default')).resources.routes.get('80') as {
+    virtual_hosts: { name: string; routes: { route?: { hash_policy?: Json[] } }[] }[];
+  };
+  const vh = config.virtual_hosts.find((h) => h.name === 'known.default.svc.cluster.local:80');
+  assert.deepEqual(vh?.routes[0]?.route?.hash_policy, [
+    {
+      cookie: {
+        name: 'session',
+        ttl: '60s',
+        attributes: [{ name: 'SameSite', value: 'Strict' }, { name: 'Secure' }],
+      },
+    },
+  ]);
+});
