@@ -30,7 +30,7 @@ import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, ty
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
-import { classKeysOf, indexSelectorRules, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
+import { classKeysOf, selectorRulesOf, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import {
   indexSourceSelectors,
@@ -174,7 +174,7 @@ export function compileWithShapes(
   const classes: ProxyClass[] = [];
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
-  const selectorRules = indexSelectorRules(ctx.model.destinationRules);
+  const selectorRules = selectorRulesOf(ctx);
   const sourceSelectors = indexSourceSelectors(ctx.model.virtualServices);
   for (const ns of ctx.model.namespaces) {
     // Proxyless clients see what exportTo and their namespace's Sidecar let them see, as sidecars

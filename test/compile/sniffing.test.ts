@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { explain, type ExplainRequest } from '../../src/explain/index.js';
+import { explainRequest } from '../helpers/explain-request.js';
 import { served } from '../helpers/mesh.js';
 import { endpointSliceYaml } from './incremental-helpers.js';
 import { compileYaml, pod, sidecarNode } from './security/mesh.js';
@@ -21,6 +22,15 @@ spec:
   clusterIP: ${ip}
   selector: { app: ${name} }
   ports: ${ports}`;
+
+/** A DNS ServiceEntry of shop whose port `web` names no protocol, with an address when given. */
+const dnsEntry = (name: string, host: string, port: number, address?: string) => `apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: ${name}, namespace: shop }
+spec:
+  hosts: [${host}]
+${address ? `  addresses: [${address}]\n` : ''}  ports: [{ number: ${port}, name: web }]
+  resolution: DNS`;
 
 const slice = (name: string, ip: string, port: number) => endpointSliceYaml(`${name}-1`, name, { port }, [ip], 'shop');
 
@@ -48,19 +58,14 @@ spec:
 const CLIENT = sidecarNode('client-0', '10.244.9.9', { app: 'client' }, 'shop');
 const CLIENT_POD = pod('client-0', '10.244.9.9', { app: 'client' }, 'shop');
 
-const request = (over: Partial<ExplainRequest>): ExplainRequest => ({
-  direction: 'outbound',
-  host: 'cart.shop.svc.cluster.local',
-  port: 80,
-  destinationIp: '10.96.7.4',
-  sourceIp: '10.244.9.9',
-  protocol: 'http/1.1',
-  tls: false,
-  method: 'GET',
-  path: '/',
-  headers: {},
-  ...over,
-});
+const request = (over: Partial<ExplainRequest>): ExplainRequest =>
+  explainRequest({
+    host: 'cart.shop.svc.cluster.local',
+    port: 80,
+    destinationIp: '10.96.7.4',
+    sourceIp: '10.244.9.9',
+    ...over,
+  });
 
 test('a port naming no protocol: its cluster IP listener sniffs HTTP into the <host>:<port> route config, the rest is TCP', () => {
   const result = compileYaml(...CART, CLIENT_POD);
@@ -163,21 +168,8 @@ test('a headless service naming no protocol sniffs on each pod IP listener', () 
 test('ServiceEntries: on their addresses as Services, without any on 0.0.0.0_<port> through "<port>"; well-known ports stay TCP', () => {
   const result = compileYaml(
     service('mysql', '10.96.7.6', '[{ port: 3306 }]'),
-    `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: { name: ext, namespace: shop }
-spec:
-  hosts: [api.example.com]
-  ports: [{ number: 8000, name: web }]
-  resolution: DNS`,
-    `apiVersion: networking.istio.io/v1
-kind: ServiceEntry
-metadata: { name: vip, namespace: shop }
-spec:
-  hosts: [vip.example.com]
-  addresses: [240.0.0.9]
-  ports: [{ number: 8001, name: web }]
-  resolution: DNS`,
+    dnsEntry('ext', 'api.example.com', 8000),
+    dnsEntry('vip', 'vip.example.com', 8001, '240.0.0.9'),
     `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: { name: ext, namespace: shop }

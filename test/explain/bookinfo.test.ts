@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, type ExplainRequest, type ProxyResources } from '../../src/explain/index.js';
+import { explainRequest } from '../helpers/explain-request.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { BOOKINFO_NODES, served } from '../helpers/mesh.js';
@@ -33,19 +34,15 @@ function productpage(extra: { file: string; text: string }[] = []): ProxyResourc
 }
 
 /** A request as `meshsnap explain` builds it for productpage (its pod IP is the source). */
-const request = (over: Partial<ExplainRequest>): ExplainRequest => ({
-  direction: 'outbound',
-  host: 'reviews.default.svc.cluster.local',
-  port: 9080,
-  destinationIp: '10.96.10.3',
-  sourceIp: '10.244.0.16',
-  protocol: 'http/1.1',
-  tls: false,
-  method: 'GET',
-  path: '/reviews/0',
-  headers: {},
-  ...over,
-});
+const request = (over: Partial<ExplainRequest>): ExplainRequest =>
+  explainRequest({
+    host: 'reviews.default.svc.cluster.local',
+    port: 9080,
+    destinationIp: '10.96.10.3',
+    sourceIp: '10.244.0.16',
+    path: '/reviews/0',
+    ...over,
+  });
 
 const resources = productpage();
 const REVIEWS_VS = {

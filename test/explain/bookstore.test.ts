@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, type ExplainRequest } from '../../src/explain/index.js';
+import { explainRequest } from '../helpers/explain-request.js';
 import { compilePaths, served } from '../helpers/mesh.js';
 import { EXAMPLES } from '../helpers/paths.js';
 
@@ -20,19 +21,15 @@ const call = (
   port: number,
   destinationIp: string | undefined,
   over: Partial<ExplainRequest> = {},
-): ExplainRequest => ({
-  direction: 'outbound',
-  host,
-  port,
-  ...(destinationIp ? { destinationIp } : {}),
-  sourceIp: '10.244.1.10',
-  protocol: 'http/1.1',
-  tls: false,
-  method: 'GET',
-  path: '/books',
-  headers: {},
-  ...over,
-});
+): ExplainRequest =>
+  explainRequest({
+    host,
+    port,
+    ...(destinationIp ? { destinationIp } : {}),
+    sourceIp: '10.244.1.10',
+    path: '/books',
+    ...over,
+  });
 
 test('web → catalog: the 90/10 split of VirtualService shop/catalog, with both subsets’ endpoints', () => {
   const e = explain(resources, call('catalog', 9080, '10.96.40.11'));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { explain, type ExplainRequest } from '../../src/explain/index.js';
+import { explainRequest } from '../helpers/explain-request.js';
 import { compileFiles, served } from '../helpers/mesh.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
 
@@ -24,18 +25,16 @@ const gateway = served(
   ROUTER,
 );
 
-const request = (over: Partial<ExplainRequest>): ExplainRequest => ({
-  direction: 'outbound',
-  host: 'bookinfo.example.com',
-  port: 8443,
-  protocol: 'h2',
-  tls: true,
-  sni: 'bookinfo.example.com',
-  method: 'GET',
-  path: '/productpage',
-  headers: {},
-  ...over,
-});
+const request = (over: Partial<ExplainRequest>): ExplainRequest =>
+  explainRequest({
+    host: 'bookinfo.example.com',
+    port: 8443,
+    protocol: 'h2',
+    tls: true,
+    sni: 'bookinfo.example.com',
+    path: '/productpage',
+    ...over,
+  });
 
 test('a gateway node is placed in its router class', () => {
   assert.match(gateway.classId, /^router\/istio-system\//);

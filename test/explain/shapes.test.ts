@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { explain, type ExplainRequest, type JsonObject, type ProxyResources } from '../../src/explain/index.js';
+import { explainRequest } from '../helpers/explain-request.js';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const TCP = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
@@ -136,18 +137,8 @@ const gateway: ProxyResources = {
   endpoints: new Map(),
 };
 
-const req = (over: Partial<ExplainRequest>): ExplainRequest => ({
-  direction: 'outbound',
-  host: 'bookinfo.example.com',
-  port: 8080,
-  destinationIp: '10.0.0.9',
-  protocol: 'http/1.1',
-  tls: false,
-  method: 'GET',
-  path: '/',
-  headers: {},
-  ...over,
-});
+const req = (over: Partial<ExplainRequest>): ExplainRequest =>
+  explainRequest({ host: 'bookinfo.example.com', port: 8080, destinationIp: '10.0.0.9', ...over });
 
 test('a gateway: the listener bound to the port, the suffix wildcard virtual host, weighted clusters, RBAC listed', () => {
   const e = explain(gateway, req({ host: 'api.example.com', path: '/api/books' }));

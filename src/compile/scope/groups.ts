@@ -4,7 +4,8 @@
  * `grpc-clusters`, `grpc`), a restricted scope's live under `scope/<name>/`. Route configs differ
  * per client namespace (short-name domains), the rest is shared by every namespace of the scope.
  */
-import { Diagnostics, type Diagnostic } from '../../model/diagnostics.js';
+import { Diagnostics } from '../../model/diagnostics.js';
+import { diagnosticId } from '../route/report-once.js';
 import { listenerClientKey, type ListenerClient, type RouteSource } from '../route/source-labels.js';
 import type { CompileContext } from '../context.js';
 import { buildClusters, buildServiceClusters } from '../clusters.js';
@@ -165,12 +166,12 @@ export function scopeGroups(
 /** Diagnostics that go on to `diags` unless it already holds the same one. */
 function onlyNew(diags: Diagnostics): Diagnostics {
   const out = new Diagnostics();
-  const id = (d: Diagnostic) => `${d.severity}|${d.code}|${d.kind}|${d.namespace}|${d.name}|${d.field}|${d.message}`;
   let known: Set<string> | undefined;
   out.add = (d) => {
-    known ??= new Set(diags.all.map(id));
-    if (known.has(id(d))) return;
-    known.add(id(d));
+    known ??= new Set(diags.all.map(diagnosticId));
+    const id = diagnosticId(d);
+    if (known.has(id)) return;
+    known.add(id);
     diags.add(d);
   };
   return out;

@@ -55,7 +55,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
   const unselectedChange = (ns: string): boolean => {
     let changed = unselectedByNamespace.get(ns);
     if (changed === undefined) {
-      const found = unselectedRules(ctx, ns, vis.selectorRules.get(ns) ?? []);
+      const found = unselectedRules(ctx, ns, vis.selectorRules.inNamespace(ns) ?? []);
       warnLostRules(ctx, found);
       unselectedByNamespace.set(ns, (changed = found.changed));
     }
@@ -69,7 +69,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
       const known = byOrigin.get(origin);
       if (known) return known;
       let scope: Scope = full;
-      const namespaceRules = vis.selectorRules.get(namespace);
+      const namespaceRules = vis.selectorRules.inNamespace(namespace);
       const workloadRules: WorkloadRules | undefined = namespaceRules
         ? { namespaceRules, selected: new Set(selected) }
         : undefined;
@@ -255,8 +255,6 @@ function isEverything(
   unselected: (ns: string) => boolean,
 ): boolean {
   const { model, mesh } = ctx;
-  let selectorRules = 0;
-  for (const rules of vis.selectorRules.values()) selectorRules += rules.length;
   return (
     (contents.workloadRules === undefined ||
       (contents.workloadRules.selected.size === 0 && !unselected(contents.clientNamespace))) &&
@@ -266,7 +264,7 @@ function isEverything(
     contents.services.length === model.services.length &&
     contents.services.every((s) => model.byHostname.get(s.hostname) === s) &&
     contents.virtualServices.length === model.virtualServices.length &&
-    contents.destinationRules.length === model.destinationRules.length - selectorRules &&
+    contents.destinationRules.length === model.destinationRules.length - vis.selectorRules.count &&
     seesEverything(ctx, vis, contents.clientNamespace)
   );
 }

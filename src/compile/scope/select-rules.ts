@@ -10,10 +10,15 @@ import type { DestinationRule } from '../../model/istio.js';
 import type { Workload } from '../../model/service-model.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { hasWorkloadSelector } from '../destination-rules.js';
+import { perCompile } from '../per-compile.js';
 
 export interface SelectorRuleIndex {
   /** The rules of `namespace` whose workloadSelector picks a workload with these labels, in name order. */
   selecting(namespace: string, labels: Readonly<Record<string, string>>): DestinationRule[];
+  /** Every rule with a workloadSelector of `namespace`, in name order; undefined when it has none. */
+  inNamespace(namespace: string): readonly DestinationRule[] | undefined;
+  /** How many rules have a workloadSelector, mesh-wide. */
+  readonly count: number;
   /** The rules with labels to match, with their class keys (for placing nodes into classes). */
   readonly selectors: readonly {
     readonly namespace: string;
@@ -31,6 +36,9 @@ const matchLabelsOf = (dr: DestinationRule): Readonly<Record<string, string>> =>
 export const classKeysOf = (rules: readonly DestinationRule[]): string[] =>
   rules.filter((dr) => Object.keys(matchLabelsOf(dr)).length > 0).map(destinationRuleKey);
 
+/** Once per compile: the visibility scopes and the sidecar shapes read the same index. */
+export const selectorRulesOf = perCompile((ctx): SelectorRuleIndex => indexSelectorRules(ctx.model.destinationRules));
+
 export function indexSelectorRules(rules: readonly DestinationRule[]): SelectorRuleIndex {
   const byNamespace = new Map<string, DestinationRule[]>();
   const byName = (a: DestinationRule, b: DestinationRule) => (a.meta.name < b.meta.name ? -1 : 1);
@@ -40,7 +48,11 @@ export function indexSelectorRules(rules: readonly DestinationRule[]): SelectorR
     else byNamespace.set(dr.meta.namespace, [dr]);
   }
   for (const list of byNamespace.values()) list.sort(byName);
+  let count = 0;
+  for (const list of byNamespace.values()) count += list.length;
   return {
+    inNamespace: (namespace) => byNamespace.get(namespace),
+    count,
     selecting: (namespace, labels) =>
       (byNamespace.get(namespace) ?? []).filter((dr) => selects(matchLabelsOf(dr), labels)),
     selectors: [...byNamespace.values()]
@@ -61,6 +73,7 @@ export function warnRouterSelections(
   isRouter: (labels: Readonly<Record<string, string>>) => boolean,
   diags: Diagnostics,
 ): void {
+  if (index.count === 0) return;
   const warned = new Set<DestinationRule>();
   for (const w of workloads) {
     if (!isRouter(w.labels)) continue;

@@ -10,14 +10,15 @@ import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
+import { selectorRulesOf, type SelectorRuleIndex } from './select-rules.js';
 import { exportedTo } from './export-to.js';
 
 export interface MeshVisibility {
   readonly servicesByNamespace: ReadonlyMap<string, readonly MeshService[]>;
   readonly virtualServicesByNamespace: ReadonlyMap<string, readonly VirtualService[]>;
   readonly destinationRulesByNamespace: ReadonlyMap<string, readonly DestinationRule[]>;
-  /** Per namespace, its DestinationRules with a workloadSelector (never exported: istiod treats them as `.`). */
-  readonly selectorRules: ReadonlyMap<string, readonly DestinationRule[]>;
+  /** The DestinationRules with a workloadSelector, per namespace (never exported: istiod treats them as `.`). */
+  readonly selectorRules: SelectorRuleIndex;
   /** Services / VirtualServices / DestinationRules (without a workloadSelector) not exported to every namespace. */
   readonly restrictedServices: readonly MeshService[];
   readonly restrictedVirtualServices: readonly VirtualService[];
@@ -75,7 +76,7 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     servicesByNamespace: groupBy(model.services, (s) => s.namespace),
     virtualServicesByNamespace: groupBy(model.virtualServices, (v) => v.meta.namespace),
     destinationRulesByNamespace: groupBy(model.destinationRules, (d) => d.meta.namespace),
-    selectorRules: groupBy(model.destinationRules.filter(hasWorkloadSelector), (d) => d.meta.namespace),
+    selectorRules: selectorRulesOf(ctx),
     restrictedServices: model.services.filter((s) => !isPublic(s.exportTo, mesh.defaultServiceExportTo)),
     restrictedVirtualServices: model.virtualServices.filter(
       (v) => !isPublic(v.spec.exportTo, mesh.defaultVirtualServiceExportTo),
