@@ -66,7 +66,7 @@ export interface HTTPRedirect {
   readonly derivePort?: 'FROM_PROTOCOL_DEFAULT' | 'FROM_REQUEST_PORT';
   readonly scheme?: string;
   readonly redirectCode?: number;
-  /** Replaces the matched path prefix (Envoy's `prefix_rewrite`); set only by the Gateway API conversion. */
+  /** Replaces the matched path prefix (Envoy's `prefix_rewrite`): VirtualService `prefixRewrite`, Gateway API ReplacePrefixMatch. */
   readonly prefixRewrite?: string;
 }
 

@@ -243,8 +243,15 @@ function tlsOptions(r: Reader, v: unknown, path: string): ServerTlsSettings | un
     caCertificates: filePath('caCertificates'),
     caCrl: filePath('caCrl'),
     tlsCertificates: list(r, get(o, 'tlsCertificates'), `${path}.tlsCertificates`, (v, p) => {
-      const c = fields(r, v, p, ['serverCertificate', 'privateKey']);
+      const c = fields(r, v, p, ['serverCertificate', 'privateKey', 'caCertificates']);
       if (!c) return undefined;
+      // istiod's ApplyToCommonTLSContext gives every certificate the server's caCertificates.
+      if (str(r, get(c, 'caCertificates'), `${p}.caCertificates`))
+        r.warn(
+          `${p}.caCertificates`,
+          "a certificate's own caCertificates is not applied (istiod neither): clients are validated with the server's caCertificates",
+          'unsupported-field',
+        );
       const cert = pemFree(r, str(r, get(c, 'serverCertificate'), `${p}.serverCertificate`), `${p}.serverCertificate`);
       const key = pemFree(r, str(r, get(c, 'privateKey'), `${p}.privateKey`), `${p}.privateKey`);
       if (!cert) r.error(`${p}.serverCertificate`, 'a server certificate is required', 'missing-field');

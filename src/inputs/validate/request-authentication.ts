@@ -27,6 +27,8 @@ const RULE_FIELDS = [
   'issuer',
   'audiences',
   'jwksUri',
+  // jwksUri under its proto name: protojson reads both names into one field.
+  'jwks_uri',
   'jwks',
   'fromHeaders',
   'fromParams',
@@ -36,6 +38,7 @@ const RULE_FIELDS = [
   'outputClaimToHeaders',
   'timeout',
   'spaceDelimitedClaims',
+  'presence',
 ];
 const HEADER_NAME = /^[-!#$%&'*+.^_`|~0-9a-zA-Z]+$/;
 
@@ -63,9 +66,23 @@ function jwtRule(r: Reader, v: unknown, path: string): JwtRule | undefined {
     values?.forEach((s, i) => s === '' && r.error(`${at(k)}[${i}]`, 'must not be empty'));
     return values;
   };
-  const jwksUri = str(r, get(o, 'jwksUri'), at('jwksUri'));
+  // `jwks_uri` is jwksUri's proto name; protojson refuses the field set twice.
+  const uriKey = get(o, 'jwksUri') !== undefined ? 'jwksUri' : 'jwks_uri';
+  if (uriKey === 'jwksUri' && get(o, 'jwks_uri') !== undefined)
+    r.error(at('jwks_uri'), 'duplicate field: jwks_uri is jwksUri under its proto name');
+  const jwksUri = str(r, get(o, uriKey), at(uriKey));
   if (jwksUri !== undefined && jwksUri !== '' && !parseJwksUri(jwksUri))
-    r.error(at('jwksUri'), `"${jwksUri.slice(0, 80)}" is not an http or https URL`);
+    r.error(at(uriKey), `"${jwksUri.slice(0, 80)}" is not an http or https URL`);
+  const presence = str(r, get(o, 'presence'), at('presence'));
+  if (presence !== undefined && presence !== 'OPTIONAL' && presence !== 'REQUIRED')
+    r.error(at('presence'), `must be OPTIONAL or REQUIRED, got "${presence.slice(0, 40)}"`);
+  // In the API, read by no istiod code: a request without a token still passes the JWT filter.
+  else if (presence === 'REQUIRED')
+    r.warn(
+      at('presence'),
+      'presence REQUIRED is not applied: istiod does not apply it either (a request without a token is still allowed; require one with an AuthorizationPolicy)',
+      'unsupported-field',
+    );
   const fromHeaders = list(r, get(o, 'fromHeaders'), at('fromHeaders'), (item, p) => {
     const h = fields(r, item, p, ['name', 'prefix']);
     const name = h ? requiredStr(r, get(h, 'name'), `${p}.name`) : undefined;

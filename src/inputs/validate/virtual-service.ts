@@ -99,6 +99,8 @@ const HTTP_ROUTE_FIELDS = [
   'mirror',
   'mirrorPercentage',
   'mirrorPercent',
+  // mirrorPercent under its proto name: protojson reads both names into one field.
+  'mirror_percent',
   'mirrors',
   'corsPolicy',
   'headers',
@@ -135,6 +137,12 @@ function httpRoute(r: Reader, v: unknown, path: string): HTTPRoute | undefined {
   if (actions.length === 0 && !r.failed)
     r.error(path, 'needs one of route, redirect, directResponse, delegate', 'missing-field');
   if (actions.length > 1) r.error(path, `cannot combine ${actions.join(' and ')}`);
+  // istiod's validateHTTPRedirect: a prefix rewrite replaces the matched prefix, so every URI match must be one.
+  if (redirect?.prefixRewrite !== undefined && match?.some((m) => m.uri && m.uri.prefix === undefined))
+    r.error(
+      `${path}.redirect.prefixRewrite`,
+      'redirect prefix_rewrite requires all URI matches to use prefix match type',
+    );
   const mirrors = httpMirrors(r, o, path);
   return compact({
     name,
@@ -212,14 +220,19 @@ function routeDestination(r: Reader, v: unknown, path: string): RouteDestination
 }
 
 function httpRedirect(r: Reader, v: unknown, path: string): HTTPRedirect | undefined {
-  const o = fields(r, v, path, ['uri', 'authority', 'port', 'derivePort', 'scheme', 'redirectCode']);
+  const o = fields(r, v, path, ['uri', 'prefixRewrite', 'authority', 'port', 'derivePort', 'scheme', 'redirectCode']);
   if (!o) return undefined;
   const derive = str(r, get(o, 'derivePort'), `${path}.derivePort`);
   if (derive !== undefined && derive !== 'FROM_PROTOCOL_DEFAULT' && derive !== 'FROM_REQUEST_PORT') {
     r.error(`${path}.derivePort`, 'must be FROM_PROTOCOL_DEFAULT or FROM_REQUEST_PORT');
   }
+  const uri = str(r, get(o, 'uri'), `${path}.uri`);
+  // istiod's ApplyRedirect: a non-empty prefixRewrite becomes the redirect's prefix_rewrite (else path_redirect).
+  const prefixRewrite = str(r, get(o, 'prefixRewrite'), `${path}.prefixRewrite`) || undefined;
+  if (uri && prefixRewrite) r.error(path, 'redirect may only specify one of uri or prefix_rewrite');
   return compact({
-    uri: str(r, get(o, 'uri'), `${path}.uri`),
+    uri,
+    prefixRewrite,
     authority: str(r, get(o, 'authority'), `${path}.authority`),
     port: port(r, get(o, 'port'), `${path}.port`),
     derivePort: derive as HTTPRedirect['derivePort'],
@@ -297,20 +310,30 @@ function httpFault(r: Reader, v: unknown, path: string): HTTPFaultInjection | un
   const o = fields(r, v, path, ['delay', 'abort']);
   if (!o) return undefined;
   let delay: HTTPFaultInjection['delay'];
-  const d = fields(r, get(o, 'delay'), `${path}.delay`, ['fixedDelay', 'percentage', 'percent']);
+  const d = fields(r, get(o, 'delay'), `${path}.delay`, ['fixedDelay', 'exponentialDelay', 'percentage', 'percent']);
   if (d) {
     const fixedDelayMs = duration(r, get(d, 'fixedDelay'), `${path}.delay.fixedDelay`);
-    if (get(d, 'fixedDelay') === undefined) r.error(`${path}.delay.fixedDelay`, 'is required', 'missing-field');
+    // istiod's validateHTTPFaultInjectionDelay rejects an exponential delay ("not supported yet").
+    const exponential = get(d, 'exponentialDelay');
+    if (exponential !== undefined && exponential !== null) {
+      duration(r, exponential, `${path}.delay.exponentialDelay`);
+      r.error(`${path}.delay.exponentialDelay`, 'exponentialDelay not supported yet');
+      if (get(d, 'fixedDelay') !== undefined)
+        r.error(`${path}.delay`, 'must set only one of fixedDelay, exponentialDelay');
+    } else if (get(d, 'fixedDelay') === undefined) r.error(`${path}.delay.fixedDelay`, 'is required', 'missing-field');
     const percentage =
       percent(r, get(d, 'percentage'), `${path}.delay.percentage`) ??
       intPercent(r, get(d, 'percent'), `${path}.delay.percent`);
     if (fixedDelayMs !== undefined) delay = compact({ fixedDelayMs, percentage });
   }
   let abort: HTTPFaultInjection['abort'];
-  const a = fields(r, get(o, 'abort'), `${path}.abort`, ['httpStatus', 'grpcStatus', 'percentage']);
+  const a = fields(r, get(o, 'abort'), `${path}.abort`, ['httpStatus', 'grpcStatus', 'http2Error', 'percentage']);
   if (a) {
     const httpStatus = int(r, get(a, 'httpStatus'), `${path}.abort.httpStatus`, 200, 599);
     const grpcStatus = str(r, get(a, 'grpcStatus'), `${path}.abort.grpcStatus`);
+    // istiod's validateHTTPFaultInjectionAbort rejects an HTTP/2 error abort ("not supported yet").
+    if (str(r, get(a, 'http2Error'), `${path}.abort.http2Error`) !== undefined)
+      r.error(`${path}.abort.http2Error`, 'HTTP/2 abort fault injection not supported yet');
     const percentage = percent(r, get(a, 'percentage'), `${path}.abort.percentage`);
     if (httpStatus === undefined && grpcStatus === undefined && !r.failed)
       r.error(`${path}.abort`, 'needs httpStatus or grpcStatus', 'missing-field');
@@ -327,9 +350,13 @@ function httpMirrors(r: Reader, o: Raw, path: string): HTTPMirrorPolicy[] | unde
     get(o, 'mirror') !== undefined && get(o, 'mirror') !== null
       ? destination(r, get(o, 'mirror'), `${path}.mirror`)
       : undefined;
+  // `mirror_percent` is mirrorPercent's proto name; protojson refuses the field set twice.
+  const legacy = get(o, 'mirrorPercent') !== undefined ? 'mirrorPercent' : 'mirror_percent';
+  if (legacy === 'mirrorPercent' && get(o, 'mirror_percent') !== undefined)
+    r.error(`${path}.mirror_percent`, 'duplicate field: mirror_percent is mirrorPercent under its proto name');
   const pct =
     percent(r, get(o, 'mirrorPercentage'), `${path}.mirrorPercentage`) ??
-    intPercent(r, get(o, 'mirrorPercent'), `${path}.mirrorPercent`);
+    intPercent(r, get(o, legacy), `${path}.${legacy}`);
   if (single) out.push(compact({ destination: single, percentage: pct }));
   const many = list(r, get(o, 'mirrors'), `${path}.mirrors`, (v, p) => {
     const m = fields(r, v, p, ['destination', 'percentage']);
@@ -433,8 +460,16 @@ function tcpRoute(r: Reader, v: unknown, path: string): TCPRoute | undefined {
   const o = fields(r, v, path, ['match', 'route']);
   if (!o) return undefined;
   const match = list(r, get(o, 'match'), `${path}.match`, (m, p) => {
-    const mo = fields(r, m, p, L4_FIELDS);
-    return mo ? l4Match(r, mo, p) : undefined;
+    const mo = fields(r, m, p, [...L4_FIELDS, 'sourceSubnet']);
+    if (!mo) return undefined;
+    // In the API and the CRD, read by no istiod code (its matchTCP matches no source subnet): not applied.
+    if (str(r, get(mo, 'sourceSubnet'), `${p}.sourceSubnet`))
+      r.warn(
+        `${p}.sourceSubnet`,
+        'sourceSubnet is not applied: istiod does not apply it either (the match applies to every source)',
+        'unsupported-field',
+      );
+    return l4Match(r, mo, p);
   });
   const route = l4Routes(r, get(o, 'route'), `${path}.route`);
   return route ? compact({ match, route }) : undefined;

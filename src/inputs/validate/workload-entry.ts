@@ -154,9 +154,9 @@ export function readWorkloadGroup(r: Reader, raw: Raw, origin: Origin, apiVersio
   };
 }
 
-/** istiod's validateReadinessProbe: non-negative counters, one health check method. */
+/** istiod's validateReadinessProbe: non-negative counters, one health check method it knows. */
 function probe(r: Reader, v: unknown, path: string): void {
-  const methods = ['httpGet', 'tcpSocket', 'exec'];
+  const methods = ['httpGet', 'tcpSocket', 'exec', 'grpc'];
   const counters = ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'];
   const o = fields(r, v, path, [...counters, ...methods]);
   if (!o) return;
@@ -167,8 +167,13 @@ function probe(r: Reader, v: unknown, path: string): void {
     return;
   }
   const method = set[0] as string;
-  const m = obj(r, get(o, method), `${path}.${method}`);
+  const m = fields(r, get(o, method), `${path}.${method}`, PROBE_METHOD_FIELDS[method] ?? []);
   if (!m) return;
+  if (method === 'grpc') {
+    // Not in istiod's switch: its default case refuses the probe.
+    r.error(`${path}.grpc`, 'unknown health check method grpc (istiod supports httpGet, tcpSocket, exec)');
+    return;
+  }
   if (method === 'exec') {
     const command = list(r, get(m, 'command'), `${path}.exec.command`, (x) => x);
     if (!command?.length) r.error(`${path}.exec.command`, 'exec.command is required', 'missing-field');
@@ -176,9 +181,30 @@ function probe(r: Reader, v: unknown, path: string): void {
   }
   const port = int(r, get(m, 'port'), `${path}.${method}.port`, 1, 65535);
   if (port === undefined && !r.failed) r.error(`${path}.${method}.port`, 'is required', 'missing-field');
+  str(r, get(m, 'host'), `${path}.${method}.host`);
   if (method === 'httpGet') {
+    str(r, get(m, 'path'), `${path}.httpGet.path`);
     const scheme = str(r, get(m, 'scheme'), `${path}.httpGet.scheme`);
     if (scheme && scheme !== 'HTTP' && scheme !== 'HTTPS')
       r.error(`${path}.httpGet.scheme`, 'httpGet.scheme must be one of "HTTPS", "HTTP"');
+    // istiod's ValidateProbeHeaderName on each header.
+    list(r, get(m, 'httpHeaders'), `${path}.httpGet.httpHeaders`, (h, p) => {
+      const header = fields(r, h, p, ['name', 'value']);
+      if (!header) return undefined;
+      const name = str(r, get(header, 'name'), `${p}.name`) ?? '';
+      str(r, get(header, 'value'), `${p}.value`);
+      if (name === '') r.error(`${p}.name`, 'header name cannot be empty', 'missing-field');
+      else if (!/^[-A-Za-z0-9]+$/.test(name))
+        r.error(`${p}.name`, `header name ${name.slice(0, 60)} is not a valid header name`);
+      return undefined;
+    });
   }
 }
+
+/** The fields of each health check method (istio.io/api ReadinessProbe). */
+const PROBE_METHOD_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  httpGet: ['path', 'port', 'host', 'scheme', 'httpHeaders'],
+  tcpSocket: ['host', 'port'],
+  exec: ['command'],
+  grpc: ['port', 'service'],
+};
