@@ -18,7 +18,6 @@ import {
   type ListenerFilter,
 } from './filters.js';
 import { exactList } from '../exact.js';
-import { detectionTimeout } from './detection-timeout.js';
 import { deepFreeze, InternTable } from '../intern.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
@@ -62,14 +61,14 @@ export function buildInbound(
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
     listener_filters: listenerFilters.get(needsKey(needs), () => [ORIGINAL_DST_FILTER, ...inspectors(needs)]),
-    // MeshConfig.protocolDetectionTimeout, on every inbound listener (istiod's buildInboundListener).
-    listener_filters_timeout: detectionTimeout(ctx),
+    listener_filters_timeout: NO_TIMEOUT,
     filter_chains: chains,
   };
   return { listeners: new Map([[VIRTUAL_INBOUND, listener]]), clusters };
 }
 
 const VIRTUAL_INBOUND_ADDRESS = deepFreeze(socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT));
+const NO_TIMEOUT = Object.freeze({ seconds: 0 });
 /** Workloads whose ports need the same inspectors share one list (../intern.ts). */
 const listenerFilters = new InternTable<ListenerFilter[]>();
 

@@ -182,8 +182,7 @@ export function forwardAction(
     action.weighted_clusters = { clusters };
   }
   if (hashes.length) action.hash_policy = hashes;
-  // A route without `retries` takes the mesh's defaultHttpRetryPolicy, whole (istiod's applyHTTPRouteDestination).
-  const retry = translateRetry(http.retries ?? ctx.mesh.defaultHttpRetryPolicy, consistentHash);
+  const retry = translateRetry(http.retries, consistentHash);
   if (retry) action.retry_policy = retry;
   return action;
 }
