@@ -43,6 +43,8 @@ const PROTOS = [
   'envoy/extensions/transport_sockets/proxy_protocol/v3/upstream_proxy_protocol.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
+  'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/formatter/req_without_query/v3/req_without_query.proto',
   'envoy/service/discovery/v3/ads.proto',
   'envoy/service/cluster/v3/cds.proto',
   'envoy/service/endpoint/v3/eds.proto',

@@ -104,7 +104,9 @@ function serviceRoutes(
   if (host.sourced?.length)
     routes = translateVirtualServiceRoutes(ctx, host.sourced, { listenerPort: port, clientNamespace, proxyless });
   if (!routes.length)
-    routes = byPort.fallback ??= [defaultRoute(service.hostname, port, ctx.destinationRules.lookup(service.hostname))];
+    routes = byPort.fallback ??= [
+      defaultRoute(ctx, service.hostname, port, ctx.destinationRules.lookup(service.hostname)),
+    ];
   if (proxyless) slot.proxyless = routes;
   else slot.sidecar = routes;
   return routes;

@@ -113,9 +113,10 @@ function setUpstreamProtocol(http: UpstreamHttpOptions, kind: 'h2' | 'downstream
 const hasUpstreamProtocol = (http: UpstreamHttpOptions): boolean =>
   !!(http.explicit_http_config || http.use_downstream_protocol_config);
 
-/** HTTP/2 for HTTP2/GRPC ports; the client's protocol for ports whose protocol is sniffed. */
+/** HTTP/2 for istiod's IsHTTP2 ports (HTTP2, gRPC, gRPC-Web); the client's protocol for ports whose protocol is sniffed. */
 export function applyPortProtocol(draft: ClusterDraft, protocol: Protocol): void {
-  if (protocol === 'HTTP2' || protocol === 'GRPC') setUpstreamProtocol((draft.http ??= {}), 'h2');
+  if (protocol === 'HTTP2' || protocol === 'GRPC' || protocol === 'GRPC-Web')
+    setUpstreamProtocol((draft.http ??= {}), 'h2');
   else if (protocol === 'Unsupported') setUpstreamProtocol((draft.http ??= {}), 'downstream');
 }
 
@@ -167,6 +168,7 @@ function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined
   let maxRequestsPerConnection = 0;
   let maxConcurrentStreams = 0;
   let maxConnectionDurationMs: number | undefined;
+  const keepAlive = http?.http2KeepAlive;
   if (http) {
     idleTimeoutMs = http.idleTimeoutMs;
     maxRequestsPerConnection = http.maxRequestsPerConnection ?? 0;
@@ -192,7 +194,8 @@ function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined
     maxConnectionDurationMs !== undefined ||
     idleTimeoutMs !== undefined ||
     maxRequestsPerConnection > 0 ||
-    maxConcurrentStreams > 0
+    maxConcurrentStreams > 0 ||
+    keepAlive !== undefined
   ) {
     const opts = (draft.http ??= {});
     const common: envoy.config.core.v3.HttpProtocolOptions.$Properties = {
@@ -204,6 +207,12 @@ function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined
     opts.common_http_protocol_options = common;
     const h2 = opts.explicit_http_config?.http2_protocol_options;
     if (h2 && maxConcurrentStreams > 0) h2.max_concurrent_streams = { value: maxConcurrentStreams };
+    // HTTP/2 PINGs only where the upstream speaks HTTP/2, as istiod.
+    if (h2 && keepAlive)
+      h2.connection_keepalive = {
+        interval: durationMs(keepAlive.intervalMs),
+        timeout: durationMs(keepAlive.timeoutMs),
+      };
   }
   if (http?.useClientProtocol) setUpstreamProtocol((draft.http ??= {}), 'downstream');
 }
@@ -305,7 +314,16 @@ function slowStart(
  */
 export function applyLoadBalancer(c: Cluster, lb: LoadBalancerSettings | undefined): void {
   const locality = lb?.localityLbSetting;
-  if (locality && locality.enabled !== false) {
+  const zoneAware = lb?.zoneAwareLbSetting;
+  if (zoneAware) {
+    // istiod's ZoneAwareLBSettings.ApplyToCluster; its per-proxy priorities are left out as for locality.
+    const size =
+      zoneAware.minClusterSize !== undefined ? { min_cluster_size: { value: zoneAware.minClusterSize } } : {};
+    c.common_lb_config = {
+      ...(c.common_lb_config ?? {}),
+      zone_aware_lb_config: zoneAware.enabled === false ? { routing_enabled: { value: 0 }, ...size } : size,
+    };
+  } else if (locality && locality.enabled !== false) {
     const failover = (locality.failover?.length ?? 0) > 0 || (locality.failoverPriority?.length ?? 0) > 0;
     if (locality.distribute?.length || (failover && c.outlier_detection)) {
       c.common_lb_config = { ...(c.common_lb_config ?? {}), locality_weighted_lb_config: {} };

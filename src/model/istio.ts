@@ -214,10 +214,19 @@ export interface LocalityLbSetting {
   readonly failoverPriority?: readonly string[];
 }
 
+/** Envoy's zone-aware routing (exclusive with localityLbSetting). */
+export interface ZoneAwareLbSetting {
+  readonly enabled?: boolean;
+  readonly failover?: readonly { readonly from: string; readonly to: string }[];
+  readonly failoverPriority?: readonly string[];
+  readonly minClusterSize?: number;
+}
+
 export interface LoadBalancerSettings {
   readonly simple?: SimpleLB;
   readonly consistentHash?: ConsistentHashLB;
   readonly localityLbSetting?: LocalityLbSetting;
+  readonly zoneAwareLbSetting?: ZoneAwareLbSetting;
   /** Milliseconds. */
   readonly warmupDurationSecsMs?: number;
   /** Slow start (istiod's setWarmup; it wins over warmupDurationSecs). */
@@ -246,6 +255,8 @@ export interface ConnectionPoolSettings {
     readonly h2UpgradePolicy?: 'DEFAULT' | 'DO_NOT_UPGRADE' | 'UPGRADE';
     readonly useClientProtocol?: boolean;
     readonly maxConcurrentStreams?: number;
+    /** HTTP/2 PING keepalive on upstream HTTP/2 connections (both required when set). */
+    readonly http2KeepAlive?: { readonly intervalMs: number; readonly timeoutMs: number };
   };
 }
 
@@ -293,6 +304,14 @@ export interface TrafficPolicy {
   readonly retryBudget?: RetryBudget;
   /** The PROXY protocol header sent upstream (not port-level). */
   readonly proxyProtocol?: { readonly version: 'V1' | 'V2' };
+  /** TCP tunnelled over HTTP CONNECT or POST to this target (not port-level; outbound tcp_proxy only). */
+  readonly tunnel?: TunnelSettings;
+}
+
+export interface TunnelSettings {
+  readonly protocol: 'CONNECT' | 'POST';
+  readonly targetHost: string;
+  readonly targetPort: number;
 }
 
 export interface RetryBudget {

@@ -1,4 +1,5 @@
 import type { ExtensionProvider } from './extension-provider.js';
+import type { HTTPRetry } from './istio.js';
 
 /** The subset of Istio's MeshConfig that changes what meshsnap compiles. */
 export interface MeshConfig {
@@ -24,7 +25,27 @@ export interface MeshConfig {
   readonly defaultDestinationRuleExportTo?: readonly string[];
   /** Named external services (CUSTOM AuthorizationPolicy providers). */
   readonly extensionProviders?: readonly ExtensionProvider[];
+  /** `defaultHttpRetryPolicy`: the retries of VirtualService routes that set none (and of default routes). */
+  readonly defaultHttpRetryPolicy?: HTTPRetry;
+  /** `accessLogFile` (+ encoding, format): the file access log istiod puts on HCMs, tcp_proxies, listeners. */
+  readonly accessLog?: MeshAccessLog;
+  /** `protocolDetectionTimeout` in milliseconds, when not 0 (Istio's default: no timeout). */
+  readonly protocolDetectionTimeoutMs?: number;
 }
+
+/** MeshConfig's access log fields, read when `accessLogFile` is set. */
+export interface MeshAccessLog {
+  /** `accessLogFile`. */
+  readonly path: string;
+  /** `accessLogEncoding`: TEXT (the default) or JSON. */
+  readonly encoding: 'TEXT' | 'JSON';
+  /** TEXT: `accessLogFormat` when set (the compiler adds the newline istiod adds). */
+  readonly text?: string;
+  /** JSON: `accessLogFormat` parsed as a JSON object, when set and valid. */
+  readonly json?: Readonly<Record<string, JsonValue>>;
+}
+
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [k: string]: JsonValue };
 
 /** Istio's default `dnsRefreshRate`. */
 export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;

@@ -6,6 +6,7 @@
 import type { Origin } from './diagnostics.js';
 import type { TlsProtocolVersion } from './gateway.js';
 import type { ObjectMeta } from './k8s.js';
+import type { ConnectionPoolSettings } from './istio.js';
 import type { Protocol } from './service-model.js';
 
 export interface SidecarPort {
@@ -58,6 +59,8 @@ export interface SidecarIngressListener {
   readonly bind?: string;
   readonly defaultEndpoint?: string;
   readonly tls?: SidecarIngressTls;
+  /** Overrides `inboundConnectionPool` (and any DestinationRule's) on this port's inbound cluster. */
+  readonly connectionPool?: ConnectionPoolSettings;
 }
 
 export interface SidecarOutboundTrafficPolicy {
@@ -71,6 +74,8 @@ export interface SidecarSpec {
   readonly egress?: readonly SidecarEgressListener[];
   readonly ingress?: readonly SidecarIngressListener[];
   readonly outboundTrafficPolicy?: SidecarOutboundTrafficPolicy;
+  /** The inbound clusters' connection pool, over a DestinationRule's (istiod's InboundConnectionPoolForPort). */
+  readonly inboundConnectionPool?: ConnectionPoolSettings;
 }
 
 export interface Sidecar {

@@ -40,7 +40,7 @@ data:
     connectTimeout: 1s
     outboundTrafficPolicy:
       mode: REGISTRY_ONLY
-    accessLogFile: /dev/stdout
+    enableTracing: true
 `);
   assert.deepEqual(errors(inputs), []);
   assert.deepEqual(inputs.meshConfig, {
@@ -52,8 +52,81 @@ data:
   });
   assert.deepEqual(
     inputs.diagnostics.map((d) => [d.severity, d.code, d.field]),
-    [['info', 'ignored-field', 'data.mesh.accessLogFile']],
+    [['info', 'ignored-field', 'data.mesh.enableTracing']],
   );
+});
+
+test('defaultHttpRetryPolicy, access log fields, protocolDetectionTimeout: read from both forms', () => {
+  const fields = `defaultHttpRetryPolicy: { attempts: 3, perTryTimeout: 1s, retryOn: "5xx,429", retryRemoteLocalities: true }
+accessLogFile: /dev/stdout
+accessLogEncoding: JSON
+accessLogFormat: '{"code": "%RESPONSE_CODE%", "up": {"h": "%UPSTREAM_HOST%"}}'
+protocolDetectionTimeout: 250ms`;
+  const expected = {
+    ...DEFAULT_MESH_CONFIG,
+    defaultHttpRetryPolicy: { attempts: 3, perTryTimeoutMs: 1000, retryOn: '5xx,429', retryRemoteLocalities: true },
+    accessLog: {
+      path: '/dev/stdout',
+      encoding: 'JSON',
+      json: { code: '%RESPONSE_CODE%', up: { h: '%UPSTREAM_HOST%' } },
+    },
+    protocolDetectionTimeoutMs: 250,
+  };
+  const indent = (n: number) =>
+    fields
+      .split('\n')
+      .map((l) => ' '.repeat(n) + l)
+      .join('\n');
+  const kind = loadText(`apiVersion: meshsnap.dev/v1alpha1\nkind: MeshConfig\nspec:\n${indent(2)}\n`);
+  assert.deepEqual(errors(kind), []);
+  assert.deepEqual(kind.meshConfig, expected);
+  const cm = loadText(
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n${indent(4)}\n`,
+  );
+  assert.deepEqual(cm.diagnostics, []);
+  assert.deepEqual(cm.meshConfig, expected);
+  // 0s (Istio's default) and an unset file leave the model as without the fields.
+  const quiet = loadText(
+    'apiVersion: meshsnap.dev/v1alpha1\nkind: MeshConfig\nspec: { protocolDetectionTimeout: 0s, accessLogFile: "" }',
+  );
+  assert.deepEqual(quiet.meshConfig, DEFAULT_MESH_CONFIG);
+});
+
+test('the new mesh fields are checked as istiod does, errors naming their path', () => {
+  const cm = (mesh: string) =>
+    loadText(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n    ${mesh}\n`,
+    );
+  const spec = (body: string) => loadText(`apiVersion: meshsnap.dev/v1alpha1\nkind: MeshConfig\nspec: ${body}`);
+  const fieldsOf = (i: ReturnType<typeof loadText>) => errors(i).map((d) => d.field);
+  assert.deepEqual(fieldsOf(cm('accessLogEncoding: XML')), ['data.mesh.accessLogEncoding']);
+  // ValidateProtocolDetectionTimeout: whole milliseconds only.
+  assert.deepEqual(fieldsOf(cm('protocolDetectionTimeout: 1500us')), ['data.mesh.protocolDetectionTimeout']);
+  assert.deepEqual(fieldsOf(spec('{ protocolDetectionTimeout: soon }')), ['spec.protocolDetectionTimeout']);
+  assert.deepEqual(fieldsOf(spec('{ defaultHttpRetryPolicy: { attempts: many } }')), [
+    'spec.defaultHttpRetryPolicy.attempts',
+  ]);
+  assert.deepEqual(fieldsOf(spec('{ defaultHttpRetryPolicy: { perTryTimeout: 3 } }')), [
+    'spec.defaultHttpRetryPolicy.perTryTimeout',
+  ]);
+  assert.deepEqual(fieldsOf(spec(`{ accessLogFile: /dev/stdout, accessLogFormat: "${'x'.repeat(16_385)}" }`)), [
+    'spec.accessLogFormat',
+  ]);
+  // A JSON format istiod cannot parse: it logs an error and uses its default JSON format.
+  const badJson = cm(`{ accessLogFile: /dev/stdout, accessLogEncoding: JSON, accessLogFormat: "not json" }`);
+  assert.deepEqual(errors(badJson), []);
+  assert.deepEqual(
+    badJson.diagnostics.map((d) => [d.severity, d.field]),
+    [['warning', 'data.mesh.accessLogFormat']],
+  );
+  assert.deepEqual(badJson.meshConfig.accessLog, { path: '/dev/stdout', encoding: 'JSON' });
+  // Without a file there is no access log: the format only gets an info.
+  const noFile = spec('{ accessLogFormat: "%START_TIME%" }');
+  assert.deepEqual(
+    noFile.diagnostics.map((d) => [d.severity, d.field]),
+    [['info', 'spec.accessLogFormat']],
+  );
+  assert.equal(noFile.meshConfig.accessLog, undefined);
 });
 
 test('two mesh configs: error, and a bad mode is an error', () => {

@@ -20,6 +20,7 @@ import type { CompileContext } from '../context.js';
 import type { RouterSecurity } from '../security/workload-security.js';
 import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../types.js';
 import { buildGatewayListeners } from './listeners.js';
+import { withAccessLogs } from '../listener/access-log.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
 import { reportRouterSecurity } from './security-diagnostics.js';
@@ -120,7 +121,8 @@ export function buildRouterGroup(
   const merged = mergeGateways(shape.gateways, targets, ctx.diags);
   reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
   const built = buildGatewayListeners(ctx, merged, shape.security);
-  for (const [name, l] of built.listeners) table.listeners.set(name, l);
+  // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
+  for (const [name, l] of withAccessLogs(ctx.mesh.accessLog, built.listeners, () => true)) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
   for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);

@@ -20,7 +20,7 @@ import type { MeshServicePort, Protocol } from '../../model/service-model.js';
 import type { FilterChain } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
 import { ALL_ISTIO_MTLS_ALPNS, type NetworkFilter } from '../listener/filters.js';
-import { checkedDestinations, routeFilters } from '../listener/outbound-tcp.js';
+import { checkedDestinations, destinationRuleTcpOptions, routeFilters } from '../listener/outbound-tcp.js';
 import { tcpProxyFilter } from '../listener/tcp-proxy.js';
 import { istioConfigMetadata } from '../metadata.js';
 import { istioMtlsSni } from '../names.js';
@@ -121,7 +121,14 @@ export function autoPassthroughChains(
         const name = istioMtlsSni(port.port, subset, service.hostname);
         clusters.push({ name, hostname: service.hostname, port: port.port, subset });
         chains.push({
-          filters: [tcpProxyFilter({ statPrefix: name, cluster: name })],
+          // The rule's tcp_proxy settings apply, its tunnel does not (istiod: tunnelingconfig.Skip).
+          filters: [
+            tcpProxyFilter({
+              ...destinationRuleTcpOptions(ctx, service.hostname, subset, false),
+              statPrefix: name,
+              cluster: name,
+            }),
+          ],
           serverNames: [name],
           applicationProtocols: ALL_ISTIO_MTLS_ALPNS,
         });

@@ -14,28 +14,24 @@ import {
 } from '../metadata.js';
 import { inboundClusterName } from '../names.js';
 import type { ConnectionPoolSettings, IstioObject } from '../../model/istio.js';
-import { envoy, packAny, type Cluster, type Metadata } from '../../xds/proto.js';
-import { TypeName } from '../../xds/type-urls.js';
-import { NO_LB_CONFIG, shareClusterParts } from '../cluster/shared-parts.js';
-import { deepFreeze, sharedDurationMs } from '../intern.js';
-import { u32 } from './filters.js';
-import { isGrpcFamily } from './inbound-chains.js';
+import type { Sidecar } from '../../model/sidecar.js';
+import { envoy, type Cluster, type Metadata } from '../../xds/proto.js';
+import { NO_LB_CONFIG } from '../cluster/shared-parts.js';
+import { deepFreeze } from '../intern.js';
+import {
+  applyConnectionPool,
+  applyPortProtocol,
+  finishDraft,
+  policyForPort,
+  type ClusterDraft,
+} from '../traffic-policy.js';
 import type { InboundEndpoint, InboundPort } from './inbound-ports.js';
 
 const ClusterMsg = envoy.config.cluster.v3.Cluster;
-const MAX_U32 = 4294967295;
 /** istiod disables cleanup of inbound original-dst hosts with the largest Duration Go can hold. */
 const NEVER_CLEAN_UP = deepFreeze({ seconds: 9223372035 });
 /** iptables lets connections from this source through to the application. */
 const PASSTHROUGH_BIND = deepFreeze({ source_address: { address: '127.0.0.6', port_value: 0 } });
-/** Circuit breakers without a DestinationRule connection pool: istiod's maximums. */
-const NO_LIMITS = deepFreeze({ thresholds: [thresholds(undefined)] });
-/** HTTP/2 towards the application: one packed copy for every such cluster. */
-const HTTP2_OPTIONS = {
-  [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
-    explicit_http_config: { http2_protocol_options: {} },
-  }),
-};
 
 const endpointAddress = (
   e: Exclude<InboundEndpoint, { kind: 'pod-port' }>,
@@ -58,21 +54,33 @@ function inboundMetadata(p: InboundPort, source: IstioObject | undefined): Metad
   return source ? istioConfigMetadata(source, services) : istioMetadata(services);
 }
 
-export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluster {
+/**
+ * The connection pool of an inbound cluster (istiod's buildInboundCluster): a Sidecar's, for the
+ * ingress port or else for every port, over the DestinationRule's for the service port.
+ */
+function inboundPool(
+  sidecar: Sidecar | undefined,
+  clusterPort: number,
+  fromRule: ConnectionPoolSettings | undefined,
+): ConnectionPoolSettings | undefined {
+  const spec = sidecar?.spec;
+  const ingress = spec?.ingress?.find((l) => l.port.number === clusterPort && l.connectionPool);
+  return ingress?.connectionPool ?? spec?.inboundConnectionPool ?? fromRule;
+}
+
+export function buildInboundCluster(ctx: CompileContext, p: InboundPort, sidecar?: Sidecar): Cluster {
   const rule = ctx.destinationRules.lookup(p.service.hostname);
   const policy = rule?.spec.trafficPolicy;
-  const pool =
-    policy?.portLevelSettings?.find((s) => s.port?.number === p.port.port)?.connectionPool ?? policy?.connectionPool;
+  const portPolicy = policyForPort(policy, p.port.port);
+  const pool = inboundPool(sidecar, p.targetPort, portPolicy?.connectionPool);
   const source = rule?.sources[0];
 
   const name = inboundClusterName(p.targetPort);
-  const connectTimeout = sharedDurationMs(pool?.tcp?.connectTimeoutMs ?? ctx.mesh.connectTimeoutMs);
-  const circuitBreakers = pool ? { thresholds: [thresholds(pool)] } : NO_LIMITS;
   const metadata = inboundMetadata(p, policy ? source : undefined);
   // Field order as istiod's clusters list them (and as before): the JSON forms show it. Built by
   // assignment rather than spreads, so no intermediate objects are made.
   const endpoint = p.endpoint;
-  const cluster: Cluster = { name, connect_timeout: connectTimeout };
+  const cluster: Cluster = { name, connect_timeout: undefined };
   const isStatic = endpoint !== undefined && endpoint.kind !== 'pod-port';
   if (isStatic) {
     cluster.type = ClusterMsg.DiscoveryType.STATIC;
@@ -85,27 +93,18 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort): Cluste
     cluster.cleanup_interval = NEVER_CLEAN_UP;
   }
   cluster.common_lb_config = NO_LB_CONFIG;
-  // Server-side limits too, so the receiver has the capacity the clients are allowed to use.
-  cluster.circuit_breakers = circuitBreakers;
+  // istiod's setUpstreamProtocol (IsHTTP2: HTTP2, gRPC and gRPC-Web talk HTTP/2 to the application;
+  // a port whose protocol is sniffed takes the client's), then its inbound applyConnectionPool:
+  // server-side limits too, so the receiver has the capacity the clients are allowed to use.
+  const draft: ClusterDraft = { cluster };
+  applyPortProtocol(draft, sniffedInbound(p) ? 'Unsupported' : p.port.protocol);
+  applyConnectionPool(draft, pool, ctx.mesh.connectTimeoutMs, portPolicy?.retryBudget);
   cluster.metadata = metadata;
   // istiod skips the passthrough bind address for loopback endpoints only.
   if (!isStatic || endpoint.kind === 'pipe') cluster.upstream_bind_config = PASSTHROUGH_BIND;
-  // istiod's IsHTTP2: HTTP2, gRPC and gRPC-Web ports talk HTTP/2 to the application.
-  if (p.port.protocol === 'HTTP2' || isGrpcFamily(p.port.protocol)) {
-    cluster.typed_extension_protocol_options = HTTP2_OPTIONS;
-  }
-  return shareClusterParts(cluster);
+  return finishDraft(draft);
 }
 
-function thresholds(
-  pool: ConnectionPoolSettings | undefined,
-): envoy.config.cluster.v3.CircuitBreakers.Thresholds.$Properties {
-  const positive = (n: number | undefined): number | undefined => (n !== undefined && n > 0 ? n : undefined);
-  return {
-    max_connections: u32(positive(pool?.tcp?.maxConnections) ?? MAX_U32),
-    max_pending_requests: u32(positive(pool?.http?.http1MaxPendingRequests) ?? MAX_U32),
-    max_requests: u32(positive(pool?.http?.http2MaxRequests) ?? MAX_U32),
-    max_retries: u32(positive(pool?.http?.maxRetries) ?? MAX_U32),
-    track_remaining: true,
-  };
-}
+/** A port the inbound chains sniff (inbound-chains.ts optionsFor): named for no protocol. */
+const sniffedInbound = (p: InboundPort): boolean =>
+  p.port.protocol === 'Unsupported' || p.port.protocolDefaulted === true;

@@ -18,6 +18,7 @@ import {
   type ListenerFilter,
 } from './filters.js';
 import { exactList } from '../exact.js';
+import { detectionTimeout } from './detection-timeout.js';
 import { deepFreeze, InternTable } from '../intern.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
@@ -45,7 +46,7 @@ export function buildInbound(
     : servicePorts;
   const clusters = new Map<string, Cluster>();
   for (const p of ports) {
-    const c = buildInboundCluster(ctx, p);
+    const c = buildInboundCluster(ctx, p, shape.sidecar);
     clusters.set(c.name as string, c);
   }
   // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
@@ -61,14 +62,14 @@ export function buildInbound(
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
     listener_filters: listenerFilters.get(needsKey(needs), () => [ORIGINAL_DST_FILTER, ...inspectors(needs)]),
-    listener_filters_timeout: NO_TIMEOUT,
+    // MeshConfig.protocolDetectionTimeout, on every inbound listener (istiod's buildInboundListener).
+    listener_filters_timeout: detectionTimeout(ctx),
     filter_chains: chains,
   };
   return { listeners: new Map([[VIRTUAL_INBOUND, listener]]), clusters };
 }
 
 const VIRTUAL_INBOUND_ADDRESS = deepFreeze(socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT));
-const NO_TIMEOUT = Object.freeze({ seconds: 0 });
 /** Workloads whose ports need the same inspectors share one list (../intern.ts). */
 const listenerFilters = new InternTable<ListenerFilter[]>();
 

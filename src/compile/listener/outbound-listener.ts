@@ -16,6 +16,7 @@ import {
   u32,
   type NetworkFilter,
 } from './filters.js';
+import { detectionTimeout } from './detection-timeout.js';
 import { tcpProxyTo } from './tcp-proxy.js';
 
 export interface OutboundChain {
@@ -93,8 +94,9 @@ export function assembleOutboundListener(
   if (needsTls) listenerFilters.push(TLS_INSPECTOR_FILTER);
   if (needsHttp) listenerFilters.push(HTTP_INSPECTOR_FILTER);
   if (listenerFilters.length) listener.listener_filters = listenerFilters;
-  // MeshConfig.protocolDetectionTimeout defaults to 0s: never give up on sniffing halfway.
-  listener.listener_filters_timeout = NO_TIMEOUT;
+  // MeshConfig.protocolDetectionTimeout (default 0s: never give up on sniffing halfway) where the
+  // HTTP inspector sniffs; elsewhere no timeout at all (istiod's buildListenerFromEntry).
+  listener.listener_filters_timeout = needsHttp ? detectionTimeout(ctx) : NO_TIMEOUT;
 
   let defaultChain: FilterChain | undefined;
   const filterChains: FilterChain[] = [];

@@ -222,24 +222,41 @@ function defaultFilter(ctx: CompileContext, service: MeshService, port: MeshServ
   });
 }
 
-/** What a DestinationRule changes on a tcp_proxy: idle timeout, connection lifetime, source-IP hashing. */
-function destinationRuleTcpOptions(
+/**
+ * What a DestinationRule changes on a tcp_proxy: idle timeout, connection lifetime, source-IP
+ * hashing and, unless `withTunnel` is false (a gateway's AUTO_PASSTHROUGH), tunnelling (istiod's
+ * buildOutboundNetworkFiltersWithSingleDestination with tunnelingconfig.Apply or Skip).
+ */
+export function destinationRuleTcpOptions(
   ctx: CompileContext,
   hostname: string,
   subset: string | undefined,
+  withTunnel = true,
 ): Omit<TcpProxyOptions, 'statPrefix'> {
   const spec = ctx.destinationRules.lookup(hostname)?.spec;
   if (!spec) return {};
   const tcp = spec.trafficPolicy?.connectionPool?.tcp;
+  const named = spec.subsets?.find((s) => s.name === (subset ?? ''));
   let hashOnSourceIp = spec.trafficPolicy?.loadBalancer?.consistentHash?.useSourceIp ?? false;
-  const subsetLb = spec.subsets?.find((s) => s.name === (subset ?? ''))?.trafficPolicy?.loadBalancer;
+  const subsetLb = named?.trafficPolicy?.loadBalancer;
   if (subsetLb) hashOnSourceIp = subsetLb.consistentHash?.useSourceIp ?? false;
+  // istiod's tunnelingconfig.Apply: a named subset's own tunnel only (no fall back to the rule's).
+  const tunnel = withTunnel ? (subset ? named?.trafficPolicy?.tunnel : spec.trafficPolicy?.tunnel) : undefined;
   return {
     ...(tcp?.idleTimeoutMs !== undefined ? { idleTimeoutMs: tcp.idleTimeoutMs } : {}),
     ...(tcp?.maxConnectionDurationMs !== undefined ? { maxConnectionDurationMs: tcp.maxConnectionDurationMs } : {}),
     ...(hashOnSourceIp ? { hashOnSourceIp } : {}),
+    ...(tunnel
+      ? {
+          tunnel: { hostname: joinHostPort(tunnel.targetHost, tunnel.targetPort), usePost: tunnel.protocol === 'POST' },
+        }
+      : {}),
   };
 }
+
+/** Go's net.JoinHostPort: an IPv6 address in brackets. */
+const joinHostPort = (host: string, port: number): string =>
+  host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 
 function indexIn<T>(list: readonly T[] | undefined, item: T): number {
   const i = list?.indexOf(item) ?? -1;

@@ -22,6 +22,8 @@ export interface TcpProxyOptions {
   readonly maxConnectionDurationMs?: number;
   /** DestinationRule consistentHash.useSourceIp: hash on the client address. */
   readonly hashOnSourceIp?: boolean;
+  /** DestinationRule `tunnel`: the connection goes to the cluster inside HTTP CONNECT (or POST) to this `host:port`. */
+  readonly tunnel?: { readonly hostname: string; readonly usePost: boolean };
 }
 
 export function buildTcpProxy(opts: TcpProxyOptions): TcpProxy {
@@ -35,6 +37,8 @@ export function buildTcpProxy(opts: TcpProxyOptions): TcpProxy {
   if (opts.maxConnectionDurationMs !== undefined)
     proxy.max_downstream_connection_duration = durationMs(opts.maxConnectionDurationMs);
   if (opts.hashOnSourceIp) proxy.hash_policy = [{ source_ip: {} }];
+  if (opts.tunnel)
+    proxy.tunneling_config = { hostname: opts.tunnel.hostname, ...(opts.tunnel.usePost ? { use_post: true } : {}) };
   return proxy;
 }
 

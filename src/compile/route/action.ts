@@ -182,7 +182,8 @@ export function forwardAction(
     action.weighted_clusters = { clusters };
   }
   if (hashes.length) action.hash_policy = hashes;
-  const retry = translateRetry(http.retries, consistentHash);
+  // A route without `retries` takes the mesh's defaultHttpRetryPolicy, whole (istiod's applyHTTPRouteDestination).
+  const retry = translateRetry(http.retries ?? ctx.mesh.defaultHttpRetryPolicy, consistentHash);
   if (retry) action.retry_policy = retry;
   return action;
 }

@@ -5,7 +5,6 @@
 import type { Origin } from '../../model/diagnostics.js';
 import type {
   ClientTLSSettings,
-  ConnectionPoolSettings,
   ConsistentHashLB,
   DestinationRule,
   LoadBalancerSettings,
@@ -17,7 +16,11 @@ import type {
   Subset,
   TLSMode,
   TrafficPolicy,
+  TunnelSettings,
+  ZoneAwareLbSetting,
 } from '../../model/istio.js';
+import { isIpOrCidr } from './authorization-policy.js';
+import { isFqdn } from './workload-entry.js';
 import { portSelector } from './common-istio.js';
 import { duration } from './duration.js';
 import { readMeta } from './meta.js';
@@ -38,6 +41,7 @@ import {
   type Reader,
 } from './reader.js';
 import { checkExportTo } from './export-to.js';
+import { connectionPool } from './connection-pool.js';
 
 const SIMPLE_LB: readonly SimpleLB[] = [
   'UNSPECIFIED',
@@ -48,7 +52,6 @@ const SIMPLE_LB: readonly SimpleLB[] = [
   'LEAST_REQUEST',
 ];
 const TLS_MODES: readonly TLSMode[] = ['DISABLE', 'SIMPLE', 'MUTUAL', 'ISTIO_MUTUAL'];
-const H2_UPGRADE = ['DEFAULT', 'DO_NOT_UPGRADE', 'UPGRADE'] as const;
 
 export function readDestinationRule(
   r: Reader,
@@ -109,7 +112,9 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
     r,
     v,
     path,
-    withPorts ? [...POLICY_FIELDS, 'portLevelSettings', 'retryBudget', 'proxyProtocol'] : [...POLICY_FIELDS, 'port'],
+    withPorts
+      ? [...POLICY_FIELDS, 'portLevelSettings', 'retryBudget', 'proxyProtocol', 'tunnel']
+      : [...POLICY_FIELDS, 'port'],
   );
   if (!o) return undefined;
   const base = compact({
@@ -121,6 +126,8 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
   if (!withPorts) return base;
   const retryBudget = budget(r, get(o, 'retryBudget'), `${path}.retryBudget`);
   const proxyProtocol = proxyProtocolOf(r, get(o, 'proxyProtocol'), `${path}.proxyProtocol`);
+  const tunnel = tunnelOf(r, get(o, 'tunnel'), `${path}.tunnel`);
+  if (tunnel && proxyProtocol) r.error(`${path}.tunnel`, 'tunnel and proxyProtocol must not be set together');
   const portLevelSettings = list(
     r,
     get(o, 'portLevelSettings'),
@@ -134,7 +141,22 @@ function policy(r: Reader, v: unknown, path: string, withPorts: boolean): Traffi
       return pl ? compact({ port, ...pl }) : undefined;
     },
   );
-  return compact({ ...base, portLevelSettings, retryBudget, proxyProtocol });
+  return compact({ ...base, portLevelSettings, retryBudget, proxyProtocol, tunnel });
+}
+
+/** istiod's validateTunnelSettings: CONNECT (default) or POST, to an FQDN or IP and a port. */
+function tunnelOf(r: Reader, v: unknown, path: string): TunnelSettings | undefined {
+  const o = fields(r, v, path, ['protocol', 'targetHost', 'targetPort']);
+  if (!o) return undefined;
+  const protocol = str(r, get(o, 'protocol'), `${path}.protocol`) || 'CONNECT';
+  if (protocol !== 'CONNECT' && protocol !== 'POST') r.error(`${path}.protocol`, 'must be "CONNECT" or "POST"');
+  const targetHost = requiredStr(r, get(o, 'targetHost'), `${path}.targetHost`);
+  if (targetHost !== undefined && !isFqdn(targetHost) && (targetHost.includes('/') || !isIpOrCidr(targetHost)))
+    r.error(`${path}.targetHost`, `"${targetHost.slice(0, 60)}" is not a valid FQDN or IP address`);
+  const targetPort = int(r, get(o, 'targetPort'), `${path}.targetPort`, 1, 65535);
+  if (get(o, 'targetPort') === undefined) r.error(`${path}.targetPort`, 'is required', 'missing-field');
+  if (targetHost === undefined || targetPort === undefined || r.failed) return undefined;
+  return { protocol: protocol as TunnelSettings['protocol'], targetHost, targetPort };
 }
 
 function proxyProtocolOf(r: Reader, v: unknown, path: string): TrafficPolicy['proxyProtocol'] {
@@ -182,18 +204,38 @@ function warmup(r: Reader, v: unknown, path: string): LoadBalancerSettings['warm
 }
 
 function loadBalancer(r: Reader, v: unknown, path: string): LoadBalancerSettings | undefined {
-  const o = fields(r, v, path, ['simple', 'consistentHash', 'localityLbSetting', 'warmupDurationSecs', 'warmup']);
+  const o = fields(r, v, path, [
+    'simple',
+    'consistentHash',
+    'localityLbSetting',
+    'zoneAwareLbSetting',
+    'warmupDurationSecs',
+    'warmup',
+    'backendUtilization',
+  ]);
   if (!o) return undefined;
+  // istiod reads no part of it yet (no Envoy client-side weighted round robin from it).
+  if (get(o, 'backendUtilization') !== undefined)
+    r.warn(
+      `${path}.backendUtilization`,
+      'is not applied: istiod does not translate it to Envoy configuration either',
+      'unsupported-field',
+    );
   const simple = str(r, get(o, 'simple'), `${path}.simple`);
   if (simple !== undefined && !(SIMPLE_LB as readonly string[]).includes(simple)) {
     r.error(`${path}.simple`, `unknown load balancer "${simple.slice(0, 40)}", must be one of ${SIMPLE_LB.join(', ')}`);
   }
   const consistentHash = hashLb(r, get(o, 'consistentHash'), `${path}.consistentHash`);
   if (simple !== undefined && consistentHash) r.error(path, 'cannot set both simple and consistentHash');
+  const localityLbSetting = locality(r, get(o, 'localityLbSetting'), `${path}.localityLbSetting`);
+  const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), `${path}.zoneAwareLbSetting`);
+  if (localityLbSetting && zoneAwareLbSetting)
+    r.error(`${path}.zoneAwareLbSetting`, 'only one of localityLbSetting and zoneAwareLbSetting can be set');
   return compact({
     simple: simple as SimpleLB | undefined,
     consistentHash,
-    localityLbSetting: locality(r, get(o, 'localityLbSetting'), `${path}.localityLbSetting`),
+    localityLbSetting,
+    zoneAwareLbSetting,
     warmupDurationSecsMs: duration(r, get(o, 'warmupDurationSecs'), `${path}.warmupDurationSecs`),
     warmup: warmup(r, get(o, 'warmup'), `${path}.warmup`),
   });
@@ -274,64 +316,38 @@ function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | unde
   });
 }
 
-function connectionPool(r: Reader, v: unknown, path: string): ConnectionPoolSettings | undefined {
-  const o = fields(r, v, path, ['tcp', 'http']);
+const TOPOLOGY_LABELS = ['topology.kubernetes.io/region', 'topology.kubernetes.io/zone', 'topology.istio.io/subzone'];
+
+/** istiod's ValidateZoneAwareLbSetting: region-level failover only; zones and subzones are Envoy's. */
+function zoneAware(r: Reader, v: unknown, path: string): ZoneAwareLbSetting | undefined {
+  const o = fields(r, v, path, ['enabled', 'failover', 'failoverPriority', 'minClusterSize']);
   if (!o) return undefined;
-  const u32 = (x: Raw, key: string, p: string): number | undefined =>
-    int(r, get(x, key), `${p}.${key}`, 0, 2 ** 32 - 1);
-  const t = fields(r, get(o, 'tcp'), `${path}.tcp`, [
-    'maxConnections',
-    'connectTimeout',
-    'tcpKeepalive',
-    'maxConnectionDuration',
-    'idleTimeout',
-  ]);
-  const tp = `${path}.tcp`;
-  const ka = t ? fields(r, get(t, 'tcpKeepalive'), `${tp}.tcpKeepalive`, ['probes', 'time', 'interval']) : undefined;
-  const kp = `${tp}.tcpKeepalive`;
-  const tcp = t
-    ? compact({
-        maxConnections: u32(t, 'maxConnections', tp),
-        connectTimeoutMs: duration(r, get(t, 'connectTimeout'), `${tp}.connectTimeout`),
-        tcpKeepalive: ka
-          ? compact({
-              probes: u32(ka, 'probes', kp),
-              timeMs: duration(r, get(ka, 'time'), `${kp}.time`),
-              intervalMs: duration(r, get(ka, 'interval'), `${kp}.interval`),
-            })
-          : undefined,
-        maxConnectionDurationMs: duration(r, get(t, 'maxConnectionDuration'), `${tp}.maxConnectionDuration`),
-        idleTimeoutMs: duration(r, get(t, 'idleTimeout'), `${tp}.idleTimeout`),
-      })
-    : undefined;
-  const hp = `${path}.http`;
-  const h = fields(r, get(o, 'http'), hp, [
-    'http1MaxPendingRequests',
-    'http2MaxRequests',
-    'maxRequestsPerConnection',
-    'maxRetries',
-    'idleTimeout',
-    'h2UpgradePolicy',
-    'useClientProtocol',
-    'maxConcurrentStreams',
-  ]);
-  let http: ConnectionPoolSettings['http'];
-  if (h) {
-    const upgrade = str(r, get(h, 'h2UpgradePolicy'), `${hp}.h2UpgradePolicy`);
-    if (upgrade !== undefined && !(H2_UPGRADE as readonly string[]).includes(upgrade))
-      r.error(`${hp}.h2UpgradePolicy`, `must be one of ${H2_UPGRADE.join(', ')}`);
-    http = compact({
-      http1MaxPendingRequests: u32(h, 'http1MaxPendingRequests', hp),
-      http2MaxRequests: u32(h, 'http2MaxRequests', hp),
-      maxRequestsPerConnection: u32(h, 'maxRequestsPerConnection', hp),
-      maxRetries: u32(h, 'maxRetries', hp),
-      idleTimeoutMs: duration(r, get(h, 'idleTimeout'), `${hp}.idleTimeout`),
-      h2UpgradePolicy: upgrade as (typeof H2_UPGRADE)[number] | undefined,
-      useClientProtocol: bool(r, get(h, 'useClientProtocol'), `${hp}.useClientProtocol`),
-      maxConcurrentStreams: u32(h, 'maxConcurrentStreams', hp),
-    });
-  }
-  return compact({ tcp, http });
+  const failover = list(r, get(o, 'failover'), `${path}.failover`, (item, p) => {
+    const f = fields(r, item, p, ['from', 'to']);
+    if (!f) return undefined;
+    const from = str(r, get(f, 'from'), `${p}.from`) ?? '';
+    const to = str(r, get(f, 'to'), `${p}.to`) ?? '';
+    if (from === to) r.error(p, 'zone aware lb failover settings must specify different regions');
+    if (from.includes('/') || to.includes('/'))
+      r.error(p, 'zone aware lb failover only specifies region; zone and subzone failover are handled automatically');
+    if (from.includes('*') || to.includes('*'))
+      r.error(p, 'zone aware lb failover region should not contain a "*" wildcard');
+    return { from, to };
+  });
+  const failoverPriority = strList(r, get(o, 'failoverPriority'), `${path}.failoverPriority`);
+  failoverPriority?.forEach((l, i) => {
+    if (TOPOLOGY_LABELS.includes(l))
+      r.error(
+        `${path}.failoverPriority[${i}]`,
+        `must not use topology label "${l}": region- and zone-level routing are handled automatically`,
+      );
+  });
+  return compact({
+    enabled: bool(r, get(o, 'enabled'), `${path}.enabled`),
+    failover,
+    failoverPriority,
+    minClusterSize: int(r, get(o, 'minClusterSize'), `${path}.minClusterSize`, 1, 2 ** 32 - 1),
+  });
 }
 
 function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefined {
@@ -345,8 +361,20 @@ function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefi
     'baseEjectionTime',
     'maxEjectionPercent',
     'minHealthPercent',
+    'outlierDetectionHttpErrorCodes',
   ]);
   if (!o) return undefined;
+  const codes = list(r, get(o, 'outlierDetectionHttpErrorCodes'), `${path}.outlierDetectionHttpErrorCodes`, (c, p) =>
+    int(r, c, p, 100, 599),
+  );
+  // istiod writes them as the upstream HttpProtocolOptions' outlier_detection.error_matcher, a field
+  // newer than the Envoy API meshsnap encodes: Envoy keeps counting 5xx (consecutive5xxErrors).
+  if (codes?.length)
+    r.warn(
+      `${path}.outlierDetectionHttpErrorCodes`,
+      'is not applied: the Envoy API meshsnap encodes has no HttpProtocolOptions.outlier_detection (Envoy counts 5xx responses as errors)',
+      'unsupported-field',
+    );
   const u32 = (key: string): number | undefined => int(r, get(o, key), `${path}.${key}`, 0, 2 ** 32 - 1);
   return compact({
     consecutiveErrors: u32('consecutiveErrors'),

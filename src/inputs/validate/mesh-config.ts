@@ -11,6 +11,8 @@ import {
   DEFAULT_DNS_REFRESH_RATE_MS,
   DEFAULT_MESH_CONFIG,
   DEFAULT_TRUST_DOMAIN,
+  type JsonValue,
+  type MeshAccessLog,
   type MeshConfig,
 } from '../../model/mesh-config.js';
 import { parseDocuments } from '../parse.js';
@@ -19,6 +21,7 @@ import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
 import { bool, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
 import { checkExportTo } from './export-to.js';
+import { httpRetry } from './virtual-service.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -34,6 +37,11 @@ const MESH_FIELDS = [
   'defaultServiceExportTo',
   'defaultVirtualServiceExportTo',
   'defaultDestinationRuleExportTo',
+  'defaultHttpRetryPolicy',
+  'accessLogFile',
+  'accessLogEncoding',
+  'accessLogFormat',
+  'protocolDetectionTimeout',
 ];
 const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
@@ -92,6 +100,12 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const extensionProviders = readExtensionProviders(r, get(o, 'extensionProviders'), at('extensionProviders'));
   const dnsRefreshRateMs = duration(r, get(o, 'dnsRefreshRate'), at('dnsRefreshRate'));
   if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
+  const defaultHttpRetryPolicy = httpRetry(r, get(o, 'defaultHttpRetryPolicy'), at('defaultHttpRetryPolicy'));
+  const accessLog = readAccessLog(r, o, at);
+  const protocolDetectionTimeoutMs = duration(r, get(o, 'protocolDetectionTimeout'), at('protocolDetectionTimeout'));
+  // istiod's ValidateProtocolDetectionTimeout: 0 disables the timeout; otherwise whole milliseconds.
+  if (protocolDetectionTimeoutMs !== undefined && !Number.isInteger(protocolDetectionTimeoutMs))
+    r.error(at('protocolDetectionTimeout'), 'only durations to ms precision are supported');
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -115,7 +129,68 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...exportDefaults('defaultServiceExportTo'),
     ...exportDefaults('defaultVirtualServiceExportTo'),
     ...exportDefaults('defaultDestinationRuleExportTo'),
+    ...(defaultHttpRetryPolicy ? { defaultHttpRetryPolicy } : {}),
+    ...(accessLog ? { accessLog } : {}),
+    ...(protocolDetectionTimeoutMs ? { protocolDetectionTimeoutMs } : {}),
   };
+}
+
+/** Bounds on `accessLogFormat`: its length, and the nesting of a JSON format. */
+export const MAX_ACCESS_LOG_FORMAT_CHARS = 16_384;
+export const MAX_ACCESS_LOG_JSON_DEPTH = 16;
+
+/**
+ * `accessLogFile`, `accessLogEncoding` (TEXT | JSON), `accessLogFormat`. Without a file there is no
+ * access log (istiod), so the other two only get checked. A JSON format that is not a JSON object
+ * makes istiod log an error and use its default JSON format: a warning here, and the default too.
+ */
+function readAccessLog(r: Reader, o: Raw, at: (k: string) => string): MeshAccessLog | undefined {
+  const path = str(r, get(o, 'accessLogFile'), at('accessLogFile'));
+  if (path !== undefined && path.length > 4096) r.error(at('accessLogFile'), 'is longer than 4096 characters');
+  const rawEncoding = get(o, 'accessLogEncoding');
+  const encodingText = str(r, rawEncoding, at('accessLogEncoding'));
+  if (encodingText !== undefined && encodingText !== 'TEXT' && encodingText !== 'JSON')
+    r.error(at('accessLogEncoding'), `must be TEXT or JSON, got "${encodingText.slice(0, 40)}"`);
+  const encoding = encodingText === 'JSON' ? 'JSON' : 'TEXT';
+  const format = str(r, get(o, 'accessLogFormat'), at('accessLogFormat'));
+  if (format !== undefined && format.length > MAX_ACCESS_LOG_FORMAT_CHARS)
+    r.error(at('accessLogFormat'), `is longer than ${MAX_ACCESS_LOG_FORMAT_CHARS} characters`);
+  if (r.failed) return undefined;
+  if (!path) {
+    for (const k of ['accessLogEncoding', 'accessLogFormat'])
+      if (get(o, k) !== undefined)
+        r.info(at(k), `has no effect without accessLogFile (istiod writes no access log)`, 'ignored-field');
+    return undefined;
+  }
+  if (encoding === 'TEXT') return format ? { path, encoding, text: format } : { path, encoding };
+  if (!format) return { path, encoding };
+  const json = jsonObject(format);
+  if (typeof json === 'string') {
+    r.warn(
+      at('accessLogFormat'),
+      `${json}: istiod logs an error and uses its default JSON access log format, and so does meshsnap`,
+      'invalid-json-format',
+    );
+    return { path, encoding };
+  }
+  return { path, encoding, json };
+}
+
+/** A JSON object within the depth bound, or why not. */
+function jsonObject(text: string): Readonly<Record<string, JsonValue>> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return `accessLogFormat is not JSON (${e instanceof Error ? e.message.slice(0, 80) : 'parse error'})`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'accessLogFormat is not a JSON object';
+  const depth = (v: unknown, d: number): boolean =>
+    d <= MAX_ACCESS_LOG_JSON_DEPTH &&
+    (v === null || typeof v !== 'object' || Object.values(v as object).every((x) => depth(x, d + 1)));
+  if (!depth(value, 1)) return `accessLogFormat nests deeper than ${MAX_ACCESS_LOG_JSON_DEPTH} levels`;
+  return value as Record<string, JsonValue>;
 }
 
 /** `REGISTRY_ONLY` or Istio's `{ mode: REGISTRY_ONLY }`. */

@@ -17,6 +17,7 @@ import type {
 } from '../../model/sidecar.js';
 import { TLS_PROTOCOL_VERSIONS, type TlsProtocolVersion } from '../../model/gateway.js';
 import { cipherSuites, pemFree } from './gateway.js';
+import { connectionPool } from './connection-pool.js';
 import { isDns1123Label, readMeta } from './meta.js';
 import { compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
@@ -58,8 +59,7 @@ export function readSidecar(r: Reader, raw: Raw, origin: Origin, apiVersion: str
   const ingress = list(r, get(spec, 'ingress'), 'spec.ingress', (v, p) => ingressListener(r, v, p));
   const egress = list(r, get(spec, 'egress'), 'spec.egress', (v, p) => egressListener(r, v, p, meta?.namespace ?? ''));
   const outboundTrafficPolicy = outboundPolicy(r, get(spec, 'outboundTrafficPolicy'));
-  if (get(spec, 'inboundConnectionPool') !== undefined)
-    r.warn('spec.inboundConnectionPool', 'inboundConnectionPool is not applied by meshsnap', 'ignored-field');
+  const inboundConnectionPool = connectionPool(r, get(spec, 'inboundConnectionPool'), 'spec.inboundConnectionPool');
   if (!ingress?.length && !egress?.length && !outboundTrafficPolicy && get(spec, 'inboundConnectionPool') === undefined)
     r.error('spec', 'sidecar: empty configuration provided', 'missing-field');
   uniquePorts(r, ingress ?? [], 'spec.ingress');
@@ -76,6 +76,7 @@ export function readSidecar(r: Reader, raw: Raw, origin: Origin, apiVersion: str
       egress: egress?.length ? egress : undefined,
       ingress: ingress?.length ? ingress : undefined,
       outboundTrafficPolicy,
+      inboundConnectionPool,
     }),
   };
 }
@@ -131,10 +132,15 @@ function ingressListener(r: Reader, v: unknown, path: string): SidecarIngressLis
   const defaultEndpoint = str(r, get(o, 'defaultEndpoint'), `${path}.defaultEndpoint`);
   if (defaultEndpoint) checkDefaultEndpoint(r, defaultEndpoint, `${path}.defaultEndpoint`);
   const tls = get(o, 'tls') === undefined ? undefined : ingressTls(r, get(o, 'tls'), `${path}.tls`, port?.protocol);
-  if (get(o, 'connectionPool') !== undefined)
-    r.warn(`${path}.connectionPool`, 'connectionPool is not applied by meshsnap', 'ignored-field');
+  const pool = connectionPool(r, get(o, 'connectionPool'), `${path}.connectionPool`);
   if (!port) return undefined;
-  return compact({ port, bind: bind || undefined, defaultEndpoint: defaultEndpoint || undefined, tls });
+  return compact({
+    port,
+    bind: bind || undefined,
+    defaultEndpoint: defaultEndpoint || undefined,
+    tls,
+    connectionPool: pool,
+  });
 }
 
 /** istiod's ValidateUnixAddress: an absolute path to a file, or an abstract socket `@name`. */
