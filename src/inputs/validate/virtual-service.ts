@@ -285,7 +285,7 @@ function httpRewrite(r: Reader, v: unknown, path: string): HTTPRewrite | undefin
   return compact({ uri, authority, uriRegexRewrite });
 }
 
-function httpRetry(r: Reader, v: unknown, path: string): HTTPRetry | undefined {
+export function httpRetry(r: Reader, v: unknown, path: string): HTTPRetry | undefined {
   const o = fields(r, v, path, [
     'attempts',
     'perTryTimeout',
