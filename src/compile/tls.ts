@@ -152,7 +152,11 @@ export function userTlsContext(tls: ClientTLSSettings, http2: boolean): Upstream
       common.validation_context = {};
     } else {
       common.combined_validation_context = {
-        default_validation_context: { match_subject_alt_names: exactSans(tls.subjectAltNames) },
+        default_validation_context: {
+          match_subject_alt_names: exactSans(tls.subjectAltNames),
+          // The CRL file on the proxy (with a credentialName it comes in the secret instead).
+          ...(tls.caCrl ? { crl: { filename: tls.caCrl } } : {}),
+        },
         validation_context_sds_secret_config: sdsAgentSecret(`file-root:${tls.caCertificates || 'system'}`),
       };
     }

@@ -280,6 +280,8 @@ export interface ClientTLSSettings {
   readonly clientCertificate?: string;
   readonly privateKey?: string;
   readonly caCertificates?: string;
+  /** A CRL file on the proxy (file-based validation only). */
+  readonly caCrl?: string;
   readonly credentialName?: string;
   readonly subjectAltNames?: readonly string[];
   readonly sni?: string;

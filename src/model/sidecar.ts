@@ -52,6 +52,10 @@ export interface SidecarIngressTls {
   readonly minProtocolVersion?: TlsProtocolVersion;
   readonly maxProtocolVersion?: TlsProtocolVersion;
   readonly cipherSuites?: readonly string[];
+  readonly ecdhCurves?: readonly string[];
+  /** A CRL file on the proxy, checked against client certificates (MUTUAL, OPTIONAL_MUTUAL). */
+  readonly caCrl?: string;
+  readonly insecureSkipVerify?: boolean;
 }
 
 export interface SidecarIngressListener {

@@ -19,7 +19,7 @@ import { TLS_PROTOCOL_VERSIONS, type TlsProtocolVersion } from '../../model/gate
 import { cipherSuites, pemFree } from './gateway.js';
 import { connectionPool } from './connection-pool.js';
 import { isDns1123Label, readMeta } from './meta.js';
-import { compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import { bool, compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
 /** istiod's protocol.Parse names (case-insensitive); anything else is Unsupported. */
 const PROTOCOLS = [
@@ -37,6 +37,9 @@ const PROTOCOLS = [
   'UDP',
 ];
 const TLS_PROTOCOLS = new Set(['HTTPS', 'TLS']);
+/** istiod's protocol.IsHTTP. */
+const isHttpLike = (p: string | undefined): boolean =>
+  p !== undefined && ['HTTP', 'HTTP2', 'HTTP_PROXY', 'GRPC', 'GRPC-WEB'].includes(p);
 const INGRESS_TLS_MODES = ['PASSTHROUGH', 'SIMPLE', 'MUTUAL', 'OPTIONAL_MUTUAL'] as const;
 const CAPTURE_MODES = ['DEFAULT', 'IPTABLES', 'NONE'];
 
@@ -133,6 +136,12 @@ function ingressListener(r: Reader, v: unknown, path: string): SidecarIngressLis
   if (defaultEndpoint) checkDefaultEndpoint(r, defaultEndpoint, `${path}.defaultEndpoint`);
   const tls = get(o, 'tls') === undefined ? undefined : ingressTls(r, get(o, 'tls'), `${path}.tls`, port?.protocol);
   const pool = connectionPool(r, get(o, 'connectionPool'), `${path}.connectionPool`);
+  if (pool?.http && port && !isHttpLike(port.protocol))
+    r.warn(
+      `${path}.connectionPool.http`,
+      `HTTP connection pool settings are configured for port ${port.number} but its protocol is not HTTP (${port.protocol ?? 'unset'}); only TCP settings will apply`,
+      'ignored-field',
+    );
   if (!port) return undefined;
   return compact({
     port,
@@ -187,8 +196,22 @@ function ingressTls(r: Reader, v: unknown, path: string, protocol: string | unde
     'minProtocolVersion',
     'maxProtocolVersion',
     'cipherSuites',
+    'ecdhCurves',
+    'caCrl',
+    'insecureSkipVerify',
+    'caCertCredentialName',
+    'verifyCertificateSpki',
+    'verifyCertificateHash',
   ]);
   if (!o) return undefined;
+  // istiod reads these from a credential's SDS secret only, and a sidecar's ingress TLS takes files.
+  for (const key of ['caCertCredentialName', 'verifyCertificateSpki', 'verifyCertificateHash'])
+    if (get(o, key) !== undefined)
+      r.warn(
+        `${path}.${key}`,
+        'is not applied: istiod applies it only with a credentialName, which sidecar ingress TLS does not support',
+        'unsupported-field',
+      );
   for (const [key, message] of [
     ['subjectAltNames', 'sidecar: subjectAltNames is not supported in ingress tls'],
     ['httpsRedirect', 'sidecar: httpsRedirect is not supported'],
@@ -224,6 +247,10 @@ function ingressTls(r: Reader, v: unknown, path: string, protocol: string | unde
   }
   if ((mode === 'MUTUAL' || mode === 'OPTIONAL_MUTUAL') && !caCertificates)
     r.error(`${path}.caCertificates`, `${mode} TLS requires a CA certificate bundle`, 'missing-field');
+  const caCrl = file('caCrl');
+  if (caCrl !== undefined && mode === 'SIMPLE') r.error(`${path}.caCrl`, 'CRL is not supported with SIMPLE TLS');
+  if (caCrl !== undefined && mode === 'PASSTHROUGH')
+    r.warn(`${path}.caCrl`, 'PASSTHROUGH mode does not use certificates, they will be ignored', 'ignored-field');
   return compact({
     mode,
     serverCertificate,
@@ -232,6 +259,9 @@ function ingressTls(r: Reader, v: unknown, path: string, protocol: string | unde
     minProtocolVersion: version('minProtocolVersion'),
     maxProtocolVersion: version('maxProtocolVersion'),
     cipherSuites: cipherSuites(r, strList(r, get(o, 'cipherSuites'), `${path}.cipherSuites`), `${path}.cipherSuites`),
+    ecdhCurves: strList(r, get(o, 'ecdhCurves'), `${path}.ecdhCurves`),
+    caCrl: mode === 'PASSTHROUGH' ? undefined : caCrl,
+    insecureSkipVerify: bool(r, get(o, 'insecureSkipVerify'), `${path}.insecureSkipVerify`),
   });
 }
 

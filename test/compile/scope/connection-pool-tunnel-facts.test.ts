@@ -340,3 +340,25 @@ test("AUTO_PASSTHROUGH: the rule's tcp_proxy settings apply per SNI cluster, its
   assert.equal(v1.idle_timeout, '90s');
   assert.deepEqual(v1.hash_policy, [{ source_ip: {} }]);
 });
+
+test('tls.caCrl: the CRL file on the upstream validation context of file-based SIMPLE/MUTUAL origination (istiod constructUpstreamTLS)', () => {
+  const { cluster, diagnostics } = compiled(
+    rule('known', `  trafficPolicy: {tls: {mode: SIMPLE, caCertificates: /etc/ca.pem, caCrl: /etc/crl.pem}}`),
+  );
+  assert.deepEqual(diagnostics, []);
+  const socket = cluster('outbound|80||known.default.svc.cluster.local').transport_socket as Json;
+  const common = (socket.typed_config as Json).common_tls_context as Json;
+  const validation = (common.combined_validation_context as Json).default_validation_context as Json;
+  assert.deepEqual(validation.crl, { filename: '/etc/crl.pem' });
+});
+
+test('a Sidecar ingress pool with HTTP settings on a non-HTTP port is warned about, as istiod', () => {
+  const { diagnostics } = compiled(
+    WEB,
+    sidecar(
+      'default',
+      `{ingress: [{port: {number: 9081, protocol: TCP, name: tcp}, defaultEndpoint: '127.0.0.1:9081', connectionPool: {http: {idleTimeout: 5s}}}]}`,
+    ),
+  );
+  assert.deepEqual(diagnostics, ['warning ignored-field spec.ingress[0].connectionPool.http']);
+});

@@ -144,3 +144,31 @@ test('protocol versions and cipher suites apply as on a gateway server; inline P
     /BEGIN/,
   );
 });
+
+test("MUTUAL tls with caCrl, ecdhCurves and insecureSkipVerify: the CRL file, the curves and the trust chain on the listener's context (istiod's BuildListenerTLSContext)", () => {
+  const { result, chains } = port9080(
+    peerAuth('DISABLE'),
+    sidecarTls(
+      'HTTPS',
+      '{mode: MUTUAL, privateKey: k.pem, serverCertificate: c.pem, caCertificates: ca.pem, caCrl: /etc/crl.pem, ecdhCurves: [P-256], insecureSkipVerify: true, verifyCertificateSpki: [abc]}',
+    ),
+  );
+  const common = tlsOf(chains[0] as Chain).common_tls_context as Record<string, any>;
+  const validation = common.combined_validation_context.default_validation_context;
+  assert.deepEqual(validation.crl, { filename: '/etc/crl.pem' });
+  assert.equal(validation.trust_chain_verification, 'ACCEPT_UNTRUSTED');
+  assert.deepEqual(common.tls_params.ecdh_curves, ['P-256']);
+  // Only with a credentialName in istiod, which sidecar ingress TLS refuses: said, not dropped silently.
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}`),
+    ['unsupported-field spec.ingress[0].tls.verifyCertificateSpki'],
+  );
+});
+
+test('caCrl with SIMPLE tls is refused, as istiod', () => {
+  const { result } = port9080(
+    peerAuth('DISABLE'),
+    sidecarTls('HTTPS', '{mode: SIMPLE, privateKey: k.pem, serverCertificate: c.pem, caCrl: /etc/crl.pem}'),
+  );
+  assert.ok(result.diagnostics.some((d) => d.severity === 'error' && d.field === 'spec.ingress[0].tls.caCrl'));
+});
