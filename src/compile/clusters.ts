@@ -157,7 +157,7 @@ function sidecarCluster(
   report: Reporter,
   metadata: Metadata,
 ): Cluster {
-  const { service, port, policy } = plan;
+  const { service, port, sidecarPolicy: policy } = plan;
   const draft: ClusterDraft = {
     cluster: {
       name: plan.name,
@@ -192,10 +192,10 @@ function sidecarCluster(
   }
   applyPortProtocol(draft, port.protocol);
 
-  applyH2Upgrade(draft, policy?.connectionPool);
-  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh.connectTimeoutMs, policy?.retryBudget);
+  applyH2Upgrade(draft, policy?.connectionPool, port.protocol, ctx.mesh.h2Upgrade === true);
+  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh, policy?.retryBudget);
   applyOutlierDetection(c, policy?.outlierDetection);
-  applyLoadBalancer(c, policy?.loadBalancer);
+  applyLoadBalancer(c, policy?.loadBalancer, ctx.mesh);
   applyTls(ctx, plan, draft, sans, report);
   applyUpstreamProxyProtocol(c, policy?.proxyProtocol);
 

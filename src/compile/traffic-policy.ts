@@ -15,8 +15,10 @@ import type {
   OutlierDetection,
   PortTrafficPolicy,
   RetryBudget,
+  TcpKeepalive,
   TrafficPolicy,
 } from '../model/istio.js';
+import type { MeshConfig, MeshDefaultTrafficPolicy } from '../model/mesh-config.js';
 import type { Protocol } from '../model/service-model.js';
 import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
 import { shareClusterParts, sharedPart } from './cluster/shared-parts.js';
@@ -58,13 +60,36 @@ export function policyForPort(policy: TrafficPolicy | undefined, port: number): 
   return portLevel(policy, port).policy;
 }
 
-/** The policy of a subset cluster: subset (port-level resolved) over the rule's policy for the port. */
+/**
+ * istiod's applyDefaultTrafficPolicy: the mesh config's `defaultTrafficPolicy` blocks where the
+ * (port-level resolved) policy leaves them unset, whole blocks; the same policy object without one.
+ */
+export function withMeshDefaults(
+  policy: EffectivePolicy | undefined,
+  defaults: MeshDefaultTrafficPolicy | undefined,
+): EffectivePolicy | undefined {
+  if (!defaults) return policy;
+  const pool = policy?.connectionPool === undefined ? defaults.connectionPool : undefined;
+  const outlier = policy?.outlierDetection === undefined ? defaults.outlierDetection : undefined;
+  if (!pool && !outlier) return policy;
+  return {
+    ...policy,
+    ...(pool ? { connectionPool: pool } : {}),
+    ...(outlier ? { outlierDetection: outlier } : {}),
+  };
+}
+
+/**
+ * The policy of a subset cluster: subset (port-level resolved) over the rule's policy for the port
+ * (with the mesh's defaults under it when given, as istiod merges over its defaulted policy).
+ */
 export function policyForSubset(
   top: TrafficPolicy | undefined,
   subset: TrafficPolicy | undefined,
   port: number,
+  defaults?: MeshDefaultTrafficPolicy,
 ): EffectivePolicy | undefined {
-  const base = portLevel(top, port).policy;
+  const base = withMeshDefaults(portLevel(top, port).policy, defaults);
   if (!subset) return base;
   const { policy: sub, portLevel: hasPortLevel } = portLevel(subset, port);
   if (!base) return sub;
@@ -120,26 +145,44 @@ export function applyPortProtocol(draft: ClusterDraft, protocol: Protocol): void
   else if (protocol === 'Unsupported') setUpstreamProtocol((draft.http ??= {}), 'downstream');
 }
 
-/** DestinationRule `h2UpgradePolicy` (the mesh-wide default is DO_NOT_UPGRADE). */
-export function applyH2Upgrade(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined): void {
+/**
+ * istiod's shouldH2Upgrade: a rule's `useClientProtocol` never upgrades, its `UPGRADE` always (the
+ * user says the port is HTTP), its `DO_NOT_UPGRADE` never; otherwise the mesh's `h2UpgradePolicy`
+ * upgrades HTTP ports only (so sniffed ports keep the client's protocol).
+ */
+export function applyH2Upgrade(
+  draft: ClusterDraft,
+  pool: ConnectionPoolSettings | undefined,
+  protocol: Protocol,
+  meshUpgrade: boolean,
+): void {
   const http = pool?.http;
-  if (!http || http.useClientProtocol) return;
-  // Only an explicit UPGRADE upgrades, even on a non-HTTP port (the user says it is HTTP).
-  if (http.h2UpgradePolicy === 'UPGRADE') {
-    const opts = (draft.http ??= {});
-    if (!hasUpstreamProtocol(opts)) setUpstreamProtocol(opts, 'h2');
-  }
+  if (http?.useClientProtocol || http?.h2UpgradePolicy === 'DO_NOT_UPGRADE') return;
+  const upgrade = http?.h2UpgradePolicy === 'UPGRADE' || (meshUpgrade && isHttpPort(protocol));
+  if (!upgrade) return;
+  const opts = (draft.http ??= {});
+  if (!hasUpstreamProtocol(opts)) setUpstreamProtocol(opts, 'h2');
+}
+
+/** istiod's Instance.IsHTTP. */
+const isHttpPort = (p: Protocol): boolean => p === 'HTTP' || p === 'HTTP2' || p === 'GRPC' || p === 'GRPC-Web';
+
+/** What the mesh config gives every cluster's connection pool. */
+export interface MeshPoolDefaults {
+  readonly connectTimeoutMs: number;
+  readonly tcpKeepalive?: TcpKeepalive;
 }
 
 export function applyConnectionPool(
   draft: ClusterDraft,
   pool: ConnectionPoolSettings | undefined,
-  connectTimeoutMs: number,
+  mesh: MeshPoolDefaults,
   retryBudget?: RetryBudget,
 ): void {
   const c = draft.cluster;
-  c.connect_timeout = sharedDurationMs(connectTimeoutMs);
+  c.connect_timeout = sharedDurationMs(mesh.connectTimeoutMs);
   applyPool(draft, pool);
+  applyTcpKeepalive(c, mesh.tcpKeepalive, pool?.tcp?.tcpKeepalive);
   if (retryBudget) {
     // istiod's applyRetryBudget: 20 % and 3 unless set, on the pool's thresholds.
     const thresholds = c.circuit_breakers?.thresholds?.[0] ?? DEFAULT_THRESHOLDS;
@@ -178,15 +221,6 @@ function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined
     if (tcp.connectTimeoutMs !== undefined) c.connect_timeout = sharedDurationMs(tcp.connectTimeoutMs);
     maxConnectionDurationMs = tcp.maxConnectionDurationMs;
     idleTimeoutMs ??= tcp.idleTimeoutMs;
-    const ka = tcp.tcpKeepalive;
-    if (ka) {
-      const keepalive: envoy.config.core.v3.TcpKeepalive.$Properties = {};
-      if (ka.probes && ka.probes > 0) keepalive.keepalive_probes = { value: ka.probes };
-      // Envoy takes whole seconds.
-      if (ka.timeMs !== undefined) keepalive.keepalive_time = { value: Math.floor(ka.timeMs / 1000) };
-      if (ka.intervalMs !== undefined) keepalive.keepalive_interval = { value: Math.floor(ka.intervalMs / 1000) };
-      c.upstream_connection_options = { tcp_keepalive: keepalive };
-    }
   }
   c.circuit_breakers = circuitBreakersOf(pool);
 
@@ -215,6 +249,23 @@ function applyPool(draft: ClusterDraft, pool: ConnectionPoolSettings | undefined
       };
   }
   if (http?.useClientProtocol) setUpstreamProtocol((draft.http ??= {}), 'downstream');
+}
+
+/**
+ * istiod's applyTCPKeepalive: the mesh's keepalive, then each attribute the rule's pool sets over
+ * it; an empty one still turns SO_KEEPALIVE on with the OS defaults.
+ */
+function applyTcpKeepalive(c: Cluster, mesh: TcpKeepalive | undefined, rule: TcpKeepalive | undefined): void {
+  if (!mesh && !rule) return;
+  const keepalive: envoy.config.core.v3.TcpKeepalive.$Properties = {};
+  for (const ka of [mesh, rule]) {
+    if (!ka) continue;
+    if (ka.probes && ka.probes > 0) keepalive.keepalive_probes = { value: ka.probes };
+    // Envoy takes whole seconds.
+    if (ka.timeMs !== undefined) keepalive.keepalive_time = { value: Math.floor(ka.timeMs / 1000) };
+    if (ka.intervalMs !== undefined) keepalive.keepalive_interval = { value: Math.floor(ka.intervalMs / 1000) };
+  }
+  c.upstream_connection_options = { tcp_keepalive: keepalive };
 }
 
 /**
@@ -312,9 +363,15 @@ function slowStart(
  * proxies, so it only sets `locality_weighted_lb_config` where istiod would (distribute, or
  * failover with outlier detection) and leaves priorities at 0.
  */
-export function applyLoadBalancer(c: Cluster, lb: LoadBalancerSettings | undefined): void {
-  const locality = lb?.localityLbSetting;
-  const zoneAware = lb?.zoneAwareLbSetting;
+export function applyLoadBalancer(
+  c: Cluster,
+  lb: LoadBalancerSettings | undefined,
+  mesh?: Pick<MeshConfig, 'localityLbSetting' | 'zoneAwareLbSetting'>,
+): void {
+  // istiod's GetEffectiveLbSetting: the rule's zone-aware or locality setting, else the mesh's.
+  const ruleSets = lb?.zoneAwareLbSetting !== undefined || lb?.localityLbSetting !== undefined;
+  const locality = ruleSets ? lb?.localityLbSetting : mesh?.localityLbSetting;
+  const zoneAware = ruleSets ? lb?.zoneAwareLbSetting : mesh?.zoneAwareLbSetting;
   if (zoneAware) {
     // istiod's ZoneAwareLBSettings.ApplyToCluster; its per-proxy priorities are left out as for locality.
     const size =

@@ -238,11 +238,17 @@ export interface LoadBalancerSettings {
   };
 }
 
+export interface TcpKeepalive {
+  readonly probes?: number;
+  readonly timeMs?: number;
+  readonly intervalMs?: number;
+}
+
 export interface ConnectionPoolSettings {
   readonly tcp?: {
     readonly maxConnections?: number;
     readonly connectTimeoutMs?: number;
-    readonly tcpKeepalive?: { readonly probes?: number; readonly timeMs?: number; readonly intervalMs?: number };
+    readonly tcpKeepalive?: TcpKeepalive;
     readonly maxConnectionDurationMs?: number;
     readonly idleTimeoutMs?: number;
   };

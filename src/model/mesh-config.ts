@@ -1,5 +1,12 @@
 import type { ExtensionProvider } from './extension-provider.js';
-import type { HTTPRetry } from './istio.js';
+import type {
+  ConnectionPoolSettings,
+  HTTPRetry,
+  LocalityLbSetting,
+  OutlierDetection,
+  TcpKeepalive,
+  ZoneAwareLbSetting,
+} from './istio.js';
 
 /** The subset of Istio's MeshConfig that changes what meshsnap compiles. */
 export interface MeshConfig {
@@ -31,6 +38,21 @@ export interface MeshConfig {
   readonly accessLog?: MeshAccessLog;
   /** `protocolDetectionTimeout` in milliseconds, when not 0 (Istio's default: no timeout). */
   readonly protocolDetectionTimeoutMs?: number;
+  /** `h2UpgradePolicy: UPGRADE` (absent: DO_NOT_UPGRADE): HTTP ports' clusters speak HTTP/2 unless a rule says otherwise. */
+  readonly h2Upgrade?: true;
+  /** `tcpKeepalive`: every cluster's TCP keepalive, a DestinationRule's attributes over it. */
+  readonly tcpKeepalive?: TcpKeepalive;
+  /** `defaultTrafficPolicy`: the connection pool / outlier detection of clusters whose rule sets none. */
+  readonly defaultTrafficPolicy?: MeshDefaultTrafficPolicy;
+  /** Mesh-wide locality / zone-aware load balancing, for clusters whose rule sets neither. */
+  readonly localityLbSetting?: LocalityLbSetting;
+  readonly zoneAwareLbSetting?: ZoneAwareLbSetting;
+}
+
+/** MeshConfig.DefaultTrafficPolicy: whole blocks, each taken where the rule leaves that block unset. */
+export interface MeshDefaultTrafficPolicy {
+  readonly connectionPool?: ConnectionPoolSettings;
+  readonly outlierDetection?: OutlierDetection;
 }
 
 /** MeshConfig's access log fields, read when `accessLogFile` is set. */

@@ -10,7 +10,8 @@ import type { Subset } from '../../model/istio.js';
 import type { MeshService, MeshServicePort } from '../../model/service-model.js';
 import { flat } from '../../model/flat-string.js';
 import { outboundClusterName } from '../names.js';
-import { policyForPort, policyForSubset, type EffectivePolicy } from '../traffic-policy.js';
+import type { MeshDefaultTrafficPolicy } from '../../model/mesh-config.js';
+import { policyForPort, policyForSubset, withMeshDefaults, type EffectivePolicy } from '../traffic-policy.js';
 
 /**
  * EDS: endpoints come from the ClusterLoadAssignment of the same name (ServiceEntry `STATIC` too).
@@ -31,7 +32,10 @@ export interface PlannedCluster {
   /** Empty for the main cluster. */
   readonly subsetName: string;
   readonly subset?: Subset;
+  /** The rule's policy for the cluster (what proxyless gRPC clients get, as istiod's grpcgen). */
   readonly policy: EffectivePolicy | undefined;
+  /** The same with the mesh config's `defaultTrafficPolicy` under it (sidecars and gateways). */
+  readonly sidecarPolicy: EffectivePolicy | undefined;
   readonly discovery: Discovery;
   readonly rule?: ResolvedDestinationRule;
 }
@@ -46,18 +50,27 @@ export function planServiceClusters(ctx: CompileContext, service: MeshService): 
   let byService = planned.get(ctx.destinationRules);
   if (!byService) planned.set(ctx.destinationRules, (byService = new WeakMap()));
   let plans = byService.get(service);
-  if (!plans) byService.set(service, (plans = plan(ctx.destinationRules, service)));
+  if (!plans) byService.set(service, (plans = plan(ctx.destinationRules, service, ctx.mesh.defaultTrafficPolicy)));
   return plans;
 }
 
-function plan(rules: DestinationRuleIndex, service: MeshService): PlannedCluster[] {
+function plan(
+  rules: DestinationRuleIndex,
+  service: MeshService,
+  defaults: MeshDefaultTrafficPolicy | undefined,
+): PlannedCluster[] {
   const rule = rules.lookup(service.hostname);
   const out: PlannedCluster[] = [];
   const seen = new Set<string>();
   for (const port of service.ports) {
     if (port.protocol === 'UDP') continue;
     const mainPolicy = policyForPort(rule?.spec.trafficPolicy, port.port);
-    const add = (subsetName: string, subset: Subset | undefined, policy: EffectivePolicy | undefined) => {
+    const add = (
+      subsetName: string,
+      subset: Subset | undefined,
+      policy: EffectivePolicy | undefined,
+      sidecarPolicy: EffectivePolicy | undefined,
+    ) => {
       const name = outboundClusterName(port.port, subsetName, service.hostname);
       // Two Service ports with the same number would make equal names: the first wins, as in istiod.
       if (seen.has(name)) return;
@@ -70,13 +83,22 @@ function plan(rules: DestinationRuleIndex, service: MeshService): PlannedCluster
         subsetName,
         ...(subset ? { subset } : {}),
         policy,
+        sidecarPolicy,
         discovery: discoveryOf(service, policy),
         ...(rule ? { rule } : {}),
       });
     };
-    add('', undefined, mainPolicy);
-    for (const subset of rule?.spec.subsets ?? [])
-      add(subset.name, subset, policyForSubset(rule?.spec.trafficPolicy, subset.trafficPolicy, port.port));
+    add('', undefined, mainPolicy, withMeshDefaults(mainPolicy, defaults));
+    for (const subset of rule?.spec.subsets ?? []) {
+      const top = rule?.spec.trafficPolicy;
+      const policy = policyForSubset(top, subset.trafficPolicy, port.port);
+      add(
+        subset.name,
+        subset,
+        policy,
+        defaults ? policyForSubset(top, subset.trafficPolicy, port.port, defaults) : policy,
+      );
+    }
   }
   return out;
 }

@@ -72,7 +72,12 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort, sidecar
   const rule = ctx.destinationRules.lookup(p.service.hostname);
   const policy = rule?.spec.trafficPolicy;
   const portPolicy = policyForPort(policy, p.port.port);
-  const pool = inboundPool(sidecar, p.targetPort, portPolicy?.connectionPool);
+  // istiod's applyDefaultTrafficPolicy under the rule's, the Sidecar's over both.
+  const pool = inboundPool(
+    sidecar,
+    p.targetPort,
+    portPolicy?.connectionPool ?? ctx.mesh.defaultTrafficPolicy?.connectionPool,
+  );
   const source = rule?.sources[0];
 
   const name = inboundClusterName(p.targetPort);
@@ -98,7 +103,7 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort, sidecar
   // server-side limits too, so the receiver has the capacity the clients are allowed to use.
   const draft: ClusterDraft = { cluster };
   applyPortProtocol(draft, sniffedInbound(p) ? 'Unsupported' : p.port.protocol);
-  applyConnectionPool(draft, pool, ctx.mesh.connectTimeoutMs, portPolicy?.retryBudget);
+  applyConnectionPool(draft, pool, ctx.mesh, portPolicy?.retryBudget);
   cluster.metadata = metadata;
   // istiod skips the passthrough bind address for loopback endpoints only.
   if (!isStatic || endpoint.kind === 'pipe') cluster.upstream_bind_config = PASSTHROUGH_BIND;

@@ -2,7 +2,7 @@
  * ConnectionPoolSettings, as a DestinationRule's traffic policy and a Sidecar's
  * `inboundConnectionPool` / `ingress[].connectionPool` write them (istiod's validateConnectionPool).
  */
-import type { ConnectionPoolSettings } from '../../model/istio.js';
+import type { ConnectionPoolSettings, TcpKeepalive } from '../../model/istio.js';
 import { duration } from './duration.js';
 import { bool, compact, fields, get, int, str, type Raw, type Reader } from './reader.js';
 
@@ -21,19 +21,11 @@ export function connectionPool(r: Reader, v: unknown, path: string): ConnectionP
     'idleTimeout',
   ]);
   const tp = `${path}.tcp`;
-  const ka = t ? fields(r, get(t, 'tcpKeepalive'), `${tp}.tcpKeepalive`, ['probes', 'time', 'interval']) : undefined;
-  const kp = `${tp}.tcpKeepalive`;
   const tcp = t
     ? compact({
         maxConnections: u32(t, 'maxConnections', tp),
         connectTimeoutMs: duration(r, get(t, 'connectTimeout'), `${tp}.connectTimeout`),
-        tcpKeepalive: ka
-          ? compact({
-              probes: u32(ka, 'probes', kp),
-              timeMs: duration(r, get(ka, 'time'), `${kp}.time`),
-              intervalMs: duration(r, get(ka, 'interval'), `${kp}.interval`),
-            })
-          : undefined,
+        tcpKeepalive: tcpKeepalive(r, get(t, 'tcpKeepalive'), `${tp}.tcpKeepalive`),
         maxConnectionDurationMs: duration(r, get(t, 'maxConnectionDuration'), `${tp}.maxConnectionDuration`),
         idleTimeoutMs: duration(r, get(t, 'idleTimeout'), `${tp}.idleTimeout`),
       })
@@ -84,4 +76,15 @@ function http2KeepAlive(r: Reader, v: unknown, path: string): { intervalMs: numb
   const intervalMs = at('interval');
   const timeoutMs = at('timeout');
   return intervalMs !== undefined && timeoutMs !== undefined ? { intervalMs, timeoutMs } : undefined;
+}
+
+/** A TCP keepalive (a pool's, or the mesh config's `tcpKeepalive`). */
+export function tcpKeepalive(r: Reader, v: unknown, path: string): TcpKeepalive | undefined {
+  const ka = fields(r, v, path, ['probes', 'time', 'interval']);
+  if (!ka) return undefined;
+  return compact({
+    probes: int(r, get(ka, 'probes'), `${path}.probes`, 0, 2 ** 32 - 1),
+    timeMs: duration(r, get(ka, 'time'), `${path}.time`),
+    intervalMs: duration(r, get(ka, 'interval'), `${path}.interval`),
+  });
 }

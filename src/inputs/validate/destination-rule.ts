@@ -293,7 +293,7 @@ function hashLb(r: Reader, v: unknown, path: string): ConsistentHashLB | undefin
   });
 }
 
-function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | undefined {
+export function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | undefined {
   const o = fields(r, v, path, ['enabled', 'distribute', 'failover', 'failoverPriority']);
   if (!o) return undefined;
   return compact({
@@ -319,7 +319,7 @@ function locality(r: Reader, v: unknown, path: string): LocalityLbSetting | unde
 const TOPOLOGY_LABELS = ['topology.kubernetes.io/region', 'topology.kubernetes.io/zone', 'topology.istio.io/subzone'];
 
 /** istiod's ValidateZoneAwareLbSetting: region-level failover only; zones and subzones are Envoy's. */
-function zoneAware(r: Reader, v: unknown, path: string): ZoneAwareLbSetting | undefined {
+export function zoneAware(r: Reader, v: unknown, path: string): ZoneAwareLbSetting | undefined {
   const o = fields(r, v, path, ['enabled', 'failover', 'failoverPriority', 'minClusterSize']);
   if (!o) return undefined;
   const failover = list(r, get(o, 'failover'), `${path}.failover`, (item, p) => {
@@ -350,7 +350,7 @@ function zoneAware(r: Reader, v: unknown, path: string): ZoneAwareLbSetting | un
   });
 }
 
-function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefined {
+export function outlier(r: Reader, v: unknown, path: string): OutlierDetection | undefined {
   const o = fields(r, v, path, [
     'consecutiveErrors',
     'consecutive5xxErrors',

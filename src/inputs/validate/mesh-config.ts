@@ -14,12 +14,15 @@ import {
   type JsonValue,
   type MeshAccessLog,
   type MeshConfig,
+  type MeshDefaultTrafficPolicy,
 } from '../../model/mesh-config.js';
 import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
-import { bool, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
+import { bool, compact, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
+import { connectionPool, tcpKeepalive } from './connection-pool.js';
+import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
 import { httpRetry } from './virtual-service.js';
 
@@ -42,6 +45,11 @@ const MESH_FIELDS = [
   'accessLogEncoding',
   'accessLogFormat',
   'protocolDetectionTimeout',
+  'h2UpgradePolicy',
+  'tcpKeepalive',
+  'defaultTrafficPolicy',
+  'localityLbSetting',
+  'zoneAwareLbSetting',
 ];
 const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
@@ -106,6 +114,11 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   // istiod's ValidateProtocolDetectionTimeout: 0 disables the timeout; otherwise whole milliseconds.
   if (protocolDetectionTimeoutMs !== undefined && !Number.isInteger(protocolDetectionTimeoutMs))
     r.error(at('protocolDetectionTimeout'), 'only durations to ms precision are supported');
+  const h2Upgrade = h2UpgradePolicy(r, get(o, 'h2UpgradePolicy'), at('h2UpgradePolicy'));
+  const keepalive = tcpKeepalive(r, get(o, 'tcpKeepalive'), at('tcpKeepalive'));
+  const defaultTrafficPolicy = readDefaultTrafficPolicy(r, get(o, 'defaultTrafficPolicy'), at('defaultTrafficPolicy'));
+  const localityLbSetting = locality(r, get(o, 'localityLbSetting'), at('localityLbSetting'));
+  const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), at('zoneAwareLbSetting'));
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -132,7 +145,32 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(defaultHttpRetryPolicy ? { defaultHttpRetryPolicy } : {}),
     ...(accessLog ? { accessLog } : {}),
     ...(protocolDetectionTimeoutMs ? { protocolDetectionTimeoutMs } : {}),
+    ...(h2Upgrade ? { h2Upgrade } : {}),
+    ...(keepalive ? { tcpKeepalive: keepalive } : {}),
+    ...(defaultTrafficPolicy ? { defaultTrafficPolicy } : {}),
+    ...(localityLbSetting ? { localityLbSetting } : {}),
+    ...(zoneAwareLbSetting ? { zoneAwareLbSetting } : {}),
   };
+}
+
+/** MeshConfig.H2UpgradePolicy: DO_NOT_UPGRADE (the default) or UPGRADE. */
+function h2UpgradePolicy(r: Reader, v: unknown, path: string): true | undefined {
+  const s = str(r, v, path);
+  if (s === undefined || s === 'DO_NOT_UPGRADE') return undefined;
+  if (s === 'UPGRADE') return true;
+  r.error(path, `must be DO_NOT_UPGRADE or UPGRADE, got "${s.slice(0, 40)}"`);
+  return undefined;
+}
+
+/** istiod's validateMeshConfigDefaultTrafficPolicy: a DestinationRule's connectionPool and outlierDetection. */
+function readDefaultTrafficPolicy(r: Reader, v: unknown, path: string): MeshDefaultTrafficPolicy | undefined {
+  const o = fields(r, v, path, ['connectionPool', 'outlierDetection']);
+  if (!o) return undefined;
+  const policy = compact({
+    connectionPool: connectionPool(r, get(o, 'connectionPool'), `${path}.connectionPool`),
+    outlierDetection: outlier(r, get(o, 'outlierDetection'), `${path}.outlierDetection`),
+  });
+  return policy.connectionPool || policy.outlierDetection ? policy : undefined;
 }
 
 /** Bounds on `accessLogFormat`: its length, and the nesting of a JSON format. */
