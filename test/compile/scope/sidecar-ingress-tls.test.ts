@@ -153,11 +153,12 @@ test("MUTUAL tls with caCrl, ecdhCurves and insecureSkipVerify: the CRL file, th
       '{mode: MUTUAL, privateKey: k.pem, serverCertificate: c.pem, caCertificates: ca.pem, caCrl: /etc/crl.pem, ecdhCurves: [P-256], insecureSkipVerify: true, verifyCertificateSpki: [abc]}',
     ),
   );
-  const common = tlsOf(chains[0] as Chain).common_tls_context as Record<string, any>;
-  const validation = common.combined_validation_context.default_validation_context;
+  type Json = Record<string, unknown>;
+  const common = tlsOf(chains[0] as Chain).common_tls_context as Json;
+  const validation = (common.combined_validation_context as Json).default_validation_context as Json;
   assert.deepEqual(validation.crl, { filename: '/etc/crl.pem' });
   assert.equal(validation.trust_chain_verification, 'ACCEPT_UNTRUSTED');
-  assert.deepEqual(common.tls_params.ecdh_curves, ['P-256']);
+  assert.deepEqual((common.tls_params as Json).ecdh_curves, ['P-256']);
   // Only with a credentialName in istiod, which sidecar ingress TLS refuses: said, not dropped silently.
   assert.deepEqual(
     result.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}`),
