@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../../helpers/gateway-sim.js';
 import { served } from '../../helpers/mesh.js';
-import { compileMesh, pod, proxy, service, sidecar, view } from './scope-mesh.js';
+import { compileMesh, proxy, sidecar, view, WEB } from './scope-mesh.js';
 
 type Json = Record<string, unknown>;
 
@@ -203,14 +203,6 @@ test('tunnel: validated as istiod (CONNECT or POST, an FQDN or IP, a port; not w
     'error invalid-field spec.trafficPolicy.tunnel.targetPort',
   ]);
 });
-
-const WEB = [
-  service('web', 'default', '2.0.0.7', ', labels: {app: web}').replace(
-    'ports: [{port: 80, name: http}, {port: 8080, name: http-alt}]',
-    'selector: {app: web}\n  ports: [{port: 80, name: http, targetPort: 9080}, {port: 81, targetPort: 9081}]',
-  ),
-  pod('default', 'web-1', '10.1.0.1', '{app: web}'),
-].join('\n---\n');
 
 test("inbound cluster: the rule's whole connection pool (timeouts, keepalive, limits), the sniffed port takes the client's protocol", () => {
   const { cluster, diagnostics } = compiled(

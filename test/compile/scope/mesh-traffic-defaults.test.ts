@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { served } from '../../helpers/mesh.js';
-import { compileMesh, pod, proxy, service, view } from './scope-mesh.js';
+import { compileMesh, proxy, view, WEB } from './scope-mesh.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,15 +24,6 @@ metadata: {name: ${host}, namespace: default}
 spec:
   host: ${host}
 ${spec}`;
-
-/** `web` selects the sidecar's own pod; port 81 names no protocol. */
-const WEB = [
-  service('web', 'default', '2.0.0.7', ', labels: {app: web}').replace(
-    'ports: [{port: 80, name: http}, {port: 8080, name: http-alt}]',
-    'selector: {app: web}\n  ports: [{port: 80, name: http, targetPort: 9080}, {port: 81, targetPort: 9081}]',
-  ),
-  pod('default', 'web-1', '10.1.0.1', '{app: web}'),
-].join('\n---\n');
 
 function compiled(...docs: string[]) {
   const result = compileMesh(WEB, ...docs);

@@ -71,3 +71,15 @@ metadata: {name: ${name}, namespace: ${ns}}
 spec: {hosts: [${host}], http: [{route: [{destination: ${destination}}]}]}`;
 
 export { service };
+
+/**
+ * `web` (2.0.0.7) selecting the pod `web-1` at 10.1.0.1, the address `proxy()` connects from:
+ * port 80 (http) to 9080, port 81 (no protocol: sniffed) to 9081.
+ */
+export const WEB = [
+  service('web', 'default', '2.0.0.7', ', labels: {app: web}').replace(
+    'ports: [{port: 80, name: http}, {port: 8080, name: http-alt}]',
+    'selector: {app: web}\n  ports: [{port: 80, name: http, targetPort: 9080}, {port: 81, targetPort: 9081}]',
+  ),
+  pod('default', 'web-1', '10.1.0.1', '{app: web}'),
+].join('\n---\n');
