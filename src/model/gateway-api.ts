@@ -78,6 +78,8 @@ export interface ListenerTls {
   readonly mode: 'Terminate' | 'Passthrough';
   readonly certificateRefs: readonly SecretObjectReference[];
   readonly options: Readonly<Record<string, string>>;
+  /** The `gateway.istio.io/tls-cipher-suites` option, the valid suites once each (istiod's FilterCipherSuites). */
+  readonly cipherSuites?: readonly string[];
 }
 
 export interface Listener {

@@ -260,3 +260,112 @@ test('Gateway fields meshsnap does not apply (spec.tls frontend validation, infr
     ['spec.infrastructure', 'spec.tls'],
   );
 });
+
+const warnings = (set: InputSet, code: string) =>
+  set.diagnostics
+    .filter((d) => d.severity === 'warning' && d.code === code)
+    .map((d) => d.field)
+    .sort();
+
+test('GatewayClass parametersRef: read with its field list (group, kind, name required) and reported as not applied, as istiod ignores it', () => {
+  const cls = (parametersRef: unknown) => ({
+    apiVersion: GW,
+    kind: 'GatewayClass',
+    metadata: { name: 'istio' },
+    spec: { controllerName: 'istio.io/gateway-controller', parametersRef },
+  });
+  const ok = load([cls({ group: '', kind: 'ConfigMap', name: 'defaults', namespace: 'istio-system' })]);
+  assert.equal(ok.gatewayClasses.length, 1);
+  assert.deepEqual(warnings(ok, 'unsupported-field'), ['spec.parametersRef']);
+  const odd = load([cls({ group: '', kind: 'ConfigMap', name: 'defaults', extra: 1 })]);
+  assert.deepEqual(warnings(odd, 'unknown-field'), ['spec.parametersRef.extra']);
+  const bad = load([cls({ group: '', kind: 'ConfigMap' })]);
+  assert.deepEqual(
+    errors(bad).map((d) => d.field),
+    ['spec.parametersRef.name'],
+  );
+  assert.equal(bad.gatewayClasses.length, 0);
+});
+
+test('listener TLS: frontendValidation and options istiod does not read are warned about; the cipher suites option is filtered as istiod', () => {
+  const listener = (tls: unknown) => gateway([{ name: 'https', port: 443, protocol: 'HTTPS', tls }]);
+  const set = load([
+    listener({
+      certificateRefs: [{ name: 'cert' }],
+      frontendValidation: { caCertificateRefs: [{ kind: 'ConfigMap', name: 'ca', group: '' }] },
+      options: {
+        'gateway.istio.io/tls-terminate-mode': 'SIMPLE',
+        'gateway.istio.io/tls-cipher-suites': 'ECDHE-RSA-AES128-GCM-SHA256, BOGUS,,ECDHE-RSA-AES128-GCM-SHA256',
+        'example.com/other': 'x',
+      },
+    }),
+  ]);
+  assert.deepEqual(errors(set), []);
+  assert.deepEqual(set.kubernetesGateways[0]?.spec.listeners[0]?.tls?.cipherSuites, ['ECDHE-RSA-AES128-GCM-SHA256']);
+  assert.deepEqual(warnings(set, 'unsupported-field'), ['spec.listeners[0].tls.frontendValidation']);
+  assert.deepEqual(warnings(set, 'ignored-field'), [
+    'spec.listeners[0].tls.options.example.com/other',
+    'spec.listeners[0].tls.options.gateway.istio.io/tls-terminate-mode',
+  ]);
+  assert.deepEqual(warnings(set, 'invalid-cipher-suite'), [
+    'spec.listeners[0].tls.options.gateway.istio.io/tls-cipher-suites',
+    'spec.listeners[0].tls.options.gateway.istio.io/tls-cipher-suites',
+  ]);
+
+  const builtin = load([
+    listener({
+      options: {
+        'gateway.istio.io/tls-terminate-mode': 'ISTIO_MUTUAL',
+        'gateway.istio.io/tls-cipher-suites': 'ECDHE-RSA-AES128-GCM-SHA256',
+      },
+    }),
+  ]);
+  assert.equal(builtin.kubernetesGateways[0]?.spec.listeners[0]?.tls?.cipherSuites, undefined);
+  assert.deepEqual(warnings(builtin, 'ignored-field'), [
+    'spec.listeners[0].tls.options.gateway.istio.io/tls-cipher-suites',
+  ]);
+  const passthrough = load([
+    gateway([
+      {
+        name: 'tls',
+        port: 443,
+        protocol: 'TLS',
+        tls: { mode: 'Passthrough', options: { 'gateway.istio.io/tls-terminate-mode': 'MUTUAL' } },
+      },
+    ]),
+  ]);
+  assert.deepEqual(warnings(passthrough, 'ignored-field'), [
+    'spec.listeners[0].tls.options.gateway.istio.io/tls-terminate-mode',
+  ]);
+});
+
+test('route fields istiod does not implement (useDefaultGateways, rules[].sessionPersistence) and a zero retry backoff are warned about', () => {
+  const backendRefs = [{ name: 'a', port: 80 }];
+  const http = load([
+    route({
+      useDefaultGateways: 'All',
+      parentRefs: [{ name: 'gw' }],
+      rules: [
+        {
+          backendRefs,
+          sessionPersistence: { sessionName: 's', type: 'Cookie' },
+          retry: { attempts: 1, backoff: '0s' },
+        },
+      ],
+    }),
+  ]);
+  assert.deepEqual(errors(http), []);
+  assert.equal(http.httpRoutes.length, 1);
+  assert.deepEqual(warnings(http, 'unsupported-field'), [
+    'spec.rules[0].sessionPersistence',
+    'spec.useDefaultGateways',
+  ]);
+  assert.deepEqual(warnings(http, 'ignored-field'), ['spec.rules[0].retry.backoff']);
+  const grpc = load([
+    route(
+      { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs, sessionPersistence: { type: 'Header' } }] },
+      'GRPCRoute',
+    ),
+  ]);
+  assert.deepEqual(warnings(grpc, 'unsupported-field'), ['spec.rules[0].sessionPersistence']);
+});

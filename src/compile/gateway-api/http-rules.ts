@@ -117,7 +117,13 @@ function timeouts(rule: HTTPRouteRule): Pick<IstioHttpRoute, 'timeoutMs' | 'retr
   if (rule.retry) {
     const attempts = rule.retry.attempts ?? 2;
     const retryOn = ['connect-failure', 'refused-stream', 'unavailable', 'cancelled', ...rule.retry.codes.map(String)];
-    retries = { attempts, ...(attempts > 0 ? { retryOn: retryOn.join(',') } : {}) };
+    retries = {
+      attempts,
+      ...(attempts > 0 ? { retryOn: retryOn.join(',') } : {}),
+      // istiod's vs.Retries.Backoff → retry_back_off.base_interval; a zero one (Envoy requires > 0)
+      // is left out, with the validator's warning.
+      ...(rule.retry.backoffMs ? { backoffMs: rule.retry.backoffMs } : {}),
+    };
   }
   let timeoutMs: number | undefined;
   const request = rule.timeouts?.requestMs;

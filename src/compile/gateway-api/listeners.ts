@@ -148,7 +148,9 @@ function listenerTls(
 ): { settings?: ServerTlsSettings; error?: ConfigError } {
   const tls = l.tls;
   if (!tls) return {};
-  if (tls.mode === 'Passthrough') return { settings: { mode: 'PASSTHROUGH' } };
+  // The cipher suites option (validated and filtered when read) on every server buildTLS completes.
+  const ciphers = tls.cipherSuites?.length ? { cipherSuites: tls.cipherSuites } : {};
+  if (tls.mode === 'Passthrough') return { settings: { mode: 'PASSTHROUGH', ...ciphers } };
   const option = tls.options[TLS_TERMINATE_MODE];
   if (option === 'ISTIO_MUTUAL') return { settings: { mode: 'ISTIO_MUTUAL' } };
   if (option === 'ISTIO_SIMPLE') return { settings: { mode: 'SIMPLE', credentialName: 'builtin://' } };
@@ -186,6 +188,8 @@ function listenerTls(
   }
   if (names.length === 0) return error ? { error } : {};
   const settings: ServerTlsSettings =
-    names.length === 1 ? { mode, credentialName: names[0] as string } : { mode, credentialNames: names };
+    names.length === 1
+      ? { mode, credentialName: names[0] as string, ...ciphers }
+      : { mode, credentialNames: names, ...ciphers };
   return { settings, ...(error ? { error } : {}) };
 }

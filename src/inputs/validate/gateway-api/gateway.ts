@@ -18,6 +18,7 @@ import {
   type SecretObjectReference,
 } from '../../../model/gateway-api.js';
 import { fields, get, int, list, requiredStr, str, strList, strMap, type Raw, type Reader } from '../reader.js';
+import { cipherSuites } from '../gateway.js';
 import { hostname, objectName, readGatewayApiMeta, readSpec, sectionName } from './common.js';
 
 const CONTROLLER_NAME =
@@ -30,6 +31,14 @@ export function readGatewayClass(r: Reader, raw: Raw, origin: Origin, apiVersion
   if (controllerName !== undefined && (controllerName.length > 253 || !CONTROLLER_NAME.test(controllerName)))
     r.error('spec.controllerName', `"${controllerName.slice(0, 80)}" is not a domain-prefixed path`);
   const description = spec ? str(r, get(spec, 'description'), 'spec.description') : undefined;
+  if (spec && parametersRef(r, get(spec, 'parametersRef'), 'spec.parametersRef'))
+    // istiod reads no GatewayClass parameters (a class's defaults come from a ConfigMap labelled
+    // gateway.istio.io/defaults-for-class) and accepts the class regardless.
+    r.warn(
+      'spec.parametersRef',
+      'spec.parametersRef is not read by istiod (nor meshsnap): ignored, the class is accepted regardless',
+      'unsupported-field',
+    );
   if (!meta || !spec || controllerName === undefined || r.failed) return undefined;
   return {
     kind: 'GatewayClass',
@@ -38,6 +47,17 @@ export function readGatewayClass(r: Reader, raw: Raw, origin: Origin, apiVersion
     origin,
     spec: { controllerName, ...(description !== undefined ? { description } : {}) },
   };
+}
+
+/** A ParametersReference (group, kind, name required; namespace for cluster-scoped kinds). */
+function parametersRef(r: Reader, v: unknown, path: string): Raw | undefined {
+  const o = fields(r, v, path, ['group', 'kind', 'name', 'namespace']);
+  if (!o) return undefined;
+  for (const f of ['group', 'kind', 'name'] as const)
+    if (get(o, f) == null) r.error(`${path}.${f}`, 'is required', 'missing-field');
+    else str(r, get(o, f), `${path}.${f}`);
+  str(r, get(o, 'namespace'), `${path}.namespace`);
+  return o;
 }
 
 /** Gateway fields meshsnap does not apply yet (frontend client-certificate validation among them): a warning each. */
@@ -134,7 +154,65 @@ function listenerTls(r: Reader, v: unknown, path: string): ListenerTls | undefin
   if (Object.keys(options).length > 16) r.error(`${path}.options`, 'at most 16 options');
   if (mode === 'Terminate' && certificateRefs.length === 0 && Object.keys(options).length === 0)
     r.error(path, 'certificateRefs or options must be specified when mode is Terminate', 'missing-field');
-  return { mode, certificateRefs, options };
+  if (get(o, 'frontendValidation') != null)
+    // The experimental channel's listener-level field (before v1.3); istiod reads client
+    // certificate validation only from the Gateway's spec.tls, and neither from here.
+    r.warn(
+      `${path}.frontendValidation`,
+      'frontendValidation is not applied (istiod does not read it): client certificates are not validated by it',
+      'unsupported-field',
+    );
+  const suites = tlsOptions(r, mode, options, `${path}.options`);
+  return { mode, certificateRefs, options, ...(suites ? { cipherSuites: suites } : {}) };
+}
+
+/** The listener TLS options istiod reads (conversion.go buildTLS); the others it ignores, said so here. */
+const TLS_TERMINATE_MODE = 'gateway.istio.io/tls-terminate-mode';
+const TLS_CIPHER_SUITES = 'gateway.istio.io/tls-cipher-suites';
+const TERMINATE_MODES = ['MUTUAL', 'OPTIONAL_MUTUAL', 'ISTIO_SIMPLE', 'ISTIO_MUTUAL'];
+
+/** Warns about options istiod ignores; the cipher suites option as istiod's FilterCipherSuites keeps it. */
+function tlsOptions(
+  r: Reader,
+  mode: ListenerTls['mode'],
+  options: Readonly<Record<string, string>>,
+  path: string,
+): string[] | undefined {
+  for (const [key, value] of Object.entries(options)) {
+    if (key === TLS_TERMINATE_MODE) {
+      if (mode === 'Passthrough')
+        r.warn(`${path}.${key}`, 'ignored with mode Passthrough (as istiod)', 'ignored-field');
+      else if (!TERMINATE_MODES.includes(value))
+        r.warn(
+          `${path}.${key}`,
+          `"${value.slice(0, 40)}" is not one of ${TERMINATE_MODES.join(', ')}: ignored, the listener terminates TLS in SIMPLE mode (as istiod)`,
+          'ignored-field',
+        );
+    } else if (key !== TLS_CIPHER_SUITES)
+      r.warn(
+        `${path}.${key}`,
+        `option "${key.slice(0, 80)}" is not read by istiod (it reads ${TLS_TERMINATE_MODE} and ${TLS_CIPHER_SUITES}): ignored`,
+        'ignored-field',
+      );
+  }
+  const raw = options[TLS_CIPHER_SUITES];
+  if (raw === undefined || raw === '') return undefined;
+  const builtin = mode === 'Terminate' ? options[TLS_TERMINATE_MODE] : undefined;
+  if (builtin === 'ISTIO_SIMPLE' || builtin === 'ISTIO_MUTUAL') {
+    // buildTLS returns before it reads the cipher suites for the built-in certificate modes.
+    r.warn(
+      `${path}.${TLS_CIPHER_SUITES}`,
+      `ignored with ${TLS_TERMINATE_MODE} ${builtin} (as istiod)`,
+      'ignored-field',
+    );
+    return undefined;
+  }
+  // strings.Split(opts, ",") and TrimSpace; an empty entry (istiod passes it on to Envoy) is dropped.
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return cipherSuites(r, list.slice(0, 64), `${path}.${TLS_CIPHER_SUITES}`);
 }
 
 function secretRef(r: Reader, v: unknown, p: string): SecretObjectReference | undefined {

@@ -51,6 +51,12 @@ export function readHTTPRoute(r: Reader, raw: Raw, origin: Origin, apiVersion: s
   const meta = readGatewayApiMeta(r, raw, true);
   const spec = readSpec(r, raw, ['parentRefs', 'hostnames', 'rules', 'useDefaultGateways']);
   if (!spec) return undefined;
+  if (get(spec, 'useDefaultGateways') != null)
+    r.warn(
+      'spec.useDefaultGateways',
+      'useDefaultGateways is not applied (istiod does not implement default Gateways): the route attaches only to its parentRefs',
+      'unsupported-field',
+    );
   const refs = parentRefs(r, get(spec, 'parentRefs'), 'spec.parentRefs');
   const hosts = hostnames(r, get(spec, 'hostnames'), 'spec.hostnames');
   const rules = list(r, get(spec, 'rules'), 'spec.rules', (v, p) => httpRule(r, v, p), 16) ?? [defaultHttpRule()];
@@ -67,6 +73,7 @@ const defaultHttpRule = (): HTTPRouteRule => ({ matches: [DEFAULT_MATCH], filter
 function httpRule(r: Reader, v: unknown, p: string): HTTPRouteRule | undefined {
   const o = fields(r, v, p, ['name', 'matches', 'filters', 'backendRefs', 'timeouts', 'retry', 'sessionPersistence']);
   if (!o) return undefined;
+  sessionPersistence(r, o, p);
   const name = sectionName(r, get(o, 'name'), `${p}.name`);
   const matches = list(r, get(o, 'matches'), `${p}.matches`, (m, mp) => httpMatch(r, m, mp), 64) ?? [DEFAULT_MATCH];
   const filters = filterList(r, get(o, 'filters'), `${p}.filters`, HTTP_FILTERS);
@@ -101,11 +108,18 @@ function httpRule(r: Reader, v: unknown, p: string): HTTPRouteRule | undefined {
   if (requestMs && backendRequestMs !== undefined && backendRequestMs > requestMs)
     r.error(`${p}.timeouts`, 'backendRequest timeout cannot be longer than request timeout');
   const retryRaw = fields(r, get(o, 'retry'), `${p}.retry`, ['codes', 'attempts', 'backoff']);
+  const backoffMs = retryRaw ? gwDuration(r, get(retryRaw, 'backoff'), `${p}.retry.backoff`) : undefined;
+  if (backoffMs === 0)
+    r.warn(
+      `${p}.retry.backoff`,
+      "a zero backoff is not sent: Envoy requires a positive retry_back_off.base_interval (istiod sends it and the proxy rejects the routes); Envoy's default back-off applies",
+      'ignored-field',
+    );
   const retry = retryRaw
     ? {
         codes: list(r, get(retryRaw, 'codes'), `${p}.retry.codes`, (c, cp) => int(r, c, cp, 400, 599)) ?? [],
         ...optional('attempts', int(r, get(retryRaw, 'attempts'), `${p}.retry.attempts`, 0)),
-        ...optional('backoffMs', gwDuration(r, get(retryRaw, 'backoff'), `${p}.retry.backoff`)),
+        ...optional('backoffMs', backoffMs),
       }
     : undefined;
   return {
@@ -118,6 +132,16 @@ function httpRule(r: Reader, v: unknown, p: string): HTTPRouteRule | undefined {
       : {}),
     ...(retry ? { retry } : {}),
   };
+}
+
+/** A rule's sessionPersistence: istiod's route conversion does not read it (nor does meshsnap). */
+function sessionPersistence(r: Reader, rule: Raw, p: string): void {
+  if (get(rule, 'sessionPersistence') == null) return;
+  r.warn(
+    `${p}.sessionPersistence`,
+    'sessionPersistence is not applied (istiod does not implement it on routes): requests are not pinned to a backend',
+    'unsupported-field',
+  );
 }
 
 const optional = <K extends string, V>(key: K, v: V | undefined): Partial<Record<K, V>> =>
@@ -186,6 +210,7 @@ export function readGRPCRoute(r: Reader, raw: Raw, origin: Origin, apiVersion: s
       (v, p) => {
         const o = fields(r, v, p, ['name', 'matches', 'filters', 'backendRefs', 'sessionPersistence']);
         if (!o) return undefined;
+        sessionPersistence(r, o, p);
         const name = sectionName(r, get(o, 'name'), `${p}.name`);
         const matches = list(r, get(o, 'matches'), `${p}.matches`, (m, mp) => grpcMatch(r, m, mp), 64) ?? [];
         const filters = filterList(r, get(o, 'filters'), `${p}.filters`, GRPC_FILTERS) as GRPCRouteFilter[];
