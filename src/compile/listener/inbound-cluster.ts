@@ -85,6 +85,7 @@ export function buildInboundCluster(ctx: CompileContext, p: InboundPort, sidecar
   // Field order as istiod's clusters list them (and as before): the JSON forms show it. Built by
   // assignment rather than spreads, so no intermediate objects are made.
   const endpoint = p.endpoint;
+  // connect_timeout is set by applyConnectionPool below; named here to keep its place in the order.
   const cluster: Cluster = { name, connect_timeout: undefined };
   const isStatic = endpoint !== undefined && endpoint.kind !== 'pod-port';
   if (isStatic) {
