@@ -3,6 +3,7 @@
  * Built once per compile by `createContext` (compile/index.ts), then read-only.
  */
 import type { RouteSource } from './route/source-labels.js';
+import type { AccessLogIndex } from './listener/telemetry-logs.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
   DestinationRule,
@@ -86,4 +87,9 @@ export interface CompileContext {
    * as `sourceNamespace` (route/source-labels.ts); without it such matches apply to no one.
    */
   readonly listenerNamespace?: string;
+  /**
+   * Telemetry access logging per listener mode and proxy namespace (listener/telemetry-logs.ts);
+   * absent: the mesh's `accessLogFile` alone.
+   */
+  readonly accessLogs?: AccessLogIndex;
 }

@@ -32,10 +32,12 @@ import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './sco
 import { scopeResolver, type Scope } from './scope/scopes.js';
 import { classKeysOf, selectorRulesOf, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
+import { indexAccessLogs } from './listener/telemetry-logs.js';
 import {
   indexSourceSelectors,
   listenerClientOf,
   routeSourceOf,
+  type ListenerClient,
   type RouteSource,
   type SourceSelectorIndex,
 } from './route/source-labels.js';
@@ -74,6 +76,7 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
     virtualServices: indexVirtualServices(model, inputs.meshConfig, diags),
     security: indexSecurity(inputs, model, diags),
     sidecars: indexSidecars(sidecarDiagnostics(inputs.sidecars, diags), inputs.meshConfig.rootNamespace),
+    accessLogs: indexAccessLogs(inputs.meshConfig, inputs.telemetries, diags),
   };
 }
 
@@ -282,10 +285,25 @@ const sidecarGroups = (
 ): string[] => [
   scoped.shared(scope, 'outbound'),
   scoped.shared(scope, 'endpoints'),
-  scoped.listeners(scope, listenerClientOf(sourceSelectors, ns, shape.routeSource)),
+  scoped.listeners(scope, listenerClient(scope, sourceSelectors, ns, shape.routeSource)),
   scoped.routes(scope, ns, shape.routeSource),
   shape.inboundGroup,
 ];
+
+/**
+ * Who a sidecar's outbound listeners are built for: as seen from its namespace where `tcp`/`tls`
+ * matches name it or its namespace's own Telemetry sets access logging, by its labels where they
+ * select some `sourceLabels`; else the shared ones.
+ */
+function listenerClient(
+  scope: Scope,
+  sourceSelectors: SourceSelectorIndex,
+  ns: string,
+  source: RouteSource | undefined,
+): ListenerClient | undefined {
+  const client = listenerClientOf(sourceSelectors, ns, source);
+  return scope.ctx.accessLogs?.ownsLogging(ns) ? { ...client, namespace: ns } : client;
+}
 
 /** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */
 export interface SidecarShape extends InboundShape {

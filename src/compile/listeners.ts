@@ -4,7 +4,8 @@
  */
 import type { Cluster, Listener } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
-import { withAccessLogs } from './listener/access-log.js';
+import { meshLoggers, withAccessLogs, type Loggers } from './listener/access-log.js';
+import type { TelemetryLogMode } from '../model/telemetry.js';
 import { buildEgressListeners } from './listener/egress-listeners.js';
 import { buildInbound as buildInboundSide, type InboundShape } from './listener/inbound.js';
 import { buildOutboundListeners as buildCatchAllListeners } from './listener/outbound.js';
@@ -14,17 +15,32 @@ export { reportNamedTargetPorts, TARGET_PORT_DIFFERS, UNRESOLVED_TARGET_PORT } f
 export { buildProxylessListeners } from './listener/proxyless.js';
 export { buildProxylessServerListeners } from './listener/proxyless-server.js';
 
-/** A view's outbound listeners: per Sidecar egress listener when they have ports or binds, else every port alike. */
+/**
+ * The access logs of a proxy of `namespace` (undefined: one whose namespace has no Telemetry of its
+ * own) on listeners of `mode`: Telemetry's (listener/telemetry-logs.ts), else the mesh's file log.
+ */
+export const accessLoggers = (
+  ctx: CompileContext,
+  mode: TelemetryLogMode,
+  namespace: string | undefined,
+): Loggers | undefined => (ctx.accessLogs ? ctx.accessLogs.loggers(mode, namespace) : meshLoggers(ctx.mesh.accessLog));
+
+/**
+ * A view's outbound listeners: per Sidecar egress listener when they have ports or binds, else
+ * every port alike; with the access logs of client (outbound) listeners, as seen from the view's
+ * listener namespace.
+ */
 export function buildOutboundListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = ctx.egressListeners ? buildEgressListeners(ctx, ctx.egressListeners) : buildCatchAllListeners(ctx);
-  return withAccessLogs(ctx.mesh.accessLog, listeners);
+  return withAccessLogs(accessLoggers(ctx, 'CLIENT', ctx.listenerNamespace), listeners);
 }
 
-/** A workload shape's inbound side (listener/inbound.ts), with the mesh's access log. */
+/** A workload shape's inbound side (listener/inbound.ts), with the access logs of server listeners. */
 export function buildInbound(
   ctx: CompileContext,
   shape: InboundShape,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const built = buildInboundSide(ctx, shape);
-  return ctx.mesh.accessLog ? { ...built, listeners: withAccessLogs(ctx.mesh.accessLog, built.listeners) } : built;
+  const logs = accessLoggers(ctx, 'SERVER', shape.namespace);
+  return logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
 }

@@ -24,6 +24,7 @@ import type { PeerAuthentication } from '../model/peer-authentication.js';
 import type { RequestAuthentication } from '../model/request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../model/service-entry.js';
 import type { Sidecar } from '../model/sidecar.js';
+import type { Telemetry } from '../model/telemetry.js';
 import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
@@ -38,6 +39,7 @@ import { get, Reader, type Raw } from './validate/reader.js';
 import { readRequestAuthentication } from './validate/request-authentication.js';
 import { readServiceEntry } from './validate/service-entry.js';
 import { readSidecar } from './validate/sidecar.js';
+import { readTelemetry } from './validate/telemetry.js';
 import { readVirtualService } from './validate/virtual-service.js';
 import { readWorkloadEntry, readWorkloadGroup } from './validate/workload-entry.js';
 import { redactedRejection } from './rejected.js';
@@ -49,7 +51,8 @@ const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/
 const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set(['EnvoyFilter', 'Telemetry', 'ProxyConfig', 'WasmPlugin']);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['EnvoyFilter', 'ProxyConfig', 'WasmPlugin']);
+const TELEMETRY = ['telemetry.istio.io/v1', 'telemetry.istio.io/v1alpha1'];
 
 interface Candidate<T> {
   readonly value: T;
@@ -80,6 +83,7 @@ interface Buckets {
   tlsRoutes: Candidate<TLSRoute>[];
   referenceGrants: Candidate<ReferenceGrant>[];
   sidecars: Candidate<Sidecar>[];
+  telemetries: Candidate<Telemetry>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -146,6 +150,7 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     apiVersions: ISTIO_NETWORKING,
     handle: versioned(readSidecar, (b) => b.sidecars),
   },
+  Telemetry: { apiVersions: TELEMETRY, handle: versioned(readTelemetry, (b) => b.telemetries) },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,
     handle: versioned(readAuthorizationPolicy, (b) => b.authorizationPolicies),
@@ -261,6 +266,7 @@ export function buildInputSet(docs: readonly ReadDocument[], observer?: ReadObse
     tlsRoutes: unique(out.tlsRoutes, diagnostics),
     referenceGrants: unique(out.referenceGrants, diagnostics),
     sidecars: unique(out.sidecars, diagnostics),
+    telemetries: unique(out.telemetries, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -338,6 +344,7 @@ const emptyBuckets = (): Buckets => ({
   tlsRoutes: [],
   referenceGrants: [],
   sidecars: [],
+  telemetries: [],
   meshConfigs: [],
 });
 

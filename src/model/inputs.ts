@@ -18,6 +18,7 @@ import type { PeerAuthentication } from './peer-authentication.js';
 import type { RequestAuthentication } from './request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from './service-entry.js';
 import type { Sidecar } from './sidecar.js';
+import type { Telemetry } from './telemetry.js';
 
 export interface InputSet {
   readonly meshConfig: MeshConfig;
@@ -45,6 +46,8 @@ export interface InputSet {
   readonly tlsRoutes: readonly TLSRoute[];
   readonly referenceGrants: readonly ReferenceGrant[];
   readonly sidecars: readonly Sidecar[];
+  /** Telemetry (telemetry.istio.io): namespace-wide access logging. */
+  readonly telemetries: readonly Telemetry[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

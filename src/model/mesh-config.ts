@@ -1,4 +1,7 @@
 import type { ExtensionProvider } from './extension-provider.js';
+import type { JsonValue } from './json-value.js';
+
+export type { JsonValue };
 import type {
   ConnectionPoolSettings,
   HTTPRetry,
@@ -36,6 +39,13 @@ export interface MeshConfig {
   readonly defaultHttpRetryPolicy?: HTTPRetry;
   /** `accessLogFile` (+ encoding, format): the file access log istiod puts on HCMs, tcp_proxies, listeners. */
   readonly accessLog?: MeshAccessLog;
+  /**
+   * `accessLogEncoding` / `accessLogFormat` without `accessLogFile`: only the built-in `envoy`
+   * Telemetry provider reads them (istiod's FileAccessLogFromMeshConfig with its path).
+   */
+  readonly accessLogFormatting?: MeshAccessLogFormat;
+  /** `defaultProviders.accessLogging`: the access log providers of proxies no Telemetry configures. */
+  readonly defaultAccessLogProviders?: readonly string[];
   /** `protocolDetectionTimeout` in milliseconds, when not 0 (Istio's default: no timeout). */
   readonly protocolDetectionTimeoutMs?: number;
   /** `h2UpgradePolicy: UPGRADE` (absent: DO_NOT_UPGRADE): HTTP ports' clusters speak HTTP/2 unless a rule says otherwise. */
@@ -56,9 +66,13 @@ export interface MeshDefaultTrafficPolicy {
 }
 
 /** MeshConfig's access log fields, read when `accessLogFile` is set. */
-export interface MeshAccessLog {
+export interface MeshAccessLog extends MeshAccessLogFormat {
   /** `accessLogFile`. */
   readonly path: string;
+}
+
+/** `accessLogEncoding` and `accessLogFormat`. */
+export interface MeshAccessLogFormat {
   /** `accessLogEncoding`: TEXT (the default) or JSON. */
   readonly encoding: 'TEXT' | 'JSON';
   /** TEXT: `accessLogFormat` when set (the compiler adds the newline istiod adds). */
@@ -66,8 +80,6 @@ export interface MeshAccessLog {
   /** JSON: `accessLogFormat` parsed as a JSON object, when set and valid. */
   readonly json?: Readonly<Record<string, JsonValue>>;
 }
-
-export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [k: string]: JsonValue };
 
 /** Istio's default `dnsRefreshRate`. */
 export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;

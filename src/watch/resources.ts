@@ -114,6 +114,14 @@ export const SIDECARS: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const TELEMETRIES: ResourceSpec = {
+  kind: 'Telemetry',
+  group: 'telemetry.istio.io',
+  versions: ['v1', 'v1alpha1'],
+  plural: 'telemetries',
+  namespaced: true,
+  optional: true,
+};
 const SECURITY_VERSIONS = ['v1', 'v1beta1'];
 export const AUTHORIZATION_POLICIES: ResourceSpec = {
   kind: 'AuthorizationPolicy',
@@ -183,6 +191,7 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   DESTINATION_RULES,
   GATEWAYS,
   SIDECARS,
+  TELEMETRIES,
   AUTHORIZATION_POLICIES,
   PEER_AUTHENTICATIONS,
   REQUEST_AUTHENTICATIONS,

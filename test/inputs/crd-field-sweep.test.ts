@@ -43,6 +43,7 @@ const KINDS: Readonly<Record<string, SweepKind>> = {
   PeerAuthentication: { group: 'security.istio.io', skeleton: {} },
   AuthorizationPolicy: { group: 'security.istio.io', skeleton: {} },
   RequestAuthentication: { group: 'security.istio.io', skeleton: { jwtRules: [{ issuer: 'https://issuer.example' }] } },
+  Telemetry: { group: 'telemetry.istio.io', skeleton: {} },
 };
 
 crdSweepTests(CRDS, KINDS);

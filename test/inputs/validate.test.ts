@@ -299,7 +299,7 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
   const inputs = loadText(
     [
       'apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata: { name: ef, namespace: ns1 }\nspec: {}',
-      'apiVersion: telemetry.istio.io/v1\nkind: Telemetry\nmetadata: { name: t }\nspec: {}',
+      'apiVersion: extensions.istio.io/v1alpha1\nkind: WasmPlugin\nmetadata: { name: w }\nspec: {}',
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: d }\nspec: {}',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other, namespace: istio-system }\ndata: {}',
       'apiVersion: v1\nmetadata: { name: nokind }',
@@ -310,7 +310,7 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
     inputs.diagnostics.filter((d) => d.code === code).map((d) => [d.severity, d.kind, d.index]);
   assert.deepEqual(by('unsupported-kind'), [
     ['warning', 'EnvoyFilter', 0],
-    ['warning', 'Telemetry', 1],
+    ['warning', 'WasmPlugin', 1],
   ]);
   assert.deepEqual(by('ignored-kind'), [
     ['info', 'ConfigMap', 3],

@@ -21,6 +21,7 @@ import type { RouterSecurity } from '../security/workload-security.js';
 import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../types.js';
 import { buildGatewayListeners } from './listeners.js';
 import { withAccessLogs } from '../listener/access-log.js';
+import { accessLoggers } from '../listeners.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
 import { reportRouterSecurity } from './security-diagnostics.js';
@@ -122,7 +123,8 @@ export function buildRouterGroup(
   reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
   const built = buildGatewayListeners(ctx, merged, shape.security);
   // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
-  for (const [name, l] of withAccessLogs(ctx.mesh.accessLog, built.listeners, () => true)) table.listeners.set(name, l);
+  const logs = accessLoggers(ctx, 'CLIENT', shape.namespace);
+  for (const [name, l] of withAccessLogs(logs, built.listeners, () => true)) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
   for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);

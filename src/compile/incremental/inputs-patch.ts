@@ -29,6 +29,7 @@ import type { PeerAuthentication } from '../../model/peer-authentication.js';
 import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../../model/service-entry.js';
 import type { Sidecar } from '../../model/sidecar.js';
+import type { Telemetry } from '../../model/telemetry.js';
 
 export interface InputObjects {
   Service: Service;
@@ -55,6 +56,7 @@ export interface InputObjects {
   TLSRoute: TLSRoute;
   ReferenceGrant: ReferenceGrant;
   Sidecar: Sidecar;
+  Telemetry: Telemetry;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -82,7 +84,8 @@ type ListKey =
   | 'tcpRoutes'
   | 'tlsRoutes'
   | 'referenceGrants'
-  | 'sidecars';
+  | 'sidecars'
+  | 'telemetries';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -108,6 +111,7 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   TLSRoute: 'tlsRoutes',
   ReferenceGrant: 'referenceGrants',
   Sidecar: 'sidecars',
+  Telemetry: 'telemetries',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

@@ -10,6 +10,7 @@
  * resources have none (grpcgen). The builders stay unaware of it: a mesh without `accessLogFile`
  * never comes here, so its resources are the same objects and bytes as before.
  */
+import type { EnvoyFileAccessLogProvider } from '../../model/extension-provider.js';
 import type { JsonValue, MeshAccessLog } from '../../model/mesh-config.js';
 import {
   decodeMessage,
@@ -24,7 +25,7 @@ import { TypeName } from '../../xds/type-urls.js';
 import { VIRTUAL_INBOUND, VIRTUAL_OUTBOUND } from '../names.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 
-type AccessLog = envoy.config.accesslog.v3.AccessLog.$Properties;
+export type AccessLog = envoy.config.accesslog.v3.AccessLog.$Properties;
 type Value = NonNullable<envoy.config.core.v3.SubstitutionFormatString.$Properties['json_format']>['fields'];
 
 const FILE_ACCESS_LOG = 'envoy.extensions.access_loggers.file.v3.FileAccessLog';
@@ -96,6 +97,39 @@ export function fileAccessLog(log: MeshAccessLog): AccessLog {
   };
 }
 
+/**
+ * The logger of an `envoyFileAccessLog` extension provider (istiod's fileAccessLogFromTelemetry):
+ * its path (default /dev/stdout), its `text` (a newline added) or `labels` (JSON; none: istiod's
+ * default fields) format, istiod's text format when it sets none, no format at all when
+ * `logFormat` is set with neither, and `omitEmptyValues`.
+ */
+export function providerFileAccessLog(p: EnvoyFileAccessLogProvider): AccessLog {
+  let logFormat: envoy.config.core.v3.SubstitutionFormatString.$Properties | undefined;
+  let formatters = false;
+  const f = p.logFormat;
+  if (f?.labels !== undefined) {
+    const fields = Object.keys(f.labels).length ? f.labels : ISTIO_JSON_LOG_FORMAT;
+    formatters = Object.values(fields).some((v) => typeof v === 'string' && needsReqWithoutQuery(v));
+    logFormat = { json_format: { fields: structFields(fields) }, json_format_options: {} };
+  } else if (!f || f.text !== undefined) {
+    const given = f?.text ?? '';
+    const text = given ? (given.endsWith('\n') ? given : `${given}\n`) : ISTIO_TEXT_LOG_FORMAT;
+    formatters = needsReqWithoutQuery(text);
+    logFormat = { text_format_source: { inline_string: text } };
+  }
+  if (logFormat && p.omitEmptyValues) logFormat.omit_empty_values = true;
+  if (logFormat && formatters) logFormat.formatters = [REQ_WITHOUT_QUERY_FORMATTER];
+  return {
+    name: 'envoy.access_loggers.file',
+    typed_config: packAny(FILE_ACCESS_LOG, {
+      path: p.path || DEV_STDOUT,
+      ...(logFormat ? { log_format: logFormat } : {}),
+    }),
+  };
+}
+
+export const DEV_STDOUT = '/dev/stdout';
+
 /** google.protobuf.Struct fields, keys sorted (Envoy prints them in its own order: sort_properties false). */
 function structFields(o: Readonly<Record<string, JsonValue>>): Value {
   const out: Value = {};
@@ -119,43 +153,52 @@ const LOGGED_FILTERS: ReadonlyMap<string, string> = new Map([
   [FilterName.HttpConnectionManager, TypeName.HttpConnectionManager],
 ]);
 
-interface Loggers {
+/** The access logs one kind of listener gets (the mesh's file log, or what Telemetry resolves to). */
+export interface Loggers {
   /** On HCMs and tcp_proxies. */
-  readonly core: AccessLog;
+  readonly core: readonly AccessLog[];
   /** On listeners: only when no filter chain matched (response flag NR). */
-  readonly listener: AccessLog;
+  readonly listener: readonly AccessLog[];
   /** Each filter with its logged copy: shared filters stay shared. */
   readonly filters: WeakMap<NetworkFilter, NetworkFilter>;
 }
 const loggersOf = new WeakMap<MeshAccessLog, Loggers>();
 
-function loggers(log: MeshAccessLog): Loggers {
+/** istiod's listenerAccessLogFilter: log at the listener only when no filter chain matched. */
+const NO_ROUTE: NonNullable<AccessLog['filter']> = { response_flag_filter: { flags: ['NR'] } };
+
+/** Loggers of these access logs: each on HCMs and tcp_proxies, and with the NR filter on listeners. */
+export function loggersFor(logs: readonly AccessLog[]): Loggers {
+  return { core: logs, listener: logs.map((l) => ({ ...l, filter: NO_ROUTE })), filters: new WeakMap() };
+}
+
+/** The mesh's `accessLogFile` loggers (istiod's legacy path, when no Telemetry applies). */
+export function meshLoggers(log: MeshAccessLog | undefined): Loggers | undefined {
+  if (!log) return undefined;
   let l = loggersOf.get(log);
   if (!l) {
-    const core = fileAccessLog(log);
-    l = { core, listener: { ...core, filter: { response_flag_filter: { flags: ['NR'] } } }, filters: new WeakMap() };
+    l = loggersFor([fileAccessLog(log)]);
     loggersOf.set(log, l);
   }
   return l;
 }
 
 /**
- * The listeners with the mesh's access log (none: the same map). `listenerLevel` says which
+ * The listeners with these access logs (none: the same map). `listenerLevel` says which
  * listeners get the NR logger of their own: by default virtualOutbound and virtualInbound.
  */
 export function withAccessLogs(
-  log: MeshAccessLog | undefined,
+  logs: Loggers | undefined,
   listeners: Map<string, Listener>,
   listenerLevel: (l: Listener) => boolean = (l) => l.name === VIRTUAL_OUTBOUND || l.name === VIRTUAL_INBOUND,
 ): Map<string, Listener> {
-  if (!log) return listeners;
-  const logs = loggers(log);
+  if (!logs || logs.core.length === 0) return listeners;
   const out = new Map<string, Listener>();
   for (const [name, l] of listeners) {
     const logged: Listener = { ...l };
     if (l.filter_chains) logged.filter_chains = l.filter_chains.map((c) => loggedChain(c, logs));
     if (l.default_filter_chain) logged.default_filter_chain = loggedChain(l.default_filter_chain, logs);
-    if (listenerLevel(l)) logged.access_log = [...(l.access_log ?? []), logs.listener];
+    if (listenerLevel(l)) logged.access_log = [...(l.access_log ?? []), ...logs.listener];
     out.set(name, logged);
   }
   return out;
@@ -174,7 +217,7 @@ function loggedFilter(f: NetworkFilter, logs: Loggers): NetworkFilter {
   if (!out) {
     // The builders hand out encoded filters: decode, append the logger (istiod appends), encode again.
     const message = decodeMessage(typeName, any.value) as { access_log?: AccessLog[] };
-    message.access_log = [...(message.access_log ?? []), logs.core];
+    message.access_log = [...(message.access_log ?? []), ...logs.core];
     out = { ...f, typed_config: packAny(typeName, message) };
     logs.filters.set(f, out);
   }

@@ -13,6 +13,7 @@ import {
   DEFAULT_TRUST_DOMAIN,
   type JsonValue,
   type MeshAccessLog,
+  type MeshAccessLogFormat,
   type MeshConfig,
   type MeshDefaultTrafficPolicy,
 } from '../../model/mesh-config.js';
@@ -44,6 +45,7 @@ const MESH_FIELDS = [
   'accessLogFile',
   'accessLogEncoding',
   'accessLogFormat',
+  'defaultProviders',
   'protocolDetectionTimeout',
   'h2UpgradePolicy',
   'tcpKeepalive',
@@ -109,7 +111,8 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const dnsRefreshRateMs = duration(r, get(o, 'dnsRefreshRate'), at('dnsRefreshRate'));
   if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
   const defaultHttpRetryPolicy = httpRetry(r, get(o, 'defaultHttpRetryPolicy'), at('defaultHttpRetryPolicy'));
-  const accessLog = readAccessLog(r, o, at);
+  const { accessLog, formatting: accessLogFormatting } = readAccessLog(r, o, at);
+  const defaultAccessLogProviders = readDefaultProviders(r, get(o, 'defaultProviders'), at('defaultProviders'));
   const protocolDetectionTimeoutMs = duration(r, get(o, 'protocolDetectionTimeout'), at('protocolDetectionTimeout'));
   // istiod's ValidateProtocolDetectionTimeout: 0 disables the timeout; otherwise whole milliseconds.
   if (protocolDetectionTimeoutMs !== undefined && !Number.isInteger(protocolDetectionTimeoutMs))
@@ -144,6 +147,8 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...exportDefaults('defaultDestinationRuleExportTo'),
     ...(defaultHttpRetryPolicy ? { defaultHttpRetryPolicy } : {}),
     ...(accessLog ? { accessLog } : {}),
+    ...(accessLogFormatting ? { accessLogFormatting } : {}),
+    ...(defaultAccessLogProviders?.length ? { defaultAccessLogProviders } : {}),
     ...(protocolDetectionTimeoutMs ? { protocolDetectionTimeoutMs } : {}),
     ...(h2Upgrade ? { h2Upgrade } : {}),
     ...(keepalive ? { tcpKeepalive: keepalive } : {}),
@@ -179,10 +184,16 @@ export const MAX_ACCESS_LOG_JSON_DEPTH = 16;
 
 /**
  * `accessLogFile`, `accessLogEncoding` (TEXT | JSON), `accessLogFormat`. Without a file there is no
- * access log (istiod), so the other two only get checked. A JSON format that is not a JSON object
- * makes istiod log an error and use its default JSON format: a warning here, and the default too.
+ * mesh-wide access log (istiod), but the built-in `envoy` Telemetry provider formats its lines with
+ * the other two (FileAccessLogFromMeshConfig): kept as `formatting`. A JSON format that is not a
+ * JSON object makes istiod log an error and use its default JSON format: a warning here, and the
+ * default too.
  */
-function readAccessLog(r: Reader, o: Raw, at: (k: string) => string): MeshAccessLog | undefined {
+function readAccessLog(
+  r: Reader,
+  o: Raw,
+  at: (k: string) => string,
+): { accessLog?: MeshAccessLog; formatting?: MeshAccessLogFormat } {
   const path = str(r, get(o, 'accessLogFile'), at('accessLogFile'));
   if (path !== undefined && path.length > 4096) r.error(at('accessLogFile'), 'is longer than 4096 characters');
   const rawEncoding = get(o, 'accessLogEncoding');
@@ -193,15 +204,29 @@ function readAccessLog(r: Reader, o: Raw, at: (k: string) => string): MeshAccess
   const format = str(r, get(o, 'accessLogFormat'), at('accessLogFormat'));
   if (format !== undefined && format.length > MAX_ACCESS_LOG_FORMAT_CHARS)
     r.error(at('accessLogFormat'), `is longer than ${MAX_ACCESS_LOG_FORMAT_CHARS} characters`);
-  if (r.failed) return undefined;
+  if (r.failed) return {};
   if (!path) {
-    for (const k of ['accessLogEncoding', 'accessLogFormat'])
-      if (get(o, k) !== undefined)
-        r.info(at(k), `has no effect without accessLogFile (istiod writes no access log)`, 'ignored-field');
-    return undefined;
+    const set = ['accessLogEncoding', 'accessLogFormat'].filter((k) => get(o, k) !== undefined);
+    for (const k of set)
+      r.info(
+        at(k),
+        'without accessLogFile only the built-in `envoy` access log provider (Telemetry, defaultProviders) uses it, as istiod',
+        'ignored-field',
+      );
+    if (encoding === 'TEXT' && !format) return {};
+    return { formatting: formatOf(r, at, encoding, format) };
   }
-  if (encoding === 'TEXT') return format ? { path, encoding, text: format } : { path, encoding };
-  if (!format) return { path, encoding };
+  return { accessLog: { path, ...formatOf(r, at, encoding, format) } };
+}
+
+function formatOf(
+  r: Reader,
+  at: (k: string) => string,
+  encoding: 'TEXT' | 'JSON',
+  format: string | undefined,
+): MeshAccessLogFormat {
+  if (encoding === 'TEXT') return format ? { encoding, text: format } : { encoding };
+  if (!format) return { encoding };
   const json = jsonObject(format);
   if (typeof json === 'string') {
     r.warn(
@@ -209,10 +234,30 @@ function readAccessLog(r: Reader, o: Raw, at: (k: string) => string): MeshAccess
       `${json}: istiod logs an error and uses its default JSON access log format, and so does meshsnap`,
       'invalid-json-format',
     );
-    return { path, encoding };
+    return { encoding };
   }
-  return { path, encoding, json };
+  return { encoding, json };
 }
+
+/** `defaultProviders`: `accessLogging` is read; `tracing` and `metrics` are reported as not applied. */
+function readDefaultProviders(r: Reader, v: unknown, path: string): string[] | undefined {
+  const o = fields(r, v, path, ['accessLogging', 'tracing', 'metrics']);
+  if (!o) return undefined;
+  for (const k of ['tracing', 'metrics']) {
+    strList(r, get(o, k), `${path}.${k}`);
+    if (get(o, k) !== undefined)
+      r.warn(
+        `${path}.${k}`,
+        `default ${k} providers are not applied by meshsnap (only accessLogging is)`,
+        'unsupported-field',
+      );
+  }
+  const names = strList(r, get(o, 'accessLogging'), `${path}.accessLogging`, MAX_DEFAULT_PROVIDERS);
+  return names?.filter((n) => n !== '');
+}
+
+/** Bound on `defaultProviders.accessLogging`. */
+export const MAX_DEFAULT_PROVIDERS = 64;
 
 /** A JSON object within the depth bound, or why not. */
 function jsonObject(text: string): Readonly<Record<string, JsonValue>> | string {

@@ -59,6 +59,7 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     ...(inputs.workloadGroups.length ? { workloadGroups: strip(inputs.workloadGroups) } : {}),
     ...gatewayApiLists(inputs),
     ...(inputs.sidecars.length ? { sidecars: strip(inputs.sidecars) } : {}),
+    ...(inputs.telemetries.length ? { telemetries: strip(inputs.telemetries) } : {}),
   };
 }
 

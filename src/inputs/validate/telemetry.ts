@@ -1,0 +1,251 @@
+/**
+ * Telemetry (telemetry.istio.io v1, v1alpha1) → model/telemetry.ts, with the webhook's checks
+ * (istio pkg/config/validation: ValidateTelemetry and the CRD's rules): one of selector, targetRef,
+ * targetRefs; provider names not empty; metrics tag overrides (a value with UPSERT, none with
+ * REMOVE) and custom metric names; tracing sampling in [0, 100] and custom tags. One invalid part
+ * invalidates the object.
+ *
+ * meshsnap applies the access logging of namespace-wide Telemetries (no selector, no targetRef);
+ * what it does not apply gets an `unsupported-field` warning naming it: a selector or targetRef(s)
+ * (the whole object then), an access log `filter` (CEL), `tracing`, `metrics`.
+ */
+import type { Origin } from '../../model/diagnostics.js';
+import type { Telemetry, TelemetryAccessLogging, TelemetryLogMode } from '../../model/telemetry.js';
+import { readTargetRef } from './authorization-policy.js';
+import { duration } from './duration.js';
+import { readMeta } from './meta.js';
+import { bool, compact, fields, get, list, mapOf, num, str, strMap, type Raw, type Reader } from './reader.js';
+
+const MODES = ['CLIENT_AND_SERVER', 'CLIENT', 'SERVER'];
+const METRICS = [
+  'ALL_METRICS',
+  'REQUEST_COUNT',
+  'REQUEST_DURATION',
+  'REQUEST_SIZE',
+  'RESPONSE_SIZE',
+  'TCP_OPENED_CONNECTIONS',
+  'TCP_CLOSED_CONNECTIONS',
+  'TCP_SENT_BYTES',
+  'TCP_RECEIVED_BYTES',
+  'GRPC_REQUEST_MESSAGES',
+  'GRPC_RESPONSE_MESSAGES',
+];
+
+/** An enum value among `values`, or an error. */
+function oneOf(r: Reader, v: unknown, path: string, values: readonly string[]): string | undefined {
+  const s = str(r, v, path);
+  if (s === undefined || values.includes(s)) return s;
+  r.error(path, `must be one of ${values.join(', ')}, got "${s.slice(0, 40)}"`);
+  return undefined;
+}
+
+/** `providers[].name` (validateTelemetryProviders: not empty). */
+function providers(r: Reader, v: unknown, path: string): string[] | undefined {
+  return list(r, v, path, (item, p) => {
+    const o = fields(r, item, p, ['name']);
+    const name = o ? str(r, get(o, 'name'), `${p}.name`) : undefined;
+    if (o && (name === undefined || name === '')) r.error(`${p}.name`, 'providers.name may not be empty');
+    return name || undefined;
+  });
+}
+
+function accessLogging(r: Reader, v: unknown, path: string): TelemetryAccessLogging | undefined {
+  const o = fields(r, v, path, ['providers', 'disabled', 'filter', 'match']);
+  if (!o) return undefined;
+  const names = providers(r, get(o, 'providers'), `${path}.providers`);
+  const disabled = bool(r, get(o, 'disabled'), `${path}.disabled`);
+  const match = fields(r, get(o, 'match'), `${path}.match`, ['mode']);
+  const mode = match ? oneOf(r, get(match, 'mode'), `${path}.match.mode`, MODES) : undefined;
+  const filter = fields(r, get(o, 'filter'), `${path}.filter`, ['expression']);
+  if (filter) {
+    const expression = str(r, get(filter, 'expression'), `${path}.filter.expression`);
+    // istiod parses it as CEL: an empty expression does not parse.
+    if (expression === undefined || expression.trim() === '')
+      r.error(`${path}.filter.expression`, 'must be a valid CEL expression, got an empty one');
+    else
+      r.warn(
+        `${path}.filter`,
+        'an access log filter (CEL) is not applied by meshsnap: its providers log every request and connection',
+        'unsupported-field',
+      );
+  }
+  return compact({
+    providers: names?.length ? names : undefined,
+    mode: mode === 'CLIENT' || mode === 'SERVER' ? (mode as TelemetryLogMode) : undefined,
+    disabled: disabled === true ? (true as const) : undefined,
+  });
+}
+
+/** `metrics[]`: validated as istiod (validateTelemetryMetrics and the CRD), not applied. */
+function metrics(r: Reader, v: unknown, path: string): void {
+  list(r, v, path, (item, p) => {
+    const o = fields(r, item, p, ['providers', 'overrides', 'reportingInterval']);
+    if (!o) return undefined;
+    providers(r, get(o, 'providers'), `${p}.providers`);
+    const interval = duration(r, get(o, 'reportingInterval'), `${p}.reportingInterval`);
+    if (interval !== undefined && interval < 1)
+      r.error(`${p}.reportingInterval`, 'must be a valid duration greater than 1ms');
+    list(r, get(o, 'overrides'), `${p}.overrides`, (ov, op) => {
+      const x = fields(r, ov, op, ['match', 'disabled', 'tagOverrides']);
+      if (!x) {
+        if (ov === null) r.error(op, 'tagOverrides may not be null');
+        return undefined;
+      }
+      bool(r, get(x, 'disabled'), `${op}.disabled`);
+      const match = fields(r, get(x, 'match'), `${op}.match`, ['metric', 'customMetric', 'mode']);
+      if (match) {
+        oneOf(r, get(match, 'metric'), `${op}.match.metric`, METRICS);
+        oneOf(r, get(match, 'mode'), `${op}.match.mode`, MODES);
+        const custom = str(r, get(match, 'customMetric'), `${op}.match.customMetric`);
+        if (custom === '') r.error(`${op}.match.customMetric`, 'customMetric may not be empty');
+        if (custom !== undefined && get(match, 'metric') !== undefined)
+          r.error(`${op}.match`, 'only one of metric or customMetric may be set', 'conflicting-fields');
+      }
+      mapOf(r, get(x, 'tagOverrides'), `${op}.tagOverrides`, (t, tp) => {
+        if (tp.endsWith('.')) r.warn(tp, 'tagOverrides.name may not be empty', 'invalid-field');
+        const to = fields(r, t, tp, ['operation', 'value']);
+        if (!to) {
+          if (t === null) r.error(tp, 'tagOverrides may not be null');
+          return undefined;
+        }
+        const operation = oneOf(r, get(to, 'operation'), `${tp}.operation`, ['UPSERT', 'REMOVE']) ?? 'UPSERT';
+        const value = str(r, get(to, 'value'), `${tp}.value`) ?? '';
+        if (operation === 'UPSERT' && value === '')
+          r.error(`${tp}.value`, 'tagOverrides.value must be set when operation is UPSERT');
+        if (operation === 'REMOVE' && value !== '')
+          r.error(`${tp}.value`, 'tagOverrides.value may only be set when operation is UPSERT');
+        return undefined;
+      });
+      return undefined;
+    });
+    return undefined;
+  });
+}
+
+const CUSTOM_TAG_KINDS: Readonly<Record<string, readonly [string, readonly string[]]>> = {
+  literal: ['value', ['value']],
+  environment: ['name', ['name', 'defaultValue']],
+  header: ['name', ['name', 'defaultValue']],
+  formatter: ['value', ['value']],
+};
+
+/** `tracing[]`: validated as istiod (validateTelemetryTracing), not applied. */
+function tracing(r: Reader, v: unknown, path: string): void {
+  const items = list(r, v, path, (item, p) => {
+    const o = fields(r, item, p, [
+      'match',
+      'providers',
+      'randomSamplingPercentage',
+      'disableSpanReporting',
+      'customTags',
+      'useRequestIdForTraceSampling',
+      'enableIstioTags',
+      'disableContextPropagation',
+    ]);
+    if (!o) return undefined;
+    const match = fields(r, get(o, 'match'), `${p}.match`, ['mode']);
+    if (match) oneOf(r, get(match, 'mode'), `${p}.match.mode`, MODES);
+    const names = providers(r, get(o, 'providers'), `${p}.providers`);
+    if ((names?.length ?? 0) > 1)
+      r.warn(`${p}.providers`, 'multiple providers is not currently supported', 'invalid-field');
+    const pct = num(r, get(o, 'randomSamplingPercentage'), `${p}.randomSamplingPercentage`);
+    if (pct !== undefined && (pct < 0 || pct > 100))
+      r.error(`${p}.randomSamplingPercentage`, 'randomSamplingPercentage must be in range [0.0, 100.0]');
+    for (const k of [
+      'disableSpanReporting',
+      'useRequestIdForTraceSampling',
+      'enableIstioTags',
+      'disableContextPropagation',
+    ])
+      bool(r, get(o, k), `${p}.${k}`);
+    mapOf(r, get(o, 'customTags'), `${p}.customTags`, (t, tp) => {
+      if (tp.endsWith('.')) r.error(tp, 'tag name may not be empty');
+      const tag = fields(r, t, tp, Object.keys(CUSTOM_TAG_KINDS));
+      if (!tag) {
+        if (t === null) r.error(tp, 'tag may not have a nil value');
+        return undefined;
+      }
+      for (const [kind, [required, known]] of Object.entries(CUSTOM_TAG_KINDS)) {
+        const body = fields(r, get(tag, kind), `${tp}.${kind}`, known);
+        if (!body) continue;
+        for (const k of known) str(r, get(body, k), `${tp}.${kind}.${k}`);
+        const value = get(body, required);
+        if (value === undefined || value === '')
+          r.error(`${tp}.${kind}.${required}`, `${kind} tag ${required} may not be empty`);
+      }
+      return undefined;
+    });
+    return true;
+  });
+  if ((items?.length ?? 0) > 1) r.warn(path, 'multiple tracing is not currently supported', 'invalid-field');
+}
+
+/** Whether it selects workloads; checks `selector` (no wildcard or empty label key, as the CRD) and `targetRef(s)` (same namespace only). */
+function selection(r: Reader, spec: Raw): boolean {
+  const selector = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
+  let labelCount = 0;
+  if (selector) {
+    const labels = strMap(r, get(selector, 'matchLabels'), 'spec.selector.matchLabels');
+    labelCount = Object.keys(labels ?? {}).length;
+    for (const key of Object.keys(labels ?? {})) {
+      if (key === '') r.error('spec.selector.matchLabels', 'key must not be empty');
+      else if (key.includes('*'))
+        r.error(`spec.selector.matchLabels.${key}`, 'wildcard not allowed in label key match');
+    }
+  }
+  const ref = readTargetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
+  const many = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => readTargetRef(r, item, p), 16);
+  const named: [string, { readonly namespace?: string }][] = many?.map((m, i) => [`spec.targetRefs[${i}]`, m]) ?? [];
+  if (ref) named.push(['spec.targetRef', ref]);
+  for (const [at, x] of named)
+    if (x.namespace) r.error(`${at}.namespace`, 'cross namespace referencing is not currently supported');
+  const set = [selector, ref, many?.length ? many : undefined].filter((x) => x !== undefined).length;
+  if (set > 1) r.error('spec', 'only one of selector, targetRef or targetRefs may be set', 'conflicting-fields');
+  // istiod's namespace-wide test: no matchLabels and no targetRefs (an empty selector selects nothing less).
+  return labelCount > 0 || ref !== undefined || (many?.length ?? 0) > 0;
+}
+
+export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Telemetry | undefined {
+  const meta = readMeta(r, raw, true, 'subdomain');
+  const metaRaw = get(raw, 'metadata');
+  const created =
+    metaRaw !== null && typeof metaRaw === 'object'
+      ? str(r, get(metaRaw as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
+      : undefined;
+  const spec =
+    fields(r, get(raw, 'spec'), 'spec', [
+      'selector',
+      'targetRef',
+      'targetRefs',
+      'accessLogging',
+      'tracing',
+      'metrics',
+    ]) ?? {};
+  const selects = selection(r, spec);
+  const logging = list(r, get(spec, 'accessLogging'), 'spec.accessLogging', (item, p) => accessLogging(r, item, p));
+  tracing(r, get(spec, 'tracing'), 'spec.tracing');
+  metrics(r, get(spec, 'metrics'), 'spec.metrics');
+  if (!meta || r.failed) return undefined;
+  if (selects)
+    r.warn(
+      get(spec, 'selector') !== undefined
+        ? 'spec.selector'
+        : get(spec, 'targetRef') !== undefined
+          ? 'spec.targetRef'
+          : 'spec.targetRefs',
+      'a Telemetry that selects workloads (selector, targetRef, targetRefs) is not applied by meshsnap: only namespace-wide and root-namespace ones are',
+      'unsupported-field',
+    );
+  for (const k of ['tracing', 'metrics'])
+    if (get(spec, k) !== undefined)
+      r.warn(`spec.${k}`, `Telemetry ${k} is not applied by meshsnap (only accessLogging is)`, 'unsupported-field');
+  return {
+    kind: 'Telemetry',
+    apiVersion,
+    meta,
+    ...(created ? { creationTimestamp: created } : {}),
+    origin,
+    ...(selects ? { selects: true as const } : {}),
+    ...(logging?.length ? { accessLogging: logging } : {}),
+  };
+}

@@ -1,0 +1,432 @@
+/**
+ * Telemetry access logging (telemetry.istio.io), from YAML to the served listeners: istiod's
+ * Telemetries.AccessLogging (pilot/pkg/model/telemetry.go, telemetry_logging.go) and
+ * accesslog.go. The provider table is istiod's TestAccessLogging, as facts.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { indexAccessLogs } from '../../src/compile/listener/telemetry-logs.js';
+import { Diagnostics } from '../../src/model/diagnostics.js';
+import type { TelemetryLogMode } from '../../src/model/telemetry.js';
+import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
+import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
+import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { loadText } from '../inputs/helpers.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
+
+const indent = (text: string, by: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');
+const configMap = (mesh: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n${indent(mesh, '    ')}\n`;
+const telemetry = (namespace: string, name: string, spec: string, apiVersion = 'telemetry.istio.io/v1') =>
+  `apiVersion: ${apiVersion}\nkind: Telemetry\nmetadata: { name: ${name}, namespace: ${namespace} }\nspec:\n${indent(spec, '  ')}\n`;
+
+/** A workload of namespace `other` (a sleep pod with its service). */
+const OTHER = `apiVersion: v1
+kind: Service
+metadata: { name: sleep, namespace: other }
+spec:
+  selector: { app: sleep }
+  ports: [{ name: http, port: 80, targetPort: 8080 }]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: sleep-1
+  namespace: other
+  labels: { app: sleep, security.istio.io/tlsMode: istio }
+spec:
+  containers: [{ name: sleep, ports: [{ containerPort: 8080 }] }]
+status:
+  phase: Running
+  podIP: 10.244.1.5
+  podIPs: [{ ip: 10.244.1.5 }]
+  conditions: [{ type: Ready, status: 'True' }]
+`;
+const SLEEP: TestNode = {
+  id: 'sidecar~10.244.1.5~sleep-1.other~other.svc.cluster.local',
+  metadata: {
+    NAMESPACE: 'other',
+    LABELS: { app: 'sleep', 'security.istio.io/tlsMode': 'istio' },
+    INSTANCE_IPS: '10.244.1.5',
+  },
+};
+
+function bookinfo(...texts: string[]): PipelineResult {
+  return compileTexts(
+    [
+      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
+      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
+    ],
+    { hasher: nodeSha256Hex },
+  );
+}
+const problems = (r: PipelineResult) =>
+  r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.kind ?? ''} ${d.name ?? ''} ${d.field}`);
+
+const listenersOf = (r: PipelineResult, node: TestNode = BOOKINFO_NODES.productpage) =>
+  served(r, node).resources.listeners as Map<string, any>;
+
+function filtersOf(l: any): { chain: string; name: string; config: any }[] {
+  const chains = [...(l.filter_chains ?? []), ...(l.default_filter_chain ? [l.default_filter_chain] : [])];
+  return chains.flatMap((c: any) =>
+    (c.filters ?? []).map((f: any) => ({ chain: c.name ?? '', name: f.name, config: f.typed_config })),
+  );
+}
+const LOGGED = new Set(['envoy.filters.network.tcp_proxy', 'envoy.filters.network.http_connection_manager']);
+const OUTBOUND_CHAIN = (l: string) => l !== 'virtualInbound';
+
+/** The access log paths of every logged filter, by `in`/`out` side. */
+function logPaths(r: PipelineResult, node?: TestNode): { in: Set<string>; out: Set<string>; listener: Set<string> } {
+  const out = { in: new Set<string>(), out: new Set<string>(), listener: new Set<string>() };
+  for (const [name, l] of listenersOf(r, node)) {
+    for (const f of filtersOf(l)) {
+      if (!LOGGED.has(f.name) || f.chain.endsWith('-blackhole')) continue;
+      const paths = (f.config.access_log ?? []).map((a: any) => a.typed_config.path).join(',');
+      (OUTBOUND_CHAIN(name) ? out.out : out.in).add(paths);
+    }
+    if (name === 'virtualOutbound' || name === 'virtualInbound')
+      out.listener.add(`${name}:${(l.access_log ?? []).map((a: any) => a.typed_config.path).join(',')}`);
+  }
+  return out;
+}
+
+const ISTIO_TEXT_FORMAT =
+  '[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE% %RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS% "%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER_RAW% %UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS% %REQUESTED_SERVER_NAME% %ROUTE_NAME%\n';
+const fileLog = (path: string, logFormat?: unknown) => ({
+  name: 'envoy.access_loggers.file',
+  typed_config: {
+    '@type': 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog',
+    path,
+    ...(logFormat !== undefined ? { log_format: logFormat } : {}),
+  },
+});
+const NR = { response_flag_filter: { flags: ['NR'] } };
+const ENVOY_ROOT = telemetry('istio-system', 'mesh-default', 'accessLogging: [{ providers: [{ name: envoy }] }]');
+
+test("a root-namespace Telemetry naming the built-in envoy provider: /dev/stdout in istiod's format on every HCM and tcp_proxy, NR logger on the virtual listeners", () => {
+  for (const version of ['telemetry.istio.io/v1', 'telemetry.istio.io/v1alpha1']) {
+    const r = bookinfo(
+      telemetry('istio-system', 'mesh-default', 'accessLogging: [{ providers: [{ name: envoy }] }]', version),
+    );
+    assert.deepEqual(problems(r), []);
+    const log = fileLog('/dev/stdout', { text_format_source: { inline_string: ISTIO_TEXT_FORMAT } });
+    let logged = 0;
+    for (const [name, l] of listenersOf(r)) {
+      for (const f of filtersOf(l)) {
+        if (!LOGGED.has(f.name)) continue;
+        if (f.chain.endsWith('-blackhole')) assert.equal(f.config.access_log, undefined, `${name} ${f.chain}`);
+        else {
+          assert.deepEqual(f.config.access_log, [log], `${name} ${f.chain}`);
+          logged++;
+        }
+      }
+      if (name === 'virtualOutbound' || name === 'virtualInbound')
+        assert.deepEqual(l.access_log, [{ ...log, filter: NR }], name);
+      else assert.equal(l.access_log, undefined, name);
+    }
+    assert.ok(logged >= 8, `${logged} logged filters`);
+    // Proxyless gRPC clients get none (grpcgen).
+    const grpc = served(r, BOOKINFO_NODES.grpcClient).resources;
+    assert.ok(!JSON.stringify([...grpc.listeners.values(), ...grpc.routes.values()]).includes('access_log'));
+  }
+  // The same from the mesh config's defaultProviders, and it replaces accessLogFile.
+  const byDefault = bookinfo(
+    configMap('accessLogFile: /var/log/legacy.log\ndefaultProviders:\n  accessLogging: [envoy]'),
+  );
+  assert.deepEqual(problems(byDefault), []);
+  assert.deepEqual(logPaths(byDefault), {
+    in: new Set(['/dev/stdout']),
+    out: new Set(['/dev/stdout']),
+    listener: new Set(['virtualOutbound:/dev/stdout', 'virtualInbound:/dev/stdout']),
+  });
+  // Without any: nothing, as before.
+  assert.ok(!JSON.stringify([...listenersOf(bookinfo()).values()]).includes('access_log'));
+});
+
+test('the built-in envoy provider takes the mesh accessLogEncoding / accessLogFormat; a provider of its own keeps its format', () => {
+  const hcmLog = (r: PipelineResult) =>
+    filtersOf(listenersOf(r).get('0.0.0.0_9080')).find(
+      (f) => f.name === 'envoy.filters.network.http_connection_manager',
+    )?.config.access_log;
+  const json = hcmLog(
+    bookinfo(configMap('accessLogEncoding: JSON\naccessLogFormat: \'{"m": "%REQ(:METHOD)%"}\''), ENVOY_ROOT),
+  );
+  assert.deepEqual(json, [fileLog('/dev/stdout', { json_format: { m: '%REQ(:METHOD)%' }, json_format_options: {} })]);
+
+  const providers = `extensionProviders:
+- name: b-text
+  envoyFileAccessLog:
+    path: /var/log/b.log
+    logFormat: { text: "%START_TIME% %REQ_WITHOUT_QUERY(:PATH)%" }
+- name: a-json
+  envoyFileAccessLog:
+    omitEmptyValues: true
+    logFormat:
+      labels: { code: "%RESPONSE_CODE%", nested: { n: 1 } }
+- name: c-plain
+  envoyFileAccessLog: {}
+- name: d-none
+  envoyFileAccessLog: { path: /var/log/d.log, logFormat: {} }`;
+  const r = bookinfo(
+    configMap(providers),
+    telemetry(
+      'istio-system',
+      'mesh-default',
+      'accessLogging: [{ providers: [{ name: c-plain }, { name: b-text }, { name: a-json }, { name: d-none }] }]',
+    ),
+  );
+  assert.deepEqual(problems(r), []);
+  // Sorted by provider name, as istiod sorts them.
+  assert.deepEqual(hcmLog(r), [
+    fileLog('/dev/stdout', {
+      json_format: { code: '%RESPONSE_CODE%', nested: { n: 1 } },
+      json_format_options: {},
+      omit_empty_values: true,
+    }),
+    fileLog('/var/log/b.log', {
+      text_format_source: { inline_string: '%START_TIME% %REQ_WITHOUT_QUERY(:PATH)%\n' },
+      formatters: [
+        {
+          name: 'envoy.formatter.req_without_query',
+          typed_config: {
+            '@type': 'type.googleapis.com/envoy.extensions.formatter.req_without_query.v3.ReqWithoutQuery',
+          },
+        },
+      ],
+    }),
+    fileLog('/dev/stdout', { text_format_source: { inline_string: ISTIO_TEXT_FORMAT } }),
+    fileLog('/var/log/d.log'),
+  ]);
+});
+
+test('match.mode: SERVER logs inbound only, the outbound side falls back to accessLogFile (no provider left), as istiod', () => {
+  const r = bookinfo(
+    configMap('accessLogFile: /var/log/legacy.log'),
+    telemetry(
+      'istio-system',
+      'mesh-default',
+      'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }]',
+    ),
+  );
+  assert.deepEqual(problems(r), []);
+  assert.deepEqual(logPaths(r), {
+    in: new Set(['/dev/stdout']),
+    out: new Set(['/var/log/legacy.log']),
+    listener: new Set(['virtualOutbound:/var/log/legacy.log', 'virtualInbound:/dev/stdout']),
+  });
+  const client = bookinfo(
+    telemetry(
+      'istio-system',
+      'mesh-default',
+      'accessLogging: [{ match: { mode: CLIENT }, providers: [{ name: envoy }] }]',
+    ),
+  );
+  assert.deepEqual(logPaths(client), {
+    in: new Set(['']),
+    out: new Set(['/dev/stdout']),
+    listener: new Set(['virtualOutbound:/dev/stdout', 'virtualInbound:']),
+  });
+});
+
+test('a namespace Telemetry applies to the proxies of its namespace only, over the root one; disabled turns logs off, accessLogFile too', () => {
+  const r = bookinfo(
+    OTHER,
+    configMap('accessLogFile: /var/log/legacy.log'),
+    ENVOY_ROOT,
+    telemetry('default', 'quiet', 'accessLogging: [{ disabled: true }]'),
+  );
+  assert.deepEqual(problems(r), []);
+  const none = { in: new Set(['']), out: new Set(['']), listener: new Set(['virtualOutbound:', 'virtualInbound:']) };
+  assert.deepEqual(logPaths(r), none);
+  assert.deepEqual(logPaths(r, BOOKINFO_NODES.reviewsV2), none);
+  const stdout = {
+    in: new Set(['/dev/stdout']),
+    out: new Set(['/dev/stdout']),
+    listener: new Set(['virtualOutbound:/dev/stdout', 'virtualInbound:/dev/stdout']),
+  };
+  assert.deepEqual(logPaths(r, SLEEP), stdout);
+
+  // Only a namespace's own: its proxies log, the others do not.
+  const own = bookinfo(OTHER, telemetry('other', 'logs', 'accessLogging: [{ providers: [{ name: envoy }] }]'));
+  assert.deepEqual(problems(own), []);
+  assert.deepEqual(logPaths(own, SLEEP), stdout);
+  assert.ok(!JSON.stringify([...listenersOf(own).values()]).includes('access_log'));
+});
+
+test('gateways take the CLIENT mode logs of their namespace', () => {
+  const vs = `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: vs, namespace: default }
+spec:
+  hosts: ['*']
+  gateways: [istio-system/gw]
+  http: [{ route: [{ destination: { host: a.default.svc.cluster.local } }] }]
+`;
+  const compileGateway = (tel: string) =>
+    compileTexts(
+      [
+        {
+          file: 'gw.yaml',
+          text:
+            tel +
+            '---\n' +
+            MESH_YAML +
+            gatewayYaml('gw', 'istio-system', `port: { number: 80, name: http, protocol: HTTP }\nhosts: ['*']`) +
+            vs,
+        },
+      ],
+      { hasher: nodeSha256Hex },
+    );
+  const logs = (tel: string) => {
+    const l = listenersOf(compileGateway(tel), INGRESS_NODE).get('0.0.0.0_80');
+    const hcm = filtersOf(l).find((f) => LOGGED.has(f.name));
+    return { listener: l.access_log?.map((a: any) => a.filter), hcm: hcm?.config.access_log?.length ?? 0 };
+  };
+  assert.deepEqual(
+    logs(telemetry('istio-system', 't', 'accessLogging: [{ match: { mode: CLIENT }, providers: [{ name: envoy }] }]')),
+    { listener: [NR], hcm: 1 },
+  );
+  assert.deepEqual(
+    logs(telemetry('istio-system', 't', 'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }]')),
+    { listener: undefined, hcm: 0 },
+  );
+});
+
+test('not applied, and said so: workload-selected Telemetry, filters, tracing and metrics, unknown and gRPC providers, a second namespace-wide one', () => {
+  const r = bookinfo(
+    configMap(
+      `extensionProviders:\n- name: otel\n  envoyOtelAls: { service: otel.default.svc.cluster.local, port: 4317 }`,
+    ),
+    telemetry(
+      'default',
+      'by-labels',
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+    telemetry(
+      'istio-system',
+      'a-mesh',
+      "accessLogging: [{ providers: [{ name: otel }, { name: nope }], filter: { expression: 'response.code >= 400' } }]\ntracing: [{ randomSamplingPercentage: 10 }]\nmetrics: [{ providers: [{ name: prometheus }] }]",
+    ),
+    telemetry('istio-system', 'b-mesh', 'accessLogging: [{ providers: [{ name: envoy }] }]'),
+  );
+  assert.deepEqual(problems(r).sort(), [
+    'conflicting-telemetry Telemetry b-mesh spec',
+    'unknown-provider Telemetry a-mesh spec.accessLogging[0].providers[1]',
+    'unsupported-field Telemetry a-mesh spec.accessLogging[0].filter',
+    'unsupported-field Telemetry a-mesh spec.metrics',
+    'unsupported-field Telemetry a-mesh spec.tracing',
+    'unsupported-field Telemetry by-labels spec.selector',
+    'unsupported-provider Telemetry a-mesh spec.accessLogging[0].providers[0]',
+  ]);
+  // The oldest (by name, without timestamps) applies: the OpenTelemetry provider, not built: no file log anywhere.
+  assert.ok(!JSON.stringify([...listenersOf(r).values()]).includes('access_log'));
+  assert.ok(!JSON.stringify([...listenersOf(r, BOOKINFO_NODES.reviewsV2).values()]).includes('access_log'));
+});
+
+test('provider resolution: istiod TestAccessLogging cases', () => {
+  const spec: Record<string, string> = {
+    prometheus: 'metrics: [{ providers: [{ name: envoy }] }]',
+    envoy: 'accessLogging: [{ providers: [{ name: envoy }] }]',
+    client: 'accessLogging: [{ match: { mode: CLIENT }, providers: [{ name: envoy }] }]',
+    clientDisabled: 'accessLogging: [{ match: { mode: CLIENT }, providers: [{ name: envoy }], disabled: true }]',
+    server: 'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }]',
+    serverDisabled: 'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }], disabled: true }]',
+    serverAndClient: 'accessLogging: [{ match: { mode: CLIENT_AND_SERVER }, providers: [{ name: envoy }] }]',
+    stackdriver: 'accessLogging: [{ providers: [{ name: stackdriver }] }]',
+    empty: 'accessLogging: [{}]',
+    defaultJSON: 'accessLogging: [{ providers: [{ name: envoy-json }] }]',
+    disabled: 'accessLogging: [{ disabled: true }]',
+    nonExistent: 'accessLogging: [{ providers: [{ name: custom-provider }] }]',
+    multiAccessLogging: 'accessLogging: [{ providers: [{ name: envoy }] }, { providers: [{ name: envoy-json }] }]',
+    multiAccessLoggingWithDisabled:
+      'accessLogging: [{ providers: [{ name: envoy }] }, { providers: [{ name: envoy-json }], disabled: true }]',
+    multiAccessLoggingAndProviders:
+      'accessLogging: [{ providers: [{ name: envoy }, { name: envoy-json }] }, { providers: [{ name: envoy }] }]',
+    multiFilters:
+      'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }, { match: { mode: CLIENT_AND_SERVER }, providers: [{ name: envoy }] }]',
+    multiFiltersDisabled:
+      'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }, { match: { mode: CLIENT_AND_SERVER }, providers: [{ name: envoy }], disabled: true }]',
+    serverAndClientDifferent:
+      'accessLogging: [{ match: { mode: SERVER }, providers: [{ name: envoy }] }, { match: { mode: CLIENT }, providers: [{ name: envoy-json }] }]',
+  };
+  // [name, telemetries (namespace:spec), mode (gateway: CLIENT), default providers, want (undefined: accessLogFile)]
+  const cases: [string, string[], TelemetryLogMode, string[], string[] | undefined][] = [
+    ['empty', [], 'CLIENT', [], undefined],
+    ['prometheus-mesh', ['istio-system:prometheus'], 'CLIENT', [], undefined],
+    ['prometheus-namespace', ['default:prometheus'], 'CLIENT', [], undefined],
+    ['default provider only', [], 'CLIENT', ['envoy'], ['envoy']],
+    ['provider only', ['istio-system:envoy'], 'CLIENT', [], ['envoy']],
+    ['client - gateway', ['istio-system:client'], 'CLIENT', [], ['envoy']],
+    ['client - outbound', ['istio-system:client'], 'CLIENT', [], ['envoy']],
+    ['client - inbound', ['istio-system:client'], 'SERVER', [], undefined],
+    ['client - disabled server', ['istio-system:client', 'default:serverDisabled'], 'CLIENT', [], ['envoy']],
+    ['client - disabled client', ['istio-system:client', 'default:clientDisabled'], 'CLIENT', [], []],
+    ['server - gateway', ['istio-system:server'], 'CLIENT', [], undefined],
+    ['server - inbound', ['istio-system:server'], 'SERVER', [], ['envoy']],
+    ['server - outbound', ['istio-system:server'], 'CLIENT', [], undefined],
+    ['server and client - inbound', ['istio-system:serverAndClient'], 'SERVER', [], ['envoy']],
+    ['server and client - outbound', ['istio-system:serverAndClient'], 'CLIENT', [], ['envoy']],
+    ['override default', ['istio-system:envoy'], 'CLIENT', ['stackdriver'], ['envoy']],
+    ['override namespace', ['istio-system:envoy', 'default:defaultJSON'], 'CLIENT', [], ['envoy-json']],
+    ['empty config inherits', ['istio-system:envoy', 'default:empty'], 'CLIENT', [], ['envoy']],
+    ['stackdriver', ['istio-system:envoy', 'default:stackdriver'], 'CLIENT', [], undefined],
+    ['default envoy JSON', ['istio-system:defaultJSON'], 'CLIENT', [], ['envoy-json']],
+    ['disable config', ['istio-system:envoy', 'default:disabled'], 'CLIENT', [], []],
+    ['disable default', ['default:disabled'], 'CLIENT', ['envoy'], []],
+    ['non existing', ['default:nonExistent'], 'CLIENT', ['envoy'], undefined],
+    ['server - multi filters', ['istio-system:multiFilters'], 'CLIENT', [], ['envoy']],
+    ['server - multi filters disabled', ['istio-system:multiFiltersDisabled'], 'CLIENT', [], []],
+    [
+      'multi accesslogging',
+      ['istio-system:envoy', 'default:multiAccessLogging'],
+      'CLIENT',
+      [],
+      ['envoy', 'envoy-json'],
+    ],
+    [
+      'multi accesslogging with disabled',
+      ['istio-system:envoy', 'default:multiAccessLoggingWithDisabled'],
+      'CLIENT',
+      [],
+      ['envoy'],
+    ],
+    [
+      'multi accesslogging - multi providers',
+      ['istio-system:envoy', 'default:multiAccessLoggingAndProviders'],
+      'CLIENT',
+      [],
+      ['envoy', 'envoy-json'],
+    ],
+    ['server and client different - inbound', ['istio-system:serverAndClientDifferent'], 'SERVER', [], ['envoy']],
+    ['server and client different - outbound', ['istio-system:serverAndClientDifferent'], 'CLIENT', [], ['envoy-json']],
+  ];
+  for (const [name, tels, mode, defaults, want] of cases) {
+    const text = [
+      configMap(
+        `extensionProviders:\n- name: envoy-json\n  envoyFileAccessLog: { path: /dev/stdout, logFormat: { labels: {} } }` +
+          (defaults.length ? `\ndefaultProviders: { accessLogging: [${defaults.join(', ')}] }` : ''),
+      ),
+      ...tels.map((t, i) => {
+        const [ns, key] = t.split(':') as [string, string];
+        return telemetry(ns, `t${i}`, spec[key] as string);
+      }),
+    ].join('---\n');
+    const inputs = loadText(text);
+    assert.deepEqual(
+      inputs.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+      name,
+    );
+    const index = indexAccessLogs(inputs.meshConfig, inputs.telemetries, new Diagnostics());
+    assert.deepEqual(index.providers(mode, 'default'), want, name);
+  }
+});
