@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { compile } from '../../src/compile/index.js';
+import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import { indexAccessLogs } from '../../src/compile/listener/telemetry-logs.js';
 import { Diagnostics } from '../../src/model/diagnostics.js';
 import type { TelemetryLogMode } from '../../src/model/telemetry.js';
@@ -15,6 +17,7 @@ import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js'
 import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
 import { BOOKINFO_STATE } from '../helpers/paths.js';
 import { loadText } from '../inputs/helpers.js';
+import { assertChurnMatchesFull, assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
@@ -429,4 +432,24 @@ test('provider resolution: istiod TestAccessLogging cases', () => {
     const index = indexAccessLogs(inputs.meshConfig, inputs.telemetries, new Diagnostics());
     assert.deepEqual(index.providers(mode, 'default'), want, name);
   }
+});
+
+test("incremental: endpoint churn patches a namespace's own outbound listeners; a Telemetry change compiles in full, equal to compile()", () => {
+  const own = telemetry('default', 'own', 'accessLogging: [{ match: { mode: CLIENT }, disabled: true }]');
+  const start = bookinfoInputs([['tel.yaml', `${ENVOY_ROOT}---\n${own}`]]);
+  assertChurnMatchesFull(start, 7, 30, (output) =>
+    assert.ok(
+      [...output.groups.keys()].some((id) => id.startsWith('outbound-listeners/') && id.includes('ns:default')),
+      [...output.groups.keys()].join(' '),
+    ),
+  );
+
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(bookinfoInputs()).output;
+  const added = loadText(own).telemetries[0];
+  assert.ok(added);
+  const next = withReplaced(bookinfoInputs(), 'Telemetry', added);
+  const r = ic.update(next, [{ kind: 'Telemetry', namespace: 'default', name: 'own' }]);
+  output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
+  assertSameOutput(output, compile(next).output, 'Telemetry added');
 });
