@@ -11,14 +11,14 @@
  * never comes here, so its resources are the same objects and bytes as before.
  */
 import type { EnvoyFileAccessLogProvider } from '../../model/extension-provider.js';
-import type { JsonValue, MeshAccessLog } from '../../model/mesh-config.js';
+import type { MeshAccessLog } from '../../model/mesh-config.js';
 import {
   decodeMessage,
   packAny,
+  toStruct,
   type Any,
   type envoy,
   type FilterChain,
-  type google,
   type Listener,
 } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
@@ -26,7 +26,6 @@ import { VIRTUAL_INBOUND, VIRTUAL_OUTBOUND } from '../names.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 
 export type AccessLog = envoy.config.accesslog.v3.AccessLog.$Properties;
-type Value = NonNullable<envoy.config.core.v3.SubstitutionFormatString.$Properties['json_format']>['fields'];
 
 const FILE_ACCESS_LOG = 'envoy.extensions.access_loggers.file.v3.FileAccessLog';
 const REQ_WITHOUT_QUERY = 'envoy.extensions.formatter.req_without_query.v3.ReqWithoutQuery';
@@ -83,7 +82,7 @@ export function fileAccessLog(log: MeshAccessLog): AccessLog {
     const fields = log.json ?? ISTIO_JSON_LOG_FORMAT;
     // istiod looks at the top-level string values only.
     formatters = Object.values(fields).some((v) => typeof v === 'string' && needsReqWithoutQuery(v));
-    logFormat = { json_format: { fields: structFields(fields) }, json_format_options: {} };
+    logFormat = { json_format: toStruct(fields), json_format_options: {} };
   } else {
     // "Istio will insert a newline ('\n') on all formats (if missing)."
     const text = log.text ? (log.text.endsWith('\n') ? log.text : `${log.text}\n`) : ISTIO_TEXT_LOG_FORMAT;
@@ -110,7 +109,7 @@ export function providerFileAccessLog(p: EnvoyFileAccessLogProvider): AccessLog 
   if (f?.labels !== undefined) {
     const fields = Object.keys(f.labels).length ? f.labels : ISTIO_JSON_LOG_FORMAT;
     formatters = Object.values(fields).some((v) => typeof v === 'string' && needsReqWithoutQuery(v));
-    logFormat = { json_format: { fields: structFields(fields) }, json_format_options: {} };
+    logFormat = { json_format: toStruct(fields), json_format_options: {} };
   } else if (!f || f.text !== undefined) {
     const given = f?.text ?? '';
     const text = given ? (given.endsWith('\n') ? given : `${given}\n`) : ISTIO_TEXT_LOG_FORMAT;
@@ -129,22 +128,6 @@ export function providerFileAccessLog(p: EnvoyFileAccessLogProvider): AccessLog 
 }
 
 export const DEV_STDOUT = '/dev/stdout';
-
-/** google.protobuf.Struct fields, keys sorted (Envoy prints them in its own order: sort_properties false). */
-function structFields(o: Readonly<Record<string, JsonValue>>): Value {
-  const out: Value = {};
-  for (const k of Object.keys(o).sort()) out[k] = structValue(o[k] as JsonValue);
-  return out;
-}
-
-function structValue(v: JsonValue): google.protobuf.Value.$Properties {
-  if (v === null) return { nullValue: 0 };
-  if (typeof v === 'string') return { stringValue: v };
-  if (typeof v === 'number') return { numberValue: v };
-  if (typeof v === 'boolean') return { boolValue: v };
-  if (Array.isArray(v)) return { listValue: { values: (v as readonly JsonValue[]).map(structValue) } };
-  return { structValue: { fields: structFields(v as Readonly<Record<string, JsonValue>>) } };
-}
 
 /** Chains istiod builds without an access log on their tcp_proxy. */
 const UNLOGGED_CHAINS = new Set(['virtualOutbound-blackhole', 'virtualInbound-blackhole']);
