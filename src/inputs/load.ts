@@ -17,6 +17,7 @@ import type {
 } from '../model/gateway-api.js';
 import type { AuthorizationPolicy } from '../model/authorization-policy.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
+import type { Ingress, IngressClass } from '../model/ingress.js';
 import type { InputSet } from '../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, ObjectMeta, Pod, Service } from '../model/k8s.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../model/mesh-config.js';
@@ -29,6 +30,7 @@ import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
 import { readGateway } from './validate/gateway.js';
+import { readIngress, readIngressClass } from './validate/ingress.js';
 import { readGatewayClass, readKubernetesGateway } from './validate/gateway-api/gateway.js';
 import { readReferenceGrant } from './validate/gateway-api/reference-grant.js';
 import { readGRPCRoute, readHTTPRoute, readTCPRoute, readTLSRoute } from './validate/gateway-api/routes.js';
@@ -84,6 +86,8 @@ interface Buckets {
   referenceGrants: Candidate<ReferenceGrant>[];
   sidecars: Candidate<Sidecar>[];
   telemetries: Candidate<Telemetry>[];
+  ingresses: Candidate<Ingress>[];
+  ingressClasses: Candidate<IngressClass>[];
   meshConfigs: Candidate<MeshConfig>[];
 }
 
@@ -175,6 +179,8 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     apiVersions: ISTIO_NETWORKING,
     handle: versioned(readWorkloadGroup, (b) => b.workloadGroups),
   },
+  Ingress: { apiVersions: ['networking.k8s.io/v1'], handle: versioned(readIngress, (b) => b.ingresses) },
+  IngressClass: { apiVersions: ['networking.k8s.io/v1'], handle: versioned(readIngressClass, (b) => b.ingressClasses) },
   MeshConfig: {
     apiVersions: ['meshsnap.dev/v1alpha1'],
     handle: (r, raw, _o, _v, out, doc) => {
@@ -267,6 +273,8 @@ export function buildInputSet(docs: readonly ReadDocument[], observer?: ReadObse
     referenceGrants: unique(out.referenceGrants, diagnostics),
     sidecars: unique(out.sidecars, diagnostics),
     telemetries: unique(out.telemetries, diagnostics),
+    ingresses: unique(out.ingresses, diagnostics),
+    ingressClasses: unique(out.ingressClasses, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
   };
 }
@@ -345,6 +353,8 @@ const emptyBuckets = (): Buckets => ({
   referenceGrants: [],
   sidecars: [],
   telemetries: [],
+  ingresses: [],
+  ingressClasses: [],
   meshConfigs: [],
 });
 

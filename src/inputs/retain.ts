@@ -9,12 +9,14 @@
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
  *   out — less metadata annotations, which the compiler never reads (but for an
  *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced, and a
- *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts).
+ *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts, and an
+ *   Ingress's `kubernetes.io/ingress.class`: it decides whether istiod serves it).
  *
  * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
  */
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
+import { INGRESS_CLASS_ANNOTATION } from '../model/ingress.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ObjectRead, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
@@ -168,6 +170,7 @@ function retainedOf(raw: Raw, { diagnostics, used }: DocumentReading, projection
 const READ_ANNOTATIONS: Readonly<Record<string, readonly string[]>> = {
   AuthorizationPolicy: [DRY_RUN_ANNOTATION],
   WorkloadEntry: [HEALTH_CHECKS_ANNOTATION],
+  Ingress: [INGRESS_CLASS_ANNOTATION],
 };
 
 function keepReadAnnotations(meta: Record<string, unknown>, kind: unknown): void {

@@ -11,6 +11,7 @@ import type {
   TCPRoute,
   TLSRoute,
 } from './gateway-api.js';
+import type { Ingress, IngressClass } from './ingress.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
@@ -48,6 +49,9 @@ export interface InputSet {
   readonly sidecars: readonly Sidecar[];
   /** Telemetry (telemetry.istio.io): namespace-wide access logging. */
   readonly telemetries: readonly Telemetry[];
+  /** Kubernetes Ingress (networking.k8s.io/v1); the compiler converts the ones istiod serves into Gateways and VirtualServices. */
+  readonly ingresses: readonly Ingress[];
+  readonly ingressClasses: readonly IngressClass[];
   /** What parsing and validation said; the compiler adds its own. */
   readonly diagnostics: readonly Diagnostic[];
 }

@@ -186,6 +186,11 @@ export interface VirtualService {
    * a prefix rewrite to `/` that removes the prefix). Never set from an input document.
    */
   readonly gatewaySemantics?: true;
+  /**
+   * Made from a Kubernetes Ingress (src/compile/ingress/): istiod's `internal.istio.io/route-semantics:
+   * ingress` (a prefix other than `/` matches whole path segments). Never set from an input document.
+   */
+  readonly ingressSemantics?: true;
 }
 
 export type SimpleLB = 'UNSPECIFIED' | 'LEAST_CONN' | 'RANDOM' | 'PASSTHROUGH' | 'ROUND_ROBIN' | 'LEAST_REQUEST';

@@ -1,5 +1,6 @@
 import type { ExtensionProvider } from './extension-provider.js';
 import type { JsonValue } from './json-value.js';
+import type { MeshIngressSettings } from './ingress.js';
 
 export type { JsonValue };
 import type {
@@ -57,6 +58,8 @@ export interface MeshConfig {
   /** Mesh-wide locality / zone-aware load balancing, for clusters whose rule sets neither. */
   readonly localityLbSetting?: LocalityLbSetting;
   readonly zoneAwareLbSetting?: ZoneAwareLbSetting;
+  /** `ingressClass`, `ingressControllerMode`, `ingressSelector`, `ingressService` where not istiod's defaults (Kubernetes Ingress). */
+  readonly ingress?: MeshIngressSettings;
 }
 
 /** MeshConfig.DefaultTrafficPolicy: whole blocks, each taken where the rule leaves that block unset. */

@@ -122,6 +122,23 @@ export const TELEMETRIES: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+/** Kubernetes Ingress and IngressClass: istiod serves the Ingresses of its class (src/compile/ingress/). */
+export const INGRESSES: ResourceSpec = {
+  kind: 'Ingress',
+  group: 'networking.k8s.io',
+  versions: ['v1'],
+  plural: 'ingresses',
+  namespaced: true,
+  optional: true,
+};
+export const INGRESS_CLASSES: ResourceSpec = {
+  kind: 'IngressClass',
+  group: 'networking.k8s.io',
+  versions: ['v1'],
+  plural: 'ingressclasses',
+  namespaced: false,
+  optional: true,
+};
 const SECURITY_VERSIONS = ['v1', 'v1beta1'];
 export const AUTHORIZATION_POLICIES: ResourceSpec = {
   kind: 'AuthorizationPolicy',
@@ -200,6 +217,8 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   WORKLOAD_GROUPS,
   ...GATEWAY_API_STATUS_RESOURCES,
   REFERENCE_GRANTS,
+  INGRESSES,
+  INGRESS_CLASSES,
 ];
 
 /** The path of one object (`/status` appended for its status subresource). */

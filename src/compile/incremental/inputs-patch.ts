@@ -28,6 +28,7 @@ import type { MeshConfig } from '../../model/mesh-config.js';
 import type { PeerAuthentication } from '../../model/peer-authentication.js';
 import type { RequestAuthentication } from '../../model/request-authentication.js';
 import type { ServiceEntry, WorkloadEntry, WorkloadGroup } from '../../model/service-entry.js';
+import type { Ingress, IngressClass } from '../../model/ingress.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { Telemetry } from '../../model/telemetry.js';
 
@@ -57,6 +58,8 @@ export interface InputObjects {
   ReferenceGrant: ReferenceGrant;
   Sidecar: Sidecar;
   Telemetry: Telemetry;
+  Ingress: Ingress;
+  IngressClass: IngressClass;
 }
 export type InputKind = keyof InputObjects;
 export type InputObject = InputObjects[InputKind];
@@ -85,7 +88,9 @@ type ListKey =
   | 'tlsRoutes'
   | 'referenceGrants'
   | 'sidecars'
-  | 'telemetries';
+  | 'telemetries'
+  | 'ingresses'
+  | 'ingressClasses';
 
 export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   Service: 'services',
@@ -112,6 +117,8 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   ReferenceGrant: 'referenceGrants',
   Sidecar: 'sidecars',
   Telemetry: 'telemetries',
+  Ingress: 'ingresses',
+  IngressClass: 'ingressClasses',
 };
 const KINDS = Object.keys(LIST_OF_KIND) as InputKind[];
 

@@ -129,7 +129,10 @@ function translateRoute(
   const name = routeName(http, match);
   if (name) out.name = name;
   // Proxyless gRPC clients know prefix, path and regex matchers only (gRFC A28): plain prefixes for them.
-  out.match = translateRouteMatch(match, source.gatewaySemantics === true && !target.proxyless);
+  out.match = translateRouteMatch(
+    match,
+    (source.gatewaySemantics === true || source.ingressSemantics === true) && !target.proxyless,
+  );
   if (match?.statPrefix) out.stat_prefix = match.statPrefix;
   out.metadata = istioConfigMetadata(source);
 

@@ -33,8 +33,8 @@ function queryMatcher(name: string, m: StringMatch): QueryParameterMatcher {
 }
 
 /**
- * `gatewaySemantics`: a route made from the Gateway API, whose PathPrefix matches whole path
- * segments (`/foo` matches `/foo` and `/foo/bar`, not `/foobar`): Envoy's `path_separated_prefix`,
+ * `gatewaySemantics`: a route made from the Gateway API or a Kubernetes Ingress (istiod's gateway
+ * and ingress route semantics), whose PathPrefix matches whole path segments (`/foo` matches `/foo` and `/foo/bar`, not `/foobar`): Envoy's `path_separated_prefix`,
  * as istiod builds it.
  */
 export function translateRouteMatch(match: HTTPMatchRequest | undefined, gatewaySemantics = false): RouteMatch {

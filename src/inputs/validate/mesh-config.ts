@@ -26,6 +26,7 @@ import { connectionPool, tcpKeepalive } from './connection-pool.js';
 import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
 import { httpRetry } from './virtual-service.js';
+import { MESH_INGRESS_FIELDS, readMeshIngress } from './ingress.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -52,6 +53,7 @@ const MESH_FIELDS = [
   'defaultTrafficPolicy',
   'localityLbSetting',
   'zoneAwareLbSetting',
+  ...MESH_INGRESS_FIELDS,
 ];
 const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
@@ -155,6 +157,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(defaultTrafficPolicy ? { defaultTrafficPolicy } : {}),
     ...(localityLbSetting ? { localityLbSetting } : {}),
     ...(zoneAwareLbSetting ? { zoneAwareLbSetting } : {}),
+    ...readMeshIngress(r, o, at),
   };
 }
 

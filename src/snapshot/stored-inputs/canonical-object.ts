@@ -60,17 +60,17 @@ const dict = (): Record<string, unknown> => ({});
 /**
  * Metadata the compiler reads; everything else in `metadata` is server bookkeeping. The Gateway
  * API's objects also keep `generation` (their status's observedGeneration) and `creationTimestamp`
- * (route precedence: the oldest route wins), so a recompile of stored inputs gives the same result.
+ * (route precedence: the oldest route wins), an Ingress its `creationTimestamp` (rule order), so a recompile of stored inputs gives the same result.
  */
-function canonicalMeta(meta: Raw, gatewayApi: boolean): Record<string, unknown> {
+function canonicalMeta(meta: Raw, gatewayApi: boolean, ingress = false): Record<string, unknown> {
   const out = dict();
   for (const k of ['name', 'namespace'] as const) {
     const v = own(meta, k);
     if (typeof v === 'string' && v !== '') out[k] = v;
   }
-  if (gatewayApi) {
+  if (gatewayApi || ingress) {
     const generation = own(meta, 'generation');
-    if (typeof generation === 'number') out.generation = generation;
+    if (gatewayApi && typeof generation === 'number') out.generation = generation;
     const created = own(meta, 'creationTimestamp');
     if (typeof created === 'string' && created !== '') out.creationTimestamp = created;
   }
@@ -119,10 +119,12 @@ function canonicalForm(raw: Raw): Record<string, unknown> {
   const out = dict();
   const apiVersion = own(raw, 'apiVersion');
   const gatewayApi = typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
+  // An Ingress's creationTimestamp orders the rules of one host (src/compile/ingress/).
+  const ingress = own(raw, 'kind') === 'Ingress' && apiVersion === 'networking.k8s.io/v1';
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
     const v = raw[k];
-    setMember(out, k, k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi) : v);
+    setMember(out, k, k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi, ingress) : v);
   }
   const status = own(raw, 'status');
   const kind = own(raw, 'kind');
