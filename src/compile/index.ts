@@ -24,13 +24,19 @@ import type { CompileContext } from './context.js';
 import { indexDestinationRules } from './destination-rules.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
-import { buildRouterGroup, isRouterWorkload, routerShapes, selectorRefs } from './gateway/index.js';
+import { convertIngress } from './ingress/index.js';
+import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
 import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
-import { scopeGroups, type EndpointReadingGroups, type ScopeGroups } from './scope/groups.js';
+import {
+  restrictedViewDiagnostics,
+  scopeGroups,
+  type EndpointReadingGroups,
+  type ScopeGroups,
+} from './scope/groups.js';
 import { scopeResolver, type Scope } from './scope/scopes.js';
-import { classKeysOf, selectorRulesOf, warnRouterSelections, type SelectorRuleIndex } from './scope/select-rules.js';
+import { classKeysOf, selectorRulesOf, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { indexAccessLogs } from './listener/telemetry-logs.js';
 import {
@@ -65,8 +71,8 @@ export interface CompileResult {
 }
 
 export function createContext(given: InputSet, diags: Diagnostics): CompileContext {
-  // Gateway API objects become Istio Gateways and VirtualServices first, as istiod converts them.
-  const inputs = convertGatewayApi(given, diags);
+  // Gateway API objects and Kubernetes Ingresses become Istio Gateways and VirtualServices first, as istiod converts them.
+  const inputs = convertIngress(convertGatewayApi(given, diags), diags);
   const model = buildServiceModel(inputs, diags);
   return {
     model,
@@ -160,12 +166,12 @@ export function compileWithShapes(
   };
 
   // The full view's clusters, endpoints and listeners are built whatever uses them: their
-  // diagnostics are the compile's, and routers read the clusters and endpoints.
+  // diagnostics are the compile's.
   const jwks = buildJwksClusters(ctx);
   const scopes = scopeResolver(ctx);
   const scoped = scopeGroups(ctx, group, (id) => groups.has(id), jwks, scopes.full);
-  const outbound = groups.get(scoped.build(scopes.full, 'outbound')) as ResourceTable;
-  const endpoints = groups.get(scoped.build(scopes.full, 'endpoints')) as ResourceTable;
+  scoped.build(scopes.full, 'outbound');
+  scoped.build(scopes.full, 'endpoints');
   const beforeListeners = ctx.diags.all.length;
   scoped.build(scopes.full, 'outbound-listeners');
   // What the full view's listeners report: listener conflicts name pod IPs, which endpoints change.
@@ -233,25 +239,41 @@ export function compileWithShapes(
     }
   }
   analyzeGateways(ctx);
-  warnRouterSelections(selectorRules, ctx.model.workloads, (l) => isRouterWorkload(ctx.model.gateways, l), ctx.diags);
-  for (const shape of routerShapes(ctx, (ns, labels) => servicesSelecting(ctx.model, ns, labels), sourceSelectors)) {
+  const routers = routerShapes(
+    ctx,
+    (ns, labels) => servicesSelecting(ctx.model, ns, labels),
+    sourceSelectors,
+    selectorRules,
+  );
+  for (const shape of routers) {
     const groupId = `gateway/${shape.id.slice('router/'.length)}`;
     const verifiedSecrets = verifiedGatewaySecrets(shape.namespace, shape.gateways);
-    groups.set(groupId, buildRouterGroup(ctx, shape, { clusters: outbound.clusters, endpoints: endpoints.endpoints }));
+    // istiod's DefaultSidecarScopeForGateway: what the gateway's namespace sees (exportTo, its
+    // namespace's DestinationRules first) and the rules that select its pods; usually the full view.
+    const scope = scopes.scopeOf(shape.namespace, undefined, shape.destinationRules);
+    const routerGroups = [scoped.shared(scope, 'outbound'), scoped.shared(scope, 'endpoints')];
+    const [clusters, assignments] = routerGroups.map((id) => groups.get(id) as ResourceTable) as [
+      ResourceTable,
+      ResourceTable,
+    ];
+    const view = scope.full ? ctx : { ...scope.ctx, diags: restrictedViewDiagnostics(ctx.diags, shape.namespace) };
+    groups.set(
+      groupId,
+      buildRouterGroup(view, shape, { clusters: clusters.clusters, endpoints: assignments.endpoints }),
+    );
     classes.push({
       id: shape.id,
       generator: 'router',
       namespace: shape.namespace,
       services: shape.services.map((s) => s.hostname),
-      groups: ['outbound', 'endpoints', groupId],
+      groups: [...routerGroups, groupId],
       gateways: selectorRefs(shape.gateways),
       // Absent when empty: classes without it keep their documents and digests byte-identical.
       ...(verifiedSecrets.length ? { verifiedSecrets } : {}),
     });
   }
-  const routersUse = classes.some((c) => c.generator === 'router');
   for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
-    if (!scoped.used.has(id) && !(routersUse && (id === 'outbound' || id === 'endpoints'))) groups.delete(id);
+    if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return {
     output: {

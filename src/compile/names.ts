@@ -51,7 +51,7 @@ export function resolveHost(
   host: string,
   namespace: string,
   domainSuffix: string,
-  known?: ReadonlyMap<string, unknown>,
+  known?: { has(hostname: string): boolean },
 ): string {
   if (host.startsWith('*')) return host;
   if (host.includes('.')) {

@@ -23,8 +23,9 @@ export function sidecarClassId(
 /**
  * `router/<ns>/<service,service|_>/<gwNs>/<gwName>,<gwNs>/<gwName>`: a gateway proxy of namespace
  * `ns`, selected by those services (names in hostname order), configured by those Gateways
- * (`<namespace>/<name>` in that order). When AuthorizationPolicies or RequestAuthentications
- * select the proxy by label, their keys (sorted) follow: `…/<gateways>/<key,key>`.
+ * (`<namespace>/<name>` in that order). When AuthorizationPolicies, RequestAuthentications,
+ * DestinationRules or VirtualService `sourceLabels` select the proxy by label, their keys (sorted)
+ * follow: `…/<gateways>/<key,key>`.
  */
 export function routerClassId(
   namespace: string,
@@ -39,10 +40,10 @@ export function routerClassId(
 /**
  * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`, `dr:…`) applies to gateway
  * proxies: PeerAuthentication and the Sidecar resource do not; a DestinationRule's workloadSelector
- * is not applied to them by meshsnap (their clusters are the shared ones; the compiler warns).
+ * does (istiod's SidecarScope.DestinationRule, which gateways use too).
  */
 export const appliesToRouters = (policyKey: string): boolean =>
-  !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:') && !policyKey.startsWith('dr:');
+  !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:');
 
 /** Whether a service selector picks a workload with these labels (every selector label matches). */
 export function selects(selector: Readonly<Record<string, string>>, labels: Readonly<Record<string, string>>): boolean {

@@ -28,6 +28,8 @@ import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
 import { labelsKey } from '../labels.js';
 import { routeSourceOf, type RouteSource, type SourceSelectorIndex } from '../route/source-labels.js';
+import { classKeysOf, type SelectorRuleIndex } from '../scope/select-rules.js';
+import type { DestinationRule } from '../../model/istio.js';
 
 export interface RouterShape {
   readonly id: string;
@@ -40,6 +42,8 @@ export interface RouterShape {
   readonly security: RouterSecurity;
   /** Its labels, where they select some VirtualService match's `sourceLabels` (its route configs'). */
   readonly routeSource?: RouteSource;
+  /** DestinationRules of its namespace whose workloadSelector picks its pods (istiod applies them to gateways too). */
+  readonly destinationRules: readonly DestinationRule[];
 }
 
 export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
@@ -60,6 +64,7 @@ export function routerShapes(
   ctx: CompileContext,
   servicesSelecting: (namespace: string, labels: Readonly<Record<string, string>>) => MeshService[],
   sourceSelectors?: SourceSelectorIndex,
+  selectorRules?: SelectorRuleIndex,
 ): RouterShape[] {
   const gateways = ctx.model.gateways;
   if (!gateways.length) return [];
@@ -76,11 +81,16 @@ export function routerShapes(
     const services = servicesSelecting(w.namespace, w.labels);
     const security = ctx.security.forRouter(w.namespace, w.labels);
     const routeSource = sourceSelectors && routeSourceOf(sourceSelectors, w.labels);
+    const destinationRules = selectorRules?.selecting(w.namespace, w.labels) ?? [];
     const id = routerClassId(
       w.namespace,
       services.map((s) => classServiceName(s.hostname, s.serviceEntry !== undefined)),
       selected.map(gatewayKey),
-      [...(security.key === '' ? [] : security.key.split(',')), ...(routeSource?.keys ?? [])],
+      [
+        ...(security.key === '' ? [] : security.key.split(',')),
+        ...(routeSource?.keys ?? []),
+        ...classKeysOf(destinationRules),
+      ],
     );
     if (!shapes.has(id))
       shapes.set(id, {
@@ -90,6 +100,7 @@ export function routerShapes(
         gateways: selected,
         security,
         ...(routeSource ? { routeSource } : {}),
+        destinationRules,
       });
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);

@@ -97,6 +97,7 @@ export function egressListenerContents(
   };
   const listeners: EgressListenerView[] = [];
   const virtualServices = new Set<VirtualService>();
+  const known = { has: (hostname: string) => lookup(hostname) !== undefined };
   for (const e of egress) {
     const imports = egressImports(e.hosts, ns);
     const port = matchedPort(e);
@@ -108,13 +109,13 @@ export function egressListenerContents(
       importsVirtualService(
         imports,
         vs.meta.namespace,
-        vs.spec.hosts.map((h) => resolveHost(h, vs.meta.namespace, domainSuffix).toLowerCase()),
+        vs.spec.hosts.map((h) => resolveHost(h, vs.meta.namespace, domainSuffix, known).toLowerCase()),
       ),
     );
     for (const s of services) add(s);
     for (const vs of vss) {
       virtualServices.add(vs);
-      for (const [host, ports] of destinationPorts(vs, domainSuffix)) {
+      for (const [host, ports] of destinationPorts(vs, domainSuffix, known)) {
         const s = lookup(host);
         if (s) add(port === undefined ? withPorts(s, ports) : onPort(s, port));
       }

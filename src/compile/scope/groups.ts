@@ -187,3 +187,9 @@ function seenFrom(diags: Diagnostics, ns: string): Diagnostics {
     });
   return out;
 }
+
+/**
+ * What a build in a restricted view of namespace `ns` reports (a gateway's): what the compile has
+ * not reported already (the namespace's sidecars' route configs report the same), saying from where.
+ */
+export const restrictedViewDiagnostics = (diags: Diagnostics, ns: string): Diagnostics => seenFrom(onlyNew(diags), ns);

@@ -5,9 +5,7 @@
  * security policies do, so the relay places a proxy by its labels; an empty selector picks every
  * workload of its namespace, so it names no class.
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
 import type { DestinationRule } from '../../model/istio.js';
-import type { Workload } from '../../model/service-model.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { hasWorkloadSelector } from '../destination-rules.js';
 import { perCompile } from '../per-compile.js';
@@ -60,36 +58,4 @@ export function indexSelectorRules(rules: readonly DestinationRule[]): SelectorR
       .filter((dr) => Object.keys(matchLabelsOf(dr)).length > 0)
       .map((dr) => ({ namespace: dr.meta.namespace, selector: matchLabelsOf(dr), key: destinationRuleKey(dr) })),
   };
-}
-
-/**
- * Says which rules select a gateway's pods: meshsnap applies rules with a workloadSelector to
- * sidecars only (a gateway's clusters are the ones every proxy shares), where istiod applies them
- * to gateways too.
- */
-export function warnRouterSelections(
-  index: SelectorRuleIndex,
-  workloads: readonly Workload[],
-  isRouter: (labels: Readonly<Record<string, string>>) => boolean,
-  diags: Diagnostics,
-): void {
-  if (index.count === 0) return;
-  const warned = new Set<DestinationRule>();
-  for (const w of workloads) {
-    if (!isRouter(w.labels)) continue;
-    for (const dr of index.selecting(w.namespace, w.labels)) {
-      if (warned.has(dr)) continue;
-      warned.add(dr);
-      diags.warn({
-        kind: 'DestinationRule',
-        namespace: dr.meta.namespace,
-        name: dr.meta.name,
-        file: dr.origin.file,
-        index: dr.origin.index,
-        code: 'workload-selector-gateway',
-        field: 'spec.workloadSelector',
-        message: `selects gateway pod ${w.namespace}/${w.name}: meshsnap applies DestinationRules with a workloadSelector to sidecars only; the gateway gets the rules every proxy shares`,
-      });
-    }
-  }
 }

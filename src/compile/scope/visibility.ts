@@ -58,7 +58,7 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
   for (const dr of model.destinationRules) {
     if (dr.spec.workloadSelector) continue;
     const ns = dr.meta.namespace;
-    const host = resolveHost(dr.spec.host, ns, mesh.domainSuffix);
+    const host = resolveHost(dr.spec.host, ns, mesh.domainSuffix, model.byHostname);
     const exact = host.startsWith('*') ? undefined : model.byHostname.get(host);
     const matched = host.startsWith('*')
       ? model.services.filter((s) => s.namespace !== ns && hostMatches(host, s.hostname))

@@ -9,10 +9,15 @@ import type { MeshService } from '../../model/service-model.js';
 import { resolveHost } from '../names.js';
 
 /** host → the destination ports (0: every port). */
-export function destinationPorts(vs: VirtualService, domainSuffix: string): Map<string, Set<number>> {
+export function destinationPorts(
+  vs: VirtualService,
+  domainSuffix: string,
+  known?: { has(hostname: string): boolean },
+): Map<string, Set<number>> {
   const out = new Map<string, Set<number>>();
   const add = (d: Destination): void => {
-    const host = resolveHost(d.host, vs.meta.namespace, domainSuffix).toLowerCase();
+    // `known`: a service's own two-label host (a ServiceEntry's `httpbin.org`) is not `<name>.<namespace>`.
+    const host = resolveHost(d.host, vs.meta.namespace, domainSuffix, known).toLowerCase();
     let ports = out.get(host);
     if (!ports) out.set(host, (ports = new Set()));
     ports.add(d.port?.number ?? 0);

@@ -130,7 +130,7 @@ spec:
   assert.ok(!kept.diagnostics.some((d) => d.code === 'selector-rule-shadows'));
 });
 
-test("a rule selecting a gateway's pod is not applied to it, and says so", () => {
+test("a rule selecting a gateway's pod applies to that gateway (istiod's gateways use SidecarScope.DestinationRule too)", () => {
   const gateway = `apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: mynamespace}
@@ -141,16 +141,45 @@ spec: {selector: {istio: ingressgateway}, servers: [{port: {number: 80, name: ht
     '  trafficPolicy: {outlierDetection: {consecutive5xxErrors: 4}}',
   );
   const result = compileMesh(HTTPBIN, gateway, rule, pod('mynamespace', 'gw-1', '10.1.0.7', '{istio: ingressgateway}'));
-  const warning = result.diagnostics.find((d) => d.code === 'workload-selector-gateway');
-  assert.deepEqual([warning?.namespace, warning?.name], ['mynamespace', 'gw-only']);
-  const router = served(result, {
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info').map((d) => d.code),
+    [],
+  );
+  const selected = served(result, {
     id: 'router~10.1.0.7~gw-1.mynamespace~mynamespace.svc.cluster.local',
     metadata: { NAMESPACE: 'mynamespace', LABELS: { istio: 'ingressgateway' } },
   });
-  assert.doesNotMatch(router.classId, /dr:/);
-  const cluster = router.resources.clusters.get('outbound|80||httpbin.org');
-  assert.ok(cluster);
-  assert.equal(cluster.outlier_detection, undefined);
+  assert.match(selected.classId, /dr:mynamespace\/gw-only/);
+  const cluster = selected.resources.clusters.get('outbound|80||httpbin.org') as Json | undefined;
+  assert.equal((cluster?.outlier_detection as Json | undefined)?.consecutive_5xx, 4);
+  // A sidecar of the namespace that the rule does not select keeps the shared cluster.
+  assert.equal(httpbin(view(result, proxy('mynamespace', { app: 'app1' })))?.outlier_detection, undefined);
+});
+
+test("a gateway sees what its namespace sees (istiod's DefaultSidecarScopeForGateway): its namespace's rule first, exportTo '.' included", () => {
+  const gateway = `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gwns}
+spec: {selector: {istio: ingressgateway}, servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}]}`;
+  const local = `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: at-the-edge, namespace: gwns}
+spec: {host: httpbin.org, exportTo: ['.'], trafficPolicy: {connectionPool: {tcp: {connectTimeout: 4s}}}}`;
+  const owner = dr('owner', undefined, '  trafficPolicy: {connectionPool: {tcp: {connectTimeout: 8s}}}');
+  const result = compileMesh(
+    HTTPBIN,
+    gateway,
+    local,
+    owner,
+    pod('gwns', 'gw-1', '10.1.0.7', '{istio: ingressgateway}'),
+  );
+  const router = served(result, {
+    id: 'router~10.1.0.7~gw-1.gwns~gwns.svc.cluster.local',
+    metadata: { NAMESPACE: 'gwns', LABELS: { istio: 'ingressgateway' } },
+  });
+  assert.equal((router.resources.clusters.get('outbound|80||httpbin.org') as Json | undefined)?.connect_timeout, '4s');
+  // Sidecars elsewhere get the service namespace's rule.
+  assert.equal(httpbin(view(result, proxy('mynamespace', { app: 'app1' })))?.connect_timeout, '8s');
 });
 
 test('an empty selector selects every workload of its namespace and names no class', () => {
