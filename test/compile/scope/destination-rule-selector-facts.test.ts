@@ -178,7 +178,9 @@ spec: {host: httpbin.org, exportTo: ['.'], trafficPolicy: {connectionPool: {tcp:
     metadata: { NAMESPACE: 'gwns', LABELS: { istio: 'ingressgateway' } },
   });
   assert.equal((router.resources.clusters.get('outbound|80||httpbin.org') as Json | undefined)?.connect_timeout, '4s');
-  // Sidecars elsewhere get the service namespace's rule.
+  // So do the namespace's sidecars (the host has two labels: it is the ServiceEntry's, not `<name>.<namespace>`);
+  // sidecars elsewhere get the service namespace's rule.
+  assert.equal(httpbin(view(result, proxy('gwns', { app: 'x' })))?.connect_timeout, '4s');
   assert.equal(httpbin(view(result, proxy('mynamespace', { app: 'app1' })))?.connect_timeout, '8s');
 });
 
