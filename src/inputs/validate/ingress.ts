@@ -20,7 +20,7 @@ import {
   type MeshIngressSettings,
 } from '../../model/ingress.js';
 import { INPUT_LIMITS, TOO_LARGE } from '../limits.js';
-import { isDns1123Label, isDns1123Subdomain, readMeta } from './meta.js';
+import { isDns1123Label, isDns1123Subdomain, readCreationTimestamp, readMeta } from './meta.js';
 import { fields, get, int, list, requiredStr, str, type Raw, type Reader } from './reader.js';
 
 const PATH_TYPES: readonly IngressPathType[] = ['Exact', 'Prefix', 'ImplementationSpecific'];
@@ -125,11 +125,7 @@ function tls(r: Reader, v: unknown, at: string): IngressTls | undefined {
 
 export function readIngress(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Ingress | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
-  const metaRaw = get(raw, 'metadata');
-  const created =
-    metaRaw !== null && typeof metaRaw === 'object' && !Array.isArray(metaRaw)
-      ? str(r, get(metaRaw as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
-      : undefined;
+  const created = readCreationTimestamp(r, raw);
   fields(r, raw, '', ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
   const spec = fields(r, get(raw, 'spec'), 'spec', ['ingressClassName', 'defaultBackend', 'rules', 'tls']);
   if (!spec) {

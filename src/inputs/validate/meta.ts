@@ -59,3 +59,11 @@ function isEmpty(o: object): boolean {
   for (const _ in o) return false;
   return true;
 }
+
+/** `metadata.creationTimestamp` as the API server writes it (RFC 3339): where istiod orders objects by age. */
+export function readCreationTimestamp(r: Reader, raw: Raw): string | undefined {
+  const meta = get(raw, 'metadata');
+  return meta !== null && typeof meta === 'object' && !Array.isArray(meta)
+    ? str(r, get(meta as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
+    : undefined;
+}

@@ -5,7 +5,7 @@
  */
 import type { Origin } from '../../model/diagnostics.js';
 import type { MtlsMode, PeerAuthentication } from '../../model/peer-authentication.js';
-import { readMeta } from './meta.js';
+import { readCreationTimestamp, readMeta } from './meta.js';
 import { compact, fields, get, mapOf, str, strMap, type Raw, type Reader } from './reader.js';
 
 const MODES: readonly MtlsMode[] = ['UNSET', 'DISABLE', 'PERMISSIVE', 'STRICT'];
@@ -27,11 +27,7 @@ export function readPeerAuthentication(
   apiVersion: string,
 ): PeerAuthentication | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
-  const metaRaw = get(raw, 'metadata');
-  const created =
-    metaRaw !== null && typeof metaRaw === 'object'
-      ? str(r, get(metaRaw as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
-      : undefined;
+  const created = readCreationTimestamp(r, raw);
   const spec = fields(r, get(raw, 'spec'), 'spec', ['selector', 'mtls', 'portLevelMtls']) ?? {};
   const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
   const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;

@@ -18,7 +18,7 @@ import type {
 import { TLS_PROTOCOL_VERSIONS, type TlsProtocolVersion } from '../../model/gateway.js';
 import { cipherSuites, pemFree } from './gateway.js';
 import { connectionPool } from './connection-pool.js';
-import { isDns1123Label, readMeta } from './meta.js';
+import { isDns1123Label, readCreationTimestamp, readMeta } from './meta.js';
 import { bool, compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
 /** istiod's protocol.Parse names (case-insensitive); anything else is Unsupported. */
@@ -45,11 +45,7 @@ const CAPTURE_MODES = ['DEFAULT', 'IPTABLES', 'NONE'];
 
 export function readSidecar(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Sidecar | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
-  const metaRaw = get(raw, 'metadata');
-  const created =
-    metaRaw !== null && typeof metaRaw === 'object'
-      ? str(r, get(metaRaw as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
-      : undefined;
+  const created = readCreationTimestamp(r, raw);
   const spec =
     fields(r, get(raw, 'spec'), 'spec', [
       'workloadSelector',

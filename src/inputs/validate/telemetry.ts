@@ -13,7 +13,7 @@ import type { Origin } from '../../model/diagnostics.js';
 import type { Telemetry, TelemetryAccessLogging, TelemetryLogMode } from '../../model/telemetry.js';
 import { readTargetRef } from './authorization-policy.js';
 import { duration } from './duration.js';
-import { readMeta } from './meta.js';
+import { readCreationTimestamp, readMeta } from './meta.js';
 import { bool, compact, fields, get, list, mapOf, num, str, strMap, type Raw, type Reader } from './reader.js';
 
 const MODES = ['CLIENT_AND_SERVER', 'CLIENT', 'SERVER'];
@@ -207,11 +207,7 @@ function selection(r: Reader, spec: Raw): boolean {
 
 export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Telemetry | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
-  const metaRaw = get(raw, 'metadata');
-  const created =
-    metaRaw !== null && typeof metaRaw === 'object'
-      ? str(r, get(metaRaw as Raw, 'creationTimestamp'), 'metadata.creationTimestamp')
-      : undefined;
+  const created = readCreationTimestamp(r, raw);
   const spec =
     fields(r, get(raw, 'spec'), 'spec', [
       'selector',
