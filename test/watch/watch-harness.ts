@@ -4,6 +4,7 @@
  * informer restarts. `settle()` waits until the watcher has seen the events, then fires the
  * debounce and waits for the round.
  */
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -238,6 +239,18 @@ export async function servedFromStore(
     }
   }
   return out;
+}
+
+/** The head, asserted to be what a full compile of its own stored inputs gives (`what` names the step). */
+export async function headRecompiled(h: Harness, what: string): Promise<VersionRecord> {
+  const head = await h.head();
+  assert.ok(head, what);
+  assert.equal(
+    await recompileStored(h.store, head),
+    head.digest,
+    `${what}: stored inputs recompile to the served digest`,
+  );
+  return head;
 }
 
 /** The digest a full, from-scratch compile of a version's stored inputs gives. */

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadStoredInputs, readStoredInputsIndex } from '../../src/snapshot/stored-inputs/index.js';
 import { DEFAULT_RESOURCES, GATEWAY_API_RESOURCES, type KubeObject } from '../helpers/fake-apiserver.js';
-import { baseMesh, pod, recompileStored, startHarness } from './watch-harness.js';
+import { baseMesh, pod, headRecompiled, startHarness } from './watch-harness.js';
 
 const GROUP = 'gateway.networking.k8s.io';
 const objects = (): KubeObject[] => [
@@ -58,16 +58,7 @@ test(
       server: { objects: objects(), resources: [...DEFAULT_RESOURCES, ...GATEWAY_API_RESOURCES] },
     });
     try {
-      const check = async (what: string) => {
-        const head = await h.head();
-        assert.ok(head, what);
-        assert.equal(
-          await recompileStored(h.store, head),
-          head.digest,
-          `${what}: the stored inputs recompile to the served digest`,
-        );
-        return head;
-      };
+      const check = (what: string) => headRecompiled(h, what);
       let head = await check('first round');
       const keys = async () => {
         const index = await readStoredInputsIndex(h.store, head.inputs!);

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { readStoredInputsIndex } from '../../src/snapshot/stored-inputs/index.js';
 
 import { DEFAULT_RESOURCES, type KubeObject, type ResourceType } from '../helpers/fake-apiserver.js';
-import { baseMesh, recompileStored, servedFromStore, startHarness } from './watch-harness.js';
+import { baseMesh, headRecompiled, servedFromStore, startHarness } from './watch-harness.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
@@ -87,16 +87,7 @@ test(
       server: { objects: objects(), resources: [...DEFAULT_RESOURCES, ...INGRESS_RESOURCES] },
     });
     try {
-      const check = async (what: string) => {
-        const head = await h.head();
-        assert.ok(head, what);
-        assert.equal(
-          await recompileStored(h.store, head),
-          head.digest,
-          `${what}: stored inputs recompile to the served digest`,
-        );
-        return head;
-      };
+      const check = (what: string) => headRecompiled(h, what);
       await check('first round');
 
       h.server.apply(ingress('reviews.example.com'));
