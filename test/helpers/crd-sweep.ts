@@ -231,11 +231,15 @@ export function uncheckedObjects(kind: string, sk: SweepKind, crd: Crd): string[
   return unchecked;
 }
 
-/** Registers the sweep's tests for `kinds` over the CRDs in `file`. */
-export function crdSweepTests(file: string, kinds: Readonly<Record<string, SweepKind>>): void {
+/**
+ * Registers the sweep's tests for `kinds` over the CRDs in `file`; `label` (the fixture's release)
+ * prefixes the test names when one file sweeps several fixtures.
+ */
+export function crdSweepTests(file: string, kinds: Readonly<Record<string, SweepKind>>, label = ''): void {
   const crds = loadCrds(file, kinds);
+  const prefix = label ? `${label} ` : '';
 
-  test('the fixture holds a CRD for every kind the sweep covers', () => {
+  test(`${prefix}the fixture holds a CRD for every kind the sweep covers`, () => {
     assert.deepEqual([...crds.keys()].sort(), Object.keys(kinds).sort());
   });
 
@@ -243,13 +247,13 @@ export function crdSweepTests(file: string, kinds: Readonly<Record<string, Sweep
     const crd = crds.get(kind);
     if (!crd) continue;
 
-    test(`${kind} ${crd.version}: every CRD field is known to the validator or explicitly not applied`, () => {
+    test(`${prefix}${kind} ${crd.version}: every CRD field is known to the validator or explicitly not applied`, () => {
       assert.ok(walk(crd.spec).length > 0);
       const lost = lostFields(kind, sk, crd);
       assert.deepEqual(lost, [], `${lost.length} CRD fields dropped as unknown`);
     });
 
-    test(`${kind} ${crd.version}: every CRD object is read with a known-field list`, () => {
+    test(`${prefix}${kind} ${crd.version}: every CRD object is read with a known-field list`, () => {
       const unchecked = uncheckedObjects(kind, sk, crd);
       assert.deepEqual(unchecked, [], `${unchecked.length} CRD objects whose unknown fields go unreported`);
     });

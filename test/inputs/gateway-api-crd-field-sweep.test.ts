@@ -1,13 +1,16 @@
 /**
  * CRD field sweep over the Kubernetes Gateway API kinds meshsnap reads (GatewayClass, Gateway,
- * HTTPRoute, GRPCRoute, TCPRoute, TLSRoute, ReferenceGrant): the CRDs the repo holds
- * (test/fixtures/gateway-api/crds-v1.2.1-no-cel.yaml, the served version meshsnap reads: v1, else
- * the only one served) go field by field and object by object through meshsnap's validators: each
+ * HTTPRoute, GRPCRoute, TCPRoute, TLSRoute, ReferenceGrant): the CRDs the repo holds, two releases
+ * (test/fixtures/gateway-api/crds-v1.2.1-no-cel.yaml, and crds-v1.6.0-standard.yaml: the standard
+ * channel of the release istiod HEAD builds against; in each the served version meshsnap reads: v1,
+ * else the only one served) go field by field and object by object through meshsnap's validators: each
  * field is known or explicitly reported as not applied, each object is read with a known-field
  * list (the walker and both checks: test/helpers/crd-sweep.ts, shared with the Istio sweep).
  */
 import { crdSweepTests, type SweepKind } from '../helpers/crd-sweep.js';
 import { GATEWAY_API_CRDS } from '../helpers/gateway-api-crds.js';
+import { REPO } from '../helpers/paths.js';
+import { join } from 'node:path';
 
 const GROUP = 'gateway.networking.k8s.io';
 const parentRefs = [{ name: 'gw' }];
@@ -30,4 +33,5 @@ const KINDS: Readonly<Record<string, SweepKind>> = {
   },
 };
 
-crdSweepTests(GATEWAY_API_CRDS, KINDS);
+crdSweepTests(GATEWAY_API_CRDS, KINDS, 'v1.2.1');
+crdSweepTests(join(REPO, 'test', 'fixtures', 'gateway-api', 'crds-v1.6.0-standard.yaml'), KINDS, 'v1.6.0 standard');
