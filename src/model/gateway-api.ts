@@ -98,11 +98,37 @@ export interface GatewayAddress {
   readonly value: string;
 }
 
+/** A CA reference of frontend validation (group and kind required by the CRD; "" is core). */
+export interface CaCertificateReference {
+  readonly group: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+export type FrontendValidationMode = 'AllowValidOnly' | 'AllowInsecureFallback';
+
+/** Gateway `spec.tls.frontend` default / perPort[].tls: client certificate validation. */
+export interface FrontendTlsConfig {
+  readonly validation?: {
+    readonly caCertificateRefs: readonly CaCertificateReference[];
+    readonly mode: FrontendValidationMode;
+  };
+}
+
+/** Gateway `spec.tls.frontend` (Gateway API v1.4+): per port, else the default. */
+export interface GatewayFrontendTls {
+  readonly default: FrontendTlsConfig;
+  readonly perPort: readonly { readonly port: number; readonly tls: FrontendTlsConfig }[];
+}
+
 export interface KubernetesGateway extends Base<'KubernetesGateway'> {
   readonly spec: {
     readonly gatewayClassName: string;
     readonly listeners: readonly Listener[];
     readonly addresses: readonly GatewayAddress[];
+    /** `spec.tls.frontend`, only when set. */
+    readonly frontendTls?: GatewayFrontendTls;
   };
 }
 

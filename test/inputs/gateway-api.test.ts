@@ -251,14 +251,26 @@ test('stored inputs keep what the compiler reads of a Gateway API object, genera
   assert.equal(meta.creationTimestamp, '2026-01-01T00:00:00Z');
 });
 
-test('Gateway fields meshsnap does not apply (spec.tls frontend validation, infrastructure) are warned about, not silently dropped', () => {
+test('Gateway fields meshsnap does not apply (spec.tls.backend, infrastructure) are warned about, not silently dropped', () => {
   const gw = gateway([{ name: 'http', port: 80, protocol: 'HTTP' }]);
-  const set = load([{ ...gw, spec: { ...gw.spec, tls: { frontend: {} }, infrastructure: { labels: { a: 'b' } } } }]);
+  const set = load([
+    {
+      ...gw,
+      spec: {
+        ...gw.spec,
+        tls: { backend: { clientCertificateRef: { name: 'c' } } },
+        infrastructure: { labels: { a: 'b' } },
+      },
+    },
+  ]);
   assert.equal(set.kubernetesGateways.length, 1);
   assert.deepEqual(
     set.diagnostics.filter((d) => d.code === 'unsupported-field').map((d) => d.field),
-    ['spec.infrastructure', 'spec.tls'],
+    ['spec.infrastructure', 'spec.tls.backend'],
   );
+  // spec.tls.frontend is applied (test/compile/gateway-api/frontend-validation.test.ts); its default is required.
+  const noDefault = load([{ ...gw, spec: { ...gw.spec, tls: { frontend: {} } } }]);
+  assert.equal(noDefault.kubernetesGateways.length, 0);
 });
 
 const warnings = (set: InputSet, code: string) =>

@@ -1,7 +1,8 @@
 /**
  * A Gateway's status (istiod's reportGatewayStatus): Accepted unless listeners or addresses are
  * invalid, Programmed when the Service fronting it exists (deployment.ts; its cluster IPs are the
- * `addresses`), and per listener its conditions, the route kinds it carries and how many routes attach.
+ * `addresses`), InsecureFrontendValidationMode when `spec.tls.frontend` allows the insecure fallback,
+ * and per listener its conditions, the route kinds it carries and how many routes attach.
  */
 import type { KubernetesGateway } from '../../model/gateway-api.js';
 import type { GatewayStatus } from '../../model/object-status.js';
@@ -58,6 +59,15 @@ export function gatewayStatus(
           ...(programmedError ? { error: programmedError } : {}),
         },
         { type: 'ResolvedRefs', reason: 'ResolvedRefs', message: 'All references resolved' },
+        ...(insecureFrontendValidation(gw)
+          ? [
+              {
+                type: 'InsecureFrontendValidationMode',
+                reason: 'ConfigurationChanged',
+                message: 'Gateway is operating in AllowInsecureFallback mode for frontend validation',
+              },
+            ]
+          : []),
       ],
       generation,
     ),
@@ -69,4 +79,11 @@ export function gatewayStatus(
     })),
     ...(addresses.length ? { addresses } : {}),
   };
+}
+
+/** istiod's InsecureFrontendValidationMode condition: `spec.tls.frontend` (default or a port) in AllowInsecureFallback. */
+function insecureFrontendValidation(gw: KubernetesGateway): boolean {
+  const f = gw.spec.frontendTls;
+  if (!f) return false;
+  return [f.default, ...f.perPort.map((p) => p.tls)].some((t) => t.validation?.mode === 'AllowInsecureFallback');
 }

@@ -7,7 +7,11 @@ import type { Origin } from '../../../model/diagnostics.js';
 import {
   GATEWAY_API_GROUP,
   type AllowedRoutes,
+  type CaCertificateReference,
+  type FrontendTlsConfig,
+  type FrontendValidationMode,
   type GatewayAddress,
+  type GatewayFrontendTls,
   type GatewayClass,
   type KubernetesGateway,
   type LabelSelector,
@@ -60,8 +64,8 @@ function parametersRef(r: Reader, v: unknown, path: string): Raw | undefined {
   return o;
 }
 
-/** Gateway fields meshsnap does not apply yet (frontend client-certificate validation among them): a warning each. */
-const UNSUPPORTED_GATEWAY_FIELDS = ['infrastructure', 'tls', 'allowedListeners'] as const;
+/** Gateway fields meshsnap does not apply yet: a warning each (`tls` is read, its `backend` warned about). */
+const UNSUPPORTED_GATEWAY_FIELDS = ['infrastructure', 'allowedListeners'] as const;
 
 const PROTOCOL =
   /^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?$|[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9]+$/;
@@ -73,7 +77,7 @@ export function readKubernetesGateway(
   apiVersion: string,
 ): KubernetesGateway | undefined {
   const meta = readGatewayApiMeta(r, raw, true);
-  const spec = readSpec(r, raw, ['gatewayClassName', 'listeners', 'addresses', ...UNSUPPORTED_GATEWAY_FIELDS]);
+  const spec = readSpec(r, raw, ['gatewayClassName', 'listeners', 'addresses', 'tls', ...UNSUPPORTED_GATEWAY_FIELDS]);
   if (!spec) return undefined;
   for (const f of UNSUPPORTED_GATEWAY_FIELDS)
     if (get(spec, f) != null)
@@ -91,8 +95,98 @@ export function readKubernetesGateway(
       r.error(`spec.addresses[${i}].value`, `${a.type} values must be unique`);
     seen.add(key);
   });
+  const frontendTls = gatewayTls(r, get(spec, 'tls'), 'spec.tls');
   if (!meta || gatewayClassName === undefined || r.failed) return undefined;
-  return { kind: 'KubernetesGateway', apiVersion, meta, origin, spec: { gatewayClassName, listeners, addresses } };
+  return {
+    kind: 'KubernetesGateway',
+    apiVersion,
+    meta,
+    origin,
+    spec: { gatewayClassName, listeners, addresses, ...(frontendTls ? { frontendTls } : {}) },
+  };
+}
+
+/**
+ * Gateway `spec.tls` (GatewayTLSConfig): `frontend` (client certificate validation, per port or the
+ * default) is applied as istiod's buildTLS; `backend.clientCertificateRef` is warned about: istiod's
+ * Envoy gateways do not send it either, istiod only checks it (validateBackendClientCertificateRef)
+ * for the Gateway's ResolvedRefs condition.
+ */
+function gatewayTls(r: Reader, v: unknown, path: string): GatewayFrontendTls | undefined {
+  const o = fields(r, v, path, ['frontend', 'backend']);
+  if (!o) return undefined;
+  if (get(o, 'backend') != null)
+    r.warn(
+      `${path}.backend`,
+      'backend.clientCertificateRef is not applied: istiod (Envoy gateways) does not present it to backends either, it only checks the reference for the ResolvedRefs status, which meshsnap does not',
+      'unsupported-field',
+    );
+  const f = fields(r, get(o, 'frontend'), `${path}.frontend`, ['default', 'perPort']);
+  if (!f) return undefined;
+  if (get(f, 'default') == null) r.error(`${path}.frontend.default`, 'is required', 'missing-field');
+  const def = frontendTlsConfig(r, get(f, 'default'), `${path}.frontend.default`);
+  const perPort =
+    list(
+      r,
+      get(f, 'perPort'),
+      `${path}.frontend.perPort`,
+      (item, p) => {
+        const e = fields(r, item, p, ['port', 'tls']);
+        if (!e) return undefined;
+        const port = int(r, get(e, 'port'), `${p}.port`, 1, 65535);
+        if (get(e, 'port') == null) r.error(`${p}.port`, 'is required', 'missing-field');
+        if (get(e, 'tls') == null) r.error(`${p}.tls`, 'is required', 'missing-field');
+        const tls = frontendTlsConfig(r, get(e, 'tls'), `${p}.tls`);
+        return port === undefined || !tls ? undefined : { port, tls };
+      },
+      64,
+    ) ?? [];
+  const ports = new Set<number>();
+  perPort.forEach((e, i) => {
+    if (ports.has(e.port))
+      r.error(`${path}.frontend.perPort[${i}].port`, 'Port for TLS configuration must be unique within the Gateway');
+    ports.add(e.port);
+  });
+  return def ? { default: def, perPort } : undefined;
+}
+
+const VALIDATION_MODES = ['AllowValidOnly', 'AllowInsecureFallback'] as const;
+
+function frontendTlsConfig(r: Reader, v: unknown, path: string): FrontendTlsConfig | undefined {
+  const o = fields(r, v, path, ['validation']);
+  if (!o) return v == null ? undefined : {};
+  const val = fields(r, get(o, 'validation'), `${path}.validation`, ['caCertificateRefs', 'mode']);
+  if (!val) return {};
+  const vp = `${path}.validation`;
+  const mode = str(r, get(val, 'mode'), `${vp}.mode`) ?? 'AllowValidOnly';
+  if (!(VALIDATION_MODES as readonly string[]).includes(mode))
+    r.error(`${vp}.mode`, `"${mode.slice(0, 40)}" must be one of ${VALIDATION_MODES.join(', ')}`);
+  if (get(val, 'caCertificateRefs') == null) r.error(`${vp}.caCertificateRefs`, 'is required', 'missing-field');
+  const refs =
+    list(r, get(val, 'caCertificateRefs'), `${vp}.caCertificateRefs`, (item, p) => caRef(r, item, p), 16) ?? [];
+  if (get(val, 'caCertificateRefs') != null && refs.length === 0 && !r.failed)
+    r.error(`${vp}.caCertificateRefs`, 'must have at least 1 item');
+  return { validation: { caCertificateRefs: refs, mode: mode as FrontendValidationMode } };
+}
+
+function caRef(r: Reader, v: unknown, p: string): CaCertificateReference | undefined {
+  const o = fields(r, v, p, ['group', 'kind', 'name', 'namespace']);
+  if (!o) return undefined;
+  for (const f of ['group', 'kind', 'name'] as const)
+    if (get(o, f) == null) r.error(`${p}.${f}`, 'is required', 'missing-field');
+  const group = str(r, get(o, 'group'), `${p}.group`);
+  const kind = str(r, get(o, 'kind'), `${p}.kind`);
+  const name = objectName(r, get(o, 'name'), `${p}.name`);
+  const namespace = str(r, get(o, 'namespace'), `${p}.namespace`);
+  if (group === undefined || kind === undefined || name === undefined) return undefined;
+  if (group === '' && kind === 'ConfigMap')
+    // Compiled as istiod does (configmap://<ns>/<name>-cacert), but istiod serves that SDS name itself.
+    r.warn(
+      p,
+      'a ConfigMap CA bundle is not served by the meshsnap relay (only Secrets): the listener requires client certificates it has no CA to validate, so TLS handshakes on it fail; use a Secret (ca.crt)',
+      'unsupported-field',
+    );
+  return { group, kind, name, ...(namespace !== undefined ? { namespace } : {}) };
 }
 
 function listener(r: Reader, v: unknown, path: string): Listener | undefined {
