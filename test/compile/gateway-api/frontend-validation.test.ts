@@ -204,6 +204,21 @@ spec:
   for (const ctx of contexts) assert.equal(caName(ctx), 'kubernetes-gateway://certs/ca-cacert');
 });
 
+test('a ReferenceGrant naming the CA Secret does not admit it: istiod checks the grant for <name>-cacert', () => {
+  const yaml = `${gateway(`{frontend: {default: {}, perPort: [{port: 443, tls: {validation: {caCertificateRefs: [{group: "", kind: Secret, namespace: certs, name: ca}]}}}]}}`)}---
+apiVersion: gateway.networking.k8s.io/v1beta1
+kind: ReferenceGrant
+metadata: {name: ca, namespace: certs}
+spec:
+  from: [{group: gateway.networking.k8s.io, kind: Gateway, namespace: ${INFRA}}]
+  to: [{group: "", kind: Secret, name: ca}]
+`;
+  assert.equal(tlsContexts(yaml, 443), undefined);
+  const status = statusOf(compileConformance(yaml), 'Gateway', INFRA, 'mtls') as GatewayStatus | undefined;
+  const resolved = status?.listeners.find((l) => l.name === 'a')?.conditions.find((c) => c.type === 'ResolvedRefs');
+  assert.equal(resolved?.reason, 'RefNotPermitted');
+});
+
 test('without spec.tls the listener stays SIMPLE (no client validation)', () => {
   const contexts = tlsContexts(gateway('{}'), 443);
   assert.ok(contexts);
