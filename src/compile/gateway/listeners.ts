@@ -21,7 +21,7 @@ import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext } from '../context.js';
 import {
   FilterName,
-  socketAddress,
+  listenerAddress,
   TLS_INSPECTOR_FILTER,
   type HttpFilter,
   type NetworkFilter,
@@ -121,7 +121,8 @@ function portChains(
 function assemble(name: string, port: MergedPort, chains: readonly Chain[]): Listener {
   const listener: Listener = {
     name,
-    address: socketAddress(port.bind || '0.0.0.0', port.number),
+    // A unix socket bind is a pipe (istiod's BuildAddress).
+    address: listenerAddress(port.bind || '0.0.0.0', port.number),
     traffic_direction: OUTBOUND,
     filter_chains: chains.map((c) => toFilterChain(c)),
   };

@@ -37,6 +37,7 @@ import {
   type Raw,
   type Reader,
 } from './reader.js';
+import { checkUnixAddress, UNIX_ADDRESS_PREFIX } from './unix-address.js';
 
 /** Cipher suites a gateway may name (istiod's security.ValidCipherSuites, from BoringSSL). */
 const VALID_CIPHER_SUITES = new Set([
@@ -107,11 +108,15 @@ function server(r: Reader, v: unknown, path: string): GatewayServer | undefined 
     if (r.errorCount === before)
       r.error(`${path}.hosts`, 'server config must contain at least one host', 'missing-field');
   } else hosts.forEach((h, i) => serverHost(r, h, `${path}.hosts[${i}]`));
-  const p = serverPort(r, get(o, 'port'), `${path}.port`);
   const bind = str(r, get(o, 'bind'), `${path}.bind`);
+  const unix = bind?.startsWith(UNIX_ADDRESS_PREFIX) === true;
+  const p = serverPort(r, get(o, 'port'), `${path}.port`, unix);
+  // istiod's validateServerBind: a unix socket, on port 0; else an IP address.
   if (bind !== undefined && bind !== '') {
-    if (bind.startsWith('unix://')) r.error(`${path}.bind`, 'unix domain socket binds are not supported by meshsnap');
-    else if (!isIpAddress(bind)) r.error(`${path}.bind`, `"${bind.slice(0, 60)}" is not a valid IP address`);
+    if (unix) {
+      checkUnixAddress(r, bind.slice(UNIX_ADDRESS_PREFIX.length), `${path}.bind`);
+      if (p && p.number !== 0) r.error(`${path}.port.number`, 'port number must be 0 for unix domain socket');
+    } else if (!isIpAddress(bind)) r.error(`${path}.bind`, `"${bind.slice(0, 60)}" is not a valid IP address`);
   }
   if (get(o, 'defaultEndpoint') !== undefined)
     r.warn(
@@ -147,14 +152,15 @@ function server(r: Reader, v: unknown, path: string): GatewayServer | undefined 
   return compact({ port: p, bind: bind || undefined, hosts: hosts ?? [], tls, name: name || undefined });
 }
 
-function serverPort(r: Reader, v: unknown, path: string): GatewayPort | undefined {
+/** istiod's validateServerPort: port 0 only with a unix socket bind. */
+function serverPort(r: Reader, v: unknown, path: string, unixBind: boolean): GatewayPort | undefined {
   const o = fields(r, v, path, ['number', 'protocol', 'name', 'targetPort']);
   if (!o) {
     if (v === undefined || v === null) r.error(path, 'port is required', 'missing-field');
     return undefined;
   }
   const before = r.errorCount;
-  const number = int(r, get(o, 'number'), `${path}.number`, 1, 65535);
+  const number = int(r, get(o, 'number'), `${path}.number`, unixBind ? 0 : 1, 65535);
   if (number === undefined && r.errorCount === before) r.error(`${path}.number`, 'is required', 'missing-field');
   const rawProtocol = requiredStr(r, get(o, 'protocol'), `${path}.protocol`);
   const protocol = rawProtocol?.toUpperCase();

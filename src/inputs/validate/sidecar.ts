@@ -18,6 +18,7 @@ import type {
 import { TLS_PROTOCOL_VERSIONS, type TlsProtocolVersion } from '../../model/gateway.js';
 import { cipherSuites, pemFree } from './gateway.js';
 import { connectionPool } from './connection-pool.js';
+import { checkUnixAddress } from './unix-address.js';
 import { isDns1123Label, readCreationTimestamp, readMeta } from './meta.js';
 import { bool, compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 
@@ -146,13 +147,6 @@ function ingressListener(r: Reader, v: unknown, path: string): SidecarIngressLis
     tls,
     connectionPool: pool,
   });
-}
-
-/** istiod's ValidateUnixAddress: an absolute path to a file, or an abstract socket `@name`. */
-function checkUnixAddress(r: Reader, addr: string, path: string): void {
-  if (addr.length === 0) r.error(path, 'unix address must not be empty');
-  else if (!addr.startsWith('@') && (!addr.startsWith('/') || addr.endsWith('/')))
-    r.error(path, `${addr.slice(0, 60)} is not an absolute path to a file`);
 }
 
 function checkDefaultEndpoint(r: Reader, endpoint: string, path: string): void {
