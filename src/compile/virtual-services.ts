@@ -14,7 +14,7 @@
  *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
  *   namespace. Delegates are one level deep, as in istiod.
  */
-import type { Diagnostics } from '../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../model/diagnostics.js';
 import type {
   Destination,
   HTTPMatchRequest,
@@ -62,15 +62,7 @@ const key = (vs: VirtualService): string => `${vs.meta.namespace}/${vs.meta.name
 const byNamespaceName = (a: VirtualService, b: VirtualService): number =>
   key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
-function where(vs: VirtualService): { kind: string; namespace: string; name: string; file?: string; index?: number } {
-  return {
-    kind: vs.kind,
-    namespace: vs.meta.namespace,
-    name: vs.meta.name,
-    ...(vs.origin.file !== undefined ? { file: vs.origin.file } : {}),
-    ...(vs.origin.index !== undefined ? { index: vs.origin.index } : {}),
-  };
-}
+const where = (vs: VirtualService) => objectAt(vs.kind, vs);
 
 function resolveDestination(d: Destination, namespace: string, suffix: HostQualifier): Destination {
   return { ...d, host: resolveHost(d.host, namespace, suffix.domainSuffix, suffix.known).toLowerCase() };

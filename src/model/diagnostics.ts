@@ -29,6 +29,25 @@ export interface Origin {
   readonly index?: number;
 }
 
+/**
+ * Where a diagnostic about a namespaced object points: its kind, namespace/name, the field when
+ * given, and its origin (in that order: the JSON forms show it).
+ */
+export function objectAt(
+  kind: string,
+  o: { readonly meta: { readonly namespace: string; readonly name: string }; readonly origin: Origin },
+  field?: string,
+): { kind: string; namespace: string; name: string; field?: string; file?: string; index?: number } {
+  return {
+    kind,
+    namespace: o.meta.namespace,
+    name: o.meta.name,
+    ...(field !== undefined ? { field } : {}),
+    ...(o.origin.file !== undefined ? { file: o.origin.file } : {}),
+    ...(o.origin.index !== undefined ? { index: o.origin.index } : {}),
+  };
+}
+
 /** Collects diagnostics; translators get one and never throw on user data. */
 export class Diagnostics {
   private readonly items: Diagnostic[] = [];

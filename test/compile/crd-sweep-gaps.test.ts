@@ -18,27 +18,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Diagnostic } from '../../src/model/diagnostics.js';
 import { loadText } from '../inputs/helpers.js';
-import { compileMesh, proxy, view } from './scope/scope-mesh.js';
+import { compileMesh, knownRoutes, knownVirtualService } from './scope/scope-mesh.js';
 import { compileYaml, pod, service, sidecarNode, virtualInbound } from './security/mesh.js';
 
 type Json = Record<string, unknown>;
 
-const vs = (http: string) => `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: known, namespace: default}
-spec:
-  hosts: [known]
-  http:
-${http}`;
+const vs = knownVirtualService;
 
 /** The routes of known's virtual host on port 80 as served to a sidecar, and the non-info diagnostics. */
 function routes(...docs: string[]): { routes: Json[]; diagnostics: string[] } {
   const result = compileMesh(...docs);
-  const v = view(result, proxy('default'));
-  const config = v.resources.routes.get('80') as { virtual_hosts: { name: string; routes: Json[] }[] };
-  const vh = config.virtual_hosts.find((h) => h.name === 'known.default.svc.cluster.local:80');
   return {
-    routes: vh?.routes ?? [],
+    routes: knownRoutes(result),
     diagnostics: result.diagnostics.filter((d) => d.severity !== 'info').map(brief),
   };
 }

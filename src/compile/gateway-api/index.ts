@@ -7,7 +7,7 @@
  * responsible for gets its status as an `info` diagnostic (code `gateway-api-status`), and a route
  * problem a warning naming the route's field. Pure.
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { Gateway } from '../../model/gateway.js';
 import {
   ISTIO_GATEWAY_CONTROLLER,
@@ -66,12 +66,7 @@ export function convertGatewayApi(inputs: InputSet, diags: Diagnostics): InputSe
       diags.info({
         code: 'gateway-class-not-handled',
         message: `GatewayClass ${gw.spec.gatewayClassName} is not handled by meshsnap (controllers ${OWN_CONTROLLERS.join(', ')}); the Gateway is left alone`,
-        kind: 'Gateway',
-        namespace: gw.meta.namespace,
-        name: gw.meta.name,
-        field: 'spec.gatewayClassName',
-        ...(gw.origin.file !== undefined ? { file: gw.origin.file } : {}),
-        ...(gw.origin.index !== undefined ? { index: gw.origin.index } : {}),
+        ...objectAt('Gateway', gw, 'spec.gatewayClassName'),
       });
       continue;
     }

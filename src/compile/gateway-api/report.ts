@@ -1,5 +1,5 @@
 /** Diagnostics of the conversion: one status diagnostic per object, one warning per route problem. */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import { writtenKind, type GatewayApiObject, type GatewayApiRoute } from '../../model/gateway-api.js';
 import { STATUS_DIAGNOSTIC_CODE, type ObjectStatus, type StatusCondition } from '../../model/object-status.js';
 import type { Problem } from './rule-parts.js';
@@ -34,12 +34,7 @@ export function reportProblems(diags: Diagnostics, route: GatewayApiRoute, probl
     diags.warn({
       code: `gateway-api-${error.reason.replace(/[A-Z]/g, (c, i: number) => (i ? '-' : '') + c.toLowerCase())}`,
       message: `${error.reason}: ${error.message}`,
-      kind: route.kind,
-      namespace: route.meta.namespace,
-      name: route.meta.name,
-      field,
-      ...(route.origin.file !== undefined ? { file: route.origin.file } : {}),
-      ...(route.origin.index !== undefined ? { index: route.origin.index } : {}),
+      ...objectAt(route.kind, route, field),
     });
   }
 }

@@ -5,7 +5,7 @@
  * order (istiod: creation order). A reference to a Gateway that does not exist is reported, as
  * istiod's analyzer does (IST0101).
  */
-import { Diagnostics } from '../../model/diagnostics.js';
+import { Diagnostics, objectAt } from '../../model/diagnostics.js';
 import { gatewayKey, MESH_GATEWAY, resolveGatewayRef } from '../../model/gateway.js';
 import type { VirtualService } from '../../model/istio.js';
 import type { CompileContext, SourcedHttpRoute, SourcedTcpRoute, SourcedTlsRoute } from '../context.js';
@@ -63,12 +63,7 @@ export function gatewayBindings(ctx: CompileContext): GatewayBindings {
         ctx.diags.warn({
           code: 'unknown-gateway',
           message: `gateway ${ref} is not in the inputs; no proxy serves this VirtualService through it`,
-          kind: vs.kind,
-          namespace: vs.meta.namespace,
-          name: vs.meta.name,
-          field: `spec.gateways[${i}]`,
-          ...(vs.origin.file !== undefined ? { file: vs.origin.file } : {}),
-          ...(vs.origin.index !== undefined ? { index: vs.origin.index } : {}),
+          ...objectAt(vs.kind, vs, `spec.gateways[${i}]`),
         });
     });
     for (const ref of bound) {

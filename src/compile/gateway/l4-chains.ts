@@ -14,6 +14,7 @@
  *
  * A bound VirtualService counts when one of its hosts overlaps the server's hosts in its namespace.
  */
+import { objectAt } from '../../model/diagnostics.js';
 import type { L4MatchAttributes, TCPRoute, TLSRoute } from '../../model/istio.js';
 import { resolveGatewayRef, type GatewayProtocol } from '../../model/gateway.js';
 import type { MeshServicePort, Protocol } from '../../model/service-model.js';
@@ -85,12 +86,7 @@ export function passthroughChains(ctx: CompileContext, m: MergedServer, seenSni:
             severity: 'warning',
             code: 'gateway-conflict',
             message: `SNI hosts ${duplicates.join(', ')} are already routed on port ${m.server.port.number} of this gateway proxy; this match is skipped`,
-            kind: source.kind,
-            namespace: source.meta.namespace,
-            name: source.meta.name,
-            field: `${field}.match[${j}].sniHosts`,
-            ...(source.origin.file !== undefined ? { file: source.origin.file } : {}),
-            ...(source.origin.index !== undefined ? { index: source.origin.index } : {}),
+            ...objectAt(source.kind, source, `${field}.match[${j}].sniHosts`),
           });
           return;
         }
@@ -163,11 +159,6 @@ function reportNoRoute(ctx: CompileContext, m: MergedServer, kind: 'tcp' | 'tls'
     severity: 'info',
     code: 'gateway-server-unused',
     message: `no VirtualService bound to ${m.gatewayKey} has a ${kind} route for this server (port ${m.server.port.number}); it gets no filter chain`,
-    kind: 'Gateway',
-    namespace: m.gateway.meta.namespace,
-    name: m.gateway.meta.name,
-    field: m.field,
-    ...(m.gateway.origin.file !== undefined ? { file: m.gateway.origin.file } : {}),
-    ...(m.gateway.origin.index !== undefined ? { index: m.gateway.origin.index } : {}),
+    ...objectAt('Gateway', m.gateway, m.field),
   });
 }

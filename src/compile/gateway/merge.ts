@@ -16,7 +16,7 @@
  * Gateways are taken in namespace/name order, servers in their order: istiod takes the Gateways in
  * creation order, which a stateless compile cannot see.
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import {
   gatewayKey,
   isHttpGatewayProtocol,
@@ -97,12 +97,7 @@ export function mergeGateways(
       severity: 'warning',
       code: 'gateway-conflict',
       message: `${message}; this server is dropped`,
-      kind: 'Gateway',
-      namespace: m.gateway.meta.namespace,
-      name: m.gateway.meta.name,
-      field: m.field,
-      ...(m.gateway.origin.file !== undefined ? { file: m.gateway.origin.file } : {}),
-      ...(m.gateway.origin.index !== undefined ? { index: m.gateway.origin.index } : {}),
+      ...objectAt('Gateway', m.gateway, m.field),
     });
 
   const addPort = (m: MergedServer, number: number): MergedPort => {

@@ -4,6 +4,7 @@
  * servers asks clients for a certificate (ISTIO_MUTUAL or MUTUAL). There the peer has no identity,
  * so those fields never match: an ALLOW denies everything it names, a DENY lets it through.
  */
+import { objectAt } from '../../model/diagnostics.js';
 import type { CompileContext } from '../context.js';
 import { usesPeerIdentity } from '../security/diagnostics.js';
 import type { RouterSecurity } from '../security/workload-security.js';
@@ -27,12 +28,7 @@ export function reportRouterSecurity(
       severity: 'warning',
       code: 'principals-without-mtls',
       message: `it matches on peer identity (principals, namespaces, …) and applies to the gateway proxies of namespace ${namespace}, whose servers ask no client certificate (no ISTIO_MUTUAL or MUTUAL server): those fields never match there`,
-      kind: p.kind,
-      namespace: p.meta.namespace,
-      name: p.meta.name,
-      field: 'spec.rules',
-      ...(p.origin.file !== undefined ? { file: p.origin.file } : {}),
-      ...(p.origin.index !== undefined ? { index: p.origin.index } : {}),
+      ...objectAt(p.kind, p, 'spec.rules'),
     });
   }
 }

@@ -20,7 +20,7 @@
  *   ports no Service of that name has. Ingress status is not written.
  * Pure.
  */
-import type { Diagnostic, Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostic, type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { Gateway, GatewayServer } from '../../model/gateway.js';
 import {
   INGRESS_CLASS_ANNOTATION,
@@ -150,12 +150,7 @@ function compareRules(a: HostRule, b: HostRule): number {
 
 function where(i: Ingress, field: string): Omit<Diagnostic, 'severity' | 'code' | 'message'> {
   return {
-    kind: 'Ingress',
-    namespace: i.meta.namespace,
-    name: i.meta.name,
-    field,
-    ...(i.origin.file !== undefined ? { file: i.origin.file } : {}),
-    ...(i.origin.index !== undefined ? { index: i.origin.index } : {}),
+    ...objectAt('Ingress', i, field),
   };
 }
 

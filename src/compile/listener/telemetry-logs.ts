@@ -19,7 +19,7 @@
  * - The loggers, sorted by provider name, go on every HCM and tcp_proxy and, with the NR filter,
  *   on virtualOutbound, virtualInbound and gateway listeners (access-log.ts).
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { ExtensionProvider } from '../../model/extension-provider.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
 import type { Telemetry, TelemetryAccessLogging, TelemetryLogMode } from '../../model/telemetry.js';
@@ -69,24 +69,18 @@ function providerList(mesh: MeshConfig): readonly Provider[] {
 
 type Built = { readonly log: AccessLog } | { readonly unbuilt: string } | undefined;
 
+/** A file logger at `path` in the mesh config's `accessLogEncoding` / `accessLogFormat`. */
+const meshFormatLog = (mesh: MeshConfig, path: string): AccessLog =>
+  fileAccessLog({ ...(mesh.accessLog ?? mesh.accessLogFormatting ?? { encoding: 'TEXT' }), path });
+
 /** istiod's telemetryAccessLog: the logger a provider gives (none for providers of other kinds). */
 function providerLog(mesh: MeshConfig, p: Provider): Built {
-  if (!p.given) {
-    if (p.name !== BUILT_IN_FILE_PROVIDER) return undefined;
-    return {
-      log: fileAccessLog({ ...(mesh.accessLog ?? mesh.accessLogFormatting ?? { encoding: 'TEXT' }), path: DEV_STDOUT }),
-    };
-  }
+  if (!p.given) return p.name === BUILT_IN_FILE_PROVIDER ? { log: meshFormatLog(mesh, DEV_STDOUT) } : undefined;
   const file = p.given.envoyFileAccessLog;
   if (file) {
     // The built-in provider's name without a format of its own: the mesh config's format.
     if (p.name === BUILT_IN_FILE_PROVIDER && !file.logFormat && !file.omitEmptyValues)
-      return {
-        log: fileAccessLog({
-          ...(mesh.accessLog ?? mesh.accessLogFormatting ?? { encoding: 'TEXT' }),
-          path: file.path || DEV_STDOUT,
-        }),
-      };
+      return { log: meshFormatLog(mesh, file.path || DEV_STDOUT) };
     return { log: providerFileAccessLog(file) };
   }
   if (p.given.unbuiltAccessLog) return { unbuilt: p.given.unbuiltAccessLog };
@@ -139,13 +133,7 @@ function namespaceWide(telemetries: readonly Telemetry[]): Map<string, Telemetry
   return out;
 }
 
-const where = (t: Telemetry) => ({
-  kind: 'Telemetry',
-  namespace: t.meta.namespace,
-  name: t.meta.name,
-  ...(t.origin.file !== undefined ? { file: t.origin.file } : {}),
-  ...(t.origin.index !== undefined ? { index: t.origin.index } : {}),
-});
+const where = (t: Telemetry) => objectAt('Telemetry', t);
 
 /** The index of one compile, with its diagnostics (shadowed Telemetries, providers not found or not built). */
 export function indexAccessLogs(

@@ -3,7 +3,7 @@
  * part: destinations and mirrors that name unknown hosts, ports or subsets are dropped (reported),
  * and a route left with nothing to do is dropped.
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { HTTPRoute, VirtualService } from '../../model/istio.js';
 import type { CompileContext, SourcedHttpRoute } from '../context.js';
 import { routeOrigin } from '../virtual-services.js';
@@ -22,21 +22,7 @@ export function originOf(sourced: SourcedHttpRoute): { source: VirtualService; p
   return { source: sourced.source, path: i >= 0 ? `spec.http[${i}]` : 'spec.http' };
 }
 
-export function objectRef(source: VirtualService): {
-  kind: string;
-  namespace: string;
-  name: string;
-  file?: string;
-  index?: number;
-} {
-  return {
-    kind: source.kind,
-    namespace: source.meta.namespace,
-    name: source.meta.name,
-    ...(source.origin.file !== undefined ? { file: source.origin.file } : {}),
-    ...(source.origin.index !== undefined ? { index: source.origin.index } : {}),
-  };
-}
+export const objectRef = (source: VirtualService) => objectAt(source.kind, source);
 
 export function checkedRoute(ctx: CompileContext, sourced: SourcedHttpRoute): HTTPRoute | undefined {
   let perDiags = cache.get(ctx.diags);

@@ -3,7 +3,7 @@
  * a valid destination routes to. A bad destination is reported and dropped rather than sent to
  * Envoy as a cluster that does not exist (which would answer 503).
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { Destination, VirtualService } from '../../model/istio.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
@@ -95,11 +95,6 @@ export function reportDestination(
     severity: 'error',
     code: problem.code,
     message: `${problem.message}; the destination is dropped`,
-    kind: source.kind,
-    namespace: source.meta.namespace,
-    name: source.meta.name,
-    field: `${path}.${FIELD_SUFFIX[problem.field]}`,
-    ...(source.origin.file !== undefined ? { file: source.origin.file } : {}),
-    ...(source.origin.index !== undefined ? { index: source.origin.index } : {}),
+    ...objectAt(source.kind, source, `${path}.${FIELD_SUFFIX[problem.field]}`),
   });
 }

@@ -5,7 +5,7 @@
  * listeners' unbuilt parts are in listener/sidecar-ingress.ts. Also istiod's analyzer warning for a
  * namespace with several selector-less Sidecars (only the oldest applies).
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import { isHttpProtocol } from '../../model/service-model.js';
 import { sidecarPortProtocol, type Sidecar, type SidecarEgressListener } from '../../model/sidecar.js';
 
@@ -14,13 +14,7 @@ const isTcpSocket = (e: SidecarEgressListener): boolean =>
   e.port.protocol?.toUpperCase() !== 'HTTP_PROXY' &&
   !isHttpProtocol(sidecarPortProtocol(e.port));
 
-const where = (s: Sidecar) => ({
-  kind: 'Sidecar',
-  namespace: s.meta.namespace,
-  name: s.meta.name,
-  ...(s.origin.file !== undefined ? { file: s.origin.file } : {}),
-  ...(s.origin.index !== undefined ? { index: s.origin.index } : {}),
-});
+const where = (s: Sidecar) => objectAt('Sidecar', s);
 
 /** Reports the Sidecars' unapplied parts and conflicts, and gives them back. */
 export function sidecarDiagnostics(sidecars: readonly Sidecar[], diags: Diagnostics): readonly Sidecar[] {

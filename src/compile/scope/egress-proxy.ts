@@ -5,7 +5,7 @@
  * has none such, and Envoy then fails the traffic; a snapshot refers only to clusters its classes
  * hold, so such an egress proxy becomes BlackHoleCluster (the same outcome), with a warning.
  */
-import type { Diagnostics } from '../../model/diagnostics.js';
+import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { Sidecar, SidecarOutboundTrafficPolicy } from '../../model/sidecar.js';
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, outboundClusterName } from '../names.js';
@@ -26,11 +26,7 @@ export function egressProxyCluster(
     subset === '' || (view.destinationRules.lookup(proxy.host)?.spec.subsets ?? []).some((s) => s.name === subset);
   if (hasPort && hasSubset) return outboundClusterName(port, subset, proxy.host);
   diags.warn({
-    kind: 'Sidecar',
-    namespace: sidecar.meta.namespace,
-    name: sidecar.meta.name,
-    ...(sidecar.origin.file !== undefined ? { file: sidecar.origin.file } : {}),
-    ...(sidecar.origin.index !== undefined ? { index: sidecar.origin.index } : {}),
+    ...objectAt('Sidecar', sidecar),
     code: 'unknown-egress-proxy',
     field: 'spec.outboundTrafficPolicy.egressProxy',
     message: `${outboundClusterName(port, subset, proxy.host)} is not a cluster this sidecar sees (${

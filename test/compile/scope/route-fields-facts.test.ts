@@ -6,26 +6,17 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileMesh, proxy, view } from './scope-mesh.js';
+import { compileMesh, knownRoutes, knownVirtualService } from './scope-mesh.js';
 
 type Json = Record<string, unknown>;
 
-const vs = (http: string) => `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: known, namespace: default}
-spec:
-  hosts: [known]
-  http:
-${http}`;
+const vs = knownVirtualService;
 
 /** The routes of known's virtual host on port 80, as served. */
 function routes(http: string): { routes: Json[]; diagnostics: string[] } {
   const result = compileMesh(vs(http));
-  const v = view(result, proxy('default'));
-  const config = v.resources.routes.get('80') as { virtual_hosts: { name: string; routes: Json[] }[] };
-  const vh = config.virtual_hosts.find((h) => h.name === 'known.default.svc.cluster.local:80');
   return {
-    routes: vh?.routes ?? [],
+    routes: knownRoutes(result),
     diagnostics: result.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}`),
   };
 }

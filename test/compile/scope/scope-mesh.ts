@@ -83,3 +83,20 @@ export const WEB = [
   ),
   pod('default', 'web-1', '10.1.0.1', '{app: web}'),
 ].join('\n---\n');
+
+/** A VirtualService `known` in `default` for host `known` with these `http` routes (indented YAML list). */
+export const knownVirtualService = (http: string): string => `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: known, namespace: default}
+spec:
+  hosts: [known]
+  http:
+${http}`;
+
+/** The routes of known's virtual host in route config `80`, as served to a sidecar of `default`. */
+export function knownRoutes(result: PipelineResult): Record<string, unknown>[] {
+  const config = view(result, proxy('default')).resources.routes.get('80') as {
+    virtual_hosts: { name: string; routes: Record<string, unknown>[] }[];
+  };
+  return config.virtual_hosts.find((h) => h.name === 'known.default.svc.cluster.local:80')?.routes ?? [];
+}
