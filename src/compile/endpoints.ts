@@ -21,6 +21,7 @@ import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
+import { effectiveLbSetting, localityEndpointsFor, type WrappedLocality } from './locality-lb.js';
 import { NameOrderedTable, sortShortStrings } from './sorted.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
@@ -49,9 +50,72 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
     service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
-    out.set(plan.name, { cluster_name: plan.name, endpoints: planEndpoints(byPort, plan, sendDraining) });
+    const wrapped = planLocalities(byPort, plan, sendDraining);
+    const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
+    const variants = proxyVariants(ctx, plan, cla, wrapped);
+    if (variants) localityVariants.set(cla, variants);
+    out.set(plan.name, cla);
   }
   return out;
+}
+
+/**
+ * An assignment whose priorities or weights depend on the locality of the proxy receiving it
+ * (istiod's per-proxy locality load balancing, ./locality-lb.ts): what a proxy in each locality of
+ * the mesh gets, and what a proxy of no known locality gets.
+ */
+export interface LocalityVariants {
+  /** For a proxy whose locality is not one of the mesh's (istiod's result for an empty locality). */
+  readonly base: ClusterLoadAssignment;
+  /** By `region/zone/subzone`, one per `model.proxyLocalities`. */
+  readonly byLocality: ReadonlyMap<string, ClusterLoadAssignment>;
+}
+
+/** The variants of the assignments buildServiceEndpoints made that have any (the same object reused by a view keeps them). */
+const localityVariants = new WeakMap<ClusterLoadAssignment, LocalityVariants>();
+
+export const variantsOf = (cla: ClusterLoadAssignment): LocalityVariants | undefined => localityVariants.get(cla);
+
+export const localityKey = (l: { region: string; zone: string; subzone: string }): string =>
+  `${l.region}/${l.zone}/${l.subzone}`;
+
+const NO_LOCALITY = Object.freeze({ region: '', zone: '', subzone: '' });
+
+/**
+ * istiod's EndpointBuilder: the rule's (port- and subset-merged) load balancer settings over the
+ * mesh's, failover only where the rule has outlier detection. Undefined when the settings make no
+ * proxy's assignment differ. Whether there are variants depends on the settings only, not on the
+ * endpoints (an endpoint change then never moves an assignment between groups); variants equal to
+ * the assignment itself are that very object.
+ */
+function proxyVariants(
+  ctx: CompileContext,
+  plan: PlannedCluster,
+  cla: ClusterLoadAssignment,
+  wrapped: readonly WrappedLocality[],
+): LocalityVariants | undefined {
+  // A mesh whose proxies are in no known locality gets no variants (every proxy would get the base).
+  if (ctx.model.proxyLocalities.length === 0) return undefined;
+  const setting = effectiveLbSetting(ctx.mesh, plan.policy?.loadBalancer);
+  if (!setting) return undefined;
+  const enableFailover = plan.policy?.outlierDetection !== undefined;
+  if (setting.kind === 'locality') {
+    if (!setting.setting.distribute?.length && !(enableFailover || setting.force)) return undefined;
+  } else if (setting.setting.enabled === false) return undefined;
+  const unchanged = wrapped.map((w) => w.lle);
+  const assignment = (list: readonly LocalityLbEndpoints[]): ClusterLoadAssignment =>
+    list.length === unchanged.length && list.every((l, i) => l === unchanged[i])
+      ? cla
+      : { cluster_name: plan.name, endpoints: exactList([...list]) };
+  return {
+    base: assignment(localityEndpointsFor(wrapped, setting, enableFailover, NO_LOCALITY)),
+    byLocality: new Map(
+      ctx.model.proxyLocalities.map((l) => [
+        localityKey(l),
+        assignment(localityEndpointsFor(wrapped, setting, enableFailover, l)),
+      ]),
+    ),
+  };
 }
 
 /** The endpoints of one planned cluster, by locality: its EDS assignment, or a DNS cluster's inline one. */
@@ -59,42 +123,47 @@ export function localityEndpoints(ctx: CompileContext, plan: PlannedCluster): Lo
   const service = plan.service;
   const sendDraining =
     service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
-  return planEndpoints(ctx.model.endpoints.get(service.hostname), plan, sendDraining);
+  // Kept in the assignment (./exact.ts).
+  return exactList(planLocalities(ctx.model.endpoints.get(service.hostname), plan, sendDraining).map((w) => w.lle));
 }
 
-function planEndpoints(
+/** A planned cluster's localities, each with the endpoints behind its LbEndpoints (failoverPriority reads their labels). */
+function planLocalities(
   byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
   plan: PlannedCluster,
   sendDraining: boolean,
-): LocalityLbEndpoints[] {
+): WrappedLocality[] {
   const all = byPort?.get(plan.port.port);
   if (!all?.length) return [];
   const mtls = mtlsCapable(plan);
   const namespace = plan.service.namespace;
   const selector = plan.subset?.labels;
-  const out: LocalityLbEndpoints[] = [];
+  const out: WrappedLocality[] = [];
   for (const group of localityGroups(all, sendDraining)) {
     const built = lbEndpoints(group, namespace, mtls);
     if (!selector) {
-      out.push({ locality: group.locality, lb_endpoints: built as LbEndpoint[], load_balancing_weight: group.weight });
+      out.push({
+        lle: { locality: group.locality, lb_endpoints: built as LbEndpoint[], load_balancing_weight: group.weight },
+        members: group.members,
+      });
       continue;
     }
     const lb_endpoints: LbEndpoint[] = [];
+    const members: MeshEndpoint[] = [];
     let total = 0;
     group.members.forEach((ep, i) => {
       if (!selectsLabels(selector, ep.labels)) return;
       lb_endpoints.push(built[i] as LbEndpoint);
+      members.push(ep);
       total += ep.weight ?? 1;
     });
     if (lb_endpoints.length)
       out.push({
-        locality: group.locality,
-        lb_endpoints: exactList(lb_endpoints),
-        load_balancing_weight: weight(total),
+        lle: { locality: group.locality, lb_endpoints: exactList(lb_endpoints), load_balancing_weight: weight(total) },
+        members,
       });
   }
-  // Kept in the assignment (./exact.ts).
-  return exactList(out);
+  return out;
 }
 
 function sendable(ep: MeshEndpoint, sendDraining: boolean): boolean {
@@ -107,8 +176,6 @@ function mtlsCapable(plan: PlannedCluster): boolean {
   const mode = plan.policy?.tls?.mode;
   return mode === undefined || mode === 'ISTIO_MUTUAL';
 }
-
-const localityKey = (ep: MeshEndpoint): string => `${ep.locality.region}/${ep.locality.zone}/${ep.locality.subzone}`;
 
 interface LocalityGroup {
   readonly locality: envoy.config.core.v3.Locality.$Properties;
@@ -132,7 +199,7 @@ function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): re
   const byKey = new Map<string, MeshEndpoint[]>();
   for (const ep of eps) {
     if (!sendable(ep, sendDraining)) continue;
-    const key = localityKey(ep);
+    const key = localityKey(ep.locality);
     const g = byKey.get(key);
     if (g) g.push(ep);
     else byKey.set(key, [ep]);

@@ -36,7 +36,8 @@ import type { MeshConfig } from '../model/mesh-config.js';
 import { isHttpProtocol, type MeshEndpoint, type MeshService, type Workload } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
-import { buildServiceEndpoints } from './endpoints.js';
+import { buildServiceEndpoints, localityKey, variantsOf } from './endpoints.js';
+import { localityBaseGroup, localityVariantGroup } from '../proxy-class/locality.js';
 import { compileWithShapes, createContext, type CompileResult, type InboundReuse, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
 import {
@@ -236,7 +237,7 @@ export class IncrementalCompiler {
     for (const key of [...touched].sort()) {
       const svc = state.services.get(key);
       if (!svc) continue; // a slice of a service that does not exist (yet) compiles to nothing
-      this.recompileService(state, svc.raw, svc.mesh, builder);
+      if (!this.recompileService(state, svc.raw, svc.mesh, builder)) return { kind: 'full', ...this.compileFull(next) };
       if (hasNamedTargetPort(svc.mesh))
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
       if (hasPodListeners(svc.mesh)) podListeners = true;
@@ -327,23 +328,25 @@ export class IncrementalCompiler {
     return true;
   }
 
-  private recompileService(state: State, raw: Service, mesh: MeshService, builder: DeltaBuilder): void {
+  /** False when the service's assignments cannot be patched in place (placeAssignments): compile in full. */
+  private recompileService(state: State, raw: Service, mesh: MeshService, builder: DeltaBuilder): boolean {
     state.endpoints.set(mesh.hostname, serviceEndpoints(raw, mesh, state.layer.idx));
     // The service's cluster and assignment names come from its ports and DestinationRule, not
     // its endpoints: the same names come back, so nothing here is ever deleted.
     const endpoints = buildServiceEndpoints(state.ctx, mesh);
     const clusters = buildServiceClusters(state.ctx, mesh, 'sidecar');
     // The full view's groups are gone when no class used them (every namespace restricted, no router).
-    if (state.tables.has('endpoints'))
-      for (const [name, cla] of endpoints) builder.upsert('endpoints', 'endpoints', name, cla);
+    if (state.tables.has('endpoints') && !placeAssignments(state, builder, 'endpoints', endpoints)) return false;
     if (state.tables.has('outbound')) for (const [name, c] of clusters) builder.upsert('outbound', 'clusters', name, c);
-    for (const reader of state.endpointReaders) patchScope(state, reader, mesh, { clusters, endpoints }, builder);
+    for (const reader of state.endpointReaders)
+      if (!patchScope(state, reader, mesh, { clusters, endpoints }, builder)) return false;
 
     const before = state.serviceDiagnostics.get(mesh.hostname) ?? [];
     const after = serviceEndpointDiagnostics(state.ctx, mesh);
     state.diagnostics.replace(before, after);
     if (after.length > 0) state.serviceDiagnostics.set(mesh.hostname, after);
     else state.serviceDiagnostics.delete(mesh.hostname);
+    return true;
   }
 }
 
@@ -445,9 +448,9 @@ function patchScope(
   service: MeshService,
   full: { clusters: ReadonlyMap<string, Cluster>; endpoints: ReadonlyMap<string, ClusterLoadAssignment> },
   builder: DeltaBuilder,
-): void {
+): boolean {
   const seen = reader.view.model.byHostname.get(service.hostname);
-  if (!seen) return;
+  if (!seen) return true;
   const view: CompileContext = { ...reader.view, model: { ...reader.view.model, endpoints: state.endpoints } };
   const same = sameRule(state.ctx, view, service.hostname);
   const ports = new Set(seen.ports.map((p) => p.port));
@@ -457,8 +460,47 @@ function patchScope(
     for (const [name, c] of same ? kept(full.clusters) : buildServiceClusters(view, seen, 'sidecar'))
       builder.upsert(reader.outbound, 'clusters', name, c);
   if (reader.endpoints)
-    for (const [name, cla] of same ? kept(full.endpoints) : buildServiceEndpoints(view, seen))
-      builder.upsert(reader.endpoints, 'endpoints', name, cla);
+    return placeAssignments(
+      state,
+      builder,
+      reader.endpoints,
+      same ? new Map(kept(full.endpoints)) : buildServiceEndpoints(view, seen),
+    );
+  return true;
+}
+
+/**
+ * Puts a service's assignments where the full compile put them (scope/locality-groups.ts): in the
+ * endpoints group, or, for those that depend on the proxy's locality, in its locality groups. False
+ * when one moved between the two (or its locality groups do not exist yet): only a full compile
+ * says what the classes then are.
+ */
+function placeAssignments(
+  state: State,
+  builder: DeltaBuilder,
+  group: GroupId,
+  assignments: ReadonlyMap<string, ClusterLoadAssignment>,
+): boolean {
+  const base = state.tables.get(localityBaseGroup(group));
+  for (const [name, cla] of assignments) {
+    const variants = variantsOf(cla);
+    if ((variants !== undefined) !== (base?.endpoints.has(name) ?? false)) return false;
+    if (!variants) {
+      builder.upsert(group, 'endpoints', name, cla);
+      continue;
+    }
+    builder.upsert(localityBaseGroup(group), 'endpoints', name, variants.base);
+    for (const l of state.ctx.model.proxyLocalities) {
+      const key = localityKey(l);
+      builder.upsert(
+        localityVariantGroup(group, key),
+        'endpoints',
+        name,
+        variants.byLocality.get(key) ?? variants.base,
+      );
+    }
+  }
+  return true;
 }
 
 /**

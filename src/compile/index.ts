@@ -63,6 +63,7 @@ import {
 import { indexVirtualServices } from './virtual-services.js';
 import type { Cluster, Listener } from '../xds/proto.js';
 import { sortedByName } from './sorted.js';
+import { splitLocalityGroups } from './scope/locality-groups.js';
 
 export interface CompileResult {
   readonly output: CompileOutput;
@@ -275,11 +276,18 @@ export function compileWithShapes(
   for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
     if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const located = splitLocalityGroups(
+    groups,
+    scoped.endpointGroups,
+    classes,
+    ctx.model.proxyLocalities,
+    ctx.model.nodeLocalities,
+  );
   return {
     output: {
       groups: sortGroups(groups),
-      classes,
-      selectors: classSelectors(ctx, { selectorRules, sourceSelectors }),
+      classes: located.classes,
+      selectors: [...classSelectors(ctx, { selectorRules, sourceSelectors }), ...located.nodeSelectors],
     },
     sidecarShapes: sidecars,
     endpointReaders: scoped.endpointReaders,

@@ -80,6 +80,13 @@ export interface ClassSelector {
   readonly policy?: string;
   /** Set (true) when the service is a ServiceEntry host selecting workloads: its class name is the host (classServiceName). */
   readonly serviceEntry?: true;
+  /**
+   * A Kubernetes Node and its locality (`region/zone/subzone`), listed (namespace, hostname and
+   * selector empty) when some assignment depends on the proxy's locality: a relay places a proxy
+   * that does not say its locality by its NODE_NAME (../proxy-class/locality.ts).
+   */
+  readonly node?: string;
+  readonly locality?: string;
 }
 
 export interface CompileOutput {

@@ -7,7 +7,7 @@ import type { Diagnostics } from './diagnostics.js';
 import { flat } from './flat-string.js';
 import type { WorkloadEntry } from './service-entry.js';
 import { buildServiceEntryServices } from './service-entries.js';
-import { isIp, workloadEntryEndpoints } from './workload-endpoints.js';
+import { entryLocality, isIp, workloadEntryEndpoints } from './workload-endpoints.js';
 import type { InputSet } from './inputs.js';
 import type {
   EndpointPort,
@@ -164,6 +164,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     services,
     byHostname: new Map(services.map((s) => [s.hostname, s])),
     endpoints,
+    ...proxyLocalities(inputs, idx),
     namespaces: [...namespaces].sort(),
     workloads,
     entryWorkloads,
@@ -171,6 +172,31 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     destinationRules: [...inputs.destinationRules].sort(byNsName),
     gateways: [...inputs.gateways].sort(byNsName),
   };
+}
+
+const localityKeyOf = (l: Locality): string => `${l.region}/${l.zone}/${l.subzone}`;
+
+/**
+ * Where proxies can be: the localities of Nodes, of pods' `istio-locality` labels and of
+ * WorkloadEntries (the empty one left out), and each located Node's, for relays that place a proxy
+ * by its NODE_NAME when it does not say its locality (istiod reads it from the registry then).
+ */
+function proxyLocalities(inputs: InputSet, idx: Indexes): Pick<ServiceModel, 'proxyLocalities' | 'nodeLocalities'> {
+  const byKey = new Map<string, Locality>();
+  const add = (l: Locality): void => {
+    if (l.region || l.zone || l.subzone) byKey.set(localityKeyOf(l), l);
+  };
+  const nodeLocalities = new Map<string, Locality>();
+  for (const name of [...idx.nodes.keys()].sort()) {
+    const l = locality(name, undefined, undefined, idx);
+    if (!(l.region || l.zone || l.subzone)) continue;
+    nodeLocalities.set(name, l);
+    add(l);
+  }
+  for (const pod of inputs.pods) if (pod.meta.labels['istio-locality']) add(locality(undefined, undefined, pod, idx));
+  for (const w of inputs.workloadEntries) add(entryLocality(w.spec));
+  const keys = [...byKey.keys()].sort();
+  return { proxyLocalities: keys.map((k) => byKey.get(k) as Locality), nodeLocalities };
 }
 
 /** Builds the lookups of `buildServiceModel` (src/compile/incremental keeps them up to date). */

@@ -120,6 +120,14 @@ export interface ServiceModel {
   readonly byHostname: ReadonlyMap<string, MeshService>;
   /** hostname → service port → endpoints, sorted by address then port. */
   readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly MeshEndpoint[]>>;
+  /**
+   * The localities proxies can be in (of Nodes, of pods' `istio-locality` labels, of
+   * WorkloadEntries), sorted by `region/zone/subzone`, the empty one left out: EDS assignments whose
+   * priorities depend on the proxy's locality get a variant for each (compile/endpoints.ts).
+   */
+  readonly proxyLocalities: readonly Locality[];
+  /** Located Kubernetes Nodes by name: a relay places a proxy by its NODE_NAME when it does not say its locality. */
+  readonly nodeLocalities: ReadonlyMap<string, Locality>;
   /** Namespaces known to the mesh (Namespace objects and namespaces of services/pods), sorted. */
   readonly namespaces: readonly string[];
   /** Workloads (pods) by namespace, for inbound config and proxy classes. */

@@ -21,7 +21,7 @@ export function selectsWorkload(
 }
 
 /** `region/zone/subzone` (the WorkloadEntry field), else the `istio-locality` label (`region.zone.subzone`). */
-function entryLocality(spec: WorkloadEntrySpec): Locality {
+export function entryLocality(spec: WorkloadEntrySpec): Locality {
   const label = spec.labels?.[LOCALITY_LABEL];
   const text = spec.locality ?? (label ? label.replace(/\./g, '/') : '');
   const [region = '', zone = '', subzone = ''] = text.split('/');

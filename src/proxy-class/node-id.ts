@@ -18,6 +18,10 @@ export interface ProxyNode {
   readonly labels: Readonly<Record<string, string>>;
   /** `grpc` for proxyless gRPC clients; Envoy sends none. */
   readonly generator?: string;
+  /** The Kubernetes Node it runs on (NODE_NAME metadata). */
+  readonly nodeName?: string;
+  /** The node's `locality`, when it names a region. */
+  readonly locality?: { readonly region: string; readonly zone: string; readonly subZone: string };
 }
 
 export type ParsedNode =
@@ -26,7 +30,11 @@ export type ParsedNode =
 const PROXY_TYPES: readonly string[] = ['sidecar', 'router'];
 
 /** Parses a node id and its metadata. Never throws: a malformed node gets a reason a person can act on. */
-export function parseProxyNode(nodeId: string, metadata: Readonly<Record<string, unknown>> = {}): ParsedNode {
+export function parseProxyNode(
+  nodeId: string,
+  metadata: Readonly<Record<string, unknown>> = {},
+  locality?: ProxyNode['locality'],
+): ParsedNode {
   const bad = (why: string): ParsedNode => ({
     ok: false,
     reason: `malformed node id ${JSON.stringify(nodeId)}: ${why} (expected <type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain>)`,
@@ -64,6 +72,8 @@ export function parseProxyNode(nodeId: string, metadata: Readonly<Record<string,
       dnsDomain,
       labels: stringRecord(metadata.LABELS),
       ...(generator ? { generator } : {}),
+      ...(typeof metadata.NODE_NAME === 'string' && metadata.NODE_NAME ? { nodeName: metadata.NODE_NAME } : {}),
+      ...(locality?.region ? { locality } : {}),
     },
   };
 }

@@ -10,7 +10,14 @@
  * would silently drop the node's protection, so the node is refused until a compile knows it. A
  * gateway (`router~…`) gets its router class (classifyRouter).
  */
-import type { GatewaySelectorRef, ProxyClass } from '../compile/types.js';
+import type { ClassSelector, GatewaySelectorRef, ProxyClass } from '../compile/types.js';
+import {
+  groupsForLocality,
+  isLocalityBaseGroup,
+  localityClassId,
+  parseLocalityClassId,
+  proxyLocalityKey,
+} from '../proxy-class/locality.js';
 import { appliesToRouters, classServiceName, routerClassId, selects, sidecarClassId } from '../proxy-class/class-id.js';
 import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
@@ -19,6 +26,8 @@ import type { SnapshotContent } from './content.js';
 export interface NodeIdentity {
   readonly id: string;
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** The Envoy node's `locality` (`subZone` for its `sub_zone`). */
+  readonly locality?: { readonly region: string; readonly zone: string; readonly subZone: string };
 }
 
 export type Classification =
@@ -35,12 +44,68 @@ function classesById(list: readonly ProxyClass[]): ReadonlyMap<string, ProxyClas
 }
 
 export function classifyNode(content: SnapshotContent, identity: NodeIdentity): Classification {
-  const parsed = parseProxyNode(identity.id, identity.metadata ?? {});
+  const parsed = parseProxyNode(identity.id, identity.metadata ?? {}, identity.locality);
   return parsed.ok ? classifyParsedNode(content, identity, parsed.node) : parsed;
 }
 
-/** classifyNode of a node already parsed (a relay parses each stream's node once, and places it at every switch). */
+/**
+ * classifyNode of a node already parsed (a relay parses each stream's node once, and places it at
+ * every switch). A class whose assignments depend on the proxy's locality is served as
+ * `<class>@<region>/<zone>/<subzone>` when the snapshot has that locality (../proxy-class/locality.ts);
+ * a proxy of a locality it does not know gets the class itself (the assignments for no locality).
+ */
 export function classifyParsedNode(content: SnapshotContent, identity: NodeIdentity, node: ProxyNode): Classification {
+  const placed = classifyByLabels(content, identity, node);
+  if (!placed.ok) return placed;
+  const cls = classesById(content.classes).get(placed.classId);
+  if (!cls?.groups.some(isLocalityBaseGroup)) return placed;
+  const key = proxyLocalityKey(node, nodeLocalities(content.selectors));
+  return key !== undefined && localityKeysOf(content, cls).includes(key)
+    ? { ok: true, classId: localityClassId(placed.classId, key), node }
+    : placed;
+}
+
+/** Node name → locality key, from the snapshot's node selectors. */
+const nodesBySelectors = new WeakMap<readonly ClassSelector[], ReadonlyMap<string, string>>();
+
+function nodeLocalities(selectors: readonly ClassSelector[]): ReadonlyMap<string, string> {
+  let nodes = nodesBySelectors.get(selectors);
+  if (!nodes) {
+    const m = new Map<string, string>();
+    for (const s of selectors) if (s.node !== undefined && s.locality !== undefined) m.set(s.node, s.locality);
+    nodesBySelectors.set(selectors, (nodes = m));
+  }
+  return nodes;
+}
+
+/** The localities a class has variants for: those whose group exists for each of its locality groups. */
+export function localityKeysOf(content: SnapshotContent, cls: ProxyClass): readonly string[] {
+  const bases = cls.groups.filter(isLocalityBaseGroup);
+  if (bases.length === 0) return [];
+  const first = bases[0] as string;
+  const keys: string[] = [];
+  for (const id of Object.keys(content.groups))
+    if (id.length > first.length && id.startsWith(first)) {
+      const key = id.slice(first.length);
+      if (bases.every((b) => content.groups[`${b}${key}`] !== undefined)) keys.push(key);
+    }
+  return keys.sort();
+}
+
+/**
+ * The class a class id names, a locality class id (`<class>@<locality>`) included: the class with
+ * its locality's groups. Undefined when the snapshot has no such class.
+ */
+export function classById(content: SnapshotContent, classId: string): ProxyClass | undefined {
+  const plain = classesById(content.classes).get(classId);
+  if (plain) return plain;
+  const located = parseLocalityClassId(classId);
+  const cls = located && classesById(content.classes).get(located.classId);
+  if (!cls || !localityKeysOf(content, cls).includes(located.key)) return undefined;
+  return { ...cls, id: classId, groups: groupsForLocality(cls.groups, located.key) };
+}
+
+function classifyByLabels(content: SnapshotContent, identity: NodeIdentity, node: ProxyNode): Classification {
   const classes = classesById(content.classes);
   const ns = node.namespace;
   const unknownNamespace = (): Classification => ({
@@ -112,7 +177,7 @@ export function resourcesForClass(
   content: SnapshotContent,
   classId: string,
 ): Record<XdsType, Map<string, string>> | undefined {
-  const cls = content.classes.find((c) => c.id === classId);
+  const cls = classById(content, classId);
   if (!cls) return undefined;
   const out = {} as Record<XdsType, Map<string, string>>;
   for (const type of XDS_TYPES) {

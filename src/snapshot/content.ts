@@ -155,7 +155,9 @@ export function parseClassesDocument(value: unknown): ClassesDocument {
       typeof s.hostname !== 'string' ||
       !isRecord(s.selector) ||
       (s.policy !== undefined && typeof s.policy !== 'string') ||
-      (s.serviceEntry !== undefined && s.serviceEntry !== true)
+      (s.serviceEntry !== undefined && s.serviceEntry !== true) ||
+      (s.node !== undefined && typeof s.node !== 'string') ||
+      (s.locality !== undefined && typeof s.locality !== 'string')
     )
       return fail('bad selector');
   }
@@ -426,7 +428,10 @@ export const sortedSelectors = (selectors: readonly ClassSelector[]): ClassSelec
   [...selectors]
     .sort(
       (a, b) =>
-        compare(a.namespace, b.namespace) || compare(a.hostname, b.hostname) || compare(a.policy ?? '', b.policy ?? ''),
+        compare(a.namespace, b.namespace) ||
+        compare(a.hostname, b.hostname) ||
+        compare(a.policy ?? '', b.policy ?? '') ||
+        compare(a.node ?? '', b.node ?? ''),
     )
     .map(copySelector);
 const copyClass = (c: ProxyClass): ProxyClass => ({
@@ -454,4 +459,6 @@ const copySelector = (s: ClassSelector): ClassSelector => ({
   ...(s.policy !== undefined ? { policy: s.policy } : {}),
   // Only entry selectors carry the flag: documents of Kubernetes-only meshes stay as they were.
   ...(s.serviceEntry ? { serviceEntry: true as const } : {}),
+  // Only meshes with locality-dependent assignments list nodes.
+  ...(s.node !== undefined ? { node: s.node, locality: s.locality ?? '' } : {}),
 });

@@ -94,6 +94,8 @@ export function model(
     services: sorted,
     byHostname: new Map(sorted.map((s) => [s.hostname, s])),
     endpoints: eps,
+    proxyLocalities: [],
+    nodeLocalities: new Map(),
     namespaces: [...new Set(sorted.map((s) => s.namespace))].sort(),
     workloads: [],
     entryWorkloads: [],

@@ -119,7 +119,11 @@ test('the Istio mTLS socket writes its SNI in place: the same bytes as encoding 
 
 test('subset clusters hold the very LbEndpoints of their main cluster, frozen', () => {
   const output = compile(buildInputSet(generateMesh({ services: 60, seed: 3 }).docs)).output;
-  const endpoints = output.groups.get('endpoints')?.endpoints as ReadonlyMap<string, ClusterLoadAssignment>;
+  // Assignments that depend on the proxy's locality are in the locality groups (`endpoints@`: what a proxy of none gets).
+  const endpoints = new Map([
+    ...(output.groups.get('endpoints')?.endpoints ?? []),
+    ...(output.groups.get('endpoints@')?.endpoints ?? []),
+  ]);
   const lbs = (cla: ClusterLoadAssignment | undefined) => (cla?.endpoints ?? []).flatMap((l) => l.lb_endpoints ?? []);
   let subsets = 0;
   for (const [name, cla] of endpoints) {

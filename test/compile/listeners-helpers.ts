@@ -92,6 +92,8 @@ export function makeContext(services: readonly MeshService[], opts: ContextOptio
     services: sorted,
     byHostname: new Map(sorted.map((s) => [s.hostname, s])),
     endpoints: opts.endpoints ?? new Map(),
+    proxyLocalities: [],
+    nodeLocalities: new Map(),
     namespaces: [...new Set(sorted.map((s) => s.namespace))].sort(),
     workloads: [],
     entryWorkloads: [],

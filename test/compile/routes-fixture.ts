@@ -56,6 +56,8 @@ export function model(
     services: sorted,
     byHostname: new Map(sorted.map((s) => [s.hostname, s])),
     endpoints: new Map(),
+    proxyLocalities: [],
+    nodeLocalities: new Map(),
     namespaces: [...new Set(['default', ...sorted.map((s) => s.namespace)])].sort(),
     workloads: [],
     entryWorkloads: [],

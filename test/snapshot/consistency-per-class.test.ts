@@ -128,7 +128,8 @@ test("a missing cluster of an inbound listener's inline route config is reported
 
 test('a missing ClusterLoadAssignment is reported as per class', () => {
   const out = compiled();
-  const cla = firstRef(out, 'outbound', 'clusters', 'endpoints');
+  // One of the endpoints group (those whose priorities depend on the proxy's locality are in `endpoints@…`).
+  const cla = firstRef(out, 'outbound', 'clusters', 'endpoints', (c) => table(out, 'endpoints').endpoints.has(c));
   remove(out, 'endpoints', 'endpoints', cla);
   const problems = assertSameAsPerClass(out, 'missing CLA');
   assert.ok(classesBy(problems, 'missing-endpoints').size > 1, 'sidecar and proxyless classes miss it');
@@ -163,7 +164,12 @@ test('all of these at once are reported as per class', () => {
     'clusters',
     firstRef(out, routes, 'routes', 'clusters', (c) => table(out, 'outbound').clusters.has(c)),
   );
-  remove(out, 'endpoints', 'endpoints', firstRef(out, 'grpc-clusters', 'clusters', 'endpoints'));
+  remove(
+    out,
+    'endpoints',
+    'endpoints',
+    firstRef(out, 'grpc-clusters', 'clusters', 'endpoints', (c) => table(out, 'endpoints').endpoints.has(c)),
+  );
   const problems = assertSameAsPerClass(out, 'all at once');
   for (const code of ['missing-route', 'missing-cluster', 'missing-endpoints'])
     assert.ok(classesBy(problems, code).size > 0, code);

@@ -91,6 +91,8 @@ export function serviceEndpointDiagnostics(ctx: CompileContext, service: MeshSer
       services: [service],
       byHostname: new Map([[service.hostname, service]]),
       endpoints: new Map([[service.hostname, ctx.model.endpoints.get(service.hostname) ?? new Map()]]),
+      proxyLocalities: [],
+      nodeLocalities: new Map(),
       namespaces: [],
       workloads: [],
       entryWorkloads: [],

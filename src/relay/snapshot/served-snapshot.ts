@@ -15,7 +15,8 @@
  * (sorted-table.ts): no per-class sort or per-entry hashing.
  */
 import type { ExpandedTable, ExpandedTrees, SnapshotContent } from '../../snapshot/content.js';
-import { classifyParsedNode } from '../../snapshot/classify.js';
+import { classifyParsedNode, localityKeysOf, type NodeIdentity } from '../../snapshot/classify.js';
+import { groupsForLocality, localityClassId } from '../../proxy-class/locality.js';
 import { parseProxyNode, type ParsedNode } from '../../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { Placement, ServedResource, ServedSnapshot } from '../types.js';
@@ -48,6 +49,8 @@ interface SharedTable {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+type NodeIdentityInfo = NodeIdentity & { readonly metadata: Readonly<Record<string, unknown>> };
 
 /**
  * Parsed node ids and metadata by node object (a stream keeps its node): a switch that changes the
@@ -109,19 +112,29 @@ export class LoadedSnapshot implements ServedSnapshot {
       }
       this.classes.set(cls.id, tables);
       if (cls.verifiedSecrets?.length) this.verified.set(cls.id, new Set(cls.verifiedSecrets));
+      // The class as proxies of each locality it has variants for get it (../../proxy-class/locality.ts).
+      for (const key of localityKeysOf(init.content, cls)) {
+        const groups = groupsForLocality(cls.groups, key);
+        const id = localityClassId(cls.id, key);
+        const lkey = groups.join('\n');
+        let located = byGroups.get(lkey);
+        if (!located) byGroups.set(lkey, (located = this.buildTables(groups, pool, init.previous)));
+        this.classes.set(id, located);
+        if (cls.verifiedSecrets?.length) this.verified.set(id, new Set(cls.verifiedSecrets));
+      }
     }
   }
 
-  classify(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
+  classify(node: NodeIdentityInfo): Placement {
     let placement = this.placements.get(node);
     if (!placement) this.placements.set(node, (placement = this.place(node)));
     return placement;
   }
 
   /** classifyNode reads only the classes and selectors. */
-  private place(node: { readonly id: string; readonly metadata: Readonly<Record<string, unknown>> }): Placement {
+  private place(node: NodeIdentityInfo): Placement {
     let parsed = parsedNodes.get(node);
-    if (!parsed) parsedNodes.set(node, (parsed = parseProxyNode(node.id, node.metadata)));
+    if (!parsed) parsedNodes.set(node, (parsed = parseProxyNode(node.id, node.metadata, node.locality)));
     const placed = parsed.ok ? classifyParsedNode(this.content, node, parsed.node) : parsed;
     if (placed.ok) return { ok: true, classId: placed.classId };
     // classifyNode's reasons: a node id that does not parse is the client's mistake; a well-formed

@@ -5,6 +5,21 @@
 export interface NodeInfo {
   readonly id: string;
   readonly metadata: Record<string, unknown>;
+  /** The node's `locality`, when it names a region (istio-agent sets it from the istio-locality label or the platform). */
+  readonly locality?: NodeLocality;
+}
+
+export interface NodeLocality {
+  readonly region: string;
+  readonly zone: string;
+  readonly subZone: string;
+}
+
+interface LocalityLike {
+  region?: string | null;
+  zone?: string | null;
+  sub_zone?: string | null;
+  subZone?: string | null;
 }
 
 interface StructLike {
@@ -21,9 +36,18 @@ interface ValueLike {
 }
 
 /** Reads the node of a decoded DiscoveryRequest / DeltaDiscoveryRequest; undefined when absent. */
-export function nodeOf(node: { id?: string | null; metadata?: unknown } | null | undefined): NodeInfo | undefined {
+export function nodeOf(
+  node: { id?: string | null; metadata?: unknown; locality?: unknown } | null | undefined,
+): NodeInfo | undefined {
   if (!node) return undefined;
-  return { id: node.id ?? '', metadata: structToJson(node.metadata as StructLike | null | undefined) };
+  const l = node.locality as LocalityLike | null | undefined;
+  const region = typeof l?.region === 'string' ? l.region : '';
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  return {
+    id: node.id ?? '',
+    metadata: structToJson(node.metadata as StructLike | null | undefined),
+    ...(region ? { locality: { region, zone: str(l?.zone), subZone: str(l?.sub_zone ?? l?.subZone) } } : {}),
+  };
 }
 
 export function structToJson(struct: StructLike | null | undefined): Record<string, unknown> {

@@ -1,0 +1,168 @@
+/**
+ * Per-proxy locality priorities from YAML to what a node is served: an assignment whose
+ * DestinationRule turns failover on (outlier detection, Istio's default mesh localityLbSetting)
+ * gets a variant per locality of the mesh, and a proxy is served its own locality's, found from
+ * the Envoy node's locality, its istio-locality label or its NODE_NAME (istiod's proxy locality).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileTexts } from '../../src/pipeline.js';
+import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { resourceToJson } from '../../src/xds/json.js';
+import { XDS_TYPE_NAME } from '../../src/xds/type-urls.js';
+
+const node = (name: string, region: string, zone: string): string => `---
+apiVersion: v1
+kind: Node
+metadata: { name: ${name}, labels: { topology.kubernetes.io/region: ${region}, topology.kubernetes.io/zone: ${zone} } }
+`;
+const pod = (name: string, ip: string, nodeName: string, app: string): string => `---
+apiVersion: v1
+kind: Pod
+metadata: { name: ${name}, namespace: shop, labels: { app: ${app} } }
+spec: { nodeName: ${nodeName} }
+status: { podIP: ${ip}, conditions: [{ type: Ready, status: "True" }] }
+`;
+
+function mesh(trafficPolicy: string): string {
+  return `apiVersion: v1
+kind: Service
+metadata: { name: reviews, namespace: shop }
+spec: { selector: { app: reviews }, ports: [{ name: http, port: 9080 }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: shop }
+spec: { selector: { app: web }, ports: [{ name: http, port: 8080 }] }
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: reviews-1, namespace: shop, labels: { kubernetes.io/service-name: reviews } }
+addressType: IPv4
+ports: [{ name: http, port: 9080 }]
+endpoints:
+- { addresses: [10.0.0.1], nodeName: a1, targetRef: { kind: Pod, name: reviews-a } }
+- { addresses: [10.0.0.2], nodeName: b1, targetRef: { kind: Pod, name: reviews-b } }
+- { addresses: [10.0.0.3], nodeName: c1, targetRef: { kind: Pod, name: reviews-c } }
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: { name: reviews, namespace: shop }
+spec:
+  host: reviews.shop.svc.cluster.local
+  trafficPolicy: ${trafficPolicy}
+${node('a1', 'r1', 'a')}${node('b1', 'r1', 'b')}${node('c1', 'r2', 'c')}${pod('reviews-a', '10.0.0.1', 'a1', 'reviews')}${pod('reviews-b', '10.0.0.2', 'b1', 'reviews')}${pod('reviews-c', '10.0.0.3', 'c1', 'reviews')}${pod('web-a', '10.0.1.1', 'a1', 'web')}`;
+}
+
+const compileMesh = (trafficPolicy: string) =>
+  compileTexts([{ file: 'mesh.yaml', text: mesh(trafficPolicy) }], { hasher: nodeSha256Hex });
+
+const WEB = 'sidecar~10.0.1.1~web-a.shop~shop.svc.cluster.local';
+const CLUSTER = 'outbound|9080||reviews.shop.svc.cluster.local';
+
+interface Served {
+  readonly endpoints?: {
+    readonly locality?: { readonly region?: string; readonly zone?: string };
+    readonly priority?: number;
+    readonly load_balancing_weight?: number;
+    readonly lb_endpoints?: readonly unknown[];
+  }[];
+}
+
+/** The class a node is placed in and the assignment it is served. */
+function servedAssignment(
+  result: ReturnType<typeof compileMesh>,
+  metadata: Record<string, unknown>,
+  locality?: { region: string; zone: string; subZone: string },
+): { classId: string; cla: Served } {
+  const { content, objects } = result.snapshot;
+  const placed = classifyNode(content, { id: WEB, metadata, ...(locality ? { locality } : {}) });
+  assert.ok(placed.ok, placed.ok ? '' : placed.reason);
+  const digest = resourcesForClass(content, placed.classId)?.endpoints.get(CLUSTER);
+  assert.ok(digest, `${placed.classId} gets ${CLUSTER}`);
+  const cla = resourceToJson(XDS_TYPE_NAME.endpoints, objects.get(digest) as Uint8Array) as Served;
+  return { classId: placed.classId, cla };
+}
+
+/** The served assignment's localities as `region/zone → priority`. */
+function priorities(
+  result: ReturnType<typeof compileMesh>,
+  metadata: Record<string, unknown>,
+  locality?: { region: string; zone: string; subZone: string },
+): { classId: string; priorities: Record<string, number> } {
+  const { classId, cla } = servedAssignment(result, metadata, locality);
+  const out: Record<string, number> = {};
+  for (const l of cla.endpoints ?? []) out[`${l.locality?.region}/${l.locality?.zone}`] = l.priority ?? 0;
+  return { classId, priorities: out };
+}
+
+test('outlier detection turns failover on: a proxy in zone r1/a is served r1/a first, r1/b next, r2 last', () => {
+  const result = compileMesh('{ outlierDetection: { consecutive5xxErrors: 3 } }');
+  assert.deepEqual(result.diagnostics, []);
+  // By NODE_NAME (istio-agent on a plain Kubernetes cluster sends no locality).
+  const byNode = priorities(result, { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'a1' });
+  assert.equal(byNode.classId, 'sidecar/shop/web@r1/a/');
+  assert.deepEqual(byNode.priorities, { 'r1/a': 0, 'r1/b': 1, 'r2/c': 2 });
+  // The Envoy node's own locality wins over NODE_NAME.
+  const byEnvoy = priorities(
+    result,
+    { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'a1' },
+    { region: 'r2', zone: 'c', subZone: '' },
+  );
+  assert.equal(byEnvoy.classId, 'sidecar/shop/web@r2/c/');
+  assert.deepEqual(byEnvoy.priorities, { 'r1/a': 1, 'r1/b': 1, 'r2/c': 0 });
+  // The istio-locality label (region.zone.subzone) when the node says none.
+  const byLabel = priorities(result, { NAMESPACE: 'shop', LABELS: { app: 'web', 'istio-locality': 'r1.b' } });
+  assert.equal(byLabel.classId, 'sidecar/shop/web@r1/b/');
+  assert.deepEqual(byLabel.priorities, { 'r1/a': 1, 'r1/b': 0, 'r2/c': 2 });
+  // A proxy of no known locality: istiod's result for an empty locality (every region differs: one priority).
+  const unknown = priorities(result, { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'elsewhere' });
+  assert.equal(unknown.classId, 'sidecar/shop/web');
+  assert.deepEqual(unknown.priorities, { 'r1/a': 0, 'r1/b': 0, 'r2/c': 0 });
+});
+
+test('failover from/to: another region than the named one drops below it', () => {
+  const result = compileMesh(
+    '{ outlierDetection: { consecutive5xxErrors: 3 }, loadBalancer: { localityLbSetting: { enabled: true, failover: [{ from: r2, to: r1 }] } } }',
+  );
+  const p = priorities(result, { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'c1' });
+  assert.deepEqual(p.priorities, { 'r1/a': 1, 'r1/b': 1, 'r2/c': 0 });
+});
+
+test('distribute: the weights of the rule whose from matches the proxy; localities no rule names are emptied', () => {
+  const result = compileMesh(
+    "{ loadBalancer: { localityLbSetting: { enabled: true, distribute: [{ from: 'r1/a/*', to: { 'r1/a/*': 80, 'r1/b/*': 20 } }] } } }",
+  );
+  const { classId, cla: json } = servedAssignment(result, {
+    NAMESPACE: 'shop',
+    LABELS: { app: 'web' },
+    NODE_NAME: 'a1',
+  });
+  assert.equal(classId, 'sidecar/shop/web@r1/a/');
+  assert.deepEqual(
+    (json.endpoints ?? []).map((l) => [l.locality?.zone, l.load_balancing_weight, (l.lb_endpoints ?? []).length]),
+    [
+      ['a', 80, 1],
+      ['b', 20, 1],
+      ['c', 1, 0],
+    ],
+  );
+});
+
+test('without outlier detection nothing depends on the proxy: one assignment, no locality groups or classes', () => {
+  const result = compileMesh('{ connectionPool: { tcp: { maxConnections: 10 } } }');
+  const { content } = result.snapshot;
+  assert.ok(content.groups.endpoints?.endpoints[CLUSTER]);
+  assert.deepEqual(
+    Object.keys(content.groups).filter((g) => g.includes('@')),
+    [],
+  );
+  assert.ok(content.selectors.every((s) => s.node === undefined));
+  const placed = classifyNode(content, {
+    id: WEB,
+    metadata: { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'a1' },
+  });
+  assert.ok(placed.ok);
+  assert.equal(placed.classId, 'sidecar/shop/web');
+});
