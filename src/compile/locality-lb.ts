@@ -148,9 +148,28 @@ interface Draft {
   emptied?: boolean;
 }
 
+/**
+ * A locality at another priority, one object per (locality, priority): the variants of an
+ * assignment for proxies of different localities mostly share them (the encoder and the Envoy
+ * check do their work once per object).
+ */
+const reprioritized = new WeakMap<LocalityLbEndpoints, Map<number, LocalityLbEndpoints>>();
+
 function finish(d: Draft): LocalityLbEndpoints {
   const samePriority = (d.lle.priority ?? 0) === d.priority;
   if (samePriority && d.weight === undefined && !d.emptied) return d.lle;
+  if (d.weight === undefined && !d.emptied) {
+    let byPriority = reprioritized.get(d.lle);
+    if (!byPriority) reprioritized.set(d.lle, (byPriority = new Map()));
+    let hit = byPriority.get(d.priority);
+    if (!hit) {
+      const made: LocalityLbEndpoints = { ...d.lle };
+      if (d.priority) made.priority = d.priority;
+      else delete made.priority;
+      byPriority.set(d.priority, (hit = Object.freeze(made)));
+    }
+    return hit;
+  }
   const out: LocalityLbEndpoints = { ...d.lle };
   if (d.priority) out.priority = d.priority;
   else delete out.priority;
