@@ -195,7 +195,7 @@ function sidecarCluster(
   applyH2Upgrade(draft, policy?.connectionPool, port.protocol, ctx.mesh.h2Upgrade === true);
   applyConnectionPool(draft, policy?.connectionPool, ctx.mesh, policy?.retryBudget);
   applyOutlierDetection(c, policy?.outlierDetection);
-  applyLoadBalancer(c, policy?.loadBalancer, ctx.mesh);
+  applyLoadBalancer(c, policy?.loadBalancer, ctx.mesh, plan.service.trafficDistribution);
   applyTls(ctx, plan, draft, sans, report);
   applyUpstreamProxyProtocol(c, policy?.proxyProtocol);
 

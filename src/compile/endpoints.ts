@@ -4,11 +4,14 @@
  *
  * - Endpoints are filtered by the subset's labels.
  * - Only HEALTHY endpoints are sent. istiod leaves out UNHEALTHY ones (PILOT_SEND_UNHEALTHY_ENDPOINTS
- *   defaults to false) and DRAINING ones unless the service has the `istio.io/persistent-session`
- *   label, in which case they are sent as DRAINING.
+ *   defaults to false) unless the service has a traffic distribution, and DRAINING ones unless the
+ *   service has the `istio.io/persistent-session` label, in which case they are sent as DRAINING.
  * - Endpoints are grouped per locality, localities sorted by `region/zone/subzone`, each with
  *   `load_balancing_weight` = the sum of its endpoints' weights (1 each). grpc-js-xds drops
  *   localities without a weight.
+ * - Where the locality settings in effect make priorities or weights depend on the proxy's
+ *   locality (./locality-lb.ts), the assignment has a variant per locality of the mesh
+ *   (LocalityVariants; scope/locality-groups.ts puts them in groups of their own).
  * - Each endpoint carries `envoy.transport_socket_match: {tlsMode: istio}` when it has a sidecar
  *   (auto mTLS matches on it) and `istio.workload` telemetry metadata when its pod (or its
  *   WorkloadEntry or ServiceEntry) is known; a WorkloadEntry's `weight` is its lb weight.
@@ -28,6 +31,11 @@ type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
 
 const HealthStatus = envoy.config.core.v3.HealthStatus;
+const HEALTH_STATUS = {
+  HEALTHY: HealthStatus.HEALTHY,
+  UNHEALTHY: HealthStatus.UNHEALTHY,
+  DRAINING: HealthStatus.DRAINING,
+} as const;
 export const PERSISTENT_SESSION_LABEL = 'istio.io/persistent-session';
 /** istiod's cluster id for the local Kubernetes cluster. */
 const CLUSTER_ID = 'Kubernetes';
@@ -46,11 +54,10 @@ export function buildEndpoints(ctx: CompileContext): Map<string, ClusterLoadAssi
 export function buildServiceEndpoints(ctx: CompileContext, service: MeshService): Map<string, ClusterLoadAssignment> {
   const out = new Map<string, ClusterLoadAssignment>();
   const byPort = ctx.model.endpoints.get(service.hostname);
-  const sendDraining =
-    service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
+  const send = sendPolicy(service);
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
-    const wrapped = planLocalities(byPort, plan, sendDraining);
+    const wrapped = planLocalities(byPort, plan, send);
     const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
     const variants = proxyVariants(ctx, plan, cla, wrapped);
     if (variants) localityVariants.set(cla, variants);
@@ -96,7 +103,7 @@ function proxyVariants(
 ): LocalityVariants | undefined {
   // A mesh whose proxies are in no known locality gets no variants (every proxy would get the base).
   if (ctx.model.proxyLocalities.length === 0) return undefined;
-  const setting = effectiveLbSetting(ctx.mesh, plan.policy?.loadBalancer);
+  const setting = effectiveLbSetting(ctx.mesh, plan.policy?.loadBalancer, plan.service.trafficDistribution);
   if (!setting) return undefined;
   const enableFailover = plan.policy?.outlierDetection !== undefined;
   if (setting.kind === 'locality') {
@@ -121,17 +128,17 @@ function proxyVariants(
 /** The endpoints of one planned cluster, by locality: its EDS assignment, or a DNS cluster's inline one. */
 export function localityEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndpoints[] {
   const service = plan.service;
-  const sendDraining =
-    service.labels[PERSISTENT_SESSION_LABEL] !== undefined && service.labels[PERSISTENT_SESSION_LABEL] !== '';
   // Kept in the assignment (./exact.ts).
-  return exactList(planLocalities(ctx.model.endpoints.get(service.hostname), plan, sendDraining).map((w) => w.lle));
+  return exactList(
+    planLocalities(ctx.model.endpoints.get(service.hostname), plan, sendPolicy(service)).map((w) => w.lle),
+  );
 }
 
 /** A planned cluster's localities, each with the endpoints behind its LbEndpoints (failoverPriority reads their labels). */
 function planLocalities(
   byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
   plan: PlannedCluster,
-  sendDraining: boolean,
+  send: SendPolicy,
 ): WrappedLocality[] {
   const all = byPort?.get(plan.port.port);
   if (!all?.length) return [];
@@ -139,7 +146,7 @@ function planLocalities(
   const namespace = plan.service.namespace;
   const selector = plan.subset?.labels;
   const out: WrappedLocality[] = [];
-  for (const group of localityGroups(all, sendDraining)) {
+  for (const group of localityGroups(all, send)) {
     const built = lbEndpoints(group, namespace, mtls);
     if (!selector) {
       out.push({
@@ -166,9 +173,27 @@ function planLocalities(
   return out;
 }
 
-function sendable(ep: MeshEndpoint, sendDraining: boolean): boolean {
+/**
+ * Which endpoints besides the healthy ones a service's assignments carry (bits): DRAINING ones for
+ * a `persistent-session` service; UNHEALTHY ones for a service with a traffic distribution
+ * (istiod's ForcesSupportUnhealthyEndpoints: the proxy spills over to another zone by endpoint
+ * health, not outlier detection).
+ */
+type SendPolicy = number;
+const SEND_DRAINING = 1;
+const SEND_UNHEALTHY = 2;
+
+function sendPolicy(service: MeshService): SendPolicy {
+  const session = service.labels[PERSISTENT_SESSION_LABEL];
+  return (
+    (session !== undefined && session !== '' ? SEND_DRAINING : 0) |
+    (service.trafficDistribution !== undefined ? SEND_UNHEALTHY : 0)
+  );
+}
+
+function sendable(ep: MeshEndpoint, send: SendPolicy): boolean {
   if (ep.health === 'HEALTHY') return true;
-  return ep.health === 'DRAINING' && sendDraining;
+  return ep.health === 'DRAINING' ? (send & SEND_DRAINING) !== 0 : (send & SEND_UNHEALTHY) !== 0;
 }
 
 /** istiod's mtls checker: a DestinationRule TLS mode other than ISTIO_MUTUAL turns off the tlsMode marker. */
@@ -191,14 +216,14 @@ interface LocalityGroup {
  * A service port's sendable endpoints by locality (sorted by `region/zone/subzone`), found once
  * per endpoint list: the main cluster and every subset cluster of the port filter the same groups.
  */
-const groupsOf = new WeakMap<readonly MeshEndpoint[], { sendDraining: boolean; groups: readonly LocalityGroup[] }>();
+const groupsOf = new WeakMap<readonly MeshEndpoint[], { send: SendPolicy; groups: readonly LocalityGroup[] }>();
 
-function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): readonly LocalityGroup[] {
+function localityGroups(eps: readonly MeshEndpoint[], send: SendPolicy): readonly LocalityGroup[] {
   const known = groupsOf.get(eps);
-  if (known?.sendDraining === sendDraining) return known.groups;
+  if (known?.send === send) return known.groups;
   const byKey = new Map<string, MeshEndpoint[]>();
   for (const ep of eps) {
-    if (!sendable(ep, sendDraining)) continue;
+    if (!sendable(ep, send)) continue;
     const key = localityKey(ep.locality);
     const g = byKey.get(key);
     if (g) g.push(ep);
@@ -219,7 +244,7 @@ function localityGroups(eps: readonly MeshEndpoint[], sendDraining: boolean): re
       weight: weight(total),
     };
   });
-  groupsOf.set(eps, { sendDraining, groups });
+  groupsOf.set(eps, { send, groups });
   return groups;
 }
 
@@ -263,7 +288,7 @@ function lbEndpoint(ep: MeshEndpoint, namespace: string, istioTls: boolean): LbE
     endpoint: Object.freeze({
       address: Object.freeze({ socket_address: Object.freeze({ address: ep.address, port_value: ep.port }) }),
     }),
-    health_status: ep.health === 'DRAINING' ? HealthStatus.DRAINING : HealthStatus.HEALTHY,
+    health_status: HEALTH_STATUS[ep.health],
     metadata: lbEndpointMetadata(ep, namespace, istioTls),
     load_balancing_weight: ep.weight === undefined ? WEIGHT_ONE : weight(ep.weight),
   });

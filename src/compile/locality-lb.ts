@@ -8,6 +8,7 @@
 import type { LoadBalancerSettings, LocalityLbSetting, ZoneAwareLbSetting } from '../model/istio.js';
 import type { MeshConfig } from '../model/mesh-config.js';
 import type { Locality, MeshEndpoint } from '../model/service-model.js';
+import type { TrafficDistribution } from '../model/traffic-distribution.js';
 import type { envoy } from '../xds/proto.js';
 
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
@@ -21,20 +22,48 @@ export type EffectiveLbSetting =
 /** Istio's default mesh config enables locality load balancing (pkg/config/mesh DefaultMeshConfig). */
 const MESH_DEFAULT_LOCALITY: LocalityLbSetting = Object.freeze({ enabled: true });
 
+/** Topology labels istiod adds to proxy and endpoint labels (labelutil.AugmentLabels) that meshsnap derives from a locality. */
+const REGION_LABEL = 'topology.kubernetes.io/region';
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+const SUBZONE_LABEL = 'topology.istio.io/subzone';
+const NETWORK_LABEL = 'topology.istio.io/network';
+const CLUSTER_LABEL = 'topology.istio.io/cluster';
+
+/**
+ * A service's traffic distribution as istiod turns it into locality settings (forced failover,
+ * without outlier detection): same network, region, zone first; PreferSameNode also same subzone
+ * and node, of which meshsnap applies the subzone only (its variants are per locality, not per node).
+ */
+const PREFER_SAME_ZONE: LocalityLbSetting = Object.freeze({
+  enabled: true,
+  failoverPriority: Object.freeze([NETWORK_LABEL, REGION_LABEL, ZONE_LABEL]),
+});
+const PREFER_SAME_NODE: LocalityLbSetting = Object.freeze({
+  enabled: true,
+  failoverPriority: Object.freeze([NETWORK_LABEL, REGION_LABEL, ZONE_LABEL, SUBZONE_LABEL]),
+});
+
 /**
  * istiod's GetEffectiveLbSetting: the rule's zone-aware setting, else its locality setting (none
- * when disabled), else the mesh's (zone-aware first; the locality one defaults to enabled).
- * Service `trafficDistribution` is not read by meshsnap (README).
+ * when disabled), else the service's traffic distribution, else the mesh's (zone-aware first; the
+ * locality one defaults to enabled).
  */
 export function effectiveLbSetting(
   mesh: Pick<MeshConfig, 'localityLbSetting' | 'zoneAwareLbSetting'>,
   rule: LoadBalancerSettings | undefined,
+  trafficDistribution?: TrafficDistribution,
 ): EffectiveLbSetting | undefined {
   if (rule?.zoneAwareLbSetting) return { kind: 'zoneAware', setting: rule.zoneAwareLbSetting };
   if (rule?.localityLbSetting)
     return rule.localityLbSetting.enabled === false
       ? undefined
       : { kind: 'locality', setting: rule.localityLbSetting, force: false };
+  if (trafficDistribution)
+    return {
+      kind: 'locality',
+      setting: trafficDistribution === 'PreferSameNode' ? PREFER_SAME_NODE : PREFER_SAME_ZONE,
+      force: true,
+    };
   if (mesh.zoneAwareLbSetting) return { kind: 'zoneAware', setting: mesh.zoneAwareLbSetting };
   const meshLocality = mesh.localityLbSetting ?? MESH_DEFAULT_LOCALITY;
   return meshLocality.enabled === false ? undefined : { kind: 'locality', setting: meshLocality, force: false };
@@ -45,13 +74,6 @@ export interface WrappedLocality {
   readonly lle: LocalityLbEndpoints;
   readonly members: readonly MeshEndpoint[];
 }
-
-/** Topology labels istiod adds to proxy and endpoint labels (labelutil.AugmentLabels) that meshsnap derives from a locality. */
-const REGION_LABEL = 'topology.kubernetes.io/region';
-const ZONE_LABEL = 'topology.kubernetes.io/zone';
-const SUBZONE_LABEL = 'topology.istio.io/subzone';
-const NETWORK_LABEL = 'topology.istio.io/network';
-const CLUSTER_LABEL = 'topology.istio.io/cluster';
 
 /**
  * Whether meshsnap can apply a failoverPriority label: a `label=value` override (the proxy's value

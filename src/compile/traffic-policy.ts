@@ -20,6 +20,8 @@ import type {
 } from '../model/istio.js';
 import type { MeshConfig, MeshDefaultTrafficPolicy } from '../model/mesh-config.js';
 import type { Protocol } from '../model/service-model.js';
+import type { TrafficDistribution } from '../model/traffic-distribution.js';
+import { effectiveLbSetting } from './locality-lb.js';
 import { durationMs, envoy, packAny, type Cluster } from '../xds/proto.js';
 import { shareClusterParts, sharedPart } from './cluster/shared-parts.js';
 import { deepFreeze, InternTable, sharedDurationMs } from './intern.js';
@@ -358,31 +360,30 @@ function slowStart(
 }
 
 /**
- * Load balancing. Locality: istiod's per-proxy priorities (failover) and weights (distribute)
- * depend on the locality of the proxy asking; meshsnap's clusters and endpoints are shared by all
- * proxies, so it only sets `locality_weighted_lb_config` where istiod would (distribute, or
- * failover with outlier detection) and leaves priorities at 0.
+ * Load balancing. Locality: istiod's ApplyToCluster sets `locality_weighted_lb_config` for
+ * `distribute`, or for failover (with outlier detection or a traffic distribution) with `failover`
+ * or `failoverPriority` set, and a zone-aware setting's `zone_aware_lb_config`; the per-proxy
+ * priorities and weights are the EDS variants' (endpoints.ts, locality-lb.ts).
  */
 export function applyLoadBalancer(
   c: Cluster,
   lb: LoadBalancerSettings | undefined,
   mesh?: Pick<MeshConfig, 'localityLbSetting' | 'zoneAwareLbSetting'>,
+  trafficDistribution?: TrafficDistribution,
 ): void {
-  // istiod's GetEffectiveLbSetting: the rule's zone-aware or locality setting, else the mesh's.
-  const ruleSets = lb?.zoneAwareLbSetting !== undefined || lb?.localityLbSetting !== undefined;
-  const locality = ruleSets ? lb?.localityLbSetting : mesh?.localityLbSetting;
-  const zoneAware = ruleSets ? lb?.zoneAwareLbSetting : mesh?.zoneAwareLbSetting;
-  if (zoneAware) {
-    // istiod's ZoneAwareLBSettings.ApplyToCluster; its per-proxy priorities are left out as for locality.
+  const setting = mesh ? effectiveLbSetting(mesh, lb, trafficDistribution) : undefined;
+  if (setting?.kind === 'zoneAware') {
+    const zoneAware = setting.setting;
     const size =
       zoneAware.minClusterSize !== undefined ? { min_cluster_size: { value: zoneAware.minClusterSize } } : {};
     c.common_lb_config = {
       ...(c.common_lb_config ?? {}),
       zone_aware_lb_config: zoneAware.enabled === false ? { routing_enabled: { value: 0 }, ...size } : size,
     };
-  } else if (locality && locality.enabled !== false) {
+  } else if (setting?.kind === 'locality') {
+    const locality = setting.setting;
     const failover = (locality.failover?.length ?? 0) > 0 || (locality.failoverPriority?.length ?? 0) > 0;
-    if (locality.distribute?.length || (failover && c.outlier_detection)) {
+    if (locality.distribute?.length || (failover && (c.outlier_detection || setting.force))) {
       c.common_lb_config = { ...(c.common_lb_config ?? {}), locality_weighted_lb_config: {} };
     }
   }

@@ -7,6 +7,7 @@ import type { Diagnostics } from './diagnostics.js';
 import { flat } from './flat-string.js';
 import type { WorkloadEntry } from './service-entry.js';
 import { buildServiceEntryServices } from './service-entries.js';
+import { trafficDistributionOf } from './traffic-distribution.js';
 import { entryLocality, isIp, workloadEntryEndpoints } from './workload-endpoints.js';
 import type { InputSet } from './inputs.js';
 import type {
@@ -115,8 +116,9 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
   const domain = inputs.meshConfig.domainSuffix;
   const services: MeshService[] = [];
   const endpoints = new Map<string, ReadonlyMap<number, readonly MeshEndpoint[]>>();
+  const namespaceAnnotations = new Map(inputs.namespaces.map((n) => [n.meta.name, n.meta.annotations]));
   for (const svc of [...inputs.services].sort(byNsName)) {
-    const ms = meshService(svc, domain, diags);
+    const ms = meshService(svc, domain, diags, namespaceAnnotations.get(svc.meta.namespace));
     services.push(ms);
     endpoints.set(ms.hostname, serviceEndpoints(svc, ms, idx));
   }
@@ -126,6 +128,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
       workloadEntries: idx.workloadEntries,
       podsIn: (ns) => [...(idx.podsByName.get(ns)?.values() ?? [])],
       podLocality: (pod) => locality(undefined, undefined, pod, idx),
+      namespaceAnnotations: (ns) => namespaceAnnotations.get(ns),
     },
     new Set(services.map((s) => s.hostname)),
     diags,
@@ -233,7 +236,12 @@ function index(inputs: InputSet): Indexes {
 
 const PROTOCOL_RANK: Readonly<Record<PortProtocol, number>> = { TCP: 0, SCTP: 1, UDP: 2 };
 
-function meshService(svc: Service, domain: string, diags: Diagnostics): MeshService {
+function meshService(
+  svc: Service,
+  domain: string,
+  diags: Diagnostics,
+  namespaceAnnotations: Readonly<Record<string, string>> | undefined,
+): MeshService {
   const { name, namespace } = svc.meta;
   // One mesh port per number: a 53/TCP + 53/UDP pair keeps the TCP one (the mesh proxies TCP).
   const sorted =
@@ -281,6 +289,19 @@ function meshService(svc: Service, domain: string, diags: Diagnostics): MeshServ
   if (svc.selector !== undefined) ms.selector = svc.selector;
   ms.ports = ports;
   if (exportTo) ms.exportTo = exportTo;
+  const distribution = trafficDistributionOf(svc.trafficDistribution, svc.meta.annotations, namespaceAnnotations);
+  if (distribution) ms.trafficDistribution = distribution;
+  if (distribution === 'PreferSameNode')
+    diags.warn({
+      code: 'unsupported-field',
+      message:
+        'trafficDistribution PreferSameNode: meshsnap prefers endpoints of the same network, region, zone and subzone, not of the same node (its EDS variants are per locality, not per node)',
+      kind: 'Service',
+      namespace: svc.meta.namespace,
+      name: svc.meta.name,
+      field: svc.trafficDistribution !== undefined ? 'spec.trafficDistribution' : 'metadata.annotations',
+      ...svc.origin,
+    });
   ms.origin = svc.origin;
   return ms;
 }

@@ -39,6 +39,8 @@ export interface Service extends Base<'Service'> {
   /** Absent selector: endpoints are managed by hand. */
   readonly selector?: Readonly<Record<string, string>>;
   readonly ports: readonly ServicePort[];
+  /** `spec.trafficDistribution` as written (istiod reads PreferClose, PreferSameZone, PreferSameNode). */
+  readonly trafficDistribution?: string;
 }
 
 export interface EndpointPort {

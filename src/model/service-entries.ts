@@ -16,6 +16,7 @@
  * host already owned by a Kubernetes Service or by another namespace's entry is skipped with a
  * `duplicate-host` warning. Pure.
  */
+import { trafficDistributionOf } from './traffic-distribution.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { Pod } from './k8s.js';
 import type { ServiceEntry, WorkloadEntry } from './service-entry.js';
@@ -29,6 +30,8 @@ export interface ServiceEntryInputs {
   /** A namespace's pods, in name order. */
   readonly podsIn: (namespace: string) => readonly Pod[];
   readonly podLocality: (pod: Pod) => Locality;
+  /** A namespace's annotations (its traffic distribution). */
+  readonly namespaceAnnotations?: (namespace: string) => Readonly<Record<string, string>> | undefined;
 }
 
 export interface ServiceEntryServices {
@@ -93,7 +96,7 @@ export function buildServiceEntryServices(
     }
     for (const list of byPort.values()) list.sort(byAddress);
     const first = entries[0] as { se: ServiceEntry };
-    services.push(meshService(first.se, hostname, ports));
+    services.push(meshService(first.se, hostname, ports, inputs.namespaceAnnotations?.(first.se.meta.namespace)));
     endpoints.set(hostname, byPort);
   }
   return { services, endpoints };
@@ -118,8 +121,14 @@ function servicePorts(se: ServiceEntry, diags: Diagnostics): MeshServicePort[] {
   });
 }
 
-function meshService(se: ServiceEntry, hostname: string, ports: MeshServicePort[]): MeshService {
+function meshService(
+  se: ServiceEntry,
+  hostname: string,
+  ports: MeshServicePort[],
+  namespaceAnnotations: Readonly<Record<string, string>> | undefined,
+): MeshService {
   const { spec } = se;
+  const trafficDistribution = trafficDistributionOf(undefined, se.meta.annotations, namespaceAnnotations);
   return {
     hostname,
     name: hostname,
@@ -129,6 +138,7 @@ function meshService(se: ServiceEntry, hostname: string, ports: MeshServicePort[
     ports: [...ports].sort((a, b) => a.port - b.port),
     origin: se.origin,
     ...(spec.exportTo ? { exportTo: spec.exportTo } : {}),
+    ...(trafficDistribution ? { trafficDistribution } : {}),
     serviceEntry: {
       entryName: se.meta.name,
       resolution: spec.resolution,

@@ -5,6 +5,7 @@
  */
 import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
+import type { TrafficDistribution } from './traffic-distribution.js';
 import type { Origin } from './diagnostics.js';
 
 /** Istio's protocol names (https://istio.io/latest/docs/ops/configuration/traffic-management/protocol-selection/). */
@@ -66,6 +67,8 @@ export interface MeshService {
    * `networking.istio.io/exportTo` annotation, a ServiceEntry's `exportTo`; absent: the mesh default.
    */
   readonly exportTo?: readonly string[];
+  /** Set when the service prefers endpoints close to the client (model/traffic-distribution.ts). */
+  readonly trafficDistribution?: TrafficDistribution;
   readonly origin: Origin;
   /** Set for a host of a ServiceEntry (istiod: registry `External`). */
   readonly serviceEntry?: ServiceEntryAttributes;

@@ -11,6 +11,7 @@ import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js'
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { resourceToJson } from '../../src/xds/json.js';
 import { XDS_TYPE_NAME } from '../../src/xds/type-urls.js';
+import { served } from '../helpers/mesh.js';
 
 const node = (name: string, region: string, zone: string): string => `---
 apiVersion: v1
@@ -25,11 +26,11 @@ spec: { nodeName: ${nodeName} }
 status: { podIP: ${ip}, conditions: [{ type: Ready, status: "True" }] }
 `;
 
-function mesh(trafficPolicy: string): string {
+function mesh(trafficPolicy: string, reviewsSpec = ''): string {
   return `apiVersion: v1
 kind: Service
 metadata: { name: reviews, namespace: shop }
-spec: { selector: { app: reviews }, ports: [{ name: http, port: 9080 }] }
+spec: { selector: { app: reviews }, ports: [{ name: http, port: 9080 }]${reviewsSpec} }
 ---
 apiVersion: v1
 kind: Service
@@ -55,8 +56,8 @@ spec:
 ${node('a1', 'r1', 'a')}${node('b1', 'r1', 'b')}${node('c1', 'r2', 'c')}${pod('reviews-a', '10.0.0.1', 'a1', 'reviews')}${pod('reviews-b', '10.0.0.2', 'b1', 'reviews')}${pod('reviews-c', '10.0.0.3', 'c1', 'reviews')}${pod('web-a', '10.0.1.1', 'a1', 'web')}`;
 }
 
-const compileMesh = (trafficPolicy: string) =>
-  compileTexts([{ file: 'mesh.yaml', text: mesh(trafficPolicy) }], { hasher: nodeSha256Hex });
+const compileMesh = (trafficPolicy: string, reviewsSpec = '', extra = '') =>
+  compileTexts([{ file: 'mesh.yaml', text: mesh(trafficPolicy, reviewsSpec) + extra }], { hasher: nodeSha256Hex });
 
 const WEB = 'sidecar~10.0.1.1~web-a.shop~shop.svc.cluster.local';
 const CLUSTER = 'outbound|9080||reviews.shop.svc.cluster.local';
@@ -165,4 +166,51 @@ test('without outlier detection nothing depends on the proxy: one assignment, no
   });
   assert.ok(placed.ok);
   assert.equal(placed.classId, 'sidecar/shop/web');
+});
+
+test('trafficDistribution PreferClose: same zone first without outlier detection, unhealthy endpoints sent for spill-over', () => {
+  const unhealthy = `---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: { name: reviews-2, namespace: shop, labels: { kubernetes.io/service-name: reviews } }
+addressType: IPv4
+ports: [{ name: http, port: 9080 }]
+endpoints:
+- { addresses: [10.0.0.4], nodeName: a1, conditions: { ready: false } }
+`;
+  const result = compileMesh(
+    '{ connectionPool: { tcp: { maxConnections: 10 } } }',
+    ', trafficDistribution: PreferClose',
+    unhealthy,
+  );
+  assert.deepEqual(result.diagnostics, []);
+  const metadata = { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'b1' };
+  const p = priorities(result, metadata);
+  assert.equal(p.classId, 'sidecar/shop/web@r1/b/');
+  // istiod's failoverPriority [network, region, zone]: same zone 0, same region 1, other region 2.
+  assert.deepEqual(p.priorities, { 'r1/a': 1, 'r1/b': 0, 'r2/c': 2 });
+  // istiod's ApplyToCluster: forced failover with failoverPriority weights localities.
+  const cluster = served(result, { id: WEB, metadata }).resources.clusters.get(CLUSTER) as {
+    common_lb_config?: { locality_weighted_lb_config?: object };
+  };
+  assert.deepEqual(cluster.common_lb_config?.locality_weighted_lb_config, {});
+  const zoneA = servedAssignment(result, metadata).cla.endpoints?.find((l) => l.locality?.zone === 'a');
+  assert.deepEqual(
+    (zoneA?.lb_endpoints as { health_status?: string }[]).map((e) => e.health_status),
+    ['HEALTHY', 'UNHEALTHY'],
+  );
+});
+
+test('the traffic-distribution annotation of the namespace applies as the field does; the field wins', () => {
+  const ns = (value: string) => `---
+apiVersion: v1
+kind: Namespace
+metadata: { name: shop, annotations: { networking.istio.io/traffic-distribution: ${value} } }
+`;
+  const metadata = { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'b1' };
+  const byNamespace = compileMesh('{ connectionPool: { tcp: { maxConnections: 10 } } }', '', ns('PreferClose'));
+  assert.deepEqual(priorities(byNamespace, metadata).priorities, { 'r1/a': 1, 'r1/b': 0, 'r2/c': 2 });
+  // An unknown annotation value is "any": no variants.
+  const unknown = compileMesh('{ connectionPool: { tcp: { maxConnections: 10 } } }', '', ns('Nearby'));
+  assert.equal(priorities(unknown, metadata).classId, 'sidecar/shop/web');
 });

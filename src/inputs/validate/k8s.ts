@@ -67,6 +67,7 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
   const clusterIPs = strList(r, get(spec, 'clusterIPs'), 'spec.clusterIPs');
   const externalName = str(r, get(spec, 'externalName'), 'spec.externalName');
   const selector = strMap(r, get(spec, 'selector'), 'spec.selector');
+  const trafficDistribution = str(r, get(spec, 'trafficDistribution'), 'spec.trafficDistribution');
   const ports =
     list(r, get(spec, 'ports'), 'spec.ports', (item, p): ServicePort | undefined => {
       const o = obj(r, item, p);
@@ -112,6 +113,7 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
     externalName,
     selector,
     ports,
+    trafficDistribution: trafficDistribution === '' ? undefined : trafficDistribution,
   });
 }
 
