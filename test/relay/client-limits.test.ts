@@ -49,6 +49,20 @@ test('node metadata over maxNodeMetadataBytes is refused with INVALID_ARGUMENT',
   assert.match(status.details, /node\.metadata is \d+ bytes as JSON; this relay accepts at most 1024/);
 });
 
+test('a node locality longer than maxNodeIdLength is refused with INVALID_ARGUMENT', T, async (t) => {
+  const h = await startHarness({ limits: { maxNodeIdLength: 200 } });
+  t.after(() => h.close());
+  h.xds.setSnapshot(bookinfo());
+  const s = h.open();
+  s.send({
+    node: { ...NODE.productpage, locality: { region: 'r'.repeat(150), zone: 'z'.repeat(100) } },
+    type_url: CDS,
+  });
+  const status = await s.status;
+  assert.equal(status.code, grpc.status.INVALID_ARGUMENT);
+  assert.match(status.details, /node\.locality is 250 characters; this relay accepts at most 200/);
+});
+
 test(
   'more resource names than maxResourceNames in a request (SotW) or a subscription (delta): INVALID_ARGUMENT',
   T,

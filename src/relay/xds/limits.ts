@@ -45,6 +45,15 @@ export function checkNode(node: NodeInfo, limits: ClientLimits): void {
       `node.metadata is ${metadata} bytes as JSON; this relay accepts at most ${limits.maxNodeMetadataBytes}`,
     );
   }
+  // The locality names a class variant (`<class>@<region>/<zone>/<subzone>`): as long as an id at most.
+  const l = node.locality;
+  const locality = l ? l.region.length + l.zone.length + l.subZone.length : 0;
+  if (locality > limits.maxNodeIdLength) {
+    throw new LimitExceeded(
+      grpc.status.INVALID_ARGUMENT,
+      `node.locality is ${locality} characters; this relay accepts at most ${limits.maxNodeIdLength}`,
+    );
+  }
 }
 
 /** Refuses a request (or a delta subscription) naming more resources than allowed. */
