@@ -83,6 +83,8 @@ async function podNode(read: Reader, ref: Extract<ProxyRef, { kind: 'pod' }>): P
   if (!pod) throw notFound(`pod ${ref.namespace}/${ref.name} is not in this version's stored inputs`);
   const ip = field(pod, 'status', 'podIP');
   const labels = field(pod, 'metadata', 'labels');
+  // istio-agent sends its Kubernetes Node (NODE_NAME): the relay places the proxy in its locality's variant by it.
+  const nodeName = field(pod, 'spec', 'nodeName');
   const ipText = typeof ip === 'string' ? ip : '0.0.0.0';
   const router = labels !== null && typeof labels === 'object' && Object.hasOwn(labels, GATEWAY_NAME_LABEL);
   return {
@@ -91,6 +93,7 @@ async function podNode(read: Reader, ref: Extract<ProxyRef, { kind: 'pod' }>): P
       NAMESPACE: ref.namespace,
       LABELS: labels !== null && typeof labels === 'object' ? labels : {},
       ...(typeof ip === 'string' ? { INSTANCE_IPS: ip } : {}),
+      ...(typeof nodeName === 'string' && nodeName !== '' ? { NODE_NAME: nodeName } : {}),
     },
   };
 }

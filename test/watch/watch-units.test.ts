@@ -144,6 +144,30 @@ test('bootstrap: Envoy ADS to xds-grpc and a proxyless gRPC bootstrap', async ()
   await assert.rejects(bootstrapCommand(['--relay', 'nope']), /--node is required/);
 });
 
+test('bootstrap --locality: both bootstraps carry the node locality the relay places the proxy by', async () => {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => {
+    lines.push(String(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  const node = 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local';
+  try {
+    assert.equal(await bootstrapCommand(['--node', node, '--locality', 'us-east1/us-east1-b', '--insecure']), 0);
+  } finally {
+    process.stdout.write = write;
+  }
+  const [envoy, grpc] = lines
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, { node: { locality: unknown } }>);
+  assert.deepEqual(envoy?.envoy?.node.locality, { region: 'us-east1', zone: 'us-east1-b' });
+  assert.deepEqual(grpc?.grpc?.node.locality, { region: 'us-east1', zone: 'us-east1-b', sub_zone: '' });
+  await assert.rejects(bootstrapCommand(['--node', node, '--locality', '/zone-only']), /--locality: expected REGION/);
+  await assert.rejects(bootstrapCommand(['--node', node, '--locality', 'a/b/c/d']), /--locality: expected REGION/);
+});
+
 test('bootstrap --type router: a gateway gets the Envoy bootstrap only; the type must agree with the node id', async () => {
   const lines: string[] = [];
   const write = process.stdout.write.bind(process.stdout);

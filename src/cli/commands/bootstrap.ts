@@ -38,6 +38,8 @@ export interface BootstrapInput {
   readonly relay: string;
   readonly namespace: string;
   readonly labels: Readonly<Record<string, string>>;
+  /** `--locality`: the node's region, zone and subzone (empty when not given). */
+  readonly locality?: { readonly region: string; readonly zone: string; readonly subZone: string };
   /** How to reach a TLS relay; undefined: plaintext (`--insecure`). */
   readonly tls?: BootstrapTls;
 }
@@ -49,7 +51,13 @@ export function envoyBootstrap(b: BootstrapInput): Record<string, unknown> {
       id: b.node,
       cluster: b.labels.app ?? b.node,
       metadata: { NAMESPACE: b.namespace, LABELS: b.labels },
-      locality: {},
+      locality: b.locality?.region
+        ? {
+            region: b.locality.region,
+            ...(b.locality.zone ? { zone: b.locality.zone } : {}),
+            ...(b.locality.subZone ? { sub_zone: b.locality.subZone } : {}),
+          }
+        : {},
     },
     dynamic_resources: {
       ads_config: {
@@ -113,7 +121,11 @@ export function grpcBootstrap(b: BootstrapInput): Record<string, unknown> {
     node: {
       id: b.node,
       // grpc-js-xds refuses a node without a locality.
-      locality: { region: '', zone: '', sub_zone: '' },
+      locality: {
+        region: b.locality?.region ?? '',
+        zone: b.locality?.zone ?? '',
+        sub_zone: b.locality?.subZone ?? '',
+      },
       metadata: { NAMESPACE: b.namespace, LABELS: b.labels, GENERATOR: 'grpc' },
     },
   };
@@ -140,6 +152,7 @@ export async function bootstrapCommand(argv: readonly string[]): Promise<number>
     relay: values.relay,
     namespace: parsed.node.namespace,
     labels,
+    ...(values.locality !== undefined ? { locality: parseLocality(values.locality) } : {}),
     ...(values.insecure ? {} : { tls: bootstrapTls(values, host) }),
   };
   printJson({ envoy: envoyBootstrap(input) });
@@ -166,4 +179,13 @@ function bootstrapTls(
     ...(v['token-file'] !== undefined ? { tokenFile: v['token-file'] } : {}),
     sni: v.sni ?? relayHost,
   };
+}
+
+/** `--locality REGION/ZONE/SUBZONE` (zone and subzone optional): a region is required, as the relay reads it. */
+function parseLocality(text: string): { region: string; zone: string; subZone: string } {
+  const parts = text.split('/');
+  const [region = '', zone = '', subZone = ''] = parts;
+  if (parts.length > 3 || region === '' || text.length > 253)
+    throw new UsageError(`--locality: expected REGION[/ZONE[/SUBZONE]], got ${JSON.stringify(text.slice(0, 80))}`);
+  return { region, zone, subZone };
 }

@@ -28,6 +28,11 @@ export const bootstrapSpec = command({
       value: 'k=v,...',
       help: 'node metadata LABELS, which place a sidecar or gateway in its proxy class',
     },
+    locality: {
+      type: 'string',
+      value: 'REGION/ZONE/SUBZONE',
+      help: 'the node’s locality, which picks its EDS variant (its own zone first where locality failover applies)',
+    },
     ca: {
       type: 'string',
       value: 'FILE',

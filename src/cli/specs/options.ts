@@ -33,7 +33,7 @@ export const nodeOptions = {
   metadata: {
     type: 'string',
     value: 'JSON',
-    help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_',
+    help: 'its node metadata (NAMESPACE, LABELS, GENERATOR=grpc, NODE_NAME: its Kubernetes Node, whose locality picks the EDS variant); without LABELS a sidecar gets its namespace’s class sidecar/<ns>/_',
   },
 } as const satisfies Record<string, FlagSpec>;
 
