@@ -19,7 +19,9 @@ import { grpcCluster } from './cluster/grpc.js';
 import { NO_LB_CONFIG } from './cluster/shared-parts.js';
 import { deepFreeze } from './intern.js';
 import { planServiceClusters, type Discovery, type PlannedCluster } from './cluster/plan.js';
-import { localityEndpoints } from './endpoints.js';
+import { wrappedLocalityEndpoints } from './endpoints.js';
+import type { WrappedLocality } from './locality-lb.js';
+import { recordLocalityVariants } from './locality-variants.js';
 import { ruleClusterMetadata, serviceMetadata } from './metadata.js';
 import { istioMtlsSni } from './names.js';
 import { NameOrderedTable } from './sorted.js';
@@ -77,13 +79,18 @@ function externalNameEndpoints(externalName: string, port: number): LocalityLbEn
 }
 
 /** A DNS ServiceEntry's endpoints inline; LOGICAL_DNS takes one (Envoy refuses more), as istiod's merge keeps one. */
-function dnsEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndpoints[] {
-  const all = localityEndpoints(ctx, plan);
+function dnsEndpoints(ctx: CompileContext, plan: PlannedCluster): WrappedLocality[] {
+  const all = wrappedLocalityEndpoints(ctx, plan);
   if (plan.discovery !== 'LOGICAL_DNS') return all;
   const first = all[0];
-  const ep = first?.lb_endpoints?.[0];
+  const ep = first?.lle.lb_endpoints?.[0];
   return first && ep
-    ? [{ ...first, lb_endpoints: [ep], load_balancing_weight: ep.load_balancing_weight ?? { value: 1 } }]
+    ? [
+        {
+          lle: { ...first.lle, lb_endpoints: [ep], load_balancing_weight: ep.load_balancing_weight ?? { value: 1 } },
+          members: first.members.slice(0, 1),
+        },
+      ]
     : [];
 }
 
@@ -167,6 +174,7 @@ function sidecarCluster(
     },
   };
   const c = draft.cluster;
+  let dns: WrappedLocality[] | undefined;
   if (plan.discovery === 'STRICT_DNS' || plan.discovery === 'LOGICAL_DNS') {
     // The proxy resolves the names itself; IPv4 as istiod picks for IPv4-only proxies.
     c.dns_lookup_family = DnsLookupFamily.V4_ONLY;
@@ -178,7 +186,7 @@ function sidecarCluster(
       endpoints:
         service.externalName !== undefined
           ? externalNameEndpoints(service.externalName, port.port)
-          : dnsEndpoints(ctx, plan),
+          : (dns = dnsEndpoints(ctx, plan)).map((w) => w.lle),
     };
     // Envoy refuses a LOGICAL_DNS cluster without exactly one endpoint: with none, a STRICT_DNS one without hosts.
     if (!c.load_assignment.endpoints?.length) c.type = DiscoveryType.STRICT_DNS;
@@ -202,7 +210,22 @@ function sidecarCluster(
   if (c.type === DiscoveryType.EDS) c.eds_cluster_config = { service_name: plan.name, eds_config: EDS_CONFIG };
 
   c.metadata = metadata;
-  return finishDraft(draft);
+  const cluster = finishDraft(draft);
+  // istiod's ApplyToCluster: a DNS cluster's inline endpoints get the proxy's locality priorities,
+  // failover where the cluster has outlier detection (the mesh's default policy included).
+  if (dns && cluster.load_assignment)
+    recordLocalityVariants(
+      ctx,
+      {
+        loadBalancer: policy?.loadBalancer,
+        outlierDetection: cluster.outlier_detection != null,
+        trafficDistribution: service.trafficDistribution,
+      },
+      cluster,
+      dns,
+      (endpoints) => ({ ...cluster, load_assignment: { ...cluster.load_assignment, endpoints } }),
+    );
+  return cluster;
 }
 
 /**

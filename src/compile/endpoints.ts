@@ -24,7 +24,8 @@ import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
-import { effectiveLbSetting, localityEndpointsFor, type WrappedLocality } from './locality-lb.js';
+import type { WrappedLocality } from './locality-lb.js';
+import { localityKey, recordLocalityVariants, type LocalityPolicy } from './locality-variants.js';
 import { NameOrderedTable, sortShortStrings } from './sorted.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
@@ -59,79 +60,26 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
     if (plan.discovery !== 'EDS') continue;
     const wrapped = planLocalities(byPort, plan, send);
     const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
-    const variants = proxyVariants(ctx, plan, cla, wrapped);
-    if (variants) localityVariants.set(cla, variants);
+    // istiod's EndpointBuilder: the rule's (port- and subset-merged) settings, failover where the rule has outlier detection.
+    recordLocalityVariants(ctx, edsLocalityPolicy(plan), cla, wrapped, (endpoints) => ({
+      cluster_name: plan.name,
+      endpoints: exactList(endpoints),
+    }));
     out.set(plan.name, cla);
   }
   return out;
 }
 
-/**
- * An assignment whose priorities or weights depend on the locality of the proxy receiving it
- * (istiod's per-proxy locality load balancing, ./locality-lb.ts): what a proxy in each locality of
- * the mesh gets, and what a proxy of no known locality gets.
- */
-export interface LocalityVariants {
-  /** For a proxy whose locality is not one of the mesh's (istiod's result for an empty locality). */
-  readonly base: ClusterLoadAssignment;
-  /** By `region/zone/subzone`, one per `model.proxyLocalities`. */
-  readonly byLocality: ReadonlyMap<string, ClusterLoadAssignment>;
-}
+const edsLocalityPolicy = (plan: PlannedCluster): LocalityPolicy => ({
+  loadBalancer: plan.policy?.loadBalancer,
+  outlierDetection: plan.policy?.outlierDetection !== undefined,
+  trafficDistribution: plan.service.trafficDistribution,
+});
 
-/** The variants of the assignments buildServiceEndpoints made that have any (the same object reused by a view keeps them). */
-const localityVariants = new WeakMap<ClusterLoadAssignment, LocalityVariants>();
-
-export const variantsOf = (cla: ClusterLoadAssignment): LocalityVariants | undefined => localityVariants.get(cla);
-
-export const localityKey = (l: { region: string; zone: string; subzone: string }): string =>
-  `${l.region}/${l.zone}/${l.subzone}`;
-
-const NO_LOCALITY = Object.freeze({ region: '', zone: '', subzone: '' });
-
-/**
- * istiod's EndpointBuilder: the rule's (port- and subset-merged) load balancer settings over the
- * mesh's, failover only where the rule has outlier detection. Undefined when the settings make no
- * proxy's assignment differ. Whether there are variants depends on the settings only, not on the
- * endpoints (an endpoint change then never moves an assignment between groups); variants equal to
- * the assignment itself are that very object.
- */
-function proxyVariants(
-  ctx: CompileContext,
-  plan: PlannedCluster,
-  cla: ClusterLoadAssignment,
-  wrapped: readonly WrappedLocality[],
-): LocalityVariants | undefined {
-  // A mesh whose proxies are in no known locality gets no variants (every proxy would get the base).
-  if (ctx.model.proxyLocalities.length === 0) return undefined;
-  const setting = effectiveLbSetting(ctx.mesh, plan.policy?.loadBalancer, plan.service.trafficDistribution);
-  if (!setting) return undefined;
-  const enableFailover = plan.policy?.outlierDetection !== undefined;
-  if (setting.kind === 'locality') {
-    if (!setting.setting.distribute?.length && !(enableFailover || setting.force)) return undefined;
-  } else if (setting.setting.enabled === false) return undefined;
-  const unchanged = wrapped.map((w) => w.lle);
-  const assignment = (list: readonly LocalityLbEndpoints[]): ClusterLoadAssignment =>
-    list.length === unchanged.length && list.every((l, i) => l === unchanged[i])
-      ? cla
-      : { cluster_name: plan.name, endpoints: exactList([...list]) };
-  return {
-    base: assignment(localityEndpointsFor(wrapped, setting, enableFailover, NO_LOCALITY)),
-    byLocality: new Map(
-      ctx.model.proxyLocalities.map((l) => [
-        localityKey(l),
-        assignment(localityEndpointsFor(wrapped, setting, enableFailover, l)),
-      ]),
-    ),
-  };
-}
-
-/** The endpoints of one planned cluster, by locality: its EDS assignment, or a DNS cluster's inline one. */
-export function localityEndpoints(ctx: CompileContext, plan: PlannedCluster): LocalityLbEndpoints[] {
+/** The endpoints of one planned cluster by locality, with the endpoints behind them: a DNS cluster's inline assignment. */
+export function wrappedLocalityEndpoints(ctx: CompileContext, plan: PlannedCluster): WrappedLocality[] {
   const service = plan.service;
-  // Kept in the assignment (./exact.ts).
-  return exactList(
-    planLocalities(ctx.model.endpoints.get(service.hostname), plan, sendPolicy(service)).map((w) => w.lle),
-  );
+  return planLocalities(ctx.model.endpoints.get(service.hostname), plan, sendPolicy(service));
 }
 
 /** A planned cluster's localities, each with the endpoints behind its LbEndpoints (failoverPriority reads their labels). */

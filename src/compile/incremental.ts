@@ -36,7 +36,8 @@ import type { MeshConfig } from '../model/mesh-config.js';
 import { isHttpProtocol, type MeshEndpoint, type MeshService, type Workload } from '../model/service-model.js';
 import { buildServiceClusters } from './clusters.js';
 import type { CompileContext } from './context.js';
-import { buildServiceEndpoints, localityKey, variantsOf } from './endpoints.js';
+import { buildServiceEndpoints } from './endpoints.js';
+import { localityKey, variantsOf } from './locality-variants.js';
 import { localityBaseGroup, localityVariantGroup } from '../proxy-class/locality.js';
 import { compileWithShapes, createContext, type CompileResult, type InboundReuse, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
@@ -337,6 +338,8 @@ export class IncrementalCompiler {
     const clusters = buildServiceClusters(state.ctx, mesh, 'sidecar');
     // The full view's groups are gone when no class used them (every namespace restricted, no router).
     if (state.tables.has('endpoints') && !placeAssignments(state, builder, 'endpoints', endpoints)) return false;
+    // DNS clusters with locality variants are ServiceEntries': never patched here (see placeAssignments).
+    for (const c of clusters.values()) if (variantsOf(c)) return false;
     if (state.tables.has('outbound')) for (const [name, c] of clusters) builder.upsert('outbound', 'clusters', name, c);
     for (const reader of state.endpointReaders)
       if (!patchScope(state, reader, mesh, { clusters, endpoints }, builder)) return false;

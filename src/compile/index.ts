@@ -276,13 +276,7 @@ export function compileWithShapes(
   for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
     if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const located = splitLocalityGroups(
-    groups,
-    scoped.endpointGroups,
-    classes,
-    ctx.model.proxyLocalities,
-    ctx.model.nodeLocalities,
-  );
+  const located = splitLocalityGroups(groups, classes, ctx.model.proxyLocalities, ctx.model.nodeLocalities);
   return {
     output: {
       groups: sortGroups(groups),

@@ -214,3 +214,45 @@ metadata: { name: shop, annotations: { networking.istio.io/traffic-distribution:
   const unknown = compileMesh('{ connectionPool: { tcp: { maxConnections: 10 } } }', '', ns('Nearby'));
   assert.equal(priorities(unknown, metadata).classId, 'sidecar/shop/web');
 });
+
+test("a DNS ServiceEntry's inline endpoints get the proxy's locality priorities too (istiod's ApplyToCluster)", () => {
+  const entry = `---
+apiVersion: networking.istio.io/v1
+kind: ServiceEntry
+metadata: { name: ext, namespace: shop }
+spec:
+  hosts: [api.example.com]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{ number: 443, name: tls, protocol: TLS }]
+  endpoints:
+  - { address: a.example.com, locality: r1/a }
+  - { address: b.example.com, locality: r1/b }
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: { name: ext, namespace: shop }
+spec: { host: api.example.com, trafficPolicy: { outlierDetection: { consecutive5xxErrors: 3 } } }
+`;
+  const result = compileMesh('{ connectionPool: { tcp: { maxConnections: 10 } } }', '', entry);
+  assert.deepEqual(result.diagnostics, []);
+  const byZone = (nodeName: string) => {
+    const { classId, resources } = served(result, {
+      id: WEB,
+      metadata: { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: nodeName },
+    });
+    const cluster = resources.clusters.get('outbound|443||api.example.com') as {
+      load_assignment?: { endpoints?: { locality?: { zone?: string }; priority?: number }[] };
+    };
+    return {
+      classId,
+      priorities: Object.fromEntries(
+        (cluster.load_assignment?.endpoints ?? []).map((l) => [l.locality?.zone, l.priority ?? 0]),
+      ),
+    };
+  };
+  assert.deepEqual(byZone('a1'), { classId: 'sidecar/shop/web@r1/a/', priorities: { a: 0, b: 1 } });
+  assert.deepEqual(byZone('b1'), { classId: 'sidecar/shop/web@r1/b/', priorities: { a: 1, b: 0 } });
+  // A proxy of no known locality: every endpoint is in another region than its empty one.
+  assert.deepEqual(byZone('nowhere').priorities, { a: 0, b: 0 });
+});
