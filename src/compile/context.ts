@@ -88,6 +88,11 @@ export interface CompileContext {
    */
   readonly listenerNamespace?: string;
   /**
+   * The workload-selected Telemetries (their keys, listener/telemetry-logs.ts) that select the
+   * proxies a context's outbound listeners are built for; absent: none does.
+   */
+  readonly listenerTelemetry?: readonly string[];
+  /**
    * Telemetry access logging per listener mode and proxy namespace (listener/telemetry-logs.ts);
    * absent: the mesh's `accessLogFile` alone.
    */

@@ -309,7 +309,7 @@ const sidecarGroups = (
 ): string[] => [
   scoped.shared(scope, 'outbound'),
   scoped.shared(scope, 'endpoints'),
-  scoped.listeners(scope, listenerClient(scope, sourceSelectors, ns, shape.routeSource)),
+  scoped.listeners(scope, listenerClient(scope, sourceSelectors, ns, shape.routeSource, shape.telemetry)),
   scoped.routes(scope, ns, shape.routeSource),
   shape.inboundGroup,
 ];
@@ -317,16 +317,19 @@ const sidecarGroups = (
 /**
  * Who a sidecar's outbound listeners are built for: as seen from its namespace where `tcp`/`tls`
  * matches name it or its namespace's own Telemetry sets access logging, by its labels where they
- * select some `sourceLabels`; else the shared ones.
+ * select some `sourceLabels`, with the workload-selected Telemetries that select it; else the
+ * shared ones.
  */
 function listenerClient(
   scope: Scope,
   sourceSelectors: SourceSelectorIndex,
   ns: string,
   source: RouteSource | undefined,
+  telemetry: readonly string[] | undefined,
 ): ListenerClient | undefined {
   const client = listenerClientOf(sourceSelectors, ns, source);
-  return scope.ctx.accessLogs?.ownsLogging(ns) ? { ...client, namespace: ns } : client;
+  const owned = scope.ctx.accessLogs?.ownsLogging(ns) ? { ...client, namespace: ns } : client;
+  return telemetry?.length ? { ...owned, telemetry } : owned;
 }
 
 /** A sidecar class: its inbound shape (with its Sidecar), its id and the group of its inbound resources. */
@@ -352,12 +355,13 @@ function sidecarShapes(
   namespace: string,
 ): SidecarShape[] {
   const shapes = workloadShapes(ctx, byNamespace, selectors, namespace);
-  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules, routeSource }) => {
+  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules, routeSource, telemetry }) => {
     const classId = sidecarClassId(namespace, services.map(classNameOf), [
       ...(security.key === '' ? [] : security.key.split(',')),
       ...sidecarKeys,
       ...classKeysOf(destinationRules),
       ...(routeSource?.keys ?? []),
+      ...telemetry,
     ]);
     return {
       namespace,
@@ -368,6 +372,7 @@ function sidecarShapes(
       sidecar: ctx.sidecars.forWorkload(namespace, labels),
       destinationRules,
       ...(routeSource ? { routeSource } : {}),
+      ...(telemetry.length ? { telemetry } : {}),
     };
   });
 }
@@ -402,6 +407,8 @@ interface WorkloadShape {
   readonly destinationRules: readonly DestinationRule[];
   /** The labels, when they select some `sourceLabels` (route/source-labels.ts). */
   readonly routeSource: RouteSource | undefined;
+  /** The keys of the workload-selected Telemetries with access logging that select the labels, sorted. */
+  readonly telemetry: readonly string[];
 }
 
 /**
@@ -427,9 +434,11 @@ function workloadShapes(
     const ruleKeys = classKeysOf(destinationRules).join(',');
     const routeSource = routeSourceOf(sourceSelectors, labels);
     const sourceKeys = routeSource?.keys.join(',') ?? '';
-    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}|${sourceKeys}`;
+    const telemetry = ctx.accessLogs?.selecting(namespace, labels) ?? [];
+    const telemetryKeys = telemetry.length ? `|${telemetry.join(',')}` : '';
+    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}|${sourceKeys}${telemetryKeys}`;
     if (!shapes.has(key))
-      shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules, routeSource });
+      shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules, routeSource, telemetry });
   };
   add([], {});
   for (const s of services) if (hasWorkloadSelector(s)) add([s], workloadSelectorOf(s) ?? {});
@@ -515,6 +524,8 @@ function classSelectors(ctx: CompileContext, { selectorRules, sourceSelectors }:
   for (const s of ctx.sidecars.selectors)
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   for (const s of selectorRules.selectors)
+    out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
+  for (const s of ctx.accessLogs?.selectors ?? [])
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   // sourceLabels select workloads of any namespace: one entry per namespace, as the relay places by namespace.
   for (const s of sourceSelectors.selectors)

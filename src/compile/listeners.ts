@@ -17,13 +17,16 @@ export { buildProxylessServerListeners } from './listener/proxyless-server.js';
 
 /**
  * The access logs of a proxy of `namespace` (undefined: one whose namespace has no Telemetry of its
- * own) on listeners of `mode`: Telemetry's (listener/telemetry-logs.ts), else the mesh's file log.
+ * own), selected by the workload Telemetries `workload` (their keys), on listeners of `mode`:
+ * Telemetry's (listener/telemetry-logs.ts), else the mesh's file log.
  */
 export const accessLoggers = (
   ctx: CompileContext,
   mode: TelemetryLogMode,
   namespace: string | undefined,
-): Loggers | undefined => (ctx.accessLogs ? ctx.accessLogs.loggers(mode, namespace) : meshLoggers(ctx.mesh.accessLog));
+  workload?: readonly string[],
+): Loggers | undefined =>
+  ctx.accessLogs ? ctx.accessLogs.loggers(mode, namespace, workload) : meshLoggers(ctx.mesh.accessLog);
 
 /**
  * A view's outbound listeners: per Sidecar egress listener when they have ports or binds, else
@@ -32,7 +35,7 @@ export const accessLoggers = (
  */
 export function buildOutboundListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = ctx.egressListeners ? buildEgressListeners(ctx, ctx.egressListeners) : buildCatchAllListeners(ctx);
-  return withAccessLogs(accessLoggers(ctx, 'CLIENT', ctx.listenerNamespace), listeners);
+  return withAccessLogs(accessLoggers(ctx, 'CLIENT', ctx.listenerNamespace, ctx.listenerTelemetry), listeners);
 }
 
 /** A workload shape's inbound side (listener/inbound.ts), with the access logs of server listeners. */
@@ -41,6 +44,6 @@ export function buildInbound(
   shape: InboundShape,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const built = buildInboundSide(ctx, shape);
-  const logs = accessLoggers(ctx, 'SERVER', shape.namespace);
+  const logs = accessLoggers(ctx, 'SERVER', shape.namespace, shape.telemetry);
   return logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
 }

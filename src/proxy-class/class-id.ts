@@ -7,8 +7,8 @@
 /**
  * `sidecar/<ns>/<service,service>` (class service names, classServiceName, in hostname order);
  * `sidecar/<ns>/_` for a workload no service selects. When security policies, Sidecar resources,
- * DestinationRules or VirtualService `sourceLabels` select the workload by label, their keys
- * (sorted) follow:
+ * DestinationRules, VirtualService `sourceLabels` or Telemetries with access logging select the
+ * workload by label, their keys (sorted) follow:
  * `sidecar/<ns>/<services>/<key,key>`.
  */
 export function sidecarClassId(
@@ -24,8 +24,8 @@ export function sidecarClassId(
  * `router/<ns>/<service,service|_>/<gwNs>/<gwName>,<gwNs>/<gwName>`: a gateway proxy of namespace
  * `ns`, selected by those services (names in hostname order), configured by those Gateways
  * (`<namespace>/<name>` in that order). When AuthorizationPolicies, RequestAuthentications,
- * DestinationRules or VirtualService `sourceLabels` select the proxy by label, their keys (sorted)
- * follow: `…/<gateways>/<key,key>`.
+ * DestinationRules, VirtualService `sourceLabels` or Telemetries select the proxy by label, their
+ * keys (sorted) follow: `…/<gateways>/<key,key>`.
  */
 export function routerClassId(
   namespace: string,
@@ -38,9 +38,10 @@ export function routerClassId(
 }
 
 /**
- * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`, `dr:…`) applies to gateway
- * proxies: PeerAuthentication and the Sidecar resource do not; a DestinationRule's workloadSelector
- * does (istiod's SidecarScope.DestinationRule, which gateways use too).
+ * Whether a policy key (`authz:…`, `jwt:…`, `peer:…`, `sidecar:…`, `dr:…`, `telemetry:…`) applies
+ * to gateway proxies: PeerAuthentication and the Sidecar resource do not; a DestinationRule's
+ * workloadSelector does (istiod's SidecarScope.DestinationRule, which gateways use too), and so does
+ * a Telemetry (istiod's ShouldAttachPolicy).
  */
 export const appliesToRouters = (policyKey: string): boolean =>
   !policyKey.startsWith('peer:') && !policyKey.startsWith('sidecar:');

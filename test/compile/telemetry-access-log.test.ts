@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
@@ -15,7 +16,8 @@ import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
 import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
-import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
+import { classifyNode } from '../../src/snapshot/classify.js';
 import { loadText } from '../inputs/helpers.js';
 import { assertChurnMatchesFull, assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
 
@@ -304,15 +306,20 @@ spec:
   );
 });
 
-test('not applied, and said so: workload-selected Telemetry, filters, tracing and metrics, unknown and gRPC providers, a second namespace-wide one', () => {
+test('not applied, and said so: targetRefs to waypoint or unknown kinds, filters, tracing and metrics, unknown and gRPC providers, a second namespace-wide one', () => {
   const r = bookinfo(
     configMap(
       `extensionProviders:\n- name: otel\n  envoyOtelAls: { service: otel.default.svc.cluster.local, port: 4317 }`,
     ),
     telemetry(
       'default',
-      'by-labels',
-      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+      'by-service',
+      'targetRef: { kind: Service, name: reviews }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+    telemetry(
+      'default',
+      'by-istio-gateway',
+      'targetRefs: [{ group: networking.istio.io, kind: Gateway, name: reviews }]\naccessLogging: [{ providers: [{ name: envoy }] }]',
     ),
     telemetry(
       'istio-system',
@@ -323,16 +330,19 @@ test('not applied, and said so: workload-selected Telemetry, filters, tracing an
   );
   assert.deepEqual(problems(r).sort(), [
     'conflicting-telemetry Telemetry b-mesh spec',
+    'policy-not-applied Telemetry by-istio-gateway spec.targetRefs[0]',
     'unknown-provider Telemetry a-mesh spec.accessLogging[0].providers[1]',
     'unsupported-field Telemetry a-mesh spec.accessLogging[0].filter',
     'unsupported-field Telemetry a-mesh spec.metrics',
     'unsupported-field Telemetry a-mesh spec.tracing',
-    'unsupported-field Telemetry by-labels spec.selector',
+    'unsupported-field Telemetry by-service spec.targetRef',
     'unsupported-provider Telemetry a-mesh spec.accessLogging[0].providers[0]',
   ]);
-  // The oldest (by name, without timestamps) applies: the OpenTelemetry provider, not built: no file log anywhere.
+  // The oldest (by name, without timestamps) applies: the OpenTelemetry provider, not built: no file log anywhere;
+  // the targetRef ones select no sidecar (istiod's ShouldAttachPolicy), nor split a class off.
   assert.ok(!JSON.stringify([...listenersOf(r).values()]).includes('access_log'));
   assert.ok(!JSON.stringify([...listenersOf(r, BOOKINFO_NODES.reviewsV2).values()]).includes('access_log'));
+  assert.equal(served(r, BOOKINFO_NODES.reviewsV2).classId, 'sidecar/default/reviews');
 });
 
 test('provider resolution: istiod TestAccessLogging cases', () => {
@@ -452,4 +462,303 @@ test("incremental: endpoint churn patches a namespace's own outbound listeners; 
   const r = ic.update(next, [{ kind: 'Telemetry', namespace: 'default', name: 'own' }]);
   output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
   assertSameOutput(output, compile(next).output, 'Telemetry added');
+});
+
+/*
+ * Workload-selected Telemetries: istiod's applicableTelemetries appends, after the root namespace's
+ * and the proxy namespace's namespace-wide ones, every Telemetry of the proxy's namespace that
+ * selects it (ShouldAttachPolicy: matchLabels for sidecars and gateways, a targetRef for the pods of
+ * a Gateway API Gateway), oldest first, each a level of mergeLogs.
+ */
+const FILE_PROVIDERS = `accessLogFile: /var/log/legacy.log
+extensionProviders:
+- name: file-a
+  envoyFileAccessLog: { path: /var/log/a.log }
+- name: file-b
+  envoyFileAccessLog: { path: /var/log/b.log }
+- name: ns-file
+  envoyFileAccessLog: { path: /var/log/ns.log }`;
+const REVIEWS_V1: TestNode = {
+  id: 'sidecar~10.244.0.13~reviews-v1-5f6d7c8b9-abcde.default~default.svc.cluster.local',
+  metadata: {
+    NAMESPACE: 'default',
+    LABELS: { app: 'reviews', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
+    INSTANCE_IPS: '10.244.0.13',
+  },
+};
+/** A Telemetry of namespace default created at `created` (istiod's order: creation time, then name). */
+const stamped = (name: string, created: string, spec: string) =>
+  `apiVersion: telemetry.istio.io/v1\nkind: Telemetry\nmetadata: { name: ${name}, namespace: default, creationTimestamp: '${created}' }\nspec:\n${indent(spec, '  ')}\n`;
+/** The one path set of each side (every logged filter of a side logs the same). */
+const sides = (r: PipelineResult, node: TestNode) => {
+  const p = logPaths(r, node);
+  return { in: [...p.in].join('|'), out: [...p.out].join('|') };
+};
+
+test("a Telemetry selecting workloads by label gives them, not the namespace's other workloads, its access logs; nodes with matching LABELS are placed in its class", () => {
+  const r = bookinfo(
+    configMap(FILE_PROVIDERS),
+    telemetry(
+      'default',
+      'reviews-logs',
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: file-b }] }]',
+    ),
+  );
+  assert.deepEqual(problems(r), []);
+  for (const node of [BOOKINFO_NODES.reviewsV2, REVIEWS_V1]) {
+    assert.equal(served(r, node).classId, 'sidecar/default/reviews/telemetry:default/reviews-logs');
+    assert.deepEqual(sides(r, node), { in: '/var/log/b.log', out: '/var/log/b.log' });
+    assert.ok(logPaths(r, node).listener.has('virtualOutbound:/var/log/b.log'));
+  }
+  // productpage: not selected, the mesh's accessLogFile as before (no Telemetry applies to it).
+  assert.equal(served(r, BOOKINFO_NODES.productpage).classId, 'sidecar/default/productpage');
+  assert.deepEqual(sides(r, BOOKINFO_NODES.productpage), { in: '/var/log/legacy.log', out: '/var/log/legacy.log' });
+  // A reviews proxy whose pod the compile has not seen (another version) is placed by its labels.
+  const v9: TestNode = {
+    id: 'sidecar~10.244.0.99~reviews-v9-1.default~default.svc.cluster.local',
+    metadata: { NAMESPACE: 'default', LABELS: { app: 'reviews', version: 'v9' }, INSTANCE_IPS: '10.244.0.99' },
+  };
+  const placed = classifyNode(r.snapshot.content, v9);
+  assert.deepEqual(placed.ok && placed.classId, 'sidecar/default/reviews/telemetry:default/reviews-logs');
+  assert.deepEqual(sides(r, v9), { in: '/var/log/b.log', out: '/var/log/b.log' });
+  // The relay's selectors name the Telemetry's labels in its namespace.
+  assert.deepEqual(
+    r.snapshot.content.selectors.filter((s) => s.policy?.startsWith('telemetry:')),
+    [{ namespace: 'default', hostname: '', selector: { app: 'reviews' }, policy: 'telemetry:default/reviews-logs' }],
+  );
+  // A selector matching no label of a proxy in another namespace: the same labels elsewhere are not selected.
+  const otherReviews: TestNode = {
+    id: 'sidecar~10.244.1.5~sleep-1.other~other.svc.cluster.local',
+    metadata: { NAMESPACE: 'other', LABELS: { app: 'reviews' }, INSTANCE_IPS: '10.244.1.5' },
+  };
+  const r2 = bookinfo(
+    OTHER,
+    configMap(FILE_PROVIDERS),
+    telemetry(
+      'default',
+      'reviews-logs',
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: file-b }] }]',
+    ),
+  );
+  assert.equal(served(r2, otherReviews).classId, 'sidecar/other/_');
+  assert.deepEqual(sides(r2, otherReviews).out, '/var/log/legacy.log');
+});
+
+test('a workload-selected Telemetry comes after the root and namespace ones: its providers replace theirs per mode, its disabled entry turns the inherited one off', () => {
+  const root = telemetry('istio-system', 'mesh', 'accessLogging: [{ providers: [{ name: file-a }] }]');
+  const ns = telemetry('default', 'ns', 'accessLogging: [{ providers: [{ name: ns-file }] }]');
+  const server = telemetry(
+    'default',
+    'reviews-server',
+    'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ match: { mode: SERVER }, providers: [{ name: file-b }] }]',
+  );
+  const r = bookinfo(configMap(FILE_PROVIDERS), root, ns, server);
+  assert.deepEqual(problems(r), []);
+  // SERVER (inbound): the workload's file-b; CLIENT (outbound): the namespace's, which replaced the root's.
+  assert.deepEqual(sides(r, BOOKINFO_NODES.reviewsV2), { in: '/var/log/b.log', out: '/var/log/ns.log' });
+  assert.deepEqual(sides(r, BOOKINFO_NODES.productpage), { in: '/var/log/ns.log', out: '/var/log/ns.log' });
+  // The selected workloads' outbound listeners are their own; the namespace's others share theirs.
+  const classes = r.snapshot.content.classes;
+  const groupsOf = (id: string) => classes.find((c) => c.id === id)?.groups ?? [];
+  assert.ok(
+    groupsOf('sidecar/default/reviews/telemetry:default/reviews-server').includes(
+      'outbound-listeners/ns:default,telemetry:default/reviews-server',
+    ),
+  );
+  assert.ok(groupsOf('sidecar/default/productpage').includes('outbound-listeners/ns:default'));
+
+  // An entry without providers takes the previous entry's (the namespace's ns-file) and disables it:
+  // no access log at all, not the mesh's accessLogFile (istiod: a disabled config is a config).
+  const off = telemetry(
+    'default',
+    'reviews-off',
+    'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ disabled: true }]',
+  );
+  const r2 = bookinfo(configMap(FILE_PROVIDERS), root, ns, off);
+  assert.deepEqual(sides(r2, BOOKINFO_NODES.reviewsV2), { in: '', out: '' });
+  assert.deepEqual(sides(r2, BOOKINFO_NODES.productpage), { in: '/var/log/ns.log', out: '/var/log/ns.log' });
+  // Without a namespace-wide one: it overrides the root's directly.
+  const r3 = bookinfo(configMap(FILE_PROVIDERS), root, server);
+  assert.deepEqual(sides(r3, BOOKINFO_NODES.reviewsV2), { in: '/var/log/b.log', out: '/var/log/a.log' });
+  assert.deepEqual(sides(r3, BOOKINFO_NODES.productpage), { in: '/var/log/a.log', out: '/var/log/a.log' });
+});
+
+test('several Telemetries select a workload: each is a level, oldest first (creationTimestamp, not name)', () => {
+  const all = (created: string) =>
+    stamped(
+      'a-all',
+      created,
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: file-a }] }]',
+    );
+  const v2Off = (created: string) =>
+    stamped('b-v2', created, 'selector: { matchLabels: { version: v2 } }\naccessLogging: [{ disabled: true }]');
+  // a-all first, then b-v2 disables the provider it inherits (file-a): v2 logs nothing, v1 logs file-a.
+  const r = bookinfo(configMap(FILE_PROVIDERS), all('2024-01-01T00:00:00Z'), v2Off('2024-02-01T00:00:00Z'));
+  assert.deepEqual(problems(r), []);
+  assert.equal(
+    served(r, BOOKINFO_NODES.reviewsV2).classId,
+    'sidecar/default/reviews/telemetry:default/a-all,telemetry:default/b-v2',
+  );
+  assert.deepEqual(sides(r, BOOKINFO_NODES.reviewsV2), { in: '', out: '' });
+  assert.deepEqual(sides(r, REVIEWS_V1), { in: '/var/log/a.log', out: '/var/log/a.log' });
+  // b-v2 older: its entry has no provider to inherit (no default), then a-all turns file-a on.
+  const swapped = bookinfo(configMap(FILE_PROVIDERS), all('2024-02-01T00:00:00Z'), v2Off('2024-01-01T00:00:00Z'));
+  assert.deepEqual(sides(swapped, BOOKINFO_NODES.reviewsV2), { in: '/var/log/a.log', out: '/var/log/a.log' });
+});
+
+test("a root-namespace Telemetry with a selector selects only the root namespace's workloads", () => {
+  const r = bookinfo(
+    configMap(FILE_PROVIDERS),
+    telemetry(
+      'istio-system',
+      'root-reviews',
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: file-b }] }]',
+    ),
+  );
+  assert.equal(served(r, BOOKINFO_NODES.reviewsV2).classId, 'sidecar/default/reviews');
+  assert.deepEqual(sides(r, BOOKINFO_NODES.reviewsV2), { in: '/var/log/legacy.log', out: '/var/log/legacy.log' });
+});
+
+test('gateways: a Telemetry selecting the gateway pods by label, or the pods of a Gateway API Gateway by targetRef', () => {
+  const vs = `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: vs, namespace: default }
+spec:
+  hosts: ['*']
+  gateways: [istio-system/gw]
+  http: [{ route: [{ destination: { host: a.default.svc.cluster.local } }] }]
+`;
+  const ingress = (tel: string) =>
+    compileTexts(
+      [
+        {
+          file: 'gw.yaml',
+          text:
+            tel +
+            '---\n' +
+            MESH_YAML +
+            gatewayYaml('gw', 'istio-system', `port: { number: 80, name: http, protocol: HTTP }\nhosts: ['*']`) +
+            vs,
+        },
+      ],
+      { hasher: nodeSha256Hex },
+    );
+  const logs = (r: PipelineResult, node: TestNode, listener: string) => {
+    const l = listenersOf(r, node).get(listener);
+    assert.ok(l, listener);
+    const hcm = filtersOf(l).find((f) => LOGGED.has(f.name));
+    return { listener: l.access_log?.map((a: any) => a.filter), hcm: hcm?.config.access_log?.length ?? 0 };
+  };
+  const bySelector = ingress(
+    telemetry(
+      'istio-system',
+      'ingress-logs',
+      'selector: { matchLabels: { istio: ingressgateway } }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+  );
+  assert.deepEqual(problems(bySelector), []);
+  assert.match(
+    served(bySelector, INGRESS_NODE).classId,
+    /^router\/istio-system\/.*\/telemetry:istio-system\/ingress-logs$/,
+  );
+  assert.deepEqual(logs(bySelector, INGRESS_NODE, '0.0.0.0_80'), { listener: [NR], hcm: 1 });
+  const other = ingress(
+    telemetry(
+      'istio-system',
+      'other-logs',
+      'selector: { matchLabels: { istio: egressgateway } }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+  );
+  assert.deepEqual(logs(other, INGRESS_NODE, '0.0.0.0_80'), { listener: undefined, hcm: 0 });
+  // A targetRef attaches only to a Gateway API Gateway's pods: the Istio gateway pod is not selected.
+  const byRef = ingress(
+    telemetry(
+      'istio-system',
+      'ref-logs',
+      'targetRef: { group: gateway.networking.k8s.io, kind: Gateway, name: istio-ingressgateway }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+  );
+  assert.deepEqual(logs(byRef, INGRESS_NODE, '0.0.0.0_80'), { listener: undefined, hcm: 0 });
+
+  // Gateway API: the pods labelled gateway.networking.k8s.io/gateway-name: helloworld-gateway.
+  const helloworld = (tel: string) =>
+    compileTexts(
+      [
+        BOOKINFO_STATE,
+        join(ISTIO_SAMPLES, 'helloworld', 'helloworld.yaml'),
+        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-gateway.yaml'),
+        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-route.yaml'),
+        join(REPO, 'test', 'golden', 'gateway-api-helloworld', 'gateway-deployment.yaml'),
+      ]
+        .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+        .concat([{ file: 'tel.yaml', text: tel }]),
+      { hasher: nodeSha256Hex },
+    );
+  const GW_NODE: TestNode = {
+    id: 'router~10.244.0.30~helloworld-gateway-istio-0.default~default.svc.cluster.local',
+    metadata: {
+      NAMESPACE: 'default',
+      LABELS: {
+        'gateway.networking.k8s.io/gateway-name': 'helloworld-gateway',
+        'service.istio.io/canonical-name': 'helloworld-gateway-istio',
+      },
+    },
+  };
+  const ref = (name: string, kind = 'Gateway') =>
+    telemetry(
+      'default',
+      'gw-logs',
+      `targetRefs: [{ group: gateway.networking.k8s.io, kind: ${kind}, name: ${name} }]\naccessLogging: [{ providers: [{ name: envoy }] }]`,
+    );
+  const attached = helloworld(ref('helloworld-gateway'));
+  assert.match(served(attached, GW_NODE).classId, /\/telemetry:default\/gw-logs$/);
+  const listener = [...listenersOf(attached, GW_NODE).keys()][0] as string;
+  assert.deepEqual(logs(attached, GW_NODE, listener), { listener: [NR], hcm: 1 });
+  for (const [what, r] of [
+    ['another Gateway', helloworld(ref('other-gateway'))],
+    ['no Telemetry', helloworld('')],
+  ] as const) {
+    assert.doesNotMatch(served(r, GW_NODE).classId, /telemetry:/, what);
+    assert.deepEqual(logs(r, GW_NODE, listener), { listener: undefined, hcm: 0 }, what);
+  }
+  // The same labels as a selector (ENABLE_SELECTOR_BASED_K8S_GATEWAY_POLICY, on by default).
+  const bySelectorApi = helloworld(
+    telemetry(
+      'default',
+      'gw-logs',
+      "selector: { matchLabels: { 'gateway.networking.k8s.io/gateway-name': helloworld-gateway } }\naccessLogging: [{ providers: [{ name: envoy }] }]",
+    ),
+  );
+  assert.deepEqual(logs(bySelectorApi, GW_NODE, listener), { listener: [NR], hcm: 1 });
+});
+
+test('incremental: a workload-selected Telemetry keeps endpoint churn equal to a full compile; adding one compiles in full, equal to compile()', () => {
+  const tels = `${telemetry('default', 'ns', 'accessLogging: [{ providers: [{ name: envoy }] }]')}---\n${telemetry(
+    'default',
+    'reviews-off',
+    'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ match: { mode: CLIENT }, disabled: true }]',
+  )}`;
+  assertChurnMatchesFull(bookinfoInputs([['tel.yaml', tels]]), 11, 30, (output) => {
+    const ids = [...output.groups.keys()];
+    assert.ok(ids.includes('outbound-listeners/ns:default,telemetry:default/reviews-off'), ids.join(' '));
+    assert.ok(
+      ids.some((id) => id.startsWith('inbound/default/reviews/') && id.includes('telemetry:default/reviews-off')),
+    );
+  });
+
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(bookinfoInputs()).output;
+  const added = loadText(
+    telemetry(
+      'default',
+      'reviews-logs',
+      'selector: { matchLabels: { app: reviews } }\naccessLogging: [{ providers: [{ name: envoy }] }]',
+    ),
+  ).telemetries[0];
+  assert.ok(added);
+  const next = withReplaced(bookinfoInputs(), 'Telemetry', added);
+  const r = ic.update(next, [{ kind: 'Telemetry', namespace: 'default', name: 'reviews-logs' }]);
+  output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
+  assertSameOutput(output, compile(next).output, 'workload Telemetry added');
+  assert.ok(output.classes.some((c) => c.id === 'sidecar/default/reviews/telemetry:default/reviews-logs'));
 });

@@ -114,12 +114,31 @@ test('Telemetry checks: providers, mode, filter, selection, tracing', () => {
   assert.deepEqual(errors(wide), []);
   assert.equal(wide.telemetries[0]?.selects, undefined);
   assert.deepEqual(wide.telemetries[0]?.accessLogging, [{ disabled: true }]);
+  // A selector or a targetRef to a Gateway API Gateway is applied: no warning.
   const selecting = tel('{ selector: { matchLabels: { app: a } } }');
   assert.equal(selecting.telemetries[0]?.selects, true);
-  assert.deepEqual(
-    selecting.diagnostics.map((d) => `${d.severity} ${d.code} ${d.field}`),
-    ['warning unsupported-field spec.selector'],
+  assert.deepEqual(selecting.telemetries[0]?.matchLabels, { app: 'a' });
+  assert.deepEqual(selecting.diagnostics, []);
+  const gateway = tel('{ targetRef: { group: gateway.networking.k8s.io, kind: Gateway, name: gw } }');
+  assert.deepEqual(gateway.diagnostics, []);
+  assert.deepEqual(gateway.telemetries[0]?.targetRefs, [
+    { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' },
+  ]);
+  // targetRefs win over targetRef (istiod's GetTargetRefs) only when both are set, which is refused; each is read alone.
+  const refs = tel(
+    '{ targetRefs: [{ group: gateway.networking.k8s.io, kind: Gateway, name: gw }, { kind: Service, name: svc }, { group: networking.istio.io, kind: Gateway, name: istio-gw }, { kind: Gateway, name: core-gw }] }',
   );
+  assert.deepEqual(errors(refs), []);
+  assert.deepEqual(
+    refs.diagnostics.map((d) => `${d.severity} ${d.code} ${d.field}`),
+    [
+      // A Service is a waypoint's target (meshsnap serves none); an Istio Gateway or a Gateway without the Gateway API group attaches to nothing in istiod.
+      'warning unsupported-field spec.targetRefs[1]',
+      'warning policy-not-applied spec.targetRefs[2]',
+      'warning policy-not-applied spec.targetRefs[3]',
+    ],
+  );
+  assert.equal(refs.telemetries[0]?.targetRefs?.length, 4);
 });
 
 test('mesh config: defaultProviders.accessLogging and envoyFileAccessLog providers are read and checked', () => {

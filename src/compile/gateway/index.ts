@@ -44,6 +44,8 @@ export interface RouterShape {
   readonly routeSource?: RouteSource;
   /** DestinationRules of its namespace whose workloadSelector picks its pods (istiod applies them to gateways too). */
   readonly destinationRules: readonly DestinationRule[];
+  /** The workload-selected Telemetries with access logging that select its pods (their keys; absent: none). */
+  readonly telemetry?: readonly string[];
 }
 
 export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
@@ -82,6 +84,7 @@ export function routerShapes(
     const security = ctx.security.forRouter(w.namespace, w.labels);
     const routeSource = sourceSelectors && routeSourceOf(sourceSelectors, w.labels);
     const destinationRules = selectorRules?.selecting(w.namespace, w.labels) ?? [];
+    const telemetry = ctx.accessLogs?.selecting(w.namespace, w.labels) ?? [];
     const id = routerClassId(
       w.namespace,
       services.map((s) => classServiceName(s.hostname, s.serviceEntry !== undefined)),
@@ -90,6 +93,7 @@ export function routerShapes(
         ...(security.key === '' ? [] : security.key.split(',')),
         ...(routeSource?.keys ?? []),
         ...classKeysOf(destinationRules),
+        ...telemetry,
       ],
     );
     if (!shapes.has(id))
@@ -101,6 +105,7 @@ export function routerShapes(
         security,
         ...(routeSource ? { routeSource } : {}),
         destinationRules,
+        ...(telemetry.length ? { telemetry } : {}),
       });
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);
@@ -134,7 +139,7 @@ export function buildRouterGroup(
   reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
   const built = buildGatewayListeners(ctx, merged, shape.security);
   // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
-  const logs = accessLoggers(ctx, 'CLIENT', shape.namespace);
+  const logs = accessLoggers(ctx, 'CLIENT', shape.namespace, shape.telemetry);
   for (const [name, l] of withAccessLogs(logs, built.listeners, () => true)) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));

@@ -34,6 +34,8 @@ export interface InboundShape {
   readonly security: WorkloadSecurity;
   /** The Sidecar resource that applies: its ingress listeners, when it has some, replace the services' ports. */
   readonly sidecar?: Sidecar | undefined;
+  /** The keys of the workload-selected Telemetries with access logging that select it (listener/telemetry-logs.ts). */
+  readonly telemetry?: readonly string[];
 }
 
 export function buildInbound(

@@ -2,8 +2,14 @@
  * Which access logs a proxy's listeners get, as istiod's Telemetries.AccessLogging
  * (pilot/pkg/model/telemetry.go, telemetry_logging.go) resolves them, for the Telemetries meshsnap
  * applies: the root namespace's namespace-wide one (mesh-wide), then the proxy namespace's own,
- * each the oldest without a selector or targetRef of its namespace (workload-selected ones are
- * reported at validation and not applied).
+ * each the oldest without a selector or targetRef of its namespace, then every Telemetry of the
+ * proxy's namespace that selects it, oldest first, each a level of its own (istiod's
+ * applicableTelemetries). One selects a proxy by `selector.matchLabels`, or, with `targetRef(s)`,
+ * when one names a Gateway API Gateway whose pods (`gateway.networking.k8s.io/gateway-name`) the
+ * proxy is (ShouldAttachPolicy; other kinds attach to waypoints, which meshsnap does not serve).
+ * Proxy classes are per label shape: each workload-selected Telemetry with access logging is a
+ * class key `telemetry:<ns>/<name>` (`selecting`, `selectors`), and the loggers are resolved for
+ * the keys a class holds.
  *
  * - Neither has `accessLogging` and the mesh names no `defaultProviders.accessLogging`: the mesh's
  *   `accessLogFile` (istiod's legacy path).
@@ -22,7 +28,14 @@
 import { type Diagnostics, objectAt } from '../../model/diagnostics.js';
 import type { ExtensionProvider } from '../../model/extension-provider.js';
 import type { MeshConfig } from '../../model/mesh-config.js';
-import type { Telemetry, TelemetryAccessLogging, TelemetryLogMode } from '../../model/telemetry.js';
+import { GATEWAY_NAME_LABEL } from '../../model/gateway-api.js';
+import {
+  isGatewayRef,
+  type Telemetry,
+  type TelemetryAccessLogging,
+  type TelemetryLogMode,
+} from '../../model/telemetry.js';
+import { selects } from '../../proxy-class/class-id.js';
 import {
   DEV_STDOUT,
   fileAccessLog,
@@ -34,16 +47,41 @@ import {
 } from './access-log.js';
 
 export interface AccessLogIndex {
-  /** The loggers of a proxy of `namespace` (undefined: one without a Telemetry of its own) on `mode` listeners. */
-  loggers(mode: TelemetryLogMode, namespace: string | undefined): Loggers | undefined;
+  /**
+   * The loggers of a proxy of `namespace` (undefined: one without a Telemetry of its own) on `mode`
+   * listeners, selected by the workload Telemetries of `workload` (their keys, `selecting`).
+   */
+  loggers(mode: TelemetryLogMode, namespace: string | undefined, workload?: readonly string[]): Loggers | undefined;
   /**
    * The providers whose logs those listeners get, by name (istiod's AccessLogging without the
    * disabled ones); undefined where istiod falls back to the mesh's `accessLogFile`.
    */
-  providers(mode: TelemetryLogMode, namespace: string | undefined): readonly string[] | undefined;
+  providers(
+    mode: TelemetryLogMode,
+    namespace: string | undefined,
+    workload?: readonly string[],
+  ): readonly string[] | undefined;
   /** Whether `namespace`'s own Telemetry sets access logging (its sidecars' outbound listeners are then their own). */
   ownsLogging(namespace: string): boolean;
+  /**
+   * The keys (`telemetry:<ns>/<name>`, sorted) of the Telemetries with access logging that select
+   * a proxy of `namespace` with these labels; empty when none does.
+   */
+  selecting(namespace: string, labels: Readonly<Record<string, string>>): readonly string[];
+  /** Each workload-selected Telemetry with access logging: a label selector of its namespace per way it selects. */
+  readonly selectors: readonly TelemetrySelector[];
 }
+
+export interface TelemetrySelector {
+  readonly namespace: string;
+  readonly selector: Readonly<Record<string, string>>;
+  readonly key: string;
+}
+
+/** A workload-selected Telemetry's class key. */
+export const telemetryKey = (t: Telemetry): string => `telemetry:${t.meta.namespace}/${t.meta.name}`;
+
+const NO_KEYS: readonly string[] = [];
 
 /** A provider as istiod's mesh config holds it after ApplyMeshConfig. */
 interface Provider {
@@ -123,14 +161,30 @@ export function mergeLogs(
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The namespace-wide Telemetry istiod applies per namespace: the oldest (creationTimestamp, then name). */
-function namespaceWide(telemetries: readonly Telemetry[]): Map<string, Telemetry> {
-  const sorted = telemetries
-    .filter((t) => !t.selects)
-    .sort((a, b) => cmp(a.creationTimestamp ?? '', b.creationTimestamp ?? '') || cmp(a.meta.name, b.meta.name));
+/** istiod's order of a namespace's Telemetries (sortConfigByCreationTime: creationTimestamp, then name). */
+const oldestFirst = (telemetries: readonly Telemetry[]): Telemetry[] =>
+  [...telemetries].sort(
+    (a, b) => cmp(a.creationTimestamp ?? '', b.creationTimestamp ?? '') || cmp(a.meta.name, b.meta.name),
+  );
+
+/** The namespace-wide Telemetry istiod applies per namespace: the oldest. */
+function namespaceWide(sorted: readonly Telemetry[]): Map<string, Telemetry> {
   const out = new Map<string, Telemetry>();
-  for (const t of sorted) if (!out.has(t.meta.namespace)) out.set(t.meta.namespace, t);
+  for (const t of sorted) if (!t.selects && !out.has(t.meta.namespace)) out.set(t.meta.namespace, t);
   return out;
+}
+
+/**
+ * The label selectors by which a workload-selected Telemetry picks proxies of its namespace
+ * (istiod's ShouldAttachPolicy): its matchLabels; with targetRef(s), the gateway-name label of each
+ * Gateway API Gateway named (other kinds attach to no sidecar or gateway pod).
+ */
+function workloadSelectors(t: Telemetry): Readonly<Record<string, string>>[] {
+  if (t.targetRefs?.length) {
+    const names = new Set(t.targetRefs.filter(isGatewayRef).map((r) => r.name));
+    return [...names].sort().map((name) => ({ [GATEWAY_NAME_LABEL]: name }));
+  }
+  return t.matchLabels ? [t.matchLabels] : [];
 }
 
 const where = (t: Telemetry) => objectAt('Telemetry', t);
@@ -144,9 +198,30 @@ export function indexAccessLogs(
   const defaults = mesh.defaultAccessLogProviders ?? [];
   const legacy = meshLoggers(mesh.accessLog);
   if (telemetries.length === 0 && defaults.length === 0)
-    return { loggers: () => legacy, providers: () => undefined, ownsLogging: () => false };
+    return {
+      loggers: () => legacy,
+      providers: () => undefined,
+      ownsLogging: () => false,
+      selecting: () => NO_KEYS,
+      selectors: [],
+    };
 
-  const byNamespace = namespaceWide(telemetries);
+  const sorted = oldestFirst(telemetries);
+  const byNamespace = namespaceWide(sorted);
+  // Workload-selected Telemetries with access logging (istiod adds a level only for those), oldest first.
+  const workload = new Map<string, Telemetry>();
+  const rank = new Map<string, number>();
+  const selectors: TelemetrySelector[] = [];
+  for (const t of sorted) {
+    if (!t.selects || !t.accessLogging?.length) continue;
+    const key = telemetryKey(t);
+    const own = workloadSelectors(t);
+    if (own.length === 0) continue;
+    rank.set(key, workload.size);
+    workload.set(key, t);
+    for (const selector of own) selectors.push({ namespace: t.meta.namespace, selector, key });
+  }
+  selectors.sort((a, b) => cmp(a.key, b.key) || cmp(JSON.stringify(a.selector), JSON.stringify(b.selector)));
   for (const t of telemetries)
     if (!t.selects && byNamespace.get(t.meta.namespace) !== t)
       diags.warn({
@@ -185,7 +260,7 @@ export function indexAccessLogs(
     }
   };
   defaults.forEach((d, i) => report(d, { field: `defaultProviders.accessLogging[${i}]` }));
-  for (const t of byNamespace.values())
+  for (const t of [...byNamespace.values(), ...workload.values()])
     t.accessLogging?.forEach((e, i) =>
       e.providers?.forEach((name, j) =>
         report(name, { ...where(t), field: `spec.accessLogging[${i}].providers[${j}]` }),
@@ -200,13 +275,21 @@ export function indexAccessLogs(
     readonly loggers: Loggers | undefined;
   }
   const memo = new Map<string, Resolved>();
-  const resolve = (mode: TelemetryLogMode, namespace: string | undefined): Resolved => {
+  const resolve = (mode: TelemetryLogMode, namespace: string | undefined, keys: readonly string[]): Resolved => {
     const nsLogging = own(namespace);
-    const key = `${mode}/${nsLogging ? (namespace as string) : ''}`;
+    // istiod's order: the oldest workload-selected Telemetry first, each a level.
+    const selected = keys
+      .filter((k) => workload.has(k))
+      .sort((a, b) => (rank.get(a) as number) - (rank.get(b) as number));
+    const key = `${mode}/${nsLogging ? (namespace as string) : ''}/${selected.join(',')}`;
     let out = memo.get(key);
     if (out) return out;
     out = { loggers: legacy };
-    const levels = [...(root ? [root] : []), ...(nsLogging ? [nsLogging] : [])];
+    const levels = [
+      ...(root ? [root] : []),
+      ...(nsLogging ? [nsLogging] : []),
+      ...selected.map((k) => workload.get(k)?.accessLogging as readonly TelemetryAccessLogging[]),
+    ];
     if (levels.length > 0 || defaults.length > 0) {
       const cfgs: { name: string; disabled: boolean; log?: AccessLog }[] = [];
       for (const [name, disabled] of mergeLogs(levels, defaults, mode)) {
@@ -229,7 +312,14 @@ export function indexAccessLogs(
   };
   return {
     ownsLogging: (ns) => own(ns) !== undefined,
-    loggers: (mode, namespace) => resolve(mode, namespace).loggers,
-    providers: (mode, namespace) => resolve(mode, namespace).names,
+    loggers: (mode, namespace, keys = NO_KEYS) => resolve(mode, namespace, keys).loggers,
+    providers: (mode, namespace, keys = NO_KEYS) => resolve(mode, namespace, keys).names,
+    selecting: (namespace, labels) => {
+      if (selectors.length === 0) return NO_KEYS;
+      const keys = new Set<string>();
+      for (const s of selectors) if (s.namespace === namespace && selects(s.selector, labels)) keys.add(s.key);
+      return keys.size ? [...keys].sort() : NO_KEYS;
+    },
+    selectors,
   };
 }

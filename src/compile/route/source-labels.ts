@@ -83,6 +83,8 @@ export function routeSourceOf(
 export interface ListenerClient {
   readonly namespace?: string;
   readonly source?: RouteSource;
+  /** The keys of the workload-selected Telemetries with access logging that select it (listener/telemetry-logs.ts). */
+  readonly telemetry?: readonly string[];
 }
 
 export function listenerClientOf(
@@ -96,6 +98,10 @@ export function listenerClientOf(
   return { ...(byNamespace ? { namespace } : {}), ...(byLabels ? { source } : {}) };
 }
 
-/** The suffix of a listener client's group id (`ns:<ns>`, the source keys, or both). */
+/** The suffix of a listener client's group id (`ns:<ns>`, the source keys, the Telemetry keys, or several). */
 export const listenerClientKey = (client: ListenerClient): string =>
-  [...(client.namespace !== undefined ? [`ns:${client.namespace}`] : []), ...(client.source?.keys ?? [])].join(',');
+  [
+    ...(client.namespace !== undefined ? [`ns:${client.namespace}`] : []),
+    ...(client.source?.keys ?? []),
+    ...(client.telemetry ?? []),
+  ].join(',');

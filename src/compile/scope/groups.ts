@@ -141,6 +141,7 @@ export function scopeGroups(
           diags: onlyNew(ctx.diags),
           ...(client.source ? { routeSource: client.source } : {}),
           ...(client.namespace !== undefined ? { listenerNamespace: client.namespace } : {}),
+          ...(client.telemetry?.length ? { listenerTelemetry: client.telemetry } : {}),
         };
         group(id).listeners = buildOutboundListeners(view);
         // Headless services' per-pod listeners follow the endpoints: the incremental compiler rebuilds it.

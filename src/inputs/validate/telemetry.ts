@@ -5,12 +5,23 @@
  * REMOVE) and custom metric names; tracing sampling in [0, 100] and custom tags. One invalid part
  * invalidates the object.
  *
- * meshsnap applies the access logging of namespace-wide Telemetries (no selector, no targetRef);
- * what it does not apply gets an `unsupported-field` warning naming it: a selector or targetRef(s)
- * (the whole object then), an access log `filter` (CEL), `tracing`, `metrics`.
+ * meshsnap applies the access logging of namespace-wide Telemetries and of those selecting
+ * workloads by `selector.matchLabels` or by a `targetRef(s)` to a Gateway API Gateway (its pods);
+ * what it does not apply gets a warning naming it: a targetRef to a Service, ServiceEntry or
+ * GatewayClass (waypoints only, `unsupported-field`) or to another kind (istiod attaches it to no
+ * proxy, `policy-not-applied`), an access log `filter` (CEL), `tracing`, `metrics`
+ * (`unsupported-field`).
  */
 import type { Origin } from '../../model/diagnostics.js';
-import type { Telemetry, TelemetryAccessLogging, TelemetryLogMode } from '../../model/telemetry.js';
+import { GATEWAY_API_GROUP } from '../../model/gateway-api.js';
+import {
+  canonicalGroup,
+  isGatewayRef,
+  type Telemetry,
+  type TelemetryAccessLogging,
+  type TelemetryLogMode,
+  type TelemetryTargetRef,
+} from '../../model/telemetry.js';
 import { readTargetRef } from './authorization-policy.js';
 import { duration } from './duration.js';
 import { readCreationTimestamp, readMeta } from './meta.js';
@@ -180,13 +191,20 @@ function tracing(r: Reader, v: unknown, path: string): void {
   if ((items?.length ?? 0) > 1) r.warn(path, 'multiple tracing is not currently supported', 'invalid-field');
 }
 
-/** Whether it selects workloads; checks `selector` (no wildcard or empty label key, as the CRD) and `targetRef(s)` (same namespace only). */
-function selection(r: Reader, spec: Raw): boolean {
+interface Selection {
+  /** Not namespace-wide. */
+  readonly selects: boolean;
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly targetRefs?: readonly TelemetryTargetRef[];
+}
+
+/** What it selects; checks `selector` (no wildcard or empty label key, as the CRD) and `targetRef(s)` (same namespace only). */
+function selection(r: Reader, spec: Raw): Selection {
   const selector = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
-  let labelCount = 0;
+  let matchLabels: Record<string, string> | undefined;
   if (selector) {
     const labels = strMap(r, get(selector, 'matchLabels'), 'spec.selector.matchLabels');
-    labelCount = Object.keys(labels ?? {}).length;
+    if (labels && Object.keys(labels).length > 0) matchLabels = labels;
     for (const key of Object.keys(labels ?? {})) {
       if (key === '') r.error('spec.selector.matchLabels', 'key must not be empty');
       else if (key.includes('*'))
@@ -201,9 +219,42 @@ function selection(r: Reader, spec: Raw): boolean {
     if (x.namespace) r.error(`${at}.namespace`, 'cross namespace referencing is not currently supported');
   const set = [selector, ref, many?.length ? many : undefined].filter((x) => x !== undefined).length;
   if (set > 1) r.error('spec', 'only one of selector, targetRef or targetRefs may be set', 'conflicting-fields');
+  // istiod's GetTargetRefs: targetRefs, else targetRef.
+  const refs = many?.length
+    ? many.map((m, i) => [`spec.targetRefs[${i}]`, m] as const)
+    : ref
+      ? [['spec.targetRef', ref] as const]
+      : [];
+  for (const [at, x] of refs) {
+    if (isGatewayRef(x)) continue;
+    if (WAYPOINT_KINDS.has(`${canonicalGroup(x.group)}/${x.kind}`))
+      r.warn(
+        at,
+        `a targetRef to a ${x.kind} attaches the Telemetry to waypoints only, which meshsnap does not serve: not applied`,
+        'unsupported-field',
+      );
+    else
+      r.warn(
+        at,
+        `istiod attaches a Telemetry's targetRef to the pods of a Gateway API Gateway (${GATEWAY_API_GROUP}, kind Gateway) or to waypoints, not to a ${x.kind}: it selects no proxy`,
+        'policy-not-applied',
+      );
+  }
+  const targetRefs = refs.map(([, x]) => compact({ group: x.group, kind: x.kind, name: x.name }));
   // istiod's namespace-wide test: no matchLabels and no targetRefs (an empty selector selects nothing less).
-  return labelCount > 0 || ref !== undefined || (many?.length ?? 0) > 0;
+  return compact({
+    selects: matchLabels !== undefined || targetRefs.length > 0,
+    matchLabels,
+    targetRefs: targetRefs.length ? targetRefs : undefined,
+  });
 }
+
+/** The kinds istiod attaches to waypoints only (ShouldAttachPolicy). */
+const WAYPOINT_KINDS = new Set([
+  'core/Service',
+  'networking.istio.io/ServiceEntry',
+  `${GATEWAY_API_GROUP}/GatewayClass`,
+]);
 
 export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Telemetry | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
@@ -217,21 +268,11 @@ export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: s
       'tracing',
       'metrics',
     ]) ?? {};
-  const selects = selection(r, spec);
+  const selected = selection(r, spec);
   const logging = list(r, get(spec, 'accessLogging'), 'spec.accessLogging', (item, p) => accessLogging(r, item, p));
   tracing(r, get(spec, 'tracing'), 'spec.tracing');
   metrics(r, get(spec, 'metrics'), 'spec.metrics');
   if (!meta || r.failed) return undefined;
-  if (selects)
-    r.warn(
-      get(spec, 'selector') !== undefined
-        ? 'spec.selector'
-        : get(spec, 'targetRef') !== undefined
-          ? 'spec.targetRef'
-          : 'spec.targetRefs',
-      'a Telemetry that selects workloads (selector, targetRef, targetRefs) is not applied by meshsnap: only namespace-wide and root-namespace ones are',
-      'unsupported-field',
-    );
   for (const k of ['tracing', 'metrics'])
     if (get(spec, k) !== undefined)
       r.warn(`spec.${k}`, `Telemetry ${k} is not applied by meshsnap (only accessLogging is)`, 'unsupported-field');
@@ -241,7 +282,9 @@ export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: s
     meta,
     ...(created ? { creationTimestamp: created } : {}),
     origin,
-    ...(selects ? { selects: true as const } : {}),
+    ...(selected.selects ? { selects: true as const } : {}),
+    ...(selected.matchLabels ? { matchLabels: selected.matchLabels } : {}),
+    ...(selected.targetRefs ? { targetRefs: selected.targetRefs } : {}),
     ...(logging?.length ? { accessLogging: logging } : {}),
   };
 }
