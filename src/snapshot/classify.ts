@@ -60,7 +60,7 @@ export function classifyParsedNode(content: SnapshotContent, identity: NodeIdent
   const cls = classesById(content.classes).get(placed.classId);
   if (!cls?.groups.some(isLocalityBaseGroup)) return placed;
   const key = proxyLocalityKey(node, nodeLocalities(content.selectors));
-  return key !== undefined && localityKeysOf(content, cls).includes(key)
+  return key !== undefined && hasLocality(content, cls, key)
     ? { ok: true, classId: localityClassId(placed.classId, key), node }
     : placed;
 }
@@ -78,18 +78,43 @@ function nodeLocalities(selectors: readonly ClassSelector[]): ReadonlyMap<string
   return nodes;
 }
 
+/** Per snapshot: each locality base group (`G@`) → the localities it has a group for (`G@<locality>`). */
+const localityIndexes = new WeakMap<SnapshotContent['groups'], ReadonlyMap<string, ReadonlySet<string>>>();
+
+function localityIndex(content: SnapshotContent): ReadonlyMap<string, ReadonlySet<string>> {
+  let index = localityIndexes.get(content.groups);
+  if (!index) {
+    const m = new Map<string, Set<string>>();
+    for (const id of Object.keys(content.groups)) {
+      const at = id.lastIndexOf('@');
+      if (at < 0 || at === id.length - 1) continue;
+      const base = id.slice(0, at + 1);
+      // A locality key holds no `@`; a group id before it may (only `G@` itself ends with it).
+      if (content.groups[base] === undefined) continue;
+      let keys = m.get(base);
+      if (!keys) m.set(base, (keys = new Set()));
+      keys.add(id.slice(at + 1));
+    }
+    localityIndexes.set(content.groups, (index = m));
+  }
+  return index;
+}
+
 /** The localities a class has variants for: those whose group exists for each of its locality groups. */
 export function localityKeysOf(content: SnapshotContent, cls: ProxyClass): readonly string[] {
   const bases = cls.groups.filter(isLocalityBaseGroup);
   if (bases.length === 0) return [];
-  const first = bases[0] as string;
-  const keys: string[] = [];
-  for (const id of Object.keys(content.groups))
-    if (id.length > first.length && id.startsWith(first)) {
-      const key = id.slice(first.length);
-      if (bases.every((b) => content.groups[`${b}${key}`] !== undefined)) keys.push(key);
-    }
-  return keys.sort();
+  const index = localityIndex(content);
+  const first = index.get(bases[0] as string);
+  if (!first) return [];
+  return [...first].filter((key) => bases.every((b) => index.get(b)?.has(key) === true)).sort();
+}
+
+/** Whether a class has variants for a locality. */
+function hasLocality(content: SnapshotContent, cls: ProxyClass, key: string): boolean {
+  const index = localityIndex(content);
+  const bases = cls.groups.filter(isLocalityBaseGroup);
+  return bases.length > 0 && bases.every((b) => index.get(b)?.has(key) === true);
 }
 
 /**
@@ -101,7 +126,7 @@ export function classById(content: SnapshotContent, classId: string): ProxyClass
   if (plain) return plain;
   const located = parseLocalityClassId(classId);
   const cls = located && classesById(content.classes).get(located.classId);
-  if (!cls || !localityKeysOf(content, cls).includes(located.key)) return undefined;
+  if (!cls || !hasLocality(content, cls, located.key)) return undefined;
   return { ...cls, id: classId, groups: groupsForLocality(cls.groups, located.key) };
 }
 

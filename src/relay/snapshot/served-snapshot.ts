@@ -15,8 +15,7 @@
  * (sorted-table.ts): no per-class sort or per-entry hashing.
  */
 import type { ExpandedTable, ExpandedTrees, SnapshotContent } from '../../snapshot/content.js';
-import { classifyParsedNode, localityKeysOf, type NodeIdentity } from '../../snapshot/classify.js';
-import { groupsForLocality, localityClassId } from '../../proxy-class/locality.js';
+import { classById, classifyParsedNode, type NodeIdentity } from '../../snapshot/classify.js';
 import { parseProxyNode, type ParsedNode } from '../../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import type { Placement, ServedResource, ServedSnapshot } from '../types.js';
@@ -73,6 +72,8 @@ export class LoadedSnapshot implements ServedSnapshot {
   /** What reading the content expanded (the next load takes unchanged documents from here). */
   readonly trees: ExpandedTrees;
   private readonly classes = new Map<string, ClassTables>();
+  /** Type maps by a class's group list (the locality classes built later share them too). */
+  private readonly byGroups = new Map<string, ClassTables>();
   /** Per type: key of the contributing groups → the map built over their tables. */
   private readonly shared: Record<XdsType, Map<string, SharedTable>>;
   /**
@@ -102,27 +103,38 @@ export class LoadedSnapshot implements ServedSnapshot {
         : new WeakMap();
 
     const pool = new Map<string, ServedResource>();
-    const byGroups = new Map<string, ClassTables>();
     for (const cls of init.content.classes) {
-      const key = cls.groups.join('\n');
-      let tables = byGroups.get(key);
-      if (!tables) {
-        tables = this.buildTables(cls.groups, pool, init.previous);
-        byGroups.set(key, tables);
-      }
-      this.classes.set(cls.id, tables);
+      this.classes.set(cls.id, this.tablesOf(cls.groups, pool, init.previous));
       if (cls.verifiedSecrets?.length) this.verified.set(cls.id, new Set(cls.verifiedSecrets));
-      // The class as proxies of each locality it has variants for get it (../../proxy-class/locality.ts).
-      for (const key of localityKeysOf(init.content, cls)) {
-        const groups = groupsForLocality(cls.groups, key);
-        const id = localityClassId(cls.id, key);
-        const lkey = groups.join('\n');
-        let located = byGroups.get(lkey);
-        if (!located) byGroups.set(lkey, (located = this.buildTables(groups, pool, init.previous)));
-        this.classes.set(id, located);
-        if (cls.verifiedSecrets?.length) this.verified.set(id, new Set(cls.verifiedSecrets));
-      }
     }
+  }
+
+  /** A class's type maps, shared by the classes with the same groups. */
+  private tablesOf(
+    groups: readonly string[],
+    pool: Map<string, ServedResource>,
+    previous: LoadedSnapshot | undefined,
+  ): ClassTables {
+    const key = groups.join('\n');
+    let tables = this.byGroups.get(key);
+    if (!tables) this.byGroups.set(key, (tables = this.buildTables(groups, pool, previous)));
+    return tables;
+  }
+
+  /**
+   * A class's tables; a locality class (`<class>@<locality>`, ../../proxy-class/locality.ts) is
+   * built when a proxy of that locality first asks: a snapshot has classes × localities of them.
+   */
+  private located(classId: string): ClassTables | undefined {
+    const known = this.classes.get(classId);
+    if (known || !classId.includes('@')) return known;
+    const cls = classById(this.content, classId);
+    if (!cls) return undefined;
+    // Only the locality groups' tables are new here: their resources need not be shared with the rest.
+    const tables = this.tablesOf(cls.groups, new Map(), undefined);
+    this.classes.set(classId, tables);
+    if (cls.verifiedSecrets?.length) this.verified.set(classId, new Set(cls.verifiedSecrets));
+    return tables;
   }
 
   classify(node: NodeIdentityInfo): Placement {
@@ -144,14 +156,15 @@ export class LoadedSnapshot implements ServedSnapshot {
   }
 
   resources(classId: string, type: XdsType): ReadonlyMap<string, ServedResource> | undefined {
-    return this.classes.get(classId)?.[type].resources;
+    return this.located(classId)?.[type].resources;
   }
 
   typeVersion(classId: string, type: XdsType): string {
-    return this.classes.get(classId)?.[type].version ?? '';
+    return this.located(classId)?.[type].version ?? '';
   }
 
   verifiedSecrets(classId: string): ReadonlySet<string> {
+    this.located(classId);
     return this.verified.get(classId) ?? NONE;
   }
 
