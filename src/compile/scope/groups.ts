@@ -40,8 +40,6 @@ export interface ScopeGroups {
   readonly used: ReadonlySet<string>;
   /** The restricted scopes' views and the groups of theirs that read endpoints (the incremental compiler patches them). */
   readonly endpointReaders: readonly EndpointReadingGroups[];
-  /** The endpoints groups built (of every scope), for the per-locality split (locality-groups.ts). */
-  readonly endpointGroups: ReadonlySet<string>;
 }
 
 export interface EndpointReadingGroups {
@@ -60,7 +58,6 @@ export function scopeGroups(
   fullScope: Scope,
 ): ScopeGroups {
   const used = new Set<string>();
-  const endpointGroups = new Set<string>();
   const readers = new Map<string, EndpointReadingGroups>();
   const idOf = (scope: Scope, suffix: string) => (scope.full ? suffix : `scope/${scope.name}/${suffix}`);
   const fill = (scope: Scope, kind: SharedKind, t: ResourceTable): void => {
@@ -106,7 +103,6 @@ export function scopeGroups(
     const id = idOf(scope, kind);
     if (has(id)) return id;
     fill(scope, kind, group(id));
-    if (kind === 'endpoints') endpointGroups.add(id);
     if (!scope.full && (kind === 'outbound' || kind === 'endpoints' || kind === 'outbound-listeners')) {
       const entry = readers.get(scope.name) ?? { view: scope.ctx };
       entry[kind] = id;
@@ -116,7 +112,6 @@ export function scopeGroups(
   }
   return {
     used,
-    endpointGroups,
     get endpointReaders() {
       return [...readers.values()];
     },
