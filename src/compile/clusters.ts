@@ -223,7 +223,7 @@ function sidecarCluster(
       },
       cluster,
       dns,
-      (endpoints) => ({ ...cluster, load_assignment: { ...cluster.load_assignment, endpoints } }),
+      (endpoints) => Object.freeze({ ...cluster, load_assignment: { ...cluster.load_assignment, endpoints } }),
     );
   return cluster;
 }

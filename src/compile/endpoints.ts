@@ -61,10 +61,13 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
     const wrapped = planLocalities(byPort, plan, send);
     const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
     // istiod's EndpointBuilder: the rule's (port- and subset-merged) settings, failover where the rule has outlier detection.
-    recordLocalityVariants(ctx, edsLocalityPolicy(plan), cla, wrapped, (endpoints) => ({
-      cluster_name: plan.name,
-      endpoints: exactList(endpoints),
-    }));
+    if (
+      recordLocalityVariants(ctx, edsLocalityPolicy(plan), cla, wrapped, (endpoints) =>
+        Object.freeze({ cluster_name: plan.name, endpoints: exactList(endpoints) }),
+      )
+    )
+      // In several locality groups (a variant equal to it is the very object): frozen, the mark of a shared message.
+      Object.freeze(cla);
     out.set(plan.name, cla);
   }
   return out;

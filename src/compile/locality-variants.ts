@@ -47,7 +47,7 @@ export interface LocalityPolicy {
 /**
  * Records the variants of `resource` built from its localities, when the settings in effect make
  * some proxy's differ; `make` builds a resource from a locality list (never called for the
- * resource's own list: the resource itself is that variant).
+ * resource's own list: the resource itself is that variant). Whether it recorded any.
  */
 export function recordLocalityVariants<M extends object>(
   ctx: CompileContext,
@@ -55,11 +55,11 @@ export function recordLocalityVariants<M extends object>(
   resource: M,
   wrapped: readonly WrappedLocality[],
   make: (endpoints: LocalityLbEndpoints[]) => M,
-): void {
+): boolean {
   // A mesh whose proxies are in no known locality gets no variants (every proxy would get the base).
-  if (ctx.model.proxyLocalities.length === 0) return;
+  if (ctx.model.proxyLocalities.length === 0) return false;
   const setting = effectiveLbSetting(ctx.mesh, policy.loadBalancer, policy.trafficDistribution);
-  if (!setting || !dependsOnLocality(setting, policy.outlierDetection)) return;
+  if (!setting || !dependsOnLocality(setting, policy.outlierDetection)) return false;
   const unchanged = wrapped.map((w) => w.lle);
   const variant = (proxy: Locality): M => {
     const list = localityEndpointsFor(wrapped, setting, policy.outlierDetection, proxy);
@@ -69,6 +69,7 @@ export function recordLocalityVariants<M extends object>(
     base: variant(NO_LOCALITY),
     byLocality: new Map(ctx.model.proxyLocalities.map((l) => [localityKey(l), variant(l)])),
   });
+  return true;
 }
 
 function dependsOnLocality(setting: EffectiveLbSetting, outlierDetection: boolean): boolean {

@@ -57,6 +57,8 @@ export function buildSnapshotOnce(
   const sink = new DocumentSink(hasher, slab);
   const refs = new ObjectSet(opts.spool);
   const parts = new SeenParts();
+  // Weak: a consumed group's messages still die as the build goes on.
+  const held = new WeakMap<object, { readonly digest: string; readonly hold: number }>();
   const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);
   const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
@@ -72,8 +74,17 @@ export function buildSnapshotOnce(
       const [names, messages] = byName(table[type] as ReadonlyMap<string, object>);
       const digests = new Array<string>(names.length);
       for (let i = 0; i < names.length; i++) {
-        const encoded = encoder.encode(type, messages[i] as object);
-        refs.hold(type, parts.unseen(encoded));
+        const message = messages[i] as object;
+        // A frozen resource may be in several groups (an EDS assignment in its locality groups): encoded once.
+        const again = Object.isFrozen(message) ? held.get(message) : undefined;
+        if (again) {
+          refs.holdAgain(type, again.hold);
+          digests[i] = again.digest;
+          continue;
+        }
+        const encoded = encoder.encode(type, message);
+        const hold = refs.hold(type, parts.unseen(encoded));
+        if (Object.isFrozen(message)) held.set(message, { digest: encoded.digest, hold });
         digests[i] = encoded.digest;
       }
       roots[type] = writeTable(names, digests, sink).digest;

@@ -109,11 +109,22 @@ export class ObjectSet {
 
   constructor(private readonly spool?: ObjectSpool) {}
 
-  /** A resource of `type` holds `encoded` (and the composite's parts, if any). */
-  hold(type: XdsType, encoded: EncodedResource): void {
+  /** A resource of `type` holds `encoded` (and the composite's parts, if any); returns the hold, for `holdAgain`. */
+  hold(type: XdsType, encoded: EncodedResource): number {
     this.merged = undefined;
+    const at = this.digests.length;
     this.push(encoded.digest, encoded.bytes, TYPE_BIT[type]);
     for (const part of encoded.parts ?? []) this.push(part.digest, part.bytes, 0);
+    return at;
+  }
+
+  /** A resource of `type` holds the object of an earlier hold again (the same message): nothing copied or spooled. */
+  holdAgain(type: XdsType, hold: number): void {
+    this.merged = undefined;
+    this.digests.push(this.digests[hold] as string);
+    this.types.push(TYPE_BIT[type]);
+    if (this.spool) this.handles.push(this.handles[hold] as number);
+    else this.bytes.push(this.bytes[hold] as Uint8Array);
   }
 
   /** Every object held, and every part of them, sorted by digest (read from the spool, if any). */

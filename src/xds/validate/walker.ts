@@ -216,7 +216,8 @@ export class Validator {
    * Whether `validate` remembers the resources it walked. A one-check validator does not: the
    * resources of one output are distinct objects (one per group and name), so remembering them
    * costs a set entry each (121k at 10k services) and saves nothing; a resource met twice is
-   * walked twice. Its sub-messages and `Any`s are remembered as before.
+   * walked twice, unless frozen (the compiler's mark of a message it shares). Its sub-messages and
+   * `Any`s are remembered as before.
    */
   private readonly rememberResources: boolean;
   /** The last resource's walk, its violations handed out: reused for the next (`Walk.restart`). */
@@ -253,7 +254,8 @@ export class Validator {
    * `shared`: sub-messages already found clean, shared by the resources of one check.
    */
   validate(typeName: string, message: object, shared?: Set<object>): Violation[] {
-    if (!this.rememberResources) return this.walkResource(typeName, message, shared);
+    // A frozen resource is one the compiler put in several groups (an EDS assignment in its locality groups).
+    if (!this.rememberResources && !Object.isFrozen(message)) return this.walkResource(typeName, message, shared);
     if (this.clean.has(message)) return [];
     const known = this.rejected.get(message);
     if (known) return [...known];
