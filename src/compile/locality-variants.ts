@@ -60,10 +60,18 @@ export function recordLocalityVariants<M extends object>(
   if (ctx.model.proxyLocalities.length === 0) return false;
   const setting = effectiveLbSetting(ctx.mesh, policy.loadBalancer, policy.trafficDistribution);
   if (!setting || !dependsOnLocality(setting, policy.outlierDetection)) return false;
-  const unchanged = wrapped.map((w) => w.lle);
+  // Localities shared by several variants are one object each (locality-lb.ts): equal lists are
+  // element by element the same, and their variants one resource (encoded and checked once).
+  const made: { readonly list: readonly LocalityLbEndpoints[]; readonly resource: M }[] = [
+    { list: wrapped.map((w) => w.lle), resource },
+  ];
   const variant = (proxy: Locality): M => {
     const list = localityEndpointsFor(wrapped, setting, policy.outlierDetection, proxy);
-    return list.length === unchanged.length && list.every((l, i) => l === unchanged[i]) ? resource : make([...list]);
+    const same = made.find((m) => m.list.length === list.length && m.list.every((l, i) => l === list[i]));
+    if (same) return same.resource;
+    const fresh = make([...list]);
+    made.push({ list, resource: fresh });
+    return fresh;
   };
   variants.set(resource, {
     base: variant(NO_LOCALITY),

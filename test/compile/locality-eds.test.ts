@@ -256,3 +256,17 @@ spec: { host: api.example.com, trafficPolicy: { outlierDetection: { consecutive5
   // A proxy of no known locality: every endpoint is in another region than its empty one.
   assert.deepEqual(byZone('nowhere').priorities, { a: 0, b: 0 });
 });
+
+test('proxies whose localities rank the endpoints alike get the same assignment (one digest)', () => {
+  // r2/d has no endpoint: its proxies rank r2/c first, then r1/a and r1/b, as r2/c's do.
+  const result = compileMesh('{ outlierDetection: { consecutive5xxErrors: 3 } }', '', node('d1', 'r2', 'd'));
+  const c = servedAssignment(result, { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'c1' });
+  const d = servedAssignment(result, { NAMESPACE: 'shop', LABELS: { app: 'web' }, NODE_NAME: 'd1' });
+  assert.equal(d.classId, 'sidecar/shop/web@r2/d/');
+  assert.deepEqual(d.cla, c.cla);
+  const { content } = result.snapshot;
+  assert.equal(
+    content.groups['endpoints@r2/d/']?.endpoints[CLUSTER],
+    content.groups['endpoints@r2/c/']?.endpoints[CLUSTER],
+  );
+});
