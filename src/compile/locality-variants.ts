@@ -80,6 +80,24 @@ export function recordLocalityVariants<M extends object>(
   return true;
 }
 
+/**
+ * Records for `copy` (a resource built from `original`: a gateway's SNI-DNAT cluster and its
+ * assignment) the variants of `original`, each passed through `derive`; the copy is frozen when it
+ * has any, as the variants it is held with are.
+ */
+export function copyLocalityVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): M {
+  const v = variantsOf(original);
+  if (!v) return copy;
+  const derived = new Map<M, M>([[original, copy]]);
+  const of = (m: M): M => {
+    let d = derived.get(m);
+    if (!d) derived.set(m, (d = Object.freeze(derive(m))));
+    return d;
+  };
+  variants.set(copy, { base: of(v.base), byLocality: new Map([...v.byLocality].map(([key, m]) => [key, of(m)])) });
+  return Object.freeze(copy);
+}
+
 function dependsOnLocality(setting: EffectiveLbSetting, outlierDetection: boolean): boolean {
   if (setting.kind === 'zoneAware') return setting.setting.enabled !== false;
   return (setting.setting.distribute?.length ?? 0) > 0 || outlierDetection || setting.force;

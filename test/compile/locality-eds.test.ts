@@ -270,3 +270,33 @@ test('proxies whose localities rank the endpoints alike get the same assignment 
     content.groups['endpoints@r2/c/']?.endpoints[CLUSTER],
   );
 });
+
+test("a gateway's AUTO_PASSTHROUGH (SNI-DNAT) assignments follow the gateway's locality too", () => {
+  const gateway = `---
+apiVersion: v1
+kind: Pod
+metadata: { name: gw-0, namespace: istio-system, labels: { istio: ingressgateway } }
+spec: { nodeName: b1 }
+status: { podIP: 10.0.9.1, conditions: [{ type: Ready, status: "True" }] }
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: { name: eastwest, namespace: istio-system }
+spec:
+  selector: { istio: ingressgateway }
+  servers:
+  - { port: { number: 15443, name: tls, protocol: TLS }, hosts: ['*.shop.svc.cluster.local'], tls: { mode: AUTO_PASSTHROUGH } }
+`;
+  const result = compileMesh('{ outlierDetection: { consecutive5xxErrors: 3 } }', '', gateway);
+  assert.deepEqual(result.diagnostics, []);
+  const { classId, resources } = served(result, {
+    id: 'router~10.0.9.1~gw-0.istio-system~istio-system.svc.cluster.local',
+    metadata: { NAMESPACE: 'istio-system', LABELS: { istio: 'ingressgateway' }, NODE_NAME: 'b1' },
+  });
+  assert.match(classId, /@r1\/b\/$/);
+  const cla = resources.endpoints.get('outbound_.9080_._.reviews.shop.svc.cluster.local') as Served;
+  const priorities = Object.fromEntries(
+    (cla.endpoints ?? []).map((l) => [`${l.locality?.region}/${l.locality?.zone}`, l.priority ?? 0]),
+  );
+  assert.deepEqual(priorities, { 'r1/a': 1, 'r1/b': 0, 'r2/c': 2 });
+});

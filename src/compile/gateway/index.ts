@@ -21,6 +21,7 @@ import type { RouterSecurity } from '../security/workload-security.js';
 import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../types.js';
 import { buildGatewayListeners } from './listeners.js';
 import { withAccessLogs } from '../listener/access-log.js';
+import { copyLocalityVariants } from '../locality-variants.js';
 import { accessLoggers } from '../listeners.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
@@ -162,11 +163,18 @@ function addSniDnat(
   const outbound = `outbound|${c.port}|${c.subset}|${c.hostname}`;
   const base = shared.clusters.get(outbound);
   if (!base || table.clusters.has(c.name)) return;
-  const cluster: Cluster = { ...base, name: c.name };
-  delete cluster.transport_socket;
-  delete cluster.transport_socket_matches;
-  if (cluster.eds_cluster_config) cluster.eds_cluster_config = { ...cluster.eds_cluster_config, service_name: c.name };
+  const sniDnat = (from: Cluster): Cluster => {
+    const cluster: Cluster = { ...from, name: c.name };
+    delete cluster.transport_socket;
+    delete cluster.transport_socket_matches;
+    if (cluster.eds_cluster_config)
+      cluster.eds_cluster_config = { ...cluster.eds_cluster_config, service_name: c.name };
+    return cluster;
+  };
+  // A DNS cluster's and an assignment's locality variants (../locality-variants.ts) follow them here.
+  const cluster = copyLocalityVariants(base, sniDnat(base), sniDnat);
   table.clusters.set(c.name, cluster);
   const cla = shared.endpoints.get(outbound);
-  if (cla && cluster.eds_cluster_config) table.endpoints.set(c.name, { ...cla, cluster_name: c.name });
+  const named = (from: ClusterLoadAssignment): ClusterLoadAssignment => ({ ...from, cluster_name: c.name });
+  if (cla && cluster.eds_cluster_config) table.endpoints.set(c.name, copyLocalityVariants(cla, named(cla), named));
 }
