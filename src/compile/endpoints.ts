@@ -12,6 +12,10 @@
  * - Where the locality settings in effect make priorities or weights depend on the proxy's
  *   locality (./locality-lb.ts), the assignment has a variant per locality of the mesh
  *   (LocalityVariants; scope/locality-groups.ts puts them in groups of their own).
+ * - A node-local service's (`internalTrafficPolicy: Local`) assignment has a variant per node of
+ *   the mesh, holding only the endpoints whose pod is on that node, and one for a proxy of no known
+ *   node, holding the endpoints without a node (istiod's filterIstioEndpoint; NodeVariants,
+ *   scope/node-groups.ts); it gets no locality variants (every endpoint a proxy gets is on its node).
  * - Each endpoint carries `envoy.transport_socket_match: {tlsMode: istio}` when it has a sidecar
  *   (auto mTLS matches on it) and `istio.workload` telemetry metadata when its pod (or its
  *   WorkloadEntry or ServiceEntry) is known; a WorkloadEntry's `weight` is its lb weight.
@@ -27,6 +31,7 @@ import { planServiceClusters, selectsLabels, type PlannedCluster } from './clust
 import type { WrappedLocality } from './locality-lb.js';
 import { localityKey, recordLocalityVariants, type LocalityPolicy } from './locality-variants.js';
 import { NameOrderedTable, sortShortStrings } from './sorted.js';
+import { recordNodeVariants, type NodeVariants } from './node-variants.js';
 
 type LbEndpoint = envoy.config.endpoint.v3.LbEndpoint.$Properties;
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
@@ -56,10 +61,17 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
   const out = new Map<string, ClusterLoadAssignment>();
   const byPort = ctx.model.endpoints.get(service.hostname);
   const send = sendPolicy(service);
+  const byNode = service.nodeLocal ? endpointsByNode(byPort) : undefined;
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
     const wrapped = planLocalities(byPort, plan, send);
     const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
+    if (byNode) {
+      recordNodeVariants(cla, nodeVariants(plan, send, cla, byNode));
+      Object.freeze(cla);
+      out.set(plan.name, cla);
+      continue;
+    }
     // istiod's EndpointBuilder: the rule's (port- and subset-merged) settings, failover where the rule has outlier detection.
     if (
       recordLocalityVariants(ctx, edsLocalityPolicy(plan), cla, wrapped, (endpoints) =>
@@ -71,6 +83,48 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
     out.set(plan.name, cla);
   }
   return out;
+}
+
+/** A node-local service's endpoints by node (`''`: those without a node), per port, in model order. */
+function endpointsByNode(
+  byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
+): Map<string, Map<number, MeshEndpoint[]>> {
+  const out = new Map<string, Map<number, MeshEndpoint[]>>();
+  for (const [port, list] of byPort ?? []) {
+    for (const ep of list) {
+      const node = ep.nodeName ?? '';
+      let ports = out.get(node);
+      if (!ports) out.set(node, (ports = new Map()));
+      const eps = ports.get(port);
+      if (eps) eps.push(ep);
+      else ports.set(port, [ep]);
+    }
+  }
+  return out;
+}
+
+/** What a proxy on each node gets of a node-local service's cluster (`cla` itself where that is all of it). */
+function nodeVariants(
+  plan: PlannedCluster,
+  send: SendPolicy,
+  cla: ClusterLoadAssignment,
+  byNode: ReadonlyMap<string, ReadonlyMap<number, readonly MeshEndpoint[]>>,
+): NodeVariants<ClusterLoadAssignment> {
+  const all = cla.endpoints ?? [];
+  const count = (list: readonly LocalityLbEndpoints[]): number =>
+    list.reduce((n, l) => n + (l.lb_endpoints?.length ?? 0), 0);
+  const total = count(all);
+  const empty: ClusterLoadAssignment = Object.freeze({ cluster_name: plan.name, endpoints: exactList([]) });
+  const make = (ports: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined): ClusterLoadAssignment => {
+    const list = planLocalities(ports, plan, send).map((w) => w.lle);
+    if (list.length === 0) return empty;
+    // Every endpoint of the cluster is here: the assignment itself.
+    if (count(list) === total) return cla;
+    return Object.freeze({ cluster_name: plan.name, endpoints: exactList(list) });
+  };
+  const byNodeName = new Map<string, ClusterLoadAssignment>();
+  for (const [node, ports] of byNode) if (node !== '') byNodeName.set(node, make(ports));
+  return { base: make(byNode.get('')), byNode: byNodeName, empty };
 }
 
 const edsLocalityPolicy = (plan: PlannedCluster): LocalityPolicy => ({

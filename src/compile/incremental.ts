@@ -39,6 +39,8 @@ import type { CompileContext } from './context.js';
 import { buildServiceEndpoints } from './endpoints.js';
 import { localityKey, variantsOf } from './locality-variants.js';
 import { localityBaseGroup, localityVariantGroup } from '../proxy-class/locality.js';
+import { nodeVariant, nodeVariantsOf } from './node-variants.js';
+import { nodeBaseGroup, nodeVariantGroup } from '../proxy-class/node-local.js';
 import { compileWithShapes, createContext, type CompileResult, type InboundReuse, type SidecarShape } from './index.js';
 import { DeltaBuilder, copyTables, type LayoutChange } from './incremental/delta.js';
 import {
@@ -325,6 +327,12 @@ export class IncrementalCompiler {
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
       if (!prev || !pod || !samePodShape(prev, pod)) return false;
+      // When a service is node-local, a pod's node may name a node group (model.proxyNodes): a
+      // move keeps the groups only between Nodes' names (those stay whatever the pods say).
+      if (state.ctx.model.proxyNodes && prev.nodeName !== pod.nodeName) {
+        const known = (n: string | undefined): boolean => !n || state.layer.idx.nodes.has(n);
+        if (!known(prev.nodeName) || !known(pod.nodeName)) return false;
+      }
     }
     return true;
   }
@@ -473,8 +481,9 @@ function patchScope(
 }
 
 /**
- * Puts a service's assignments where the full compile put them (scope/locality-groups.ts): in the
- * endpoints group, or, for those that depend on the proxy's locality, in its locality groups. False
+ * Puts a service's assignments where the full compile put them (scope/locality-groups.ts,
+ * scope/node-groups.ts): in the endpoints group, or, for those that depend on the proxy's locality
+ * or node, in its locality or node groups. False
  * when one moved between the two (or its locality groups do not exist yet): only a full compile
  * says what the classes then are.
  */
@@ -485,7 +494,17 @@ function placeAssignments(
   assignments: ReadonlyMap<string, ClusterLoadAssignment>,
 ): boolean {
   const base = state.tables.get(localityBaseGroup(group));
+  const nodeBase = state.tables.get(nodeBaseGroup(group));
   for (const [name, cla] of assignments) {
+    // A node-local service's: in `G#` and every `G#<node>` (scope/node-groups.ts), nodes being the compile's.
+    const onNodes = nodeVariantsOf(cla);
+    if ((onNodes !== undefined) !== (nodeBase?.endpoints.has(name) ?? false)) return false;
+    if (onNodes) {
+      builder.upsert(nodeBaseGroup(group), 'endpoints', name, onNodes.base);
+      for (const node of state.ctx.model.proxyNodes ?? [])
+        builder.upsert(nodeVariantGroup(group, node), 'endpoints', name, nodeVariant(onNodes, node));
+      continue;
+    }
     const variants = variantsOf(cla);
     if ((variants !== undefined) !== (base?.endpoints.has(name) ?? false)) return false;
     if (!variants) {

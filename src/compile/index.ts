@@ -64,6 +64,7 @@ import { indexVirtualServices } from './virtual-services.js';
 import type { Cluster, Listener } from '../xds/proto.js';
 import { sortedByName } from './sorted.js';
 import { splitLocalityGroups } from './scope/locality-groups.js';
+import { splitNodeGroups } from './scope/node-groups.js';
 
 export interface CompileResult {
   readonly output: CompileOutput;
@@ -277,10 +278,13 @@ export function compileWithShapes(
     if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const located = splitLocalityGroups(groups, classes, ctx.model.proxyLocalities, ctx.model.nodeLocalities);
+  // Node-local services' assignments (internalTrafficPolicy: Local): only when the mesh has one.
+  const nodes = ctx.model.proxyNodes;
+  const placed = nodes ? splitNodeGroups(groups, located.classes, nodes) : located.classes;
   return {
     output: {
       groups: sortGroups(groups),
-      classes: located.classes,
+      classes: placed,
       selectors: [...classSelectors(ctx, { selectorRules, sourceSelectors }), ...located.nodeSelectors],
     },
     sidecarShapes: sidecars,

@@ -168,6 +168,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     byHostname: new Map(services.map((s) => [s.hostname, s])),
     endpoints,
     ...proxyLocalities(inputs, idx),
+    ...(services.some((s) => s.nodeLocal) ? { proxyNodes: proxyNodes(inputs, idx) } : {}),
     namespaces: [...namespaces].sort(),
     workloads,
     entryWorkloads,
@@ -200,6 +201,13 @@ function proxyLocalities(inputs: InputSet, idx: Indexes): Pick<ServiceModel, 'pr
   for (const w of inputs.workloadEntries) add(entryLocality(w.spec));
   const keys = [...byKey.keys()].sort();
   return { proxyLocalities: keys.map((k) => byKey.get(k) as Locality), nodeLocalities };
+}
+
+/** The Kubernetes node names proxies can be on: the Nodes', and those pods name (`spec.nodeName`). */
+function proxyNodes(inputs: InputSet, idx: Indexes): string[] {
+  const names = new Set(idx.nodes.keys());
+  for (const pod of inputs.pods) if (pod.nodeName) names.add(pod.nodeName);
+  return [...names].sort();
 }
 
 /** Builds the lookups of `buildServiceModel` (src/compile/incremental keeps them up to date). */
@@ -291,6 +299,8 @@ function meshService(
   if (exportTo) ms.exportTo = exportTo;
   const distribution = trafficDistributionOf(svc.trafficDistribution, svc.meta.annotations, namespaceAnnotations);
   if (distribution) ms.trafficDistribution = distribution;
+  // istiod's conversion: internalTrafficPolicy Local makes the service NodeLocal.
+  if (svc.internalTrafficPolicy === 'Local') ms.nodeLocal = true;
   if (distribution === 'PreferSameNode')
     diags.warn({
       code: 'unsupported-field',
@@ -327,6 +337,7 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
   if (svc.type === 'ExternalName') return out;
   const slices = idx.slicesByService.get(svc.meta.namespace)?.get(svc.meta.name);
   const legacy = slices ? undefined : idx.endpointsByName.get(svc.meta.namespace)?.get(svc.meta.name);
+  const nodeLocal = ms.nodeLocal === true;
   for (const sp of ms.ports) {
     const list: MeshEndpoint[] = [];
     const ns = svc.meta.namespace;
@@ -338,16 +349,16 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
         // Ready → serving traffic; not ready but still serving while terminating → draining.
         const health: HealthStatus = e.ready ? 'HEALTHY' : e.serving && e.terminating ? 'DRAINING' : 'UNHEALTHY';
         for (const address of e.addresses)
-          list.push(meshEndpoint(address, health, e.targetRef, e.nodeName, e.zone, p.port, ns, idx));
+          list.push(meshEndpoint(address, health, e.targetRef, e.nodeName, e.zone, p.port, ns, idx, nodeLocal));
       }
     }
     for (const subset of legacy?.subsets ?? []) {
       const p = matchPort(sp, subset.ports);
       if (!p) continue;
       for (const a of subset.addresses)
-        list.push(meshEndpoint(a.ip, 'HEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx));
+        list.push(meshEndpoint(a.ip, 'HEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, nodeLocal));
       for (const a of subset.notReadyAddresses)
-        list.push(meshEndpoint(a.ip, 'UNHEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx));
+        list.push(meshEndpoint(a.ip, 'UNHEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, nodeLocal));
     }
     out.set(sp.port, dedupeEndpoints(list));
   }
@@ -394,6 +405,7 @@ function meshEndpoint(
   port: number,
   namespace: string,
   idx: Indexes,
+  nodeLocal: boolean,
 ): MeshEndpoint {
   const byRef =
     ref && (ref.kind === 'Pod' || ref.kind === '')
@@ -403,7 +415,7 @@ function meshEndpoint(
   const labels = pod?.meta.labels ?? {};
   const where = locality(nodeName, zone, pod, idx);
   const tlsMode = labels['security.istio.io/tlsMode'] === 'istio' ? 'istio' : 'disabled';
-  return pod
+  const ep: MeshEndpoint = pod
     ? {
         address,
         port,
@@ -415,6 +427,8 @@ function meshEndpoint(
         serviceAccount: pod.serviceAccount,
       }
     : { address, port, labels, locality: where, health, tlsMode };
+  // istiod's endpoint builder takes the node from the pod (spec.nodeName), not from the slice.
+  return nodeLocal && pod?.nodeName ? { ...ep, nodeName: pod.nodeName } : ep;
 }
 
 /**

@@ -41,6 +41,8 @@ export interface Service extends Base<'Service'> {
   readonly ports: readonly ServicePort[];
   /** `spec.trafficDistribution` as written (istiod reads PreferClose, PreferSameZone, PreferSameNode). */
   readonly trafficDistribution?: string;
+  /** `spec.internalTrafficPolicy` (istiod: `Local` keeps each proxy to the endpoints on its own node). */
+  readonly internalTrafficPolicy?: 'Cluster' | 'Local';
 }
 
 export interface EndpointPort {

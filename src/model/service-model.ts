@@ -69,6 +69,11 @@ export interface MeshService {
   readonly exportTo?: readonly string[];
   /** Set when the service prefers endpoints close to the client (model/traffic-distribution.ts). */
   readonly trafficDistribution?: TrafficDistribution;
+  /**
+   * Set for a Service with `internalTrafficPolicy: Local` (istiod's NodeLocal): a proxy is sent
+   * only the endpoints on its own node (compile/node-variants.ts).
+   */
+  readonly nodeLocal?: true;
   readonly origin: Origin;
   /** Set for a host of a ServiceEntry (istiod: registry `External`). */
   readonly serviceEntry?: ServiceEntryAttributes;
@@ -115,6 +120,8 @@ export interface MeshEndpoint {
   readonly network?: string;
   /** The telemetry workload name when not derived from a pod (a WorkloadEntry's or ServiceEntry's name). */
   readonly workloadName?: string;
+  /** The Kubernetes node of the endpoint's pod (its `spec.nodeName`, as istiod): set for node-local services only. */
+  readonly nodeName?: string;
 }
 
 export interface ServiceModel {
@@ -131,6 +138,11 @@ export interface ServiceModel {
   readonly proxyLocalities: readonly Locality[];
   /** Located Kubernetes Nodes by name: a relay places a proxy by its NODE_NAME when it does not say its locality. */
   readonly nodeLocalities: ReadonlyMap<string, Locality>;
+  /**
+   * The Kubernetes node names proxies can be on (Node objects and pods' `spec.nodeName`), sorted;
+   * absent when no service is node-local: their EDS assignments get a variant for each.
+   */
+  readonly proxyNodes?: readonly string[];
   /** Namespaces known to the mesh (Namespace objects and namespaces of services/pods), sorted. */
   readonly namespaces: readonly string[];
   /** Workloads (pods) by namespace, for inbound config and proxy classes. */

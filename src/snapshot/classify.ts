@@ -18,6 +18,13 @@ import {
   parseLocalityClassId,
   proxyLocalityKey,
 } from '../proxy-class/locality.js';
+import {
+  groupsForNode,
+  isNodeBaseGroup,
+  isNodeName,
+  nodeClassId,
+  parseNodeClassId,
+} from '../proxy-class/node-local.js';
 import { appliesToRouters, classServiceName, routerClassId, selects, sidecarClassId } from '../proxy-class/class-id.js';
 import { parseProxyNode, type ProxyNode } from '../proxy-class/node-id.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
@@ -53,16 +60,53 @@ export function classifyNode(content: SnapshotContent, identity: NodeIdentity): 
  * every switch). A class whose assignments depend on the proxy's locality is served as
  * `<class>@<region>/<zone>/<subzone>` when the snapshot has that locality (../proxy-class/locality.ts);
  * a proxy of a locality it does not know gets the class itself (the assignments for no locality).
+ * A class with node-local assignments (../proxy-class/node-local.ts) is then served as
+ * `…#<node>` for a proxy whose NODE_NAME is a node of the snapshot; a proxy of no known node gets
+ * the assignments for no node.
  */
 export function classifyParsedNode(content: SnapshotContent, identity: NodeIdentity, node: ProxyNode): Classification {
   const placed = classifyByLabels(content, identity, node);
   if (!placed.ok) return placed;
   const cls = classesById(content.classes).get(placed.classId);
-  if (!cls?.groups.some(isLocalityBaseGroup)) return placed;
-  const key = proxyLocalityKey(node, nodeLocalities(content.selectors));
-  return key !== undefined && hasLocality(content, cls, key)
-    ? { ok: true, classId: localityClassId(placed.classId, key), node }
-    : placed;
+  if (!cls) return placed;
+  let classId = placed.classId;
+  if (cls.groups.some(isLocalityBaseGroup)) {
+    const key = proxyLocalityKey(node, nodeLocalities(content.selectors));
+    if (key !== undefined && hasLocality(content, cls, key)) classId = localityClassId(classId, key);
+  }
+  const nodeName = node.nodeName;
+  if (nodeName !== undefined && cls.groups.some(isNodeBaseGroup) && hasNode(content, cls, nodeName))
+    classId = nodeClassId(classId, nodeName);
+  return classId === placed.classId ? placed : { ok: true, classId, node };
+}
+
+/** Per snapshot: each node base group (`G#`) → the nodes it has a group for (`G#<node>`). */
+const nodeIndexes = new WeakMap<SnapshotContent['groups'], ReadonlyMap<string, ReadonlySet<string>>>();
+
+function nodeIndex(content: SnapshotContent): ReadonlyMap<string, ReadonlySet<string>> {
+  let index = nodeIndexes.get(content.groups);
+  if (!index) {
+    const m = new Map<string, Set<string>>();
+    for (const id of Object.keys(content.groups)) {
+      const hash = id.lastIndexOf('#');
+      if (hash < 0 || hash === id.length - 1) continue;
+      const base = id.slice(0, hash + 1);
+      if (content.groups[base] === undefined) continue;
+      let nodes = m.get(base);
+      if (!nodes) m.set(base, (nodes = new Set()));
+      nodes.add(id.slice(hash + 1));
+    }
+    nodeIndexes.set(content.groups, (index = m));
+  }
+  return index;
+}
+
+/** Whether a class has variants for a node (a name of a node of the snapshot). */
+function hasNode(content: SnapshotContent, cls: ProxyClass, node: string): boolean {
+  if (!isNodeName(node)) return false;
+  const index = nodeIndex(content);
+  const bases = cls.groups.filter(isNodeBaseGroup);
+  return bases.length > 0 && bases.every((b) => index.get(b)?.has(node) === true);
 }
 
 /** Node name → locality key, from the snapshot's node selectors. */
@@ -118,16 +162,30 @@ function hasLocality(content: SnapshotContent, cls: ProxyClass, key: string): bo
 }
 
 /**
- * The class a class id names, a locality class id (`<class>@<locality>`) included: the class with
- * its locality's groups. Undefined when the snapshot has no such class.
+ * The class a class id names, a locality class id (`<class>@<locality>`) and a node class id
+ * (`<class>#<node>`, `<class>@<locality>#<node>`) included: the class with its locality's and its
+ * node's groups. Undefined when the snapshot has no such class.
  */
 export function classById(content: SnapshotContent, classId: string): ProxyClass | undefined {
-  const plain = classesById(content.classes).get(classId);
+  const classes = classesById(content.classes);
+  const plain = classes.get(classId);
   if (plain) return plain;
-  const located = parseLocalityClassId(classId);
-  const cls = located && classesById(content.classes).get(located.classId);
-  if (!cls || !hasLocality(content, cls, located.key)) return undefined;
-  return { ...cls, id: classId, groups: groupsForLocality(cls.groups, located.key) };
+  const onNode = parseNodeClassId(classId);
+  const id = onNode ? onNode.classId : classId;
+  let cls = classes.get(id);
+  let groups = cls?.groups;
+  if (!cls) {
+    const located = parseLocalityClassId(id);
+    if (!located) return undefined;
+    cls = classes.get(located.classId);
+    if (!cls || !hasLocality(content, cls, located.key)) return undefined;
+    groups = groupsForLocality(cls.groups, located.key);
+  }
+  if (onNode) {
+    if (!hasNode(content, cls, onNode.node)) return undefined;
+    groups = groupsForNode(groups as readonly string[], onNode.node);
+  }
+  return { ...cls, id: classId, groups: groups as string[] };
 }
 
 function classifyByLabels(content: SnapshotContent, identity: NodeIdentity, node: ProxyNode): Classification {

@@ -38,6 +38,7 @@ import {
 
 const PROTOCOLS: readonly PortProtocol[] = ['TCP', 'UDP', 'SCTP'];
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
+const INTERNAL_TRAFFIC_POLICIES = ['Cluster', 'Local'] as const;
 
 function protocol(r: Reader, v: unknown, path: string): PortProtocol {
   const s = str(r, v, path);
@@ -68,6 +69,12 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
   const externalName = str(r, get(spec, 'externalName'), 'spec.externalName');
   const selector = strMap(r, get(spec, 'selector'), 'spec.selector');
   const trafficDistribution = str(r, get(spec, 'trafficDistribution'), 'spec.trafficDistribution');
+  const internalTrafficPolicy = enumOf(
+    r,
+    get(spec, 'internalTrafficPolicy'),
+    'spec.internalTrafficPolicy',
+    INTERNAL_TRAFFIC_POLICIES,
+  );
   const ports =
     list(r, get(spec, 'ports'), 'spec.ports', (item, p): ServicePort | undefined => {
       const o = obj(r, item, p);
@@ -114,6 +121,7 @@ export function readService(r: Reader, raw: Raw, origin: Origin): Service | unde
     selector,
     ports,
     trafficDistribution: trafficDistribution === '' ? undefined : trafficDistribution,
+    internalTrafficPolicy,
   });
 }
 

@@ -122,12 +122,13 @@ export class LoadedSnapshot implements ServedSnapshot {
   }
 
   /**
-   * A class's tables; a locality class (`<class>@<locality>`, ../../proxy-class/locality.ts) is
-   * built when a proxy of that locality first asks: a snapshot has classes × localities of them.
+   * A class's tables; a locality class (`<class>@<locality>`, ../../proxy-class/locality.ts) or a
+   * node class (`…#<node>`, ../../proxy-class/node-local.ts) is built when a proxy of that locality
+   * or node first asks: a snapshot has classes × localities (× nodes) of them.
    */
   private located(classId: string): ClassTables | undefined {
     const known = this.classes.get(classId);
-    if (known || !classId.includes('@')) return known;
+    if (known || !(classId.includes('@') || classId.includes('#'))) return known;
     const cls = classById(this.content, classId);
     if (!cls) return undefined;
     // Only the locality groups' tables are new here: their resources need not be shared with the rest.

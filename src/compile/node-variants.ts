@@ -1,0 +1,30 @@
+/**
+ * EDS assignments of node-local services (`internalTrafficPolicy: Local`): istiod's EndpointBuilder
+ * drops every endpoint whose node (its pod's `spec.nodeName`) is not the proxy's NODE_NAME. The
+ * translator records, per assignment, what a proxy on each node of the mesh gets and what a proxy
+ * of no known node gets; scope/node-groups.ts moves it into per-node groups
+ * (../proxy-class/node-local.ts). Whether an assignment has node variants depends on the
+ * Service's policy only, never on its endpoints: an endpoint change never moves it between groups.
+ */
+
+/** What a proxy on each node of the mesh gets, and what a proxy of no known node gets. */
+export interface NodeVariants<M extends object = object> {
+  /** For a proxy without a node of the mesh: the endpoints without a node (istiod's empty node name). */
+  readonly base: M;
+  /** By node name, one per `model.proxyNodes` (absent: an assignment without endpoints, `empty`). */
+  readonly byNode: ReadonlyMap<string, M>;
+  /** The variant of a node none of whose endpoints the assignment has. */
+  readonly empty: M;
+}
+
+const variants = new WeakMap<object, NodeVariants>();
+
+export const nodeVariantsOf = <M extends object>(resource: M): NodeVariants<M> | undefined =>
+  variants.get(resource) as NodeVariants<M> | undefined;
+
+export function recordNodeVariants<M extends object>(resource: M, v: NodeVariants<M>): void {
+  variants.set(resource, v);
+}
+
+/** The variant of `node` (one of `model.proxyNodes`). */
+export const nodeVariant = <M extends object>(v: NodeVariants<M>, node: string): M => v.byNode.get(node) ?? v.empty;
