@@ -28,3 +28,24 @@ export function recordNodeVariants<M extends object>(resource: M, v: NodeVariant
 
 /** The variant of `node` (one of `model.proxyNodes`). */
 export const nodeVariant = <M extends object>(v: NodeVariants<M>, node: string): M => v.byNode.get(node) ?? v.empty;
+
+/**
+ * Records for `copy` (a resource built from `original`: a gateway's SNI-DNAT assignment) the node
+ * variants of `original`, each passed through `derive`.
+ */
+export function copyNodeVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): M {
+  const v = nodeVariantsOf(original);
+  if (!v) return copy;
+  const derived = new Map<M, M>([[original, copy]]);
+  const of = (m: M): M => {
+    let d = derived.get(m);
+    if (!d) derived.set(m, (d = derive(m)));
+    return d;
+  };
+  variants.set(copy, {
+    base: of(v.base),
+    byNode: new Map([...v.byNode].map(([node, m]) => [node, of(m)])),
+    empty: of(v.empty),
+  });
+  return copy;
+}

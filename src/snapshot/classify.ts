@@ -144,16 +144,6 @@ function localityIndex(content: SnapshotContent): ReadonlyMap<string, ReadonlySe
   return index;
 }
 
-/** The localities a class has variants for: those whose group exists for each of its locality groups. */
-export function localityKeysOf(content: SnapshotContent, cls: ProxyClass): readonly string[] {
-  const bases = cls.groups.filter(isLocalityBaseGroup);
-  if (bases.length === 0) return [];
-  const index = localityIndex(content);
-  const first = index.get(bases[0] as string);
-  if (!first) return [];
-  return [...first].filter((key) => bases.every((b) => index.get(b)?.has(key) === true)).sort();
-}
-
 /** Whether a class has variants for a locality. */
 function hasLocality(content: SnapshotContent, cls: ProxyClass, key: string): boolean {
   const index = localityIndex(content);

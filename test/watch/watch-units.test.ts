@@ -144,24 +144,35 @@ test('bootstrap: Envoy ADS to xds-grpc and a proxyless gRPC bootstrap', async ()
   await assert.rejects(bootstrapCommand(['--relay', 'nope']), /--node is required/);
 });
 
-test('bootstrap --locality: both bootstraps carry the node locality the relay places the proxy by', async () => {
+/** What `bootstrap` prints: its JSON lines, parsed. */
+async function bootstrapLines(args: string[]): Promise<Record<string, { node: unknown }>[]> {
   const lines: string[] = [];
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string) => {
     lines.push(String(chunk));
     return true;
   }) as typeof process.stdout.write;
-  const node = 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local';
   try {
-    assert.equal(await bootstrapCommand(['--node', node, '--locality', 'us-east1/us-east1-b', '--insecure']), 0);
+    assert.equal(await bootstrapCommand(args), 0);
   } finally {
     process.stdout.write = write;
   }
-  const [envoy, grpc] = lines
+  return lines
     .join('')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, { node: { locality: unknown } }>);
+    .map((l) => JSON.parse(l) as Record<string, { node: unknown }>);
+}
+
+test('bootstrap --locality: both bootstraps carry the node locality the relay places the proxy by', async () => {
+  const node = 'sidecar~10.0.0.1~web-1.shop~shop.svc.cluster.local';
+  const [envoy, grpc] = (await bootstrapLines([
+    '--node',
+    node,
+    '--locality',
+    'us-east1/us-east1-b',
+    '--insecure',
+  ])) as Record<string, { node: { locality: unknown } }>[];
   assert.deepEqual(envoy?.envoy?.node.locality, { region: 'us-east1', zone: 'us-east1-b' });
   assert.deepEqual(grpc?.grpc?.node.locality, { region: 'us-east1', zone: 'us-east1-b', sub_zone: '' });
   await assert.rejects(bootstrapCommand(['--node', node, '--locality', '/zone-only']), /--locality: expected REGION/);
@@ -169,23 +180,8 @@ test('bootstrap --locality: both bootstraps carry the node locality the relay pl
 });
 
 test('bootstrap --type router: a gateway gets the Envoy bootstrap only; the type must agree with the node id', async () => {
-  const lines: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string) => {
-    lines.push(String(chunk));
-    return true;
-  }) as typeof process.stdout.write;
   const router = 'router~10.244.0.20~istio-ingressgateway-0.istio-system~istio-system.svc.cluster.local';
-  try {
-    assert.equal(await bootstrapCommand(['--type', 'router', '--node', router, '--labels', 'istio=ingressgateway']), 0);
-  } finally {
-    process.stdout.write = write;
-  }
-  const printed = lines
-    .join('')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, { node: unknown }>);
+  const printed = await bootstrapLines(['--type', 'router', '--node', router, '--labels', 'istio=ingressgateway']);
   assert.deepEqual(
     printed.map((p) => Object.keys(p)),
     [['envoy']],

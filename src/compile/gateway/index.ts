@@ -22,6 +22,7 @@ import { emptyTable, type GatewaySelectorRef, type ResourceTable } from '../type
 import { buildGatewayListeners } from './listeners.js';
 import { withAccessLogs } from '../listener/access-log.js';
 import { copyLocalityVariants } from '../locality-variants.js';
+import { copyNodeVariants } from '../node-variants.js';
 import { accessLoggers } from '../listeners.js';
 import { mergeGateways, serviceTargets } from './merge.js';
 import { buildGatewayRouteConfig } from './route-config.js';
@@ -171,10 +172,12 @@ function addSniDnat(
       cluster.eds_cluster_config = { ...cluster.eds_cluster_config, service_name: c.name };
     return cluster;
   };
-  // A DNS cluster's and an assignment's locality variants (../locality-variants.ts) follow them here.
+  // A DNS cluster's and an assignment's locality and node variants (../locality-variants.ts,
+  // ../node-variants.ts) follow them here.
   const cluster = copyLocalityVariants(base, sniDnat(base), sniDnat);
   table.clusters.set(c.name, cluster);
   const cla = shared.endpoints.get(outbound);
   const named = (from: ClusterLoadAssignment): ClusterLoadAssignment => ({ ...from, cluster_name: c.name });
-  if (cla && cluster.eds_cluster_config) table.endpoints.set(c.name, copyLocalityVariants(cla, named(cla), named));
+  if (cla && cluster.eds_cluster_config)
+    table.endpoints.set(c.name, copyNodeVariants(cla, copyLocalityVariants(cla, named(cla), named), named));
 }
