@@ -65,7 +65,7 @@ test('catalog: subsets, 90/10 split behind a header-matched canary route, ring h
   assert.equal(split?.route?.retry_policy?.num_retries?.value, 3);
 });
 
-test('cart gets fault injection; postgres a TCP listener; endpoints carry their zones', () => {
+test("cart gets fault injection; postgres a TCP listener; endpoints carry their zones, the proxy's first", () => {
   const { output } = load();
   const cart = output.groups
     .get('routes/shop')
@@ -73,9 +73,20 @@ test('cart gets fault injection; postgres a TCP listener; endpoints carry their 
     ?.virtual_hosts?.find((v) => v.name === 'cart.shop.svc.cluster.local:50051');
   assert.ok(Object.keys(cart?.routes?.[0]?.typed_per_filter_config ?? {}).includes('envoy.filters.http.fault'));
   assert.ok(output.groups.get('outbound-listeners')?.listeners.has('10.96.41.21_5432'));
-  const cla = output.groups.get('endpoints')?.endpoints.get('outbound|9080|v1|catalog.shop.svc.cluster.local');
-  assert.deepEqual(
-    cla?.endpoints?.map((l) => l.locality?.zone),
-    ['eu-west1-b', 'eu-west1-c'],
-  );
+  // catalog's rule has outlier detection: with Istio's default mesh localityLbSetting its assignments
+  // depend on the proxy's zone (endpoints@: a proxy of no known zone; endpoints@<zone>: its own first).
+  const catalog = 'outbound|9080|v1|catalog.shop.svc.cluster.local';
+  const zones = (group: string) =>
+    output.groups
+      .get(group)
+      ?.endpoints.get(catalog)
+      ?.endpoints?.map((l) => [l.locality?.zone, l.priority ?? 0]);
+  assert.deepEqual(zones('endpoints@'), [
+    ['eu-west1-b', 0],
+    ['eu-west1-c', 0],
+  ]);
+  assert.deepEqual(zones('endpoints@eu-west1/eu-west1-c/'), [
+    ['eu-west1-b', 1],
+    ['eu-west1-c', 0],
+  ]);
 });
