@@ -205,6 +205,7 @@ test('demo --channel: the suggested show names the channel and store; every endp
       NAMESPACE: 'shop',
       LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
       INSTANCE_IPS: '10.244.1.10',
+      NODE_NAME: 'node-a',
     }),
     '--type',
     'endpoints',
@@ -226,6 +227,12 @@ test('demo --channel: the suggested show names the channel and store; every endp
       ?.split('\n')
       .filter((l) => l.startsWith('  ')) ?? [];
   assert.equal(listed.length, sets);
+  // Its node's zone first: catalog's rule has outlier detection (the default mesh localityLbSetting applies).
+  assert.match(r.stdout, /class sidecar\/shop\/web\S*@eu-west1\/eu-west1-b\//);
+  assert.match(
+    r.stdout,
+    /outbound\|9080\|\|catalog\.shop\.svc\.cluster\.local: .*\(eu-west1-b\); .*\(eu-west1-c, priority 1\)/,
+  );
 });
 
 test('audit text: one line per push (ACKs of one proxy and version grouped), candidates named candidate:N', async () => {

@@ -20,6 +20,8 @@ const NODE = {
     NAMESPACE: 'shop',
     LABELS: { app: 'web', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
     INSTANCE_IPS: '10.244.1.10',
+    // Its Kubernetes Node, as istio-agent announces it: the proxy's zone, whose endpoints come first.
+    NODE_NAME: 'node-a',
   },
 };
 
@@ -65,8 +67,14 @@ export async function demoCommand(argv: readonly string[]): Promise<number> {
       const sets = arr(section.dynamic_endpoint_configs).map((e) => obj(e.endpoint_config));
       out.push('', `Endpoints (${sets.length}):`);
       for (const cla of sets) {
-        const addrs = arr(cla.endpoints).flatMap((l) => arr(l.lb_endpoints).map((e) => socket(e)));
-        out.push(`  ${String(cla.cluster_name)}: ${addrs.join(', ') || '(none)'}`);
+        const localities = arr(cla.endpoints).map((l) => {
+          const where = String(obj(l.locality).zone ?? '') || 'no zone';
+          const priority = Number(l.priority ?? 0) > 0 ? `, priority ${String(l.priority)}` : '';
+          return `${arr(l.lb_endpoints)
+            .map((e) => socket(e))
+            .join(', ')} (${where}${priority})`;
+        });
+        out.push(`  ${String(cla.cluster_name)}: ${localities.join('; ') || '(none)'}`);
       }
     }
   }
