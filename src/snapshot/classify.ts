@@ -80,34 +80,46 @@ export function classifyParsedNode(content: SnapshotContent, identity: NodeIdent
   return classId === placed.classId ? placed : { ok: true, classId, node };
 }
 
-/** Per snapshot: each node base group (`G#`) → the nodes it has a group for (`G#<node>`). */
-const nodeIndexes = new WeakMap<SnapshotContent['groups'], ReadonlyMap<string, ReadonlySet<string>>>();
+/**
+ * Per snapshot and mark (`@`: localities, `#`: nodes): each base group (`G@`, `G#`) → the keys it
+ * has a group for (`G@<locality>`, `G#<node>`). A key holds no mark; a group id before it may.
+ */
+const variantIndexes = new WeakMap<SnapshotContent['groups'], Map<string, ReadonlyMap<string, ReadonlySet<string>>>>();
 
-function nodeIndex(content: SnapshotContent): ReadonlyMap<string, ReadonlySet<string>> {
-  let index = nodeIndexes.get(content.groups);
+function variantIndex(content: SnapshotContent, mark: '@' | '#'): ReadonlyMap<string, ReadonlySet<string>> {
+  let byMark = variantIndexes.get(content.groups);
+  if (!byMark) variantIndexes.set(content.groups, (byMark = new Map()));
+  let index = byMark.get(mark);
   if (!index) {
     const m = new Map<string, Set<string>>();
     for (const id of Object.keys(content.groups)) {
-      const hash = id.lastIndexOf('#');
-      if (hash < 0 || hash === id.length - 1) continue;
-      const base = id.slice(0, hash + 1);
+      const at = id.lastIndexOf(mark);
+      if (at < 0 || at === id.length - 1) continue;
+      const base = id.slice(0, at + 1);
       if (content.groups[base] === undefined) continue;
-      let nodes = m.get(base);
-      if (!nodes) m.set(base, (nodes = new Set()));
-      nodes.add(id.slice(hash + 1));
+      let keys = m.get(base);
+      if (!keys) m.set(base, (keys = new Set()));
+      keys.add(id.slice(at + 1));
     }
-    nodeIndexes.set(content.groups, (index = m));
+    byMark.set(mark, (index = m));
   }
   return index;
 }
 
-/** Whether a class has variants for a node (a name of a node of the snapshot). */
-function hasNode(content: SnapshotContent, cls: ProxyClass, node: string): boolean {
-  if (!isNodeName(node)) return false;
-  const index = nodeIndex(content);
-  const bases = cls.groups.filter(isNodeBaseGroup);
-  return bases.length > 0 && bases.every((b) => index.get(b)?.has(node) === true);
+/** Whether each of a class's `mark` groups has a variant for `key`. */
+function hasVariant(content: SnapshotContent, cls: ProxyClass, mark: '@' | '#', key: string): boolean {
+  const index = variantIndex(content, mark);
+  const bases = cls.groups.filter((g) => g.endsWith(mark));
+  return bases.length > 0 && bases.every((b) => index.get(b)?.has(key) === true);
 }
+
+/** Whether a class has variants for a locality. */
+const hasLocality = (content: SnapshotContent, cls: ProxyClass, key: string): boolean =>
+  hasVariant(content, cls, '@', key);
+
+/** Whether a class has variants for a node (a name of a node of the snapshot). */
+const hasNode = (content: SnapshotContent, cls: ProxyClass, node: string): boolean =>
+  isNodeName(node) && hasVariant(content, cls, '#', node);
 
 /** Node name → locality key, from the snapshot's node selectors. */
 const nodesBySelectors = new WeakMap<readonly ClassSelector[], ReadonlyMap<string, string>>();
@@ -120,35 +132,6 @@ function nodeLocalities(selectors: readonly ClassSelector[]): ReadonlyMap<string
     nodesBySelectors.set(selectors, (nodes = m));
   }
   return nodes;
-}
-
-/** Per snapshot: each locality base group (`G@`) → the localities it has a group for (`G@<locality>`). */
-const localityIndexes = new WeakMap<SnapshotContent['groups'], ReadonlyMap<string, ReadonlySet<string>>>();
-
-function localityIndex(content: SnapshotContent): ReadonlyMap<string, ReadonlySet<string>> {
-  let index = localityIndexes.get(content.groups);
-  if (!index) {
-    const m = new Map<string, Set<string>>();
-    for (const id of Object.keys(content.groups)) {
-      const at = id.lastIndexOf('@');
-      if (at < 0 || at === id.length - 1) continue;
-      const base = id.slice(0, at + 1);
-      // A locality key holds no `@`; a group id before it may (only `G@` itself ends with it).
-      if (content.groups[base] === undefined) continue;
-      let keys = m.get(base);
-      if (!keys) m.set(base, (keys = new Set()));
-      keys.add(id.slice(at + 1));
-    }
-    localityIndexes.set(content.groups, (index = m));
-  }
-  return index;
-}
-
-/** Whether a class has variants for a locality. */
-function hasLocality(content: SnapshotContent, cls: ProxyClass, key: string): boolean {
-  const index = localityIndex(content);
-  const bases = cls.groups.filter(isLocalityBaseGroup);
-  return bases.length > 0 && bases.every((b) => index.get(b)?.has(key) === true);
 }
 
 /**

@@ -1,11 +1,11 @@
 /**
- * Moves the EDS assignments of node-local services (../node-variants.ts) out of their groups into
- * per-node groups (../../proxy-class/node-local.ts), once the compile has built everything that
- * reads the groups whole (gateways' AUTO_PASSTHROUGH clusters read the endpoints group).
+ * The per-node groups (../../proxy-class/node-local.ts) of node-local services' EDS assignments
+ * (../node-variants.ts).
  */
 import { nodeVariant, nodeVariantsOf } from '../node-variants.js';
 import { nodeBaseGroup, nodeVariantGroup } from '../../proxy-class/node-local.js';
-import { emptyTable, type GroupId, type ProxyClass, type ResourceTable } from '../types.js';
+import type { GroupId, ProxyClass, ResourceTable } from '../types.js';
+import { splitVariantGroups } from './variant-groups.js';
 
 /** Splits each group that holds node-local assignments; returns the classes with `G#` after each split group `G`. */
 export function splitNodeGroups(
@@ -13,32 +13,13 @@ export function splitNodeGroups(
   classes: readonly ProxyClass[],
   nodes: readonly string[],
 ): ProxyClass[] {
-  const split = new Set<GroupId>();
-  for (const [id, table] of [...groups]) {
-    let base: ResourceTable | undefined;
-    let variants: ResourceTable[] = [];
-    for (const [name, cla] of table.endpoints) {
-      const v = nodeVariantsOf(cla);
-      if (!v) continue;
-      if (!base) {
-        base = emptyTable();
-        groups.set(nodeBaseGroup(id), base);
-        variants = nodes.map((node) => {
-          const t = emptyTable();
-          groups.set(nodeVariantGroup(id, node), t);
-          return t;
-        });
-        split.add(id);
-      }
-      table.endpoints.delete(name);
-      base.endpoints.set(name, v.base);
-      nodes.forEach((node, i) => (variants[i] as ResourceTable).endpoints.set(name, nodeVariant(v, node)));
-    }
-  }
-  if (split.size === 0) return [...classes];
-  return classes.map((c) =>
-    c.groups.some((g) => split.has(g))
-      ? { ...c, groups: c.groups.flatMap((g) => (split.has(g) ? [g, nodeBaseGroup(g)] : [g])) }
-      : c,
-  );
+  return splitVariantGroups(groups, classes, {
+    keys: nodes,
+    variants: (resource) => {
+      const v = nodeVariantsOf(resource);
+      return v && { base: v.base, variant: (node) => nodeVariant(v, node) };
+    },
+    baseGroup: nodeBaseGroup,
+    variantGroup: nodeVariantGroup,
+  }).classes;
 }
