@@ -45,7 +45,7 @@ export function explanationText(e: Explanation): string {
     );
     for (const p of c.endpoints)
       lines.push(
-        `                ${p.address}${p.port !== undefined ? `:${p.port}` : ''}${p.locality ? ` ${p.locality}` : ''}${p.health ? ` ${p.health}` : ''}`,
+        `                ${p.address}${p.port !== undefined ? `:${p.port}` : ''}${p.locality ? ` ${p.locality}` : ''}${p.health ? ` ${p.health}` : ''}${p.priority ? ` priority ${p.priority}` : ''}`,
       );
     if (c.found && c.endpoints.length === 0) lines.push('                no endpoints');
   }

@@ -83,4 +83,17 @@ test('explain --pod: the pod is placed by its Node in its locality, and its zone
       ['10.0.0.2', 'r1/z2', 0],
     ],
   );
+  const text = bin(
+    'explain',
+    '--pod',
+    'shop/web-1',
+    '--to',
+    'reviews.shop.svc.cluster.local:9080',
+    '--text',
+    '--store',
+    STORE,
+  );
+  assert.match(text.stderr, /proxy class sidecar\/shop\/web@r1\/z2\//);
+  assert.match(text.stdout, /10\.0\.0\.1:9080 r1\/z1 HEALTHY priority 1\n/);
+  assert.match(text.stdout, /10\.0\.0\.2:9080 r1\/z2 HEALTHY\n/);
 });
