@@ -179,6 +179,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
 }
 
 const localityKeyOf = (l: Locality): string => `${l.region}/${l.zone}/${l.subzone}`;
+const UNNAMEABLE = /[@#/]/;
 
 /**
  * Where proxies can be: the localities of Nodes, of pods' `istio-locality` labels and of
@@ -188,6 +189,9 @@ const localityKeyOf = (l: Locality): string => `${l.region}/${l.zone}/${l.subzon
 function proxyLocalities(inputs: InputSet, idx: Indexes): Pick<ServiceModel, 'proxyLocalities' | 'nodeLocalities'> {
   const byKey = new Map<string, Locality>();
   const add = (l: Locality): void => {
+    // A part holding `@`, `#` or `/` cannot name a locality group or class (no Kubernetes label value
+    // can hold one; a WorkloadEntry's or a pod label's may, in files): no variant for it.
+    if (UNNAMEABLE.test(l.region) || UNNAMEABLE.test(l.zone) || UNNAMEABLE.test(l.subzone)) return;
     if (l.region || l.zone || l.subzone) byKey.set(localityKeyOf(l), l);
   };
   const nodeLocalities = new Map<string, Locality>();

@@ -300,3 +300,17 @@ spec:
   );
   assert.deepEqual(priorities, { 'r1/a': 1, 'r1/b': 0, 'r2/c': 2 });
 });
+
+test('a Node topology label that is not a label value is reported and left out of its locality (it names groups and classes)', () => {
+  const result = compileMesh('{ outlierDetection: { consecutive5xxErrors: 3 } }', '', node('bad1', 'r1', 'z@1#x'));
+  assert.deepEqual(
+    result.diagnostics.map((d) => [d.severity, d.code, d.kind, d.name, d.field]),
+    [['warning', 'invalid-field', 'Node', 'bad1', 'metadata.labels.topology.kubernetes.io/zone']],
+  );
+  const groups = Object.keys(result.snapshot.content.groups).filter((g) => g.startsWith('endpoints@'));
+  assert.ok(groups.includes('endpoints@r1//'), groups.join(' '));
+  assert.ok(
+    groups.every((g) => !/[#]|@.*@/.test(g)),
+    groups.join(' '),
+  );
+});

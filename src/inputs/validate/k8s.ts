@@ -270,17 +270,36 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
   });
 }
 
+/** A Kubernetes label value (the API server's rule): what a locality part may be. */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+
 export function readNode(r: Reader, raw: Raw, origin: Origin): Node | undefined {
   const meta = readMeta(r, raw, false, 'subdomain');
   if (!meta || r.failed) return undefined;
   const l = meta.labels;
+  // A topology label names a locality, which names EDS groups and proxy classes (`…@<region>/<zone>/<subzone>`).
+  const topology = (...keys: string[]): string | undefined => {
+    for (const key of keys) {
+      const value = l[key];
+      if (value === undefined) continue;
+      if (value.length <= 63 && LABEL_VALUE.test(value)) return value;
+      // The API server refuses such a label: the Node is kept, without that part of its locality.
+      r.warn(
+        `metadata.labels.${key}`,
+        `is not a label value: ${JSON.stringify(value.slice(0, 80))}; the Node's locality leaves it out`,
+        'invalid-field',
+      );
+      return undefined;
+    }
+    return undefined;
+  };
   return compact({
     kind: 'Node' as const,
     meta,
     origin,
-    region: l['topology.kubernetes.io/region'] ?? l['failure-domain.beta.kubernetes.io/region'],
-    zone: l['topology.kubernetes.io/zone'] ?? l['failure-domain.beta.kubernetes.io/zone'],
-    subzone: l['topology.istio.io/subzone'],
+    region: topology('topology.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/region'),
+    zone: topology('topology.kubernetes.io/zone', 'failure-domain.beta.kubernetes.io/zone'),
+    subzone: topology('topology.istio.io/subzone'),
   });
 }
 
