@@ -210,7 +210,8 @@ function proxyLocalities(inputs: InputSet, idx: Indexes): Pick<ServiceModel, 'pr
 /** The Kubernetes node names proxies can be on: the Nodes', and those pods name (`spec.nodeName`). */
 function proxyNodes(inputs: InputSet, idx: Indexes): string[] {
   const names = new Set(idx.nodes.keys());
-  for (const pod of inputs.pods) if (pod.nodeName) names.add(pod.nodeName);
+  // A name holding `@`, `#` or `/` (no Kubernetes name can; a pod's in a file may) names no group or class.
+  for (const pod of inputs.pods) if (pod.nodeName && !UNNAMEABLE.test(pod.nodeName)) names.add(pod.nodeName);
   return [...names].sort();
 }
 
