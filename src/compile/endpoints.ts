@@ -61,13 +61,12 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
   const out = new Map<string, ClusterLoadAssignment>();
   const byPort = ctx.model.endpoints.get(service.hostname);
   const send = sendPolicy(service);
-  const byNode = service.nodeLocal ? endpointsByNode(byPort) : undefined;
   for (const plan of planServiceClusters(ctx, service)) {
     if (plan.discovery !== 'EDS') continue;
     const wrapped = planLocalities(byPort, plan, send);
     const cla: ClusterLoadAssignment = { cluster_name: plan.name, endpoints: exactList(wrapped.map((w) => w.lle)) };
-    if (byNode) {
-      recordNodeVariants(cla, nodeVariants(plan, send, cla, byNode));
+    if (service.nodeLocal) {
+      recordNodeVariants(cla, nodeVariants(plan, cla, wrapped));
       Object.freeze(cla);
       out.set(plan.name, cla);
       continue;
@@ -85,46 +84,51 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
   return out;
 }
 
-/** A node-local service's endpoints by node (`''`: those without a node), per port, in model order. */
-function endpointsByNode(
-  byPort: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined,
-): Map<string, Map<number, MeshEndpoint[]>> {
-  const out = new Map<string, Map<number, MeshEndpoint[]>>();
-  for (const [port, list] of byPort ?? []) {
-    for (const ep of list) {
-      const node = ep.nodeName ?? '';
-      let ports = out.get(node);
-      if (!ports) out.set(node, (ports = new Map()));
-      const eps = ports.get(port);
-      if (eps) eps.push(ep);
-      else ports.set(port, [ep]);
-    }
-  }
-  return out;
-}
-
-/** What a proxy on each node gets of a node-local service's cluster (`cla` itself where that is all of it). */
+/**
+ * What a proxy on each node gets of a node-local service's cluster: its localities' endpoints on
+ * that node, the very LbEndpoints (`cla` itself where that is all of it); a node none of them is on
+ * gets `empty`, a proxy of no known node the endpoints without a node.
+ */
 function nodeVariants(
   plan: PlannedCluster,
-  send: SendPolicy,
   cla: ClusterLoadAssignment,
-  byNode: ReadonlyMap<string, ReadonlyMap<number, readonly MeshEndpoint[]>>,
+  wrapped: readonly WrappedLocality[],
 ): NodeVariants<ClusterLoadAssignment> {
-  const all = cla.endpoints ?? [];
-  const count = (list: readonly LocalityLbEndpoints[]): number =>
-    list.reduce((n, l) => n + (l.lb_endpoints?.length ?? 0), 0);
-  const total = count(all);
   const empty: ClusterLoadAssignment = Object.freeze({ cluster_name: plan.name, endpoints: exactList([]) });
-  const make = (ports: ReadonlyMap<number, readonly MeshEndpoint[]> | undefined): ClusterLoadAssignment => {
-    const list = planLocalities(ports, plan, send).map((w) => w.lle);
+  let all = 0;
+  const nodes = new Set<string>();
+  for (const w of wrapped)
+    for (const ep of w.members) {
+      nodes.add(ep.nodeName ?? '');
+      all++;
+    }
+  const on = (node: string): ClusterLoadAssignment => {
+    const list: LocalityLbEndpoints[] = [];
+    let count = 0;
+    for (const w of wrapped) {
+      const lb_endpoints: LbEndpoint[] = [];
+      let total = 0;
+      w.members.forEach((ep, i) => {
+        if ((ep.nodeName ?? '') !== node) return;
+        lb_endpoints.push(w.lle.lb_endpoints?.[i] as LbEndpoint);
+        total += ep.weight ?? 1;
+      });
+      if (lb_endpoints.length === 0) continue;
+      count += lb_endpoints.length;
+      list.push({
+        locality: w.lle.locality,
+        lb_endpoints: exactList(lb_endpoints),
+        load_balancing_weight: weight(total),
+      });
+    }
     if (list.length === 0) return empty;
     // Every endpoint of the cluster is here: the assignment itself.
-    if (count(list) === total) return cla;
+    if (count === all) return cla;
     return Object.freeze({ cluster_name: plan.name, endpoints: exactList(list) });
   };
-  const byNodeName = new Map<string, ClusterLoadAssignment>();
-  for (const [node, ports] of byNode) if (node !== '') byNodeName.set(node, make(ports));
-  return { base: make(byNode.get('')), byNode: byNodeName, empty };
+  const byNode = new Map<string, ClusterLoadAssignment>();
+  for (const node of nodes) if (node !== '') byNode.set(node, on(node));
+  return { base: on(''), byNode, empty };
 }
 
 const edsLocalityPolicy = (plan: PlannedCluster): LocalityPolicy => ({

@@ -5,7 +5,9 @@
  * into per-locality groups. Whether a resource has variants depends on the locality settings in
  * effect only, never on its endpoints: an endpoint change never moves it between groups.
  */
-import type { Locality } from '../model/service-model.js';
+import { localityKey, type Locality } from '../model/service-model.js';
+
+export { localityKey };
 import type { envoy } from '../xds/proto.js';
 import {
   effectiveLbSetting,
@@ -32,8 +34,6 @@ const variants = new WeakMap<object, LocalityVariants>();
 
 export const variantsOf = <M extends object>(resource: M): LocalityVariants<M> | undefined =>
   variants.get(resource) as LocalityVariants<M> | undefined;
-
-export const localityKey = (l: Locality): string => `${l.region}/${l.zone}/${l.subzone}`;
 
 const NO_LOCALITY: Locality = Object.freeze({ region: '', zone: '', subzone: '' });
 
@@ -81,19 +81,24 @@ export function recordLocalityVariants<M extends object>(
 }
 
 /**
- * Records for `copy` (a resource built from `original`: a gateway's SNI-DNAT cluster and its
- * assignment) the variants of `original`, each passed through `derive`; the copy is frozen when it
- * has any, as the variants it is held with are.
+ * How a copy of a resource with variants (a gateway's SNI-DNAT cluster and assignment) derives its
+ * own: each distinct variant through `derive` once, frozen as the variants it is held with are;
+ * `original` itself gives `copy`.
  */
-export function copyLocalityVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): M {
-  const v = variantsOf(original);
-  if (!v) return copy;
+export function deriveVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): (variant: M) => M {
   const derived = new Map<M, M>([[original, copy]]);
-  const of = (m: M): M => {
+  return (m) => {
     let d = derived.get(m);
     if (!d) derived.set(m, (d = Object.freeze(derive(m))));
     return d;
   };
+}
+
+/** Records for `copy` (built from `original`) the locality variants of `original` (deriveVariants); the copy is frozen when it has any. */
+export function copyLocalityVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): M {
+  const v = variantsOf(original);
+  if (!v) return copy;
+  const of = deriveVariants(original, copy, derive);
   variants.set(copy, { base: of(v.base), byLocality: new Map([...v.byLocality].map(([key, m]) => [key, of(m)])) });
   return Object.freeze(copy);
 }

@@ -7,6 +7,8 @@
  * Service's policy only, never on its endpoints: an endpoint change never moves it between groups.
  */
 
+import { deriveVariants } from './locality-variants.js';
+
 /** What a proxy on each node of the mesh gets, and what a proxy of no known node gets. */
 export interface NodeVariants<M extends object = object> {
   /** For a proxy without a node of the mesh: the endpoints without a node (istiod's empty node name). */
@@ -29,23 +31,15 @@ export function recordNodeVariants<M extends object>(resource: M, v: NodeVariant
 /** The variant of `node` (one of `model.proxyNodes`). */
 export const nodeVariant = <M extends object>(v: NodeVariants<M>, node: string): M => v.byNode.get(node) ?? v.empty;
 
-/**
- * Records for `copy` (a resource built from `original`: a gateway's SNI-DNAT assignment) the node
- * variants of `original`, each passed through `derive`.
- */
+/** Records for `copy` (built from `original`) the node variants of `original` (deriveVariants); the copy is frozen when it has any. */
 export function copyNodeVariants<M extends object>(original: M, copy: M, derive: (variant: M) => M): M {
   const v = nodeVariantsOf(original);
   if (!v) return copy;
-  const derived = new Map<M, M>([[original, copy]]);
-  const of = (m: M): M => {
-    let d = derived.get(m);
-    if (!d) derived.set(m, (d = derive(m)));
-    return d;
-  };
+  const of = deriveVariants(original, copy, derive);
   variants.set(copy, {
     base: of(v.base),
     byNode: new Map([...v.byNode].map(([node, m]) => [node, of(m)])),
     empty: of(v.empty),
   });
-  return copy;
+  return Object.freeze(copy);
 }

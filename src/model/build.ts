@@ -21,15 +21,16 @@ import type {
   Service,
   ServicePort,
 } from './k8s.js';
-import type {
-  HealthStatus,
-  Locality,
-  MeshEndpoint,
-  MeshService,
-  MeshServicePort,
-  Protocol,
-  ServiceModel,
-  Workload,
+import {
+  localityKey,
+  type HealthStatus,
+  type Locality,
+  type MeshEndpoint,
+  type MeshService,
+  type MeshServicePort,
+  type Protocol,
+  type ServiceModel,
+  type Workload,
 } from './service-model.js';
 
 const PROTOCOL_BY_PREFIX: Readonly<Record<string, Protocol>> = {
@@ -178,7 +179,6 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
   };
 }
 
-const localityKeyOf = (l: Locality): string => `${l.region}/${l.zone}/${l.subzone}`;
 const UNNAMEABLE = /[@#/]/;
 
 /**
@@ -192,7 +192,7 @@ function proxyLocalities(inputs: InputSet, idx: Indexes): Pick<ServiceModel, 'pr
     // A part holding `@`, `#` or `/` cannot name a locality group or class (no Kubernetes label value
     // can hold one; a WorkloadEntry's or a pod label's may, in files): no variant for it.
     if (UNNAMEABLE.test(l.region) || UNNAMEABLE.test(l.zone) || UNNAMEABLE.test(l.subzone)) return;
-    if (l.region || l.zone || l.subzone) byKey.set(localityKeyOf(l), l);
+    if (l.region || l.zone || l.subzone) byKey.set(localityKey(l), l);
   };
   const nodeLocalities = new Map<string, Locality>();
   for (const name of [...idx.nodes.keys()].sort()) {

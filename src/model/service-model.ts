@@ -101,6 +101,9 @@ export interface Locality {
   readonly subzone: string;
 }
 
+/** A locality as `region/zone/subzone`: how endpoints are grouped, and how locality groups and classes are named. */
+export const localityKey = (l: Locality): string => `${l.region}/${l.zone}/${l.subzone}`;
+
 export type HealthStatus = 'HEALTHY' | 'UNHEALTHY' | 'DRAINING';
 
 export interface MeshEndpoint {

@@ -4,6 +4,7 @@
  * gets a variant per locality of the mesh, and a proxy is served its own locality's, found from
  * the Envoy node's locality, its istio-locality label or its NODE_NAME (istiod's proxy locality).
  */
+import { eastWestGatewayNode, eastWestGatewayYaml } from '../helpers/gateway-sim.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileTexts } from '../../src/pipeline.js';
@@ -272,27 +273,10 @@ test('proxies whose localities rank the endpoints alike get the same assignment 
 });
 
 test("a gateway's AUTO_PASSTHROUGH (SNI-DNAT) assignments follow the gateway's locality too", () => {
-  const gateway = `---
-apiVersion: v1
-kind: Pod
-metadata: { name: gw-0, namespace: istio-system, labels: { istio: ingressgateway } }
-spec: { nodeName: b1 }
-status: { podIP: 10.0.9.1, conditions: [{ type: Ready, status: "True" }] }
----
-apiVersion: networking.istio.io/v1
-kind: Gateway
-metadata: { name: eastwest, namespace: istio-system }
-spec:
-  selector: { istio: ingressgateway }
-  servers:
-  - { port: { number: 15443, name: tls, protocol: TLS }, hosts: ['*.shop.svc.cluster.local'], tls: { mode: AUTO_PASSTHROUGH } }
-`;
+  const gateway = eastWestGatewayYaml('b1', '*.shop.svc.cluster.local');
   const result = compileMesh('{ outlierDetection: { consecutive5xxErrors: 3 } }', '', gateway);
   assert.deepEqual(result.diagnostics, []);
-  const { classId, resources } = served(result, {
-    id: 'router~10.0.9.1~gw-0.istio-system~istio-system.svc.cluster.local',
-    metadata: { NAMESPACE: 'istio-system', LABELS: { istio: 'ingressgateway' }, NODE_NAME: 'b1' },
-  });
+  const { classId, resources } = served(result, eastWestGatewayNode('b1'));
   assert.match(classId, /@r1\/b\/$/);
   const cla = resources.endpoints.get('outbound_.9080_._.reviews.shop.svc.cluster.local') as Served;
   const priorities = Object.fromEntries(

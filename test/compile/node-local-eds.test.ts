@@ -3,6 +3,7 @@
  * EndpointBuilder sends a proxy only the endpoints whose pod (`spec.nodeName`) is on the proxy's
  * node (its NODE_NAME), and a proxy without a node name only the endpoints without a node.
  */
+import { eastWestGatewayNode, eastWestGatewayYaml } from '../helpers/gateway-sim.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
@@ -252,27 +253,13 @@ test('a Service turning node-local (and back) in a config round gives what a ful
 });
 
 test("a gateway's AUTO_PASSTHROUGH (SNI-DNAT) assignment of a node-local service holds its node's endpoints only", () => {
-  const gateway = `---
-apiVersion: v1
-kind: Pod
-metadata: { name: gw-0, namespace: istio-system, labels: { istio: ingressgateway } }
-spec: { nodeName: n2 }
-status: { podIP: 10.0.9.1, conditions: [{ type: Ready, status: "True" }] }
----
-apiVersion: networking.istio.io/v1
-kind: Gateway
-metadata: { name: eastwest, namespace: istio-system }
-spec:
-  selector: { istio: ingressgateway }
-  servers:
-  - { port: { number: 15443, name: tls, protocol: TLS }, hosts: ['*.shop.svc.cluster.local'], tls: { mode: AUTO_PASSTHROUGH } }
-`;
+  const gateway = eastWestGatewayYaml('n2', '*.shop.svc.cluster.local');
   const result = compileMesh(mesh() + gateway);
   const served = addresses(
     result,
-    { NAMESPACE: 'istio-system', LABELS: { istio: 'ingressgateway' }, NODE_NAME: 'n2' },
+    eastWestGatewayNode('n2').metadata,
     'outbound_.9090_._.agent.shop.svc.cluster.local',
-    'router~10.0.9.1~gw-0.istio-system~istio-system.svc.cluster.local',
+    eastWestGatewayNode('n2').id,
   );
   assert.match(served.classId, /#n2$/);
   assert.deepEqual(served.addresses, ['10.0.0.2']);

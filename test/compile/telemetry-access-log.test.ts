@@ -267,7 +267,8 @@ test('a namespace Telemetry applies to the proxies of its namespace only, over t
   assert.ok(!JSON.stringify([...listenersOf(own).values()]).includes('access_log'));
 });
 
-test('gateways take the CLIENT mode logs of their namespace', () => {
+/** The ingress gateway of gateway-sim's mesh with an HTTP server on 80 (Gateway istio-system/gw) routed to `a`, and `tel`. */
+function compileIngress(tel: string): PipelineResult {
   const vs = `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: { name: vs, namespace: default }
@@ -276,23 +277,13 @@ spec:
   gateways: [istio-system/gw]
   http: [{ route: [{ destination: { host: a.default.svc.cluster.local } }] }]
 `;
-  const compileGateway = (tel: string) =>
-    compileTexts(
-      [
-        {
-          file: 'gw.yaml',
-          text:
-            tel +
-            '---\n' +
-            MESH_YAML +
-            gatewayYaml('gw', 'istio-system', `port: { number: 80, name: http, protocol: HTTP }\nhosts: ['*']`) +
-            vs,
-        },
-      ],
-      { hasher: nodeSha256Hex },
-    );
+  const gateway = gatewayYaml('gw', 'istio-system', `port: { number: 80, name: http, protocol: HTTP }\nhosts: ['*']`);
+  return compileTexts([{ file: 'gw.yaml', text: `${tel}---\n${MESH_YAML}${gateway}${vs}` }], { hasher: nodeSha256Hex });
+}
+
+test('gateways take the CLIENT mode logs of their namespace', () => {
   const logs = (tel: string) => {
-    const l = listenersOf(compileGateway(tel), INGRESS_NODE).get('0.0.0.0_80');
+    const l = listenersOf(compileIngress(tel), INGRESS_NODE).get('0.0.0.0_80');
     const hcm = filtersOf(l).find((f) => LOGGED.has(f.name));
     return { listener: l.access_log?.map((a: any) => a.filter), hcm: hcm?.config.access_log?.length ?? 0 };
   };
@@ -620,36 +611,13 @@ test("a root-namespace Telemetry with a selector selects only the root namespace
 });
 
 test('gateways: a Telemetry selecting the gateway pods by label, or the pods of a Gateway API Gateway by targetRef', () => {
-  const vs = `apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: { name: vs, namespace: default }
-spec:
-  hosts: ['*']
-  gateways: [istio-system/gw]
-  http: [{ route: [{ destination: { host: a.default.svc.cluster.local } }] }]
-`;
-  const ingress = (tel: string) =>
-    compileTexts(
-      [
-        {
-          file: 'gw.yaml',
-          text:
-            tel +
-            '---\n' +
-            MESH_YAML +
-            gatewayYaml('gw', 'istio-system', `port: { number: 80, name: http, protocol: HTTP }\nhosts: ['*']`) +
-            vs,
-        },
-      ],
-      { hasher: nodeSha256Hex },
-    );
   const logs = (r: PipelineResult, node: TestNode, listener: string) => {
     const l = listenersOf(r, node).get(listener);
     assert.ok(l, listener);
     const hcm = filtersOf(l).find((f) => LOGGED.has(f.name));
     return { listener: l.access_log?.map((a: any) => a.filter), hcm: hcm?.config.access_log?.length ?? 0 };
   };
-  const bySelector = ingress(
+  const bySelector = compileIngress(
     telemetry(
       'istio-system',
       'ingress-logs',
@@ -662,7 +630,7 @@ spec:
     /^router\/istio-system\/.*\/telemetry:istio-system\/ingress-logs$/,
   );
   assert.deepEqual(logs(bySelector, INGRESS_NODE, '0.0.0.0_80'), { listener: [NR], hcm: 1 });
-  const other = ingress(
+  const other = compileIngress(
     telemetry(
       'istio-system',
       'other-logs',
@@ -671,7 +639,7 @@ spec:
   );
   assert.deepEqual(logs(other, INGRESS_NODE, '0.0.0.0_80'), { listener: undefined, hcm: 0 });
   // A targetRef attaches only to a Gateway API Gateway's pods: the Istio gateway pod is not selected.
-  const byRef = ingress(
+  const byRef = compileIngress(
     telemetry(
       'istio-system',
       'ref-logs',

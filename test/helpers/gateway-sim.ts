@@ -197,3 +197,28 @@ function pathMatches(m: any, path: string): boolean {
     return path === m.path_separated_prefix || path.startsWith(`${m.path_separated_prefix}/`);
   return false;
 }
+
+/** An east-west gateway pod on `nodeName` (10.0.9.1, `istio: ingressgateway`) and its AUTO_PASSTHROUGH Gateway on 15443 for `hosts`. */
+export function eastWestGatewayYaml(nodeName: string, hosts: string): string {
+  return `---
+apiVersion: v1
+kind: Pod
+metadata: { name: gw-0, namespace: istio-system, labels: { istio: ingressgateway } }
+spec: { nodeName: ${nodeName} }
+status: { podIP: 10.0.9.1, conditions: [{ type: Ready, status: "True" }] }
+---
+apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: { name: eastwest, namespace: istio-system }
+spec:
+  selector: { istio: ingressgateway }
+  servers:
+  - { port: { number: 15443, name: tls, protocol: TLS }, hosts: ['${hosts}'], tls: { mode: AUTO_PASSTHROUGH } }
+`;
+}
+
+/** The node of the east-west gateway pod of eastWestGatewayYaml, as its proxy announces itself there. */
+export const eastWestGatewayNode = (nodeName: string) => ({
+  id: 'router~10.0.9.1~gw-0.istio-system~istio-system.svc.cluster.local',
+  metadata: { NAMESPACE: 'istio-system', LABELS: { istio: 'ingressgateway' }, NODE_NAME: nodeName },
+});
