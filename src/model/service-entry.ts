@@ -50,6 +50,8 @@ export interface ServiceEntry {
   readonly kind: 'ServiceEntry';
   readonly apiVersion: string;
   readonly meta: ObjectMeta;
+  /** istiod orders the services of one host by age: a namespace sees the oldest it may see (model/service-entries.ts). */
+  readonly creationTimestamp?: string;
   readonly origin: Origin;
   readonly spec: ServiceEntrySpec;
 }

@@ -16,7 +16,7 @@ import {
 } from '../../model/service-entry.js';
 import type { Protocol } from '../../model/service-model.js';
 import { isIpOrCidr } from './authorization-policy.js';
-import { isDns1123Label, readMeta } from './meta.js';
+import { isDns1123Label, readCreationTimestamp, readMeta } from './meta.js';
 import { compact, fields, get, int, list, str, strList, strMap, type Raw, type Reader } from './reader.js';
 import { isFqdn, workloadEntrySpec } from './workload-entry.js';
 
@@ -120,11 +120,14 @@ export function readServiceEntry(r: Reader, raw: Raw, origin: Origin, apiVersion
   const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
   checkExportTo(r, exportTo ?? [], meta?.namespace ?? '');
   const subjectAltNames = strList(r, get(spec, 'subjectAltNames'), 'spec.subjectAltNames');
+  // Which of several namespaces' entries for one host a namespace sees: the oldest it may see.
+  const created = readCreationTimestamp(r, raw);
   if (!meta || r.failed) return undefined;
   return {
     kind: 'ServiceEntry',
     apiVersion,
     meta,
+    ...(created !== undefined ? { creationTimestamp: created } : {}),
     origin,
     spec: compact({
       hosts,

@@ -2,7 +2,8 @@
  * The canonical form of a stored object: the raw object a snapshot was compiled from, without the
  * noise the API server adds and the compiler never reads (status, managedFields, uid,
  * resourceVersion, timestamps, kubectl's last-applied annotation; a Gateway API object keeps its
- * generation and creationTimestamp, which its compile reads). An object that only changed in
+ * generation and creationTimestamp, and the kinds the compile orders by age their
+ * creationTimestamp: canonicalMeta). An object that only changed in
  * noise has the same digest, and two clusters holding the same mesh store the same bytes. Pod
  * status keeps what the compiler reads (IPs, phase, the Ready condition), and so does a
  * WorkloadEntry's (its Healthy condition): for those, status IS input. Objects carry no origin (file, document index), so the same objects in any file layout
@@ -58,17 +59,25 @@ const NOISY_ANNOTATIONS = new Set([
 const dict = (): Record<string, unknown> => ({});
 
 /**
+ * Kinds whose age the compile reads (istiod's oldest-first choices): a namespace's Sidecar
+ * (select-sidecar.ts), its Telemetries (telemetry-logs.ts), PeerAuthentications (peer-authn.ts),
+ * and which namespace's ServiceEntry for a shared host a namespace sees (model/service-entries.ts).
+ */
+const AGE_ORDERED_KINDS = new Set(['Sidecar', 'Telemetry', 'PeerAuthentication', 'ServiceEntry']);
+
+/**
  * Metadata the compiler reads; everything else in `metadata` is server bookkeeping. The Gateway
  * API's objects also keep `generation` (their status's observedGeneration) and `creationTimestamp`
- * (route precedence: the oldest route wins), an Ingress its `creationTimestamp` (rule order), so a recompile of stored inputs gives the same result.
+ * (route precedence: the oldest route wins), an Ingress and the AGE_ORDERED_KINDS their
+ * `creationTimestamp` (rule order, the oldest wins), so a recompile of stored inputs gives the same result.
  */
-function canonicalMeta(meta: Raw, gatewayApi: boolean, ingress = false): Record<string, unknown> {
+function canonicalMeta(meta: Raw, gatewayApi: boolean, aged: boolean): Record<string, unknown> {
   const out = dict();
   for (const k of ['name', 'namespace'] as const) {
     const v = own(meta, k);
     if (typeof v === 'string' && v !== '') out[k] = v;
   }
-  if (gatewayApi || ingress) {
+  if (gatewayApi || aged) {
     const generation = own(meta, 'generation');
     if (gatewayApi && typeof generation === 'number') out.generation = generation;
     const created = own(meta, 'creationTimestamp');
@@ -114,20 +123,24 @@ function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
   return healthy.length > 0 ? { conditions: healthy } : undefined;
 }
 
+const isIstioApi = (apiVersion: unknown): boolean =>
+  typeof apiVersion === 'string' && /^(networking|security|telemetry)\.istio\.io\//.test(apiVersion);
+
 /** The canonical form of an object: without server noise. Values the compiler reads are never touched. */
 function canonicalForm(raw: Raw): Record<string, unknown> {
   const out = dict();
   const apiVersion = own(raw, 'apiVersion');
   const gatewayApi = typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/');
+  const kind = own(raw, 'kind');
   // An Ingress's creationTimestamp orders the rules of one host (src/compile/ingress/).
-  const ingress = own(raw, 'kind') === 'Ingress' && apiVersion === 'networking.k8s.io/v1';
+  const ingress = kind === 'Ingress' && apiVersion === 'networking.k8s.io/v1';
+  const aged = ingress || (typeof kind === 'string' && AGE_ORDERED_KINDS.has(kind) && isIstioApi(apiVersion));
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
     const v = raw[k];
-    setMember(out, k, k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi, ingress) : v);
+    setMember(out, k, k === 'metadata' && isRecord(v) ? canonicalMeta(v, gatewayApi, aged) : v);
   }
   const status = own(raw, 'status');
-  const kind = own(raw, 'kind');
   if ((kind === 'Pod' || kind === 'WorkloadEntry') && isRecord(status)) {
     const kept = kind === 'Pod' ? podStatus(status) : workloadEntryStatus(status);
     if (kept) out.status = kept;
