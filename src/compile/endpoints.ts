@@ -16,19 +16,30 @@
  *   the mesh, holding only the endpoints whose pod is on that node, and one for a proxy of no known
  *   node, holding the endpoints without a node (istiod's filterIstioEndpoint; NodeVariants,
  *   scope/node-groups.ts); it gets no locality variants (every endpoint a proxy gets is on its node).
+ * - A Kubernetes Service's assignment whose settings in effect are its PreferSameNode traffic
+ *   distribution's (failoverPriority ending with the node, `kubernetes.io/hostname`) has node
+ *   variants instead of locality variants: per node of the mesh, the priorities of a proxy on that
+ *   node (in that Node's locality), and for a proxy of no known node those of a proxy on no node
+ *   in no locality.
  * - Each endpoint carries `envoy.transport_socket_match: {tlsMode: istio}` when it has a sidecar
  *   (auto mTLS matches on it) and `istio.workload` telemetry metadata when its pod (or its
  *   WorkloadEntry or ServiceEntry) is known; a WorkloadEntry's `weight` is its lb weight.
  * - A cluster without endpoints still gets an empty assignment, so Envoy does not wait for it.
  */
-import type { MeshEndpoint, MeshService } from '../model/service-model.js';
+import { endpointNodesMatter, type Locality, type MeshEndpoint, type MeshService } from '../model/service-model.js';
 import { flat } from '../model/flat-string.js';
 import { envoy, toStruct, type ClusterLoadAssignment, type Struct } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { exactList } from './exact.js';
 import { InternTable } from './intern.js';
 import { planServiceClusters, selectsLabels, type PlannedCluster } from './cluster/plan.js';
-import type { WrappedLocality } from './locality-lb.js';
+import {
+  effectiveLbSetting,
+  isPreferSameNode,
+  localityEndpointsFor,
+  type EffectiveLbSetting,
+  type WrappedLocality,
+} from './locality-lb.js';
 import { localityKey, recordLocalityVariants, type LocalityPolicy } from './locality-variants.js';
 import { NameOrderedTable, sortShortStrings } from './sorted.js';
 import { recordNodeVariants, type NodeVariants } from './node-variants.js';
@@ -70,6 +81,15 @@ export function buildServiceEndpoints(ctx: CompileContext, service: MeshService)
       Object.freeze(cla);
       out.set(plan.name, cla);
       continue;
+    }
+    if (endpointNodesMatter(service) && ctx.model.proxyNodes) {
+      const setting = effectiveLbSetting(ctx.mesh, plan.policy?.loadBalancer, service.trafficDistribution);
+      if (setting && isPreferSameNode(setting)) {
+        recordNodeVariants(cla, sameNodeVariants(ctx, plan, cla, wrapped, setting));
+        Object.freeze(cla);
+        out.set(plan.name, cla);
+        continue;
+      }
     }
     // istiod's EndpointBuilder: the rule's (port- and subset-merged) settings, failover where the rule has outlier detection.
     if (
@@ -129,6 +149,47 @@ function nodeVariants(
   const byNode = new Map<string, ClusterLoadAssignment>();
   for (const node of nodes) if (node !== '') byNode.set(node, on(node));
   return { base: on(''), byNode, empty };
+}
+
+const NO_LOCALITY: Locality = Object.freeze({ region: '', zone: '', subzone: '' });
+
+/**
+ * What a proxy on each node gets of a PreferSameNode service's cluster (istiod's failoverPriority
+ * on network, region, zone, subzone and node, forced): the priorities for a proxy on that node in
+ * its Node's locality; a proxy of no known node gets those of a proxy on no node in no locality.
+ * Nodes that host none of the endpoints get one variant per locality.
+ */
+function sameNodeVariants(
+  ctx: CompileContext,
+  plan: PlannedCluster,
+  cla: ClusterLoadAssignment,
+  wrapped: readonly WrappedLocality[],
+  setting: EffectiveLbSetting,
+): NodeVariants<ClusterLoadAssignment> {
+  const outlier = plan.policy?.outlierDetection !== undefined;
+  const own = cla.endpoints ?? [];
+  const make = (list: readonly LocalityLbEndpoints[]): ClusterLoadAssignment =>
+    list.length === own.length && list.every((l, i) => l === own[i])
+      ? cla
+      : Object.freeze({ cluster_name: plan.name, endpoints: exactList([...list]) });
+  const hosting = new Set<string>();
+  for (const w of wrapped) for (const ep of w.members) if (ep.nodeName) hosting.add(ep.nodeName);
+  const base = make(localityEndpointsFor(wrapped, setting, outlier, NO_LOCALITY, ''));
+  const byLocality = new Map<string, ClusterLoadAssignment>();
+  const byNode = new Map<string, ClusterLoadAssignment>();
+  for (const node of ctx.model.proxyNodes ?? []) {
+    const locality = ctx.model.nodeLocalities.get(node) ?? NO_LOCALITY;
+    if (hosting.has(node)) {
+      byNode.set(node, make(localityEndpointsFor(wrapped, setting, outlier, locality, node)));
+      continue;
+    }
+    // A node none of the endpoints is on matches none by its name: its locality decides.
+    const key = localityKey(locality);
+    let v = byLocality.get(key);
+    if (!v) byLocality.set(key, (v = make(localityEndpointsFor(wrapped, setting, outlier, locality, node))));
+    byNode.set(node, v);
+  }
+  return { base, byNode, empty: base };
 }
 
 const edsLocalityPolicy = (plan: PlannedCluster): LocalityPolicy => ({

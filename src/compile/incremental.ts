@@ -327,7 +327,7 @@ export class IncrementalCompiler {
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
       if (!prev || !pod || !samePodShape(prev, pod)) return false;
-      // When a service is node-local, a pod's node may name a node group (model.proxyNodes): a
+      // When a service's EDS depends on nodes, a pod's node may name a node group (model.proxyNodes): a
       // move keeps the groups only between Nodes' names (those stay whatever the pods say).
       if (state.ctx.model.proxyNodes && prev.nodeName !== pod.nodeName) {
         const known = (n: string | undefined): boolean => !n || state.layer.idx.nodes.has(n);
@@ -496,7 +496,7 @@ function placeAssignments(
   const base = state.tables.get(localityBaseGroup(group));
   const nodeBase = state.tables.get(nodeBaseGroup(group));
   for (const [name, cla] of assignments) {
-    // A node-local service's: in `G#` and every `G#<node>` (scope/node-groups.ts), nodes being the compile's.
+    // A node-local or PreferSameNode service's: in `G#` and every `G#<node>` (scope/node-groups.ts), nodes being the compile's.
     const onNodes = nodeVariantsOf(cla);
     if ((onNodes !== undefined) !== (nodeBase?.endpoints.has(name) ?? false)) return false;
     if (onNodes) {

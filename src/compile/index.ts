@@ -278,7 +278,7 @@ export function compileWithShapes(
     if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const located = splitLocalityGroups(groups, classes, ctx.model.proxyLocalities, ctx.model.nodeLocalities);
-  // Node-local services' assignments (internalTrafficPolicy: Local): only when the mesh has one.
+  // Node-local and PreferSameNode services' assignments: only when the mesh has one.
   const nodes = ctx.model.proxyNodes;
   const placed = nodes ? splitNodeGroups(groups, located.classes, nodes) : located.classes;
   return {

@@ -28,11 +28,13 @@ const ZONE_LABEL = 'topology.kubernetes.io/zone';
 const SUBZONE_LABEL = 'topology.istio.io/subzone';
 const NETWORK_LABEL = 'topology.istio.io/network';
 const CLUSTER_LABEL = 'topology.istio.io/cluster';
+/** The node label istiod adds to a proxy's labels (its NODE_NAME) and an endpoint's (its pod's `spec.nodeName`). */
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 /**
  * A service's traffic distribution as istiod turns it into locality settings (forced failover,
  * without outlier detection): same network, region, zone first; PreferSameNode also same subzone
- * and node, of which meshsnap applies the subzone only (its variants are per locality, not per node).
+ * and node (`kubernetes.io/hostname`: the assignment then has a variant per node, endpoints.ts).
  */
 const PREFER_SAME_ZONE: LocalityLbSetting = Object.freeze({
   enabled: true,
@@ -40,8 +42,12 @@ const PREFER_SAME_ZONE: LocalityLbSetting = Object.freeze({
 });
 const PREFER_SAME_NODE: LocalityLbSetting = Object.freeze({
   enabled: true,
-  failoverPriority: Object.freeze([NETWORK_LABEL, REGION_LABEL, ZONE_LABEL, SUBZONE_LABEL]),
+  failoverPriority: Object.freeze([NETWORK_LABEL, REGION_LABEL, ZONE_LABEL, SUBZONE_LABEL, HOSTNAME_LABEL]),
 });
+
+/** Whether the settings in effect are a PreferSameNode traffic distribution's (priorities that depend on the proxy's node). */
+export const isPreferSameNode = (setting: EffectiveLbSetting | undefined): boolean =>
+  setting?.kind === 'locality' && setting.setting === PREFER_SAME_NODE;
 
 /**
  * istiod's GetEffectiveLbSetting: the rule's zone-aware setting, else its locality setting (none
@@ -96,9 +102,11 @@ function priorityLabel(entry: string): { key: string; value: string | undefined 
   return { key: parts[0] as string, value: parts.length === 2 ? parts[1] : undefined };
 }
 
-/** The value of a topology label for a proxy of this locality, in the mesh's one network and cluster. */
-function proxyLabel(label: string, proxy: Locality): string | undefined {
+/** The value of a topology label for a proxy of this locality on `node` ('' none), in the mesh's one network and cluster. */
+function proxyLabel(label: string, proxy: Locality, node: string): string | undefined {
   switch (label) {
+    case HOSTNAME_LABEL:
+      return node || undefined;
     case REGION_LABEL:
       return proxy.region || undefined;
     case ZONE_LABEL:
@@ -125,35 +133,41 @@ function endpointLabel(label: string, ep: MeshEndpoint): string | undefined {
       return ep.network || undefined;
     case CLUSTER_LABEL:
       return 'Kubernetes';
+    case HOSTNAME_LABEL:
+      // Set only where it matters (a PreferSameNode Service's endpoints: model/build.ts).
+      return ep.nodeName ?? ep.labels[label];
     default:
       return ep.labels[label];
   }
 }
 
 /**
- * The assignment's localities for a proxy at `proxy` (istiod's ApplyToLoadAssignment), or the
- * base list itself when nothing changes. `enableFailover`: the cluster's rule has outlier
- * detection. Never mutates `base`; unchanged LocalityLbEndpoints are returned as they are.
+ * The assignment's localities for a proxy at `proxy` on Kubernetes node `node` ('' none: no
+ * NODE_NAME) (istiod's ApplyToLoadAssignment), or the base list itself when nothing changes.
+ * `enableFailover`: the cluster's rule has outlier detection. Never mutates `base`; unchanged
+ * LocalityLbEndpoints are returned as they are. The node matters to PreferSameNode only.
  */
 export function localityEndpointsFor(
   base: readonly WrappedLocality[],
   setting: EffectiveLbSetting,
   enableFailover: boolean,
   proxy: Locality,
+  node = '',
 ): readonly LocalityLbEndpoints[] {
   let out: Draft[] = base.map((w) => ({ lle: w.lle, members: w.members, priority: 0 }));
   if (setting.kind === 'zoneAware') {
     if (setting.setting.enabled === false) return base.map((w) => w.lle);
     const labels = supportedLabels(setting.setting.failoverPriority);
-    if (labels.length) out = applyFailoverPriorities(out, proxy, labels);
+    if (labels.length) out = applyFailoverPriorities(out, proxy, node, labels);
     applyRegionalBuckets(out, proxy, setting.setting.failover ?? []);
   } else {
     const s = setting.setting;
     if (s.distribute?.length) applyLocalityWeights(out, proxy, s.distribute);
     else if (enableFailover || setting.force) {
-      const labels = supportedLabels(s.failoverPriority);
+      // A traffic distribution's labels (forced) are all applied; a rule's only when meshsnap can.
+      const labels = setting.force ? (s.failoverPriority ?? []) : supportedLabels(s.failoverPriority);
       if (labels.length) {
-        out = applyFailoverPriorities(out, proxy, labels);
+        out = applyFailoverPriorities(out, proxy, node, labels);
         if (s.failover?.length) applyLocalityFailover(out, proxy, s.failover);
       } else applyLocalityFailover(out, proxy, s.failover ?? []);
     }
@@ -256,10 +270,10 @@ function applyRegionalBuckets(
  * istiod's applyFailoverPriorities: each locality split by how many leading labels its endpoints
  * share with the proxy (a leading network label that differs is skipped, ranking below every match).
  */
-function applyFailoverPriorities(out: Draft[], proxy: Locality, entries: readonly string[]): Draft[] {
+function applyFailoverPriorities(out: Draft[], proxy: Locality, node: string, entries: readonly string[]): Draft[] {
   const labels = entries.map((e) => {
     const { key, value } = priorityLabel(e);
-    return { key, value: value ?? proxyLabel(key, proxy) };
+    return { key, value: value ?? proxyLabel(key, proxy, node) };
   });
   const lowest = labels.length;
   // As istiod: the entry itself, so an overridden `network=value` first is an ordinary label.

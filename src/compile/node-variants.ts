@@ -1,19 +1,22 @@
 /**
- * EDS assignments of node-local services (`internalTrafficPolicy: Local`): istiod's EndpointBuilder
- * drops every endpoint whose node (its pod's `spec.nodeName`) is not the proxy's NODE_NAME. The
+ * EDS assignments that depend on the proxy's Kubernetes node: node-local services'
+ * (`internalTrafficPolicy: Local`: istiod's EndpointBuilder drops every endpoint whose node, its
+ * pod's `spec.nodeName`, is not the proxy's NODE_NAME) and PreferSameNode services' (istiod's
+ * failoverPriority ends with the node: priorities by the proxy's node and locality). The
  * translator records, per assignment, what a proxy on each node of the mesh gets and what a proxy
  * of no known node gets; scope/node-groups.ts moves it into per-node groups
  * (../proxy-class/node-local.ts). Whether an assignment has node variants depends on the
- * Service's policy only, never on its endpoints: an endpoint change never moves it between groups.
+ * Service's policy (and DestinationRule) only, never on its endpoints: an endpoint change never
+ * moves it between groups.
  */
 
 import { deriveVariants } from './locality-variants.js';
 
 /** What a proxy on each node of the mesh gets, and what a proxy of no known node gets. */
 export interface NodeVariants<M extends object = object> {
-  /** For a proxy without a node of the mesh: the endpoints without a node (istiod's empty node name). */
+  /** For a proxy without a node of the mesh (istiod's empty node name): node-local, the endpoints without a node. */
   readonly base: M;
-  /** By node name, one per `model.proxyNodes` (absent: an assignment without endpoints, `empty`). */
+  /** By node name, one per `model.proxyNodes` (absent: a node-local assignment without endpoints there, `empty`). */
   readonly byNode: ReadonlyMap<string, M>;
   /** The variant of a node none of whose endpoints the assignment has. */
   readonly empty: M;

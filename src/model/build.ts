@@ -22,6 +22,7 @@ import type {
   ServicePort,
 } from './k8s.js';
 import {
+  endpointNodesMatter,
   localityKey,
   type HealthStatus,
   type Locality,
@@ -169,7 +170,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     byHostname: new Map(services.map((s) => [s.hostname, s])),
     endpoints,
     ...proxyLocalities(inputs, idx),
-    ...(services.some((s) => s.nodeLocal) ? { proxyNodes: proxyNodes(inputs, idx) } : {}),
+    ...(services.some(endpointNodesMatter) ? { proxyNodes: proxyNodes(inputs, idx) } : {}),
     namespaces: [...namespaces].sort(),
     workloads,
     entryWorkloads,
@@ -306,17 +307,6 @@ function meshService(
   if (distribution) ms.trafficDistribution = distribution;
   // istiod's conversion: internalTrafficPolicy Local makes the service NodeLocal.
   if (svc.internalTrafficPolicy === 'Local') ms.nodeLocal = true;
-  if (distribution === 'PreferSameNode')
-    diags.warn({
-      code: 'unsupported-field',
-      message:
-        'trafficDistribution PreferSameNode: meshsnap prefers endpoints of the same network, region, zone and subzone, not of the same node (its EDS variants are per locality, not per node)',
-      kind: 'Service',
-      namespace: svc.meta.namespace,
-      name: svc.meta.name,
-      field: svc.trafficDistribution !== undefined ? 'spec.trafficDistribution' : 'metadata.annotations',
-      ...svc.origin,
-    });
   ms.origin = svc.origin;
   return ms;
 }
@@ -342,7 +332,8 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
   if (svc.type === 'ExternalName') return out;
   const slices = idx.slicesByService.get(svc.meta.namespace)?.get(svc.meta.name);
   const legacy = slices ? undefined : idx.endpointsByName.get(svc.meta.namespace)?.get(svc.meta.name);
-  const nodeLocal = ms.nodeLocal === true;
+  // Endpoints keep their pod's node where the proxy's node decides what it gets.
+  const keepNode = endpointNodesMatter(ms);
   for (const sp of ms.ports) {
     const list: MeshEndpoint[] = [];
     const ns = svc.meta.namespace;
@@ -354,16 +345,16 @@ export function serviceEndpoints(svc: Service, ms: MeshService, idx: Indexes): M
         // Ready → serving traffic; not ready but still serving while terminating → draining.
         const health: HealthStatus = e.ready ? 'HEALTHY' : e.serving && e.terminating ? 'DRAINING' : 'UNHEALTHY';
         for (const address of e.addresses)
-          list.push(meshEndpoint(address, health, e.targetRef, e.nodeName, e.zone, p.port, ns, idx, nodeLocal));
+          list.push(meshEndpoint(address, health, e.targetRef, e.nodeName, e.zone, p.port, ns, idx, keepNode));
       }
     }
     for (const subset of legacy?.subsets ?? []) {
       const p = matchPort(sp, subset.ports);
       if (!p) continue;
       for (const a of subset.addresses)
-        list.push(meshEndpoint(a.ip, 'HEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, nodeLocal));
+        list.push(meshEndpoint(a.ip, 'HEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, keepNode));
       for (const a of subset.notReadyAddresses)
-        list.push(meshEndpoint(a.ip, 'UNHEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, nodeLocal));
+        list.push(meshEndpoint(a.ip, 'UNHEALTHY', a.targetRef, a.nodeName, undefined, p.port, ns, idx, keepNode));
     }
     out.set(sp.port, dedupeEndpoints(list));
   }
@@ -410,7 +401,7 @@ function meshEndpoint(
   port: number,
   namespace: string,
   idx: Indexes,
-  nodeLocal: boolean,
+  keepNode: boolean,
 ): MeshEndpoint {
   const byRef =
     ref && (ref.kind === 'Pod' || ref.kind === '')
@@ -433,7 +424,7 @@ function meshEndpoint(
       }
     : { address, port, labels, locality: where, health, tlsMode };
   // istiod's endpoint builder takes the node from the pod (spec.nodeName), not from the slice.
-  return nodeLocal && pod?.nodeName ? { ...ep, nodeName: pod.nodeName } : ep;
+  return keepNode && pod?.nodeName ? { ...ep, nodeName: pod.nodeName } : ep;
 }
 
 /**

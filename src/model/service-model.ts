@@ -35,6 +35,14 @@ export const workloadSelectorOf = (s: MeshService): Readonly<Record<string, stri
 /** Whether the service picks workloads at all (an empty selector picks none): only then has it an inbound side. */
 export const hasWorkloadSelector = (s: MeshService): boolean => Object.keys(workloadSelectorOf(s) ?? {}).length > 0;
 
+/**
+ * Whether a service's EDS depends on the Kubernetes node of the proxy (so its endpoints keep their
+ * pod's node): node-local Services (`internalTrafficPolicy: Local`), and Kubernetes Services
+ * with traffic distribution PreferSameNode (compile/endpoints.ts).
+ */
+export const endpointNodesMatter = (s: MeshService): boolean =>
+  s.nodeLocal === true || (s.trafficDistribution === 'PreferSameNode' && s.serviceEntry === undefined);
+
 export const isHttp2Protocol = (p: Protocol): boolean => p === 'HTTP2' || p === 'GRPC';
 
 export interface MeshServicePort {
@@ -123,7 +131,7 @@ export interface MeshEndpoint {
   readonly network?: string;
   /** The telemetry workload name when not derived from a pod (a WorkloadEntry's or ServiceEntry's name). */
   readonly workloadName?: string;
-  /** The Kubernetes node of the endpoint's pod (its `spec.nodeName`, as istiod): set for node-local services only. */
+  /** The Kubernetes node of the endpoint's pod (its `spec.nodeName`, as istiod): set only where it matters (endpointNodesMatter). */
   readonly nodeName?: string;
 }
 
@@ -143,7 +151,8 @@ export interface ServiceModel {
   readonly nodeLocalities: ReadonlyMap<string, Locality>;
   /**
    * The Kubernetes node names proxies can be on (Node objects and pods' `spec.nodeName`), sorted;
-   * absent when no service is node-local: their EDS assignments get a variant for each.
+   * absent when no service's EDS depends on the proxy's node (endpointNodesMatter): their EDS
+   * assignments get a variant for each.
    */
   readonly proxyNodes?: readonly string[];
   /** Namespaces known to the mesh (Namespace objects and namespaces of services/pods), sorted. */

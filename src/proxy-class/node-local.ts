@@ -1,11 +1,12 @@
 /**
  * Per-node EDS for Services with `internalTrafficPolicy: Local` (istiod's NodeLocal: a proxy is
- * sent only the endpoints whose pod runs on its node, its NODE_NAME), shared by the compiler
+ * sent only the endpoints whose pod runs on its node, its NODE_NAME) and with traffic distribution
+ * PreferSameNode (priorities by the proxy's node), shared by the compiler
  * (which splits the groups) and the snapshot's classifier (which serves a proxy its node's
  * variant), as ./locality.ts does for localities.
  *
- * The node-local assignments of an endpoints group `G` are in `G#`, as a proxy of no known node
- * gets them (the endpoints without a node), and in `G#<node>`, one group per Kubernetes node of the
+ * The per-node assignments of an endpoints group `G` are in `G#`, as a proxy of no known node
+ * gets them, and in `G#<node>`, one group per Kubernetes node of the
  * mesh. Classes list `G` and `G#`; a proxy on node N is served class `<class>#<N>` (after its
  * locality, `<class>@<locality>#<N>`, when the class has locality groups too): the class with
  * `G#N` in place of `G#`. Node names (DNS subdomains) hold no `#` and no `@`.

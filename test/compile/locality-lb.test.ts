@@ -18,6 +18,7 @@ import { describe, test } from 'node:test';
 import {
   effectiveLbSetting,
   failoverPriorityLabelSupported,
+  isPreferSameNode,
   localityEndpointsFor,
   localityMatches,
   type EffectiveLbSetting,
@@ -25,6 +26,7 @@ import {
 } from '../../src/compile/locality-lb.js';
 import type { LocalityLbSetting, ZoneAwareLbSetting } from '../../src/model/istio.js';
 import type { Locality, MeshEndpoint } from '../../src/model/service-model.js';
+import type { TrafficDistribution } from '../../src/model/traffic-distribution.js';
 import type { envoy } from '../../src/xds/proto.js';
 
 type LocalityLbEndpoints = envoy.config.endpoint.v3.LocalityLbEndpoints.$Properties;
@@ -33,6 +35,8 @@ const NETWORK = 'topology.istio.io/network';
 const CLUSTER = 'topology.istio.io/cluster';
 const REGION = 'topology.kubernetes.io/region';
 const ZONE = 'topology.kubernetes.io/zone';
+const SUBZONE = 'topology.istio.io/subzone';
+const HOSTNAME = 'kubernetes.io/hostname';
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -47,10 +51,11 @@ const loc = (s: string | null): Locality => {
   return { region, zone, subzone };
 };
 
-/** One endpoint: its address, and (optionally) network, labels and load balancing weight. */
+/** One endpoint: its address, and (optionally) network, labels, load balancing weight and Kubernetes node. */
 interface Ep {
   readonly ip: string;
   readonly network?: string;
+  readonly node?: string;
   readonly labels?: Record<string, string>;
   readonly weight?: number;
 }
@@ -78,6 +83,7 @@ function wrapped(locality: string | null, eps: readonly (Ep | string)[], weight?
     health: 'HEALTHY',
     tlsMode: 'istio',
     ...(e.network ? { network: e.network } : {}),
+    ...(e.node ? { nodeName: e.node } : {}),
   }));
   return deepFreeze({ lle, members });
 }
@@ -445,6 +451,7 @@ describe('locality-lb: effectiveLbSetting (istiod GetEffectiveLbSetting)', () =>
     name: string;
     mesh: { localityLbSetting?: LocalityLbSetting; zoneAwareLbSetting?: ZoneAwareLbSetting };
     rule?: { localityLbSetting?: LocalityLbSetting; zoneAwareLbSetting?: ZoneAwareLbSetting };
+    svc?: TrafficDistribution;
     want: EffectiveLbSetting | undefined;
   }[] = [
     // istiod's "all disabled" has no mesh setting at all; meshsnap's unset mesh setting is Istio's
@@ -536,12 +543,57 @@ describe('locality-lb: effectiveLbSetting (istiod GetEffectiveLbSetting)', () =>
       rule: {},
       want: zoneAware({ failover }),
     },
+    // The Service's traffic distribution: forced failover on istiod's topology labels.
+    {
+      name: 'prefer same zone service over mesh locality',
+      mesh: { localityLbSetting: {} },
+      svc: 'PreferSameZone',
+      want: { kind: 'locality', setting: { enabled: true, failoverPriority: [NETWORK, REGION, ZONE] }, force: true },
+    },
+    {
+      name: 'prefer same node service over mesh locality',
+      mesh: { localityLbSetting: {} },
+      svc: 'PreferSameNode',
+      want: {
+        kind: 'locality',
+        setting: { enabled: true, failoverPriority: [NETWORK, REGION, ZONE, SUBZONE, HOSTNAME] },
+        force: true,
+      },
+    },
+    {
+      name: 'service traffic distribution wins over mesh zone-aware',
+      mesh: { zoneAwareLbSetting: {} },
+      svc: 'PreferSameZone',
+      want: { kind: 'locality', setting: { enabled: true, failoverPriority: [NETWORK, REGION, ZONE] }, force: true },
+    },
+    {
+      name: 'dr zone-aware wins over service traffic distribution',
+      mesh: {},
+      rule: { zoneAwareLbSetting: {} },
+      svc: 'PreferSameZone',
+      want: zoneAware({}),
+    },
+    {
+      name: 'dr locality wins over service traffic distribution',
+      mesh: {},
+      rule: { localityLbSetting: { failover } },
+      svc: 'PreferSameZone',
+      want: locality({ failover }),
+    },
+    {
+      name: 'dr locality wins over a PreferSameNode service',
+      mesh: {},
+      rule: { localityLbSetting: { failover } },
+      svc: 'PreferSameNode',
+      want: locality({ failover }),
+    },
   ];
-  // Skipped: the cases with a Service trafficDistribution (PreferSameZone / PreferSameNode), which
-  // meshsnap does not read (README).
   for (const c of cases) {
     test(c.name, () => {
-      assert.deepEqual(effectiveLbSetting(deepFreeze(c.mesh), deepFreeze(c.rule)), c.want);
+      const got = effectiveLbSetting(deepFreeze(c.mesh), deepFreeze(c.rule), c.svc);
+      assert.deepEqual(got, c.want);
+      // Node variants (compile/endpoints.ts) exactly where PreferSameNode's own setting is in effect.
+      assert.equal(isPreferSameNode(got), c.svc === 'PreferSameNode' && c.rule === undefined);
     });
   }
 });
@@ -567,4 +619,76 @@ describe('locality-lb: localityMatches (istiod util.LocalityMatch)', () => {
       assert.equal(localityMatches(l, rule), want);
     });
   }
+});
+
+describe('locality-lb: PreferSameNode (istiod applyFailoverPriorities on network, region, zone, subzone, kubernetes.io/hostname)', () => {
+  const preferSameNode = effectiveLbSetting({}, undefined, 'PreferSameNode') as EffectiveLbSetting;
+  /**
+   * Endpoints labelled as istiod's AugmentLabels labels them: the locality's topology labels, and
+   * `kubernetes.io/hostname` = the pod's node (none for an endpoint without a pod). 7 is on n1 but
+   * in another network than the proxies'.
+   */
+  const cluster = (): WrappedLocality[] => [
+    wrapped('r1/z1/s1', [
+      { ip: '1', node: 'n1' },
+      { ip: '2', node: 'n2' },
+      { ip: '3' },
+      { ip: '7', node: 'n1', network: 'other' },
+    ]),
+    wrapped('r1/z1/s2', [{ ip: '4', node: 'n3' }]),
+    wrapped('r1/z2/s3', [{ ip: '5', node: 'n4' }]),
+    wrapped('r2/z3/s4', [{ ip: '6', node: 'n5' }]),
+  ];
+  const onNode = (proxy: string, node: string) =>
+    localityEndpointsFor(deepFreeze(cluster()), preferSameNode, false, loc(proxy), node);
+
+  test('a proxy on a node: its node first, then its subzone, zone, region, other regions, other networks last', () => {
+    const out = onNode('r1/z1/s1', 'n1');
+    // Per endpoint: the number of leading labels it shares with the proxy decides (5 - matched),
+    // a differing network adds 5; each locality splits into one LocalityLbEndpoints per priority.
+    assert.deepEqual(addresses(out), [['1'], ['2', '3'], ['7'], ['4'], ['5'], ['6']]);
+    assert.deepEqual(priorities(out), [0, 1, 5, 2, 3, 4]);
+    assert.deepEqual(weights(out), [1, 2, 1, 1, 1, 1]);
+    assert.deepEqual(
+      out.map((l) => l.locality?.sub_zone),
+      ['s1', 's1', 's1', 's2', 's3', 's4'],
+    );
+  });
+
+  test("a proxy on another node of the subzone gets that node's endpoints first", () => {
+    const out = onNode('r1/z1/s1', 'n2');
+    assert.deepEqual(addresses(out), [['2'], ['1', '3'], ['7'], ['4'], ['5'], ['6']]);
+    assert.deepEqual(priorities(out), [0, 1, 5, 2, 3, 4]);
+  });
+
+  test('a proxy on a node of another subzone: priorities renumbered without gaps', () => {
+    const out = onNode('r1/z1/s2', 'n3');
+    // Raw: 4 → 0, subzone s1 → 2, zone z2 → 3, region r2 → 4, 7 (other network, subzone s1) → 7.
+    assert.deepEqual(addresses(out), [['1', '2', '3'], ['7'], ['4'], ['5'], ['6']]);
+    assert.deepEqual(priorities(out), [1, 4, 0, 2, 3]);
+  });
+
+  test('a proxy without a node: its subzone first, the endpoints without a node before the others', () => {
+    // istiod's proxy labels lack kubernetes.io/hostname (no NODE_NAME): '' matches the endpoints without a node.
+    const out = onNode('r1/z1/s1', '');
+    assert.deepEqual(addresses(out), [['3'], ['1', '2'], ['7'], ['4'], ['5'], ['6']]);
+    assert.deepEqual(priorities(out), [0, 1, 5, 2, 3, 4]);
+  });
+
+  test('a proxy in no locality and on no node: one priority for the located endpoints, another network after', () => {
+    const out = onNode('', '');
+    assert.deepEqual(addresses(out), [['1', '2', '3'], ['7'], ['4'], ['5'], ['6']]);
+    assert.deepEqual(priorities(out), [0, 1, 0, 0, 0]);
+  });
+
+  test('forced: applied without outlier detection; a rule failoverPriority naming the node is still skipped', () => {
+    assert.ok(isPreferSameNode(preferSameNode));
+    assert.deepEqual(priorities(onNode('r1/z1/s1', 'n1')), [0, 1, 5, 2, 3, 4]);
+    // A DestinationRule's kubernetes.io/hostname is read from the proxy's labels, which proxy classes
+    // do not split on (README): meshsnap skips that failoverPriority and applies region/zone/subzone.
+    assert.equal(failoverPriorityLabelSupported(HOSTNAME), false);
+    const rule = locality({ failoverPriority: [REGION, HOSTNAME] });
+    const out = localityEndpointsFor(deepFreeze(cluster()), rule, true, loc('r1/z1/s1'), 'n1');
+    assert.deepEqual(priorities(out), [0, 1, 2, 3]);
+  });
 });
