@@ -134,6 +134,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     },
     new Set(services.map((s) => s.hostname)),
     diags,
+    inputs.meshConfig.defaultServiceExportTo,
   );
   for (const s of entries.services) services.push(s);
   for (const [host, byPort] of entries.endpoints) endpoints.set(host, byPort);
@@ -169,6 +170,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
     services,
     byHostname: new Map(services.map((s) => [s.hostname, s])),
     endpoints,
+    ...(entries.hostCandidates.size ? { hostCandidates: entries.hostCandidates } : {}),
     ...proxyLocalities(inputs, idx),
     ...(services.some(endpointNodesMatter) ? { proxyNodes: proxyNodes(inputs, idx) } : {}),
     namespaces: [...namespaces].sort(),

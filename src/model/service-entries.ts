@@ -10,17 +10,30 @@
  *   else, for DNS resolutions, the host itself;
  * - an endpoint's port: its named port for the service port, else the port's targetPort, else its number.
  *
- * istiod keeps one service per (namespace, host); meshsnap's model has one per host: the first
- * entry in namespace/name order owns a host (its resolution, location, addresses), later entries
- * of the same namespace add their ports and endpoints (istiod merges them the same way), and a
- * host already owned by a Kubernetes Service or by another namespace's entry is skipped with a
- * `duplicate-host` warning. Pure.
+ * istiod keeps one service per (namespace, host) and each proxy sees the one its namespace picks
+ * (pilot/pkg/model/sidecar.go appendSidecarServices over servicesExportedToNamespace); so does
+ * meshsnap: the entries of one namespace sharing a host merge into one service (the first in name
+ * order owns its resolution, location, addresses; the others add ports and endpoints, as istiod
+ * merges them), and a host several namespaces define has a candidate per namespace, in istiod's
+ * order (oldest first, then namespace). The model's service for the host is the candidate a
+ * namespace sees when nothing but public entries reach it (the first exported to `*`, else the
+ * first); compile/scope/host-choice.ts picks another namespace's. A host a Kubernetes Service owns
+ * is skipped with a `duplicate-host` warning (istiod prefers the Kubernetes Service wherever it
+ * is visible), and so is another namespace's entry with a `workloadSelector` for a host that
+ * already has a candidate (its workloads' inbound would need the model's one service per host). Pure.
  */
 import { trafficDistributionOf } from './traffic-distribution.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { Pod } from './k8s.js';
 import type { ServiceEntry, WorkloadEntry } from './service-entry.js';
-import type { Locality, MeshEndpoint, MeshService, MeshServicePort } from './service-model.js';
+import {
+  exportedToEvery,
+  type HostCandidate,
+  type Locality,
+  type MeshEndpoint,
+  type MeshService,
+  type MeshServicePort,
+} from './service-model.js';
 import { entryEndpoint, entryPort, isIp, podEndpoint, selectsWorkload } from './workload-endpoints.js';
 
 export interface ServiceEntryInputs {
@@ -37,6 +50,8 @@ export interface ServiceEntryInputs {
 export interface ServiceEntryServices {
   readonly services: MeshService[];
   readonly endpoints: Map<string, Map<number, MeshEndpoint[]>>;
+  /** Hosts entries of several namespaces define: every candidate, in istiod's order. */
+  readonly hostCandidates: Map<string, HostCandidate[]>;
 }
 
 const isDns = (se: ServiceEntry): boolean => se.spec.resolution === 'DNS' || se.spec.resolution === 'DNS_ROUND_ROBIN';
@@ -49,57 +64,126 @@ function address(a: string): string {
   return Number(a.slice(slash + 1)) === bits ? a.slice(0, slash) : a;
 }
 
-/** `taken`: hostnames Kubernetes Services already own. */
+/**
+ * `taken`: hostnames Kubernetes Services already own; `defaultExportTo`: the mesh's
+ * `defaultServiceExportTo` (which entries count as exported to every namespace).
+ */
 export function buildServiceEntryServices(
   inputs: ServiceEntryInputs,
   taken: ReadonlySet<string>,
   diags: Diagnostics,
+  defaultExportTo: readonly string[] | undefined = undefined,
 ): ServiceEntryServices {
-  // hostname → the entries (of the first entry's namespace) that declare it, in namespace/name order.
-  const byHost = new Map<string, { se: ServiceEntry; ports: MeshServicePort[] }[]>();
+  // hostname → namespace → the entries of that namespace declaring it, in namespace/name order.
+  const byHost = new Map<string, Map<string, Declaration[]>>();
   for (const se of inputs.serviceEntries) {
     const ports = servicePorts(se, diags);
     for (const [i, rawHost] of se.spec.hosts.entries()) {
       const hostname = rawHost.toLowerCase();
-      const owners = byHost.get(hostname);
-      const owner = owners?.[0]?.se;
-      if (taken.has(hostname) || (owner && owner.meta.namespace !== se.meta.namespace)) {
-        diags.warn({
-          code: 'duplicate-host',
-          message: `host ${hostname} is already defined by ${owner ? `ServiceEntry ${owner.meta.namespace}/${owner.meta.name}` : 'a Kubernetes Service'}; this entry's host is skipped`,
-          kind: 'ServiceEntry',
-          namespace: se.meta.namespace,
-          name: se.meta.name,
-          field: `spec.hosts[${i}]`,
-          ...se.origin,
-        });
+      if (taken.has(hostname)) {
+        skipped(
+          diags,
+          se,
+          i,
+          `host ${hostname} is already defined by a Kubernetes Service; this entry's host is skipped`,
+        );
         continue;
       }
-      if (owners) owners.push({ se, ports });
-      else byHost.set(hostname, [{ se, ports }]);
+      let byNamespace = byHost.get(hostname);
+      if (!byNamespace) byHost.set(hostname, (byNamespace = new Map()));
+      const declarations = byNamespace.get(se.meta.namespace);
+      if (declarations) declarations.push({ se, ports, index: i });
+      else byNamespace.set(se.meta.namespace, [{ se, ports, index: i }]);
     }
   }
   const services: MeshService[] = [];
   const endpoints = new Map<string, Map<number, MeshEndpoint[]>>();
-  for (const [hostname, entries] of byHost) {
-    // Entries of one namespace sharing a host merge their ports (the first declaring a number owns it), as istiod's sidecar scope merges them.
-    const ports: MeshServicePort[] = [];
-    const byPort = new Map<number, MeshEndpoint[]>();
-    for (const { se, ports: declared } of entries) {
-      for (const port of declared) {
-        const owned = ports.find((p) => p.port === port.port);
-        if (!owned) ports.push(port);
-        const list = byPort.get(port.port) ?? [];
-        list.push(...entryEndpoints(inputs, se, hostname, port));
-        byPort.set(port.port, list);
-      }
-    }
-    for (const list of byPort.values()) list.sort(byAddress);
-    const first = entries[0] as { se: ServiceEntry };
-    services.push(meshService(first.se, hostname, ports, inputs.namespaceAnnotations?.(first.se.meta.namespace)));
-    endpoints.set(hostname, byPort);
+  const hostCandidates = new Map<string, HostCandidate[]>();
+  for (const [hostname, byNamespace] of byHost) {
+    const candidates = [...byNamespace.values()]
+      .map((declarations) => candidate(inputs, hostname, declarations))
+      .sort(istiodOrder);
+    const first = candidates.find((c) => exportedToEvery(c.service, defaultExportTo)) ?? (candidates[0] as Candidate);
+    const kept = candidates.filter((c) => {
+      if (c === first || !c.service.serviceEntry?.workloadSelector) return true;
+      const { se, index } = c.owner;
+      skipped(
+        diags,
+        se,
+        index,
+        `host ${hostname} is also defined by ServiceEntry ${first.owner.se.meta.namespace}/${first.owner.se.meta.name}; an entry of another namespace that selects workloads for it is not supported, this entry's host is skipped`,
+      );
+      return false;
+    });
+    services.push(first.service);
+    endpoints.set(hostname, first.endpoints);
+    if (kept.length > 1) hostCandidates.set(hostname, kept);
   }
-  return { services, endpoints };
+  return { services, endpoints, hostCandidates };
+}
+
+/** One namespace's entries declaring a host. */
+interface Declaration {
+  readonly se: ServiceEntry;
+  readonly ports: MeshServicePort[];
+  /** The host's index in the entry's `spec.hosts`. */
+  readonly index: number;
+}
+
+/** A namespace's candidate for a host, with the entry that owns it (the first in name order). */
+interface Candidate extends HostCandidate {
+  readonly endpoints: Map<number, MeshEndpoint[]>;
+  readonly owner: Declaration;
+}
+
+/** istiod's SortServicesByCreationTime: oldest first, then (same host) by namespace. */
+const istiodOrder = (a: Candidate, b: Candidate): number =>
+  a.created !== b.created
+    ? a.created < b.created
+      ? -1
+      : 1
+    : a.service.namespace < b.service.namespace
+      ? -1
+      : a.service.namespace > b.service.namespace
+        ? 1
+        : 0;
+
+function candidate(inputs: ServiceEntryInputs, hostname: string, declarations: readonly Declaration[]): Candidate {
+  // Entries of one namespace sharing a host merge their ports (the first declaring a number owns it), as istiod's sidecar scope merges them.
+  const ports: MeshServicePort[] = [];
+  const byPort = new Map<number, MeshEndpoint[]>();
+  let created: string | undefined;
+  for (const { se, ports: declared } of declarations) {
+    const age = se.creationTimestamp ?? '';
+    if (created === undefined || age < created) created = age;
+    for (const port of declared) {
+      const owned = ports.find((p) => p.port === port.port);
+      if (!owned) ports.push(port);
+      const list = byPort.get(port.port) ?? [];
+      list.push(...entryEndpoints(inputs, se, hostname, port));
+      byPort.set(port.port, list);
+    }
+  }
+  for (const list of byPort.values()) list.sort(byAddress);
+  const owner = declarations[0] as Declaration;
+  return {
+    service: meshService(owner.se, hostname, ports, inputs.namespaceAnnotations?.(owner.se.meta.namespace)),
+    endpoints: byPort,
+    created: created ?? '',
+    owner,
+  };
+}
+
+function skipped(diags: Diagnostics, se: ServiceEntry, index: number, message: string): void {
+  diags.warn({
+    code: 'duplicate-host',
+    message,
+    kind: 'ServiceEntry',
+    namespace: se.meta.namespace,
+    name: se.meta.name,
+    field: `spec.hosts[${index}]`,
+    ...se.origin,
+  });
 }
 
 function servicePorts(se: ServiceEntry, diags: Diagnostics): MeshServicePort[] {

@@ -142,6 +142,12 @@ export interface ServiceModel {
   /** hostname → service port → endpoints, sorted by address then port. */
   readonly endpoints: ReadonlyMap<string, ReadonlyMap<number, readonly MeshEndpoint[]>>;
   /**
+   * Hosts that ServiceEntries of several namespaces define: a candidate per namespace, in istiod's
+   * order (oldest first, then namespace), the one `services` holds among them; absent when none.
+   * A namespace sees the one istiod's sidecar scope picks (compile/scope/host-choice.ts).
+   */
+  readonly hostCandidates?: ReadonlyMap<string, readonly HostCandidate[]>;
+  /**
    * The localities proxies can be in (of Nodes, of pods' `istio-locality` labels, of
    * WorkloadEntries), sorted by `region/zone/subzone`, the empty one left out: EDS assignments whose
    * priorities depend on the proxy's locality get a variant for each (compile/endpoints.ts).
@@ -167,6 +173,18 @@ export interface ServiceModel {
   readonly virtualServices: readonly VirtualService[];
   readonly destinationRules: readonly DestinationRule[];
   readonly gateways: readonly Gateway[];
+}
+
+/** Whether every namespace sees a service: its exportTo, else the mesh's default, else `*`, holds `*`. */
+export const exportedToEvery = (s: MeshService, meshDefault: readonly string[] | undefined): boolean =>
+  (s.exportTo?.length ? s.exportTo : meshDefault?.length ? meshDefault : ['*']).includes('*');
+
+/** One namespace's service for a host several namespaces' ServiceEntries define (model/service-entries.ts). */
+export interface HostCandidate {
+  readonly service: MeshService;
+  readonly endpoints: ReadonlyMap<number, readonly MeshEndpoint[]>;
+  /** The oldest creationTimestamp of its entries ('' when one has none: istiod's zero time). */
+  readonly created: string;
 }
 
 export interface Workload {

@@ -29,9 +29,11 @@ const indexes = new WeakMap<
   Map<string, { name: string; port: number; message: unknown }[]>
 >();
 
-/** Whether the view gives the service the DestinationRule the full view gives it (then their resources are the same). */
+/** Whether the view sees the full view's service for the host, with the DestinationRule the full view gives it (then their resources are the same). */
 export const sameRule = (fullCtx: CompileContext, view: CompileContext, hostname: string): boolean =>
   fullCtx.model.byHostname.get(hostname) !== undefined &&
+  // the same service (a host several namespaces' ServiceEntries define may be another namespace's here)
+  view.model.byHostname.get(hostname) === fullCtx.model.byHostname.get(hostname) &&
   rulesKey(fullCtx.destinationRules.lookup(hostname)) === rulesKey(view.destinationRules.lookup(hostname));
 
 export function serviceResources<M>(

@@ -22,6 +22,7 @@ import {
 } from './egress-listeners.js';
 import { egressImports, type EgressImports } from './egress-hosts.js';
 import { viewContext, type ViewContents } from './view.js';
+import { hostChoice, withHostChoices } from './host-choice.js';
 import {
   destinationRuleVisible,
   meshVisibility,
@@ -117,7 +118,12 @@ function exportedContents(
     : (ctx.model.virtualServices as VirtualService[]);
   return {
     clientNamespace: ns,
-    services: services.filter((s) => serviceVisible(ctx, s, ns)),
+    services: withHostChoices(
+      ctx,
+      services.filter((s) => serviceVisible(ctx, s, ns)),
+      ns,
+      named && new Set(named),
+    ),
     virtualServices: virtualServices.filter((v) => virtualServiceVisible(ctx, v, ns)),
     destinationRules: ctx.model.destinationRules.filter((d) => destinationRuleVisible(ctx, d, ns)),
     outboundTrafficPolicy: ctx.mesh.outboundTrafficPolicy,
@@ -154,6 +160,8 @@ function sidecarContents(ctx: CompileContext, vis: MeshVisibility, ns: string, s
 const visibleLookup =
   (ctx: CompileContext, ns: string) =>
   (h: string): MeshService | undefined => {
+    const shared = ctx.model.hostCandidates?.get(h);
+    if (shared) return hostChoice(ctx, shared, ns)?.service;
     const s = ctx.model.byHostname.get(h);
     return s && serviceVisible(ctx, s, ns) ? s : undefined;
   };
@@ -278,7 +286,9 @@ function contentsKey(view: CompileContext, contents: ViewContents): string {
       .join('+') ?? '';
   return [
     `${contents.outboundTrafficPolicy}${contents.egressProxyCluster !== undefined ? `>${contents.egressProxyCluster}` : ''}`,
-    contents.services.map((s) => `${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`).join(','),
+    contents.services
+      .map((s) => `${s.namespace}/${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`)
+      .join(','),
     contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
     ...(contents.egressListeners ? [egressListenersKey(contents.egressListeners)] : []),
   ].join('|');

@@ -12,6 +12,7 @@ import type { CompileContext } from '../context.js';
 import { indexDestinationRules, type WorkloadRules } from '../destination-rules.js';
 import { indexVirtualServices } from '../virtual-services.js';
 import type { EgressListenerView } from './egress-listeners.js';
+import { endpointsSeen } from './host-choice.js';
 
 export interface ViewContents {
   readonly clientNamespace: string;
@@ -35,6 +36,7 @@ export function viewContext(ctx: CompileContext, contents: ViewContents): Compil
     ...ctx.model,
     services: contents.services,
     byHostname: new Map(contents.services.map((s) => [s.hostname, s])),
+    endpoints: endpointsSeen(ctx, contents.services),
     virtualServices: contents.virtualServices,
     destinationRules: contents.destinationRules,
   };

@@ -12,6 +12,7 @@ import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
 import { selectorRulesOf, type SelectorRuleIndex } from './select-rules.js';
 import { exportedTo } from './export-to.js';
+import { seesModelHosts } from './host-choice.js';
 
 export interface MeshVisibility {
   readonly servicesByNamespace: ReadonlyMap<string, readonly MeshService[]>;
@@ -94,6 +95,8 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
  * VirtualService and DestinationRule is exported to it, and istiod's rule order picks the shared rules.
  */
 export function seesEverything(ctx: CompileContext, vis: MeshVisibility, ns: string): boolean {
+  // A host several namespaces' ServiceEntries define: the namespace may see another one than the model's.
+  if (!seesModelHosts(ctx, ns)) return false;
   // istiod looks in the client's namespace first: a difference only where the shared rule is another namespace's.
   const own = vis.clientFirstRules.get(ns);
   if (own?.some((s) => ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace !== ns)) return false;
