@@ -51,6 +51,8 @@ export interface SourcedTlsRoute {
 
 /** VirtualServices that apply to sidecars ("mesh" gateway), merged per host as istiod merges them. */
 export interface VirtualServiceIndex {
+  /** The namespace whose sidecars it was built for (Gateway API mesh routes depend on it); absent: the shared index. */
+  readonly clientNamespace?: string;
   /** HTTP routes for a service hostname, in evaluation order; undefined when no VirtualService applies. */
   httpRoutes(hostname: string): readonly SourcedHttpRoute[] | undefined;
   tcpRoutes(hostname: string): readonly SourcedTcpRoute[] | undefined;

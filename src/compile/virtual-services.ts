@@ -10,6 +10,13 @@
  *   creation timestamps it can trust, so "oldest" is "first by namespace, then name"; the others
  *   are reported (`conflicting-virtual-service`). The choice is made per route kind (http/tcp/tls),
  *   since a VirtualService without HTTP routes builds no virtual host in istiod.
+ * - Gateway API mesh routes (`gatewaySemantics`, GAMMA) depend on the client's namespace, as in
+ *   istiod: SelectVirtualServices takes those of the sidecar's own namespace first (the "consumer
+ *   override"), and buildSidecarVirtualHostsForVirtualService builds HTTP virtual hosts from one only
+ *   for a service of its namespace (a producer route) or for a sidecar of its namespace (a consumer
+ *   route). tcp/tls routes are not filtered (istiod: "Do not filter namespace for now"). The index
+ *   is built for one client namespace; without one (the shared index) consumer HTTP routes apply to
+ *   no one, which is what every namespace holding none of them gets.
  * - `delegate` routes are replaced by the delegate VirtualService's routes merged under the parent
  *   route's matches (istiod's MergeHTTPRoutes); a delegate's destinations are resolved in its own
  *   namespace. Delegates are one level deep, as in istiod.
@@ -100,9 +107,34 @@ function resolveL4<R extends TCPRoute | TLSRoute>(
   return resolved;
 }
 
-export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diags: Diagnostics): VirtualServiceIndex {
+/** Whether a Gateway API mesh route's HTTP routes build a virtual host for `service` in a sidecar of `clientNamespace`. */
+export const gatewayRouteApplies = (
+  vs: VirtualService,
+  serviceNamespace: string,
+  clientNamespace: string | undefined,
+): boolean =>
+  vs.gatewaySemantics !== true || vs.meta.namespace === serviceNamespace || vs.meta.namespace === clientNamespace;
+
+/** istiod's order for a sidecar of `clientNamespace`: its namespace's Gateway API routes first, then namespace/name. */
+export function sidecarOrder(vss: readonly VirtualService[], clientNamespace: string | undefined): VirtualService[] {
+  const sorted = [...vss].sort(byNamespaceName);
+  if (clientNamespace === undefined) return sorted;
+  const own = (vs: VirtualService) => vs.gatewaySemantics === true && vs.meta.namespace === clientNamespace;
+  return [...sorted.filter(own), ...sorted.filter((vs) => !own(vs))];
+}
+
+/**
+ * The VirtualServices sidecars of `clientNamespace` use per service hostname (undefined: the shared
+ * index, for namespaces holding no Gateway API mesh route that changes the choice).
+ */
+export function indexVirtualServices(
+  model: ServiceModel,
+  mesh: MeshConfig,
+  diags: Diagnostics,
+  clientNamespace?: string,
+): VirtualServiceIndex {
   const suffix: HostQualifier = { domainSuffix: mesh.domainSuffix, known: model.byHostname };
-  const all = [...model.virtualServices].sort(byNamespaceName);
+  const all = sidecarOrder(model.virtualServices, clientNamespace);
   const byKey = new Map(all.map((vs) => [key(vs), vs]));
 
   interface Entry {
@@ -161,21 +193,33 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
     }
     if (!candidates.length) continue;
     const pick = <T>(kind: 'http' | 'tcp' | 'tls', out: Map<string, readonly T[]>, get: (e: Entry) => T[]): void => {
-      const withRoutes = candidates.filter((e) => e[kind].length > 0);
+      const withRoutes = candidates.filter(
+        (e) => e[kind].length > 0 && (kind !== 'http' || gatewayRouteApplies(e.vs, service.namespace, clientNamespace)),
+      );
       const winner = withRoutes[0];
       if (!winner) return;
       out.set(h, get(winner));
-      for (const loser of withRoutes.slice(1)) {
+      for (const [i, loser] of withRoutes.entries()) {
+        if (i === 0) continue;
+        // A Gateway API route comes first for its own namespace's sidecars, unless another of theirs precedes it.
+        const ns = loser.vs.meta.namespace;
+        const ownFirst =
+          loser.vs.gatewaySemantics === true &&
+          !withRoutes.slice(0, i).some((e) => e.vs.gatewaySemantics === true && e.vs.meta.namespace === ns);
+        // A consumer route (another namespace's service) is meant for its namespace alone: nothing to report.
+        if (ownFirst && ns !== service.namespace) continue;
         const id = `${h}|${key(loser.vs)}`;
         if (warned.has(id)) continue;
         warned.add(id);
+        const listed = `VirtualServices ${withRoutes.map((e) => key(e.vs)).join(', ')} all route ${h}; `;
+        const first = `(${key(winner.vs)}, ordered by namespace/name in place of istiod's creation time)`;
         diags.warn({
           ...where(loser.vs),
           code: 'conflicting-virtual-service',
           field: 'spec.hosts',
-          message:
-            `VirtualServices ${withRoutes.map((e) => key(e.vs)).join(', ')} all route ${h}; sidecars use only the first ` +
-            `(${key(winner.vs)}, ordered by namespace/name in place of istiod's creation time), so this one is ignored for that host`,
+          message: ownFirst
+            ? `${listed}sidecars of ${ns} use this Gateway API route (istiod takes their namespace's first), the others use only the first ${first}`
+            : `${listed}sidecars use only the first ${first}, so this one is ignored for that host`,
         });
       }
     };
@@ -185,6 +229,7 @@ export function indexVirtualServices(model: ServiceModel, mesh: MeshConfig, diag
   }
 
   return {
+    ...(clientNamespace !== undefined ? { clientNamespace } : {}),
     httpRoutes: (hostname) => http.get(hostname),
     tcpRoutes: (hostname) => tcp.get(hostname),
     tlsRoutes: (hostname) => tls.get(hostname),

@@ -91,7 +91,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
       }
       if (contents && !isEverything(ctx, vis, contents, unselectedChange)) {
         view ??= viewContext(ctx, contents);
-        const key = contentsKey(view, contents);
+        const key = contentsKey(vis, view, contents);
         scope = byContents.get(key) ?? { full: false, name: origin, ctx: view };
         byContents.set(key, scope);
       }
@@ -277,8 +277,11 @@ function isEverything(
   );
 }
 
-/** Two views with the same key build the same outbound clusters, listeners and endpoints. */
-function contentsKey(view: CompileContext, contents: ViewContents): string {
+/**
+ * Two views with the same key build the same outbound clusters, listeners and endpoints (a
+ * namespace whose Gateway API mesh routes change its choice of VirtualServices shares with no other).
+ */
+function contentsKey(vis: MeshVisibility, view: CompileContext, contents: ViewContents): string {
   const rule = (h: string) =>
     view.destinationRules
       .lookup(h)
@@ -290,6 +293,7 @@ function contentsKey(view: CompileContext, contents: ViewContents): string {
       .map((s) => `${s.namespace}/${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`)
       .join(','),
     contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
+    ...(vis.gatewayRouteNamespaces.has(contents.clientNamespace) ? [`routes of ${contents.clientNamespace}`] : []),
     ...(contents.egressListeners ? [egressListenersKey(contents.egressListeners)] : []),
   ].join('|');
 }

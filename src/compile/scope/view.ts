@@ -47,7 +47,7 @@ export function viewContext(ctx: CompileContext, contents: ViewContents): Compil
     mesh,
     diags: scratch,
     destinationRules: indexDestinationRules(model, mesh, scratch, contents.clientNamespace, contents.workloadRules),
-    virtualServices: indexVirtualServices(model, mesh, scratch),
+    virtualServices: indexVirtualServices(model, mesh, scratch, contents.clientNamespace),
     ...(contents.egressListeners ? { egressListeners: contents.egressListeners } : {}),
   };
 }
@@ -74,7 +74,7 @@ export function egressListenerContext(ctx: CompileContext, listener: EgressListe
   const view: CompileContext = {
     ...ctx,
     model,
-    virtualServices: indexVirtualServices(model, ctx.mesh, new Diagnostics()),
+    virtualServices: indexVirtualServices(model, ctx.mesh, new Diagnostics(), ctx.virtualServices.clientNamespace),
   };
   views.set(listener, view);
   return view;

@@ -10,6 +10,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
+import { appliesToSidecars, gatewayRouteApplies, sidecarOrder } from '../virtual-services.js';
 import { selectorRulesOf, type SelectorRuleIndex } from './select-rules.js';
 import { exportedTo } from './export-to.js';
 import { seesModelHosts } from './host-choice.js';
@@ -28,6 +29,11 @@ export interface MeshVisibility {
   readonly clientFirstRules: ReadonlyMap<string, readonly MeshService[]>;
   /** Namespaces (not the service's, not the root) whose rules the shared order applies mesh-wide; istiod only in them. */
   readonly foreignRuleNamespaces: ReadonlySet<string>;
+  /**
+   * Namespaces whose Gateway API mesh routes change which VirtualService their sidecars use (istiod
+   * takes a namespace's own first, and a consumer route's HTTP routes only there): they need a view.
+   */
+  readonly gatewayRouteNamespaces: ReadonlySet<string>;
 }
 
 export const serviceVisible = (ctx: CompileContext, s: MeshService, ns: string): boolean =>
@@ -87,7 +93,60 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     ),
     clientFirstRules: clientFirst,
     foreignRuleNamespaces: foreign,
+    gatewayRouteNamespaces: gatewayRouteNamespaces(ctx),
   };
+}
+
+/**
+ * Where the shared VirtualService index (virtual-services.ts, built for no client namespace) is not
+ * what a namespace's sidecars get: for some host one of its Gateway API mesh routes names and some
+ * route kind, the first VirtualService in its order (its own Gateway API routes first; a consumer
+ * route's HTTP routes only for it) is not the first in the shared order. Only VirtualServices naming
+ * the same host compete (an exact host beats a wildcard in the index).
+ */
+function gatewayRouteNamespaces(ctx: CompileContext): Set<string> {
+  const { model, mesh } = ctx;
+  const out = new Set<string>();
+  if (!model.virtualServices.some((vs) => vs.gatewaySemantics === true)) return out;
+  const byHost = new Map<string, Set<VirtualService>>();
+  const routes: { vs: VirtualService; hosts: string[] }[] = [];
+  for (const vs of model.virtualServices) {
+    if (!vs.spec.hosts.length || !appliesToSidecars(vs)) continue;
+    const hosts = vs.spec.hosts.map((h) =>
+      resolveHost(h, vs.meta.namespace, mesh.domainSuffix, model.byHostname).toLowerCase(),
+    );
+    for (const h of hosts) {
+      const set = byHost.get(h);
+      if (set) set.add(vs);
+      else byHost.set(h, new Set([vs]));
+    }
+    if (vs.gatewaySemantics === true) routes.push({ vs, hosts });
+  }
+  const kinds = ['http', 'tcp', 'tls'] as const;
+  for (const { vs, hosts } of routes) {
+    const ns = vs.meta.namespace;
+    if (out.has(ns)) continue;
+    for (const h of hosts) {
+      // A wildcard host is not made by the conversion today (Service parents only): assume it differs.
+      if (h.startsWith('*')) {
+        out.add(ns);
+        break;
+      }
+      const service = model.byHostname.get(h);
+      if (!service) continue;
+      const candidates = [...(byHost.get(h) ?? [])];
+      const first = (client: string | undefined, kind: (typeof kinds)[number]) =>
+        sidecarOrder(candidates, client).find(
+          (c) =>
+            (c.spec[kind]?.length ?? 0) > 0 && (kind !== 'http' || gatewayRouteApplies(c, service.namespace, client)),
+        );
+      if (kinds.some((kind) => first(ns, kind) !== first(undefined, kind))) {
+        out.add(ns);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /**
@@ -97,6 +156,7 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
 export function seesEverything(ctx: CompileContext, vis: MeshVisibility, ns: string): boolean {
   // A host several namespaces' ServiceEntries define: the namespace may see another one than the model's.
   if (!seesModelHosts(ctx, ns)) return false;
+  if (vis.gatewayRouteNamespaces.has(ns)) return false;
   // istiod looks in the client's namespace first: a difference only where the shared rule is another namespace's.
   const own = vis.clientFirstRules.get(ns);
   if (own?.some((s) => ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace !== ns)) return false;
