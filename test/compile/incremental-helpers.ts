@@ -264,3 +264,65 @@ export function bookinfoInputs(extra: readonly (readonly [file: string, text: st
   ];
   return buildInputSet(texts.flatMap(([file, text]) => parseDocuments(text, file).docs));
 }
+
+/** What nodeChurn changes: one Service's EndpointSlice and its pods, in namespace `shop`. */
+export interface NodeChurn {
+  /** The EndpointSlice whose endpoints are added and removed. */
+  readonly slice: string;
+  /** Pods a new endpoint may point at (undefined: none). */
+  readonly targets: readonly (string | undefined)[];
+  /** The prefix of the pods that get new IPs or move between nodes. */
+  readonly pods: string;
+  /** Nodes pods move to (one without a Node object makes a full compile). */
+  readonly nodes: readonly string[];
+  readonly seed: number;
+}
+
+/**
+ * Sixty random changes of a node-dependent Service (endpoints added or removed, with or without a
+ * pod; pods getting new IPs or moving between nodes), each compiled incrementally and compared with
+ * a full compile of the same inputs. Returns how many were deltas (patched in place).
+ */
+export function nodeChurnDeltas(text: string, churn: NodeChurn): number {
+  let inputs = buildInputSet(parseDocuments(text, 'mesh.yaml').docs);
+  assert.deepEqual(inputs.diagnostics, []);
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  const rand = mulberry32(churn.seed);
+  let deltas = 0;
+  for (let i = 0; i < 60; i++) {
+    let changed: ChangedObject;
+    if (rand() < 0.5) {
+      const s = inputs.endpointSlices.find((x) => x.meta.name === churn.slice) as EndpointSlice;
+      const podName = pick(rand, [...churn.targets]);
+      const endpoints = [...s.endpoints];
+      if (rand() < 0.5 && endpoints.length > 1) endpoints.splice(Math.floor(rand() * endpoints.length), 1);
+      else
+        endpoints.push({
+          addresses: [`10.0.3.${1 + Math.floor(rand() * 30)}`],
+          ready: rand() < 0.8,
+          serving: true,
+          terminating: false,
+          ...(podName ? { targetRef: { kind: 'Pod', namespace: 'shop', name: podName } } : {}),
+        });
+      inputs = withReplaced(inputs, 'EndpointSlice', { ...s, endpoints });
+      changed = { kind: 'EndpointSlice', namespace: 'shop', name: churn.slice };
+    } else {
+      const p = pick(
+        rand,
+        inputs.pods.filter((x) => x.meta.name.startsWith(churn.pods)),
+      ) as Pod;
+      const moved: Pod =
+        rand() < 0.3
+          ? { ...p, ips: [`10.0.4.${Math.floor(rand() * 9)}`] }
+          : { ...p, nodeName: pick(rand, [...churn.nodes]) };
+      inputs = withReplaced(inputs, 'Pod', moved);
+      changed = { kind: 'Pod', namespace: 'shop', name: p.meta.name };
+    }
+    const res = ic.update(inputs, [changed]);
+    if (res.kind === 'delta') deltas++;
+    output = res.kind === 'delta' ? applyCompileDelta(output, res.delta, res.layout) : res.output;
+    assertSameOutput(output, compile(inputs).output, `step ${i}`);
+  }
+  return deltas;
+}

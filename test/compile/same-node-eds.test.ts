@@ -13,12 +13,10 @@ import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
-import type { EndpointSlice, Pod } from '../../src/model/k8s.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { served } from '../helpers/mesh.js';
-import { mulberry32, pick } from '../inputs/prng.js';
-import { assertSameOutput } from './incremental-helpers.js';
+import { assertSameOutput, nodeChurnDeltas } from './incremental-helpers.js';
 
 const node = (name: string, zone: string): string => `---
 apiVersion: v1
@@ -199,46 +197,13 @@ test("a gateway's AUTO_PASSTHROUGH (SNI-DNAT) assignment of a PreferSameNode ser
 });
 
 test('incremental == full on churn of a PreferSameNode service (endpoints, pods moving between nodes)', () => {
-  let inputs = buildInputSet(parseDocuments(mesh(), 'mesh.yaml').docs);
-  assert.deepEqual(inputs.diagnostics, []);
-  const ic = new IncrementalCompiler();
-  let output = ic.compileFull(inputs).output;
-  const rand = mulberry32(11);
-  let deltas = 0;
-  for (let i = 0; i < 60; i++) {
-    let changed;
-    if (rand() < 0.5) {
-      const s = inputs.endpointSlices.find((x) => x.meta.name === 'reviews-1') as EndpointSlice;
-      const podName = pick(rand, ['reviews-a1', 'reviews-a2', 'reviews-b1', 'web-a1', undefined]);
-      const endpoints = [...s.endpoints];
-      if (rand() < 0.5 && endpoints.length > 1) endpoints.splice(Math.floor(rand() * endpoints.length), 1);
-      else
-        endpoints.push({
-          addresses: [`10.0.3.${1 + Math.floor(rand() * 30)}`],
-          ready: rand() < 0.8,
-          serving: true,
-          terminating: false,
-          ...(podName ? { targetRef: { kind: 'Pod', namespace: 'shop', name: podName } } : {}),
-        });
-      inputs = withReplaced(inputs, 'EndpointSlice', { ...s, endpoints });
-      changed = { kind: 'EndpointSlice', namespace: 'shop', name: 'reviews-1' };
-    } else {
-      const p = pick(
-        rand,
-        inputs.pods.filter((x) => x.meta.name.startsWith('reviews')),
-      ) as Pod;
-      const moved: Pod =
-        rand() < 0.3
-          ? { ...p, ips: [`10.0.4.${Math.floor(rand() * 9)}`] }
-          : { ...p, nodeName: pick(rand, ['a1', 'a2', 'a3', 'b1', 'n4']) };
-      inputs = withReplaced(inputs, 'Pod', moved);
-      changed = { kind: 'Pod', namespace: 'shop', name: p.meta.name };
-    }
-    const res = ic.update(inputs, [changed]);
-    if (res.kind === 'delta') deltas++;
-    output = res.kind === 'delta' ? applyCompileDelta(output, res.delta, res.layout) : res.output;
-    assertSameOutput(output, compile(inputs).output, `step ${i}`);
-  }
+  const deltas = nodeChurnDeltas(mesh(), {
+    slice: 'reviews-1',
+    targets: ['reviews-a1', 'reviews-a2', 'reviews-b1', 'web-a1', undefined],
+    pods: 'reviews',
+    nodes: ['a1', 'a2', 'a3', 'b1', 'n4'],
+    seed: 11,
+  });
   // Slice edits and moves between Nodes patch the node groups in place; a move to n4 (no Node) compiles in full.
   assert.ok(deltas > 30, `${deltas} deltas`);
 });
