@@ -22,7 +22,8 @@ import { planServiceClusters, type Discovery, type PlannedCluster } from './clus
 import { wrappedLocalityEndpoints } from './endpoints.js';
 import type { WrappedLocality } from './locality-lb.js';
 import { recordLocalityVariants } from './locality-variants.js';
-import { ruleClusterMetadata, serviceMetadata } from './metadata.js';
+import { istioConfigMetadata, ruleClusterMetadata, serviceMetadata } from './metadata.js';
+import { dfpClusterType } from './dynamic-forward-proxy.js';
 import { istioMtlsSni } from './names.js';
 import { NameOrderedTable } from './sorted.js';
 import {
@@ -42,7 +43,7 @@ import {
   type ClusterDraft,
 } from './traffic-policy.js';
 
-const { DiscoveryType, DnsLookupFamily } = envoy.config.cluster.v3.Cluster;
+const { DiscoveryType, DnsLookupFamily, LbPolicy } = envoy.config.cluster.v3.Cluster;
 const V3 = envoy.config.core.v3.ApiVersion.V3;
 
 /** istiod's EDS source: ADS, never block on the first fetch. Shared by every EDS cluster. */
@@ -54,7 +55,7 @@ const EDS_CONFIG: envoy.config.core.v3.ConfigSource.$Properties = deepFreeze({
 /** MeshConfig.dnsRefreshRate default, shared by every DNS cluster that keeps it. */
 const DNS_REFRESH_RATE = durationMs(DEFAULT_DNS_REFRESH_RATE_MS);
 
-const DISCOVERY_TYPES: Readonly<Record<Discovery, envoy.config.cluster.v3.Cluster.DiscoveryType>> = {
+const DISCOVERY_TYPES: Readonly<Record<Exclude<Discovery, 'DFP'>, envoy.config.cluster.v3.Cluster.DiscoveryType>> = {
   EDS: DiscoveryType.EDS,
   ORIGINAL_DST: DiscoveryType.ORIGINAL_DST,
   STRICT_DNS: DiscoveryType.STRICT_DNS,
@@ -151,7 +152,13 @@ export function buildServiceClusters(
     : undefined;
   // A DNS cluster without endpoints (an entry selecting no workload) is kept without hosts: istiod
   // sends none, but routes name it and both answer 503.
-  for (const plan of plans) out.set(plan.name, sidecarCluster(ctx, plan, sans, report, metadataOf(plan)));
+  for (const plan of plans)
+    out.set(
+      plan.name,
+      plan.discovery === 'DFP'
+        ? dfpCluster(ctx, plan, report)
+        : sidecarCluster(ctx, plan, sans, report, metadataOf(plan)),
+    );
   return out;
 }
 
@@ -165,10 +172,11 @@ function sidecarCluster(
   metadata: Metadata,
 ): Cluster {
   const { service, port, sidecarPolicy: policy } = plan;
+  const discovery = plan.discovery === 'DFP' ? 'EDS' : plan.discovery;
   const draft: ClusterDraft = {
     cluster: {
       name: plan.name,
-      type: DISCOVERY_TYPES[plan.discovery],
+      type: DISCOVERY_TYPES[discovery],
       alt_stat_name: plan.altStatName,
       common_lb_config: NO_LB_CONFIG,
     },
@@ -226,6 +234,110 @@ function sidecarCluster(
       (endpoints) => Object.freeze({ ...cluster, load_assignment: { ...cluster.load_assignment, endpoints } }),
     );
   return cluster;
+}
+
+/**
+ * A `DYNAMIC_DNS` host's cluster (istiod's buildDFPCluster and applyDestinationRule): Envoy's
+ * dynamic forward proxy, `CLUSTER_PROVIDED`, no endpoints, the port's protocol, the connection
+ * pool and outlier detection of the DestinationRule (its load balancer does not apply), and its TLS
+ * as dfpTls builds it. Metadata: the rule's config (and ALPN override) only, as istiod's (no `services`).
+ */
+function dfpCluster(ctx: CompileContext, plan: PlannedCluster, report: Reporter): Cluster {
+  const { port, sidecarPolicy: policy } = plan;
+  const draft: ClusterDraft = {
+    cluster: { name: plan.name, alt_stat_name: plan.altStatName, lb_policy: LbPolicy.CLUSTER_PROVIDED },
+  };
+  const c = draft.cluster;
+  applyPortProtocol(draft, port.protocol);
+  applyH2Upgrade(draft, policy?.connectionPool, port.protocol, ctx.mesh.h2Upgrade === true);
+  applyConnectionPool(draft, policy?.connectionPool, ctx.mesh, policy?.retryBudget);
+  applyOutlierDetection(c, policy?.outlierDetection);
+  let allowInsecure = dfpTls(ctx, plan, draft, report);
+  applyUpstreamProxyProtocol(c, policy?.proxyProtocol);
+  // Envoy refuses a DFP cluster whose upstream HTTP options (typed, once the cluster has any) lack
+  // auto_sni and auto_san_validation, unless allow_insecure_cluster_options is set; without typed
+  // options Envoy sets both itself. istiod sends such a cluster (an HTTP2/GRPC port, or a pool
+  // setting, without TLS) as is and Envoy NACKs it; meshsnap allows the insecure options there, as
+  // istiod does for its ALLOW_ANY_DYNAMIC_DNS cluster when no upstream TLS is set.
+  const upstream = draft.http?.upstream_http_protocol_options;
+  if (draft.http && !(upstream?.auto_sni && upstream.auto_san_validation)) allowInsecure = true;
+  c.cluster_type = dfpClusterType(plan.service.hostname, allowInsecure);
+  const source = plan.rule?.sources[0];
+  if (source) {
+    const mode = plan.policy?.tls?.mode;
+    c.metadata = istioConfigMetadata(
+      source,
+      mode === 'SIMPLE' || mode === 'MUTUAL' ? { alpn_override: 'false' } : undefined,
+    );
+  }
+  return finishDraft(draft);
+}
+
+/**
+ * istiod's TLS of a DFP cluster (buildUpstreamTLSSettings, buildUpstreamClusterTLSContext with
+ * isDFPCluster): no SNI of Istio's (`outbound_.<port>_._.<host>` names no real host) and no service
+ * accounts (neither the workloads' nor the entry's subjectAltNames); instead auto_sni (without an
+ * `sni` in the rule) and auto_san_validation (unless insecureSkipVerify) follow each request's host.
+ * ISTIO_MUTUAL by the rule, or auto mTLS to a MESH_INTERNAL entry (transport socket matches, as for
+ * other services); SIMPLE/MUTUAL by the rule. Returns whether istiod sets
+ * allow_insecure_cluster_options (insecureSkipVerify, an `sni`, or no SAN check).
+ */
+function dfpTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, report: Reporter): boolean {
+  const c = draft.cluster;
+  const tls = plan.policy?.tls;
+  const http2 = isHttp2Draft(draft);
+  if (tls) {
+    if (tls.mode === 'DISABLE') return false;
+    if (tls.mode === 'ISTIO_MUTUAL') {
+      c.transport_socket = istioMutualTransportSocket({
+        sni: tls.sni ?? '',
+        subjectAltNames: tls.subjectAltNames ?? [],
+        http2,
+      });
+      return applyDfpAutoSni(draft, tls);
+    }
+    if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
+      reportTls(
+        plan,
+        report,
+        'credential-name-ignored',
+        'warning',
+        `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`,
+      );
+      return false;
+    }
+    const ctxOrProblem = userTlsContext(tls, http2);
+    if (typeof ctxOrProblem === 'string') {
+      const message =
+        ctxOrProblem === 'inline-key-material'
+          ? 'clientCertificate, privateKey and caCertificates are file paths on the proxy, not PEM content; no TLS is originated'
+          : 'MUTUAL TLS needs clientCertificate and privateKey (file paths) or a credentialName; no TLS is originated';
+      reportTls(plan, report, 'invalid-tls', 'error', message);
+      return false;
+    }
+    c.transport_socket = tlsTransportSocket(ctxOrProblem);
+    return applyDfpAutoSni(draft, tls);
+  }
+  if (!ctx.mesh.enableAutoMtls || plan.service.serviceEntry?.location === 'MESH_EXTERNAL') return false;
+  if (ctx.security.namespaceMtlsMode(plan.service.namespace) === 'DISABLE') return false;
+  c.transport_socket_matches = autoMtlsSocketMatches(
+    istioMutualTransportSocket({ sni: '', subjectAltNames: [], http2 }),
+  );
+  return applyDfpAutoSni(draft, { mode: 'ISTIO_MUTUAL' });
+}
+
+/** istiod's setAutoSniAndAutoSanValidation for a DFP cluster; returns allow_insecure_cluster_options. */
+function applyDfpAutoSni(draft: ClusterDraft, tls: ClientTLSSettings): boolean {
+  const autoSni = !tls.sni;
+  const autoSan = !tls.insecureSkipVerify;
+  if (autoSni || autoSan) {
+    draft.http ??= {};
+    draft.http.upstream_http_protocol_options = {
+      ...(autoSni ? { auto_sni: true } : {}),
+      ...(autoSan ? { auto_san_validation: true } : {}),
+    };
+  }
+  return !autoSni || !autoSan;
 }
 
 /**

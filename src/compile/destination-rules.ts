@@ -32,6 +32,7 @@ import type { MeshService, ServiceModel } from '../model/service-model.js';
 import type { DestinationRuleIndex, ResolvedDestinationRule } from './context.js';
 import { labelsKey } from './labels.js';
 import { hostMatches, resolveHost } from './names.js';
+import { isDynamicDns } from './dynamic-forward-proxy.js';
 
 interface HostRules {
   /** Resolved host as written (FQDN or wildcard). */
@@ -327,8 +328,9 @@ function warnEmptySubsets(
   (resolved.spec.subsets ?? []).forEach((subset, i) => {
     const labels = subset.labels ?? {};
     const keys = Object.keys(labels);
-    if (keys.length === 0) return;
-    for (const eps of byPort?.values() ?? []) {
+    const dfp = isDynamicDns(service);
+    if (keys.length === 0 && !dfp) return;
+    for (const eps of dfp ? [] : (byPort?.values() ?? [])) {
       for (const ep of eps) if (keys.every((k) => ep.labels[k] === labels[k])) return;
     }
     const source = resolved.sources.find((dr) => dr.spec.subsets?.includes(subset)) ?? resolved.sources[0];
@@ -337,8 +339,10 @@ function warnEmptySubsets(
     diags.warn({
       ...where(source),
       code: 'subset-no-endpoints',
-      field: `spec.subsets[${idx}].labels`,
-      message: `subset ${subset.name} selects no endpoint of ${service.hostname}`,
+      field: dfp ? `spec.subsets[${idx}]` : `spec.subsets[${idx}].labels`,
+      message: dfp
+        ? `subset ${subset.name} does not apply to ${service.hostname}: a DYNAMIC_DNS host has no subset clusters (istiod builds none)`
+        : `subset ${subset.name} selects no endpoint of ${service.hostname}`,
     });
   });
 }

@@ -8,8 +8,16 @@ import type { ObjectMeta } from './k8s.js';
 import type { Protocol, ServiceEntryLocation, ServiceEntryResolution } from './service-model.js';
 
 export type { ServiceEntryLocation, ServiceEntryResolution };
-export const SE_RESOLUTIONS: readonly ServiceEntryResolution[] = ['NONE', 'STATIC', 'DNS', 'DNS_ROUND_ROBIN'];
+export const SE_RESOLUTIONS: readonly ServiceEntryResolution[] = [
+  'NONE',
+  'STATIC',
+  'DNS',
+  'DNS_ROUND_ROBIN',
+  'DYNAMIC_DNS',
+];
 export const SE_LOCATIONS: readonly ServiceEntryLocation[] = ['MESH_EXTERNAL', 'MESH_INTERNAL'];
+/** The port protocols of a `DYNAMIC_DNS` entry (istiod's validation and buildOutboundClusters: a dynamic forward proxy's). */
+export const DYNAMIC_DNS_PROTOCOLS: readonly Protocol[] = ['HTTP', 'TLS', 'GRPC', 'HTTP2'];
 
 export interface ServiceEntryPort {
   readonly number: number;

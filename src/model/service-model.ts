@@ -88,7 +88,7 @@ export interface MeshService {
 }
 
 /** A ServiceEntry's `resolution` (model/service-entry.ts reads it). */
-export type ServiceEntryResolution = 'NONE' | 'STATIC' | 'DNS' | 'DNS_ROUND_ROBIN';
+export type ServiceEntryResolution = 'NONE' | 'STATIC' | 'DNS' | 'DNS_ROUND_ROBIN' | 'DYNAMIC_DNS';
 export type ServiceEntryLocation = 'MESH_EXTERNAL' | 'MESH_INTERNAL';
 
 /** What a ServiceEntry says about one of its hosts, beyond what every MeshService has. */

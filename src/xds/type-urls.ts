@@ -20,6 +20,9 @@ export const TypeName = {
   RawBuffer: 'envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer',
   ProxyProtocolUpstreamTransport: 'envoy.extensions.transport_sockets.proxy_protocol.v3.ProxyProtocolUpstreamTransport',
   HttpProtocolOptions: 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+  DfpClusterConfig: 'envoy.extensions.clusters.dynamic_forward_proxy.v3.ClusterConfig',
+  DfpHttpFilterConfig: 'envoy.extensions.filters.http.dynamic_forward_proxy.v3.FilterConfig',
+  SniDfpFilterConfig: 'envoy.extensions.filters.network.sni_dynamic_forward_proxy.v3.FilterConfig',
 } as const;
 export type TypeName = (typeof TypeName)[keyof typeof TypeName];
 

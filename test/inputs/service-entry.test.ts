@@ -95,7 +95,34 @@ const INVALID: [string, string, (string | undefined)[]][] = [
     `  hosts: [a.com, b.com]\n  addresses: [1.1.1.1]\n  ports: [{ number: 9000, name: tcp, protocol: TCP }]\n  resolution: STATIC`,
     ['spec.ports'],
   ],
-  ['DYNAMIC_DNS', `  hosts: ["*.a.com"]\n${HTTP_PORT}  resolution: DYNAMIC_DNS`, ['spec.resolution']],
+  // istiod's validation_test.go DYNAMIC_DNS cases.
+  [
+    'DYNAMIC_DNS and a TCP port',
+    `  hosts: ["*.google.com"]\n  ports: [{ number: 80, name: http-valid1, protocol: http }, { number: 81, name: tcp-valid1, protocol: TCP }]\n  resolution: DYNAMIC_DNS`,
+    ['spec.ports[1].protocol'],
+  ],
+  [
+    'DYNAMIC_DNS and an HTTPS port',
+    `  hosts: ["*.google.com"]\n  ports: [{ number: 443, name: https, protocol: HTTPS }]\n  resolution: DYNAMIC_DNS`,
+    ['spec.ports[0].protocol'],
+  ],
+  [
+    'DYNAMIC_DNS and a port without protocol',
+    `  hosts: ["*.google.com"]\n  addresses: []\n  ports: [{ number: 8000, name: p }]\n  resolution: DYNAMIC_DNS`,
+    ['spec.ports[0].protocol'],
+  ],
+  ['DYNAMIC_DNS and an FQDN host', `  hosts: [google.com]\n${HTTP_PORT}  resolution: DYNAMIC_DNS`, ['spec.hosts[0]']],
+  [
+    'DYNAMIC_DNS and endpoints',
+    `  hosts: ["*.google.com"]\n${HTTP_PORT}  resolution: DYNAMIC_DNS\n  endpoints: [{ address: 1.1.1.1 }]`,
+    ['spec.endpoints'],
+  ],
+  [
+    'DYNAMIC_DNS and an address',
+    `  hosts: ["*.google.com"]\n  addresses: [10.10.10.10]\n  ports: [{ number: 80, name: http-valid1, protocol: http }, { number: 8080, name: http-valid2, protocol: http }]\n  resolution: DYNAMIC_DNS`,
+    ['spec.addresses'],
+  ],
+  ['DYNAMIC_DNS and no hosts', `  hosts: []\n${HTTP_PORT}  resolution: DYNAMIC_DNS`, ['spec.hosts', 'spec.hosts']],
   ['an unknown location', `  hosts: [a.com]\n${HTTP_PORT}  location: OUTSIDE`, ['spec.location']],
   ['exportTo * with another namespace', `  hosts: [a.com]\n${HTTP_PORT}  exportTo: ["*", ns2]`, ['spec.exportTo']],
   ['exportTo . and the own namespace', `  hosts: [a.com]\n${HTTP_PORT}  exportTo: [".", ns1]`, ['spec.exportTo[1]']],
@@ -116,6 +143,31 @@ for (const [name, spec, fields] of INVALID) {
     );
   });
 }
+
+test('DYNAMIC_DNS as istiod accepts it: wildcard hosts, HTTP/TLS/GRPC/HTTP2 ports, either location; MESH_INTERNAL with a waypoint is refused', () => {
+  const valid = [
+    `  hosts: ["*.google.com"]\n  ports: [{ number: 80, name: http-valid1, protocol: http }, { number: 8080, name: http-valid2, protocol: http }]\n  resolution: DYNAMIC_DNS`,
+    `  hosts: ["*.svc.cluster.local"]\n  addresses: []\n  ports: [{ number: 9090, name: grpc, protocol: GRPC }]\n  resolution: DYNAMIC_DNS`,
+    `  hosts: ["*.google.com", "*.amazon.com"]\n${HTTP_PORT}  resolution: DYNAMIC_DNS`,
+    `  hosts: ["*.google.com"]\n${HTTP_PORT}  resolution: DYNAMIC_DNS\n  location: MESH_INTERNAL`,
+    `  hosts: ["*.google.com"]\n  ports: [{ number: 443, name: tls, protocol: TLS }, { number: 81, name: h2, protocol: HTTP2 }]\n  resolution: DYNAMIC_DNS`,
+  ];
+  for (const spec of valid) {
+    const inputs = loadText(se(spec));
+    assert.deepEqual(errors(inputs), [], spec);
+    assert.equal(inputs.serviceEntries[0]?.spec.resolution, 'DYNAMIC_DNS');
+  }
+  const waypoint = (value: string, location: string) =>
+    fieldsOf(
+      se(`  hosts: ["*.google.com"]\n${HTTP_PORT}  resolution: DYNAMIC_DNS\n  location: ${location}`).replace(
+        'namespace: ns1 }',
+        `namespace: ns1, labels: { istio.io/use-waypoint: ${value} } }`,
+      ),
+    );
+  assert.deepEqual(waypoint('my-waypoint', 'MESH_INTERNAL'), ['spec.location']);
+  assert.deepEqual(waypoint('none', 'MESH_INTERNAL'), []);
+  assert.deepEqual(waypoint('my-waypoint', 'MESH_EXTERNAL'), []);
+});
 
 test("istiod's warnings: a partial wildcard, TCP without addresses, a selector without labels", () => {
   const warned = (spec: string): string[] =>

@@ -517,6 +517,80 @@ test('clusters: ORIGINAL_DST needs CLUSTER_PROVIDED and no load assignment; LOGI
   );
 });
 
+test('dynamic forward proxy clusters: CLUSTER_PROVIDED; typed upstream options need auto_sni and auto_san_validation unless insecure', () => {
+  const CLUSTER_PROVIDED = 6;
+  const dfp = (allowInsecure: boolean, upstream?: object, over: Partial<Cluster> = {}): Cluster =>
+    okCluster({
+      type: undefined,
+      eds_cluster_config: undefined,
+      lb_policy: CLUSTER_PROVIDED,
+      cluster_type: {
+        name: 'envoy.clusters.dynamic_forward_proxy',
+        typed_config: packAny(TypeName.DfpClusterConfig, {
+          dns_cache_config: { name: '*.example.com_dfp_dns_cache' },
+          ...(allowInsecure ? { allow_insecure_cluster_options: true } : {}),
+        }),
+      },
+      ...(upstream
+        ? {
+            typed_extension_protocol_options: {
+              [TypeName.HttpProtocolOptions]: packAny(TypeName.HttpProtocolOptions, {
+                explicit_http_config: { http2_protocol_options: {} },
+                ...upstream,
+              }),
+            },
+          }
+        : {}),
+      ...over,
+    });
+  // Without typed options Envoy sets auto_sni and auto_san_validation itself.
+  assert.deepEqual(check(CLUSTER, dfp(false)), []);
+  assert.deepEqual(rulesOf(check(CLUSTER, dfp(false, {}))), ['cluster_type envoy.cluster.dfp_auto_sni']);
+  assert.deepEqual(rulesOf(check(CLUSTER, dfp(false, { upstream_http_protocol_options: { auto_sni: true } }))), [
+    'cluster_type envoy.cluster.dfp_auto_sni',
+  ]);
+  assert.deepEqual(
+    check(CLUSTER, dfp(false, { upstream_http_protocol_options: { auto_sni: true, auto_san_validation: true } })),
+    [],
+  );
+  assert.deepEqual(check(CLUSTER, dfp(true, {})), []);
+  assert.deepEqual(rulesOf(check(CLUSTER, dfp(false, undefined, { lb_policy: 0 }))), [
+    'lb_policy envoy.cluster.dfp_lb',
+  ]);
+  // The protos' own rules apply inside the packed config: the DNS cache needs a name.
+  const unnamed = dfp(false);
+  (unnamed.cluster_type as { typed_config: unknown }).typed_config = packAny(TypeName.DfpClusterConfig, {
+    dns_cache_config: { name: '' },
+  });
+  assert.deepEqual(rulesOf(check(CLUSTER, unnamed)), [
+    'cluster_type.typed_config.dns_cache_config.name string.min_len',
+  ]);
+  // The SNI filter's port and cache are checked too.
+  const sni = (config: object) =>
+    check(TypeName.Listener, {
+      name: 'l',
+      address: { socket_address: { address: '0.0.0.0', port_value: 443 } },
+      filter_chains: [
+        {
+          filters: [
+            {
+              name: 'envoy.filters.network.sni_dynamic_forward_proxy',
+              typed_config: packAny(TypeName.SniDfpFilterConfig, config),
+            },
+            {
+              name: 'envoy.filters.network.tcp_proxy',
+              typed_config: packAny(TypeName.TcpProxy, { stat_prefix: 's', cluster: 'c' }),
+            },
+          ],
+        },
+      ],
+    });
+  assert.deepEqual(sni({ dns_cache_config: { name: 'c' }, port_value: 443 }), []);
+  assert.deepEqual(rulesOf(sni({ port_value: 443 })), [
+    'filter_chains[0].filters[0].typed_config.dns_cache_config message.required',
+  ]);
+});
+
 test('a clean resource is remembered; the shared validator reports the same as a fresh one', () => {
   const bad = okCluster({ name: '' });
   assert.deepEqual(rulesOf(validateResource('clusters', bad)), ['name string.min_len']);

@@ -12,6 +12,8 @@ import { flat } from '../../model/flat-string.js';
 import { outboundClusterName } from '../names.js';
 import type { MeshDefaultTrafficPolicy } from '../../model/mesh-config.js';
 import { policyForPort, policyForSubset, withMeshDefaults, type EffectivePolicy } from '../traffic-policy.js';
+import { isDynamicDns } from '../dynamic-forward-proxy.js';
+import { DYNAMIC_DNS_PROTOCOLS } from '../../model/service-entry.js';
 
 /**
  * EDS: endpoints come from the ClusterLoadAssignment of the same name (ServiceEntry `STATIC` too).
@@ -19,9 +21,12 @@ import { policyForPort, policyForSubset, withMeshDefaults, type EffectivePolicy 
  * PASSTHROUGH` (Envoy connects to the address the app dialled). STRICT_DNS: ExternalName services
  * (meshsnap resolves the external name in Envoy; istiod nowadays treats them as aliases, which
  * needs VirtualService support) and ServiceEntry `DNS`; LOGICAL_DNS: `DNS_ROUND_ROBIN`
- * (istiod's convertResolution).
+ * (istiod's convertResolution). DFP: a wildcard ServiceEntry host with resolution `DYNAMIC_DNS`,
+ * Envoy's dynamic forward proxy cluster (no endpoints: the proxy resolves each request's host),
+ * for HTTP, TLS, GRPC and HTTP2 ports only and without subset clusters (istiod's
+ * buildOutboundClusters and applyDestinationRule).
  */
-export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS' | 'LOGICAL_DNS';
+export type Discovery = 'EDS' | 'ORIGINAL_DST' | 'STRICT_DNS' | 'LOGICAL_DNS' | 'DFP';
 
 export interface PlannedCluster {
   readonly name: string;
@@ -62,8 +67,10 @@ function plan(
   const rule = rules.lookup(service.hostname);
   const out: PlannedCluster[] = [];
   const seen = new Set<string>();
+  const dfp = isDynamicDns(service);
   for (const port of service.ports) {
     if (port.protocol === 'UDP') continue;
+    if (dfp && !DYNAMIC_DNS_PROTOCOLS.includes(port.protocol)) continue;
     const mainPolicy = policyForPort(rule?.spec.trafficPolicy, port.port);
     const add = (
       subsetName: string,
@@ -89,6 +96,7 @@ function plan(
       });
     };
     add('', undefined, mainPolicy, withMeshDefaults(mainPolicy, defaults));
+    if (dfp) continue;
     for (const subset of rule?.spec.subsets ?? []) {
       const top = rule?.spec.trafficPolicy;
       const policy = policyForSubset(top, subset.trafficPolicy, port.port);
@@ -105,6 +113,7 @@ function plan(
 
 function discoveryOf(service: MeshService, policy: EffectivePolicy | undefined): Discovery {
   if (service.externalName !== undefined) return 'STRICT_DNS';
+  if (isDynamicDns(service)) return 'DFP';
   const resolution = service.serviceEntry?.resolution;
   if (service.headless || resolution === 'NONE' || policy?.loadBalancer?.simple === 'PASSTHROUGH')
     return 'ORIGINAL_DST';

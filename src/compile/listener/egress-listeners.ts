@@ -26,6 +26,7 @@ import { isHttpProtocol, type MeshServicePort } from '../../model/service-model.
 import type { Listener } from '../../xds/proto.js';
 import {
   addCatchAllPorts,
+  dynamicDnsHosts,
   addTcpPort,
   assembleOutboundListeners,
   httpChain,
@@ -80,11 +81,12 @@ function addPortListener(
     const name = ipListenerName(address, port.number);
     // A unix socket's route config is named after its bind (istiod's buildSidecarOutboundHTTPListenerOpts).
     const rds = port.number === 0 ? address : routeConfigName(port.number);
+    const dfpHosts = httpProxy ? [] : dynamicDnsHosts(services, port.number);
     if (!entries.has(name))
       entries.set(name, {
         address,
         port: port.number,
-        chains: [httpChain(address, port.number, { rds, sniffed: !httpProxy && address === WILDCARD })],
+        chains: [httpChain(address, port.number, { rds, sniffed: !httpProxy && address === WILDCARD, dfpHosts })],
         ...(bind?.bindToPort ? { bindToPort: true } : {}),
       });
     return;

@@ -19,6 +19,7 @@ import { l4RouteIndex } from '../virtual-services.js';
 import type { NetworkFilter } from './filters.js';
 import type { OutboundChain } from './outbound-listener.js';
 import { tcpProxyFilter, type TcpProxyOptions } from './tcp-proxy.js';
+import { isDynamicDns, sniDfpFilter } from '../dynamic-forward-proxy.js';
 
 const MESH_GATEWAY = 'mesh';
 
@@ -107,11 +108,18 @@ function tlsChains(ctx: CompileContext, service: MeshService, port: MeshServiceP
     }
   }
   // With a VIP of its own no SNI match is needed; on a shared (wildcard or CIDR) bind the hostname tells it apart.
-  if (out.length === 0)
+  // A DYNAMIC_DNS host: the SNI dynamic forward proxy filter resolves the server name first, and
+  // the chain always matches the host (istiod's buildCompleteNetworkFilters and
+  // buildSidecarOutboundTLSFilterChainOpts; a `tls` route's chains get no such filter there either).
+  if (out.length === 0) {
+    const dfp = isDynamicDns(service);
     out.push({
-      filters: [defaultFilter(ctx, service, port)],
-      ...(bind.sni || bind.cidr !== undefined ? { serverNames: [service.hostname] } : {}),
+      filters: dfp
+        ? [sniDfpFilter(service.hostname, port.port), defaultFilter(ctx, service, port)]
+        : [defaultFilter(ctx, service, port)],
+      ...(dfp || bind.sni || bind.cidr !== undefined ? { serverNames: [service.hostname] } : {}),
     });
+  }
   return out;
 }
 

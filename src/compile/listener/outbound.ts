@@ -34,6 +34,7 @@ import { sortedByName } from '../sorted.js';
 import { UNIX_BIND_PREFIX } from '../../model/sidecar.js';
 import { isIp } from '../../model/workload-endpoints.js';
 import { sniffedOn, sniffedRouteName, type SniffedOn } from '../sniffing.js';
+import { dfpHttpFilter, isDynamicDns } from '../dynamic-forward-proxy.js';
 
 export const WILDCARD = '0.0.0.0';
 
@@ -88,7 +89,11 @@ export function addCatchAllPorts(
   for (const port of [...httpPorts, ...sniffedOnly].sort((a, b) => a - b)) {
     const name = ipListenerName(address, port);
     if (locked.has(name)) continue;
-    const chain = httpChain(address, port, sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {});
+    const dfpHosts = dynamicDnsHosts(services, port);
+    const chain = httpChain(address, port, {
+      ...(sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {}),
+      ...(dfpHosts.length ? { dfpHosts } : {}),
+    });
     entries.set(name, { address, port, chains: [chain], ...boundTo(bind) });
   }
   for (const { service, port, sniffed } of tcpPorts) {
@@ -98,6 +103,20 @@ export function addCatchAllPorts(
     const http = bind ? port.protocolDefaulted === true && !bind.address.startsWith(UNIX_BIND_PREFIX) : sniffed.own;
     addTcpPort(ctx, entries, service, port, binds, locked, bind?.bindToPort, http);
   }
+}
+
+/**
+ * The wildcard `DYNAMIC_DNS` hosts with an HTTP port `port`: the HCM of the port's listener gets
+ * their dynamic forward proxy filters (istiod's buildHTTPConnectionManager for a sidecar outbound
+ * policySvc). istiod adds the filter of the service that built the port's listener only, so a
+ * DYNAMIC_DNS host sharing an HTTP port with an older service gets none there (its requests find
+ * no host); meshsnap adds one per such host, before the router, in host order.
+ */
+export function dynamicDnsHosts(services: readonly MeshService[], port: number): string[] {
+  const hosts = new Set<string>();
+  for (const s of services)
+    if (isDynamicDns(s) && s.ports.some((p) => p.port === port && isHttpProtocol(p.protocol))) hosts.add(s.hostname);
+  return [...hosts].sort();
 }
 
 const boundTo = (bind: { readonly bindToPort: boolean } | undefined) => (bind?.bindToPort ? { bindToPort: true } : {});
@@ -245,9 +264,14 @@ export function httpChain(
     rds = routeConfigName(port),
     sniffed = address === WILDCARD,
     alpns = PLAINTEXT_HTTP_ALPNS,
-  }: { rds?: string; sniffed?: boolean; alpns?: readonly string[] } = {},
+    dfpHosts = [],
+  }: { rds?: string; sniffed?: boolean; alpns?: readonly string[]; dfpHosts?: readonly string[] } = {},
 ): OutboundChain {
   const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds });
+  // The dynamic forward proxy filters go just before the router (istiod's buildHTTPConnectionManager).
+  const filters = hcm.http_filters ?? [];
+  if (dfpHosts.length)
+    hcm.http_filters = [...filters.slice(0, -1), ...dfpHosts.map(dfpHttpFilter), ...filters.slice(-1)];
   if (!sniffed) return { filters: [hcmFilter(hcm)], rds };
   return {
     filters: [hcmFilter(hcm)],

@@ -9,6 +9,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { outboundClusterName } from '../names.js';
 import { reportOnce } from './report-once.js';
+import { isDynamicDns } from '../dynamic-forward-proxy.js';
 
 export interface DestinationProblem {
   readonly code: 'unknown-host' | 'unknown-subset' | 'missing-port' | 'unknown-port';
@@ -47,6 +48,13 @@ export function checkDestination(ctx: CompileContext, dest: Destination): Destin
     }
   }
   if (dest.subset !== undefined) {
+    // istiod builds no subset clusters for a DYNAMIC_DNS host (applyDestinationRule): a route to one would name none.
+    if (isDynamicDns(service))
+      return {
+        code: 'unknown-subset',
+        field: 'subset',
+        message: `${dest.host} has resolution DYNAMIC_DNS, which has no subsets (subset ${dest.subset})`,
+      };
     const rule = ctx.destinationRules.lookup(dest.host);
     if (!rule?.spec.subsets?.some((s) => s.name === dest.subset)) {
       return {

@@ -3,11 +3,13 @@
  * (pkg/config/validation ValidateServiceEntry). As for the other Istio kinds, any error makes the
  * whole object invalid (istiod's webhook rejects it); istiod's warnings are warnings here.
  *
- * Not accepted: resolution `DYNAMIC_DNS` (a dynamic forward proxy meshsnap does not build) and
- * unix domain socket endpoints.
+ * Resolution `DYNAMIC_DNS` as istiod accepts it: wildcard hosts only, no addresses, no endpoints,
+ * ports HTTP, TLS, GRPC or HTTP2, and not `MESH_INTERNAL` with an `istio.io/use-waypoint` label.
+ * Not accepted: unix domain socket endpoints.
  */
 import type { Origin } from '../../model/diagnostics.js';
 import {
+  DYNAMIC_DNS_PROTOCOLS,
   SE_LOCATIONS,
   SE_RESOLUTIONS,
   type ServiceEntry,
@@ -114,6 +116,8 @@ export function readServiceEntry(r: Reader, raw: Raw, origin: Origin, apiVersion
           workloadEntrySpec(r, v, p, { servicePorts: names, allowFqdn: resolution !== 'STATIC' }),
         );
   checkResolution(r, resolution, hosts, addresses, ports, endpoints?.length ?? 0, workloadSelector !== undefined);
+  if (resolution === 'DYNAMIC_DNS')
+    checkDynamicDns(r, hosts, addresses, ports, endpoints?.length ?? 0, location, meta?.labels);
   if (resolution !== 'NONE' && hosts.length > 1 && ports.some((p) => !isHttpOrTls(p.protocol)))
     r.error('spec.ports', 'multiple hosts provided with non-HTTP, non-TLS ports');
 
@@ -147,8 +151,7 @@ function oneOf<T extends string>(r: Reader, v: unknown, path: string, allowed: r
   const s = str(r, v, path);
   if (s === undefined || s === '') return zero;
   if ((allowed as readonly string[]).includes(s)) return s as T;
-  if (s === 'DYNAMIC_DNS') r.error(path, 'resolution DYNAMIC_DNS is not supported by meshsnap');
-  else r.error(path, `unknown value "${s.slice(0, 40)}", must be one of ${allowed.join(', ')}`);
+  r.error(path, `unknown value "${s.slice(0, 40)}", must be one of ${allowed.join(', ')}`);
   return zero;
 }
 
@@ -212,7 +215,7 @@ function checkResolution(
       );
     return;
   }
-  if (resolution === 'STATIC') return;
+  if (resolution === 'STATIC' || resolution === 'DYNAMIC_DNS') return;
   if (endpoints === 0) {
     const bad = hosts.findIndex((h) => !isFqdn(h));
     if (bad >= 0)
@@ -229,6 +232,40 @@ function checkResolution(
       'service entry can not have more than one host specified simultaneously with address and tcp port',
       'multiple-hosts-tcp',
     );
+}
+
+/** istiod's ValidateServiceEntry, case DYNAMIC_DNS (and usesWaypoint). */
+function checkDynamicDns(
+  r: Reader,
+  hosts: readonly string[],
+  addresses: readonly string[],
+  ports: readonly ServiceEntryPort[],
+  endpoints: number,
+  location: string,
+  labels: Readonly<Record<string, string>> | undefined,
+): void {
+  const what = 'resolution type DYNAMIC_DNS';
+  if (hosts.length === 0) r.error('spec.hosts', `at least one wildcard host must be provided for ${what}`);
+  hosts.forEach((h, i) => {
+    if (!h.startsWith('*')) r.error(`spec.hosts[${i}]`, 'host must be wildcarded for resolution mode DYNAMIC_DNS');
+  });
+  if (addresses.length > 0)
+    r.error(
+      'spec.addresses',
+      `addresses cannot be set for ${what}. HTTP route domains will only be generated from the hosts field values`,
+    );
+  if (endpoints > 0)
+    r.error(
+      'spec.endpoints',
+      `endpoints cannot be set for ${what}. Destination IP address determined from hosts field values`,
+    );
+  ports.forEach((p, i) => {
+    if (p.protocol === undefined || !DYNAMIC_DNS_PROTOCOLS.includes(p.protocol))
+      r.error(`spec.ports[${i}].protocol`, `only HTTP, TLS, GRPC, and HTTP2 protocols are supported for ${what}`);
+  });
+  const waypoint = labels?.['istio.io/use-waypoint'];
+  if (location === 'MESH_INTERNAL' && waypoint && waypoint.toLowerCase() !== 'none')
+    r.error('spec.location', `location MESH_INTERNAL with ${what} is not supported when using waypoints`);
 }
 
 /** istiod's validateExportTo for a ServiceEntry: `.`, `*`, `~` or namespace names, no duplicates, `*`/`~` alone. */

@@ -4,7 +4,7 @@
  * Envoy documents it (the API docs of the field, or the error Envoy answers with). Rule ids start
  * with `envoy.` so they read apart from protoc-gen-validate's.
  */
-import { envoy } from '../proto.js';
+import { codecOf, envoy } from '../proto.js';
 import { regexProblem } from '../re2.js';
 import { domainClashes } from './domains-unique.js';
 import type { MessageHook, Walk } from './walker.js';
@@ -203,7 +203,10 @@ const isIp = (a: string): boolean => IPV4.test(a) || (a.includes(':') && /^[0-9a
  *   "malformed IP address"); a name needs STRICT_DNS or LOGICAL_DNS.
  */
 const cluster: MessageHook = (m, walk) => {
-  if (m.cluster_type !== undefined && m.cluster_type !== null) return; // a custom cluster type decides
+  if (m.cluster_type !== undefined && m.cluster_type !== null) {
+    customCluster(m, walk); // a custom cluster type decides
+    return;
+  }
   const type = toNumber(m.type);
   const lb = toNumber(m.lb_policy);
   const la = m.load_assignment as Msg | null | undefined;
@@ -269,6 +272,58 @@ const cluster: MessageHook = (m, walk) => {
     }
   }
 };
+
+const DFP_CLUSTER = 'envoy.clusters.dynamic_forward_proxy';
+const DFP_CONFIG = 'envoy.extensions.clusters.dynamic_forward_proxy.v3.ClusterConfig';
+const HTTP_PROTOCOL_OPTIONS = 'envoy.extensions.upstreams.http.v3.HttpProtocolOptions';
+
+/** The message an `Any` of type `typeName` holds (decoded again: the walker decodes it on its own); undefined if it is another type or undecodable. */
+function unpack(any: unknown, typeName: string): Msg | undefined {
+  const a = any as Msg | null | undefined;
+  if (!a || str(a.type_url) !== `type.googleapis.com/${typeName}` || !(a.value instanceof Uint8Array)) return undefined;
+  try {
+    return codecOf(typeName)?.decode(a.value) as Msg | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The dynamic forward proxy cluster (clusters/dynamic_forward_proxy/cluster.cc): its lb_policy must
+ * be CLUSTER_PROVIDED ("Only 'CLUSTER_PROVIDED' is allowed with cluster type
+ * 'envoy.clusters.dynamic_forward_proxy'"), and unless `allow_insecure_cluster_options` its upstream
+ * HTTP options must set auto_sni and auto_san_validation ("dynamic_forward_proxy cluster must have
+ * auto_sni and auto_san_validation true unless allow_insecure_cluster_options is set."). The options
+ * are the typed HttpProtocolOptions' when the cluster has them, else the cluster's own field; with
+ * neither Envoy sets both itself.
+ */
+function customCluster(m: Msg, walk: Walk): void {
+  const type = m.cluster_type as Msg;
+  if (str(type.name) !== DFP_CLUSTER) return;
+  if (toNumber(m.lb_policy) !== LbPolicy.CLUSTER_PROVIDED)
+    walk.report(
+      { rule: 'envoy.cluster.dfp_lb', message: 'a dynamic_forward_proxy cluster needs lb_policy CLUSTER_PROVIDED' },
+      'lb_policy',
+    );
+  const config = unpack(type.typed_config, DFP_CONFIG);
+  if (!config || config.allow_insecure_cluster_options === true) return;
+  const typedAny = (m.typed_extension_protocol_options as Record<string, unknown> | null | undefined)?.[
+    HTTP_PROTOCOL_OPTIONS
+  ];
+  const typed = typedAny === undefined ? undefined : unpack(typedAny, HTTP_PROTOCOL_OPTIONS);
+  const options = (typed ? typed.upstream_http_protocol_options : m.upstream_http_protocol_options) as
+    Msg | null | undefined;
+  if (!typed && (options === undefined || options === null)) return;
+  if (options?.auto_sni !== true || options.auto_san_validation !== true)
+    walk.report(
+      {
+        rule: 'envoy.cluster.dfp_auto_sni',
+        message:
+          'a dynamic_forward_proxy cluster must have auto_sni and auto_san_validation true unless allow_insecure_cluster_options is set',
+      },
+      'cluster_type',
+    );
+}
 
 const ROUTER_URL = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 
