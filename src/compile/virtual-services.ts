@@ -6,10 +6,17 @@
  * - Hosts are resolved relative to the VirtualService's namespace; a wildcard host applies to the
  *   services it matches. An exact host beats a wildcard; among wildcards the most specific wins.
  * - Several VirtualServices for one host are NOT merged for sidecars: istiod builds one virtual host
- *   per hostname and drops later duplicates, so the oldest VirtualService wins. meshsnap has no
- *   creation timestamps it can trust, so "oldest" is "first by namespace, then name"; the others
- *   are reported (`conflicting-virtual-service`). The choice is made per route kind (http/tcp/tls),
- *   since a VirtualService without HTTP routes builds no virtual host in istiod.
+ *   per hostname and drops later duplicates, so the first in the sidecar's order wins. That order is
+ *   SelectVirtualServices' for the sidecar's namespace (`sidecarOrder`): the VirtualServices exported
+ *   to that namespace alone as their own (`.` or their namespace's name, also as the mesh default:
+ *   istiod's privateByNamespaceAndGateway), then those of other namespaces naming it
+ *   (exportedToNamespaceByGateway), then the public ones (`*`, publicByGateway); within each, the
+ *   namespace's own Gateway API routes first, then oldest first (creationTimestamp, then name, then
+ *   namespace: configCompareByCreationTime). The shared index (no client namespace, for the
+ *   namespaces whose choice it is: scope/visibility.ts) takes the oldest first. A VirtualService that loses to one of
+ *   its own tier somewhere is reported (`conflicting-virtual-service`), naming the namespaces that
+ *   use it. The choice is made per route kind (http/tcp/tls), since a VirtualService without HTTP
+ *   routes builds no virtual host in istiod.
  * - Gateway API mesh routes (`gatewaySemantics`, GAMMA) depend on the client's namespace, as in
  *   istiod: SelectVirtualServices takes those of the sidecar's own namespace first (the "consumer
  *   override"), and buildSidecarVirtualHostsForVirtualService builds HTTP virtual hosts from one only
@@ -66,8 +73,12 @@ export const appliesToSidecars = (vs: VirtualService): boolean =>
   !vs.spec.gateways?.length || vs.spec.gateways.includes('mesh');
 
 const key = (vs: VirtualService): string => `${vs.meta.namespace}/${vs.meta.name}`;
-const byNamespaceName = (a: VirtualService, b: VirtualService): number =>
-  key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** istiod's configCompareByCreationTime: oldest first (none: the oldest), then name, then namespace. */
+const byAge = (a: VirtualService, b: VirtualService): number =>
+  compareStrings(a.creationTimestamp ?? '', b.creationTimestamp ?? '') ||
+  compareStrings(a.meta.name, b.meta.name) ||
+  compareStrings(a.meta.namespace, b.meta.namespace);
 
 const where = (vs: VirtualService) => objectAt(vs.kind, vs);
 
@@ -115,12 +126,39 @@ export const gatewayRouteApplies = (
 ): boolean =>
   vs.gatewaySemantics !== true || vs.meta.namespace === serviceNamespace || vs.meta.namespace === clientNamespace;
 
-/** istiod's order for a sidecar of `clientNamespace`: its namespace's Gateway API routes first, then namespace/name. */
-export function sidecarOrder(vss: readonly VirtualService[], clientNamespace: string | undefined): VirtualService[] {
-  const sorted = [...vss].sort(byNamespaceName);
+/**
+ * Where a VirtualService stands in the order of a sidecar of `clientNamespace` (istiod's
+ * initVirtualServices lists, SelectVirtualServices' loops): 0 exported to that namespace alone as its
+ * own (`.`, its namespace's name, also from the mesh default), 2 exported to it by name from another
+ * namespace, 4 public (`*` among others, or no exportTo and no mesh default); one less for the
+ * namespace's own Gateway API routes (first within each list); undefined when not exported to it.
+ */
+export function sidecarTier(
+  vs: VirtualService,
+  clientNamespace: string,
+  defaultExportTo: readonly string[] | undefined,
+): number | undefined {
+  const list = vs.spec.exportTo?.length ? vs.spec.exportTo : defaultExportTo?.length ? defaultExportTo : ['*'];
+  const own = vs.meta.namespace === clientNamespace;
+  const first = vs.gatewaySemantics === true && own ? 0 : 1;
+  if (list.includes('*')) return 4 + first;
+  if (!list.some((e) => e === clientNamespace || (e === '.' && own))) return undefined;
+  return (own ? 0 : 2) + first;
+}
+
+/**
+ * istiod's order for a sidecar of `clientNamespace` (sidecarTier, then oldest first); those not
+ * exported to it last. Without a client namespace (the shared index): oldest first.
+ */
+export function sidecarOrder(
+  vss: readonly VirtualService[],
+  clientNamespace: string | undefined,
+  defaultExportTo: readonly string[] | undefined,
+): VirtualService[] {
+  const sorted = [...vss].sort(byAge);
   if (clientNamespace === undefined) return sorted;
-  const own = (vs: VirtualService) => vs.gatewaySemantics === true && vs.meta.namespace === clientNamespace;
-  return [...sorted.filter(own), ...sorted.filter((vs) => !own(vs))];
+  const tier = new Map(sorted.map((vs) => [vs, sidecarTier(vs, clientNamespace, defaultExportTo) ?? 6]));
+  return sorted.sort((a, b) => (tier.get(a) as number) - (tier.get(b) as number) || byAge(a, b));
 }
 
 /**
@@ -134,7 +172,7 @@ export function indexVirtualServices(
   clientNamespace?: string,
 ): VirtualServiceIndex {
   const suffix: HostQualifier = { domainSuffix: mesh.domainSuffix, known: model.byHostname };
-  const all = sidecarOrder(model.virtualServices, clientNamespace);
+  const all = sidecarOrder(model.virtualServices, clientNamespace, mesh.defaultVirtualServiceExportTo);
   const byKey = new Map(all.map((vs) => [key(vs), vs]));
 
   interface Entry {
@@ -193,35 +231,22 @@ export function indexVirtualServices(
     }
     if (!candidates.length) continue;
     const pick = <T>(kind: 'http' | 'tcp' | 'tls', out: Map<string, readonly T[]>, get: (e: Entry) => T[]): void => {
-      const withRoutes = candidates.filter(
-        (e) => e[kind].length > 0 && (kind !== 'http' || gatewayRouteApplies(e.vs, service.namespace, clientNamespace)),
+      const withRoutes = candidates.filter((e) => e[kind].length > 0);
+      const applying = withRoutes.filter(
+        (e) => kind !== 'http' || gatewayRouteApplies(e.vs, service.namespace, clientNamespace),
       );
-      const winner = withRoutes[0];
+      const winner = applying[0];
       if (!winner) return;
       out.set(h, get(winner));
-      for (const [i, loser] of withRoutes.entries()) {
-        if (i === 0) continue;
-        // A Gateway API route comes first for its own namespace's sidecars, unless another of theirs precedes it.
-        const ns = loser.vs.meta.namespace;
-        const ownFirst =
-          loser.vs.gatewaySemantics === true &&
-          !withRoutes.slice(0, i).some((e) => e.vs.gatewaySemantics === true && e.vs.meta.namespace === ns);
-        // A consumer route (another namespace's service) is meant for its namespace alone: nothing to report.
-        if (ownFirst && ns !== service.namespace) continue;
-        const id = `${h}|${key(loser.vs)}`;
-        if (warned.has(id)) continue;
-        warned.add(id);
-        const listed = `VirtualServices ${withRoutes.map((e) => key(e.vs)).join(', ')} all route ${h}; `;
-        const first = `(${key(winner.vs)}, ordered by namespace/name in place of istiod's creation time)`;
-        diags.warn({
-          ...where(loser.vs),
-          code: 'conflicting-virtual-service',
-          field: 'spec.hosts',
-          message: ownFirst
-            ? `${listed}sidecars of ${ns} use this Gateway API route (istiod takes their namespace's first), the others use only the first ${first}`
-            : `${listed}sidecars use only the first ${first}, so this one is ignored for that host`,
-        });
-      }
+      // Reported once, from the shared index (views report into a scratch list).
+      if (clientNamespace === undefined && withRoutes.length > 1)
+        reportConflicts(
+          withRoutes.map((e) => e.vs),
+          { hostname: h, namespace: service.namespace, http: kind === 'http' },
+          mesh.defaultVirtualServiceExportTo,
+          warned,
+          diags,
+        );
     };
     pick('http', http, (e) => e.http);
     pick('tcp', tcp, (e) => e.tcp);
@@ -234,6 +259,65 @@ export function indexVirtualServices(
     tcpRoutes: (hostname) => tcp.get(hostname),
     tlsRoutes: (hostname) => tls.get(hostname),
   };
+}
+
+/** A namespace no VirtualService names: stands for every namespace that sees only the public ones. */
+const ELSEWHERE = '\u0000elsewhere';
+const ORDER =
+  "istiod's order: those exported to the sidecar's namespace alone, then those naming it, then public ones; its namespace's Gateway API routes first in each; then oldest (creationTimestamp, name, namespace)";
+
+/**
+ * `conflicting-virtual-service` for VirtualServices (all with routes of one kind for `host`) that
+ * lose to another of their own tier in some namespace's order: for each namespace one of them is
+ * exported to by name (or is a Gateway API route of), and for every other namespace, the first in
+ * its order is used there, and one after it in the same tier is shadowed by age. One that loses only
+ * to a namespace's own override (a private VirtualService, its own Gateway API route) is not reported.
+ */
+function reportConflicts(
+  vss: readonly VirtualService[],
+  host: { readonly hostname: string; readonly namespace: string; readonly http: boolean },
+  defaultExportTo: readonly string[] | undefined,
+  warned: Set<string>,
+  diags: Diagnostics,
+): void {
+  const namespaces = new Set<string>();
+  for (const vs of vss) {
+    if (vs.gatewaySemantics === true) namespaces.add(vs.meta.namespace);
+    const list = vs.spec.exportTo?.length ? vs.spec.exportTo : (defaultExportTo ?? []);
+    if (list.includes('*')) continue;
+    for (const e of list) namespaces.add(e === '.' ? vs.meta.namespace : e);
+  }
+  const users = new Map<VirtualService, string[]>();
+  const shadowed = new Map<VirtualService, VirtualService>();
+  for (const ns of [...[...namespaces].sort(), ELSEWHERE]) {
+    const seen = vss.filter(
+      (vs) =>
+        sidecarTier(vs, ns, defaultExportTo) !== undefined &&
+        (!host.http || gatewayRouteApplies(vs, host.namespace, ns)),
+    );
+    const [first, ...rest] = sidecarOrder(seen, ns, defaultExportTo);
+    if (!first) continue;
+    users.set(first, [...(users.get(first) ?? []), ns]);
+    const tier = sidecarTier(first, ns, defaultExportTo);
+    for (const vs of rest)
+      if (sidecarTier(vs, ns, defaultExportTo) === tier && !shadowed.has(vs)) shadowed.set(vs, first);
+  }
+  const listed = `VirtualServices ${[...vss].sort(byAge).map(key).join(', ')} all route ${host.hostname}`;
+  for (const [vs, first] of shadowed) {
+    const id = `${host.hostname}|${key(vs)}`;
+    if (warned.has(id)) continue;
+    warned.add(id);
+    const using = (users.get(vs) ?? []).map((ns) => (ns === ELSEWHERE ? 'the other namespaces' : ns));
+    const what = vs.gatewaySemantics === true ? 'Gateway API route' : 'one';
+    diags.warn({
+      ...where(vs),
+      code: 'conflicting-virtual-service',
+      field: 'spec.hosts',
+      message: using.length
+        ? `${listed}; sidecars of ${using.join(', ')} use this ${what}, elsewhere ${key(first)} comes first (${ORDER})`
+        : `${listed}; sidecars use ${key(first)} (${ORDER}), so this one is ignored for that host`,
+    });
+  }
 }
 
 /** The namespace/name index of a VirtualService list, built once per list (one per compile). */

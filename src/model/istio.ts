@@ -181,6 +181,12 @@ export interface VirtualService {
   readonly origin: Origin;
   readonly spec: VirtualServiceSpec;
   /**
+   * RFC 3339 as the API server writes it (a Gateway API route's, for one made from routes: the
+   * oldest's): of several VirtualServices for one host a sidecar uses the oldest of its tier
+   * (compile/virtual-services.ts sidecarOrder), as istiod's sortConfigByCreationTime.
+   */
+  readonly creationTimestamp?: string;
+  /**
    * Made from a Gateway API route (src/compile/gateway-api/): routed with the Gateway API's
    * semantics, as istiod's `internal.istio.io/route-semantics: gateway` (path-separated prefixes,
    * a prefix rewrite to `/` that removes the prefix). Never set from an input document.

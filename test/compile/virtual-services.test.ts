@@ -30,7 +30,7 @@ test('only mesh-bound VirtualServices apply to sidecars', () => {
   assert.equal(idx.httpRoutes('ratings.default.svc.cluster.local')?.[0]?.source.meta.name, 'both');
 });
 
-test('several VirtualServices for one host: the first by namespace/name wins, the others are reported', () => {
+test('several VirtualServices for one host without creationTimestamps: the first by name wins, the others are reported', () => {
   const { idx, diags } = index([
     vs('zeta', 'default', ['reviews'], [{ name: 'z', route: to('reviews') }]),
     vs('alpha', 'default', ['reviews'], [{ name: 'a', route: to('reviews') }]),

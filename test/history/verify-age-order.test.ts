@@ -1,7 +1,8 @@
 /**
  * `meshsnap verify` recompiles a version from its stored inputs: whatever the compile orders by age
  * (istiod's oldest-first choices: a namespace's Sidecar and Telemetries, PeerAuthentications, which
- * of several namespaces' ServiceEntries for one host a namespace sees) must survive storage, or the
+ * of several namespaces' ServiceEntries for one host a namespace sees, which of several
+ * VirtualServices for one host a sidecar uses) must survive storage, or the
  * recompile picks by name and the digest differs.
  */
 import assert from 'node:assert/strict';
@@ -55,6 +56,20 @@ kind: PeerAuthentication
 metadata: {name: b-strict, namespace: default, creationTimestamp: "2024-01-01T00:00:00Z"}
 spec:
   mtls: {mode: STRICT}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: a-to-ratings, namespace: default, creationTimestamp: "2024-02-01T00:00:00Z"}
+spec:
+  hosts: [reviews]
+  http: [{route: [{destination: {host: ratings}}]}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: b-to-details, namespace: default, creationTimestamp: "2024-01-01T00:00:00Z"}
+spec:
+  hosts: [reviews]
+  http: [{route: [{destination: {host: details}}]}]
 `;
 
 let store: LocalStore;
@@ -72,6 +87,7 @@ test('stored inputs keep the creationTimestamp of the kinds the compile orders b
       'ServiceEntry',
       { hosts: ['api.example.com'], ports: [{ number: 443, name: 'tls', protocol: 'TLS' }], resolution: 'DNS' },
     ],
+    ['networking.istio.io/v1', 'VirtualService', { hosts: ['a'], http: [{ route: [{ destination: { host: 'a' } }] }] }],
   ] as const) {
     const raw = {
       apiVersion,
@@ -92,16 +108,16 @@ test('stored inputs keep the creationTimestamp of the kinds the compile orders b
     );
   }
   // Kinds whose age the compile does not read keep none (their digests do not move).
-  const vs = {
+  const dr = {
     apiVersion: 'networking.istio.io/v1',
-    kind: 'VirtualService',
+    kind: 'DestinationRule',
     metadata: { name: 'x', namespace: 'ns', creationTimestamp: '2024-01-01T00:00:00Z' },
-    spec: { hosts: ['a'] },
+    spec: { host: 'a' },
   };
-  assert.deepEqual(storedDocument(vs, nodeSha256Hex)?.object.metadata, { name: 'x', namespace: 'ns' });
+  assert.deepEqual(storedDocument(dr, nodeSha256Hex)?.object.metadata, { name: 'x', namespace: 'ns' });
 });
 
-test('a version whose Sidecar, Telemetry and PeerAuthentication are chosen by age verifies byte-identically', async () => {
+test('a version whose Sidecar, Telemetry, PeerAuthentication and VirtualService are chosen by age verifies byte-identically', async () => {
   const r = compileTexts(
     [
       { file: 'state.yaml', text: STATE },
@@ -119,6 +135,22 @@ test('a version whose Sidecar, Telemetry and PeerAuthentication are chosen by ag
     { hasher: nodeSha256Hex },
   );
   assert.notEqual(byName.snapshot.digest, r.snapshot.digest);
+  // The VirtualServices' ages alone decide too (b-to-details, older, routes reviews).
+  const vsByName = compileTexts(
+    [
+      { file: 'state.yaml', text: STATE },
+      {
+        file: 'aged.yaml',
+        text: AGED.replaceAll(/(name: [ab]-to-[a-z]+, namespace: default), creationTimestamp: "[^"]*"/g, '$1'),
+      },
+    ],
+    { hasher: nodeSha256Hex },
+  );
+  assert.notEqual(vsByName.snapshot.digest, r.snapshot.digest);
+  const reviewsRoute = (result: typeof r) =>
+    JSON.stringify(result.diagnostics.filter((d) => d.code === 'conflicting-virtual-service').map((d) => d.name));
+  assert.equal(reviewsRoute(r), '["a-to-ratings"]');
+  assert.equal(reviewsRoute(vsByName), '["b-to-details"]');
   const published = await publishCompiled(
     store,
     'main',

@@ -134,6 +134,25 @@ test('recorded bytes: Pod status, metadata and key edge cases', () => {
         ],
       },
     },
+    // A VirtualService keeps its creationTimestamp (the sidecar's choice among several for one host), a DestinationRule not.
+    {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'VirtualService',
+      metadata: meta('vs-aged', { creationTimestamp: '2024-01-01T00:00:00Z', uid: 'u', resourceVersion: '9' }),
+      spec: { hosts: ['svc'], exportTo: ['.'], tcp: [{ route: [{ destination: { host: 'svc' } }] }] },
+    },
+    {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'VirtualService',
+      metadata: meta('vs-empty-age', { creationTimestamp: '' }),
+      spec: { hosts: ['svc'], tcp: [{ route: [{ destination: { host: 'svc' } }] }] },
+    },
+    {
+      apiVersion: 'networking.istio.io/v1',
+      kind: 'DestinationRule',
+      metadata: meta('dr-aged', { creationTimestamp: '2024-01-01T00:00:00Z' }),
+      spec: { host: 'svc' },
+    },
     {
       apiVersion: 'networking.istio.io/v1',
       kind: 'DestinationRule',
@@ -148,6 +167,16 @@ test('recorded bytes: Pod status, metadata and key edge cases', () => {
   const docs = objects.map((object, index) => ({ file: 'edge.yaml', index, object }));
   const tally = assertSameBytes(docs, 'edge');
   assert.deepEqual(tally, { direct: docs.length, projected: 0 });
+  const stored = (name: string) => {
+    const object = objects.find((o) => (o.metadata as { name: string }).name === name) as Record<string, unknown>;
+    return text(storedRetainedEntry(object, retainedForStorage(object))?.bytes) ?? '';
+  };
+  assert.match(
+    stored('vs-aged'),
+    /"metadata":\{"creationTimestamp":"2024-01-01T00:00:00Z","name":"vs-aged","namespace":"default"\}/,
+  );
+  assert.match(stored('vs-empty-age'), /"metadata":\{"name":"vs-empty-age","namespace":"default"\}/);
+  assert.match(stored('dr-aged'), /"metadata":\{"name":"dr-aged","namespace":"default"\}/);
 });
 
 test('recorded bytes: an object reached twice, a frozen one, a rejected one go the projection way', () => {

@@ -38,6 +38,7 @@ export function mergePieces(pieces: readonly Piece[]): VirtualService[] {
       kind: 'VirtualService',
       apiVersion: 'networking.istio.io/v1',
       meta: { name: key.replaceAll('/', '~'), namespace: first.route.meta.namespace, labels: {}, annotations: {} },
+      ...(first.route.meta.creationTimestamp ? { creationTimestamp: first.route.meta.creationTimestamp } : {}),
       origin: first.route.origin,
       spec: {
         hosts: [first.host],

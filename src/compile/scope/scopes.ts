@@ -13,6 +13,7 @@ import type { CompileContext } from '../context.js';
 import { indexDestinationRules, type WorkloadRules } from '../destination-rules.js';
 import { Diagnostics } from '../../model/diagnostics.js';
 import { hostMatches, resolveHost } from '../names.js';
+import { sidecarTier } from '../virtual-services.js';
 import { egressProxyCluster } from './egress-proxy.js';
 import {
   egressListenerContents,
@@ -91,7 +92,7 @@ export function scopeResolver(ctx: CompileContext): ScopeResolver {
       }
       if (contents && !isEverything(ctx, vis, contents, unselectedChange)) {
         view ??= viewContext(ctx, contents);
-        const key = contentsKey(vis, view, contents);
+        const key = contentsKey(view, contents);
         scope = byContents.get(key) ?? { full: false, name: origin, ctx: view };
         byContents.set(key, scope);
       }
@@ -278,10 +279,12 @@ function isEverything(
 }
 
 /**
- * Two views with the same key build the same outbound clusters, listeners and endpoints (a
- * namespace whose Gateway API mesh routes change its choice of VirtualServices shares with no other).
+ * Two views with the same key build the same outbound clusters, listeners and endpoints. Each
+ * VirtualService carries its tier in the client namespace's order (sidecarTier: exported to it
+ * alone, by name, or public; its own Gateway API route or not): equal lists with equal tiers order
+ * alike, so they choose alike.
  */
-function contentsKey(vis: MeshVisibility, view: CompileContext, contents: ViewContents): string {
+function contentsKey(view: CompileContext, contents: ViewContents): string {
   const rule = (h: string) =>
     view.destinationRules
       .lookup(h)
@@ -292,8 +295,12 @@ function contentsKey(vis: MeshVisibility, view: CompileContext, contents: ViewCo
     contents.services
       .map((s) => `${s.namespace}/${s.hostname}:${s.ports.map((p) => p.port).join(':')}=${rule(s.hostname)}`)
       .join(','),
-    contents.virtualServices.map((v) => `${v.meta.namespace}/${v.meta.name}`).join(','),
-    ...(vis.gatewayRouteNamespaces.has(contents.clientNamespace) ? [`routes of ${contents.clientNamespace}`] : []),
+    contents.virtualServices
+      .map(
+        (v) =>
+          `${v.meta.namespace}/${v.meta.name}#${sidecarTier(v, contents.clientNamespace, view.mesh.defaultVirtualServiceExportTo) ?? ''}`,
+      )
+      .join(','),
     ...(contents.egressListeners ? [egressListenersKey(contents.egressListeners)] : []),
   ].join('|');
 }

@@ -10,7 +10,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
-import { appliesToSidecars, gatewayRouteApplies, sidecarOrder } from '../virtual-services.js';
+import { appliesToSidecars, gatewayRouteApplies, sidecarOrder, sidecarTier } from '../virtual-services.js';
 import { selectorRulesOf, type SelectorRuleIndex } from './select-rules.js';
 import { exportedTo } from './export-to.js';
 import { seesModelHosts } from './host-choice.js';
@@ -30,10 +30,12 @@ export interface MeshVisibility {
   /** Namespaces (not the service's, not the root) whose rules the shared order applies mesh-wide; istiod only in them. */
   readonly foreignRuleNamespaces: ReadonlySet<string>;
   /**
-   * Namespaces whose Gateway API mesh routes change which VirtualService their sidecars use (istiod
-   * takes a namespace's own first, and a consumer route's HTTP routes only there): they need a view.
+   * Namespaces whose sidecars use another VirtualService for some host than the shared index (oldest
+   * first): istiod takes those exported to a namespace alone, then those exported to it by name,
+   * before public ones, and a namespace's own Gateway API routes first within each (a consumer
+   * route's HTTP routes only there). They need a view.
    */
-  readonly gatewayRouteNamespaces: ReadonlySet<string>;
+  readonly virtualServiceOrderNamespaces: ReadonlySet<string>;
 }
 
 export const serviceVisible = (ctx: CompileContext, s: MeshService, ns: string): boolean =>
@@ -93,23 +95,26 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     ),
     clientFirstRules: clientFirst,
     foreignRuleNamespaces: foreign,
-    gatewayRouteNamespaces: gatewayRouteNamespaces(ctx),
+    virtualServiceOrderNamespaces: virtualServiceOrderNamespaces(ctx),
   };
 }
 
 /**
- * Where the shared VirtualService index (virtual-services.ts, built for no client namespace) is not
- * what a namespace's sidecars get: for some host one of its Gateway API mesh routes names and some
- * route kind, the first VirtualService in its order (its own Gateway API routes first; a consumer
- * route's HTTP routes only for it) is not the first in the shared order. Only VirtualServices naming
- * the same host compete (an exact host beats a wildcard in the index).
+ * Where the shared VirtualService index (virtual-services.ts, built for no client namespace: oldest
+ * first) is not what a namespace's sidecars get: for some host and route kind, the first
+ * VirtualService in the namespace's order (sidecarOrder: those exported to it alone before those
+ * exported to it by name before public ones, its own Gateway API routes first within each; a
+ * consumer route's HTTP routes only for it) is not the first in the shared order. Only namespaces a
+ * VirtualService's exportTo names (its own for `.`) or that hold Gateway API mesh routes can differ,
+ * and only for the hosts of those VirtualServices (an exact host beats a wildcard in the index).
  */
-function gatewayRouteNamespaces(ctx: CompileContext): Set<string> {
+function virtualServiceOrderNamespaces(ctx: CompileContext): Set<string> {
   const { model, mesh } = ctx;
+  const defaults = mesh.defaultVirtualServiceExportTo;
   const out = new Set<string>();
-  if (!model.virtualServices.some((vs) => vs.gatewaySemantics === true)) return out;
   const byHost = new Map<string, Set<VirtualService>>();
-  const routes: { vs: VirtualService; hosts: string[] }[] = [];
+  /** Namespace → the hosts of the VirtualServices that name it. */
+  const named = new Map<string, Set<string>>();
   for (const vs of model.virtualServices) {
     if (!vs.spec.hosts.length || !appliesToSidecars(vs)) continue;
     const hosts = vs.spec.hosts.map((h) =>
@@ -120,14 +125,19 @@ function gatewayRouteNamespaces(ctx: CompileContext): Set<string> {
       if (set) set.add(vs);
       else byHost.set(h, new Set([vs]));
     }
-    if (vs.gatewaySemantics === true) routes.push({ vs, hosts });
+    const list = vs.spec.exportTo?.length ? vs.spec.exportTo : (defaults ?? []);
+    const namespaces = list.includes('*') ? [] : list.map((e) => (e === '.' ? vs.meta.namespace : e));
+    if (vs.gatewaySemantics === true) namespaces.push(vs.meta.namespace);
+    for (const ns of namespaces) {
+      const set = named.get(ns);
+      if (set) for (const h of hosts) set.add(h);
+      else named.set(ns, new Set(hosts));
+    }
   }
   const kinds = ['http', 'tcp', 'tls'] as const;
-  for (const { vs, hosts } of routes) {
-    const ns = vs.meta.namespace;
-    if (out.has(ns)) continue;
+  for (const [ns, hosts] of named) {
     for (const h of hosts) {
-      // A wildcard host is not made by the conversion today (Service parents only): assume it differs.
+      // A wildcard host: which services it routes depends on the other VirtualServices; assume it differs.
       if (h.startsWith('*')) {
         out.add(ns);
         break;
@@ -135,8 +145,9 @@ function gatewayRouteNamespaces(ctx: CompileContext): Set<string> {
       const service = model.byHostname.get(h);
       if (!service) continue;
       const candidates = [...(byHost.get(h) ?? [])];
+      const seen = candidates.filter((c) => sidecarTier(c, ns, defaults) !== undefined);
       const first = (client: string | undefined, kind: (typeof kinds)[number]) =>
-        sidecarOrder(candidates, client).find(
+        sidecarOrder(client === undefined ? candidates : seen, client, defaults).find(
           (c) =>
             (c.spec[kind]?.length ?? 0) > 0 && (kind !== 'http' || gatewayRouteApplies(c, service.namespace, client)),
         );
@@ -156,7 +167,7 @@ function gatewayRouteNamespaces(ctx: CompileContext): Set<string> {
 export function seesEverything(ctx: CompileContext, vis: MeshVisibility, ns: string): boolean {
   // A host several namespaces' ServiceEntries define: the namespace may see another one than the model's.
   if (!seesModelHosts(ctx, ns)) return false;
-  if (vis.gatewayRouteNamespaces.has(ns)) return false;
+  if (vis.virtualServiceOrderNamespaces.has(ns)) return false;
   // istiod looks in the client's namespace first: a difference only where the shared rule is another namespace's.
   const own = vis.clientFirstRules.get(ns);
   if (own?.some((s) => ctx.destinationRules.lookup(s.hostname)?.sources[0]?.meta.namespace !== ns)) return false;

@@ -29,7 +29,7 @@ import type {
 } from '../../model/istio.js';
 import { checkWeights, destination, intPercent, percent, weight } from './common-istio.js';
 import { duration } from './duration.js';
-import { readMeta } from './meta.js';
+import { readCreationTimestamp, readMeta } from './meta.js';
 import {
   bool,
   compact,
@@ -75,11 +75,14 @@ export function readVirtualService(
   const tls = list(r, get(spec, 'tls'), 'spec.tls', (v, p) => tlsRoute(r, v, p));
   if (!http?.length && !tcp?.length && !tls?.length && !r.failed)
     r.error('spec', 'needs at least one of http, tcp, tls routes', 'missing-field');
+  // Of several VirtualServices for one host a sidecar uses the oldest (of its tier).
+  const created = readCreationTimestamp(r, raw);
   if (!meta || r.failed || !hosts) return undefined;
   return {
     kind: 'VirtualService',
     apiVersion,
     meta,
+    ...(created !== undefined && created !== '' ? { creationTimestamp: created } : {}),
     origin,
     spec: compact({ hosts, gateways, http, tcp, tls, exportTo }),
   };

@@ -23,6 +23,7 @@ import { RECORDED_KINDS } from '../../inputs/read-recorder.js';
 import { withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
 import type { ByteSlab } from '../../xds/wire/slab.js';
+import { isAgeOrdered } from './age-ordered.js';
 import { recordedCanonicalBytes, SHARED_BYTES } from './recorded-bytes.js';
 
 export { SHARED_BYTES };
@@ -59,17 +60,10 @@ const NOISY_ANNOTATIONS = new Set([
 const dict = (): Record<string, unknown> => ({});
 
 /**
- * Kinds whose age the compile reads (istiod's oldest-first choices): a namespace's Sidecar
- * (select-sidecar.ts), its Telemetries (telemetry-logs.ts), PeerAuthentications (peer-authn.ts),
- * and which namespace's ServiceEntry for a shared host a namespace sees (model/service-entries.ts).
- */
-const AGE_ORDERED_KINDS = new Set(['Sidecar', 'Telemetry', 'PeerAuthentication', 'ServiceEntry']);
-
-/**
  * Metadata the compiler reads; everything else in `metadata` is server bookkeeping. The Gateway
  * API's objects also keep `generation` (their status's observedGeneration) and `creationTimestamp`
- * (route precedence: the oldest route wins), an Ingress and the AGE_ORDERED_KINDS their
- * `creationTimestamp` (rule order, the oldest wins), so a recompile of stored inputs gives the same result.
+ * (route precedence: the oldest route wins), an Ingress and the age-ordered kinds their
+ * `creationTimestamp` (rule order, the oldest wins; age-ordered.ts), so a recompile of stored inputs gives the same result.
  */
 function canonicalMeta(meta: Raw, gatewayApi: boolean, aged: boolean): Record<string, unknown> {
   const out = dict();
@@ -123,9 +117,6 @@ function workloadEntryStatus(status: Raw): Record<string, unknown> | undefined {
   return healthy.length > 0 ? { conditions: healthy } : undefined;
 }
 
-const isIstioApi = (apiVersion: unknown): boolean =>
-  typeof apiVersion === 'string' && /^(networking|security|telemetry)\.istio\.io\//.test(apiVersion);
-
 /** The canonical form of an object: without server noise. Values the compiler reads are never touched. */
 function canonicalForm(raw: Raw): Record<string, unknown> {
   const out = dict();
@@ -134,7 +125,7 @@ function canonicalForm(raw: Raw): Record<string, unknown> {
   const kind = own(raw, 'kind');
   // An Ingress's creationTimestamp orders the rules of one host (src/compile/ingress/).
   const ingress = kind === 'Ingress' && apiVersion === 'networking.k8s.io/v1';
-  const aged = ingress || (typeof kind === 'string' && AGE_ORDERED_KINDS.has(kind) && isIstioApi(apiVersion));
+  const aged = ingress || isAgeOrdered(kind, apiVersion);
   for (const k of Object.keys(raw)) {
     if (k === 'status') continue;
     const v = raw[k];

@@ -3,7 +3,7 @@
  * validator made (src/inputs/retain.ts `Retention.reads`): the bytes
  * `canonicalJsonBytes(canonicalForm(projection))` gives (canonical-object.ts), without the
  * projection and the canonical copy in between — keys sorted as they are written, metadata
- * reduced to name, namespace and labels, a Pod's status to what its compile reads. This runs for
+ * reduced to name, namespace, labels (and creationTimestamp for the age-ordered kinds), a Pod's status to what its compile reads. This runs for
  * the bulk of a mesh (Pods, Services, EndpointSlices, …): a test compares it with the projection
  * path on every golden case, the fixtures and the synthetic mesh.
  *
@@ -13,6 +13,7 @@
 import { ByteWriter } from '../../canonical-json.js';
 import type { RecordedReads } from '../../inputs/read-recorder.js';
 import type { ByteSlab } from '../../xds/wire/slab.js';
+import { isAgeOrdered } from './age-ordered.js';
 import { isRecord, own, type Raw } from './raw.js';
 
 const COMMA = 0x2c;
@@ -52,8 +53,8 @@ class RecordedWriter {
     if (reads === undefined) this.seen.length = 0;
   }
 
-  /** The root: its read members, metadata and status in their canonical forms. */
-  root(raw: Raw, kind: string): void {
+  /** The root: its read members, metadata and status in their canonical forms; `aged`: it keeps its creationTimestamp. */
+  root(raw: Raw, kind: string, aged: boolean): void {
     this.enter(raw);
     const base = this.sortedKeysOf(raw);
     const end = this.top;
@@ -67,7 +68,7 @@ class RecordedWriter {
         else this.walked(v);
       } else if (k === 'metadata' && isRecord(v)) {
         first = this.key(k, first);
-        this.metadata(v);
+        this.metadata(v, aged);
       } else first = this.member(k, v, first);
     }
     this.w.byte(CLOSE_OBJECT);
@@ -75,7 +76,7 @@ class RecordedWriter {
   }
 
   /** canonical-object.ts canonicalMeta (not a Gateway API object) of the projection, annotations dropped (retain.ts). */
-  private metadata(meta: Raw): void {
+  private metadata(meta: Raw, aged: boolean): void {
     this.enter(meta);
     const base = this.sortedKeysOf(meta);
     const end = this.top;
@@ -85,6 +86,7 @@ class RecordedWriter {
       const k = this.keys[i] as string;
       const v = meta[k];
       if ((k === 'name' || k === 'namespace') && typeof v === 'string' && v !== '') first = this.member(k, v, first);
+      else if (k === 'creationTimestamp' && aged && typeof v === 'string' && v !== '') first = this.member(k, v, first);
       else if (k === 'labels' && isRecord(v) && this.readCount(v) > 0) first = this.member(k, v, first);
       else this.walked(v);
     }
@@ -342,13 +344,14 @@ export function recordedCanonicalBytes(
   if (typeof kind !== 'string' || kind === 'WorkloadEntry') return undefined;
   if (typeof apiVersion === 'string' && apiVersion.startsWith('gateway.networking.k8s.io/')) return undefined;
   // Re-entered only from a getter in `raw`: such a call gets a writer of its own.
+  const aged = isAgeOrdered(kind, apiVersion);
   const writer = writing ? new RecordedWriter(new ByteWriter(new Uint8Array(256))) : shared;
   writing = true;
   writer.start(reads);
   try {
     if (into !== undefined && into !== SHARED_BYTES && writer === shared)
-      return into.write(writer.w, () => writer.root(raw, kind));
-    writer.root(raw, kind);
+      return into.write(writer.w, () => writer.root(raw, kind, aged));
+    writer.root(raw, kind, aged);
     // A view of the shared buffer stays valid when the buffer is replaced below (it keeps the old one).
     if (into === SHARED_BYTES && writer === shared) return writer.w.buf.subarray(0, writer.w.pos);
     return writer.w.buf.slice(0, writer.w.pos);

@@ -111,7 +111,7 @@ test('MeshConsumerRoute: a consumer route alone changes only requests from its n
 });
 
 test('a namespace takes its own Gateway API routes before any other VirtualService for the host; elsewhere the usual order', () => {
-  // `aaa` sorts before `svc` (meshsnap's stand-in for istiod's creation time), so sidecars of other namespaces use it.
+  // No creationTimestamps: `echo` sorts before `svc~echo…` by name (istiod's tie-break), so sidecars of other namespaces use it.
   const ordinary = `apiVersion: networking.istio.io/v1
 kind: VirtualService
 metadata: {name: echo, namespace: aaa}
@@ -178,7 +178,7 @@ test('proxyless gRPC clients follow the same rule', () => {
   assert.equal(first('other'), cluster('echo-v1'));
 });
 
-test('TCPRoutes are not filtered by namespace (istiod): the consumer namespace takes its own first, the others the first by namespace/name', () => {
+test('TCPRoutes are not filtered by namespace (istiod): the consumer namespace takes its own first, the others the oldest (then first by name)', () => {
   const tcpCluster = (result: PipelineResult, ns: string) => {
     const listener = view(result, proxy(ns)).resources.listeners.get('2.0.2.0_9000');
     return JSON.stringify(listener).match(/outbound\|9000\|\|db[a-z0-9-]*\.svc\.svc\.cluster\.local/)?.[0];
@@ -187,7 +187,7 @@ test('TCPRoutes are not filtered by namespace (istiod): the consumer namespace t
   const both = compileWith(tcpRoute('svc', 'db', 'db-v1'), tcpRoute('client', 'db-override', 'db-v2'));
   assert.equal(tcpCluster(both, 'client'), db('db-v2'));
   assert.equal(tcpCluster(both, 'svc'), db('db-v1'));
-  // `client/…` sorts before `svc/…`: istiod's oldest-first order, whose stand-in is namespace/name.
+  // No creationTimestamps: `client~…` sorts before `svc~…` by name, istiod's tie-break of its oldest-first order.
   assert.equal(tcpCluster(both, 'other'), db('db-v2'));
   const consumerOnly = compileWith(tcpRoute('client', 'db-override', 'db-v2'));
   for (const ns of ['client', 'svc', 'other']) assert.equal(tcpCluster(consumerOnly, ns), db('db-v2'), ns);
