@@ -37,6 +37,7 @@ const PROTOS = [
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
   'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
   'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  'envoy/extensions/filters/listener/proxy_protocol/v3/proxy_protocol.proto',
   'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
   'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',

@@ -15,6 +15,7 @@
  * A service routed by a VirtualService gets its translated routes; if none apply to the port it
  * gets istiod's `default` route, as istiod does.
  */
+import { proxyHeaders } from './listener/proxy-headers.js';
 import type { MeshService } from '../model/service-model.js';
 import { isHttpProtocol } from '../model/service-model.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../xds/proto.js';
@@ -112,6 +113,9 @@ function serviceRoutes(
   return routes;
 }
 
+/** Virtual hosts' `include_request_attempt_count` (ProxyConfig `proxyHeaders.attemptCount`). */
+const countsAttempts = (ctx: CompileContext): boolean => proxyHeaders(ctx.mesh, 'outbound').includeRequestAttemptCount;
+
 /** The catch-all virtual host: one object per compile, shared by every route config (and encoded once). */
 const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
   if (ctx.mesh.outboundTrafficPolicy === 'REGISTRY_ONLY') {
@@ -119,7 +123,7 @@ const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
       name: BLOCK_ALL_VHOST,
       domains: ['*'],
       routes: [{ name: BLOCK_ALL_VHOST, match: { prefix: '/' }, direct_response: { status: 502 } }],
-      include_request_attempt_count: true,
+      include_request_attempt_count: countsAttempts(ctx),
     };
   }
   return {
@@ -133,10 +137,11 @@ const catchAllVirtualHost = perCompile((ctx): VirtualHost => {
           cluster: ctx.egressProxyCluster ?? PASSTHROUGH_CLUSTER,
           timeout: NO_TIMEOUT,
           max_grpc_timeout: NO_TIMEOUT,
+          ...(proxyHeaders(ctx.mesh, 'outbound').xForwardedHost ? { append_x_forwarded_host: true } : {}),
         },
       },
     ],
-    include_request_attempt_count: true,
+    include_request_attempt_count: countsAttempts(ctx),
   };
 });
 
@@ -253,7 +258,7 @@ const portPlans = perCompile((ctx): PortPlan[] => {
                 // Not changed after (the encoder and the check only read it).
                 domains: domains as string[],
                 routes: serviceRoutes(ctx, s, port, NO_NAMESPACE, false),
-                include_request_attempt_count: true,
+                include_request_attempt_count: countsAttempts(ctx),
               }
             : null,
         );
@@ -311,7 +316,7 @@ function namespaceVirtualHost(
     // Not changed after (the encoder and the check only read it).
     domains: domains as string[],
     routes: serviceRoutes(ctx, s, plan.port, clientNamespace, false),
-    include_request_attempt_count: true,
+    include_request_attempt_count: countsAttempts(ctx),
   };
 }
 
@@ -388,7 +393,7 @@ function sniffedVirtualHost(ctx: CompileContext, plan: PortPlan, i: number, clie
     name: plan.names[i] as string,
     domains: ANY_DOMAIN,
     routes: serviceRoutes(ctx, s, plan.port, perNamespace ? clientNamespace : NO_NAMESPACE, false),
-    include_request_attempt_count: true,
+    include_request_attempt_count: countsAttempts(ctx),
   };
   if (!perNamespace) plan.sniffedShared.set(i, vh);
   return vh;

@@ -60,6 +60,50 @@ export interface MeshConfig {
   readonly zoneAwareLbSetting?: ZoneAwareLbSetting;
   /** `ingressClass`, `ingressControllerMode`, `ingressSelector`, `ingressService` where not istiod's defaults (Kubernetes Ingress). */
   readonly ingress?: MeshIngressSettings;
+  /** `defaultConfig.proxyHeaders`, when set: the HTTP headers every proxy adds, keeps or removes. */
+  readonly proxyHeaders?: MeshProxyHeaders;
+  /** `defaultConfig.gatewayTopology`, when set: what the gateways' HCMs trust of the hops before them. */
+  readonly gatewayTopology?: MeshGatewayTopology;
+}
+
+/**
+ * ProxyConfig.ForwardClientCertDetails, as written (istiod maps it to Envoy's enum, one lower:
+ * MeshConfigToEnvoyForwardClientCertDetails); UNDEFINED is left out.
+ */
+export type ForwardClientCertDetails =
+  'SANITIZE' | 'FORWARD_ONLY' | 'APPEND_FORWARD' | 'SANITIZE_SET' | 'ALWAYS_FORWARD_ONLY';
+
+/** ProxyConfig.ProxyHeaders (istiod's util.GetProxyHeadersFromProxyConfig reads it); only what is set. */
+export interface MeshProxyHeaders {
+  readonly forwardedClientCert?: ForwardClientCertDetails;
+  /** `setCurrentClientCertDetails`: each set flag as written. */
+  readonly setCurrentClientCertDetails?: {
+    readonly subject?: boolean;
+    readonly cert?: boolean;
+    readonly chain?: boolean;
+    readonly dns?: boolean;
+    readonly uri?: boolean;
+  };
+  /** `requestId.disabled`. */
+  readonly requestIdDisabled?: true;
+  /** `server.disabled`, else `server.value` (the Server header's value). */
+  readonly serverDisabled?: true;
+  readonly serverValue?: string;
+  /** `attemptCount.disabled`. */
+  readonly attemptCountDisabled?: true;
+  /** `envoyDebugHeaders.disabled`. */
+  readonly envoyDebugHeadersDisabled?: true;
+  /** `xForwardedPort.enabled`, `xForwardedHost.enabled`. */
+  readonly xForwardedPort?: true;
+  readonly xForwardedHost?: true;
+}
+
+/** ProxyConfig.gatewayTopology (Topology); only what is set. */
+export interface MeshGatewayTopology {
+  readonly numTrustedProxies?: number;
+  readonly forwardClientCertDetails?: ForwardClientCertDetails;
+  /** `proxyProtocol` is set: gateway listeners strip a PROXY protocol header first. */
+  readonly proxyProtocol?: true;
 }
 
 /** MeshConfig.DefaultTrafficPolicy: whole blocks, each taken where the rule leaves that block unset. */

@@ -14,6 +14,7 @@ export const TypeName = {
   CorsPolicy: 'envoy.extensions.filters.http.cors.v3.CorsPolicy',
   OriginalDst: 'envoy.extensions.filters.listener.original_dst.v3.OriginalDst',
   TlsInspector: 'envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector',
+  ProxyProtocol: 'envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol',
   HttpInspector: 'envoy.extensions.filters.listener.http_inspector.v3.HttpInspector',
   UpstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
   DownstreamTlsContext: 'envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',

@@ -6,6 +6,25 @@ import { inboundHcmFilter } from '../../src/compile/listener/inbound-hcm.js';
 import { header, joinFields } from '../../src/compile/listener/wire-splice.js';
 import { encodeWithProtobufjs, packAny, takePackedMessage, type RouteConfiguration } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
+import { proxyHeaders } from '../../src/compile/listener/proxy-headers.js';
+import { DEFAULT_MESH_CONFIG } from '../../src/model/mesh-config.js';
+
+const DEFAULT_HEADERS = proxyHeaders(DEFAULT_MESH_CONFIG, 'inbound');
+/** Every proxyHeaders setting an inbound HCM reads, away from its default. */
+const CUSTOM_HEADERS = proxyHeaders(
+  {
+    ...DEFAULT_MESH_CONFIG,
+    proxyHeaders: {
+      forwardedClientCert: 'SANITIZE',
+      setCurrentClientCertDetails: { subject: false, cert: true, chain: true },
+      requestIdDisabled: true,
+      serverDisabled: true,
+      envoyDebugHeadersDisabled: true,
+      xForwardedPort: true,
+    },
+  },
+  'inbound',
+);
 
 const routeConfig = (operation: string): RouteConfiguration => ({
   name: 'inbound|8080||',
@@ -21,8 +40,21 @@ const routeConfig = (operation: string): RouteConfiguration => ({
   validate_clusters: { value: false },
 });
 
-const cases: { what: string; operation: string; http2: boolean; securityFilters: readonly HttpFilter[] }[] = [
+const cases: {
+  what: string;
+  operation: string;
+  http2: boolean;
+  securityFilters: readonly HttpFilter[];
+  headers?: typeof DEFAULT_HEADERS;
+}[] = [
   { what: 'plain', operation: 'a.ns.svc.cluster.local:80/*', http2: false, securityFilters: [] },
+  {
+    what: 'every proxy header setting',
+    operation: 'a.ns.svc.cluster.local:80/*',
+    http2: false,
+    securityFilters: [],
+    headers: CUSTOM_HEADERS,
+  },
   {
     what: 'HTTP/2 with security filters',
     operation: 'b.ns.svc.cluster.local:80/*',
@@ -47,6 +79,7 @@ for (const c of cases) {
       inbound: true as const,
       http2: c.http2,
       securityFilters: c.securityFilters,
+      headers: c.headers ?? DEFAULT_HEADERS,
     };
     const fast = inboundHcmFilter(opts);
     const whole = hcmFilter(buildSidecarHcm(opts));
@@ -65,7 +98,7 @@ for (const c of cases) {
 }
 
 test('an HCM without an inline route config is packed whole', () => {
-  const opts = { statPrefix: 'inbound_0.0.0.0_9090', inbound: true as const };
+  const opts = { statPrefix: 'inbound_0.0.0.0_9090', inbound: true as const, headers: DEFAULT_HEADERS };
   assert.deepEqual(inboundHcmFilter(opts), hcmFilter(buildSidecarHcm(opts)));
   assert.deepEqual(
     [...(inboundHcmFilter(opts).typed_config?.value as Uint8Array)],

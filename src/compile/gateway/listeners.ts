@@ -22,6 +22,7 @@ import type { CompileContext } from '../context.js';
 import {
   FilterName,
   listenerAddress,
+  PROXY_PROTOCOL_FILTER,
   TLS_INSPECTOR_FILTER,
   type HttpFilter,
   type NetworkFilter,
@@ -67,7 +68,8 @@ export function buildGatewayListeners(
     const name = gatewayListenerName(port.bind, port.number);
     const chains = portChains(ctx, port, seenSni, sniDnatClusters, security);
     // Ports are distinct per (number, bind), so names are too.
-    if (chains.length) listeners.set(name, assemble(name, port, chains));
+    if (chains.length)
+      listeners.set(name, assemble(name, port, chains, ctx.mesh.gatewayTopology?.proxyProtocol === true));
   }
   return { listeners, sniDnatClusters };
 }
@@ -81,7 +83,7 @@ function portChains(
 ): Chain[] {
   const statPrefix = `outbound_${gatewayListenerName(port.bind, port.number)}`;
   const hcm = (prefix: string, routeName: string) =>
-    hcmFilter(buildGatewayHcm(prefix, routeName, security.httpFilters as HttpFilter[]));
+    hcmFilter(buildGatewayHcm(ctx.mesh, prefix, routeName, security.httpFilters as HttpFilter[]));
   // Network RBAC goes before tcp_proxy; AUTO_PASSTHROUGH chains get none (istiod builds them without authz).
   const secured = (chains: GatewayChain[]): GatewayChain[] =>
     security.tcpFilters.length
@@ -118,7 +120,8 @@ function portChains(
   return out;
 }
 
-function assemble(name: string, port: MergedPort, chains: readonly Chain[]): Listener {
+/** `proxyProtocol`: strip a PROXY protocol header first (istiod's buildGatewayListener, for TCP listeners). */
+function assemble(name: string, port: MergedPort, chains: readonly Chain[], proxyProtocol: boolean): Listener {
   const listener: Listener = {
     name,
     // A unix socket bind is a pipe (istiod's BuildAddress).
@@ -127,7 +130,11 @@ function assemble(name: string, port: MergedPort, chains: readonly Chain[]): Lis
     filter_chains: chains.map((c) => toFilterChain(c)),
   };
   // The TLS context of every terminating chain offers ALPN, so any TLS chain needs the inspector.
-  if (chains.some((c) => c.serverNames.length > 0 || c.tls)) listener.listener_filters = [TLS_INSPECTOR_FILTER];
+  const filters = [
+    ...(proxyProtocol ? [PROXY_PROTOCOL_FILTER] : []),
+    ...(chains.some((c) => c.serverNames.length > 0 || c.tls) ? [TLS_INSPECTOR_FILTER] : []),
+  ];
+  if (filters.length) listener.listener_filters = filters;
   return listener;
 }
 

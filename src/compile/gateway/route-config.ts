@@ -13,6 +13,7 @@
  * - virtual hosts whose routes are the same objects are collapsed into the first (by host), catch-all
  *   routes moved last, virtual hosts sorted by name.
  */
+import { proxyHeaders } from '../listener/proxy-headers.js';
 import type { Route, RouteConfiguration, VirtualHost } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
 import { isCatchAll } from '../route/match.js';
@@ -97,7 +98,8 @@ export function buildGatewayRouteConfig(
     const port = servers[0]?.server.port.number ?? 0;
     virtualHosts = [{ name: gatewayVirtualHostName('blackhole', port), domains: ['*'], routes: [] }];
   } else {
-    virtualHosts = collapse([...vhosts.values()]).map(toVirtualHost);
+    const attempts = proxyHeaders(ctx.mesh, 'gateway').includeRequestAttemptCount;
+    virtualHosts = collapse([...vhosts.values()]).map((v) => toVirtualHost(v, attempts));
     virtualHosts.sort((a, b) => ((a.name ?? '') < (b.name ?? '') ? -1 : (a.name ?? '') > (b.name ?? '') ? 1 : 0));
   }
   return {
@@ -133,14 +135,17 @@ function collapse(drafts: VhostDraft[]): { draft: VhostDraft; domains: string[] 
   return out;
 }
 
-function toVirtualHost({ draft, domains }: { draft: VhostDraft; domains: string[] }): VirtualHost {
+function toVirtualHost(
+  { draft, domains }: { draft: VhostDraft; domains: string[] },
+  includeRequestAttemptCount: boolean,
+): VirtualHost {
   const catchAll = (r: Route): boolean => r.match != null && isCatchAll(r.match);
   const ordered = [...draft.routes.filter((r) => !catchAll(r)), ...draft.routes.filter(catchAll)];
   const vh: VirtualHost = {
     name: draft.name,
     domains,
     routes: ordered,
-    include_request_attempt_count: true,
+    include_request_attempt_count: includeRequestAttemptCount,
   };
   if (draft.requireTls) vh.require_tls = REQUIRE_TLS_ALL;
   return vh;

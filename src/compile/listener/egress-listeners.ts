@@ -18,6 +18,7 @@
  *
  * A protocol istiod would sniff (unset) is TCP here, as for Service ports (meshsnap does not sniff).
  */
+import { proxyHeaders } from './proxy-headers.js';
 import type { CompileContext } from '../context.js';
 import type { EgressListenerView } from '../scope/egress-listeners.js';
 import { egressListenerContext } from '../scope/view.js';
@@ -86,7 +87,13 @@ function addPortListener(
       entries.set(name, {
         address,
         port: port.number,
-        chains: [httpChain(address, port.number, { rds, sniffed: !httpProxy && address === WILDCARD, dfpHosts })],
+        chains: [
+          httpChain(address, port.number, proxyHeaders(view.mesh, 'outbound'), {
+            rds,
+            sniffed: !httpProxy && address === WILDCARD,
+            dfpHosts,
+          }),
+        ],
         ...(bind?.bindToPort ? { bindToPort: true } : {}),
       });
     return;

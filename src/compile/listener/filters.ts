@@ -24,6 +24,7 @@ export const FilterName = {
   Router: 'envoy.filters.http.router',
   OriginalDst: 'envoy.filters.listener.original_dst',
   TlsInspector: 'envoy.filters.listener.tls_inspector',
+  ProxyProtocol: 'envoy.filters.listener.proxy_protocol',
   HttpInspector: 'envoy.filters.listener.http_inspector',
   TlsTransportSocket: 'envoy.transport_sockets.tls',
 } as const;
@@ -63,6 +64,19 @@ export const FAULT_FILTER: HttpFilter = fixed(FilterName.Fault, packAny(TypeName
 export const CORS_FILTER: HttpFilter = fixed(FilterName.Cors, packAny(TypeName.Cors, {}));
 export const ROUTER_FILTER: HttpFilter = fixed(FilterName.Router, packAny(TypeName.Router, {}));
 export const SIDECAR_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, CORS_FILTER, ROUTER_FILTER]);
+/** The router without the x-envoy debug headers (ProxyConfig `proxyHeaders.envoyDebugHeaders.disabled`). */
+const QUIET_ROUTER_FILTER: HttpFilter = fixed(
+  FilterName.Router,
+  packAny(TypeName.Router, { suppress_envoy_headers: true }),
+);
+const QUIET_SIDECAR_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([
+  FAULT_FILTER,
+  CORS_FILTER,
+  QUIET_ROUTER_FILTER,
+]);
+/** SIDECAR_HTTP_FILTERS, its router suppressing the x-envoy debug headers when asked. */
+export const sidecarHttpFilters = (suppressDebugHeaders: boolean): readonly HttpFilter[] =>
+  suppressDebugHeaders ? QUIET_SIDECAR_HTTP_FILTERS : SIDECAR_HTTP_FILTERS;
 /** gRPC clients ignore CORS; istiod gives them fault and router only. */
 export const PROXYLESS_HTTP_FILTERS: readonly HttpFilter[] = Object.freeze([FAULT_FILTER, ROUTER_FILTER]);
 
@@ -71,6 +85,11 @@ export const ORIGINAL_DST_FILTER: ListenerFilter = fixed(FilterName.OriginalDst,
 export const TLS_INSPECTOR_FILTER: ListenerFilter = fixed(
   FilterName.TlsInspector,
   packAny(TypeName.TlsInspector, { initial_read_buffer_size: { value: 512 } }),
+);
+/** Strips a PROXY protocol header (gateways behind a load balancer that sends one: `gatewayTopology.proxyProtocol`). */
+export const PROXY_PROTOCOL_FILTER: ListenerFilter = fixed(
+  FilterName.ProxyProtocol,
+  packAny(TypeName.ProxyProtocol, {}),
 );
 export const HTTP_INSPECTOR_FILTER: ListenerFilter = fixed(
   FilterName.HttpInspector,

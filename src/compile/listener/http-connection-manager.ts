@@ -1,7 +1,10 @@
 /**
  * The sidecar HttpConnectionManager, with istiod's defaults (buildHTTPConnectionManager):
  * codec AUTO, use_remote_address false, path normalization on (MeshConfig DEFAULT), escaped
- * slashes kept, websocket upgrades allowed, no stream idle timeout, no access log, no tracing.
+ * slashes kept, websocket upgrades allowed, no stream idle timeout, no access log, no tracing,
+ * 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the proxy headers of its listener class
+ * (./proxy-headers.ts: the Server header, x-request-id, x-forwarded-port, inbound XFCC, the
+ * router's debug headers).
  */
 import { envoy, type HttpConnectionManager, type RouteConfiguration } from '../../xds/proto.js';
 import { deepFreeze } from '../intern.js';
@@ -10,11 +13,12 @@ import {
   bool,
   FilterName,
   networkFilter,
-  SIDECAR_HTTP_FILTERS,
+  sidecarHttpFilters,
   SIDECAR_RDS_SOURCE,
   type HttpFilter,
   type NetworkFilter,
 } from './filters.js';
+import type { ProxyHeaders } from './proxy-headers.js';
 
 const Hcm = envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 
@@ -30,6 +34,8 @@ export interface SidecarHcmOptions {
   readonly http2?: boolean;
   /** Security filters (authn, authz) that run before fault, cors and the router. */
   readonly securityFilters?: readonly HttpFilter[];
+  /** The proxy headers of the listener's class (proxyHeaders(mesh, class)). */
+  readonly headers: ProxyHeaders;
 }
 
 // Parts every sidecar HCM holds: shared, frozen (../intern.ts).
@@ -37,26 +43,53 @@ const FALSE = deepFreeze(bool(false));
 const TRUE = deepFreeze(bool(true));
 const WEBSOCKET_UPGRADES = deepFreeze([{ upgrade_type: 'websocket' }]);
 const NO_IDLE_TIMEOUT = deepFreeze({ seconds: 0 });
-const CLIENT_CERT_DETAILS = deepFreeze({ subject: TRUE, uri: true, dns: true });
+/** Inbound `set_current_client_cert_details`, one frozen object per ProxyHeaders. */
+const certDetails = new WeakMap<ProxyHeaders, object>();
+
+function clientCertDetails(
+  headers: ProxyHeaders,
+): NonNullable<HttpConnectionManager['set_current_client_cert_details']> {
+  let details = certDetails.get(headers);
+  if (!details) {
+    const d = headers.setCurrentCertDetails;
+    certDetails.set(
+      headers,
+      (details = deepFreeze({
+        subject: d.subject ? TRUE : FALSE,
+        ...(d.cert ? { cert: true } : {}),
+        ...(d.chain ? { chain: true } : {}),
+        ...(d.dns ? { dns: true } : {}),
+        ...(d.uri ? { uri: true } : {}),
+      })),
+    );
+  }
+  return details as NonNullable<HttpConnectionManager['set_current_client_cert_details']>;
+}
 
 export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager {
+  const { headers } = opts;
+  const filters = sidecarHttpFilters(headers.suppressDebugHeaders);
+  const httpFilters = opts.securityFilters?.length ? [...opts.securityFilters, ...filters] : (filters as HttpFilter[]);
   const hcm: HttpConnectionManager = {
     codec_type: Hcm.CodecType.AUTO,
     stat_prefix: opts.statPrefix,
-    http_filters: opts.securityFilters?.length
-      ? [...opts.securityFilters, ...SIDECAR_HTTP_FILTERS]
-      : (SIDECAR_HTTP_FILTERS as HttpFilter[]),
+    http_filters: httpFilters,
     use_remote_address: FALSE,
     normalize_path: TRUE,
     path_with_escaped_slashes_action: Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,
     upgrade_configs: WEBSOCKET_UPGRADES,
     stream_idle_timeout: NO_IDLE_TIMEOUT,
+    proxy_100_continue: true,
   };
+  if (headers.serverName) hcm.server_name = headers.serverName;
+  if (headers.serverPassThrough) hcm.server_header_transformation = Hcm.ServerHeaderTransformation.PASS_THROUGH;
+  if (headers.requestIdDisabled) hcm.generate_request_id = FALSE;
+  if (headers.xForwardedPort) hcm.append_x_forwarded_port = true;
   if (opts.rds !== undefined) hcm.rds = { route_config_name: opts.rds, config_source: SIDECAR_RDS_SOURCE };
   else if (opts.routeConfig) hcm.route_config = opts.routeConfig;
   if (opts.inbound) {
-    hcm.forward_client_cert_details = Hcm.ForwardClientCertDetails.APPEND_FORWARD;
-    hcm.set_current_client_cert_details = CLIENT_CERT_DETAILS;
+    hcm.forward_client_cert_details = headers.forwardedClientCert;
+    hcm.set_current_client_cert_details = clientCertDetails(headers);
   }
   if (opts.http2) hcm.http2_protocol_options = {};
   return hcm;

@@ -30,6 +30,7 @@ import {
   type NetworkFilter,
 } from './filters.js';
 import { buildSidecarHcm, hcmFilter } from './http-connection-manager.js';
+import type { ProxyHeaders } from './proxy-headers.js';
 import { inboundHcmFilter } from './inbound-hcm.js';
 import type { InboundPort } from './inbound-ports.js';
 import { tcpProxyTo } from './tcp-proxy.js';
@@ -158,7 +159,7 @@ const afterTlsTermination = (p: Protocol): Protocol => (p === 'HTTPS' ? 'HTTP' :
  * ingress `tls` applies only where the port's mTLS mode is DISABLE (istiod: buildInboundListeners):
  * one chain for TLS, terminated with the listener's certificates, serving the protocol inside.
  */
-export function portChains(input: InboundPort, security: WorkloadSecurity): FilterChain[] {
+export function portChains(input: InboundPort, security: WorkloadSecurity, headers: ProxyHeaders): FilterChain[] {
   const mode = modeForPort(security.mtls, input.targetPort);
   const ownTls = input.tls && mode === 'DISABLE' ? input.tls : undefined;
   const p = ownTls ? { ...input, port: { ...input.port, protocol: afterTlsTermination(input.port.protocol) } } : input;
@@ -177,6 +178,7 @@ export function portChains(input: InboundPort, security: WorkloadSecurity): Filt
         inbound: true,
         http2,
         securityFilters: security.httpFilters as HttpFilter[],
+        headers,
       }),
     ]);
   };
@@ -202,7 +204,7 @@ function sharedTcpChains(security: WorkloadSecurity): InternTable<FilterChain> {
   return table;
 }
 
-const passthroughCache = new WeakMap<WorkloadSecurity, readonly FilterChain[]>();
+const passthroughCache = new WeakMap<WorkloadSecurity, Map<ProxyHeaders, readonly FilterChain[]>>();
 
 /**
  * Traffic to ports no service declares still reaches the application, through
@@ -213,16 +215,23 @@ const passthroughCache = new WeakMap<WorkloadSecurity, readonly FilterChain[]>()
 export function passthroughChains(
   security: WorkloadSecurity,
   servicePorts: ReadonlySet<number>,
+  headers: ProxyHeaders,
 ): readonly FilterChain[] {
   const extraPorts = [...security.mtls.perPort.keys()].filter((p) => !servicePorts.has(p));
-  if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts);
-  let chains = passthroughCache.get(security);
+  if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts, headers);
+  let byHeaders = passthroughCache.get(security);
+  if (!byHeaders) passthroughCache.set(security, (byHeaders = new Map()));
+  let chains = byHeaders.get(headers);
   // Frozen: one copy in every listener of these policies, encoded and checked once.
-  if (!chains) passthroughCache.set(security, (chains = deepFreeze(buildPassthroughChains(security, []))));
+  if (!chains) byHeaders.set(headers, (chains = deepFreeze(buildPassthroughChains(security, [], headers))));
   return chains;
 }
 
-function buildPassthroughChains(security: WorkloadSecurity, extraPorts: readonly number[]): FilterChain[] {
+function buildPassthroughChains(
+  security: WorkloadSecurity,
+  extraPorts: readonly number[],
+  headers: ProxyHeaders,
+): FilterChain[] {
   const cluster = INBOUND_PASSTHROUGH_CLUSTER;
   const http = [
     hcmFilter(
@@ -231,6 +240,7 @@ function buildPassthroughChains(security: WorkloadSecurity, extraPorts: readonly
         routeConfig: inboundRouteConfig(cluster, 0, ':0/*', true),
         inbound: true,
         securityFilters: security.httpFilters as HttpFilter[],
+        headers,
       }),
     ),
   ];

@@ -19,8 +19,8 @@ type Template = { readonly head: Uint8Array; readonly tail: Uint8Array } | null;
 /** HttpConnectionManager.route_config. */
 const ROUTE_CONFIG_FIELD = 4;
 
-/** Per list of security filters (one list per workload policies), the templates by the options' other parts. */
-const templates = new WeakMap<object, Map<string, Template>>();
+/** Per proxy headers and list of security filters (one list per workload policies), the templates by the options' other parts. */
+const templates = new WeakMap<object, WeakMap<object, Map<string, Template>>>();
 const NO_SECURITY = {};
 
 /** `hcmFilter(buildSidecarHcm(opts))` for an inbound HCM with an inline route config. */
@@ -37,8 +37,10 @@ export function inboundHcmFilter(opts: SidecarHcmOptions & { readonly inbound: t
 
 function templateOf(opts: SidecarHcmOptions): Template {
   const bySecurity = opts.securityFilters?.length ? opts.securityFilters : NO_SECURITY;
-  let table = templates.get(bySecurity);
-  if (!table) templates.set(bySecurity, (table = new Map()));
+  let byHeaders = templates.get(opts.headers);
+  if (!byHeaders) templates.set(opts.headers, (byHeaders = new WeakMap()));
+  let table = byHeaders.get(bySecurity);
+  if (!table) byHeaders.set(bySecurity, (table = new Map()));
   const key = `${opts.statPrefix}|${opts.http2 ? 'h2' : ''}`;
   let template = table.get(key);
   if (template === undefined) {

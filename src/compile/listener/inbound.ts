@@ -3,6 +3,7 @@
  * `virtualInbound` on 0.0.0.0:15006, where iptables redirects incoming connections, and one
  * `inbound|<targetPort>||` cluster per target port of the services selecting the workload.
  */
+import { proxyHeaders } from './proxy-headers.js';
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
@@ -51,11 +52,12 @@ export function buildInbound(
     const c = buildInboundCluster(ctx, p, shape.sidecar);
     clusters.set(c.name as string, c);
   }
+  const headers = proxyHeaders(ctx.mesh, 'inbound');
   // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
   const chains = exactList([
     blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
-    ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort))),
-    ...ports.flatMap((p) => portChains(p, shape.security)),
+    ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort)), headers),
+    ...ports.flatMap((p) => portChains(p, shape.security, headers)),
   ]);
   const needs = inspectorNeeds(chains);
   const listener: Listener = {

@@ -14,6 +14,7 @@
  * Left out: ExternalName services (aliases: their clients resolve to the target's IP) and UDP ports
  * (sidecars do not proxy UDP).
  */
+import { proxyHeaders, type ProxyHeaders } from './proxy-headers.js';
 import type { CompileContext } from '../context.js';
 import {
   ipListenerName,
@@ -90,7 +91,7 @@ export function addCatchAllPorts(
     const name = ipListenerName(address, port);
     if (locked.has(name)) continue;
     const dfpHosts = dynamicDnsHosts(services, port);
-    const chain = httpChain(address, port, {
+    const chain = httpChain(address, port, proxyHeaders(ctx.mesh, 'outbound'), {
       ...(sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {}),
       ...(dfpHosts.length ? { dfpHosts } : {}),
     });
@@ -182,7 +183,7 @@ export function addTcpPort(
     if (sniffed && bind.address !== WILDCARD)
       chains = [
         ...chains,
-        httpChain(bind.address, port.port, {
+        httpChain(bind.address, port.port, proxyHeaders(ctx.mesh, 'outbound'), {
           rds: sniffedRouteName(service, port.port),
           sniffed: true,
           alpns: SNIFFED_HTTP_ALPNS,
@@ -260,6 +261,7 @@ function virtualOutboundListener(ctx: CompileContext): Listener {
 export function httpChain(
   address: string,
   port: number,
+  headers: ProxyHeaders,
   {
     rds = routeConfigName(port),
     sniffed = address === WILDCARD,
@@ -267,7 +269,7 @@ export function httpChain(
     dfpHosts = [],
   }: { rds?: string; sniffed?: boolean; alpns?: readonly string[]; dfpHosts?: readonly string[] } = {},
 ): OutboundChain {
-  const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds });
+  const hcm = buildSidecarHcm({ statPrefix: `outbound_${ipListenerName(address, port)}`, rds, headers });
   // The dynamic forward proxy filters go just before the router (istiod's buildHTTPConnectionManager).
   const filters = hcm.http_filters ?? [];
   if (dfpHosts.length)

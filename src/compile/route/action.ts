@@ -2,6 +2,7 @@
  * The action of a VirtualService route: forward (RouteAction), redirect, or direct response
  * (istiod's applyHTTPRouteDestination / ApplyRedirect / ApplyDirectResponse).
  */
+import { proxyHeaders } from '../listener/proxy-headers.js';
 import type { HTTPDirectResponse, HTTPRedirect, HTTPRoute } from '../../model/istio.js';
 import { envoy, type Duration, type Route, type RouteAction } from '../../xds/proto.js';
 import type { CompileContext } from '../context.js';
@@ -112,6 +113,8 @@ export function forwardAction(
       else action.prefix_rewrite = http.rewrite.uri;
     }
     if (http.rewrite.authority) authority = http.rewrite.authority;
+    // ProxyConfig `proxyHeaders.xForwardedHost` (istiod's translateRoute sets it on rewriting routes).
+    if (!proxyless && proxyHeaders(ctx.mesh, 'outbound').xForwardedHost) action.append_x_forwarded_host = true;
   }
   if (authority) action.host_rewrite_literal = authority;
 

@@ -3,8 +3,8 @@
  *  - `kind: MeshConfig` (apiVersion meshsnap.dev/v1alpha1), fields of model/mesh-config.ts under
  *    `spec` (or at the top level); or
  *  - Istio's own `ConfigMap istio` in istio-system, whose `data.mesh` is MeshConfig YAML. Only the
- *    fields meshsnap uses are read; `defaultConfig` is dropped silently (it only matters to
- *    proxies), anything else gets an `info`.
+ *    fields meshsnap uses are read (of `defaultConfig`, the proxy headers and gateway topology:
+ *    proxy-config.ts), anything else gets an `info`.
  * Missing fields take DEFAULT_MESH_CONFIG's values.
  */
 import {
@@ -27,6 +27,7 @@ import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
 import { httpRetry } from './virtual-service.js';
 import { MESH_INGRESS_FIELDS, readMeshIngress } from './ingress.js';
+import { readDefaultConfig } from './proxy-config.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -53,9 +54,9 @@ const MESH_FIELDS = [
   'defaultTrafficPolicy',
   'localityLbSetting',
   'zoneAwareLbSetting',
+  'defaultConfig',
   ...MESH_INGRESS_FIELDS,
 ];
-const SILENTLY_IGNORED = new Set(['defaultConfig']);
 
 export function readMeshConfigObject(r: Reader, raw: Raw): MeshConfig | undefined {
   const hasSpec = get(raw, 'spec') !== undefined;
@@ -89,8 +90,7 @@ export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
   const body: Record<string, unknown> = {};
   for (const key of Object.keys(doc).sort()) {
     if (MESH_FIELDS.includes(key) && key !== 'connectTimeoutMs' && key !== 'domainSuffix') body[key] = doc[key];
-    else if (!SILENTLY_IGNORED.has(key))
-      r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
+    else r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
   }
   const mesh = readMeshFields(r, body, 'data.mesh');
   return r.failed ? undefined : mesh;
@@ -124,6 +124,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const defaultTrafficPolicy = readDefaultTrafficPolicy(r, get(o, 'defaultTrafficPolicy'), at('defaultTrafficPolicy'));
   const localityLbSetting = locality(r, get(o, 'localityLbSetting'), at('localityLbSetting'));
   const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), at('zoneAwareLbSetting'));
+  const { proxyHeaders, gatewayTopology } = readDefaultConfig(r, get(o, 'defaultConfig'), at('defaultConfig'));
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -158,6 +159,8 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(localityLbSetting ? { localityLbSetting } : {}),
     ...(zoneAwareLbSetting ? { zoneAwareLbSetting } : {}),
     ...readMeshIngress(r, o, at),
+    ...(proxyHeaders ? { proxyHeaders } : {}),
+    ...(gatewayTopology ? { gatewayTopology } : {}),
   };
 }
 

@@ -1,0 +1,225 @@
+/**
+ * The mesh's `defaultConfig.proxyHeaders` and `defaultConfig.gatewayTopology`, as istiod turns them
+ * into xDS (pilot/pkg/networking/util/proxy_headers.go GetProxyHeadersFromProxyConfig; core/
+ * listener_inbound.go buildSidecarInboundHTTPOpts, listener.go, gateway.go
+ * buildGatewayConnectionManager and buildGatewayListener, httproute.go buildCatchAllVirtualHost,
+ * route/route.go translateRoute), from the istio ConfigMap to what a sidecar and a gateway are served.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
+import { served } from '../helpers/mesh.js';
+
+const SIDECAR = {
+  id: 'sidecar~10.244.1.5~web-1.default~default.svc.cluster.local',
+  metadata: { NAMESPACE: 'default', LABELS: { app: 'web' } },
+};
+
+const WORKLOADS = `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {clusterIP: 10.96.40.1, selector: {app: web}, ports: [{name: http, port: 8000}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-1, namespace: default, labels: {app: web}}
+spec: {containers: [{name: app, ports: [{containerPort: 8000}]}]}
+status: {phase: Running, podIP: 10.244.1.5, podIPs: [{ip: 10.244.1.5}], conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: a, namespace: default}
+spec:
+  hosts: [a.default.svc.cluster.local]
+  http: [{rewrite: {uri: /v2}, route: [{destination: {host: a.default.svc.cluster.local}}]}]
+${gatewayYaml('gw', 'istio-system', 'port: {number: 80, name: http, protocol: HTTP}\nhosts: ["*"]')}
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: gw-a, namespace: istio-system}
+spec:
+  hosts: ["*"]
+  gateways: [gw]
+  http: [{route: [{destination: {host: a.default.svc.cluster.local}}]}]
+`;
+
+const meshConfigMap = (mesh: string): string => `---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
+${mesh
+  .trim()
+  .split('\n')
+  .map((l) => `    ${l}`)
+  .join('\n')}
+`;
+
+function compile(mesh = ''): PipelineResult {
+  return compileTexts([{ file: 'mesh.yaml', text: MESH_YAML + WORKLOADS + (mesh ? meshConfigMap(mesh) : '') }], {
+    hasher: nodeSha256Hex,
+  });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- walks decoded resource JSON
+type Json = Record<string, any>;
+
+/** The typed configs of the HCMs in a listener, by filter chain name (or index). */
+function hcms(listener: Json): Json[] {
+  return (listener.filter_chains ?? []).flatMap((c: Json) =>
+    (c.filters ?? [])
+      .filter((f: Json) => f.name === 'envoy.filters.network.http_connection_manager')
+      .map((f: Json) => f.typed_config),
+  );
+}
+
+function views(result: PipelineResult) {
+  const sidecar = served(result, SIDECAR).resources;
+  const gateway = served(result, INGRESS_NODE).resources;
+  const inbound = hcms(sidecar.listeners.get('virtualInbound') as Json);
+  const outbound = hcms(sidecar.listeners.get('0.0.0.0_80') as Json);
+  const gatewayListener = gateway.listeners.get('0.0.0.0_80') as Json;
+  return {
+    inbound,
+    outbound,
+    gateway: hcms(gatewayListener),
+    gatewayListener,
+    sidecarRoutes: sidecar.routes.get('80') as Json,
+    gatewayRoutes: gateway.routes.get('http.80') as Json,
+  };
+}
+
+const router = (hcm: Json): Json =>
+  (hcm.http_filters as Json[]).find((f) => f.name === 'envoy.filters.http.router')?.typed_config ?? {};
+
+test("istiod's defaults: Server istio-envoy on inbound and gateways, 100-continue proxied, inbound XFCC, attempt counts", () => {
+  const result = compile();
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+  );
+  const v = views(result);
+  assert.ok(v.inbound.length > 0 && v.outbound.length > 0 && v.gateway.length === 1);
+  for (const h of v.inbound) {
+    assert.equal(h.server_name, 'istio-envoy');
+    assert.equal(h.proxy_100_continue, true);
+    assert.equal(h.forward_client_cert_details, 'APPEND_FORWARD');
+    assert.deepEqual(h.set_current_client_cert_details, { subject: true, uri: true, dns: true });
+    assert.equal(h.generate_request_id, undefined);
+    assert.equal(h.server_header_transformation, undefined);
+    assert.deepEqual(router(h), { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' });
+  }
+  for (const h of v.outbound) {
+    assert.equal(h.server_name, undefined, 'outbound keeps Envoy’s own name, as istiod');
+    assert.equal(h.proxy_100_continue, true);
+    assert.equal(h.forward_client_cert_details, undefined);
+  }
+  const [gw] = v.gateway as [Json];
+  assert.equal(gw.server_name, 'istio-envoy');
+  assert.equal(gw.proxy_100_continue, true);
+  assert.equal(gw.forward_client_cert_details, 'SANITIZE_SET');
+  assert.deepEqual(gw.set_current_client_cert_details, { subject: true, cert: true, dns: true, uri: true });
+  assert.equal(gw.xff_num_trusted_hops, undefined);
+  assert.equal(v.gatewayListener.listener_filters, undefined);
+  for (const vh of [...v.sidecarRoutes.virtual_hosts, ...v.gatewayRoutes.virtual_hosts])
+    assert.equal(vh.include_request_attempt_count, true, vh.name);
+});
+
+test('defaultConfig.proxyHeaders reaches every HCM, the router, virtual hosts and rewriting routes', () => {
+  const result = compile(`
+defaultConfig:
+  proxyHeaders:
+    server: {value: edge}
+    requestId: {disabled: true}
+    attemptCount: {disabled: true}
+    envoyDebugHeaders: {disabled: true}
+    forwardedClientCert: FORWARD_ONLY
+    setCurrentClientCertDetails: {cert: true, uri: false}
+    xForwardedPort: {enabled: true}
+    xForwardedHost: {enabled: true}`);
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+  );
+  const v = views(result);
+  for (const h of [...v.inbound, ...v.outbound, ...v.gateway]) {
+    assert.equal(h.server_name, 'edge');
+    assert.equal(h.generate_request_id, false);
+    assert.equal(h.append_x_forwarded_port, true);
+    assert.equal(router(h).suppress_envoy_headers, true);
+  }
+  for (const h of v.inbound) {
+    assert.equal(h.forward_client_cert_details, 'FORWARD_ONLY');
+    assert.deepEqual(h.set_current_client_cert_details, { subject: true, cert: true, dns: true });
+  }
+  // The gateway's XFCC comes from its topology, not from proxyHeaders (istiod).
+  assert.equal((v.gateway[0] as Json).forward_client_cert_details, 'SANITIZE_SET');
+  for (const vh of [...v.sidecarRoutes.virtual_hosts, ...v.gatewayRoutes.virtual_hosts])
+    assert.equal(vh.include_request_attempt_count, undefined, vh.name);
+  const routesOf = (name: string): Json[] =>
+    (v.sidecarRoutes.virtual_hosts as Json[]).find((vh) => vh.name === name)?.routes ?? [];
+  assert.equal(routesOf('a.default.svc.cluster.local:80')[0]?.route?.append_x_forwarded_host, true);
+  assert.equal(routesOf('allow_any')[0]?.route?.append_x_forwarded_host, true);
+  // A route without a rewrite does not add it (istiod sets it with the rewrite only).
+  assert.equal(routesOf('b.default.svc.cluster.local:80')[0]?.route?.append_x_forwarded_host, undefined);
+});
+
+test('server.disabled passes the upstream Server header through', () => {
+  const v = views(compile('defaultConfig: {proxyHeaders: {server: {disabled: true, value: ignored}}}'));
+  for (const h of [...v.inbound, ...v.outbound, ...v.gateway]) {
+    assert.equal(h.server_name, undefined);
+    assert.equal(h.server_header_transformation, 'PASS_THROUGH');
+  }
+});
+
+test('defaultConfig.gatewayTopology: trusted hops, client certificate details, PROXY protocol on gateway listeners', () => {
+  const v = views(
+    compile(`
+defaultConfig:
+  gatewayTopology:
+    numTrustedProxies: 2
+    forwardClientCertDetails: ALWAYS_FORWARD_ONLY
+    proxyProtocol: {}`),
+  );
+  const [gw] = v.gateway as [Json];
+  assert.equal(gw.xff_num_trusted_hops, 2);
+  assert.equal(gw.forward_client_cert_details, 'ALWAYS_FORWARD_ONLY');
+  assert.equal(gw.set_current_client_cert_details, undefined, 'only where the mode forwards details');
+  assert.deepEqual(
+    (v.gatewayListener.listener_filters as Json[]).map((f) => f.name),
+    ['envoy.filters.listener.proxy_protocol'],
+  );
+  // Sidecars are not gateways.
+  for (const h of [...v.inbound, ...v.outbound]) assert.equal(h.xff_num_trusted_hops, undefined);
+});
+
+test('defaultConfig is validated: bad values are errors; what istiod reads elsewhere is reported, not dropped', () => {
+  const bad = compile(`
+defaultConfig:
+  proxyHeaders: {forwardedClientCert: SOMETIMES, server: {value: "a\\nb"}, unknownHeader: {}}
+  gatewayTopology: {numTrustedProxies: -1}`);
+  const fields = bad.diagnostics.filter((d) => d.severity === 'error').map((d) => d.field);
+  assert.ok(fields.includes('data.mesh.defaultConfig.proxyHeaders.forwardedClientCert'), fields.join());
+  assert.ok(fields.includes('data.mesh.defaultConfig.proxyHeaders.server.value'), fields.join());
+  assert.ok(fields.includes('data.mesh.defaultConfig.gatewayTopology.numTrustedProxies'), fields.join());
+  assert.ok(
+    bad.diagnostics.some(
+      (d) => d.code === 'unknown-field' && d.field === 'data.mesh.defaultConfig.proxyHeaders.unknownHeader',
+    ),
+  );
+
+  const other = compile(`
+defaultConfig:
+  concurrency: 2
+  tracing: {sampling: 10}
+  proxyHeaders: {preserveHttp1HeaderCase: true, metadataExchangeHeaders: {mode: IN_MESH}}`);
+  const by = (field: string) => other.diagnostics.find((d) => d.field === `data.mesh.defaultConfig.${field}`);
+  assert.equal(by('concurrency')?.severity, 'info');
+  assert.equal(by('tracing')?.severity, 'warning');
+  assert.equal(by('tracing')?.code, 'unsupported-field');
+  assert.equal(by('proxyHeaders.preserveHttp1HeaderCase')?.severity, 'warning');
+  assert.equal(by('proxyHeaders.metadataExchangeHeaders')?.severity, 'info');
+});
