@@ -64,6 +64,11 @@ export interface MeshConfig {
   readonly proxyHeaders?: MeshProxyHeaders;
   /** `defaultConfig.gatewayTopology`, when set: what the gateways' HCMs trust of the hops before them. */
   readonly gatewayTopology?: MeshGatewayTopology;
+  /**
+   * `pathNormalization.normalization` where not istiod's default (BASE, DEFAULT): what every HCM
+   * does to request paths (istiod's buildHTTPConnectionManager).
+   */
+  readonly pathNormalization?: 'NONE' | 'MERGE_SLASHES' | 'DECODE_AND_MERGE_SLASHES';
 }
 
 /**

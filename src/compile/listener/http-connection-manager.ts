@@ -1,10 +1,10 @@
 /**
  * The sidecar HttpConnectionManager, with istiod's defaults (buildHTTPConnectionManager):
- * codec AUTO, use_remote_address false, path normalization on (MeshConfig DEFAULT), escaped
- * slashes kept, websocket upgrades allowed, no stream idle timeout, no access log, no tracing,
- * 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the proxy headers of its listener class
- * (./proxy-headers.ts: the Server header, x-request-id, x-forwarded-port, inbound XFCC, the
- * router's debug headers).
+ * codec AUTO, use_remote_address false, the mesh's path normalization (MeshConfig DEFAULT: paths
+ * normalized, slashes neither merged nor unescaped), websocket upgrades allowed, no stream idle
+ * timeout, no access log, no tracing, 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the
+ * proxy headers of its listener class (./proxy-headers.ts: the Server header, x-request-id,
+ * x-forwarded-port, inbound XFCC, the router's debug headers).
  */
 import { envoy, type HttpConnectionManager, type RouteConfiguration } from '../../xds/proto.js';
 import { deepFreeze } from '../intern.js';
@@ -75,12 +75,15 @@ export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager 
     stat_prefix: opts.statPrefix,
     http_filters: httpFilters,
     use_remote_address: FALSE,
-    normalize_path: TRUE,
-    path_with_escaped_slashes_action: Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,
+    normalize_path: headers.normalizePath ? TRUE : FALSE,
+    path_with_escaped_slashes_action: headers.unescapeSlashes
+      ? Hcm.PathWithEscapedSlashesAction.UNESCAPE_AND_FORWARD
+      : Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,
     upgrade_configs: WEBSOCKET_UPGRADES,
     stream_idle_timeout: NO_IDLE_TIMEOUT,
     proxy_100_continue: true,
   };
+  if (headers.mergeSlashes) hcm.merge_slashes = true;
   if (headers.serverName) hcm.server_name = headers.serverName;
   if (headers.serverPassThrough) hcm.server_header_transformation = Hcm.ServerHeaderTransformation.PASS_THROUGH;
   if (headers.requestIdDisabled) hcm.generate_request_id = FALSE;

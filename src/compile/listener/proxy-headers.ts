@@ -5,7 +5,9 @@
  * with `istio-envoy` on inbound and gateways (outbound keeps Envoy's `envoy`, as istiod keeps it),
  * x-request-id is generated, x-envoy-attempt-count is sent, the x-envoy debug headers are kept,
  * inbound forwards the client certificate (APPEND_FORWARD with subject, URI and DNS SANs), and
- * x-forwarded-port / -host are not added. Pure; one frozen object per mesh and class.
+ * x-forwarded-port / -host are not added. It also carries the mesh's `pathNormalization` (what
+ * every HCM does to request paths), which istiod sets in the same builder. Pure; one frozen object
+ * per mesh and class.
  */
 import type { ForwardClientCertDetails, MeshConfig, MeshProxyHeaders } from '../../model/mesh-config.js';
 import { envoy } from '../../xds/proto.js';
@@ -40,24 +42,36 @@ export interface ProxyHeaders {
   readonly xForwardedPort: boolean;
   /** Rewriting routes' and the catch-all route's `append_x_forwarded_host`. */
   readonly xForwardedHost: boolean;
+  /** MeshConfig `pathNormalization` (istiod's buildHTTPConnectionManager): `normalize_path`… */
+  readonly normalizePath: boolean;
+  /** …`merge_slashes` (MERGE_SLASHES, DECODE_AND_MERGE_SLASHES)… */
+  readonly mergeSlashes: boolean;
+  /** …and unescaping %2F / %5C (DECODE_AND_MERGE_SLASHES: UNESCAPE_AND_FORWARD; else KEEP_UNCHANGED). */
+  readonly unescapeSlashes: boolean;
 }
 
 /** Istio's ForwardClientCertDetails as Envoy's (istiod's MeshConfigToEnvoyForwardClientCertDetails: one lower). */
 export const envoyForwardClientCert = (mode: ForwardClientCertDetails): number => Hcm.ForwardClientCertDetails[mode];
 
-const memo = new WeakMap<object, Map<ListenerClass, ProxyHeaders>>();
+/** By the mesh's proxy headers, then class and path normalization. */
+const memo = new WeakMap<object, Map<string, ProxyHeaders>>();
 const NO_HEADERS: MeshProxyHeaders = Object.freeze({});
 
 export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
   const ph = mesh.proxyHeaders ?? NO_HEADERS;
-  let byClass = memo.get(ph);
-  if (!byClass) memo.set(ph, (byClass = new Map()));
-  let out = byClass.get(cls);
-  if (!out) byClass.set(cls, (out = Object.freeze(resolve(ph, cls))));
+  let byKey = memo.get(ph);
+  if (!byKey) memo.set(ph, (byKey = new Map()));
+  const key = `${cls}|${mesh.pathNormalization ?? ''}`;
+  let out = byKey.get(key);
+  if (!out) byKey.set(key, (out = Object.freeze(resolve(ph, cls, mesh.pathNormalization))));
   return out;
 }
 
-function resolve(ph: MeshProxyHeaders, cls: ListenerClass): ProxyHeaders {
+function resolve(
+  ph: MeshProxyHeaders,
+  cls: ListenerClass,
+  normalization: MeshConfig['pathNormalization'],
+): ProxyHeaders {
   // "Likely due to a mistake, outbound uses "envoy" while inbound uses "istio-envoy"" (istiod).
   const defaultServer = cls === 'outbound' ? '' : 'istio-envoy';
   const details = ph.setCurrentClientCertDetails;
@@ -77,5 +91,8 @@ function resolve(ph: MeshProxyHeaders, cls: ListenerClass): ProxyHeaders {
     suppressDebugHeaders: ph.envoyDebugHeadersDisabled === true,
     xForwardedPort: ph.xForwardedPort === true,
     xForwardedHost: ph.xForwardedHost === true,
+    normalizePath: normalization !== 'NONE',
+    mergeSlashes: normalization === 'MERGE_SLASHES' || normalization === 'DECODE_AND_MERGE_SLASHES',
+    unescapeSlashes: normalization === 'DECODE_AND_MERGE_SLASHES',
   };
 }

@@ -55,6 +55,7 @@ const MESH_FIELDS = [
   'localityLbSetting',
   'zoneAwareLbSetting',
   'defaultConfig',
+  'pathNormalization',
   ...MESH_INGRESS_FIELDS,
 ];
 
@@ -125,6 +126,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const localityLbSetting = locality(r, get(o, 'localityLbSetting'), at('localityLbSetting'));
   const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), at('zoneAwareLbSetting'));
   const { proxyHeaders, gatewayTopology } = readDefaultConfig(r, get(o, 'defaultConfig'), at('defaultConfig'));
+  const pathNormalization = readPathNormalization(r, get(o, 'pathNormalization'), at('pathNormalization'));
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -161,7 +163,25 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...readMeshIngress(r, o, at),
     ...(proxyHeaders ? { proxyHeaders } : {}),
     ...(gatewayTopology ? { gatewayTopology } : {}),
+    ...(pathNormalization ? { pathNormalization } : {}),
   };
+}
+
+/**
+ * MeshConfig.ProxyPathNormalization: `normalization` one of DEFAULT, NONE, BASE, MERGE_SLASHES,
+ * DECODE_AND_MERGE_SLASHES (istiod fails to read a mesh config with another); DEFAULT and BASE are
+ * istiod's default and left out.
+ */
+function readPathNormalization(r: Reader, v: unknown, path: string): MeshConfig['pathNormalization'] {
+  const o = fields(r, v, path, ['normalization']);
+  const s = o ? str(r, get(o, 'normalization'), `${path}.normalization`) : undefined;
+  if (s === undefined || s === 'DEFAULT' || s === 'BASE') return undefined;
+  if (s === 'NONE' || s === 'MERGE_SLASHES' || s === 'DECODE_AND_MERGE_SLASHES') return s;
+  r.error(
+    `${path}.normalization`,
+    `must be one of DEFAULT, NONE, BASE, MERGE_SLASHES, DECODE_AND_MERGE_SLASHES, got "${s.slice(0, 40)}"`,
+  );
+  return undefined;
 }
 
 /** MeshConfig.H2UpgradePolicy: DO_NOT_UPGRADE (the default) or UPGRADE. */
