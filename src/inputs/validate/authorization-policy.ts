@@ -4,6 +4,7 @@
  * (action/provider, selector vs targetRef, empty sources, unknown `when` keys, ports, IP blocks,
  * the dry-run annotation). One invalid part invalidates the whole policy.
  */
+import { workloadSelector } from './common-istio.js';
 import type { Origin } from '../../model/diagnostics.js';
 import {
   DRY_RUN_ANNOTATION,
@@ -16,7 +17,7 @@ import {
   type PolicyTargetReference,
 } from '../../model/authorization-policy.js';
 import { readMeta } from './meta.js';
-import { compact, fields, get, list, requiredStr, str, strList, strMap, type Raw, type Reader } from './reader.js';
+import { compact, fields, get, list, requiredStr, str, strList, type Raw, type Reader } from './reader.js';
 
 const ACTIONS: readonly AuthorizationAction[] = ['ALLOW', 'DENY', 'AUDIT', 'CUSTOM'];
 
@@ -166,8 +167,7 @@ export function readAuthorizationPolicy(
   // An absent or empty spec is valid: an ALLOW policy without rules, which allows nothing.
   const spec =
     fields(r, get(raw, 'spec'), 'spec', ['selector', 'targetRef', 'targetRefs', 'action', 'provider', 'rules']) ?? {};
-  const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
-  const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;
+  const selectorRaw = workloadSelector(r, get(spec, 'selector'), 'spec.selector');
   const ref = readTargetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
   const refs = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => readTargetRef(r, item, p));
   if (selectorRaw && (ref || refs?.length))
@@ -199,7 +199,7 @@ export function readAuthorizationPolicy(
     meta,
     origin,
     spec: compact({
-      selector: selectorRaw ? compact({ matchLabels }) : undefined,
+      selector: selectorRaw,
       targetRef: ref,
       targetRefs: refs,
       action,

@@ -1,6 +1,32 @@
-/** Pieces shared by the Istio validators: destinations, port selectors, percentages, weights. */
+/** Pieces shared by the Istio validators: workload selectors, destinations, port selectors, percentages, weights. */
 import type { Destination, Percent, PortSelector } from '../../model/istio.js';
-import { compact, fields, get, int, num, port, requiredStr, str, type Reader } from './reader.js';
+import { compact, fields, get, int, num, port, requiredStr, str, strMap, type Reader } from './reader.js';
+
+/** A `{matchLabels}` workload selector as read; `matchLabels` absent when the object sets none. */
+export interface WorkloadSelectorRead {
+  readonly matchLabels?: Record<string, string>;
+}
+
+/**
+ * A workload selector (`selector` of AuthorizationPolicy, PeerAuthentication, RequestAuthentication,
+ * Telemetry; a DestinationRule's `workloadSelector`), checked as istiod's validateWorkloadSelector:
+ * an empty key or a `*` in a key or value is an error, a selector without labels a warning.
+ * Undefined when the field is absent.
+ */
+export function workloadSelector(r: Reader, v: unknown, path: string): WorkloadSelectorRead | undefined {
+  const o = fields(r, v, path, ['matchLabels']);
+  if (!o) return undefined;
+  const matchLabels = strMap(r, get(o, 'matchLabels'), `${path}.matchLabels`);
+  for (const [key, value] of Object.entries(matchLabels ?? {})) {
+    const pair = `${key.slice(0, 60)}=${value.slice(0, 60)}`;
+    if (key === '') r.error(`${path}.matchLabels`, `empty key is not supported in selector: "${pair}"`);
+    if (key.includes('*') || value.includes('*'))
+      r.error(`${path}.matchLabels`, `wildcard is not supported in selector: "${pair}"`);
+  }
+  if (!matchLabels || Object.keys(matchLabels).length === 0)
+    r.warn(path, 'workload selector specified without labels', 'empty-selector');
+  return compact({ matchLabels });
+}
 
 export function portSelector(r: Reader, v: unknown, path: string): PortSelector | undefined {
   const o = fields(r, v, path, ['number']);

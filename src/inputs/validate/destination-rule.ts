@@ -21,7 +21,7 @@ import type {
 } from '../../model/istio.js';
 import { isIpOrCidr } from './authorization-policy.js';
 import { isFqdn } from './workload-entry.js';
-import { portSelector } from './common-istio.js';
+import { portSelector, workloadSelector } from './common-istio.js';
 import { duration } from './duration.js';
 import { readMeta } from './meta.js';
 import {
@@ -87,13 +87,10 @@ export function readDestinationRule(
     seen.add(s.name);
   });
   const exportTo = strList(r, get(spec, 'exportTo'), 'spec.exportTo');
-  const ws = fields(r, get(spec, 'workloadSelector'), 'spec.workloadSelector', ['matchLabels']);
-  const workloadSelector = ws
-    ? compact({ matchLabels: strMap(r, get(ws, 'matchLabels'), 'spec.workloadSelector.matchLabels') })
-    : undefined;
+  const selector = workloadSelector(r, get(spec, 'workloadSelector'), 'spec.workloadSelector');
   checkExportTo(r, exportTo, 'spec.exportTo', meta?.namespace ?? '', {
     allowNone: false,
-    selectorRule: workloadSelector !== undefined,
+    selectorRule: selector !== undefined,
   });
   if (!meta || r.failed || host === undefined) return undefined;
   return {
@@ -101,7 +98,7 @@ export function readDestinationRule(
     apiVersion,
     meta,
     origin,
-    spec: compact({ host, trafficPolicy, subsets, exportTo, workloadSelector }),
+    spec: compact({ host, trafficPolicy, subsets, exportTo, workloadSelector: selector }),
   };
 }
 

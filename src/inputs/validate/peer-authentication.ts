@@ -3,10 +3,11 @@
  * webhook's checks (istio pkg/config/validation: ValidatePeerAuthentication): port-level mTLS only
  * with a workload selector, ports 1-65535, known modes. One invalid part invalidates the policy.
  */
+import { workloadSelector } from './common-istio.js';
 import type { Origin } from '../../model/diagnostics.js';
 import type { MtlsMode, PeerAuthentication } from '../../model/peer-authentication.js';
 import { readCreationTimestamp, readMeta } from './meta.js';
-import { compact, fields, get, mapOf, str, strMap, type Raw, type Reader } from './reader.js';
+import { compact, fields, get, mapOf, str, type Raw, type Reader } from './reader.js';
 
 const MODES: readonly MtlsMode[] = ['UNSET', 'DISABLE', 'PERMISSIVE', 'STRICT'];
 
@@ -29,8 +30,7 @@ export function readPeerAuthentication(
   const meta = readMeta(r, raw, true, 'subdomain');
   const created = readCreationTimestamp(r, raw);
   const spec = fields(r, get(raw, 'spec'), 'spec', ['selector', 'mtls', 'portLevelMtls']) ?? {};
-  const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
-  const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;
+  const selectorRaw = workloadSelector(r, get(spec, 'selector'), 'spec.selector');
   const mode = get(spec, 'mtls') === undefined ? undefined : mtls(r, get(spec, 'mtls'), 'spec.mtls');
   const portLevelMtls = mapOf(r, get(spec, 'portLevelMtls'), 'spec.portLevelMtls', (item, p) => {
     const key = p.slice(p.lastIndexOf('.') + 1);
@@ -38,7 +38,11 @@ export function readPeerAuthentication(
       r.error(p, `port must be in range 1..65535, got "${key.slice(0, 20)}"`);
     return mtls(r, item, p);
   });
-  if (portLevelMtls && Object.keys(portLevelMtls).length > 0 && Object.keys(matchLabels ?? {}).length === 0)
+  if (
+    portLevelMtls &&
+    Object.keys(portLevelMtls).length > 0 &&
+    Object.keys(selectorRaw?.matchLabels ?? {}).length === 0
+  )
     r.error(
       'spec.portLevelMtls',
       'mesh/namespace peer authentication cannot have port level mTLS',
@@ -52,7 +56,7 @@ export function readPeerAuthentication(
     ...(created !== undefined ? { creationTimestamp: created } : {}),
     origin,
     spec: compact({
-      selector: selectorRaw ? compact({ matchLabels }) : undefined,
+      selector: selectorRaw,
       mtls: mode,
       portLevelMtls,
     }),

@@ -4,24 +4,13 @@
  * rule, jwksUri an http(s) URL, header locations named, claim-to-header names valid, selector or
  * targetRef(s) but not both. One invalid part invalidates the policy.
  */
+import { workloadSelector } from './common-istio.js';
 import type { Origin } from '../../model/diagnostics.js';
 import type { JwtRule, RequestAuthentication } from '../../model/request-authentication.js';
 import { readTargetRef } from './authorization-policy.js';
 import { duration } from './duration.js';
 import { readMeta } from './meta.js';
-import {
-  bool,
-  compact,
-  fields,
-  get,
-  list,
-  requiredStr,
-  str,
-  strList,
-  strMap,
-  type Raw,
-  type Reader,
-} from './reader.js';
+import { bool, compact, fields, get, list, requiredStr, str, strList, type Raw, type Reader } from './reader.js';
 
 const RULE_FIELDS = [
   'issuer',
@@ -125,8 +114,7 @@ export function readRequestAuthentication(
 ): RequestAuthentication | undefined {
   const meta = readMeta(r, raw, true, 'subdomain');
   const spec = fields(r, get(raw, 'spec'), 'spec', ['selector', 'targetRef', 'targetRefs', 'jwtRules']) ?? {};
-  const selectorRaw = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
-  const matchLabels = selectorRaw ? strMap(r, get(selectorRaw, 'matchLabels'), 'spec.selector.matchLabels') : undefined;
+  const selectorRaw = workloadSelector(r, get(spec, 'selector'), 'spec.selector');
   const ref = readTargetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
   const refs = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => readTargetRef(r, item, p));
   if (selectorRaw && (ref || refs?.length))
@@ -140,7 +128,7 @@ export function readRequestAuthentication(
     meta,
     origin,
     spec: compact({
-      selector: selectorRaw ? compact({ matchLabels }) : undefined,
+      selector: selectorRaw,
       targetRef: ref,
       targetRefs: refs,
       jwtRules,

@@ -12,6 +12,7 @@
  * proxy, `policy-not-applied`), an access log `filter` (CEL), `tracing`, `metrics`
  * (`unsupported-field`).
  */
+import { workloadSelector } from './common-istio.js';
 import type { Origin } from '../../model/diagnostics.js';
 import { GATEWAY_API_GROUP } from '../../model/gateway-api.js';
 import {
@@ -25,7 +26,7 @@ import {
 import { readTargetRef } from './authorization-policy.js';
 import { duration } from './duration.js';
 import { readCreationTimestamp, readMeta } from './meta.js';
-import { bool, compact, fields, get, list, mapOf, num, str, strMap, type Raw, type Reader } from './reader.js';
+import { bool, compact, fields, get, list, mapOf, num, str, type Raw, type Reader } from './reader.js';
 
 const MODES = ['CLIENT_AND_SERVER', 'CLIENT', 'SERVER'];
 const METRICS = [
@@ -198,19 +199,11 @@ interface Selection {
   readonly targetRefs?: readonly TelemetryTargetRef[];
 }
 
-/** What it selects; checks `selector` (no wildcard or empty label key, as the CRD) and `targetRef(s)` (same namespace only). */
+/** What it selects; checks `selector` (istiod's validateWorkloadSelector) and `targetRef(s)` (same namespace only). */
 function selection(r: Reader, spec: Raw): Selection {
-  const selector = fields(r, get(spec, 'selector'), 'spec.selector', ['matchLabels']);
-  let matchLabels: Record<string, string> | undefined;
-  if (selector) {
-    const labels = strMap(r, get(selector, 'matchLabels'), 'spec.selector.matchLabels');
-    if (labels && Object.keys(labels).length > 0) matchLabels = labels;
-    for (const key of Object.keys(labels ?? {})) {
-      if (key === '') r.error('spec.selector.matchLabels', 'key must not be empty');
-      else if (key.includes('*'))
-        r.error(`spec.selector.matchLabels.${key}`, 'wildcard not allowed in label key match');
-    }
-  }
+  const selector = workloadSelector(r, get(spec, 'selector'), 'spec.selector');
+  const labels = selector?.matchLabels;
+  const matchLabels = labels && Object.keys(labels).length > 0 ? labels : undefined;
   const ref = readTargetRef(r, get(spec, 'targetRef'), 'spec.targetRef');
   const many = list(r, get(spec, 'targetRefs'), 'spec.targetRefs', (item, p) => readTargetRef(r, item, p), 16);
   const named: [string, { readonly namespace?: string }][] = many?.map((m, i) => [`spec.targetRefs[${i}]`, m]) ?? [];
