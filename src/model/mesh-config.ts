@@ -60,6 +60,8 @@ export interface MeshConfig {
   readonly zoneAwareLbSetting?: ZoneAwareLbSetting;
   /** `ingressClass`, `ingressControllerMode`, `ingressSelector`, `ingressService` where not istiod's defaults (Kubernetes Ingress). */
   readonly ingress?: MeshIngressSettings;
+  /** `meshMTLS`, when set: the TLS parameters of the Istio mTLS servers (inbound chains; istiod's BuildInboundTLS). */
+  readonly meshMTLS?: MeshTlsConfig;
   /** `defaultConfig.proxyHeaders`, when set: the HTTP headers every proxy adds, keeps or removes. */
   readonly proxyHeaders?: MeshProxyHeaders;
   /** `defaultConfig.gatewayTopology`, when set: what the gateways' HCMs trust of the hops before them. */
@@ -138,6 +140,16 @@ export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;
 
 /** Istio's default trust domain. */
 export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
+/**
+ * MeshConfig.TLSConfig (`meshMTLS`, `tlsDefaults`): only what is set. `minProtocolVersion` TLS_AUTO
+ * is left out; empty lists are unset (istiod's nil).
+ */
+export interface MeshTlsConfig {
+  readonly minProtocolVersion?: 'TLSV1_2' | 'TLSV1_3';
+  readonly ecdhCurves?: readonly string[];
+  readonly cipherSuites?: readonly string[];
+}
+
 
 export const DEFAULT_MESH_CONFIG: MeshConfig = {
   domainSuffix: 'cluster.local',

@@ -34,7 +34,7 @@ import type { ProxyHeaders } from './proxy-headers.js';
 import { inboundHcmFilter } from './inbound-hcm.js';
 import type { InboundPort } from './inbound-ports.js';
 import { tcpProxyTo } from './tcp-proxy.js';
-import { INBOUND_MTLS_HTTP_SOCKET, INBOUND_MTLS_TCP_SOCKET, sidecarIngressTlsSocket } from './tls-context.js';
+import { sidecarIngressTlsSocket, type InboundMtlsSockets } from './tls-context.js';
 
 type ChainKind = 'http' | 'tcp';
 type TransportSocket = envoy.config.core.v3.TransportSocket.$Properties;
@@ -115,24 +115,30 @@ interface ChainTarget {
 function chainsFor(
   target: ChainTarget,
   options: readonly MatchOption[],
+  mtls: InboundMtlsSockets,
   ownTls?: TransportSocket,
   sharedTcp?: InternTable<FilterChain>,
 ): FilterChain[] {
   return options.map((o) =>
     sharedTcp && o.kind === 'tcp'
-      ? sharedTcp.get(`${target.destinationPort}|${optionKey(o)}`, () => chainFor(target, o))
-      : chainFor(target, o, ownTls),
+      ? sharedTcp.get(`${target.destinationPort}|${optionKey(o)}|${mtls.key}`, () => chainFor(target, o, mtls))
+      : chainFor(target, o, mtls, ownTls),
   );
 }
 
-function chainFor(target: ChainTarget, o: MatchOption, ownTls?: TransportSocket): FilterChain {
+function chainFor(
+  target: ChainTarget,
+  o: MatchOption,
+  mtls: InboundMtlsSockets,
+  ownTls?: TransportSocket,
+): FilterChain {
   const chain: FilterChain = {
     name: target.name(o.kind),
     filter_chain_match: chainMatch(target.destinationPort, o),
     filters: target.filters(o.kind),
   };
   if (ownTls) chain.transport_socket = ownTls;
-  else if (o.mtls) chain.transport_socket = o.kind === 'http' ? INBOUND_MTLS_HTTP_SOCKET : INBOUND_MTLS_TCP_SOCKET;
+  else if (o.mtls) chain.transport_socket = o.kind === 'http' ? mtls.http : mtls.tcp;
   return chain;
 }
 
@@ -159,7 +165,12 @@ const afterTlsTermination = (p: Protocol): Protocol => (p === 'HTTPS' ? 'HTTP' :
  * ingress `tls` applies only where the port's mTLS mode is DISABLE (istiod: buildInboundListeners):
  * one chain for TLS, terminated with the listener's certificates, serving the protocol inside.
  */
-export function portChains(input: InboundPort, security: WorkloadSecurity, headers: ProxyHeaders): FilterChain[] {
+export function portChains(
+  input: InboundPort,
+  security: WorkloadSecurity,
+  headers: ProxyHeaders,
+  mtls: InboundMtlsSockets,
+): FilterChain[] {
   const mode = modeForPort(security.mtls, input.targetPort);
   const ownTls = input.tls && mode === 'DISABLE' ? input.tls : undefined;
   const p = ownTls ? { ...input, port: { ...input.port, protocol: afterTlsTermination(input.port.protocol) } } : input;
@@ -185,9 +196,9 @@ export function portChains(input: InboundPort, security: WorkloadSecurity, heade
   const target: ChainTarget = { destinationPort: p.targetPort, name: () => name, filters };
   if (ownTls) {
     const kind: ChainKind = isHttpProtocol(p.port.protocol) ? 'http' : 'tcp';
-    return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], sidecarIngressTlsSocket(ownTls));
+    return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], mtls, sidecarIngressTlsSocket(ownTls));
   }
-  return chainsFor(target, optionsFor(p.port, mode), undefined, sharedTcpChains(security));
+  return chainsFor(target, optionsFor(p.port, mode), mtls, undefined, sharedTcpChains(security));
 }
 
 /**
@@ -204,7 +215,10 @@ function sharedTcpChains(security: WorkloadSecurity): InternTable<FilterChain> {
   return table;
 }
 
-const passthroughCache = new WeakMap<WorkloadSecurity, Map<ProxyHeaders, readonly FilterChain[]>>();
+const passthroughCache = new WeakMap<
+  WorkloadSecurity,
+  Map<ProxyHeaders, Map<InboundMtlsSockets, readonly FilterChain[]>>
+>();
 
 /**
  * Traffic to ports no service declares still reaches the application, through
@@ -216,14 +230,17 @@ export function passthroughChains(
   security: WorkloadSecurity,
   servicePorts: ReadonlySet<number>,
   headers: ProxyHeaders,
+  mtls: InboundMtlsSockets,
 ): readonly FilterChain[] {
   const extraPorts = [...security.mtls.perPort.keys()].filter((p) => !servicePorts.has(p));
-  if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts, headers);
+  if (extraPorts.length > 0) return buildPassthroughChains(security, extraPorts, headers, mtls);
   let byHeaders = passthroughCache.get(security);
   if (!byHeaders) passthroughCache.set(security, (byHeaders = new Map()));
-  let chains = byHeaders.get(headers);
+  let byMtls = byHeaders.get(headers);
+  if (!byMtls) byHeaders.set(headers, (byMtls = new Map()));
+  let chains = byMtls.get(mtls);
   // Frozen: one copy in every listener of these policies, encoded and checked once.
-  if (!chains) byHeaders.set(headers, (chains = deepFreeze(buildPassthroughChains(security, [], headers))));
+  if (!chains) byMtls.set(mtls, (chains = deepFreeze(buildPassthroughChains(security, [], headers, mtls))));
   return chains;
 }
 
@@ -231,6 +248,7 @@ function buildPassthroughChains(
   security: WorkloadSecurity,
   extraPorts: readonly number[],
   headers: ProxyHeaders,
+  mtls: InboundMtlsSockets,
 ): FilterChain[] {
   const cluster = INBOUND_PASSTHROUGH_CLUSTER;
   const http = [
@@ -251,8 +269,8 @@ function buildPassthroughChains(
     filters: (kind) => (kind === 'http' ? http : tcp),
   });
   return [
-    ...chainsFor(target(), OPTIONS[security.mtls.mode].auto),
-    ...extraPorts.flatMap((port) => chainsFor(target(port), OPTIONS[modeForPort(security.mtls, port)].auto)),
+    ...chainsFor(target(), OPTIONS[security.mtls.mode].auto, mtls),
+    ...extraPorts.flatMap((port) => chainsFor(target(port), OPTIONS[modeForPort(security.mtls, port)].auto, mtls)),
   ];
 }
 

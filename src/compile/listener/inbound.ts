@@ -4,6 +4,7 @@
  * `inbound|<targetPort>||` cluster per target port of the services selecting the workload.
  */
 import { proxyHeaders } from './proxy-headers.js';
+import { inboundMtlsSockets } from './tls-context.js';
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
@@ -53,11 +54,12 @@ export function buildInbound(
     clusters.set(c.name as string, c);
   }
   const headers = proxyHeaders(ctx.mesh, 'inbound');
+  const mtls = inboundMtlsSockets(ctx.mesh);
   // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
   const chains = exactList([
     blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
-    ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort)), headers),
-    ...ports.flatMap((p) => portChains(p, shape.security, headers)),
+    ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort)), headers, mtls),
+    ...ports.flatMap((p) => portChains(p, shape.security, headers, mtls)),
   ]);
   const needs = inspectorNeeds(chains);
   const listener: Listener = {

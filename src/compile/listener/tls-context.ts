@@ -3,6 +3,7 @@
  * Certificates are never in the config: Envoy fetches them by name (`default`, `ROOTCA`) over SDS
  * from the `sds-grpc` cluster of its bootstrap, i.e. from the local istio-agent.
  */
+import type { MeshConfig, MeshTlsConfig } from '../../model/mesh-config.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 import { envoy, packAny } from '../../xds/proto.js';
 import { gatewayTlsContext } from '../gateway/downstream-tls.js';
@@ -50,15 +51,17 @@ function sdsSecret(name: string): SdsSecretConfig {
 /**
  * HTTP chains offer h2/http1.1; TCP chains also `istio-peer-exchange` (metadata exchange). The
  * `istio*` ALPNs the client sends are matched on the chain, never offered back, as they would
- * disturb the negotiation of the real protocol.
+ * disturb the negotiation of the real protocol. The mesh's `meshMTLS` sets the minimum version
+ * (istiod's GetMinTLSVersion: TLSv1_2 unless TLSV1_3) and replaces the cipher list.
  */
-export function inboundMtlsContext(kind: 'http' | 'tcp'): DownstreamTlsContext {
+export function inboundMtlsContext(kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfig): DownstreamTlsContext {
   return {
     common_tls_context: {
       alpn_protocols: kind === 'tcp' ? ['istio-peer-exchange', 'h2', 'http/1.1'] : ['h2', 'http/1.1'],
       tls_params: {
-        cipher_suites: CIPHER_SUITES,
-        tls_minimum_protocol_version: TlsProtocol.TLSv1_2,
+        cipher_suites: meshMTLS?.cipherSuites ? [...meshMTLS.cipherSuites] : CIPHER_SUITES,
+        tls_minimum_protocol_version:
+          meshMTLS?.minProtocolVersion === 'TLSV1_3' ? TlsProtocol.TLSv1_3 : TlsProtocol.TLSv1_2,
         tls_maximum_protocol_version: TlsProtocol.TLSv1_3,
       },
       tls_certificate_sds_secret_configs: [sdsSecret(SDS_CERTIFICATE)],
@@ -71,16 +74,36 @@ export function inboundMtlsContext(kind: 'http' | 'tcp'): DownstreamTlsContext {
   };
 }
 
-/** Frozen: shared by every inbound mTLS chain, encoded and checked once (../intern.ts). */
-const socket = (kind: 'http' | 'tcp'): TransportSocket =>
+/** Frozen: shared by every inbound mTLS chain of a mesh config, encoded and checked once (../intern.ts). */
+const socket = (kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfig): TransportSocket =>
   deepFreeze({
     name: FilterName.TlsTransportSocket,
-    typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind)),
+    typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind, meshMTLS)),
   });
 
+/** The transport sockets of a mesh config's inbound Istio mTLS chains. */
+export interface InboundMtlsSockets {
+  readonly http: TransportSocket;
+  readonly tcp: TransportSocket;
+  /** '' for istiod's defaults; else distinguishes chains shared across workloads. */
+  readonly key: string;
+}
+
 /** Packed once: every inbound mTLS chain of a kind carries the same transport socket. */
-export const INBOUND_MTLS_HTTP_SOCKET: TransportSocket = socket('http');
-export const INBOUND_MTLS_TCP_SOCKET: TransportSocket = socket('tcp');
+const DEFAULT_SOCKETS: InboundMtlsSockets = Object.freeze({ http: socket('http'), tcp: socket('tcp'), key: '' });
+const socketsByConfig = new WeakMap<MeshTlsConfig, InboundMtlsSockets>();
+
+/** One frozen pair per `meshMTLS` (istiod's defaults without it). */
+export function inboundMtlsSockets(mesh: MeshConfig): InboundMtlsSockets {
+  const m = mesh.meshMTLS;
+  if (!m) return DEFAULT_SOCKETS;
+  let out = socketsByConfig.get(m);
+  if (!out) {
+    const key = JSON.stringify([m.minProtocolVersion ?? '', m.cipherSuites ?? []]);
+    socketsByConfig.set(m, (out = Object.freeze({ http: socket('http', m), tcp: socket('tcp', m), key })));
+  }
+  return out;
+}
 
 /**
  * A Sidecar ingress listener's own server TLS: istiod's BuildListenerTLSContext, as for a gateway

@@ -59,7 +59,7 @@ const VALID_CIPHER_SUITES = new Set([
 ]);
 
 /** istiod accepts `ALL` and operator expressions (`-X`, `+X`, `!X`) unchecked. */
-const isValidCipherSuite = (cs: string): boolean =>
+export const isValidCipherSuite = (cs: string): boolean =>
   cs === 'ALL' || !/^[A-Za-z0-9]/.test(cs) || VALID_CIPHER_SUITES.has(cs);
 
 export function readGateway(r: Reader, raw: Raw, origin: Origin, apiVersion: string): Gateway | undefined {

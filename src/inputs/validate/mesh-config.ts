@@ -28,6 +28,7 @@ import { checkExportTo } from './export-to.js';
 import { httpRetry } from './virtual-service.js';
 import { MESH_INGRESS_FIELDS, readMeshIngress } from './ingress.js';
 import { readDefaultConfig } from './proxy-config.js';
+import { MESH_TLS_FIELDS, readMeshTls } from './mesh-tls.js';
 
 const MESH_FIELDS = [
   'domainSuffix',
@@ -57,6 +58,7 @@ const MESH_FIELDS = [
   'defaultConfig',
   'pathNormalization',
   ...MESH_INGRESS_FIELDS,
+  ...MESH_TLS_FIELDS,
 ];
 
 export function readMeshConfigObject(r: Reader, raw: Raw): MeshConfig | undefined {
@@ -164,6 +166,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(proxyHeaders ? { proxyHeaders } : {}),
     ...(gatewayTopology ? { gatewayTopology } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
+    ...readMeshTls(r, o, at),
   };
 }
 

@@ -1,0 +1,57 @@
+/**
+ * MeshConfig's TLS settings, as istiod validates them (pkg/config/validation/agent
+ * ValidateMeshTLSConfig, ValidateMeshTLSDefaults) and reads them (MeshConfig.TLSConfig):
+ *  - `meshMTLS`: `minProtocolVersion` and `cipherSuites` of the Istio mTLS servers (inbound
+ *    chains); `ecdhCurves` is refused ("mesh TLS does not support ECDH curves configuration").
+ * `minProtocolVersion` is TLS_AUTO, TLSV1_2 or TLSV1_3 (istiod does not load a mesh config with
+ * another). istiod checks no cipher suite names here and serves them as written: a name Envoy does
+ * not know makes it reject the TLS context, so meshsnap warns and keeps them, as istiod.
+ */
+import type { MeshConfig, MeshTlsConfig } from '../../model/mesh-config.js';
+import { isValidCipherSuite } from './gateway.js';
+import { fields, get, str, strList, type Raw, type Reader } from './reader.js';
+
+export const MESH_TLS_FIELDS = ['meshMTLS'];
+
+/** Bounds: entries per list and characters per entry. */
+export const MAX_MESH_TLS_LIST = 64;
+export const MAX_MESH_TLS_NAME = 256;
+
+const VERSIONS = ['TLS_AUTO', 'TLSV1_2', 'TLSV1_3'];
+
+export function readMeshTls(r: Reader, o: Raw, at: (k: string) => string): Pick<MeshConfig, 'meshMTLS'> {
+  const meshMTLS = tlsConfig(r, get(o, 'meshMTLS'), at('meshMTLS'), false);
+  return meshMTLS ? { meshMTLS } : {};
+}
+
+function tlsConfig(r: Reader, v: unknown, path: string, curves: boolean): MeshTlsConfig | undefined {
+  const o = fields(r, v, path, ['minProtocolVersion', 'ecdhCurves', 'cipherSuites']);
+  if (!o) return undefined;
+  const version = str(r, get(o, 'minProtocolVersion'), `${path}.minProtocolVersion`);
+  if (version !== undefined && !VERSIONS.includes(version))
+    r.error(`${path}.minProtocolVersion`, `must be TLS_AUTO, TLSV1_2 or TLSV1_3, got "${version.slice(0, 40)}"`);
+  const ecdhCurves = names(r, get(o, 'ecdhCurves'), `${path}.ecdhCurves`);
+  if (ecdhCurves?.length && !curves)
+    r.error(`${path}.ecdhCurves`, 'mesh TLS does not support ECDH curves configuration (istiod)');
+  const cipherSuites = names(r, get(o, 'cipherSuites'), `${path}.cipherSuites`);
+  const unknown = [...new Set(cipherSuites?.filter((cs) => !isValidCipherSuite(cs)))].sort();
+  if (unknown.length)
+    r.warn(
+      `${path}.cipherSuites`,
+      `unrecognized cipher suites ${unknown.join(', ').slice(0, 200)}: istiod serves them as written, and Envoy rejects a TLS context with a cipher it does not know`,
+      'invalid-cipher-suite',
+    );
+  const out: { -readonly [K in keyof MeshTlsConfig]: MeshTlsConfig[K] } = {};
+  if (version === 'TLSV1_2' || version === 'TLSV1_3') out.minProtocolVersion = version;
+  if (ecdhCurves?.length && curves) out.ecdhCurves = ecdhCurves;
+  if (cipherSuites?.length) out.cipherSuites = cipherSuites;
+  return Object.keys(out).length ? out : undefined;
+}
+
+function names(r: Reader, v: unknown, path: string): string[] | undefined {
+  const list = strList(r, v, path, MAX_MESH_TLS_LIST);
+  list?.forEach((s, i) => {
+    if (s.length > MAX_MESH_TLS_NAME) r.error(`${path}[${i}]`, `is longer than ${MAX_MESH_TLS_NAME} characters`);
+  });
+  return list;
+}
