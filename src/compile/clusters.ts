@@ -306,7 +306,7 @@ function dfpTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, 
       );
       return false;
     }
-    const ctxOrProblem = userTlsContext(tls, http2);
+    const ctxOrProblem = userTlsContext(tls, http2, ctx.mesh.tlsDefaults);
     if (typeof ctxOrProblem === 'string') {
       const message =
         ctxOrProblem === 'inline-key-material'
@@ -400,7 +400,7 @@ function applyTls(
       entry && !tls.subjectAltNames?.length && entry.subjectAltNames.length
         ? { ...tls, subjectAltNames: entry.subjectAltNames }
         : tls;
-    const ctxOrProblem = userTlsContext(withSans, http2);
+    const ctxOrProblem = userTlsContext(withSans, http2, ctx.mesh.tlsDefaults);
     if (typeof ctxOrProblem === 'string') {
       const message =
         ctxOrProblem === 'inline-key-material'

@@ -12,6 +12,7 @@
  *                   (`transport_socket_matches` tlsMode-istio, then tlsMode-disabled → raw_buffer).
  */
 import type { ClientTLSSettings } from '../model/istio.js';
+import type { MeshTlsConfig } from '../model/mesh-config.js';
 import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
 import { deepFreeze } from './intern.js';
@@ -126,12 +127,40 @@ export type TlsProblem = 'mutual-without-client-cert' | 'inline-key-material';
 /** The fields are file paths; PEM text pasted into them must not end up in a snapshot. */
 const looksLikePem = (v: string | undefined): boolean => v !== undefined && v.includes('-----BEGIN');
 
-/** SIMPLE / MUTUAL origination from a DestinationRule (istiod's constructUpstreamTLS). */
-export function userTlsContext(tls: ClientTLSSettings, http2: boolean): UpstreamTlsContext | TlsProblem {
+/** Frozen per `tlsDefaults`: the clusters of a mesh config share one (./intern.ts). */
+const upstreamParamsByDefaults = new WeakMap<MeshTlsConfig, CommonTlsContext['tls_params']>();
+
+/**
+ * istiod's applyTLSDefaults: the mesh's `tlsDefaults` curves and cipher suites, where set, over the
+ * upstream defaults (its minimum version is for servers only).
+ */
+function upstreamTlsParams(d: MeshTlsConfig | undefined): CommonTlsContext['tls_params'] {
+  if (!d || (!d.ecdhCurves?.length && !d.cipherSuites?.length)) return DEFAULT_TLS_PARAMS;
+  let params = upstreamParamsByDefaults.get(d);
+  if (!params) {
+    params = deepFreeze({
+      ...DEFAULT_TLS_PARAMS,
+      ...(d.ecdhCurves?.length ? { ecdh_curves: [...d.ecdhCurves] } : {}),
+      ...(d.cipherSuites?.length ? { cipher_suites: [...d.cipherSuites] } : {}),
+    });
+    upstreamParamsByDefaults.set(d, params);
+  }
+  return params;
+}
+
+/**
+ * SIMPLE / MUTUAL origination from a DestinationRule (istiod's constructUpstreamTLS), with the
+ * mesh's `tlsDefaults` curves and cipher suites.
+ */
+export function userTlsContext(
+  tls: ClientTLSSettings,
+  http2: boolean,
+  tlsDefaults?: MeshTlsConfig,
+): UpstreamTlsContext | TlsProblem {
   const mutual = tls.mode === 'MUTUAL';
   if (looksLikePem(tls.privateKey) || looksLikePem(tls.clientCertificate) || looksLikePem(tls.caCertificates))
     return 'inline-key-material';
-  const common: CommonTlsContext = { tls_params: DEFAULT_TLS_PARAMS };
+  const common: CommonTlsContext = { tls_params: upstreamTlsParams(tlsDefaults) };
   if (tls.credentialName) {
     if (mutual) common.tls_certificate_sds_secret_configs = [credentialSecret(tls.credentialName)];
     if (!tls.insecureSkipVerify) {

@@ -62,6 +62,11 @@ export interface MeshConfig {
   readonly ingress?: MeshIngressSettings;
   /** `meshMTLS`, when set: the TLS parameters of the Istio mTLS servers (inbound chains; istiod's BuildInboundTLS). */
   readonly meshMTLS?: MeshTlsConfig;
+  /**
+   * `tlsDefaults`, when set: under the TLS servers' own parameters (gateways, Sidecar ingress: SIMPLE,
+   * MUTUAL, OPTIONAL_MUTUAL) and, curves and cipher suites only, in SIMPLE / MUTUAL originations.
+   */
+  readonly tlsDefaults?: MeshTlsConfig;
   /** `defaultConfig.proxyHeaders`, when set: the HTTP headers every proxy adds, keeps or removes. */
   readonly proxyHeaders?: MeshProxyHeaders;
   /** `defaultConfig.gatewayTopology`, when set: what the gateways' HCMs trust of the hops before them. */
@@ -113,6 +118,16 @@ export interface MeshGatewayTopology {
   readonly proxyProtocol?: true;
 }
 
+/**
+ * MeshConfig.TLSConfig (`meshMTLS`, `tlsDefaults`): only what is set. `minProtocolVersion` TLS_AUTO
+ * is left out; empty lists are unset (istiod's nil).
+ */
+export interface MeshTlsConfig {
+  readonly minProtocolVersion?: 'TLSV1_2' | 'TLSV1_3';
+  readonly ecdhCurves?: readonly string[];
+  readonly cipherSuites?: readonly string[];
+}
+
 /** MeshConfig.DefaultTrafficPolicy: whole blocks, each taken where the rule leaves that block unset. */
 export interface MeshDefaultTrafficPolicy {
   readonly connectionPool?: ConnectionPoolSettings;
@@ -140,16 +155,6 @@ export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;
 
 /** Istio's default trust domain. */
 export const DEFAULT_TRUST_DOMAIN = 'cluster.local';
-/**
- * MeshConfig.TLSConfig (`meshMTLS`, `tlsDefaults`): only what is set. `minProtocolVersion` TLS_AUTO
- * is left out; empty lists are unset (istiod's nil).
- */
-export interface MeshTlsConfig {
-  readonly minProtocolVersion?: 'TLSV1_2' | 'TLSV1_3';
-  readonly ecdhCurves?: readonly string[];
-  readonly cipherSuites?: readonly string[];
-}
-
 
 export const DEFAULT_MESH_CONFIG: MeshConfig = {
   domainSuffix: 'cluster.local',

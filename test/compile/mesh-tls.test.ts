@@ -5,7 +5,11 @@
  *    the minimum version and cipher list of the inbound Istio mTLS chains; not the client side
  *    (cluster_tls.go: ISTIO_MUTUAL clusters keep TLSv1_2..TLSv1_3), nor gateways' ISTIO_MUTUAL
  *    servers (listener.go BuildListenerTLSContext sets no parameters for them).
- * Validated as pkg/config/validation/agent ValidateMeshTLSConfig.
+ *  - `tlsDefaults`: on TLS servers istiod builds from Gateway and Sidecar ingress settings (listener.go
+ *    BuildListenerTLSContext, applyDownstreamTLSDefaults: SIMPLE, MUTUAL, OPTIONAL_MUTUAL; the
+ *    server's own parameters over them), and its curves and cipher suites in DestinationRule SIMPLE /
+ *    MUTUAL originations (cluster_tls.go constructUpstreamTLS, applyTLSDefaults).
+ * Validated as pkg/config/validation/agent ValidateMeshTLSConfig and ValidateMeshTLSDefaults.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -180,4 +184,142 @@ meshMTLS: {ecdhCurves: [P-256], minProtocolVersion: TLSV1_1, cipherSuites: [x]}`
     `meshMTLS: {cipherSuites: [${Array.from({ length: 65 }, () => 'AES128-GCM-SHA256').join(', ')}]}`,
   );
   assert.ok(long.diagnostics.some((d) => d.severity === 'error' && d.field === 'data.mesh.meshMTLS.cipherSuites'));
+});
+
+/** A gateway with two SIMPLE servers (one with its own parameters), a DestinationRule originating TLS, a Sidecar ingress TLS port. */
+const TLS_SERVERS = `${gatewayYaml(
+  'gw-tls',
+  'istio-system',
+  'port: {number: 8443, name: https-a, protocol: HTTPS}\nhosts: ["a.example.com"]\ntls: {mode: SIMPLE, credentialName: cert-a}',
+  'port: {number: 9443, name: https-b, protocol: HTTPS}\nhosts: ["b.example.com"]\ntls: {mode: MUTUAL, credentialName: cert-b, minProtocolVersion: TLSV1_2, cipherSuites: [ECDHE-RSA-AES128-GCM-SHA256]}',
+)}apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: gw-tls, namespace: istio-system}
+spec:
+  hosts: ["a.example.com", "b.example.com"]
+  gateways: [gw-tls]
+  http: [{route: [{destination: {host: a.default.svc.cluster.local}}]}]
+---
+apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata: {name: b-tls, namespace: default}
+spec: {host: b.default.svc.cluster.local, trafficPolicy: {tls: {mode: SIMPLE}}}
+---
+apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: web, namespace: default}
+spec:
+  workloadSelector: {labels: {app: web}}
+  ingress:
+  - defaultEndpoint: 0.0.0.0:8000
+    port: {name: https, number: 8000, protocol: HTTPS}
+    tls: {mode: SIMPLE, privateKey: key.pem, serverCertificate: cert.pem}
+---
+apiVersion: security.istio.io/v1
+kind: PeerAuthentication
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  portLevelMtls: {8000: {mode: DISABLE}}
+`;
+
+const TLS_DEFAULTS = `
+tlsDefaults:
+  minProtocolVersion: TLSV1_3
+  ecdhCurves: [X25519, P-256]
+  cipherSuites: [ECDHE-ECDSA-AES256-GCM-SHA384, ECDHE-RSA-AES256-GCM-SHA384]`;
+
+function tlsViews(result: PipelineResult) {
+  const sidecar = served(result, SIDECAR).resources;
+  const cluster = sidecar.clusters.get('outbound|80||b.default.svc.cluster.local') as Json;
+  const inbound = sidecar.listeners.get('virtualInbound') as Json;
+  const ingressChain = (inbound.filter_chains as Json[]).find(
+    (c) => c.filter_chain_match?.destination_port === 8000 && c.transport_socket,
+  );
+  return {
+    simple: gatewayTls(result, '0.0.0.0_8443'),
+    own: gatewayTls(result, '0.0.0.0_9443'),
+    istioMutual: gatewayTls(result, '0.0.0.0_443'),
+    origination: cluster.transport_socket?.typed_config?.common_tls_context,
+    sidecarIngress: ingressChain?.transport_socket?.typed_config?.common_tls_context,
+  };
+}
+
+test('without tlsDefaults: servers carry only their own parameters, originations the upstream defaults', () => {
+  const result = compile('', TLS_SERVERS);
+  assert.deepEqual(notInfo(result), []);
+  const v = tlsViews(result);
+  assert.ok(v.simple.length === 1 && v.own.length === 1);
+  assert.equal(v.simple[0]?.tls_params, undefined);
+  assert.deepEqual(v.own[0]?.tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    cipher_suites: ['ECDHE-RSA-AES128-GCM-SHA256'],
+  });
+  assert.deepEqual(v.origination.tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    tls_maximum_protocol_version: 'TLSv1_3',
+  });
+  assert.ok(v.sidecarIngress, 'the Sidecar ingress TLS chain');
+  assert.equal(v.sidecarIngress.tls_params, undefined);
+});
+
+test("tlsDefaults under gateway and Sidecar ingress servers' own parameters, and in SIMPLE originations", () => {
+  const result = compile(TLS_DEFAULTS, TLS_SERVERS);
+  assert.deepEqual(notInfo(result), []);
+  assert.ok(!result.diagnostics.some((d) => d.field === 'data.mesh.tlsDefaults'), 'tlsDefaults is read, not ignored');
+  const v = tlsViews(result);
+  const meshDefaults = {
+    tls_minimum_protocol_version: 'TLSv1_3',
+    ecdh_curves: ['X25519', 'P-256'],
+    cipher_suites: ['ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384'],
+  };
+  assert.deepEqual(v.simple[0]?.tls_params, meshDefaults);
+  assert.deepEqual(v.sidecarIngress.tls_params, meshDefaults);
+  // The server's own minimum version and cipher suites win; the mesh's curves stay (applyServerTLSSettings).
+  assert.deepEqual(v.own[0]?.tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    ecdh_curves: ['X25519', 'P-256'],
+    cipher_suites: ['ECDHE-RSA-AES128-GCM-SHA256'],
+  });
+  // ISTIO_MUTUAL servers take none (isSimpleOrMutual).
+  for (const c of v.istioMutual) assert.equal(c.tls_params, undefined);
+  // Originations: curves and cipher suites only; the minimum version is for servers.
+  assert.deepEqual(v.origination.tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    tls_maximum_protocol_version: 'TLSv1_3',
+    ecdh_curves: ['X25519', 'P-256'],
+    cipher_suites: ['ECDHE-ECDSA-AES256-GCM-SHA384', 'ECDHE-RSA-AES256-GCM-SHA384'],
+  });
+  // Neither the inbound Istio mTLS chains nor the client's Istio mTLS (istiod: meshMTLS only).
+  for (const c of inboundMtls(result)) assert.deepEqual(c.tls_params.cipher_suites, ISTIOD_SERVER_CIPHERS);
+  assert.deepEqual(outboundIstioMtls(result).tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    tls_maximum_protocol_version: 'TLSv1_3',
+  });
+});
+
+test('tlsDefaults.minProtocolVersion alone reaches servers only', () => {
+  const v = tlsViews(compile('tlsDefaults: {minProtocolVersion: TLSV1_3}', TLS_SERVERS));
+  assert.deepEqual(v.simple[0]?.tls_params, { tls_minimum_protocol_version: 'TLSv1_3' });
+  assert.deepEqual(v.origination.tls_params, {
+    tls_minimum_protocol_version: 'TLSv1_2',
+    tls_maximum_protocol_version: 'TLSv1_3',
+  });
+});
+
+test('tlsDefaults is validated as istiod: unknown and repeated curves warned and kept, versions checked', () => {
+  const warned = compile('tlsDefaults: {ecdhCurves: [P-256, P-256, X448]}', TLS_SERVERS);
+  const curveWarnings = warned.diagnostics.filter((d) => d.field === 'data.mesh.tlsDefaults.ecdhCurves');
+  assert.deepEqual(
+    curveWarnings.map((d) => d.severity),
+    ['warning', 'warning'],
+  );
+  assert.ok(curveWarnings.some((d) => /unrecognized ECDH curves: X448/.test(d.message)));
+  assert.ok(curveWarnings.some((d) => /duplicate ECDH curves: P-256/.test(d.message)));
+  assert.deepEqual(tlsViews(warned).simple[0]?.tls_params.ecdh_curves, ['P-256', 'P-256', 'X448']);
+
+  const bad = compile('tlsDefaults: {minProtocolVersion: TLSV1_0, cipherSuites: 3}');
+  const errors = bad.diagnostics.filter((d) => d.severity === 'error').map((d) => d.field);
+  assert.ok(errors.includes('data.mesh.tlsDefaults.minProtocolVersion'), errors.join());
+  assert.ok(errors.includes('data.mesh.tlsDefaults.cipherSuites'), errors.join());
 });

@@ -8,10 +8,12 @@
  * - file paths        → the agent's file resources `file-cert:<cert>~<key>` (one per tlsCertificates
  *                       pair) and `file-root:<ca>`.
  *
- * SIMPLE / MUTUAL / OPTIONAL_MUTUAL also carry the server's protocol versions and cipher suites.
+ * SIMPLE / MUTUAL / OPTIONAL_MUTUAL also carry the mesh's `tlsDefaults` (curves, cipher suites,
+ * minimum version) and over them the server's own protocol versions, curves and cipher suites.
  * MUTUAL and ISTIO_MUTUAL require a client certificate; OPTIONAL_MUTUAL validates one when sent.
  */
 import type { ServerTlsSettings, TlsProtocolVersion } from '../../model/gateway.js';
+import type { MeshTlsConfig } from '../../model/mesh-config.js';
 import { envoy } from '../../xds/proto.js';
 import { bool } from '../listener/filters.js';
 import { credentialSecret, SDS_DEFAULT_RESOURCE, SDS_ROOT_RESOURCE, sdsAgentSecret } from '../tls.js';
@@ -37,7 +39,11 @@ const PROTOCOL_VERSION: Readonly<Record<TlsProtocolVersion, number>> = {
 
 const exact = (sans: readonly string[] | undefined) => (sans ?? []).map((s) => ({ exact: s }));
 
-export function gatewayTlsContext(tls: ServerTlsSettings, tcpServer: boolean): DownstreamTlsContext {
+export function gatewayTlsContext(
+  tls: ServerTlsSettings,
+  tcpServer: boolean,
+  tlsDefaults?: MeshTlsConfig,
+): DownstreamTlsContext {
   const common: CommonTlsContext = {
     alpn_protocols: tcpServer && tls.mode === 'ISTIO_MUTUAL' ? ALPN_DOWNSTREAM_WITH_MX : ALPN_HTTP,
   };
@@ -87,8 +93,12 @@ export function gatewayTlsContext(tls: ServerTlsSettings, tcpServer: boolean): D
       };
     }
   }
-  if (tls.mode === 'SIMPLE' || tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL')
-    applyServerTlsSettings(tls, common);
+  if (tls.mode === 'SIMPLE' || tls.mode === 'MUTUAL' || tls.mode === 'OPTIONAL_MUTUAL') {
+    const params: NonNullable<CommonTlsContext['tls_params']> = {};
+    applyDownstreamTlsDefaults(tlsDefaults, params);
+    applyServerTlsSettings(tls, params);
+    if (Object.keys(params).length) common.tls_params = params;
+  }
   return { common_tls_context: common, require_client_certificate: bool(requireClient) };
 }
 
@@ -100,14 +110,27 @@ function clientValidation(tls: ServerTlsSettings, withCrl: boolean): ValidationC
   return v;
 }
 
-/** istiod's applyServerTLSSettings: only what the server sets (TLS_AUTO leaves Envoy's default). */
-function applyServerTlsSettings(tls: ServerTlsSettings, common: CommonTlsContext): void {
-  const params: NonNullable<CommonTlsContext['tls_params']> = {};
+type TlsParams = NonNullable<CommonTlsContext['tls_params']>;
+
+/**
+ * istiod's applyDownstreamTLSDefaults: the mesh's `tlsDefaults` where set; its minimum version as
+ * GetMinTLSVersion maps it (TLSV1_3, else TLSv1_2).
+ */
+function applyDownstreamTlsDefaults(d: MeshTlsConfig | undefined, params: TlsParams): void {
+  if (!d) return;
+  if (d.ecdhCurves?.length) params.ecdh_curves = [...d.ecdhCurves];
+  if (d.cipherSuites?.length) params.cipher_suites = [...d.cipherSuites];
+  if (d.minProtocolVersion)
+    params.tls_minimum_protocol_version =
+      d.minProtocolVersion === 'TLSV1_3' ? TlsProtocol.TLSv1_3 : TlsProtocol.TLSv1_2;
+}
+
+/** istiod's applyServerTLSSettings: only what the server sets (TLS_AUTO leaves the default), over the mesh's. */
+function applyServerTlsSettings(tls: ServerTlsSettings, params: TlsParams): void {
   if (tls.minProtocolVersion && tls.minProtocolVersion !== 'TLS_AUTO')
     params.tls_minimum_protocol_version = PROTOCOL_VERSION[tls.minProtocolVersion];
   if (tls.ecdhCurves?.length) params.ecdh_curves = [...tls.ecdhCurves];
   if (tls.cipherSuites?.length) params.cipher_suites = [...tls.cipherSuites];
   if (tls.maxProtocolVersion && tls.maxProtocolVersion !== 'TLS_AUTO')
     params.tls_maximum_protocol_version = PROTOCOL_VERSION[tls.maxProtocolVersion];
-  if (Object.keys(params).length) common.tls_params = params;
 }

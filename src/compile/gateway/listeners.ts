@@ -16,6 +16,7 @@
  * A listener left without chains (e.g. a TCP server no VirtualService routes) is not built.
  */
 import { isHttpGatewayProtocol, isHttpServer, type ServerTlsSettings } from '../../model/gateway.js';
+import type { MeshTlsConfig } from '../../model/mesh-config.js';
 import { envoy, packAny, type FilterChain, type Listener } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
 import type { CompileContext } from '../context.js';
@@ -69,7 +70,10 @@ export function buildGatewayListeners(
     const chains = portChains(ctx, port, seenSni, sniDnatClusters, security);
     // Ports are distinct per (number, bind), so names are too.
     if (chains.length)
-      listeners.set(name, assemble(name, port, chains, ctx.mesh.gatewayTopology?.proxyProtocol === true));
+      listeners.set(
+        name,
+        assemble(name, port, chains, ctx.mesh.gatewayTopology?.proxyProtocol === true, ctx.mesh.tlsDefaults),
+      );
   }
   return { listeners, sniDnatClusters };
 }
@@ -121,13 +125,19 @@ function portChains(
 }
 
 /** `proxyProtocol`: strip a PROXY protocol header first (istiod's buildGatewayListener, for TCP listeners). */
-function assemble(name: string, port: MergedPort, chains: readonly Chain[], proxyProtocol: boolean): Listener {
+function assemble(
+  name: string,
+  port: MergedPort,
+  chains: readonly Chain[],
+  proxyProtocol: boolean,
+  tlsDefaults: MeshTlsConfig | undefined,
+): Listener {
   const listener: Listener = {
     name,
     // A unix socket bind is a pipe (istiod's BuildAddress).
     address: listenerAddress(port.bind || '0.0.0.0', port.number),
     traffic_direction: OUTBOUND,
-    filter_chains: chains.map((c) => toFilterChain(c)),
+    filter_chains: chains.map((c) => toFilterChain(c, tlsDefaults)),
   };
   // The TLS context of every terminating chain offers ALPN, so any TLS chain needs the inspector.
   const filters = [
@@ -138,7 +148,8 @@ function assemble(name: string, port: MergedPort, chains: readonly Chain[], prox
   return listener;
 }
 
-function toFilterChain(c: Chain): FilterChain {
+/** `tlsDefaults`: the mesh's, under a terminating server's own TLS parameters. */
+function toFilterChain(c: Chain, tlsDefaults: MeshTlsConfig | undefined): FilterChain {
   const chain: FilterChain = { filters: c.filters, transport_socket_connect_timeout: TRANSPORT_SOCKET_CONNECT_TIMEOUT };
   const match: NonNullable<FilterChain['filter_chain_match']> = {};
   if (c.serverNames.length && !c.serverNames.includes('*')) match.server_names = [...c.serverNames].sort();
@@ -147,7 +158,10 @@ function toFilterChain(c: Chain): FilterChain {
   if (c.tls) {
     chain.transport_socket = {
       name: FilterName.TlsTransportSocket,
-      typed_config: packAny(TypeName.DownstreamTlsContext, gatewayTlsContext(c.tls.settings, c.tls.tcpServer)),
+      typed_config: packAny(
+        TypeName.DownstreamTlsContext,
+        gatewayTlsContext(c.tls.settings, c.tls.tcpServer, tlsDefaults),
+      ),
     };
   }
   if (c.metadata) chain.metadata = c.metadata;

@@ -11,6 +11,7 @@
  */
 import { INBOUND_PASSTHROUGH_CLUSTER, inboundClusterName, VIRTUAL_INBOUND, wildcardListenerName } from '../names.js';
 import { flat } from '../../model/flat-string.js';
+import type { MeshTlsConfig } from '../../model/mesh-config.js';
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { isHttpProtocol, type Protocol } from '../../model/service-model.js';
 import type { envoy, FilterChain, Route, RouteConfiguration } from '../../xds/proto.js';
@@ -170,6 +171,7 @@ export function portChains(
   security: WorkloadSecurity,
   headers: ProxyHeaders,
   mtls: InboundMtlsSockets,
+  tlsDefaults?: MeshTlsConfig,
 ): FilterChain[] {
   const mode = modeForPort(security.mtls, input.targetPort);
   const ownTls = input.tls && mode === 'DISABLE' ? input.tls : undefined;
@@ -196,7 +198,12 @@ export function portChains(
   const target: ChainTarget = { destinationPort: p.targetPort, name: () => name, filters };
   if (ownTls) {
     const kind: ChainKind = isHttpProtocol(p.port.protocol) ? 'http' : 'tcp';
-    return chainsFor(target, [{ kind, transportProtocol: TLS_TRANSPORT }], mtls, sidecarIngressTlsSocket(ownTls));
+    return chainsFor(
+      target,
+      [{ kind, transportProtocol: TLS_TRANSPORT }],
+      mtls,
+      sidecarIngressTlsSocket(ownTls, tlsDefaults),
+    );
   }
   return chainsFor(target, optionsFor(p.port, mode), mtls, undefined, sharedTcpChains(security));
 }

@@ -59,7 +59,7 @@ export function buildInbound(
   const chains = exactList([
     blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
     ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort)), headers, mtls),
-    ...ports.flatMap((p) => portChains(p, shape.security, headers, mtls)),
+    ...ports.flatMap((p) => portChains(p, shape.security, headers, mtls, ctx.mesh.tlsDefaults)),
   ]);
   const needs = inspectorNeeds(chains);
   const listener: Listener = {

@@ -107,13 +107,13 @@ export function inboundMtlsSockets(mesh: MeshConfig): InboundMtlsSockets {
 
 /**
  * A Sidecar ingress listener's own server TLS: istiod's BuildListenerTLSContext, as for a gateway
- * server. Mounted files become the agent's SDS resources `file-cert:<cert>~<key>` and
- * `file-root:<ca>`, never inlined key material.
+ * server, the mesh's `tlsDefaults` under its own parameters. Mounted files become the agent's SDS
+ * resources `file-cert:<cert>~<key>` and `file-root:<ca>`, never inlined key material.
  */
-export const sidecarIngressTlsSocket = (tls: SidecarIngressTls): TransportSocket => ({
+export const sidecarIngressTlsSocket = (tls: SidecarIngressTls, tlsDefaults?: MeshTlsConfig): TransportSocket => ({
   name: FilterName.TlsTransportSocket,
   typed_config: packAny(
     TypeName.DownstreamTlsContext,
-    gatewayTlsContext({ ...tls, mode: tls.mode ?? 'PASSTHROUGH' }, false),
+    gatewayTlsContext({ ...tls, mode: tls.mode ?? 'PASSTHROUGH' }, false, tlsDefaults),
   ),
 });

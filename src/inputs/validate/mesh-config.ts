@@ -162,11 +162,11 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(defaultTrafficPolicy ? { defaultTrafficPolicy } : {}),
     ...(localityLbSetting ? { localityLbSetting } : {}),
     ...(zoneAwareLbSetting ? { zoneAwareLbSetting } : {}),
+    ...readMeshTls(r, o, at),
     ...readMeshIngress(r, o, at),
     ...(proxyHeaders ? { proxyHeaders } : {}),
     ...(gatewayTopology ? { gatewayTopology } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
-    ...readMeshTls(r, o, at),
   };
 }
 
