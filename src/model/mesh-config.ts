@@ -71,6 +71,8 @@ export interface MeshConfig {
   readonly proxyHeaders?: MeshProxyHeaders;
   /** `defaultConfig.gatewayTopology`, when set: what the gateways' HCMs trust of the hops before them. */
   readonly gatewayTopology?: MeshGatewayTopology;
+  /** `defaultConfig.connectionSettings`, when set: HCM timeouts, HTTP/2 limits, header and path handling, gateway buffers. */
+  readonly connectionSettings?: MeshConnectionSettings;
   /**
    * `pathNormalization.normalization` where not istiod's default (BASE, DEFAULT): what every HCM
    * does to request paths (istiod's buildHTTPConnectionManager).
@@ -108,6 +110,31 @@ export interface MeshProxyHeaders {
   /** `xForwardedPort.enabled`, `xForwardedHost.enabled`. */
   readonly xForwardedPort?: true;
   readonly xForwardedHost?: true;
+}
+
+/**
+ * ProxyConfig.ConnectionSettings, as istiod reads it into xDS (pilot/pkg/networking/core/
+ * connection_settings.go); only what is set. Durations in milliseconds; the enums by their names
+ * without the UNSPECIFIED value.
+ */
+export interface MeshConnectionSettings {
+  /** `profile: EDGE` (SIDECAR, the default, is left out): Envoy's edge defaults on gateways. */
+  readonly edge?: true;
+  readonly listenerPerConnectionBufferLimitBytes?: number;
+  readonly httpIdleTimeoutMs?: number;
+  readonly httpMaxConnectionDurationMs?: number;
+  readonly httpDrainTimeoutMs?: number;
+  readonly httpRequestTimeoutMs?: number;
+  readonly httpRequestHeadersTimeoutMs?: number;
+  readonly httpStreamIdleTimeoutMs?: number;
+  readonly httpMaxStreamDurationMs?: number;
+  readonly httpMaxConcurrentStreams?: number;
+  readonly http2InitialStreamWindowSize?: number;
+  readonly http2InitialConnectionWindowSize?: number;
+  readonly httpHeadersWithUnderscoresAction?: 'ALLOW' | 'REJECT_REQUEST' | 'DROP_HEADER';
+  readonly httpMergeSlashes?: boolean;
+  readonly httpPathWithEscapedSlashesAction?:
+    'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';
 }
 
 /** ProxyConfig.gatewayTopology (Topology); only what is set. */

@@ -29,6 +29,7 @@ import {
   type NetworkFilter,
 } from '../listener/filters.js';
 import { hcmFilter } from '../listener/http-connection-manager.js';
+import { proxyHeaders } from '../listener/proxy-headers.js';
 import { NO_ROUTER_SECURITY, type RouterSecurity } from '../security/workload-security.js';
 import { gatewayTlsContext } from './downstream-tls.js';
 import { buildGatewayHcm } from './hcm.js';
@@ -75,6 +76,10 @@ export function buildGatewayListeners(
         assemble(name, port, chains, ctx.mesh.gatewayTopology?.proxyProtocol === true, ctx.mesh.tlsDefaults),
       );
   }
+  // The mesh's connectionSettings buffer limit, on every gateway listener (istiod's buildGatewayListeners).
+  const bufferLimit = proxyHeaders(ctx.mesh, 'gateway').listenerBufferLimit;
+  if (bufferLimit !== undefined)
+    for (const l of listeners.values()) l.per_connection_buffer_limit_bytes = { value: bufferLimit };
   return { listeners, sniDnatClusters };
 }
 

@@ -4,7 +4,8 @@
  * normalized, slashes neither merged nor unescaped), websocket upgrades allowed, no stream idle
  * timeout, no access log, no tracing, 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the
  * proxy headers of its listener class (./proxy-headers.ts: the Server header, x-request-id,
- * x-forwarded-port, inbound XFCC, the router's debug headers).
+ * x-forwarded-port, inbound XFCC, the router's debug headers) and the mesh's `connectionSettings`
+ * (timeouts, HTTP/2 limits, header and path handling).
  */
 import { envoy, type HttpConnectionManager, type RouteConfiguration } from '../../xds/proto.js';
 import { deepFreeze } from '../intern.js';
@@ -76,9 +77,7 @@ export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager 
     http_filters: httpFilters,
     use_remote_address: FALSE,
     normalize_path: headers.normalizePath ? TRUE : FALSE,
-    path_with_escaped_slashes_action: headers.unescapeSlashes
-      ? Hcm.PathWithEscapedSlashesAction.UNESCAPE_AND_FORWARD
-      : Hcm.PathWithEscapedSlashesAction.KEEP_UNCHANGED,
+    path_with_escaped_slashes_action: headers.escapedSlashesAction,
     upgrade_configs: WEBSOCKET_UPGRADES,
     stream_idle_timeout: NO_IDLE_TIMEOUT,
     proxy_100_continue: true,
@@ -95,6 +94,9 @@ export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager 
     hcm.set_current_client_cert_details = clientCertDetails(headers);
   }
   if (opts.http2) hcm.http2_protocol_options = {};
+  // The mesh's connectionSettings, last (istiod's applyConnectionSettingsToHCM): its HTTP/2 limits
+  // go on every HCM, in the options an HTTP/2 port already has.
+  if (headers.connection) Object.assign(hcm, headers.connection);
   return hcm;
 }
 

@@ -3,8 +3,8 @@
  *  - `kind: MeshConfig` (apiVersion meshsnap.dev/v1alpha1), fields of model/mesh-config.ts under
  *    `spec` (or at the top level); or
  *  - Istio's own `ConfigMap istio` in istio-system, whose `data.mesh` is MeshConfig YAML. Only the
- *    fields meshsnap uses are read (of `defaultConfig`, the proxy headers and gateway topology:
- *    proxy-config.ts), anything else gets an `info`.
+ *    fields meshsnap uses are read (of `defaultConfig`, the proxy headers, gateway topology and
+ *    connection settings: proxy-config.ts), anything else gets an `info`.
  * Missing fields take DEFAULT_MESH_CONFIG's values.
  */
 import {
@@ -127,7 +127,11 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const defaultTrafficPolicy = readDefaultTrafficPolicy(r, get(o, 'defaultTrafficPolicy'), at('defaultTrafficPolicy'));
   const localityLbSetting = locality(r, get(o, 'localityLbSetting'), at('localityLbSetting'));
   const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), at('zoneAwareLbSetting'));
-  const { proxyHeaders, gatewayTopology } = readDefaultConfig(r, get(o, 'defaultConfig'), at('defaultConfig'));
+  const { proxyHeaders, gatewayTopology, connectionSettings } = readDefaultConfig(
+    r,
+    get(o, 'defaultConfig'),
+    at('defaultConfig'),
+  );
   const pathNormalization = readPathNormalization(r, get(o, 'pathNormalization'), at('pathNormalization'));
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
@@ -166,6 +170,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...readMeshIngress(r, o, at),
     ...(proxyHeaders ? { proxyHeaders } : {}),
     ...(gatewayTopology ? { gatewayTopology } : {}),
+    ...(connectionSettings ? { connectionSettings } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
   };
 }

@@ -1,13 +1,21 @@
 /**
  * MeshConfig `defaultConfig` (ProxyConfig): the proxy settings every proxy starts with. Most of it
- * is read by istio-agent and the proxy's bootstrap, never by xDS (an `info` each). Two parts are
+ * is read by istio-agent and the proxy's bootstrap, never by xDS (an `info` each). Three parts are
  * xDS, as istiod reads them (pilot/pkg/networking/util/proxy_headers.go, core/gateway.go
- * buildGatewayConnectionManager and buildGatewayListener): `proxyHeaders` (the Server header,
- * x-request-id, x-envoy-attempt-count, the x-envoy debug headers, XFCC on inbound, x-forwarded-port
- * and -host) and `gatewayTopology` (numTrustedProxies, forwardClientCertDetails, proxyProtocol).
+ * buildGatewayConnectionManager and buildGatewayListener, core/connection_settings.go):
+ * `proxyHeaders` (the Server header, x-request-id, x-envoy-attempt-count, the x-envoy debug
+ * headers, XFCC on inbound, x-forwarded-port and -host), `gatewayTopology` (numTrustedProxies,
+ * forwardClientCertDetails, proxyProtocol) and `connectionSettings` (HCM timeouts, HTTP/2 limits,
+ * header and path handling, gateway listener buffers; the EDGE profile's defaults on gateways).
  * Those xDS parts meshsnap does not build are warned about (`unsupported-field`).
  */
-import type { ForwardClientCertDetails, MeshGatewayTopology, MeshProxyHeaders } from '../../model/mesh-config.js';
+import type {
+  ForwardClientCertDetails,
+  MeshConnectionSettings,
+  MeshGatewayTopology,
+  MeshProxyHeaders,
+} from '../../model/mesh-config.js';
+import { duration } from './duration.js';
 import { bool, compact, fields, get, int, obj, str, type Reader } from './reader.js';
 
 const FCC_MODES: readonly ForwardClientCertDetails[] = [
@@ -29,13 +37,14 @@ const MAX_SERVER_VALUE = 256;
 export interface DefaultConfigParts {
   readonly proxyHeaders?: MeshProxyHeaders;
   readonly gatewayTopology?: MeshGatewayTopology;
+  readonly connectionSettings?: MeshConnectionSettings;
 }
 
 export function readDefaultConfig(r: Reader, v: unknown, path: string): DefaultConfigParts {
   const o = obj(r, v, path);
   if (!o) return {};
   for (const key of Object.keys(o).sort()) {
-    if (key === 'proxyHeaders' || key === 'gatewayTopology') continue;
+    if (key === 'proxyHeaders' || key === 'gatewayTopology' || key === 'connectionSettings') continue;
     const why = NOT_BUILT[key];
     if (why) r.warn(`${path}.${key}`, `is not applied: ${why}`, 'unsupported-field');
     else
@@ -47,7 +56,12 @@ export function readDefaultConfig(r: Reader, v: unknown, path: string): DefaultC
   }
   const proxyHeaders = readProxyHeaders(r, get(o, 'proxyHeaders'), `${path}.proxyHeaders`);
   const gatewayTopology = readTopology(r, get(o, 'gatewayTopology'), `${path}.gatewayTopology`);
-  return compact({ proxyHeaders: nonEmpty(proxyHeaders), gatewayTopology: nonEmpty(gatewayTopology) });
+  const connectionSettings = readConnectionSettings(r, get(o, 'connectionSettings'), `${path}.connectionSettings`);
+  return compact({
+    proxyHeaders: nonEmpty(proxyHeaders),
+    gatewayTopology: nonEmpty(gatewayTopology),
+    connectionSettings: nonEmpty(connectionSettings),
+  });
 }
 
 /** Absent when nothing is set: a mesh that sets nothing keeps its digests. */
@@ -146,5 +160,114 @@ function readTopology(r: Reader, v: unknown, path: string): MeshGatewayTopology 
     numTrustedProxies: numTrustedProxies ? numTrustedProxies : undefined,
     forwardClientCertDetails: fccMode(r, get(o, 'forwardClientCertDetails'), `${path}.forwardClientCertDetails`),
     proxyProtocol: proxyProtocol !== undefined && proxyProtocol !== null ? (true as const) : undefined,
+  });
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+/** The longest google.protobuf.Duration (10,000 years), in milliseconds. */
+const MAX_DURATION_MS = 315_576_000_000_000;
+const UNDERSCORE_ACTIONS = ['ALLOW', 'REJECT_REQUEST', 'DROP_HEADER'] as const;
+const ESCAPED_SLASH_ACTIONS = [
+  'KEEP_UNCHANGED',
+  'REJECT_REQUEST',
+  'UNESCAPE_AND_REDIRECT',
+  'UNESCAPE_AND_FORWARD',
+] as const;
+
+/** ConnectionSettings fields istiod does not turn into xDS, and why. */
+const CONNECTION_NOT_XDS: Readonly<Record<string, string>> = {
+  clusterPerConnectionBufferLimitBytes: 'istiod validates it but builds it into no cluster',
+  listenerConnectionLimit: 'istiod validates it but builds it into no listener yet',
+  globalDownstreamConnectionLimit: "read into the proxy's bootstrap (runtime), not by xDS",
+};
+
+/**
+ * ProxyConfig.ConnectionSettings, validated as istiod's validateConnectionSettings (pkg/config/
+ * validation/agent): sizes non-negative, durations non-negative, concurrent streams positive,
+ * HTTP/2 windows at least 65535, connection limits positive; enums by name.
+ */
+function readConnectionSettings(r: Reader, v: unknown, path: string): MeshConnectionSettings | undefined {
+  const o = fields(r, v, path, [
+    'profile',
+    'listenerPerConnectionBufferLimitBytes',
+    'clusterPerConnectionBufferLimitBytes',
+    'httpIdleTimeout',
+    'httpMaxConnectionDuration',
+    'httpDrainTimeout',
+    'httpRequestTimeout',
+    'httpRequestHeadersTimeout',
+    'httpStreamIdleTimeout',
+    'httpMaxStreamDuration',
+    'httpMaxConcurrentStreams',
+    'http2InitialStreamWindowSize',
+    'http2InitialConnectionWindowSize',
+    'httpHeadersWithUnderscoresAction',
+    'httpMergeSlashes',
+    'httpPathWithEscapedSlashesAction',
+    'listenerConnectionLimit',
+    'globalDownstreamConnectionLimit',
+  ]);
+  if (!o) return undefined;
+  const at = (k: string): string => `${path}.${k}`;
+  const int32 = (k: string, min: number) => int(r, get(o, k), at(k), min, INT32_MAX);
+  const ms = (k: string): number | undefined => {
+    const d = duration(r, get(o, k), at(k));
+    if (d !== undefined && d > MAX_DURATION_MS) {
+      r.error(at(k), 'is longer than a protobuf Duration can be');
+      return undefined;
+    }
+    return d;
+  };
+  /** An enum by its Istio name (`prefix` + name); the model keeps the name. */
+  const enumOf = <T extends string>(
+    k: string,
+    names: readonly T[],
+    unspecified: string,
+    prefix = '',
+  ): T | undefined => {
+    const s = str(r, get(o, k), at(k));
+    if (s === undefined || s === unspecified) return undefined;
+    const name = names.find((n) => prefix + n === s);
+    if (name === undefined)
+      r.error(
+        at(k),
+        `must be one of ${[unspecified, ...names.map((n) => prefix + n)].join(', ')}, got "${s.slice(0, 40)}"`,
+      );
+    return name;
+  };
+  const profile = str(r, get(o, 'profile'), at('profile'));
+  if (profile !== undefined && profile !== 'SIDECAR' && profile !== 'EDGE')
+    r.error(at('profile'), `must be SIDECAR or EDGE, got "${profile.slice(0, 40)}"`);
+  // Checked as istiod, then reported: not xDS.
+  int32('clusterPerConnectionBufferLimitBytes', 0);
+  int32('listenerConnectionLimit', 1);
+  int32('globalDownstreamConnectionLimit', 1);
+  for (const [k, why] of Object.entries(CONNECTION_NOT_XDS))
+    if (get(o, k) !== undefined && get(o, k) !== null) r.info(at(k), `${why}: not used by meshsnap`, 'ignored-field');
+  return compact({
+    edge: profile === 'EDGE' ? (true as const) : undefined,
+    listenerPerConnectionBufferLimitBytes: int32('listenerPerConnectionBufferLimitBytes', 0),
+    httpIdleTimeoutMs: ms('httpIdleTimeout'),
+    httpMaxConnectionDurationMs: ms('httpMaxConnectionDuration'),
+    httpDrainTimeoutMs: ms('httpDrainTimeout'),
+    httpRequestTimeoutMs: ms('httpRequestTimeout'),
+    httpRequestHeadersTimeoutMs: ms('httpRequestHeadersTimeout'),
+    httpStreamIdleTimeoutMs: ms('httpStreamIdleTimeout'),
+    httpMaxStreamDurationMs: ms('httpMaxStreamDuration'),
+    httpMaxConcurrentStreams: int32('httpMaxConcurrentStreams', 1),
+    http2InitialStreamWindowSize: int32('http2InitialStreamWindowSize', 65535),
+    http2InitialConnectionWindowSize: int32('http2InitialConnectionWindowSize', 65535),
+    httpHeadersWithUnderscoresAction: enumOf(
+      'httpHeadersWithUnderscoresAction',
+      UNDERSCORE_ACTIONS,
+      'HEADERS_WITH_UNDERSCORES_UNSPECIFIED',
+      'HEADERS_WITH_UNDERSCORES_',
+    ),
+    httpMergeSlashes: bool(r, get(o, 'httpMergeSlashes'), at('httpMergeSlashes')),
+    httpPathWithEscapedSlashesAction: enumOf(
+      'httpPathWithEscapedSlashesAction',
+      ESCAPED_SLASH_ACTIONS,
+      'PATH_WITH_ESCAPED_SLASHES_UNSPECIFIED',
+    ),
   });
 }
