@@ -7,16 +7,20 @@
  * - An object that fails validation: its identity and first error, redacted (src/inputs/rejected.ts).
  * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
- *   out — less metadata annotations, which the compiler never reads (but for an
- *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced, and a
- *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts, and an
- *   Ingress's `kubernetes.io/ingress.class`: it decides whether istiod serves it).
+ *   out — less metadata annotations, but those the compiler reads (READ_ANNOTATIONS: an
+ *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced, a
+ *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts, an
+ *   Ingress's `kubernetes.io/ingress.class`: it decides whether istiod serves it, a Service's
+ *   `networking.istio.io/exportTo`, and `networking.istio.io/traffic-distribution` of a Service,
+ *   ServiceEntry or Namespace: they decide who sees it and how its endpoints are prioritised).
  *
  * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
  */
 import { DRY_RUN_ANNOTATION } from '../model/authorization-policy.js';
 import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import { INGRESS_CLASS_ANNOTATION } from '../model/ingress.js';
+import { SERVICE_EXPORT_TO_ANNOTATION } from '../model/k8s.js';
+import { TRAFFIC_DISTRIBUTION_ANNOTATION } from '../model/traffic-distribution.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ObjectRead, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
@@ -130,7 +134,8 @@ class DocumentRetention implements Retention {
   get reads(): RecordedReads | undefined {
     const reading = this.reading;
     if (!this.recorded || !reading?.used || reading.diagnostics.some((d) => d.severity === 'error')) return undefined;
-    return Object.hasOwn(READ_ANNOTATIONS, this.raw.kind as string) ? undefined : this.recorder;
+    // The recorded writer drops annotations: an object holding one the compiler reads is projected.
+    return holdsReadAnnotation(this.raw) ? undefined : this.recorder;
   }
 
   get read(): ObjectRead | undefined {
@@ -171,9 +176,26 @@ const READ_ANNOTATIONS: Readonly<Record<string, readonly string[]>> = {
   AuthorizationPolicy: [DRY_RUN_ANNOTATION],
   WorkloadEntry: [HEALTH_CHECKS_ANNOTATION],
   Ingress: [INGRESS_CLASS_ANNOTATION],
+  Service: [SERVICE_EXPORT_TO_ANNOTATION, TRAFFIC_DISTRIBUTION_ANNOTATION],
+  ServiceEntry: [TRAFFIC_DISTRIBUTION_ANNOTATION],
+  Namespace: [TRAFFIC_DISTRIBUTION_ANNOTATION],
 };
 
-function keepReadAnnotations(meta: Record<string, unknown>, kind: unknown): void {
+/** Whether the object holds an annotation the compiler reads of its kind. */
+function holdsReadAnnotation(raw: Raw): boolean {
+  const names =
+    typeof raw.kind === 'string' && Object.hasOwn(READ_ANNOTATIONS, raw.kind) ? READ_ANNOTATIONS[raw.kind] : undefined;
+  const meta = Object.hasOwn(raw, 'metadata') ? raw.metadata : undefined;
+  const annotations =
+    meta !== null && typeof meta === 'object' && Object.hasOwn(meta, 'annotations')
+      ? (meta as Raw).annotations
+      : undefined;
+  if (!names || annotations === null || typeof annotations !== 'object') return false;
+  return names.some((n) => Object.hasOwn(annotations, n));
+}
+
+/** Leaves in `meta` only the annotations the compiler reads of its kind (none: no `annotations`). */
+export function keepReadAnnotations(meta: Record<string, unknown>, kind: unknown): void {
   const annotations = meta.annotations;
   delete meta.annotations;
   const names = typeof kind === 'string' && Object.hasOwn(READ_ANNOTATIONS, kind) ? READ_ANNOTATIONS[kind] : undefined;

@@ -21,6 +21,7 @@ import type {
   Service,
   ServicePort,
 } from './k8s.js';
+import { SERVICE_EXPORT_TO_ANNOTATION } from './k8s.js';
 import {
   endpointNodesMatter,
   localityKey,
@@ -315,7 +316,7 @@ function meshService(
 
 /** istiod's kube controller: the `networking.istio.io/exportTo` annotation, comma-separated, trimmed. */
 function annotatedExportTo(annotations: Readonly<Record<string, string>>): string[] | undefined {
-  const value = annotations['networking.istio.io/exportTo'];
+  const value = annotations[SERVICE_EXPORT_TO_ANNOTATION];
   if (value === undefined) return undefined;
   const list = [...new Set(value.split(',').map((e) => e.trim()))].filter((e) => e !== '');
   return list.length ? list : undefined;

@@ -102,6 +102,9 @@ export interface ContainerPort {
   readonly protocol: PortProtocol;
 }
 
+/** A Service's exportTo, comma-separated (istiod's kube controller reads it as the Service's exportTo). */
+export const SERVICE_EXPORT_TO_ANNOTATION = 'networking.istio.io/exportTo';
+
 export interface Pod extends Base<'Pod'> {
   readonly ips: readonly string[];
   readonly nodeName?: string;

@@ -20,7 +20,7 @@ import { canonicalJson, canonicalJsonBytes } from '../../canonical-json.js';
 import { setMember } from '../../inputs/plain-object.js';
 import type { ObjectRead } from '../../inputs/load.js';
 import { RECORDED_KINDS } from '../../inputs/read-recorder.js';
-import { withRetention, type Retention } from '../../inputs/retain.js';
+import { keepReadAnnotations, withRetention, type Retention } from '../../inputs/retain.js';
 import { digestOf, type Hasher } from '../digest.js';
 import type { ByteSlab } from '../../xds/wire/slab.js';
 import { isAgeOrdered } from './age-ordered.js';
@@ -227,8 +227,9 @@ export function storedEntry(raw: Raw, hasher?: Hasher): StoredEntry | undefined 
 /**
  * `storedEntry`, and the value its one reading gave when the InputSet can take it as it is
  * (src/inputs/load.ts ObjectRead; its origin's file is the key string). An object of a
- * RECORDED_KINDS kind is read in its canonical form less its annotations (what its stored bytes
- * hold), so the value equals what reading the stored bytes gives; the bytes are the same.
+ * RECORDED_KINDS kind is read in its canonical form less the annotations the compiler does not read
+ * (what its stored bytes hold), so the value equals what reading the stored bytes gives; the bytes
+ * are the same.
  */
 export function storedEntryRead(
   raw: Raw,
@@ -257,7 +258,8 @@ function storedView(raw: Raw, kind: string): Raw | undefined {
   if (!RECORDED_KINDS.has(kind) || ![raw, own(raw, 'metadata'), own(raw, 'status')].every(extensible)) return undefined;
   const view = canonicalForm(raw);
   const meta = view.metadata;
-  if (isRecord(meta)) delete (meta as Record<string, unknown>).annotations;
+  // The annotations the compiler reads stay (a Service's exportTo): the view is what is read.
+  if (isRecord(meta)) keepReadAnnotations(meta as Record<string, unknown>, kind);
   return view;
 }
 
