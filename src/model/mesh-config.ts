@@ -78,6 +78,11 @@ export interface MeshConfig {
    * does to request paths (istiod's buildHTTPConnectionManager).
    */
   readonly pathNormalization?: 'NONE' | 'MERGE_SLASHES' | 'DECODE_AND_MERGE_SLASHES';
+  /**
+   * `inboundTrafficPolicy.mode: LOCALHOST` (absent: PASSTHROUGH, istiod's default): inbound clusters
+   * built from the services' ports send to 127.0.0.1 instead of the original destination.
+   */
+  readonly inboundTrafficPolicy?: 'LOCALHOST';
 }
 
 /**

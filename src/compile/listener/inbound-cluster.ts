@@ -1,8 +1,9 @@
 /**
  * `inbound|<targetPort>||`: the cluster through which the sidecar hands inbound traffic to the
- * application (istiod: buildInboundCluster with the default PASSTHROUGH inbound policy). It is an
+ * application (istiod: buildInboundCluster). With the default PASSTHROUGH inbound policy it is an
  * ORIGINAL_DST cluster, so Envoy connects to the address the client dialled, from 127.0.0.6 so
- * that iptables does not capture the connection back into the sidecar.
+ * that iptables does not capture the connection back into the sidecar; a `loopback` endpoint
+ * (MeshConfig `inboundTrafficPolicy: LOCALHOST`, a Sidecar ingress `defaultEndpoint`) makes it STATIC.
  */
 import type { CompileContext } from '../context.js';
 import {

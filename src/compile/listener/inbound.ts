@@ -24,7 +24,7 @@ import { detectionTimeout } from './detection-timeout.js';
 import { deepFreeze, InternTable } from '../intern.js';
 import { blackholeChain, passthroughChains, portChains } from './inbound-chains.js';
 import { buildInboundCluster } from './inbound-cluster.js';
-import { inboundPorts } from './inbound-ports.js';
+import { inboundPorts, type InboundPort } from './inbound-ports.js';
 import { sidecarIngressPorts } from './sidecar-ingress.js';
 
 type Predicate = envoy.config.listener.v3.ListenerFilterChainMatchPredicate.$Properties;
@@ -47,7 +47,9 @@ export function buildInbound(
   const servicePorts = inboundPorts(ctx, shape.services);
   const ports = shape.sidecar?.spec.ingress?.length
     ? sidecarIngressPorts(shape.sidecar, shape.namespace, servicePorts)
-    : servicePorts;
+    : ctx.mesh.inboundTrafficPolicy === 'LOCALHOST'
+      ? servicePorts.map(toLocalhost)
+      : servicePorts;
   const clusters = new Map<string, Cluster>();
   for (const p of ports) {
     const c = buildInboundCluster(ctx, p, shape.sidecar);
@@ -143,3 +145,14 @@ function anyPort(ports: readonly number[]): Predicate {
   const rules: Predicate[] = ports.map((p) => ({ destination_port_range: { start: p, end: p + 1 } }));
   return rules.length === 1 ? (rules[0] as Predicate) : { or_match: { rules } };
 }
+
+/**
+ * MeshConfig `inboundTrafficPolicy.mode: LOCALHOST`: the services' ports go to the application at
+ * 127.0.0.1 (istiod's buildInboundClustersFromServiceInstances binds to the proxy's first local host
+ * instead of leaving the original destination), a STATIC cluster without the passthrough bind
+ * address. A Sidecar's ingress listeners keep their own `defaultEndpoint` (istiod).
+ */
+const toLocalhost = (p: InboundPort): InboundPort => ({
+  ...p,
+  endpoint: { kind: 'loopback', address: '127.0.0.1', port: p.targetPort },
+});

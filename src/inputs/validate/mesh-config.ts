@@ -57,6 +57,7 @@ const MESH_FIELDS = [
   'zoneAwareLbSetting',
   'defaultConfig',
   'pathNormalization',
+  'inboundTrafficPolicy',
   ...MESH_INGRESS_FIELDS,
   ...MESH_TLS_FIELDS,
 ];
@@ -133,6 +134,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     at('defaultConfig'),
   );
   const pathNormalization = readPathNormalization(r, get(o, 'pathNormalization'), at('pathNormalization'));
+  const inboundLocalhost = readInboundTrafficPolicy(r, get(o, 'inboundTrafficPolicy'), at('inboundTrafficPolicy'));
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -172,6 +174,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(gatewayTopology ? { gatewayTopology } : {}),
     ...(connectionSettings ? { connectionSettings } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
+    ...(inboundLocalhost ? { inboundTrafficPolicy: 'LOCALHOST' as const } : {}),
   };
 }
 
@@ -190,6 +193,16 @@ function readPathNormalization(r: Reader, v: unknown, path: string): MeshConfig[
     `must be one of DEFAULT, NONE, BASE, MERGE_SLASHES, DECODE_AND_MERGE_SLASHES, got "${s.slice(0, 40)}"`,
   );
   return undefined;
+}
+
+/** MeshConfig.InboundTrafficPolicy: `mode` PASSTHROUGH (istiod's default) or LOCALHOST; true for LOCALHOST. */
+function readInboundTrafficPolicy(r: Reader, v: unknown, path: string): boolean {
+  const o = fields(r, v, path, ['mode']);
+  const mode = o ? str(r, get(o, 'mode'), `${path}.mode`) : undefined;
+  if (mode === undefined || mode === 'PASSTHROUGH') return false;
+  if (mode === 'LOCALHOST') return true;
+  r.error(`${path}.mode`, `must be PASSTHROUGH or LOCALHOST, got "${mode.slice(0, 40)}"`);
+  return false;
 }
 
 /** MeshConfig.H2UpgradePolicy: DO_NOT_UPGRADE (the default) or UPGRADE. */
