@@ -4,6 +4,7 @@
  */
 import { serviceHostname } from '../model/build.js';
 import { flat } from '../model/flat-string.js';
+import type { MeshConfig } from '../model/mesh-config.js';
 import type { ServiceModel } from '../model/service-model.js';
 
 export const BLACKHOLE_CLUSTER = 'BlackHoleCluster';
@@ -13,6 +14,9 @@ export const VIRTUAL_OUTBOUND = 'virtualOutbound';
 export const VIRTUAL_INBOUND = 'virtualInbound';
 export const VIRTUAL_OUTBOUND_PORT = 15001;
 export const VIRTUAL_INBOUND_PORT = 15006;
+/** The ports of `virtualOutbound` and `virtualInbound`: MeshConfig `proxyListenPort`, `proxyInboundListenPort`. */
+export const virtualOutboundPort = (mesh: MeshConfig): number => mesh.proxyListenPort ?? VIRTUAL_OUTBOUND_PORT;
+export const virtualInboundPort = (mesh: MeshConfig): number => mesh.proxyInboundListenPort ?? VIRTUAL_INBOUND_PORT;
 
 /** `outbound|9080|v1|reviews.default.svc.cluster.local` (subset may be empty). */
 export const outboundClusterName = (port: number, subset: string, hostname: string): string =>

@@ -1,6 +1,7 @@
 /**
  * Which listener takes a connection. A sidecar's iptables rules send outbound TCP to port 15001
- * (Istio's `virtualOutbound`) and inbound TCP to 15006 (`virtualInbound`). A listener with
+ * (Istio's `virtualOutbound`) and inbound TCP to 15006 (`virtualInbound`; other ports when MeshConfig
+ * `proxyListenPort` / `proxyInboundListenPort` say so: the listeners are found by name). A listener with
  * `use_original_dst` hands the connection to the listener bound to the original destination
  * (Envoy's docs): first the one at exactly IP:port, then one at the wildcard address and that port;
  * when there is none, it keeps the connection itself (Istio's catch-all chains). A proxy without
@@ -62,7 +63,11 @@ export function matchListener(
       ],
     };
   const capturePort = target.direction === 'outbound' ? OUTBOUND_CAPTURE_PORT : INBOUND_CAPTURE_PORT;
-  const capture = listeners.find((l) => addressOf(l)?.port === capturePort && l.bind_to_port !== false);
+  // Istio's capture listener by name (its port is MeshConfig proxyListenPort / proxyInboundListenPort), else by the default port.
+  const captureName = target.direction === 'outbound' ? 'virtualOutbound' : 'virtualInbound';
+  const capture =
+    listeners.find((l) => str(l.name) === captureName && l.bind_to_port !== false) ??
+    listeners.find((l) => addressOf(l)?.port === capturePort && l.bind_to_port !== false);
   if (!capture) {
     const direct = listenerFor(
       listeners.filter((l) => l.bind_to_port !== false),

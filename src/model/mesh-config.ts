@@ -83,6 +83,10 @@ export interface MeshConfig {
    * built from the services' ports send to 127.0.0.1 instead of the original destination.
    */
   readonly inboundTrafficPolicy?: 'LOCALHOST';
+  /** `proxyListenPort` where not 15001: the port of sidecars' `virtualOutbound` (iptables' outbound redirect). */
+  readonly proxyListenPort?: number;
+  /** `proxyInboundListenPort` where not 15006: the port of sidecars' `virtualInbound` (iptables' inbound redirect). */
+  readonly proxyInboundListenPort?: number;
 }
 
 /**
@@ -184,6 +188,9 @@ export interface MeshAccessLogFormat {
 
 /** Istio's default `dnsRefreshRate`. */
 export const DEFAULT_DNS_REFRESH_RATE_MS = 60_000;
+/** istiod's `proxyListenPort` and `proxyInboundListenPort` defaults (pkg/config/mesh DefaultMeshConfig). */
+export const DEFAULT_PROXY_LISTEN_PORT = 15001;
+export const DEFAULT_PROXY_INBOUND_LISTEN_PORT = 15006;
 
 /** Istio's default trust domain. */
 export const DEFAULT_TRUST_DOMAIN = 'cluster.local';

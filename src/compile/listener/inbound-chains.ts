@@ -281,7 +281,7 @@ function buildPassthroughChains(
   ];
 }
 
-/** Connections addressed to 15006 itself would loop through this listener forever. */
+/** Connections addressed to the listener's own port (15006 by default) would loop through it forever. */
 export function blackholeChain(listenerPort: number, blackholeCluster: string): FilterChain {
   return blackholeChains.get(`${listenerPort}|${blackholeCluster}`, () => ({
     name: 'virtualInbound-blackhole',

@@ -1,12 +1,13 @@
 /**
  * The inbound side of one workload shape (istiod: buildInboundListeners + buildInboundClusters):
- * `virtualInbound` on 0.0.0.0:15006, where iptables redirects incoming connections, and one
- * `inbound|<targetPort>||` cluster per target port of the services selecting the workload.
+ * `virtualInbound` on 0.0.0.0:15006 (MeshConfig `proxyInboundListenPort`), where iptables redirects
+ * incoming connections, and one `inbound|<targetPort>||` cluster per target port of the services
+ * selecting the workload.
  */
 import { proxyHeaders } from './proxy-headers.js';
 import { inboundMtlsSockets } from './tls-context.js';
 import type { CompileContext } from '../context.js';
-import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, VIRTUAL_INBOUND_PORT } from '../names.js';
+import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, virtualInboundPort } from '../names.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { WorkloadSecurity } from '../security/workload-security.js';
@@ -58,15 +59,17 @@ export function buildInbound(
   const headers = proxyHeaders(ctx.mesh, 'inbound');
   const mtls = inboundMtlsSockets(ctx.mesh);
   // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
+  // MeshConfig proxyInboundListenPort: the listener's port and its blackhole chain's (istiod).
+  const listenPort = virtualInboundPort(ctx.mesh);
   const chains = exactList([
-    blackholeChain(VIRTUAL_INBOUND_PORT, BLACKHOLE_CLUSTER),
+    blackholeChain(listenPort, BLACKHOLE_CLUSTER),
     ...passthroughChains(shape.security, new Set(ports.map((p) => p.targetPort)), headers, mtls),
     ...ports.flatMap((p) => portChains(p, shape.security, headers, mtls, ctx.mesh.tlsDefaults)),
   ]);
   const needs = inspectorNeeds(chains);
   const listener: Listener = {
     name: VIRTUAL_INBOUND,
-    address: VIRTUAL_INBOUND_ADDRESS,
+    address: inboundAddress(listenPort),
     traffic_direction: envoy.config.core.v3.TrafficDirection.INBOUND,
     continue_on_listener_filters_timeout: true,
     listener_filters: listenerFilters.get(needsKey(needs), () => [ORIGINAL_DST_FILTER, ...inspectors(needs)]),
@@ -77,7 +80,13 @@ export function buildInbound(
   return { listeners: new Map([[VIRTUAL_INBOUND, listener]]), clusters };
 }
 
-const VIRTUAL_INBOUND_ADDRESS = deepFreeze(socketAddress('0.0.0.0', VIRTUAL_INBOUND_PORT));
+/** 0.0.0.0:<port>, one frozen address per port. */
+const inboundAddresses = new Map<number, ReturnType<typeof socketAddress>>();
+function inboundAddress(port: number): ReturnType<typeof socketAddress> {
+  let address = inboundAddresses.get(port);
+  if (!address) inboundAddresses.set(port, (address = deepFreeze(socketAddress('0.0.0.0', port))));
+  return address;
+}
 /** Workloads whose ports need the same inspectors share one list (../intern.ts). */
 const listenerFilters = new InternTable<ListenerFilter[]>();
 

@@ -2,8 +2,9 @@
  * Outbound listeners shared by every sidecar (istiod: buildSidecarOutboundListeners plus
  * buildVirtualOutboundListener):
  *
- * - `virtualOutbound` (0.0.0.0:15001) receives all captured traffic and hands each connection to the
- *   listener of its original destination; what matches none goes to the egress cluster.
+ * - `virtualOutbound` (0.0.0.0:15001, MeshConfig `proxyListenPort`) receives all captured traffic and
+ *   hands each connection to the listener of its original destination; what matches none goes to the
+ *   egress cluster.
  * - `0.0.0.0_<port>` for every port an HTTP service uses: one HCM whose routes come over RDS (`"<port>"`).
  * - `<clusterIP>_<port>` for every TCP-like service port: a tcp_proxy. Envoy's original-dst lookup
  *   prefers an exact IP listener over the wildcard one, so TCP and HTTP services can share a port.
@@ -16,13 +17,7 @@
  */
 import { proxyHeaders, type ProxyHeaders } from './proxy-headers.js';
 import type { CompileContext } from '../context.js';
-import {
-  ipListenerName,
-  routeConfigName,
-  VIRTUAL_OUTBOUND,
-  VIRTUAL_OUTBOUND_PORT,
-  BLACKHOLE_CLUSTER,
-} from '../names.js';
+import { ipListenerName, routeConfigName, VIRTUAL_OUTBOUND, virtualOutboundPort, BLACKHOLE_CLUSTER } from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
 import { envoy, type Listener } from '../../xds/proto.js';
 import { bool, PLAINTEXT_HTTP_ALPNS, RAW_BUFFER_TRANSPORT, SNIFFED_HTTP_ALPNS, socketAddress, u32 } from './filters.js';
@@ -232,16 +227,18 @@ function reportConflict(ctx: CompileContext, service: MeshService, port: MeshSer
 }
 
 function virtualOutboundListener(ctx: CompileContext): Listener {
+  // MeshConfig proxyListenPort (istiod's buildVirtualOutboundListener and blackholeFilterChain).
+  const port = virtualOutboundPort(ctx.mesh);
   return {
     name: VIRTUAL_OUTBOUND,
-    address: socketAddress(WILDCARD, VIRTUAL_OUTBOUND_PORT),
+    address: socketAddress(WILDCARD, port),
     use_original_dst: bool(true),
     traffic_direction: envoy.config.core.v3.TrafficDirection.OUTBOUND,
     filter_chains: [
-      // Connections addressed to 15001 itself would loop back into this listener forever.
+      // Connections addressed to the listener's own port would loop back into it forever.
       {
         name: 'virtualOutbound-blackhole',
-        filter_chain_match: { destination_port: u32(VIRTUAL_OUTBOUND_PORT) },
+        filter_chain_match: { destination_port: u32(port) },
         filters: [tcpProxyTo(BLACKHOLE_CLUSTER)],
       },
       { name: 'virtualOutbound-catchall-tcp', filters: [tcpProxyTo(egressCluster(ctx))] },

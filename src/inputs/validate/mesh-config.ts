@@ -10,6 +10,8 @@
 import {
   DEFAULT_DNS_REFRESH_RATE_MS,
   DEFAULT_MESH_CONFIG,
+  DEFAULT_PROXY_INBOUND_LISTEN_PORT,
+  DEFAULT_PROXY_LISTEN_PORT,
   DEFAULT_TRUST_DOMAIN,
   type JsonValue,
   type MeshAccessLog,
@@ -21,7 +23,7 @@ import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
-import { bool, compact, fields, get, num, obj, str, strList, type Raw, type Reader } from './reader.js';
+import { bool, compact, fields, get, num, obj, port, str, strList, type Raw, type Reader } from './reader.js';
 import { connectionPool, tcpKeepalive } from './connection-pool.js';
 import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
@@ -58,6 +60,8 @@ const MESH_FIELDS = [
   'defaultConfig',
   'pathNormalization',
   'inboundTrafficPolicy',
+  'proxyListenPort',
+  'proxyInboundListenPort',
   ...MESH_INGRESS_FIELDS,
   ...MESH_TLS_FIELDS,
 ];
@@ -135,6 +139,17 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   );
   const pathNormalization = readPathNormalization(r, get(o, 'pathNormalization'), at('pathNormalization'));
   const inboundLocalhost = readInboundTrafficPolicy(r, get(o, 'inboundTrafficPolicy'), at('inboundTrafficPolicy'));
+  // istiod's ValidateMeshConfig checks proxyListenPort (ValidatePort); the inbound one is a port too.
+  const proxyListenPort = port(r, get(o, 'proxyListenPort'), at('proxyListenPort'));
+  const proxyInboundListenPort = port(r, get(o, 'proxyInboundListenPort'), at('proxyInboundListenPort'));
+  if (
+    (proxyListenPort !== undefined || proxyInboundListenPort !== undefined) &&
+    (proxyListenPort ?? DEFAULT_PROXY_LISTEN_PORT) === (proxyInboundListenPort ?? DEFAULT_PROXY_INBOUND_LISTEN_PORT)
+  )
+    r.error(
+      at('proxyListenPort'),
+      'must differ from proxyInboundListenPort: Envoy refuses two listeners on one address and port',
+    );
   const exportDefaults = (
     key: 'defaultServiceExportTo' | 'defaultVirtualServiceExportTo' | 'defaultDestinationRuleExportTo',
   ) => {
@@ -175,6 +190,10 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(connectionSettings ? { connectionSettings } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
     ...(inboundLocalhost ? { inboundTrafficPolicy: 'LOCALHOST' as const } : {}),
+    ...(proxyListenPort !== undefined && proxyListenPort !== DEFAULT_PROXY_LISTEN_PORT ? { proxyListenPort } : {}),
+    ...(proxyInboundListenPort !== undefined && proxyInboundListenPort !== DEFAULT_PROXY_INBOUND_LISTEN_PORT
+      ? { proxyInboundListenPort }
+      : {}),
   };
 }
 
