@@ -8,6 +8,7 @@
  *
  * No I/O, no clocks, no randomness, no Node built-ins: it also runs in Workers and Lambda.
  */
+import { withProxyConfig } from '../model/mesh-config.js';
 import { Diagnostics, type Diagnostic } from '../model/diagnostics.js';
 import { buildServiceModel } from '../model/build.js';
 import type { InputSet } from '../model/inputs.js';
@@ -25,7 +26,7 @@ import { indexDestinationRules } from './destination-rules.js';
 import { analyzeGateways } from './gateway/analysis.js';
 import { convertGatewayApi } from './gateway-api/index.js';
 import { convertIngress } from './ingress/index.js';
-import { buildRouterGroup, routerShapes, selectorRefs } from './gateway/index.js';
+import { buildRouterGroup, isRouterWorkload, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
 import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, type InboundShape } from './listeners.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
@@ -241,6 +242,7 @@ export function compileWithShapes(
     }
   }
   analyzeGateways(ctx);
+  reportSidecarProxyHeaders(ctx);
   const routers = routerShapes(
     ctx,
     (ns, labels) => servicesSelecting(ctx.model, ns, labels),
@@ -258,7 +260,9 @@ export function compileWithShapes(
       ResourceTable,
       ResourceTable,
     ];
-    const view = scope.full ? ctx : { ...scope.ctx, diags: restrictedViewDiagnostics(ctx.diags, shape.namespace) };
+    const seen = scope.full ? ctx : { ...scope.ctx, diags: restrictedViewDiagnostics(ctx.diags, shape.namespace) };
+    // The gateway's pods' own ProxyConfig (proxy headers, topology) over the mesh's defaultConfig.
+    const view = shape.proxyConfig ? { ...seen, mesh: withProxyConfig(seen.mesh, shape.proxyConfig) } : seen;
     groups.set(
       groupId,
       buildRouterGroup(view, shape, { clusters: clusters.clusters, endpoints: assignments.endpoints }),
@@ -297,6 +301,26 @@ export function compileWithShapes(
 }
 
 const NO_CLUSTERS: ReadonlyMap<string, Cluster> = new Map();
+
+/**
+ * A sidecar pod whose `proxy.istio.io/config` sets proxy headers: istiod gives that proxy its own
+ * headers; meshsnap's sidecar classes are shared, so they keep the mesh's (gateways apply theirs).
+ */
+function reportSidecarProxyHeaders(ctx: CompileContext): void {
+  const routers = ctx.model.gateways;
+  for (const w of ctx.model.workloads) {
+    if (!w.proxyConfig?.proxyHeaders || isRouterWorkload(routers, w.labels)) continue;
+    ctx.diags.warn({
+      code: 'unsupported-field',
+      kind: 'Pod',
+      namespace: w.namespace,
+      name: w.name,
+      field: 'metadata.annotations.proxy.istio.io/config',
+      message:
+        "proxyHeaders of a sidecar's own ProxyConfig are not applied: sidecar classes are shared, so it gets the mesh's defaultConfig (gateways apply their pods')",
+    });
+  }
+}
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 
 /**

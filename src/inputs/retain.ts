@@ -12,7 +12,8 @@
  *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts, an
  *   Ingress's `kubernetes.io/ingress.class`: it decides whether istiod serves it, a Service's
  *   `networking.istio.io/exportTo`, and `networking.istio.io/traffic-distribution` of a Service,
- *   ServiceEntry or Namespace: they decide who sees it and how its endpoints are prioritised).
+ *   ServiceEntry or Namespace: they decide who sees it and how its endpoints are prioritised, and
+ *   a Pod's `proxy.istio.io/config`: its gateway's proxy headers and topology).
  *
  * The projection of a projection is itself: storing stored inputs again gives the same digest. Pure.
  */
@@ -21,6 +22,7 @@ import { HEALTH_CHECKS_ANNOTATION } from '../model/service-entry.js';
 import { INGRESS_CLASS_ANNOTATION } from '../model/ingress.js';
 import { SERVICE_EXPORT_TO_ANNOTATION } from '../model/k8s.js';
 import { TRAFFIC_DISTRIBUTION_ANNOTATION } from '../model/traffic-distribution.js';
+import { PROXY_CONFIG_ANNOTATION } from './validate/pod-proxy-config.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ObjectRead, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
@@ -179,6 +181,7 @@ const READ_ANNOTATIONS: Readonly<Record<string, readonly string[]>> = {
   Service: [SERVICE_EXPORT_TO_ANNOTATION, TRAFFIC_DISTRIBUTION_ANNOTATION],
   ServiceEntry: [TRAFFIC_DISTRIBUTION_ANNOTATION],
   Namespace: [TRAFFIC_DISTRIBUTION_ANNOTATION],
+  Pod: [PROXY_CONFIG_ANNOTATION],
 };
 
 /** Whether the object holds an annotation the compiler reads of its kind. */

@@ -157,6 +157,7 @@ export function buildServiceModel(inputs: InputSet, diags: Diagnostics): Service
       labels: p.meta.labels,
       ips: [...p.ips].sort(),
       serviceAccount: p.serviceAccount,
+      ...(p.proxyConfig ? { proxyConfig: p.proxyConfig } : {}),
     }));
 
   const entryWorkloads: Workload[] = [...inputs.workloadEntries].sort(byNsName).map((w) => ({

@@ -3,6 +3,7 @@
  * compiler uses. The inputs layer builds these from raw documents (see src/inputs/).
  */
 import type { Origin } from './diagnostics.js';
+import type { ProxyConfigParts } from './mesh-config.js';
 
 export interface ObjectMeta {
   readonly name: string;
@@ -106,6 +107,8 @@ export interface ContainerPort {
 export const SERVICE_EXPORT_TO_ANNOTATION = 'networking.istio.io/exportTo';
 
 export interface Pod extends Base<'Pod'> {
+  /** Its `proxy.istio.io/config` annotation's proxy headers and gateway topology, when it sets some. */
+  readonly proxyConfig?: ProxyConfigParts;
   readonly ips: readonly string[];
   readonly nodeName?: string;
   readonly serviceAccount: string;

@@ -146,6 +146,35 @@ export interface MeshConnectionSettings {
     'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';
 }
 
+/** The xDS parts of a ProxyConfig meshsnap applies: the mesh's `defaultConfig`, a Pod's `proxy.istio.io/config`. */
+export interface ProxyConfigParts {
+  readonly proxyHeaders?: MeshProxyHeaders;
+  readonly gatewayTopology?: MeshGatewayTopology;
+}
+
+/**
+ * The mesh config a proxy with a ProxyConfig of its own sees: its parts over the mesh's, field by
+ * field (istiod merges the annotation over `defaultConfig` as protobuf messages merge; meshsnap's
+ * model keeps only set flags, so an annotation cannot turn a mesh-wide flag back off).
+ */
+export function withProxyConfig(mesh: MeshConfig, own: ProxyConfigParts | undefined): MeshConfig {
+  if (!own) return mesh;
+  const headers = own.proxyHeaders && {
+    ...mesh.proxyHeaders,
+    ...own.proxyHeaders,
+    ...(mesh.proxyHeaders?.setCurrentClientCertDetails || own.proxyHeaders.setCurrentClientCertDetails
+      ? {
+          setCurrentClientCertDetails: {
+            ...mesh.proxyHeaders?.setCurrentClientCertDetails,
+            ...own.proxyHeaders.setCurrentClientCertDetails,
+          },
+        }
+      : {}),
+  };
+  const topology = own.gatewayTopology && { ...mesh.gatewayTopology, ...own.gatewayTopology };
+  return { ...mesh, ...(headers ? { proxyHeaders: headers } : {}), ...(topology ? { gatewayTopology: topology } : {}) };
+}
+
 /** ProxyConfig.gatewayTopology (Topology); only what is set. */
 export interface MeshGatewayTopology {
   readonly numTrustedProxies?: number;

@@ -7,7 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compile, router, views, type Json } from '../helpers/mesh-config-views.js';
+import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { MESH_YAML } from '../helpers/gateway-sim.js';
+import { compile, meshConfigMap, router, views, WORKLOADS, type Json } from '../helpers/mesh-config-views.js';
 
 test("istiod's defaults: Server istio-envoy on inbound and gateways, 100-continue proxied, inbound XFCC, attempt counts", () => {
   const result = compile();
@@ -136,4 +139,90 @@ defaultConfig:
   assert.equal(by('tracing')?.code, 'unsupported-field');
   assert.equal(by('proxyHeaders.preserveHttp1HeaderCase')?.severity, 'warning');
   assert.equal(by('proxyHeaders.metadataExchangeHeaders')?.severity, 'info');
+});
+
+/** The ingress pod of MESH_YAML with a `proxy.istio.io/config` annotation. */
+const annotatedIngress = (config: string, name = 'istio-ingressgateway-0', ip = '10.244.0.20'): string => `---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: istio-system
+  labels: {app: istio-ingressgateway, istio: ingressgateway}
+  annotations:
+    proxy.istio.io/config: |
+${config
+  .trim()
+  .split('\n')
+  .map((l) => `      ${l}`)
+  .join('\n')}
+spec: {containers: [{name: istio-proxy, ports: [{containerPort: 8080}]}]}
+status: {phase: Running, podIP: ${ip}, podIPs: [{ip: ${ip}}], conditions: [{type: Ready, status: "True"}]}
+`;
+
+function compileWith(extra: string, mesh = ''): PipelineResult {
+  const base = MESH_YAML.replace(/^apiVersion: v1\nkind: Pod\n[\s\S]*?\n---\n/m, '');
+  return compileTexts([{ file: 'mesh.yaml', text: base + WORKLOADS + extra + (mesh ? meshConfigMap(mesh) : '') }], {
+    hasher: nodeSha256Hex,
+  });
+}
+
+test("a gateway pod's proxy.istio.io/config: its topology and headers over the mesh's, for its gateway only", () => {
+  const result = compileWith(
+    annotatedIngress(`
+gatewayTopology: {numTrustedProxies: 1}
+proxyHeaders: {server: {value: edge}}
+holdApplicationUntilProxyStarts: true`),
+    'defaultConfig: {proxyHeaders: {requestId: {disabled: true}}}',
+  );
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+  );
+  const v = views(result);
+  const [gw] = v.gateway as [Json];
+  assert.equal(gw.xff_num_trusted_hops, 1);
+  assert.equal(gw.server_name, 'edge');
+  assert.equal(gw.generate_request_id, false, "the mesh's setting the pod does not override stays");
+  // Sidecars keep the mesh's.
+  for (const h of v.inbound) assert.equal(h.server_name, 'istio-envoy');
+  for (const h of v.outbound) assert.equal(h.xff_num_trusted_hops, undefined);
+});
+
+test('gateway pods of one class with different ProxyConfigs: the first applies, the other is reported', () => {
+  const result = compileWith(
+    annotatedIngress('gatewayTopology: {numTrustedProxies: 2}') +
+      annotatedIngress('gatewayTopology: {numTrustedProxies: 3}', 'istio-ingressgateway-1', '10.244.0.21'),
+  );
+  const [gw] = views(result).gateway as [Json];
+  assert.equal(gw.xff_num_trusted_hops, 2);
+  const reported = result.diagnostics.filter((d) => d.code === 'conflicting-proxy-config');
+  assert.deepEqual(
+    reported.map((d) => [d.severity, d.name]),
+    [['warning', 'istio-ingressgateway-1']],
+  );
+});
+
+test("a sidecar pod's proxyHeaders annotation is reported as not applied; a bad one refuses the pod", () => {
+  const sidecarPod = WORKLOADS.replace(
+    'metadata: {name: web-1, namespace: default, labels: {app: web}}',
+    'metadata: {name: web-1, namespace: default, labels: {app: web}, annotations: {proxy.istio.io/config: "proxyHeaders: {server: {value: mine}}"}}',
+  );
+  const result = compileTexts([{ file: 'mesh.yaml', text: MESH_YAML + sidecarPod }], { hasher: nodeSha256Hex });
+  const warned = result.diagnostics.filter((d) => d.kind === 'Pod' && d.code === 'unsupported-field');
+  assert.deepEqual(
+    warned.map((d) => [d.name, d.field]),
+    [['web-1', 'metadata.annotations.proxy.istio.io/config']],
+  );
+  for (const h of views(result).inbound) assert.equal(h.server_name, 'istio-envoy');
+
+  const bad = compileWith(annotatedIngress('gatewayTopology: {numTrustedProxies: many}'));
+  assert.ok(
+    bad.diagnostics.some(
+      (d) =>
+        d.severity === 'error' &&
+        d.kind === 'Pod' &&
+        d.field === 'metadata.annotations.proxy.istio.io/config.gatewayTopology.numTrustedProxies',
+    ),
+  );
 });

@@ -12,6 +12,7 @@
  * auto mTLS as a sidecar does) plus `gateway/<…>` with its listeners, route configs and the
  * SNI-DNAT clusters of AUTO_PASSTHROUGH servers.
  */
+import type { ProxyConfigParts } from '../../model/mesh-config.js';
 import { gatewayKey, type Gateway } from '../../model/gateway.js';
 import type { MeshService, Workload } from '../../model/service-model.js';
 import { classServiceName, routerClassId, selects } from '../../proxy-class/class-id.js';
@@ -48,6 +49,8 @@ export interface RouterShape {
   readonly destinationRules: readonly DestinationRule[];
   /** The workload-selected Telemetries with access logging that select its pods (their keys; absent: none). */
   readonly telemetry?: readonly string[];
+  /** Its pods' own ProxyConfig (`proxy.istio.io/config`: proxy headers, gateway topology), over the mesh's. */
+  readonly proxyConfig?: ProxyConfigParts;
 }
 
 export const gatewaySelects = (gw: Gateway, labels: Readonly<Record<string, string>>): boolean =>
@@ -73,14 +76,18 @@ export function routerShapes(
   const gateways = ctx.model.gateways;
   if (!gateways.length) return [];
   const shapes = new Map<string, RouterShape>();
-  const seen = new Set<string>();
+  // Label set → the shape its first pod made, and that pod (replicas share their labels).
+  const seen = new Map<string, { id: string; pod: Workload }>();
   const withSelector = gateways.filter(hasSelector);
   for (const w of ctx.model.workloads as readonly Workload[]) {
     if (!isRouterWorkload(withSelector, w.labels)) continue;
     // Replicas share their labels: one shape per distinct label set.
     const labelKey = `${w.namespace}|${labelsKey(w.labels)}`;
-    if (seen.has(labelKey)) continue;
-    seen.add(labelKey);
+    const first = seen.get(labelKey);
+    if (first) {
+      reportOtherProxyConfig(ctx, first.pod, w, first.id);
+      continue;
+    }
     const selected = gateways.filter((g) => gatewaySelects(g, w.labels));
     const services = servicesSelecting(w.namespace, w.labels);
     const security = ctx.security.forRouter(w.namespace, w.labels);
@@ -98,7 +105,13 @@ export function routerShapes(
         ...telemetry,
       ],
     );
-    if (!shapes.has(id))
+    const known = shapes.get(id);
+    if (known) {
+      const pod = [...seen.values()].find((s) => s.id === id)?.pod;
+      if (pod) reportOtherProxyConfig(ctx, pod, w, id);
+    }
+    seen.set(labelKey, { id, pod: w });
+    if (!known)
       shapes.set(id, {
         id,
         namespace: w.namespace,
@@ -108,9 +121,23 @@ export function routerShapes(
         ...(routeSource ? { routeSource } : {}),
         destinationRules,
         ...(telemetry.length ? { telemetry } : {}),
+        ...(w.proxyConfig ? { proxyConfig: w.proxyConfig } : {}),
       });
   }
   return [...shapes.keys()].sort().map((k) => shapes.get(k) as RouterShape);
+}
+
+/** A gateway pod whose own ProxyConfig differs from its class's first pod's: the first applies (one class, one config). */
+function reportOtherProxyConfig(ctx: CompileContext, first: Workload, other: Workload, classId: string): void {
+  if (JSON.stringify(first.proxyConfig ?? null) === JSON.stringify(other.proxyConfig ?? null)) return;
+  ctx.diags.warn({
+    code: 'conflicting-proxy-config',
+    kind: 'Pod',
+    namespace: other.namespace,
+    name: other.name,
+    field: 'metadata.annotations.proxy.istio.io/config',
+    message: `its proxy headers and gateway topology differ from those of pod ${first.namespace}/${first.name} of the same gateway class ${classId}; that pod's apply to the class`,
+  });
 }
 
 /** The selectors of every Gateway a router class uses, for the relay's classifier. */

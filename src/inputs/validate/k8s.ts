@@ -3,6 +3,7 @@
  * with the API server's defaults applied. Only the fields meshsnap uses are read; the others
  * (containers' images, status details, …) are ignored without a diagnostic.
  */
+import { PROXY_CONFIG_ANNOTATION, readPodProxyConfig } from './pod-proxy-config.js';
 import type { Origin } from '../../model/diagnostics.js';
 import type {
   ContainerPort,
@@ -254,6 +255,7 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
     if (o && get(o, 'type') === 'Ready') ready = str(r, get(o, 'status'), `${p}.status`) === 'True';
     return undefined;
   });
+  const proxyConfig = readPodProxyConfig(r, meta?.annotations[PROXY_CONFIG_ANNOTATION]);
   if (!meta || r.failed) return undefined;
   // A copy of its own size (the InputSet keeps it; the pushed one has room for 17 ports).
   const ports = containerPorts.length > 0 ? containerPorts.slice() : containerPorts;
@@ -261,6 +263,7 @@ export function readPod(r: Reader, raw: Raw, origin: Origin): Pod | undefined {
     kind: 'Pod' as const,
     meta,
     origin,
+    proxyConfig,
     ips,
     nodeName,
     serviceAccount,
