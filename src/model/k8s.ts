@@ -3,7 +3,7 @@
  * compiler uses. The inputs layer builds these from raw documents (see src/inputs/).
  */
 import type { Origin } from './diagnostics.js';
-import type { ProxyConfigParts } from './mesh-config.js';
+import type { ProxyConfigParts } from './proxy-config.js';
 
 export interface ObjectMeta {
   readonly name: string;

@@ -1,4 +1,11 @@
 import type { ExtensionProvider } from './extension-provider.js';
+import type { MeshGatewayTopology, MeshProxyHeaders, ProxyConfigParts } from './proxy-config.js';
+export type {
+  ForwardClientCertDetails,
+  MeshGatewayTopology,
+  MeshProxyHeaders,
+  ProxyConfigParts,
+} from './proxy-config.js';
 import type { JsonValue } from './json-value.js';
 import type { MeshIngressSettings } from './ingress.js';
 
@@ -90,38 +97,6 @@ export interface MeshConfig {
 }
 
 /**
- * ProxyConfig.ForwardClientCertDetails, as written (istiod maps it to Envoy's enum, one lower:
- * MeshConfigToEnvoyForwardClientCertDetails); UNDEFINED is left out.
- */
-export type ForwardClientCertDetails =
-  'SANITIZE' | 'FORWARD_ONLY' | 'APPEND_FORWARD' | 'SANITIZE_SET' | 'ALWAYS_FORWARD_ONLY';
-
-/** ProxyConfig.ProxyHeaders (istiod's util.GetProxyHeadersFromProxyConfig reads it); only what is set. */
-export interface MeshProxyHeaders {
-  readonly forwardedClientCert?: ForwardClientCertDetails;
-  /** `setCurrentClientCertDetails`: each set flag as written. */
-  readonly setCurrentClientCertDetails?: {
-    readonly subject?: boolean;
-    readonly cert?: boolean;
-    readonly chain?: boolean;
-    readonly dns?: boolean;
-    readonly uri?: boolean;
-  };
-  /** `requestId.disabled`. */
-  readonly requestIdDisabled?: true;
-  /** `server.disabled`, else `server.value` (the Server header's value). */
-  readonly serverDisabled?: true;
-  readonly serverValue?: string;
-  /** `attemptCount.disabled`. */
-  readonly attemptCountDisabled?: true;
-  /** `envoyDebugHeaders.disabled`. */
-  readonly envoyDebugHeadersDisabled?: true;
-  /** `xForwardedPort.enabled`, `xForwardedHost.enabled`. */
-  readonly xForwardedPort?: true;
-  readonly xForwardedHost?: true;
-}
-
-/**
  * ProxyConfig.ConnectionSettings, as istiod reads it into xDS (pilot/pkg/networking/core/
  * connection_settings.go); only what is set. Durations in milliseconds; the enums by their names
  * without the UNSPECIFIED value.
@@ -146,12 +121,6 @@ export interface MeshConnectionSettings {
     'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';
 }
 
-/** The xDS parts of a ProxyConfig meshsnap applies: the mesh's `defaultConfig`, a Pod's `proxy.istio.io/config`. */
-export interface ProxyConfigParts {
-  readonly proxyHeaders?: MeshProxyHeaders;
-  readonly gatewayTopology?: MeshGatewayTopology;
-}
-
 /**
  * The mesh config a proxy with a ProxyConfig of its own sees: its parts over the mesh's, field by
  * field (istiod merges the annotation over `defaultConfig` as protobuf messages merge; meshsnap's
@@ -173,14 +142,6 @@ export function withProxyConfig(mesh: MeshConfig, own: ProxyConfigParts | undefi
   };
   const topology = own.gatewayTopology && { ...mesh.gatewayTopology, ...own.gatewayTopology };
   return { ...mesh, ...(headers ? { proxyHeaders: headers } : {}), ...(topology ? { gatewayTopology: topology } : {}) };
-}
-
-/** ProxyConfig.gatewayTopology (Topology); only what is set. */
-export interface MeshGatewayTopology {
-  readonly numTrustedProxies?: number;
-  readonly forwardClientCertDetails?: ForwardClientCertDetails;
-  /** `proxyProtocol` is set: gateway listeners strip a PROXY protocol header first. */
-  readonly proxyProtocol?: true;
 }
 
 /**

@@ -3,7 +3,7 @@
  * proxy needs to know (istiod's `model.Service` and `IstioEndpoint`). Built by `buildServiceModel`
  * (model/build.ts); every list is sorted so the compiler's output does not depend on input order.
  */
-import type { ProxyConfigParts } from './mesh-config.js';
+import type { ProxyConfigParts } from './proxy-config.js';
 import type { Gateway } from './gateway.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { TrafficDistribution } from './traffic-distribution.js';
