@@ -35,6 +35,8 @@ export interface MeshConfig {
   readonly trustDomain?: string;
   /** Other trust domains whose identities authorization policies treat as this one's. */
   readonly trustDomainAliases?: readonly string[];
+  /** `caCertificates[].trustDomains`: more trust domains whose clients inbound Istio mTLS accepts. */
+  readonly caTrustDomains?: readonly string[];
   /** How often DNS clusters re-resolve (`dnsRefreshRate`), in milliseconds; absent: Istio's 60 s. */
   readonly dnsRefreshRateMs?: number;
   /** exportTo of Services/ServiceEntries, VirtualServices, DestinationRules that set none; absent: `*`. */

@@ -323,3 +323,31 @@ test('tlsDefaults is validated as istiod: unknown and repeated curves warned and
   assert.ok(errors.includes('data.mesh.tlsDefaults.minProtocolVersion'), errors.join());
   assert.ok(errors.includes('data.mesh.tlsDefaults.cipherSuites'), errors.join());
 });
+
+/** The SAN matchers of an inbound mTLS context's default validation context. */
+const sanMatchers = (ctx: Json): unknown =>
+  ctx.combined_validation_context?.default_validation_context?.match_subject_alt_names;
+
+test("inbound Istio mTLS accepts only the mesh's trust domains (istiod's TrustDomainsForValidation)", () => {
+  const defaults = inboundMtls(compile());
+  assert.ok(defaults.length > 0);
+  for (const ctx of defaults) assert.deepEqual(sanMatchers(ctx), [{ prefix: 'spiffe://cluster.local/' }]);
+
+  const result = compile(`
+trustDomain: example.org
+trustDomainAliases: [old.example, example.org]
+caCertificates:
+- pem: "-----BEGIN CERTIFICATE-----"
+  trustDomains: [partner.example, old.example]`);
+  assert.deepEqual(notInfo(result), []);
+  const contexts = inboundMtls(result);
+  assert.ok(contexts.length > 0);
+  for (const ctx of contexts)
+    assert.deepEqual(sanMatchers(ctx), [
+      { prefix: 'spiffe://example.org/' },
+      { prefix: 'spiffe://old.example/' },
+      { prefix: 'spiffe://partner.example/' },
+    ]);
+  // The client side checks the server's identity by its service accounts, not by trust domain.
+  assert.equal(JSON.stringify(outboundIstioMtls(result)).includes('spiffe://partner.example/'), false);
+});

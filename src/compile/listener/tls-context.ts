@@ -3,7 +3,7 @@
  * Certificates are never in the config: Envoy fetches them by name (`default`, `ROOTCA`) over SDS
  * from the `sds-grpc` cluster of its bootstrap, i.e. from the local istio-agent.
  */
-import type { MeshConfig, MeshTlsConfig } from '../../model/mesh-config.js';
+import { DEFAULT_TRUST_DOMAIN, type MeshConfig, type MeshTlsConfig } from '../../model/mesh-config.js';
 import type { SidecarIngressTls } from '../../model/sidecar.js';
 import { envoy, packAny } from '../../xds/proto.js';
 import { gatewayTlsContext } from '../gateway/downstream-tls.js';
@@ -54,7 +54,11 @@ function sdsSecret(name: string): SdsSecretConfig {
  * disturb the negotiation of the real protocol. The mesh's `meshMTLS` sets the minimum version
  * (istiod's GetMinTLSVersion: TLSv1_2 unless TLSV1_3) and replaces the cipher list.
  */
-export function inboundMtlsContext(kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfig): DownstreamTlsContext {
+export function inboundMtlsContext(
+  kind: 'http' | 'tcp',
+  meshMTLS?: MeshTlsConfig,
+  trustDomains: readonly string[] = [DEFAULT_TRUST_DOMAIN],
+): DownstreamTlsContext {
   return {
     common_tls_context: {
       alpn_protocols: kind === 'tcp' ? ['istio-peer-exchange', 'h2', 'http/1.1'] : ['h2', 'http/1.1'],
@@ -66,7 +70,11 @@ export function inboundMtlsContext(kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfi
       },
       tls_certificate_sds_secret_configs: [sdsSecret(SDS_CERTIFICATE)],
       combined_validation_context: {
-        default_validation_context: {},
+        // The client's SPIFFE identity must be of a trust domain of the mesh (istiod's
+        // TrustDomainsForValidation, PILOT_SKIP_VALIDATE_TRUST_DOMAIN off).
+        default_validation_context: {
+          match_subject_alt_names: trustDomains.map((td) => ({ prefix: `spiffe://${td}/` })),
+        },
         validation_context_sds_secret_config: sdsSecret(SDS_ROOT_CA),
       },
     },
@@ -75,11 +83,28 @@ export function inboundMtlsContext(kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfi
 }
 
 /** Frozen: shared by every inbound mTLS chain of a mesh config, encoded and checked once (../intern.ts). */
-const socket = (kind: 'http' | 'tcp', meshMTLS?: MeshTlsConfig): TransportSocket =>
+const socket = (
+  kind: 'http' | 'tcp',
+  meshMTLS: MeshTlsConfig | undefined,
+  trustDomains: readonly string[],
+): TransportSocket =>
   deepFreeze({
     name: FilterName.TlsTransportSocket,
-    typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind, meshMTLS)),
+    typed_config: packAny(TypeName.DownstreamTlsContext, inboundMtlsContext(kind, meshMTLS, trustDomains)),
   });
+
+/**
+ * The trust domains a client's identity may have (istiod's TrustDomainsForValidation): the mesh's,
+ * its aliases, those of its `caCertificates`, each once, none empty.
+ */
+export function trustDomainsForValidation(mesh: MeshConfig): string[] {
+  const all = [
+    mesh.trustDomain ?? DEFAULT_TRUST_DOMAIN,
+    ...(mesh.trustDomainAliases ?? []),
+    ...(mesh.caTrustDomains ?? []),
+  ];
+  return [...new Set(all.filter((td) => td !== ''))];
+}
 
 /** The transport sockets of a mesh config's inbound Istio mTLS chains. */
 export interface InboundMtlsSockets {
@@ -90,17 +115,27 @@ export interface InboundMtlsSockets {
 }
 
 /** Packed once: every inbound mTLS chain of a kind carries the same transport socket. */
-const DEFAULT_SOCKETS: InboundMtlsSockets = Object.freeze({ http: socket('http'), tcp: socket('tcp'), key: '' });
-const socketsByConfig = new WeakMap<MeshTlsConfig, InboundMtlsSockets>();
+const DEFAULT_SOCKETS: InboundMtlsSockets = Object.freeze({
+  http: socket('http', undefined, [DEFAULT_TRUST_DOMAIN]),
+  tcp: socket('tcp', undefined, [DEFAULT_TRUST_DOMAIN]),
+  key: '',
+});
+/** By the mesh config's `meshMTLS` and trust domains (a few per process). */
+const socketsByConfig = new Map<string, InboundMtlsSockets>();
 
-/** One frozen pair per `meshMTLS` (istiod's defaults without it). */
+/** One frozen pair per `meshMTLS` and trust domains (istiod's defaults: none, `cluster.local`). */
 export function inboundMtlsSockets(mesh: MeshConfig): InboundMtlsSockets {
   const m = mesh.meshMTLS;
-  if (!m) return DEFAULT_SOCKETS;
-  let out = socketsByConfig.get(m);
+  const trustDomains = trustDomainsForValidation(mesh);
+  if (!m && trustDomains.length === 1 && trustDomains[0] === DEFAULT_TRUST_DOMAIN) return DEFAULT_SOCKETS;
+  const key = JSON.stringify([m?.minProtocolVersion ?? '', m?.cipherSuites ?? [], trustDomains]);
+  let out = socketsByConfig.get(key);
   if (!out) {
-    const key = JSON.stringify([m.minProtocolVersion ?? '', m.cipherSuites ?? []]);
-    socketsByConfig.set(m, (out = Object.freeze({ http: socket('http', m), tcp: socket('tcp', m), key })));
+    if (socketsByConfig.size >= 64) socketsByConfig.clear();
+    socketsByConfig.set(
+      key,
+      (out = Object.freeze({ http: socket('http', m, trustDomains), tcp: socket('tcp', m, trustDomains), key })),
+    );
   }
   return out;
 }

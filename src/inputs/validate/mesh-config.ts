@@ -23,7 +23,7 @@ import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
-import { bool, compact, fields, get, num, obj, port, str, strList, type Raw, type Reader } from './reader.js';
+import { bool, compact, fields, get, list, num, obj, port, str, strList, type Raw, type Reader } from './reader.js';
 import { connectionPool, tcpKeepalive } from './connection-pool.js';
 import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
@@ -41,6 +41,7 @@ const MESH_FIELDS = [
   'rootNamespace',
   'trustDomain',
   'trustDomainAliases',
+  'caCertificates',
   'extensionProviders',
   'dnsRefreshRate',
   'defaultServiceExportTo',
@@ -117,6 +118,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     duration(r, get(o, 'connectTimeout'), at('connectTimeout'));
   const trustDomain = str(r, get(o, 'trustDomain'), at('trustDomain'));
   const trustDomainAliases = strList(r, get(o, 'trustDomainAliases'), at('trustDomainAliases'));
+  const caTrustDomains = readCaTrustDomains(r, get(o, 'caCertificates'), at('caCertificates'));
   const extensionProviders = readExtensionProviders(r, get(o, 'extensionProviders'), at('extensionProviders'));
   const dnsRefreshRateMs = duration(r, get(o, 'dnsRefreshRate'), at('dnsRefreshRate'));
   if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
@@ -168,6 +170,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     // Absent unless set (or equal to the default), so meshes without them keep their digests.
     ...(trustDomain !== undefined && trustDomain !== '' && trustDomain !== DEFAULT_TRUST_DOMAIN ? { trustDomain } : {}),
     ...(trustDomainAliases?.length ? { trustDomainAliases } : {}),
+    ...(caTrustDomains.length ? { caTrustDomains } : {}),
     ...(extensionProviders?.length ? { extensionProviders } : {}),
     ...(dnsRefreshRateMs !== undefined && dnsRefreshRateMs !== DEFAULT_DNS_REFRESH_RATE_MS ? { dnsRefreshRateMs } : {}),
     ...exportDefaults('defaultServiceExportTo'),
@@ -358,4 +361,25 @@ function outboundPolicy(r: Reader, v: unknown, path: string): MeshConfig['outbou
     return undefined;
   }
   return s;
+}
+
+/**
+ * `caCertificates`: the roots istio-agent trusts (its business: the certificates are not read) and
+ * the trust domains each serves, which istiod's inbound mTLS accepts besides the mesh's
+ * (TrustDomainsForValidation).
+ */
+function readCaTrustDomains(r: Reader, v: unknown, path: string): string[] {
+  const out: string[] = [];
+  list(
+    r,
+    v,
+    path,
+    (item, p) => {
+      const o = fields(r, item, p, ['pem', 'spiffeBundleUrl', 'certSigners', 'trustDomains']);
+      for (const td of (o && strList(r, get(o, 'trustDomains'), `${p}.trustDomains`, 64)) ?? []) out.push(td);
+      return undefined;
+    },
+    64,
+  );
+  return out;
 }
