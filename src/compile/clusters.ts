@@ -274,6 +274,22 @@ function dfpCluster(ctx: CompileContext, plan: PlannedCluster, report: Reporter)
 }
 
 /**
+ * A rule's `credentialName` (not a `configmap://` CA) on a sidecar's cluster: istiod does not hand
+ * secrets named by a rule without workloadSelector to every sidecar, so no TLS is originated; said.
+ */
+function ignoredCredential(plan: PlannedCluster, tls: ClientTLSSettings, report: Reporter): boolean {
+  if (!tls.credentialName || tls.credentialName.startsWith('configmap://')) return false;
+  reportTls(
+    plan,
+    report,
+    'credential-name-ignored',
+    'warning',
+    `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`,
+  );
+  return true;
+}
+
+/**
  * istiod's TLS of a DFP cluster (buildUpstreamTLSSettings, buildUpstreamClusterTLSContext with
  * isDFPCluster): no SNI of Istio's (`outbound_.<port>_._.<host>` names no real host) and no service
  * accounts (neither the workloads' nor the entry's subjectAltNames); instead auto_sni (without an
@@ -296,16 +312,7 @@ function dfpTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, 
       });
       return applyDfpAutoSni(draft, tls);
     }
-    if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
-      reportTls(
-        plan,
-        report,
-        'credential-name-ignored',
-        'warning',
-        `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`,
-      );
-      return false;
-    }
+    if (ignoredCredential(plan, tls, report)) return false;
     const ctxOrProblem = userTlsContext(tls, http2, ctx.mesh.tlsDefaults);
     if (typeof ctxOrProblem === 'string') {
       const message =
@@ -383,17 +390,7 @@ function applyTls(
       });
       return;
     }
-    if (tls.credentialName && !tls.credentialName.startsWith('configmap://')) {
-      // istiod does not hand secrets named by a rule without workloadSelector to every sidecar.
-      reportTls(
-        plan,
-        report,
-        'credential-name-ignored',
-        'warning',
-        `credentialName ${tls.credentialName} is only honoured for gateways or DestinationRules with a workloadSelector; no TLS is originated`,
-      );
-      return;
-    }
+    if (ignoredCredential(plan, tls, report)) return;
     const entry = plan.service.serviceEntry;
     // A ServiceEntry's subjectAltNames check the server when the rule names none (istiod, External registry).
     const withSans =

@@ -2,9 +2,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
 import type { HistoryContext } from '../../src/history/context.js';
 import { publishCompiled } from '../../src/history/publish.js';
-import { compileTexts } from '../../src/pipeline.js';
+import { selectVersion } from '../../src/history/select.js';
+import { verifyVersion } from '../../src/history/verify.js';
+import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { LocalStore, nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES } from '../helpers/paths.js';
 
@@ -45,4 +48,18 @@ export async function compileAndPublish(
     new Date().toISOString(),
   );
   return published.status === 'published' ? published.record.version : published.head.version;
+}
+
+/** Publishes a compile to an empty store's `main` as version 1, and asserts `meshsnap verify` recompiles it byte-identically. */
+export async function publishAndVerify(store: LocalStore, r: PipelineResult): Promise<void> {
+  const published = await publishCompiled(
+    store,
+    'main',
+    { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored },
+    {},
+    new Date().toISOString(),
+  );
+  assert.equal(published.status, 'published');
+  const verified = await verifyVersion(store, await selectVersion(store, 'main', '1'), nodeSha256Hex);
+  assert.ok(verified.ok, verified.reasons.join('; '));
 }

@@ -7,13 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { publishCompiled } from '../../src/history/publish.js';
-import { selectVersion } from '../../src/history/select.js';
-import { verifyVersion } from '../../src/history/verify.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { storedDocument } from '../../src/snapshot/stored-inputs/index.js';
 import { nodeSha256Hex, type LocalStore } from '../../src/snapshot/store/local.js';
-import { STATE, tempStore } from './helpers.js';
+import { publishAndVerify, STATE, tempStore } from './helpers.js';
 
 /** Two of a kind in bookinfo's `default` namespace, the one named `b-…` created first. */
 const AGED = `
@@ -151,14 +148,5 @@ test('a version whose Sidecar, Telemetry, PeerAuthentication and VirtualService 
     JSON.stringify(result.diagnostics.filter((d) => d.code === 'conflicting-virtual-service').map((d) => d.name));
   assert.equal(reviewsRoute(r), '["a-to-ratings"]');
   assert.equal(reviewsRoute(vsByName), '["b-to-details"]');
-  const published = await publishCompiled(
-    store,
-    'main',
-    { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored },
-    {},
-    new Date().toISOString(),
-  );
-  assert.equal(published.status, 'published');
-  const verified = await verifyVersion(store, await selectVersion(store, 'main', '1'), nodeSha256Hex);
-  assert.ok(verified.ok, verified.reasons.join('; '));
+  await publishAndVerify(store, r);
 });

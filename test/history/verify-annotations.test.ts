@@ -6,13 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { publishCompiled } from '../../src/history/publish.js';
-import { selectVersion } from '../../src/history/select.js';
-import { verifyVersion } from '../../src/history/verify.js';
 import { compileTexts } from '../../src/pipeline.js';
 import { storedDocument, storedEntryRead } from '../../src/snapshot/stored-inputs/index.js';
 import { nodeSha256Hex, type LocalStore } from '../../src/snapshot/store/local.js';
-import { STATE, tempStore } from './helpers.js';
+import { publishAndVerify, STATE, tempStore } from './helpers.js';
 
 const ANNOTATED = `
 apiVersion: v1
@@ -111,14 +108,5 @@ test('a version whose exportTo and traffic distribution come from annotations ve
     hasher: nodeSha256Hex,
   });
   assert.notEqual(without.snapshot.digest, r.snapshot.digest);
-  const published = await publishCompiled(
-    store,
-    'main',
-    { snapshot: r.snapshot, diagnostics: r.diagnostics, stored: r.stored },
-    {},
-    new Date().toISOString(),
-  );
-  assert.equal(published.status, 'published');
-  const verified = await verifyVersion(store, await selectVersion(store, 'main', '1'), nodeSha256Hex);
-  assert.ok(verified.ok, verified.reasons.join('; '));
+  await publishAndVerify(store, r);
 });
