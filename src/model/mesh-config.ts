@@ -1,7 +1,13 @@
 import type { ExtensionProvider } from './extension-provider.js';
-import type { MeshGatewayTopology, MeshProxyHeaders, ProxyConfigParts } from './proxy-config.js';
+import type {
+  MeshConnectionSettings,
+  MeshGatewayTopology,
+  MeshProxyHeaders,
+  ProxyConfigParts,
+} from './proxy-config.js';
 export type {
   ForwardClientCertDetails,
+  MeshConnectionSettings,
   MeshGatewayTopology,
   MeshProxyHeaders,
   ProxyConfigParts,
@@ -99,31 +105,6 @@ export interface MeshConfig {
 }
 
 /**
- * ProxyConfig.ConnectionSettings, as istiod reads it into xDS (pilot/pkg/networking/core/
- * connection_settings.go); only what is set. Durations in milliseconds; the enums by their names
- * without the UNSPECIFIED value.
- */
-export interface MeshConnectionSettings {
-  /** `profile: EDGE` (SIDECAR, the default, is left out): Envoy's edge defaults on gateways. */
-  readonly edge?: true;
-  readonly listenerPerConnectionBufferLimitBytes?: number;
-  readonly httpIdleTimeoutMs?: number;
-  readonly httpMaxConnectionDurationMs?: number;
-  readonly httpDrainTimeoutMs?: number;
-  readonly httpRequestTimeoutMs?: number;
-  readonly httpRequestHeadersTimeoutMs?: number;
-  readonly httpStreamIdleTimeoutMs?: number;
-  readonly httpMaxStreamDurationMs?: number;
-  readonly httpMaxConcurrentStreams?: number;
-  readonly http2InitialStreamWindowSize?: number;
-  readonly http2InitialConnectionWindowSize?: number;
-  readonly httpHeadersWithUnderscoresAction?: 'ALLOW' | 'REJECT_REQUEST' | 'DROP_HEADER';
-  readonly httpMergeSlashes?: boolean;
-  readonly httpPathWithEscapedSlashesAction?:
-    'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';
-}
-
-/**
  * The mesh config a proxy with a ProxyConfig of its own sees: its parts over the mesh's, field by
  * field (istiod merges the annotation over `defaultConfig` as protobuf messages merge; meshsnap's
  * model keeps only set flags, so an annotation cannot turn a mesh-wide flag back off).
@@ -143,7 +124,13 @@ export function withProxyConfig(mesh: MeshConfig, own: ProxyConfigParts | undefi
       : {}),
   };
   const topology = own.gatewayTopology && { ...mesh.gatewayTopology, ...own.gatewayTopology };
-  return { ...mesh, ...(headers ? { proxyHeaders: headers } : {}), ...(topology ? { gatewayTopology: topology } : {}) };
+  const settings = own.connectionSettings && { ...mesh.connectionSettings, ...own.connectionSettings };
+  return {
+    ...mesh,
+    ...(headers ? { proxyHeaders: headers } : {}),
+    ...(topology ? { gatewayTopology: topology } : {}),
+    ...(settings ? { connectionSettings: settings } : {}),
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The parts of a ProxyConfig (the mesh's `defaultConfig`, a Pod's `proxy.istio.io/config`) that
- * meshsnap turns into xDS: proxy headers and gateway topology. A leaf of the model (no imports),
+ * meshsnap turns into xDS: proxy headers, gateway topology and connection settings. A leaf of the model (no imports),
  * so the Kubernetes objects can carry a pod's own without depending on the mesh config.
  */
 
@@ -40,6 +40,7 @@ export interface MeshProxyHeaders {
 export interface ProxyConfigParts {
   readonly proxyHeaders?: MeshProxyHeaders;
   readonly gatewayTopology?: MeshGatewayTopology;
+  readonly connectionSettings?: MeshConnectionSettings;
 }
 
 /** ProxyConfig.gatewayTopology (Topology); only what is set. */
@@ -48,4 +49,29 @@ export interface MeshGatewayTopology {
   readonly forwardClientCertDetails?: ForwardClientCertDetails;
   /** `proxyProtocol` is set: gateway listeners strip a PROXY protocol header first. */
   readonly proxyProtocol?: true;
+}
+
+/**
+ * ProxyConfig.ConnectionSettings, as istiod reads it into xDS (pilot/pkg/networking/core/
+ * connection_settings.go); only what is set. Durations in milliseconds; the enums by their names
+ * without the UNSPECIFIED value.
+ */
+export interface MeshConnectionSettings {
+  /** `profile: EDGE` (SIDECAR, the default, is left out): Envoy's edge defaults on gateways. */
+  readonly edge?: true;
+  readonly listenerPerConnectionBufferLimitBytes?: number;
+  readonly httpIdleTimeoutMs?: number;
+  readonly httpMaxConnectionDurationMs?: number;
+  readonly httpDrainTimeoutMs?: number;
+  readonly httpRequestTimeoutMs?: number;
+  readonly httpRequestHeadersTimeoutMs?: number;
+  readonly httpStreamIdleTimeoutMs?: number;
+  readonly httpMaxStreamDurationMs?: number;
+  readonly httpMaxConcurrentStreams?: number;
+  readonly http2InitialStreamWindowSize?: number;
+  readonly http2InitialConnectionWindowSize?: number;
+  readonly httpHeadersWithUnderscoresAction?: 'ALLOW' | 'REJECT_REQUEST' | 'DROP_HEADER';
+  readonly httpMergeSlashes?: boolean;
+  readonly httpPathWithEscapedSlashesAction?:
+    'KEEP_UNCHANGED' | 'REJECT_REQUEST' | 'UNESCAPE_AND_REDIRECT' | 'UNESCAPE_AND_FORWARD';
 }

@@ -226,3 +226,26 @@ test("a sidecar pod's proxyHeaders annotation is reported as not applied; a bad 
     ),
   );
 });
+
+test("a gateway pod's connectionSettings (profile EDGE) reach its HCM and listener, over the mesh's", () => {
+  const result = compileWith(
+    annotatedIngress('connectionSettings: {profile: EDGE, httpIdleTimeout: 30s}'),
+    'defaultConfig: {connectionSettings: {httpRequestTimeout: 10s}}',
+  );
+  assert.deepEqual(
+    result.diagnostics.filter((d) => d.severity !== 'info'),
+    [],
+  );
+  const v = views(result);
+  const [gw] = v.gateway as [Json];
+  // The pod's own idle timeout; the EDGE profile's header timeout; the mesh's request timeout.
+  assert.equal(gw.common_http_protocol_options?.idle_timeout, '30s');
+  assert.equal(gw.request_headers_timeout, '60s');
+  assert.equal(gw.request_timeout, '10s');
+  assert.equal(v.gatewayListener.per_connection_buffer_limit_bytes, 32768);
+  // Sidecars keep the mesh's settings, without the EDGE profile's.
+  for (const h of v.inbound) {
+    assert.equal(h.request_timeout, '10s');
+    assert.equal(h.request_headers_timeout, undefined);
+  }
+});
