@@ -273,6 +273,24 @@ function dfpCluster(ctx: CompileContext, plan: PlannedCluster, report: Reporter)
   return finishDraft(draft);
 }
 
+/** The rule's SIMPLE / MUTUAL TLS context (the mesh's tlsDefaults under it), or undefined with an error said. */
+function originatedTls(
+  ctx: CompileContext,
+  plan: PlannedCluster,
+  tls: ClientTLSSettings,
+  http2: boolean,
+  report: Reporter,
+): Exclude<ReturnType<typeof userTlsContext>, string> | undefined {
+  const context = userTlsContext(tls, http2, ctx.mesh.tlsDefaults);
+  if (typeof context !== 'string') return context;
+  const message =
+    context === 'inline-key-material'
+      ? 'clientCertificate, privateKey and caCertificates are file paths on the proxy, not PEM content; no TLS is originated'
+      : 'MUTUAL TLS needs clientCertificate and privateKey (file paths) or a credentialName; no TLS is originated';
+  reportTls(plan, report, 'invalid-tls', 'error', message);
+  return undefined;
+}
+
 /**
  * A rule's `credentialName` (not a `configmap://` CA) on a sidecar's cluster: istiod does not hand
  * secrets named by a rule without workloadSelector to every sidecar, so no TLS is originated; said.
@@ -313,16 +331,9 @@ function dfpTls(ctx: CompileContext, plan: PlannedCluster, draft: ClusterDraft, 
       return applyDfpAutoSni(draft, tls);
     }
     if (ignoredCredential(plan, tls, report)) return false;
-    const ctxOrProblem = userTlsContext(tls, http2, ctx.mesh.tlsDefaults);
-    if (typeof ctxOrProblem === 'string') {
-      const message =
-        ctxOrProblem === 'inline-key-material'
-          ? 'clientCertificate, privateKey and caCertificates are file paths on the proxy, not PEM content; no TLS is originated'
-          : 'MUTUAL TLS needs clientCertificate and privateKey (file paths) or a credentialName; no TLS is originated';
-      reportTls(plan, report, 'invalid-tls', 'error', message);
-      return false;
-    }
-    c.transport_socket = tlsTransportSocket(ctxOrProblem);
+    const context = originatedTls(ctx, plan, tls, http2, report);
+    if (!context) return false;
+    c.transport_socket = tlsTransportSocket(context);
     return applyDfpAutoSni(draft, tls);
   }
   if (!ctx.mesh.enableAutoMtls || plan.service.serviceEntry?.location === 'MESH_EXTERNAL') return false;
@@ -397,16 +408,9 @@ function applyTls(
       entry && !tls.subjectAltNames?.length && entry.subjectAltNames.length
         ? { ...tls, subjectAltNames: entry.subjectAltNames }
         : tls;
-    const ctxOrProblem = userTlsContext(withSans, http2, ctx.mesh.tlsDefaults);
-    if (typeof ctxOrProblem === 'string') {
-      const message =
-        ctxOrProblem === 'inline-key-material'
-          ? 'clientCertificate, privateKey and caCertificates are file paths on the proxy, not PEM content; no TLS is originated'
-          : 'MUTUAL TLS needs clientCertificate and privateKey (file paths) or a credentialName; no TLS is originated';
-      reportTls(plan, report, 'invalid-tls', 'error', message);
-      return;
-    }
-    c.transport_socket = tlsTransportSocket(ctxOrProblem);
+    const context = originatedTls(ctx, plan, withSans, http2, report);
+    if (!context) return;
+    c.transport_socket = tlsTransportSocket(context);
     if (entry) applyAutoSni(draft, withSans);
     return;
   }

@@ -22,12 +22,12 @@
  * is visible), and so is another namespace's entry with a `workloadSelector` for a host that
  * already has a candidate (its workloads' inbound would need the model's one service per host). Pure.
  */
+import { exportedToAll } from './export-to.js';
 import { trafficDistributionOf } from './traffic-distribution.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { Pod } from './k8s.js';
 import type { ServiceEntry, WorkloadEntry } from './service-entry.js';
 import {
-  exportedToEvery,
   type HostCandidate,
   type Locality,
   type MeshEndpoint,
@@ -103,7 +103,8 @@ export function buildServiceEntryServices(
     const candidates = [...byNamespace.values()]
       .map((declarations) => candidate(inputs, hostname, declarations))
       .sort(istiodOrder);
-    const first = candidates.find((c) => exportedToEvery(c.service, defaultExportTo)) ?? (candidates[0] as Candidate);
+    const first =
+      candidates.find((c) => exportedToAll(c.service.exportTo, defaultExportTo)) ?? (candidates[0] as Candidate);
     const kept = candidates.filter((c) => {
       if (c === first || !c.service.serviceEntry?.workloadSelector) return true;
       const { se, index } = c.owner;

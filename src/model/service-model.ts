@@ -176,10 +176,6 @@ export interface ServiceModel {
   readonly gateways: readonly Gateway[];
 }
 
-/** Whether every namespace sees a service: its exportTo, else the mesh's default, else `*`, holds `*`. */
-export const exportedToEvery = (s: MeshService, meshDefault: readonly string[] | undefined): boolean =>
-  (s.exportTo?.length ? s.exportTo : meshDefault?.length ? meshDefault : ['*']).includes('*');
-
 /** One namespace's service for a host several namespaces' ServiceEntries define (model/service-entries.ts). */
 export interface HostCandidate {
   readonly service: MeshService;

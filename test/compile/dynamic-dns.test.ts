@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { BOOKINFO_NODES, served } from '../helpers/mesh.js';
+import { BOOKINFO_NODES, compileBookinfoClean, served } from '../helpers/mesh.js';
 import { BOOKINFO_STATE } from '../helpers/paths.js';
 
 const DFP_CLUSTER = 'type.googleapis.com/envoy.extensions.clusters.dynamic_forward_proxy.v3.ClusterConfig';
@@ -35,20 +35,7 @@ const dynamicDns = (host: string, port: number, protocol: string, location = 'ME
   );
 
 /** Bookinfo plus `texts`; no warning or error (an Envoy rejection would be one). */
-function build(...texts: string[]): PipelineResult {
-  const r = compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-  assert.deepEqual(
-    r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}: ${d.message}`),
-    [],
-  );
-  return r;
-}
+const build = compileBookinfoClean;
 
 const resources = (r: PipelineResult) => served(r, BOOKINFO_NODES.productpage).resources;
 const clusterOf = (r: PipelineResult, name: string): any => resources(r).clusters.get(name);

@@ -4,6 +4,7 @@
  * gets a variant per locality of the mesh, and a proxy is served its own locality's, found from
  * the Envoy node's locality, its istio-locality label or its NODE_NAME (istiod's proxy locality).
  */
+import { nodeYaml, podYaml } from '../helpers/node-fixtures.js';
 import { eastWestGatewayNode, eastWestGatewayYaml } from '../helpers/gateway-sim.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -14,18 +15,8 @@ import { resourceToJson } from '../../src/xds/json.js';
 import { XDS_TYPE_NAME } from '../../src/xds/type-urls.js';
 import { served } from '../helpers/mesh.js';
 
-const node = (name: string, region: string, zone: string): string => `---
-apiVersion: v1
-kind: Node
-metadata: { name: ${name}, labels: { topology.kubernetes.io/region: ${region}, topology.kubernetes.io/zone: ${zone} } }
-`;
-const pod = (name: string, ip: string, nodeName: string, app: string): string => `---
-apiVersion: v1
-kind: Pod
-metadata: { name: ${name}, namespace: shop, labels: { app: ${app} } }
-spec: { nodeName: ${nodeName} }
-status: { podIP: ${ip}, conditions: [{ type: Ready, status: "True" }] }
-`;
+const node = (name: string, region: string, zone: string): string => nodeYaml(name, { region, zone });
+const pod = podYaml;
 
 function mesh(trafficPolicy: string, reviewsSpec = ''): string {
   return `apiVersion: v1

@@ -6,13 +6,11 @@
  * protocolDetectionTimeout (buildListenerFromEntry, buildInboundListener).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
-import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { BOOKINFO_NODES, compileBookinfoClean, served, type TestNode } from '../helpers/mesh.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
@@ -29,20 +27,7 @@ const meshKind = (spec: string) =>
     .map((l) => `  ${l}`)
     .join('\n')}\n`;
 
-function bookinfo(...texts: string[]): PipelineResult {
-  const r = compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-  assert.deepEqual(
-    r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}: ${d.message}`),
-    [],
-  );
-  return r;
-}
+const bookinfo = compileBookinfoClean;
 
 const resources = (r: PipelineResult, node: TestNode = BOOKINFO_NODES.productpage) => served(r, node).resources;
 

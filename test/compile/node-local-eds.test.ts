@@ -3,6 +3,7 @@
  * EndpointBuilder sends a proxy only the endpoints whose pod (`spec.nodeName`) is on the proxy's
  * node (its NODE_NAME), and a proxy without a node name only the endpoints without a node.
  */
+import { nodeYaml, podYaml } from '../helpers/node-fixtures.js';
 import { eastWestGatewayNode, eastWestGatewayYaml } from '../helpers/gateway-sim.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -15,18 +16,8 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { served } from '../helpers/mesh.js';
 import { assertSameOutput, nodeChurnDeltas } from './incremental-helpers.js';
 
-const node = (name: string, zone?: string): string => `---
-apiVersion: v1
-kind: Node
-metadata: { name: ${name}${zone ? `, labels: { topology.kubernetes.io/region: r1, topology.kubernetes.io/zone: ${zone} }` : ''} }
-`;
-const pod = (name: string, ip: string, nodeName: string, app: string): string => `---
-apiVersion: v1
-kind: Pod
-metadata: { name: ${name}, namespace: shop, labels: { app: ${app} } }
-spec: { nodeName: ${nodeName} }
-status: { podIP: ${ip}, conditions: [{ type: Ready, status: "True" }] }
-`;
+const node = (name: string, zone?: string): string => nodeYaml(name, zone ? { region: 'r1', zone } : undefined);
+const pod = podYaml;
 
 /**
  * A node-local `agent` (a DaemonSet's Service) with pods on n1 and n2, and an endpoint without a

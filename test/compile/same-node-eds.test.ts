@@ -7,6 +7,7 @@
  * (AugmentLabels): an endpoint's priority is 5 minus the number of leading labels it shares with
  * the proxy, priorities renumbered without gaps. meshsnap serves each node its own variant.
  */
+import { nodeYaml, podYaml } from '../helpers/node-fixtures.js';
 import { eastWestGatewayNode, eastWestGatewayYaml } from '../helpers/gateway-sim.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -18,18 +19,8 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { served } from '../helpers/mesh.js';
 import { assertSameOutput, nodeChurnDeltas } from './incremental-helpers.js';
 
-const node = (name: string, zone: string): string => `---
-apiVersion: v1
-kind: Node
-metadata: { name: ${name}, labels: { topology.kubernetes.io/region: r1, topology.kubernetes.io/zone: ${zone} } }
-`;
-const pod = (name: string, ip: string, nodeName: string, app: string): string => `---
-apiVersion: v1
-kind: Pod
-metadata: { name: ${name}, namespace: shop, labels: { app: ${app} } }
-spec: { nodeName: ${nodeName} }
-status: { podIP: ${ip}, conditions: [{ type: Ready, status: "True" }] }
-`;
+const node = (name: string, zone: string): string => nodeYaml(name, { region: 'r1', zone });
+const pod = podYaml;
 
 /**
  * `reviews` (PreferSameNode) with pods on a1 and a2 (zone r1/a) and b1 (zone r1/b), and an

@@ -1,4 +1,5 @@
 /** Test helpers: compile files into an in-memory snapshot and look at what a node is served. */
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readInputFiles } from '../../src/inputs/files.js';
 import { compileTexts, type InputText, type PipelineResult } from '../../src/pipeline.js';
@@ -7,6 +8,7 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { configDump } from '../../src/xds/config-dump.js';
 import { resourceToJson } from '../../src/xds/json.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../src/xds/type-urls.js';
+import { BOOKINFO_STATE } from './paths.js';
 
 export async function compilePaths(paths: readonly string[]): Promise<PipelineResult> {
   return compileTexts(await readInputFiles(paths), { hasher: nodeSha256Hex });
@@ -79,3 +81,19 @@ export const BOOKINFO_NODES = {
     metadata: { NAMESPACE: 'default', GENERATOR: 'grpc' },
   },
 } satisfies Record<string, TestNode>;
+
+/** The bookinfo cluster state plus `texts`, asserted free of warnings and errors (an Envoy rejection would be one). */
+export function compileBookinfoClean(...texts: string[]): PipelineResult {
+  const r = compileTexts(
+    [
+      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
+      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
+    ],
+    { hasher: nodeSha256Hex },
+  );
+  assert.deepEqual(
+    r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}: ${d.message}`),
+    [],
+  );
+  return r;
+}

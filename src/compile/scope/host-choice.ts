@@ -6,13 +6,13 @@
  * servicesExportedToNamespace, sidecar.go appendSidecarServices; entries of different namespaces
  * never merge: canMergeServices).
  */
-import { exportedToEvery, type HostCandidate, type MeshEndpoint, type MeshService } from '../../model/service-model.js';
+import type { HostCandidate, MeshEndpoint, MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
-import { exportedTo } from './export-to.js';
+import { exportedTo, exportedToAll as listExportedToAll } from '../../model/export-to.js';
 
 /** Whether every namespace sees the service (its exportTo, else the mesh's default, holds `*`). */
 export const exportedToAll = (ctx: CompileContext, s: MeshService): boolean =>
-  exportedToEvery(s, ctx.mesh.defaultServiceExportTo);
+  listExportedToAll(s.exportTo, ctx.mesh.defaultServiceExportTo);
 
 /**
  * The candidate `ns` sees among a host's, undefined when it sees none; `from`: only candidates of

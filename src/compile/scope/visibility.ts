@@ -12,7 +12,7 @@ import { hasWorkloadSelector } from '../destination-rules.js';
 import { hostMatches, resolveHost } from '../names.js';
 import { appliesToSidecars, gatewayRouteApplies, sidecarOrder, sidecarTier } from '../virtual-services.js';
 import { selectorRulesOf, type SelectorRuleIndex } from './select-rules.js';
-import { exportedTo } from './export-to.js';
+import { exportedTo, exportedToAll } from '../../model/export-to.js';
 import { seesModelHosts } from './host-choice.js';
 
 export interface MeshVisibility {
@@ -57,10 +57,6 @@ function groupBy<T>(items: readonly T[], ns: (t: T) => string): Map<string, T[]>
   return out;
 }
 
-/** `*` is exported everywhere; anything else may hide the object from some namespace. */
-const isPublic = (exportTo: readonly string[] | undefined, meshDefault: readonly string[] | undefined): boolean =>
-  (exportTo?.length ? exportTo : (meshDefault ?? ['*'])).includes('*');
-
 export function meshVisibility(ctx: CompileContext): MeshVisibility {
   const { model, mesh } = ctx;
   const clientFirst = new Map<string, MeshService[]>();
@@ -86,12 +82,12 @@ export function meshVisibility(ctx: CompileContext): MeshVisibility {
     virtualServicesByNamespace: groupBy(model.virtualServices, (v) => v.meta.namespace),
     destinationRulesByNamespace: groupBy(model.destinationRules, (d) => d.meta.namespace),
     selectorRules: selectorRulesOf(ctx),
-    restrictedServices: model.services.filter((s) => !isPublic(s.exportTo, mesh.defaultServiceExportTo)),
+    restrictedServices: model.services.filter((s) => !exportedToAll(s.exportTo, mesh.defaultServiceExportTo)),
     restrictedVirtualServices: model.virtualServices.filter(
-      (v) => !isPublic(v.spec.exportTo, mesh.defaultVirtualServiceExportTo),
+      (v) => !exportedToAll(v.spec.exportTo, mesh.defaultVirtualServiceExportTo),
     ),
     restrictedDestinationRules: model.destinationRules.filter(
-      (d) => !hasWorkloadSelector(d) && !isPublic(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
+      (d) => !hasWorkloadSelector(d) && !exportedToAll(d.spec.exportTo, mesh.defaultDestinationRuleExportTo),
     ),
     clientFirstRules: clientFirst,
     foreignRuleNamespaces: foreign,

@@ -17,3 +17,12 @@ export function exportedTo(
   }
   return false;
 }
+
+/** Whether the list in effect (as `exportedTo` reads it) holds `*`: every namespace sees the object. */
+export function exportedToAll(
+  exportTo: readonly string[] | undefined,
+  meshDefault: readonly string[] | undefined,
+): boolean {
+  const list = exportTo?.length ? exportTo : meshDefault?.length ? meshDefault : undefined;
+  return !list || list.includes('*');
+}
