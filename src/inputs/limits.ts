@@ -18,6 +18,8 @@ export const INPUT_LIMITS = {
   maxHttpRoutes: 5_000,
   maxMatches: 1_000,
   maxDestinations: 1_000,
+  /** `configPatches` of one EnvoyFilter: each is matched against every listener, route and cluster of the proxies it selects. */
+  maxEnvoyFilterPatches: 256,
 } as const;
 
 export const TOO_LARGE = 'too-large';

@@ -16,6 +16,7 @@ import type {
   TLSRoute,
 } from '../model/gateway-api.js';
 import type { AuthorizationPolicy } from '../model/authorization-policy.js';
+import type { EnvoyFilter } from '../model/envoy-filter.js';
 import type { DestinationRule, VirtualService } from '../model/istio.js';
 import type { Ingress, IngressClass } from '../model/ingress.js';
 import type { InputSet } from '../model/inputs.js';
@@ -29,6 +30,7 @@ import type { Telemetry } from '../model/telemetry.js';
 import type { RawDocument } from './parse.js';
 import { readAuthorizationPolicy } from './validate/authorization-policy.js';
 import { readDestinationRule } from './validate/destination-rule.js';
+import { readEnvoyFilter } from './validate/envoy-filter.js';
 import { readGateway } from './validate/gateway.js';
 import { readIngress, readIngressClass } from './validate/ingress.js';
 import { readGatewayClass, readKubernetesGateway } from './validate/gateway-api/gateway.js';
@@ -53,7 +55,7 @@ const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/
 const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set(['EnvoyFilter', 'ProxyConfig', 'WasmPlugin']);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['ProxyConfig', 'WasmPlugin']);
 const TELEMETRY = ['telemetry.istio.io/v1', 'telemetry.istio.io/v1alpha1'];
 
 interface Candidate<T> {
@@ -86,6 +88,7 @@ interface Buckets {
   referenceGrants: Candidate<ReferenceGrant>[];
   sidecars: Candidate<Sidecar>[];
   telemetries: Candidate<Telemetry>[];
+  envoyFilters: Candidate<EnvoyFilter>[];
   ingresses: Candidate<Ingress>[];
   ingressClasses: Candidate<IngressClass>[];
   meshConfigs: Candidate<MeshConfig>[];
@@ -155,6 +158,10 @@ const KNOWN: Readonly<Record<string, { readonly apiVersions: readonly string[]; 
     handle: versioned(readSidecar, (b) => b.sidecars),
   },
   Telemetry: { apiVersions: TELEMETRY, handle: versioned(readTelemetry, (b) => b.telemetries) },
+  EnvoyFilter: {
+    apiVersions: ['networking.istio.io/v1alpha3'],
+    handle: versioned(readEnvoyFilter, (b) => b.envoyFilters),
+  },
   AuthorizationPolicy: {
     apiVersions: ISTIO_SECURITY,
     handle: versioned(readAuthorizationPolicy, (b) => b.authorizationPolicies),
@@ -273,6 +280,7 @@ export function buildInputSet(docs: readonly ReadDocument[], observer?: ReadObse
     referenceGrants: unique(out.referenceGrants, diagnostics),
     sidecars: unique(out.sidecars, diagnostics),
     telemetries: unique(out.telemetries, diagnostics),
+    envoyFilters: unique(out.envoyFilters, diagnostics),
     ingresses: unique(out.ingresses, diagnostics),
     ingressClasses: unique(out.ingressClasses, diagnostics),
     diagnostics: sortDiagnostics(diagnostics),
@@ -353,6 +361,7 @@ const emptyBuckets = (): Buckets => ({
   referenceGrants: [],
   sidecars: [],
   telemetries: [],
+  envoyFilters: [],
   ingresses: [],
   ingressClasses: [],
   meshConfigs: [],

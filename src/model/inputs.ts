@@ -12,6 +12,7 @@ import type {
   TLSRoute,
 } from './gateway-api.js';
 import type { Ingress, IngressClass } from './ingress.js';
+import type { EnvoyFilter } from './envoy-filter.js';
 import type { DestinationRule, VirtualService } from './istio.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from './k8s.js';
 import type { MeshConfig } from './mesh-config.js';
@@ -49,6 +50,8 @@ export interface InputSet {
   readonly sidecars: readonly Sidecar[];
   /** Telemetry (telemetry.istio.io): namespace-wide access logging. */
   readonly telemetries: readonly Telemetry[];
+  /** EnvoyFilter (networking.istio.io v1alpha3): patches to the generated Envoy resources. */
+  readonly envoyFilters: readonly EnvoyFilter[];
   /** Kubernetes Ingress (networking.k8s.io/v1); the compiler converts the ones istiod serves into Gateways and VirtualServices. */
   readonly ingresses: readonly Ingress[];
   readonly ingressClasses: readonly IngressClass[];

@@ -122,6 +122,14 @@ export const TELEMETRIES: ResourceSpec = {
   namespaced: true,
   optional: true,
 };
+export const ENVOY_FILTERS: ResourceSpec = {
+  kind: 'EnvoyFilter',
+  group: 'networking.istio.io',
+  versions: ['v1alpha3'],
+  plural: 'envoyfilters',
+  namespaced: true,
+  optional: true,
+};
 /** Kubernetes Ingress and IngressClass: istiod serves the Ingresses of its class (src/compile/ingress/). */
 export const INGRESSES: ResourceSpec = {
   kind: 'Ingress',
@@ -209,6 +217,7 @@ export const ALL_RESOURCES: readonly ResourceSpec[] = [
   GATEWAYS,
   SIDECARS,
   TELEMETRIES,
+  ENVOY_FILTERS,
   AUTHORIZATION_POLICIES,
   PEER_AUTHENTICATIONS,
   REQUEST_AUTHENTICATIONS,

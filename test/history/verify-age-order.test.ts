@@ -78,6 +78,7 @@ test('stored inputs keep the creationTimestamp of the kinds the compile orders b
   for (const [apiVersion, kind, spec] of [
     ['networking.istio.io/v1', 'Sidecar', { egress: [{ hosts: ['*/*'] }] }],
     ['telemetry.istio.io/v1', 'Telemetry', {}],
+    ['networking.istio.io/v1alpha3', 'EnvoyFilter', {}],
     ['security.istio.io/v1', 'PeerAuthentication', {}],
     [
       'networking.istio.io/v1',

@@ -44,6 +44,7 @@ const KINDS: Readonly<Record<string, SweepKind>> = {
   AuthorizationPolicy: { group: 'security.istio.io', skeleton: {} },
   RequestAuthentication: { group: 'security.istio.io', skeleton: { jwtRules: [{ issuer: 'https://issuer.example' }] } },
   Telemetry: { group: 'telemetry.istio.io', skeleton: {} },
+  EnvoyFilter: { group: 'networking.istio.io', skeleton: {} },
 };
 
 crdSweepTests(CRDS, KINDS);

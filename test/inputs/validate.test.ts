@@ -298,7 +298,7 @@ test('RE2 inline flags are accepted', () => {
 test('unsupported Istio kinds warn; other kinds are info; missing kind is an error', () => {
   const inputs = loadText(
     [
-      'apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata: { name: ef, namespace: ns1 }\nspec: {}',
+      'apiVersion: networking.istio.io/v1beta1\nkind: ProxyConfig\nmetadata: { name: pc, namespace: ns1 }\nspec: {}',
       'apiVersion: extensions.istio.io/v1alpha1\nkind: WasmPlugin\nmetadata: { name: w }\nspec: {}',
       'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: d }\nspec: {}',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other, namespace: istio-system }\ndata: {}',
@@ -309,7 +309,7 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
   const by = (code: string): [string, string | undefined, number | undefined][] =>
     inputs.diagnostics.filter((d) => d.code === code).map((d) => [d.severity, d.kind, d.index]);
   assert.deepEqual(by('unsupported-kind'), [
-    ['warning', 'EnvoyFilter', 0],
+    ['warning', 'ProxyConfig', 0],
     ['warning', 'WasmPlugin', 1],
   ]);
   assert.deepEqual(by('ignored-kind'), [

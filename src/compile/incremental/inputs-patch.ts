@@ -21,6 +21,7 @@ import type {
   TCPRoute,
   TLSRoute,
 } from '../../model/gateway-api.js';
+import type { EnvoyFilter } from '../../model/envoy-filter.js';
 import type { DestinationRule, VirtualService } from '../../model/istio.js';
 import type { InputSet } from '../../model/inputs.js';
 import type { EndpointSlice, Endpoints, Namespace, Node, Pod, Service } from '../../model/k8s.js';
@@ -58,6 +59,7 @@ export interface InputObjects {
   ReferenceGrant: ReferenceGrant;
   Sidecar: Sidecar;
   Telemetry: Telemetry;
+  EnvoyFilter: EnvoyFilter;
   Ingress: Ingress;
   IngressClass: IngressClass;
 }
@@ -89,6 +91,7 @@ type ListKey =
   | 'referenceGrants'
   | 'sidecars'
   | 'telemetries'
+  | 'envoyFilters'
   | 'ingresses'
   | 'ingressClasses';
 
@@ -117,6 +120,7 @@ export const LIST_OF_KIND: Readonly<Record<InputKind, ListKey>> = {
   ReferenceGrant: 'referenceGrants',
   Sidecar: 'sidecars',
   Telemetry: 'telemetries',
+  EnvoyFilter: 'envoyFilters',
   Ingress: 'ingresses',
   IngressClass: 'ingressClasses',
 };

@@ -17,15 +17,27 @@ export function workloadSelector(r: Reader, v: unknown, path: string): WorkloadS
   const o = fields(r, v, path, ['matchLabels']);
   if (!o) return undefined;
   const matchLabels = strMap(r, get(o, 'matchLabels'), `${path}.matchLabels`);
-  for (const [key, value] of Object.entries(matchLabels ?? {})) {
-    const pair = `${key.slice(0, 60)}=${value.slice(0, 60)}`;
-    if (key === '') r.error(`${path}.matchLabels`, `empty key is not supported in selector: "${pair}"`);
-    if (key.includes('*') || value.includes('*'))
-      r.error(`${path}.matchLabels`, `wildcard is not supported in selector: "${pair}"`);
-  }
+  checkSelectorLabels(r, matchLabels, `${path}.matchLabels`);
   if (!matchLabels || Object.keys(matchLabels).length === 0)
     r.warn(path, 'workload selector specified without labels', 'empty-selector');
   return compact({ matchLabels });
+}
+
+/**
+ * The labels of a workload selector (`matchLabels`, or an EnvoyFilter's `workloadSelector.labels`),
+ * as istiod's validateWorkloadSelector and ValidateAlphaWorkloadSelector check them: an empty key or
+ * a `*` in a key or value is an error at `path`.
+ */
+export function checkSelectorLabels(
+  r: Reader,
+  labels: Readonly<Record<string, string>> | undefined,
+  path: string,
+): void {
+  for (const [key, value] of Object.entries(labels ?? {})) {
+    const pair = `${key.slice(0, 60)}=${value.slice(0, 60)}`;
+    if (key === '') r.error(path, `empty key is not supported in selector: "${pair}"`);
+    if (key.includes('*') || value.includes('*')) r.error(path, `wildcard is not supported in selector: "${pair}"`);
+  }
 }
 
 export function portSelector(r: Reader, v: unknown, path: string): PortSelector | undefined {

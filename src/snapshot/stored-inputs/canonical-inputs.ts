@@ -60,6 +60,7 @@ export function canonicalInputs(inputs: InputSet): Record<string, unknown> {
     ...gatewayApiLists(inputs),
     ...(inputs.sidecars.length ? { sidecars: strip(inputs.sidecars) } : {}),
     ...(inputs.telemetries.length ? { telemetries: strip(inputs.telemetries) } : {}),
+    ...(inputs.envoyFilters.length ? { envoyFilters: strip(inputs.envoyFilters) } : {}),
     ...(inputs.ingresses.length ? { ingresses: strip(inputs.ingresses) } : {}),
     ...(inputs.ingressClasses.length ? { ingressClasses: strip(inputs.ingressClasses) } : {}),
   };
