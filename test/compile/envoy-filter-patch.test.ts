@@ -27,6 +27,7 @@ import {
 } from '../../src/compile/envoy-filter/route-patch.js';
 import type { EnvoyFilterPatch } from '../../src/model/envoy-filter.js';
 import { resourceToJson } from '../../src/xds/json.js';
+import { oneCheckValidator, validateResource } from '../../src/xds/validate/index.js';
 import {
   encodeMessage,
   packAny,
@@ -1351,7 +1352,7 @@ test('SIDECAR_INBOUND: route patches apply to the inline route configs of the in
   assert.equal(patchListeners('SIDECAR_OUTBOUND', [lis], patches)[0], lis);
 });
 
-test('compiled resources (frozen, shared): patched copies encode; what no patch reaches stays the same object', () => {
+test('compiled resources (frozen, shared): patched copies encode and pass the Envoy check; what no patch reaches stays the same object', () => {
   const out = compile(buildInputSet(generateMesh({ services: 12, seed: 7 }).docs)).output;
   const inbound = [...out.groups].filter(([id]) => id.startsWith('inbound/'));
   const outbound = out.groups.get('outbound');
@@ -1371,12 +1372,28 @@ test('compiled resources (frozen, shared): patched copies encode; what no patch 
     P('CLUSTER', 'MERGE', { cluster: { portNumber: 1 } }, { lb_policy: 1 }),
   ];
   let hcms = 0;
+  let shared = 0;
   for (const [, table] of inbound) {
     const given = [...table.listeners.values()];
     const patched = patchListeners('SIDECAR_INBOUND', given, patches);
     assert.equal(patched.length, given.length);
+    // Chains that shared an HCM filter share its patched copy.
+    given.forEach((l, li) => {
+      const copies = new Map<object, object>();
+      (l.filter_chains ?? []).forEach((chain, ci) =>
+        (chain.filters ?? []).forEach((f, fi) => {
+          const copy = patched[li]?.filter_chains?.[ci]?.filters?.[fi];
+          assert.ok(copy);
+          if (copies.has(f)) {
+            shared++;
+            assert.equal(copy, copies.get(f));
+          } else copies.set(f, copy);
+        }),
+      );
+    });
     for (const l of patched) {
       encodeMessage(LIS, l);
+      assert.deepEqual(validateResource('listeners', l, undefined, oneCheckValidator()), [], 'Envoy accepts it');
       const json = JSON.stringify(view(LIS, l));
       for (const chain of l.filter_chains ?? [])
         for (const f of chain.filters ?? [])
@@ -1393,6 +1410,7 @@ test('compiled resources (frozen, shared): patched copies encode; what no patch 
     patchClusters('SIDECAR_INBOUND', clusters, patches).forEach((c, i) => assert.equal(c, clusters[i]));
   }
   assert.ok(hcms > 0, 'the mesh has inbound HTTP chains');
+  assert.ok(shared > 0, 'the mesh has chains that share a filter');
   const routes = [...outbound.routes.values()] as RouteConfiguration[];
   // SIDECAR_INBOUND route patches do not reach outbound route configs.
   patchRouteConfigurations('SIDECAR_OUTBOUND', routes, patches).forEach((r, i) => assert.equal(r, routes[i]));

@@ -51,6 +51,11 @@ interface ListenerPatches {
   readonly filterChain: readonly ResolvedPatch[];
   readonly networkFilter: readonly ResolvedPatch[];
   readonly httpFilter: readonly ResolvedPatch[];
+  /**
+   * HCM filters patched so far, by filter and the positions of the HTTP_FILTER patches that matched
+   * it: chains share HCM filters (a port's TLS and plain chains), one decode and encode serves them.
+   */
+  readonly hcmDone: Map<NetworkFilter, Map<string, NetworkFilter>>;
 }
 
 /**
@@ -69,6 +74,7 @@ export function patchListenerList(
     filterChain: patchesFor(ctx, patches, 'FILTER_CHAIN'),
     networkFilter: patchesFor(ctx, patches, 'NETWORK_FILTER'),
     httpFilter: patchesFor(ctx, patches, 'HTTP_FILTER'),
+    hcmDone: new Map(),
   };
   const out: Listener[] = [];
   for (const lis of listeners) {
@@ -320,6 +326,15 @@ function patchHttpFilters(P: ListenerPatches, lis: Listener, fc: FilterChain, fi
     (lp) => listenerMatch(lis, lp) && filterChainMatch(lis, fc, lp) && networkFilterMatch(filter, lp),
   );
   if (patches.length === 0) return filter;
+  const key = patches.map((lp) => P.httpFilter.indexOf(lp)).join(',');
+  let done = P.hcmDone.get(filter);
+  if (!done) P.hcmDone.set(filter, (done = new Map()));
+  let out = done.get(key);
+  if (!out) done.set(key, (out = patchHcm(patches, filter)));
+  return out;
+}
+
+function patchHcm(patches: readonly ResolvedPatch[], filter: NetworkFilter): NetworkFilter {
   // Without a typed config, or with one that is not an HCM, istiod's edits are not written back.
   const any = filter.typed_config as Any | null | undefined;
   if (!any || anyMessageName(any.type_url ?? '') !== TypeName.HttpConnectionManager) return filter;
