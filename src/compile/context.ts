@@ -4,6 +4,7 @@
  */
 import type { RouteSource } from './route/source-labels.js';
 import type { AccessLogIndex } from './listener/telemetry-logs.js';
+import type { EnvoyFilterIndex } from './envoy-filter/selection.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
   DestinationRule,
@@ -99,4 +100,6 @@ export interface CompileContext {
    * absent: the mesh's `accessLogFile` alone.
    */
   readonly accessLogs?: AccessLogIndex;
+  /** The EnvoyFilters and the proxies they select (envoy-filter/selection.ts); absent: none. */
+  readonly envoyFilters?: EnvoyFilterIndex;
 }

@@ -310,7 +310,9 @@ export class IncrementalCompiler {
         diff = diffOutputs(state.tables, state, output);
         return state.tables;
       },
-      inboundKeep(state, next, changed),
+      // EnvoyFilters patch copies of the inbound groups and drop the originals no class lists: the
+      // last tables do not hold every inbound build then.
+      next.envoyFilters.length > 0 ? undefined : inboundKeep(state, next, changed),
     );
     const { delta, layout } = diff as ReturnType<typeof diffOutputs>;
     return { kind: 'delta', delta, ...(Object.keys(layout).length > 0 ? { layout } : {}), diagnostics };
@@ -321,6 +323,8 @@ export class IncrementalCompiler {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
     if (state.gatewaysReadEndpoints) return false;
+    // EnvoyFilters patch copies of the groups the endpoint path edits (clusters, listeners): compile in full.
+    if (next.envoyFilters.length > 0) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;
@@ -431,7 +435,7 @@ function takeFrom(state: State, stale: ReadonlySet<GroupId>): InboundReuse {
 }
 
 /** Config kinds whose changes are compiled in full and handed on as a delta. */
-const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service']);
+const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service', 'EnvoyFilter']);
 /** Endpoint-layer kinds that may come in the same round (pods change the proxies' classes: not these). */
 const ENDPOINT_KINDS: ReadonlySet<string> = new Set(['EndpointSlice', 'Endpoints']);
 

@@ -40,6 +40,8 @@ import { scopeResolver, type Scope } from './scope/scopes.js';
 import { classKeysOf, selectorRulesOf, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { indexAccessLogs } from './listener/telemetry-logs.js';
+import { applyEnvoyFilters } from './envoy-filter/groups.js';
+import { indexEnvoyFilters } from './envoy-filter/selection.js';
 import {
   indexSourceSelectors,
   listenerClientOf,
@@ -86,6 +88,7 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
     security: indexSecurity(inputs, model, diags),
     sidecars: indexSidecars(sidecarDiagnostics(inputs.sidecars, diags), inputs.meshConfig.rootNamespace),
     accessLogs: indexAccessLogs(inputs.meshConfig, inputs.telemetries, diags),
+    envoyFilters: indexEnvoyFilters(inputs.envoyFilters, inputs.meshConfig.rootNamespace, model.namespaces, diags),
   };
 }
 
@@ -184,6 +187,10 @@ export function compileWithShapes(
   for (const s of ctx.model.services) reportNamedTargetPorts(ctx, s, ctx.diags);
 
   const classes: ProxyClass[] = [];
+  /** The label-selected EnvoyFilters of each class that has some (their keys). */
+  const envoyFilterKeys = new Map<string, readonly string[]>();
+  /** Router classes' target port → Gateway server ports (EnvoyFilter route matches on gateways). */
+  const gatewayPortMaps = new Map<string, ReadonlyMap<number, readonly number[]>>();
   const sidecars: SidecarShape[] = [];
   const byNamespace = namespaceIndex(ctx.model);
   const selectorRules = selectorRulesOf(ctx);
@@ -226,6 +233,7 @@ export function compileWithShapes(
       const built = inboundBuild(shape.inboundGroup, (c) => buildInbound(c, shape));
       for (const [name, l] of built.listeners) inbound.listeners.set(name, l);
       for (const [name, c] of built.clusters) inbound.clusters.set(name, c);
+      if (shape.envoyFilters?.length) envoyFilterKeys.set(shape.classId, shape.envoyFilters);
       classes.push({
         id: shape.classId,
         generator: 'sidecar',
@@ -265,8 +273,14 @@ export function compileWithShapes(
     const view = shape.proxyConfig ? { ...seen, mesh: withProxyConfig(seen.mesh, shape.proxyConfig) } : seen;
     groups.set(
       groupId,
-      buildRouterGroup(view, shape, { clusters: clusters.clusters, endpoints: assignments.endpoints }),
+      buildRouterGroup(
+        view,
+        shape,
+        { clusters: clusters.clusters, endpoints: assignments.endpoints },
+        ctx.envoyFilters?.any ? (map) => gatewayPortMaps.set(shape.id, map) : undefined,
+      ),
     );
+    if (shape.envoyFilters?.length) envoyFilterKeys.set(shape.id, shape.envoyFilters);
     classes.push({
       id: shape.id,
       generator: 'router',
@@ -284,7 +298,21 @@ export function compileWithShapes(
   const located = splitLocalityGroups(groups, classes, ctx.model.proxyLocalities, ctx.model.nodeLocalities);
   // Node-local and PreferSameNode services' assignments: only when the mesh has one.
   const nodes = ctx.model.proxyNodes;
-  const placed = nodes ? splitNodeGroups(groups, located.classes, nodes) : located.classes;
+  const split = nodes ? splitNodeGroups(groups, located.classes, nodes) : located.classes;
+  // EnvoyFilters patch last, what each proxy class got, as istiod patches what it generated.
+  const envoyFilters = ctx.envoyFilters;
+  let placed = split;
+  if (envoyFilters?.any) {
+    const patched = applyEnvoyFilters(
+      groups,
+      split,
+      (c) => envoyFilters.patchesFor(c.namespace, envoyFilterKeys.get(c.id) ?? []),
+      envoyFilters.reportPanic,
+      (c) => gatewayPortMaps.get(c.id),
+    );
+    envoyFilters.reportRefusals(patched.refusals);
+    placed = patched.classes;
+  }
   return {
     output: {
       groups: sortGroups(groups),
@@ -368,6 +396,8 @@ export interface SidecarShape extends InboundShape {
   readonly destinationRules: readonly DestinationRule[];
   /** Its labels, where they select some VirtualService match's `sourceLabels` (its route configs'). */
   readonly routeSource?: RouteSource;
+  /** The keys of the label-selected EnvoyFilters that select it, sorted; absent: none. */
+  readonly envoyFilters?: readonly string[];
 }
 
 /** What selects workloads by label besides services, Sidecars and security policies. */
@@ -383,26 +413,30 @@ function sidecarShapes(
   namespace: string,
 ): SidecarShape[] {
   const shapes = workloadShapes(ctx, byNamespace, selectors, namespace);
-  return shapes.map(({ services, labels, security, sidecarKeys, destinationRules, routeSource, telemetry }) => {
-    const classId = sidecarClassId(namespace, services.map(classNameOf), [
-      ...(security.key === '' ? [] : security.key.split(',')),
-      ...sidecarKeys,
-      ...classKeysOf(destinationRules),
-      ...(routeSource?.keys ?? []),
-      ...telemetry,
-    ]);
-    return {
-      namespace,
-      services,
-      security,
-      classId,
-      inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
-      sidecar: ctx.sidecars.forWorkload(namespace, labels),
-      destinationRules,
-      ...(routeSource ? { routeSource } : {}),
-      ...(telemetry.length ? { telemetry } : {}),
-    };
-  });
+  return shapes.map(
+    ({ services, labels, security, sidecarKeys, destinationRules, routeSource, telemetry, envoyFilters }) => {
+      const classId = sidecarClassId(namespace, services.map(classNameOf), [
+        ...(security.key === '' ? [] : security.key.split(',')),
+        ...sidecarKeys,
+        ...classKeysOf(destinationRules),
+        ...(routeSource?.keys ?? []),
+        ...telemetry,
+        ...envoyFilters,
+      ]);
+      return {
+        namespace,
+        services,
+        security,
+        classId,
+        inboundGroup: `inbound/${classId.slice('sidecar/'.length)}`,
+        sidecar: ctx.sidecars.forWorkload(namespace, labels),
+        destinationRules,
+        ...(routeSource ? { routeSource } : {}),
+        ...(telemetry.length ? { telemetry } : {}),
+        ...(envoyFilters.length ? { envoyFilters } : {}),
+      };
+    },
+  );
 }
 
 /** Services whose selector matches the labels, in hostname order. */
@@ -437,6 +471,8 @@ interface WorkloadShape {
   readonly routeSource: RouteSource | undefined;
   /** The keys of the workload-selected Telemetries with access logging that select the labels, sorted. */
   readonly telemetry: readonly string[];
+  /** The keys of the label-selected EnvoyFilters that select the labels, sorted. */
+  readonly envoyFilters: readonly string[];
 }
 
 /**
@@ -464,9 +500,20 @@ function workloadShapes(
     const sourceKeys = routeSource?.keys.join(',') ?? '';
     const telemetry = ctx.accessLogs?.selecting(namespace, labels) ?? [];
     const telemetryKeys = telemetry.length ? `|${telemetry.join(',')}` : '';
-    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}|${sourceKeys}${telemetryKeys}`;
+    const envoyFilters = ctx.envoyFilters?.selecting(namespace, labels) ?? [];
+    const envoyFilterKeys = envoyFilters.length ? `|${envoyFilters.join(',')}` : '';
+    const key = `${list.map((s) => s.hostname).join(',')}/${security.key}|${sidecarKeys.join(',')}|${ruleKeys}|${sourceKeys}${telemetryKeys}${envoyFilterKeys}`;
     if (!shapes.has(key))
-      shapes.set(key, { services: list, labels, security, sidecarKeys, destinationRules, routeSource, telemetry });
+      shapes.set(key, {
+        services: list,
+        labels,
+        security,
+        sidecarKeys,
+        destinationRules,
+        routeSource,
+        telemetry,
+        envoyFilters,
+      });
   };
   add([], {});
   for (const s of services) if (hasWorkloadSelector(s)) add([s], workloadSelectorOf(s) ?? {});
@@ -554,6 +601,8 @@ function classSelectors(ctx: CompileContext, { selectorRules, sourceSelectors }:
   for (const s of selectorRules.selectors)
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   for (const s of ctx.accessLogs?.selectors ?? [])
+    out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
+  for (const s of ctx.envoyFilters?.selectors ?? [])
     out.push({ namespace: s.namespace, hostname: '', selector: s.selector, policy: s.key });
   // sourceLabels select workloads of any namespace: one entry per namespace, as the relay places by namespace.
   for (const s of sourceSelectors.selectors)

@@ -37,7 +37,7 @@ import {
   sharedReferences,
   ReferenceReader,
   type RefPart,
-} from './references.js';
+} from '../xds/references.js';
 
 export type ConsistencyCode =
   | 'duplicate-name'

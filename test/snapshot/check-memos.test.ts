@@ -13,7 +13,7 @@ import {
   InconsistentSnapshotError,
   type ConsistencyProblem,
 } from '../../src/snapshot/consistency.js';
-import { resourceRefParts, resourceRefs } from '../../src/snapshot/references.js';
+import { resourceRefParts, resourceRefs } from '../../src/xds/references.js';
 import rules from '../../src/xds/gen/validate-rules.js';
 import type { RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';

@@ -19,7 +19,7 @@ import {
   ConsistencyIndex,
   type ConsistencyProblem,
 } from '../../src/snapshot/consistency.js';
-import { resourceRefs } from '../../src/snapshot/references.js';
+import { resourceRefs } from '../../src/xds/references.js';
 import type { XdsType } from '../../src/xds/type-urls.js';
 
 const docs = generateMesh({ services: 40 }).docs;

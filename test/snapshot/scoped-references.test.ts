@@ -12,7 +12,7 @@ import {
   InconsistentSnapshotError,
   type ConsistencyProblem,
 } from '../../src/snapshot/consistency.js';
-import { ReferenceReader, resourceRefParts } from '../../src/snapshot/references.js';
+import { ReferenceReader, resourceRefParts } from '../../src/xds/references.js';
 import type { RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 import { A, httpListener, INFO, routeConfig, sampleOutput } from './sample-output.js';
 

@@ -25,7 +25,8 @@ import { withAccessLogs } from '../listener/access-log.js';
 import { copyLocalityVariants } from '../locality-variants.js';
 import { copyNodeVariants } from '../node-variants.js';
 import { accessLoggers } from '../listeners.js';
-import { mergeGateways, serviceTargets } from './merge.js';
+import { mergeGateways, serviceTargets, type MergedGateway } from './merge.js';
+import { parseGatewayRdsRouteName } from '../envoy-filter/route-patch.js';
 import { buildGatewayRouteConfig } from './route-config.js';
 import { reportRouterSecurity } from './security-diagnostics.js';
 import type { SniDnatCluster } from './l4-chains.js';
@@ -49,6 +50,8 @@ export interface RouterShape {
   readonly destinationRules: readonly DestinationRule[];
   /** The workload-selected Telemetries with access logging that select its pods (their keys; absent: none). */
   readonly telemetry?: readonly string[];
+  /** The keys of the label-selected EnvoyFilters that select its pods, sorted; absent: none. */
+  readonly envoyFilters?: readonly string[];
   /** Its pods' own ProxyConfig (`proxy.istio.io/config`: proxy headers, gateway topology), over the mesh's. */
   readonly proxyConfig?: ProxyConfigParts;
 }
@@ -94,6 +97,7 @@ export function routerShapes(
     const routeSource = sourceSelectors && routeSourceOf(sourceSelectors, w.labels);
     const destinationRules = selectorRules?.selecting(w.namespace, w.labels) ?? [];
     const telemetry = ctx.accessLogs?.selecting(w.namespace, w.labels) ?? [];
+    const envoyFilters = ctx.envoyFilters?.selecting(w.namespace, w.labels) ?? [];
     const id = routerClassId(
       w.namespace,
       services.map((s) => classServiceName(s.hostname, s.serviceEntry !== undefined)),
@@ -103,6 +107,7 @@ export function routerShapes(
         ...(routeSource?.keys ?? []),
         ...classKeysOf(destinationRules),
         ...telemetry,
+        ...envoyFilters,
       ],
     );
     const known = shapes.get(id);
@@ -121,6 +126,7 @@ export function routerShapes(
         ...(routeSource ? { routeSource } : {}),
         destinationRules,
         ...(telemetry.length ? { telemetry } : {}),
+        ...(envoyFilters.length ? { envoyFilters } : {}),
         ...(w.proxyConfig ? { proxyConfig: w.proxyConfig } : {}),
       });
   }
@@ -156,6 +162,8 @@ export function buildRouterGroup(
     readonly clusters: ReadonlyMap<string, Cluster>;
     readonly endpoints: ReadonlyMap<string, ClusterLoadAssignment>;
   },
+  /** Told the Gateway server ports of each route config's listener port (istiod's MergedGateway.PortMap, for EnvoyFilters). */
+  onPortMap?: (portMap: ReadonlyMap<number, readonly number[]>) => void,
 ): ResourceTable {
   // Its route configs are built for its labels when they select some sourceLabels.
   if (shape.routeSource) ctx = { ...ctx, routeSource: shape.routeSource };
@@ -165,6 +173,7 @@ export function buildRouterGroup(
     (s, port) => ctx.model.endpoints.get(s.hostname)?.get(port)?.[0]?.port,
   );
   const merged = mergeGateways(shape.gateways, targets, ctx.diags);
+  if (onPortMap) onPortMap(targetPortMap(merged.serversByRoute));
   reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
   const built = buildGatewayListeners(ctx, merged, shape.security);
   // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
@@ -174,6 +183,18 @@ export function buildRouterGroup(
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
   for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);
   return table;
+}
+
+/** istiod's getTargetPortMap: a route config's listener port → the Gateway server ports whose servers it holds. */
+function targetPortMap(serversByRoute: MergedGateway['serversByRoute']): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const [route, servers] of serversByRoute) {
+    const port = parseGatewayRdsRouteName(route).port;
+    const list = out.get(port) ?? [];
+    for (const m of servers) if (!list.includes(m.server.port.number)) list.push(m.server.port.number);
+    out.set(port, list);
+  }
+  return out;
 }
 
 /**

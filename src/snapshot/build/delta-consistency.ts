@@ -13,7 +13,7 @@ import {
   type ResourceChange,
 } from '../consistency.js';
 import { proxylessOnlyGroups } from '../envoy-acceptance.js';
-import { resourceRefs, type ResourceRefs } from '../references.js';
+import { resourceRefs, type ResourceRefs } from '../../xds/references.js';
 import { tablesOf, type Groups, type TableChanges } from './groups.js';
 import type { SnapshotDelta, TypeDelta } from './types.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resourceRefs } from '../../src/snapshot/references.js';
+import { resourceRefs } from '../../src/xds/references.js';
 import { packAny, type HttpConnectionManager, type Listener } from '../../src/xds/proto.js';
 import { TypeName, typeUrl } from '../../src/xds/type-urls.js';
 

@@ -12,8 +12,8 @@ import {
   type Listener,
   type RouteConfiguration,
   type VirtualHost,
-} from '../xds/proto.js';
-import { TypeName, typeNameOf, type XdsType } from '../xds/type-urls.js';
+} from './proto.js';
+import { TypeName, typeNameOf, type XdsType } from './type-urls.js';
 
 export interface ResourceRefs {
   /** RDS route config names. */

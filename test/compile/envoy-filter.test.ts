@@ -1,0 +1,407 @@
+/**
+ * EnvoyFilter, from YAML to the resources a proxy is served: which proxies get which patches
+ * (istiod's PushContext.EnvoyFilters: root namespace and own namespace, workloadSelector,
+ * priority), in which context (SIDECAR_INBOUND, SIDECAR_OUTBOUND, GATEWAY), and that the rest of
+ * the mesh is untouched. The patch operations themselves are tested on their own
+ * (envoy-filter-patch.test.ts); here, that the compile applies them where istiod does.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { compile } from '../../src/compile/index.js';
+import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
+import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
+import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
+import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { loadText } from '../inputs/helpers.js';
+import { assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
+
+const indent = (text: string, by: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');
+const envoyFilter = (namespace: string, name: string, spec: string, extra = '') =>
+  `apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata: { name: ${name}, namespace: ${namespace}${extra} }\nspec:\n${indent(spec, '  ')}\n`;
+
+function bookinfo(...texts: string[]): PipelineResult {
+  return compileTexts(
+    [
+      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
+      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
+    ],
+    { hasher: nodeSha256Hex },
+  );
+}
+const problems = (r: PipelineResult) =>
+  r.diagnostics
+    .filter((d) => d.severity !== 'info')
+    .map((d) => `${d.severity} ${d.code} ${d.kind ?? ''} ${d.namespace ?? ''}/${d.name ?? ''} ${d.field ?? ''}`);
+
+const resources = (r: PipelineResult, node: TestNode) => served(r, node).resources;
+
+/** The HTTP filter names of every HCM of a listener, per filter chain name. */
+function httpFilters(l: any): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const chains = [...(l.filter_chains ?? []), ...(l.default_filter_chain ? [l.default_filter_chain] : [])];
+  chains.forEach((c: any, i: number) => {
+    for (const f of c.filters ?? [])
+      if (f.name === 'envoy.filters.network.http_connection_manager')
+        out.set(
+          `${c.name ?? ''}#${i}`,
+          (f.typed_config.http_filters ?? []).map((h: any) => h.name),
+        );
+  });
+  return out;
+}
+
+const LUA = `
+applyTo: HTTP_FILTER
+match:
+  context: SIDECAR_INBOUND
+  listener:
+    filterChain:
+      filter:
+        name: envoy.filters.network.http_connection_manager
+        subFilter: { name: envoy.filters.http.router }
+patch:
+  operation: INSERT_BEFORE
+  value:
+    name: envoy.lua
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua
+      inlineCode: |
+        function envoy_on_request(handle) handle:headers():add("x-lua", "1") end
+`;
+
+test('a root-namespace EnvoyFilter inserts a Lua filter before the router of every sidecar inbound HCM, and nowhere else', () => {
+  const r = bookinfo(envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`));
+  assert.deepEqual(problems(r), []);
+  for (const node of [BOOKINFO_NODES.productpage, BOOKINFO_NODES.reviewsV2]) {
+    const { listeners } = resources(r, node);
+    let inbound = 0;
+    for (const [name, l] of listeners)
+      for (const [chain, filters] of httpFilters(l)) {
+        if (name === 'virtualInbound') {
+          inbound++;
+          assert.equal(filters.at(-1), 'envoy.filters.http.router', chain);
+          assert.equal(filters.at(-2), 'envoy.lua', `${name} ${chain}: ${filters.join(',')}`);
+        } else assert.ok(!filters.includes('envoy.lua'), `${name} ${chain}`);
+      }
+    assert.ok(inbound > 0, 'the inbound side has HTTP chains');
+  }
+  // Without the EnvoyFilter: the same mesh, nothing added (the patch is what adds it).
+  const plain = bookinfo();
+  for (const [, l] of resources(plain, BOOKINFO_NODES.productpage).listeners)
+    for (const [, filters] of httpFilters(l)) assert.ok(!filters.includes('envoy.lua'));
+});
+
+test('a workloadSelector picks the proxies: only reviews pods get the merged cluster; the class is split and placed by labels', () => {
+  const ef = envoyFilter(
+    'default',
+    'reviews-timeout',
+    `workloadSelector:
+  labels: { app: reviews }
+configPatches:
+- applyTo: CLUSTER
+  match:
+    context: SIDECAR_OUTBOUND
+    cluster: { service: ratings.default.svc.cluster.local, portNumber: 9080 }
+  patch:
+    operation: MERGE
+    value: { connect_timeout: 7s }`,
+  );
+  const r = bookinfo(ef);
+  assert.deepEqual(problems(r), []);
+  const ratings = 'outbound|9080||ratings.default.svc.cluster.local';
+  const reviews = resources(r, BOOKINFO_NODES.reviewsV2).clusters.get(ratings) as any;
+  const productpage = resources(r, BOOKINFO_NODES.productpage).clusters.get(ratings) as any;
+  assert.equal(reviews.connect_timeout, '7s');
+  assert.notEqual(productpage.connect_timeout, '7s');
+  // Everything else of the cluster as it was.
+  const { connect_timeout: _a, ...restReviews } = reviews;
+  const { connect_timeout: _b, ...restProductpage } = productpage;
+  assert.deepEqual(restReviews, restProductpage);
+  assert.match(served(r, BOOKINFO_NODES.reviewsV2).classId, /envoyfilter:default\/reviews-timeout/);
+  assert.doesNotMatch(served(r, BOOKINFO_NODES.productpage).classId, /envoyfilter:/);
+});
+
+test('a CLUSTER ADD is added once per proxy; a route MERGE changes only the matched route config', () => {
+  const ef = envoyFilter(
+    'istio-system',
+    'mixed',
+    `configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND }
+  patch:
+    operation: ADD
+    value:
+      name: ratelimit-service
+      type: STRICT_DNS
+      connect_timeout: 1s
+      load_assignment:
+        cluster_name: ratelimit-service
+        endpoints:
+        - lb_endpoints:
+          - endpoint: { address: { socket_address: { address: ratelimit.istio-system.svc.cluster.local, port_value: 8081 } } }
+- applyTo: ROUTE_CONFIGURATION
+  match:
+    context: SIDECAR_OUTBOUND
+    routeConfiguration: { portNumber: 9080 }
+  patch:
+    operation: MERGE
+    value:
+      response_headers_to_add:
+      - header: { key: x-patched, value: "yes" }`,
+  );
+  const r = bookinfo(ef);
+  assert.deepEqual(problems(r), []);
+  const { clusters, routes } = resources(r, BOOKINFO_NODES.productpage);
+  const added = clusters.get('ratelimit-service') as any;
+  assert.equal(added?.type, 'STRICT_DNS');
+  assert.deepEqual(
+    (routes.get('9080') as any).response_headers_to_add.map((h: any) => h.header.key),
+    ['x-patched'],
+  );
+  for (const [name, rc] of routes)
+    if (name !== '9080') assert.equal((rc as any).response_headers_to_add, undefined, name);
+});
+
+test("GATEWAY patches reach the ingress gateway's HCMs; a route patch's portNumber is the Gateway server's port (istiod's PortMap)", () => {
+  const ef = envoyFilter(
+    'istio-system',
+    'gw',
+    `configPatches:
+- applyTo: HTTP_FILTER
+  match:
+    context: GATEWAY
+    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+  patch:
+    operation: INSERT_BEFORE
+    value:
+      name: envoy.filters.http.buffer
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
+        max_request_bytes: 1024`,
+  );
+  const routeMerge = envoyFilter(
+    'istio-system',
+    'gw-route',
+    `configPatches:
+- applyTo: ROUTE_CONFIGURATION
+  match: { context: GATEWAY, routeConfiguration: { portNumber: 80 } }
+  patch:
+    operation: MERGE
+    value: { response_headers_to_add: [{ header: { key: x-gw, value: "1" } }] }`,
+  );
+  // The gateway's Service binds server port 80 to the pod's 8080: the route config is http.8080.
+  const service = `---
+apiVersion: v1
+kind: Service
+metadata: { name: istio-ingressgateway, namespace: istio-system }
+spec:
+  clusterIP: 10.96.40.1
+  selector: { istio: ingressgateway }
+  ports: [{ name: http2, port: 80, targetPort: 8080 }]
+`;
+  const server = `port: { number: 80, name: http, protocol: HTTP }\nhosts: ["*"]`;
+  const vs = `---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: ["*"]
+  gateways: [default/gw]
+  http: [{ route: [{ destination: { host: productpage } }] }]
+`;
+  const r = compileGateway(service + gatewayYaml('gw', 'default', server) + vs + '---\n' + ef + '---\n' + routeMerge);
+  assert.deepEqual(
+    problems(r).filter((p) => p.includes('EnvoyFilter')),
+    [],
+  );
+  const { listeners, routes } = resources(r, INGRESS_NODE);
+  let gatewayHcms = 0;
+  for (const [, l] of listeners)
+    for (const [, filters] of httpFilters(l)) {
+      gatewayHcms++;
+      assert.equal(filters.at(-2), 'envoy.filters.http.buffer', filters.join(','));
+    }
+  assert.ok(gatewayHcms > 0);
+  assert.deepEqual([...routes.keys()], ['http.8080']);
+  assert.deepEqual(
+    (routes.get('http.8080') as any).response_headers_to_add?.map((h: any) => h.header.key),
+    ['x-gw'],
+  );
+});
+
+test('a patch matching the proxy version is left out with a warning; a bad value is an error naming the field; the rest applies', () => {
+  const ef = envoyFilter(
+    'istio-system',
+    'partly',
+    `configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, proxy: { proxyVersion: '^1\\.2.*' }, cluster: { service: ratings.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: 9s } }
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: details.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: 11s, no_such_field: 1 } }
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: reviews.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: 13s } }`,
+  );
+  const r = bookinfo(ef);
+  const said = problems(r);
+  assert.ok(
+    said.some((p) =>
+      p.startsWith('warning unsupported-field EnvoyFilter istio-system/partly spec.configPatches[0].match.proxy'),
+    ),
+    said.join('\n'),
+  );
+  assert.ok(
+    said.some(
+      (p) =>
+        p.startsWith('error ') &&
+        p.includes('istio-system/partly spec.configPatches[1].patch.value') &&
+        p.includes('no_such_field'),
+    ),
+    said.join('\n'),
+  );
+  const { clusters } = resources(r, BOOKINFO_NODES.productpage);
+  assert.notEqual((clusters.get('outbound|9080||ratings.default.svc.cluster.local') as any).connect_timeout, '9s');
+  assert.notEqual((clusters.get('outbound|9080||details.default.svc.cluster.local') as any).connect_timeout, '11s');
+  assert.equal((clusters.get('outbound|9080||reviews.default.svc.cluster.local') as any).connect_timeout, '13s');
+});
+
+test('priority and namespaces order the patches as istiod: lower priority first, the root namespace first, then age', () => {
+  const merge = (timeout: string) => `configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: ratings.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: ${timeout} } }`;
+  const root = envoyFilter('istio-system', 'root', merge('2s'));
+  const local = envoyFilter('default', 'local', merge('3s'));
+  const timeout = (r: PipelineResult) =>
+    (resources(r, BOOKINFO_NODES.productpage).clusters.get('outbound|9080||ratings.default.svc.cluster.local') as any)
+      .connect_timeout;
+  // Same priority: root first, the namespace's last (it wins).
+  assert.equal(timeout(bookinfo(local, root)), '3s');
+  // The root's with a higher priority number applies after.
+  const rootLater = envoyFilter('istio-system', 'root', `priority: 10\n${merge('2s')}`);
+  assert.equal(timeout(bookinfo(local, rootLater)), '2s');
+  // Another namespace's EnvoyFilter does not apply to default's proxies.
+  assert.notEqual(timeout(bookinfo(envoyFilter('other', 'elsewhere', merge('5s')))), '5s');
+});
+
+test('incremental: with an EnvoyFilter, a VirtualService change and the EnvoyFilter added equal a full compile', () => {
+  const ef = envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`);
+  const added = loadText(ef).envoyFilters[0];
+  assert.ok(added);
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(bookinfoInputs()).output;
+  const next = withReplaced(bookinfoInputs(), 'EnvoyFilter', added);
+  const r = ic.update(next, [{ kind: 'EnvoyFilter', namespace: 'istio-system', name: 'lua-inbound' }]);
+  output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
+  assertSameOutput(output, compile(next).output, 'EnvoyFilter added');
+  assert.ok([...output.groups.keys()].some((g) => g.startsWith('inbound/') && g.includes('~ef-')));
+  // An endpoint change with EnvoyFilters in the mesh compiles in full, equal to compile().
+  const slice = next.endpointSlices[0];
+  assert.ok(slice);
+  const moved = { ...slice, endpoints: slice.endpoints.slice(0, Math.max(0, slice.endpoints.length - 1)) };
+  const after = withReplaced(next, 'EndpointSlice', moved);
+  const r2 = ic.update(after, [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }]);
+  output = r2.kind === 'delta' ? applyCompileDelta(output, r2.delta, r2.layout) : r2.output;
+  assertSameOutput(output, compile(after).output, 'endpoint change with an EnvoyFilter');
+});
+
+test('an EnvoyFilter whose patches Envoy would reject is left out (an error naming it and the rule); the others apply', () => {
+  const bad = envoyFilter(
+    'istio-system',
+    'bad',
+    `configPatches:
+- applyTo: HTTP_FILTER
+  match:
+    context: SIDECAR_INBOUND
+    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+  patch:
+    operation: INSERT_BEFORE
+    value:
+      name: envoy.filters.http.local_ratelimit
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
+        stat_prefix: ""`,
+  );
+  const good = envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`);
+  const r = bookinfo(bad, good);
+  const said = problems(r);
+  const refusal = r.diagnostics.find((d) => d.code === 'envoyfilter-not-applied');
+  assert.equal(refusal?.name, 'bad', said.join('\n'));
+  assert.equal(refusal?.severity, 'error');
+  assert.match(refusal?.message ?? '', /stat_prefix.*string\.min_len/);
+  assert.ok(!said.some((p) => p.includes('lua-inbound')), said.join('\n'));
+  for (const [name, l] of resources(r, BOOKINFO_NODES.productpage).listeners)
+    for (const [chain, filters] of httpFilters(l)) {
+      assert.ok(!filters.includes('envoy.filters.http.local_ratelimit'), `${name} ${chain}`);
+      if (name === 'virtualInbound') assert.equal(filters.at(-2), 'envoy.lua', `${name} ${chain}`);
+    }
+});
+
+test('a REMOVE that leaves a reference dangling is refused; one nothing refers to applies', () => {
+  const removeCluster = envoyFilter(
+    'istio-system',
+    'rm-cluster',
+    `configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: reviews.default.svc.cluster.local, portNumber: 9080 } }
+  patch: { operation: REMOVE }`,
+  );
+  const removeListener = envoyFilter(
+    'default',
+    'rm-listener',
+    `configPatches:
+- applyTo: LISTENER
+  match: { context: SIDECAR_OUTBOUND, listener: { portNumber: 9080, name: 0.0.0.0_9080 } }
+  patch: { operation: REMOVE }`,
+  );
+  const r = bookinfo(removeCluster, removeListener);
+  const refusal = r.diagnostics.filter((d) => d.code === 'envoyfilter-not-applied');
+  assert.deepEqual(
+    refusal.map((d) => d.name),
+    ['rm-cluster'],
+  );
+  assert.match(refusal[0]?.message ?? '', /outbound\|9080\|\|reviews\.default\.svc\.cluster\.local is removed/);
+  const { clusters, listeners } = resources(r, BOOKINFO_NODES.productpage);
+  assert.ok(clusters.has('outbound|9080||reviews.default.svc.cluster.local'));
+  assert.ok(!listeners.has('0.0.0.0_9080'));
+  assert.ok(resources(bookinfo(), BOOKINFO_NODES.productpage).listeners.has('0.0.0.0_9080'));
+});
+
+test('a root-namespace EnvoyFilter with a workloadSelector selects workloads of other namespaces (ratings in default)', () => {
+  const ef = envoyFilter(
+    'istio-system',
+    'ratings-everywhere',
+    `workloadSelector: { labels: { app: ratings } }
+configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_INBOUND }
+  patch: { operation: MERGE, value: { connect_timeout: 4s } }`,
+  );
+  const r = bookinfo(ef);
+  assert.deepEqual(problems(r), []);
+  const ratingsNode: TestNode = {
+    id: 'sidecar~10.244.0.12~ratings-v1-5f6d7c8b9-abcde.default~default.svc.cluster.local',
+    metadata: {
+      NAMESPACE: 'default',
+      LABELS: { app: 'ratings', version: 'v1', 'security.istio.io/tlsMode': 'istio' },
+      INSTANCE_IPS: '10.244.0.12',
+    },
+  };
+  const inbound = [...resources(r, ratingsNode).clusters].filter(([n]) => n.startsWith('inbound|'));
+  assert.ok(inbound.length > 0);
+  for (const [name, c] of inbound) assert.equal((c as any).connect_timeout, '4s', name);
+  for (const [name, c] of resources(r, BOOKINFO_NODES.productpage).clusters)
+    if (name.startsWith('inbound|')) assert.notEqual((c as any).connect_timeout, '4s', name);
+});
