@@ -129,3 +129,45 @@ test('POST /compile rejects a body that is not a compile request, with a 400', {
   });
   assert.equal(empty.status, 200, 'no objects compiles to the empty mesh');
 });
+
+test(
+  'EnvoyFilters (a Lua filter by @type, a cluster MERGE, a route MERGE) compile in workerd to the same snapshot as in Node',
+  { timeout: 60_000 },
+  async () => {
+    const envoyFilters: InputText = {
+      file: 'envoy-filters.yaml',
+      text: `apiVersion: networking.istio.io/v1alpha3
+kind: EnvoyFilter
+metadata: { name: lua-inbound, namespace: istio-system }
+spec:
+  configPatches:
+  - applyTo: HTTP_FILTER
+    match:
+      context: SIDECAR_INBOUND
+      listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+    patch:
+      operation: INSERT_BEFORE
+      value:
+        name: envoy.lua
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua
+          inlineCode: "function envoy_on_request(h) end"
+  - applyTo: CLUSTER
+    match: { context: SIDECAR_OUTBOUND, cluster: { service: ratings.default.svc.cluster.local } }
+    patch: { operation: MERGE, value: { connectTimeout: 1.5s } }
+  - applyTo: ROUTE_CONFIGURATION
+    match: { context: SIDECAR_OUTBOUND, routeConfiguration: { portNumber: 9080 } }
+    patch: { operation: MERGE, value: { response_headers_to_add: [{ header: { key: x-patched, value: "1" } }] } }
+`,
+    };
+    const inNode = compileTexts([...files, envoyFilters], { hasher: nodeHasher });
+    assert.deepEqual(
+      inNode.diagnostics.filter((d) => d.kind === 'EnvoyFilter'),
+      [],
+    );
+    assert.notEqual(inNode.snapshot.digest, compileTexts(files, { hasher: nodeHasher }).snapshot.digest);
+    const inWorker = await compileInWorker([envoyFilters, ...files]);
+    assert.equal(inWorker.snapshot.digest, inNode.snapshot.digest);
+    assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
+  },
+);
