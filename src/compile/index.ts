@@ -337,15 +337,15 @@ const NO_CLUSTERS: ReadonlyMap<string, Cluster> = new Map();
 function reportSidecarProxyHeaders(ctx: CompileContext): void {
   const routers = ctx.model.gateways;
   for (const w of ctx.model.workloads) {
-    if (!w.proxyConfig?.proxyHeaders || isRouterWorkload(routers, w.labels)) continue;
+    const own = (['proxyHeaders', 'tracing'] as const).filter((k) => w.proxyConfig?.[k]);
+    if (own.length === 0 || isRouterWorkload(routers, w.labels)) continue;
     ctx.diags.warn({
       code: 'unsupported-field',
       kind: 'Pod',
       namespace: w.namespace,
       name: w.name,
       field: 'metadata.annotations.proxy.istio.io/config',
-      message:
-        "proxyHeaders of a sidecar's own ProxyConfig are not applied: sidecar classes are shared, so it gets the mesh's defaultConfig (gateways apply their pods')",
+      message: `${own.join(' and ')} of a sidecar's own ProxyConfig ${own.length > 1 ? 'are' : 'is'} not applied: sidecar classes are shared, so it gets the mesh's defaultConfig (gateways apply their pods')`,
     });
   }
 }

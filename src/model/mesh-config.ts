@@ -4,6 +4,7 @@ import type {
   MeshGatewayTopology,
   MeshProxyHeaders,
   ProxyConfigParts,
+  ProxyTracing,
 } from './proxy-config.js';
 export type {
   ForwardClientCertDetails,
@@ -11,6 +12,8 @@ export type {
   MeshGatewayTopology,
   MeshProxyHeaders,
   ProxyConfigParts,
+  ProxyTracing,
+  TracingCustomTag,
 } from './proxy-config.js';
 import type { JsonValue } from './json-value.js';
 import type { MeshIngressSettings } from './ingress.js';
@@ -88,6 +91,10 @@ export interface MeshConfig {
   readonly gatewayTopology?: MeshGatewayTopology;
   /** `defaultConfig.connectionSettings`, when set: HCM timeouts, HTTP/2 limits, header and path handling, gateway buffers. */
   readonly connectionSettings?: MeshConnectionSettings;
+  /** `enableTracing: false` (istiod's default is true: every HCM traces). */
+  readonly tracingDisabled?: true;
+  /** `defaultConfig.tracing`, when set: sampling, custom tags, path tag length, Istio's tags. */
+  readonly tracing?: ProxyTracing;
   /**
    * `pathNormalization.normalization` where not istiod's default (BASE, DEFAULT): what every HCM
    * does to request paths (istiod's buildHTTPConnectionManager).
@@ -125,12 +132,22 @@ export function withProxyConfig(mesh: MeshConfig, own: ProxyConfigParts | undefi
   };
   const topology = own.gatewayTopology && { ...mesh.gatewayTopology, ...own.gatewayTopology };
   const settings = own.connectionSettings && { ...mesh.connectionSettings, ...own.connectionSettings };
+  const tracing = own.tracing && mergeTracing(mesh.tracing, own.tracing);
   return {
     ...mesh,
+    ...(tracing ? { tracing } : {}),
     ...(headers ? { proxyHeaders: headers } : {}),
     ...(topology ? { gatewayTopology: topology } : {}),
     ...(settings ? { connectionSettings: settings } : {}),
   };
+}
+
+/** A pod's `tracing` over the mesh's, field by field; custom tags merged by tag (a proto map). */
+function mergeTracing(mesh: ProxyTracing | undefined, own: ProxyTracing): ProxyTracing {
+  const tags = new Map((mesh?.customTags ?? []).map((t) => [t.tag, t]));
+  for (const t of own.customTags ?? []) tags.set(t.tag, t);
+  const customTags = [...tags.values()].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+  return { ...mesh, ...own, ...(customTags.length ? { customTags } : {}) };
 }
 
 /**

@@ -41,6 +41,27 @@ export interface ProxyConfigParts {
   readonly proxyHeaders?: MeshProxyHeaders;
   readonly gatewayTopology?: MeshGatewayTopology;
   readonly connectionSettings?: MeshConnectionSettings;
+  readonly tracing?: ProxyTracing;
+}
+
+/** A `tracing.customTags` entry: the three kinds istiod builds into xDS (buildCustomTagsFromProxyConfig). */
+export type TracingCustomTag =
+  | { readonly tag: string; readonly literal: string }
+  | { readonly tag: string; readonly environment: { readonly name: string; readonly defaultValue?: string } }
+  | { readonly tag: string; readonly header: { readonly name: string; readonly defaultValue?: string } };
+
+/**
+ * ProxyConfig.tracing, what istiod reads of it into the HCMs' `tracing` (the legacy path of
+ * configureTracingFromTelemetry); only what is set. The tracer itself (zipkin, datadog, …) is the
+ * proxy bootstrap's, made by istio-agent: not xDS.
+ */
+export interface ProxyTracing {
+  /** Percent of requests sampled; 0 is unset (istiod: PILOT_TRACE_SAMPLING, 1). */
+  readonly sampling?: number;
+  /** Sorted by tag. */
+  readonly customTags?: readonly TracingCustomTag[];
+  readonly maxPathTagLength?: number;
+  readonly enableIstioTags?: boolean;
 }
 
 /** ProxyConfig.gatewayTopology (Topology); only what is set. */

@@ -77,7 +77,8 @@ test('0.0.0.0_9080: HCM over RDS "9080", fault, cors then router, passthrough fo
   assert.equal(hcm.path_with_escaped_slashes_action, 'KEEP_UNCHANGED');
   assert.deepEqual(hcm.upgrade_configs, [{ upgrade_type: 'websocket' }]);
   assert.deepEqual(hcm.stream_idle_timeout, {});
-  assert.equal(hcm.tracing, undefined);
+  // istiod's mesh default enableTracing: sampled at 1 % (test/compile/tracing.test.ts has the rest).
+  assert.equal((hcm.tracing as { random_sampling?: { value?: number } }).random_sampling?.value, 1);
 
   assert.equal(l.default_filter_chain?.name, 'PassthroughFilterChain');
   assert.equal(filterConfig(l.default_filter_chain, TCP).cluster, 'PassthroughCluster');

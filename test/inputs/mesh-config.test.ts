@@ -52,7 +52,6 @@ data:
   });
   assert.deepEqual(inputs.diagnostics.map((d) => [d.severity, d.code, d.field]).sort(), [
     ['info', 'ignored-field', 'data.mesh.defaultConfig.discoveryAddress'],
-    ['info', 'ignored-field', 'data.mesh.enableTracing'],
   ]);
 });
 

@@ -2,7 +2,7 @@
  * The sidecar HttpConnectionManager, with istiod's defaults (buildHTTPConnectionManager):
  * codec AUTO, use_remote_address false, the mesh's path normalization (MeshConfig DEFAULT: paths
  * normalized, slashes neither merged nor unescaped), websocket upgrades allowed, no stream idle
- * timeout, no access log, no tracing, 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the
+ * timeout, no access log, the mesh's tracing (./tracing.ts), 100-continue proxied (ENABLE_100_CONTINUE_HEADERS); the
  * proxy headers of its listener class (./proxy-headers.ts: the Server header, x-request-id,
  * x-forwarded-port, inbound XFCC, the router's debug headers) and the mesh's `connectionSettings`
  * (timeouts, HTTP/2 limits, header and path handling).
@@ -87,6 +87,7 @@ export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager 
   if (headers.serverPassThrough) hcm.server_header_transformation = Hcm.ServerHeaderTransformation.PASS_THROUGH;
   if (headers.requestIdDisabled) hcm.generate_request_id = FALSE;
   if (headers.xForwardedPort) hcm.append_x_forwarded_port = true;
+  if (headers.tracing) hcm.tracing = headers.tracing;
   if (opts.rds !== undefined) hcm.rds = { route_config_name: opts.rds, config_source: SIDECAR_RDS_SOURCE };
   else if (opts.routeConfig) hcm.route_config = opts.routeConfig;
   if (opts.inbound) {

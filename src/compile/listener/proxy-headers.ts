@@ -12,6 +12,7 @@
  * profile's defaults on gateways), and the gateway listeners' buffer limit. Pure; one frozen object
  * per mesh and class.
  */
+import { hcmTracing, type HcmTracing } from './tracing.js';
 import type {
   ForwardClientCertDetails,
   MeshConfig,
@@ -64,6 +65,8 @@ export interface ProxyHeaders {
   readonly connection?: HcmConnection;
   /** Gateways: the listeners' `per_connection_buffer_limit_bytes` (istiod's buildGatewayListeners). */
   readonly listenerBufferLimit?: number;
+  /** The HCMs' `tracing` (./tracing.ts; frozen, shared); absent with `enableTracing: false`. */
+  readonly tracing?: HcmTracing;
 }
 
 /** What istiod's applyConnectionSettingsToHCM sets on an HCM, besides the path handling. */
@@ -95,8 +98,17 @@ export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders
   const key = `${cls}|${mesh.pathNormalization ?? ''}`;
   let out = byKey.get(key);
   if (!out) byKey.set(key, (out = Object.freeze(resolve(ph, cls, mesh.pathNormalization, cs))));
-  return out;
+  const tracing = hcmTracing(mesh);
+  if (!tracing) return out;
+  let byTracing = traced.get(out);
+  if (!byTracing) traced.set(out, (byTracing = new WeakMap()));
+  let withTracing = byTracing.get(tracing);
+  if (!withTracing) byTracing.set(tracing, (withTracing = Object.freeze({ ...out, tracing })));
+  return withTracing;
 }
+
+/** ProxyHeaders with the mesh's tracing, one object per headers and tracing. */
+const traced = new WeakMap<ProxyHeaders, WeakMap<HcmTracing, ProxyHeaders>>();
 
 /**
  * istiod's applyEdgeProfileDefaults: with `profile: EDGE`, a gateway (Router) takes Envoy's edge

@@ -36,6 +36,7 @@ const MESH_FIELDS = [
   'domainSuffix',
   'outboundTrafficPolicy',
   'enableAutoMtls',
+  'enableTracing',
   'connectTimeout',
   'connectTimeoutMs',
   'rootNamespace',
@@ -134,7 +135,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   const defaultTrafficPolicy = readDefaultTrafficPolicy(r, get(o, 'defaultTrafficPolicy'), at('defaultTrafficPolicy'));
   const localityLbSetting = locality(r, get(o, 'localityLbSetting'), at('localityLbSetting'));
   const zoneAwareLbSetting = zoneAware(r, get(o, 'zoneAwareLbSetting'), at('zoneAwareLbSetting'));
-  const { proxyHeaders, gatewayTopology, connectionSettings } = readDefaultConfig(
+  const { proxyHeaders, gatewayTopology, connectionSettings, tracing } = readDefaultConfig(
     r,
     get(o, 'defaultConfig'),
     at('defaultConfig'),
@@ -191,6 +192,8 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(proxyHeaders ? { proxyHeaders } : {}),
     ...(gatewayTopology ? { gatewayTopology } : {}),
     ...(connectionSettings ? { connectionSettings } : {}),
+    ...(bool(r, get(o, 'enableTracing'), at('enableTracing')) === false ? { tracingDisabled: true as const } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(pathNormalization ? { pathNormalization } : {}),
     ...(inboundLocalhost ? { inboundTrafficPolicy: 'LOCALHOST' as const } : {}),
     ...(proxyListenPort !== undefined && proxyListenPort !== DEFAULT_PROXY_LISTEN_PORT ? { proxyListenPort } : {}),
@@ -317,7 +320,9 @@ function readDefaultProviders(r: Reader, v: unknown, path: string): string[] | u
     if (get(o, k) !== undefined)
       r.warn(
         `${path}.${k}`,
-        `default ${k} providers are not applied by meshsnap (only accessLogging is)`,
+        k === 'tracing'
+          ? "default tracing providers are not applied by meshsnap: its proxies trace as enableTracing and defaultConfig.tracing say (istiod's legacy path)"
+          : `default ${k} providers are not applied by meshsnap (only accessLogging is)`,
         'unsupported-field',
       );
   }

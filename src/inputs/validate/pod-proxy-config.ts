@@ -2,7 +2,7 @@
  * A Pod's `proxy.istio.io/config` annotation: the ProxyConfig its injector merged over the mesh's
  * `defaultConfig` (istiod reads the merged result from the proxy's node metadata). Of it meshsnap
  * reads the parts that are xDS and that it applies per proxy class — `proxyHeaders`,
- * `gatewayTopology` and `connectionSettings`, for gateways (compile/gateway) — with the mesh config's checks
+ * `gatewayTopology`, `connectionSettings` and `tracing`, for gateways (compile/gateway) — with the mesh config's checks
  * (proxy-config.ts); the rest is the agent's and the bootstrap's, read silently.
  */
 import type { ProxyConfigParts } from '../../model/mesh-config.js';
@@ -28,8 +28,8 @@ export function readPodProxyConfig(r: Reader, text: string | undefined): ProxyCo
   if (parsed.docs.length > 1) r.error(path, 'must hold one YAML document');
   if (doc === undefined || doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
   const parts: Record<string, unknown> = {};
-  for (const key of ['proxyHeaders', 'gatewayTopology', 'connectionSettings'])
+  for (const key of ['proxyHeaders', 'gatewayTopology', 'connectionSettings', 'tracing'])
     if (Object.hasOwn(doc, key)) parts[key] = (doc as Raw)[key];
   const read = readDefaultConfig(r, parts, path);
-  return read.proxyHeaders || read.gatewayTopology || read.connectionSettings ? read : undefined;
+  return read.proxyHeaders || read.gatewayTopology || read.connectionSettings || read.tracing ? read : undefined;
 }

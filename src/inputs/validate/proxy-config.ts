@@ -14,9 +14,11 @@ import type {
   MeshConnectionSettings,
   MeshGatewayTopology,
   MeshProxyHeaders,
+  ProxyTracing,
+  TracingCustomTag,
 } from '../../model/mesh-config.js';
 import { duration } from './duration.js';
-import { bool, compact, fields, get, int, obj, str, type Reader } from './reader.js';
+import { bool, compact, fields, get, int, num, obj, str, type Reader } from './reader.js';
 
 const FCC_MODES: readonly ForwardClientCertDetails[] = [
   'SANITIZE',
@@ -27,9 +29,10 @@ const FCC_MODES: readonly ForwardClientCertDetails[] = [
 ];
 
 /** ProxyConfig fields istiod turns into xDS that meshsnap does not build, and why. */
-const NOT_BUILT: Readonly<Record<string, string>> = {
-  tracing: 'meshsnap configures no tracing (nor does it apply Telemetry tracing)',
-};
+const NOT_BUILT: Readonly<Record<string, string>> = {};
+
+/** The xDS parts, read below. */
+const XDS_PARTS: ReadonlySet<string> = new Set(['proxyHeaders', 'gatewayTopology', 'connectionSettings', 'tracing']);
 
 /** A limit on `server.value`, the Server header's value. */
 const MAX_SERVER_VALUE = 256;
@@ -38,13 +41,14 @@ export interface DefaultConfigParts {
   readonly proxyHeaders?: MeshProxyHeaders;
   readonly gatewayTopology?: MeshGatewayTopology;
   readonly connectionSettings?: MeshConnectionSettings;
+  readonly tracing?: ProxyTracing;
 }
 
 export function readDefaultConfig(r: Reader, v: unknown, path: string): DefaultConfigParts {
   const o = obj(r, v, path);
   if (!o) return {};
   for (const key of Object.keys(o).sort()) {
-    if (key === 'proxyHeaders' || key === 'gatewayTopology' || key === 'connectionSettings') continue;
+    if (XDS_PARTS.has(key)) continue;
     const why = NOT_BUILT[key];
     if (why) r.warn(`${path}.${key}`, `is not applied: ${why}`, 'unsupported-field');
     else
@@ -57,11 +61,102 @@ export function readDefaultConfig(r: Reader, v: unknown, path: string): DefaultC
   const proxyHeaders = readProxyHeaders(r, get(o, 'proxyHeaders'), `${path}.proxyHeaders`);
   const gatewayTopology = readTopology(r, get(o, 'gatewayTopology'), `${path}.gatewayTopology`);
   const connectionSettings = readConnectionSettings(r, get(o, 'connectionSettings'), `${path}.connectionSettings`);
+  const tracing = readTracing(r, get(o, 'tracing'), `${path}.tracing`);
   return compact({
     proxyHeaders: nonEmpty(proxyHeaders),
     gatewayTopology: nonEmpty(gatewayTopology),
     connectionSettings: nonEmpty(connectionSettings),
+    tracing: nonEmpty(tracing),
   });
+}
+
+/** The tracers: the proxy bootstrap's (istio-agent writes them), not xDS. */
+const TRACERS = ['zipkin', 'lightstep', 'datadog', 'stackdriver', 'openCensusAgent', 'tlsSettings'] as const;
+/** Bounds on what a custom tag names (a tag, an environment variable, a header). */
+const MAX_TAG_TEXT = 256;
+const MAX_CUSTOM_TAGS = 64;
+
+/**
+ * ProxyConfig.Tracing as istiod reads it into the HCMs (configureTracingFromTelemetry's legacy path):
+ * `sampling` (percent; istiod takes 1 above 100, and Envoy refuses a negative one), `customTags`
+ * (literal, environment, header; istiod's validateCustomTags refuses an empty one),
+ * `maxPathTagLength`, `enableIstioTags`. The tracer fields are the bootstrap's (`info`).
+ */
+function readTracing(r: Reader, v: unknown, path: string): ProxyTracing | undefined {
+  const o = fields(r, v, path, ['sampling', 'customTags', 'maxPathTagLength', 'enableIstioTags', ...TRACERS]);
+  if (!o) return undefined;
+  const at = (k: string): string => `${path}.${k}`;
+  for (const k of TRACERS)
+    if (get(o, k) !== undefined)
+      r.info(
+        at(k),
+        "the tracer is configured in the proxy's bootstrap (istio-agent), not by xDS: meshsnap's HCMs set sampling and tags only, as istiod's",
+        'ignored-field',
+      );
+  let sampling = num(r, get(o, 'sampling'), at('sampling'));
+  if (sampling !== undefined && sampling < 0) {
+    r.error(at('sampling'), `must be a percentage from 0 to 100, got ${sampling}`);
+    sampling = undefined;
+  } else if (sampling !== undefined && sampling > 100) {
+    r.warn(at('sampling'), `is over 100: istiod samples 1 % instead, and so does meshsnap`, 'invalid-field');
+    sampling = 1;
+  }
+  const tagsRaw = obj(r, get(o, 'customTags'), at('customTags'));
+  const customTags: TracingCustomTag[] = [];
+  for (const tag of Object.keys(tagsRaw ?? {}).sort()) {
+    const tagPath = `${at('customTags')}[${JSON.stringify(tag.slice(0, 80))}]`;
+    if (customTags.length >= MAX_CUSTOM_TAGS) {
+      r.error(at('customTags'), `has more than ${MAX_CUSTOM_TAGS} tags`);
+      break;
+    }
+    const read = readCustomTag(r, get(tagsRaw as Record<string, unknown>, tag), tagPath, tag);
+    if (read) customTags.push(read);
+  }
+  const maxPathTagLength = int(r, get(o, 'maxPathTagLength'), at('maxPathTagLength'));
+  const enableIstioTags = bool(r, get(o, 'enableIstioTags'), at('enableIstioTags'));
+  return compact({
+    sampling: sampling ? sampling : undefined,
+    customTags: customTags.length ? customTags : undefined,
+    maxPathTagLength: maxPathTagLength ? maxPathTagLength : undefined,
+    enableIstioTags,
+  });
+}
+
+function readCustomTag(r: Reader, v: unknown, path: string, tag: string): TracingCustomTag | undefined {
+  const o = fields(r, v, path, ['literal', 'environment', 'header']);
+  if (!o) {
+    r.error(path, 'must be a custom tag (literal, environment or header), got nothing (istiod: nil custom tag)');
+    return undefined;
+  }
+  const text = (x: unknown, p: string): string | undefined => {
+    const s = str(r, x, p);
+    if (s !== undefined && (s.length > MAX_TAG_TEXT || /[\r\n\0]/.test(s)))
+      r.error(p, `must be at most ${MAX_TAG_TEXT} characters on one line`);
+    return s;
+  };
+  if (tag === '' || tag.length > MAX_TAG_TEXT) r.error(path, `a tag name must have 1 to ${MAX_TAG_TEXT} characters`);
+  const kinds = ['literal', 'environment', 'header'].filter((k) => get(o, k) !== undefined && get(o, k) !== null);
+  if (kinds.length !== 1) {
+    r.error(
+      path,
+      `must set exactly one of literal, environment, header; got ${kinds.length ? kinds.join(', ') : 'none'}`,
+    );
+    return undefined;
+  }
+  const kind = kinds[0] as 'literal' | 'environment' | 'header';
+  if (kind === 'literal') {
+    const l = fields(r, get(o, 'literal'), `${path}.literal`, ['value']);
+    return { tag, literal: (l && text(get(l, 'value'), `${path}.literal.value`)) ?? '' };
+  }
+  const e = fields(r, get(o, kind), `${path}.${kind}`, ['name', 'defaultValue']);
+  const name = e ? text(get(e, 'name'), `${path}.${kind}.name`) : undefined;
+  if (!name) {
+    r.error(`${path}.${kind}.name`, 'is required');
+    return undefined;
+  }
+  const defaultValue = e ? text(get(e, 'defaultValue'), `${path}.${kind}.defaultValue`) : undefined;
+  const source = { name, ...(defaultValue ? { defaultValue } : {}) };
+  return kind === 'environment' ? { tag, environment: source } : { tag, header: source };
 }
 
 /** Absent when nothing is set: a mesh that sets nothing keeps its digests. */

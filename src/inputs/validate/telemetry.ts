@@ -268,7 +268,13 @@ export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: s
   if (!meta || r.failed) return undefined;
   for (const k of ['tracing', 'metrics'])
     if (get(spec, k) !== undefined)
-      r.warn(`spec.${k}`, `Telemetry ${k} is not applied by meshsnap (only accessLogging is)`, 'unsupported-field');
+      r.warn(
+        `spec.${k}`,
+        k === 'tracing'
+          ? "Telemetry tracing is not applied by meshsnap: its proxies trace as the mesh config's enableTracing and defaultConfig.tracing say (istiod's legacy path)"
+          : `Telemetry ${k} is not applied by meshsnap (only accessLogging is)`,
+        'unsupported-field',
+      );
   return {
     kind: 'Telemetry',
     apiVersion,
