@@ -55,7 +55,15 @@ const GATEWAY_API = ['gateway.networking.k8s.io/v1', 'gateway.networking.k8s.io/
 const GATEWAY_API_L4 = ['gateway.networking.k8s.io/v1alpha2', 'gateway.networking.k8s.io/v1'];
 
 /** Istio kinds meshsnap knows but does not compile yet: one warning each, then skipped. */
-const UNSUPPORTED_ISTIO_KINDS = new Set(['ProxyConfig', 'WasmPlugin']);
+const UNSUPPORTED_ISTIO_KINDS = new Set(['WasmPlugin']);
+/**
+ * Istio kinds with nothing to compile: a ProxyConfig's fields (concurrency, environmentVariables,
+ * image) are read by the sidecar injector and istio-agent, never turned into xDS by istiod.
+ */
+const NOT_XDS_ISTIO_KINDS: Readonly<Record<string, string>> = {
+  ProxyConfig:
+    'its fields (concurrency, environmentVariables, image) are read by the sidecar injector and istio-agent, not turned into xDS',
+};
 const TELEMETRY = ['telemetry.istio.io/v1', 'telemetry.istio.io/v1alpha1'];
 
 interface Candidate<T> {
@@ -411,6 +419,11 @@ function readDocument(doc: RawDocument, out: Buckets, diagnostics: Diagnostic[],
   nameFromMeta(r, raw);
   if (UNSUPPORTED_ISTIO_KINDS.has(kind) && apiVersion.includes('istio.io/')) {
     r.warn('', `${kind} is not supported yet; skipped`, 'unsupported-kind');
+    return false;
+  }
+  const notXds = Object.hasOwn(NOT_XDS_ISTIO_KINDS, kind) ? NOT_XDS_ISTIO_KINDS[kind] : undefined;
+  if (notXds && apiVersion.includes('istio.io/')) {
+    r.info('', `${kind}: ${notXds}; nothing for meshsnap to compile, skipped`, 'ignored-kind');
     return false;
   }
   if (kind === 'ConfigMap' && apiVersion === 'v1' && isIstioMeshConfigMap(raw)) {

@@ -295,7 +295,7 @@ test('RE2 inline flags are accepted', () => {
   assert.deepEqual(errors(loadText(vs(route('match: [{ headers: { x: { regex: "(?i)^abc$" } } }]')))), []);
 });
 
-test('unsupported Istio kinds warn; other kinds are info; missing kind is an error', () => {
+test('unsupported Istio kinds warn; ProxyConfig (not xDS) and other kinds are info; missing kind is an error', () => {
   const inputs = loadText(
     [
       'apiVersion: networking.istio.io/v1beta1\nkind: ProxyConfig\nmetadata: { name: pc, namespace: ns1 }\nspec: {}',
@@ -308,14 +308,16 @@ test('unsupported Istio kinds warn; other kinds are info; missing kind is an err
   );
   const by = (code: string): [string, string | undefined, number | undefined][] =>
     inputs.diagnostics.filter((d) => d.code === code).map((d) => [d.severity, d.kind, d.index]);
-  assert.deepEqual(by('unsupported-kind'), [
-    ['warning', 'ProxyConfig', 0],
-    ['warning', 'WasmPlugin', 1],
-  ]);
+  assert.deepEqual(by('unsupported-kind'), [['warning', 'WasmPlugin', 1]]);
   assert.deepEqual(by('ignored-kind'), [
     ['info', 'ConfigMap', 3],
     ['info', 'Deployment', 2],
+    ['info', 'ProxyConfig', 0],
   ]);
+  assert.match(
+    inputs.diagnostics.find((d) => d.kind === 'ProxyConfig')!.message,
+    /sidecar injector and istio-agent, not turned into xDS/,
+  );
   assert.deepEqual(by('invalid-document'), [['error', undefined, 4]]);
   assert.match(inputs.diagnostics.find((d) => d.code === 'unsupported-kind')!.message, /is not supported yet/);
 });
