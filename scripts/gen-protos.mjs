@@ -45,6 +45,7 @@ const PROTOS = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto',
   'envoy/extensions/access_loggers/file/v3/file.proto',
+  'envoy/extensions/access_loggers/stream/v3/stream.proto',
   'envoy/extensions/clusters/dynamic_forward_proxy/v3/cluster.proto',
   'envoy/extensions/filters/http/dynamic_forward_proxy/v3/dynamic_forward_proxy.proto',
   'envoy/extensions/filters/network/sni_dynamic_forward_proxy/v3/sni_dynamic_forward_proxy.proto',
