@@ -239,7 +239,7 @@ spec:
   );
 });
 
-test('a patch matching the proxy version is left out with a warning; a bad value is an error naming the field; the rest applies', () => {
+test('a patch matching the proxy version is left out (a warning); an unknown field is dropped with a warning as istiod does; a badly typed value is an error and its patch left out; the rest applies', () => {
   const ef = envoyFilter(
     'istio-system',
     'partly',
@@ -252,7 +252,10 @@ test('a patch matching the proxy version is left out with a warning; a bad value
   patch: { operation: MERGE, value: { connect_timeout: 11s, no_such_field: 1 } }
 - applyTo: CLUSTER
   match: { context: SIDECAR_OUTBOUND, cluster: { service: reviews.default.svc.cluster.local } }
-  patch: { operation: MERGE, value: { connect_timeout: 13s } }`,
+  patch: { operation: MERGE, value: { connect_timeout: 13s } }
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: productpage.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: 15s, lb_policy: NO_SUCH_POLICY } }`,
   );
   const r = bookinfo(ef);
   const said = problems(r);
@@ -263,18 +266,20 @@ test('a patch matching the proxy version is left out with a warning; a bad value
     said.join('\n'),
   );
   assert.ok(
-    said.some(
-      (p) =>
-        p.startsWith('error ') &&
-        p.includes('istio-system/partly spec.configPatches[1].patch.value') &&
-        p.includes('no_such_field'),
+    said.includes(
+      'warning unknown-field EnvoyFilter istio-system/partly spec.configPatches[1].patch.value.no_such_field',
     ),
+    said.join('\n'),
+  );
+  assert.ok(
+    said.includes('error invalid-field EnvoyFilter istio-system/partly spec.configPatches[3].patch.value.lb_policy'),
     said.join('\n'),
   );
   const { clusters } = resources(r, BOOKINFO_NODES.productpage);
   assert.notEqual((clusters.get('outbound|9080||ratings.default.svc.cluster.local') as any).connect_timeout, '9s');
-  assert.notEqual((clusters.get('outbound|9080||details.default.svc.cluster.local') as any).connect_timeout, '11s');
+  assert.equal((clusters.get('outbound|9080||details.default.svc.cluster.local') as any).connect_timeout, '11s');
   assert.equal((clusters.get('outbound|9080||reviews.default.svc.cluster.local') as any).connect_timeout, '13s');
+  assert.notEqual((clusters.get('outbound|9080||productpage.default.svc.cluster.local') as any).connect_timeout, '15s');
 });
 
 test('priority and namespaces order the patches as istiod: lower priority first, the root namespace first, then age', () => {
@@ -404,4 +409,34 @@ configPatches:
   for (const [name, c] of inbound) assert.equal((c as any).connect_timeout, '4s', name);
   for (const [name, c] of resources(r, BOOKINFO_NODES.productpage).clusters)
     if (name.startsWith('inbound|')) assert.notEqual((c as any).connect_timeout, '4s', name);
+});
+
+test('a listener filter added without typed_config is refused (Envoy finds no implementation for it); with one it applies', () => {
+  const listenerFilter = (value: string) =>
+    envoyFilter(
+      'istio-system',
+      'proxy-protocol',
+      `configPatches:
+- applyTo: LISTENER_FILTER
+  match: { context: SIDECAR_INBOUND, listener: { name: virtualInbound } }
+  patch:
+    operation: INSERT_FIRST
+    value: ${value}`,
+    );
+  const bare = bookinfo(listenerFilter('{ name: envoy.filters.listener.proxy_protocol }'));
+  const refusal = bare.diagnostics.find((d) => d.code === 'envoyfilter-not-applied');
+  assert.equal(refusal?.name, 'proxy-protocol');
+  assert.match(refusal?.message ?? '', /envoy\.listener_filter\.typed_config/);
+  const names = (r: PipelineResult) =>
+    ((resources(r, BOOKINFO_NODES.productpage).listeners.get('virtualInbound') as any).listener_filters ?? []).map(
+      (f: any) => f.name,
+    );
+  assert.ok(!names(bare).includes('envoy.filters.listener.proxy_protocol'));
+  const typed = bookinfo(
+    listenerFilter(
+      '{ name: envoy.filters.listener.proxy_protocol, typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol } }',
+    ),
+  );
+  assert.deepEqual(problems(typed), []);
+  assert.equal(names(typed)[0], 'envoy.filters.listener.proxy_protocol');
 });

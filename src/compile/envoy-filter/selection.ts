@@ -53,6 +53,8 @@ export interface EnvoyFilterIndex {
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
+/** Problems said per patch value. */
+const MAX_SAID = 8;
 const NO_PATCHES: readonly ResolvedPatch[] = Object.freeze([]);
 
 export const NO_ENVOY_FILTERS: EnvoyFilterIndex = {
@@ -110,9 +112,11 @@ function resolveValue(
     }
     return rest;
   }
-  const converted = messageFromJson(PATCH_VALUE_TYPE[p.applyTo], value);
+  // istiod reads patch values leniently (BuildXDSObjectFromStruct, strict=false): unknown fields are
+  // dropped, its webhook only warns. So does meshsnap, with a warning for each.
+  const converted = messageFromJson(PATCH_VALUE_TYPE[p.applyTo], value, '', { allowUnknownFields: true });
   if (!converted.ok) {
-    for (const problem of converted.problems.slice(0, 8))
+    for (const problem of converted.problems.slice(0, MAX_SAID))
       diags.error({
         ...where(f, problem.path ? `${at}.patch.value.${problem.path}` : `${at}.patch.value`),
         code: 'invalid-field',
@@ -120,6 +124,12 @@ function resolveValue(
       });
     return undefined;
   }
+  for (const ignored of converted.ignored?.slice(0, MAX_SAID) ?? [])
+    diags.warn({
+      ...where(f, `${at}.patch.value.${ignored.path}`),
+      code: 'unknown-field',
+      message: `${ignored.message}: not in meshsnap's Envoy API, so left out of the patch (istiod drops unknown fields too; its webhook warns)`,
+    });
   return { ...rest, value: converted.message };
 }
 

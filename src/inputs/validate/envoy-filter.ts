@@ -445,6 +445,12 @@ function configPatch(r: Reader, v: unknown, path: string, index: number): EnvoyF
   const value =
     rawValue === undefined || rawValue === null ? undefined : patchValue(r, rawValue, `${path}.patch.value`);
   const filterClass = p ? enumOf(r, get(p, 'filterClass'), `${path}.patch.filterClass`, FILTER_CLASSES) : undefined;
+  if (filterClass !== undefined && filterClass !== 'UNSPECIFIED')
+    r.warn(
+      `${path}.patch.filterClass`,
+      'is ignored: istiod does not read it for EnvoyFilter patches (only WasmPlugins are placed by class); the operation decides where the filter goes',
+      'ignored-field',
+    );
 
   if (match.context === 'WAYPOINT') {
     // istiod skips its checks of waypoint patches; meshsnap serves no waypoints.

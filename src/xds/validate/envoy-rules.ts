@@ -361,8 +361,23 @@ const httpConnectionManager: MessageHook = (m, walk) => {
   }
 };
 
+/**
+ * A listener filter names its extension by its typed config's type URL: Envoy finds none for a
+ * filter with neither a typed config nor a config_discovery, and rejects the listener
+ * ("Didn't find a registered implementation for '…' with type URL: ''", envoyproxy/envoy#36121).
+ */
+const listenerFilter: MessageHook = (m, walk) => {
+  const typed = m.typed_config as Msg | null | undefined;
+  if (str(typed?.type_url) || (m.config_discovery !== undefined && m.config_discovery !== null)) return;
+  walk.report({
+    rule: 'envoy.listener_filter.typed_config',
+    message: `listener filter ${JSON.stringify(str(m.name))} has no typed_config: Envoy finds no implementation for it`,
+  });
+};
+
 /** Hooks by message type. */
 export const ENVOY_RULES: Readonly<Record<string, MessageHook>> = {
+  'envoy.config.listener.v3.ListenerFilter': listenerFilter,
   'envoy.type.matcher.v3.RegexMatcher': regexMatcher,
   'envoy.config.route.v3.WeightedCluster': weightedCluster,
   'envoy.config.route.v3.RouteConfiguration': routeConfiguration,
