@@ -57,7 +57,8 @@ type Node = DescriptorNamespace & {
 
 const nodes = new Map<string, Node | null>();
 
-function lookup(fullName: string): Node | undefined {
+/** A type of the descriptor by its fully qualified name (remembered). */
+export function lookupType(fullName: string): Node | undefined {
   const hit = nodes.get(fullName);
   if (hit !== undefined) return hit ?? undefined;
   let node: Node | undefined = descriptor;
@@ -67,12 +68,12 @@ function lookup(fullName: string): Node | undefined {
 }
 
 /** Resolves a field's type reference as protobuf scoping does: innermost enclosing scope first. */
-function resolve(typeRef: string, scope: string): string | undefined {
-  if (typeRef.startsWith('.')) return lookup(typeRef.slice(1)) ? typeRef.slice(1) : undefined;
+export function resolveTypeRef(typeRef: string, scope: string): string | undefined {
+  if (typeRef.startsWith('.')) return lookupType(typeRef.slice(1)) ? typeRef.slice(1) : undefined;
   const parts = scope.split('.');
   for (let i = parts.length; i >= 0; i--) {
     const candidate = [...parts.slice(0, i), typeRef].join('.');
-    if (lookup(candidate)) return candidate;
+    if (lookupType(candidate)) return candidate;
   }
   return undefined;
 }
@@ -97,7 +98,7 @@ const messages = new Map<string, MessageInfo | null>();
 export function messageInfo(fullName: string): MessageInfo | undefined {
   const hit = messages.get(fullName);
   if (hit !== undefined) return hit ?? undefined;
-  const node = lookup(fullName);
+  const node = lookupType(fullName);
   const info = node?.fields && !node.values ? buildMessage(fullName, node) : undefined;
   messages.set(fullName, info ?? null);
   return info;
@@ -110,7 +111,7 @@ function buildMessage(fullName: string, node: Node): MessageInfo | undefined {
   for (const [key, f] of Object.entries(node.fields ?? {})) {
     if (f.extend) continue;
     const scalar = SCALAR_TYPES.has(f.type);
-    const type = scalar ? f.type : resolve(f.type, fullName);
+    const type = scalar ? f.type : resolveTypeRef(f.type, fullName);
     if (!type) continue; // not in the descriptor set: unreachable by name
     const protoName = f.protoName ?? key;
     fields.push({
@@ -118,7 +119,7 @@ function buildMessage(fullName: string, node: Node): MessageInfo | undefined {
       protoName,
       jsonName: jsonNameOf(protoName),
       type,
-      kind: scalar ? 'scalar' : lookup(type)?.values ? 'enum' : 'message',
+      kind: scalar ? 'scalar' : lookupType(type)?.values ? 'enum' : 'message',
       repeated: f.rule === 'repeated',
       ...(f.keyType ? { mapKey: f.keyType } : {}),
       ...(oneofOf.has(key) ? { oneof: oneofOf.get(key) } : {}),
@@ -131,7 +132,7 @@ function buildMessage(fullName: string, node: Node): MessageInfo | undefined {
 
 /** The values of enum `fullName` by name, or undefined when it is not an enum. */
 export function enumValues(fullName: string): Readonly<Record<string, number>> | undefined {
-  return lookup(fullName)?.values;
+  return lookupType(fullName)?.values;
 }
 
 /** Map keys in order: strings by code unit, integers by value, false before true. */

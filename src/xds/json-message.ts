@@ -19,6 +19,7 @@
  * Where jsonpb is silent (two members of a oneof: the later declared one wins; both names of a
  * field: the JSON name wins) meshsnap reports a problem instead.
  */
+import { WRAPPER_SCALARS } from './wrappers.js';
 import { compareMapKeys, enumValues, messageInfo, type FieldInfo, type MessageInfo } from './descriptor-index.js';
 import { codecOf, encodeMessage, packAny, withPackedMessage, type Any } from './proto.js';
 import { typeUrl } from './type-urls.js';
@@ -51,18 +52,6 @@ export const MAX_JSON_DEPTH = 64;
 /** Problems collected before giving up on a value. */
 const MAX_PROBLEMS = 50;
 
-const WRAPPERS: Readonly<Record<string, string>> = {
-  'google.protobuf.DoubleValue': 'double',
-  'google.protobuf.FloatValue': 'float',
-  'google.protobuf.Int64Value': 'int64',
-  'google.protobuf.UInt64Value': 'uint64',
-  'google.protobuf.Int32Value': 'int32',
-  'google.protobuf.UInt32Value': 'uint32',
-  'google.protobuf.BoolValue': 'bool',
-  'google.protobuf.StringValue': 'string',
-  'google.protobuf.BytesValue': 'bytes',
-};
-
 /** google.protobuf types jsonpb reads in their special form (an Any of one carries it under "value"). */
 const WELL_KNOWN = new Set([
   'google.protobuf.Any',
@@ -73,7 +62,7 @@ const WELL_KNOWN = new Set([
   'google.protobuf.ListValue',
   'google.protobuf.NullValue',
   'google.protobuf.Empty',
-  ...Object.keys(WRAPPERS),
+  ...Object.keys(WRAPPER_SCALARS),
 ]);
 
 const FAIL: unique symbol = Symbol('fail');
@@ -145,7 +134,7 @@ function convertMessage(c: Conversion, typeName: string, json: unknown, path: st
     case 'google.protobuf.FieldMask':
       return convertFieldMask(c, json, path);
   }
-  const wrapped = WRAPPERS[typeName];
+  const wrapped = WRAPPER_SCALARS[typeName];
   if (wrapped !== undefined) {
     const v = convertScalar(c, wrapped, json, path);
     return v === FAIL ? FAIL : isDefault(wrapped, v) ? {} : { value: v };

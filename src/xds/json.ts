@@ -5,27 +5,15 @@
  *
  * It walks the JSON descriptor (data, not generated code), so it also runs in Workers.
  */
-import descriptor from './gen/descriptor.js';
-import type { DescriptorNamespace } from './descriptor-types.js';
 import { codecOf, decodeMessage } from './proto.js';
 import { typeNameOf } from './type-urls.js';
+import { lookupType as lookup, resolveTypeRef as resolve } from './descriptor-index.js';
+import { WRAPPER_SCALARS } from './wrappers.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 /** The google.protobuf wrapper types, rendered as their bare value. */
-export const WRAPPERS = new Set(
-  [
-    'DoubleValue',
-    'FloatValue',
-    'Int64Value',
-    'UInt64Value',
-    'Int32Value',
-    'UInt32Value',
-    'BoolValue',
-    'StringValue',
-    'BytesValue',
-  ].map((n) => `google.protobuf.${n}`),
-);
+export const WRAPPERS: ReadonlySet<string> = new Set(Object.keys(WRAPPER_SCALARS));
 const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 /** Proto scalar type names. */
 export const SCALARS = new Set([
@@ -41,27 +29,6 @@ export const SCALARS = new Set([
   'bytes',
   ...INT64,
 ]);
-
-const cache = new Map<string, DescriptorNamespace | null>();
-
-function lookup(fullName: string): DescriptorNamespace | undefined {
-  if (cache.has(fullName)) return cache.get(fullName) ?? undefined;
-  let node: DescriptorNamespace | undefined = descriptor;
-  for (const part of fullName.split('.')) node = node?.nested?.[part];
-  cache.set(fullName, node ?? null);
-  return node;
-}
-
-/** Resolves a field's type name as protobuf scoping does: innermost enclosing scope first. */
-function resolve(typeRef: string, scope: string): string | undefined {
-  if (typeRef.startsWith('.')) return lookup(typeRef.slice(1)) ? typeRef.slice(1) : undefined;
-  const parts = scope.split('.');
-  for (let i = parts.length; i >= 0; i--) {
-    const candidate = [...parts.slice(0, i), typeRef].join('.');
-    if (lookup(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 const resolved = new Map<string, string | undefined>();
 function resolveCached(typeRef: string, scope: string): string | undefined {

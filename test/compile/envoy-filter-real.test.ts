@@ -11,30 +11,19 @@
  * without the EnvoyFilter.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
-import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { type PipelineResult } from '../../src/pipeline.js';
 import { messageFromJson } from '../../src/xds/json-message.js';
 import { decodeMessage } from '../../src/xds/proto.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
-import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { BOOKINFO_NODES, served, type TestNode, compileBookinfo } from '../helpers/mesh.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
 const HCM = 'envoy.filters.network.http_connection_manager';
 const ROUTER = 'envoy.filters.http.router';
 
-function bookinfo(...texts: string[]): PipelineResult {
-  return compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-}
+const bookinfo = compileBookinfo;
 
 /** A Gateway on port 80 for every host, routing to productpage (gateway-sim's mesh). */
 const GATEWAY = `${gatewayYaml('gw', 'default', 'port: { number: 80, name: http, protocol: HTTP }\nhosts: ["*"]')}

@@ -6,38 +6,22 @@
  * (envoy-filter-patch.test.ts); here, that the compile applies them where istiod does.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
-import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
-import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { type PipelineResult } from '../../src/pipeline.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
-import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { BOOKINFO_NODES, served, type TestNode, compileBookinfo, indentYaml } from '../helpers/mesh.js';
 import { loadText } from '../inputs/helpers.js';
 import { assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
-const indent = (text: string, by: string) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => `${by}${l}`)
-    .join('\n');
+const indent = indentYaml;
 const envoyFilter = (namespace: string, name: string, spec: string, extra = '') =>
   `apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nmetadata: { name: ${name}, namespace: ${namespace}${extra} }\nspec:\n${indent(spec, '  ')}\n`;
 
-function bookinfo(...texts: string[]): PipelineResult {
-  return compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-}
+const bookinfo = compileBookinfo;
 const problems = (r: PipelineResult) =>
   r.diagnostics
     .filter((d) => d.severity !== 'info')

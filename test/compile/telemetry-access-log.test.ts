@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { meshConfigMap } from '../helpers/mesh-config-views.js';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import { indexAccessLogs } from '../../src/compile/listener/telemetry-logs.js';
@@ -15,7 +16,7 @@ import type { TelemetryLogMode } from '../../src/model/telemetry.js';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
+import { BOOKINFO_NODES, served, type TestNode, compileBookinfo, indentYaml } from '../helpers/mesh.js';
 import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
 import { classifyNode } from '../../src/snapshot/classify.js';
 import { loadText } from '../inputs/helpers.js';
@@ -23,14 +24,8 @@ import { assertChurnMatchesFull, assertSameOutput, bookinfoInputs } from './incr
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
-const indent = (text: string, by: string) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => `${by}${l}`)
-    .join('\n');
-const configMap = (mesh: string) =>
-  `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n${indent(mesh, '    ')}\n`;
+const indent = indentYaml;
+const configMap = meshConfigMap;
 const telemetry = (namespace: string, name: string, spec: string, apiVersion = 'telemetry.istio.io/v1') =>
   `apiVersion: ${apiVersion}\nkind: Telemetry\nmetadata: { name: ${name}, namespace: ${namespace} }\nspec:\n${indent(spec, '  ')}\n`;
 
@@ -65,15 +60,7 @@ const SLEEP: TestNode = {
   },
 };
 
-function bookinfo(...texts: string[]): PipelineResult {
-  return compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-}
+const bookinfo = compileBookinfo;
 const problems = (r: PipelineResult) =>
   r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.kind ?? ''} ${d.name ?? ''} ${d.field}`);
 

@@ -6,34 +6,18 @@
  * difference: Istio's service tags read from the proxy's environment, the canonical ones left out.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { meshConfigMap } from '../helpers/mesh-config-views.js';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode } from '../helpers/mesh.js';
-import { BOOKINFO_STATE } from '../helpers/paths.js';
+import { BOOKINFO_NODES, compileBookinfo, served, type TestNode } from '../helpers/mesh.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
-const indent = (text: string, by: string) =>
-  text
-    .trim()
-    .split('\n')
-    .map((l) => `${by}${l}`)
-    .join('\n');
-const configMap = (mesh: string) =>
-  `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: istio, namespace: istio-system }\ndata:\n  mesh: |\n${indent(mesh, '    ')}\n`;
+const configMap = meshConfigMap;
 
-function bookinfo(...texts: string[]): PipelineResult {
-  return compileTexts(
-    [
-      { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
-      ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
-    ],
-    { hasher: nodeSha256Hex },
-  );
-}
+const bookinfo = compileBookinfo;
 const problems = (r: PipelineResult) =>
   r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.severity} ${d.code} ${d.field}: ${d.message}`);
 

@@ -82,18 +82,31 @@ export const BOOKINFO_NODES = {
   },
 } satisfies Record<string, TestNode>;
 
-/** The bookinfo cluster state plus `texts`, asserted free of warnings and errors (an Envoy rejection would be one). */
-export function compileBookinfoClean(...texts: string[]): PipelineResult {
-  const r = compileTexts(
+/** The bookinfo cluster state plus `texts` (`extra-<i>.yaml`), compiled. */
+export function compileBookinfo(...texts: string[]): PipelineResult {
+  return compileTexts(
     [
       { file: BOOKINFO_STATE, text: readFileSync(BOOKINFO_STATE, 'utf8') },
       ...texts.map((text, i) => ({ file: `extra-${i}.yaml`, text })),
     ],
     { hasher: nodeSha256Hex },
   );
+}
+
+/** The bookinfo cluster state plus `texts`, asserted free of warnings and errors (an Envoy rejection would be one). */
+export function compileBookinfoClean(...texts: string[]): PipelineResult {
+  const r = compileBookinfo(...texts);
   assert.deepEqual(
     r.diagnostics.filter((d) => d.severity !== 'info').map((d) => `${d.code} ${d.field}: ${d.message}`),
     [],
   );
   return r;
 }
+
+/** Each line of `text` (trimmed) indented by `by`: YAML blocks spliced into a document. */
+export const indentYaml = (text: string, by: string): string =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => `${by}${l}`)
+    .join('\n');

@@ -23,13 +23,11 @@ import type { PatchContext, ResolvedPatch } from './types.js';
 import {
   AnyMergeError,
   anyMessageName,
-  insertAfter,
-  insertBefore,
+  filterListOperation,
   isMergeOperation,
   mergeAnyWithAny,
   mergePatchValue,
   patchesFor,
-  replaceFirst,
 } from './util.js';
 
 type NetworkFilter = envoy.config.listener.v3.Filter.$Properties;
@@ -119,33 +117,12 @@ function patchListenerFilters(patches: readonly ResolvedPatch[], lis: Listener):
     if (!listenerMatch(lis, lp)) continue;
     const value = (lp.value ?? {}) as ListenerFilter;
     const matches = (f: ListenerFilter) => listenerFilterMatch(f, lp);
-    switch (lp.operation) {
-      case 'ADD':
-        filters = [...filters, value];
-        break;
-      case 'INSERT_FIRST':
-        filters = [value, ...filters];
-        break;
-      case 'INSERT_AFTER':
-        // Without a listener filter match: the same as ADD.
-        filters = hasListenerFilterMatch(lp) ? (insertAfter(filters, matches, value) ?? filters) : [...filters, value];
-        break;
-      case 'INSERT_BEFORE':
-        // Without a listener filter match: first.
-        filters = hasListenerFilterMatch(lp) ? (insertBefore(filters, matches, value) ?? filters) : [value, ...filters];
-        break;
-      case 'REPLACE':
-        if (hasListenerFilterMatch(lp)) filters = replaceFirst(filters, matches, value) ?? filters;
-        break;
-      case 'REMOVE':
-        if (hasListenerFilterMatch(lp) && filters.some(matches)) filters = filters.filter((f) => !matches(f));
-        break;
-      case 'MERGE':
-        if (hasListenerFilterMatch(lp)) filters = mapChanged(filters, (f) => mergeListenerFilter(lp, f));
-        break;
-      default:
-        break;
-    }
+    filters =
+      lp.operation === 'MERGE'
+        ? hasListenerFilterMatch(lp)
+          ? mapChanged(filters, (f) => mergeListenerFilter(lp, f))
+          : filters
+        : filterListOperation(filters, lp.operation, value, hasListenerFilterMatch(lp), matches);
   }
   return filters === before ? lis : { ...lis, listener_filters: filters };
 }
@@ -275,28 +252,7 @@ function patchNetworkFilters(P: ListenerPatches, lis: Listener, chain: FilterCha
     if (!listenerMatch(lis, lp) || !filterChainMatch(lis, chain, lp)) continue;
     const value = (lp.value ?? {}) as NetworkFilter;
     const matches = (f: NetworkFilter) => networkFilterMatch(f, lp);
-    switch (lp.operation) {
-      case 'ADD':
-        filters = [...filters, value];
-        break;
-      case 'INSERT_FIRST':
-        filters = [value, ...filters];
-        break;
-      case 'INSERT_AFTER':
-        filters = hasNetworkFilterMatch(lp) ? (insertAfter(filters, matches, value) ?? filters) : [...filters, value];
-        break;
-      case 'INSERT_BEFORE':
-        filters = hasNetworkFilterMatch(lp) ? (insertBefore(filters, matches, value) ?? filters) : [value, ...filters];
-        break;
-      case 'REPLACE':
-        if (hasNetworkFilterMatch(lp)) filters = replaceFirst(filters, matches, value) ?? filters;
-        break;
-      case 'REMOVE':
-        if (hasNetworkFilterMatch(lp) && filters.some(matches)) filters = filters.filter((f) => !matches(f));
-        break;
-      default:
-        break;
-    }
+    filters = filterListOperation(filters, lp.operation, value, hasNetworkFilterMatch(lp), matches);
   }
   filters = mapChanged(filters, (f) => patchNetworkFilter(P, lis, chain, f));
   return filters === before ? chain : { ...chain, filters };
@@ -349,28 +305,7 @@ function patchHcm(patches: readonly ResolvedPatch[], filter: NetworkFilter): Net
   for (const lp of patches) {
     const value = (lp.value ?? {}) as HttpFilter;
     const matches = (f: HttpFilter) => httpFilterMatch(f, lp);
-    switch (lp.operation) {
-      case 'ADD':
-        filters = [...filters, value];
-        break;
-      case 'INSERT_FIRST':
-        filters = [value, ...filters];
-        break;
-      case 'INSERT_AFTER':
-        filters = hasHttpFilterMatch(lp) ? (insertAfter(filters, matches, value) ?? filters) : [...filters, value];
-        break;
-      case 'INSERT_BEFORE':
-        filters = hasHttpFilterMatch(lp) ? (insertBefore(filters, matches, value) ?? filters) : [value, ...filters];
-        break;
-      case 'REPLACE':
-        if (hasHttpFilterMatch(lp)) filters = replaceFirst(filters, matches, value) ?? filters;
-        break;
-      case 'REMOVE':
-        if (hasHttpFilterMatch(lp) && filters.some(matches)) filters = filters.filter((f) => !matches(f));
-        break;
-      default:
-        break;
-    }
+    filters = filterListOperation(filters, lp.operation, value, hasHttpFilterMatch(lp), matches);
   }
   filters = mapChanged(filters, (hf) => mergeHttpFilter(patches, hf));
   if (filters === before) return filter;

@@ -70,6 +70,38 @@ const insertAt = <E>(list: readonly E[], index: number, item: E): E[] => [
 ];
 
 /** istiod's insertBeforeFunc: before the first element that matches; null when none does. */
+/**
+ * istiod's operations on a filter list (listener, network and HTTP filters alike): ADD appends,
+ * INSERT_FIRST prepends, INSERT_AFTER / INSERT_BEFORE go next to the first filter the patch
+ * matches (without a filter match in the patch: appended / first), REPLACE replaces the first match
+ * and REMOVE drops every match (both only with a filter match). Any other operation (MERGE) leaves
+ * the list to the caller. Returns the list itself when nothing changed.
+ */
+export function filterListOperation<E>(
+  filters: E[],
+  op: ResolvedPatch['operation'],
+  value: E,
+  hasMatch: boolean,
+  matches: (e: E) => boolean,
+): E[] {
+  switch (op) {
+    case 'ADD':
+      return [...filters, value];
+    case 'INSERT_FIRST':
+      return [value, ...filters];
+    case 'INSERT_AFTER':
+      return hasMatch ? (insertAfter(filters, matches, value) ?? filters) : [...filters, value];
+    case 'INSERT_BEFORE':
+      return hasMatch ? (insertBefore(filters, matches, value) ?? filters) : [value, ...filters];
+    case 'REPLACE':
+      return hasMatch ? (replaceFirst(filters, matches, value) ?? filters) : filters;
+    case 'REMOVE':
+      return hasMatch && filters.some(matches) ? filters.filter((f) => !matches(f)) : filters;
+    default:
+      return filters;
+  }
+}
+
 export function insertBefore<E>(list: readonly E[], matches: (e: E) => boolean, item: E): E[] | null {
   const i = list.findIndex(matches);
   return i < 0 ? null : insertAt(list, i, item);

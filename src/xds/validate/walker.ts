@@ -12,6 +12,7 @@
 import { LRUCache } from 'lru-cache';
 import { codecOf, takePackedMessage, type MessageCodec } from '../proto.js';
 import { typeNameOf } from '../type-urls.js';
+import { WRAPPER_SCALARS } from '../wrappers.js';
 import type { FieldEntry, FieldRules, MessageEntry, RuleTable } from './rule-table.js';
 import { NUMBER_KINDS } from './rule-table.js';
 import {
@@ -126,17 +127,6 @@ const MIN_CLEAN_LIST = 64;
 /** Owner names kept per field (a mesh has one sidecar route config per HTTP port, plus gateways'). */
 const MAX_CLEAN_LISTS = 64;
 
-const WRAPPERS: Readonly<Record<string, string>> = {
-  'google.protobuf.DoubleValue': 'double',
-  'google.protobuf.FloatValue': 'float',
-  'google.protobuf.Int64Value': 'int64',
-  'google.protobuf.UInt64Value': 'uint64',
-  'google.protobuf.Int32Value': 'int32',
-  'google.protobuf.UInt32Value': 'uint32',
-  'google.protobuf.BoolValue': 'bool',
-  'google.protobuf.StringValue': 'string',
-  'google.protobuf.BytesValue': 'bytes',
-};
 const ANY = 'google.protobuf.Any';
 const METADATA = 'envoy.config.core.v3.Metadata';
 const isNumberKind = (t: string): boolean => (NUMBER_KINDS as readonly string[]).includes(t);
@@ -355,8 +345,9 @@ export class Validator {
       // Set before the fields are planned: message types can nest themselves.
       const fields: FieldPlan[] = [];
       const nested =
-        entry?.fields.some((f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPERS[f.type]) ??
-        false;
+        entry?.fields.some(
+          (f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPER_SCALARS[f.type],
+        ) ?? false;
       plan = {
         fields,
         oneofs: entry?.oneofs ?? [],
@@ -424,7 +415,7 @@ export class Validator {
    */
   private plainMessageType(type: string, rules: FieldRules): string | undefined {
     if (type === ANY || type === 'google.protobuf.Duration' || type === 'google.protobuf.Timestamp') return undefined;
-    if (!type.includes('.') || WRAPPERS[type]) return undefined;
+    if (!type.includes('.') || WRAPPER_SCALARS[type]) return undefined;
     if (rules.message?.required === true || rules.message?.skip === true) return undefined;
     return this.table.messages[type] || this.hooks[type] ? type : undefined;
   }
@@ -468,7 +459,7 @@ export class Validator {
       (kind === 'timestamp' && rules.timestamp?.required === true);
     const requiredRule = rules.message?.required === true ? 'message.required' : `${kind}.required`;
     const checks: ValuePlan[] = [];
-    const wrapped = WRAPPERS[type];
+    const wrapped = WRAPPER_SCALARS[type];
     if (wrapped) {
       const check = scalarCheck(wrapped, rules);
       if (check) checks.push((v, walk) => problemAt(walk, check, (v as Msg).value));
