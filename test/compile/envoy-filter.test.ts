@@ -6,6 +6,11 @@
  * (envoy-filter-patch.test.ts); here, that the compile applies them where istiod does.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { compileTexts } from '../../src/pipeline.js';
+import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
+import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
@@ -423,4 +428,65 @@ test('a listener filter added without typed_config is refused (Envoy finds no im
   );
   assert.deepEqual(problems(typed), []);
   assert.equal(names(typed)[0], 'envoy.filters.listener.proxy_protocol');
+});
+
+test("targetRefs to a Gateway API Gateway attach the EnvoyFilter to that gateway's pods only (istiod's ShouldAttachPolicy); other kinds are warned", () => {
+  const helloworld = (ef: string) =>
+    compileTexts(
+      [
+        BOOKINFO_STATE,
+        join(ISTIO_SAMPLES, 'helloworld', 'helloworld.yaml'),
+        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-gateway.yaml'),
+        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-route.yaml'),
+        join(REPO, 'test', 'golden', 'gateway-api-helloworld', 'gateway-deployment.yaml'),
+      ]
+        .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+        .concat([{ file: 'ef.yaml', text: ef }]),
+      { hasher: nodeSha256Hex },
+    );
+  const GW_NODE: TestNode = {
+    id: 'router~10.244.0.30~helloworld-gateway-istio-0.default~default.svc.cluster.local',
+    metadata: {
+      NAMESPACE: 'default',
+      LABELS: { 'gateway.networking.k8s.io/gateway-name': 'helloworld-gateway' },
+    },
+  };
+  const ref = (kind: string, name: string, group = 'gateway.networking.k8s.io') =>
+    envoyFilter(
+      'default',
+      'gw-buffer',
+      `targetRefs: [{ group: ${group}, kind: ${kind}, name: ${name} }]
+configPatches:
+- applyTo: HTTP_FILTER
+  match:
+    context: GATEWAY
+    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+  patch:
+    operation: INSERT_BEFORE
+    value:
+      name: envoy.filters.http.buffer
+      typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer, max_request_bytes: 1024 }`,
+    );
+  const buffered = (r: PipelineResult, node: TestNode) =>
+    [...resources(r, node).listeners.values()].some((l) =>
+      [...httpFilters(l).values()].some((f) => f.includes('envoy.filters.http.buffer')),
+    );
+  const attached = helloworld(ref('Gateway', 'helloworld-gateway'));
+  assert.deepEqual(
+    attached.diagnostics.filter((d) => d.kind === 'EnvoyFilter' && d.severity !== 'info'),
+    [],
+  );
+  assert.match(served(attached, GW_NODE).classId, /envoyfilter:default\/gw-buffer/);
+  assert.ok(buffered(attached, GW_NODE));
+  // Sidecars of the namespace: targetRefs never select them.
+  assert.ok(!buffered(attached, BOOKINFO_NODES.productpage));
+  const other = helloworld(ref('Gateway', 'other-gateway'));
+  assert.ok(!buffered(other, GW_NODE));
+  const waypoint = helloworld(ref('Service', 'helloworld', '""'));
+  assert.ok(!buffered(waypoint, GW_NODE));
+  assert.ok(
+    waypoint.diagnostics.some(
+      (d) => d.code === 'unsupported-field' && d.kind === 'EnvoyFilter' && d.field === 'spec.targetRefs[0]',
+    ),
+  );
 });

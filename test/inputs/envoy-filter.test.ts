@@ -416,9 +416,18 @@ test('what meshsnap does not apply is warned about: EXTENSION_CONFIG, BOOTSTRAP 
     { index: 1, applyTo: 'CLUSTER', context: 'ANY', cluster: { name: 'c' }, operation: 'REMOVE' },
   ]);
 
-  const refs = ef({ targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' }] });
-  assert.deepEqual(warnings(refs), ['unsupported-field spec.targetRefs']);
-  assert.deepEqual(loaded(refs).targetRefs, [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' }]);
+  // A Gateway API Gateway's proxies get it (test/compile/envoy-filter.test.ts); a Service means a waypoint.
+  const refs = ef({
+    targetRefs: [
+      { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' },
+      { group: '', kind: 'Service', name: 'svc' },
+    ],
+  });
+  assert.deepEqual(warnings(refs), ['unsupported-field spec.targetRefs[1]']);
+  assert.deepEqual(loaded(refs).targetRefs, [
+    { group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'gw' },
+    { group: '', kind: 'Service', name: 'svc' },
+  ]);
 
   // Fields istiod does not match on either.
   const ignored = ef(

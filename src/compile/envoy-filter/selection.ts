@@ -11,6 +11,8 @@
  */
 import { objectAt, type Diagnostics } from '../../model/diagnostics.js';
 import type { EnvoyFilter, EnvoyFilterApplyTo, EnvoyFilterPatch } from '../../model/envoy-filter.js';
+import { GATEWAY_NAME_LABEL } from '../../model/gateway-api.js';
+import { isGatewayRef } from '../../model/telemetry.js';
 import { selects } from '../../proxy-class/class-id.js';
 import { messageFromJson } from '../../xds/json-message.js';
 import type { Refusals } from './groups.js';
@@ -156,28 +158,32 @@ export function indexEnvoyFilters(
   namespaces: readonly string[],
   diags: Diagnostics,
 ): EnvoyFilterIndex {
-  // targetRefs attach to waypoints and Gateway API gateways' own deployments: reported at validation.
-  const applied = filters.filter((f) => !f.targetRefs?.length);
-  if (applied.length === 0) return NO_ENVOY_FILTERS;
   const patches = new Map<EnvoyFilter, ResolvedPatch[]>();
-  for (const f of applied) patches.set(f, resolvePatches(f, diags));
-
   const wide = new Map<string, EnvoyFilter[]>();
   const byKey = new Map<string, EnvoyFilter>();
   const selectors: EnvoyFilterSelector[] = [];
-  for (const f of applied) {
+  for (const f of filters) {
     const ns = f.meta.namespace;
-    if (!f.workloadLabels) {
+    const key = envoyFilterKey(f);
+    if (f.targetRefs?.length) {
+      // istiod's ShouldAttachPolicy: a targetRef to a Gateway API Gateway of its namespace attaches
+      // it to that gateway's pods (labelled with its name); other kinds attach to waypoints only.
+      const names = [...new Set(f.targetRefs.filter(isGatewayRef).map((r) => r.name))].sort();
+      if (names.length === 0) continue;
+      for (const name of names) selectors.push({ namespace: ns, selector: { [GATEWAY_NAME_LABEL]: name }, key });
+    } else if (f.workloadLabels) {
+      for (const namespace of ns === rootNamespace ? namespaces : [ns])
+        selectors.push({ namespace, selector: f.workloadLabels, key });
+    } else {
       const list = wide.get(ns);
       if (list) list.push(f);
       else wide.set(ns, [f]);
-      continue;
     }
-    const key = envoyFilterKey(f);
-    byKey.set(key, f);
-    for (const namespace of ns === rootNamespace ? namespaces : [ns])
-      selectors.push({ namespace, selector: f.workloadLabels, key });
+    if (f.targetRefs?.length || f.workloadLabels) byKey.set(key, f);
+    patches.set(f, resolvePatches(f, diags));
   }
+  if (patches.size === 0) return NO_ENVOY_FILTERS;
+  const applied = [...patches.keys()];
   selectors.sort((a, b) => cmp(a.key, b.key) || cmp(a.namespace, b.namespace));
   const selectorsByNamespace = new Map<string, EnvoyFilterSelector[]>();
   for (const s of selectors) {

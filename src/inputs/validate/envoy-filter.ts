@@ -24,6 +24,7 @@
  * says so: it compiles before it knows the proxies' versions and metadata). The annotation
  * `envoyfilter.istio.io/referenced-services` (waypoints and filtered gateways) is warned about.
  */
+import { isGatewayRef } from '../../model/telemetry.js';
 import { RE2JS } from 're2js';
 import type { Origin } from '../../model/diagnostics.js';
 import type {
@@ -571,12 +572,14 @@ export function readEnvoyFilter(r: Reader, raw: Raw, origin: Origin, apiVersion:
       'referenced services (for waypoints and filtered gateways) are not applied by meshsnap',
       'unsupported-field',
     );
-  if (refs?.length)
-    r.warn(
-      'spec.targetRefs',
-      'targetRefs attach the EnvoyFilter to waypoints and Gateway API gateways, which meshsnap does not apply it to',
-      'unsupported-field',
-    );
+  refs?.forEach((ref, i) => {
+    if (!isGatewayRef(ref))
+      r.warn(
+        `spec.targetRefs[${i}]`,
+        `a targetRef to a ${ref.kind} attaches the EnvoyFilter to waypoints, which meshsnap does not serve (a Gateway API Gateway's proxies get it)`,
+        'unsupported-field',
+      );
+  });
   const targetRefs = refs?.map((x) => compact({ group: x.group, kind: x.kind, name: x.name }));
   return {
     kind: 'EnvoyFilter',
