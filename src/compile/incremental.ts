@@ -128,6 +128,11 @@ interface State {
   readonly inbound: ReadonlyMap<GroupId, readonly Diagnostic[]>;
   /** The full view's outbound listeners' diagnostics, sorted: an endpoint round that rebuilds them replaces them. */
   outboundListenerDiagnostics: readonly Diagnostic[];
+  /**
+   * The groups EnvoyFilters patched copies of: the copies hold their resources patched, so an
+   * endpoint round that edits one of them compiles in full (endpoints groups are never patched).
+   */
+  readonly envoyFilterOriginals: ReadonlySet<GroupId>;
 }
 
 export class IncrementalCompiler {
@@ -202,6 +207,7 @@ export class IncrementalCompiler {
       workloadsByNamespace,
       inbound: inboundDiagnostics,
       outboundListenerDiagnostics: sortDiagnostics(compiled.outboundListenerDiagnostics),
+      envoyFilterOriginals: compiled.envoyFilterOriginals,
     };
     return { output, diagnostics };
   }
@@ -235,6 +241,24 @@ export class IncrementalCompiler {
     }
 
     const builder = new DeltaBuilder(state.tables);
+    try {
+      return this.endpointRound(state, next, changed, touched, builder);
+    } catch (e) {
+      // An original EnvoyFilters copied and no class lists any more is gone from the tables.
+      if (state.envoyFilterOriginals.size === 0) throw e;
+      return { kind: 'full', ...this.compileFull(next) };
+    }
+  }
+
+  /** The endpoint path of `update`: the changed services' assignments, and what names pod IPs. */
+  private endpointRound(
+    state: State,
+    next: InputSet,
+    changed: readonly ChangedObject[],
+    touched: ReadonlySet<ServiceKey>,
+    builder: DeltaBuilder,
+  ): IncrementalResult {
+    const patched = (g: GroupId | undefined): boolean => g !== undefined && state.envoyFilterOriginals.has(g);
     const shapes = new Set<Shape>();
     let podListeners = false;
     for (const key of [...touched].sort()) {
@@ -245,6 +269,13 @@ export class IncrementalCompiler {
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
       if (hasPodListeners(svc.mesh)) podListeners = true;
     }
+    // What EnvoyFilters patched copies of must be patched again: a full compile does it.
+    if (
+      podListeners &&
+      (patched('outbound-listeners') || state.endpointReaders.some((r) => patched(r['outbound-listeners'])))
+    )
+      return { kind: 'full', ...this.compileFull(next) };
+    if ([...shapes].some((shape) => patched(shape.group))) return { kind: 'full', ...this.compileFull(next) };
     // Headless services listen on their pods' IPs: the shared outbound listeners follow the
     // endpoints, and so do the full view's listener conflicts (they name the IPs).
     if (podListeners) {
@@ -294,6 +325,7 @@ export class IncrementalCompiler {
       state.diagnostics.replace(sortedCopy(state.inputDiagnostics), sortedCopy(next.diagnostics));
       state.inputDiagnostics = next.diagnostics;
     }
+    if (Object.keys(builder.delta).some(patched)) return { kind: 'full', ...this.compileFull(next) };
     return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
   }
 
@@ -323,8 +355,6 @@ export class IncrementalCompiler {
     if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
       return false;
     if (state.gatewaysReadEndpoints) return false;
-    // EnvoyFilters patch copies of the groups the endpoint path edits (clusters, listeners): compile in full.
-    if (next.envoyFilters.length > 0) return false;
     for (const c of changed) {
       if (c.kind === 'EndpointSlice' || c.kind === 'Endpoints') continue;
       if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;

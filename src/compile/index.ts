@@ -145,6 +145,8 @@ export function compileWithShapes(
   readonly outboundListenerDiagnostics: readonly Diagnostic[];
   /** The model's workloads (pods) by namespace, found once for the shapes. */
   readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
+  /** The groups EnvoyFilters patched copies of (./envoy-filter/groups.ts): an endpoint round that edits one compiles in full. */
+  readonly envoyFilterOriginals: ReadonlySet<GroupId>;
 } {
   const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
   // Inbound builds report into a list of their own, each build's part kept with it.
@@ -302,6 +304,7 @@ export function compileWithShapes(
   // EnvoyFilters patch last, what each proxy class got, as istiod patches what it generated.
   const envoyFilters = ctx.envoyFilters;
   let placed = split;
+  let envoyFilterOriginals: ReadonlySet<GroupId> = NO_GROUPS;
   if (envoyFilters?.any) {
     const patched = applyEnvoyFilters(
       groups,
@@ -312,6 +315,7 @@ export function compileWithShapes(
     );
     envoyFilters.reportRefusals(patched.refusals);
     placed = patched.classes;
+    envoyFilterOriginals = patched.originals;
   }
   return {
     output: {
@@ -325,6 +329,7 @@ export function compileWithShapes(
     inboundBuilt,
     outboundListenerDiagnostics,
     workloadsByNamespace: byNamespace.workloads,
+    envoyFilterOriginals,
   };
 }
 
@@ -350,6 +355,7 @@ function reportSidecarProxyHeaders(ctx: CompileContext): void {
   }
 }
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
+const NO_GROUPS: ReadonlySet<GroupId> = new Set();
 
 /**
  * A sidecar class's groups: its outbound ones in its scope, as seen from its namespace (clusters,

@@ -18,7 +18,8 @@ import { type PipelineResult } from '../../src/pipeline.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
 import { BOOKINFO_NODES, served, type TestNode, compileBookinfo, indentYaml } from '../helpers/mesh.js';
 import { loadText } from '../inputs/helpers.js';
-import { assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
+import { assertSameOutput, bookinfoInputs, randomStep } from './incremental-helpers.js';
+import { mulberry32 } from '../inputs/prng.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
@@ -301,7 +302,7 @@ test('incremental: with an EnvoyFilter, a VirtualService change and the EnvoyFil
   output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
   assertSameOutput(output, compile(next).output, 'EnvoyFilter added');
   assert.ok([...output.groups.keys()].some((g) => g.startsWith('inbound/') && g.includes('~ef-')));
-  // An endpoint change with EnvoyFilters in the mesh compiles in full, equal to compile().
+  // An endpoint change with EnvoyFilters in the mesh: equal to compile().
   const slice = next.endpointSlices[0];
   assert.ok(slice);
   const moved = { ...slice, endpoints: slice.endpoints.slice(0, Math.max(0, slice.endpoints.length - 1)) };
@@ -309,6 +310,36 @@ test('incremental: with an EnvoyFilter, a VirtualService change and the EnvoyFil
   const r2 = ic.update(after, [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }]);
   output = r2.kind === 'delta' ? applyCompileDelta(output, r2.delta, r2.layout) : r2.output;
   assertSameOutput(output, compile(after).output, 'endpoint change with an EnvoyFilter');
+});
+
+test('incremental: endpoint churn with EnvoyFilters stays a delta where no patched group changes, a full compile where one does; always equal to compile()', () => {
+  const efs = [
+    envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`),
+    envoyFilter(
+      'default',
+      'ratings-timeout',
+      `configPatches:
+- applyTo: CLUSTER
+  match: { context: SIDECAR_OUTBOUND, cluster: { service: ratings.default.svc.cluster.local } }
+  patch: { operation: MERGE, value: { connect_timeout: 3s } }`,
+    ),
+  ].join('---\n');
+  let kinds = { delta: 0, full: 0 };
+  let inputs = bookinfoInputs([['ef.yaml', efs]]);
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  assert.ok([...output.groups.keys()].some((g) => g.includes('~ef-')));
+  const rand = mulberry32(13);
+  for (let i = 0; i < 25; i++) {
+    const step = randomStep(inputs, rand, i);
+    inputs = step.next;
+    const r = ic.update(inputs, step.changed);
+    kinds = { ...kinds, [r.kind]: kinds[r.kind] + 1 };
+    output = r.kind === 'delta' ? applyCompileDelta(output, r.delta, r.layout) : r.output;
+    assertSameOutput(output, compile(inputs).output, `step ${i} (${step.label})`);
+  }
+  // EDS endpoint changes touch only the endpoints groups, which EnvoyFilters never patch.
+  assert.ok(kinds.delta > 0, JSON.stringify(kinds));
 });
 
 test('an EnvoyFilter whose patches Envoy would reject is left out (an error naming it and the rule); the others apply', () => {

@@ -245,7 +245,12 @@ export function applyEnvoyFilters(
   patchesOf: PatchesOf,
   onPanic?: PatchPanicHandler,
   gatewayPortMapOf?: (c: ProxyClass) => GatewayPortMap | undefined,
-): { readonly classes: ProxyClass[]; readonly refusals: Refusals } {
+): {
+  readonly classes: ProxyClass[];
+  readonly refusals: Refusals;
+  /** The groups (and variant groups) patched copies were made of. */
+  readonly originals: ReadonlySet<GroupId>;
+} {
   const copier = new Copier(groups, onPanic, gatewayPortMapOf);
   const references = new GroupReferences(groups);
   const refusals: Refusals = new Map();
@@ -317,5 +322,7 @@ export function applyEnvoyFilters(
     if (from !== undefined && base !== g && /[@#]$/.test(base) && used.has(base)) continue;
     if (unused(g)) groups.delete(g);
   }
-  return { classes: out, refusals };
+  const originals = new Set<GroupId>();
+  for (const from of copier.made.values()) if (from !== undefined) originals.add(from);
+  return { classes: out, refusals, originals };
 }
