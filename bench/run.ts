@@ -9,6 +9,7 @@
  *                                                         (only the end-to-end bench, bench/e2e.ts)
  *   node --expose-gc dist/bench/run.js --gateway [--sizes 1000]   (only the ingress gateway bench)
  *   node --expose-gc dist/bench/run.js --sidecars [--sizes 1000]  (only the Sidecar bench, bench/sidecars.ts)
+ *   node --expose-gc dist/bench/run.js --envoy-filters [--sizes 1000]  (only the EnvoyFilter bench, bench/envoy-filters.ts)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -83,6 +84,11 @@ async function main(): Promise<void> {
   if (process.argv.includes('--gateway')) {
     const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
     (await import('./gateway.js')).runGatewayBench(sizes);
+    return;
+  }
+  if (process.argv.includes('--envoy-filters')) {
+    const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
+    (await import('./envoy-filters.js')).runEnvoyFilterBench(sizes);
     return;
   }
   if (process.argv.includes('--sidecars')) {

@@ -34,11 +34,24 @@ export interface ClassCheck {
   readonly copiedFrom: ReadonlyMap<GroupId, GroupId | undefined>;
 }
 
-/** The names each group's resources refer to, by kind: read once per group (removals only). */
+/** The names each group's resources refer to, by kind (read once per group, for removals), and what each copy changed. */
 export class GroupReferences {
   private readonly cache = new Map<GroupId, Record<RefKind, Set<string>>>();
 
+  private readonly changes = new Map<GroupId, CopyChanges | null>();
+
   constructor(private readonly tables: ReadonlyMap<GroupId, ResourceTable>) {}
+
+  /** What the patches changed in copy `group` of `from` (undefined: an ADD group), found once. */
+  changesOf(group: GroupId, from: GroupId | undefined): CopyChanges | undefined {
+    let found = this.changes.get(group);
+    if (found === undefined) {
+      const table = this.tables.get(group);
+      found = table ? copyChanges(table, from === undefined ? undefined : this.tables.get(from)) : null;
+      this.changes.set(group, found);
+    }
+    return found ?? undefined;
+  }
 
   of(group: GroupId): Record<RefKind, Set<string>> {
     let refs = this.cache.get(group);
@@ -56,6 +69,46 @@ export class GroupReferences {
   }
 }
 
+/** What the patches changed in one copied group, found once however many classes list it. */
+interface CopyChanges {
+  /** Envoy's rules the changed resources break. */
+  readonly rejected: readonly string[];
+  /** Names the changed resources refer to that their originals did not (the others resolved before). */
+  readonly newRefs: readonly { readonly owner: string; readonly kind: RefKind; readonly name: string }[];
+  /** Names added (not in the original). */
+  readonly added: readonly { readonly type: XdsType; readonly name: string }[];
+  /** Names removed (in the original, not in the copy). */
+  readonly removed: readonly { readonly type: RefKind; readonly name: string }[];
+}
+
+const REF_KINDS = ['clusters', 'routes', 'endpoints'] as const;
+
+function copyChanges(table: ResourceTable, before: ResourceTable | undefined): CopyChanges {
+  const rejected: string[] = [];
+  const newRefs: { owner: string; kind: RefKind; name: string }[] = [];
+  const added: { type: XdsType; name: string }[] = [];
+  const removed: { type: RefKind; name: string }[] = [];
+  for (const type of PATCHED_TYPES) {
+    const was = before?.[type] as ReadonlyMap<string, object> | undefined;
+    for (const [name, r] of table[type] as ReadonlyMap<string, object>) {
+      const old = was?.get(name);
+      if (old === r) continue;
+      for (const v of validateResource(type, r).slice(0, MAX_PROBLEMS))
+        rejected.push(`${SINGULAR[type]} ${name}: ${v.path ? `${v.path}: ` : ''}${v.message} [${v.rule}]`);
+      if (old === undefined) added.push({ type, name });
+      const refs = resourceRefs(type, r);
+      const oldRefs = old === undefined ? undefined : resourceRefs(type, old);
+      for (const kind of REF_KINDS)
+        for (const target of refs[kind])
+          if (!oldRefs?.[kind].includes(target))
+            newRefs.push({ owner: `${SINGULAR[type]} ${name}`, kind, name: target });
+    }
+    if (was && type !== 'listeners')
+      for (const name of was.keys()) if (!table[type].has(name)) removed.push({ type, name });
+  }
+  return { rejected, newRefs, added, removed };
+}
+
 /** The problems the patches made in one class's config (at most MAX_PROBLEMS, in a stable order); [] when none. */
 export function classProblems(
   tables: ReadonlyMap<GroupId, ResourceTable>,
@@ -67,37 +120,18 @@ export function classProblems(
     groups.some((g) => g !== except && tables.get(g)?.[type].has(name) === true);
   for (const g of groups) {
     if (!copiedFrom.has(g)) continue;
-    const table = tables.get(g);
-    if (!table) continue;
-    const from = copiedFrom.get(g);
-    const before = from === undefined ? undefined : tables.get(from);
-    for (const type of PATCHED_TYPES) {
-      const was = before?.[type] as ReadonlyMap<string, object> | undefined;
-      for (const [name, r] of table[type] as ReadonlyMap<string, object>) {
-        if (was?.get(name) === r) continue;
-        for (const v of validateResource(type, r).slice(0, MAX_PROBLEMS))
-          problems.push(`${SINGULAR[type]} ${name}: ${v.path ? `${v.path}: ` : ''}${v.message} [${v.rule}]`);
-        // An added name must not be another group's too (a class holds a name once).
-        if (was === undefined || !was.has(name))
-          if (holds(type, name, g)) problems.push(`${SINGULAR[type]} ${name} is added but the proxy has one already`);
-        const refs = resourceRefs(type, r);
-        for (const kind of ['clusters', 'routes', 'endpoints'] as const)
-          for (const target of refs[kind])
-            if (!holds(kind, target))
-              problems.push(
-                `${SINGULAR[type]} ${name} refers to ${SINGULAR[kind]} "${target}", which the proxy does not have`,
-              );
-      }
-      // Names the copy no longer holds: does anything the class keeps still refer to them?
-      if (was)
-        for (const name of was.keys()) {
-          if (table[type].has(name) || type === 'listeners') continue;
-          if (holds(type, name)) continue;
-          const kind: RefKind = type;
-          if (groups.some((other) => references.of(other)[kind].has(name)))
-            problems.push(`${SINGULAR[type]} ${name} is removed but the proxy's config still refers to it`);
-        }
-    }
+    const changes = references.changesOf(g, copiedFrom.get(g));
+    if (!changes) continue;
+    problems.push(...changes.rejected);
+    for (const { type, name } of changes.added)
+      if (holds(type, name, g)) problems.push(`${SINGULAR[type]} ${name} is added but the proxy has one already`);
+    for (const { owner, kind, name } of changes.newRefs)
+      if (!holds(kind, name))
+        problems.push(`${owner} refers to ${SINGULAR[kind]} "${name}", which the proxy does not have`);
+    // Names the copy no longer holds: does anything the class keeps still refer to them?
+    for (const { type, name } of changes.removed)
+      if (!holds(type, name) && groups.some((other) => references.of(other)[type].has(name)))
+        problems.push(`${SINGULAR[type]} ${name} is removed but the proxy's config still refers to it`);
     if (problems.length >= MAX_PROBLEMS) break;
   }
   return problems.slice(0, MAX_PROBLEMS);

@@ -205,10 +205,20 @@ class Copier {
     return list;
   }
 
+  private readonly reached = new Map<string, boolean>();
+
+  /** `reaches`, remembered per patch, group and class kind: classes share most groups. */
+  private reaches(p: ResolvedPatch, generator: ProxyClass['generator'], g: GroupId, table: ResourceTable): boolean {
+    const key = `${patchId(p)}|${generator}|${g}`;
+    let hit = this.reached.get(key);
+    if (hit === undefined) this.reached.set(key, (hit = reaches(p, generator, g, table)));
+    return hit;
+  }
+
   private copy(c: ProxyClass, g: GroupId, patches: readonly ResolvedPatch[]): GroupId {
     const table = this.groups.get(g);
     if (!table || this.made.has(g)) return g;
-    const reaching = patches.filter((p) => reaches(p, c.generator, g, table));
+    const reaching = patches.filter((p) => this.reaches(p, c.generator, g, table));
     if (reaching.length === 0) return g;
     // Inbound clusters match `service` against the class's services: part of the key there.
     const hosts = isInboundGroup(g) ? `|${c.services.join(',')}` : '';
