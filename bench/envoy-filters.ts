@@ -9,7 +9,6 @@
  *
  *   node --expose-gc dist/bench/run.js --envoy-filters [--sizes 1000]
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,6 +19,7 @@ import type { EndpointSlice } from '../src/model/k8s.js';
 import { compileDocuments, Handoff, validatedDocuments, type PipelineResult } from '../src/pipeline.js';
 import { nodeSha256Hex } from '../src/snapshot/store/local.js';
 import { generateMesh } from './synthetic.js';
+import { variantInChild } from './variant-child.js';
 
 const RUNS = 3;
 const CHANGES = 9;
@@ -149,24 +149,8 @@ function measureVariant(services: number, withFilters: boolean): EnvoyFilterVari
   };
 }
 
-function inChild(services: number, withFilters: boolean): EnvoyFilterVariantResult {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--max-old-space-size=3072',
-      fileURLToPath(import.meta.url),
-      '--child',
-      String(services),
-      String(withFilters),
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 20 },
-  );
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !line.startsWith('{'))
-    throw new Error(`envoy-filter bench child ${services}: ${r.stderr.trim().slice(-500)}`);
-  return JSON.parse(line) as EnvoyFilterVariantResult;
-}
+const inChild = (services: number, withFilters: boolean): EnvoyFilterVariantResult =>
+  variantInChild<EnvoyFilterVariantResult>(import.meta.url, 'envoy-filter', services, withFilters);
 
 export function runEnvoyFilterBench(sizes: readonly number[]): void {
   const results: EnvoyFilterVariantResult[] = [];

@@ -8,7 +8,6 @@
  *
  *   node --expose-gc dist/bench/run.js --sidecars [--sizes 1000]
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -20,6 +19,7 @@ import type { Hasher } from '../src/snapshot/digest.js';
 import { nodeSha256Hex } from '../src/snapshot/store/local.js';
 import { XDS_TYPES } from '../src/xds/type-urls.js';
 import { generateMesh } from './synthetic.js';
+import { variantInChild } from './variant-child.js';
 
 // The hasher `meshsnap compile` and `meshsnap watch` use (node:crypto's one-shot hash).
 const sha256: Hasher = nodeSha256Hex;
@@ -91,24 +91,8 @@ function measureVariant(services: number, sidecars: boolean): SidecarVariantResu
   };
 }
 
-function inChild(services: number, sidecars: boolean): SidecarVariantResult {
-  const r = spawnSync(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--max-old-space-size=3072',
-      fileURLToPath(import.meta.url),
-      '--child',
-      String(services),
-      String(sidecars),
-    ],
-    { encoding: 'utf8', maxBuffer: 1 << 20 },
-  );
-  const line = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !line.startsWith('{'))
-    throw new Error(`sidecar bench child ${services}: ${r.stderr.trim().slice(-500)}`);
-  return JSON.parse(line) as SidecarVariantResult;
-}
+const inChild = (services: number, sidecars: boolean): SidecarVariantResult =>
+  variantInChild<SidecarVariantResult>(import.meta.url, 'sidecar', services, sidecars);
 
 const kib = (n: number) => `${(n / 1024).toFixed(0)} KiB`;
 

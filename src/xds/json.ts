@@ -7,7 +7,7 @@
  */
 import { codecOf, decodeMessage } from './proto.js';
 import { typeNameOf } from './type-urls.js';
-import { lookupType as lookup, resolveTypeRef as resolve } from './descriptor-index.js';
+import { lookupType as lookup, resolveTypeRef as resolve, SCALAR_TYPES } from './descriptor-index.js';
 import { WRAPPER_SCALARS } from './wrappers.js';
 
 type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
@@ -15,20 +15,8 @@ type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 /** The google.protobuf wrapper types, rendered as their bare value. */
 export const WRAPPERS: ReadonlySet<string> = new Set(Object.keys(WRAPPER_SCALARS));
 const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
-/** Proto scalar type names. */
-export const SCALARS = new Set([
-  'double',
-  'float',
-  'int32',
-  'uint32',
-  'sint32',
-  'fixed32',
-  'sfixed32',
-  'bool',
-  'string',
-  'bytes',
-  ...INT64,
-]);
+/** Proto scalar type names (descriptor-index.ts). */
+export const SCALARS = SCALAR_TYPES;
 
 const resolved = new Map<string, string | undefined>();
 function resolveCached(typeRef: string, scope: string): string | undefined {

@@ -6,17 +6,20 @@
  * (envoy-filter-patch.test.ts); here, that the compile applies them where istiod does.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { compileTexts } from '../../src/pipeline.js';
-import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import { type PipelineResult } from '../../src/pipeline.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode, compileBookinfo, indentYaml } from '../helpers/mesh.js';
+import {
+  BOOKINFO_NODES,
+  served,
+  type TestNode,
+  compileBookinfo,
+  indentYaml,
+  compileHelloworldGatewayApi,
+  HELLOWORLD_GATEWAY_NODE,
+} from '../helpers/mesh.js';
 import { loadText } from '../inputs/helpers.js';
 import { assertSameOutput, bookinfoInputs, randomStep } from './incremental-helpers.js';
 import { mulberry32 } from '../inputs/prng.js';
@@ -49,6 +52,18 @@ function httpFilters(l: any): Map<string, string[]> {
   });
   return out;
 }
+
+/** A buffer filter before every gateway router. */
+const GATEWAY_BUFFER = `configPatches:
+- applyTo: HTTP_FILTER
+  match:
+    context: GATEWAY
+    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+  patch:
+    operation: INSERT_BEFORE
+    value:
+      name: envoy.filters.http.buffer
+      typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer, max_request_bytes: 1024 }`;
 
 const LUA = `
 applyTo: HTTP_FILTER
@@ -163,22 +178,7 @@ test('a CLUSTER ADD is added once per proxy; a route MERGE changes only the matc
 });
 
 test("GATEWAY patches reach the ingress gateway's HCMs; a route patch's portNumber is the Gateway server's port (istiod's PortMap)", () => {
-  const ef = envoyFilter(
-    'istio-system',
-    'gw',
-    `configPatches:
-- applyTo: HTTP_FILTER
-  match:
-    context: GATEWAY
-    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
-  patch:
-    operation: INSERT_BEFORE
-    value:
-      name: envoy.filters.http.buffer
-      typed_config:
-        "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
-        max_request_bytes: 1024`,
-  );
+  const ef = envoyFilter('istio-system', 'gw', GATEWAY_BUFFER);
   const routeMerge = envoyFilter(
     'istio-system',
     'gw-route',
@@ -462,41 +462,13 @@ test('a listener filter added without typed_config is refused (Envoy finds no im
 });
 
 test("targetRefs to a Gateway API Gateway attach the EnvoyFilter to that gateway's pods only (istiod's ShouldAttachPolicy); other kinds are warned", () => {
-  const helloworld = (ef: string) =>
-    compileTexts(
-      [
-        BOOKINFO_STATE,
-        join(ISTIO_SAMPLES, 'helloworld', 'helloworld.yaml'),
-        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-gateway.yaml'),
-        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-route.yaml'),
-        join(REPO, 'test', 'golden', 'gateway-api-helloworld', 'gateway-deployment.yaml'),
-      ]
-        .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
-        .concat([{ file: 'ef.yaml', text: ef }]),
-      { hasher: nodeSha256Hex },
-    );
-  const GW_NODE: TestNode = {
-    id: 'router~10.244.0.30~helloworld-gateway-istio-0.default~default.svc.cluster.local',
-    metadata: {
-      NAMESPACE: 'default',
-      LABELS: { 'gateway.networking.k8s.io/gateway-name': 'helloworld-gateway' },
-    },
-  };
+  const helloworld = compileHelloworldGatewayApi;
+  const GW_NODE = HELLOWORLD_GATEWAY_NODE;
   const ref = (kind: string, name: string, group = 'gateway.networking.k8s.io') =>
     envoyFilter(
       'default',
       'gw-buffer',
-      `targetRefs: [{ group: ${group}, kind: ${kind}, name: ${name} }]
-configPatches:
-- applyTo: HTTP_FILTER
-  match:
-    context: GATEWAY
-    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
-  patch:
-    operation: INSERT_BEFORE
-    value:
-      name: envoy.filters.http.buffer
-      typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer, max_request_bytes: 1024 }`,
+      `targetRefs: [{ group: ${group}, kind: ${kind}, name: ${name} }]\n${GATEWAY_BUFFER}`,
     );
   const buffered = (r: PipelineResult, node: TestNode) =>
     [...resources(r, node).listeners.values()].some((l) =>

@@ -4,8 +4,6 @@
  * accesslog.go. The provider table is istiod's TestAccessLogging, as facts.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { meshConfigMap } from '../helpers/mesh-config-views.js';
 import { compile } from '../../src/compile/index.js';
@@ -16,8 +14,15 @@ import type { TelemetryLogMode } from '../../src/model/telemetry.js';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, served, type TestNode, compileBookinfo, indentYaml } from '../helpers/mesh.js';
-import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from '../helpers/paths.js';
+import {
+  BOOKINFO_NODES,
+  served,
+  type TestNode,
+  compileBookinfo,
+  indentYaml,
+  compileHelloworldGatewayApi,
+  HELLOWORLD_GATEWAY_NODE,
+} from '../helpers/mesh.js';
 import { classifyNode } from '../../src/snapshot/classify.js';
 import { loadText } from '../inputs/helpers.js';
 import { assertChurnMatchesFull, assertSameOutput, bookinfoInputs } from './incremental-helpers.js';
@@ -636,29 +641,8 @@ test('gateways: a Telemetry selecting the gateway pods by label, or the pods of 
   assert.deepEqual(logs(byRef, INGRESS_NODE, '0.0.0.0_80'), { listener: undefined, hcm: 0 });
 
   // Gateway API: the pods labelled gateway.networking.k8s.io/gateway-name: helloworld-gateway.
-  const helloworld = (tel: string) =>
-    compileTexts(
-      [
-        BOOKINFO_STATE,
-        join(ISTIO_SAMPLES, 'helloworld', 'helloworld.yaml'),
-        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-gateway.yaml'),
-        join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-route.yaml'),
-        join(REPO, 'test', 'golden', 'gateway-api-helloworld', 'gateway-deployment.yaml'),
-      ]
-        .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
-        .concat([{ file: 'tel.yaml', text: tel }]),
-      { hasher: nodeSha256Hex },
-    );
-  const GW_NODE: TestNode = {
-    id: 'router~10.244.0.30~helloworld-gateway-istio-0.default~default.svc.cluster.local',
-    metadata: {
-      NAMESPACE: 'default',
-      LABELS: {
-        'gateway.networking.k8s.io/gateway-name': 'helloworld-gateway',
-        'service.istio.io/canonical-name': 'helloworld-gateway-istio',
-      },
-    },
-  };
+  const helloworld = compileHelloworldGatewayApi;
+  const GW_NODE = HELLOWORLD_GATEWAY_NODE;
   const ref = (name: string, kind = 'Gateway') =>
     telemetry(
       'default',

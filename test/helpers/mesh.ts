@@ -1,6 +1,7 @@
 /** Test helpers: compile files into an in-memory snapshot and look at what a node is served. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readInputFiles } from '../../src/inputs/files.js';
 import { compileTexts, type InputText, type PipelineResult } from '../../src/pipeline.js';
 import { classifyNode, resourcesForClass } from '../../src/snapshot/classify.js';
@@ -8,7 +9,7 @@ import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { configDump } from '../../src/xds/config-dump.js';
 import { resourceToJson } from '../../src/xds/json.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../src/xds/type-urls.js';
-import { BOOKINFO_STATE } from './paths.js';
+import { BOOKINFO_STATE, ISTIO_SAMPLES, REPO } from './paths.js';
 
 export async function compilePaths(paths: readonly string[]): Promise<PipelineResult> {
   return compileTexts(await readInputFiles(paths), { hasher: nodeSha256Hex });
@@ -110,3 +111,34 @@ export const indentYaml = (text: string, by: string): string =>
     .split('\n')
     .map((l) => `${by}${l}`)
     .join('\n');
+
+/**
+ * Istio's helloworld sample behind its Gateway API Gateway (the gateway-api-helloworld golden's
+ * deployment), on the bookinfo cluster state, plus `extra` (`extra.yaml`).
+ */
+export function compileHelloworldGatewayApi(extra: string): PipelineResult {
+  return compileTexts(
+    [
+      BOOKINFO_STATE,
+      join(ISTIO_SAMPLES, 'helloworld', 'helloworld.yaml'),
+      join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-gateway.yaml'),
+      join(ISTIO_SAMPLES, 'helloworld', 'gateway-api', 'helloworld-route.yaml'),
+      join(REPO, 'test', 'golden', 'gateway-api-helloworld', 'gateway-deployment.yaml'),
+    ]
+      .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+      .concat([{ file: 'extra.yaml', text: extra }]),
+    { hasher: nodeSha256Hex },
+  );
+}
+
+/** A pod of the helloworld Gateway API Gateway's deployment (labelled with the gateway's name). */
+export const HELLOWORLD_GATEWAY_NODE: TestNode = {
+  id: 'router~10.244.0.30~helloworld-gateway-istio-0.default~default.svc.cluster.local',
+  metadata: {
+    NAMESPACE: 'default',
+    LABELS: {
+      'gateway.networking.k8s.io/gateway-name': 'helloworld-gateway',
+      'service.istio.io/canonical-name': 'helloworld-gateway-istio',
+    },
+  },
+};

@@ -89,6 +89,16 @@ const NO_HEADERS: MeshProxyHeaders = Object.freeze({});
 const NO_SETTINGS: MeshConnectionSettings = Object.freeze({});
 
 export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
+  // Read per route and listener: one lookup for a mesh already seen (a compile's mesh object).
+  let byClass = byMesh.get(mesh);
+  if (!byClass) byMesh.set(mesh, (byClass = new Map()));
+  let found = byClass.get(cls);
+  if (!found) byClass.set(cls, (found = resolveProxyHeaders(mesh, cls)));
+  return found;
+}
+
+/** Equal parts give the same object across meshes (the inbound HCM templates are kept per ProxyHeaders). */
+function resolveProxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
   const ph = mesh.proxyHeaders ?? NO_HEADERS;
   const cs = mesh.connectionSettings ?? NO_SETTINGS;
   let bySettings = memo.get(ph);
@@ -107,6 +117,8 @@ export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders
   return withTracing;
 }
 
+/** Each mesh config's ProxyHeaders per class (mesh configs are not changed once built). */
+const byMesh = new WeakMap<MeshConfig, Map<ListenerClass, ProxyHeaders>>();
 /** ProxyHeaders with the mesh's tracing, one object per headers and tracing. */
 const traced = new WeakMap<ProxyHeaders, WeakMap<HcmTracing, ProxyHeaders>>();
 
