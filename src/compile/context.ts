@@ -4,6 +4,7 @@
  */
 import type { RouteSource } from './route/source-labels.js';
 import type { AccessLogIndex } from './listener/telemetry-logs.js';
+import type { TracingIndex } from './listener/telemetry-tracing.js';
 import type { EnvoyFilterIndex } from './envoy-filter/selection.js';
 import type { Diagnostics } from '../model/diagnostics.js';
 import type {
@@ -91,7 +92,7 @@ export interface CompileContext {
    */
   readonly listenerNamespace?: string;
   /**
-   * The workload-selected Telemetries (their keys, listener/telemetry-logs.ts) that select the
+   * The workload-selected Telemetries with access logging or tracing (their keys, listener/telemetry-logs.ts) that select the
    * proxies a context's outbound listeners are built for; absent: none does.
    */
   readonly listenerTelemetry?: readonly string[];
@@ -100,6 +101,8 @@ export interface CompileContext {
    * absent: the mesh's `accessLogFile` alone.
    */
   readonly accessLogs?: AccessLogIndex;
+  /** Telemetry tracing (listener/telemetry-tracing.ts); absent or not active: the mesh's legacy tracing alone. */
+  readonly tracing?: TracingIndex;
   /** The EnvoyFilters and the proxies they select (envoy-filter/selection.ts); absent: none. */
   readonly envoyFilters?: EnvoyFilterIndex;
 }

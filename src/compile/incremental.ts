@@ -407,7 +407,8 @@ const NONE: ReadonlyMap<string, never> = new Map<string, never>();
  * built groups mix: a build's diagnostics are its own (an unresolved named target port is reported
  * from the model, not by the builds that read it). A namespace's proxyless servers
  * (`grpc-inbound/<ns>`) are built again where a changed service selects one of its workloads. Extension
- * providers resolve the services they name into authorization filters: with any, nothing is taken.
+ * providers resolve the services they name into authorization filters and tracers (which trace only
+ * where the shape's scope sees the collector): with any, nothing is taken.
  * Other rounds (DestinationRules, endpoints in the same round) build them all.
  */
 function inboundKeep(state: State, next: InputSet, changed: readonly ChangedObject[]): InboundReuse | undefined {

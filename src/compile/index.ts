@@ -29,6 +29,7 @@ import { convertIngress } from './ingress/index.js';
 import { buildRouterGroup, isRouterWorkload, routerShapes, selectorRefs } from './gateway/index.js';
 import { verifiedGatewaySecrets } from './gateway/verified-secrets.js';
 import { buildInbound, buildProxylessServerListeners, reportNamedTargetPorts, type InboundShape } from './listeners.js';
+import { unseenCollectors } from './listener/unseen-collectors.js';
 import { sidecarDiagnostics } from './scope/diagnostics.js';
 import {
   restrictedViewDiagnostics,
@@ -40,6 +41,7 @@ import { scopeResolver, type Scope } from './scope/scopes.js';
 import { classKeysOf, selectorRulesOf, type SelectorRuleIndex } from './scope/select-rules.js';
 import { indexSidecars } from './scope/select-sidecar.js';
 import { indexAccessLogs } from './listener/telemetry-logs.js';
+import { collectorLookup, indexTracing } from './listener/telemetry-tracing.js';
 import { applyEnvoyFilters } from './envoy-filter/groups.js';
 import { indexEnvoyFilters } from './envoy-filter/selection.js';
 import {
@@ -88,6 +90,7 @@ export function createContext(given: InputSet, diags: Diagnostics): CompileConte
     security: indexSecurity(inputs, model, diags),
     sidecars: indexSidecars(sidecarDiagnostics(inputs.sidecars, diags), inputs.meshConfig.rootNamespace),
     accessLogs: indexAccessLogs(inputs.meshConfig, inputs.telemetries, diags),
+    tracing: indexTracing(inputs.meshConfig, inputs.telemetries, collectorLookup(model), diags),
     envoyFilters: indexEnvoyFilters(inputs.envoyFilters, inputs.meshConfig.rootNamespace, model.namespaces, diags),
   };
 }
@@ -194,6 +197,7 @@ export function compileWithShapes(
   /** Router classes' target port → Gateway server ports (EnvoyFilter route matches on gateways). */
   const gatewayPortMaps = new Map<string, ReadonlyMap<number, readonly number[]>>();
   const sidecars: SidecarShape[] = [];
+  const unseen = unseenCollectors(ctx);
   const byNamespace = namespaceIndex(ctx.model);
   const selectorRules = selectorRulesOf(ctx);
   const sourceSelectors = indexSourceSelectors(ctx.model.virtualServices);
@@ -229,7 +233,12 @@ export function compileWithShapes(
     }
     classes.push({ id: `grpc/${ns}`, generator: 'grpc', namespace: ns, services: [], groups: grpcGroups });
 
-    for (const shape of sidecarShapes(ctx, byNamespace, { selectorRules, sourceSelectors }, ns)) {
+    for (const found of sidecarShapes(ctx, byNamespace, { selectorRules, sourceSelectors }, ns)) {
+      const scope = scopes.scopeOf(ns, found.sidecar, found.destinationRules);
+      // A Telemetry tracer sends to its collector's cluster: the inbound side checks its scope has it.
+      const shape =
+        ctx.tracing?.active && !scope.full ? { ...found, scopeServices: scope.ctx.model.byHostname } : found;
+      if (ctx.tracing?.active) unseen.check(shape, scope.ctx.model.byHostname);
       sidecars.push(shape);
       const inbound = group(shape.inboundGroup);
       const built = inboundBuild(shape.inboundGroup, (c) => buildInbound(c, shape));
@@ -241,13 +250,7 @@ export function compileWithShapes(
         generator: 'sidecar',
         namespace: ns,
         services: shape.services.map((s) => s.hostname),
-        groups: sidecarGroups(
-          scoped,
-          scopes.scopeOf(ns, shape.sidecar, shape.destinationRules),
-          ns,
-          shape,
-          sourceSelectors,
-        ),
+        groups: sidecarGroups(scoped, scope, ns, shape, sourceSelectors),
       });
     }
   }
@@ -273,6 +276,7 @@ export function compileWithShapes(
     const seen = scope.full ? ctx : { ...scope.ctx, diags: restrictedViewDiagnostics(ctx.diags, shape.namespace) };
     // The gateway's pods' own ProxyConfig (proxy headers, topology) over the mesh's defaultConfig.
     const view = shape.proxyConfig ? { ...seen, mesh: withProxyConfig(seen.mesh, shape.proxyConfig) } : seen;
+    if (ctx.tracing?.active) unseen.checkRouter(view, shape);
     groups.set(
       groupId,
       buildRouterGroup(
@@ -294,6 +298,7 @@ export function compileWithShapes(
       ...(verifiedSecrets.length ? { verifiedSecrets } : {}),
     });
   }
+  unseen.report();
   for (const id of ['outbound', 'endpoints', 'outbound-listeners', 'grpc-clusters', 'grpc'])
     if (!scoped.used.has(id)) groups.delete(id);
   classes.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -378,7 +383,7 @@ const sidecarGroups = (
 
 /**
  * Who a sidecar's outbound listeners are built for: as seen from its namespace where `tcp`/`tls`
- * matches name it or its namespace's own Telemetry sets access logging, by its labels where they
+ * matches name it or its namespace's own Telemetry sets access logging or tracing, by its labels where they
  * select some `sourceLabels`, with the workload-selected Telemetries that select it; else the
  * shared ones.
  */
@@ -390,7 +395,7 @@ function listenerClient(
   telemetry: readonly string[] | undefined,
 ): ListenerClient | undefined {
   const client = listenerClientOf(sourceSelectors, ns, source);
-  const owned = scope.ctx.accessLogs?.ownsLogging(ns) ? { ...client, namespace: ns } : client;
+  const owned = scope.ctx.accessLogs?.ownsListeners(ns) ? { ...client, namespace: ns } : client;
   return telemetry?.length ? { ...owned, telemetry } : owned;
 }
 

@@ -6,6 +6,8 @@ import type { Cluster, Listener } from '../xds/proto.js';
 import type { CompileContext } from './context.js';
 import { meshLoggers, withAccessLogs, type Loggers } from './listener/access-log.js';
 import type { TelemetryLogMode } from '../model/telemetry.js';
+import type { MeshService } from '../model/service-model.js';
+import { collectorsSeen, NOT_TRACED, withTracing, type HcmTracingChoice } from './listener/telemetry-tracing.js';
 import { buildEgressListeners } from './listener/egress-listeners.js';
 import { buildInbound as buildInboundSide, type InboundShape } from './listener/inbound.js';
 import { buildOutboundListeners as buildCatchAllListeners } from './listener/outbound.js';
@@ -35,7 +37,47 @@ export const accessLoggers = (
  */
 export function buildOutboundListeners(ctx: CompileContext): Map<string, Listener> {
   const listeners = ctx.egressListeners ? buildEgressListeners(ctx, ctx.egressListeners) : buildCatchAllListeners(ctx);
-  return withAccessLogs(accessLoggers(ctx, 'CLIENT', ctx.listenerNamespace, ctx.listenerTelemetry), listeners);
+  const logged = withAccessLogs(accessLoggers(ctx, 'CLIENT', ctx.listenerNamespace, ctx.listenerTelemetry), listeners);
+  return withTelemetryTracing(
+    ctx,
+    'CLIENT',
+    ctx.listenerNamespace,
+    ctx.listenerTelemetry,
+    logged,
+    ctx.model.byHostname,
+  );
+}
+
+/**
+ * The listeners with the tracing of istiod's Telemetry path where it applies (a Telemetry traces or
+ * the mesh names a default tracing provider: listener/telemetry-tracing.ts); `seen` are the services
+ * whose clusters the proxy's CDS holds (a tracer whose collector is not among them: no tracing).
+ */
+export function withTelemetryTracing(
+  ctx: CompileContext,
+  mode: TelemetryLogMode,
+  namespace: string | undefined,
+  workload: readonly string[] | undefined,
+  listeners: Map<string, Listener>,
+  seen: ReadonlyMap<string, MeshService>,
+  gateway = false,
+): Map<string, Listener> {
+  const choice = tracingChoice(ctx, mode, namespace, workload, gateway);
+  if (!choice) return listeners;
+  return withTracing(collectorsSeen(choice, seen) ? choice : NOT_TRACED, listeners);
+}
+
+/** The Telemetry path's tracing of these listeners; undefined: the legacy path's (the builders' own). */
+export function tracingChoice(
+  ctx: CompileContext,
+  mode: TelemetryLogMode,
+  namespace: string | undefined,
+  workload: readonly string[] | undefined,
+  gateway = false,
+): HcmTracingChoice | undefined {
+  if (!ctx.tracing?.active) return undefined;
+  const applicable = ctx.accessLogs?.applicable(namespace, workload) ?? [];
+  return ctx.tracing.choice(mode, applicable, ctx.mesh.tracing, gateway);
 }
 
 /** A workload shape's inbound side (listener/inbound.ts), with the access logs of server listeners. */
@@ -45,5 +87,8 @@ export function buildInbound(
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const built = buildInboundSide(ctx, shape);
   const logs = accessLoggers(ctx, 'SERVER', shape.namespace, shape.telemetry);
-  return logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
+  const logged = logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
+  const seen = shape.scopeServices ?? ctx.model.byHostname;
+  const traced = withTelemetryTracing(ctx, 'SERVER', shape.namespace, shape.telemetry, logged.listeners, seen);
+  return traced === logged.listeners ? logged : { ...logged, listeners: traced };
 }

@@ -7,7 +7,7 @@
  * - An object that fails validation: its identity and first error, redacted (src/inputs/rejected.ts).
  * - Any other object: the members its validator reads (src/inputs/read-tracker.ts) — so unknown
  *   fields, a Pod's containers beyond their ports, a ConfigMap's keys other than `mesh` are left
- *   out — less metadata annotations, but those the compiler reads (READ_ANNOTATIONS: an
+ *   out, and the mesh ConfigMap's `mesh` text is the JSON of what is read of it — less metadata annotations, but those the compiler reads (READ_ANNOTATIONS: an
  *   AuthorizationPolicy's `istio.io/dry-run`: it decides whether the policy is enforced, a
  *   WorkloadEntry's `proxy.istio.io/health-checks-enabled`: it decides whether its health counts, an
  *   Ingress's `kubernetes.io/ingress.class`: it decides whether istiod serves it, a Service's
@@ -23,6 +23,7 @@ import { INGRESS_CLASS_ANNOTATION } from '../model/ingress.js';
 import { SERVICE_EXPORT_TO_ANNOTATION } from '../model/k8s.js';
 import { TRAFFIC_DISTRIBUTION_ANNOTATION } from '../model/traffic-distribution.js';
 import { PROXY_CONFIG_ANNOTATION } from './validate/pod-proxy-config.js';
+import { isIstioMeshConfigMap, meshTextForStorage } from './validate/mesh-config.js';
 import type { InputSet } from '../model/inputs.js';
 import { buildInputSet, readOneDocument, type DocumentReading, type ObjectRead, type ReadObserver } from './load.js';
 import type { RawDocument } from './parse.js';
@@ -149,7 +150,15 @@ class DocumentRetention implements Retention {
 function trackedRetained(raw: Raw, read: (view: Raw) => DocumentReading): Raw | null {
   const tracker = new ReadTracker(raw as Record<string, unknown>);
   const reading = read(tracker.tracked() as Raw);
-  return retainedOf(raw, reading, () => tracker.projection() as Record<string, unknown>);
+  return retainedOf(raw, reading, () => withStoredMeshText(tracker.projection() as Record<string, unknown>));
+}
+
+/** The mesh ConfigMap's `data.mesh` as what is read of it (meshTextForStorage), not its whole text. */
+function withStoredMeshText(kept: Record<string, unknown>): Record<string, unknown> {
+  if (kept.kind !== 'ConfigMap' || !isIstioMeshConfigMap(kept)) return kept;
+  const data = kept.data as Record<string, unknown> | undefined;
+  if (typeof data?.mesh !== 'string') return kept;
+  return { ...kept, data: { ...data, mesh: meshTextForStorage(data.mesh) } };
 }
 
 /** The projection of a second reading through a tracking view (an object whose recorded reads cannot be told apart by path). */

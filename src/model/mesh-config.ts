@@ -65,6 +65,8 @@ export interface MeshConfig {
   readonly accessLogFormatting?: MeshAccessLogFormat;
   /** `defaultProviders.accessLogging`: the access log providers of proxies no Telemetry configures. */
   readonly defaultAccessLogProviders?: readonly string[];
+  /** `defaultProviders.tracing`: the tracing provider (the first) of proxies no Telemetry names one for. */
+  readonly defaultTracingProviders?: readonly string[];
   /** `protocolDetectionTimeout` in milliseconds, when not 0 (Istio's default: no timeout). */
   readonly protocolDetectionTimeoutMs?: number;
   /** `h2UpgradePolicy: UPGRADE` (absent: DO_NOT_UPGRADE): HTTP ports' clusters speak HTTP/2 unless a rule says otherwise. */

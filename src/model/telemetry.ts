@@ -1,8 +1,8 @@
 /**
  * Istio's Telemetry (telemetry.istio.io v1, v1alpha1), as the compiler reads it: its access logging
  * and what it selects (namespace-wide without a selector or targetRef; else the workloads its
- * `selector.matchLabels` or its Gateway API Gateway `targetRef(s)` pick). Tracing, metrics and
- * access log filters are reported at validation and not applied.
+ * `selector.matchLabels` or its Gateway API Gateway `targetRef(s)` pick), its access logging and
+ * its tracing. Metrics and access log filters are reported at validation and not applied.
  */
 import type { Origin } from './diagnostics.js';
 import type { ObjectMeta } from './k8s.js';
@@ -18,6 +18,32 @@ export interface TelemetryAccessLogging {
   readonly mode?: TelemetryLogMode;
   /** `disabled: true`. */
   readonly disabled?: true;
+}
+
+/** A Telemetry `tracing[].customTags` value (istiod's buildCustomTagsFromProvider). */
+export type TelemetryCustomTag =
+  | { readonly literal: string }
+  | { readonly environment: { readonly name: string; readonly defaultValue?: string } }
+  | { readonly header: { readonly name: string; readonly defaultValue?: string } }
+  /** `formatter.value` (Istio 1.29+): Envoy's CustomTag of the API meshsnap encodes has no such kind. */
+  | { readonly formatter: string };
+
+/**
+ * One `tracing[]` entry, as istiod's Telemetries.Tracing merges them (pilot/pkg/model/telemetry.go):
+ * each set field overrides what the levels before it set, for the modes it matches.
+ */
+export interface TelemetryTracing {
+  /** `match.mode` when CLIENT or SERVER; absent: both. */
+  readonly mode?: TelemetryLogMode;
+  /** `providers[].name`, in order; istiod uses the first. Absent: the parent's. */
+  readonly providers?: readonly string[];
+  readonly disableSpanReporting?: boolean;
+  /** `customTags` when given (even empty): it replaces the parent's map as a whole. By tag name. */
+  readonly customTags?: Readonly<Record<string, TelemetryCustomTag>>;
+  readonly randomSamplingPercentage?: number;
+  readonly useRequestIdForTraceSampling?: boolean;
+  readonly enableIstioTags?: boolean;
+  readonly disableContextPropagation?: boolean;
 }
 
 /** A `targetRef(s)` entry (`namespace` is the Telemetry's: another one is refused at validation). */
@@ -53,4 +79,6 @@ export interface Telemetry {
   readonly targetRefs?: readonly TelemetryTargetRef[];
   /** `accessLogging`, when it has entries. */
   readonly accessLogging?: readonly TelemetryAccessLogging[];
+  /** `tracing`, when it has entries (istiod merges them all, in order). */
+  readonly tracing?: readonly TelemetryTracing[];
 }

@@ -289,7 +289,7 @@ test('gateways take the CLIENT mode logs of their namespace', () => {
   );
 });
 
-test('not applied, and said so: targetRefs to waypoint or unknown kinds, filters, tracing and metrics, unknown and gRPC providers, a second namespace-wide one', () => {
+test('not applied, and said so: targetRefs to waypoint or unknown kinds, filters and metrics, unknown and gRPC providers, a second namespace-wide one', () => {
   const r = bookinfo(
     configMap(
       `extensionProviders:\n- name: otel\n  envoyOtelAls: { service: otel.default.svc.cluster.local, port: 4317 }`,
@@ -317,7 +317,6 @@ test('not applied, and said so: targetRefs to waypoint or unknown kinds, filters
     'unknown-provider Telemetry a-mesh spec.accessLogging[0].providers[1]',
     'unsupported-field Telemetry a-mesh spec.accessLogging[0].filter',
     'unsupported-field Telemetry a-mesh spec.metrics',
-    'unsupported-field Telemetry a-mesh spec.tracing',
     'unsupported-field Telemetry by-service spec.targetRef',
     'unsupported-provider Telemetry a-mesh spec.accessLogging[0].providers[0]',
   ]);

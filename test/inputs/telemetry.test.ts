@@ -8,6 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import type { Diagnostic } from '../../src/model/diagnostics.js';
+import { parseDocuments } from '../../src/inputs/parse.js';
+import { retainedForStorage } from '../../src/inputs/retain.js';
+import { canonicalObject } from '../../src/snapshot/stored-inputs/canonical-object.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { errors, loadText, onlyError } from './helpers.js';
 
@@ -39,11 +43,24 @@ test("Istio's valid Telemetry fixtures load, with warnings for what meshsnap doe
     [
       'warning unsupported-field Telemetry default/full spec.accessLogging[0].filter',
       'warning unsupported-field Telemetry default/full spec.metrics',
-      'warning unsupported-field Telemetry default/full spec.tracing',
     ],
   );
   // Only what the compiler reads: providers, mode, disabled (false: absent).
   assert.deepEqual(full.telemetries[0]?.accessLogging, [{ providers: ['stdout'], mode: 'CLIENT' }]);
+  // Tracing is applied: CLIENT_AND_SERVER is no mode, booleans kept as given (false too), tags by name.
+  assert.deepEqual(full.telemetries[0]?.tracing, [
+    {
+      providers: ['otlp'],
+      randomSamplingPercentage: 54.54,
+      useRequestIdForTraceSampling: true,
+      disableSpanReporting: false,
+      customTags: {
+        env: { environment: { name: 'NAME', defaultValue: 'default' } },
+        header: { header: { name: 'x-name', defaultValue: 'default name' } },
+        literal: { literal: 'default literal' },
+      },
+    },
+  ]);
 });
 
 test("Istio's invalid Telemetry fixtures are refused, naming file, object and field", () => {
@@ -152,6 +169,7 @@ test('mesh config: defaultProviders.accessLogging and envoyFileAccessLog provide
     envoyHttpAls: { service: als.default.svc.cluster.local, port: 9000 }`);
   assert.deepEqual(errors(ok), []);
   assert.deepEqual(ok.meshConfig.defaultAccessLogProviders, ['envoy', 'json']);
+  assert.deepEqual(ok.meshConfig.defaultTracingProviders, ['zipkin']);
   assert.deepEqual(ok.meshConfig.extensionProviders, [
     {
       name: 'json',
@@ -163,10 +181,8 @@ test('mesh config: defaultProviders.accessLogging and envoyFileAccessLog provide
     },
     { name: 'als', unbuiltAccessLog: 'envoyHttpAls' },
   ]);
-  assert.deepEqual(
-    ok.diagnostics.map((d) => `${d.code} ${d.field}`),
-    ['unsupported-field spec.defaultProviders.tracing'],
-  );
+  // defaultProviders.tracing is applied now: no "not applied" warning.
+  assert.deepEqual(ok.diagnostics, []);
   const both = onlyError(
     mesh(`  extensionProviders:\n  - name: x\n    envoyFileAccessLog: { logFormat: { text: a, labels: {} } }`),
   );
@@ -176,7 +192,183 @@ test('mesh config: defaultProviders.accessLogging and envoyFileAccessLog provide
   // A mesh without them stores nothing new.
   const plain = mesh('  accessLogFile: /dev/stdout');
   assert.equal(plain.meshConfig.defaultAccessLogProviders, undefined);
+  assert.equal(plain.meshConfig.defaultTracingProviders, undefined);
   assert.equal(plain.meshConfig.accessLogFormatting, undefined);
   // Encoding without a file: kept for the built-in envoy provider.
   assert.deepEqual(mesh('  accessLogEncoding: JSON').meshConfig.accessLogFormatting, { encoding: 'JSON' });
+});
+
+const telemetry = (spec: string) =>
+  loadText(`apiVersion: telemetry.istio.io/v1\nkind: Telemetry\nmetadata: { name: t, namespace: ns }\nspec: ${spec}\n`);
+const diag = (d: Diagnostic) => `${d.severity} ${d.code} ${d.field}`;
+
+test('Telemetry tracing is read into the model: entries in order, modes, booleans as given, custom tags of each kind', () => {
+  const set = telemetry(`
+  tracing:
+  - match: { mode: CLIENT }
+    providers: [{ name: zipkin }]
+    randomSamplingPercentage: 0
+    customTags: {}
+  - match: { mode: SERVER }
+    disableSpanReporting: true
+    useRequestIdForTraceSampling: false
+    enableIstioTags: false
+    disableContextPropagation: false
+    customTags:
+      lit: { literal: { value: v } }
+      env: { environment: { name: POD_NAME } }
+      hdr: { header: { name: x-user, defaultValue: anon } }
+      fmt: { formatter: { value: "%REQ(:PATH)%" } }
+  - match: { mode: CLIENT_AND_SERVER }
+    providers: [{ name: otel }]
+    randomSamplingPercentage: 12.5
+    enableIstioTags: true
+    disableContextPropagation: true`);
+  assert.deepEqual(errors(set), []);
+  assert.deepEqual(set.telemetries[0]?.tracing, [
+    // customTags: {} is given: it replaces the parent's tags with none.
+    { mode: 'CLIENT', providers: ['zipkin'], randomSamplingPercentage: 0, customTags: {} },
+    {
+      mode: 'SERVER',
+      disableSpanReporting: true,
+      useRequestIdForTraceSampling: false,
+      enableIstioTags: false,
+      disableContextPropagation: false,
+      customTags: {
+        env: { environment: { name: 'POD_NAME' } },
+        fmt: { formatter: '%REQ(:PATH)%' },
+        hdr: { header: { name: 'x-user', defaultValue: 'anon' } },
+        lit: { literal: 'v' },
+      },
+    },
+    { providers: ['otel'], randomSamplingPercentage: 12.5, enableIstioTags: true, disableContextPropagation: true },
+  ]);
+  assert.deepEqual(set.diagnostics.map(diag), [
+    'warning invalid-field spec.tracing',
+    'warning unsupported-field spec.tracing[1].customTags.fmt.formatter',
+    'warning unsupported-field spec.tracing[2].disableContextPropagation',
+  ]);
+  const [several, formatter, propagation] = set.diagnostics;
+  assert.match(
+    formatter!.message,
+    /not applied: the Envoy API meshsnap encodes has no formatter custom tag \(Istio 1\.29\+/,
+  );
+  assert.match(
+    propagation!.message,
+    /not applied: the Envoy API meshsnap encodes has no HttpConnectionManager no_context_propagation \(Istio 1\.30\+ proxies\)/,
+  );
+  assert.equal(several!.message, 'multiple tracing is not currently supported');
+  // The "Telemetry tracing is not applied" warning is gone; metrics keep theirs.
+  const both = telemetry(
+    '{ tracing: [{ providers: [{ name: zipkin }] }], metrics: [{ providers: [{ name: prometheus }] }] }',
+  );
+  assert.deepEqual(both.diagnostics.map(diag), ['warning unsupported-field spec.metrics']);
+  assert.ok(!both.diagnostics.some((d) => /tracing is not applied/.test(d.message)));
+  assert.deepEqual(both.telemetries[0]?.tracing, [{ providers: ['zipkin'] }]);
+  // No tracing, or an empty list: no `tracing` on the model.
+  assert.equal(telemetry('{ tracing: [] }').telemetries[0]?.tracing, undefined);
+  assert.equal(telemetry('{ accessLogging: [{ disabled: true }] }').telemetries[0]?.tracing, undefined);
+});
+
+test("istiod's TestValidateTelemetry tracing cases, as facts", () => {
+  // "multiple providers": a warning; istiod uses the first, the list is kept in order.
+  const providers = telemetry('{ tracing: [{ providers: [{ name: a }, { name: b }] }] }');
+  assert.deepEqual(errors(providers), []);
+  assert.deepEqual(providers.diagnostics.map(diag), ['warning invalid-field spec.tracing[0].providers']);
+  assert.match(providers.diagnostics[0]!.message, /multiple providers is not currently supported/);
+  assert.deepEqual(providers.telemetries[0]?.tracing, [{ providers: ['a', 'b'] }]);
+  // "multiple tracers": a warning; both (empty) entries kept.
+  const tracers = telemetry('{ tracing: [{}, {}] }');
+  assert.deepEqual(errors(tracers), []);
+  assert.deepEqual(tracers.diagnostics.map(diag), ['warning invalid-field spec.tracing']);
+  assert.deepEqual(tracers.telemetries[0]?.tracing, [{}, {}]);
+  // "bad randomSamplingPercentage".
+  assert.match(
+    onlyError(telemetry('{ tracing: [{ randomSamplingPercentage: 101 }] }')).message,
+    /randomSamplingPercentage must be in range/,
+  );
+  assert.equal(
+    onlyError(telemetry('{ tracing: [{ randomSamplingPercentage: -1 }] }')).field,
+    'spec.tracing[0].randomSamplingPercentage',
+  );
+  // "tracing with a good custom tag" (and "good targetRef", to a Gateway API Gateway): silent.
+  const good = telemetry('{ tracing: [{ customTags: { clusterID: { environment: { name: FOO } } } }] }');
+  assert.deepEqual(good.diagnostics, []);
+  assert.deepEqual(good.telemetries[0]?.tracing, [{ customTags: { clusterID: { environment: { name: 'FOO' } } } }]);
+  const gateway = telemetry(
+    '{ targetRef: { group: gateway.networking.k8s.io, kind: Gateway, name: foo }, tracing: [{ customTags: { clusterID: { environment: { name: FOO } } } }] }',
+  );
+  assert.deepEqual(gateway.diagnostics, []);
+  assert.equal(gateway.telemetries[0]?.tracing?.length, 1);
+  // "tracing with a nil custom tag".
+  const nil = onlyError(telemetry('{ tracing: [{ customTags: { clusterID: null } }] }'));
+  assert.deepEqual([nil.field, nil.message], ['spec.tracing[0].customTags.clusterID', 'tag may not have a nil value']);
+  // The empty-value checks of each kind (and the CRD's minLength on a formatter's value).
+  for (const [tag, field] of [
+    ['{ literal: { value: "" } }', 'literal.value'],
+    ['{ environment: { defaultValue: d } }', 'environment.name'],
+    ['{ header: { name: "" } }', 'header.name'],
+    ['{ formatter: {} }', 'formatter.value'],
+  ] as const)
+    assert.equal(
+      onlyError(telemetry(`{ tracing: [{ customTags: { a: ${tag} } }] }`)).field,
+      `spec.tracing[0].customTags.a.${field}`,
+    );
+  assert.equal(
+    onlyError(telemetry('{ tracing: [{ customTags: { "": { literal: { value: a } } } }] }')).message,
+    'tag name may not be empty',
+  );
+});
+
+test('Telemetry tracing custom tags: one kind each (the CRD oneOf), a tag of no kind dropped with a warning', () => {
+  const two = onlyError(
+    telemetry('{ tracing: [{ customTags: { a: { literal: { value: x }, header: { name: y } } } }] }'),
+  );
+  assert.deepEqual([two.field, two.code], ['spec.tracing[0].customTags.a', 'conflicting-fields']);
+  const none = telemetry('{ tracing: [{ customTags: { a: {}, b: { literal: { value: x } } } }] }');
+  assert.deepEqual(errors(none), []);
+  assert.deepEqual(none.diagnostics.map(diag), ['warning invalid-field spec.tracing[0].customTags.a']);
+  assert.deepEqual(none.telemetries[0]?.tracing, [{ customTags: { b: { literal: 'x' } } }]);
+  // Bad values are errors naming their path.
+  assert.equal(
+    onlyError(telemetry('{ tracing: [{ enableIstioTags: yes please }] }')).field,
+    'spec.tracing[0].enableIstioTags',
+  );
+  assert.equal(onlyError(telemetry('{ tracing: [{ match: { mode: BOTH } }] }')).field, 'spec.tracing[0].match.mode');
+  assert.equal(
+    onlyError(telemetry('{ tracing: [{ customTags: { a: { header: { name: 3 } } } }] }')).field,
+    'spec.tracing[0].customTags.a.header.name',
+  );
+});
+
+test('Telemetry tracing: the stored form holds what is read and reads back the same', () => {
+  const text = `apiVersion: telemetry.istio.io/v1
+kind: Telemetry
+metadata: { name: t, namespace: ns, labels: { a: b } }
+spec:
+  selector: { matchLabels: { app: a } }
+  tracing:
+  - match: { mode: SERVER }
+    providers: [{ name: otel }]
+    randomSamplingPercentage: 5
+    disableSpanReporting: false
+    customTags: { lit: { literal: { value: v } }, fmt: { formatter: { value: "%START_TIME%" } } }
+    enableIstioTags: true
+    useRequestIdForTraceSampling: true
+    disableContextPropagation: false
+    somethingElse: 1`;
+  const raw = parseDocuments(text, 't.yaml').docs[0]!.object;
+  const stored = canonicalObject(retainedForStorage(raw)!);
+  const tracing = (stored.spec as { tracing: Record<string, unknown>[] }).tracing;
+  assert.deepEqual(Object.keys(tracing[0]!).sort(), [
+    'customTags',
+    'disableContextPropagation',
+    'disableSpanReporting',
+    'enableIstioTags',
+    'match',
+    'providers',
+    'randomSamplingPercentage',
+    'useRequestIdForTraceSampling',
+  ]);
+  assert.deepEqual(loadText(JSON.stringify(stored)).telemetries[0]?.tracing, loadText(text).telemetries[0]?.tracing);
 });

@@ -24,7 +24,7 @@ import { buildGatewayListeners } from './listeners.js';
 import { withAccessLogs } from '../listener/access-log.js';
 import { copyLocalityVariants } from '../locality-variants.js';
 import { copyNodeVariants } from '../node-variants.js';
-import { accessLoggers } from '../listeners.js';
+import { accessLoggers, withTelemetryTracing } from '../listeners.js';
 import { mergeGateways, serviceTargets, type MergedGateway } from './merge.js';
 import { parseGatewayRdsRouteName } from '../envoy-filter/route-patch.js';
 import { buildGatewayRouteConfig } from './route-config.js';
@@ -178,7 +178,17 @@ export function buildRouterGroup(
   const built = buildGatewayListeners(ctx, merged, shape.security);
   // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
   const logs = accessLoggers(ctx, 'CLIENT', shape.namespace, shape.telemetry);
-  for (const [name, l] of withAccessLogs(logs, built.listeners, () => true)) table.listeners.set(name, l);
+  const logged = withAccessLogs(logs, built.listeners, () => true);
+  const traced = withTelemetryTracing(
+    ctx,
+    'CLIENT',
+    shape.namespace,
+    shape.telemetry,
+    logged,
+    ctx.model.byHostname,
+    true,
+  );
+  for (const [name, l] of traced) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
   for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);

@@ -37,8 +37,13 @@ export interface InboundShape {
   readonly security: WorkloadSecurity;
   /** The Sidecar resource that applies: its ingress listeners, when it has some, replace the services' ports. */
   readonly sidecar?: Sidecar | undefined;
-  /** The keys of the workload-selected Telemetries with access logging that select it (listener/telemetry-logs.ts). */
+  /** The keys of the workload-selected Telemetries with access logging or tracing that select it (listener/telemetry-logs.ts). */
   readonly telemetry?: readonly string[];
+  /**
+   * The services its proxies' outbound scope sees (their clusters are in its CDS), where that
+   * matters: Telemetry tracing sends to a collector's cluster. Absent: every service.
+   */
+  readonly scopeServices?: ReadonlyMap<string, MeshService>;
 }
 
 export function buildInbound(

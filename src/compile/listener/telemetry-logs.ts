@@ -61,14 +61,23 @@ export interface AccessLogIndex {
     namespace: string | undefined,
     workload?: readonly string[],
   ): readonly string[] | undefined;
-  /** Whether `namespace`'s own Telemetry sets access logging (its sidecars' outbound listeners are then their own). */
-  ownsLogging(namespace: string): boolean;
   /**
-   * The keys (`telemetry:<ns>/<name>`, sorted) of the Telemetries with access logging that select
-   * a proxy of `namespace` with these labels; empty when none does.
+   * Whether `namespace`'s own Telemetry sets access logging or tracing (its sidecars' outbound
+   * listeners are then their own).
+   */
+  ownsListeners(namespace: string): boolean;
+  /**
+   * The Telemetries that apply to a proxy of `namespace` (undefined: the root namespace's alone)
+   * selected by the workload Telemetries `workload`, in istiod's order (applicableTelemetries): the
+   * root namespace's namespace-wide one, its namespace's, then the selecting ones, oldest first.
+   */
+  applicable(namespace: string | undefined, workload?: readonly string[]): readonly Telemetry[];
+  /**
+   * The keys (`telemetry:<ns>/<name>`, sorted) of the Telemetries with access logging or tracing
+   * that select a proxy of `namespace` with these labels; empty when none does.
    */
   selecting(namespace: string, labels: Readonly<Record<string, string>>): readonly string[];
-  /** Each workload-selected Telemetry with access logging: a label selector of its namespace per way it selects. */
+  /** Each workload-selected Telemetry with access logging or tracing: a label selector of its namespace per way it selects. */
   readonly selectors: readonly TelemetrySelector[];
 }
 
@@ -82,6 +91,7 @@ export interface TelemetrySelector {
 export const telemetryKey = (t: Telemetry): string => `telemetry:${t.meta.namespace}/${t.meta.name}`;
 
 const NO_KEYS: readonly string[] = [];
+const NO_TELEMETRIES: readonly Telemetry[] = [];
 
 /** A provider as istiod's mesh config holds it after ApplyMeshConfig. */
 interface Provider {
@@ -201,19 +211,21 @@ export function indexAccessLogs(
     return {
       loggers: () => legacy,
       providers: () => undefined,
-      ownsLogging: () => false,
+      ownsListeners: () => false,
+      applicable: () => NO_TELEMETRIES,
       selecting: () => NO_KEYS,
       selectors: [],
     };
 
   const sorted = oldestFirst(telemetries);
   const byNamespace = namespaceWide(sorted);
-  // Workload-selected Telemetries with access logging (istiod adds a level only for those), oldest first.
+  // Workload-selected Telemetries with access logging or tracing, oldest first (istiod adds an access
+  // log level only for those with access logging: a level without entries changes no merge).
   const workload = new Map<string, Telemetry>();
   const rank = new Map<string, number>();
   const selectors: TelemetrySelector[] = [];
   for (const t of sorted) {
-    if (!t.selects || !t.accessLogging?.length) continue;
+    if (!t.selects || !(t.accessLogging?.length || t.tracing?.length)) continue;
     const key = telemetryKey(t);
     const own = workloadSelectors(t);
     if (own.length === 0) continue;
@@ -267,9 +279,14 @@ export function indexAccessLogs(
       ),
     );
 
-  const root = byNamespace.get(mesh.rootNamespace)?.accessLogging;
-  const own = (ns: string | undefined) =>
-    ns === undefined || ns === mesh.rootNamespace ? undefined : byNamespace.get(ns)?.accessLogging;
+  const rootTelemetry = byNamespace.get(mesh.rootNamespace);
+  const root = rootTelemetry?.accessLogging;
+  const ownTelemetry = (ns: string | undefined) =>
+    ns === undefined || ns === mesh.rootNamespace ? undefined : byNamespace.get(ns);
+  const own = (ns: string | undefined) => ownTelemetry(ns)?.accessLogging;
+  /** The selecting keys among `keys`, oldest Telemetry first (istiod's order of workload levels). */
+  const selectedOf = (keys: readonly string[]): string[] =>
+    keys.filter((k) => workload.has(k)).sort((a, b) => (rank.get(a) as number) - (rank.get(b) as number));
   interface Resolved {
     readonly names?: readonly string[];
     readonly loggers: Loggers | undefined;
@@ -278,9 +295,7 @@ export function indexAccessLogs(
   const resolve = (mode: TelemetryLogMode, namespace: string | undefined, keys: readonly string[]): Resolved => {
     const nsLogging = own(namespace);
     // istiod's order: the oldest workload-selected Telemetry first, each a level.
-    const selected = keys
-      .filter((k) => workload.has(k))
-      .sort((a, b) => (rank.get(a) as number) - (rank.get(b) as number));
+    const selected = selectedOf(keys);
     const key = `${mode}/${nsLogging ? (namespace as string) : ''}/${selected.join(',')}`;
     let out = memo.get(key);
     if (out) return out;
@@ -288,7 +303,10 @@ export function indexAccessLogs(
     const levels = [
       ...(root ? [root] : []),
       ...(nsLogging ? [nsLogging] : []),
-      ...selected.map((k) => workload.get(k)?.accessLogging as readonly TelemetryAccessLogging[]),
+      ...selected.flatMap((k) => {
+        const logging = workload.get(k)?.accessLogging;
+        return logging?.length ? [logging] : [];
+      }),
     ];
     if (levels.length > 0 || defaults.length > 0) {
       const cfgs: { name: string; disabled: boolean; log?: AccessLog }[] = [];
@@ -311,7 +329,18 @@ export function indexAccessLogs(
     return out;
   };
   return {
-    ownsLogging: (ns) => own(ns) !== undefined,
+    ownsListeners: (ns) => {
+      const t = ownTelemetry(ns);
+      return t?.accessLogging !== undefined || t?.tracing !== undefined;
+    },
+    applicable: (namespace, keys = NO_KEYS) => {
+      const nsTelemetry = ownTelemetry(namespace);
+      return [
+        ...(rootTelemetry ? [rootTelemetry] : []),
+        ...(nsTelemetry ? [nsTelemetry] : []),
+        ...selectedOf(keys).map((k) => workload.get(k) as Telemetry),
+      ];
+    },
     loggers: (mode, namespace, keys = NO_KEYS) => resolve(mode, namespace, keys).loggers,
     providers: (mode, namespace, keys = NO_KEYS) => resolve(mode, namespace, keys).names,
     selecting: (namespace, labels) => {

@@ -19,7 +19,7 @@ import { deepFreeze } from '../intern.js';
 
 export type HcmTracing =
   envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.Tracing.$Properties;
-type CustomTag = envoy.type.tracing.v3.CustomTag.$Properties;
+export type CustomTag = envoy.type.tracing.v3.CustomTag.$Properties;
 
 /** PILOT_TRACE_SAMPLING's default. */
 const DEFAULT_SAMPLING = 1;
@@ -69,13 +69,24 @@ export function hcmTracing(mesh: MeshConfig): HcmTracing | undefined {
   return out;
 }
 
-function buildTracing(t: ProxyTracing): HcmTracing {
-  const tags = [...(t.enableIstioTags === false ? [] : ISTIO_TAGS), ...(t.customTags ?? []).map(customTag)];
-  // Go's sort.Slice by tag name (the tags are distinct).
+/** Istio's tags (those meshsnap writes; see the header). */
+export const istioTags = (): readonly CustomTag[] => ISTIO_TAGS;
+
+/** The ProxyConfig's own custom tags (istiod's buildCustomTagsFromProxyConfig). */
+export const proxyConfigTags = (t: ProxyTracing | undefined): CustomTag[] => (t?.customTags ?? []).map(customTag);
+
+/** Sorted by tag name, as istiod's sort.Slice (the tags are distinct). */
+export const sortTags = (tags: CustomTag[]): CustomTag[] =>
   tags.sort((a, b) => ((a.tag ?? '') < (b.tag ?? '') ? -1 : (a.tag ?? '') > (b.tag ?? '') ? 1 : 0));
+
+/** istiod's proxyConfigSamplingValue: the ProxyConfig's sampling when set, else PILOT_TRACE_SAMPLING's. */
+export const proxyConfigSampling = (t: ProxyTracing | undefined): number => t?.sampling || DEFAULT_SAMPLING;
+
+function buildTracing(t: ProxyTracing): HcmTracing {
+  const tags = sortTags([...(t.enableIstioTags === false ? [] : ISTIO_TAGS), ...proxyConfigTags(t)]);
   return deepFreeze({
     client_sampling: { value: 100 },
-    random_sampling: { value: t.sampling || DEFAULT_SAMPLING },
+    random_sampling: { value: proxyConfigSampling(t) },
     overall_sampling: { value: 100 },
     custom_tags: tags,
     ...(t.maxPathTagLength ? { max_path_tag_length: { value: t.maxPathTagLength } } : {}),

@@ -23,7 +23,8 @@ import { parseDocuments } from '../parse.js';
 import { duration } from './duration.js';
 import { isDns1123Label } from './meta.js';
 import { readExtensionProviders } from './extension-providers.js';
-import { bool, compact, fields, get, list, num, obj, port, str, strList, type Raw, type Reader } from './reader.js';
+import { ReadTracker } from '../read-tracker.js';
+import { bool, compact, fields, get, list, num, obj, port, Reader, str, strList, type Raw } from './reader.js';
 import { connectionPool, tcpKeepalive } from './connection-pool.js';
 import { locality, outlier, zoneAware } from './destination-rule.js';
 import { checkExportTo } from './export-to.js';
@@ -93,6 +94,12 @@ export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
     if (!r.failed) r.error('data.mesh', 'the istio ConfigMap needs a `mesh` entry', 'missing-field');
     return undefined;
   }
+  const mesh = readMeshFields(r, meshBody(r, text), 'data.mesh');
+  return r.failed ? undefined : mesh;
+}
+
+/** The fields of a mesh ConfigMap's `data.mesh` text meshsnap reads (the others are told). */
+function meshBody(r: Reader, text: string): Record<string, unknown> {
   const parsed = parseDocuments(text, r.id.file ?? '');
   for (const d of parsed.diagnostics) r.error('data.mesh', d.message, 'parse-error');
   const doc = parsed.docs[0]?.object ?? {};
@@ -102,8 +109,20 @@ export function readMeshConfigMap(r: Reader, raw: Raw): MeshConfig | undefined {
     if (MESH_FIELDS.includes(key) && key !== 'connectTimeoutMs' && key !== 'domainSuffix') body[key] = doc[key];
     else r.info(`data.mesh.${key}`, `mesh field "${key}" is not used by meshsnap`, 'ignored-field');
   }
-  const mesh = readMeshFields(r, body, 'data.mesh');
-  return r.failed ? undefined : mesh;
+  return body;
+}
+
+/**
+ * What is stored of a valid mesh ConfigMap's `data.mesh`: the members `readMeshConfigMap` reads of
+ * it, as JSON (a YAML document), not the text, which may hold what the compiler never reads (a
+ * tracer's access token, a header from istiod's environment). Reading the stored text again reads
+ * the same members: the projection of a projection is itself.
+ */
+export function meshTextForStorage(text: string): string {
+  const r = new Reader({ file: '', index: 0 }, []);
+  const tracker = new ReadTracker(meshBody(r, text));
+  readMeshFields(r, tracker.tracked() as Raw, 'data.mesh');
+  return JSON.stringify(tracker.projection());
 }
 
 function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
@@ -125,7 +144,11 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
   if (dnsRefreshRateMs === 0) r.error(at('dnsRefreshRate'), 'dnsRefreshRate must be greater than zero');
   const defaultHttpRetryPolicy = httpRetry(r, get(o, 'defaultHttpRetryPolicy'), at('defaultHttpRetryPolicy'));
   const { accessLog, formatting: accessLogFormatting } = readAccessLog(r, o, at);
-  const defaultAccessLogProviders = readDefaultProviders(r, get(o, 'defaultProviders'), at('defaultProviders'));
+  const { accessLogging: defaultAccessLogProviders, tracing: defaultTracingProviders } = readDefaultProviders(
+    r,
+    get(o, 'defaultProviders'),
+    at('defaultProviders'),
+  );
   const protocolDetectionTimeoutMs = duration(r, get(o, 'protocolDetectionTimeout'), at('protocolDetectionTimeout'));
   // istiod's ValidateProtocolDetectionTimeout: 0 disables the timeout; otherwise whole milliseconds.
   if (protocolDetectionTimeoutMs !== undefined && !Number.isInteger(protocolDetectionTimeoutMs))
@@ -181,6 +204,7 @@ function readMeshFields(r: Reader, o: Raw, path: string): MeshConfig {
     ...(accessLog ? { accessLog } : {}),
     ...(accessLogFormatting ? { accessLogFormatting } : {}),
     ...(defaultAccessLogProviders?.length ? { defaultAccessLogProviders } : {}),
+    ...(defaultTracingProviders?.length ? { defaultTracingProviders } : {}),
     ...(protocolDetectionTimeoutMs ? { protocolDetectionTimeoutMs } : {}),
     ...(h2Upgrade ? { h2Upgrade } : {}),
     ...(keepalive ? { tcpKeepalive: keepalive } : {}),
@@ -311,26 +335,27 @@ function formatOf(
   return { encoding, json };
 }
 
-/** `defaultProviders`: `accessLogging` is read; `tracing` and `metrics` are reported as not applied. */
-function readDefaultProviders(r: Reader, v: unknown, path: string): string[] | undefined {
+/** `defaultProviders`: the access log and tracing provider names (empty ones dropped); `metrics` is reported as not applied. */
+function readDefaultProviders(
+  r: Reader,
+  v: unknown,
+  path: string,
+): { readonly accessLogging?: string[]; readonly tracing?: string[] } {
   const o = fields(r, v, path, ['accessLogging', 'tracing', 'metrics']);
-  if (!o) return undefined;
-  for (const k of ['tracing', 'metrics']) {
-    strList(r, get(o, k), `${path}.${k}`);
-    if (get(o, k) !== undefined)
-      r.warn(
-        `${path}.${k}`,
-        k === 'tracing'
-          ? "default tracing providers are not applied by meshsnap: its proxies trace as enableTracing and defaultConfig.tracing say (istiod's legacy path)"
-          : `default ${k} providers are not applied by meshsnap (only accessLogging is)`,
-        'unsupported-field',
-      );
-  }
-  const names = strList(r, get(o, 'accessLogging'), `${path}.accessLogging`, MAX_DEFAULT_PROVIDERS);
-  return names?.filter((n) => n !== '');
+  if (!o) return {};
+  strList(r, get(o, 'metrics'), `${path}.metrics`);
+  if (get(o, 'metrics') !== undefined)
+    r.warn(
+      `${path}.metrics`,
+      'default metrics providers are not applied by meshsnap (only accessLogging and tracing are)',
+      'unsupported-field',
+    );
+  const names = (k: 'accessLogging' | 'tracing') =>
+    strList(r, get(o, k), `${path}.${k}`, MAX_DEFAULT_PROVIDERS)?.filter((n) => n !== '');
+  return compact({ accessLogging: names('accessLogging'), tracing: names('tracing') });
 }
 
-/** Bound on `defaultProviders.accessLogging`. */
+/** Bound on `defaultProviders.accessLogging` and `defaultProviders.tracing`. */
 export const MAX_DEFAULT_PROVIDERS = 64;
 
 /** A JSON object within the depth bound, or why not. */

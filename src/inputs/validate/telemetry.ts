@@ -2,15 +2,17 @@
  * Telemetry (telemetry.istio.io v1, v1alpha1) → model/telemetry.ts, with the webhook's checks
  * (istio pkg/config/validation: ValidateTelemetry and the CRD's rules): one of selector, targetRef,
  * targetRefs; provider names not empty; metrics tag overrides (a value with UPSERT, none with
- * REMOVE) and custom metric names; tracing sampling in [0, 100] and custom tags. One invalid part
- * invalidates the object.
+ * REMOVE) and custom metric names; tracing sampling in [0, 100] and custom tags (one kind each,
+ * its name or value not empty). One invalid part invalidates the object.
  *
- * meshsnap applies the access logging of namespace-wide Telemetries and of those selecting
- * workloads by `selector.matchLabels` or by a `targetRef(s)` to a Gateway API Gateway (its pods);
- * what it does not apply gets a warning naming it: a targetRef to a Service, ServiceEntry or
- * GatewayClass (waypoints only, `unsupported-field`) or to another kind (istiod attaches it to no
- * proxy, `policy-not-applied`), an access log `filter` (CEL), `tracing`, `metrics`
- * (`unsupported-field`).
+ * meshsnap applies the access logging and the tracing of namespace-wide Telemetries and of those
+ * selecting workloads by `selector.matchLabels` or by a `targetRef(s)` to a Gateway API Gateway
+ * (its pods); what it does not apply gets a warning naming it: a targetRef to a Service,
+ * ServiceEntry or GatewayClass (waypoints only, `unsupported-field`) or to another kind (istiod
+ * attaches it to no proxy, `policy-not-applied`), an access log `filter` (CEL), `metrics`, and of
+ * tracing what the Envoy API meshsnap encodes cannot say: `disableContextPropagation: true` and
+ * `formatter` custom tags (`unsupported-field`). istiod's own warnings are kept: several tracing
+ * entries or several providers in one (it uses the first).
  */
 import { workloadSelector } from './common-istio.js';
 import type { Origin } from '../../model/diagnostics.js';
@@ -20,8 +22,10 @@ import {
   isGatewayRef,
   type Telemetry,
   type TelemetryAccessLogging,
+  type TelemetryCustomTag,
   type TelemetryLogMode,
   type TelemetryTargetRef,
+  type TelemetryTracing,
 } from '../../model/telemetry.js';
 import { readTargetRef } from './authorization-policy.js';
 import { duration } from './duration.js';
@@ -141,8 +145,76 @@ const CUSTOM_TAG_KINDS: Readonly<Record<string, readonly [string, readonly strin
   formatter: ['value', ['value']],
 };
 
-/** `tracing[]`: validated as istiod (validateTelemetryTracing), not applied. */
-function tracing(r: Reader, v: unknown, path: string): void {
+/**
+ * One `customTags` value (validateTelemetryTracing's checks, and the CRD's oneOf: at most one kind).
+ * A tag of no kind is dropped with a warning: istiod sends it without a type, which Envoy refuses.
+ */
+function customTag(r: Reader, t: unknown, tp: string): TelemetryCustomTag | undefined {
+  if (tp.endsWith('.')) r.error(tp, 'tag name may not be empty');
+  const tag = fields(r, t, tp, Object.keys(CUSTOM_TAG_KINDS));
+  if (!tag) {
+    if (t === null) r.error(tp, 'tag may not have a nil value');
+    return undefined;
+  }
+  const errorsBefore = r.errorCount;
+  const read: Record<string, Readonly<Record<string, string>>> = {};
+  for (const [kind, [required, known]] of Object.entries(CUSTOM_TAG_KINDS)) {
+    const body = fields(r, get(tag, kind), `${tp}.${kind}`, known);
+    if (!body) continue;
+    const values: Record<string, string> = {};
+    for (const k of known) {
+      const s = str(r, get(body, k), `${tp}.${kind}.${k}`);
+      if (s) values[k] = s;
+    }
+    const value = get(body, required);
+    if (value === undefined || value === '')
+      r.error(`${tp}.${kind}.${required}`, `${kind} tag ${required} may not be empty`);
+    read[kind] = values;
+  }
+  const kinds = Object.keys(read);
+  if (kinds.length > 1) {
+    r.error(tp, `only one of ${Object.keys(CUSTOM_TAG_KINDS).join(', ')} may be set`, 'conflicting-fields');
+    return undefined;
+  }
+  const [kind] = kinds;
+  const values = kind === undefined ? undefined : read[kind];
+  if (kind === undefined || values === undefined) {
+    // A kind given but refused (not an object) has its error already.
+    if (r.errorCount === errorsBefore)
+      r.warn(
+        tp,
+        'a custom tag without literal, environment, header or formatter: istiod sends it without a type, which Envoy refuses; meshsnap drops it',
+        'invalid-field',
+      );
+    return undefined;
+  }
+  const named = () => compact({ name: values.name ?? '', defaultValue: values.defaultValue });
+  switch (kind) {
+    case 'literal':
+      return { literal: values.value ?? '' };
+    case 'environment':
+      return { environment: named() };
+    case 'header':
+      return { header: named() };
+    default:
+      r.warn(
+        `${tp}.formatter`,
+        'a formatter custom tag is not applied: the Envoy API meshsnap encodes has no formatter custom tag (Istio 1.29+ proxies); spans go without this tag',
+        'unsupported-field',
+      );
+      return { formatter: values.value ?? '' };
+  }
+}
+
+const TRACING_BOOLS = [
+  'disableSpanReporting',
+  'useRequestIdForTraceSampling',
+  'enableIstioTags',
+  'disableContextPropagation',
+] as const;
+
+/** `tracing[]`: validated as istiod (validateTelemetryTracing), each entry as istiod's Telemetries.Tracing merges it. */
+function tracing(r: Reader, v: unknown, path: string): TelemetryTracing[] | undefined {
   const items = list(r, v, path, (item, p) => {
     const o = fields(r, item, p, [
       'match',
@@ -156,40 +228,35 @@ function tracing(r: Reader, v: unknown, path: string): void {
     ]);
     if (!o) return undefined;
     const match = fields(r, get(o, 'match'), `${p}.match`, ['mode']);
-    if (match) oneOf(r, get(match, 'mode'), `${p}.match.mode`, MODES);
+    const mode = match ? oneOf(r, get(match, 'mode'), `${p}.match.mode`, MODES) : undefined;
     const names = providers(r, get(o, 'providers'), `${p}.providers`);
     if ((names?.length ?? 0) > 1)
       r.warn(`${p}.providers`, 'multiple providers is not currently supported', 'invalid-field');
     const pct = num(r, get(o, 'randomSamplingPercentage'), `${p}.randomSamplingPercentage`);
     if (pct !== undefined && (pct < 0 || pct > 100))
       r.error(`${p}.randomSamplingPercentage`, 'randomSamplingPercentage must be in range [0.0, 100.0]');
-    for (const k of [
-      'disableSpanReporting',
-      'useRequestIdForTraceSampling',
-      'enableIstioTags',
-      'disableContextPropagation',
-    ])
-      bool(r, get(o, k), `${p}.${k}`);
-    mapOf(r, get(o, 'customTags'), `${p}.customTags`, (t, tp) => {
-      if (tp.endsWith('.')) r.error(tp, 'tag name may not be empty');
-      const tag = fields(r, t, tp, Object.keys(CUSTOM_TAG_KINDS));
-      if (!tag) {
-        if (t === null) r.error(tp, 'tag may not have a nil value');
-        return undefined;
-      }
-      for (const [kind, [required, known]] of Object.entries(CUSTOM_TAG_KINDS)) {
-        const body = fields(r, get(tag, kind), `${tp}.${kind}`, known);
-        if (!body) continue;
-        for (const k of known) str(r, get(body, k), `${tp}.${kind}.${k}`);
-        const value = get(body, required);
-        if (value === undefined || value === '')
-          r.error(`${tp}.${kind}.${required}`, `${kind} tag ${required} may not be empty`);
-      }
-      return undefined;
+    const flags: Partial<Record<(typeof TRACING_BOOLS)[number], boolean>> = {};
+    for (const k of TRACING_BOOLS) flags[k] = bool(r, get(o, k), `${p}.${k}`);
+    if (flags.disableContextPropagation === true)
+      r.warn(
+        `${p}.disableContextPropagation`,
+        'disableContextPropagation is not applied: the Envoy API meshsnap encodes has no HttpConnectionManager no_context_propagation (Istio 1.30+ proxies); trace context headers are still propagated',
+        'unsupported-field',
+      );
+    const customTags = mapOf(r, get(o, 'customTags'), `${p}.customTags`, (t, tp) => customTag(r, t, tp));
+    return compact({
+      mode: mode === 'CLIENT' || mode === 'SERVER' ? (mode as TelemetryLogMode) : undefined,
+      providers: names?.length ? names : undefined,
+      disableSpanReporting: flags.disableSpanReporting,
+      customTags,
+      randomSamplingPercentage: pct,
+      useRequestIdForTraceSampling: flags.useRequestIdForTraceSampling,
+      enableIstioTags: flags.enableIstioTags,
+      disableContextPropagation: flags.disableContextPropagation,
     });
-    return true;
   });
   if ((items?.length ?? 0) > 1) r.warn(path, 'multiple tracing is not currently supported', 'invalid-field');
+  return items;
 }
 
 interface Selection {
@@ -263,18 +330,15 @@ export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: s
     ]) ?? {};
   const selected = selection(r, spec);
   const logging = list(r, get(spec, 'accessLogging'), 'spec.accessLogging', (item, p) => accessLogging(r, item, p));
-  tracing(r, get(spec, 'tracing'), 'spec.tracing');
+  const traced = tracing(r, get(spec, 'tracing'), 'spec.tracing');
   metrics(r, get(spec, 'metrics'), 'spec.metrics');
   if (!meta || r.failed) return undefined;
-  for (const k of ['tracing', 'metrics'])
-    if (get(spec, k) !== undefined)
-      r.warn(
-        `spec.${k}`,
-        k === 'tracing'
-          ? "Telemetry tracing is not applied by meshsnap: its proxies trace as the mesh config's enableTracing and defaultConfig.tracing say (istiod's legacy path)"
-          : `Telemetry ${k} is not applied by meshsnap (only accessLogging is)`,
-        'unsupported-field',
-      );
+  if (get(spec, 'metrics') !== undefined)
+    r.warn(
+      'spec.metrics',
+      'Telemetry metrics is not applied by meshsnap (only accessLogging and tracing are)',
+      'unsupported-field',
+    );
   return {
     kind: 'Telemetry',
     apiVersion,
@@ -285,5 +349,6 @@ export function readTelemetry(r: Reader, raw: Raw, origin: Origin, apiVersion: s
     ...(selected.matchLabels ? { matchLabels: selected.matchLabels } : {}),
     ...(selected.targetRefs ? { targetRefs: selected.targetRefs } : {}),
     ...(logging?.length ? { accessLogging: logging } : {}),
+    ...(traced?.length ? { tracing: traced } : {}),
   };
 }
