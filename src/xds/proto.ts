@@ -116,6 +116,11 @@ export function packAny(typeName: TypeName | string, message: object): Any {
   return any;
 }
 
+/** The message an Any was packed from, left for the check (a builder deriving another Any from it reads it here). */
+export function packedMessageOf(any: object): object | undefined {
+  return packedFrom.get(any as Any);
+}
+
 /** The message `packAny` made this Any from, handed out once (then forgotten); undefined for any other Any. */
 export function takePackedMessage(any: object): object | undefined {
   const message = packedFrom.get(any as Any);
