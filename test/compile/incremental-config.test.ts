@@ -102,6 +102,45 @@ test('synthetic mesh with a restricted namespace: random config churn, each a de
   assert.ok(seen.classes > 0 && seen.changed > 20, JSON.stringify(seen));
 });
 
+/** `synthetic()` traced mesh-wide by a Telemetry, its collector in ns-2, which ns-1's Sidecar does not see. */
+function syntheticTraced(): InputSet {
+  const mesh = generateMesh({ services: 60, perNamespace: 20, seed: 5 });
+  const extra = parseDocuments(
+    `apiVersion: networking.istio.io/v1
+kind: Sidecar
+metadata: {name: default, namespace: ns-1}
+spec:
+  egress: [{hosts: ["./*", "ns-0/*"]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: collector, namespace: ns-2}
+spec: {clusterIP: 10.99.0.1, ports: [{name: grpc, port: 4317}], selector: {app: collector}}
+---
+apiVersion: meshsnap.dev/v1alpha1
+kind: MeshConfig
+metadata: {name: mesh}
+spec:
+  extensionProviders: [{name: otel, opentelemetry: {service: collector.ns-2.svc.cluster.local, port: 4317}}]
+---
+apiVersion: telemetry.istio.io/v1
+kind: Telemetry
+metadata: {name: mesh-default, namespace: istio-system}
+spec: {tracing: [{providers: [{name: otel}], randomSamplingPercentage: 5}]}
+`,
+    'traced.yaml',
+  ).docs;
+  return buildInputSet([...mesh.docs, ...extra]);
+}
+
+test('Telemetry tracing, its collector hidden from a restricted namespace: random config churn, each a delta equal to a full compile', () => {
+  const start = syntheticTraced();
+  const first = compile(start);
+  assert.ok(first.diagnostics.some((d) => d.code === 'tracing-not-applied' && d.namespace === 'ns-1'));
+  const seen = churn(start, 6, 30, randomConfigStep);
+  assert.ok(seen.classes > 0 && seen.changed > 20, JSON.stringify(seen));
+});
+
 test('config and endpoint changes interleaved: every step a delta equal to a full compile', () => {
   churn(bookinfo(), 4, 40, (inputs, rand, n) => {
     if (rand() < 0.5) return randomConfigStep(inputs, rand, n);

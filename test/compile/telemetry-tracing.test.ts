@@ -14,6 +14,7 @@ import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
 import { BOOKINFO_NODES, compileBookinfo, served, type TestNode } from '../helpers/mesh.js';
+import { assertChurnMatchesFull, bookinfoInputs } from './incremental-helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
 
@@ -485,4 +486,21 @@ test('without Telemetry tracing or default tracing providers the HCMs keep the l
   assert.ok(legacy);
   for (const r of [plain, logged])
     for (const h of hcms(r, BOOKINFO_NODES.productpage)) assert.deepEqual(h.tracing, legacy, h.where);
+});
+
+test('incremental: endpoint churn under Telemetry tracing (a namespace and a workload Telemetry) stays a delta equal to a full compile', () => {
+  const start = bookinfoInputs([
+    ['mesh.yaml', meshConfigMap(PROVIDERS)],
+    ['collectors.yaml', ZIPKIN_SERVICE],
+    [
+      'tel.yaml',
+      telemetry('istio-system', 'mesh-default', 'tracing:\n- providers: [{name: zipkin}]') +
+        telemetry('default', 'ns', 'tracing:\n- randomSamplingPercentage: 20') +
+        telemetry('default', 'reviews', 'selector: {matchLabels: {app: reviews}}\ntracing:\n- providers: [{name: otel-grpc}]'),
+    ],
+  ]);
+  assertChurnMatchesFull(start, 5, 30, (output) => {
+    const keys = output.classes.map((c) => c.id).filter((id) => id.includes('telemetry:default/reviews'));
+    assert.ok(keys.length > 0, output.classes.map((c) => c.id).join(' '));
+  });
 });
