@@ -10,6 +10,7 @@
  *   node --expose-gc dist/bench/run.js --gateway [--sizes 1000]   (only the ingress gateway bench)
  *   node --expose-gc dist/bench/run.js --sidecars [--sizes 1000]  (only the Sidecar bench, bench/sidecars.ts)
  *   node --expose-gc dist/bench/run.js --envoy-filters [--sizes 1000]  (only the EnvoyFilter bench, bench/envoy-filters.ts)
+ *   node --expose-gc dist/bench/run.js --tracing [--sizes 1000]  (only the Telemetry tracing bench, bench/telemetry-tracing.ts)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -86,11 +87,15 @@ async function main(): Promise<void> {
     (await import('./gateway.js')).runGatewayBench(sizes);
     return;
   }
-  if (process.argv.includes('--envoy-filters')) {
-    const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
-    (await import('./envoy-filters.js')).runEnvoyFilterBench(sizes);
-    return;
-  }
+  for (const [flag, variant] of [
+    ['--envoy-filters', 'envoy-filters'],
+    ['--tracing', 'telemetry-tracing'],
+  ] as const)
+    if (process.argv.includes(flag)) {
+      const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
+      (await import('./config-variant.js')).runConfigVariantBench(variant, sizes);
+      return;
+    }
   if (process.argv.includes('--sidecars')) {
     const sizes = (argValue('--sizes')?.split(',').map(Number) ?? [1000]).filter((n) => Number.isInteger(n) && n > 0);
     (await import('./sidecars.js')).runSidecarBench(sizes);

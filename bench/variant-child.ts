@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export function variantInChild<T>(moduleUrl: string, what: string, services: number, flag: boolean): T {
+export function variantInChild<T>(moduleUrl: string, what: string, services: number, flag: boolean | string): T {
   const r = spawnSync(
     process.execPath,
     ['--expose-gc', '--max-old-space-size=3072', fileURLToPath(moduleUrl), '--child', String(services), String(flag)],

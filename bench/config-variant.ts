@@ -1,0 +1,138 @@
+/**
+ * Benchmarks of the synthetic mesh with one kind of config added, next to the same mesh without it:
+ * `--envoy-filters` (./envoy-filters.ts: three root-namespace EnvoyFilters) and `--tracing`
+ * (./telemetry-tracing.ts: mesh-wide Telemetry tracing to an OpenTelemetry collector). Per size and
+ * variant, in a fresh child process: the full compile (documents → built snapshot; the best of
+ * three), peak RSS, groups, and the incremental compile of one endpoint change (an EDS service's
+ * slice losing an endpoint; median of nine, with what kind of result each gave: a delta, or a full
+ * compile). Writes bench-results/<variant>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { IncrementalCompiler, withReplaced } from '../src/compile/incremental.js';
+import type { RawDocument } from '../src/inputs/parse.js';
+import type { EndpointSlice } from '../src/model/k8s.js';
+import { compileDocuments, Handoff, validatedDocuments, type PipelineResult } from '../src/pipeline.js';
+import { nodeSha256Hex } from '../src/snapshot/store/local.js';
+import { envoyFilterDocuments } from './envoy-filters.js';
+import { generateMesh } from './synthetic.js';
+import { tracingDocuments } from './telemetry-tracing.js';
+import { variantInChild } from './variant-child.js';
+
+const RUNS = 3;
+const CHANGES = 9;
+
+interface Variant {
+  /** What the table's column says of the added config. */
+  readonly label: string;
+  readonly documents: () => RawDocument[];
+  /** The kinds whose diagnostics mean the variant is not what it measures. */
+  readonly kinds: readonly string[];
+}
+
+const VARIANTS = {
+  'envoy-filters': { label: 'EnvoyFilters', documents: envoyFilterDocuments, kinds: ['EnvoyFilter'] },
+  'telemetry-tracing': { label: 'Telemetry tracing', documents: tracingDocuments, kinds: ['Telemetry', 'MeshConfig'] },
+} satisfies Record<string, Variant>;
+
+export type VariantName = keyof typeof VARIANTS;
+
+export interface ConfigVariantResult {
+  readonly services: number;
+  /** Documents added to the synthetic mesh (0: the mesh alone). */
+  readonly added: number;
+  readonly compileMs: number;
+  readonly peakRssMB: number;
+  readonly groups: number;
+  /** Median incremental compile of one endpoint change, ms. */
+  readonly endpointChangeMs: number;
+  readonly endpointChangeKinds: { readonly delta: number; readonly full: number };
+}
+
+function measureVariant(variant: VariantName, services: number, withConfig: boolean): ConfigVariantResult {
+  const v: Variant = VARIANTS[variant];
+  const mesh = generateMesh({ services }).docs;
+  const extra = withConfig ? v.documents() : [];
+  const docs = [...mesh, ...extra];
+  let best = Infinity;
+  let result: PipelineResult | undefined;
+  for (let i = 0; i < RUNS; i++) {
+    result = undefined;
+    globalThis.gc?.();
+    const t = performance.now();
+    result = compileDocuments(docs, { hasher: nodeSha256Hex });
+    best = Math.min(best, performance.now() - t);
+  }
+  const groups = Object.keys((result as PipelineResult).snapshot.content.groups).length;
+  const diagnostics = (result as PipelineResult).diagnostics.filter(
+    (d) => d.severity !== 'info' && v.kinds.includes(d.kind ?? ''),
+  );
+  if (diagnostics.length > 0) throw new Error(`${v.label} diagnostics: ${JSON.stringify(diagnostics.slice(0, 3))}`);
+  result = undefined;
+  globalThis.gc?.();
+
+  let inputs = validatedDocuments(new Handoff({ documents: docs, parseDiagnostics: [] }), {
+    hasher: nodeSha256Hex,
+  }).inputs.take();
+  const ic = new IncrementalCompiler();
+  ic.compileFull(inputs);
+  const times: number[] = [];
+  const kinds = { delta: 0, full: 0 };
+  const slices = inputs.endpointSlices.filter((s) => s.endpoints.length > 1);
+  for (let i = 0; i < CHANGES; i++) {
+    const slice = slices[(i * 7919) % slices.length] as EndpointSlice;
+    const moved = { ...slice, endpoints: slice.endpoints.slice(0, -1) };
+    inputs = withReplaced(inputs, 'EndpointSlice', moved);
+    const t = performance.now();
+    const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }]);
+    times.push(performance.now() - t);
+    kinds[r.kind]++;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    services,
+    added: extra.length,
+    compileMs: best,
+    peakRssMB: process.resourceUsage().maxRSS / 1024,
+    groups,
+    endpointChangeMs: times[Math.floor(times.length / 2)] as number,
+    endpointChangeKinds: kinds,
+  };
+}
+
+export function runConfigVariantBench(variant: VariantName, sizes: readonly number[]): void {
+  const { label } = VARIANTS[variant];
+  const results: ConfigVariantResult[] = [];
+  const rows = [
+    `| services | ${label} (documents added) | full compile | peak RSS | groups | one endpoint change, incremental compile (median) | its results |`,
+    '|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const n of sizes) {
+    for (const withConfig of [false, true]) {
+      process.stderr.write(`bench ${variant}: ${n} services, ${withConfig ? label : 'without'}…\n`);
+      const r = variantInChild<ConfigVariantResult>(import.meta.url, variant, n, `${variant}:${withConfig}`);
+      results.push(r);
+      rows.push(
+        `| ${n} | ${r.added} | ${r.compileMs.toFixed(0)} ms | ${r.peakRssMB.toFixed(0)} MB | ${r.groups} | ${r.endpointChangeMs.toFixed(1)} ms | ${r.endpointChangeKinds.delta} delta, ${r.endpointChangeKinds.full} full |`,
+      );
+    }
+  }
+  process.stdout.write(rows.join('\n') + '\n');
+  const dir = join(process.cwd(), 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${variant}.json`);
+  writeFileSync(file, JSON.stringify({ node: process.version, results }, null, 2) + '\n');
+  process.stderr.write(`bench ${variant}: wrote ${file}\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const i = process.argv.indexOf('--child');
+  if (i >= 0) {
+    const [variant, withConfig] = (process.argv[i + 2] ?? '').split(':');
+    if (!variant || !Object.hasOwn(VARIANTS, variant)) throw new Error(`unknown variant ${variant}`);
+    const result = measureVariant(variant as VariantName, Number(process.argv[i + 1]), withConfig === 'true');
+    process.stdout.write(JSON.stringify(result) + '\n');
+  }
+}
