@@ -50,6 +50,7 @@ import {
   serviceEndpointDiagnostics,
 } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
+import { copyIndex, CopyRepatcher, type CopyIndex } from './incremental/envoy-filter-copies.js';
 import { lookupInput } from './incremental/inputs-patch.js';
 import { diffOutputs } from './incremental/output-diff.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
@@ -58,7 +59,15 @@ import type { EndpointReadingGroups } from './scope/groups.js';
 import { sameRule } from './scope/reuse.js';
 import type { Cluster, ClusterLoadAssignment } from '../xds/proto.js';
 import { selects } from '../proxy-class/class-id.js';
-import type { ClassSelector, CompileDelta, CompileOutput, GroupId, ProxyClass, ResourceTable } from './types.js';
+import {
+  emptyTable,
+  type ClassSelector,
+  type CompileDelta,
+  type CompileOutput,
+  type GroupId,
+  type ProxyClass,
+  type ResourceTable,
+} from './types.js';
 
 export { applyCompileDelta, type LayoutChange } from './incremental/delta.js';
 export {
@@ -130,9 +139,13 @@ interface State {
   outboundListenerDiagnostics: readonly Diagnostic[];
   /**
    * The groups EnvoyFilters patched copies of: the copies hold their resources patched, so an
-   * endpoint round that edits one of them compiles in full (endpoints groups are never patched).
+   * endpoint round that edits one of them makes its copies again (./incremental/envoy-filter-copies.ts)
+   * where it rebuilds the group whole, and compiles in full where it edits it otherwise (endpoints
+   * groups are never patched).
    */
   readonly envoyFilterOriginals: ReadonlySet<GroupId>;
+  /** The copies and how each was made, found once per compile. */
+  readonly envoyFilterCopies: CopyIndex;
 }
 
 export class IncrementalCompiler {
@@ -208,6 +221,7 @@ export class IncrementalCompiler {
       inbound: inboundDiagnostics,
       outboundListenerDiagnostics: sortDiagnostics(compiled.outboundListenerDiagnostics),
       envoyFilterOriginals: compiled.envoyFilterOriginals,
+      envoyFilterCopies: copyIndex(compiled.envoyFilterCopies, output.classes),
     };
     return { output, diagnostics };
   }
@@ -269,19 +283,17 @@ export class IncrementalCompiler {
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
       if (hasPodListeners(svc.mesh)) podListeners = true;
     }
-    // What EnvoyFilters patched copies of must be patched again: a full compile does it.
-    if (
-      podListeners &&
-      (patched('outbound-listeners') || state.endpointReaders.some((r) => patched(r['outbound-listeners'])))
-    )
-      return { kind: 'full', ...this.compileFull(next) };
-    if ([...shapes].some((shape) => patched(shape.group))) return { kind: 'full', ...this.compileFull(next) };
+    // What EnvoyFilters patched copies of is rebuilt whole below, and its copies made again.
+    const repatcher = new CopyRepatcher(state.tables, state.envoyFilterCopies, builder);
+    const rebuilt = (group: GroupId, content: Partial<ResourceTable>): boolean =>
+      !patched(group) || repatcher.rebuilt(group, { ...emptyTable(), ...content });
     // Headless services listen on their pods' IPs: the shared outbound listeners follow the
     // endpoints, and so do the full view's listener conflicts (they name the IPs).
     if (podListeners) {
       const diags = new Diagnostics();
       const listeners = buildOutboundListeners({ ...state.ctx, diags });
       if (state.tables.has('outbound-listeners')) builder.replaceAll('outbound-listeners', 'listeners', listeners);
+      if (!rebuilt('outbound-listeners', { listeners })) return { kind: 'full', ...this.compileFull(next) };
       const reported = diags.sorted();
       state.diagnostics.replace(state.outboundListenerDiagnostics, reported);
       state.outboundListenerDiagnostics = reported;
@@ -294,7 +306,9 @@ export class IncrementalCompiler {
           model: { ...reader.view.model, endpoints: state.endpoints },
           diags: new Diagnostics(),
         };
-        builder.replaceAll(id, 'listeners', buildOutboundListeners(view));
+        const own = buildOutboundListeners(view);
+        if (state.tables.has(id)) builder.replaceAll(id, 'listeners', own);
+        if (!rebuilt(id, { listeners: own })) return { kind: 'full', ...this.compileFull(next) };
       }
     }
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
@@ -317,15 +331,22 @@ export class IncrementalCompiler {
       const diags = new Diagnostics();
       const built = buildInbound({ ...state.ctx, diags }, shape);
       if (!reportsAsBefore(state, shape.group, diags)) return { kind: 'full', ...this.compileFull(next) };
-      builder.replaceAll(shape.group, 'listeners', built.listeners);
-      builder.replaceAll(shape.group, 'clusters', built.clusters);
+      if (state.tables.has(shape.group)) {
+        builder.replaceAll(shape.group, 'listeners', built.listeners);
+        builder.replaceAll(shape.group, 'clusters', built.clusters);
+      }
+      if (!rebuilt(shape.group, { listeners: built.listeners, clusters: built.clusters }))
+        return { kind: 'full', ...this.compileFull(next) };
     }
+    if (!repatcher.checked()) return { kind: 'full', ...this.compileFull(next) };
 
     if (next.diagnostics !== state.inputDiagnostics) {
       state.diagnostics.replace(sortedCopy(state.inputDiagnostics), sortedCopy(next.diagnostics));
       state.inputDiagnostics = next.diagnostics;
     }
-    if (Object.keys(builder.delta).some(patched)) return { kind: 'full', ...this.compileFull(next) };
+    // An original edited other than rebuilt whole (its copies were not made again): a full compile.
+    if (Object.keys(builder.delta).some((g) => patched(g) && !repatcher.handled.has(g)))
+      return { kind: 'full', ...this.compileFull(next) };
     return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
   }
 

@@ -42,7 +42,7 @@ import { classKeysOf, selectorRulesOf, type SelectorRuleIndex } from './scope/se
 import { indexSidecars } from './scope/select-sidecar.js';
 import { indexAccessLogs } from './listener/telemetry-logs.js';
 import { collectorLookup, indexTracing } from './listener/telemetry-tracing.js';
-import { applyEnvoyFilters } from './envoy-filter/groups.js';
+import { applyEnvoyFilters, type EnvoyFilterCopies } from './envoy-filter/groups.js';
 import { indexEnvoyFilters } from './envoy-filter/selection.js';
 import {
   indexSourceSelectors,
@@ -150,6 +150,8 @@ export function compileWithShapes(
   readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
   /** The groups EnvoyFilters patched copies of (./envoy-filter/groups.ts): an endpoint round that edits one compiles in full. */
   readonly envoyFilterOriginals: ReadonlySet<GroupId>;
+  /** How each patched copy was made (an endpoint round that rebuilds its original makes it again), when no EnvoyFilter was left out. */
+  readonly envoyFilterCopies: EnvoyFilterCopies;
 } {
   const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
   // Inbound builds report into a list of their own, each build's part kept with it.
@@ -310,6 +312,7 @@ export function compileWithShapes(
   const envoyFilters = ctx.envoyFilters;
   let placed = split;
   let envoyFilterOriginals: ReadonlySet<GroupId> = NO_GROUPS;
+  let envoyFilterCopies: EnvoyFilterCopies = NO_COPIES;
   if (envoyFilters?.any) {
     const patched = applyEnvoyFilters(
       groups,
@@ -321,6 +324,9 @@ export function compileWithShapes(
     envoyFilters.reportRefusals(patched.refusals);
     placed = patched.classes;
     envoyFilterOriginals = patched.originals;
+    // A left-out EnvoyFilter may apply once the resources change: only a full compile says.
+    envoyFilterCopies =
+      patched.refusals.size > 0 ? { copies: new Map(), refused: true } : { copies: patched.copies, refused: false };
   }
   return {
     output: {
@@ -335,6 +341,7 @@ export function compileWithShapes(
     outboundListenerDiagnostics,
     workloadsByNamespace: byNamespace.workloads,
     envoyFilterOriginals,
+    envoyFilterCopies,
   };
 }
 
@@ -361,6 +368,7 @@ function reportSidecarProxyHeaders(ctx: CompileContext): void {
 }
 const NO_DIAGNOSTICS: readonly Diagnostic[] = [];
 const NO_GROUPS: ReadonlySet<GroupId> = new Set();
+const NO_COPIES: EnvoyFilterCopies = { copies: new Map(), refused: false };
 
 /**
  * A sidecar class's groups: its outbound ones in its scope, as seen from its namespace (clusters,

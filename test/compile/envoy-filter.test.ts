@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
+import type { EndpointSlice } from '../../src/model/k8s.js';
 import { type PipelineResult } from '../../src/pipeline.js';
 import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
 import {
@@ -492,4 +493,126 @@ test("targetRefs to a Gateway API Gateway attach the EnvoyFilter to that gateway
       (d) => d.code === 'unsupported-field' && d.kind === 'EnvoyFilter' && d.field === 'spec.targetRefs[0]',
     ),
   );
+});
+
+/** A Service whose targetPort names a container port (`http`), its slice naming it on `port`, and its pod. */
+const namedPortService = (port: number, ip: string) => `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+spec: {clusterIP: 10.96.77.1, selector: {app: web}, ports: [{name: http-web, port: 80, targetPort: http}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-0, namespace: default, labels: {app: web}}
+spec: {containers: [{name: web, ports: [{name: http, containerPort: ${port}}]}]}
+status: {phase: Running, podIP: ${ip}, podIPs: [{ip: ${ip}}], conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-a, namespace: default, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http-web, port: ${port}, protocol: TCP}]
+endpoints: [{addresses: [${ip}], conditions: {ready: true}, targetRef: {kind: Pod, namespace: default, name: web-0}}]
+`;
+
+test('incremental: an endpoint round that rebuilds a patched group (named target ports, a headless service) makes its copies again: a delta equal to compile()', () => {
+  const efs = [
+    envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`),
+    envoyFilter(
+      'istio-system',
+      'outbound-hcm',
+      `configPatches:
+- applyTo: NETWORK_FILTER
+  match: { context: SIDECAR_OUTBOUND, listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager } } } }
+  patch:
+    operation: MERGE
+    value: { typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager, common_http_protocol_options: { idle_timeout: 30s } } }
+- applyTo: LISTENER
+  match: { context: SIDECAR_OUTBOUND }
+  patch: { operation: MERGE, value: { per_connection_buffer_limit_bytes: 65536 } }`,
+    ),
+  ].join('---\n');
+  const headless = `apiVersion: v1
+kind: Service
+metadata: {name: db, namespace: default}
+spec: {clusterIP: None, selector: {app: db}, ports: [{name: tcp-db, port: 5432, targetPort: 5432}]}
+`;
+  const dbSlice = (ips: readonly string[]) => `apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: db-a, namespace: default, labels: {kubernetes.io/service-name: db}}
+addressType: IPv4
+ports: [{name: tcp-db, port: 5432, protocol: TCP}]
+endpoints:
+${ips.map((ip) => `- {addresses: [${ip}], conditions: {ready: true}}`).join('\n')}
+`;
+  let inputs = bookinfoInputs([
+    ['ef.yaml', efs],
+    ['web.yaml', namedPortService(8000, '10.244.7.1')],
+    ['db.yaml', `${headless}---\n${dbSlice(['10.244.8.1'])}`],
+  ]);
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  // Every class's inbound group and the outbound listeners are patched copies; the originals are gone.
+  assert.ok([...output.groups.keys()].some((g) => g.startsWith('outbound-listeners') && g.includes('~ef-')));
+  assert.ok(![...output.groups.keys()].includes('outbound-listeners'));
+  const steps: [string, EndpointSlice][] = [
+    ['the named port moves', loadText(namespedSlice(9000)).endpointSlices[0]!],
+    ['a headless pod joins', loadText(dbSlice(['10.244.8.1', '10.244.8.2'])).endpointSlices[0]!],
+    ['the named port moves back', loadText(namespedSlice(8000)).endpointSlices[0]!],
+    ['a headless pod leaves', loadText(dbSlice(['10.244.8.2'])).endpointSlices[0]!],
+  ];
+  for (const [label, slice] of steps) {
+    inputs = withReplaced(inputs, 'EndpointSlice', slice);
+    const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: 'default', name: slice.meta.name }]);
+    assert.equal(r.kind, 'delta', label);
+    if (r.kind !== 'delta') continue;
+    // The copies changed, not only originals no class lists.
+    assert.ok(
+      Object.keys(r.delta).some((g) => g.includes('~ef-')),
+      `${label}: ${Object.keys(r.delta).join(' ')}`,
+    );
+    output = applyCompileDelta(output, r.delta, r.layout);
+    const want = compile(inputs);
+    assertSameOutput(output, want.output, label);
+    assert.deepEqual(r.diagnostics, want.diagnostics, `${label}: diagnostics`);
+  }
+});
+
+/** The named-port service's slice with its endpoint on `port`. */
+const namespedSlice = (port: number) =>
+  namedPortService(port, '10.244.7.1')
+    .split('---\n')
+    .find((d) => d.includes('kind: EndpointSlice')) as string;
+
+test('incremental: with an EnvoyFilter left out for some class, an endpoint round that rebuilds a patched group compiles in full (only that says what applies then)', () => {
+  const efs = [
+    envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`),
+    envoyFilter(
+      'istio-system',
+      'bad',
+      `configPatches:
+- applyTo: HTTP_FILTER
+  match:
+    context: SIDECAR_INBOUND
+    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
+  patch:
+    operation: INSERT_BEFORE
+    value:
+      name: envoy.filters.http.local_ratelimit
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
+        stat_prefix: ""`,
+    ),
+  ].join('---\n');
+  let inputs = bookinfoInputs([
+    ['ef.yaml', efs],
+    ['web.yaml', namedPortService(8000, '10.244.7.1')],
+  ]);
+  const ic = new IncrementalCompiler();
+  assert.ok(ic.compileFull(inputs).diagnostics.some((d) => d.code === 'envoyfilter-not-applied'));
+  const slice = loadText(namespedSlice(9000)).endpointSlices[0]!;
+  inputs = withReplaced(inputs, 'EndpointSlice', slice);
+  const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: 'default', name: slice.meta.name }]);
+  assert.equal(r.kind, 'full');
+  if (r.kind === 'full') assertSameOutput(r.output, compile(inputs).output, 'full');
 });

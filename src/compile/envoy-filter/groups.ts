@@ -169,6 +169,23 @@ function addedTable(generator: ProxyClass['generator'], adds: readonly ResolvedP
   return table;
 }
 
+/**
+ * How a patched copy is made from the group it copies: an endpoint round that rebuilds the original
+ * makes the copy again this way (the incremental compiler), rather than compiling in full.
+ */
+export interface CopyRecipe {
+  /** The group it copies. */
+  readonly from: GroupId;
+  /** The copy of `table` (the original's content), patches that panic told to `onPanic`. */
+  patch(table: ResourceTable, onPanic: PatchPanicHandler): ResourceTable;
+}
+
+/** The patched copies of a compile and how each was made; `refused`: an EnvoyFilter was left out for some class. */
+export interface EnvoyFilterCopies {
+  readonly copies: ReadonlyMap<GroupId, CopyRecipe>;
+  readonly refused: boolean;
+}
+
 /** EnvoyFilters left out for some classes: by source (`<ns>/<name>`), the classes and the first problems. */
 export type Refusals = Map<string, { readonly classes: string[]; readonly problems: readonly string[] }>;
 
@@ -177,6 +194,8 @@ class Copier {
   private readonly copies = new Map<string, GroupId>();
   /** Every group made here, with the group it was copied from (undefined: an ADD group). */
   readonly made = new Map<GroupId, GroupId | undefined>();
+  /** How each copy (not ADD groups) was made. */
+  readonly recipes = new Map<GroupId, CopyRecipe>();
 
   constructor(
     private readonly groups: Map<GroupId, ResourceTable>,
@@ -229,6 +248,7 @@ class Copier {
     if (this.groups.has(id)) throw new Error(`EnvoyFilter group ${id} collides`);
     this.groups.set(id, patchTable(c, g, table, reaching, this.onPanic, this.gatewayPortMapOf?.(c)));
     this.made.set(id, g);
+    this.remember(id, c, g, reaching);
     // The variants of a variant base group (`g<key>`) are patched alike: the relay picks one per proxy.
     if (/[@#]$/.test(g))
       for (const [vid, vt] of [...this.groups])
@@ -236,9 +256,15 @@ class Copier {
           const copy = `${id}${vid.slice(g.length)}`;
           this.groups.set(copy, patchTable(c, vid, vt, reaching, this.onPanic, this.gatewayPortMapOf?.(c)));
           this.made.set(copy, vid);
+          this.remember(copy, c, vid, reaching);
         }
     this.copies.set(key, id);
     return id;
+  }
+
+  private remember(id: GroupId, c: ProxyClass, from: GroupId, reaching: readonly ResolvedPatch[]): void {
+    const portMap = this.gatewayPortMapOf?.(c);
+    this.recipes.set(id, { from, patch: (table, onPanic) => patchTable(c, from, table, reaching, onPanic, portMap) });
   }
 }
 
@@ -260,6 +286,8 @@ export function applyEnvoyFilters(
   readonly refusals: Refusals;
   /** The groups (and variant groups) patched copies were made of. */
   readonly originals: ReadonlySet<GroupId>;
+  /** How each copy the classes list was made. */
+  readonly copies: ReadonlyMap<GroupId, CopyRecipe>;
 } {
   const copier = new Copier(groups, onPanic, gatewayPortMapOf);
   const references = new GroupReferences(groups);
@@ -334,5 +362,7 @@ export function applyEnvoyFilters(
   }
   const originals = new Set<GroupId>();
   for (const from of copier.made.values()) if (from !== undefined) originals.add(from);
-  return { classes: out, refusals, originals };
+  const copies = new Map<GroupId, CopyRecipe>();
+  for (const [id, recipe] of copier.recipes) if (groups.has(id)) copies.set(id, recipe);
+  return { classes: out, refusals, originals, copies };
 }
