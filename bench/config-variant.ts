@@ -5,7 +5,8 @@
  * variant, in a fresh child process: the full compile (documents → built snapshot; the best of
  * three), peak RSS, groups, and the incremental compile of one endpoint change (an EDS service's
  * slice losing an endpoint; median of nine, with what kind of result each gave: a delta, or a full
- * compile). Writes bench-results/<variant>.json.
+ * compile) and of one that rebuilds an inbound group (a service whose targetPort names a container
+ * port, its port moving; the mesh of both variants has it). Writes bench-results/<variant>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,11 +50,46 @@ export interface ConfigVariantResult {
   /** Median incremental compile of one endpoint change, ms. */
   readonly endpointChangeMs: number;
   readonly endpointChangeKinds: { readonly delta: number; readonly full: number };
+  /** The same for a named target port's move (its inbound group rebuilt). */
+  readonly namedPortChangeMs: number;
+  readonly namedPortChangeKinds: { readonly delta: number; readonly full: number };
+}
+
+/** A service whose targetPort names its pod's container port `http` (on `port`), with its pod and slice. */
+function namedPortDocuments(port: number): RawDocument[] {
+  const ip = '10.253.7.1';
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'named-port', namespace: 'ns-0' },
+      spec: {
+        clusterIP: '10.254.77.1',
+        selector: { app: 'named-port' },
+        ports: [{ name: 'http-web', port: 80, targetPort: 'http' }],
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'named-port-0', namespace: 'ns-0', labels: { app: 'named-port' } },
+      spec: { containers: [{ name: 'web', ports: [{ name: 'http', containerPort: port }] }] },
+      status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: 'named-port-a', namespace: 'ns-0', labels: { 'kubernetes.io/service-name': 'named-port' } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http-web', port, protocol: 'TCP' }],
+      endpoints: [{ addresses: [ip], conditions: { ready: true } }],
+    },
+  ].map((object, index) => ({ file: 'named-port.yaml', index, object }));
 }
 
 function measureVariant(variant: VariantName, services: number, withConfig: boolean): ConfigVariantResult {
   const v: Variant = VARIANTS[variant];
-  const mesh = generateMesh({ services }).docs;
+  const mesh = [...generateMesh({ services }).docs, ...namedPortDocuments(8000)];
   const extra = withConfig ? v.documents() : [];
   const docs = [...mesh, ...extra];
   let best = Infinity;
@@ -91,6 +127,22 @@ function measureVariant(variant: VariantName, services: number, withConfig: bool
     kinds[r.kind]++;
   }
   times.sort((a, b) => a - b);
+  const named: number[] = [];
+  const namedKinds = { delta: 0, full: 0 };
+  for (let i = 0; i < CHANGES; i++) {
+    const slice = validatedDocuments(
+      new Handoff({ documents: namedPortDocuments(i % 2 ? 8000 : 9000), parseDiagnostics: [] }),
+      {
+        hasher: nodeSha256Hex,
+      },
+    ).inputs.take().endpointSlices[0] as EndpointSlice;
+    inputs = withReplaced(inputs, 'EndpointSlice', slice);
+    const t = performance.now();
+    const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }]);
+    named.push(performance.now() - t);
+    namedKinds[r.kind]++;
+  }
+  named.sort((a, b) => a - b);
   return {
     services,
     added: extra.length,
@@ -99,6 +151,8 @@ function measureVariant(variant: VariantName, services: number, withConfig: bool
     groups,
     endpointChangeMs: times[Math.floor(times.length / 2)] as number,
     endpointChangeKinds: kinds,
+    namedPortChangeMs: named[Math.floor(named.length / 2)] as number,
+    namedPortChangeKinds: namedKinds,
   };
 }
 
@@ -106,8 +160,8 @@ export function runConfigVariantBench(variant: VariantName, sizes: readonly numb
   const { label } = VARIANTS[variant];
   const results: ConfigVariantResult[] = [];
   const rows = [
-    `| services | ${label} (documents added) | full compile | peak RSS | groups | one endpoint change, incremental compile (median) | its results |`,
-    '|---:|---:|---:|---:|---:|---:|---|',
+    `| services | ${label} (documents added) | full compile | peak RSS | groups | one endpoint change, incremental compile (median) | its results | a named target port moving (median) | its results |`,
+    '|---:|---:|---:|---:|---:|---:|---|---:|---|',
   ];
   for (const n of sizes) {
     for (const withConfig of [false, true]) {
@@ -115,7 +169,7 @@ export function runConfigVariantBench(variant: VariantName, sizes: readonly numb
       const r = variantInChild<ConfigVariantResult>(import.meta.url, variant, n, `${variant}:${withConfig}`);
       results.push(r);
       rows.push(
-        `| ${n} | ${r.added} | ${r.compileMs.toFixed(0)} ms | ${r.peakRssMB.toFixed(0)} MB | ${r.groups} | ${r.endpointChangeMs.toFixed(1)} ms | ${r.endpointChangeKinds.delta} delta, ${r.endpointChangeKinds.full} full |`,
+        `| ${n} | ${r.added} | ${r.compileMs.toFixed(0)} ms | ${r.peakRssMB.toFixed(0)} MB | ${r.groups} | ${r.endpointChangeMs.toFixed(1)} ms | ${r.endpointChangeKinds.delta} delta, ${r.endpointChangeKinds.full} full | ${r.namedPortChangeMs.toFixed(1)} ms | ${r.namedPortChangeKinds.delta} delta, ${r.namedPortChangeKinds.full} full |`,
       );
     }
   }
