@@ -343,11 +343,8 @@ test('incremental: endpoint churn with EnvoyFilters stays a delta where no patch
   assert.ok(kinds.delta > 0, JSON.stringify(kinds));
 });
 
-test('an EnvoyFilter whose patches Envoy would reject is left out (an error naming it and the rule); the others apply', () => {
-  const bad = envoyFilter(
-    'istio-system',
-    'bad',
-    `configPatches:
+/** A rate limit Envoy rejects (an empty stat_prefix) before every inbound router. */
+const BAD_RATE_LIMIT = `configPatches:
 - applyTo: HTTP_FILTER
   match:
     context: SIDECAR_INBOUND
@@ -358,8 +355,10 @@ test('an EnvoyFilter whose patches Envoy would reject is left out (an error nami
       name: envoy.filters.http.local_ratelimit
       typed_config:
         "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
-        stat_prefix: ""`,
-  );
+        stat_prefix: ""`;
+
+test('an EnvoyFilter whose patches Envoy would reject is left out (an error naming it and the rule); the others apply', () => {
+  const bad = envoyFilter('istio-system', 'bad', BAD_RATE_LIMIT);
   const good = envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`);
   const r = bookinfo(bad, good);
   const said = problems(r);
@@ -587,22 +586,7 @@ const namespedSlice = (port: number) =>
 test('incremental: with an EnvoyFilter left out for some class, an endpoint round that rebuilds a patched group compiles in full (only that says what applies then)', () => {
   const efs = [
     envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`),
-    envoyFilter(
-      'istio-system',
-      'bad',
-      `configPatches:
-- applyTo: HTTP_FILTER
-  match:
-    context: SIDECAR_INBOUND
-    listener: { filterChain: { filter: { name: envoy.filters.network.http_connection_manager, subFilter: { name: envoy.filters.http.router } } } }
-  patch:
-    operation: INSERT_BEFORE
-    value:
-      name: envoy.filters.http.local_ratelimit
-      typed_config:
-        "@type": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit
-        stat_prefix: ""`,
-    ),
+    envoyFilter('istio-system', 'bad', BAD_RATE_LIMIT),
   ].join('---\n');
   let inputs = bookinfoInputs([
     ['ef.yaml', efs],

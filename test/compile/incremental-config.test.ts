@@ -27,18 +27,18 @@ import { assertSameOutput, bookinfoInputs, randomStep, type Step } from './incre
 
 const bookinfo = (): InputSet => bookinfoInputs();
 
-/** The synthetic mesh over three namespaces, one of them restricted by a Sidecar (its own visibility scope). */
-function synthetic(): InputSet {
-  const mesh = generateMesh({ services: 60, perNamespace: 20, seed: 5 });
-  const sidecar = parseDocuments(
-    `apiVersion: networking.istio.io/v1
+/** ns-1's Sidecar: it sees its own namespace and ns-0 (a visibility scope of its own). */
+const RESTRICTED_NS_1 = `apiVersion: networking.istio.io/v1
 kind: Sidecar
 metadata: {name: default, namespace: ns-1}
 spec:
   egress: [{hosts: ["./*", "ns-0/*"]}]
-`,
-    'sidecar.yaml',
-  ).docs;
+`;
+
+/** The synthetic mesh over three namespaces, one of them restricted by a Sidecar (its own visibility scope). */
+function synthetic(): InputSet {
+  const mesh = generateMesh({ services: 60, perNamespace: 20, seed: 5 });
+  const sidecar = parseDocuments(RESTRICTED_NS_1, 'sidecar.yaml').docs;
   return buildInputSet([...mesh.docs, ...sidecar]);
 }
 
@@ -106,12 +106,7 @@ test('synthetic mesh with a restricted namespace: random config churn, each a de
 function syntheticTraced(): InputSet {
   const mesh = generateMesh({ services: 60, perNamespace: 20, seed: 5 });
   const extra = parseDocuments(
-    `apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: default, namespace: ns-1}
-spec:
-  egress: [{hosts: ["./*", "ns-0/*"]}]
----
+    `${RESTRICTED_NS_1}---
 apiVersion: v1
 kind: Service
 metadata: {name: collector, namespace: ns-2}

@@ -13,7 +13,7 @@ import { meshConfigMap } from '../helpers/mesh-config-views.js';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, compileBookinfo, served, type TestNode } from '../helpers/mesh.js';
+import { BOOKINFO_NODES, compileBookinfo, indentYaml, served, type TestNode } from '../helpers/mesh.js';
 import { assertChurnMatchesFull, bookinfoInputs } from './incremental-helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
@@ -106,11 +106,7 @@ apiVersion: telemetry.istio.io/v1
 kind: Telemetry
 metadata: {name: ${name}, namespace: ${namespace}, creationTimestamp: "2024-01-01T00:00:00Z"}
 spec:
-${spec
-  .trim()
-  .split('\n')
-  .map((l) => `  ${l}`)
-  .join('\n')}
+${indentYaml(spec, '  ')}
 `;
 
 /** Bookinfo with the collectors, the providers (and `mesh` more mesh config) and these objects. */
@@ -496,7 +492,11 @@ test('incremental: endpoint churn under Telemetry tracing (a namespace and a wor
       'tel.yaml',
       telemetry('istio-system', 'mesh-default', 'tracing:\n- providers: [{name: zipkin}]') +
         telemetry('default', 'ns', 'tracing:\n- randomSamplingPercentage: 20') +
-        telemetry('default', 'reviews', 'selector: {matchLabels: {app: reviews}}\ntracing:\n- providers: [{name: otel-grpc}]'),
+        telemetry(
+          'default',
+          'reviews',
+          'selector: {matchLabels: {app: reviews}}\ntracing:\n- providers: [{name: otel-grpc}]',
+        ),
     ],
   ]);
   assertChurnMatchesFull(start, 5, 30, (output) => {

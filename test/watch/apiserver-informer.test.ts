@@ -240,16 +240,18 @@ describe('client-node informers against the fake apiserver', () => {
     assert.equal(vss.informer.get('web', 'shop')?.apiVersion, 'networking.istio.io/v1');
   });
 
-  it('stop() itself fires an error event with an AbortError, and nothing reconnects', async () => {
+  // src/watch/informers.ts ignores the AbortError its own stop() may fire; what it relies on is that
+  // nothing reconnects. (Whether the error event comes at all depends on where the abort finds the
+  // request: under a loaded machine it sometimes does not within seconds.)
+  it('stop() closes the watch and nothing reconnects; an error event it fires is an AbortError', async () => {
     const s = await server({ objects: [pod('a', 'p1')] });
     const pods = informer(s, '/api/v1/pods');
     await until(() => watchesOf(s, 'pods') === 1, 5000, 'watching');
     const before = s.requests.length;
     await pods.informer.stop();
-    await until(() => pods.errors.length === 1, 5000, 'abort error');
-    assert.equal((pods.errors[0] as Error).name, 'AbortError');
     await until(() => watchesOf(s, 'pods') === 0, 5000, 'watch closed');
-    await sleep(100);
+    await sleep(300);
     assert.equal(s.requests.length, before);
+    for (const e of pods.errors) assert.equal((e as Error).name, 'AbortError');
   });
 });
