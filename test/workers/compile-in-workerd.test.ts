@@ -171,3 +171,44 @@ spec:
     assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
   },
 );
+
+test(
+  'Telemetry tracing (an OpenTelemetry provider over HTTP, a mesh-wide Telemetry) compiles in workerd to the same snapshot as in Node',
+  { timeout: 60_000 },
+  async () => {
+    const tracing: InputText = {
+      file: 'tracing.yaml',
+      text: `apiVersion: v1
+kind: Service
+metadata: { name: otel-collector, namespace: istio-system }
+spec: { clusterIP: 10.96.50.2, ports: [{ name: http-otlp, port: 4318 }], selector: { app: otel } }
+---
+apiVersion: meshsnap.dev/v1alpha1
+kind: MeshConfig
+metadata: { name: mesh }
+spec:
+  extensionProviders:
+  - name: otel
+    opentelemetry:
+      service: otel-collector.istio-system.svc.cluster.local
+      port: 4318
+      http: { path: /v1/traces, timeout: 3s, headers: [{ name: x-scope-orgid, value: tenant-1 }] }
+---
+apiVersion: telemetry.istio.io/v1
+kind: Telemetry
+metadata: { name: mesh-default, namespace: istio-system }
+spec:
+  tracing: [{ providers: [{ name: otel }], randomSamplingPercentage: 10, useRequestIdForTraceSampling: false }]
+`,
+    };
+    const inNode = compileTexts([...files, tracing], { hasher: nodeHasher });
+    assert.deepEqual(
+      inNode.diagnostics.filter((d) => d.severity !== 'info' && (d.kind === 'Telemetry' || d.kind === 'MeshConfig')),
+      [],
+    );
+    assert.notEqual(inNode.snapshot.digest, compileTexts(files, { hasher: nodeHasher }).snapshot.digest);
+    const inWorker = await compileInWorker([tracing, ...files]);
+    assert.equal(inWorker.snapshot.digest, inNode.snapshot.digest);
+    assert.deepEqual(inWorker.snapshot.counts, inNode.snapshot.counts);
+  },
+);
