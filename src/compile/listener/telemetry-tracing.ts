@@ -93,19 +93,16 @@ export function mergeTracing(
 ): TracingSpec | undefined {
   const entries = telemetries.flatMap((t) => t.tracing ?? []);
   if (entries.length === 0 && defaults.length === 0) return undefined;
-  let spec: {
-    provider?: ExtensionProvider;
-    disabled: boolean;
-    randomSamplingPercentage?: number;
-    customTags?: Readonly<Record<string, TelemetryCustomTag>>;
-    useRequestIdForTraceSampling: boolean;
-    enableIstioTags: boolean;
-  } = { disabled: false, useRequestIdForTraceSampling: true, enableIstioTags: true };
+  const spec: { -readonly [K in keyof TracingSpec]: TracingSpec[K] } = {
+    disabled: false,
+    useRequestIdForTraceSampling: true,
+    enableIstioTags: true,
+  };
   if (defaults.length > 0) spec.provider = fetch(defaults[0] as string);
   for (const e of entries) {
     if (e.mode !== undefined && e.mode !== mode) continue;
     // The first provider named; one not found unsets it (istiod's fetchProvider gives nil).
-    if (e.providers?.length) spec = { ...spec, provider: fetch(e.providers[0] as string) };
+    if (e.providers?.length) spec.provider = fetch(e.providers[0] as string);
     if (e.disableSpanReporting !== undefined) spec.disabled = e.disableSpanReporting;
     if (e.customTags !== undefined) spec.customTags = e.customTags;
     if (e.randomSamplingPercentage !== undefined) spec.randomSamplingPercentage = e.randomSamplingPercentage;
