@@ -372,3 +372,24 @@ spec:
   ]);
   assert.deepEqual(loadText(JSON.stringify(stored)).telemetries[0]?.tracing, loadText(text).telemetries[0]?.tracing);
 });
+
+test('Telemetry tracing custom tags are bounded as the ProxyConfig ones (every tag goes on every HCM the Telemetry reaches)', () => {
+  const many = Array.from({ length: 65 }, (_, i) => `t${i}: {literal: {value: v}}`).join(', ');
+  const tooMany = telemetry(`{tracing: [{customTags: {${many}}}]}`);
+  assert.deepEqual(tooMany.diagnostics.filter((d) => d.severity === 'error').map(diag), [
+    'error too-large spec.tracing[0].customTags',
+  ]);
+  assert.equal(tooMany.telemetries.length, 0);
+  const long = 'x'.repeat(257);
+  for (const tags of [`${long}: {literal: {value: v}}`, `a: {literal: {value: ${long}}}`]) {
+    const r = telemetry(`{tracing: [{customTags: {${tags}}}]}`);
+    assert.deepEqual(
+      r.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code),
+      ['too-large'],
+      tags.slice(0, 20),
+    );
+  }
+  // 64 tags of 256 characters are fine.
+  const fine = Array.from({ length: 64 }, (_, i) => `t${i}: {literal: {value: ${'y'.repeat(256)}}}`).join(', ');
+  assert.deepEqual(errors(telemetry(`{tracing: [{customTags: {${fine}}}]}`)), []);
+});

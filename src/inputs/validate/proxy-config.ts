@@ -73,8 +73,8 @@ export function readDefaultConfig(r: Reader, v: unknown, path: string): DefaultC
 /** The tracers: the proxy bootstrap's (istio-agent writes them), not xDS. */
 const TRACERS = ['zipkin', 'lightstep', 'datadog', 'stackdriver', 'openCensusAgent', 'tlsSettings'] as const;
 /** Bounds on what a custom tag names (a tag, an environment variable, a header). */
-const MAX_TAG_TEXT = 256;
-const MAX_CUSTOM_TAGS = 64;
+export const MAX_TAG_TEXT = 256;
+export const MAX_CUSTOM_TAGS = 64;
 
 /**
  * ProxyConfig.Tracing as istiod reads it into the HCMs (configureTracingFromTelemetry's legacy path):

@@ -28,6 +28,7 @@ import {
   type TelemetryTracing,
 } from '../../model/telemetry.js';
 import { readTargetRef } from './authorization-policy.js';
+import { MAX_CUSTOM_TAGS, MAX_TAG_TEXT } from './proxy-config.js';
 import { duration } from './duration.js';
 import { readCreationTimestamp, readMeta } from './meta.js';
 import { bool, compact, fields, get, list, mapOf, num, str, type Raw, type Reader } from './reader.js';
@@ -164,7 +165,9 @@ function customTag(r: Reader, t: unknown, tp: string): TelemetryCustomTag | unde
     const values: Record<string, string> = {};
     for (const k of known) {
       const s = str(r, get(body, k), `${tp}.${kind}.${k}`);
-      if (s) values[k] = s;
+      if (s && s.length > MAX_TAG_TEXT)
+        r.error(`${tp}.${kind}.${k}`, `is longer than ${MAX_TAG_TEXT} characters`, 'too-large');
+      else if (s) values[k] = s;
     }
     const value = get(body, required);
     if (value === undefined || value === '')
@@ -243,7 +246,14 @@ function tracing(r: Reader, v: unknown, path: string): TelemetryTracing[] | unde
         'disableContextPropagation is not applied: the Envoy API meshsnap encodes has no HttpConnectionManager no_context_propagation (Istio 1.30+ proxies); trace context headers are still propagated',
         'unsupported-field',
       );
-    const customTags = mapOf(r, get(o, 'customTags'), `${p}.customTags`, (t, tp) => customTag(r, t, tp));
+    // Every tag goes on every HCM the Telemetry reaches: bounded as the ProxyConfig's are.
+    const tagsRaw = get(o, 'customTags');
+    const tagNames = tagsRaw !== null && typeof tagsRaw === 'object' ? Object.keys(tagsRaw) : [];
+    if (tagNames.length > MAX_CUSTOM_TAGS)
+      r.error(`${p}.customTags`, `has more than ${MAX_CUSTOM_TAGS} tags`, 'too-large');
+    else if (tagNames.some((n) => n.length > MAX_TAG_TEXT))
+      r.error(`${p}.customTags`, `has a tag name longer than ${MAX_TAG_TEXT} characters`, 'too-large');
+    const customTags = mapOf(r, tagsRaw, `${p}.customTags`, (t, tp) => customTag(r, t, tp));
     return compact({
       mode: mode === 'CLIENT' || mode === 'SERVER' ? (mode as TelemetryLogMode) : undefined,
       providers: names?.length ? names : undefined,
