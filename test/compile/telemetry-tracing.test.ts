@@ -13,7 +13,15 @@ import { meshConfigMap } from '../helpers/mesh-config-views.js';
 import { compileTexts, type PipelineResult } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
 import { gatewayYaml, INGRESS_NODE, MESH_YAML } from '../helpers/gateway-sim.js';
-import { BOOKINFO_NODES, compileBookinfo, indentYaml, served, type TestNode } from '../helpers/mesh.js';
+import {
+  BOOKINFO_NODES,
+  compileBookinfo,
+  compileHelloworldGatewayApi,
+  HELLOWORLD_GATEWAY_NODE,
+  indentYaml,
+  served,
+  type TestNode,
+} from '../helpers/mesh.js';
 import { assertChurnMatchesFull, bookinfoInputs } from './incremental-helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
@@ -49,7 +57,8 @@ function hcms(r: PipelineResult, node: TestNode): Hcm[] {
           });
     });
   }
-  assert.ok(out.some((h) => h.inbound) || node === INGRESS_NODE, 'an inbound HCM');
+  // Sidecars have both sides; gateways (router nodes) outbound ones only.
+  assert.ok(out.some((h) => h.inbound) || node.id.startsWith('router~'), 'an inbound HCM');
   assert.ok(
     out.some((h) => !h.inbound),
     'an outbound HCM',
@@ -503,4 +512,30 @@ test('incremental: endpoint churn under Telemetry tracing (a namespace and a wor
     const keys = output.classes.map((c) => c.id).filter((id) => id.includes('telemetry:default/reviews'));
     assert.ok(keys.length > 0, output.classes.map((c) => c.id).join(' '));
   });
+});
+
+test("a Telemetry's targetRef to a Gateway API Gateway traces that gateway's pods (a class of their own), not the sidecars of its namespace", () => {
+  const r = compileHelloworldGatewayApi(
+    meshConfigMap(PROVIDERS) +
+      ZIPKIN_SERVICE +
+      telemetry(
+        'default',
+        'gw-tracing',
+        'targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: helloworld-gateway}]\ntracing:\n- providers: [{name: zipkin}]',
+      ),
+  );
+  // The sample's gateway file repeats the route file's HTTPRoute (a duplicate the helper's other users see too).
+  assert.deepEqual(
+    problems(r).filter((p) => !p.includes('duplicate-object HTTPRoute default/helloworld')),
+    [],
+  );
+  assert.match(served(r, HELLOWORLD_GATEWAY_NODE).classId, /telemetry:default\/gw-tracing$/);
+  const gateway = hcms(r, HELLOWORLD_GATEWAY_NODE);
+  assert.ok(gateway.length > 0);
+  for (const h of gateway) {
+    assert.deepEqual(tracerOf(h), zipkin(), h.where);
+    assert.equal(h.tracing.spawn_upstream_span, true, h.where);
+  }
+  // The namespace's sidecars keep the legacy tracing (no tracer of their own).
+  for (const h of hcms(r, BOOKINFO_NODES.productpage)) assert.equal(tracerOf(h), undefined, h.where);
 });
