@@ -283,16 +283,22 @@ export class IncrementalCompiler {
         for (const s of state.shapesByService.get(svc.mesh.hostname) ?? []) shapes.add(s);
       if (hasPodListeners(svc.mesh)) podListeners = true;
     }
-    // What EnvoyFilters patched copies of is rebuilt whole below, and its copies made again.
+    // A group rebuilt whole below: its new content where a class still lists it, and the copies
+    // EnvoyFilters patched of it made again. False: only a full compile says what it becomes.
     const repatcher = new CopyRepatcher(state.tables, state.envoyFilterCopies, builder);
-    const rebuilt = (group: GroupId, content: Partial<ResourceTable>): boolean =>
-      !patched(group) || repatcher.rebuilt(group, { ...emptyTable(), ...content });
+    const rebuilt = (group: GroupId, content: Partial<ResourceTable>): boolean => {
+      if (state.tables.has(group))
+        for (const type of ['listeners', 'clusters'] as const) {
+          const next = content[type];
+          if (next) builder.replaceAll(group, type, next);
+        }
+      return !patched(group) || repatcher.rebuilt(group, { ...emptyTable(), ...content });
+    };
     // Headless services listen on their pods' IPs: the shared outbound listeners follow the
     // endpoints, and so do the full view's listener conflicts (they name the IPs).
     if (podListeners) {
       const diags = new Diagnostics();
       const listeners = buildOutboundListeners({ ...state.ctx, diags });
-      if (state.tables.has('outbound-listeners')) builder.replaceAll('outbound-listeners', 'listeners', listeners);
       if (!rebuilt('outbound-listeners', { listeners })) return { kind: 'full', ...this.compileFull(next) };
       const reported = diags.sorted();
       state.diagnostics.replace(state.outboundListenerDiagnostics, reported);
@@ -306,9 +312,8 @@ export class IncrementalCompiler {
           model: { ...reader.view.model, endpoints: state.endpoints },
           diags: new Diagnostics(),
         };
-        const own = buildOutboundListeners(view);
-        if (state.tables.has(id)) builder.replaceAll(id, 'listeners', own);
-        if (!rebuilt(id, { listeners: own })) return { kind: 'full', ...this.compileFull(next) };
+        if (!rebuilt(id, { listeners: buildOutboundListeners(view) }))
+          return { kind: 'full', ...this.compileFull(next) };
       }
     }
     // Pod IPs and named target ports name the listeners of proxyless gRPC servers.
@@ -331,10 +336,6 @@ export class IncrementalCompiler {
       const diags = new Diagnostics();
       const built = buildInbound({ ...state.ctx, diags }, shape);
       if (!reportsAsBefore(state, shape.group, diags)) return { kind: 'full', ...this.compileFull(next) };
-      if (state.tables.has(shape.group)) {
-        builder.replaceAll(shape.group, 'listeners', built.listeners);
-        builder.replaceAll(shape.group, 'clusters', built.clusters);
-      }
       if (!rebuilt(shape.group, { listeners: built.listeners, clusters: built.clusters }))
         return { kind: 'full', ...this.compileFull(next) };
     }

@@ -7,7 +7,7 @@ import type { CompileContext } from './context.js';
 import { meshLoggers, withAccessLogs, type Loggers } from './listener/access-log.js';
 import type { TelemetryLogMode } from '../model/telemetry.js';
 import type { MeshService } from '../model/service-model.js';
-import { collectorsSeen, NOT_TRACED, withTracing, type HcmTracingChoice } from './listener/telemetry-tracing.js';
+import { NOT_TRACED, unseenClusters, withTracing, type HcmTracingChoice } from './listener/telemetry-tracing.js';
 import { buildEgressListeners } from './listener/egress-listeners.js';
 import { buildInbound as buildInboundSide, type InboundShape } from './listener/inbound.js';
 import { buildOutboundListeners as buildCatchAllListeners } from './listener/outbound.js';
@@ -64,7 +64,7 @@ export function withTelemetryTracing(
 ): Map<string, Listener> {
   const choice = tracingChoice(ctx, mode, namespace, workload, gateway);
   if (!choice) return listeners;
-  return withTracing(collectorsSeen(choice, seen) ? choice : NOT_TRACED, listeners);
+  return withTracing(unseenClusters(choice, seen).length === 0 ? choice : NOT_TRACED, listeners);
 }
 
 /** The Telemetry path's tracing of these listeners; undefined: the legacy path's (the builders' own). */

@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { type PipelineResult } from '../../src/pipeline.js';
 import { messageFromJson } from '../../src/xds/json-message.js';
 import { decodeMessage } from '../../src/xds/proto.js';
-import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
+import { compileGateway, gatewayYaml, INGRESS_NODE, PRODUCTPAGE_GATEWAY } from '../helpers/gateway-sim.js';
 import { BOOKINFO_NODES, served, type TestNode, compileBookinfo } from '../helpers/mesh.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- walks decoded config_dump JSON */
@@ -25,18 +25,7 @@ const ROUTER = 'envoy.filters.http.router';
 
 const bookinfo = compileBookinfo;
 
-/** A Gateway on port 80 for every host, routing to productpage (gateway-sim's mesh). */
-const GATEWAY = `${gatewayYaml('gw', 'default', 'port: { number: 80, name: http, protocol: HTTP }\nhosts: ["*"]')}
-apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: { name: pp, namespace: default }
-spec:
-  hosts: ["*"]
-  gateways: [default/gw]
-  http: [{ route: [{ destination: { host: productpage } }] }]
----
-`;
-const gateway = (...texts: string[]) => compileGateway(GATEWAY + texts.map((t) => `---\n${t}\n`).join(''));
+const gateway = (...texts: string[]) => compileGateway(PRODUCTPAGE_GATEWAY + texts.map((t) => `---\n${t}\n`).join(''));
 
 const said = (r: PipelineResult) =>
   r.diagnostics

@@ -11,7 +11,7 @@ import { compile } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import type { EndpointSlice } from '../../src/model/k8s.js';
 import { type PipelineResult } from '../../src/pipeline.js';
-import { compileGateway, gatewayYaml, INGRESS_NODE } from '../helpers/gateway-sim.js';
+import { compileGateway, INGRESS_NODE, PRODUCTPAGE_GATEWAY } from '../helpers/gateway-sim.js';
 import {
   BOOKINFO_NODES,
   served,
@@ -200,17 +200,7 @@ spec:
   selector: { istio: ingressgateway }
   ports: [{ name: http2, port: 80, targetPort: 8080 }]
 `;
-  const server = `port: { number: 80, name: http, protocol: HTTP }\nhosts: ["*"]`;
-  const vs = `---
-apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: { name: pp, namespace: default }
-spec:
-  hosts: ["*"]
-  gateways: [default/gw]
-  http: [{ route: [{ destination: { host: productpage } }] }]
-`;
-  const r = compileGateway(service + gatewayYaml('gw', 'default', server) + vs + '---\n' + ef + '---\n' + routeMerge);
+  const r = compileGateway(service + PRODUCTPAGE_GATEWAY + ef + '---\n' + routeMerge);
   assert.deepEqual(
     problems(r).filter((p) => p.includes('EnvoyFilter')),
     [],

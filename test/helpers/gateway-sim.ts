@@ -76,6 +76,18 @@ ${indented}
 `;
 }
 
+/** A Gateway `default/gw` on port 80 for every host, its VirtualService routing to productpage; ends with a separator. */
+export const PRODUCTPAGE_GATEWAY = `${gatewayYaml('gw', 'default', 'port: { number: 80, name: http, protocol: HTTP }\nhosts: ["*"]')}
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: { name: pp, namespace: default }
+spec:
+  hosts: ["*"]
+  gateways: [default/gw]
+  http: [{ route: [{ destination: { host: productpage } }] }]
+---
+`;
+
 export function compileGateway(yaml: string): PipelineResult {
   return compileTexts([{ file: 'gateway-test.yaml', text: MESH_YAML + yaml }], { hasher: nodeSha256Hex });
 }

@@ -53,6 +53,7 @@ import {
 import { TypeName } from '../../xds/type-urls.js';
 import { deepFreeze } from '../intern.js';
 import { outboundClusterName } from '../names.js';
+import { providerService } from '../provider-service.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 import { joinFields } from './wire-splice.js';
 import { istioTags, sortTags, proxyConfigSampling, proxyConfigTags, type HcmTracing } from './tracing.js';
@@ -117,14 +118,11 @@ export function mergeTracing(
 /** Resolves `[<ns>/]<host>` to the service istiod's LookupCluster finds; undefined: none. */
 export type CollectorLookup = (service: string) => MeshService | undefined;
 
-/** istiod's LookupCluster over the mesh's services: `<ns>/<host>` only in that namespace. */
+/** istiod's LookupCluster over the mesh's services (../provider-service.ts). */
 export const collectorLookup =
   (model: ServiceModel): CollectorLookup =>
-  (service) => {
-    const slash = service.indexOf('/');
-    const svc = model.byHostname.get(slash < 0 ? service : service.slice(slash + 1));
-    return svc && (slash < 0 || svc.namespace === service.slice(0, slash)) ? svc : undefined;
-  };
+  (service) =>
+    providerService(model, service);
 
 /** A tracer's typed config, or why istiod configures none. */
 type BuiltTracer =
@@ -461,9 +459,12 @@ function reportProviders(
     });
 }
 
-/** Whether a proxy seeing these services has each of the tracer's clusters in its CDS. */
-export const collectorsSeen = (choice: HcmTracingChoice, seen: ReadonlyMap<string, MeshService>): boolean =>
-  choice.clusters.every((c) => seen.get(c.hostname)?.ports.some((p) => p.port === c.port) === true);
+/** The tracer's clusters a proxy seeing these services lacks in its CDS (none: it may trace). */
+export const unseenClusters = (
+  choice: HcmTracingChoice,
+  seen: ReadonlyMap<string, MeshService>,
+): HcmTracingChoice['clusters'] =>
+  choice.clusters.filter((c) => seen.get(c.hostname)?.ports.some((p) => p.port === c.port) !== true);
 
 /** A choice's HCM fields as bytes (field 7 `tracing`, field 36 `request_id_extension`), and the HCMs given them. */
 interface Spliced {

@@ -11,6 +11,7 @@ import type { Sidecar } from '../../model/sidecar.js';
 import type { TelemetryLogMode } from '../../model/telemetry.js';
 import type { CompileContext } from '../context.js';
 import { tracingChoice } from '../listeners.js';
+import { unseenClusters } from './telemetry-tracing.js';
 
 type Seen = ReadonlyMap<string, MeshService>;
 
@@ -46,8 +47,7 @@ export function unseenCollectors(ctx: CompileContext): UnseenCollectors {
     gateway: boolean,
   ): void => {
     const choice = tracingChoice(c, mode, listenerNamespace, workload, gateway);
-    for (const collector of choice?.clusters ?? []) {
-      if (seen.get(collector.hostname)?.ports.some((p) => p.port === collector.port)) continue;
+    for (const collector of choice ? unseenClusters(choice, seen) : []) {
       const key = `${namespace}\u0000${collector.hostname}\u0000${collector.port}`;
       if (found.has(key)) continue;
       const svc = ctx.model.byHostname.get(collector.hostname);

@@ -26,6 +26,7 @@ import {
   type WorkloadPolicies,
 } from './authz/builder.js';
 import type { ServiceLookup } from './authz/ext-authz.js';
+import { providerService } from '../provider-service.js';
 import { policiesForWorkload } from './authz/selection.js';
 import { trustDomainBundle, type TrustDomainBundle } from './authz/trust-domain.js';
 import { reportPolicyDiagnostics } from './diagnostics.js';
@@ -115,12 +116,8 @@ const forSidecars = (p: AuthorizationPolicy | RequestAuthentication): boolean =>
 
 export function authzOptions(mesh: MeshConfig, model: ServiceModel): AuthzOptions {
   const lookupService: ServiceLookup = (service, port) => {
-    const slash = service.indexOf('/');
-    const ns = slash < 0 ? undefined : service.slice(0, slash);
-    const host = slash < 0 ? service : service.slice(slash + 1);
-    const svc = model.byHostname.get(host);
-    if (!svc || (ns !== undefined && svc.namespace !== ns)) return undefined;
-    return { hostname: svc.hostname, cluster: outboundClusterName(port, '', svc.hostname) };
+    const svc = providerService(model, service);
+    return svc && { hostname: svc.hostname, cluster: outboundClusterName(port, '', svc.hostname) };
   };
   return {
     trustDomain: trustDomainBundle(mesh.trustDomain ?? DEFAULT_TRUST_DOMAIN, mesh.trustDomainAliases ?? []),
