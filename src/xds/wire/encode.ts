@@ -18,6 +18,12 @@ import { UnsupportedValue, VIEW, WireWriter } from './writer.js';
 
 const writers = wireEncoders(wireRuntime);
 
+/** A message protobufjs writes is not screened (runtime.ts: Screening): the screen's caller walks it. */
+function unscreened(): undefined {
+  if (wireRuntime.screening.on !== null) wireRuntime.screening.dirty = true;
+  return undefined;
+}
+
 let writer = new WireWriter();
 /** A writer that grew past this is dropped after use, so that one huge message does not stay pinned. */
 const KEEP_BYTES = 4 << 20;
@@ -29,13 +35,13 @@ const KEEP_BYTES = 4 << 20;
  */
 export function encodeFast(typeName: string, message: object, into?: ByteSlab | typeof VIEW): Uint8Array | undefined {
   const write = writers.get(typeName);
-  if (!write) return undefined;
+  if (!write) return unscreened();
   const w = writer.reset();
   try {
     write(w, message, 0);
     return w.finish(into);
   } catch (e) {
-    if (e instanceof UnsupportedValue) return undefined;
+    if (e instanceof UnsupportedValue) return unscreened();
     throw e;
   } finally {
     if (w.buf.length > KEEP_BYTES) writer = new WireWriter();
