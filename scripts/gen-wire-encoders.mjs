@@ -155,7 +155,7 @@ export function writeWireEncoders(descriptorJs, outJs, outDts) {
     '// One writer per message type: its set fields in field-number order, constant tags.',
     '/* eslint-disable */',
     'export default function wireEncoders(rt) {',
-    '  const { hasOwn, tooDeep, unknowns, notString, notBytes, notNumber, unsupported, sub, shared, frozen, set64, str, byt, bool, i32, u32, s32, f32, dbl, flt, i64, s64, f64, screening } = rt;',
+    '  const { hasOwn, tooDeep, unknowns, notString, notBytes, notNumber, unsupported, sub, shared, frozen, set64, str, byt, bool, i32, u32, s32, f32, dbl, flt, i64, s64, f64 } = rt;',
   ];
   for (const name of names) out.push(...typeWriter(name, types[name], sharedTypes));
   out.push('  return new Map([');
@@ -184,8 +184,6 @@ function typeWriter(name, rows, sharedTypes) {
     `  function ${fn}(w, m, d) {`,
     `    if (d > ${RECURSION_LIMIT}) tooDeep();`,
     "    if (m.$unknowns != null && hasOwn.call(m, '$unknowns')) unknowns();",
-    // The Envoy check riding on the encoding (src/xds/wire/runtime.ts: screening), when one is on.
-    `    if (screening.on !== null) screening.on(${JSON.stringify(name)}, m);`,
   ];
   if (rows.length) lines.push('    let v, at;');
   if (rows.length <= SPARSE_FROM_FIELDS) {

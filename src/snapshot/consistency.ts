@@ -27,14 +27,7 @@ import { MeshsnapError } from '../errors.js';
 import type { CompileOutput, GroupId, ProxyClass, ResourceTable } from '../compile/types.js';
 import type { Diagnostic } from '../model/diagnostics.js';
 import { XDS_TYPES, type XdsType } from '../xds/type-urls.js';
-import {
-  EncodeScreen,
-  forgetDomainBases,
-  istioObjectOf,
-  oneCheckValidator,
-  encodingValidators,
-  type Validator,
-} from '../xds/validate/index.js';
+import { forgetDomainBases, istioObjectOf, oneCheckValidator, type Validator } from '../xds/validate/index.js';
 import { envoyViolations, proxylessOnlyGroups } from './envoy-acceptance.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../xds/proto.js';
 import {
@@ -263,88 +256,6 @@ export function assertConsistentOnce(output: CompileOutput, between?: () => void
   if (problems.length === 0) between?.();
   for (const p of envoyRejectionsAlone(output)) problems.push(p);
   if (problems.length) throw new InconsistentSnapshotError(problems.sort(compareProblems));
-}
-
-/**
- * The xDS types whose resources a one-shot build checks against Envoy's rules as it encodes them
- * (EncodingCheck). Route configs are checked before, whole: their encoder writes the virtual hosts
- * shared by many configs once and splices the config around them (route-config-encoder.ts), so no
- * writer of a RouteConfiguration sees its own fields.
- */
-export const SCREENED_TYPES: ReadonlySet<XdsType> = new Set<XdsType>(['clusters', 'endpoints', 'listeners']);
-
-/**
- * assertConsistentOnce split around the encoding, for the one-shot build: the references and the
- * route configs' rules are checked now, and a problem refuses the output here, before anything is
- * taken apart, with every problem (the whole output checked as assertConsistentOnce does, the same
- * report). `between` runs when they pass, when the reference reader has died. The other resources'
- * rules are the returned EncodingCheck's, as they are encoded.
- */
-export function checkBeforeEncoding(output: CompileOutput, between?: () => void): EncodingCheck {
-  const problems = referenceProblemsAlone(output);
-  if (problems.length || routesRejected(output)) {
-    for (const p of envoyRejectionsAlone(output)) problems.push(p);
-    throw new InconsistentSnapshotError(problems.sort(compareProblems));
-  }
-  between?.();
-  return new EncodingCheck(proxylessOnlyGroups(output.classes));
-}
-
-/** Whether a route config of `output` breaks Envoy's rules (checked with a validator of its own, let go with it). */
-function routesRejected(output: CompileOutput): boolean {
-  const validator = oneCheckValidator();
-  const proxyless = proxylessOnlyGroups(output.classes);
-  const clean = new Set<object>();
-  try {
-    for (const [id, table] of output.groups)
-      for (const [name, message] of table.routes as Map<string, object>)
-        if (envoyProblems(id, 'routes', name, message, proxyless.has(id), clean, validator).length) return true;
-    return false;
-  } finally {
-    forgetDomainBases();
-  }
-}
-
-/**
- * Envoy's rules for the resources of SCREENED_TYPES, checked as a one-shot build encodes them: an
- * EncodeScreen rides on each encoding, and only a resource it doubts is walked whole (most are
- * not: the check costs a shallow look at each message the encoding writes anyway, not a walk of
- * its own). `finish` throws InconsistentSnapshotError with what the walks found, as
- * assertConsistentOnce would have, once every resource is encoded.
- */
-export class EncodingCheck {
-  private readonly validator: Validator;
-  private readonly screen: EncodeScreen;
-  private readonly problems: ConsistencyProblem[] = [];
-
-  constructor(private readonly proxyless: ReadonlySet<GroupId>) {
-    const { deep, shallow } = encodingValidators();
-    this.validator = deep;
-    this.screen = new EncodeScreen(shallow);
-  }
-
-  /** Screens the encoding that follows (of one resource of a SCREENED_TYPES type); `end` after it. */
-  begin(): void {
-    this.screen.begin();
-  }
-
-  /** Ends the screen (call it in a `finally`): a doubted resource is walked now. Whether it was doubted. */
-  end(group: GroupId, type: XdsType, name: string, message: object): boolean {
-    const doubted = this.screen.end();
-    if (doubted) this.walk(group, type, name, message);
-    return doubted;
-  }
-
-  /** Walks a resource whole: a doubted one, or one met again in another group (its problems are reported per group). */
-  walk(group: GroupId, type: XdsType, name: string, message: object): void {
-    const found = envoyProblems(group, type, name, message, this.proxyless.has(group), undefined, this.validator);
-    for (const p of found) this.problems.push(p);
-  }
-
-  finish(): void {
-    forgetDomainBases();
-    if (this.problems.length) throw new InconsistentSnapshotError(this.problems.sort(compareProblems));
-  }
 }
 
 /**

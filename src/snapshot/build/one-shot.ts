@@ -1,20 +1,18 @@
 /**
  * A one-shot full build, for callers that build one snapshot and hand it on (the CLI, the Worker,
  * the Lambda: src/pipeline.ts). It gives exactly what `buildSnapshot` gives (digest, objects,
- * documents, content, counts, problems) but keeps little while it works: after the references and
- * the route configs are checked, the output's groups are consumed one by one in id order — each
- * resource encoded and digested (the clusters, assignments and listeners checked against Envoy's
- * rules by a screen riding on their encoding: consistency.ts, EncodingCheck), each table's tree
- * written — and taken out of the output, so their messages can be collected while the next groups
- * are built. What stays is bytes, digests, names and documents: no copy of the tables, no trees,
- * no encoder cache, no encoded wrapper holding a message.
+ * documents, content, counts, problems) but keeps little while it works: after the consistency
+ * check, the output's groups are consumed one by one in id order — each resource encoded and
+ * digested, each table's tree written — and taken out of the output, so their messages can be
+ * collected while the next groups are built. What stays is bytes, digests, names and documents:
+ * no copy of the tables, no trees, no encoder cache, no encoded wrapper holding a message.
  *
  * The watcher's SnapshotBuilder keeps all of these on purpose (it diffs the next output against them).
  */
 import type { GroupId, OwnedCompileOutput, ResourceTable } from '../../compile/types.js';
 import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import { ByteSlab } from '../../xds/wire/slab.js';
-import { checkBeforeEncoding, SCREENED_TYPES } from '../consistency.js';
+import { assertConsistentOnce } from '../consistency.js';
 import { ResourceEncoder, type EncodedResource } from '../encoder.js';
 import type { Part } from '../route-chunks.js';
 import { DocumentSink, LAYER, writeTable } from '../tree.js';
@@ -26,9 +24,9 @@ import type { BuiltSnapshot, SnapshotBuildInfo, SnapshotBuildOptions } from './t
 
 export interface OneShotBuildOptions extends Pick<SnapshotBuildOptions, 'hasher' | 'spool'> {
   /**
-   * A full garbage collection, run where much of the build's data has just died: after the check
-   * of the references (its reader and index) and of the route configs, and after each third of the
-   * groups (their messages). For a
+   * A full garbage collection, run where much of the build's data has just died: after the
+   * consistency check's references (its reader and index), after its Envoy check, and after each
+   * third of the groups (their messages). For a
    * process whose peak memory matters (`meshsnap compile`: src/full-gc.ts); the Worker has none.
    */
   readonly collect?: () => void;
@@ -39,20 +37,18 @@ const COLLECTIONS_IN_GROUPS = 2;
 
 /**
  * Builds the snapshot of `output`, emptying `output.groups` as it goes (the classes and selectors
- * stay). Throws InconsistentSnapshotError (consistency.ts) rather than produce a snapshot a proxy
- * would choke on, with the problems assertConsistentOnce finds: for a missing reference or a route
- * config Envoy would reject, before taking anything apart; for another resource Envoy would reject,
- * once every group is encoded (the output is then consumed).
+ * stay). Throws InconsistentSnapshotError (consistency.ts), before taking anything apart, rather
+ * than produce a snapshot a proxy would choke on.
  */
 export function buildSnapshotOnce(
   output: OwnedCompileOutput,
   info: SnapshotBuildInfo,
   opts: OneShotBuildOptions = {},
 ): BuiltSnapshot {
-  // The references and the route configs are checked now, with a reader and a validator of their
-  // own (nothing of the check outlives it); the other resources against Envoy's rules as they are
-  // encoded, by a screen riding on the encoding (consistency.ts: EncodingCheck).
-  const check = checkBeforeEncoding(output, opts.collect);
+  // The references are checked with a reader of its own, which dies before the Envoy check, and
+  // Envoy's rules with a validator of its own: nothing of the check outlives it.
+  assertConsistentOnce(output, opts.collect);
+  opts.collect?.();
   const slab = new ByteSlab();
   // With a spool, each object's bytes are copied there as they are held: the encoder hands out
   // views of its writer's buffer (transient), not copies. Without one they are kept, in the slab.
@@ -62,7 +58,7 @@ export function buildSnapshotOnce(
   const refs = new ObjectSet(opts.spool);
   const parts = new SeenParts();
   // Weak: a consumed group's messages still die as the build goes on.
-  const held = new WeakMap<object, { readonly digest: string; readonly hold: number; readonly doubted: boolean }>();
+  const held = new WeakMap<object, { readonly digest: string; readonly hold: number }>();
   const [ids] = byName(output.groups);
   const groupDocs = new Array<string>(ids.length);
   const columns = new Map<GroupId, Record<XdsType, DigestColumns>>();
@@ -77,30 +73,18 @@ export function buildSnapshotOnce(
     for (const type of XDS_TYPES) {
       const [names, messages] = byName(table[type] as ReadonlyMap<string, object>);
       const digests = new Array<string>(names.length);
-      const screened = SCREENED_TYPES.has(type);
       for (let i = 0; i < names.length; i++) {
         const message = messages[i] as object;
         // A frozen resource may be in several groups (an EDS assignment in its locality groups): encoded once.
         const again = Object.isFrozen(message) ? held.get(message) : undefined;
         if (again) {
-          if (again.doubted) check.walk(id, type, names[i] as string, message);
           refs.holdAgain(type, again.hold);
           digests[i] = again.digest;
           continue;
         }
-        let encoded: EncodedResource;
-        let doubted = false;
-        if (!screened) encoded = encoder.encode(type, message);
-        else {
-          check.begin();
-          try {
-            encoded = encoder.encode(type, message);
-          } finally {
-            doubted = check.end(id, type, names[i] as string, message);
-          }
-        }
+        const encoded = encoder.encode(type, message);
         const hold = refs.hold(type, parts.unseen(encoded));
-        if (Object.isFrozen(message)) held.set(message, { digest: encoded.digest, hold, doubted });
+        if (Object.isFrozen(message)) held.set(message, { digest: encoded.digest, hold });
         digests[i] = encoded.digest;
       }
       roots[type] = writeTable(names, digests, sink).digest;
@@ -109,7 +93,6 @@ export function buildSnapshotOnce(
     groupDocs[g] = emitGroupDocument(roots, sink).digest;
     columns.set(id, byType);
   }
-  check.finish();
   const classes = emitClasses(output, sink);
   const { compiler, inputsDigest } = info;
   const digest = emitTop(sink, info, classes.doc.digest, writeTable(ids, groupDocs, sink, LAYER.index).digest);

@@ -12,7 +12,6 @@ export type { RuleTable } from './rule-table.js';
 export { ENVOY_RULES } from './envoy-rules.js';
 export { forgetDomainBases } from './domains-unique.js';
 export { Validator, type MessageHook, type ValidatorOptions, type Violation } from './walker.js';
-export { EncodeScreen } from './screen.js';
 
 let shared: Validator | undefined;
 
@@ -38,20 +37,6 @@ export function envoyValidator(): Validator {
  */
 export function oneCheckValidator(): Validator {
   return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, { memory: 'check' });
-}
-
-/**
- * The validators of a check riding on an encoding (screen.ts): `deep`, which walks `Any` contents
- * and doubted resources and remembers weakly (the build lets messages go as it goes), and the
- * EncodeScreen's shallow one over it.
- */
-export function encodingValidators(): { deep: Validator; shallow: Validator } {
-  const deep = new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, { memory: 'encoding' });
-  const shallow = new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
-    memory: 'encoding',
-    shallowOf: deep,
-  });
-  return { deep, shallow };
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */

@@ -184,16 +184,9 @@ export interface ValidatorOptions {
    * memory dies with it: strong sets, which nothing outside the check holds, so the collections
    * after the check neither keep nor trace them (a weak table of every message of a 10k mesh stays
    * in the process's validator until its messages die, at the process's end). It does not remember
-   * the resources themselves (see `rememberResources`). `encoding`: `check`'s, but weak, for a
-   * check that lasts while the build lets its messages go (consistency.ts: EncodingCheck).
+   * the resources themselves (see `rememberResources`).
    */
-  readonly memory?: 'process' | 'check' | 'encoding';
-  /**
-   * A shallow validator (see `screen`): its plans check a message's own fields and hooks but do
-   * not walk its sub-messages, whose writers screen them as the encoding reaches them. The contents
-   * of an `Any` (bytes to the wire writer) are walked whole by `deep`, which also keeps what it found.
-   */
-  readonly shallowOf?: Validator;
+  readonly memory?: 'process' | 'check';
 }
 
 export class Validator {
@@ -219,10 +212,6 @@ export class Validator {
   private readonly rememberResources: boolean;
   /** The last resource's walk, its violations handed out: reused for the next (`Walk.restart`). */
   private idle: Walk | undefined;
-  /** Set for a shallow validator (ValidatorOptions.shallowOf): the validator that walks `Any` contents. */
-  private readonly deep: Validator | undefined;
-  /** A shallow validator's one walk (`screen`). */
-  private readonly probe = new Walk();
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -244,29 +233,10 @@ export class Validator {
     private readonly frozenSharedTypes: ReadonlySet<string> = new Set(),
     opts: ValidatorOptions = {},
   ) {
-    const once = opts.memory === 'check' || opts.memory === 'encoding';
-    const strong = opts.memory === 'check';
-    this.clean = strong ? new Set<object>() : new WeakSet<object>();
-    this.rejected = strong ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
+    const once = opts.memory === 'check';
+    this.clean = once ? new Set<object>() : new WeakSet<object>();
+    this.rejected = once ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
     this.rememberResources = !once;
-    this.deep = opts.shallowOf;
-  }
-
-  /**
-   * Whether one message passes the rules of its own fields (a shallow validator's check: its
-   * sub-messages are not walked, the contents of its `Any`s are, by the deep validator). False
-   * means only "walk this resource": the deep validator's walk gives the violations, if any.
-   */
-  screen(typeName: string, message: object): boolean {
-    const plan = this.planOf(typeName);
-    if (!plan) return true;
-    const walk = this.probe;
-    this.walkPlan(plan, message as Msg, walk);
-    // What an `Any`'s walk found clean is for this message only: the build lets its messages go.
-    if (walk.clean.size) walk.clean.clear();
-    if (walk.out.length === 0) return true;
-    walk.restart();
-    return false;
   }
 
   /**
@@ -339,7 +309,6 @@ export class Validator {
   }
 
   walkAny(any: Msg, walk: Walk): void {
-    if (this.deep) return this.deep.walkAny(any, walk);
     if (this.clean.has(any)) return;
     const typeName = typeNameOf(typeof any.type_url === 'string' ? any.type_url : '');
     if (!this.knows(typeName)) return;
@@ -379,23 +348,14 @@ export class Validator {
         entry?.fields.some(
           (f) => f.type.includes('.') && f.type !== 'google.protobuf.Any' && !WRAPPER_SCALARS[f.type],
         ) ?? false;
-      // A shallow validator's plans remember nothing: the writer reaches each message once (its
-      // shared ones' bytes are reused: src/xds/wire/runtime.ts), and no plan walks sub-messages.
-      const remembers = this.deep === undefined;
       plan = {
         fields,
         oneofs: entry?.oneofs ?? [],
-        metadata: remembers && (entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false),
+        metadata: entry?.fields.some((f) => f.name === 'metadata' && f.type === METADATA) ?? false,
         hook,
-        shared: !remembers
-          ? undefined
-          : this.sharedTypes.has(typeName)
-            ? 'always'
-            : this.frozenSharedTypes.has(typeName)
-              ? 'frozen'
-              : undefined,
-        frozen: remembers && (nested || hook !== undefined),
-        nested: remembers && nested,
+        shared: this.sharedTypes.has(typeName) ? 'always' : this.frozenSharedTypes.has(typeName) ? 'frozen' : undefined,
+        frozen: nested || hook !== undefined,
+        nested,
         hits: 0,
         misses: 0,
       };
@@ -416,7 +376,6 @@ export class Validator {
     if (f.repeated) return this.repeatedPlan(f, rules);
     // The commonest planned field, a message walked when set, is walked straight from here (no value plan between).
     const sub = this.plainMessageType(f.type, rules);
-    if (sub !== undefined && this.deep) return undefined;
     const value = sub !== undefined ? this.messageWalker(sub) : this.valuePlan(f.type, f.enum, rules, f.oneof === true);
     if (!value) return undefined;
     // Most fields are unset, and an unset one is usually fine (the default passes, or it is an
@@ -472,7 +431,6 @@ export class Validator {
     optional: boolean,
   ): ValuePlan | undefined {
     const sub = this.plainMessageType(type, rules);
-    if (sub !== undefined && this.deep) return undefined;
     if (sub !== undefined) {
       const walkSub = this.messageWalker(sub);
       return (v, walk) => {
@@ -532,7 +490,7 @@ export class Validator {
         });
       }
       checks.push((v, walk) => this.walkAny(v as Msg, walk));
-    } else if (!this.deep && rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type]))
+    } else if (rules.message?.skip !== true && (this.table.messages[type] || this.hooks[type]))
       checks.push(this.messageWalker(type));
     // A oneof member's rules apply only when it is the member set (PGV), `required` included.
     const mustBeSet = required && !optional;

@@ -18,12 +18,6 @@ import { UnsupportedValue, VIEW, WireWriter } from './writer.js';
 
 const writers = wireEncoders(wireRuntime);
 
-/** A message protobufjs writes is not screened (runtime.ts: Screening): the screen's caller walks it. */
-function unscreened(): undefined {
-  if (wireRuntime.screening.on !== null) wireRuntime.screening.dirty = true;
-  return undefined;
-}
-
 let writer = new WireWriter();
 /** A writer that grew past this is dropped after use, so that one huge message does not stay pinned. */
 const KEEP_BYTES = 4 << 20;
@@ -35,13 +29,13 @@ const KEEP_BYTES = 4 << 20;
  */
 export function encodeFast(typeName: string, message: object, into?: ByteSlab | typeof VIEW): Uint8Array | undefined {
   const write = writers.get(typeName);
-  if (!write) return unscreened();
+  if (!write) return undefined;
   const w = writer.reset();
   try {
     write(w, message, 0);
     return w.finish(into);
   } catch (e) {
-    if (e instanceof UnsupportedValue) return unscreened();
+    if (e instanceof UnsupportedValue) return undefined;
     throw e;
   } finally {
     if (w.buf.length > KEEP_BYTES) writer = new WireWriter();

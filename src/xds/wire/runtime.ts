@@ -38,27 +38,7 @@ export interface WireRuntime {
   readonly i64: ScalarField;
   readonly s64: ScalarField;
   readonly f64: ScalarField;
-  /** The check riding on the encoding, when one is on (Screening). */
-  readonly screening: Screening;
 }
-
-/**
- * A check of Envoy's rules that rides on the encoding (src/snapshot/build/encode-screen.ts): while
- * `on` is set, every generated writer hands it the message it is about to write, so the rules of
- * each message's own fields are checked in the one walk the encoding makes anyway. `dirty`: some
- * message written since it was last cleared may break a rule (or was not screened at all).
- */
-export interface Screening {
-  on: ((typeName: string, message: object) => void) | null;
-  dirty: boolean;
-}
-
-/**
- * Shared sub-messages whose first writing was screened and found clean. Their kept bytes are reused
- * while screening only when listed here: bytes kept from a writing that was not screened (another
- * build's, a `packAny`'s) are written again, so that their messages are screened.
- */
-const screenedClean = new WeakSet<object>();
 
 type ScalarField = (w: WireWriter, tag: number, v: unknown) => void;
 
@@ -123,23 +103,18 @@ export const wireRuntime: WireRuntime = {
   i64: (w, tag, v) => (w.uint32(tag), w.int64(num(v))),
   s64: (w, tag, v) => (w.uint32(tag), w.sint64(num(v))),
   f64: (w, tag, v) => (w.uint32(tag), w.fixed64(num(v))),
-  screening: { on: null, dirty: false },
 };
 
 function writeShared(w: WireWriter, tag: number, v: unknown, depth: number, write: MessageWriter): void {
   if (typeof v !== 'object' || v === null) throw new UnsupportedValue('sub-message: not an object');
   w.uint32(tag);
-  const { screening } = wireRuntime;
-  const screened = screening.on !== null;
   const hit = sharedBytes.get(v);
-  if (hit && (!screened || screening.dirty || screenedClean.has(v))) return void w.bytes(hit);
+  if (hit) return void w.bytes(hit);
   const at = w.fork();
   write(w, v, depth + 1);
   const len = w.pos - at - 1;
   w.ldelim(at);
-  // Clean when written while screening, nothing found before or in it (a dirty screening stops looking).
-  if (screened && !screening.dirty) screenedClean.add(v);
-  if (!hit) sharedBytes.set(v, w.buf.slice(w.pos - len, w.pos));
+  sharedBytes.set(v, w.buf.slice(w.pos - len, w.pos));
 }
 
 function num(v: unknown): number {
