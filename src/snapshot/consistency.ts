@@ -270,10 +270,11 @@ function envoyRejectionsAlone(output: CompileOutput): ConsistencyProblem[] {
 
 /**
  * referenceProblems with a reader made in a frame of its own: an interpreted frame keeps every
- * value it has loaded until it returns, so the reader goes when this returns.
+ * value it has loaded until it returns, so the reader goes when this returns. It takes the packed
+ * filters' references the shared reader already has (an EnvoyFilter copy's, read by the compile).
  */
 function referenceProblemsAlone(output: CompileOutput): ConsistencyProblem[] {
-  return referenceProblems(output, new ReferenceReader());
+  return referenceProblems(output, new ReferenceReader(sharedReferences()));
 }
 
 /** Every problem of `output` but those of Envoy's rules (envoyRejections), unsorted. */

@@ -68,6 +68,13 @@ export class ReferenceReader {
   /** A virtual host is usually one object in every client namespace's route config. */
   private readonly vhostCache = new WeakMap<VirtualHost, RefPart>();
 
+  /**
+   * `known`: a reader whose packed filters' references this one takes rather than decode them again
+   * (read, never written: the parts it hands out are its own): a one-shot build's check reads the
+   * EnvoyFilter copies the compile already read with the shared reader.
+   */
+  constructor(private readonly known?: ReferenceReader) {}
+
   /** All references of one resource (the concatenation of its parts). */
   resourceRefs(type: XdsType, message: object): ResourceRefs {
     if (type === 'endpoints') return NONE; // a ClusterLoadAssignment names nothing else
@@ -126,8 +133,11 @@ export class ReferenceReader {
   private networkFilterRefs(any: Any): RefPart {
     let own = this.filterCache.get(any);
     if (!own) {
+      const read = this.known?.filterCache.get(any);
       own = emptyRefs();
-      decodeFilterRefs(any, own);
+      if (read)
+        for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const) own[kind].push(...read[kind]);
+      else decodeFilterRefs(any, own);
       this.filterCache.set(any, own);
     }
     return own;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { resourceRefs } from '../../src/xds/references.js';
+import { ReferenceReader, resourceRefs } from '../../src/xds/references.js';
 import { packAny, type HttpConnectionManager, type Listener } from '../../src/xds/proto.js';
 import { TypeName, typeUrl } from '../../src/xds/type-urls.js';
 
@@ -76,4 +76,23 @@ test('an inline route config: the clusters of its routes, weighted clusters and 
 test('bytes that are not an HttpConnectionManager are reported undecodable', () => {
   const refs = resourceRefs('listeners', listenerWith(new Uint8Array([0x1a, 0x05, 0x12, 0x09, 0x61])));
   assert.deepEqual(refs.undecodable, [TypeName.HttpConnectionManager]);
+});
+
+test("a reader given a known one takes the packed filters' references it has read, and reads the others itself", () => {
+  const known = new ReferenceReader();
+  const rds = listenerWith({ stat_prefix: 'a', rds: { route_config_name: '8080', config_source: { ads: {} } } });
+  const other = listenerWith({ stat_prefix: 'b', rds: { route_config_name: '9090', config_source: { ads: {} } } });
+  assert.deepEqual(known.resourceRefs('listeners', rds).routes, ['8080']);
+  const reader = new ReferenceReader(known);
+  assert.deepEqual(reader.resourceRefs('listeners', rds), known.resourceRefs('listeners', rds));
+  assert.deepEqual(reader.resourceRefs('listeners', other).routes, ['9090']);
+  // Its parts are its own: the check writes its memos into them, never into the known reader's.
+  const [mine] = reader.resourceRefParts('listeners', rds);
+  const [theirs] = known.resourceRefParts('listeners', rds);
+  assert.notEqual(mine, theirs);
+  // Taken, not decoded: bytes the known reader read as an RDS name, whatever they hold now.
+  const filter = rds.filter_chains?.[0]?.filters?.[0]?.typed_config as { value: Uint8Array };
+  filter.value = new Uint8Array([0xff]);
+  assert.deepEqual(new ReferenceReader(known).resourceRefs('listeners', rds).routes, ['8080']);
+  assert.deepEqual(new ReferenceReader().resourceRefs('listeners', rds).undecodable, [TypeName.HttpConnectionManager]);
 });

@@ -603,3 +603,22 @@ test('a clean resource is remembered; the shared validator reports the same as a
   assert.deepEqual(validateResource('clusters', good), []);
   assert.deepEqual(validateResource('clusters', good), []);
 });
+
+test("a resource the process's validator found clean is not walked again by a one-check validator; a rejected one still is", () => {
+  const clean = okCluster({ name: 'outbound|9080||remembered.default.svc.cluster.local' });
+  const bad = okCluster({ name: 'outbound|9080||bad.default.svc.cluster.local', connect_timeout: { seconds: 0 } });
+  assert.deepEqual(validateResource('clusters', clean), [], "the process's validator walks it");
+  assert.equal(validateResource('clusters', bad).length, 1);
+  // A one-check validator that would reject everything: asked only about what the process's did not find clean.
+  const strict = new Validator(rules, { [CLUSTER]: (_m, walk) => walk.report({ rule: 'test.strict', message: 'no' }) });
+  assert.deepEqual(validateResource('clusters', clean, undefined, strict), [], 'known clean: not walked');
+  assert.deepEqual(rulesOf(validateResource('clusters', bad, undefined, strict)).sort(), [
+    ' test.strict',
+    'connect_timeout duration.gt',
+  ]);
+  assert.deepEqual(
+    rulesOf(validateResource('clusters', okCluster(), undefined, strict)),
+    [' test.strict'],
+    'unknown: walked',
+  );
+});

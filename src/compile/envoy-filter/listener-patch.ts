@@ -9,7 +9,10 @@
  */
 import {
   decodeMessage,
+  encodeMessage,
   packAny,
+  packedMessageOf,
+  withPackedMessage,
   type Any,
   type envoy,
   type FilterChain,
@@ -18,6 +21,7 @@ import {
   type RouteConfiguration,
 } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
+import { lengthDelimitedField, repeatedField, withItems } from '../../xds/wire/repeated-field.js';
 import { patchRouteConfiguration, routePatches, type RoutePatches } from './route-patch.js';
 import type { PatchContext, ResolvedPatch } from './types.js';
 import {
@@ -294,9 +298,13 @@ function patchHcm(patches: readonly ResolvedPatch[], filter: NetworkFilter): Net
   // Without a typed config, or with one that is not an HCM, istiod's edits are not written back.
   const any = filter.typed_config as Any | null | undefined;
   if (!any || anyMessageName(any.type_url ?? '') !== TypeName.HttpConnectionManager) return filter;
+  // The message the compiler packed, when it is still known (its bytes are then edited in place);
+  // else the bytes decoded.
+  const packed = packedMessageOf(any) as HttpConnectionManager | undefined;
   let hcm: HttpConnectionManager;
   try {
-    hcm = decodeMessage(TypeName.HttpConnectionManager, any.value ?? new Uint8Array()) as HttpConnectionManager;
+    hcm =
+      packed ?? (decodeMessage(TypeName.HttpConnectionManager, any.value ?? new Uint8Array()) as HttpConnectionManager);
   } catch {
     return filter;
   }
@@ -309,7 +317,45 @@ function patchHcm(patches: readonly ResolvedPatch[], filter: NetworkFilter): Net
   }
   filters = mapChanged(filters, (hf) => mergeHttpFilter(patches, hf));
   if (filters === before) return filter;
-  return { ...filter, typed_config: packAny(TypeName.HttpConnectionManager, { ...hcm, http_filters: filters }) };
+  const next = { ...hcm, http_filters: filters };
+  const edited = packed && any.value ? withHttpFilters(any.value, before, filters) : undefined;
+  return {
+    ...filter,
+    typed_config: edited
+      ? withPackedMessage({ type_url: any.type_url, value: edited }, next)
+      : packAny(TypeName.HttpConnectionManager, next),
+  };
+}
+
+/** HttpConnectionManager.http_filters */
+const HTTP_FILTERS_FIELD = 5;
+/** Each HTTP filter a patch adds, encoded as an `http_filters` item once (the same patch value goes into every HCM). */
+const filterItems = new WeakMap<HttpFilter, Uint8Array>();
+const HTTP_FILTER_TYPE = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter';
+
+/**
+ * The HCM `bytes` (the encoding of a message whose `http_filters` are `before`) with `after` as
+ * its HTTP filters: the kept filters' bytes reused, the others encoded; undefined when the bytes
+ * cannot be edited so (repeated-field.ts).
+ */
+function withHttpFilters(
+  bytes: Uint8Array,
+  before: readonly HttpFilter[],
+  after: readonly HttpFilter[],
+): Uint8Array | undefined {
+  const field = repeatedField(bytes, HTTP_FILTERS_FIELD);
+  if (!field || field.items.length !== before.length) return undefined;
+  const kept = new Map<HttpFilter, Uint8Array>();
+  before.forEach((f, i) => kept.set(f, field.items[i] as Uint8Array));
+  const items = after.map((f) => {
+    let item = kept.get(f) ?? filterItems.get(f);
+    if (!item) {
+      item = lengthDelimitedField(HTTP_FILTERS_FIELD, encodeMessage(HTTP_FILTER_TYPE, f));
+      filterItems.set(f, item);
+    }
+    return item;
+  });
+  return withItems(field, items);
 }
 
 /** istiod's mergeHTTPFilter: the MERGEs that match this HTTP filter. */

@@ -13,7 +13,7 @@ export { ENVOY_RULES } from './envoy-rules.js';
 export { forgetDomainBases } from './domains-unique.js';
 export { Validator, type MessageHook, type ValidatorOptions, type Violation } from './walker.js';
 
-let shared: Validator | undefined;
+let processValidator: Validator | undefined;
 
 /** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
 const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
@@ -28,7 +28,7 @@ const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
 
 /** The validator of Envoy's rules (one per process: it remembers the messages it found clean). */
 export function envoyValidator(): Validator {
-  return (shared ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
+  return (processValidator ??= new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES));
 }
 
 /**
@@ -46,6 +46,9 @@ export function validateResource(
   shared?: Set<object>,
   validator: Validator = envoyValidator(),
 ): Violation[] {
+  // A resource the process's validator found clean is not walked again by another (the same
+  // rules): a one-shot build's check skips the EnvoyFilter copies the compile checked as it made them.
+  if (validator !== processValidator && processValidator?.foundClean(message)) return [];
   return validator.validate(XDS_TYPE_NAME[type], message, shared);
 }
 

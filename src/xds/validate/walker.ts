@@ -265,6 +265,11 @@ export class Validator {
     return found;
   }
 
+  /** Whether this validator found `message` clean (and remembers it: a process validator's resources, frozen or shared messages). */
+  foundClean(message: object): boolean {
+    return this.clean.has(message);
+  }
+
   /** Whether messages of this type are walked at all (they have rules, or lead to some). */
   knows(typeName: string): boolean {
     return this.table.messages[typeName] !== undefined || this.hooks[typeName] !== undefined;
