@@ -7,8 +7,10 @@ import protobuf from 'protobufjs/minimal.js';
 import {
   decodeMessage,
   envoy,
+  packedMessageOf,
   type Any,
   type Cluster,
+  type HttpConnectionManager,
   type Listener,
   type RouteConfiguration,
   type VirtualHost,
@@ -189,6 +191,10 @@ export function clusterEndpointsRef(c: Cluster): string | undefined {
 function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
   const typeName = typeNameOf(any.type_url ?? '');
   if (typeName !== TypeName.HttpConnectionManager && typeName !== TypeName.TcpProxy) return;
+  // The message the compiler packed, while it is known (until the Envoy check takes it), is read
+  // rather than the bytes it encodes: an inbound HCM's inline route config is not decoded again.
+  const packed = packedMessageOf(any);
+  if (packed) return packedFilterRefs(typeName, packed, refs);
   const bytes = any.value ?? new Uint8Array();
   if (typeName === TypeName.HttpConnectionManager) {
     try {
@@ -210,6 +216,18 @@ function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
     if (tcp.cluster) refs.clusters.push(tcp.cluster);
     for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
   }
+}
+
+function packedFilterRefs(typeName: string, packed: object, refs: ResourceRefs): void {
+  if (typeName === TypeName.HttpConnectionManager) {
+    const hcm = packed as HttpConnectionManager;
+    if (hcm.rds) refs.routes.push(hcm.rds.route_config_name ?? '');
+    if (hcm.route_config) routeConfigRefs(hcm.route_config, refs);
+    return;
+  }
+  const tcp = packed as TcpProxy;
+  if (tcp.cluster) refs.clusters.push(tcp.cluster);
+  for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
 }
 
 const Rds = envoy.extensions.filters.network.http_connection_manager.v3.Rds;

@@ -6,8 +6,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ReferenceReader, resourceRefs } from '../../src/xds/references.js';
-import { packAny, type HttpConnectionManager, type Listener } from '../../src/xds/proto.js';
+import { compileOwned } from '../../src/compile/index.js';
+import { parseInputTexts } from '../../src/pipeline.js';
+import {
+  encodeMessage,
+  packAny,
+  packedMessageOf,
+  type HttpConnectionManager,
+  type Listener,
+} from '../../src/xds/proto.js';
 import { TypeName, typeUrl } from '../../src/xds/type-urls.js';
+import { sample, STATE } from '../history/helpers.js';
 
 const listenerWith = (hcm: HttpConnectionManager | Uint8Array): Listener => ({
   name: 'l',
@@ -90,9 +99,34 @@ test("a reader given a known one takes the packed filters' references it has rea
   const [mine] = reader.resourceRefParts('listeners', rds);
   const [theirs] = known.resourceRefParts('listeners', rds);
   assert.notEqual(mine, theirs);
-  // Taken, not decoded: bytes the known reader read as an RDS name, whatever they hold now.
-  const filter = rds.filter_chains?.[0]?.filters?.[0]?.typed_config as { value: Uint8Array };
+  // Taken, not decoded: bytes (nothing packed them) the known reader read as an RDS name, whatever they hold now.
+  const hcm = { stat_prefix: 'c', rds: { route_config_name: '7070', config_source: { ads: {} } } };
+  const bytesOnly = listenerWith(encodeMessage(TypeName.HttpConnectionManager, hcm));
+  assert.deepEqual(known.resourceRefs('listeners', bytesOnly).routes, ['7070']);
+  const filter = bytesOnly.filter_chains?.[0]?.filters?.[0]?.typed_config as { value: Uint8Array };
   filter.value = new Uint8Array([0xff]);
-  assert.deepEqual(new ReferenceReader(known).resourceRefs('listeners', rds).routes, ['8080']);
-  assert.deepEqual(new ReferenceReader().resourceRefs('listeners', rds).undecodable, [TypeName.HttpConnectionManager]);
+  assert.deepEqual(new ReferenceReader(known).resourceRefs('listeners', bytesOnly).routes, ['7070']);
+  assert.deepEqual(new ReferenceReader().resourceRefs('listeners', bytesOnly).undecodable, [
+    TypeName.HttpConnectionManager,
+  ]);
+});
+
+test("a packed filter's references are read from the message it was packed from, as from its bytes (every listener of bookinfo)", () => {
+  const { output } = compileOwned(
+    parseInputTexts([{ file: 'state.yaml', text: STATE }, sample('bookinfo-gateway.yaml')]),
+  );
+  let packed = 0;
+  for (const table of output.groups.values())
+    for (const l of table.listeners.values() as Iterable<Listener>) {
+      // The same listener with each packed filter a new Any holding the same bytes (nothing packed it).
+      const bytesOnly = structuredClone(l);
+      for (const chain of l.filter_chains ?? [])
+        for (const f of chain.filters ?? []) if (f.typed_config && packedMessageOf(f.typed_config)) packed++;
+      assert.deepEqual(
+        new ReferenceReader().resourceRefs('listeners', l),
+        new ReferenceReader().resourceRefs('listeners', bytesOnly),
+        l.name ?? '',
+      );
+    }
+  assert.ok(packed > 10, `${packed} packed filters read`);
 });

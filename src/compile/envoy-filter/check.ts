@@ -93,11 +93,12 @@ function copyChanges(table: ResourceTable, before: ResourceTable | undefined): C
     for (const [name, r] of table[type] as ReadonlyMap<string, object>) {
       const old = was?.get(name);
       if (old === r) continue;
+      // References first: they are read from the packed messages, which the Envoy check takes.
+      const refs = resourceRefs(type, r);
+      const oldRefs = old === undefined ? undefined : resourceRefs(type, old);
       for (const v of validateResource(type, r).slice(0, MAX_PROBLEMS))
         rejected.push(`${SINGULAR[type]} ${name}: ${v.path ? `${v.path}: ` : ''}${v.message} [${v.rule}]`);
       if (old === undefined) added.push({ type, name });
-      const refs = resourceRefs(type, r);
-      const oldRefs = old === undefined ? undefined : resourceRefs(type, old);
       for (const kind of REF_KINDS)
         for (const target of refs[kind])
           if (!oldRefs?.[kind].includes(target))
