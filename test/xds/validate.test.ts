@@ -11,7 +11,9 @@ import { packAny, type Cluster, type Listener, type RouteConfiguration } from '.
 import { TypeName } from '../../src/xds/type-urls.js';
 import {
   ENVOY_RULES,
+  envoyValidator,
   istioObjectOf,
+  type MessageHook,
   Validator,
   validateResource,
   type RuleTable,
@@ -604,21 +606,36 @@ test('a clean resource is remembered; the shared validator reports the same as a
   assert.deepEqual(validateResource('clusters', good), []);
 });
 
-test("a resource the process's validator found clean is not walked again by a one-check validator; a rejected one still is", () => {
-  const clean = okCluster({ name: 'outbound|9080||remembered.default.svc.cluster.local' });
+test("a validator trusting the process's skips what that one found clean (resources and packed configs); what it rejected is walked", () => {
+  const tls = (sni: string) => ({
+    name: 'envoy.transport_sockets.tls',
+    typed_config: packAny('envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext', { sni }),
+  });
+  const clean = okCluster({ name: 'outbound|9080||remembered.default.svc.cluster.local', transport_socket: tls('a') });
   const bad = okCluster({ name: 'outbound|9080||bad.default.svc.cluster.local', connect_timeout: { seconds: 0 } });
   assert.deepEqual(validateResource('clusters', clean), [], "the process's validator walks it");
   assert.equal(validateResource('clusters', bad).length, 1);
-  // A one-check validator that would reject everything: asked only about what the process's did not find clean.
-  const strict = new Validator(rules, { [CLUSTER]: (_m, walk) => walk.report({ rule: 'test.strict', message: 'no' }) });
-  assert.deepEqual(validateResource('clusters', clean, undefined, strict), [], 'known clean: not walked');
-  assert.deepEqual(rulesOf(validateResource('clusters', bad, undefined, strict)).sort(), [
-    ' test.strict',
+  // Validators that reject every cluster, or every TLS context: asked only about what the process's did not find clean.
+  const trusting = (hooks: Record<string, MessageHook>): Validator =>
+    new Validator(rules, hooks, undefined, undefined, { memory: 'check', trust: envoyValidator() });
+  const no: MessageHook = (_m, walk) => walk.report({ rule: 'test.no', message: 'no' });
+  assert.deepEqual(validateResource('clusters', clean, undefined, trusting({ [CLUSTER]: no })), [], 'known clean');
+  assert.deepEqual(rulesOf(validateResource('clusters', bad, undefined, trusting({ [CLUSTER]: no }))).sort(), [
+    ' test.no',
     'connect_timeout duration.gt',
   ]);
-  assert.deepEqual(
-    rulesOf(validateResource('clusters', okCluster(), undefined, strict)),
-    [' test.strict'],
-    'unknown: walked',
-  );
+  assert.deepEqual(rulesOf(validateResource('clusters', okCluster(), undefined, trusting({ [CLUSTER]: no }))), [
+    ' test.no',
+  ]);
+  // Another cluster holding the same packed config: the config is not walked again; a new one is.
+  const tlsNo = { 'envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext': no };
+  const again = okCluster({
+    name: 'outbound|9080||again.default.svc.cluster.local',
+    transport_socket: clean.transport_socket,
+  });
+  assert.deepEqual(validateResource('clusters', again, undefined, trusting(tlsNo)), []);
+  const fresh = okCluster({ name: 'outbound|9080||fresh.default.svc.cluster.local', transport_socket: tls('b') });
+  assert.deepEqual(rulesOf(validateResource('clusters', fresh, undefined, trusting(tlsNo))), [
+    'transport_socket.typed_config test.no',
+  ]);
 });

@@ -33,10 +33,14 @@ export function envoyValidator(): Validator {
 
 /**
  * A validator of Envoy's rules for one check (an output checked once: the one-shot build): what it
- * remembers dies with it (ValidatorOptions.memory).
+ * remembers dies with it (ValidatorOptions.memory). It trusts what the process's validator found
+ * clean (ValidatorOptions.trust: the EnvoyFilter copies the compile checked are not walked again).
  */
 export function oneCheckValidator(): Validator {
-  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, { memory: 'check' });
+  return new Validator(rules, ENVOY_RULES, SHARED_TYPES, FROZEN_SHARED_TYPES, {
+    memory: 'check',
+    ...(processValidator ? { trust: processValidator } : {}),
+  });
 }
 
 /** Every rule an xDS resource breaks; [] when Envoy would accept it. `shared`: one set for the resources of one check. */
@@ -46,9 +50,6 @@ export function validateResource(
   shared?: Set<object>,
   validator: Validator = envoyValidator(),
 ): Violation[] {
-  // A resource the process's validator found clean is not walked again by another (the same
-  // rules): a one-shot build's check skips the EnvoyFilter copies the compile checked as it made them.
-  if (validator !== processValidator && processValidator?.foundClean(message)) return [];
   return validator.validate(XDS_TYPE_NAME[type], message, shared);
 }
 

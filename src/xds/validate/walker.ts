@@ -187,6 +187,12 @@ export interface ValidatorOptions {
    * the resources themselves (see `rememberResources`).
    */
   readonly memory?: 'process' | 'check';
+  /**
+   * A validator whose findings this one trusts (the same rules): a resource or an `Any` it found
+   * clean is not walked again. A one-shot build's check trusts the process's validator, which
+   * checked the EnvoyFilter copies (and their packed configs) when the compile made them.
+   */
+  readonly trust?: Validator;
 }
 
 export class Validator {
@@ -212,6 +218,8 @@ export class Validator {
   private readonly rememberResources: boolean;
   /** The last resource's walk, its violations handed out: reused for the next (`Walk.restart`). */
   private idle: Walk | undefined;
+  /** ValidatorOptions.trust */
+  private readonly trust: Validator | undefined;
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -237,6 +245,7 @@ export class Validator {
     this.clean = once ? new Set<object>() : new WeakSet<object>();
     this.rejected = once ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
     this.rememberResources = !once;
+    this.trust = opts.trust;
   }
 
   /**
@@ -244,6 +253,7 @@ export class Validator {
    * `shared`: sub-messages already found clean, shared by the resources of one check.
    */
   validate(typeName: string, message: object, shared?: Set<object>): Violation[] {
+    if (this.trust?.foundClean(message)) return [];
     // A frozen resource is one the compiler put in several groups (an EDS assignment in its locality groups).
     if (!this.rememberResources && !Object.isFrozen(message)) return this.walkResource(typeName, message, shared);
     if (this.clean.has(message)) return [];
@@ -314,7 +324,7 @@ export class Validator {
   }
 
   walkAny(any: Msg, walk: Walk): void {
-    if (this.clean.has(any)) return;
+    if (this.clean.has(any) || this.trust?.foundClean(any)) return;
     const typeName = typeNameOf(typeof any.type_url === 'string' ? any.type_url : '');
     if (!this.knows(typeName)) return;
     const codec = codecOf(typeName);
