@@ -43,7 +43,7 @@ import { indexSidecars } from './scope/select-sidecar.js';
 import { indexAccessLogs } from './listener/telemetry-logs.js';
 import { collectorLookup, indexTracing } from './listener/telemetry-tracing.js';
 import { applyEnvoyFilters, type EnvoyFilterCopies } from './envoy-filter/groups.js';
-import { indexEnvoyFilters } from './envoy-filter/selection.js';
+import { indexEnvoyFilters, type EnvoyFilterIndex } from './envoy-filter/selection.js';
 import {
   indexSourceSelectors,
   listenerClientOf,
@@ -103,9 +103,23 @@ export function compile(inputs: InputSet): CompileResult {
 export function compileOwned(inputs: InputSet): CompileResult & { readonly output: OwnedCompileOutput } {
   const diags = new Diagnostics();
   for (const d of inputs.diagnostics) diags.add(d);
-  const ctx = createContext(inputs, diags);
-  const { output } = compileWithShapes(ctx);
-  return { output, diagnostics: diags.sorted() };
+  const { groups, classes, selectors, envoyFilters } = classGroupsOf(inputs, diags);
+  // The compile's context and what only the incremental compiler keeps are gone: the EnvoyFilter
+  // copies are made beside the output alone (at 10k services its context is ~90 MB).
+  const placed = placeEnvoyFilters(groups, classes, envoyFilters);
+  return { output: { groups: sortGroups(groups), classes: placed.classes, selectors }, diagnostics: diags.sorted() };
+}
+
+/**
+ * buildClassGroups in a frame of its own, which lets the context go when it returns, and without
+ * what only the incremental compiler keeps (it holds views of the context).
+ */
+function classGroupsOf(
+  inputs: InputSet,
+  diags: Diagnostics,
+): Pick<ClassGroups, 'groups' | 'classes' | 'selectors' | 'envoyFilters'> {
+  const { groups, classes, selectors, envoyFilters } = buildClassGroups(createContext(inputs, diags));
+  return { groups, classes, selectors, envoyFilters };
 }
 
 export function compileContext(ctx: CompileContext): CompileOutput {
@@ -131,12 +145,8 @@ export interface InboundBuild {
  */
 export type InboundReuse = (group: GroupId) => InboundBuild | undefined;
 
-/** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
-export function compileWithShapes(
-  ctx: CompileContext,
-  reuse?: InboundReuse,
-): {
-  readonly output: OwnedCompileOutput;
+/** What a compile keeps for the incremental compiler beside its output. */
+interface CompileExtras {
   readonly sidecarShapes: readonly SidecarShape[];
   /** Restricted scopes' clusters and endpoints, which an endpoint change patches too. */
   readonly endpointReaders: readonly EndpointReadingGroups[];
@@ -148,11 +158,41 @@ export function compileWithShapes(
   readonly outboundListenerDiagnostics: readonly Diagnostic[];
   /** The model's workloads (pods) by namespace, found once for the shapes. */
   readonly workloadsByNamespace: ReadonlyMap<string, readonly Workload[]>;
+}
+
+/** A compile's groups and classes before EnvoyFilters are applied (placeEnvoyFilters). */
+interface ClassGroups extends CompileExtras {
+  readonly groups: Map<GroupId, ResourceTable>;
+  /** Sorted by id. */
+  readonly classes: ProxyClass[];
+  readonly selectors: ClassSelector[];
+  /** What the EnvoyFilters need, when the mesh has some. */
+  readonly envoyFilters: EnvoyFilterStage | undefined;
+}
+
+/** A compile with what the incremental compiler keeps of it. */
+export interface ShapedCompile extends CompileExtras {
+  readonly output: OwnedCompileOutput;
   /** The groups EnvoyFilters patched copies of (./envoy-filter/groups.ts): an endpoint round that edits one compiles in full. */
   readonly envoyFilterOriginals: ReadonlySet<GroupId>;
   /** How each patched copy was made (an endpoint round that rebuilds its original makes it again), when no EnvoyFilter was left out. */
   readonly envoyFilterCopies: EnvoyFilterCopies;
-} {
+}
+
+/** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
+export function compileWithShapes(ctx: CompileContext, reuse?: InboundReuse): ShapedCompile {
+  const { groups, classes, selectors, envoyFilters, ...extras } = buildClassGroups(ctx, reuse);
+  const placed = placeEnvoyFilters(groups, classes, envoyFilters);
+  return {
+    ...extras,
+    output: { groups: sortGroups(groups), classes: placed.classes, selectors },
+    envoyFilterOriginals: placed.originals,
+    envoyFilterCopies: placed.copies,
+  };
+}
+
+/** The compile but for its EnvoyFilters (placeEnvoyFilters). */
+function buildClassGroups(ctx: CompileContext, reuse?: InboundReuse): ClassGroups {
   const inboundDiagnostics = new Map<GroupId, readonly Diagnostic[]>();
   // Inbound builds report into a list of their own, each build's part kept with it.
   const inboundCtx: CompileContext = { ...ctx, diags: new Diagnostics() };
@@ -309,39 +349,57 @@ export function compileWithShapes(
   const nodes = ctx.model.proxyNodes;
   const split = nodes ? splitNodeGroups(groups, located.classes, nodes) : located.classes;
   // EnvoyFilters patch last, what each proxy class got, as istiod patches what it generated.
-  const envoyFilters = ctx.envoyFilters;
-  let placed = split;
-  let envoyFilterOriginals: ReadonlySet<GroupId> = NO_GROUPS;
-  let envoyFilterCopies: EnvoyFilterCopies = NO_COPIES;
-  if (envoyFilters?.any) {
-    const patched = applyEnvoyFilters(
-      groups,
-      split,
-      (c) => envoyFilters.patchesFor(c.namespace, envoyFilterKeys.get(c.id) ?? []),
-      envoyFilters.reportPanic,
-      (c) => gatewayPortMaps.get(c.id),
-    );
-    envoyFilters.reportRefusals(patched.refusals);
-    placed = patched.classes;
-    envoyFilterOriginals = patched.originals;
-    // A left-out EnvoyFilter may apply once the resources change: only a full compile says.
-    envoyFilterCopies =
-      patched.refusals.size > 0 ? { copies: new Map(), refused: true } : { copies: patched.copies, refused: false };
-  }
+  const envoyFilters: EnvoyFilterStage | undefined = ctx.envoyFilters?.any
+    ? { index: ctx.envoyFilters, keys: envoyFilterKeys, gatewayPortMaps }
+    : undefined;
   return {
-    output: {
-      groups: sortGroups(groups),
-      classes: placed,
-      selectors: [...classSelectors(ctx, { selectorRules, sourceSelectors }), ...located.nodeSelectors],
-    },
+    groups,
+    classes: split,
+    selectors: [...classSelectors(ctx, { selectorRules, sourceSelectors }), ...located.nodeSelectors],
+    envoyFilters,
     sidecarShapes: sidecars,
     endpointReaders: scoped.endpointReaders,
     inboundDiagnostics,
     inboundBuilt,
     outboundListenerDiagnostics,
     workloadsByNamespace: byNamespace.workloads,
-    envoyFilterOriginals,
-    envoyFilterCopies,
+  };
+}
+
+/** What patching a compile's classes with EnvoyFilters needs of it (small: the compile's context can go first). */
+interface EnvoyFilterStage {
+  readonly index: EnvoyFilterIndex;
+  /** The label-selected EnvoyFilters of each class that has some (their keys). */
+  readonly keys: ReadonlyMap<string, readonly string[]>;
+  /** Router classes' target port → Gateway server ports. */
+  readonly gatewayPortMaps: ReadonlyMap<string, ReadonlyMap<number, readonly number[]>>;
+}
+
+/**
+ * The classes with their EnvoyFilters applied (./envoy-filter/groups.ts: patched copies of groups
+ * added to `groups`), the groups copied, and how each copy was made.
+ */
+function placeEnvoyFilters(
+  groups: Map<GroupId, ResourceTable>,
+  classes: ProxyClass[],
+  stage: EnvoyFilterStage | undefined,
+): { classes: ProxyClass[]; originals: ReadonlySet<GroupId>; copies: EnvoyFilterCopies } {
+  if (!stage) return { classes, originals: NO_GROUPS, copies: NO_COPIES };
+  const { index, keys, gatewayPortMaps } = stage;
+  const patched = applyEnvoyFilters(
+    groups,
+    classes,
+    (c) => index.patchesFor(c.namespace, keys.get(c.id) ?? []),
+    index.reportPanic,
+    (c) => gatewayPortMaps.get(c.id),
+  );
+  index.reportRefusals(patched.refusals);
+  return {
+    classes: patched.classes,
+    originals: patched.originals,
+    // A left-out EnvoyFilter may apply once the resources change: only a full compile says.
+    copies:
+      patched.refusals.size > 0 ? { copies: new Map(), refused: true } : { copies: patched.copies, refused: false },
   };
 }
 
