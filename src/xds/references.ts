@@ -137,9 +137,10 @@ export class ReferenceReader {
     if (!own) {
       const read = this.known?.filterCache.get(any);
       own = emptyRefs();
-      if (read)
-        for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const) own[kind].push(...read[kind]);
-      else decodeFilterRefs(any, own);
+      if (read) {
+        for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const)
+          for (const name of read[kind]) own[kind].push(name);
+      } else decodeFilterRefs(any, own);
       this.filterCache.set(any, own);
     }
     return own;
