@@ -103,11 +103,10 @@ export function compile(inputs: InputSet): CompileResult {
 export function compileOwned(inputs: InputSet): CompileResult & { readonly output: OwnedCompileOutput } {
   const diags = new Diagnostics();
   for (const d of inputs.diagnostics) diags.add(d);
-  const { groups, classes, selectors, envoyFilters } = classGroupsOf(inputs, diags);
   // The compile's context and what only the incremental compiler keeps are gone: the EnvoyFilter
   // copies are made beside the output alone (at 10k services its context is ~90 MB).
-  const placed = placeEnvoyFilters(groups, classes, envoyFilters);
-  return { output: { groups: sortGroups(groups), classes: placed.classes, selectors }, diagnostics: diags.sorted() };
+  const { output } = placeEnvoyFilters(classGroupsOf(inputs, diags));
+  return { output, diagnostics: diags.sorted() };
 }
 
 /**
@@ -181,14 +180,9 @@ export interface ShapedCompile extends CompileExtras {
 
 /** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
 export function compileWithShapes(ctx: CompileContext, reuse?: InboundReuse): ShapedCompile {
-  const { groups, classes, selectors, envoyFilters, ...extras } = buildClassGroups(ctx, reuse);
-  const placed = placeEnvoyFilters(groups, classes, envoyFilters);
-  return {
-    ...extras,
-    output: { groups: sortGroups(groups), classes: placed.classes, selectors },
-    envoyFilterOriginals: placed.originals,
-    envoyFilterCopies: placed.copies,
-  };
+  const built = buildClassGroups(ctx, reuse);
+  const { groups: _groups, classes: _classes, selectors: _selectors, envoyFilters: _stage, ...extras } = built;
+  return { ...extras, ...placeEnvoyFilters(built) };
 }
 
 /** The compile but for its EnvoyFilters (placeEnvoyFilters). */
@@ -376,15 +370,24 @@ interface EnvoyFilterStage {
 }
 
 /**
- * The classes with their EnvoyFilters applied (./envoy-filter/groups.ts: patched copies of groups
- * added to `groups`), the groups copied, and how each copy was made.
+ * The compile's output, its EnvoyFilters applied (./envoy-filter/groups.ts: patched copies of groups
+ * added to `groups`); the groups copied, and how each copy was made.
  */
-function placeEnvoyFilters(
-  groups: Map<GroupId, ResourceTable>,
-  classes: ProxyClass[],
-  stage: EnvoyFilterStage | undefined,
-): { classes: ProxyClass[]; originals: ReadonlySet<GroupId>; copies: EnvoyFilterCopies } {
-  if (!stage) return { classes, originals: NO_GROUPS, copies: NO_COPIES };
+function placeEnvoyFilters({
+  groups,
+  classes,
+  selectors,
+  envoyFilters: stage,
+}: Pick<ClassGroups, 'groups' | 'classes' | 'selectors' | 'envoyFilters'>): Pick<
+  ShapedCompile,
+  'output' | 'envoyFilterOriginals' | 'envoyFilterCopies'
+> {
+  const outputOf = (placed: ProxyClass[]): OwnedCompileOutput => ({
+    groups: sortGroups(groups),
+    classes: placed,
+    selectors,
+  });
+  if (!stage) return { output: outputOf(classes), envoyFilterOriginals: NO_GROUPS, envoyFilterCopies: NO_COPIES };
   const { index, keys, gatewayPortMaps } = stage;
   const patched = applyEnvoyFilters(
     groups,
@@ -395,10 +398,10 @@ function placeEnvoyFilters(
   );
   index.reportRefusals(patched.refusals);
   return {
-    classes: patched.classes,
-    originals: patched.originals,
+    output: outputOf(patched.classes),
+    envoyFilterOriginals: patched.originals,
     // A left-out EnvoyFilter may apply once the resources change: only a full compile says.
-    copies:
+    envoyFilterCopies:
       patched.refusals.size > 0 ? { copies: new Map(), refused: true } : { copies: patched.copies, refused: false },
   };
 }

@@ -16,7 +16,7 @@ import type { MeshTlsConfig } from '../model/mesh-config.js';
 import { envoy, encodeMessage, packAny, toStruct, durationMs, withPackedMessage } from '../xds/proto.js';
 import { TypeName, typeUrl } from '../xds/type-urls.js';
 import { deepFreeze } from './intern.js';
-import { header, headerLength, joinFields, writeHeader } from './listener/wire-splice.js';
+import { header, headerLength, joinFields, writeHeader } from '../xds/wire/splice.js';
 
 type UpstreamTlsContext = envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.$Properties;
 type CommonTlsContext = envoy.extensions.transport_sockets.tls.v3.CommonTlsContext.$Properties;

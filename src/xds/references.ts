@@ -80,6 +80,7 @@ export class ReferenceReader {
   /** All references of one resource (the concatenation of its parts). */
   resourceRefs(type: XdsType, message: object): ResourceRefs {
     if (type === 'endpoints') return NONE; // a ClusterLoadAssignment names nothing else
+    if (type === 'clusters') return clusterPart(message as Cluster);
     const hit = this.refsCache.get(message);
     if (hit) return hit;
     const refs = concatParts(this.resourceRefParts(type, message));
@@ -96,15 +97,13 @@ export class ReferenceReader {
    */
   resourceRefParts(type: XdsType, message: object): readonly RefPart[] {
     if (type === 'endpoints') return NO_PARTS;
+    if (type === 'clusters') return [clusterPart(message as Cluster)];
     let parts = this.partsCache.get(message);
     if (parts) return parts;
-    if (type === 'routes') parts = this.routeConfigParts(message as RouteConfiguration);
-    else if (type === 'listeners') parts = this.listenerParts(message as Listener);
-    else {
-      const refs = emptyRefs();
-      clusterRefs(message as Cluster, refs);
-      parts = [refs];
-    }
+    parts =
+      type === 'routes'
+        ? this.routeConfigParts(message as RouteConfiguration)
+        : this.listenerParts(message as Listener);
     this.partsCache.set(message, parts);
     return parts;
   }
@@ -136,11 +135,9 @@ export class ReferenceReader {
     let own = this.filterCache.get(any);
     if (!own) {
       const read = this.known?.filterCache.get(any);
-      own = emptyRefs();
-      if (read) {
-        for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const)
-          for (const name of read[kind]) own[kind].push(name);
-      } else decodeFilterRefs(any, own);
+      // A part of its own (a check writes its memo there), the known one's lists (never edited once read).
+      if (read) own = { ...read, memoOf: undefined, memo: undefined };
+      else decodeFilterRefs(any, (own = emptyRefs()));
       this.filterCache.set(any, own);
     }
     return own;
@@ -177,9 +174,14 @@ function concatParts(parts: readonly RefPart[]): ResourceRefs {
   return refs;
 }
 
-function clusterRefs(c: Cluster, refs: ResourceRefs): void {
+/**
+ * A cluster's one part: its EDS service name, read again when asked rather than cached (as cheap as a
+ * lookup, and the EnvoyFilter copy check reads every outbound cluster and its copy: a cache of
+ * ~20k entries at 10k services, ~10 MB, for nothing).
+ */
+function clusterPart(c: Cluster): RefPart {
   const ref = clusterEndpointsRef(c);
-  if (ref !== undefined) refs.endpoints.push(ref);
+  return ref === undefined ? EMPTY_PART : { ...emptyRefs(), endpoints: [ref] };
 }
 
 /** The one name a cluster refers to: its EDS service name (its own name when unset); undefined when it is not EDS. */
@@ -195,41 +197,32 @@ function decodeFilterRefs(any: Any, refs: ResourceRefs): void {
   // The message the compiler packed, while it is known (until the Envoy check takes it), is read
   // rather than the bytes it encodes: an inbound HCM's inline route config is not decoded again.
   const packed = packedMessageOf(any);
-  if (packed) return packedFilterRefs(typeName, packed, refs);
   const bytes = any.value ?? new Uint8Array();
-  if (typeName === TypeName.HttpConnectionManager) {
-    try {
-      hcmRefs(bytes, refs);
-    } catch {
-      refs.undecodable.push(typeName);
-    }
-    return;
-  }
-  let decoded: object;
   try {
-    decoded = decodeMessage(typeName, bytes);
+    if (typeName === TypeName.HttpConnectionManager) {
+      const { rds, routeConfig } = packed ? hcmRefFields(packed as HttpConnectionManager) : hcmRefBytes(bytes);
+      if (rds !== undefined) refs.routes.push(rds);
+      if (routeConfig) routeConfigRefs(routeConfig, refs);
+    } else {
+      const tcp = (packed ?? decodeMessage(typeName, bytes)) as TcpProxy;
+      if (tcp.cluster) refs.clusters.push(tcp.cluster);
+      for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
+    }
   } catch {
     refs.undecodable.push(typeName);
-    return;
-  }
-  {
-    const tcp = decoded as TcpProxy;
-    if (tcp.cluster) refs.clusters.push(tcp.cluster);
-    for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
   }
 }
 
-function packedFilterRefs(typeName: string, packed: object, refs: ResourceRefs): void {
-  if (typeName === TypeName.HttpConnectionManager) {
-    const hcm = packed as HttpConnectionManager;
-    if (hcm.rds) refs.routes.push(hcm.rds.route_config_name ?? '');
-    if (hcm.route_config) routeConfigRefs(hcm.route_config, refs);
-    return;
-  }
-  const tcp = packed as TcpProxy;
-  if (tcp.cluster) refs.clusters.push(tcp.cluster);
-  for (const wc of tcp.weighted_clusters?.clusters ?? []) refs.clusters.push(wc.name ?? '');
+/** The fields of an HttpConnectionManager that name other resources: the RDS name and an inline route config. */
+interface HcmRefFields {
+  readonly rds: string | undefined;
+  readonly routeConfig: RouteConfiguration | undefined;
 }
+
+const hcmRefFields = (hcm: HttpConnectionManager): HcmRefFields => ({
+  rds: hcm.rds ? (hcm.rds.route_config_name ?? '') : undefined,
+  routeConfig: hcm.route_config ?? undefined,
+});
 
 const Rds = envoy.extensions.filters.network.http_connection_manager.v3.Rds;
 const RouteConfigurationCodec = envoy.config.route.v3.RouteConfiguration;
@@ -238,11 +231,11 @@ const HCM_RDS = 3;
 const HCM_ROUTE_CONFIG = 4;
 
 /**
- * An HttpConnectionManager's references, read from its bytes: `rds` and `route_config` are decoded,
+ * An HttpConnectionManager's reference fields, read from its bytes: `rds` and `route_config` are decoded,
  * the other fields (the HTTP filters, a large part of every listener) are skipped, not decoded:
  * the consistency check runs on every build, over every listener.
  */
-function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
+function hcmRefBytes(bytes: Uint8Array): HcmRefFields {
   const reader = protobuf.Reader.create(bytes);
   // As a full decode would: a field given twice keeps its last value.
   let rds: string | undefined;
@@ -255,8 +248,7 @@ function hcmRefs(bytes: Uint8Array, refs: ResourceRefs): void {
       routeConfig = RouteConfigurationCodec.decode(reader, reader.uint32());
     else reader.skipType(tag & 7);
   }
-  if (rds !== undefined) refs.routes.push(rds);
-  if (routeConfig) routeConfigRefs(routeConfig, refs);
+  return { rds, routeConfig };
 }
 
 /**

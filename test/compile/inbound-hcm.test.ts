@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CORS_FILTER, FAULT_FILTER, type HttpFilter } from '../../src/compile/listener/filters.js';
 import { buildSidecarHcm, hcmFilter } from '../../src/compile/listener/http-connection-manager.js';
 import { inboundHcmFilter } from '../../src/compile/listener/inbound-hcm.js';
-import { header, joinFields } from '../../src/compile/listener/wire-splice.js';
+import { header, joinFields } from '../../src/xds/wire/splice.js';
 import { encodeWithProtobufjs, packAny, takePackedMessage, type RouteConfiguration } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
 import { proxyHeaders } from '../../src/compile/listener/proxy-headers.js';

@@ -10,8 +10,7 @@
  * from, and names the copies no longer hold.
  */
 import { validateResource } from '../../xds/validate/index.js';
-import type { Cluster } from '../../xds/proto.js';
-import { clusterEndpointsRef, resourceRefs } from '../../xds/references.js';
+import { resourceRefs } from '../../xds/references.js';
 import type { XdsType } from '../../xds/type-urls.js';
 import type { GroupId, ResourceTable } from '../types.js';
 
@@ -84,17 +83,6 @@ interface CopyChanges {
 
 const REF_KINDS = ['clusters', 'routes', 'endpoints'] as const;
 
-/**
- * A resource's references: a cluster's (its EDS service name) read straight, not through the shared
- * reader, whose cache would keep them for every outbound cluster and its copy (~30 MB at 10k services).
- */
-function refsOf(type: XdsType, r: object): Readonly<Record<RefKind, readonly string[]>> {
-  if (type !== 'clusters') return resourceRefs(type, r);
-  const ref = clusterEndpointsRef(r as Cluster);
-  return { clusters: NO_NAMES, routes: NO_NAMES, endpoints: ref === undefined ? NO_NAMES : [ref] };
-}
-const NO_NAMES: readonly string[] = [];
-
 function copyChanges(table: ResourceTable, before: ResourceTable | undefined): CopyChanges {
   const rejected: string[] = [];
   const newRefs: { owner: string; kind: RefKind; name: string }[] = [];
@@ -106,8 +94,8 @@ function copyChanges(table: ResourceTable, before: ResourceTable | undefined): C
       const old = was?.get(name);
       if (old === r) continue;
       // References first: they are read from the packed messages, which the Envoy check takes.
-      const refs = refsOf(type, r);
-      const oldRefs = old === undefined ? undefined : refsOf(type, old);
+      const refs = resourceRefs(type, r);
+      const oldRefs = old === undefined ? undefined : resourceRefs(type, old);
       for (const v of validateResource(type, r).slice(0, MAX_PROBLEMS))
         rejected.push(`${SINGULAR[type]} ${name}: ${v.path ? `${v.path}: ` : ''}${v.message} [${v.rule}]`);
       if (old === undefined) added.push({ type, name });

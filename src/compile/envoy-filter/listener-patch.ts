@@ -21,7 +21,7 @@ import {
   type RouteConfiguration,
 } from '../../xds/proto.js';
 import { TypeName } from '../../xds/type-urls.js';
-import { lengthDelimitedField, repeatedField, withItems } from '../../xds/wire/repeated-field.js';
+import { lengthDelimited, repeatedField, withItems } from '../../xds/wire/splice.js';
 import { patchRouteConfiguration, routePatches, type RoutePatches } from './route-patch.js';
 import type { PatchContext, ResolvedPatch } from './types.js';
 import {
@@ -336,7 +336,7 @@ const HTTP_FILTER_TYPE = 'envoy.extensions.filters.network.http_connection_manag
 /**
  * The HCM `bytes` (the encoding of a message whose `http_filters` are `before`) with `after` as
  * its HTTP filters: the kept filters' bytes reused, the others encoded; undefined when the bytes
- * cannot be edited so (repeated-field.ts).
+ * cannot be edited so (src/xds/wire/splice.ts).
  */
 function withHttpFilters(
   bytes: Uint8Array,
@@ -350,7 +350,7 @@ function withHttpFilters(
   const items = after.map((f) => {
     let item = kept.get(f) ?? filterItems.get(f);
     if (!item) {
-      item = lengthDelimitedField(HTTP_FILTERS_FIELD, encodeMessage(HTTP_FILTER_TYPE, f));
+      item = lengthDelimited(HTTP_FILTERS_FIELD, encodeMessage(HTTP_FILTER_TYPE, f));
       filterItems.set(f, item);
     }
     return item;

@@ -11,7 +11,7 @@ import { encodeMessage, withPackedMessage, type HttpConnectionManager } from '..
 import { TypeName, typeUrl } from '../../xds/type-urls.js';
 import { FilterName, networkFilter, type NetworkFilter } from './filters.js';
 import { buildSidecarHcm, type SidecarHcmOptions } from './http-connection-manager.js';
-import { header, joinFields } from './wire-splice.js';
+import { header, joinFields } from '../../xds/wire/splice.js';
 
 /** An HCM's encoding without `route_config`, split where that field goes; null: it cannot be split so. */
 type Template = { readonly head: Uint8Array; readonly tail: Uint8Array } | null;

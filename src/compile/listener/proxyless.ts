@@ -21,7 +21,7 @@ import { TypeName, typeUrl } from '../../xds/type-urls.js';
 import { deepFreeze } from '../intern.js';
 import { sortedByName } from '../sorted.js';
 import { PROXYLESS_HTTP_FILTERS, socketAddress, type HttpFilter } from './filters.js';
-import { header, headerLength, joinFields } from './wire-splice.js';
+import { header, headerLength, joinFields } from '../../xds/wire/splice.js';
 
 /** RDS over ADS, as istiod's grpcgen: one frozen copy for every listener. */
 const ADS_SOURCE = deepFreeze({ ads: {}, resource_api_version: envoy.config.core.v3.ApiVersion.V3 });
@@ -51,7 +51,7 @@ const hcmOf = (routeConfigName: string): HttpConnectionManager => ({
 /**
  * The HCM of a proxyless listener, packed fast: only the RDS name differs between listeners, so the
  * encoded config source (Rds field 1) and HTTP filters (HCM field 5) are kept and the name spliced
- * in (./wire-splice.ts). Kept parts that do not give a full encode's bytes are not used.
+ * in (src/xds/wire/splice.ts). Kept parts that do not give a full encode's bytes are not used.
  */
 function proxylessHcm(routeConfigName: string): Any {
   const hcm = hcmOf(routeConfigName);

@@ -55,7 +55,7 @@ import { deepFreeze } from '../intern.js';
 import { outboundClusterName } from '../names.js';
 import { providerService } from '../provider-service.js';
 import { FilterName, type NetworkFilter } from './filters.js';
-import { joinFields } from './wire-splice.js';
+import { joinFields, lengthDelimited } from '../../xds/wire/splice.js';
 import { istioTags, sortTags, proxyConfigSampling, proxyConfigTags, type HcmTracing } from './tracing.js';
 
 type CustomTag = envoy.type.tracing.v3.CustomTag.$Properties;
@@ -476,20 +476,13 @@ const spliced = new WeakMap<HcmTracingChoice, Spliced>();
 const HCM_TRACING = 7;
 const HCM_REQUEST_ID = 36;
 
-/** A length-delimited field `field` holding `body`. */
-function fieldOf(field: number, body: Uint8Array): Uint8Array {
-  return protobuf.Writer.create()
-    .uint32((field << 3) | 2)
-    .bytes(body)
-    .finish();
-}
-
 function splicedOf(choice: HcmTracingChoice): Spliced {
   let s = spliced.get(choice);
   if (!s) {
     const fields: Uint8Array[] = [];
-    if (choice.tracing) fields.push(fieldOf(HCM_TRACING, encodeMessage(HCM_TRACING_TYPE, choice.tracing)));
-    if (choice.requestId) fields.push(fieldOf(HCM_REQUEST_ID, encodeMessage(REQUEST_ID_TYPE, choice.requestId)));
+    if (choice.tracing) fields.push(lengthDelimited(HCM_TRACING, encodeMessage(HCM_TRACING_TYPE, choice.tracing)));
+    if (choice.requestId)
+      fields.push(lengthDelimited(HCM_REQUEST_ID, encodeMessage(REQUEST_ID_TYPE, choice.requestId)));
     spliced.set(choice, (s = { fields, filters: new WeakMap() }));
   }
   return s;

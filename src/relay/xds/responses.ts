@@ -14,18 +14,13 @@
 import { createHash } from 'node:crypto';
 import protobuf from 'protobufjs/minimal.js';
 import { encodeMessage } from '../../xds/proto.js';
+import { lengthDelimited } from '../../xds/wire/splice.js';
 import type { ServedResource } from '../types.js';
 import { allocFrame, FRAME_HEADER_BYTES, messageOf, type Frame } from './grpc-frames.js';
 import { MSG } from './services.js';
 
 const RESOURCE = 'envoy.service.discovery.v3.Resource';
 
-/** A length-delimited field (wire type 2): tag, length, bytes. */
-const lengthDelimited = (field: number, bytes: Uint8Array): Uint8Array =>
-  protobuf.Writer.create()
-    .uint32((field << 3) | 2)
-    .bytes(bytes)
-    .finish();
 const stringField = (field: number, s: string): Uint8Array =>
   protobuf.Writer.create()
     .uint32((field << 3) | 2)

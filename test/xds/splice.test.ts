@@ -1,5 +1,5 @@
 /**
- * Editing a repeated field of an encoded message in place (src/xds/wire/repeated-field.ts), as an
+ * Editing a repeated field of an encoded message in place (src/xds/wire/splice.ts), as an
  * EnvoyFilter's HTTP_FILTER patch edits every inbound HCM's `http_filters`: for bytes in field-number
  * order the result is byte for byte the encoding of the edited message; other bytes are refused.
  * And end to end: the HCMs a compile patched this way are the encodings of what they hold.
@@ -19,7 +19,7 @@ import {
   type Listener,
 } from '../../src/xds/proto.js';
 import { TypeName } from '../../src/xds/type-urls.js';
-import { lengthDelimitedField, repeatedField, withItems } from '../../src/xds/wire/repeated-field.js';
+import { lengthDelimited, repeatedField, withItems } from '../../src/xds/wire/splice.js';
 
 const HCM = TypeName.HttpConnectionManager;
 const HTTP_FILTER = 'envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter';
@@ -33,7 +33,7 @@ const [a, b, router, lua] = ['a', 'b', 'envoy.filters.http.router', 'envoy.lua']
   ReturnType<typeof filter>,
 ];
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
-const item = (f: object): Uint8Array => lengthDelimitedField(HTTP_FILTERS, encodeMessage(HTTP_FILTER, f));
+const item = (f: object): Uint8Array => lengthDelimited(HTTP_FILTERS, encodeMessage(HTTP_FILTER, f));
 
 /** An HCM with fields before (1-4) and after (6, 7, 36) its HTTP filters. */
 const hcm = (filters?: object[]): HttpConnectionManager => ({
