@@ -74,7 +74,7 @@ export function compileState(
   collect();
   const t1 = performance.now();
   // As the CLI: the InputSet is not kept through the build (no frame here holds it).
-  const { output, diagnostics } = compileHanded(validated.inputs);
+  const { output, diagnostics } = compileHanded(validated.inputs, collect);
   collect();
   const t3 = performance.now();
   const snapshot = buildSnapshotOnce(output, { inputsDigest, compiler: BENCH_COMPILER }, { hasher, spool, collect });

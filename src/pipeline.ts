@@ -166,7 +166,7 @@ export function compileTextsToPublish(
   const validated = validatedDocuments(parsedTexts(files instanceof Handoff ? files : new Handoff(files)), opts);
   const { stored } = validated;
   opts.collect?.();
-  const { output, diagnostics } = compileHanded(validated.inputs);
+  const { output, diagnostics } = compileHanded(validated.inputs, opts.collect);
   opts.collect?.();
   return { snapshot: snapshotOf(output, stored.digest, opts), diagnostics: sortDiagnostics(diagnostics), stored };
 }
@@ -193,8 +193,8 @@ export function validatedDocuments(
  * Compiles a handed InputSet: once this returns, nothing of the pipeline's holds the InputSet, nor
  * the compiler's intern tables (releaseInternTables: the build that follows is the last use).
  */
-export function compileHanded(inputs: Handoff<InputSet>): ReturnType<typeof compileOwned> {
-  const compiled = compileOwned(inputs.take());
+export function compileHanded(inputs: Handoff<InputSet>, collect?: () => void): ReturnType<typeof compileOwned> {
+  const compiled = compileOwned(inputs, collect ? { beforeEnvoyFilters: collect } : {});
   releaseInternTables();
   return compiled;
 }

@@ -99,24 +99,47 @@ export function compile(inputs: InputSet): CompileResult {
   return compileOwned(inputs);
 }
 
-/** `compile`, saying that the output is the caller's own (a one-shot snapshot build takes it apart). */
-export function compileOwned(inputs: InputSet): CompileResult & { readonly output: OwnedCompileOutput } {
-  const diags = new Diagnostics();
-  for (const d of inputs.diagnostics) diags.add(d);
-  // The compile's context and what only the incremental compiler keeps are gone: the EnvoyFilter
-  // copies are made beside the output alone (at 10k services its context is ~90 MB).
-  const { output } = placeEnvoyFilters(classGroupsOf(inputs, diags));
-  return { output, diagnostics: diags.sorted() };
+/** A value handed over once (pipeline.ts's Handoff): once taken, only the taker's frames hold it. */
+export interface HandedOver<T> {
+  take(): T;
 }
 
 /**
- * buildClassGroups in a frame of its own, which lets the context go when it returns, and without
- * what only the incremental compiler keeps (it holds views of the context).
+ * `compile`, saying that the output is the caller's own (a one-shot snapshot build takes it apart).
+ * Inputs handed over are let go with the compile's context, before the EnvoyFilter copies are made.
+ */
+export function compileOwned(
+  inputs: InputSet | HandedOver<InputSet>,
+  hooks: CompileHooks = {},
+): CompileResult & { readonly output: OwnedCompileOutput } {
+  const diags = new Diagnostics();
+  // The compile's context and what only the incremental compiler keeps are gone: the EnvoyFilter
+  // copies are made beside the output alone (at 10k services its context is ~90 MB).
+  const built = classGroupsOf(inputs, diags);
+  if (built.envoyFilters) hooks.beforeEnvoyFilters?.();
+  const { output } = placeEnvoyFilters(built);
+  return { output, diagnostics: diags.sorted() };
+}
+
+export interface CompileHooks {
+  /**
+   * Called when the mesh has EnvoyFilters, once the compile's context is let go and before their
+   * patched copies are made: the pipeline's full collection (PipelineOptions.collect), so the
+   * copies grow the heap from the output's live size, not from where the context left it.
+   */
+  readonly beforeEnvoyFilters?: () => void;
+}
+
+/**
+ * buildClassGroups in a frame of its own, which lets the context (and inputs handed over) go when
+ * it returns, and without what only the incremental compiler keeps (it holds views of the context).
  */
 function classGroupsOf(
-  inputs: InputSet,
+  handed: InputSet | HandedOver<InputSet>,
   diags: Diagnostics,
 ): Pick<ClassGroups, 'groups' | 'classes' | 'selectors' | 'envoyFilters'> {
+  const inputs = 'take' in handed ? handed.take() : handed;
+  for (const d of inputs.diagnostics) diags.add(d);
   const { groups, classes, selectors, envoyFilters } = buildClassGroups(createContext(inputs, diags));
   return { groups, classes, selectors, envoyFilters };
 }

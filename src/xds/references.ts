@@ -89,6 +89,25 @@ export class ReferenceReader {
   }
 
   /**
+   * `resourceRefs` without remembering the resource's own lists (its packed filters' and virtual
+   * hosts' parts are remembered as always): for a resource read once, like the EnvoyFilter copy
+   * check's patched listener of each proxy class, whose lists (~1.5 KB) a cache would keep as
+   * long as the listener lives.
+   */
+  readRefs(type: XdsType, message: object): ResourceRefs {
+    if (type === 'endpoints') return NONE;
+    if (type === 'clusters') return clusterPart(message as Cluster);
+    const hit = this.refsCache.get(message);
+    if (hit) return hit;
+    const parts =
+      this.partsCache.get(message) ??
+      (type === 'routes'
+        ? this.routeConfigParts(message as RouteConfiguration)
+        : this.listenerParts(message as Listener));
+    return concatParts(parts);
+  }
+
+  /**
    * The references of one resource as parts that resources holding the same sub-message share (the
    * same object): one per virtual host of a route config (a virtual host is usually one object in
    * every client namespace's config), one per packed network filter of a listener, one for a
@@ -155,6 +174,9 @@ const shared = new ReferenceReader();
 
 /** `ReferenceReader.resourceRefs` of the shared reader. */
 export const resourceRefs = (type: XdsType, message: object): ResourceRefs => shared.resourceRefs(type, message);
+
+/** `ReferenceReader.readRefs` of the shared reader. */
+export const readRefs = (type: XdsType, message: object): ResourceRefs => shared.readRefs(type, message);
 
 /** `ReferenceReader.resourceRefParts` of the shared reader. */
 export const resourceRefParts = (type: XdsType, message: object): readonly RefPart[] =>

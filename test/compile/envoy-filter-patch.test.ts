@@ -14,6 +14,7 @@ import { deepFreeze } from '../../src/compile/intern.js';
 import { buildInputSet } from '../../src/inputs/index.js';
 import { clusterMatch } from '../../src/compile/envoy-filter/cluster-patch.js';
 import {
+  ListenerPatchMemo,
   patchClusters,
   patchListeners,
   patchRouteConfigurations,
@@ -1414,4 +1415,66 @@ test('compiled resources (frozen, shared): patched copies encode and pass the En
   const routes = [...outbound.routes.values()] as RouteConfiguration[];
   // SIDECAR_INBOUND route patches do not reach outbound route configs.
   patchRouteConfigurations('SIDECAR_OUTBOUND', routes, patches).forEach((r, i) => assert.equal(r, routes[i]));
+});
+
+test('a memo shared by calls with the same patches (the copier of one compile): chains and HCMs patched once, results as without it', () => {
+  const router = { name: HCM, subFilter: { name: 'envoy.filters.http.router' } };
+  const fault = { name: FAULT, typed_config: packAny(TypeName.Fault, { upstream_cluster: 'x' }) };
+  const patches = [
+    P('HTTP_FILTER', 'INSERT_BEFORE', { listener: { filterChain: { filter: router } } }, fault),
+    // Only the listener named `a`'s chains on port 9080 lose their TLS socket name.
+    P('FILTER_CHAIN', 'MERGE', { listener: { name: 'a', filterChain: { destinationPort: 9080 } } }, { name: 'merged' }),
+    P('VIRTUAL_HOST', 'MERGE', { context: 'SIDECAR_INBOUND' }, { domains: ['patched.example'] }),
+  ];
+  // Two listeners (two proxy classes' groups) holding the very same chains, as interned ones are.
+  const http = deepFreeze({
+    name: 'http',
+    filter_chain_match: { destination_port: { value: 9080 } },
+    filters: [
+      hcm(named('envoy.filters.http.router'), {
+        route_config: {
+          name: 'inbound|9080||',
+          virtual_hosts: [
+            {
+              name: 'inbound|http|9080',
+              domains: ['*'],
+              routes: [{ match: { prefix: '/' }, route: { cluster: 'inbound|9080||' } }],
+            },
+          ],
+        },
+      }),
+    ],
+  }) as FilterChain;
+  const tcp = deepFreeze({
+    name: 'tcp',
+    filters: [{ name: TCP_PROXY, typed_config: packAny(TypeName.TcpProxy, { cluster: 'c' }) }],
+  }) as FilterChain;
+  const listener = (name: string, port: number): Listener =>
+    deepFreeze({ name, address: sock(port), filter_chains: [http, tcp] }) as Listener;
+  const given = [listener('a', 15006), listener('b', 15006), listener('a', 15007), listener('a', 15006)];
+  for (const ctx of ['SIDECAR_INBOUND', 'SIDECAR_OUTBOUND'] as const) {
+    const memo = new ListenerPatchMemo();
+    const shared = given.map((l) => patchListeners(ctx, [l], patches, { memo })[0] as Listener);
+    const alone = given.map((l) => patchListeners(ctx, [l], patches)[0] as Listener);
+    assert.deepEqual(views(LIS, shared), views(LIS, alone), `${ctx}: the same listeners as without the memo`);
+    const [a, b, a7, again] = shared as [Listener, Listener, Listener, Listener];
+    // The same listener name and port: the same patched chains.
+    assert.equal(again.filter_chains?.[0], a.filter_chains?.[0]);
+    assert.equal(a.filter_chains?.[0]?.name, 'merged');
+    // Another name: the FILTER_CHAIN patch does not match, the HTTP filter patch does, on the same HCM copy.
+    assert.equal(b.filter_chains?.[0]?.name, 'http');
+    assert.equal(b.filter_chains?.[0]?.filters?.[0], a.filter_chains?.[0]?.filters?.[0], 'one patched HCM');
+    assert.equal(a7.filter_chains?.[0]?.name, 'merged');
+    assert.equal(b.filter_chains?.[1], tcp, 'what no patch reaches stays the same object');
+    const rendered = JSON.stringify(view(LIS, a));
+    assert.match(rendered, /envoy\.filters\.http\.fault.*envoy\.filters\.http\.router/);
+    if (ctx === 'SIDECAR_INBOUND') assert.match(rendered, /patched\.example/);
+    else assert.doesNotMatch(rendered, /patched\.example/);
+  }
+  // Other patches: results of their own, not the memo's of the first list.
+  const memo = new ListenerPatchMemo();
+  const first = patchListeners('SIDECAR_INBOUND', [given[0] as Listener], patches, { memo })[0];
+  const other = patchListeners('SIDECAR_INBOUND', [given[0] as Listener], [patches[0] as ResolvedPatch], { memo })[0];
+  assert.notEqual(other?.filter_chains?.[0], first?.filter_chains?.[0]);
+  assert.equal(other?.filter_chains?.[0]?.name, 'http');
 });

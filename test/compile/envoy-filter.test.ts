@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compile } from '../../src/compile/index.js';
+import { compile, compileOwned } from '../../src/compile/index.js';
 import { applyCompileDelta, IncrementalCompiler, withReplaced } from '../../src/compile/incremental.js';
 import type { EndpointSlice } from '../../src/model/k8s.js';
-import { type PipelineResult } from '../../src/pipeline.js';
+import { Handoff, parseInputTexts, type PipelineResult } from '../../src/pipeline.js';
+import { STATE } from '../history/helpers.js';
 import { compileGateway, INGRESS_NODE, PRODUCTPAGE_GATEWAY } from '../helpers/gateway-sim.js';
 import {
   BOOKINFO_NODES,
@@ -589,4 +590,25 @@ test('incremental: with an EnvoyFilter left out for some class, an endpoint roun
   const r = ic.update(inputs, [{ kind: 'EndpointSlice', namespace: 'default', name: slice.meta.name }]);
   assert.equal(r.kind, 'full');
   if (r.kind === 'full') assertSameOutput(r.output, compile(inputs).output, 'full');
+});
+
+test('compileOwned: inputs handed over are taken once; the hook before the EnvoyFilter copies runs only when the mesh has EnvoyFilters', () => {
+  const lua = envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`);
+  const inputsOf = (extra: string[]) =>
+    parseInputTexts([{ file: 'state.yaml', text: STATE }, ...extra.map((text, i) => ({ file: `${i}.yaml`, text }))]);
+  for (const [extra, calls] of [
+    [[lua], 1],
+    [[], 0],
+  ] as const) {
+    let called = 0;
+    const handed = new Handoff(inputsOf([...extra]));
+    const owned = compileOwned(handed, { beforeEnvoyFilters: () => called++ });
+    assert.equal(called, calls);
+    assert.throws(() => handed.take(), /already taken/);
+    // The same output and diagnostics as the InputSet given.
+    const given = compileOwned(inputsOf([...extra]));
+    assert.deepEqual(owned.diagnostics, given.diagnostics);
+    assert.deepEqual([...owned.output.groups.keys()], [...given.output.groups.keys()]);
+    assert.deepEqual(owned.output.classes, given.output.classes);
+  }
 });

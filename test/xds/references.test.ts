@@ -130,3 +130,24 @@ test("a packed filter's references are read from the message it was packed from,
     }
   assert.ok(packed > 10, `${packed} packed filters read`);
 });
+
+test('readRefs: the references resourceRefs gives, read again each time, not remembered (every resource of bookinfo)', () => {
+  const { output } = compileOwned(
+    parseInputTexts([{ file: 'state.yaml', text: STATE }, sample('bookinfo-gateway.yaml')]),
+  );
+  let read = 0;
+  for (const table of output.groups.values())
+    for (const type of ['clusters', 'listeners', 'routes'] as const)
+      for (const r of table[type].values()) {
+        const reader = new ReferenceReader();
+        const once = reader.readRefs(type, r);
+        assert.deepEqual(once, reader.resourceRefs(type, r));
+        if (type === 'clusters') continue;
+        read++;
+        // Not remembered: each read makes its lists again; resourceRefs remembers its own.
+        const fresh = new ReferenceReader();
+        assert.notEqual(fresh.readRefs(type, r), fresh.readRefs(type, r));
+        assert.equal(fresh.resourceRefs(type, r), fresh.resourceRefs(type, r));
+      }
+  assert.ok(read > 10, `${read} listeners and route configs read`);
+});

@@ -10,7 +10,7 @@
  * from, and names the copies no longer hold.
  */
 import { validateResource } from '../../xds/validate/index.js';
-import { resourceRefs } from '../../xds/references.js';
+import { readRefs, resourceRefs } from '../../xds/references.js';
 import type { XdsType } from '../../xds/type-urls.js';
 import type { GroupId, ResourceTable } from '../types.js';
 
@@ -94,8 +94,9 @@ function copyChanges(table: ResourceTable, before: ResourceTable | undefined): C
       const old = was?.get(name);
       if (old === r) continue;
       // References first: they are read from the packed messages, which the Envoy check takes.
-      const refs = resourceRefs(type, r);
-      const oldRefs = old === undefined ? undefined : resourceRefs(type, old);
+      // Read, not remembered: each copy is read once here (a listener per class at least).
+      const refs = readRefs(type, r);
+      const oldRefs = old === undefined ? undefined : readRefs(type, old);
       for (const v of validateResource(type, r).slice(0, MAX_PROBLEMS))
         rejected.push(`${SINGULAR[type]} ${name}: ${v.path ? `${v.path}: ` : ''}${v.message} [${v.rule}]`);
       if (old === undefined) added.push({ type, name });

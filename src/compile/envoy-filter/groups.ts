@@ -20,6 +20,7 @@ import {
   patchClusters,
   patchListeners,
   patchRouteConfigurations,
+  ListenerPatchMemo,
   type GatewayPortMap,
   type PatchPanicHandler,
 } from './patch.js';
@@ -119,6 +120,7 @@ function patchTable(
   patches: readonly ResolvedPatch[],
   onPanic: PatchPanicHandler | undefined,
   gatewayPortMap: GatewayPortMap | undefined,
+  memo?: ListenerPatchMemo,
 ): ResourceTable {
   const generator = c.generator;
   // Maps of their own: later stages (the incremental compiler's state) edit tables in place.
@@ -144,6 +146,7 @@ function patchTable(
     out.listeners = toMap(
       patchListeners(listenerContext(generator, group), [...table.listeners.values()], patches, {
         ...(onPanic ? { onPanic } : {}),
+        ...(memo ? { memo } : {}),
       }),
     );
   if (table.routes.size > 0 && patches.some((p) => ROUTE_SIDE.has(p.applyTo)))
@@ -196,6 +199,8 @@ class Copier {
   readonly made = new Map<GroupId, GroupId | undefined>();
   /** How each copy (not ADD groups) was made. */
   readonly recipes = new Map<GroupId, CopyRecipe>();
+  /** Chains and HCMs patched so far: the classes' groups share them as their originals do. */
+  private readonly memo = new ListenerPatchMemo();
 
   constructor(
     private readonly groups: Map<GroupId, ResourceTable>,
@@ -224,13 +229,17 @@ class Copier {
     return list;
   }
 
-  private readonly reached = new Map<string, boolean>();
+  /** By class kind, group and patch (no key strings: a class's own groups are met once each, ~10k at 10k services). */
+  private readonly reached = new Map<ProxyClass['generator'], Map<GroupId, Map<ResolvedPatch, boolean>>>();
 
   /** `reaches`, remembered per patch, group and class kind: classes share most groups. */
   private reaches(p: ResolvedPatch, generator: ProxyClass['generator'], g: GroupId, table: ResourceTable): boolean {
-    const key = `${patchId(p)}|${generator}|${g}`;
-    let hit = this.reached.get(key);
-    if (hit === undefined) this.reached.set(key, (hit = reaches(p, generator, g, table)));
+    let byGroup = this.reached.get(generator);
+    if (!byGroup) this.reached.set(generator, (byGroup = new Map()));
+    let byPatch = byGroup.get(g);
+    if (!byPatch) byGroup.set(g, (byPatch = new Map()));
+    let hit = byPatch.get(p);
+    if (hit === undefined) byPatch.set(p, (hit = reaches(p, generator, g, table)));
     return hit;
   }
 
@@ -246,7 +255,7 @@ class Copier {
     if (id) return id;
     id = patchedId(g, shortHash(key));
     if (this.groups.has(id)) throw new Error(`EnvoyFilter group ${id} collides`);
-    this.groups.set(id, patchTable(c, g, table, reaching, this.onPanic, this.gatewayPortMapOf?.(c)));
+    this.groups.set(id, patchTable(c, g, table, reaching, this.onPanic, this.gatewayPortMapOf?.(c), this.memo));
     this.made.set(id, g);
     this.remember(id, c, g, reaching);
     // The variants of a variant base group (`g<key>`) are patched alike: the relay picks one per proxy.
@@ -254,7 +263,7 @@ class Copier {
       for (const [vid, vt] of [...this.groups])
         if (vid !== g && vid.startsWith(g) && !this.made.has(vid)) {
           const copy = `${id}${vid.slice(g.length)}`;
-          this.groups.set(copy, patchTable(c, vid, vt, reaching, this.onPanic, this.gatewayPortMapOf?.(c)));
+          this.groups.set(copy, patchTable(c, vid, vt, reaching, this.onPanic, this.gatewayPortMapOf?.(c), this.memo));
           this.made.set(copy, vid);
           this.remember(copy, c, vid, reaching);
         }

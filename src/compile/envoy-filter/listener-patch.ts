@@ -46,6 +46,45 @@ export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
 /** model.VirtualInboundListenerName, model.VirtualOutboundListenerName */
 const VIRTUAL_LISTENERS = new Set(['virtualInbound', 'virtualOutbound']);
 
+/**
+ * What patching found, by chain and by HCM filter, for one context and patch list: a compile's
+ * classes patch many groups with the same patches, and their listeners share chains and HCMs
+ * (every workload with the same ports has the same ones). Handed to each call with those patches
+ * (ListenerPatchMemo), a patched chain or HCM is made once and shared like its original. Results
+ * depend on the listener only through its name and port (listenerMatch, filterChainMatch): chains
+ * are kept by both.
+ */
+interface PatchResults {
+  readonly hcmDone: Map<NetworkFilter, Map<string, NetworkFilter>>;
+  /** Per listener `name|port`, the chain patched (null: removed). */
+  readonly chains: Map<string, Map<FilterChain, FilterChain | null>>;
+  /** The inbound HCMs with the route-side patches applied to their inline route configs, and the chains holding them. */
+  readonly inlineRoutes: Map<NetworkFilter, NetworkFilter>;
+  readonly inlineChains: Map<FilterChain, FilterChain>;
+}
+
+const newResults = (): PatchResults => ({
+  hcmDone: new Map(),
+  chains: new Map(),
+  inlineRoutes: new Map(),
+  inlineChains: new Map(),
+});
+
+/**
+ * Patch results shared by the calls of one compile (the EnvoyFilter copier): by context and the
+ * patches' identities (`<source>#<index>`, as the copier keys its copies).
+ */
+export class ListenerPatchMemo {
+  private readonly byPatches = new Map<string, PatchResults>();
+
+  resultsFor(ctx: PatchContext, patches: readonly ResolvedPatch[]): PatchResults {
+    const key = `${ctx}|${patches.map((p) => `${p.source}#${p.index}`).join(',')}`;
+    let found = this.byPatches.get(key);
+    if (!found) this.byPatches.set(key, (found = newResults()));
+    return found;
+  }
+}
+
 /** The listener-side patches that apply in one context, by applyTo, in istiod's order. */
 interface ListenerPatches {
   readonly listener: readonly ResolvedPatch[];
@@ -58,6 +97,8 @@ interface ListenerPatches {
    * it: chains share HCM filters (a port's TLS and plain chains), one decode and encode serves them.
    */
   readonly hcmDone: Map<NetworkFilter, Map<string, NetworkFilter>>;
+  /** Chains patched so far (PatchResults.chains). */
+  readonly chains: Map<string, Map<FilterChain, FilterChain | null>>;
 }
 
 /**
@@ -69,14 +110,17 @@ export function patchListenerList(
   listeners: readonly Listener[],
   patches: readonly ResolvedPatch[],
   skipAdds: boolean,
+  memo?: ListenerPatchMemo,
 ): Listener[] {
+  const done = memo?.resultsFor(ctx, patches) ?? newResults();
   const P: ListenerPatches = {
     listener: patchesFor(ctx, patches, 'LISTENER'),
     listenerFilter: patchesFor(ctx, patches, 'LISTENER_FILTER'),
     filterChain: patchesFor(ctx, patches, 'FILTER_CHAIN'),
     networkFilter: patchesFor(ctx, patches, 'NETWORK_FILTER'),
     httpFilter: patchesFor(ctx, patches, 'HTTP_FILTER'),
-    hcmDone: new Map(),
+    hcmDone: done.hcmDone,
+    chains: done.chains,
   };
   const out: Listener[] = [];
   for (const lis of listeners) {
@@ -201,6 +245,17 @@ function patchFilterChains(P: ListenerPatches, lis: Listener): Listener {
 
 /** One chain's patches; null when a FILTER_CHAIN REMOVE matches it. */
 function patchFilterChain(P: ListenerPatches, lis: Listener, chain: FilterChain): FilterChain | null {
+  const at = `${lis.name ?? ''}|${lis.address?.socket_address?.port_value ?? 0}`;
+  let done = P.chains.get(at);
+  if (!done) P.chains.set(at, (done = new Map()));
+  const known = done.get(chain);
+  if (known !== undefined) return known;
+  const patched = patchedChain(P, lis, chain);
+  done.set(chain, patched);
+  return patched;
+}
+
+function patchedChain(P: ListenerPatches, lis: Listener, chain: FilterChain): FilterChain | null {
   let fc = chain;
   for (const lp of P.filterChain) {
     if (!listenerMatch(lis, lp) || !filterChainMatch(lis, fc, lp)) continue;
@@ -415,10 +470,14 @@ export function filterChainMatch(lis: Listener, fc: FilterChain, lp: ResolvedPat
  * (`route_config`, inline): istiod patches each inbound route config it builds with them. A
  * filter shared by several chains is patched once (the result depends on the filter alone).
  */
-export function patchInlineRouteConfigs(listeners: readonly Listener[], patches: readonly ResolvedPatch[]): Listener[] {
+export function patchInlineRouteConfigs(
+  listeners: readonly Listener[],
+  patches: readonly ResolvedPatch[],
+  memo?: ListenerPatchMemo,
+): Listener[] {
   const P = routePatches('SIDECAR_INBOUND', patches);
   if (!P) return [...listeners];
-  const done = new Map<NetworkFilter, NetworkFilter>();
+  const { inlineRoutes: done, inlineChains } = memo?.resultsFor('SIDECAR_INBOUND', patches) ?? newResults();
   const patchFilter = (f: NetworkFilter): NetworkFilter => {
     let out = done.get(f);
     if (!out) done.set(f, (out = inlineRoutePatched(P, f)));
@@ -427,8 +486,12 @@ export function patchInlineRouteConfigs(listeners: readonly Listener[], patches:
   const patchChain = (fc: FilterChain): FilterChain => {
     const filters = fc.filters as NetworkFilter[] | null | undefined;
     if (!filters) return fc;
-    const next = mapChanged(filters, patchFilter);
-    return next === filters ? fc : { ...fc, filters: next };
+    let out = inlineChains.get(fc);
+    if (!out) {
+      const next = mapChanged(filters, patchFilter);
+      inlineChains.set(fc, (out = next === filters ? fc : { ...fc, filters: next }));
+    }
+    return out;
   };
   return listeners.map((lis) => {
     const chains = (lis.filter_chains ?? []) as FilterChain[];

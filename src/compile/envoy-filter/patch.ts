@@ -8,12 +8,13 @@
  */
 import type { Cluster, Listener, RouteConfiguration } from '../../xds/proto.js';
 import { applyClusterMerge, insertedClusters } from './cluster-patch.js';
-import { patchInlineRouteConfigs, patchListenerList } from './listener-patch.js';
+import { patchInlineRouteConfigs, patchListenerList, type ListenerPatchMemo } from './listener-patch.js';
 import { patchRouteConfiguration, routePatches, type GatewayPortMap } from './route-patch.js';
 import type { PatchContext, PatchPanicHandler, ResolvedPatch } from './types.js';
 import { patchesFor, PatchPanic } from './util.js';
 
 export type { GatewayPortMap } from './route-patch.js';
+export { ListenerPatchMemo } from './listener-patch.js';
 export type { PatchContext, PatchPanicHandler, ResolvedPatch } from './types.js';
 
 export interface ClusterPatchOptions {
@@ -31,6 +32,8 @@ export interface ListenerPatchOptions {
   readonly skipAdds?: boolean;
   /** istiod's panic, recovered (see PatchPanicHandler). */
   readonly onPanic?: PatchPanicHandler;
+  /** Results shared with other calls of the same compile (ListenerPatchMemo). */
+  readonly memo?: ListenerPatchMemo;
 }
 
 export interface RoutePatchOptions {
@@ -73,9 +76,9 @@ export function patchListeners(
   patches: readonly ResolvedPatch[],
   options: ListenerPatchOptions = {},
 ): Listener[] {
-  const given = ctx === 'SIDECAR_INBOUND' ? patchInlineRouteConfigs(listeners, patches) : [...listeners];
+  const given = ctx === 'SIDECAR_INBOUND' ? patchInlineRouteConfigs(listeners, patches, options.memo) : [...listeners];
   try {
-    return patchListenerList(ctx, given, patches, options.skipAdds ?? false);
+    return patchListenerList(ctx, given, patches, options.skipAdds ?? false, options.memo);
   } catch (e) {
     if (!(e instanceof PatchPanic)) throw e;
     options.onPanic?.(e.patch, e.message);
