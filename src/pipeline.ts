@@ -194,7 +194,7 @@ export function validatedDocuments(
  * the compiler's intern tables (releaseInternTables: the build that follows is the last use).
  */
 export function compileHanded(inputs: Handoff<InputSet>, collect?: () => void): ReturnType<typeof compileOwned> {
-  const compiled = compileOwned(inputs, collect ? { beforeEnvoyFilters: collect } : {});
+  const compiled = compileOwned(inputs, collect ? { collect } : {});
   releaseInternTables();
   return compiled;
 }

@@ -115,19 +115,18 @@ export function compileOwned(
   const diags = new Diagnostics();
   // The compile's context and what only the incremental compiler keeps are gone: the EnvoyFilter
   // copies are made beside the output alone (at 10k services its context is ~90 MB).
-  const built = classGroupsOf(inputs, diags);
-  if (built.envoyFilters) hooks.beforeEnvoyFilters?.();
-  const { output } = placeEnvoyFilters(built);
+  const { output } = placeEnvoyFilters(classGroupsOf(inputs, diags), hooks.collect);
   return { output, diagnostics: diags.sorted() };
 }
 
 export interface CompileHooks {
   /**
-   * Called when the mesh has EnvoyFilters, once the compile's context is let go and before their
-   * patched copies are made: the pipeline's full collection (PipelineOptions.collect), so the
+   * A full collection (the pipeline's PipelineOptions.collect). Where the mesh has EnvoyFilters
+   * the compile calls it once its context is let go, before their patched copies are made: the
    * copies grow the heap from the output's live size, not from where the context left it.
+   * (Collections while they are made were tried: the real CLI's peak is then its publish's.)
    */
-  readonly beforeEnvoyFilters?: () => void;
+  readonly collect?: () => void;
 }
 
 /**
@@ -396,15 +395,15 @@ interface EnvoyFilterStage {
  * The compile's output, its EnvoyFilters applied (./envoy-filter/groups.ts: patched copies of groups
  * added to `groups`); the groups copied, and how each copy was made.
  */
-function placeEnvoyFilters({
-  groups,
-  classes,
-  selectors,
-  envoyFilters: stage,
-}: Pick<ClassGroups, 'groups' | 'classes' | 'selectors' | 'envoyFilters'>): Pick<
-  ShapedCompile,
-  'output' | 'envoyFilterOriginals' | 'envoyFilterCopies'
-> {
+function placeEnvoyFilters(
+  {
+    groups,
+    classes,
+    selectors,
+    envoyFilters: stage,
+  }: Pick<ClassGroups, 'groups' | 'classes' | 'selectors' | 'envoyFilters'>,
+  collect?: () => void,
+): Pick<ShapedCompile, 'output' | 'envoyFilterOriginals' | 'envoyFilterCopies'> {
   const outputOf = (placed: ProxyClass[]): OwnedCompileOutput => ({
     groups: sortGroups(groups),
     classes: placed,
@@ -412,6 +411,7 @@ function placeEnvoyFilters({
   });
   if (!stage) return { output: outputOf(classes), envoyFilterOriginals: NO_GROUPS, envoyFilterCopies: NO_COPIES };
   const { index, keys, gatewayPortMaps } = stage;
+  collect?.();
   const patched = applyEnvoyFilters(
     groups,
     classes,

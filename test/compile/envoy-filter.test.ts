@@ -592,18 +592,18 @@ test('incremental: with an EnvoyFilter left out for some class, an endpoint roun
   if (r.kind === 'full') assertSameOutput(r.output, compile(inputs).output, 'full');
 });
 
-test('compileOwned: inputs handed over are taken once; the hook before the EnvoyFilter copies runs only when the mesh has EnvoyFilters', () => {
+test('compileOwned: inputs handed over are taken once; its collection runs only where the mesh has EnvoyFilters, before the copies are made', () => {
   const lua = envoyFilter('istio-system', 'lua-inbound', `configPatches:\n- ${indent(LUA, '  ').trim()}`);
   const inputsOf = (extra: string[]) =>
     parseInputTexts([{ file: 'state.yaml', text: STATE }, ...extra.map((text, i) => ({ file: `${i}.yaml`, text }))]);
-  for (const [extra, calls] of [
-    [[lua], 1],
-    [[], 0],
+  for (const [extra, collects] of [
+    [[lua], true],
+    [[], false],
   ] as const) {
     let called = 0;
     const handed = new Handoff(inputsOf([...extra]));
-    const owned = compileOwned(handed, { beforeEnvoyFilters: () => called++ });
-    assert.equal(called, calls);
+    const owned = compileOwned(handed, { collect: () => called++ });
+    assert.equal(called, collects ? 1 : 0);
     assert.throws(() => handed.take(), /already taken/);
     // The same output and diagnostics as the InputSet given.
     const given = compileOwned(inputsOf([...extra]));

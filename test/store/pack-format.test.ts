@@ -34,6 +34,16 @@ const cases: [string, Map<string, Uint8Array>][] = [
     ),
   ],
   [
+    // An index of ~0.9 MB: written in several chunks.
+    '12k digests',
+    new Map(
+      Array.from({ length: 12_000 }, (_, i) => [
+        `sha256:${(i * 2654435761 + 12345).toString(16).padStart(64, '0')}`,
+        bytes(i % 29, i & 255),
+      ]),
+    ),
+  ],
+  [
     'names JSON escapes or writes as UTF-8',
     new Map([
       ['a"quote', bytes(2, 2)],
@@ -52,7 +62,8 @@ test('encodePack and streamPackPartsAt write the JSON.stringify index, byte for 
     const digests = [...entries.keys()];
     const sizes = digests.map((d) => (entries.get(d) as Uint8Array).byteLength);
     const streamed = streamPackPartsAt(digests, sizes, (i) => entries.get(digests[i] as string) as Uint8Array);
-    const joined = joinParts([...streamed]);
+    // Each part copied as it comes (StreamedParts: a part may be a view its reader writes again).
+    const joined = joinParts(streamed);
     assert.equal(streamed.byteLength, want.byteLength, name);
     assert.deepEqual(joined, want, name);
     assert.deepEqual(
@@ -61,4 +72,15 @@ test('encodePack and streamPackPartsAt write the JSON.stringify index, byte for 
       name,
     );
   }
+});
+
+test('a streamed index is written a chunk at a time: a 12k-entry pack comes in several parts before its entries', () => {
+  const entries = cases.find(([name]) => name === '12k digests')?.[1] as Map<string, Uint8Array>;
+  const digests = [...entries.keys()];
+  const sizes = digests.map((d) => (entries.get(d) as Uint8Array).byteLength);
+  const parts = [...streamPackPartsAt(digests, sizes, (i) => entries.get(digests[i] as string) as Uint8Array)];
+  const headParts = parts.length - entries.size;
+  assert.ok(headParts > 2, `${headParts} parts of index`);
+  // Every index part but the last is about as big as the others (~256 KiB): none holds it all.
+  for (const p of parts.slice(0, headParts - 1)) assert.ok(p.byteLength >= 1 << 18 && p.byteLength < (1 << 18) + 1024);
 });
