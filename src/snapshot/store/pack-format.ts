@@ -59,22 +59,22 @@ export function streamPackPartsAt(
   const order = digestOrder(digests);
   let byteLength = 0;
   for (const i of order) byteLength += sizes[i] as number;
-  const headLength = plainHeadLength(order, digests, sizes);
+  const head = headLength(order, digests, sizes);
   // Digests are plain (`sha256:<hex>`): the index is written as it is read, a chunk at a time (at
   // 10k services it is ~20 MB, which one buffer added to the CLI's peak in its publish).
-  if (headLength !== undefined)
+  if (head.plain)
     return {
-      byteLength: byteLength + headLength,
+      byteLength: byteLength + head.length,
       *[Symbol.iterator]() {
-        yield* packHeadChunks(order, digests, sizes);
+        yield* headChunks(order, digests, sizes, new ByteWriter(new Uint8Array(HEAD_CHUNK + 1024)), HEAD_CHUNK);
         for (const i of order) yield read(i);
       },
     };
-  const head = packHead(order, digests, sizes);
+  const whole = packHead(order, digests, sizes);
   return {
-    byteLength: byteLength + head.byteLength,
+    byteLength: byteLength + whole.byteLength,
     *[Symbol.iterator]() {
-      yield head;
+      yield whole;
       for (const i of order) yield read(i);
     },
   };
@@ -82,38 +82,45 @@ export function streamPackPartsAt(
 
 const HEAD_OPEN = `${PACK_MAGIC}{"entries":[`;
 const HEAD_CLOSE = ']}\n';
-/** Printable ASCII but `"` and `\`: JSON writes it as it is. */
+/** Printable ASCII but the quote and the backslash: JSON writes it as it is. */
 const PLAIN_DIGEST = /^[ !#-[\]-~]*$/;
-
-/** The index's byte length when no digest needs escaping (`["<digest>",<size>]` per entry, commas between); else undefined. */
-function plainHeadLength(
-  order: ArrayLike<number>,
-  digests: readonly string[],
-  sizes: ArrayLike<number>,
-): number | undefined {
-  let length = HEAD_OPEN.length + HEAD_CLOSE.length + Math.max(0, order.length - 1);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
-    const digest = digests[i] as string;
-    if (!PLAIN_DIGEST.test(digest)) return undefined;
-    length += digest.length + 5 + String(sizes[i]).length;
-  }
-  return length;
-}
-
-/** About how many bytes of the index each chunk holds. */
+/** About how many bytes of a streamed index each of its parts holds. */
 const HEAD_CHUNK = 1 << 18;
 
 /**
- * packHead's bytes in chunks of about HEAD_CHUNK bytes, each a view of one buffer written again for
- * the next (StreamedParts' readers copy or write a part before they read the next).
+ * The index's byte length (`["<digest>",<size>]` per entry, a comma between), exact when no digest
+ * needs escaping (`plain`).
  */
-function* packHeadChunks(
+function headLength(
   order: ArrayLike<number>,
   digests: readonly string[],
   sizes: ArrayLike<number>,
+): { readonly length: number; readonly plain: boolean } {
+  let length = HEAD_OPEN.length + HEAD_CLOSE.length + Math.max(0, order.length - 1);
+  let plain = true;
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k] as number;
+    const digest = digests[i] as string;
+    if (plain && !PLAIN_DIGEST.test(digest)) plain = false;
+    length += digest.length + 5 + String(sizes[i]).length;
+  }
+  return { length, plain };
+}
+
+/**
+ * The pack's magic and JSON index (`{"entries":[[digest, length], …]}`) for the entries at `order`,
+ * written straight into bytes: the same bytes as encoding JSON.stringify of the entries, without the
+ * ~230k pairs and the ~20 MB string a 10k-service checkpoint made of them besides the bytes. Written
+ * into `w`, a part each time it holds `chunk` bytes or more (a view of its buffer, written again for
+ * the next: StreamedParts' readers copy or write a part before they read the next), and the rest.
+ */
+function* headChunks(
+  order: ArrayLike<number>,
+  digests: readonly string[],
+  sizes: ArrayLike<number>,
+  w: ByteWriter,
+  chunk: number,
 ): Generator<Uint8Array> {
-  const w = new ByteWriter(new Uint8Array(HEAD_CHUNK + 1024));
   w.ascii(HEAD_OPEN);
   for (let k = 0; k < order.length; k++) {
     const i = order[k] as number;
@@ -123,7 +130,7 @@ function* packHeadChunks(
     w.byte(COMMA);
     w.ascii(JSON.stringify(sizes[i]));
     w.byte(CLOSE_BRACKET);
-    if (w.pos >= HEAD_CHUNK) {
+    if (w.pos >= chunk) {
       yield w.buf.subarray(0, w.pos);
       w.pos = 0;
     }
@@ -132,33 +139,13 @@ function* packHeadChunks(
   yield w.buf.subarray(0, w.pos);
 }
 
-/**
- * The pack's magic and JSON index (`{"entries":[[digest, length], …]}`) for the entries at `order`,
- * written straight into its bytes: the same bytes as encoding JSON.stringify of the entries, without
- * the ~230k pairs and the ~20 MB string a 10k-service checkpoint made of them besides the bytes.
- */
+/** The whole index in one buffer (headChunks, one part). */
 function packHead(order: ArrayLike<number>, digests: readonly string[], sizes: ArrayLike<number>): Uint8Array {
-  const open = HEAD_OPEN;
-  const close = HEAD_CLOSE;
-  // `["<digest>",<size>]` per entry and a comma between: exact when no digest needs escaping.
-  let length = open.length + close.length + Math.max(0, order.length - 1);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
-    length += (digests[i] as string).length + 5 + String(sizes[i]).length;
-  }
-  const w = new ByteWriter(new Uint8Array(length));
-  w.ascii(open);
-  for (let k = 0; k < order.length; k++) {
-    const i = order[k] as number;
-    if (k > 0) w.byte(COMMA);
-    w.byte(OPEN_BRACKET);
-    w.string(digests[i] as string);
-    w.byte(COMMA);
-    w.ascii(JSON.stringify(sizes[i]));
-    w.byte(CLOSE_BRACKET);
-  }
-  w.ascii(close);
-  return w.pos === w.buf.byteLength ? w.buf : w.buf.slice(0, w.pos);
+  const w = new ByteWriter(new Uint8Array(headLength(order, digests, sizes).length));
+  // The buffer grows where a digest needed escaping.
+  for (const whole of headChunks(order, digests, sizes, w, Infinity))
+    return whole.byteLength === whole.buffer.byteLength ? w.buf : whole.slice();
+  throw new Error('unreachable: headChunks yields its last part');
 }
 
 const COMMA = 0x2c;
