@@ -6,7 +6,10 @@
  * three), peak RSS, groups, and the incremental compile of one endpoint change (an EDS service's
  * slice losing an endpoint; median of nine, with what kind of result each gave: a delta, or a full
  * compile) and of one that rebuilds an inbound group (a service whose targetPort names a container
- * port, its port moving; the mesh of both variants has it). Writes bench-results/<variant>.json.
+ * port, its port moving; the mesh of both variants has it); and, in a child of its own, the peak RSS
+ * of the path `meshsnap compile --store` takes up to the publish (./compile-state.ts: the CLI's
+ * forced collections, objects spooled), which the 512 MB target is about. Writes
+ * bench-results/<variant>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +21,7 @@ import type { InputSet } from '../src/model/inputs.js';
 import type { EndpointSlice } from '../src/model/k8s.js';
 import { Handoff, validatedDocuments } from '../src/pipeline.js';
 import { bestCompile } from './best-compile.js';
+import { compileState } from './compile-state.js';
 import { nodeSha256Hex } from '../src/snapshot/store/local.js';
 import { envoyFilterDocuments } from './envoy-filters.js';
 import { generateMesh } from './synthetic.js';
@@ -47,6 +51,8 @@ export interface ConfigVariantResult {
   readonly added: number;
   readonly compileMs: number;
   readonly peakRssMB: number;
+  /** Peak RSS of the CLI's path up to the publish, in a child of its own (cliPathPeak). */
+  readonly cliPathPeakRssMB: number;
   readonly groups: number;
   /** Median incremental compile of one endpoint change, ms. */
   readonly endpointChangeMs: number;
@@ -117,11 +123,29 @@ function compiledOnce(v: Variant, docs: readonly RawDocument[]): { readonly best
   return { best: ms, groups: Object.keys(result.snapshot.content.groups).length };
 }
 
-function measureVariant(variant: VariantName, services: number, withConfig: boolean): ConfigVariantResult {
-  const v: Variant = VARIANTS[variant];
+function variantDocuments(v: Variant, services: number, withConfig: boolean): { docs: RawDocument[]; added: number } {
   const mesh = [...generateMesh({ services }).docs, ...namedPortDocuments(8000)];
   const extra = withConfig ? v.documents() : [];
-  const docs = [...mesh, ...extra];
+  return { docs: [...mesh, ...extra], added: extra.length };
+}
+
+/** The peak RSS of `meshsnap compile --store DIR`'s path up to the publish (compile-state.ts), in this process. */
+function cliPathPeak(variant: VariantName, services: number, withConfig: boolean): { readonly peakRssMB: number } {
+  const { state } = compileState(
+    new Handoff(variantDocuments(VARIANTS[variant], services, withConfig).docs),
+    nodeSha256Hex,
+  );
+  state.close();
+  return { peakRssMB: process.resourceUsage().maxRSS / 1024 };
+}
+
+function measureVariant(
+  variant: VariantName,
+  services: number,
+  withConfig: boolean,
+): Omit<ConfigVariantResult, 'cliPathPeakRssMB'> {
+  const v: Variant = VARIANTS[variant];
+  const { docs, added } = variantDocuments(v, services, withConfig);
   const { best, groups } = compiledOnce(v, docs);
   // The compile's result is let go before the incremental compiler's.
   globalThis.gc?.();
@@ -146,7 +170,7 @@ function measureVariant(variant: VariantName, services: number, withConfig: bool
   const named = medianChange(ic, eds.inputs, (i) => (i % 2 ? (onEight as EndpointSlice) : (onNine as EndpointSlice)));
   return {
     services,
-    added: extra.length,
+    added,
     compileMs: best,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
     groups,
@@ -161,16 +185,23 @@ export function runConfigVariantBench(variant: VariantName, sizes: readonly numb
   const { label } = VARIANTS[variant];
   const results: ConfigVariantResult[] = [];
   const rows = [
-    `| services | ${label} (documents added) | full compile | peak RSS | groups | one endpoint change, incremental compile (median) | its results | a named target port moving (median) | its results |`,
-    '|---:|---:|---:|---:|---:|---:|---|---:|---|',
+    `| services | ${label} (documents added) | full compile | peak RSS | the CLI's path: peak RSS | groups | one endpoint change, incremental compile (median) | its results | a named target port moving (median) | its results |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---|---:|---|',
   ];
   for (const n of sizes) {
     for (const withConfig of [false, true]) {
       process.stderr.write(`bench ${variant}: ${n} services, ${withConfig ? label : 'without'}…\n`);
-      const r = variantInChild<ConfigVariantResult>(import.meta.url, variant, n, `${variant}:${withConfig}`);
+      const measured = variantInChild<Omit<ConfigVariantResult, 'cliPathPeakRssMB'>>(
+        import.meta.url,
+        variant,
+        n,
+        `${variant}:${withConfig}`,
+      );
+      const cli = variantInChild<{ peakRssMB: number }>(import.meta.url, variant, n, `${variant}:${withConfig}:cli`);
+      const r: ConfigVariantResult = { ...measured, cliPathPeakRssMB: cli.peakRssMB };
       results.push(r);
       rows.push(
-        `| ${n} | ${r.added} | ${r.compileMs.toFixed(0)} ms | ${r.peakRssMB.toFixed(0)} MB | ${r.groups} | ${r.endpointChangeMs.toFixed(1)} ms | ${r.endpointChangeKinds.delta} delta, ${r.endpointChangeKinds.full} full | ${r.namedPortChangeMs.toFixed(1)} ms | ${r.namedPortChangeKinds.delta} delta, ${r.namedPortChangeKinds.full} full |`,
+        `| ${n} | ${r.added} | ${r.compileMs.toFixed(0)} ms | ${r.peakRssMB.toFixed(0)} MB | ${r.cliPathPeakRssMB.toFixed(0)} MB | ${r.groups} | ${r.endpointChangeMs.toFixed(1)} ms | ${r.endpointChangeKinds.delta} delta, ${r.endpointChangeKinds.full} full | ${r.namedPortChangeMs.toFixed(1)} ms | ${r.namedPortChangeKinds.delta} delta, ${r.namedPortChangeKinds.full} full |`,
       );
     }
   }
@@ -185,9 +216,13 @@ export function runConfigVariantBench(variant: VariantName, sizes: readonly numb
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const i = process.argv.indexOf('--child');
   if (i >= 0) {
-    const [variant, withConfig] = (process.argv[i + 2] ?? '').split(':');
+    const [variant, withConfig, cli] = (process.argv[i + 2] ?? '').split(':');
     if (!variant || !Object.hasOwn(VARIANTS, variant)) throw new Error(`unknown variant ${variant}`);
-    const result = measureVariant(variant as VariantName, Number(process.argv[i + 1]), withConfig === 'true');
+    const services = Number(process.argv[i + 1]);
+    const result =
+      cli === 'cli'
+        ? cliPathPeak(variant as VariantName, services, withConfig === 'true')
+        : measureVariant(variant as VariantName, services, withConfig === 'true');
     process.stdout.write(JSON.stringify(result) + '\n');
   }
 }
