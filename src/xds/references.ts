@@ -95,16 +95,9 @@ export class ReferenceReader {
    * long as the listener lives.
    */
   readRefs(type: XdsType, message: object): ResourceRefs {
-    if (type === 'endpoints') return NONE;
-    if (type === 'clusters') return clusterPart(message as Cluster);
-    const hit = this.refsCache.get(message);
-    if (hit) return hit;
-    const parts =
-      this.partsCache.get(message) ??
-      (type === 'routes'
-        ? this.routeConfigParts(message as RouteConfiguration)
-        : this.listenerParts(message as Listener));
-    return concatParts(parts);
+    // Endpoints and clusters are never remembered.
+    if (type === 'endpoints' || type === 'clusters') return this.resourceRefs(type, message);
+    return this.refsCache.get(message) ?? concatParts(this.partsCache.get(message) ?? this.partsOf(type, message));
   }
 
   /**
@@ -118,13 +111,15 @@ export class ReferenceReader {
     if (type === 'endpoints') return NO_PARTS;
     if (type === 'clusters') return [clusterPart(message as Cluster)];
     let parts = this.partsCache.get(message);
-    if (parts) return parts;
-    parts =
-      type === 'routes'
-        ? this.routeConfigParts(message as RouteConfiguration)
-        : this.listenerParts(message as Listener);
-    this.partsCache.set(message, parts);
+    if (!parts) this.partsCache.set(message, (parts = this.partsOf(type, message)));
     return parts;
+  }
+
+  /** A route config's or a listener's parts, read now. */
+  private partsOf(type: 'routes' | 'listeners', message: object): readonly RefPart[] {
+    return type === 'routes'
+      ? this.routeConfigParts(message as RouteConfiguration)
+      : this.listenerParts(message as Listener);
   }
 
   /** The references of one virtual host (the clusters its routes and mirrors send to): a route config's part. */

@@ -26,6 +26,7 @@ import {
 } from './patch.js';
 import type { PatchContext, ResolvedPatch } from './types.js';
 import { classProblems, GroupReferences } from './check.js';
+import { patchId } from './util.js';
 
 /** A class's patches, in istiod's order (selection.ts). */
 export type PatchesOf = (c: ProxyClass) => readonly ResolvedPatch[];
@@ -83,8 +84,6 @@ export function shortHash(text: string): string {
   }
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0').slice(0, 4);
 }
-
-const patchId = (p: ResolvedPatch): string => `${p.source}#${p.index}`;
 
 /** `g` with `~ef-<h>` before its variant mark (`@`, `#`), so a variant of the copy is the copy of the variant. */
 function patchedId(group: GroupId, hash: string): GroupId {

@@ -32,6 +32,7 @@ import {
   mergeAnyWithAny,
   mergePatchValue,
   patchesFor,
+  patchId,
 } from './util.js';
 
 type NetworkFilter = envoy.config.listener.v3.Filter.$Properties;
@@ -55,6 +56,10 @@ const VIRTUAL_LISTENERS = new Set(['virtualInbound', 'virtualOutbound']);
  * are kept by both.
  */
 interface PatchResults {
+  /**
+   * HCM filters patched, by filter and the positions of the HTTP_FILTER patches that matched it:
+   * chains share HCM filters (a port's TLS and plain chains), one patch of the HCM serves them.
+   */
   readonly hcmDone: Map<NetworkFilter, Map<string, NetworkFilter>>;
   /** Per listener `name|port`, the chain patched (null: removed). */
   readonly chains: Map<string, Map<FilterChain, FilterChain | null>>;
@@ -78,27 +83,20 @@ export class ListenerPatchMemo {
   private readonly byPatches = new Map<string, PatchResults>();
 
   resultsFor(ctx: PatchContext, patches: readonly ResolvedPatch[]): PatchResults {
-    const key = `${ctx}|${patches.map((p) => `${p.source}#${p.index}`).join(',')}`;
+    const key = `${ctx}|${patches.map(patchId).join(',')}`;
     let found = this.byPatches.get(key);
     if (!found) this.byPatches.set(key, (found = newResults()));
     return found;
   }
 }
 
-/** The listener-side patches that apply in one context, by applyTo, in istiod's order. */
-interface ListenerPatches {
+/** The listener-side patches that apply in one context, by applyTo, in istiod's order, and what they made so far. */
+interface ListenerPatches extends Pick<PatchResults, 'hcmDone' | 'chains'> {
   readonly listener: readonly ResolvedPatch[];
   readonly listenerFilter: readonly ResolvedPatch[];
   readonly filterChain: readonly ResolvedPatch[];
   readonly networkFilter: readonly ResolvedPatch[];
   readonly httpFilter: readonly ResolvedPatch[];
-  /**
-   * HCM filters patched so far, by filter and the positions of the HTTP_FILTER patches that matched
-   * it: chains share HCM filters (a port's TLS and plain chains), one decode and encode serves them.
-   */
-  readonly hcmDone: Map<NetworkFilter, Map<string, NetworkFilter>>;
-  /** Chains patched so far (PatchResults.chains). */
-  readonly chains: Map<string, Map<FilterChain, FilterChain | null>>;
 }
 
 /**

@@ -62,19 +62,12 @@ export function streamPackPartsAt(
   const head = headLength(order, digests, sizes);
   // Digests are plain (`sha256:<hex>`): the index is written as it is read, a chunk at a time (at
   // 10k services it is ~20 MB, which one buffer added to the CLI's peak in its publish).
-  if (head.plain)
-    return {
-      byteLength: byteLength + head.length,
-      *[Symbol.iterator]() {
-        yield* headChunks(order, digests, sizes, new ByteWriter(new Uint8Array(HEAD_CHUNK + 1024)), HEAD_CHUNK);
-        for (const i of order) yield read(i);
-      },
-    };
-  const whole = packHead(order, digests, sizes);
+  const whole = head.plain ? undefined : packHead(order, digests, sizes);
   return {
-    byteLength: byteLength + whole.byteLength,
+    byteLength: byteLength + (whole?.byteLength ?? head.length),
     *[Symbol.iterator]() {
-      yield whole;
+      if (whole) yield whole;
+      else yield* headChunks(order, digests, sizes, new ByteWriter(new Uint8Array(HEAD_CHUNK + 1024)), HEAD_CHUNK);
       for (const i of order) yield read(i);
     },
   };
