@@ -52,6 +52,8 @@ export function buildOutboundListeners(ctx: CompileContext): Map<string, Listene
  * The listeners with the tracing of istiod's Telemetry path where it applies (a Telemetry traces or
  * the mesh names a default tracing provider: listener/telemetry-tracing.ts); `seen` are the services
  * whose clusters the proxy's CDS holds (a tracer whose collector is not among them: no tracing).
+ * For listeners built before the choice is known, a few per view or gateway: their HCMs are spliced.
+ * A class's inbound HCMs, one set per class, are built with it (buildInbound).
  */
 export function withTelemetryTracing(
   ctx: CompileContext,
@@ -80,15 +82,19 @@ export function tracingChoice(
   return ctx.tracing.choice(mode, applicable, ctx.mesh.tracing, gateway);
 }
 
-/** A workload shape's inbound side (listener/inbound.ts), with the access logs of server listeners. */
+/**
+ * A workload shape's inbound side (listener/inbound.ts), with the access logs of server listeners
+ * and the Telemetry path's tracing written as its HCMs are built (one HCM per class at 10k services:
+ * none is built twice).
+ */
 export function buildInbound(
   ctx: CompileContext,
   shape: InboundShape,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
-  const built = buildInboundSide(ctx, shape);
-  const logs = accessLoggers(ctx, 'SERVER', shape.namespace, shape.telemetry);
-  const logged = logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
+  const choice = tracingChoice(ctx, 'SERVER', shape.namespace, shape.telemetry);
   const seen = shape.scopeServices ?? ctx.model.byHostname;
-  const traced = withTelemetryTracing(ctx, 'SERVER', shape.namespace, shape.telemetry, logged.listeners, seen);
-  return traced === logged.listeners ? logged : { ...logged, listeners: traced };
+  const tracing = choice && unseenClusters(choice, seen).length > 0 ? NOT_TRACED : choice;
+  const built = buildInboundSide(ctx, shape, tracing);
+  const logs = accessLoggers(ctx, 'SERVER', shape.namespace, shape.telemetry);
+  return logs ? { ...built, listeners: withAccessLogs(logs, built.listeners) } : built;
 }

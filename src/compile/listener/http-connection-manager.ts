@@ -88,6 +88,7 @@ export function buildSidecarHcm(opts: SidecarHcmOptions): HttpConnectionManager 
   if (headers.requestIdDisabled) hcm.generate_request_id = FALSE;
   if (headers.xForwardedPort) hcm.append_x_forwarded_port = true;
   if (headers.tracing) hcm.tracing = headers.tracing;
+  if (headers.requestIdExtension) hcm.request_id_extension = headers.requestIdExtension;
   if (opts.rds !== undefined) hcm.rds = { route_config_name: opts.rds, config_source: SIDECAR_RDS_SOURCE };
   else if (opts.routeConfig) hcm.route_config = opts.routeConfig;
   if (opts.inbound) {

@@ -65,9 +65,17 @@ export interface ProxyHeaders {
   readonly connection?: HcmConnection;
   /** Gateways: the listeners' `per_connection_buffer_limit_bytes` (istiod's buildGatewayListeners). */
   readonly listenerBufferLimit?: number;
-  /** The HCMs' `tracing` (./tracing.ts; frozen, shared); absent with `enableTracing: false`. */
+  /**
+   * The HCMs' `tracing` (./tracing.ts; frozen, shared); absent with `enableTracing: false`, or
+   * istiod's Telemetry path's (./telemetry-tracing.ts: tracedHeaders).
+   */
   readonly tracing?: HcmTracing;
+  /** The HCMs' `request_id_extension`, which only the Telemetry path sets; absent: Envoy's default. */
+  readonly requestIdExtension?: RequestIdExtension;
 }
+
+export type RequestIdExtension =
+  envoy.extensions.filters.network.http_connection_manager.v3.RequestIDExtension.$Properties;
 
 /** What istiod's applyConnectionSettingsToHCM sets on an HCM, besides the path handling. */
 export type HcmConnection = Pick<

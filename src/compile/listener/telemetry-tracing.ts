@@ -57,9 +57,9 @@ import { providerService } from '../provider-service.js';
 import { FilterName, type NetworkFilter } from './filters.js';
 import { joinFields, lengthDelimited } from '../../xds/wire/splice.js';
 import { istioTags, sortTags, proxyConfigSampling, proxyConfigTags, type HcmTracing } from './tracing.js';
+import type { ProxyHeaders, RequestIdExtension } from './proxy-headers.js';
 
 type CustomTag = envoy.type.tracing.v3.CustomTag.$Properties;
-type RequestIdExtension = envoy.extensions.filters.network.http_connection_manager.v3.RequestIDExtension.$Properties;
 type HeaderValueOption = envoy.config.core.v3.HeaderValueOption.$Properties;
 type TypedExtensionConfig = envoy.config.core.v3.TypedExtensionConfig.$Properties;
 
@@ -487,6 +487,27 @@ function splicedOf(choice: HcmTracingChoice): Spliced {
   }
   return s;
 }
+
+/**
+ * The proxy headers whose HCMs trace as `choice` says, for listeners built with the choice known
+ * (one object per headers and choice): their HCMs are written once, with no splice after.
+ */
+export function tracedHeaders(headers: ProxyHeaders, choice: HcmTracingChoice): ProxyHeaders {
+  let byHeaders = traced.get(choice);
+  if (!byHeaders) traced.set(choice, (byHeaders = new WeakMap()));
+  let out = byHeaders.get(headers);
+  if (!out) {
+    const { tracing: _legacy, ...rest } = headers;
+    out = Object.freeze({
+      ...rest,
+      ...(choice.tracing ? { tracing: choice.tracing } : {}),
+      ...(choice.requestId ? { requestIdExtension: choice.requestId } : {}),
+    });
+    byHeaders.set(headers, out);
+  }
+  return out;
+}
+const traced = new WeakMap<HcmTracingChoice, WeakMap<ProxyHeaders, ProxyHeaders>>();
 
 /** The listeners with every HCM's `tracing` (and request id extension) as `choice` says. */
 export function withTracing(choice: HcmTracingChoice, listeners: Map<string, Listener>): Map<string, Listener> {
