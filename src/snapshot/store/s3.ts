@@ -56,11 +56,15 @@ export function parseS3Url(url: string): S3Location {
   };
 }
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdk ??= import('@aws-sdk/client-s3'));
+
 export class S3Backend implements BlobBackend {
   readonly url: string;
   readonly conditional: boolean;
-  private readonly client: S3Client;
   private readonly keyPrefix: string;
+  private client: S3Client | undefined;
 
   constructor(
     readonly location: S3Location,
@@ -69,27 +73,34 @@ export class S3Backend implements BlobBackend {
     this.url = `s3://${location.bucket}${location.prefix ? `/${location.prefix}` : ''}`;
     this.conditional = location.conditional ?? true;
     this.keyPrefix = location.prefix ? `${location.prefix}/` : '';
-    this.client = new S3Client({
-      ...s3ClientConfig(location, opts.credentials),
+  }
+
+  /** The SDK and this backend's client, made on first use. */
+  private async sdk(): Promise<{ sdk: Sdk; client: S3Client }> {
+    const loaded = await loadSdk();
+    this.client ??= new loaded.S3Client({
+      ...s3ClientConfig(this.location, this.opts.credentials),
       maxAttempts: 1,
       // throwOnRequestTimeout: without it the SDK only logs a warning and waits on.
       requestHandler: {
-        requestTimeout: opts.requestTimeoutMs ?? 30_000,
+        requestTimeout: this.opts.requestTimeoutMs ?? 30_000,
         connectionTimeout: 10_000,
         throwOnRequestTimeout: true,
       },
     });
+    return { sdk: loaded, client: this.client };
   }
 
   destroy(): void {
-    this.client.destroy();
+    this.client?.destroy();
   }
 
   async get(key: string): Promise<Blob | null> {
     return this.retry(async () => {
       try {
-        const res = await this.client.send(
-          new GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
+        const { sdk, client } = await this.sdk();
+        const res = await client.send(
+          new sdk.GetObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
         );
         const bytes = res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
         return { bytes, etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
@@ -107,8 +118,9 @@ export class S3Backend implements BlobBackend {
   async head(key: string): Promise<BlobHead | null> {
     return this.retry(async () => {
       try {
-        const res = await this.client.send(
-          new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
+        const { sdk, client } = await this.sdk();
+        const res = await client.send(
+          new sdk.HeadObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key }),
         );
         return { etag: res.ETag ?? '', modifiedAt: res.LastModified?.getTime() ?? 0 };
       } catch (e) {
@@ -126,8 +138,9 @@ export class S3Backend implements BlobBackend {
   async touch(key: string): Promise<boolean> {
     return this.retry(async () => {
       try {
-        await this.client.send(
-          new CopyObjectCommand({
+        const { sdk, client } = await this.sdk();
+        await client.send(
+          new sdk.CopyObjectCommand({
             Bucket: this.location.bucket,
             Key: this.keyPrefix + key,
             CopySource: `${this.location.bucket}/${encodeURI(this.keyPrefix + key)}`,
@@ -174,9 +187,10 @@ export class S3Backend implements BlobBackend {
   async *list(prefix: string): AsyncIterable<BlobInfo> {
     let token: string | undefined;
     do {
+      const { sdk, client } = await this.sdk();
       const page = await this.retry(() =>
-        this.client.send(
-          new ListObjectsV2Command({
+        client.send(
+          new sdk.ListObjectsV2Command({
             Bucket: this.location.bucket,
             Prefix: this.keyPrefix + prefix,
             ...(token ? { ContinuationToken: token } : {}),
@@ -191,8 +205,9 @@ export class S3Backend implements BlobBackend {
   }
 
   async delete(key: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
     await this.retry(() =>
-      this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key })),
+      client.send(new sdk.DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.keyPrefix + key })),
     );
   }
 
@@ -201,8 +216,9 @@ export class S3Backend implements BlobBackend {
     bytes: Uint8Array,
     condition: { IfNoneMatch?: string; IfMatch?: string },
   ): Promise<void> {
-    await this.client.send(
-      new PutObjectCommand({
+    const { sdk, client } = await this.sdk();
+    await client.send(
+      new sdk.PutObjectCommand({
         Bucket: this.location.bucket,
         Key: this.keyPrefix + key,
         Body: bytes,
