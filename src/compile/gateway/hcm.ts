@@ -10,12 +10,14 @@ import type { MeshConfig } from '../../model/mesh-config.js';
 import { envoy, type HttpConnectionManager } from '../../xds/proto.js';
 import { bool, type HttpFilter } from '../listener/filters.js';
 import { buildSidecarHcm } from '../listener/http-connection-manager.js';
-import { envoyForwardClientCert, proxyHeaders } from '../listener/proxy-headers.js';
+import { envoyForwardClientCert, type ProxyHeaders } from '../listener/proxy-headers.js';
 
 const Hcm = envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 
+/** `headers`: the gateway class's proxy headers (../listener/hcm-headers.ts). */
 export function buildGatewayHcm(
   mesh: MeshConfig,
+  headers: ProxyHeaders,
   statPrefix: string,
   routeName: string,
   securityFilters: readonly HttpFilter[] = [],
@@ -24,7 +26,7 @@ export function buildGatewayHcm(
   // Gateways take XFCC from the topology, not from proxyHeaders (istiod).
   const fcc = envoyForwardClientCert(topology?.forwardClientCertDetails ?? 'SANITIZE_SET');
   const hcm: HttpConnectionManager = {
-    ...buildSidecarHcm({ statPrefix, rds: routeName, securityFilters, headers: proxyHeaders(mesh, 'gateway') }),
+    ...buildSidecarHcm({ statPrefix, rds: routeName, securityFilters, headers }),
     use_remote_address: bool(true),
     forward_client_cert_details: fcc,
     http_protocol_options: {},

@@ -24,7 +24,7 @@ import { buildGatewayListeners } from './listeners.js';
 import { withAccessLogs } from '../listener/access-log.js';
 import { copyLocalityVariants } from '../locality-variants.js';
 import { copyNodeVariants } from '../node-variants.js';
-import { accessLoggers, withTelemetryTracing } from '../listeners.js';
+import { accessLoggers, hcmHeaders } from '../listeners.js';
 import { mergeGateways, serviceTargets, type MergedGateway } from './merge.js';
 import { parseGatewayRdsRouteName } from '../envoy-filter/route-patch.js';
 import { buildGatewayRouteConfig } from './route-config.js';
@@ -175,20 +175,18 @@ export function buildRouterGroup(
   const merged = mergeGateways(shape.gateways, targets, ctx.diags);
   if (onPortMap) onPortMap(targetPortMap(merged.serversByRoute));
   reportRouterSecurity(ctx, shape.namespace, shape.gateways, shape.security);
-  const built = buildGatewayListeners(ctx, merged, shape.security);
+  // Its HCMs trace as a gateway's (istiod's proxy.Type == Router) of the CLIENT mode.
+  const headers = hcmHeaders(ctx, 'gateway', {
+    mode: 'CLIENT',
+    namespace: shape.namespace,
+    workload: shape.telemetry,
+    seen: ctx.model.byHostname,
+    gateway: true,
+  });
+  const built = buildGatewayListeners(ctx, merged, shape.security, headers);
   // Every gateway listener logs unmatched connections too (istiod's buildGatewayListener).
   const logs = accessLoggers(ctx, 'CLIENT', shape.namespace, shape.telemetry);
-  const logged = withAccessLogs(logs, built.listeners, () => true);
-  const traced = withTelemetryTracing(
-    ctx,
-    'CLIENT',
-    shape.namespace,
-    shape.telemetry,
-    logged,
-    ctx.model.byHostname,
-    true,
-  );
-  for (const [name, l] of traced) table.listeners.set(name, l);
+  for (const [name, l] of withAccessLogs(logs, built.listeners, () => true)) table.listeners.set(name, l);
   for (const [routeName, servers] of merged.serversByRoute)
     table.routes.set(routeName, buildGatewayRouteConfig(ctx, routeName, servers, shape.namespace));
   for (const c of built.sniDnatClusters) addSniDnat(table, c, shared);

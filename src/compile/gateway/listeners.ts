@@ -29,7 +29,7 @@ import {
   type NetworkFilter,
 } from '../listener/filters.js';
 import { hcmFilter } from '../listener/http-connection-manager.js';
-import { proxyHeaders } from '../listener/proxy-headers.js';
+import { proxyHeaders, type ProxyHeaders } from '../listener/proxy-headers.js';
 import { NO_ROUTER_SECURITY, type RouterSecurity } from '../security/workload-security.js';
 import { gatewayTlsContext } from './downstream-tls.js';
 import { buildGatewayHcm } from './hcm.js';
@@ -57,10 +57,12 @@ export interface GatewayListeners {
   readonly sniDnatClusters: SniDnatCluster[];
 }
 
+/** `headers`: its HCMs' (../listener/hcm-headers.ts); by default the gateway class's, with the mesh's tracing. */
 export function buildGatewayListeners(
   ctx: CompileContext,
   merged: MergedGateway,
   security: RouterSecurity = NO_ROUTER_SECURITY,
+  headers: ProxyHeaders = proxyHeaders(ctx.mesh, 'gateway'),
 ): GatewayListeners {
   const listeners = new Map<string, Listener>();
   const sniDnatClusters: SniDnatCluster[] = [];
@@ -68,7 +70,7 @@ export function buildGatewayListeners(
   const seenSni = new Map<number, Map<string, string>>();
   for (const port of merged.ports) {
     const name = gatewayListenerName(port.bind, port.number);
-    const chains = portChains(ctx, port, seenSni, sniDnatClusters, security);
+    const chains = portChains(ctx, port, seenSni, sniDnatClusters, security, headers);
     // Ports are distinct per (number, bind), so names are too.
     if (chains.length)
       listeners.set(
@@ -77,7 +79,7 @@ export function buildGatewayListeners(
       );
   }
   // The mesh's connectionSettings buffer limit, on every gateway listener (istiod's buildGatewayListeners).
-  const bufferLimit = proxyHeaders(ctx.mesh, 'gateway').listenerBufferLimit;
+  const bufferLimit = headers.listenerBufferLimit;
   if (bufferLimit !== undefined)
     for (const l of listeners.values()) l.per_connection_buffer_limit_bytes = { value: bufferLimit };
   return { listeners, sniDnatClusters };
@@ -89,10 +91,11 @@ function portChains(
   seenSni: Map<number, Map<string, string>>,
   sniDnat: SniDnatCluster[],
   security: RouterSecurity,
+  headers: ProxyHeaders,
 ): Chain[] {
   const statPrefix = `outbound_${gatewayListenerName(port.bind, port.number)}`;
   const hcm = (prefix: string, routeName: string) =>
-    hcmFilter(buildGatewayHcm(ctx.mesh, prefix, routeName, security.httpFilters as HttpFilter[]));
+    hcmFilter(buildGatewayHcm(ctx.mesh, headers, prefix, routeName, security.httpFilters as HttpFilter[]));
   // Network RBAC goes before tcp_proxy; AUTO_PASSTHROUGH chains get none (istiod builds them without authz).
   const secured = (chains: GatewayChain[]): GatewayChain[] =>
     security.tcpFilters.length

@@ -18,7 +18,7 @@
  *
  * A protocol istiod would sniff (unset) is TCP here, as for Service ports (meshsnap does not sniff).
  */
-import { proxyHeaders } from './proxy-headers.js';
+import { outboundHcmHeaders } from './hcm-headers.js';
 import type { CompileContext } from '../context.js';
 import type { EgressListenerView } from '../scope/egress-listeners.js';
 import { egressListenerContext } from '../scope/view.js';
@@ -88,7 +88,7 @@ function addPortListener(
         address,
         port: port.number,
         chains: [
-          httpChain(address, port.number, proxyHeaders(view.mesh, 'outbound'), {
+          httpChain(address, port.number, outboundHcmHeaders(view), {
             rds,
             sniffed: !httpProxy && address === WILDCARD,
             dfpHosts,

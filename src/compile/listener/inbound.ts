@@ -4,8 +4,7 @@
  * incoming connections, and one `inbound|<targetPort>||` cluster per target port of the services
  * selecting the workload.
  */
-import { proxyHeaders } from './proxy-headers.js';
-import { tracedHeaders, type HcmTracingChoice } from './telemetry-tracing.js';
+import { proxyHeaders, type ProxyHeaders } from './proxy-headers.js';
 import { inboundMtlsSockets } from './tls-context.js';
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, virtualInboundPort } from '../names.js';
@@ -47,11 +46,11 @@ export interface InboundShape {
   readonly scopeServices?: ReadonlyMap<string, MeshService>;
 }
 
-/** `tracing`: the HCMs' tracing of istiod's Telemetry path (../listeners.ts); absent: the mesh's. */
+/** `headers`: its HCMs' (./hcm-headers.ts); by default the mesh's, with the mesh's tracing. */
 export function buildInbound(
   ctx: CompileContext,
   shape: InboundShape,
-  tracing?: HcmTracingChoice,
+  headers: ProxyHeaders = proxyHeaders(ctx.mesh, 'inbound'),
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const servicePorts = inboundPorts(ctx, shape.services);
   const ports = shape.sidecar?.spec.ingress?.length
@@ -64,8 +63,6 @@ export function buildInbound(
     const c = buildInboundCluster(ctx, p, shape.sidecar);
     clusters.set(c.name as string, c);
   }
-  const meshHeaders = proxyHeaders(ctx.mesh, 'inbound');
-  const headers = tracing ? tracedHeaders(meshHeaders, tracing) : meshHeaders;
   const mtls = inboundMtlsSockets(ctx.mesh);
   // istiod's order: blackhole, passthrough, then service ports by target port (a list the listener keeps: ../exact.ts).
   // MeshConfig proxyInboundListenPort: the listener's port and its blackhole chain's (istiod).

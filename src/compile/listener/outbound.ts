@@ -15,7 +15,8 @@
  * Left out: ExternalName services (aliases: their clients resolve to the target's IP) and UDP ports
  * (sidecars do not proxy UDP).
  */
-import { proxyHeaders, type ProxyHeaders } from './proxy-headers.js';
+import type { ProxyHeaders } from './proxy-headers.js';
+import { outboundHcmHeaders } from './hcm-headers.js';
 import type { CompileContext } from '../context.js';
 import { ipListenerName, routeConfigName, VIRTUAL_OUTBOUND, virtualOutboundPort, BLACKHOLE_CLUSTER } from '../names.js';
 import { isHttpProtocol, type MeshService, type MeshServicePort } from '../../model/service-model.js';
@@ -86,7 +87,7 @@ export function addCatchAllPorts(
     const name = ipListenerName(address, port);
     if (locked.has(name)) continue;
     const dfpHosts = dynamicDnsHosts(services, port);
-    const chain = httpChain(address, port, proxyHeaders(ctx.mesh, 'outbound'), {
+    const chain = httpChain(address, port, outboundHcmHeaders(ctx), {
       ...(sniffedOnly.has(port) ? { alpns: SNIFFED_HTTP_ALPNS } : {}),
       ...(dfpHosts.length ? { dfpHosts } : {}),
     });
@@ -178,7 +179,7 @@ export function addTcpPort(
     if (sniffed && bind.address !== WILDCARD)
       chains = [
         ...chains,
-        httpChain(bind.address, port.port, proxyHeaders(ctx.mesh, 'outbound'), {
+        httpChain(bind.address, port.port, outboundHcmHeaders(ctx), {
           rds: sniffedRouteName(service, port.port),
           sniffed: true,
           alpns: SNIFFED_HTTP_ALPNS,

@@ -39,23 +39,10 @@ import type { MeshConfig } from '../../model/mesh-config.js';
 import type { MeshService, ServiceModel } from '../../model/service-model.js';
 import type { Telemetry, TelemetryCustomTag, TelemetryLogMode } from '../../model/telemetry.js';
 import type { ProxyTracing } from '../../model/proxy-config.js';
-import protobuf from 'protobufjs/minimal.js';
-import {
-  durationMs,
-  encodeMessage,
-  envoy,
-  packAny,
-  packedMessageOf,
-  withPackedMessage,
-  type Any,
-  type Listener,
-} from '../../xds/proto.js';
-import { TypeName } from '../../xds/type-urls.js';
+import { durationMs, envoy, packAny, type Any } from '../../xds/proto.js';
 import { deepFreeze } from '../intern.js';
 import { outboundClusterName } from '../names.js';
 import { providerService } from '../provider-service.js';
-import { FilterName, type NetworkFilter } from './filters.js';
-import { joinFields, lengthDelimited } from '../../xds/wire/splice.js';
 import { istioTags, sortTags, proxyConfigSampling, proxyConfigTags, type HcmTracing } from './tracing.js';
 import type { ProxyHeaders, RequestIdExtension } from './proxy-headers.js';
 
@@ -140,8 +127,6 @@ const ZIPKIN_CONFIG = 'envoy.config.trace.v3.ZipkinConfig';
 const DATADOG_CONFIG = 'envoy.config.trace.v3.DatadogConfig';
 const SKYWALKING_CONFIG = 'envoy.config.trace.v3.SkyWalkingConfig';
 const OTEL_CONFIG = 'envoy.config.trace.v3.OpenTelemetryConfig';
-const HCM_TRACING_TYPE = `${TypeName.HttpConnectionManager}.Tracing`;
-const REQUEST_ID_TYPE = 'envoy.extensions.filters.network.http_connection_manager.v3.RequestIDExtension';
 const UUID_CONFIG = 'envoy.extensions.request_id.uuid.v3.UuidRequestIdConfig';
 const ENVIRONMENT_DETECTOR =
   'envoy.extensions.tracers.opentelemetry.resource_detectors.v3.EnvironmentResourceDetectorConfig';
@@ -466,32 +451,7 @@ export const unseenClusters = (
 ): HcmTracingChoice['clusters'] =>
   choice.clusters.filter((c) => seen.get(c.hostname)?.ports.some((p) => p.port === c.port) !== true);
 
-/** A choice's HCM fields as bytes (field 7 `tracing`, field 36 `request_id_extension`), and the HCMs given them. */
-interface Spliced {
-  readonly fields: readonly Uint8Array[];
-  readonly filters: WeakMap<NetworkFilter, NetworkFilter>;
-}
-const spliced = new WeakMap<HcmTracingChoice, Spliced>();
-
-const HCM_TRACING = 7;
-const HCM_REQUEST_ID = 36;
-
-function splicedOf(choice: HcmTracingChoice): Spliced {
-  let s = spliced.get(choice);
-  if (!s) {
-    const fields: Uint8Array[] = [];
-    if (choice.tracing) fields.push(lengthDelimited(HCM_TRACING, encodeMessage(HCM_TRACING_TYPE, choice.tracing)));
-    if (choice.requestId)
-      fields.push(lengthDelimited(HCM_REQUEST_ID, encodeMessage(REQUEST_ID_TYPE, choice.requestId)));
-    spliced.set(choice, (s = { fields, filters: new WeakMap() }));
-  }
-  return s;
-}
-
-/**
- * The proxy headers whose HCMs trace as `choice` says, for listeners built with the choice known
- * (one object per headers and choice): their HCMs are written once, with no splice after.
- */
+/** The proxy headers whose HCMs trace as `choice` says (one object per headers and choice): ./hcm-headers.ts. */
 export function tracedHeaders(headers: ProxyHeaders, choice: HcmTracingChoice): ProxyHeaders {
   let byHeaders = traced.get(choice);
   if (!byHeaders) traced.set(choice, (byHeaders = new WeakMap()));
@@ -508,69 +468,3 @@ export function tracedHeaders(headers: ProxyHeaders, choice: HcmTracingChoice): 
   return out;
 }
 const traced = new WeakMap<HcmTracingChoice, WeakMap<ProxyHeaders, ProxyHeaders>>();
-
-/** The listeners with every HCM's `tracing` (and request id extension) as `choice` says. */
-export function withTracing(choice: HcmTracingChoice, listeners: Map<string, Listener>): Map<string, Listener> {
-  const s = splicedOf(choice);
-  const out = new Map<string, Listener>();
-  const chain = <C extends { filters?: NetworkFilter[] | null }>(c: C): C =>
-    c.filters?.some(isHcm) ? { ...c, filters: c.filters.map((f) => (isHcm(f) ? tracedHcm(f, choice, s) : f)) } : c;
-  for (const [name, l] of listeners) {
-    if (!l.filter_chains?.some((c) => c.filters?.some(isHcm)) && !l.default_filter_chain?.filters?.some(isHcm)) {
-      out.set(name, l);
-      continue;
-    }
-    out.set(name, {
-      ...l,
-      ...(l.filter_chains ? { filter_chains: l.filter_chains.map(chain) } : {}),
-      ...(l.default_filter_chain ? { default_filter_chain: chain(l.default_filter_chain) } : {}),
-    });
-  }
-  return out;
-}
-
-const isHcm = (f: NetworkFilter): boolean =>
-  f.name === FilterName.HttpConnectionManager && !!(f.typed_config as Any | null | undefined)?.value;
-
-/**
- * The HCM with the choice's fields in place of its own `tracing` (and request id extension): its
- * other fields' bytes kept as they are, the choice's appended (a message is its fields in any
- * order), so no HCM is decoded and encoded again.
- */
-function tracedHcm(f: NetworkFilter, choice: HcmTracingChoice, s: Spliced): NetworkFilter {
-  let out = s.filters.get(f);
-  if (!out) {
-    const any = f.typed_config as Any;
-    const bytes = any.value as Uint8Array;
-    const reader = protobuf.Reader.create(bytes);
-    const pieces: Uint8Array[] = [];
-    let keptFrom = 0;
-    while (reader.pos < reader.len) {
-      const start = reader.pos;
-      const tag = reader.uint32();
-      reader.skipType(tag & 7);
-      const field = tag >>> 3;
-      if (field === HCM_TRACING || (field === HCM_REQUEST_ID && choice.requestId)) {
-        if (start > keptFrom) pieces.push(bytes.subarray(keptFrom, start));
-        keptFrom = reader.pos;
-      }
-    }
-    if (keptFrom < bytes.length) pieces.push(bytes.subarray(keptFrom));
-    const value = joinFields([...pieces, ...s.fields]);
-    // The check walks the message, not the bytes: the HCM's own (its shared parts known clean) with the choice's fields.
-    const message = packedMessageOf(any);
-    const next: Any = { type_url: any.type_url, value };
-    out = {
-      ...f,
-      typed_config: message
-        ? withPackedMessage(next, {
-            ...message,
-            tracing: choice.tracing,
-            ...(choice.requestId ? { request_id_extension: choice.requestId } : {}),
-          })
-        : next,
-    };
-    s.filters.set(f, out);
-  }
-  return out;
-}

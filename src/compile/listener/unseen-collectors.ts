@@ -10,7 +10,7 @@ import type { MeshService } from '../../model/service-model.js';
 import type { Sidecar } from '../../model/sidecar.js';
 import type { TelemetryLogMode } from '../../model/telemetry.js';
 import type { CompileContext } from '../context.js';
-import { tracingChoice } from '../listeners.js';
+import { tracingChoice } from './hcm-headers.js';
 import { unseenClusters } from './telemetry-tracing.js';
 
 type Seen = ReadonlyMap<string, MeshService>;
