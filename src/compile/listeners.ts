@@ -15,7 +15,6 @@ export type { InboundShape };
 export { reportNamedTargetPorts, TARGET_PORT_DIFFERS, UNRESOLVED_TARGET_PORT } from './listener/inbound-ports.js';
 export { buildProxylessListeners } from './listener/proxyless.js';
 export { buildProxylessServerListeners } from './listener/proxyless-server.js';
-export { hcmHeaders } from './listener/hcm-headers.js';
 
 /**
  * The access logs of a proxy of `namespace` (undefined: one whose namespace has no Telemetry of its

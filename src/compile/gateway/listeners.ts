@@ -29,8 +29,8 @@ import {
   type NetworkFilter,
 } from '../listener/filters.js';
 import { hcmFilter } from '../listener/http-connection-manager.js';
-import { proxyHeaders, type ProxyHeaders } from '../listener/proxy-headers.js';
-import { NO_ROUTER_SECURITY, type RouterSecurity } from '../security/workload-security.js';
+import type { ProxyHeaders } from '../listener/proxy-headers.js';
+import type { RouterSecurity } from '../security/workload-security.js';
 import { gatewayTlsContext } from './downstream-tls.js';
 import { buildGatewayHcm } from './hcm.js';
 import {
@@ -57,12 +57,12 @@ export interface GatewayListeners {
   readonly sniDnatClusters: SniDnatCluster[];
 }
 
-/** `headers`: its HCMs' (../listener/hcm-headers.ts); by default the gateway class's, with the mesh's tracing. */
+/** `headers`: its HCMs' (../listener/hcm-headers.ts: the gateway class's, with its pods' tracing). */
 export function buildGatewayListeners(
   ctx: CompileContext,
   merged: MergedGateway,
-  security: RouterSecurity = NO_ROUTER_SECURITY,
-  headers: ProxyHeaders = proxyHeaders(ctx.mesh, 'gateway'),
+  security: RouterSecurity,
+  headers: ProxyHeaders,
 ): GatewayListeners {
   const listeners = new Map<string, Listener>();
   const sniDnatClusters: SniDnatCluster[] = [];

@@ -4,7 +4,7 @@
  * incoming connections, and one `inbound|<targetPort>||` cluster per target port of the services
  * selecting the workload.
  */
-import { proxyHeaders, type ProxyHeaders } from './proxy-headers.js';
+import type { ProxyHeaders } from './proxy-headers.js';
 import { inboundMtlsSockets } from './tls-context.js';
 import type { CompileContext } from '../context.js';
 import { BLACKHOLE_CLUSTER, VIRTUAL_INBOUND, virtualInboundPort } from '../names.js';
@@ -46,11 +46,11 @@ export interface InboundShape {
   readonly scopeServices?: ReadonlyMap<string, MeshService>;
 }
 
-/** `headers`: its HCMs' (./hcm-headers.ts); by default the mesh's, with the mesh's tracing. */
+/** `headers`: its HCMs' (./hcm-headers.ts: the inbound class's, with the shape's proxies' tracing). */
 export function buildInbound(
   ctx: CompileContext,
   shape: InboundShape,
-  headers: ProxyHeaders = proxyHeaders(ctx.mesh, 'inbound'),
+  headers: ProxyHeaders,
 ): { listeners: Map<string, Listener>; clusters: Map<string, Cluster> } {
   const servicePorts = inboundPorts(ctx, shape.services);
   const ports = shape.sidecar?.spec.ingress?.length
