@@ -202,9 +202,8 @@ export interface ShapedCompile extends CompileExtras {
 
 /** The compile, and the sidecar shapes it found (the incremental compiler indexes them, not finding them again). */
 export function compileWithShapes(ctx: CompileContext, reuse?: InboundReuse): ShapedCompile {
-  const built = buildClassGroups(ctx, reuse);
-  const { groups: _groups, classes: _classes, selectors: _selectors, envoyFilters: _stage, ...extras } = built;
-  return { ...extras, ...placeEnvoyFilters(built) };
+  const { groups, classes, selectors, envoyFilters, ...extras } = buildClassGroups(ctx, reuse);
+  return { ...extras, ...placeEnvoyFilters({ groups, classes, selectors, envoyFilters }) };
 }
 
 /** The compile but for its EnvoyFilters (placeEnvoyFilters). */

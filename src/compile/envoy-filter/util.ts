@@ -7,10 +7,10 @@ import { codecOf, decodeMessage, packAny, type Any } from '../../xds/proto.js';
 import { mergeMessage } from '../../xds/proto-merge.js';
 import type { PatchContext, ResolvedPatch } from './types.js';
 
-/** The patches of one applyTo that apply in `ctx` (istiod's commonConditionMatch: context ANY or equal). */
 /** A patch's identity within a compile: its EnvoyFilter and its index there (copies and memos are keyed by it). */
 export const patchId = (p: ResolvedPatch): string => `${p.source}#${p.index}`;
 
+/** The patches of one applyTo that apply in `ctx` (istiod's commonConditionMatch: context ANY or equal). */
 export function patchesFor(ctx: PatchContext, patches: readonly ResolvedPatch[], applyTo: ResolvedPatch['applyTo']) {
   return patches.filter((p) => p.applyTo === applyTo && (p.context === 'ANY' || p.context === ctx));
 }

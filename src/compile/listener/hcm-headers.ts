@@ -8,7 +8,7 @@ import type { TelemetryLogMode } from '../../model/telemetry.js';
 import type { MeshService } from '../../model/service-model.js';
 import type { CompileContext } from '../context.js';
 import { proxyHeaders, type ListenerClass, type ProxyHeaders } from './proxy-headers.js';
-import { NOT_TRACED, tracedHeaders, unseenClusters, type HcmTracingChoice } from './telemetry-tracing.js';
+import { NOT_TRACED, unseenClusters, type HcmTracingChoice } from './telemetry-tracing.js';
 
 /** The proxies an HCM serves, as the Telemetry path selects them. */
 export interface TracedProxies {
@@ -23,10 +23,9 @@ export interface TracedProxies {
 }
 
 export function hcmHeaders(ctx: CompileContext, cls: ListenerClass, proxies: TracedProxies): ProxyHeaders {
-  const headers = proxyHeaders(ctx.mesh, cls);
   const choice = tracingChoice(ctx, proxies.mode, proxies.namespace, proxies.workload, proxies.gateway);
-  if (!choice) return headers;
-  return tracedHeaders(headers, unseenClusters(choice, proxies.seen).length === 0 ? choice : NOT_TRACED);
+  if (!choice) return proxyHeaders(ctx.mesh, cls);
+  return proxyHeaders(ctx.mesh, cls, unseenClusters(choice, proxies.seen).length === 0 ? choice : NOT_TRACED);
 }
 
 /** A view's outbound HCMs' headers: its proxies are those of its listener namespace and Telemetries. */

@@ -67,7 +67,7 @@ export interface ProxyHeaders {
   readonly listenerBufferLimit?: number;
   /**
    * The HCMs' `tracing` (./tracing.ts; frozen, shared); absent with `enableTracing: false`, or
-   * istiod's Telemetry path's (./telemetry-tracing.ts: tracedHeaders).
+   * istiod's Telemetry path's (./telemetry-tracing.ts) where it applies (proxyHeaders' `tracing`).
    */
   readonly tracing?: HcmTracing;
   /** The HCMs' `request_id_extension`, which only the Telemetry path sets; absent: Envoy's default. */
@@ -96,17 +96,31 @@ const memo = new WeakMap<object, WeakMap<object, Map<string, ProxyHeaders>>>();
 const NO_HEADERS: MeshProxyHeaders = Object.freeze({});
 const NO_SETTINGS: MeshConnectionSettings = Object.freeze({});
 
-export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
+/**
+ * What an HCM's tracing is made of: istiod's legacy path's `tracing` (./tracing.ts), or the
+ * Telemetry path's choice (./telemetry-tracing.ts), which may also set the request id extension.
+ */
+export interface HcmTracingFields {
+  readonly tracing?: HcmTracing;
+  readonly requestId?: RequestIdExtension;
+}
+
+/**
+ * The headers of `cls` HCMs under `mesh`, tracing as `tracing` says (the Telemetry path's choice
+ * for their proxies: ./hcm-headers.ts), else as the mesh does (the legacy path).
+ */
+export function proxyHeaders(mesh: MeshConfig, cls: ListenerClass, tracing?: HcmTracingFields): ProxyHeaders {
+  if (tracing) return withTracingFields(untracedHeaders(mesh, cls), tracing);
   // Read per route and listener: one lookup for a mesh already seen (a compile's mesh object).
   let byClass = byMesh.get(mesh);
   if (!byClass) byMesh.set(mesh, (byClass = new Map()));
   let found = byClass.get(cls);
-  if (!found) byClass.set(cls, (found = resolveProxyHeaders(mesh, cls)));
+  if (!found) byClass.set(cls, (found = withMeshTracing(mesh, untracedHeaders(mesh, cls))));
   return found;
 }
 
 /** Equal parts give the same object across meshes (the inbound HCM templates are kept per ProxyHeaders). */
-function resolveProxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
+function untracedHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders {
   const ph = mesh.proxyHeaders ?? NO_HEADERS;
   const cs = mesh.connectionSettings ?? NO_SETTINGS;
   let bySettings = memo.get(ph);
@@ -116,19 +130,41 @@ function resolveProxyHeaders(mesh: MeshConfig, cls: ListenerClass): ProxyHeaders
   const key = `${cls}|${mesh.pathNormalization ?? ''}`;
   let out = byKey.get(key);
   if (!out) byKey.set(key, (out = Object.freeze(resolve(ph, cls, mesh.pathNormalization, cs))));
+  return out;
+}
+
+/** The headers with the mesh's legacy tracing (none with `enableTracing: false`). */
+function withMeshTracing(mesh: MeshConfig, headers: ProxyHeaders): ProxyHeaders {
   const tracing = hcmTracing(mesh);
-  if (!tracing) return out;
-  let byTracing = traced.get(out);
-  if (!byTracing) traced.set(out, (byTracing = new WeakMap()));
-  let withTracing = byTracing.get(tracing);
-  if (!withTracing) byTracing.set(tracing, (withTracing = Object.freeze({ ...out, tracing })));
-  return withTracing;
+  if (!tracing) return headers;
+  let fields = legacyFields.get(tracing);
+  if (!fields) legacyFields.set(tracing, (fields = Object.freeze({ tracing })));
+  return withTracingFields(headers, fields);
+}
+
+/** Untraced headers with these tracing fields: one object per headers and fields. */
+function withTracingFields(headers: ProxyHeaders, fields: HcmTracingFields): ProxyHeaders {
+  if (!fields.tracing && !fields.requestId) return headers;
+  let byFields = traced.get(headers);
+  if (!byFields) traced.set(headers, (byFields = new WeakMap()));
+  let out = byFields.get(fields);
+  if (!out) {
+    out = Object.freeze({
+      ...headers,
+      ...(fields.tracing ? { tracing: fields.tracing } : {}),
+      ...(fields.requestId ? { requestIdExtension: fields.requestId } : {}),
+    });
+    byFields.set(fields, out);
+  }
+  return out;
 }
 
 /** Each mesh config's ProxyHeaders per class (mesh configs are not changed once built). */
 const byMesh = new WeakMap<MeshConfig, Map<ListenerClass, ProxyHeaders>>();
-/** ProxyHeaders with the mesh's tracing, one object per headers and tracing. */
-const traced = new WeakMap<ProxyHeaders, WeakMap<HcmTracing, ProxyHeaders>>();
+/** The legacy path's tracing as fields, one object per tracing. */
+const legacyFields = new WeakMap<HcmTracing, HcmTracingFields>();
+/** Untraced ProxyHeaders with tracing fields, one object per headers and fields. */
+const traced = new WeakMap<ProxyHeaders, WeakMap<HcmTracingFields, ProxyHeaders>>();
 
 /**
  * istiod's applyEdgeProfileDefaults: with `profile: EDGE`, a gateway (Router) takes Envoy's edge

@@ -44,7 +44,7 @@ import { deepFreeze } from '../intern.js';
 import { outboundClusterName } from '../names.js';
 import { providerService } from '../provider-service.js';
 import { istioTags, sortTags, proxyConfigSampling, proxyConfigTags, type HcmTracing } from './tracing.js';
-import type { ProxyHeaders, RequestIdExtension } from './proxy-headers.js';
+import type { HcmTracingFields, RequestIdExtension } from './proxy-headers.js';
 
 type CustomTag = envoy.type.tracing.v3.CustomTag.$Properties;
 type HeaderValueOption = envoy.config.core.v3.HeaderValueOption.$Properties;
@@ -60,12 +60,11 @@ export interface TracingSpec {
   readonly enableIstioTags: boolean;
 }
 
-/** What the Telemetry path puts on an HCM. */
-export interface HcmTracingChoice {
-  /** Absent: the HCM does not trace. */
-  readonly tracing?: HcmTracing;
-  /** Absent: Envoy's default (the UUID extension, sampling by request id), as istiod's default one. */
-  readonly requestId?: RequestIdExtension;
+/**
+ * What the Telemetry path puts on an HCM: `tracing` absent, the HCM does not trace; `requestId`
+ * absent, Envoy's default (the UUID extension, sampling by request id), as istiod's default one.
+ */
+export interface HcmTracingChoice extends HcmTracingFields {
   /** The clusters the tracer sends to: each must be in the proxy's CDS. */
   readonly clusters: readonly { readonly hostname: string; readonly port: number }[];
   /** The tracing provider's name, when it traces. */
@@ -450,21 +449,3 @@ export const unseenClusters = (
   seen: ReadonlyMap<string, MeshService>,
 ): HcmTracingChoice['clusters'] =>
   choice.clusters.filter((c) => seen.get(c.hostname)?.ports.some((p) => p.port === c.port) !== true);
-
-/** The proxy headers whose HCMs trace as `choice` says (one object per headers and choice): ./hcm-headers.ts. */
-export function tracedHeaders(headers: ProxyHeaders, choice: HcmTracingChoice): ProxyHeaders {
-  let byHeaders = traced.get(choice);
-  if (!byHeaders) traced.set(choice, (byHeaders = new WeakMap()));
-  let out = byHeaders.get(headers);
-  if (!out) {
-    const { tracing: _legacy, ...rest } = headers;
-    out = Object.freeze({
-      ...rest,
-      ...(choice.tracing ? { tracing: choice.tracing } : {}),
-      ...(choice.requestId ? { requestIdExtension: choice.requestId } : {}),
-    });
-    byHeaders.set(headers, out);
-  }
-  return out;
-}
-const traced = new WeakMap<HcmTracingChoice, WeakMap<ProxyHeaders, ProxyHeaders>>();

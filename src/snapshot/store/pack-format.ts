@@ -62,7 +62,7 @@ export function streamPackPartsAt(
   const head = headLength(order, digests, sizes);
   // Digests are plain (`sha256:<hex>`): the index is written as it is read, a chunk at a time (at
   // 10k services it is ~20 MB, which one buffer added to the CLI's peak in its publish).
-  const whole = head.plain ? undefined : packHead(order, digests, sizes);
+  const whole = head.plain ? undefined : packHead(order, digests, sizes, head.length);
   return {
     byteLength: byteLength + (whole?.byteLength ?? head.length),
     *[Symbol.iterator]() {
@@ -132,13 +132,17 @@ function* headChunks(
   yield w.buf.subarray(0, w.pos);
 }
 
-/** The whole index in one buffer (headChunks, one part). */
-function packHead(order: ArrayLike<number>, digests: readonly string[], sizes: ArrayLike<number>): Uint8Array {
-  const w = new ByteWriter(new Uint8Array(headLength(order, digests, sizes).length));
-  // The buffer grows where a digest needed escaping.
-  for (const whole of headChunks(order, digests, sizes, w, Infinity))
-    return whole.byteLength === whole.buffer.byteLength ? w.buf : whole.slice();
-  throw new Error('unreachable: headChunks yields its last part');
+/** The whole index in one buffer (headChunks, one part); `length`: headLength's. */
+function packHead(
+  order: ArrayLike<number>,
+  digests: readonly string[],
+  sizes: ArrayLike<number>,
+  length = headLength(order, digests, sizes).length,
+): Uint8Array {
+  const w = new ByteWriter(new Uint8Array(length));
+  // The buffer grows where a digest needed escaping; with no chunk size, the one part is the index.
+  const whole = headChunks(order, digests, sizes, w, Infinity).next().value as Uint8Array;
+  return whole.byteLength === whole.buffer.byteLength ? w.buf : whole.slice();
 }
 
 const COMMA = 0x2c;

@@ -8,9 +8,9 @@
  *
  * The wire writer (encode.ts) and protobufjs write a message's fields in field-number order, a
  * repeated field's items in list order. So for such bytes, putting new items where the old ones
- * were gives exactly the encoding of the message with the new list. Bytes in another order (a fast
- * path that appended a field) are not edited here: the caller then decodes and encodes, which puts
- * the fields back in order.
+ * were gives exactly the encoding of the message with the new list. Bytes in another order (any
+ * writer but those two may produce them) are not edited here: the caller then decodes and encodes,
+ * which puts the fields back in order.
  */
 import protobuf from 'protobufjs/minimal.js';
 
