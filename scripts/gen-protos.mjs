@@ -8,7 +8,6 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeValidateCheckers } from './gen-validate-checkers.mjs';
 import { buildValidateRules } from './gen-validate-rules.mjs';
 import { writeWireEncoders } from './gen-wire-encoders.mjs';
 
@@ -166,19 +165,11 @@ const wireBase = Math.max(statSync(outputs[2]).mtimeMs, ...generators.map((f) =>
 if (!fresh || !existsSync(wireEncoders) || statSync(wireEncoders).mtimeMs < wireBase)
   writeWireEncoders(outputs[2], wireEncoders, join(outDir, 'wire-encoders.d.ts'));
 
-// 6. The Envoy check's per-type functions (src/xds/validate/fast-check.ts), derived from the rule
-// table; rewritten when the table or their generator changed.
-const validateCheckers = join(outDir, 'validate-checkers.js');
-const checkersGenerator = join(repo, 'scripts', 'gen-validate-checkers.mjs');
-const checkersBase = Math.max(statSync(outputs[4]).mtimeMs, statSync(checkersGenerator).mtimeMs);
-if (!fresh || !existsSync(validateCheckers) || statSync(validateCheckers).mtimeMs < checkersBase)
-  writeValidateCheckers(outputs[4], validateCheckers, join(outDir, 'validate-checkers.d.ts'));
-
 // tsc does not copy plain .js files; place the generated code beside the compiled output.
 const copyAt = process.argv.indexOf('--copy');
 if (copyAt >= 0) {
   const dist = join(repo, process.argv[copyAt + 1] ?? 'dist', 'src', 'xds', 'gen');
   mkdirSync(dist, { recursive: true });
-  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-encoders.js', 'validate-checkers.js'])
+  for (const f of ['envoy.js', 'descriptor.js', 'validate-rules.js', 'wire-encoders.js'])
     copyFileSync(join(outDir, f), join(dist, f));
 }

@@ -16,9 +16,9 @@ import {
   type MessageHook,
   Validator,
   validateResource,
+  type RuleTable,
   type Violation,
 } from '../../src/xds/validate/index.js';
-import { BAD, good, T } from './rule-kinds.js';
 
 const CLUSTER = TypeName.Cluster;
 const fresh = (): Validator => new Validator(rules, ENVOY_RULES);
@@ -237,7 +237,126 @@ test('the violation names the Istio object behind the field, from the istio.conf
   });
 });
 
-// ---- Rule kinds no emitted Envoy message carries: a hand-written table (rule-kinds.ts), the same checker. ----
+// ---- Rule kinds no emitted Envoy message carries: a hand-written table, the same checker. ----
+
+const T: RuleTable = {
+  messages: {
+    'test.M': {
+      fields: [
+        { name: 's', type: 'string', rules: { string: { prefix: 'ab', suffix: 'yz', contains: 'mm' } } },
+        { name: 'strict_name', type: 'string', rules: { string: { well_known_regex: 'HTTP_HEADER_NAME' } } },
+        { name: 'strict_value', type: 'string', rules: { string: { well_known_regex: 'HTTP_HEADER_VALUE' } } },
+        { name: 'choice', type: 'string', rules: { string: { in: ['a', 'b'], ignore_empty: true } } },
+        { name: 'no', type: 'string', rules: { string: { not_in: ['bad'], not_contains: '..', max_len: 3 } } },
+        { name: 'runes', type: 'string', rules: { string: { len: 2, min_bytes: 2 } } },
+        { name: 'i64', type: 'int64', rules: { int64: { gt: -5, lte: 5, not_in: [0] } } },
+        { name: 'outside', type: 'sint32', rules: { sint32: { gt: 10, lt: 5 } } },
+        { name: 'f32', type: 'fixed32', rules: { fixed32: { in: [1, 2] } } },
+        { name: 'dbl', type: 'double', rules: { double: { gte: 0.5, lt: 1 } } },
+        { name: 'flt', type: 'float', rules: { float: { const: 2 } } },
+        { name: 'b', type: 'bool', rules: { bool: { const: true } } },
+        { name: 'e', type: 'enum', enum: 'test.E', rules: { enum: { in: [1, 2], not_in: [2] } } },
+        {
+          name: 'at',
+          type: 'google.protobuf.Timestamp',
+          rules: { timestamp: { required: true, gt: { seconds: 1000 }, lt_now: true } },
+        },
+        {
+          name: 'd',
+          type: 'google.protobuf.Duration',
+          rules: { duration: { lte: { seconds: 5 }, in: [{ seconds: 1 }, { seconds: 6 }] } },
+        },
+        { name: 'any', type: 'google.protobuf.Any', rules: { any: { in: ['type.googleapis.com/test.A'] } } },
+        { name: 'notany', type: 'google.protobuf.Any', rules: { any: { not_in: ['type.googleapis.com/test.B'] } } },
+        {
+          name: 'kv',
+          type: 'string',
+          map: 'string',
+          rules: { map: { min_pairs: 1, max_pairs: 2, values: { string: { min_len: 1 } } } },
+        },
+        { name: 'sparse', type: 'test.N', map: 'string', rules: { map: { no_sparse: true } } },
+        {
+          name: 'items',
+          type: 'uint64',
+          repeated: true,
+          rules: { repeated: { min_items: 1, max_items: 2, unique: true } },
+        },
+        { name: 'bytes', type: 'bytes', rules: { bytes: { prefix: 'MZ', len: 4 } } },
+        { name: 'w', type: 'google.protobuf.DoubleValue', rules: { double: { lte: 1 } } },
+      ],
+      oneofs: [['kind', ['x', 'y']]],
+    },
+  },
+  enums: { 'test.E': { A: 1, B: 2 } },
+};
+
+const good = {
+  s: 'ab-mm-yz',
+  strict_name: 'x-header',
+  strict_value: 'v',
+  choice: '',
+  no: 'ok',
+  runes: 'é!',
+  i64: 3,
+  outside: 11,
+  f32: 2,
+  dbl: 0.5,
+  flt: 2,
+  b: true,
+  e: 1,
+  at: { seconds: 2000 },
+  d: { seconds: 1 },
+  any: { type_url: 'type.googleapis.com/test.A', value: new Uint8Array() },
+  notany: { type_url: 'type.googleapis.com/test.C', value: new Uint8Array() },
+  kv: { a: '1' },
+  sparse: { a: {} },
+  items: [1, 2],
+  bytes: Uint8Array.from([0x4d, 0x5a, 0, 0]),
+  w: { value: 1 },
+  x: 'set',
+};
+
+const BAD: readonly [Partial<Record<keyof typeof good, unknown>>, string][] = [
+  [{ s: 'xx-mm-yz' }, 's string.prefix'],
+  [{ s: 'ab-mm-y' }, 's string.suffix'],
+  [{ s: 'ab-m-yz' }, 's string.contains'],
+  [{ strict_name: 'bad name' }, 'strict_name string.well_known_regex'],
+  [{ strict_value: 'a\u0007b' }, 'strict_value string.well_known_regex'],
+  [{ choice: 'c' }, 'choice string.in'],
+  [{ no: 'bad' }, 'no string.not_in'],
+  [{ no: 'a..' }, 'no string.not_contains'],
+  [{ no: 'abcd' }, 'no string.max_len'],
+  [{ runes: 'é' }, 'runes string.len'],
+  [{ i64: -5 }, 'i64 int64.gt'],
+  [{ i64: '6' }, 'i64 int64.lte'],
+  [{ i64: 0 }, 'i64 int64.not_in'],
+  [{ outside: 7 }, 'outside sint32.gt+sint32.lt'],
+  [{ f32: 3 }, 'f32 fixed32.in'],
+  [{ dbl: 1 }, 'dbl double.lt'],
+  [{ dbl: 0.4 }, 'dbl double.gte'],
+  [{ flt: 2.5 }, 'flt float.const'],
+  [{ b: false }, 'b bool.const'],
+  [{ e: 3 }, 'e enum.in'],
+  [{ e: 2 }, 'e enum.not_in'],
+  [{ at: undefined }, 'at timestamp.required'],
+  [{ at: { seconds: 999 } }, 'at timestamp.gt'],
+  [{ at: { seconds: 4102444800 } }, 'at timestamp.lt_now'],
+  [{ d: { seconds: 6 } }, 'd duration.lte'],
+  [{ d: { seconds: 2 } }, 'd duration.in'],
+  [{ any: { type_url: 'type.googleapis.com/test.B', value: new Uint8Array() } }, 'any any.in'],
+  [{ notany: { type_url: 'type.googleapis.com/test.B', value: new Uint8Array() } }, 'notany any.not_in'],
+  [{ kv: {} }, 'kv map.min_pairs'],
+  [{ kv: { a: '1', b: '2', c: '3' } }, 'kv map.max_pairs'],
+  [{ kv: { a: '' } }, 'kv["a"] string.min_len'],
+  [{ sparse: { a: null } }, 'sparse["a"] map.no_sparse'],
+  [{ items: [] }, 'items repeated.min_items'],
+  [{ items: [1, 2, 3] }, 'items repeated.max_items'],
+  [{ items: [1, 1] }, 'items[1] repeated.unique'],
+  [{ bytes: Uint8Array.from([0x4e, 0x5a, 0, 0]) }, 'bytes bytes.prefix'],
+  [{ bytes: Uint8Array.from([0x4d, 0x5a]) }, 'bytes bytes.len'],
+  [{ w: { value: 2 } }, 'w double.lte'],
+  [{ x: undefined }, 'kind oneof.required'],
+];
 
 test('every rule kind of validate.proto: the good message passes, each broken field is reported with its rule', () => {
   const v = new Validator(T);

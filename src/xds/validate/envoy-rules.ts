@@ -7,7 +7,7 @@
 import { codecOf, envoy } from '../proto.js';
 import { regexProblem } from '../re2.js';
 import { domainClashes } from './domains-unique.js';
-import type { MessageHook, Walk } from './walk.js';
+import type { MessageHook, Walk } from './walker.js';
 import { toNumber } from './scalar-rules.js';
 
 type Msg = Record<string, unknown>;

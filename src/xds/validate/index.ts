@@ -16,10 +16,10 @@ export { Validator, type MessageHook, type ValidatorOptions, type Violation } fr
 let processValidator: Validator | undefined;
 
 /** Sub-messages the compiler shares between resources by design (src/compile/routes.ts), remembered once clean. */
-export const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
+const SHARED_TYPES: ReadonlySet<string> = new Set(['envoy.config.route.v3.VirtualHost']);
 
 /** Sub-messages the compiler shares when it freezes them (src/compile/intern.ts), remembered once clean. */
-export const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
+const FROZEN_SHARED_TYPES: ReadonlySet<string> = new Set([
   'envoy.config.listener.v3.FilterChain',
   'envoy.config.listener.v3.ListenerFilter',
   'envoy.config.core.v3.TransportSocket',

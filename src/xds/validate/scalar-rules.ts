@@ -6,17 +6,15 @@
  * swapped (`gt: 10, lt: 5`) is an exclusive one.
  */
 import { RE2JS } from 're2js';
-import {
-  NUMBER_KINDS,
-  type BytesRules,
-  type DurationRules,
-  type EnumRules,
-  type FieldRules,
-  type NumberLike,
-  type NumberRules,
-  type StringRules,
-  type TimeBound,
-  type TimestampRules,
+import type {
+  BytesRules,
+  DurationRules,
+  EnumRules,
+  NumberLike,
+  NumberRules,
+  StringRules,
+  TimeBound,
+  TimestampRules,
 } from './rule-table.js';
 
 /** A violated rule: `rule` as written in the proto (`string.min_len`), and why. */
@@ -440,23 +438,6 @@ export function timeCheck(kind: 'duration' | 'timestamp', r: DurationRules & Tim
     }
     return undefined;
   };
-}
-
-/** The scalar check of a rule body for a scalar (or wrapper) of type `scalar`; undefined when it checks nothing. */
-export function scalarCheck(
-  scalar: string,
-  rules: FieldRules,
-  enumValues?: Readonly<Record<string, number>>,
-): ValueCheck | undefined {
-  if (scalar === 'string') return rules.string ? stringCheck(rules.string) : undefined;
-  if (scalar === 'bytes') return rules.bytes ? bytesCheck(rules.bytes) : undefined;
-  if (scalar === 'bool') return rules.bool ? boolCheck(rules.bool) : undefined;
-  if (scalar === 'enum') return rules.enum && enumValues ? enumCheck(rules.enum, enumValues) : undefined;
-  if ((NUMBER_KINDS as readonly string[]).includes(scalar)) {
-    const body = rules[scalar as (typeof NUMBER_KINDS)[number]];
-    return body ? numberCheck(scalar, body) : undefined;
-  }
-  return undefined;
 }
 
 export { all as allChecks };

@@ -14,11 +14,74 @@ import { codecOf, takePackedMessage, type MessageCodec } from '../proto.js';
 import { typeNameOf } from '../type-urls.js';
 import { WRAPPER_SCALARS } from '../wrappers.js';
 import type { FieldEntry, FieldRules, MessageEntry, RuleTable } from './rule-table.js';
-import { scalarCheck, timeCheck, toNumber, type ValueCheck } from './scalar-rules.js';
-import { FastCheck } from './fast-check.js';
-import { Walk, type MessageHook, type Violation } from './walk.js';
+import { NUMBER_KINDS } from './rule-table.js';
+import {
+  boolCheck,
+  bytesCheck,
+  enumCheck,
+  numberCheck,
+  stringCheck,
+  timeCheck,
+  toNumber,
+  type RuleProblem,
+  type ValueCheck,
+} from './scalar-rules.js';
 
-export { renderPath, Walk, type MessageHook, type Segment, type Violation } from './walk.js';
+/** One violated rule. */
+export interface Violation {
+  /** Field path inside the resource, e.g. `virtual_hosts[0].routes[2].route.cluster_header`. */
+  readonly path: string;
+  /** The rule, as written in the proto (`string.min_len`), or a cross-field rule's id (`envoy.…`). */
+  readonly rule: string;
+  readonly message: string;
+  /** `filter_metadata.istio.config` of the innermost element on the path that has one. */
+  readonly source?: string;
+}
+
+/** A path segment: a field name, a list index, or a map key. */
+export type Segment = string | number | { readonly key: string };
+
+/** The state of one walk: where it is, which Istio object it is under, what it found. */
+export class Walk {
+  readonly segs: Segment[] = [];
+  readonly sources: string[] = [];
+  readonly out: Violation[] = [];
+
+  /** Sub-messages found clean in this walk: a strong set, dropped with the walk, cheap for the GC. */
+  constructor(public clean: Set<object> = new Set()) {}
+
+  /**
+   * Makes a walk ready for the next resource (`clean` as the constructor's), its violations taken: a
+   * validator walks each of the 121k resources of a 10k mesh with one; a new walk each time (four
+   * objects, and the path's backing store grown again) allocated ~24 MB in the check at 10k.
+   */
+  restart(clean: Set<object> = new Set()): this {
+    this.clean = clean;
+    this.segs.length = 0;
+    this.sources.length = 0;
+    this.out.length = 0;
+    return this;
+  }
+
+  report(p: RuleProblem, ...extra: Segment[]): void {
+    const segs = extra.length ? [...this.segs, ...extra] : this.segs;
+    const source = this.sources[this.sources.length - 1];
+    this.out.push({ path: renderPath(segs), rule: p.rule, message: p.message, ...(source ? { source } : {}) });
+  }
+}
+
+export function renderPath(segs: readonly Segment[]): string {
+  let s = '';
+  for (const seg of segs) {
+    if (typeof seg === 'number') s += `[${seg}]`;
+    else if (typeof seg === 'string') s += s ? `.${seg}` : seg;
+    else s += `[${JSON.stringify(seg.key)}]`;
+  }
+  return s;
+}
+
+/** A check of one message type beyond its field rules (Envoy's cross-field rules, RE2); reports through `walk`. */
+export type MessageHook = (message: Record<string, unknown>, walk: Walk) => void;
 
 type Msg = Record<string, unknown>;
 type FieldPlan = (message: Msg, walk: Walk) => void;
@@ -66,6 +129,7 @@ const MAX_CLEAN_LISTS = 64;
 
 const ANY = 'google.protobuf.Any';
 const METADATA = 'envoy.config.core.v3.Metadata';
+const isNumberKind = (t: string): boolean => (NUMBER_KINDS as readonly string[]).includes(t);
 const absent = (v: unknown): boolean => v === undefined || v === null;
 const NO_ITEMS: readonly unknown[] = [];
 
@@ -75,6 +139,23 @@ function istioConfigOf(metadata: unknown): string | undefined {
   const istio = fm?.istio as { fields?: Record<string, { stringValue?: unknown } | undefined> } | undefined;
   const config = istio?.fields?.config?.stringValue;
   return typeof config === 'string' && config ? config : undefined;
+}
+
+/** The scalar check of a rule body for a scalar (or wrapper) of type `scalar`. */
+function scalarCheck(
+  scalar: string,
+  rules: FieldRules,
+  enumValues?: Readonly<Record<string, number>>,
+): ValueCheck | undefined {
+  if (scalar === 'string') return rules.string ? stringCheck(rules.string) : undefined;
+  if (scalar === 'bytes') return rules.bytes ? bytesCheck(rules.bytes) : undefined;
+  if (scalar === 'bool') return rules.bool ? boolCheck(rules.bool) : undefined;
+  if (scalar === 'enum') return rules.enum && enumValues ? enumCheck(rules.enum, enumValues) : undefined;
+  if (isNumberKind(scalar)) {
+    const body = rules[scalar as (typeof NUMBER_KINDS)[number]];
+    return body ? numberCheck(scalar, body) : undefined;
+  }
+  return undefined;
 }
 
 const problemAt = (walk: Walk, check: ValueCheck, value: unknown): void => {
@@ -112,12 +193,6 @@ export interface ValidatorOptions {
    * checked the EnvoyFilter copies (and their packed configs) when the compile made them.
    */
   readonly trust?: Validator;
-  /**
-   * Ask the generated per-type functions first whether a resource is clean (fast-check.ts), and
-   * walk it only when it is not, to say why (default true). False: the walker alone, the reference
-   * the fast path is tested against.
-   */
-  readonly fast?: boolean;
 }
 
 export class Validator {
@@ -145,8 +220,6 @@ export class Validator {
   private idle: Walk | undefined;
   /** ValidatorOptions.trust */
   private readonly trust: Validator | undefined;
-  /** ValidatorOptions.fast: undefined when off (or when a hooked type has no generated function). */
-  private readonly fast: FastCheck | undefined;
 
   /**
    * `sharedTypes`: message types the compiler shares between resources by design (a virtual host
@@ -173,20 +246,6 @@ export class Validator {
     this.rejected = once ? new Map<object, readonly Violation[]>() : new WeakMap<object, readonly Violation[]>();
     this.rememberResources = !once;
     this.trust = opts.trust;
-    const trust = opts.trust;
-    this.fast =
-      opts.fast === false
-        ? undefined
-        : FastCheck.create({
-            table,
-            hooks,
-            sharedTypes,
-            frozenSharedTypes,
-            clean: this.clean,
-            ...(trust ? { trusted: (m: object) => trust.foundClean(m) } : {}),
-            cacheTrial: CACHE_TRIAL,
-            maxCleanLists: MAX_CLEAN_LISTS,
-          });
   }
 
   /**
@@ -207,9 +266,7 @@ export class Validator {
   }
 
   private walkResource(typeName: string, message: object, shared: Set<object> | undefined): Violation[] {
-    const walkClean = shared ?? new Set<object>();
-    if (this.fast?.isClean(typeName, message, walkClean)) return [];
-    const walk = this.idle?.restart(walkClean) ?? new Walk(walkClean);
+    const walk = this.idle?.restart(shared) ?? new Walk(shared);
     this.idle = undefined; // a hook reentering the validator gets a walk of its own
     this.walkMessage(typeName, message as Msg, walk);
     // The violations are handed out in an array of their own (a proxyless listener has some).
