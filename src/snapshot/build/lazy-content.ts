@@ -34,10 +34,14 @@ export class ContentChain {
   private last: LazyContent | undefined;
   private length = 0;
   private entries = 0;
-  /** How many times the chain materialized an older content (for tests and the curious). */
-  materialized = 0;
+  private materializations = 0;
 
   constructor(private readonly limits: ChainLimits = CHAIN_LIMITS) {}
+
+  /** How many times the chain computed an older content because it reached a limit. */
+  get materialized(): number {
+    return this.materializations;
+  }
 
   /** After a full build: the next delta builds on its content. */
   reset(full: LazyContent): void {
@@ -52,7 +56,7 @@ export class ContentChain {
     // the content before this step is computed and the chain starts again from it.
     if (this.last && (this.length >= this.limits.steps || this.entries >= this.limits.entries)) {
       this.last.get();
-      this.materialized++;
+      this.materializations++;
       this.length = 0;
       this.entries = 0;
     }
