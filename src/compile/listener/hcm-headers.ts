@@ -28,14 +28,27 @@ export function hcmHeaders(ctx: CompileContext, cls: ListenerClass, proxies: Tra
   return proxyHeaders(ctx.mesh, cls, unseenClusters(choice, proxies.seen).length === 0 ? choice : NOT_TRACED);
 }
 
-/** A view's outbound HCMs' headers: its proxies are those of its listener namespace and Telemetries. */
-export const outboundHcmHeaders = (ctx: CompileContext): ProxyHeaders =>
-  hcmHeaders(ctx, 'outbound', {
-    mode: 'CLIENT',
-    namespace: ctx.listenerNamespace,
-    workload: ctx.listenerTelemetry,
-    seen: ctx.model.byHostname,
-  });
+/**
+ * A view's outbound HCMs' headers: its proxies are those of its listener namespace and Telemetries.
+ * Asked once per HTTP port and per sniffed bind: the choice is made once per view (a context's
+ * fields are read-only).
+ */
+export function outboundHcmHeaders(ctx: CompileContext): ProxyHeaders {
+  let headers = outboundByView.get(ctx);
+  if (!headers)
+    outboundByView.set(
+      ctx,
+      (headers = hcmHeaders(ctx, 'outbound', {
+        mode: 'CLIENT',
+        namespace: ctx.listenerNamespace,
+        workload: ctx.listenerTelemetry,
+        seen: ctx.model.byHostname,
+      })),
+    );
+  return headers;
+}
+
+const outboundByView = new WeakMap<CompileContext, ProxyHeaders>();
 
 /** The Telemetry path's tracing of these proxies' HCMs; undefined: the legacy path's (./tracing.ts). */
 export function tracingChoice(
