@@ -70,6 +70,19 @@ export interface SizeResult {
     matchesFullRecompile: boolean;
     fullRecompileMs: number;
   };
+  /**
+   * Config changes in the same watcher, after the endpoint changes and the restart: each compiled
+   * in full and published as a delta (src/compile/incremental/output-diff.ts), from the changed
+   * object handed to the watcher to the new head; the first new Service also builds the delta
+   * consistency index. Each kind's median and every change's ms, in order; the watcher's RSS after them.
+   */
+  configChange: {
+    virtualServiceMs: number[];
+    destinationRuleMs: number[];
+    newServiceMs: number[];
+    modes: string;
+    rssAfterMB: number;
+  };
   /** Peak RSS of the cold full compile (read right after it; the mesh's documents included). */
   peakRssMB: number;
   /**
@@ -97,7 +110,7 @@ const sum = (s: Stages): number => Object.entries(s).reduce((t, [k, v]) => (k ==
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const CHANGES = 9;
 
-type WatcherResult = Pick<SizeResult, 'watcher' | 'endpointChange' | 'peakRssWatchMB'> & {
+type WatcherResult = Pick<SizeResult, 'watcher' | 'endpointChange' | 'configChange' | 'peakRssWatchMB'> & {
   /** The watcher process's CPU time (user + system) and RSS after its rounds (`--child-watcher` output only). */
   readonly cpuWatchMs: number;
   readonly rssAfterRoundsMB: number;
@@ -226,6 +239,7 @@ export async function measureSize(services: number, opts: { yaml?: boolean } = {
     snapshotNobleMs,
     watcher: watch.watcher,
     endpointChange: watch.endpointChange,
+    configChange: watch.configChange,
     peakRssMB,
     peakRssWatchMB: watch.peakRssWatchMB,
     resources: counts.clusters + counts.endpoints + counts.listeners + counts.routes,
@@ -282,10 +296,11 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
   const rssAfterRoundsMB = process.memoryUsage().rss / 2 ** 20;
   const head = await path.store.readChannel('bench');
   const restart = spawnJson<RestartResult>(['--child-restart', String(services), path.dir]);
+  const docs = changedMesh(services);
+  const configChange = await measureConfigChanges(path, docs);
   path.close();
   const mid = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
   const modes = [...new Set(runs.map((r) => r.mode))].join('+');
-  const docs = changedMesh(services);
   gc();
   const tf = performance.now();
   const full = compileDocuments(docs, { hasher: nodeSha256 });
@@ -309,10 +324,64 @@ export async function measureWatcher(services: number): Promise<WatcherResult> {
       matchesFullRecompile: head?.digest === full.snapshot.digest,
       fullRecompileMs,
     },
+    configChange,
     peakRssWatchMB,
     cpuWatchMs: (cpu.user + cpu.system) / 1000,
     rssAfterRoundsMB,
   };
+}
+
+const CONFIG_CHANGES = 3;
+
+/**
+ * VirtualService, DestinationRule and new-Service changes, in turns, `CONFIG_CHANGES` of each
+ * (`docs`: the mesh the watcher holds): a route's timeout, a pool's connection limit, a copy of a
+ * Service under a new name and cluster IP (its pods now selected by two services: new classes).
+ */
+async function measureConfigChanges(
+  path: import('./incremental.js').WatchPath,
+  docs: readonly RawDocument[],
+): Promise<SizeResult['configChange']> {
+  const of = (kind: string) => docs.filter((d) => (d.object as { kind?: string }).kind === kind);
+  const [vss, drs, svcs] = [of('VirtualService'), of('DestinationRule'), of('Service')];
+  const out: SizeResult['configChange'] = {
+    virtualServiceMs: [],
+    destinationRuleMs: [],
+    newServiceMs: [],
+    modes: '',
+    rssAfterMB: 0,
+  };
+  const modes = new Set<string>();
+  const pick = <T>(list: readonly T[], i: number): T => list[(i * 7919) % list.length] as T;
+  for (let i = 0; i < CONFIG_CHANGES; i++) {
+    const changes: [number[], RawDocument][] = [];
+    const vs = structuredClone(pick(vss, i).object) as { spec: { http: { timeout?: string }[] } };
+    (vs.spec.http[0] as { timeout?: string }).timeout = `${i + 3}s`;
+    changes.push([out.virtualServiceMs, { ...pick(vss, i), object: vs }]);
+    const dr = structuredClone(pick(drs, i).object) as {
+      spec: { trafficPolicy: { connectionPool: { tcp: { maxConnections: number } } } };
+    };
+    dr.spec.trafficPolicy.connectionPool.tcp.maxConnections = 200 + i;
+    changes.push([out.destinationRuleMs, { ...pick(drs, i), object: dr }]);
+    const svc = structuredClone(pick(svcs, i).object) as {
+      metadata: { name: string; uid?: string };
+      spec: { clusterIP?: string; clusterIPs?: string[] };
+    };
+    svc.metadata.name = `${svc.metadata.name}-copy-${i}`;
+    svc.metadata.uid = `bench-copy-${i}`;
+    svc.spec.clusterIP = nthAddress([10, 255], i);
+    svc.spec.clusterIPs = [svc.spec.clusterIP];
+    changes.push([out.newServiceMs, { ...pick(svcs, i), object: svc }]);
+    for (const [into, doc] of changes) {
+      const { ms, round } = await path.change(doc);
+      if (round.publish !== 'published') throw new Error('a config change did not publish');
+      into.push(ms);
+      modes.add(round.mode);
+    }
+  }
+  out.modes = [...modes].join('+');
+  out.rssAfterMB = process.memoryUsage().rss / 2 ** 20;
+  return out;
 }
 
 /** The mesh after the endpoint changes `measureWatcher` published. */

@@ -37,6 +37,7 @@ import {
   sharedReferences,
   ReferenceReader,
   type RefPart,
+  type ResourceRefs,
 } from '../xds/references.js';
 
 export type ConsistencyCode =
@@ -552,6 +553,8 @@ export interface ResourceChange {
 
 interface Referrer extends Ref {
   readonly group: GroupId;
+  /** How many of the resource's parts name the ref: a change that keeps some of them keeps the entry. */
+  count: number;
 }
 
 /**
@@ -644,23 +647,28 @@ export class ConsistencyIndex {
 
   /** Applies the changes to the index and returns the problems they introduce. `removedGroups`: groups gone altogether. */
   update(changes: readonly ResourceChange[], removedGroups: readonly GroupId[] = []): ConsistencyProblem[] {
-    for (const ch of changes) {
-      if (ch.before) this.removeRefs(ch.group, ch.type, ch.name, ch.before);
+    // A part the changed resource holds before and after (the same object: a virtual host the diff
+    // kept, a shared filter) keeps its referrer entries, and its references held before the
+    // change: a target deleted since is found through its referrers (below), one added breaks nothing.
+    const kept = changes.map((ch) => (ch.before && ch.after ? sharedParts(ch.type, ch.before, ch.after) : NO_PARTS));
+    changes.forEach((ch, c) => {
+      const keep = kept[c] as ReadonlySet<RefPart>;
+      if (ch.before) this.removeRefs(ch.group, ch.type, ch.name, ch.before, keep);
       if (ch.after) {
         if (!ch.before) this.hold(ch.type, ch.name, ch.group);
-        this.addRefs(ch.group, ch.type, ch.name, ch.after);
+        this.addRefs(ch.group, ch.type, ch.name, ch.after, keep);
       } else if (ch.before) {
         const set = this.holders[ch.type].get(ch.name);
         set?.delete(ch.group);
         if (set?.size === 0) this.holders[ch.type].delete(ch.name);
       }
-    }
+    });
     const problems: ConsistencyProblem[] = [];
     for (const g of removedGroups)
       for (const cls of this.classesOf.get(g) ?? []) problems.push(unknownGroup(cls.id, g));
-    for (const ch of changes) {
+    changes.forEach((ch, c) => {
       const classes = this.classesOf.get(ch.group);
-      if (!classes) continue;
+      if (!classes) return;
       if (ch.after) {
         if (!ch.before) {
           const set = this.holders[ch.type].get(ch.name);
@@ -671,7 +679,8 @@ export class ConsistencyIndex {
             }
           }
         }
-        const refs = resourceRefs(ch.type, ch.after);
+        const keep = kept[c] as ReadonlySet<RefPart>;
+        const refs = keep.size === 0 ? resourceRefs(ch.type, ch.after) : refsBeside(ch.type, ch.after, keep);
         for (const u of refs.undecodable)
           for (const cls of classes) problems.push(undecodable(cls.id, { type: ch.type, name: ch.name, ref: u }));
         for (const kind of REF_KINDS) {
@@ -692,7 +701,7 @@ export class ConsistencyIndex {
             if (!set || !meets(set, cls.groups)) problems.push(missing(cls.id, kind, r));
         }
       }
-    }
+    });
     return problems.sort(compareProblems);
   }
 
@@ -703,31 +712,58 @@ export class ConsistencyIndex {
   }
 
   // Both read the references part by part (references.ts): no flat list per resource is made for the index.
-  private addRefs(group: GroupId, type: XdsType, name: string, message: object): void {
+  private addRefs(group: GroupId, type: XdsType, name: string, message: object, skip = NO_PARTS): void {
     const key = `${group}\u0000${type}\u0000${name}`;
     for (const part of resourceRefParts(type, message)) {
+      if (skip.has(part)) continue;
       for (const kind of REF_KINDS) {
         for (const ref of part[kind]) {
           let map = this.referrers[kind].get(ref);
           if (!map) this.referrers[kind].set(ref, (map = new Map()));
-          map.set(key, { group, type, name, ref });
+          const known = map.get(key);
+          if (known) known.count++;
+          else map.set(key, { group, type, name, ref, count: 1 });
         }
       }
     }
   }
 
-  private removeRefs(group: GroupId, type: XdsType, name: string, message: object): void {
+  private removeRefs(group: GroupId, type: XdsType, name: string, message: object, skip = NO_PARTS): void {
     const key = `${group}\u0000${type}\u0000${name}`;
     for (const part of resourceRefParts(type, message)) {
+      if (skip.has(part)) continue;
       for (const kind of REF_KINDS) {
         for (const ref of part[kind]) {
           const map = this.referrers[kind].get(ref);
-          map?.delete(key);
-          if (map?.size === 0) this.referrers[kind].delete(ref);
+          const known = map?.get(key);
+          if (!map || !known || --known.count > 0) continue;
+          map.delete(key);
+          if (map.size === 0) this.referrers[kind].delete(ref);
         }
       }
     }
   }
+}
+
+const NO_PARTS: ReadonlySet<RefPart> = new Set();
+const REF_LIST_KEYS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
+
+/** The parts (the same objects) a resource holds both before and after a change. */
+function sharedParts(type: XdsType, before: object, after: object): ReadonlySet<RefPart> {
+  const was = new Set(resourceRefParts(type, before));
+  let both: Set<RefPart> | undefined;
+  for (const part of resourceRefParts(type, after)) if (was.has(part)) (both ??= new Set()).add(part);
+  return both ?? NO_PARTS;
+}
+
+/** The references of `message`'s parts but those in `skip`, in order (as `resourceRefs` lists them). */
+function refsBeside(type: XdsType, message: object, skip: ReadonlySet<RefPart>): ResourceRefs {
+  const out: { [K in keyof ResourceRefs]: string[] } = { routes: [], endpoints: [], clusters: [], undecodable: [] };
+  for (const part of resourceRefParts(type, message)) {
+    if (skip.has(part)) continue;
+    for (const k of REF_LIST_KEYS) for (const r of part[k]) out[k].push(r);
+  }
+  return out;
 }
 
 const PROBLEM_KEYS = ['classId', 'code', 'group', 'type', 'name', 'ref', 'field', 'rule'] as const;

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sameResource, VirtualHostVerdicts } from '../../src/compile/incremental/delta.js';
+import { DeltaBuilder, sameResource, VirtualHostVerdicts } from '../../src/compile/incremental/delta.js';
+import { emptyTable } from '../../src/compile/types.js';
 import type { Cluster, RouteConfiguration, VirtualHost } from '../../src/xds/proto.js';
 
 const cluster = (over: Partial<Cluster> = {}): Cluster => ({
@@ -108,4 +109,28 @@ test('sameResource on route configs: a verdict on a pair of hosts holds for ever
   assert.ok(!verdicts.same(before[0] as VirtualHost, after[1] as VirtualHost));
   assert.ok(verdicts.same(before[1] as VirtualHost, vhost('b')));
   assert.ok(!verdicts.same(before[1] as VirtualHost, after[1] as VirtualHost));
+});
+
+test('DeltaBuilder: a changed route config keeps the host objects that encode the same, also past an added host', () => {
+  const before = ['a', 'b', 'd', 'e'].map((n) => vhost(n));
+  const table = emptyTable();
+  table.routes.set('9080', routeConfig(before));
+  const builder = new DeltaBuilder(new Map([['routes/ns', table]]));
+  // Rebuilt from scratch: b changed, c added before d.
+  const next = routeConfig([vhost('a'), vhost('b', 16), vhost('c'), vhost('d'), vhost('e')]);
+  builder.upsert('routes/ns', 'routes', '9080', next);
+  const stored = table.routes.get('9080') as RouteConfiguration;
+  const hosts = stored.virtual_hosts ?? [];
+  assert.deepEqual(
+    hosts.map((h) => h.name),
+    ['a', 'b', 'c', 'd', 'e'],
+  );
+  assert.equal(hosts[0], before[0]);
+  assert.equal(hosts[1], next.virtual_hosts?.[1], 'the changed host is the new one');
+  assert.equal(hosts[2], next.virtual_hosts?.[2], 'the added host is the new one');
+  assert.equal(hosts[3], before[2]);
+  assert.equal(hosts[4], before[3]);
+  assert.equal(builder.delta['routes/ns']?.routes?.upserts.get('9080'), stored);
+  // The same bytes as the config rebuilt.
+  assert.ok(sameResource('routes', stored, next));
 });

@@ -5,7 +5,7 @@
  * most endpoint events change a ClusterLoadAssignment and nothing else, and a resource that did
  * not change keeps its message object (the snapshot encoder's cache then skips it).
  */
-import { encodeMessage, type RouteConfiguration } from '../../xds/proto.js';
+import { encodeMessage, type RouteConfiguration, type VirtualHost } from '../../xds/proto.js';
 import { XDS_TYPE_NAME, XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import {
   emptyTable,
@@ -89,6 +89,30 @@ export class VirtualHostVerdicts {
     this.verdicts.set(b, { other: a, same });
     return same;
   }
+
+  /**
+   * `after` with each virtual host that encodes as `before`'s host of the same name replaced by
+   * that host (the same bytes, so the same config): what reads the config next (the snapshot's
+   * route chunks, the consistency index's parts) finds the objects it already knows, and only a
+   * changed host is new. Hosts are matched in order; a host added or dropped here and there (a new
+   * Service) shifts the positions, one at a time.
+   */
+  keepEqual(before: RouteConfiguration, after: RouteConfiguration): RouteConfiguration {
+    const va = before.virtual_hosts ?? [];
+    const vb = after.virtual_hosts ?? [];
+    let kept: VirtualHost[] | undefined;
+    let i = 0;
+    for (let j = 0; j < vb.length; j++) {
+      const h = vb[j] as VirtualHost;
+      let k = i;
+      if (va[k]?.name !== h.name && va[k + 1]?.name === h.name) k++;
+      const old = va[k];
+      if (old === undefined || old.name !== h.name) continue; // new here
+      i = k + 1;
+      if (old !== h && this.same(old, h)) (kept ??= [...vb])[j] = old;
+    }
+    return kept ? { ...after, virtual_hosts: kept } : after;
+  }
 }
 
 /**
@@ -137,7 +161,11 @@ export class DeltaBuilder {
   upsert<T extends XdsType>(group: GroupId, type: T, name: string, message: ResourceMessages[T]): void {
     const table = this.table(group);
     const current = table[type].get(name);
-    if (current !== undefined && sameResource(type, current, message, this.hosts)) return;
+    if (current !== undefined) {
+      if (sameResource(type, current, message, this.hosts)) return;
+      if (type === 'routes')
+        message = this.hosts.keepEqual(current as RouteConfiguration, message as RouteConfiguration) as ResourceMessages[T];
+    }
     (table[type] as Map<string, ResourceMessages[T]>).set(name, message);
     const changes = this.changes(group, type);
     changes.deletes.delete(name);

@@ -4,7 +4,7 @@
  * classes change, also each class that is new or whose groups changed, on its own.
  */
 import type { GroupId, ProxyClass } from '../../compile/types.js';
-import { XDS_TYPES } from '../../xds/type-urls.js';
+import { XDS_TYPES, type XdsType } from '../../xds/type-urls.js';
 import {
   compareProblems,
   ConsistencyIndex,
@@ -13,7 +13,7 @@ import {
   type ResourceChange,
 } from '../consistency.js';
 import { proxylessOnlyGroups } from '../envoy-acceptance.js';
-import { resourceRefs, type ResourceRefs } from '../../xds/references.js';
+import { resourceRefParts, resourceRefs, type RefPart, type ResourceRefs } from '../../xds/references.js';
 import { tablesOf, type Groups, type TableChanges } from './groups.js';
 import type { SnapshotDelta, TypeDelta } from './types.js';
 
@@ -146,7 +146,7 @@ function mayBreakConsistency(delta: SnapshotDelta, groups: Groups): boolean {
       for (const [name, after] of typeDelta.upserts ?? []) {
         const before = map.get(name);
         if (before === undefined) return true;
-        if (before !== after && !sameRefs(resourceRefs(type, before), resourceRefs(type, after))) return true;
+        if (before !== after && !sameReferences(type, before, after)) return true;
       }
     }
   }
@@ -156,3 +156,15 @@ function mayBreakConsistency(delta: SnapshotDelta, groups: Groups): boolean {
 const REF_LISTS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
 const sameRefs = (a: ResourceRefs, b: ResourceRefs): boolean =>
   a === b || REF_LISTS.every((k) => a[k].length === b[k].length && a[k].every((r, i) => r === b[k][i]));
+
+/**
+ * Whether two resources name the same references, part by part first: a route config the
+ * incremental diff rebuilt keeps the virtual hosts that did not change (their parts the same
+ * objects), so most parts compare by identity and no flat list of ~10k names is made per config.
+ */
+function sameReferences(type: XdsType, before: object, after: object): boolean {
+  const a = resourceRefParts(type, before);
+  const b = resourceRefParts(type, after);
+  if (a.length === b.length && a.every((p, i) => p === b[i] || sameRefs(p, b[i] as RefPart))) return true;
+  return sameRefs(resourceRefs(type, before), resourceRefs(type, after));
+}
