@@ -487,8 +487,36 @@ function takeFrom(state: State, stale: ReadonlySet<GroupId>): InboundReuse {
   };
 }
 
-/** Config kinds whose changes are compiled in full and handed on as a delta. */
-const CONFIG_KINDS: ReadonlySet<string> = new Set(['VirtualService', 'DestinationRule', 'Service', 'EnvoyFilter']);
+/**
+ * Kinds whose changes are compiled in full and handed on as a delta (diffOutputs: exact for any
+ * change, and at 10k services a delta costs the builder the ~200 changed resources where a full
+ * build re-encodes and re-checks ~150k): every config kind. Pods, Namespaces and Nodes change the
+ * classes and localities of proxies (pods that keep their shape go the endpoint path): full rounds.
+ */
+const CONFIG_KINDS: ReadonlySet<string> = new Set([
+  'VirtualService',
+  'DestinationRule',
+  'Service',
+  'EnvoyFilter',
+  'Gateway',
+  'ServiceEntry',
+  'WorkloadEntry',
+  'WorkloadGroup',
+  'Sidecar',
+  'Telemetry',
+  'AuthorizationPolicy',
+  'PeerAuthentication',
+  'RequestAuthentication',
+  'GatewayClass',
+  'KubernetesGateway',
+  'HTTPRoute',
+  'GRPCRoute',
+  'TCPRoute',
+  'TLSRoute',
+  'ReferenceGrant',
+  'Ingress',
+  'IngressClass',
+]);
 /** Endpoint-layer kinds that may come in the same round (pods change the proxies' classes: not these). */
 const ENDPOINT_KINDS: ReadonlySet<string> = new Set(['EndpointSlice', 'Endpoints']);
 
