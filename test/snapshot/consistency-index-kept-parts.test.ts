@@ -70,3 +70,62 @@ test('a changed resource is still checked for the references its new parts bring
     [['missing-cluster', X]],
   );
 });
+
+test('an index that reads route configs when a cluster is deleted finds what one that remembers them finds', () => {
+  const a = host('a', X);
+  const b = host('b', Y);
+  const live = tables({ name: '80', virtual_hosts: [a, b] }, [X, Y]);
+  const other = emptyTable();
+  other.routes.set('81', { name: '81', virtual_hosts: [b] });
+  live.set('routes/other', other);
+  const classes: ProxyClass[] = [
+    ...CLASSES,
+    {
+      id: 'sidecar/other/_',
+      generator: 'sidecar',
+      namespace: 'other',
+      services: [],
+      groups: ['routes/other', 'outbound'],
+    },
+  ];
+  const routeTables = function* () {
+    for (const [id, t] of live) yield [id, t.routes] as const;
+  };
+  const reading = new ConsistencyIndex(live, classes, routeTables);
+  const remembering = new ConsistencyIndex(live, classes);
+
+  // Y deleted while '80' is changed in the same delta (it drops b): only '81' still names Y.
+  const before = live.get('routes/ns')?.routes.get('80') as RouteConfiguration;
+  const after: RouteConfiguration = { name: '80', virtual_hosts: [a] };
+  (live.get('routes/ns') as ResourceTable).routes.set('80', after);
+  (live.get('outbound') as ResourceTable).clusters.delete(Y);
+  const changes = [
+    { group: 'routes/ns' as GroupId, type: 'routes' as const, name: '80', before, after },
+    { group: 'outbound' as GroupId, type: 'clusters' as const, name: Y, before: staticCluster(Y), after: undefined },
+  ];
+  const found = reading.update(changes);
+  assert.deepEqual(
+    found.map((p) => [p.classId, p.code, p.name, p.ref]),
+    [['sidecar/other/_', 'missing-cluster', '81', Y]],
+  );
+  assert.deepEqual(found, remembering.update(changes));
+});
+
+test('a deleted cluster named by a route config of a removed group is not reported', () => {
+  const live = tables({ name: '80', virtual_hosts: [host('a', X)] }, [X]);
+  const index = new ConsistencyIndex(live, [], function* () {
+    for (const [id, t] of live) yield [id, t.routes] as const;
+  });
+  // No class uses the groups: nothing to report either way; with a class, the removed group is skipped.
+  index.setClasses(CLASSES);
+  // The builder drops a removed group's tables after the check: they are still there when it runs.
+  (live.get('outbound') as ResourceTable).clusters.delete(X);
+  const problems = index.update(
+    [{ group: 'outbound', type: 'clusters', name: X, before: staticCluster(X), after: undefined }],
+    ['routes/ns'],
+  );
+  assert.deepEqual(
+    problems.map((p) => p.code),
+    ['unknown-group'],
+  );
+});

@@ -38,7 +38,7 @@ export class DeltaConsistency {
       this.proxyless = proxylessOnlyGroups(classes);
       this.proxylessOf = classes;
     }
-    if (!this.index && mayBreakConsistency(delta, groups)) this.index = new ConsistencyIndex(tablesOf(groups), classes);
+    if (!this.index && mayBreakConsistency(delta, groups)) this.index = indexOf(groups, classes);
   }
 
   /** The problems the delta's changes (now in the tables) introduce: references, names, and resources Envoy would reject. */
@@ -53,7 +53,7 @@ export class DeltaConsistency {
 
   /** Call before a delta with new classes reaches the tables: the index is built from them if it was not kept. */
   beforeClassDelta(groups: Groups, classes: readonly ProxyClass[]): void {
-    this.index ??= new ConsistencyIndex(tablesOf(groups), classes);
+    this.index ??= indexOf(groups, classes);
   }
 
   /**
@@ -105,6 +105,13 @@ export class DeltaConsistency {
         rejected.push(...envoyProblems(ch.group, ch.type, ch.name, ch.after, this.proxyless.has(ch.group), shared));
     return rejected;
   }
+}
+
+/** An index over the builder's live groups: it reads their route configs when a cluster is deleted (ConsistencyIndex). */
+function indexOf(groups: Groups, classes: readonly ProxyClass[]): ConsistencyIndex {
+  return new ConsistencyIndex(tablesOf(groups), classes, function* routeTables() {
+    for (const [id, state] of groups) yield [id, state.table.routes] as const;
+  });
 }
 
 const withRejected = (problems: ConsistencyProblem[], rejected: ConsistencyProblem[]): ConsistencyProblem[] =>
