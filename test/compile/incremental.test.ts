@@ -5,6 +5,7 @@ import { compile } from '../../src/compile/index.js';
 import {
   applyCompileDelta,
   IncrementalCompiler,
+  withMeshConfig,
   withReplaced,
   type IncrementalResult,
 } from '../../src/compile/incremental.js';
@@ -230,28 +231,35 @@ test('a new service account behind a service changes its SANs; a named targetPor
   assertSameOutput(applyCompileDelta(prev, r.delta), compile(next).output, 'after');
 });
 
-test('changes outside the endpoint layer: Services as deltas (incremental-config.test.ts), the rest the full path', () => {
+test('changes outside the endpoint layer: Services, Namespaces and relabelled pods as deltas, a mesh config change the full path', () => {
   const base = bookinfo();
   const ic = new IncrementalCompiler();
-  const before = ic.compileFull(base).output;
+  let output = ic.compileFull(base).output;
   const svc = base.services.find((s) => s.meta.name === 'details')!;
   const next = withReplaced(base, 'Service', { ...svc, meta: { ...svc.meta, labels: { ...svc.meta.labels, x: 'y' } } });
   const r = ic.update(next, [{ kind: 'Service', namespace: 'default', name: 'details' }]);
   assert.equal(r.kind, 'delta');
-  if (r.kind === 'delta') assertSameOutput(applyCompileDelta(before, r.delta, r.layout), compile(next).output, 'delta');
+  if (r.kind === 'delta')
+    assertSameOutput((output = applyCompileDelta(output, r.delta, r.layout)), compile(next).output, 'service');
   const ns = buildInputSet(
-    parseDocuments('apiVersion: v1\nkind: Namespace\nmetadata: {name: default}\n', 'ns.yaml').docs,
+    parseDocuments('apiVersion: v1\nkind: Namespace\nmetadata: {name: default, labels: {team: a}}\n', 'ns.yaml').docs,
   ).namespaces[0]!;
   const namespaced = withReplaced(next, 'Namespace', ns);
   const n = ic.update(namespaced, [{ kind: 'Namespace', namespace: '', name: 'default' }]);
-  assert.equal(n.kind, 'full');
-  if (n.kind === 'full') assertSameOutput(n.output, compile(namespaced).output, 'full');
+  assert.equal(n.kind, 'delta');
+  if (n.kind === 'delta')
+    assertSameOutput((output = applyCompileDelta(output, n.delta, n.layout)), compile(namespaced).output, 'namespace');
+  // A pod relabelled out of its service.
   const pod = base.pods[0]!;
   const relabelled = withReplaced(namespaced, 'Pod', { ...pod, meta: { ...pod.meta, labels: { app: 'other' } } });
-  assert.equal(
-    ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]).kind,
-    'full',
-  );
+  const p = ic.update(relabelled, [{ kind: 'Pod', namespace: pod.meta.namespace, name: pod.meta.name }]);
+  assert.equal(p.kind, 'delta');
+  if (p.kind === 'delta')
+    assertSameOutput((output = applyCompileDelta(output, p.delta, p.layout)), compile(relabelled).output, 'pod');
+  const meshed = withMeshConfig(relabelled, { ...relabelled.meshConfig, tracingDisabled: true });
+  const m = ic.update(meshed, []);
+  assert.equal(m.kind, 'full');
+  if (m.kind === 'full') assertSameOutput(m.output, compile(meshed).output, 'mesh config');
 });
 
 test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as building a full compile', () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { storedObject } from '../../src/snapshot/stored-inputs/index.js';
 import { compileDocuments } from '../../src/pipeline.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
-import { baseMesh, pod, recompileStored, slice, startHarness } from './watch-harness.js';
+import { baseMesh, meshConfigMap, pod, recompileStored, slice, startHarness } from './watch-harness.js';
 
 test(
   'endpoint events: each round is a snapshot delta and an inputs tree update, and the published digest equals a full compile and build',
@@ -110,8 +110,16 @@ test(
       const key = (o: Obj): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
       const objects = new Map(baseMesh().map((o) => [key(o), o]));
       const events: [Obj, string][] = [
-        // A new pod: the proxy classes may change, so the round compiles in full.
-        [pod('reviews-v3-1', 'reviews', 'v3', '10.244.0.31'), 'full'],
+        // A new pod: compiled in full, handed on as a delta (classes may change).
+        [pod('reviews-v3-1', 'reviews', 'v3', '10.244.0.31'), 'incremental'],
+        // A mesh config change (an ingress class, and no Ingress): a full round, stored as a delta of the head.
+        [
+          {
+            ...meshConfigMap('ALLOW_ANY'),
+            data: { mesh: 'outboundTrafficPolicy: {mode: ALLOW_ANY}\ningressClass: other\n' },
+          },
+          'full',
+        ],
         [
           slice('reviews', [
             { ip: '10.244.0.11', pod: 'reviews-v1-1' },
@@ -119,7 +127,8 @@ test(
           ]),
           'incremental',
         ],
-        [pod('ratings-v2-1', 'ratings', 'v2', '10.244.0.41'), 'full'],
+        [pod('ratings-v2-1', 'ratings', 'v2', '10.244.0.41'), 'incremental'],
+        [meshConfigMap('ALLOW_ANY'), 'full'],
       ];
       for (const [e, mode] of events) {
         h.server.apply(e);
