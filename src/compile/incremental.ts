@@ -152,6 +152,15 @@ export class IncrementalCompiler {
   private state: State | undefined;
   private kept = false;
   private taken = 0;
+  private path: 'endpoints' | 'recompiled' | 'full' = 'full';
+
+  /**
+   * How the last update was compiled: the endpoint path (only the touched services' resources), a
+   * full compile handed on as a delta, or a full compile.
+   */
+  get lastPath(): 'endpoints' | 'recompiled' | 'full' {
+    return this.path;
+  }
 
   /** Whether the last update's compile took every inbound group from the compile before (VirtualServices only changed). */
   get inboundKept(): boolean {
@@ -165,6 +174,7 @@ export class IncrementalCompiler {
 
   /** A full compile (the same result as `compile(inputs)`) that becomes the base of later updates. */
   compileFull(inputs: InputSet): CompileResult {
+    this.path = 'full';
     return this.recompile(inputs, copyTables);
   }
 
@@ -348,6 +358,7 @@ export class IncrementalCompiler {
     // An original edited other than rebuilt whole (its copies were not made again): a full compile.
     if (Object.keys(builder.delta).some((g) => patched(g) && !repatcher.handled.has(g)))
       return { kind: 'full', ...this.compileFull(next) };
+    this.path = 'endpoints';
     return { kind: 'delta', delta: builder.delta, diagnostics: state.diagnostics.toArray() };
   }
 
@@ -356,6 +367,7 @@ export class IncrementalCompiler {
    * last compile's inbound groups that the changes cannot reach (inboundKeep).
    */
   private recompiledDelta(state: State, next: InputSet, changed: readonly ChangedObject[]): IncrementalResult {
+    this.path = 'recompiled';
     let diff: ReturnType<typeof diffOutputs> | undefined;
     const { diagnostics } = this.recompile(
       next,
@@ -382,12 +394,13 @@ export class IncrementalCompiler {
       if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
-      if (!prev || !pod || !samePodShape(prev, pod)) return false;
+      if (!pod) return false;
+      if (!(prev && samePodShape(prev, pod)) && !workloadShapesKept(state.layer, prev, pod)) return false;
       // When a service's EDS depends on nodes, a pod's node may name a node group (model.proxyNodes): a
       // move keeps the groups only between Nodes' names (those stay whatever the pods say).
-      if (state.ctx.model.proxyNodes && prev.nodeName !== pod.nodeName) {
+      if (state.ctx.model.proxyNodes && prev?.nodeName !== pod.nodeName) {
         const known = (n: string | undefined): boolean => !n || state.layer.idx.nodes.has(n);
-        if (!known(prev.nodeName) || !known(pod.nodeName)) return false;
+        if (!known(prev?.nodeName) || !known(pod.nodeName)) return false;
       }
     }
     return true;
@@ -645,6 +658,28 @@ function samePodShape(a: Pod, b: Pod): boolean {
     a.ips.length > 0 === b.ips.length > 0 &&
     sameRecord(a.meta.labels, b.meta.labels)
   );
+}
+
+/**
+ * Whether a pod that is new, or that gains or loses its IP, leaves its namespace's workload shapes
+ * as they were: the shapes (service account and labels of the pods with an IP) decide the inbound
+ * groups and the proxies' classes, and a scale-up adds a pod of a shape another pod already has.
+ * Such a pod is then an endpoint change (its IP reaches the assignments through the slices).
+ */
+function workloadShapesKept(layer: EndpointLayer, prev: Pod | undefined, pod: Pod): boolean {
+  const sameShape = (a: Pod, b: Pod): boolean =>
+    a.serviceAccount === b.serviceAccount &&
+    sameRecord(a.meta.labels, b.meta.labels) &&
+    JSON.stringify(a.proxyConfig) === JSON.stringify(b.proxyConfig) &&
+    JSON.stringify(a.containerPorts) === JSON.stringify(b.containerPorts);
+  const others = [...(layer.idx.podsByName.get(pod.meta.namespace)?.values() ?? [])].filter(
+    (o) => o.meta.name !== pod.meta.name && o.ips.length > 0,
+  );
+  const heldElsewhere = (p: Pod): boolean => others.some((o) => sameShape(o, p));
+  const had = prev !== undefined && prev.ips.length > 0;
+  const has = pod.ips.length > 0;
+  if (had && has && sameShape(prev, pod)) return true;
+  return (!had || heldElsewhere(prev)) && (!has || heldElsewhere(pod));
 }
 
 function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

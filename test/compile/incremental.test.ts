@@ -5,14 +5,16 @@ import { compile } from '../../src/compile/index.js';
 import {
   applyCompileDelta,
   IncrementalCompiler,
+  withDeleted,
   withMeshConfig,
   withReplaced,
+  type ChangedObject,
   type IncrementalResult,
 } from '../../src/compile/incremental.js';
 import type { CompileOutput } from '../../src/compile/types.js';
 import { buildInputSet, parseDocuments } from '../../src/inputs/index.js';
 import type { InputSet } from '../../src/model/inputs.js';
-import type { EndpointSlice } from '../../src/model/k8s.js';
+import type { EndpointSlice, Pod } from '../../src/model/k8s.js';
 import { inputsDigest } from '../../src/snapshot/stored-inputs/canonical-inputs.js';
 import { buildSnapshot, SnapshotBuilder, type SnapshotDelta } from '../../src/snapshot/build.js';
 import { nodeSha256Hex } from '../../src/snapshot/store/local.js';
@@ -287,4 +289,67 @@ test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as buildi
       `step ${n} (${step.label})`,
     );
   }
+});
+
+test('a scale-up: a new pod of a shape its namespace has is an endpoint change; a pod of a new shape or a deleted one is compiled in full; each equals a full compile', () => {
+  let inputs = buildInputSet(generateMesh({ services: 30, perNamespace: 10, seed: 11 }).docs);
+  const ic = new IncrementalCompiler();
+  let output = ic.compileFull(inputs).output;
+  const paths: string[] = [];
+  const round = (next: InputSet, changed: ChangedObject[], what: string): void => {
+    const r = ic.update(next, changed);
+    output = r.kind === 'full' ? r.output : applyCompileDelta(output, r.delta, r.layout);
+    inputs = next;
+    const want = compile(next);
+    assertSameOutput(output, want.output, what);
+    assert.deepEqual(r.diagnostics, want.diagnostics, `${what}: diagnostics`);
+    paths.push(`${what}: ${ic.lastPath}`);
+  };
+  const podChange = (p: Pod): ChangedObject[] => [{ kind: 'Pod', namespace: p.meta.namespace, name: p.meta.name }];
+  for (let i = 0; i < 6; i++) {
+    const like = inputs.pods[(i * 7) % inputs.pods.length] as Pod;
+    const slice = inputs.endpointSlices.find((s) => s.endpoints.some((e) => e.targetRef?.name === like.meta.name));
+    assert.ok(slice, like.meta.name);
+    const newShape = i % 2 === 1;
+    const labels = newShape ? { ...like.meta.labels, version: 'v9' } : like.meta.labels;
+    const pending: Pod = {
+      ...like,
+      meta: { ...like.meta, name: `${like.meta.name}-new${i}`, labels },
+      ips: [],
+      phase: 'Pending',
+      ready: false,
+    };
+    round(withReplaced(inputs, 'Pod', pending), podChange(pending), `pending ${i}`);
+    const running: Pod = { ...pending, ips: [`10.77.0.${i + 1}`], phase: 'Running', ready: true };
+    round(withReplaced(inputs, 'Pod', running), podChange(running), `running ${i}${newShape ? ' (new shape)' : ''}`);
+    const grown: EndpointSlice = {
+      ...slice,
+      endpoints: [
+        ...slice.endpoints,
+        {
+          addresses: [`10.77.0.${i + 1}`],
+          ready: true,
+          serving: true,
+          terminating: false,
+          targetRef: { kind: 'Pod', namespace: running.meta.namespace, name: running.meta.name },
+          ...(running.nodeName ? { nodeName: running.nodeName } : {}),
+        },
+      ],
+    };
+    round(
+      withReplaced(inputs, 'EndpointSlice', grown),
+      [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }],
+      `slice ${i}`,
+    );
+    if (i === 5) {
+      round(withDeleted(inputs, 'Pod', running.meta.namespace, running.meta.name), podChange(running), `deleted ${i}`);
+    }
+  }
+  const pathOf = (what: string) => paths.find((p) => p.startsWith(`${what}:`))?.split(': ')[1];
+  for (const i of [0, 2, 4]) {
+    assert.equal(pathOf(`pending ${i}`), 'endpoints', paths.join('\n'));
+    assert.equal(pathOf(`running ${i}`), 'endpoints', paths.join('\n'));
+  }
+  for (const i of [1, 3, 5]) assert.equal(pathOf(`running ${i} (new shape)`), 'recompiled', paths.join('\n'));
+  assert.equal(pathOf('deleted 5'), 'recompiled');
 });
