@@ -80,6 +80,8 @@ export interface SizeResult {
     virtualServiceMs: number[];
     destinationRuleMs: number[];
     newServiceMs: number[];
+    /** A replica more: a pod of a shape its namespace has, with a new name and IP (an endpoint change). */
+    newPodMs: number[];
     modes: string;
     rssAfterMB: number;
   };
@@ -343,11 +345,12 @@ async function measureConfigChanges(
   docs: readonly RawDocument[],
 ): Promise<SizeResult['configChange']> {
   const of = (kind: string) => docs.filter((d) => (d.object as { kind?: string }).kind === kind);
-  const [vss, drs, svcs] = [of('VirtualService'), of('DestinationRule'), of('Service')];
+  const [vss, drs, svcs, pods] = [of('VirtualService'), of('DestinationRule'), of('Service'), of('Pod')];
   const out: SizeResult['configChange'] = {
     virtualServiceMs: [],
     destinationRuleMs: [],
     newServiceMs: [],
+    newPodMs: [],
     modes: '',
     rssAfterMB: 0,
   };
@@ -372,9 +375,18 @@ async function measureConfigChanges(
     svc.spec.clusterIP = nthAddress([10, 255], i);
     svc.spec.clusterIPs = [svc.spec.clusterIP];
     changes.push([out.newServiceMs, { ...pick(svcs, i), object: svc }]);
+    const pod = structuredClone(pick(pods, i).object) as {
+      metadata: { name: string; uid?: string };
+      status?: { podIP?: string; podIPs?: { ip: string }[] };
+    };
+    pod.metadata.name = `${pod.metadata.name}-replica-${i}`;
+    pod.metadata.uid = `bench-replica-${i}`;
+    const ip = nthAddress([10, 254], i);
+    pod.status = { ...pod.status, podIP: ip, podIPs: [{ ip }] };
+    changes.push([out.newPodMs, { ...pick(pods, i), object: pod }]);
     for (const [into, doc] of changes) {
       const { ms, round } = await path.change(doc);
-      if (round.publish !== 'published') throw new Error('a config change did not publish');
+      if (round.publish !== 'published' && into !== out.newPodMs) throw new Error('a config change did not publish');
       into.push(ms);
       modes.add(round.mode);
     }
