@@ -261,7 +261,10 @@ export class IncrementalCompiler {
         add(state.layer.replaceSlice(c.namespace, c.name, lookupInput(next, 'EndpointSlice', c.namespace, c.name)));
       else if (c.kind === 'Endpoints')
         add(state.layer.replaceEndpoints(c.namespace, c.name, lookupInput(next, 'Endpoints', c.namespace, c.name)));
-      else add(state.layer.replacePod(lookupInput(next, 'Pod', c.namespace, c.name) as Pod));
+      else {
+        const pod = lookupInput(next, 'Pod', c.namespace, c.name);
+        add(pod ? state.layer.replacePod(pod) : state.layer.removePod(c.namespace, c.name));
+      }
     }
 
     const builder = new DeltaBuilder(state.tables);
@@ -394,13 +397,13 @@ export class IncrementalCompiler {
       if (c.kind !== 'Pod' || state.entrySelectedNamespaces.has(c.namespace)) return false;
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
-      if (!pod) return false;
-      if (!(prev && samePodShape(prev, pod)) && !workloadShapesKept(state.layer, prev, pod)) return false;
+      if (!pod && !prev) continue; // nothing to do
+      if (!(prev && pod && samePodShape(prev, pod)) && !workloadShapesKept(state.layer, prev, pod)) return false;
       // When a service's EDS depends on nodes, a pod's node may name a node group (model.proxyNodes): a
       // move keeps the groups only between Nodes' names (those stay whatever the pods say).
-      if (state.ctx.model.proxyNodes && prev?.nodeName !== pod.nodeName) {
+      if (state.ctx.model.proxyNodes && prev?.nodeName !== pod?.nodeName) {
         const known = (n: string | undefined): boolean => !n || state.layer.idx.nodes.has(n);
-        if (!known(prev?.nodeName) || !known(pod.nodeName)) return false;
+        if (!known(prev?.nodeName) || !known(pod?.nodeName)) return false;
       }
     }
     return true;
@@ -661,23 +664,24 @@ function samePodShape(a: Pod, b: Pod): boolean {
 }
 
 /**
- * Whether a pod that is new, or that gains or loses its IP, leaves its namespace's workload shapes
+ * Whether a pod that is new or deleted, or that gains or loses its IP, leaves its namespace's workload shapes
  * as they were: the shapes (service account and labels of the pods with an IP) decide the inbound
  * groups and the proxies' classes, and a scale-up adds a pod of a shape another pod already has.
  * Such a pod is then an endpoint change (its IP reaches the assignments through the slices).
  */
-function workloadShapesKept(layer: EndpointLayer, prev: Pod | undefined, pod: Pod): boolean {
+function workloadShapesKept(layer: EndpointLayer, prev: Pod | undefined, pod: Pod | undefined): boolean {
   const sameShape = (a: Pod, b: Pod): boolean =>
     a.serviceAccount === b.serviceAccount &&
     sameRecord(a.meta.labels, b.meta.labels) &&
     JSON.stringify(a.proxyConfig) === JSON.stringify(b.proxyConfig) &&
     JSON.stringify(a.containerPorts) === JSON.stringify(b.containerPorts);
-  const others = [...(layer.idx.podsByName.get(pod.meta.namespace)?.values() ?? [])].filter(
-    (o) => o.meta.name !== pod.meta.name && o.ips.length > 0,
+  const self = (pod ?? prev) as Pod;
+  const others = [...(layer.idx.podsByName.get(self.meta.namespace)?.values() ?? [])].filter(
+    (o) => o.meta.name !== self.meta.name && o.ips.length > 0,
   );
   const heldElsewhere = (p: Pod): boolean => others.some((o) => sameShape(o, p));
   const had = prev !== undefined && prev.ips.length > 0;
-  const has = pod.ips.length > 0;
+  const has = pod !== undefined && pod.ips.length > 0;
   if (had && has && sameShape(prev, pod)) return true;
   return (!had || heldElsewhere(prev)) && (!has || heldElsewhere(pod));
 }

@@ -291,7 +291,7 @@ test('deltas feed SnapshotBuilder.applyDelta: the same snapshot digest as buildi
   }
 });
 
-test('a scale-up: a new pod of a shape its namespace has is an endpoint change; a pod of a new shape or a deleted one is compiled in full; each equals a full compile', () => {
+test('scale-ups and scale-downs: a pod of a shape its namespace keeps is an endpoint change; one that adds or removes a shape is compiled in full; each equals a full compile', () => {
   let inputs = buildInputSet(generateMesh({ services: 30, perNamespace: 10, seed: 11 }).docs);
   const ic = new IncrementalCompiler();
   let output = ic.compileFull(inputs).output;
@@ -341,9 +341,8 @@ test('a scale-up: a new pod of a shape its namespace has is an endpoint change; 
       [{ kind: 'EndpointSlice', namespace: slice.meta.namespace, name: slice.meta.name }],
       `slice ${i}`,
     );
-    if (i === 5) {
+    if (i >= 4)
       round(withDeleted(inputs, 'Pod', running.meta.namespace, running.meta.name), podChange(running), `deleted ${i}`);
-    }
   }
   const pathOf = (what: string) => paths.find((p) => p.startsWith(`${what}:`))?.split(': ')[1];
   for (const i of [0, 2, 4]) {
@@ -351,5 +350,7 @@ test('a scale-up: a new pod of a shape its namespace has is an endpoint change; 
     assert.equal(pathOf(`running ${i}`), 'endpoints', paths.join('\n'));
   }
   for (const i of [1, 3, 5]) assert.equal(pathOf(`running ${i} (new shape)`), 'recompiled', paths.join('\n'));
-  assert.equal(pathOf('deleted 5'), 'recompiled');
+  // A scale-down: the shape is still held by the pod it copied; the last pod of a shape is not.
+  assert.equal(pathOf('deleted 4'), 'endpoints', paths.join('\n'));
+  assert.equal(pathOf('deleted 5'), 'recompiled', paths.join('\n'));
 });

@@ -101,7 +101,24 @@ export class EndpointLayer {
     return new Set([serviceKey(namespace, name)]);
   }
 
-  /** Replaces a pod that exists before and after (adds and deletes change proxy classes: full compiles). */
+  /** Deletes the pod `namespace/name`; returns the services it may touch. */
+  removePod(namespace: string, name: string): Set<ServiceKey> {
+    const prev = this.pod(namespace, name);
+    const touched = new Set<ServiceKey>();
+    if (!prev) return touched;
+    this.byPod.collect(`${namespace}/${name}`, touched);
+    for (const ip of prev.ips) this.byIp.collect(ip, touched);
+    this.claim(prev, -1);
+    removeFrom(this.idx.podsByName, namespace, name);
+    for (const ip of prev.ips) this.decideIp(ip);
+    return touched;
+  }
+
+  /**
+   * Puts a pod (new or replacing one of the same name); returns the services it may touch. A pod
+   * that changes its namespace's workload shapes changes proxy classes: the incremental compiler
+   * compiles those rounds in full.
+   */
   replacePod(next: Pod): Set<ServiceKey> {
     const { namespace, name } = next.meta;
     const prev = this.pod(namespace, name);
