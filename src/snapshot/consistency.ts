@@ -716,7 +716,8 @@ export class ConsistencyIndex {
         const kind = ch.type;
         const set = this.holders[kind].get(ch.name);
         const keys = this.referrers[kind].get(ch.name)?.keys() ?? [];
-        const routes = kind === 'clusters' ? (routeReferrers ??= this.routeReferrers(changes, removedGroups)) : undefined;
+        const routes =
+          kind === 'clusters' ? (routeReferrers ??= this.routeReferrers(changes, removedGroups)) : undefined;
         for (const key of routes ? [...keys, ...(routes.get(ch.name) ?? [])] : keys) {
           const r = referrerOf(key, ch.name);
           if (set?.has(r.group)) continue;

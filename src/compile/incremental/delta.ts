@@ -164,7 +164,10 @@ export class DeltaBuilder {
     if (current !== undefined) {
       if (sameResource(type, current, message, this.hosts)) return;
       if (type === 'routes')
-        message = this.hosts.keepEqual(current as RouteConfiguration, message as RouteConfiguration) as ResourceMessages[T];
+        message = this.hosts.keepEqual(
+          current as RouteConfiguration,
+          message as RouteConfiguration,
+        ) as ResourceMessages[T];
     }
     (table[type] as Map<string, ResourceMessages[T]>).set(name, message);
     const changes = this.changes(group, type);
