@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IncrementalCompiler } from '../../../src/compile/incremental.js';
+import { applyCompileDelta, IncrementalCompiler } from '../../../src/compile/incremental.js';
+import { assertSameOutput } from '../incremental-helpers.js';
 import { compile } from '../../../src/compile/index.js';
 import { retainedForStorage } from '../../../src/inputs/retain.js';
 import { loadText } from '../../inputs/helpers.js';
@@ -263,14 +264,16 @@ test('the dry-run annotation is kept in stored inputs (it decides enforcement); 
   assert.deepEqual(kept.metadata.annotations, { 'istio.io/dry-run': 'true' });
 });
 
-test('incremental: a policy change is a full compile equal to compiling the new inputs', () => {
+test('incremental: a policy change is compiled in full and handed on as a delta equal to compiling the new inputs', () => {
   const before = loadText([FOO_POD, FOO_SVC].join('\n---\n'));
   const after = loadText(
     [FOO_POD, FOO_SVC, ap('deny-all', 'default', '{ action: DENY, rules: [{}] }')].join('\n---\n'),
   );
   const inc = new IncrementalCompiler();
-  inc.compileFull(before);
+  const base = inc.compileFull(before).output;
   const next = inc.update(after, [{ kind: 'AuthorizationPolicy', namespace: 'default', name: 'deny-all' }]);
-  assert.equal(next.kind, 'full');
-  assert.deepEqual(next.kind === 'full' && next.output, compile(after).output);
+  assert.equal(next.kind, 'delta');
+  assert.equal(inc.lastPath, 'recompiled');
+  if (next.kind === 'delta')
+    assertSameOutput(applyCompileDelta(base, next.delta, next.layout), compile(after).output, 'policy');
 });
