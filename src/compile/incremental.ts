@@ -51,7 +51,7 @@ import {
 } from './incremental/diagnostics.js';
 import { EndpointLayer, serviceKey, type ServiceKey } from './incremental/endpoint-layer.js';
 import { copyIndex, CopyRepatcher, type CopyIndex } from './incremental/envoy-filter-copies.js';
-import { lookupInput } from './incremental/inputs-patch.js';
+import { isInputKind, lookupInput } from './incremental/inputs-patch.js';
 import { diffOutputs } from './incremental/output-diff.js';
 import { isGrpcFamily } from './listener/inbound-chains.js';
 import { buildInbound, buildOutboundListeners, buildProxylessServerListeners, type InboundShape } from './listeners.js';
@@ -398,7 +398,7 @@ export class IncrementalCompiler {
       const prev = state.layer.pod(c.namespace, c.name);
       const pod = lookupInput(next, 'Pod', c.namespace, c.name);
       if (!pod && !prev) continue; // nothing to do
-      if (!(prev && pod && samePodShape(prev, pod)) && !workloadShapesKept(state.layer, prev, pod)) return false;
+      if (!workloadShapesKept(state.layer, prev, pod)) return false;
       // When a service's EDS depends on nodes, a pod's node may name a node group (model.proxyNodes): a
       // move keeps the groups only between Nodes' names (those stay whatever the pods say).
       if (state.ctx.model.proxyNodes && prev?.nodeName !== pod?.nodeName) {
@@ -503,55 +503,20 @@ function takeFrom(state: State, stale: ReadonlySet<GroupId>): InboundReuse {
   };
 }
 
-/**
- * Kinds whose changes are compiled in full and handed on as a delta (diffOutputs: exact for any
- * change, and at 10k services a delta costs the builder the resources that changed where a full
- * build re-encodes and re-checks ~150k): every kind the compiler reads. Pods that keep their shape
- * go the endpoint path before this; a pod that comes, goes or is relabelled, a Namespace or a Node
- * comes here (a scale-up at 10k services: ~8 s as a full build, ~4 s as a delta).
- */
-const CONFIG_KINDS: ReadonlySet<string> = new Set([
-  'Pod',
-  'Namespace',
-  'Node',
-  'VirtualService',
-  'DestinationRule',
-  'Service',
-  'EnvoyFilter',
-  'Gateway',
-  'ServiceEntry',
-  'WorkloadEntry',
-  'WorkloadGroup',
-  'Sidecar',
-  'Telemetry',
-  'AuthorizationPolicy',
-  'PeerAuthentication',
-  'RequestAuthentication',
-  'GatewayClass',
-  'KubernetesGateway',
-  'HTTPRoute',
-  'GRPCRoute',
-  'TCPRoute',
-  'TLSRoute',
-  'ReferenceGrant',
-  'Ingress',
-  'IngressClass',
-]);
-/** Endpoint-layer kinds that may come in the same round (pods change the proxies' classes: not these). */
+/** Endpoint-layer kinds (pods decide proxy classes: not these). */
 const ENDPOINT_KINDS: ReadonlySet<string> = new Set(['EndpointSlice', 'Endpoints']);
 
 /**
- * Whether a round that is not endpoint-only may still go out as a delta: a config kind above
- * changed, nothing but those and slices did (an endpoint-only round the endpoint path refuses, e.g.
+ * Whether a round that is not endpoint-only may still go out as a delta: a kind the compiler reads
+ * other than the endpoint layer changed (an endpoint-layer round the endpoint path refuses, e.g.
  * with an AUTO_PASSTHROUGH gateway, stays a full compile), and the mesh config did not.
  */
 function configOnly(state: State, next: InputSet, changed: readonly ChangedObject[]): boolean {
   if (next.meshConfig !== state.meshConfig && JSON.stringify(next.meshConfig) !== JSON.stringify(state.meshConfig))
     return false;
-  return (
-    changed.some((c) => CONFIG_KINDS.has(c.kind)) &&
-    changed.every((c) => CONFIG_KINDS.has(c.kind) || ENDPOINT_KINDS.has(c.kind))
-  );
+  // Every kind the compiler reads (diffOutputs is exact for any change; at 10k services a delta costs
+  // the builder the resources that changed where a full build re-encodes and re-checks ~150k).
+  return changed.some((c) => !ENDPOINT_KINDS.has(c.kind)) && changed.every((c) => isInputKind(c.kind));
 }
 
 /**
@@ -654,36 +619,36 @@ const hasPodListeners = (s: MeshService): boolean =>
   s.externalName === undefined &&
   s.ports.some((p) => p.protocol !== 'UDP' && !isHttpProtocol(p.protocol));
 
-/** Labels decide proxy classes and subsets, the service account the SANs' owners; an IP makes a pod a workload. */
-function samePodShape(a: Pod, b: Pod): boolean {
+/**
+ * A pod's workload shape: labels decide proxy classes and subsets, the service account the SANs'
+ * owners, its proxy config a gateway's HCMs, its container ports its inbound listeners.
+ */
+function sameWorkloadShape(a: Pod, b: Pod): boolean {
   return (
     a.serviceAccount === b.serviceAccount &&
-    a.ips.length > 0 === b.ips.length > 0 &&
-    sameRecord(a.meta.labels, b.meta.labels)
+    sameRecord(a.meta.labels, b.meta.labels) &&
+    JSON.stringify(a.proxyConfig) === JSON.stringify(b.proxyConfig) &&
+    JSON.stringify(a.containerPorts) === JSON.stringify(b.containerPorts)
   );
 }
 
 /**
- * Whether a pod that is new or deleted, or that gains or loses its IP, leaves its namespace's workload shapes
- * as they were: the shapes (service account and labels of the pods with an IP) decide the inbound
- * groups and the proxies' classes, and a scale-up adds a pod of a shape another pod already has.
- * Such a pod is then an endpoint change (its IP reaches the assignments through the slices).
+ * Whether a pod change (new, deleted, moved, gaining or losing its IP) leaves its namespace's
+ * workload shapes (those of the pods with an IP: an IP makes a pod a workload) as they were: they
+ * decide the inbound groups and the proxies' classes. A pod that keeps its shape and its IP-ness, a
+ * scale-up (a pod of a shape another pod already has) or a scale-down is then an endpoint change
+ * (its IP reaches the assignments through the slices).
  */
 function workloadShapesKept(layer: EndpointLayer, prev: Pod | undefined, pod: Pod | undefined): boolean {
-  const sameShape = (a: Pod, b: Pod): boolean =>
-    a.serviceAccount === b.serviceAccount &&
-    sameRecord(a.meta.labels, b.meta.labels) &&
-    JSON.stringify(a.proxyConfig) === JSON.stringify(b.proxyConfig) &&
-    JSON.stringify(a.containerPorts) === JSON.stringify(b.containerPorts);
+  const had = prev !== undefined && prev.ips.length > 0;
+  const has = pod !== undefined && pod.ips.length > 0;
+  if (had === has && (!had || sameWorkloadShape(prev as Pod, pod as Pod))) return true;
   const self = (pod ?? prev) as Pod;
   const others = [...(layer.idx.podsByName.get(self.meta.namespace)?.values() ?? [])].filter(
     (o) => o.meta.name !== self.meta.name && o.ips.length > 0,
   );
-  const heldElsewhere = (p: Pod): boolean => others.some((o) => sameShape(o, p));
-  const had = prev !== undefined && prev.ips.length > 0;
-  const has = pod !== undefined && pod.ips.length > 0;
-  if (had && has && sameShape(prev, pod)) return true;
-  return (!had || heldElsewhere(prev)) && (!has || heldElsewhere(pod));
+  const heldElsewhere = (p: Pod): boolean => others.some((o) => sameWorkloadShape(o, p));
+  return (!had || heldElsewhere(prev as Pod)) && (!has || heldElsewhere(pod as Pod));
 }
 
 function sameRecord(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {

@@ -36,8 +36,8 @@ import {
   resourceRefs,
   sharedReferences,
   ReferenceReader,
+  refsOfParts,
   type RefPart,
-  type ResourceRefs,
 } from '../xds/references.js';
 
 export type ConsistencyCode =
@@ -700,7 +700,10 @@ export class ConsistencyIndex {
           }
         }
         const keep = kept[c] as ReadonlySet<RefPart>;
-        const refs = keep.size === 0 ? resourceRefs(ch.type, ch.after) : refsBeside(ch.type, ch.after, keep);
+        const refs =
+          keep.size === 0
+            ? resourceRefs(ch.type, ch.after)
+            : refsOfParts(resourceRefParts(ch.type, ch.after).filter((p) => !keep.has(p)));
         for (const u of refs.undecodable)
           for (const cls of classes) problems.push(undecodable(cls.id, { type: ch.type, name: ch.name, ref: u }));
         for (const kind of REF_KINDS) {
@@ -810,7 +813,6 @@ export class ConsistencyIndex {
 }
 
 const NO_PARTS: ReadonlySet<RefPart> = new Set();
-const REF_LIST_KEYS = ['routes', 'endpoints', 'clusters', 'undecodable'] as const;
 
 /** The parts (the same objects) a resource holds both before and after a change. */
 function sharedParts(type: XdsType, before: object, after: object): ReadonlySet<RefPart> {
@@ -818,16 +820,6 @@ function sharedParts(type: XdsType, before: object, after: object): ReadonlySet<
   let both: Set<RefPart> | undefined;
   for (const part of resourceRefParts(type, after)) if (was.has(part)) (both ??= new Set()).add(part);
   return both ?? NO_PARTS;
-}
-
-/** The references of `message`'s parts but those in `skip`, in order (as `resourceRefs` lists them). */
-function refsBeside(type: XdsType, message: object, skip: ReadonlySet<RefPart>): ResourceRefs {
-  const out: { [K in keyof ResourceRefs]: string[] } = { routes: [], endpoints: [], clusters: [], undecodable: [] };
-  for (const part of resourceRefParts(type, message)) {
-    if (skip.has(part)) continue;
-    for (const k of REF_LIST_KEYS) for (const r of part[k]) out[k].push(r);
-  }
-  return out;
 }
 
 const PROBLEM_KEYS = ['classId', 'code', 'group', 'type', 'name', 'ref', 'field', 'rule'] as const;

@@ -83,7 +83,7 @@ export class ReferenceReader {
     if (type === 'clusters') return clusterPart(message as Cluster);
     const hit = this.refsCache.get(message);
     if (hit) return hit;
-    const refs = concatParts(this.resourceRefParts(type, message));
+    const refs = refsOfParts(this.resourceRefParts(type, message));
     this.refsCache.set(message, refs);
     return refs;
   }
@@ -97,7 +97,7 @@ export class ReferenceReader {
   readRefs(type: XdsType, message: object): ResourceRefs {
     // Endpoints and clusters are never remembered.
     if (type === 'endpoints' || type === 'clusters') return this.resourceRefs(type, message);
-    return this.refsCache.get(message) ?? concatParts(this.partsCache.get(message) ?? this.partsOf(type, message));
+    return this.refsCache.get(message) ?? refsOfParts(this.partsCache.get(message) ?? this.partsOf(type, message));
   }
 
   /**
@@ -183,7 +183,8 @@ export const virtualHostRefPart = (vh: VirtualHost): RefPart => shared.virtualHo
 /** The shared reader: references remembered as long as their messages live. */
 export const sharedReferences = (): ReferenceReader => shared;
 
-function concatParts(parts: readonly RefPart[]): ResourceRefs {
+/** The references of these parts, concatenated in order (a resource's `resourceRefs`, from its parts). */
+export function refsOfParts(parts: readonly RefPart[]): ResourceRefs {
   const refs: ResourceRefs = { routes: [], endpoints: [], clusters: [], undecodable: [] };
   for (const part of parts)
     for (const kind of ['routes', 'endpoints', 'clusters', 'undecodable'] as const)
